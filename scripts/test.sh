@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run) and as README "Testing" shows it:
+# format check, clippy with warnings as errors, unit tests, black-box tests of the real
+# binary, and the Connect client from npm against the real binary. It installs what it needs
+# and fails loudly; nothing is skipped silently.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+need() {
+    # need COMMAND DEBIAN-PACKAGE: install the package when the command is missing.
+    if ! command -v "$1" >/dev/null 2>&1; then
+        step "installing $2 (for $1)"
+        if [ "$(id -u)" -ne 0 ]; then
+            echo "error: $1 is missing and installing $2 needs root" >&2
+            exit 1
+        fi
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+    fi
+    command -v "$1" >/dev/null || { echo "error: $1 still missing after installing $2" >&2; exit 1; }
+}
+
+need cargo cargo
+need node nodejs
+need npm npm
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy --all-targets -- -D warnings"
+cargo clippy --all-targets --quiet -- -D warnings
+
+step "cargo build (the binary the black-box tests drive)"
+cargo build --quiet
+
+step "cargo test (unit tests and tests/it against the real binary)"
+cargo test --quiet
+
+step "Connect client from npm against the real binary (tests/connect)"
+(
+    cd tests/connect
+    npm ci --no-audit --no-fund --loglevel=error
+    npm run --silent generate
+    ACTIOND_BIN="$PWD/../../target/debug/actiond" npm test
+)
+
+step "all tests passed"

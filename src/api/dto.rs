@@ -1,0 +1,172 @@
+//! Response messages as they go on the wire: every field present (SPEC §2.3), names exactly
+//! the seed's, int64 as decimal strings. Only the API layer serializes; domain types are
+//! converted here, never derived `Serialize` themselves.
+
+use serde::Serialize;
+
+use crate::execution::Snapshot;
+use crate::history::Page;
+use crate::protocol::int64_as_string;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogEntry<'a> {
+    datetime_started: &'a str,
+    datetime_finished: &'a str,
+    action_title: &'a str,
+    action_id: &'a str,
+    action_icon: &'a str,
+    stdout: &'a str,
+    stderr: &'a str,
+    timed_out: bool,
+    exit_code: i32,
+    user: &'a str,
+    user_class: &'a str,
+    tags: &'a [String],
+    execution_tracking_id: &'a str,
+    execution_started: bool,
+    execution_finished: bool,
+    blocked: bool,
+}
+
+impl<'a> From<&'a Snapshot> for LogEntry<'a> {
+    fn from(s: &'a Snapshot) -> Self {
+        LogEntry {
+            datetime_started: &s.datetime_started,
+            datetime_finished: &s.datetime_finished,
+            action_title: &s.action_title,
+            action_id: &s.action_id,
+            action_icon: &s.action_icon,
+            stdout: &s.stdout,
+            stderr: &s.stderr,
+            timed_out: s.flags.timed_out,
+            exit_code: s.flags.exit_code,
+            user: &s.user,
+            user_class: &s.user_class,
+            tags: &s.tags,
+            execution_tracking_id: &s.execution_tracking_id,
+            execution_started: s.flags.execution_started,
+            execution_finished: s.flags.execution_finished,
+            blocked: s.flags.blocked,
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrackingIdReply<'a> {
+    pub execution_tracking_id: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogEntryReply<'a> {
+    pub log_entry: LogEntry<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KillReply<'a> {
+    pub execution_tracking_id: &'a str,
+    pub killed: bool,
+    pub already_completed: bool,
+    pub found: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogsReply<'a> {
+    logs: Vec<LogEntry<'a>>,
+    #[serde(serialize_with = "int64_as_string")]
+    count_remaining: i64,
+    #[serde(serialize_with = "int64_as_string")]
+    page_size: i64,
+    #[serde(serialize_with = "int64_as_string")]
+    total_count: i64,
+    #[serde(serialize_with = "int64_as_string")]
+    start_offset: i64,
+}
+
+impl<'a> LogsReply<'a> {
+    pub fn new(
+        page: &Page,
+        snapshots: &'a [Snapshot],
+        page_size: usize,
+        start_offset: i64,
+    ) -> Self {
+        LogsReply {
+            logs: snapshots.iter().map(LogEntry::from).collect(),
+            count_remaining: page.remaining as i64,
+            page_size: page_size as i64,
+            total_count: page.total as i64,
+            start_offset,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct ReadyzReply<'a> {
+    pub status: &'a str,
+}
+
+pub fn to_json<T: Serialize>(value: &T) -> Vec<u8> {
+    // Serializing these plain structs cannot fail: no maps with non-string keys, no
+    // custom serializers that error.
+    serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::execution::Outcome;
+    use crate::execution::tests::execution;
+
+    #[test]
+    fn a_log_entry_has_every_field_with_the_seeds_names() {
+        let e = execution("abc", "date");
+        e.finish(Outcome::Exited(0), 3);
+        let snap = e.snapshot();
+        let v: serde_json::Value =
+            serde_json::from_slice(&to_json(&LogEntry::from(&snap))).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let mut want = vec![
+            "datetimeStarted",
+            "datetimeFinished",
+            "actionTitle",
+            "actionId",
+            "actionIcon",
+            "stdout",
+            "stderr",
+            "timedOut",
+            "exitCode",
+            "user",
+            "userClass",
+            "tags",
+            "executionTrackingId",
+            "executionStarted",
+            "executionFinished",
+            "blocked",
+        ];
+        let mut got = keys.clone();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want);
+        assert_eq!(v["exitCode"], serde_json::json!(0));
+        assert_eq!(v["tags"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn int64_fields_are_strings() {
+        let page = Page {
+            entries: vec![],
+            total: 3,
+            remaining: 1,
+        };
+        let v: serde_json::Value =
+            serde_json::from_slice(&to_json(&LogsReply::new(&page, &[], 10, 2))).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"logs": [], "countRemaining": "1", "pageSize": "10", "totalCount": "3", "startOffset": "2"})
+        );
+    }
+}

@@ -1,0 +1,507 @@
+//! Where the config comes from: the search order, reading the file and its `include:`
+//! directory, and the embedded default.
+//!
+//! This module owns every file read the config needs (and only reads: nothing here ever
+//! writes, creates or renames a file) and hands the text to `validate`, with the real process
+//! environment for `${{ VAR }}`. It decides nothing about the meaning of keys.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::validate::parse_with_includes;
+use super::{Config, Problem};
+
+/// The embedded default config (SPEC §1): a few harmless demo actions, so that a first
+/// `cargo run` shows something useful.
+const DEFAULT_CONFIG: &str = include_str!("default.yaml");
+
+/// Where the config text came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    File(PathBuf),
+    Embedded,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::File(path) => write!(f, "{}", path.display()),
+            Source::Embedded => f.write_str("embedded default config"),
+        }
+    }
+}
+
+/// A validated config and the warnings found on the way (unknown or unsupported keys …).
+#[derive(Debug)]
+pub struct Loaded {
+    pub config: Config,
+    pub warnings: Vec<Problem>,
+}
+
+/// Why a config could not be loaded.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The config file could not be read.
+    Read { path: PathBuf, error: io::Error },
+    /// The text was read but is not a valid config; `errors` is never empty.
+    Invalid {
+        errors: Vec<Problem>,
+        warnings: Vec<Problem>,
+    },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Read { path, error } => {
+                write!(f, "cannot read config file {}: {error}", path.display())
+            }
+            LoadError::Invalid { errors, .. } => {
+                let count = errors.len();
+                write!(
+                    f,
+                    "the config has {count} error{}:",
+                    if count == 1 { "" } else { "s" }
+                )?;
+                for problem in errors {
+                    write!(f, "\n  {problem}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for LoadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LoadError::Read { error, .. } => Some(error),
+            LoadError::Invalid { .. } => None,
+        }
+    }
+}
+
+/// The config to use: the explicit path when given (even if it does not exist, so that a typo
+/// in `--config` is reported rather than silently replaced), else `./config.yaml`, else
+/// `/etc/actiond/config.yaml`, else the embedded default.
+pub fn locate(explicit: Option<&Path>) -> Source {
+    if let Some(path) = explicit {
+        return Source::File(path.to_path_buf());
+    }
+    ["config.yaml", "/etc/actiond/config.yaml"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|candidate| candidate.is_file())
+        .map_or(Source::Embedded, Source::File)
+}
+
+/// Reads and validates the config from `source`, with its includes and the real environment.
+///
+/// The base directory (default working directory of actions, anchor of relative paths) is the
+/// canonical directory of the file, or the current directory for the embedded default.
+pub fn load(source: &Source) -> Result<Loaded, LoadError> {
+    let (text, base_dir) = match source {
+        Source::File(path) => {
+            let text = std::fs::read_to_string(path).map_err(|error| LoadError::Read {
+                path: path.clone(),
+                error,
+            })?;
+            let dir = match path.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            // The file was just read, so its directory exists; canonicalising can still fail
+            // on an odd filesystem, and the path as given is then the best anchor there is.
+            let dir = dir.canonicalize().unwrap_or(dir);
+            (text, dir)
+        }
+        Source::Embedded => {
+            let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+            (DEFAULT_CONFIG.to_string(), dir)
+        }
+    };
+    let env = |name: &str| std::env::var(name).ok();
+    match parse_with_includes(&text, source.clone(), base_dir, &env, &read_include_dir) {
+        Ok((config, mut warnings)) => {
+            warn_missing_entity_files(&config, &mut warnings);
+            Ok(Loaded { config, warnings })
+        }
+        Err((errors, warnings)) => Err(LoadError::Invalid { errors, warnings }),
+    }
+}
+
+/// Every `*.yml` / `*.yaml` file directly in `dir`, sorted by file name, with its text.
+fn read_include_dir(dir: &Path) -> Result<Vec<(String, String)>, String> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read the include directory {}: {e}", dir.display()))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry
+            .map_err(|e| format!("cannot list the include directory {}: {e}", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_yaml = name.ends_with(".yml") || name.ends_with(".yaml");
+        // A directory named `x.yaml` or a dangling link is not a config fragment.
+        if is_yaml && entry.path().is_file() {
+            names.push(name);
+        }
+    }
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let path = dir.join(&name);
+            std::fs::read_to_string(&path)
+                .map(|text| (name, text))
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))
+        })
+        .collect()
+}
+
+/// Entity files are often generated at run time (by an action, or `docker ps`), so a missing
+/// one is not an error; but `--check-config` should still say so.
+fn warn_missing_entity_files(config: &Config, warnings: &mut Vec<Problem>) {
+    for (i, entity) in config.entities.iter().enumerate() {
+        if !entity.file.exists() {
+            warnings.push(Problem {
+                path: format!("entities[{i}]"),
+                message: format!(
+                    "the file {} of entity type {:?} does not exist (yet): the type has no \
+                     instances until it appears",
+                    entity.file.display(),
+                    entity.name
+                ),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The OliveTin configs people wrote, kept in the shared corpus (not copied here: their
+    /// licences differ).
+    const CORPUS: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/olivetin-configs"
+    );
+
+    /// Corpus files that are refused on purpose, with the reason (also in the README).
+    /// Empty: every config in the corpus loads.
+    const REFUSED: &[(&str, &str)] = &[];
+
+    /// A scratch directory under the system temp dir, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let dir =
+                std::env::temp_dir().join(format!("actiond-config-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("create scratch dir");
+            Scratch(dir)
+        }
+
+        fn write(&self, relative: &str, text: &str) -> PathBuf {
+            let path = self.0.join(relative);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).expect("create parent");
+            }
+            std::fs::write(&path, text).expect("write scratch file");
+            path
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn embedded_default_is_valid_and_quiet() {
+        let loaded = load(&Source::Embedded).unwrap_or_else(|e| panic!("{e}"));
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        let c = &loaded.config;
+        assert_eq!(c.source, Source::Embedded);
+        assert_eq!(c.page_title, "actiond");
+        let ids: Vec<&str> = c.actions.iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, vec!["date", "uptime", "disk", "sleep", "greet"]);
+        let sleep = &c.actions[3];
+        assert_eq!(sleep.timeout, std::time::Duration::from_secs(90));
+        let greet = &c.actions[4];
+        assert_eq!(greet.arguments.len(), 1);
+        assert_eq!(greet.arguments[0].name, "name");
+        assert_eq!(greet.arguments[0].kind, "ascii");
+        assert_eq!(greet.arguments[0].default.as_deref(), Some("world"));
+        assert!(greet.command.has_placeholders());
+    }
+
+    #[test]
+    fn source_display() {
+        assert_eq!(Source::Embedded.to_string(), "embedded default config");
+        assert_eq!(
+            Source::File(PathBuf::from("/etc/actiond/config.yaml")).to_string(),
+            "/etc/actiond/config.yaml"
+        );
+    }
+
+    #[test]
+    fn locate_prefers_the_explicit_path() {
+        let path = Path::new("/nonexistent/actiond.yaml");
+        assert_eq!(locate(Some(path)), Source::File(path.to_path_buf()));
+    }
+
+    #[test]
+    fn load_reports_unreadable_and_invalid_files() {
+        let scratch = Scratch::new("errors");
+        let missing = scratch.0.join("missing.yaml");
+        match load(&Source::File(missing.clone())) {
+            Err(LoadError::Read { path, .. }) => assert_eq!(path, missing),
+            other => panic!("expected a read error, got {other:?}"),
+        }
+        let bad = scratch.write("bad.yaml", "logLevel: loud\nmaxConnections: 0\nfoo: 1\n");
+        match load(&Source::File(bad)) {
+            Err(e @ LoadError::Invalid { .. }) => {
+                let text = e.to_string();
+                assert!(text.starts_with("the config has 2 errors:"), "{text}");
+                assert!(text.contains("\n  logLevel: unknown log level"), "{text}");
+                let LoadError::Invalid { warnings, .. } = e else {
+                    unreachable!()
+                };
+                assert_eq!(warnings.len(), 1);
+            }
+            other => panic!("expected invalid, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn load_resolves_paths_against_the_config_directory() {
+        let scratch = Scratch::new("paths");
+        scratch.write("conf/entities/e.yaml", "- {title: one}\n");
+        let path = scratch.write(
+            "conf/config.yaml",
+            "entities:\n  - {file: entities/e.yaml, name: e}\n  - {file: nope.json, name: n}\nactions:\n  - {title: A, shell: pwd, workingDirectory: work}\n",
+        );
+        let loaded = load(&Source::File(path.clone())).unwrap_or_else(|e| panic!("{e}"));
+        let dir = scratch.0.join("conf").canonicalize().expect("canonical");
+        assert_eq!(loaded.config.base_dir, dir);
+        assert_eq!(loaded.config.source, Source::File(path));
+        assert_eq!(loaded.config.entities[0].file, dir.join("entities/e.yaml"));
+        assert_eq!(
+            loaded.config.actions[0].working_directory,
+            Some(dir.join("work"))
+        );
+        assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+        assert_eq!(loaded.warnings[0].path, "entities[1]");
+        assert!(loaded.warnings[0].message.contains("does not exist"));
+    }
+
+    #[test]
+    fn includes_are_read_sorted_and_only_yaml() {
+        let scratch = Scratch::new("include");
+        scratch.write(
+            "config.d/10-b.yaml",
+            "actions:\n  - {title: B, shell: echo b}\n",
+        );
+        scratch.write(
+            "config.d/00-a.yml",
+            "actions:\n  - {title: A, shell: echo a}\n",
+        );
+        scratch.write("config.d/README.md", "not yaml\n");
+        scratch.write("config.d/20-c.yaml.bak", "actions: [\n");
+        scratch.write("config.d/30-bad.yml", "actions:\n  - {title: C}\n");
+        let path = scratch.write(
+            "config.yaml",
+            "include: config.d\nactions:\n  - {title: Main, shell: echo m}\n",
+        );
+        let Err(LoadError::Invalid { errors, .. }) = load(&Source::File(path.clone())) else {
+            panic!("30-bad.yml must fail the load");
+        };
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].path, "config.d/30-bad.yml: actions[0]");
+
+        std::fs::remove_file(scratch.0.join("config.d/30-bad.yml")).expect("remove");
+        let loaded = load(&Source::File(path)).unwrap_or_else(|e| panic!("{e}"));
+        let titles: Vec<&str> = loaded
+            .config
+            .actions
+            .iter()
+            .map(|a| a.title.as_str())
+            .collect();
+        assert_eq!(titles, vec!["Main", "A", "B"]);
+
+        let missing = scratch.write("other.yaml", "include: nowhere\n");
+        let Err(LoadError::Invalid { errors, .. }) = load(&Source::File(missing)) else {
+            panic!("a missing include directory is an error");
+        };
+        assert_eq!(errors[0].path, "include");
+        assert!(
+            errors[0]
+                .message
+                .contains("cannot read the include directory")
+        );
+    }
+
+    /// Every config in the shared corpus: the top-level `*.yaml` files (not the entity files
+    /// beside them) and each folder's `config.yaml`.
+    fn corpus_configs() -> Vec<PathBuf> {
+        let mut configs = Vec::new();
+        let entries =
+            std::fs::read_dir(CORPUS).unwrap_or_else(|e| panic!("corpus at {CORPUS}: {e}"));
+        for entry in entries {
+            let path = entry.expect("corpus entry").path();
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if path.is_dir() {
+                configs.push(path.join("config.yaml"));
+            } else if name.ends_with(".yaml") && !name.contains(".entity-") {
+                configs.push(path);
+            }
+        }
+        configs.sort();
+        configs
+    }
+
+    fn corpus(name: &str) -> Config {
+        let path = PathBuf::from(CORPUS).join(name);
+        load(&Source::File(path))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .config
+    }
+
+    fn argument<'c>(config: &'c Config, action: &str, name: &str) -> &'c crate::config::Argument {
+        let action = config
+            .actions
+            .iter()
+            .find(|a| a.title == action)
+            .unwrap_or_else(|| panic!("action {action}"));
+        action
+            .arguments
+            .iter()
+            .find(|a| a.name == name)
+            .unwrap_or_else(|| panic!("argument {name}"))
+    }
+
+    /// The scalar rules the corpus README calls out: YAML 1.2 (`On` and `2:30` stay text) and
+    /// OliveTin's coercion of numbers and booleans into text.
+    #[test]
+    fn corpus_values_read_as_olivetin_reads_them() {
+        let channels = corpus("13-bnhf-OliveTin-scripts-config.yaml");
+        let comskip = channels
+            .actions
+            .iter()
+            .flat_map(|a| &a.arguments)
+            .find(|arg| arg.choices.iter().any(|c| c.value == "DELETE"))
+            .expect("the comskip argument");
+        let titles: Vec<&str> = comskip.choices.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(titles, vec!["Off", "On"]);
+        let refresh = channels
+            .actions
+            .iter()
+            .flat_map(|a| &a.arguments)
+            .find(|arg| arg.name == "AUTO_REFRESH_TIME")
+            .expect("AUTO_REFRESH_TIME");
+        assert_eq!(refresh.default.as_deref(), Some("2:30"));
+        let healthcheck = argument(
+            &channels,
+            "OliveTin Post-Install Healthcheck",
+            "extended_check",
+        );
+        let values: Vec<&str> = healthcheck
+            .choices
+            .iter()
+            .map(|c| c.value.as_str())
+            .collect();
+        assert_eq!(values, vec!["1", "0"]);
+
+        let terraria = corpus("16-mbhatip-homelab-olivetin.yaml");
+        assert_eq!(
+            argument(&terraria, "Make new Terraria World", "port")
+                .default
+                .as_deref(),
+            Some("7777")
+        );
+
+        let checkbox = corpus("07-OliveTin-OliveTin-it-checkbox.yaml");
+        assert_eq!(
+            argument(&checkbox, "Test checkbox argument", "confirm")
+                .default
+                .as_deref(),
+            Some("0")
+        );
+
+        let suggestions = corpus("08-OliveTin-OliveTin-docs-args-suggestions.yaml");
+        let container = argument(&suggestions, "Restart Docker Container", "container");
+        assert_eq!(
+            container.suggestions[0],
+            ("plex".to_string(), String::new())
+        );
+        assert_eq!(
+            container.suggestions[3],
+            ("wifi-controller".to_string(), "WiFi Controller".to_string())
+        );
+
+        let textarea = corpus("09-OliveTin-OliveTin-docs-args-textarea.yaml");
+        assert_eq!(
+            argument(&textarea, "Save text to file", "content")
+                .default
+                .as_deref(),
+            Some("Line one of the message\nLine two of the message\n")
+        );
+
+        let docker = corpus("17-nicholaswilde-docker-olivetin-root-defaults-config.yaml");
+        assert_eq!(docker.listen_address, "0.0.0.0:1337");
+
+        let dashboards = corpus("03-OliveTin-OliveTin-it-multi-dashboard-includes/config.yaml");
+        let titles: Vec<&str> = dashboards
+            .actions
+            .iter()
+            .map(|a| a.title.as_str())
+            .collect();
+        assert_eq!(
+            titles,
+            vec![
+                "Base Action",
+                "First Action",
+                "Second Action",
+                "Third Action",
+                "Fourth Action",
+                "Greet {{ person.name }}"
+            ]
+        );
+        assert_eq!(dashboards.actions[5].entity.as_deref(), Some("person"));
+        assert_eq!(dashboards.entities[0].name, "person");
+    }
+
+    #[test]
+    fn every_corpus_config_loads() {
+        let configs = corpus_configs();
+        assert_eq!(configs.len(), 20, "{configs:#?}");
+        let mut failures = Vec::new();
+        for path in &configs {
+            let name = path
+                .strip_prefix(CORPUS)
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            let refused = REFUSED.iter().find(|(file, _)| name.starts_with(file));
+            match (load(&Source::File(path.clone())), refused) {
+                (Ok(loaded), None) => {
+                    assert!(!loaded.config.actions.is_empty(), "{name} has no actions");
+                    for w in &loaded.warnings {
+                        println!("{name}: warning: {w}");
+                    }
+                }
+                (Err(e), None) => failures.push(format!("{name}: {e}")),
+                (Ok(_), Some((_, why))) => {
+                    failures.push(format!("{name} is listed as refused ({why}) but loads"))
+                }
+                (Err(_), Some(_)) => {}
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}

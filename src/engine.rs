@@ -1,0 +1,370 @@
+//! The engine: the domain core that the API calls. It owns the table of actions by binding
+//! id, the history, the table of running executions, and the rules for starting one
+//! (permission, tracking id, concurrency and rate limits → blocked entries). Everything it
+//! decides is synchronous and happens under short locks, so a check and the insert that
+//! follows it are atomic; processes are the executor's business and wire formats the API's.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tracing::info;
+
+use crate::config::{Action, Config};
+use crate::execution::{
+    Execution, KillReason, NewExecution, Outcome, TrackingId, new_tracking_id, valid_tracking_id,
+};
+use crate::executor::{self, Reaper};
+use crate::history::{History, Page};
+use crate::permissions::{Caller, Decision, Verb, decide};
+
+/// Why the engine refused. The API maps each variant to a Connect code in one place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    UnknownAction(String),
+    UnknownExecution(String),
+    NoExecutionOf(String),
+    MissingIds,
+    BadTrackingId(String),
+    TrackingIdInUse(String),
+    /// Typed arguments and their substitution are not built yet.
+    ArgumentsNotBuilt(String),
+    /// RestartAction of an execution whose arguments are no longer known.
+    ArgumentsUnavailable(String),
+    Denied(Verb),
+    LoginRequired,
+    NegativeOffset(i64),
+    Stopping,
+}
+
+/// A request to start an action.
+#[derive(Debug, Clone, Default)]
+pub struct StartRequest {
+    pub binding_id: String,
+    pub arguments: Vec<(String, String)>,
+    pub tracking_id: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KillResult {
+    pub killed: bool,
+    pub already_completed: bool,
+}
+
+pub struct Engine {
+    config: Arc<Config>,
+    actions: HashMap<String, Arc<Action>>,
+    history: Mutex<History>,
+    running: Mutex<HashMap<String, Arc<Execution>>>,
+    reaper: Arc<Reaper>,
+    stopping: AtomicBool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Engine {
+    pub fn new(config: Arc<Config>, reaper: Arc<Reaper>) -> Arc<Engine> {
+        let actions = config
+            .actions
+            .iter()
+            .map(|a| (a.id.clone(), Arc::new(a.clone())))
+            .collect();
+        let history = Mutex::new(History::new(config.limits.log_history_limit));
+        Arc::new(Engine {
+            config,
+            actions,
+            history,
+            running: Mutex::new(HashMap::new()),
+            reaper,
+            stopping: AtomicBool::new(false),
+        })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// True while the service accepts work.
+    pub fn ready(&self) -> bool {
+        !self.stopping.load(Ordering::SeqCst)
+    }
+
+    pub fn action(&self, binding_id: &str) -> Result<&Arc<Action>, Error> {
+        self.actions
+            .get(binding_id)
+            .ok_or_else(|| Error::UnknownAction(binding_id.to_string()))
+    }
+
+    fn check(&self, caller: &Caller, action: &Action, verb: Verb) -> Result<(), Error> {
+        match decide(&self.config.auth, caller, action, verb) {
+            Decision::Allow => Ok(()),
+            Decision::Deny => Err(Error::Denied(verb)),
+            Decision::LoginRequired => Err(Error::LoginRequired),
+        }
+    }
+
+    /// Starts an execution. Returns once its record exists (and, unless it was blocked or
+    /// failed to spawn, once its process runs).
+    pub fn start(
+        self: &Arc<Self>,
+        req: StartRequest,
+        caller: &Caller,
+    ) -> Result<Arc<Execution>, Error> {
+        if !self.ready() {
+            return Err(Error::Stopping);
+        }
+        let action = Arc::clone(self.action(&req.binding_id)?);
+        self.check(caller, &action, Verb::Exec)?;
+        refuse_arguments(&action, &req.arguments)?;
+
+        let tracking_id = if req.tracking_id.is_empty() {
+            new_tracking_id()
+        } else if !valid_tracking_id(&req.tracking_id) {
+            return Err(Error::BadTrackingId(req.tracking_id));
+        } else {
+            let mut id = TrackingId::new();
+            let _ = id.push_str(&req.tracking_id);
+            id
+        };
+
+        let exec = Arc::new(Execution::new(NewExecution {
+            tracking_id,
+            binding_id: req.binding_id,
+            action: Arc::clone(&action),
+            user: caller.username.clone(),
+            user_class: caller.usergroup.clone(),
+            tags: Vec::new(),
+            arguments: req.arguments,
+            max_output_bytes: self.config.limits.max_output_bytes,
+        }));
+
+        // Check and insert under the same locks, so two presses cannot both pass a limit.
+        let blocked = {
+            let mut history = lock(&self.history);
+            let mut running = lock(&self.running);
+            if history.contains(&exec.tracking_id)
+                || running.contains_key(exec.tracking_id.as_str())
+            {
+                return Err(Error::TrackingIdInUse(exec.tracking_id.to_string()));
+            }
+            let blocked = self.limit_reached(&history, &running, &exec);
+            history.insert(Arc::clone(&exec));
+            if blocked.is_none() {
+                running.insert(exec.tracking_id.to_string(), Arc::clone(&exec));
+            }
+            blocked
+        };
+        let grace = self.config.limits.kill_grace_period;
+        if let Some(reason) = blocked {
+            info!(action = %exec.binding_id, id = %exec.tracking_id, "blocked: {reason}");
+            exec.finish(Outcome::Blocked(reason), grace.as_secs());
+            return Ok(exec);
+        }
+        info!(action = %exec.binding_id, id = %exec.tracking_id, user = %exec.user, "starting");
+        let plan = executor::plan(
+            &action,
+            &self.config.base_dir,
+            &exec.tracking_id,
+            &exec.user,
+            grace,
+        );
+        let engine = Arc::clone(self);
+        let done = Arc::clone(&exec);
+        executor::launch(plan, Arc::clone(&exec), &self.reaper, move || {
+            engine.finished(&done)
+        });
+        Ok(exec)
+    }
+
+    /// The reason a new execution must be blocked, if any (SPEC §5.1).
+    fn limit_reached(
+        &self,
+        history: &History,
+        running: &HashMap<String, Arc<Execution>>,
+        exec: &Execution,
+    ) -> Option<String> {
+        let action = &exec.action;
+        let same = running
+            .values()
+            .filter(|e| e.binding_id == exec.binding_id)
+            .count();
+        if same >= action.max_concurrent {
+            return Some(format!(
+                "{} is already running {same} time(s) and maxConcurrent is {}",
+                exec.binding_id, action.max_concurrent
+            ));
+        }
+        let limit = self.config.limits.max_concurrent_executions;
+        if running.len() >= limit {
+            return Some(format!(
+                "{} executions are running and maxConcurrentExecutions is {limit}",
+                running.len()
+            ));
+        }
+        for rule in &action.max_rate {
+            let recent = history
+                .newest_first()
+                .filter(|e| e.binding_id == exec.binding_id)
+                .take_while(|e| exec.started.duration_since(e.started) < rule.window)
+                .filter(|e| !e.phase().flags().blocked)
+                .count();
+            if recent >= rule.limit as usize {
+                return Some(format!(
+                    "{} ran {recent} time(s) in the last {} and maxRate allows {}",
+                    exec.binding_id,
+                    describe(rule.window),
+                    rule.limit
+                ));
+            }
+        }
+        None
+    }
+
+    fn finished(&self, exec: &Execution) {
+        lock(&self.running).remove(exec.tracking_id.as_str());
+        let flags = exec.phase().flags();
+        info!(action = %exec.binding_id, id = %exec.tracking_id, exit_code = flags.exit_code, timed_out = flags.timed_out, "finished");
+    }
+
+    /// Finds an execution by tracking id, in the history or still running.
+    pub fn find(&self, tracking_id: &str) -> Option<Arc<Execution>> {
+        if let Some(e) = lock(&self.history).get(tracking_id) {
+            return Some(Arc::clone(e));
+        }
+        lock(&self.running).get(tracking_id).cloned()
+    }
+
+    /// Runs the same action again with the recorded arguments, as `caller`, under a new id.
+    pub fn restart(
+        self: &Arc<Self>,
+        tracking_id: &str,
+        caller: &Caller,
+    ) -> Result<Arc<Execution>, Error> {
+        let old = self
+            .find(tracking_id)
+            .ok_or_else(|| Error::UnknownExecution(tracking_id.to_string()))?;
+        self.start(
+            StartRequest {
+                binding_id: old.binding_id.clone(),
+                arguments: old.arguments.clone(),
+                tracking_id: String::new(),
+            },
+            caller,
+        )
+    }
+
+    pub fn kill(&self, tracking_id: &str, caller: &Caller) -> Result<KillResult, Error> {
+        let exec = self
+            .find(tracking_id)
+            .ok_or_else(|| Error::UnknownExecution(tracking_id.to_string()))?;
+        self.check(caller, &exec.action, Verb::Kill)?;
+        let killed = exec.request_kill(KillReason::User(caller.username.clone()));
+        if killed {
+            info!(id = %exec.tracking_id, by = %caller.username, "kill requested");
+        }
+        Ok(KillResult {
+            killed,
+            already_completed: !killed,
+        })
+    }
+
+    /// ExecutionStatus: by tracking id, else the most recent execution of the action.
+    pub fn status(
+        &self,
+        tracking_id: &str,
+        binding_id: &str,
+        caller: &Caller,
+    ) -> Result<Arc<Execution>, Error> {
+        let exec = if !tracking_id.is_empty() {
+            self.find(tracking_id)
+                .ok_or_else(|| Error::UnknownExecution(tracking_id.to_string()))?
+        } else if !binding_id.is_empty() {
+            let latest = lock(&self.history).latest_for(binding_id).cloned();
+            latest.ok_or_else(|| Error::NoExecutionOf(binding_id.to_string()))?
+        } else {
+            return Err(Error::MissingIds);
+        };
+        self.check(caller, &exec.action, Verb::Logs)?;
+        Ok(exec)
+    }
+
+    /// A newest-first page of the executions the caller may see, of one binding or all.
+    pub fn logs(
+        &self,
+        binding_id: Option<&str>,
+        offset: i64,
+        caller: &Caller,
+    ) -> Result<Page, Error> {
+        if let Some(id) = binding_id {
+            self.action(id)?;
+        }
+        let offset = usize::try_from(offset).map_err(|_| Error::NegativeOffset(offset))?;
+        let auth = &self.config.auth;
+        let keep = |e: &Execution| {
+            binding_id.is_none_or(|id| e.binding_id == id)
+                && decide(auth, caller, &e.action, Verb::Logs) == Decision::Allow
+        };
+        Ok(lock(&self.history).page(keep, offset, self.config.limits.log_history_page_size))
+    }
+
+    /// Stops accepting starts, runs the kill ladder on every running execution, and waits
+    /// until all of them are recorded as finished (bounded by the ladder's own bound).
+    pub async fn shutdown(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let running: Vec<Arc<Execution>> = lock(&self.running).values().cloned().collect();
+        if running.is_empty() {
+            return;
+        }
+        info!(count = running.len(), "stopping running executions");
+        for e in &running {
+            e.request_kill(KillReason::Shutdown);
+        }
+        let bound = self.config.limits.kill_grace_period + Duration::from_millis(1500);
+        let all = async {
+            for e in &running {
+                e.wait().await;
+            }
+        };
+        let _ = tokio::time::timeout(bound, all).await;
+    }
+}
+
+/// Until typed arguments exist (the next issue), anything that would need them is refused
+/// honestly rather than run with an unsafe or incomplete substitution.
+fn refuse_arguments(action: &Action, arguments: &[(String, String)]) -> Result<(), Error> {
+    if !arguments.is_empty() {
+        return Err(Error::ArgumentsNotBuilt(
+            "starting an action with arguments".into(),
+        ));
+    }
+    if action.command.has_placeholders() {
+        return Err(Error::ArgumentsNotBuilt(format!(
+            "action {} uses {{{{ }}}} placeholders",
+            action.id
+        )));
+    }
+    let takes_values = action
+        .arguments
+        .iter()
+        .any(|a| !matches!(a.kind.as_str(), "confirmation" | "html"));
+    if takes_values {
+        return Err(Error::ArgumentsNotBuilt(format!(
+            "action {} declares arguments",
+            action.id
+        )));
+    }
+    Ok(())
+}
+
+fn describe(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0 => format!("{} ms", d.as_millis()),
+        s if s % 3600 == 0 => format!("{} h", s / 3600),
+        s if s % 60 == 0 => format!("{} min", s / 60),
+        s => format!("{s} s"),
+    }
+}

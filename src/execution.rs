@@ -1,0 +1,547 @@
+//! One execution's record: who started which action when, its lifecycle, its captured
+//! output, and how it ended. The lifecycle and outcome are enums; the booleans and exit
+//! code of a LogEntry are derived from them by one pure function (`Phase::flags`, the table
+//! of SPEC §4), so no combination outside that table can be shown. This module does not
+//! spawn or signal anything: the executor drives a record through its phases, everyone
+//! else reads snapshots.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Instant, SystemTime};
+
+use tokio::sync::{Notify, watch};
+
+use crate::clock::local_datetime;
+use crate::config::Action;
+use crate::output::{Capture, append_notice};
+
+/// A tracking id: a UUIDv4 or a client's `[A-Za-z0-9._-]{1,64}`, so 64 bytes always hold it.
+pub type TrackingId = heapless::String<64>;
+
+/// Whether a client-chosen tracking id is acceptable (SPEC §3, StartAction).
+pub fn valid_tracking_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// A new random tracking id.
+pub fn new_tracking_id() -> TrackingId {
+    let mut buf = uuid::Uuid::encode_buffer();
+    let text = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buf);
+    let mut id = TrackingId::new();
+    // 36 bytes always fit in 64.
+    let _ = id.push_str(text);
+    id
+}
+
+/// How an execution ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The leader exited by itself with this status.
+    Exited(i32),
+    /// The leader died of a signal nobody in actiond sent.
+    Signalled(i32),
+    /// KillAction, or the service shutting down, ran the kill ladder.
+    Killed(KillReason, Stop),
+    /// The action's timeout ran the kill ladder.
+    TimedOut { seconds: u64, stop: Stop },
+    /// A concurrency or rate limit refused to start it.
+    Blocked(String),
+    /// The process could not be started.
+    SpawnFailed(String),
+}
+
+/// How the kill ladder ended for a process group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The group was already gone when the ladder began.
+    AlreadyGone,
+    /// Everything exited within the grace period after SIGTERM.
+    Term,
+    /// Something outlived the grace period and got SIGKILL.
+    Kill,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KillReason {
+    /// KillAction by this user.
+    User(String),
+    /// The service is stopping.
+    Shutdown,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Phase {
+    Accepted,
+    Running,
+    Finished(Outcome),
+}
+
+/// The LogEntry booleans and exit code of a phase (SPEC §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flags {
+    pub execution_started: bool,
+    pub execution_finished: bool,
+    pub blocked: bool,
+    pub timed_out: bool,
+    pub exit_code: i32,
+}
+
+impl Phase {
+    pub fn flags(&self) -> Flags {
+        let f = |execution_started, execution_finished, blocked, timed_out, exit_code| Flags {
+            execution_started,
+            execution_finished,
+            blocked,
+            timed_out,
+            exit_code,
+        };
+        match self {
+            Phase::Accepted => f(false, false, false, false, 0),
+            Phase::Running => f(true, false, false, false, 0),
+            Phase::Finished(Outcome::Exited(code)) => f(true, true, false, false, *code),
+            Phase::Finished(Outcome::Signalled(_) | Outcome::Killed(..)) => {
+                f(true, true, false, false, -1)
+            }
+            Phase::Finished(Outcome::TimedOut { .. }) => f(true, true, false, true, -1),
+            Phase::Finished(Outcome::Blocked(_)) => f(false, true, true, false, -1),
+            Phase::Finished(Outcome::SpawnFailed(_)) => f(false, true, false, false, -1),
+        }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        matches!(self, Phase::Finished(_))
+    }
+}
+
+/// The service notice an outcome adds to stderr, if any.
+pub fn outcome_notice(outcome: &Outcome, grace_secs: u64) -> Option<String> {
+    let how = |stop: &Stop| match stop {
+        Stop::AlreadyGone => "its process group had already ended".to_string(),
+        Stop::Term => "its process group ended on SIGTERM".to_string(),
+        Stop::Kill => {
+            format!("its process group outlived SIGTERM by {grace_secs} s and got SIGKILL")
+        }
+    };
+    match outcome {
+        Outcome::Exited(_) => None,
+        Outcome::Signalled(sig) => Some(format!("terminated by signal {}", signal_name(*sig))),
+        Outcome::Killed(KillReason::User(user), stop) => {
+            Some(format!("killed by {user}; {}", how(stop)))
+        }
+        Outcome::Killed(KillReason::Shutdown, stop) => Some(format!(
+            "killed because the service is stopping; {}",
+            how(stop)
+        )),
+        Outcome::TimedOut { seconds, stop } => {
+            Some(format!("timed out after {seconds} s; {}", how(stop)))
+        }
+        Outcome::Blocked(reason) => Some(format!("blocked: {reason}")),
+        Outcome::SpawnFailed(err) => Some(format!("failed to start: {err}")),
+    }
+}
+
+fn signal_name(sig: i32) -> String {
+    match nix::sys::signal::Signal::try_from(sig) {
+        Ok(s) => s.as_str().to_string(),
+        Err(_) => format!("{sig}"),
+    }
+}
+
+/// Everything that changes while an execution lives.
+#[derive(Debug)]
+struct Live {
+    phase: Phase,
+    stdout: Capture,
+    stderr: Capture,
+    /// Set once finished: the rendered text, after which the captures are dropped.
+    final_text: Option<(String, String)>,
+    datetime_finished: String,
+    kill_request: Option<KillReason>,
+}
+
+/// One execution. Shared (`Arc`) between the history, the running table, the task that
+/// supervises the process and any waiting request.
+#[derive(Debug)]
+pub struct Execution {
+    pub tracking_id: TrackingId,
+    /// The binding id the caller used (the action id for plain actions).
+    pub binding_id: String,
+    /// The action as it was when the execution started; a reload does not change it.
+    pub action: Arc<Action>,
+    pub user: String,
+    pub user_class: String,
+    pub tags: Vec<String>,
+    /// The arguments as requested, kept for RestartAction (password values never, later).
+    pub arguments: Vec<(String, String)>,
+    pub started: Instant,
+    pub datetime_started: String,
+    live: Mutex<Live>,
+    done: watch::Sender<bool>,
+    kill: Notify,
+}
+
+/// A consistent copy of an execution for display (a LogEntry without the wire format).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    pub datetime_started: String,
+    pub datetime_finished: String,
+    pub action_title: String,
+    pub action_id: String,
+    pub action_icon: String,
+    pub stdout: String,
+    pub stderr: String,
+    pub flags: Flags,
+    pub user: String,
+    pub user_class: String,
+    pub tags: Vec<String>,
+    pub execution_tracking_id: String,
+}
+
+pub struct NewExecution {
+    pub tracking_id: TrackingId,
+    pub binding_id: String,
+    pub action: Arc<Action>,
+    pub user: String,
+    pub user_class: String,
+    pub tags: Vec<String>,
+    pub arguments: Vec<(String, String)>,
+    pub max_output_bytes: usize,
+}
+
+impl Execution {
+    pub fn new(n: NewExecution) -> Self {
+        Execution {
+            tracking_id: n.tracking_id,
+            binding_id: n.binding_id,
+            action: n.action,
+            user: n.user,
+            user_class: n.user_class,
+            tags: n.tags,
+            arguments: n.arguments,
+            started: Instant::now(),
+            datetime_started: local_datetime(SystemTime::now()),
+            live: Mutex::new(Live {
+                phase: Phase::Accepted,
+                stdout: Capture::new(n.max_output_bytes),
+                stderr: Capture::new(n.max_output_bytes),
+                final_text: None,
+                datetime_finished: String::new(),
+                kill_request: None,
+            }),
+            done: watch::channel(false).0,
+            kill: Notify::new(),
+        }
+    }
+
+    fn live(&self) -> MutexGuard<'_, Live> {
+        // A panic while holding this lock would leave plain data behind, still usable.
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.live().phase.clone()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.live().phase.is_finished()
+    }
+
+    pub fn set_running(&self) {
+        self.live().phase = Phase::Running;
+    }
+
+    pub fn push_stdout(&self, data: &[u8]) {
+        self.live().stdout.push(data);
+    }
+
+    pub fn push_stderr(&self, data: &[u8]) {
+        self.live().stderr.push(data);
+    }
+
+    /// Moves the record to its final state, adds the notices, and wakes every waiter.
+    /// Only the first call counts.
+    pub fn finish(&self, outcome: Outcome, grace_secs: u64) {
+        {
+            let mut live = self.live();
+            if live.phase.is_finished() {
+                return;
+            }
+            let mut stdout = live.stdout.render();
+            let mut stderr = live.stderr.render();
+            for (name, capture) in [("stdout", &live.stdout), ("stderr", &live.stderr)] {
+                if capture.omitted() > 0 {
+                    append_notice(
+                        &mut stderr,
+                        &format!(
+                            "{name} was {} bytes; {} bytes in the middle were omitted",
+                            capture.total(),
+                            capture.omitted()
+                        ),
+                    );
+                }
+            }
+            if let Some(notice) = outcome_notice(&outcome, grace_secs) {
+                append_notice(&mut stderr, &notice);
+            }
+            stdout.shrink_to_fit();
+            stderr.shrink_to_fit();
+            live.final_text = Some((stdout, stderr));
+            // The captures are no longer needed: give their memory back.
+            live.stdout = Capture::new(0);
+            live.stderr = Capture::new(0);
+            live.datetime_finished = local_datetime(SystemTime::now());
+            live.phase = Phase::Finished(outcome);
+        }
+        self.done.send_replace(true);
+    }
+
+    /// Resolves once the execution has finished.
+    pub async fn wait(&self) {
+        let mut rx = self.done.subscribe();
+        let _ = rx.wait_for(|done| *done).await;
+    }
+
+    /// Asks the supervising task to run the kill ladder. Returns false when the execution
+    /// had already finished. A second request keeps the first reason.
+    pub fn request_kill(&self, reason: KillReason) -> bool {
+        {
+            let mut live = self.live();
+            if live.phase.is_finished() {
+                return false;
+            }
+            live.kill_request.get_or_insert(reason);
+        }
+        // notify_one keeps a permit if the task is not waiting yet, so no request is lost.
+        self.kill.notify_one();
+        true
+    }
+
+    /// Resolves with the reason once a kill has been requested.
+    pub async fn kill_requested(&self) -> KillReason {
+        loop {
+            if let Some(r) = self.live().kill_request.clone() {
+                return r;
+            }
+            self.kill.notified().await;
+        }
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        let live = self.live();
+        let (stdout, stderr) = match &live.final_text {
+            Some((o, e)) => (o.clone(), e.clone()),
+            None => (live.stdout.render(), live.stderr.render()),
+        };
+        Snapshot {
+            datetime_started: self.datetime_started.clone(),
+            datetime_finished: live.datetime_finished.clone(),
+            action_title: self.action.title.clone(),
+            action_id: self.binding_id.clone(),
+            action_icon: self.action.icon.clone(),
+            stdout,
+            stderr,
+            flags: live.phase.flags(),
+            user: self.user.clone(),
+            user_class: self.user_class.clone(),
+            tags: self.tags.clone(),
+            execution_tracking_id: self.tracking_id.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+    use crate::config::CommandSpec;
+    use std::time::Duration;
+
+    pub fn action(id: &str) -> Arc<Action> {
+        Arc::new(Action {
+            id: id.into(),
+            title: format!("Title of {id}"),
+            icon: "&#x1F600;".into(),
+            command: CommandSpec::Shell("true".into()),
+            timeout: Duration::from_secs(30),
+            arguments: vec![],
+            entity: None,
+            hidden: false,
+            max_concurrent: 1,
+            max_rate: vec![],
+            acls: vec![],
+            popup_on_start: "nothing".into(),
+            working_directory: None,
+            exec_on_startup: false,
+            exec_on_cron: vec![],
+            exec_on_file_created_in_dir: vec![],
+            exec_on_file_changed_in_dir: vec![],
+        })
+    }
+
+    pub fn execution(id: &str, binding: &str) -> Execution {
+        let mut tid = TrackingId::new();
+        tid.push_str(id).unwrap();
+        Execution::new(NewExecution {
+            tracking_id: tid,
+            binding_id: binding.into(),
+            action: action(binding),
+            user: "guest".into(),
+            user_class: "guest".into(),
+            tags: vec![],
+            arguments: vec![],
+            max_output_bytes: 64,
+        })
+    }
+
+    #[test]
+    fn the_state_table_of_spec_section_4() {
+        // (phase, started, finished, blocked, timedOut, exitCode)
+        let table = [
+            (Phase::Accepted, false, false, false, false, 0),
+            (Phase::Running, true, false, false, false, 0),
+            (
+                Phase::Finished(Outcome::Exited(0)),
+                true,
+                true,
+                false,
+                false,
+                0,
+            ),
+            (
+                Phase::Finished(Outcome::Exited(3)),
+                true,
+                true,
+                false,
+                false,
+                3,
+            ),
+            (
+                Phase::Finished(Outcome::Signalled(9)),
+                true,
+                true,
+                false,
+                false,
+                -1,
+            ),
+            (
+                Phase::Finished(Outcome::Killed(KillReason::User("u".into()), Stop::Kill)),
+                true,
+                true,
+                false,
+                false,
+                -1,
+            ),
+            (
+                Phase::Finished(Outcome::TimedOut {
+                    seconds: 1,
+                    stop: Stop::Term,
+                }),
+                true,
+                true,
+                false,
+                true,
+                -1,
+            ),
+            (
+                Phase::Finished(Outcome::Blocked("r".into())),
+                false,
+                true,
+                true,
+                false,
+                -1,
+            ),
+            (
+                Phase::Finished(Outcome::SpawnFailed("e".into())),
+                false,
+                true,
+                false,
+                false,
+                -1,
+            ),
+        ];
+        for (phase, started, finished, blocked, timed_out, code) in table {
+            let f = phase.flags();
+            assert_eq!(
+                (
+                    f.execution_started,
+                    f.execution_finished,
+                    f.blocked,
+                    f.timed_out,
+                    f.exit_code
+                ),
+                (started, finished, blocked, timed_out, code),
+                "{phase:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn tracking_ids() {
+        assert!(valid_tracking_id("a.b_c-D9"));
+        assert!(valid_tracking_id(&"x".repeat(64)));
+        for bad in ["", "has space", "slash/", "ünï", "semi;colon"] {
+            assert!(!valid_tracking_id(bad), "{bad}");
+        }
+        assert!(!valid_tracking_id(&"x".repeat(65)));
+        let id = new_tracking_id();
+        assert_eq!(id.len(), 36);
+        assert!(valid_tracking_id(&id));
+        assert_eq!(uuid::Uuid::parse_str(&id).unwrap().get_version_num(), 4);
+    }
+
+    #[test]
+    fn finishing_adds_notices_and_freezes_the_record() {
+        let e = execution("t1", "a");
+        e.set_running();
+        e.push_stdout(b"out");
+        e.push_stderr(b"err");
+        e.finish(
+            Outcome::TimedOut {
+                seconds: 5,
+                stop: Stop::Kill,
+            },
+            3,
+        );
+        let s = e.snapshot();
+        assert_eq!(s.stdout, "out");
+        assert_eq!(
+            s.stderr,
+            "err\nactiond: timed out after 5 s; its process group outlived SIGTERM by 3 s and got SIGKILL\n"
+        );
+        assert!(s.flags.timed_out && s.flags.execution_finished);
+        assert_eq!(s.datetime_finished.len(), 19);
+        // Later outcomes and output do not change a finished record.
+        e.finish(Outcome::Exited(0), 3);
+        assert!(e.snapshot().flags.timed_out);
+        assert!(!e.request_kill(KillReason::User("x".into())));
+    }
+
+    #[test]
+    fn truncation_is_reported_in_stderr() {
+        let e = execution("t2", "a");
+        e.push_stdout(&[b'x'; 100]);
+        e.finish(Outcome::Exited(0), 3);
+        let s = e.snapshot();
+        assert!(
+            s.stdout.contains("actiond: … 36 bytes omitted …"),
+            "{}",
+            s.stdout
+        );
+        assert!(
+            s.stderr
+                .contains("actiond: stdout was 100 bytes; 36 bytes in the middle were omitted")
+        );
+    }
+
+    #[test]
+    fn a_running_record_shows_its_output_so_far() {
+        let e = execution("t3", "a");
+        e.set_running();
+        e.push_stdout(b"so far");
+        let s = e.snapshot();
+        assert_eq!(s.stdout, "so far");
+        assert_eq!(s.datetime_finished, "");
+        assert!(s.flags.execution_started && !s.flags.execution_finished);
+    }
+}

@@ -1,0 +1,295 @@
+//! The executor: the only module that starts processes (SPEC §5.2–5.4).
+//!
+//! `Plan` is the pure description of one run (argv, environment, directory, timeout), built
+//! from an action and the execution's context. `launch` spawns the plan as the leader of a
+//! new process group with stdin from /dev/null and two pipes, through std's `posix_spawn`
+//! fast path (`process_group(0)`, no `pre_exec` closure), then hands it to one supervising
+//! task that owns the process until the end: it reads both pipes into the record's bounded
+//! captures, waits for the leader's exit status from the reaper, enforces the timeout and
+//! kill requests through the one kill ladder, applies the 250 ms rule for backgrounded
+//! children, and finishes the record. The executor knows nothing of users, HTTP or YAML.
+
+mod ladder;
+mod reaper;
+
+use std::future::Future;
+use std::os::fd::OwnedFd;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::net::unix::pipe;
+use tokio::time::{Instant, sleep, sleep_until};
+
+pub use ladder::{group_gone, terminate_group};
+pub use reaper::{Exit, Reaper};
+
+use crate::config::{Action, CommandSpec};
+use crate::execution::{Execution, KillReason, Outcome, Stop};
+
+/// How long an execution may wait for its pipes after the leader exited (SPEC §5.2): a
+/// command that starts a daemon with `&` leaves the daemon holding the pipes open.
+pub const PIPE_DRAIN: Duration = Duration::from_millis(250);
+
+/// The shell of `shell:` actions (SPEC §5.1: run as `sh -c`).
+pub const SHELL: &str = "/bin/sh";
+
+/// Bytes read from a pipe at a time.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// Everything needed to run one execution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub program: String,
+    pub args: Vec<String>,
+    /// Added to the service's own environment.
+    pub env: Vec<(String, String)>,
+    pub cwd: PathBuf,
+    pub timeout: Duration,
+    pub grace: Duration,
+}
+
+/// The plan for running `action`. Commands with placeholders never get here: substitution
+/// belongs to the arguments module, and until it exists such starts are refused earlier.
+pub fn plan(
+    action: &Action,
+    base_dir: &Path,
+    tracking_id: &str,
+    user: &str,
+    grace: Duration,
+) -> Plan {
+    let (program, args) = match &action.command {
+        // An absolute path: no PATH search (one execve instead of up to one per PATH entry),
+        // and a strange PATH in the service's environment cannot change which shell runs.
+        CommandSpec::Shell(text) => (SHELL.to_string(), vec!["-c".to_string(), text.clone()]),
+        CommandSpec::Exec(argv) => match argv.split_first() {
+            Some((first, rest)) => (first.clone(), rest.to_vec()),
+            None => (String::new(), Vec::new()),
+        },
+    };
+    let cwd = match &action.working_directory {
+        Some(dir) => base_dir.join(dir),
+        None => base_dir.to_path_buf(),
+    };
+    Plan {
+        program,
+        args,
+        env: vec![
+            ("ACTIOND".into(), "1".into()),
+            ("ACTIOND_TRACKING_ID".into(), tracking_id.into()),
+            ("ACTIOND_USER".into(), user.into()),
+        ],
+        cwd,
+        timeout: action.timeout,
+        grace,
+    }
+}
+
+/// A process that was started and is not yet supervised.
+struct Spawned {
+    pid: i32,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+}
+
+fn spawn(plan: &Plan) -> std::io::Result<Spawned> {
+    if plan.program.is_empty() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "empty command",
+        ));
+    }
+    let mut child = Command::new(&plan.program)
+        .args(&plan.args)
+        .envs(plan.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&plan.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()?;
+    let missing = || std::io::Error::other("child pipe missing");
+    let stdout = OwnedFd::from(child.stdout.take().ok_or_else(missing)?);
+    let stderr = OwnedFd::from(child.stderr.take().ok_or_else(missing)?);
+    // Dropping std's Child neither waits nor kills: the reaper owns waiting.
+    Ok(Spawned {
+        pid: child.id() as i32,
+        stdout,
+        stderr,
+    })
+}
+
+/// Starts `plan` for `exec` and supervises it on its own task; `on_done` runs once the
+/// record is final. A spawn failure finishes the record at once (`SpawnFailed`).
+pub fn launch(
+    plan: Plan,
+    exec: Arc<Execution>,
+    reaper: &Reaper,
+    on_done: impl FnOnce() + Send + 'static,
+) {
+    let grace_secs = plan.grace.as_secs();
+    let spawned = match spawn(&plan) {
+        Ok(s) => s,
+        Err(e) => {
+            let what = if plan.program.is_empty() {
+                "empty command".to_string()
+            } else {
+                format!("{}: {e}", plan.program)
+            };
+            exec.finish(Outcome::SpawnFailed(what), grace_secs);
+            on_done();
+            return;
+        }
+    };
+    // No .await between spawn and watch: see the reaper's invariant.
+    let exit = reaper.watch(spawned.pid);
+    exec.set_running();
+    tokio::spawn(async move {
+        let outcome = supervise(&exec, spawned, exit, &plan).await;
+        exec.finish(outcome, grace_secs);
+        on_done();
+    });
+}
+
+type Ladder = Pin<Box<dyn Future<Output = Stop> + Send>>;
+
+/// Why the supervisor started the kill ladder.
+enum Cause {
+    Timeout,
+    Kill(KillReason),
+}
+
+async fn supervise(
+    exec: &Execution,
+    spawned: Spawned,
+    mut exit_rx: tokio::sync::oneshot::Receiver<Exit>,
+    plan: &Plan,
+) -> Outcome {
+    let pgid = spawned.pid;
+    // A pipe that cannot be registered with the reactor is treated as already closed; the
+    // run still ends through the exit status, the timeout or a kill.
+    let mut out = pipe::Receiver::from_owned_fd(spawned.stdout).ok();
+    let mut err = pipe::Receiver::from_owned_fd(spawned.stderr).ok();
+    let mut out_buf = vec![0u8; READ_CHUNK];
+    let mut err_buf = vec![0u8; READ_CHUNK];
+
+    let deadline = sleep(plan.timeout);
+    tokio::pin!(deadline);
+    let drain = sleep_until(Instant::now() + Duration::from_secs(86_400 * 365));
+    tokio::pin!(drain);
+
+    let mut exit: Option<Exit> = None;
+    let mut drained = false;
+    let mut stopped_by: Option<Cause> = None;
+    let mut ladder: Option<Ladder> = None;
+    let mut ladder_done: Option<Stop> = None;
+
+    loop {
+        let pipes_closed = out.is_none() && err.is_none();
+        let ladder_settled = ladder.is_none() || ladder_done.is_some();
+        if exit.is_some() && ladder_settled && (pipes_closed || drained) {
+            break;
+        }
+        tokio::select! {
+            r = read_some(&mut out, &mut out_buf), if out.is_some() => match r {
+                Some(n) => exec.push_stdout(&out_buf[..n]),
+                None => out = None,
+            },
+            r = read_some(&mut err, &mut err_buf), if err.is_some() => match r {
+                Some(n) => exec.push_stderr(&err_buf[..n]),
+                None => err = None,
+            },
+            status = &mut exit_rx, if exit.is_none() => {
+                // A dropped sender would mean the reaper lost the pid; treat it as a kill.
+                exit = Some(status.unwrap_or(Exit::Signal(nix::sys::signal::Signal::SIGKILL as i32)));
+                drain.as_mut().reset(Instant::now() + PIPE_DRAIN);
+            }
+            _ = &mut drain, if exit.is_some() && !drained => drained = true,
+            _ = &mut deadline, if stopped_by.is_none() && exit.is_none() => {
+                stopped_by = Some(Cause::Timeout);
+                ladder = Some(Box::pin(terminate_group(pgid, plan.grace)));
+            }
+            reason = exec.kill_requested(), if stopped_by.is_none() => {
+                stopped_by = Some(Cause::Kill(reason));
+                ladder = Some(Box::pin(terminate_group(pgid, plan.grace)));
+            }
+            stop = async { ladder.as_mut().expect("guarded").await }, if ladder.is_some() && ladder_done.is_none() => {
+                ladder_done = Some(stop);
+            }
+        }
+    }
+    // Closing our read ends here: a daemon left holding the pipes gets EPIPE, not a hang.
+    drop(out);
+    drop(err);
+    let stop = ladder_done.unwrap_or(Stop::AlreadyGone);
+    match (stopped_by, exit) {
+        (Some(Cause::Timeout), _) => Outcome::TimedOut {
+            seconds: plan.timeout.as_secs(),
+            stop,
+        },
+        (Some(Cause::Kill(reason)), _) => Outcome::Killed(reason, stop),
+        (None, Some(Exit::Code(code))) => Outcome::Exited(code),
+        (None, Some(Exit::Signal(sig))) => Outcome::Signalled(sig),
+        // The loop only ends once the exit status arrived.
+        (None, None) => Outcome::Killed(KillReason::Shutdown, stop),
+    }
+}
+
+/// Reads once; `None` at end of file or on an error (both mean: stop reading this pipe).
+async fn read_some(p: &mut Option<pipe::Receiver>, buf: &mut [u8]) -> Option<usize> {
+    match p.as_mut()?.read(buf).await {
+        Ok(0) | Err(_) => None,
+        Ok(n) => Some(n),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::execution::tests::action;
+
+    #[test]
+    fn shell_actions_run_through_bin_sh_c() {
+        let mut a = (*action("x")).clone();
+        a.command = CommandSpec::Shell("echo 'a b' | wc -c".into());
+        let p = plan(
+            &a,
+            Path::new("/etc"),
+            "tid",
+            "alice",
+            Duration::from_secs(3),
+        );
+        assert_eq!(p.program, "/bin/sh");
+        assert_eq!(p.args, ["-c", "echo 'a b' | wc -c"]);
+        assert_eq!(p.cwd, Path::new("/etc"));
+        assert_eq!(p.timeout, Duration::from_secs(30));
+        assert!(p.env.contains(&("ACTIOND".into(), "1".into())));
+        assert!(
+            p.env
+                .contains(&("ACTIOND_TRACKING_ID".into(), "tid".into()))
+        );
+        assert!(p.env.contains(&("ACTIOND_USER".into(), "alice".into())));
+    }
+
+    #[test]
+    fn exec_actions_keep_their_argv_and_working_directory() {
+        let mut a = (*action("x")).clone();
+        a.command = CommandSpec::Exec(vec!["ls".into(), "-l".into(), "a b".into()]);
+        a.working_directory = Some("sub".into());
+        let p = plan(&a, Path::new("/base"), "t", "u", Duration::ZERO);
+        assert_eq!(
+            (p.program.as_str(), p.args.as_slice()),
+            ("ls", &["-l".to_string(), "a b".to_string()][..])
+        );
+        assert_eq!(p.cwd, Path::new("/base/sub"));
+        a.working_directory = Some("/abs".into());
+        assert_eq!(
+            plan(&a, Path::new("/base"), "t", "u", Duration::ZERO).cwd,
+            Path::new("/abs")
+        );
+    }
+}

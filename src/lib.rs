@@ -1,0 +1,35 @@
+//! actiond: press a button, run a predefined command on a small Linux board.
+//!
+//! The library holds everything but the command line: `run` takes a validated config, an
+//! already-bound listener and a shutdown future, so tests and `main` start the same thing.
+//! See README "Architecture" for the code map and the invariants.
+
+pub mod api;
+pub mod clock;
+pub mod config;
+pub mod engine;
+pub mod execution;
+pub mod executor;
+pub mod history;
+pub mod output;
+pub mod permissions;
+pub mod protocol;
+pub mod server;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+/// Serves `config` on `listener` until `shutdown` resolves, then stops every running
+/// execution through the kill ladder and returns. Must run inside a tokio runtime with IO,
+/// time and signals enabled.
+pub async fn run(
+    config: Arc<config::Config>,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let reaper = executor::Reaper::start()?;
+    let engine = engine::Engine::new(config, reaper);
+    server::serve(listener, engine, shutdown).await
+}

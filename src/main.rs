@@ -1,0 +1,173 @@
+//! The `actiond` command: parse the command line, load and validate the config, set up
+//! logging, bind the listener, and run until SIGTERM or SIGINT. Everything else lives in the
+//! library; this file only maps startup failures to exit codes (2: bad config or usage,
+//! 1: could not start).
+
+mod cli;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use actiond::config::{self, LogLevel, Source};
+use tracing::{error, info, warn};
+
+fn main() -> ExitCode {
+    match cli::parse(std::env::args_os().skip(1)) {
+        Err(e) => {
+            eprintln!("actiond: {e}\n\n{}", cli::USAGE);
+            ExitCode::from(2)
+        }
+        Ok(cli::Command::Help) => {
+            println!("{}", cli::USAGE);
+            ExitCode::SUCCESS
+        }
+        Ok(cli::Command::Version) => {
+            println!("actiond {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        Ok(cli::Command::HashPassword) => {
+            eprintln!(
+                "actiond: hash-password arrives with local users; this version cannot hash passwords yet"
+            );
+            ExitCode::from(2)
+        }
+        Ok(cli::Command::CheckConfig(path)) => check(&Source::File(path)),
+        Ok(cli::Command::Serve { config, listen }) => {
+            serve(config::locate(config.as_deref()), listen)
+        }
+    }
+}
+
+fn check(source: &Source) -> ExitCode {
+    match config::load(source) {
+        Ok(loaded) => {
+            for w in &loaded.warnings {
+                println!("warning: {w}");
+            }
+            println!("{source}: valid ({} actions)", loaded.config.actions.len());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{source}: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn serve(source: Source, listen: Option<String>) -> ExitCode {
+    let loaded = match config::load(&source) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("actiond: cannot use {source}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    init_logging(loaded.config.log_level);
+    info!("actiond {} using {source}", env!("CARGO_PKG_VERSION"));
+    for w in &loaded.warnings {
+        warn!("config: {w}");
+    }
+    for caveat in not_yet_enforced(&loaded.config) {
+        warn!("config: {caveat}");
+    }
+    let config = Arc::new(loaded.config);
+    if config.state_directory.is_none() {
+        info!("no stateDirectory: the history is kept in memory only");
+    }
+    let address = listen.unwrap_or_else(|| config.listen_address.clone());
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            error!("cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(&address)
+            .await
+            .map_err(|e| format!("cannot listen on {address}: {e}"))?;
+        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        info!("listening on http://{bound}");
+        actiond::run(config, listener, stop_signal())
+            .await
+            .map_err(|e| e.to_string())
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            error!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Settings this version reads but cannot act on yet, said out loud at startup so nobody
+/// believes a board is protected or monitored when it is not.
+fn not_yet_enforced(config: &config::Config) -> Vec<&'static str> {
+    let auth = &config.auth;
+    let mut out = Vec::new();
+    if auth.local_users_enabled || !auth.local_users.is_empty() {
+        out.push("authLocalUsers: local login is not available in this version; every caller is the guest");
+    }
+    if !auth.api_tokens.is_empty() {
+        out.push(
+            "authApiTokens: API tokens are not checked in this version; every caller is the guest",
+        );
+    }
+    if !auth.http_header_username.is_empty() {
+        out.push("authHttpHeaderUsername: trusted headers are not read in this version; every caller is the guest");
+    }
+    if auth.require_guests_to_login {
+        out.push(
+            "authRequireGuestsToLogin: guests are refused, and nobody can log in in this version",
+        );
+    }
+    if config.prometheus_enabled {
+        out.push("prometheus.enabled: /metrics is not available in this version");
+    }
+    if config.state_directory.is_some() {
+        out.push(
+            "stateDirectory: history is not persisted in this version; it is kept in memory only",
+        );
+    }
+    out
+}
+
+/// Resolves on the first SIGTERM or SIGINT.
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        error!("cannot listen for SIGTERM/SIGINT; stop actiond with SIGKILL");
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => info!("SIGTERM received"),
+        _ = int.recv() => info!("SIGINT received"),
+    }
+}
+
+fn init_logging(level: LogLevel) {
+    let level = match level {
+        LogLevel::Error => tracing::Level::ERROR,
+        LogLevel::Warn => tracing::Level::WARN,
+        LogLevel::Info => tracing::Level::INFO,
+        LogLevel::Debug => tracing::Level::DEBUG,
+        LogLevel::Trace => tracing::Level::TRACE,
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(level)
+        .with_target(false);
+    // journald stamps every line itself.
+    if std::env::var_os("JOURNAL_STREAM").is_some() {
+        builder.without_time().init();
+    } else {
+        builder.init();
+    }
+}

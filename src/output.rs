@@ -1,0 +1,239 @@
+//! Bounded capture of one output stream of one execution (SPEC §5.4).
+//!
+//! A `Capture` keeps at most `cap` bytes: the first quarter as it arrived and a rolling tail
+//! of the last three quarters, counting what fell between them. It is pure: the executor
+//! feeds it the bytes it read, and anyone may render it to UTF-8 text at any time (a running
+//! execution shows its output so far). Memory never exceeds the cap, however much is written.
+
+/// Head-and-tail capture of a byte stream.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    head_cap: usize,
+    tail_cap: usize,
+    head: Vec<u8>,
+    /// A ring of the newest bytes once it is full; `tail_start` is the oldest byte's index.
+    tail: Vec<u8>,
+    tail_start: usize,
+    total: u64,
+}
+
+impl Capture {
+    /// A capture that keeps `cap` bytes: `cap / 4` from the start, the rest from the end.
+    pub fn new(cap: usize) -> Self {
+        let head_cap = cap / 4;
+        Capture {
+            head_cap,
+            tail_cap: cap - head_cap,
+            head: Vec::new(),
+            tail: Vec::new(),
+            tail_start: 0,
+            total: 0,
+        }
+    }
+
+    pub fn push(&mut self, mut data: &[u8]) {
+        self.total += data.len() as u64;
+        if self.head.len() < self.head_cap {
+            let n = data.len().min(self.head_cap - self.head.len());
+            self.head.extend_from_slice(&data[..n]);
+            data = &data[n..];
+        }
+        if data.is_empty() || self.tail_cap == 0 {
+            return;
+        }
+        if data.len() >= self.tail_cap {
+            // The new bytes alone fill the tail: keep their end and restart the ring.
+            self.tail.clear();
+            self.tail
+                .extend_from_slice(&data[data.len() - self.tail_cap..]);
+            self.tail_start = 0;
+            return;
+        }
+        let room = self.tail_cap - self.tail.len();
+        let fill = room.min(data.len());
+        self.tail.extend_from_slice(&data[..fill]);
+        // Whatever did not fit overwrites the oldest bytes of the full ring.
+        for &b in &data[fill..] {
+            self.tail[self.tail_start] = b;
+            self.tail_start = (self.tail_start + 1) % self.tail_cap;
+        }
+    }
+
+    /// Every byte ever pushed, kept or not.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Bytes that were written but are not kept.
+    pub fn omitted(&self) -> u64 {
+        self.total - (self.head.len() + self.tail.len()) as u64
+    }
+
+    fn tail_in_order(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(self.tail.len());
+        v.extend_from_slice(&self.tail[self.tail_start..]);
+        v.extend_from_slice(&self.tail[..self.tail_start]);
+        v
+    }
+
+    /// The captured text as valid UTF-8: invalid bytes become U+FFFD, and when bytes were
+    /// omitted an `actiond:` marker line stands where they were. A character cut by the
+    /// omission is dropped whole rather than shown as replacement characters.
+    pub fn render(&self) -> String {
+        let omitted = self.omitted();
+        if omitted == 0 {
+            let mut all = self.head.clone();
+            all.extend_from_slice(&self.tail_in_order());
+            return String::from_utf8_lossy(&all).into_owned();
+        }
+        let head = trim_partial_end(&self.head);
+        let tail_bytes = self.tail_in_order();
+        let tail = trim_partial_start(&tail_bytes);
+        let cut = omitted
+            + (self.head.len() - head.len()) as u64
+            + (tail_bytes.len() - tail.len()) as u64;
+        let mut out = String::from_utf8_lossy(head).into_owned();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&format!("actiond: … {cut} bytes omitted …\n"));
+        out.push_str(&String::from_utf8_lossy(tail));
+        out
+    }
+}
+
+/// Drops an incomplete UTF-8 sequence at the end of `b` (at most three bytes).
+fn trim_partial_end(b: &[u8]) -> &[u8] {
+    for back in 1..=3.min(b.len()) {
+        let i = b.len() - back;
+        let byte = b[i];
+        if byte & 0xC0 == 0x80 {
+            continue; // a continuation byte: look further back for the lead byte
+        }
+        let need = match byte {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => return b, // ASCII or invalid: nothing partial to trim
+        };
+        return if back < need { &b[..i] } else { b };
+    }
+    b
+}
+
+/// Drops continuation bytes at the start of `b` (the rest of a character cut off before).
+fn trim_partial_start(b: &[u8]) -> &[u8] {
+    let skip = b.iter().take(3).take_while(|&&x| x & 0xC0 == 0x80).count();
+    &b[skip..]
+}
+
+/// Appends a service notice to a stream's text on a line of its own (SPEC §4).
+pub fn append_notice(text: &mut String, notice: &str) {
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("actiond: ");
+    text.push_str(notice);
+    text.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture(cap: usize, chunks: &[&[u8]]) -> Capture {
+        let mut c = Capture::new(cap);
+        for ch in chunks {
+            c.push(ch);
+        }
+        c
+    }
+
+    #[test]
+    fn small_output_is_kept_whole() {
+        let c = capture(64, &[b"hello ", b"world\n"]);
+        assert_eq!(c.render(), "hello world\n");
+        assert_eq!((c.total(), c.omitted()), (12, 0));
+    }
+
+    #[test]
+    fn exactly_the_cap_is_kept_whole() {
+        let data: Vec<u8> = (0..64u8).map(|i| b'a' + i % 26).collect();
+        let c = capture(64, &[&data]);
+        assert_eq!(c.render().as_bytes(), &data[..]);
+    }
+
+    #[test]
+    fn overflow_keeps_first_quarter_and_last_three_quarters() {
+        // Whatever the chunking, the kept bytes are the same.
+        let data: Vec<u8> = (0..1000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        for chunk in [1usize, 7, 16, 48, 100, 1000] {
+            let mut c = Capture::new(64);
+            for piece in data.chunks(chunk) {
+                c.push(piece);
+            }
+            assert_eq!(c.omitted(), 1000 - 64, "chunk {chunk}");
+            let text = c.render();
+            let head = std::str::from_utf8(&data[..16]).unwrap();
+            let tail = std::str::from_utf8(&data[1000 - 48..]).unwrap();
+            assert_eq!(
+                text,
+                format!("{head}\nactiond: … 936 bytes omitted …\n{tail}"),
+                "chunk {chunk}"
+            );
+        }
+    }
+
+    #[test]
+    fn memory_stays_within_the_cap() {
+        let mut c = Capture::new(4096);
+        let block = [b'x'; 10_000];
+        for _ in 0..1000 {
+            c.push(&block);
+        }
+        assert!(c.head.capacity() + c.tail.capacity() <= 2 * 4096);
+        assert_eq!(c.total(), 10_000_000);
+    }
+
+    #[test]
+    fn invalid_utf8_becomes_replacement_characters() {
+        let c = capture(64, &[b"\xff\xfeok"]);
+        assert_eq!(c.render(), "\u{FFFD}\u{FFFD}ok");
+    }
+
+    #[test]
+    fn a_character_split_across_reads_stays_whole() {
+        let c = capture(64, &[b"caf\xc3", b"\xa9\n"]);
+        assert_eq!(c.render(), "café\n");
+    }
+
+    #[test]
+    fn characters_cut_by_the_omission_are_dropped_not_mangled() {
+        // 'é' is two bytes; with cap 8 the head is 2 bytes and the cut falls inside characters.
+        let text = "aéééééééééé";
+        let c = capture(8, &[text.as_bytes()]);
+        let out = c.render();
+        assert!(!out.contains('\u{FFFD}'), "{out:?}");
+        assert!(out.starts_with('a'));
+        assert!(out.ends_with("ééé"));
+    }
+
+    #[test]
+    fn trims_partial_sequences() {
+        assert_eq!(trim_partial_end(b"ab\xe2\x82"), b"ab");
+        assert_eq!(trim_partial_end(b"ab\xe2\x82\xac"), b"ab\xe2\x82\xac");
+        assert_eq!(trim_partial_end(b"ab\xf0"), b"ab");
+        assert_eq!(trim_partial_end(b"\xff"), b"\xff");
+        assert_eq!(trim_partial_start(b"\x82\xacz"), b"z");
+    }
+
+    #[test]
+    fn notices_go_on_their_own_line() {
+        let mut s = String::from("partial");
+        append_notice(&mut s, "timed out");
+        assert_eq!(s, "partial\nactiond: timed out\n");
+        let mut e = String::new();
+        append_notice(&mut e, "x");
+        assert_eq!(e, "actiond: x\n");
+    }
+}

@@ -1,0 +1,227 @@
+//! Who may do what: the one function every operation, GET route and (later) the event stream
+//! asks (SPEC §6.3). It is pure: the caller and the config come in, a decision goes out.
+//! It decides; the API layer enforces. Identifying the caller (tokens, headers, sessions) is
+//! not done here.
+
+use crate::config::{Action, Auth};
+
+/// How the caller was identified (SPEC §6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    /// Nobody: the guest.
+    System,
+    Local,
+    Header,
+    Token,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    pub username: String,
+    pub usergroup: String,
+    pub provider: Provider,
+}
+
+impl Caller {
+    pub fn guest() -> Caller {
+        Caller {
+            username: "guest".into(),
+            usergroup: "guest".into(),
+            provider: Provider::System,
+        }
+    }
+
+    pub fn is_guest(&self) -> bool {
+        self.provider == Provider::System
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    View,
+    Exec,
+    Logs,
+    Kill,
+}
+
+impl Verb {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::View => "view",
+            Verb::Exec => "exec",
+            Verb::Logs => "logs",
+            Verb::Kill => "kill",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    /// A known caller without the permission.
+    Deny,
+    /// A guest where guests must log in first.
+    LoginRequired,
+}
+
+/// The authentication gate alone: may this caller use a gated operation at all?
+pub fn gate(auth: &Auth, caller: &Caller) -> Decision {
+    if auth.require_guests_to_login && caller.is_guest() {
+        Decision::LoginRequired
+    } else {
+        Decision::Allow
+    }
+}
+
+/// May `caller` do `verb` on `action`? An ACL applies when it matches the caller and is
+/// either added to every action or listed by the action; a permission is granted when any
+/// applying ACL grants it, else by `defaultPermissions`.
+pub fn decide(auth: &Auth, caller: &Caller, action: &Action, verb: Verb) -> Decision {
+    if gate(auth, caller) == Decision::LoginRequired {
+        return Decision::LoginRequired;
+    }
+    let applying = auth.access_control_lists.iter().filter(|acl| {
+        let matches_user = acl.match_usernames.contains(&caller.username)
+            || acl.match_usergroups.contains(&caller.usergroup);
+        matches_user && (acl.add_to_every_action || action.acls.contains(&acl.name))
+    });
+    let mut granted = false;
+    for acl in applying {
+        let says = match verb {
+            Verb::View => acl.view,
+            Verb::Exec => acl.exec,
+            Verb::Logs => acl.logs,
+            Verb::Kill => acl.kill,
+        };
+        granted |= says == Some(true);
+    }
+    let default = match verb {
+        Verb::View => auth.default_permissions.view,
+        Verb::Exec => auth.default_permissions.exec,
+        Verb::Logs => auth.default_permissions.logs,
+        Verb::Kill => auth.default_permissions.kill,
+    };
+    if granted || default {
+        Decision::Allow
+    } else {
+        Decision::Deny
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{AccessControlList, Permissions};
+    use crate::execution::tests::action;
+
+    fn auth(default: Permissions, require_login: bool, acls: Vec<AccessControlList>) -> Auth {
+        Auth {
+            require_guests_to_login: require_login,
+            default_permissions: default,
+            local_users_enabled: false,
+            local_users: vec![],
+            http_header_username: String::new(),
+            http_header_usergroup: String::new(),
+            trusted_proxies: vec![],
+            api_tokens: vec![],
+            access_control_lists: acls,
+        }
+    }
+
+    fn acl(
+        name: &str,
+        users: &[&str],
+        groups: &[&str],
+        every: bool,
+        exec: Option<bool>,
+    ) -> AccessControlList {
+        AccessControlList {
+            name: name.into(),
+            match_usernames: users.iter().map(|s| s.to_string()).collect(),
+            match_usergroups: groups.iter().map(|s| s.to_string()).collect(),
+            add_to_every_action: every,
+            view: None,
+            exec,
+            logs: None,
+            kill: None,
+            show_diagnostics: None,
+            show_log_list: None,
+        }
+    }
+
+    fn alice() -> Caller {
+        Caller {
+            username: "alice".into(),
+            usergroup: "admins".into(),
+            provider: Provider::Local,
+        }
+    }
+
+    #[test]
+    fn defaults_decide_when_no_acl_applies() {
+        let a = action("x");
+        let open = auth(Permissions::ALL, false, vec![]);
+        let closed = auth(Permissions::NONE, false, vec![]);
+        for verb in [Verb::View, Verb::Exec, Verb::Logs, Verb::Kill] {
+            assert_eq!(decide(&open, &Caller::guest(), &a, verb), Decision::Allow);
+            assert_eq!(decide(&closed, &Caller::guest(), &a, verb), Decision::Deny);
+        }
+    }
+
+    #[test]
+    fn guests_must_log_in_when_required() {
+        let a = action("x");
+        let au = auth(Permissions::ALL, true, vec![]);
+        assert_eq!(
+            decide(&au, &Caller::guest(), &a, Verb::View),
+            Decision::LoginRequired
+        );
+        assert_eq!(gate(&au, &Caller::guest()), Decision::LoginRequired);
+        assert_eq!(decide(&au, &alice(), &a, Verb::View), Decision::Allow);
+        assert_eq!(gate(&au, &alice()), Decision::Allow);
+    }
+
+    #[test]
+    fn acls_grant_when_they_apply() {
+        let mut a = (*action("x")).clone();
+        let acls = vec![
+            acl("admins-everywhere", &[], &["admins"], true, Some(true)),
+            acl("bob-here", &["bob"], &[], false, Some(true)),
+        ];
+        let au = auth(Permissions::NONE, false, acls);
+        let bob = Caller {
+            username: "bob".into(),
+            usergroup: "users".into(),
+            provider: Provider::Token,
+        };
+        // (caller, action lists bob-here, expected exec)
+        assert_eq!(decide(&au, &alice(), &a, Verb::Exec), Decision::Allow);
+        assert_eq!(
+            decide(&au, &alice(), &a, Verb::Kill),
+            Decision::Deny,
+            "the ACL says nothing of kill"
+        );
+        assert_eq!(
+            decide(&au, &bob, &a, Verb::Exec),
+            Decision::Deny,
+            "not listed by the action"
+        );
+        a.acls = vec!["bob-here".into()];
+        assert_eq!(decide(&au, &bob, &a, Verb::Exec), Decision::Allow);
+        assert_eq!(
+            decide(&au, &Caller::guest(), &a, Verb::Exec),
+            Decision::Deny
+        );
+    }
+
+    #[test]
+    fn an_acl_saying_false_does_not_take_away_a_default() {
+        let a = action("x");
+        let au = auth(
+            Permissions::ALL,
+            false,
+            vec![acl("no", &["alice"], &[], true, Some(false))],
+        );
+        assert_eq!(decide(&au, &alice(), &a, Verb::Exec), Decision::Allow);
+    }
+}

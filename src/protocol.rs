@@ -1,0 +1,452 @@
+//! The Connect wire layer, as pure functions: error codes and their HTTP statuses, the error
+//! body, the request-header rules of SPEC §2.2, and typed access to the fields of a JSON
+//! request body. It knows nothing of sockets, routes or actions; `server` feeds it header
+//! values and bytes, `api` asks it for fields and error bodies.
+
+use std::time::Duration;
+
+use serde::Serializer;
+use serde_json::{Map, Value};
+
+/// The sixteen Connect error codes (SPEC §2.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    Canceled,
+    Unknown,
+    InvalidArgument,
+    DeadlineExceeded,
+    NotFound,
+    AlreadyExists,
+    PermissionDenied,
+    ResourceExhausted,
+    FailedPrecondition,
+    Aborted,
+    OutOfRange,
+    Unimplemented,
+    Internal,
+    Unavailable,
+    DataLoss,
+    Unauthenticated,
+}
+
+impl Code {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Canceled => "canceled",
+            Code::Unknown => "unknown",
+            Code::InvalidArgument => "invalid_argument",
+            Code::DeadlineExceeded => "deadline_exceeded",
+            Code::NotFound => "not_found",
+            Code::AlreadyExists => "already_exists",
+            Code::PermissionDenied => "permission_denied",
+            Code::ResourceExhausted => "resource_exhausted",
+            Code::FailedPrecondition => "failed_precondition",
+            Code::Aborted => "aborted",
+            Code::OutOfRange => "out_of_range",
+            Code::Unimplemented => "unimplemented",
+            Code::Internal => "internal",
+            Code::Unavailable => "unavailable",
+            Code::DataLoss => "data_loss",
+            Code::Unauthenticated => "unauthenticated",
+        }
+    }
+
+    /// The HTTP status of the code, from the table in SPEC §2.3.
+    pub fn http_status(self) -> u16 {
+        match self {
+            Code::Canceled => 499,
+            Code::Unknown | Code::Internal | Code::DataLoss => 500,
+            Code::InvalidArgument | Code::FailedPrecondition | Code::OutOfRange => 400,
+            Code::DeadlineExceeded => 504,
+            Code::NotFound => 404,
+            Code::AlreadyExists | Code::Aborted => 409,
+            Code::PermissionDenied => 403,
+            Code::ResourceExhausted => 429,
+            Code::Unimplemented => 501,
+            Code::Unavailable => 503,
+            Code::Unauthenticated => 401,
+        }
+    }
+}
+
+/// An error as it goes on the wire. `status` is the code's status except for the few
+/// transport answers Connect defines differently (unknown operation 404, 405, 415).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectError {
+    pub code: Code,
+    pub message: String,
+    pub status: u16,
+}
+
+impl ConnectError {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        ConnectError {
+            code,
+            message: message.into(),
+            status: code.http_status(),
+        }
+    }
+
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = status;
+        self
+    }
+
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(Code::InvalidArgument, message)
+    }
+
+    /// The JSON error body: `{"code", "message", "details": []}`, in that order.
+    pub fn body(&self) -> Vec<u8> {
+        #[derive(serde::Serialize)]
+        struct Body<'a> {
+            code: &'a str,
+            message: &'a str,
+            details: [(); 0],
+        }
+        let body = Body {
+            code: self.code.as_str(),
+            message: &self.message,
+            details: [],
+        };
+        serde_json::to_vec(&body).unwrap_or_default()
+    }
+}
+
+/// `Content-Type` of a unary call must be `application/json`, parameters allowed.
+pub fn check_unary_content_type(value: Option<&str>) -> Result<(), ConnectError> {
+    let media = value.map(|v| {
+        v.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    });
+    if media.as_deref() == Some("application/json") {
+        return Ok(());
+    }
+    let found = value.unwrap_or("none");
+    Err(ConnectError::new(
+        Code::Unknown,
+        format!("unsupported Content-Type {found:?}: send Content-Type: application/json"),
+    )
+    .with_status(415))
+}
+
+/// `Connect-Protocol-Version` is required on POST operations and must be `1`.
+pub fn check_protocol_version(value: Option<&str>) -> Result<(), ConnectError> {
+    match value.map(str::trim) {
+        Some("1") => Ok(()),
+        None => Err(ConnectError::invalid(
+            "missing required header: add Connect-Protocol-Version: 1",
+        )),
+        Some(other) => Err(ConnectError::invalid(format!(
+            "Connect-Protocol-Version must be 1, got {other:?}"
+        ))),
+    }
+}
+
+/// `Connect-Timeout-Ms`: absent, or 1–10 ASCII digits.
+pub fn parse_timeout(value: Option<&str>) -> Result<Option<Duration>, ConnectError> {
+    let Some(v) = value else { return Ok(None) };
+    if v.is_empty() || v.len() > 10 || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ConnectError::invalid(format!(
+            "Connect-Timeout-Ms must be 1 to 10 digits (milliseconds), got {v:?}"
+        )));
+    }
+    // Ten digits always fit in a u64.
+    Ok(Some(Duration::from_millis(v.parse().unwrap_or(u64::MAX))))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Identity,
+    Gzip,
+}
+
+/// `Content-Encoding` of a request body: identity (or absent) and gzip are understood.
+pub fn parse_content_encoding(value: Option<&str>) -> Result<Encoding, ConnectError> {
+    match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+        None | Some("") | Some("identity") => Ok(Encoding::Identity),
+        Some("gzip") => Ok(Encoding::Gzip),
+        Some(other) => Err(ConnectError::new(
+            Code::Unimplemented,
+            format!("unknown compression {other:?}: supported encodings are gzip and identity"),
+        )),
+    }
+}
+
+/// The fields of a JSON request object, read by their lowerCamelCase name or its
+/// snake_case form; `null` and absent mean the default, unknown fields are ignored.
+#[derive(Debug, Default)]
+pub struct Fields {
+    map: Map<String, Value>,
+}
+
+impl Fields {
+    /// Parses a request body. An empty body is refused: Connect wants `{}` at least.
+    pub fn parse(body: &[u8]) -> Result<Fields, ConnectError> {
+        if body.is_empty() {
+            return Err(ConnectError::invalid(
+                "the request body is empty: send {} for an operation without fields",
+            ));
+        }
+        match serde_json::from_slice::<Value>(body) {
+            Ok(Value::Object(map)) => Ok(Fields { map }),
+            Ok(_) => Err(ConnectError::invalid(
+                "the request body must be a JSON object",
+            )),
+            Err(e) => Err(ConnectError::invalid(format!(
+                "malformed JSON in the request body: {e}"
+            ))),
+        }
+    }
+
+    fn get(&self, camel: &str) -> Option<&Value> {
+        match self.map.get(camel) {
+            Some(Value::Null) | None => match self.map.get(&snake_case(camel)) {
+                Some(Value::Null) | None => None,
+                v => v,
+            },
+            v => v,
+        }
+    }
+
+    /// A string field; absent or null is "".
+    pub fn string(&self, camel: &str) -> Result<String, ConnectError> {
+        match self.get(camel) {
+            None => Ok(String::new()),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(other) => Err(wrong_type(camel, "a string", other)),
+        }
+    }
+
+    /// An int64 field: a JSON integer or a decimal string; absent or null is 0.
+    pub fn int64(&self, camel: &str) -> Result<i64, ConnectError> {
+        match self.get(camel) {
+            None => Ok(0),
+            Some(Value::Number(n)) => n.as_i64().ok_or_else(|| {
+                ConnectError::invalid(format!("{camel}: {n} is not a 64-bit integer"))
+            }),
+            Some(Value::String(s)) => s.trim().parse::<i64>().map_err(|_| {
+                ConnectError::invalid(format!("{camel}: {s:?} is not a 64-bit integer"))
+            }),
+            Some(other) => Err(wrong_type(camel, "an integer", other)),
+        }
+    }
+
+    /// A repeated message field; absent or null is empty. Each element must be an object.
+    pub fn messages(&self, camel: &str) -> Result<Vec<Fields>, ConnectError> {
+        match self.get(camel) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| match item {
+                    Value::Object(map) => Ok(Fields { map: map.clone() }),
+                    other => Err(wrong_type(&format!("{camel}[{i}]"), "an object", other)),
+                })
+                .collect(),
+            Some(other) => Err(wrong_type(camel, "a list", other)),
+        }
+    }
+}
+
+fn wrong_type(field: &str, expected: &str, found: &Value) -> ConnectError {
+    let found = match found {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    };
+    ConnectError::invalid(format!("{field}: expected {expected}, found {found}"))
+}
+
+/// `executionTrackingId` → `execution_tracking_id`, the proto name clients may also send.
+pub fn snake_case(camel: &str) -> String {
+    let mut out = String::with_capacity(camel.len() + 4);
+    for c in camel.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Serializes an int64 field as a decimal string, as ProtoJSON requires.
+pub fn int64_as_string<S: Serializer>(value: &i64, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_its_status() {
+        let table = [
+            (Code::Canceled, "canceled", 499),
+            (Code::Unknown, "unknown", 500),
+            (Code::InvalidArgument, "invalid_argument", 400),
+            (Code::DeadlineExceeded, "deadline_exceeded", 504),
+            (Code::NotFound, "not_found", 404),
+            (Code::AlreadyExists, "already_exists", 409),
+            (Code::PermissionDenied, "permission_denied", 403),
+            (Code::ResourceExhausted, "resource_exhausted", 429),
+            (Code::FailedPrecondition, "failed_precondition", 400),
+            (Code::Aborted, "aborted", 409),
+            (Code::OutOfRange, "out_of_range", 400),
+            (Code::Unimplemented, "unimplemented", 501),
+            (Code::Internal, "internal", 500),
+            (Code::Unavailable, "unavailable", 503),
+            (Code::DataLoss, "data_loss", 500),
+            (Code::Unauthenticated, "unauthenticated", 401),
+        ];
+        for (code, name, status) in table {
+            assert_eq!(code.as_str(), name);
+            assert_eq!(code.http_status(), status, "{name}");
+        }
+    }
+
+    #[test]
+    fn error_body_has_code_message_and_details() {
+        let e = ConnectError::new(Code::NotFound, "no such \"thing\"");
+        let v: Value = serde_json::from_slice(&e.body()).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"code": "not_found", "message": "no such \"thing\"", "details": []})
+        );
+    }
+
+    #[test]
+    fn content_type_rules() {
+        for ok in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "Application/JSON;charset=UTF-8",
+        ] {
+            assert!(check_unary_content_type(Some(ok)).is_ok(), "{ok}");
+        }
+        for bad in [
+            None,
+            Some("text/plain"),
+            Some("application/connect+json"),
+            Some("application/proto"),
+        ] {
+            assert_eq!(
+                check_unary_content_type(bad).unwrap_err().status,
+                415,
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn protocol_version_rules() {
+        assert!(check_protocol_version(Some("1")).is_ok());
+        let missing = check_protocol_version(None).unwrap_err();
+        assert_eq!(missing.code, Code::InvalidArgument);
+        assert!(missing.message.contains("Connect-Protocol-Version: 1"));
+        assert_eq!(check_protocol_version(Some("2")).unwrap_err().status, 400);
+    }
+
+    #[test]
+    fn timeout_rules() {
+        let cases: &[(Option<&str>, Option<Option<u64>>)] = &[
+            (None, Some(None)),
+            (Some("1"), Some(Some(1))),
+            (Some("9999999999"), Some(Some(9_999_999_999))),
+            (Some(""), None),
+            (Some("12345678901"), None),
+            (Some("-5"), None),
+            (Some("1.5"), None),
+            (Some(" 5"), None),
+            (Some("٣"), None),
+        ];
+        for (input, want) in cases {
+            let got = parse_timeout(*input)
+                .ok()
+                .map(|d| d.map(|d| d.as_millis() as u64));
+            assert_eq!(&got, want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn encoding_rules() {
+        assert_eq!(parse_content_encoding(None).unwrap(), Encoding::Identity);
+        assert_eq!(
+            parse_content_encoding(Some("identity")).unwrap(),
+            Encoding::Identity
+        );
+        assert_eq!(
+            parse_content_encoding(Some("GZIP")).unwrap(),
+            Encoding::Gzip
+        );
+        let br = parse_content_encoding(Some("br")).unwrap_err();
+        assert_eq!((br.code, br.status), (Code::Unimplemented, 501));
+    }
+
+    #[test]
+    fn fields_accept_both_names_null_and_int64_forms() {
+        let f = Fields::parse(
+            br#"{"action_id":"a","startOffset":"12","x":{"y":[1]},"uniqueTrackingId":null}"#,
+        )
+        .unwrap();
+        assert_eq!(f.string("actionId").unwrap(), "a");
+        assert_eq!(f.int64("startOffset").unwrap(), 12);
+        assert_eq!(f.string("uniqueTrackingId").unwrap(), "");
+        assert_eq!(f.string("missing").unwrap(), "");
+        let n = Fields::parse(br#"{"start_offset": -3}"#).unwrap();
+        assert_eq!(n.int64("startOffset").unwrap(), -3);
+    }
+
+    #[test]
+    fn field_errors_name_the_field() {
+        let f = Fields::parse(br#"{"actionId": 5, "startOffset": "x", "arguments": [1]}"#).unwrap();
+        assert!(
+            f.string("actionId")
+                .unwrap_err()
+                .message
+                .starts_with("actionId:")
+        );
+        assert!(
+            f.int64("startOffset")
+                .unwrap_err()
+                .message
+                .starts_with("startOffset:")
+        );
+        assert!(
+            f.messages("arguments")
+                .unwrap_err()
+                .message
+                .starts_with("arguments[0]:")
+        );
+        let big = Fields::parse(br#"{"startOffset": 1.5}"#).unwrap();
+        assert!(big.int64("startOffset").is_err());
+    }
+
+    #[test]
+    fn bodies_that_are_not_objects_are_refused() {
+        for body in [&b""[..], b"[]", b"\"x\"", b"{", b"{} x"] {
+            assert_eq!(
+                Fields::parse(body).unwrap_err().code,
+                Code::InvalidArgument,
+                "{body:?}"
+            );
+        }
+        // Python's json.dumps writes emoji as surrogate pairs; they must decode.
+        let f = Fields::parse(br#"{"actionId":"\ud83d\ude00"}"#).unwrap();
+        assert_eq!(f.string("actionId").unwrap(), "\u{1F600}");
+    }
+
+    #[test]
+    fn snake_case_of_camel_names() {
+        assert_eq!(snake_case("executionTrackingId"), "execution_tracking_id");
+        assert_eq!(snake_case("title"), "title");
+    }
+}

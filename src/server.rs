@@ -1,0 +1,287 @@
+//! The HTTP server: the only code that touches sockets. It accepts connections on an
+//! injected listener (at most `maxConnections` at once; beyond that they wait in the kernel
+//! backlog), sets TCP_NODELAY, serves HTTP/1.1 with a header-read timeout, applies the
+//! Connect request rules of SPEC §2.2 through `protocol`, reads bodies with a bound that
+//! holds while they stream in (and after gzip), and hands decoded requests to `api`. On
+//! shutdown it stops accepting, lets the engine stop running executions, and closes.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io::Read;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::Incoming;
+use hyper::header::{ALLOW, CONTENT_ENCODING, CONTENT_TYPE, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tracing::{debug, info, warn};
+
+use crate::api::{self, Op, Route};
+use crate::engine::Engine;
+use crate::permissions::Caller;
+use crate::protocol::{self, Code, ConnectError, Encoding, Fields};
+
+type Reply = Response<Full<Bytes>>;
+
+/// How long open connections get to finish after shutdown began and executions ended.
+const CLOSE_GRACE: Duration = Duration::from_millis(400);
+
+/// Serves until `shutdown` resolves, then shuts down in order.
+pub async fn serve(
+    listener: TcpListener,
+    engine: Arc<Engine>,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let limits = engine.config().limits.clone();
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let graceful = GracefulShutdown::new();
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    tokio::pin!(shutdown);
+
+    loop {
+        let permit = tokio::select! {
+            p = Arc::clone(&slots).acquire_owned() => match p { Ok(p) => p, Err(_) => break },
+            _ = &mut shutdown => break,
+        };
+        let (stream, peer) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(conn) => conn,
+                Err(e) => {
+                    // Out of descriptors and the like: back off instead of spinning.
+                    warn!("accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            _ = &mut shutdown => break,
+        };
+        // Without it a keep-alive client waits ~40 ms per call for delayed ACKs.
+        let _ = stream.set_nodelay(true);
+        let engine = Arc::clone(&engine);
+        let service = service_fn(move |req| {
+            let engine = Arc::clone(&engine);
+            async move { Ok::<_, Infallible>(handle(&engine, peer, req).await) }
+        });
+        let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                debug!(%peer, "connection ended: {e}");
+            }
+            drop(permit);
+        });
+    }
+
+    info!("shutting down: no new connections");
+    drop(listener);
+    engine.shutdown().await;
+    // Waiting calls were answered as their executions ended; give those replies a moment
+    // to be written, then close whatever is left.
+    if tokio::time::timeout(CLOSE_GRACE, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        debug!("closing connections that did not finish in time");
+    }
+    info!("stopped");
+    Ok(())
+}
+
+async fn handle(engine: &Arc<Engine>, _peer: SocketAddr, req: Request<Incoming>) -> Reply {
+    let path = req.uri().path().to_string();
+    match api::route(req.method().as_str(), &path) {
+        Route::Call(op) => match call(engine, op, req).await {
+            Ok(body) => json(StatusCode::OK, body),
+            Err(e) => error(&e),
+        },
+        Route::GetStart(op, id) => {
+            let result = match deadline(&req) {
+                Ok(limit) => {
+                    with_deadline(limit, api::get_start(engine, op, &id, &caller(&req))).await
+                }
+                Err(e) => Err(e),
+            };
+            match result {
+                Ok(body) => json(StatusCode::OK, body),
+                Err(e) => error(&e),
+            }
+        }
+        Route::GetWhoAmI => error(&ConnectError::new(
+            Code::Unimplemented,
+            "WhoAmI is not implemented by this version of actiond yet",
+        )),
+        Route::Readyz => {
+            if engine.ready() {
+                text(StatusCode::OK, "OK")
+            } else {
+                text(StatusCode::SERVICE_UNAVAILABLE, "STOPPING")
+            }
+        }
+        Route::Metrics => text(
+            StatusCode::NOT_FOUND,
+            "metrics are not available in this version of actiond\n",
+        ),
+        Route::Index => index(),
+        Route::UnknownOp(name) => error(
+            &ConnectError::new(Code::Unimplemented, format!("no operation named {name:?}"))
+                .with_status(404),
+        ),
+        Route::WrongMethod(allow) => {
+            let mut r = error(
+                &ConnectError::new(
+                    Code::Unknown,
+                    format!("method not allowed here: use {allow}"),
+                )
+                .with_status(405),
+            );
+            r.headers_mut()
+                .insert(ALLOW, HeaderValue::from_static(allow));
+            r
+        }
+        Route::NotFound => text(StatusCode::NOT_FOUND, "not found\n"),
+    }
+}
+
+/// A POST operation: the Connect checks in the order a client can act on them.
+async fn call(
+    engine: &Arc<Engine>,
+    op: Op,
+    req: Request<Incoming>,
+) -> Result<Vec<u8>, ConnectError> {
+    if op.streaming() {
+        return Err(ConnectError::new(
+            Code::Unimplemented,
+            format!(
+                "{} is not implemented by this version of actiond yet",
+                op.name()
+            ),
+        ));
+    }
+    let h = req.headers();
+    let header = |name: &str| h.get(name).map(|v| v.to_str().unwrap_or("\u{FFFD}"));
+    protocol::check_unary_content_type(header("content-type"))?;
+    protocol::check_protocol_version(header("connect-protocol-version"))?;
+    let limit = deadline(&req)?;
+    let encoding = protocol::parse_content_encoding(header(CONTENT_ENCODING.as_str()))?;
+    let caller = caller(&req);
+    let max = engine.config().limits.max_request_body_bytes;
+    let work = async {
+        let body = read_body(req.into_body(), max, encoding).await?;
+        let fields = Fields::parse(&body)?;
+        api::call(engine, op, &fields, &caller).await
+    };
+    with_deadline(limit, work).await
+}
+
+fn deadline(req: &Request<Incoming>) -> Result<Option<Duration>, ConnectError> {
+    let v = req
+        .headers()
+        .get("connect-timeout-ms")
+        .map(|v| v.to_str().unwrap_or("\u{FFFD}"));
+    protocol::parse_timeout(v)
+}
+
+async fn with_deadline<T>(
+    limit: Option<Duration>,
+    work: impl Future<Output = Result<T, ConnectError>>,
+) -> Result<T, ConnectError> {
+    match limit {
+        None => work.await,
+        Some(d) => tokio::time::timeout(d, work).await.unwrap_or_else(|_| {
+            Err(ConnectError::new(
+                Code::DeadlineExceeded,
+                "the deadline set by Connect-Timeout-Ms passed; an execution that was started goes on",
+            ))
+        }),
+    }
+}
+
+/// Identifies the caller. Only guests exist until the identity issue lands.
+fn caller(_req: &Request<Incoming>) -> Caller {
+    Caller::guest()
+}
+
+/// Reads a request body, holding `max` bytes as the limit while it streams in (clients
+/// send chunked bodies without Content-Length) and again after decompression.
+async fn read_body(body: Incoming, max: usize, encoding: Encoding) -> Result<Bytes, ConnectError> {
+    let too_big = || {
+        ConnectError::new(
+            Code::ResourceExhausted,
+            format!("the request body is larger than {max} bytes"),
+        )
+    };
+    let raw = match Limited::new(body, max).collect().await {
+        Ok(c) => c.to_bytes(),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return Err(too_big()),
+        Err(e) => {
+            return Err(ConnectError::invalid(format!(
+                "could not read the request body: {e}"
+            )));
+        }
+    };
+    if encoding == Encoding::Identity || raw.is_empty() {
+        return Ok(raw);
+    }
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(&raw[..])
+        .take(max as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| ConnectError::invalid(format!("the gzip request body is corrupt: {e}")))?;
+    if out.len() > max {
+        return Err(too_big());
+    }
+    Ok(Bytes::from(out))
+}
+
+fn json(status: StatusCode, body: Vec<u8>) -> Reply {
+    let mut r = Response::new(Full::new(Bytes::from(body)));
+    *r.status_mut() = status;
+    r.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+fn error(e: &ConnectError) -> Reply {
+    let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut r = json(status, e.body());
+    if e.status == 415 {
+        r.headers_mut()
+            .insert("accept-post", HeaderValue::from_static("application/json"));
+    }
+    r
+}
+
+fn text(status: StatusCode, body: &'static str) -> Reply {
+    let mut r = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+/// Until the web page exists, `/` says honestly what is here and how to use it.
+fn index() -> Reply {
+    const PAGE: &str = "<!doctype html><meta charset=utf-8><meta name=viewport content=\"width=device-width\">\
+<title>actiond</title><h1>actiond is running</h1><p>The web page is not part of this version yet. \
+The API is: <code>curl -X POST -H 'Content-Type: application/json' -H 'Connect-Protocol-Version: 1' \
+-d '{\"actionId\":\"date\"}' http://THIS-HOST/api/StartActionAndWait</code>, or open \
+<code>/api/StartActionByGetAndWait/&lt;action id&gt;</code>.</p>";
+    let mut r = Response::new(Full::new(Bytes::from_static(PAGE.as_bytes())));
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    r
+}
