@@ -48,6 +48,11 @@ fn check(source: &Source) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
+            if let config::LoadError::Invalid { warnings, .. } = &e {
+                for w in warnings {
+                    eprintln!("warning: {w}");
+                }
+            }
             eprintln!("{source}: {e}");
             ExitCode::from(2)
         }

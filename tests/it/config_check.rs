@@ -1,0 +1,153 @@
+//! `actiond --check-config PATH` (SPEC §1, §9): exit 0 for a valid config (warnings
+//! allowed), 2 for an invalid one, with every error printed with its YAML path. The configs
+//! here are hand-written YAML, since the YAML itself is under test.
+
+use std::time::Duration;
+
+use crate::harness::{Finished, TempDir, run_binary};
+
+/// `--check-config` only reads a file; it must finish long before this.
+const BOUND: Duration = Duration::from_secs(20);
+
+/// Writes `yaml` to a temp dir and runs `--check-config` on it.
+fn check(yaml: &str) -> Finished {
+    let dir = TempDir::new();
+    let path = dir.path().join("config.yaml");
+    std::fs::write(&path, yaml).expect("write config");
+    let path = path.to_str().expect("utf-8 temp path");
+    run_binary(&["--check-config", path], dir.path(), BOUND)
+}
+
+/// Everything the run printed, stdout and stderr together (where messages go is not part
+/// of the contract).
+fn output(run: &Finished) -> String {
+    format!("{}{}", run.stdout, run.stderr)
+}
+
+fn assert_exit(run: &Finished, code: i32) {
+    assert_eq!(
+        run.status.code(),
+        Some(code),
+        "exit status {:?}; output:\n{}",
+        run.status,
+        output(run)
+    );
+}
+
+const VALID: &str = "\
+killGracePeriod: 1
+maxOutputBytes: 4096
+actions:
+  - id: hello
+    title: Hello
+    shell: echo hello
+    timeout: 5
+  - title: Restart Docker
+    exec: [\"true\"]
+";
+
+#[test]
+fn valid_config_exits_0() {
+    let run = check(VALID);
+    assert_exit(&run, 0);
+}
+
+#[test]
+fn unknown_key_is_a_warning_naming_it() {
+    let run = check(&format!("{VALID}someFutureFeature: true\n"));
+    assert_exit(&run, 0);
+    assert!(
+        output(&run).contains("someFutureFeature"),
+        "the warning does not name the key:\n{}",
+        output(&run)
+    );
+}
+
+#[test]
+fn zero_timeout_exits_2_with_its_yaml_path() {
+    let run = check("actions:\n  - id: a\n    title: A\n    shell: 'true'\n    timeout: 0\n");
+    assert_exit(&run, 2);
+    assert!(
+        output(&run).contains("actions[0].timeout"),
+        "no `actions[0].timeout` in:\n{}",
+        output(&run)
+    );
+}
+
+#[test]
+fn every_error_is_reported() {
+    let yaml = "\
+actions:
+  - id: a
+    title: A
+    shell: 'true'
+    timeout: 0
+  - id: b
+    title: B
+    shell: 'true'
+  - id: c
+    title: C
+    shell: 'true'
+    timeout: 0
+";
+    let run = check(yaml);
+    assert_exit(&run, 2);
+    let out = output(&run);
+    for path in ["actions[0].timeout", "actions[2].timeout"] {
+        assert!(out.contains(path), "no `{path}` in:\n{out}");
+    }
+}
+
+#[test]
+fn wrong_type_exits_2_with_its_yaml_path() {
+    let run =
+        check(&format!("{VALID}maxOutputBytes: lots\n").replace("maxOutputBytes: 4096\n", ""));
+    assert_exit(&run, 2);
+    assert!(
+        output(&run).contains("maxOutputBytes"),
+        "no `maxOutputBytes` in:\n{}",
+        output(&run)
+    );
+}
+
+#[test]
+fn duplicate_action_ids_exit_2() {
+    let yaml = "\
+actions:
+  - id: same
+    title: One
+    shell: 'true'
+  - id: same
+    title: Two
+    shell: 'true'
+";
+    let run = check(yaml);
+    assert_exit(&run, 2);
+    assert!(
+        output(&run).contains("actions[1]"),
+        "the error does not point at the duplicate:\n{}",
+        output(&run)
+    );
+}
+
+#[test]
+fn malformed_yaml_exits_2() {
+    let run = check("actions:\n  - id: a\n   title: [unclosed\n");
+    assert_exit(&run, 2);
+}
+
+#[test]
+fn missing_config_file_fails() {
+    let dir = TempDir::new();
+    let path = dir.path().join("absent.yaml");
+    let run = run_binary(
+        &["--check-config", path.to_str().expect("utf-8 temp path")],
+        dir.path(),
+        BOUND,
+    );
+    assert!(
+        !run.status.success(),
+        "a missing file passed the check:\n{}",
+        output(&run)
+    );
+}

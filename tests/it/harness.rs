@@ -1,0 +1,555 @@
+//! Starting the real `actiond` binary for one test, and looking at the operating system
+//! around it.
+//!
+//! A `Server` owns a fresh temporary directory holding its `config.yaml` (so it is also the
+//! working directory of every command, where scripts drop their pid files), starts the
+//! compiled binary on `127.0.0.1:0`, learns the bound address from its `listening on` log
+//! line, keeps draining and forwarding its output so the pipes never fill, and shuts it down
+//! on drop. The `/proc` helpers answer the questions the process tests ask: which processes
+//! are in a group, which children are zombies, how many descriptors and how much memory the
+//! service holds. Every wait here is bounded, so a broken service fails a test instead of
+//! hanging the run.
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::unistd::Pid;
+use serde_json::{Value, json};
+
+use crate::client::{self, Conn};
+
+/// How long the binary may take to print its listening line before the test gives up.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long a dropped server gets to shut down gracefully before it is killed. Graceful
+/// first, so that the executions a test left running are taken down by the service's own
+/// ladder instead of outliving it as orphans.
+const DROP_GRACE: Duration = Duration::from_secs(5);
+
+/// The path of the binary under test, built by cargo for this test run.
+pub const BIN: &str = env!("CARGO_BIN_EXE_actiond");
+
+// ---------------------------------------------------------------------------------------
+// Temporary directories
+
+/// A uniquely named directory under the system temp dir, removed with its contents on drop.
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let name = format!(
+            "actiond-it-{}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed),
+            nanos
+        );
+        let path = std::env::temp_dir().join(name);
+        // create_dir, not create_dir_all: a leftover with the same name must not be reused.
+        std::fs::create_dir(&path).expect("create temp dir");
+        // Canonical, so that comparisons with what `pwd` prints inside a command hold even
+        // when the temp dir is reached through a symlink.
+        let path = path.canonicalize().expect("canonicalize temp dir");
+        TempDir { path }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Configs
+
+/// Renders a JSON value as block-style YAML. Tests build configs with `json!` so that shell
+/// scripts with quotes, `$$` and newlines need no hand-escaping; strings are written as
+/// double-quoted scalars, whose escapes are a superset of JSON's.
+pub fn to_yaml(value: &Value) -> String {
+    let mut out = String::new();
+    emit_yaml(value, 0, &mut out);
+    out
+}
+
+fn emit_yaml(value: &Value, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                out.push_str(&format!("{pad}{key}:"));
+                emit_child(v, indent, out);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                out.push_str(&format!("{pad}-"));
+                emit_child(item, indent, out);
+            }
+        }
+        scalar => out.push_str(&format!("{pad}{}\n", scalar_yaml(scalar))),
+    }
+}
+
+/// Writes the value after a `key:` or `-`: inline when it is a scalar or empty, else as an
+/// indented block on the following lines.
+fn emit_child(value: &Value, indent: usize, out: &mut String) {
+    match value {
+        Value::Object(m) if m.is_empty() => out.push_str(" {}\n"),
+        Value::Array(a) if a.is_empty() => out.push_str(" []\n"),
+        Value::Object(_) | Value::Array(_) => {
+            out.push('\n');
+            emit_yaml(value, indent + 2, out);
+        }
+        scalar => out.push_str(&format!(" {}\n", scalar_yaml(scalar))),
+    }
+}
+
+fn scalar_yaml(value: &Value) -> String {
+    // serde_json's string form is a valid YAML double-quoted scalar.
+    value.to_string()
+}
+
+/// An action running `script` with `sh -c`, titled after its id.
+pub fn shell_action(id: &str, script: &str) -> Value {
+    json!({"id": id, "title": format!("Title {id}"), "shell": script})
+}
+
+/// A config with the test defaults (a 1 s kill grace period keeps the ladder tests fast) and
+/// the given actions.
+pub fn config_with(actions: Vec<Value>) -> Value {
+    json!({"killGracePeriod": 1, "actions": actions})
+}
+
+// ---------------------------------------------------------------------------------------
+// The server
+
+/// One running `actiond`, killed and reaped on drop.
+pub struct Server {
+    child: Child,
+    pub addr: SocketAddr,
+    dir: TempDir,
+}
+
+impl Server {
+    /// Writes `config` (as YAML) into a fresh temp dir and starts the binary on it.
+    pub fn start(config: Value) -> Server {
+        Server::start_yaml(&to_yaml(&config))
+    }
+
+    /// Starts the binary on a config given as YAML text.
+    pub fn start_yaml(yaml: &str) -> Server {
+        let dir = TempDir::new();
+        let config_path = dir.path().join("config.yaml");
+        std::fs::write(&config_path, yaml).expect("write config");
+        let mut child = Command::new(BIN)
+            .arg("--config")
+            .arg(&config_path)
+            .arg("--listen")
+            .arg("127.0.0.1:0")
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn actiond");
+
+        let log = Arc::new(Mutex::new(String::new()));
+        let (addr_tx, addr_rx) = mpsc::channel();
+        let stderr = child.stderr.take().expect("stderr pipe");
+        let stdout = child.stdout.take().expect("stdout pipe");
+        forward(stderr, "[actiond] ", Arc::clone(&log), Some(addr_tx));
+        forward(stdout, "[actiond stdout] ", Arc::clone(&log), None);
+
+        let addr = match addr_rx.recv_timeout(STARTUP_TIMEOUT) {
+            Ok(addr) => addr,
+            Err(_) => {
+                let _ = child.kill();
+                let status = child.wait();
+                panic!(
+                    "actiond did not report `listening on` within {STARTUP_TIMEOUT:?} \
+                     (exit: {status:?}); its log:\n{}",
+                    log.lock().unwrap()
+                );
+            }
+        };
+        Server { child, addr, dir }
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// The config directory, also the working directory of every command.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A file in the config directory.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// A new keep-alive connection to the server.
+    pub fn conn(&self) -> Conn {
+        Conn::open(self.addr)
+    }
+
+    /// Calls a Connect operation on a fresh connection: (HTTP status, parsed JSON body).
+    pub fn call(&self, op: &str, body: Value) -> (u16, Value) {
+        client::connect_json(self.addr, op, &body)
+    }
+
+    /// Calls an operation that must succeed and returns its JSON body.
+    pub fn ok(&self, op: &str, body: Value) -> Value {
+        let (status, json) = self.call(op, body.clone());
+        assert_eq!(status, 200, "{op} {body} answered {status}: {json}");
+        json
+    }
+
+    /// StartActionAndWait of `action_id` that must succeed; returns the log entry.
+    pub fn run(&self, action_id: &str) -> Value {
+        let reply = self.ok("StartActionAndWait", json!({"actionId": action_id}));
+        reply["logEntry"].clone()
+    }
+
+    /// StartAction of `action_id` that must succeed; returns the tracking id.
+    pub fn start_action(&self, action_id: &str) -> String {
+        let reply = self.ok("StartAction", json!({"actionId": action_id}));
+        reply["executionTrackingId"]
+            .as_str()
+            .expect("executionTrackingId is a string")
+            .to_string()
+    }
+
+    /// The current log entry of an execution.
+    pub fn status(&self, tracking_id: &str) -> Value {
+        let reply = self.ok(
+            "ExecutionStatus",
+            json!({"executionTrackingId": tracking_id}),
+        );
+        reply["logEntry"].clone()
+    }
+
+    /// Polls ExecutionStatus until the execution is finished; panics after `timeout`.
+    pub fn wait_finished(&self, tracking_id: &str, timeout: Duration) -> Value {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let entry = self.status(tracking_id);
+            if entry["executionFinished"] == json!(true) {
+                return entry;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "execution {tracking_id} not finished after {timeout:?}: {entry}"
+            );
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Sends a signal to the service itself.
+    pub fn signal(&self, signal: Signal) {
+        kill(Pid::from_raw(self.pid()), signal).expect("signal actiond");
+    }
+
+    /// Waits up to `timeout` for the service to exit; `None` if it is still running.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait actiond") {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = kill(Pid::from_raw(self.pid()), Signal::SIGTERM);
+            if self.wait_exit(DROP_GRACE).is_none() {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+            }
+        }
+    }
+}
+
+/// Forwards each line of `pipe` to the test's stderr with `prefix` and into `log` (shown if
+/// the service fails to start); the first `listening on http://ADDR` line sends ADDR on
+/// `addr_tx`. Runs until the pipe closes, so the service never blocks on a full pipe.
+fn forward(
+    pipe: impl Read + Send + 'static,
+    prefix: &'static str,
+    log: Arc<Mutex<String>>,
+    mut addr_tx: Option<mpsc::Sender<SocketAddr>>,
+) {
+    thread::spawn(move || {
+        let mut reader = BufReader::new(pipe);
+        let mut raw = Vec::new();
+        loop {
+            raw.clear();
+            match reader.read_until(b'\n', &mut raw) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let line = String::from_utf8_lossy(&raw);
+            let line = line.trim_end_matches(['\r', '\n']);
+            eprintln!("{prefix}{line}");
+            {
+                let mut log = log.lock().unwrap();
+                log.push_str(line);
+                log.push('\n');
+            }
+            if let Some(addr) = listening_address(line)
+                && let Some(tx) = addr_tx.take()
+            {
+                let _ = tx.send(addr);
+            }
+        }
+    });
+}
+
+/// The address in a `listening on http://([0-9.]+:[0-9]+)` log line.
+fn listening_address(line: &str) -> Option<SocketAddr> {
+    const MARK: &str = "listening on http://";
+    let start = line.find(MARK)? + MARK.len();
+    let rest = &line[start..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ':'))
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+// ---------------------------------------------------------------------------------------
+// Other ways of running the binary
+
+/// Output of a run of the binary that is expected to end by itself.
+pub struct Finished {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs the binary with `args`, killing it if it runs longer than `timeout`.
+pub fn run_binary(args: &[&str], cwd: &Path, timeout: Duration) -> Finished {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn actiond");
+    let stdout = read_all_in_thread(child.stdout.take().expect("stdout pipe"));
+    let stderr = read_all_in_thread(child.stderr.take().expect("stderr pipe"));
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("actiond {args:?} still running after {timeout:?}");
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    Finished {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    }
+}
+
+fn read_all_in_thread(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = pipe.read_to_end(&mut buf);
+        String::from_utf8_lossy(&buf).into_owned()
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// /proc
+
+/// The fields of `/proc/<pid>/stat` the tests look at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    pub pid: i32,
+    pub state: char,
+    pub ppid: i32,
+    pub pgrp: i32,
+}
+
+/// Parses `/proc/<pid>/stat`; `None` once the process is gone (reaped).
+pub fn proc_stat(pid: i32) -> Option<ProcStat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(&text)
+}
+
+fn parse_stat(text: &str) -> Option<ProcStat> {
+    // `pid (comm) state ppid pgrp ...`: comm may hold spaces and parentheses, so split after
+    // the last `)`.
+    let open = text.find(" (")?;
+    let close = text.rfind(')')?;
+    let pid = text[..open].trim().parse().ok()?;
+    let mut rest = text[close + 1..].split_whitespace();
+    let state = rest.next()?.chars().next()?;
+    let ppid = rest.next()?.parse().ok()?;
+    let pgrp = rest.next()?.parse().ok()?;
+    Some(ProcStat {
+        pid,
+        state,
+        ppid,
+        pgrp,
+    })
+}
+
+/// Every process currently visible in /proc.
+pub fn all_processes() -> Vec<ProcStat> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(proc_stat)
+        .collect()
+}
+
+/// The processes whose process group is `pgid`, zombies included (a zombie is a leak too).
+pub fn group_members(pgid: i32) -> Vec<ProcStat> {
+    all_processes()
+        .into_iter()
+        .filter(|p| p.pgrp == pgid)
+        .collect()
+}
+
+/// Children of `ppid` that are zombies (exited, not reaped).
+pub fn zombie_children(ppid: i32) -> Vec<ProcStat> {
+    all_processes()
+        .into_iter()
+        .filter(|p| p.ppid == ppid && p.state == 'Z')
+        .collect()
+}
+
+/// Number of open file descriptors of `pid`.
+pub fn fd_count(pid: i32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("read /proc/<pid>/fd")
+        .count()
+}
+
+/// A `Vm*` figure (e.g. `VmRSS`, `VmHWM`) of `/proc/<pid>/status`, in KiB.
+pub fn vm_kib(pid: i32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read status");
+    status
+        .lines()
+        .find_map(|line| {
+            let value = line.strip_prefix(field)?.strip_prefix(':')?;
+            value.split_whitespace().next()?.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+}
+
+/// Polls `cond` every 10 ms until it holds or `timeout` passes; returns whether it held.
+pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Waits for a script to write a pid into `path` and returns it.
+pub fn read_pid_file(path: &Path, timeout: Duration) -> i32 {
+    let mut pid = None;
+    let found = wait_until(timeout, || {
+        pid = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| text.trim().parse().ok());
+        pid.is_some()
+    });
+    assert!(found, "no pid in {} after {timeout:?}", path.display());
+    pid.unwrap_or_default()
+}
+
+/// SIGKILLs a process group on drop: cleanup for groups a test started, whatever the
+/// service did with them.
+pub struct GroupGuard(pub i32);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if self.0 > 1 {
+            let _ = killpg(Pid::from_raw(self.0), Signal::SIGKILL);
+        }
+    }
+}
+
+/// SIGKILLs a single process on drop.
+pub struct PidGuard(pub i32);
+
+impl Drop for PidGuard {
+    fn drop(&mut self) {
+        if self.0 > 1 {
+            let _ = kill(Pid::from_raw(self.0), Signal::SIGKILL);
+        }
+    }
+}
+
+#[test]
+fn harness_parses_listening_line() {
+    assert_eq!(
+        listening_address("2024 INFO actiond: listening on http://127.0.0.1:4321 (config x)"),
+        Some("127.0.0.1:4321".parse().unwrap())
+    );
+    assert_eq!(listening_address("starting"), None);
+}
+
+#[test]
+fn harness_parses_proc_stat_with_odd_comm() {
+    let stat = parse_stat("42 (a) b (c)) S 7 40 40 0 -1").unwrap();
+    assert_eq!(
+        stat,
+        ProcStat {
+            pid: 42,
+            state: 'S',
+            ppid: 7,
+            pgrp: 40
+        }
+    );
+}
+
+#[test]
+fn harness_yaml_renders_nested_values() {
+    let yaml = to_yaml(&json!({"a": 1, "b": [{"c": "x\"y", "d": []}], "e": {}}));
+    assert_eq!(yaml, "a: 1\nb:\n  -\n    c: \"x\\\"y\"\n    d: []\ne: {}\n");
+}

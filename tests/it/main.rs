@@ -1,0 +1,17 @@
+//! Black-box integration tests: each test starts the real `actiond` binary on loopback with
+//! its own temporary config directory and drives it over HTTP with an independent client,
+//! then checks the answers and, for executions, the operating system itself (/proc).
+//!
+//! All files form one test binary to keep link time down: `harness` starts the service and
+//! inspects processes, `client` speaks HTTP/1.1 and Connect JSON, and each other module
+//! covers one topic of the contract (SPEC.md).
+
+mod client;
+mod harness;
+
+mod config_check;
+mod logs;
+mod operations;
+mod processes;
+mod shutdown;
+mod wire;

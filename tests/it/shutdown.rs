@@ -1,0 +1,108 @@
+//! Graceful shutdown (SPEC §5.3, §1): on SIGTERM or SIGINT the service stops, takes every
+//! running execution down with the kill ladder, leaves nothing of their process groups
+//! behind (not even unreaped zombies), and exits 0 within `killGracePeriod` + 2 s.
+
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+
+use crate::harness::{
+    GroupGuard, Server, config_with, group_members, read_pid_file, shell_action, wait_until,
+};
+
+/// The tests' `killGracePeriod` (see `config_with`).
+const GRACE: Duration = Duration::from_secs(1);
+
+/// SPEC's bound on shutdown: the grace period plus two seconds.
+const SHUTDOWN_BOUND: Duration = Duration::from_secs(1 + 2);
+
+/// How long to wait for an exit before declaring a hang (longer than the bound, so that a
+/// slow exit is reported with its duration rather than as "still running").
+const HANG: Duration = Duration::from_secs(15);
+
+/// Signals the service, waits for it to exit, and returns how long that took; asserts the
+/// exit was a clean 0.
+fn stop_and_time(server: &mut Server, signal: Signal) -> Duration {
+    let began = Instant::now();
+    server.signal(signal);
+    let status = server.wait_exit(HANG);
+    let elapsed = began.elapsed();
+    let status = status.unwrap_or_else(|| panic!("actiond still running {HANG:?} after {signal}"));
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "exit status {status:?} after {signal}"
+    );
+    elapsed
+}
+
+/// Starts `action`, which writes its group id to `pid` and has two grandchildren, and
+/// returns the group id once all three processes exist.
+fn start_group(server: &Server, action: &str) -> i32 {
+    server.start_action(action);
+    let pgid = read_pid_file(&server.path("pid"), Duration::from_secs(10));
+    let all_there = wait_until(Duration::from_secs(10), || group_members(pgid).len() >= 3);
+    assert!(all_there, "group {pgid}: {:?}", group_members(pgid));
+    pgid
+}
+
+fn assert_group_gone(pgid: i32) {
+    let gone = wait_until(Duration::from_secs(5), || group_members(pgid).is_empty());
+    assert!(
+        gone,
+        "processes of group {pgid} survive shutdown (state Z = unreaped zombie): {:?}",
+        group_members(pgid)
+    );
+}
+
+#[test]
+fn sigterm_kills_a_term_ignoring_execution_and_exits_zero_in_time() {
+    let mut server = Server::start(config_with(vec![shell_action(
+        "stubborn",
+        "trap '' TERM\necho $$ > pid\nsleep 1000 & sleep 1000 & wait\n",
+    )]));
+    let pgid = start_group(&server, "stubborn");
+    let _guard = GroupGuard(pgid);
+    let elapsed = stop_and_time(&mut server, Signal::SIGTERM);
+    assert!(
+        elapsed <= SHUTDOWN_BOUND,
+        "shutdown took {elapsed:?}, more than killGracePeriod + 2 s"
+    );
+    // The group ignores SIGTERM: an exit before the grace period means the ladder was cut
+    // short (or never ran).
+    assert!(elapsed >= GRACE, "exited after only {elapsed:?}");
+    assert_group_gone(pgid);
+}
+
+#[test]
+fn sigint_shuts_down_like_sigterm() {
+    let mut server = Server::start(config_with(vec![shell_action(
+        "family",
+        "echo $$ > pid\nsleep 1000 & sleep 1000 & wait\n",
+    )]));
+    let pgid = start_group(&server, "family");
+    let _guard = GroupGuard(pgid);
+    let elapsed = stop_and_time(&mut server, Signal::SIGINT);
+    assert!(elapsed <= SHUTDOWN_BOUND, "shutdown took {elapsed:?}");
+    assert_group_gone(pgid);
+}
+
+#[test]
+fn sigterm_when_idle_exits_zero_in_time() {
+    let mut server = Server::start(config_with(vec![shell_action("noop", "true")]));
+    server.run("noop");
+    let elapsed = stop_and_time(&mut server, Signal::SIGTERM);
+    assert!(elapsed <= SHUTDOWN_BOUND, "shutdown took {elapsed:?}");
+}
+
+#[test]
+fn shutdown_closes_idle_keep_alive_connections() {
+    // An idle keep-alive client must not hold the service up.
+    let mut server = Server::start(config_with(vec![shell_action("noop", "true")]));
+    let mut conn = server.conn();
+    let resp = conn.send(&crate::client::Request::get("/readyz"));
+    assert_eq!(resp.status, 200);
+    let elapsed = stop_and_time(&mut server, Signal::SIGTERM);
+    assert!(elapsed <= SHUTDOWN_BOUND, "shutdown took {elapsed:?}");
+    drop(conn);
+}
