@@ -113,6 +113,64 @@ impl ConnectError {
     }
 }
 
+/// Envelope flag of the end-stream message of a server stream (SPEC §2.4).
+pub const END_STREAM: u8 = 0x02;
+
+/// One server-streaming envelope: a flag byte, the payload's length as 4 big-endian bytes,
+/// the payload.
+pub fn envelope(flags: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(5 + payload.len());
+    out.push(flags);
+    // Payloads are bounded far below 4 GiB (events are capped), so the length fits.
+    out.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// The end-stream envelope: `{}` after a clean end, `{"error": {code, message}}` otherwise.
+pub fn end_stream(error: Option<&ConnectError>) -> Vec<u8> {
+    #[derive(serde::Serialize)]
+    struct Err<'a> {
+        code: &'a str,
+        message: &'a str,
+    }
+    #[derive(serde::Serialize)]
+    struct End<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<Err<'a>>,
+    }
+    let end = End {
+        error: error.map(|e| Err {
+            code: e.code.as_str(),
+            message: &e.message,
+        }),
+    };
+    envelope(
+        END_STREAM,
+        &serde_json::to_vec(&end).unwrap_or_else(|_| b"{}".to_vec()),
+    )
+}
+
+/// `Content-Type` of a server-streaming call must be `application/connect+json`.
+pub fn check_stream_content_type(value: Option<&str>) -> Result<(), ConnectError> {
+    let media = value.map(|v| {
+        v.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    });
+    if media.as_deref() == Some("application/connect+json") {
+        return Ok(());
+    }
+    let found = value.unwrap_or("none");
+    Err(ConnectError::new(
+        Code::Unknown,
+        format!("unsupported Content-Type {found:?}: a stream needs Content-Type: application/connect+json"),
+    )
+    .with_status(415))
+}
+
 /// `Content-Type` of a unary call must be `application/json`, parameters allowed.
 pub fn check_unary_content_type(value: Option<&str>) -> Result<(), ConnectError> {
     let media = value.map(|v| {
@@ -442,6 +500,30 @@ mod tests {
         // Python's json.dumps writes emoji as surrogate pairs; they must decode.
         let f = Fields::parse(br#"{"actionId":"\ud83d\ude00"}"#).unwrap();
         assert_eq!(f.string("actionId").unwrap(), "\u{1F600}");
+    }
+
+    #[test]
+    fn envelopes_frame_their_payload() {
+        assert_eq!(envelope(0, b"{}"), [0, 0, 0, 0, 2, b'{', b'}']);
+        assert_eq!(end_stream(None), [2, 0, 0, 0, 2, b'{', b'}']);
+        let e = ConnectError::new(Code::Unimplemented, "not yet");
+        let framed = end_stream(Some(&e));
+        assert_eq!(framed[0], END_STREAM);
+        let len = u32::from_be_bytes([framed[1], framed[2], framed[3], framed[4]]) as usize;
+        assert_eq!(
+            &framed[5..],
+            br#"{"error":{"code":"unimplemented","message":"not yet"}}"#
+        );
+        assert_eq!(len, framed.len() - 5);
+    }
+
+    #[test]
+    fn stream_content_type_rules() {
+        assert!(check_stream_content_type(Some("application/connect+json")).is_ok());
+        assert!(check_stream_content_type(Some("Application/Connect+JSON; charset=utf-8")).is_ok());
+        for bad in [None, Some("application/json")] {
+            assert_eq!(check_stream_content_type(bad).unwrap_err().status, 415);
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::header::{ALLOW, CONTENT_ENCODING, CONTENT_TYPE, HeaderValue};
+use hyper::http::request::Parts;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
@@ -98,16 +99,33 @@ pub async fn serve(
 }
 
 async fn handle(engine: &Arc<Engine>, _peer: SocketAddr, req: Request<Incoming>) -> Reply {
-    let path = req.uri().path().to_string();
-    match api::route(req.method().as_str(), &path) {
-        Route::Call(op) => match call(engine, op, req).await {
-            Ok(body) => json(StatusCode::OK, body),
-            Err(e) => error(&e),
-        },
+    let (parts, body) = req.into_parts();
+    let max = engine.config().limits.max_request_body_bytes;
+    let route = api::route(parts.method.as_str(), parts.uri.path());
+    // Every answer but a unary call's is decided without the body. Read it anyway (within
+    // the body limit) before answering: a client still sending when hyper closes the
+    // connection sees EPIPE instead of our answer.
+    if !matches!(route, Route::Call(op) if !op.streaming()) {
+        drain(body, max).await;
+        return answer(engine, route, &parts).await;
+    }
+    let Route::Call(op) = route else {
+        unreachable!("checked above")
+    };
+    match call(engine, op, &parts, body, max).await {
+        Ok(reply) => json(StatusCode::OK, reply),
+        Err(e) => error(&e),
+    }
+}
+
+/// The answer to everything that is not a unary call.
+async fn answer(engine: &Arc<Engine>, route: Route<'_>, parts: &Parts) -> Reply {
+    match route {
+        Route::Call(op) => stream(op, parts),
         Route::GetStart(op, id) => {
-            let result = match deadline(&req) {
+            let result = match deadline(parts) {
                 Ok(limit) => {
-                    with_deadline(limit, api::get_start(engine, op, &id, &caller(&req))).await
+                    with_deadline(limit, api::get_start(engine, op, &id, &caller(parts))).await
                 }
                 Err(e) => Err(e),
             };
@@ -137,13 +155,11 @@ async fn handle(engine: &Arc<Engine>, _peer: SocketAddr, req: Request<Incoming>)
                 .with_status(404),
         ),
         Route::WrongMethod(allow) => {
-            let mut r = error(
-                &ConnectError::new(
-                    Code::Unknown,
-                    format!("method not allowed here: use {allow}"),
-                )
-                .with_status(405),
+            let e = ConnectError::new(
+                Code::Unknown,
+                format!("method not allowed here: use {allow}"),
             );
+            let mut r = error(&e.with_status(405));
             r.headers_mut()
                 .insert(ALLOW, HeaderValue::from_static(allow));
             r
@@ -152,43 +168,68 @@ async fn handle(engine: &Arc<Engine>, _peer: SocketAddr, req: Request<Incoming>)
     }
 }
 
-/// A POST operation: the Connect checks in the order a client can act on them.
+fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
+    // A header value that is not visible ASCII cannot match any rule; show it as such.
+    parts
+        .headers
+        .get(name)
+        .map(|v| v.to_str().unwrap_or("\u{FFFD}"))
+}
+
+/// A server-streaming operation. Once the handler is chosen, Connect reports errors in the
+/// end-stream envelope with HTTP 200: clients ignore the body of any other status.
+fn stream(op: Op, parts: &Parts) -> Reply {
+    if let Err(e) = protocol::check_stream_content_type(header(parts, CONTENT_TYPE.as_str())) {
+        return error(&e);
+    }
+    let e = ConnectError::new(
+        Code::Unimplemented,
+        format!(
+            "{} is not implemented by this version of actiond yet",
+            op.name()
+        ),
+    );
+    let mut r = Response::new(Full::new(Bytes::from(protocol::end_stream(Some(&e)))));
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("application/connect+json"),
+    );
+    r
+}
+
+/// A unary POST operation: the Connect checks in the order a client can act on them.
 async fn call(
     engine: &Arc<Engine>,
     op: Op,
-    req: Request<Incoming>,
+    parts: &Parts,
+    body: Incoming,
+    max: usize,
 ) -> Result<Vec<u8>, ConnectError> {
-    if op.streaming() {
-        return Err(ConnectError::new(
-            Code::Unimplemented,
-            format!(
-                "{} is not implemented by this version of actiond yet",
-                op.name()
-            ),
-        ));
-    }
-    let h = req.headers();
-    let header = |name: &str| h.get(name).map(|v| v.to_str().unwrap_or("\u{FFFD}"));
-    protocol::check_unary_content_type(header("content-type"))?;
-    protocol::check_protocol_version(header("connect-protocol-version"))?;
-    let limit = deadline(&req)?;
-    let encoding = protocol::parse_content_encoding(header(CONTENT_ENCODING.as_str()))?;
-    let caller = caller(&req);
-    let max = engine.config().limits.max_request_body_bytes;
+    let checked = (|| {
+        protocol::check_unary_content_type(header(parts, CONTENT_TYPE.as_str()))?;
+        protocol::check_protocol_version(header(parts, "connect-protocol-version"))?;
+        let limit = deadline(parts)?;
+        let encoding = protocol::parse_content_encoding(header(parts, CONTENT_ENCODING.as_str()))?;
+        Ok((limit, encoding))
+    })();
+    let (limit, encoding) = match checked {
+        Ok(c) => c,
+        Err(e) => {
+            drain(body, max).await;
+            return Err(e);
+        }
+    };
+    let caller = caller(parts);
     let work = async {
-        let body = read_body(req.into_body(), max, encoding).await?;
+        let body = read_body(body, max, encoding).await?;
         let fields = Fields::parse(&body)?;
         api::call(engine, op, &fields, &caller).await
     };
     with_deadline(limit, work).await
 }
 
-fn deadline(req: &Request<Incoming>) -> Result<Option<Duration>, ConnectError> {
-    let v = req
-        .headers()
-        .get("connect-timeout-ms")
-        .map(|v| v.to_str().unwrap_or("\u{FFFD}"));
-    protocol::parse_timeout(v)
+fn deadline(parts: &Parts) -> Result<Option<Duration>, ConnectError> {
+    protocol::parse_timeout(header(parts, "connect-timeout-ms"))
 }
 
 async fn with_deadline<T>(
@@ -207,8 +248,14 @@ async fn with_deadline<T>(
 }
 
 /// Identifies the caller. Only guests exist until the identity issue lands.
-fn caller(_req: &Request<Incoming>) -> Caller {
+fn caller(_parts: &Parts) -> Caller {
     Caller::guest()
+}
+
+/// Reads and discards a body we do not need, at most `max` bytes of it. A larger body is
+/// abandoned; hyper then closes the connection, which is what such a client deserves.
+async fn drain(body: Incoming, max: usize) {
+    let _ = Limited::new(body, max).collect().await;
 }
 
 /// Reads a request body, holding `max` bytes as the limit while it streams in (clients

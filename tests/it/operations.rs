@@ -436,7 +436,7 @@ fn get_whoami_is_unimplemented_for_now() {
 }
 
 #[test]
-fn event_stream_is_unimplemented_for_now() {
+fn event_stream_is_unimplemented_for_now_in_the_end_stream_message() {
     let server = server();
     // A well-formed Connect streaming request: one envelope (flag 0, length 2) holding {}.
     let mut envelope = vec![0u8, 0, 0, 0, 2];
@@ -446,5 +446,17 @@ fn event_stream_is_unimplemented_for_now() {
         .header("Connect-Protocol-Version", "1")
         .body(&envelope);
     let resp = send(server.addr, &req);
-    assert_error(&resp, 501, "unimplemented");
+    // Connect streams report errors in the end-stream envelope with HTTP 200: clients ignore
+    // the body of any other status and would read code "unknown" from a 501.
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    assert_eq!(
+        resp.header("content-type"),
+        Some("application/connect+json")
+    );
+    let body = &resp.body;
+    assert_eq!(body[0], 0x02, "one end-stream envelope: {body:?}");
+    let len = u32::from_be_bytes([body[1], body[2], body[3], body[4]]) as usize;
+    assert_eq!(len, body.len() - 5, "exactly one envelope");
+    let end: serde_json::Value = serde_json::from_slice(&body[5..]).unwrap();
+    assert_eq!(end["error"]["code"], "unimplemented", "{end}");
 }

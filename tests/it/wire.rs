@@ -616,3 +616,23 @@ fn keep_alive_connection_survives_an_error_answer() {
     let third = conn.send(&readyz_call());
     assert_eq!(third.status, 200, "{}", third.text());
 }
+
+/// Regression: answers decided before the body was read (unknown operation, 415, missing
+/// protocol header) closed the connection while the client was still sending, so real
+/// clients (connect-node) saw EPIPE instead of the answer.
+#[test]
+fn answers_decided_without_the_body_still_consume_it() {
+    let server = Server::start(config_with(vec![shell_action("noop", "true")]));
+    let big = vec![b' '; 60 * 1024];
+    let mut conn = server.conn();
+    let unknown = Request::connect("NoSuchOperation", &big);
+    let resp = conn.send(&unknown);
+    assert_eq!(resp.status, 404, "{}", resp.text());
+    let no_version = Request::post("/api/GetLogs")
+        .header("Content-Type", "application/json")
+        .body(&big);
+    assert_eq!(conn.send(&no_version).status, 400);
+    // The same connection still works: the body was consumed, not left in the socket.
+    let ok = Request::connect("GetReadyz", b"{}");
+    assert_eq!(conn.send(&ok).status, 200);
+}
