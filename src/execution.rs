@@ -354,7 +354,8 @@ impl Execution {
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use crate::config::CommandSpec;
+    use crate::config::{CommandSpec, CommandTemplate};
+    use crate::template::Template;
     use std::time::Duration;
 
     pub fn action(id: &str) -> Arc<Action> {
@@ -363,6 +364,7 @@ pub mod tests {
             title: format!("Title of {id}"),
             icon: "&#x1F600;".into(),
             command: CommandSpec::Shell("true".into()),
+            template: CommandTemplate::Shell(Template::shell("true").unwrap()),
             timeout: Duration::from_secs(30),
             arguments: vec![],
             entity: None,

@@ -15,6 +15,7 @@ pub mod output;
 pub mod permissions;
 pub mod protocol;
 pub mod server;
+pub mod template;
 
 use std::future::Future;
 use std::sync::Arc;

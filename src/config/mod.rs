@@ -13,6 +13,8 @@ mod validate;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::template::{Placeholder, Template};
+
 pub use source::{LoadError, Loaded, Source, load, locate};
 pub use validate::parse;
 
@@ -149,13 +151,36 @@ impl CommandSpec {
     }
 }
 
+/// An action's command compiled for substitution (see `template`): placeholders located,
+/// their quoting contexts known, unsafe ones refused at load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandTemplate {
+    Shell(Template),
+    Exec(Vec<Template>),
+}
+
+impl CommandTemplate {
+    pub fn placeholders(&self) -> Vec<&Placeholder> {
+        match self {
+            CommandTemplate::Shell(t) => t.placeholders().map(|(p, _)| p).collect(),
+            CommandTemplate::Exec(v) => v
+                .iter()
+                .flat_map(|t| t.placeholders().map(|(p, _)| p))
+                .collect(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Action {
     /// The configured or derived id (`[A-Za-z0-9_-]{1,64}`), unique across actions.
     pub id: String,
     pub title: String,
     pub icon: String,
+    /// The command as written.
     pub command: CommandSpec,
+    /// The command compiled for substitution.
+    pub template: CommandTemplate,
     pub timeout: Duration,
     pub arguments: Vec<Argument>,
     /// `entity:` type name; such an action yields one binding per entity instance (later issue).

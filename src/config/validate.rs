@@ -19,9 +19,11 @@ use std::time::Duration;
 use super::source::Source;
 use super::tree::{self, Node, index_path, key_path};
 use super::{
-    AccessControlList, Action, ApiToken, Argument, Auth, Choice, CommandSpec, Component, Config,
-    EntitySource, Limits, Link, LocalUser, LogLevel, Permissions, Policy, Problem, RateRule,
+    AccessControlList, Action, ApiToken, Argument, Auth, Choice, CommandSpec, CommandTemplate,
+    Component, Config, EntitySource, Limits, Link, LocalUser, LogLevel, Permissions, Policy,
+    Problem, RateRule,
 };
+use crate::template::{Placeholder, Template};
 
 /// Reads the YAML files of an `include:` directory: given the directory (already resolved
 /// against the config's directory), the `(file name, text)` of every `*.yml` / `*.yaml` in it,
@@ -1506,6 +1508,7 @@ impl<'a> Checker<'a> {
             .filter(|e| !e.is_empty())
             .or_else(|| inherited_entity.map(str::to_string));
         let arguments = self.arguments(f.get("arguments"));
+        let template = self.command_template(&command, &f, path, &arguments, entity.as_deref());
 
         let action = Action {
             // Settled by `settle_ids` once every configured id is known.
@@ -1513,6 +1516,7 @@ impl<'a> Checker<'a> {
             title: title.clone(),
             icon,
             command,
+            template,
             timeout,
             arguments,
             entity,
@@ -1533,6 +1537,60 @@ impl<'a> Checker<'a> {
             path: path.to_string(),
         });
         Some(title)
+    }
+
+    /// Compiles the command for substitution. Unsafe placeholder contexts, placeholders
+    /// naming nothing, and placeholders naming display-only arguments are errors at the
+    /// path of the text that holds them.
+    fn command_template(
+        &mut self,
+        command: &CommandSpec,
+        f: &Fields<'_>,
+        path: &str,
+        arguments: &[Argument],
+        entity: Option<&str>,
+    ) -> CommandTemplate {
+        let texts: Vec<(String, &str, bool)> = match command {
+            CommandSpec::Shell(text) => {
+                let at = f.get("shell").map_or(path, |(_, p)| p).to_string();
+                vec![(at, text.as_str(), true)]
+            }
+            CommandSpec::Exec(argv) => {
+                let at = f.get("exec").map_or(path, |(_, p)| p).to_string();
+                argv.iter()
+                    .enumerate()
+                    .map(|(i, t)| (index_path(&at, i), t.as_str(), false))
+                    .collect()
+            }
+        };
+        let mut compiled = Vec::new();
+        for (at, text, shell) in texts {
+            let result = if shell {
+                Template::shell(text)
+            } else {
+                Template::literal(text)
+            };
+            match result {
+                Ok(t) => {
+                    for (placeholder, _) in t.placeholders() {
+                        if let Some(problem) = placeholder_problem(placeholder, arguments, entity) {
+                            self.error(&at, problem);
+                        }
+                    }
+                    compiled.push(t);
+                }
+                Err(e) => {
+                    self.error(&at, e.message);
+                    compiled.push(Template::empty());
+                }
+            }
+        }
+        match command {
+            CommandSpec::Shell(_) => {
+                CommandTemplate::Shell(compiled.pop().unwrap_or_else(Template::empty))
+            }
+            CommandSpec::Exec(_) => CommandTemplate::Exec(compiled),
+        }
     }
 
     fn rate_rules(&mut self, field: Field<'_, '_>) -> Vec<RateRule> {
@@ -1825,6 +1883,52 @@ impl<'a> Checker<'a> {
 // ---------------------------------------------------------------------------------------
 
 /// Whether an unsupported key's value asks for nothing: null, false, empty text or collection.
+/// Why a placeholder cannot be filled, if it cannot.
+fn placeholder_problem(
+    p: &Placeholder,
+    arguments: &[Argument],
+    entity: Option<&str>,
+) -> Option<String> {
+    match p {
+        Placeholder::Argument(name) => {
+            let declared = arguments.iter().find(|a| a.name == *name);
+            match declared {
+                Some(a) if is_display_only(&a.kind) => Some(format!(
+                    "{p} names a {} argument, which has no value to substitute",
+                    a.kind.trim()
+                )),
+                Some(_) => None,
+                None => {
+                    let names: Vec<&str> = arguments
+                        .iter()
+                        .filter(|a| !a.name.is_empty() && !is_display_only(&a.kind))
+                        .map(|a| a.name.as_str())
+                        .collect();
+                    Some(if names.is_empty() {
+                        format!("{p} names no argument: declare it under `arguments:`")
+                    } else {
+                        format!(
+                            "{p} names no argument: declare it under `arguments:` (declared: {})",
+                            names.join(", ")
+                        )
+                    })
+                }
+            }
+        }
+        Placeholder::Entity(_) if entity.is_none() => Some(format!(
+            "{p} names an entity field, but the action has no `entity:`"
+        )),
+        Placeholder::Entity(_) => None,
+    }
+}
+
+/// confirmation and html arguments are shown, never substituted.
+fn is_display_only(kind: &str) -> bool {
+    ["confirmation", "html"]
+        .iter()
+        .any(|k| kind.trim().eq_ignore_ascii_case(k))
+}
+
 fn is_off(node: &Node) -> bool {
     match node {
         Node::Null | Node::Bool(false) => true,
@@ -2749,7 +2853,7 @@ actions:
 
     #[test]
     fn exec_is_preferred_over_shell() {
-        let text = "actions:\n  - title: Both\n    shell: echo a\n    exec: [echo, 5, '{{ x }}']\n";
+        let text = "actions:\n  - title: Both\n    shell: echo a\n    exec: [echo, 5, '{{ x }}']\n    arguments: [{name: x}]\n";
         assert_warning(text, "actions[0].shell", "exec is used");
         assert_eq!(
             ok(text).0.actions[0].command,
@@ -2800,6 +2904,56 @@ actions:
                 "restartDocker2"
             ]
         );
+    }
+
+    #[test]
+    fn placeholders_must_name_a_value_argument_in_a_safe_context() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "actions:\n  - {title: x, shell: 'echo {{ nope }}'}\n",
+                "actions[0].shell",
+                "names no argument",
+            ),
+            (
+                "actions:\n  - {title: x, shell: 'echo {{ a }} {{ nope }}', arguments: [{name: a}]}\n",
+                "actions[0].shell",
+                "(declared: a)",
+            ),
+            (
+                "actions:\n  - {title: x, exec: [echo, '{{ nope }}']}\n",
+                "actions[0].exec[1]",
+                "names no argument",
+            ),
+            (
+                "actions:\n  - {title: x, shell: 'echo {{ ok }}', arguments: [{name: ok, type: confirmation}]}\n",
+                "actions[0].shell",
+                "confirmation argument",
+            ),
+            (
+                "actions:\n  - {title: x, shell: 'echo {{ .CurrentEntity.name }}'}\n",
+                "actions[0].shell",
+                "no `entity:`",
+            ),
+            (
+                "actions:\n  - {title: x, shell: 'echo $(echo {{ a }})', arguments: [{name: a}]}\n",
+                "actions[0].shell",
+                "inside $( )",
+            ),
+            (
+                "actions:\n  - {title: x, shell: 'docker ps --format {{.Names}}'}\n",
+                "actions[0].shell",
+                "script file",
+            ),
+        ];
+        for (text, path, needle) in cases {
+            assert_error(text, path, needle);
+        }
+        let (config, _) = ok(
+            "actions:\n  - {title: x, entity: server, shell: 'ping {{ server.host }} {{ n }}', \
+                               arguments: [{name: n, type: int}]}\n",
+        );
+        let holes = config.actions[0].template.placeholders();
+        assert_eq!(holes.len(), 2);
     }
 
     #[test]
