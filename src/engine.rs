@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use tracing::info;
 
+use crate::arguments::{self, ArgError};
 use crate::config::{Action, Config};
 use crate::execution::{
     Execution, KillReason, NewExecution, Outcome, TrackingId, new_tracking_id, valid_tracking_id,
@@ -28,8 +29,10 @@ pub enum Error {
     MissingIds,
     BadTrackingId(String),
     TrackingIdInUse(String),
-    /// Typed arguments and their substitution are not built yet.
-    ArgumentsNotBuilt(String),
+    /// A feature this version does not have yet (entity actions).
+    NotBuilt(String),
+    /// A request argument broke its declaration.
+    BadArgument(ArgError),
     /// RestartAction of an execution whose arguments are no longer known.
     ArgumentsUnavailable(String),
     Denied(Verb),
@@ -118,7 +121,16 @@ impl Engine {
         }
         let action = Arc::clone(self.action(&req.binding_id)?);
         self.check(caller, &action, Verb::Exec)?;
-        refuse_arguments(&action, &req.arguments)?;
+        if action.entity.is_some() {
+            return Err(Error::NotBuilt(format!(
+                "action {} is an entity action",
+                action.id
+            )));
+        }
+        // Every argument is checked before anything is created: a refused start leaves no
+        // entry and runs nothing.
+        let values =
+            arguments::resolve(&action.arguments, &req.arguments).map_err(Error::BadArgument)?;
 
         let tracking_id = if req.tracking_id.is_empty() {
             new_tracking_id()
@@ -137,7 +149,7 @@ impl Engine {
             user: caller.username.clone(),
             user_class: caller.usergroup.clone(),
             tags: Vec::new(),
-            arguments: req.arguments,
+            arguments: Some(req.arguments),
             max_output_bytes: self.config.limits.max_output_bytes,
         }));
 
@@ -170,6 +182,7 @@ impl Engine {
             &exec.tracking_id,
             &exec.user,
             grace,
+            &values,
         );
         let engine = Arc::clone(self);
         let done = Arc::clone(&exec);
@@ -246,10 +259,15 @@ impl Engine {
         let old = self
             .find(tracking_id)
             .ok_or_else(|| Error::UnknownExecution(tracking_id.to_string()))?;
+        // The recorded arguments are checked again against the current config by `start`.
+        let arguments = old
+            .arguments
+            .clone()
+            .ok_or_else(|| Error::ArgumentsUnavailable(tracking_id.to_string()))?;
         self.start(
             StartRequest {
                 binding_id: old.binding_id.clone(),
-                arguments: old.arguments.clone(),
+                arguments,
                 tracking_id: String::new(),
             },
             caller,
@@ -330,33 +348,6 @@ impl Engine {
         };
         let _ = tokio::time::timeout(bound, all).await;
     }
-}
-
-/// Until typed arguments exist (the next issue), anything that would need them is refused
-/// honestly rather than run with an unsafe or incomplete substitution.
-fn refuse_arguments(action: &Action, arguments: &[(String, String)]) -> Result<(), Error> {
-    if !arguments.is_empty() {
-        return Err(Error::ArgumentsNotBuilt(
-            "starting an action with arguments".into(),
-        ));
-    }
-    if action.command.has_placeholders() {
-        return Err(Error::ArgumentsNotBuilt(format!(
-            "action {} uses {{{{ }}}} placeholders",
-            action.id
-        )));
-    }
-    let takes_values = action
-        .arguments
-        .iter()
-        .any(|a| !matches!(a.kind.as_str(), "confirmation" | "html"));
-    if takes_values {
-        return Err(Error::ArgumentsNotBuilt(format!(
-            "action {} declares arguments",
-            action.id
-        )));
-    }
-    Ok(())
 }
 
 fn describe(d: Duration) -> String {

@@ -173,8 +173,9 @@ pub struct Execution {
     pub user: String,
     pub user_class: String,
     pub tags: Vec<String>,
-    /// The arguments as requested, kept for RestartAction (password values never, later).
-    pub arguments: Vec<(String, String)>,
+    /// The arguments as requested, kept in memory for RestartAction. `None` when they are
+    /// no longer known (a record restored from disk never carries password values).
+    pub arguments: Option<Vec<(String, String)>>,
     pub started: Instant,
     pub datetime_started: String,
     live: Mutex<Live>,
@@ -206,7 +207,7 @@ pub struct NewExecution {
     pub user: String,
     pub user_class: String,
     pub tags: Vec<String>,
-    pub arguments: Vec<(String, String)>,
+    pub arguments: Option<Vec<(String, String)>>,
     pub max_output_bytes: usize,
 }
 
@@ -391,7 +392,7 @@ pub mod tests {
             user: "guest".into(),
             user_class: "guest".into(),
             tags: vec![],
-            arguments: vec![],
+            arguments: Some(vec![]),
             max_output_bytes: 64,
         })
     }

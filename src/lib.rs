@@ -5,6 +5,7 @@
 //! See README "Architecture" for the code map and the invariants.
 
 pub mod api;
+pub mod arguments;
 pub mod clock;
 pub mod config;
 pub mod engine;

@@ -105,6 +105,12 @@ impl<'a> LogsReply<'a> {
 }
 
 #[derive(Serialize)]
+pub struct ValidateReply<'a> {
+    pub valid: bool,
+    pub description: &'a str,
+}
+
+#[derive(Serialize)]
 pub struct ReadyzReply<'a> {
     pub status: &'a str,
 }

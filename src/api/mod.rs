@@ -10,11 +10,15 @@ use std::sync::Arc;
 
 pub use routes::{Op, Route, route};
 
+use crate::arguments;
 use crate::engine::{Engine, Error, StartRequest};
 use crate::execution::{Execution, Snapshot};
 use crate::permissions::{Caller, Decision, gate};
 use crate::protocol::{Code, ConnectError, Fields};
-use dto::{KillReply, LogEntry, LogEntryReply, LogsReply, ReadyzReply, TrackingIdReply, to_json};
+use dto::{
+    KillReply, LogEntry, LogEntryReply, LogsReply, ReadyzReply, TrackingIdReply, ValidateReply,
+    to_json,
+};
 
 /// The one mapping from what the engine refused to what the client sees.
 pub fn connect_error(e: Error) -> ConnectError {
@@ -40,10 +44,11 @@ pub fn connect_error(e: Error) -> ConnectError {
             Code::AlreadyExists,
             format!("uniqueTrackingId {id:?} is already used: choose another or leave it empty"),
         ),
-        Error::ArgumentsNotBuilt(what) => ConnectError::new(
+        Error::NotBuilt(what) => ConnectError::new(
             Code::Unimplemented,
-            format!("{what}: typed arguments are not supported by this version of actiond yet"),
+            format!("{what}: not supported by this version of actiond yet"),
         ),
+        Error::BadArgument(e) => ConnectError::invalid(e.to_string()),
         Error::ArgumentsUnavailable(id) => ConnectError::new(
             Code::FailedPrecondition,
             format!(
@@ -142,6 +147,14 @@ pub async fn call(
             f.int64("startOffset")?,
             caller,
         ),
+        Op::ValidateArgumentType => {
+            let (valid, description) =
+                arguments::validate_type(&f.string("type")?, &f.string("value")?);
+            Ok(to_json(&ValidateReply {
+                valid,
+                description: &description,
+            }))
+        }
         Op::GetReadyz => Ok(to_json(&ReadyzReply {
             status: if engine.ready() { "OK" } else { "STOPPING" },
         })),
@@ -149,7 +162,6 @@ pub async fn call(
         | Op::GetActionBinding
         | Op::GetEntities
         | Op::GetEntity
-        | Op::ValidateArgumentType
         | Op::LocalUserLogin
         | Op::Logout
         | Op::WhoAmI

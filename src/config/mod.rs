@@ -13,6 +13,7 @@ mod validate;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::arguments::ArgType;
 use crate::template::{Placeholder, Template};
 
 pub use source::{LoadError, Loaded, Source, load, locate};
@@ -141,16 +142,6 @@ pub enum CommandSpec {
     Exec(Vec<String>),
 }
 
-impl CommandSpec {
-    /// Whether the command text holds a `{{ … }}` placeholder anywhere.
-    pub fn has_placeholders(&self) -> bool {
-        match self {
-            CommandSpec::Shell(s) => s.contains("{{"),
-            CommandSpec::Exec(v) => v.iter().any(|s| s.contains("{{")),
-        }
-    }
-}
-
 /// An action's command compiled for substitution (see `template`): placeholders located,
 /// their quoting contexts known, unsafe ones refused at load.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -214,6 +205,8 @@ pub struct Argument {
     pub title: String,
     /// The declared type text (`ascii`, `int`, `regex:…`, …); "" when absent.
     pub kind: String,
+    /// The type's rule, parsed (and for `regex:` compiled) at load.
+    pub rule: ArgType,
     /// `default`, with YAML scalars (numbers, booleans) rendered as text.
     pub default: Option<String>,
     pub choices: Vec<Choice>,

@@ -242,7 +242,7 @@ mod tests {
         assert_eq!(greet.arguments[0].name, "name");
         assert_eq!(greet.arguments[0].kind, "ascii");
         assert_eq!(greet.arguments[0].default.as_deref(), Some("world"));
-        assert!(greet.command.has_placeholders());
+        assert!(!greet.template.placeholders().is_empty());
     }
 
     #[test]

@@ -23,6 +23,7 @@ use super::{
     Component, Config, EntitySource, Limits, Link, LocalUser, LogLevel, Permissions, Policy,
     Problem, RateRule,
 };
+use crate::arguments::ArgType;
 use crate::template::{Placeholder, Template};
 
 /// Reads the YAML files of an `include:` directory: given the directory (already resolved
@@ -1730,11 +1731,46 @@ impl<'a> Checker<'a> {
                 .text(f.get("title"))
                 .filter(|t| !t.is_empty())
                 .unwrap_or_else(|| name.clone());
+            let type_path = f.get("type").map_or(path.clone(), |(_, p)| p.to_string());
+            let rule = match ArgType::parse(kind.trim(), !choices.is_empty()) {
+                Ok(rule) => rule,
+                Err(message) => {
+                    self.error(&type_path, message);
+                    ArgType::Ascii
+                }
+            };
+            if kind.trim().is_empty() && choices.is_empty() && !name.is_empty() {
+                self.warn(
+                    &path,
+                    format!(
+                        "argument {name:?} has no type: values must be letters and digits (ascii)"
+                    ),
+                );
+            }
+            let default = self.text(f.get("default"));
+            if let Some(value) = default
+                .as_deref()
+                .filter(|d| !d.is_empty() && !rule.is_display_only())
+            {
+                let allowed: Vec<&str> = choices.iter().map(|c| c.value.as_str()).collect();
+                if let Err(why) = crate::arguments::check(&rule, value, &allowed) {
+                    // Real configs use defaults as hints ("none", "example.com"), so this
+                    // warns: a start that relies on such a default is refused at run time.
+                    let at = f
+                        .get("default")
+                        .map_or(path.clone(), |(_, p)| p.to_string());
+                    self.warn(
+                        &at,
+                        format!("the default breaks the argument's own rule (it {why}): a start without a value will be refused"),
+                    );
+                }
+            }
             arguments.push(Argument {
                 name,
                 title,
                 kind,
-                default: self.text(f.get("default")),
+                rule,
+                default,
                 choices,
                 description: self.text_or(f.get("description"), ""),
                 suggestions,
@@ -2746,7 +2782,7 @@ actions:
       - name: host
         title: Host
         type: ascii_identifier
-        default: 3
+        default: 1.5
         description: Which host
         entity: server
         rejectNull: true
@@ -2795,7 +2831,8 @@ actions:
                 name: "host".into(),
                 title: "Host".into(),
                 kind: "ascii_identifier".into(),
-                default: Some("3".into()),
+                rule: ArgType::AsciiIdentifier,
+                default: Some("1.5".into()),
                 choices: vec![
                     Choice {
                         value: "1.5".into(),
@@ -3142,16 +3179,41 @@ actions:
         for (text, path, needle) in cases {
             assert_error(text, path, needle);
         }
-        // Display-only arguments need no name; type names are not checked here.
+        // Display-only arguments need no name.
         let (c, _) = ok(&wrap(
-            "      - {type: confirmation, title: Sure?}\n      - {type: HTML}\n      - {name: n, type: no_such_type}\n",
+            "      - {type: confirmation, title: Sure?}\n      - {type: html}\n      - {name: n, type: int}\n",
         ));
         assert_eq!(c.actions[0].arguments.len(), 3);
+        let type_path = "actions[0].arguments[0].type";
+        assert_error(
+            &wrap("      - {name: n, type: no_such_type}\n"),
+            type_path,
+            "unknown argument type",
+        );
+        assert_error(
+            &wrap("      - {name: n, type: HTML}\n"),
+            type_path,
+            "did you mean html",
+        );
+        assert_error(
+            &wrap("      - {name: n, type: 'regex:['}\n"),
+            type_path,
+            "regex",
+        );
+        // A default that breaks its own rule still loads (real configs use defaults as hints),
+        // with a warning: a start relying on it is refused.
+        let (_, warnings) = ok(&wrap("      - {name: u, type: url, default: none}\n"));
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.path == "actions[0].arguments[0].default"),
+            "{warnings:?}"
+        );
     }
 
     #[test]
     fn unknown_keys_warn_by_name_and_path() {
-        let text = "pageTitel: x\nactions:\n  - title: a\n    shell: b\n    colour: red\n    arguments:\n      - {name: n, hint: h}\ndashboards:\n  - title: D\n    contents:\n      - {title: a, cssStyle: {x: y}}\n";
+        let text = "pageTitel: x\nactions:\n  - title: a\n    shell: b\n    colour: red\n    arguments:\n      - {name: n, type: ascii, hint: h}\ndashboards:\n  - title: D\n    contents:\n      - {title: a, cssStyle: {x: y}}\n";
         let (_, warnings) = ok(text);
         let got: Vec<(&str, &str)> = warnings
             .iter()

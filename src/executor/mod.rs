@@ -28,8 +28,10 @@ use tokio::time::{Instant, sleep, sleep_until};
 pub use ladder::{group_gone, terminate_group};
 pub use reaper::{Exit, Reaper};
 
-use crate::config::{Action, CommandSpec};
+use crate::arguments::Value;
+use crate::config::{Action, CommandTemplate};
 use crate::execution::{Execution, KillReason, Outcome, Stop};
+use crate::template::Placeholder;
 
 /// How long an execution may wait for its pipes after the leader exited (SPEC §5.2): a
 /// command that starts a daemon with `&` leaves the daemon holding the pipes open.
@@ -53,21 +55,34 @@ pub struct Plan {
     pub grace: Duration,
 }
 
-/// The plan for running `action`. Commands with placeholders never get here: substitution
-/// belongs to the arguments module, and until it exists such starts are refused earlier.
+/// The plan for running `action` with validated argument `values`: the command template
+/// rendered (each value quoted for its context in `shell:`, literal in `exec:`), and each
+/// value also in the environment under its upper-cased name.
 pub fn plan(
     action: &Action,
     base_dir: &Path,
     tracking_id: &str,
     user: &str,
     grace: Duration,
+    values: &[Value],
 ) -> Plan {
-    let (program, args) = match &action.command {
+    let lookup = |p: &Placeholder| match p {
+        Placeholder::Argument(name) => values
+            .iter()
+            .find(|v| v.name == *name)
+            .map(|v| v.value.clone()),
+        // Entity actions are refused before a plan is made until entities exist.
+        Placeholder::Entity(_) => None,
+    };
+    let (program, args) = match &action.template {
         // An absolute path: no PATH search (one execve instead of up to one per PATH entry),
         // and a strange PATH in the service's environment cannot change which shell runs.
-        CommandSpec::Shell(text) => (SHELL.to_string(), vec!["-c".to_string(), text.clone()]),
-        CommandSpec::Exec(argv) => match argv.split_first() {
-            Some((first, rest)) => (first.clone(), rest.to_vec()),
+        CommandTemplate::Shell(t) => (SHELL.to_string(), vec!["-c".to_string(), t.render(&lookup)]),
+        CommandTemplate::Exec(argv) => match argv.split_first() {
+            Some((first, rest)) => (
+                first.render(&lookup),
+                rest.iter().map(|t| t.render(&lookup)).collect(),
+            ),
             None => (String::new(), Vec::new()),
         },
     };
@@ -78,11 +93,18 @@ pub fn plan(
     Plan {
         program,
         args,
-        env: vec![
-            ("ACTIOND".into(), "1".into()),
-            ("ACTIOND_TRACKING_ID".into(), tracking_id.into()),
-            ("ACTIOND_USER".into(), user.into()),
-        ],
+        env: [
+            ("ACTIOND".to_string(), "1".to_string()),
+            ("ACTIOND_TRACKING_ID".to_string(), tracking_id.to_string()),
+            ("ACTIOND_USER".to_string(), user.to_string()),
+        ]
+        .into_iter()
+        .chain(
+            values
+                .iter()
+                .map(|v| (v.name.to_ascii_uppercase(), v.value.clone())),
+        )
+        .collect(),
         cwd,
         timeout: action.timeout,
         grace,
@@ -251,17 +273,32 @@ async fn read_some(p: &mut Option<pipe::Receiver>, buf: &mut [u8]) -> Option<usi
 mod tests {
     use super::*;
     use crate::execution::tests::action;
+    use crate::template::Template;
+
+    fn with_shell(text: &str) -> Action {
+        let mut a = (*action("x")).clone();
+        a.template = CommandTemplate::Shell(Template::shell(text).unwrap());
+        a
+    }
+
+    fn value(name: &str, value: &str) -> Value {
+        Value {
+            name: name.into(),
+            value: value.into(),
+            secret: false,
+        }
+    }
 
     #[test]
     fn shell_actions_run_through_bin_sh_c() {
-        let mut a = (*action("x")).clone();
-        a.command = CommandSpec::Shell("echo 'a b' | wc -c".into());
+        let a = with_shell("echo 'a b' | wc -c");
         let p = plan(
             &a,
             Path::new("/etc"),
             "tid",
             "alice",
             Duration::from_secs(3),
+            &[],
         );
         assert_eq!(p.program, "/bin/sh");
         assert_eq!(p.args, ["-c", "echo 'a b' | wc -c"]);
@@ -276,19 +313,41 @@ mod tests {
     }
 
     #[test]
+    fn values_are_quoted_into_the_command_and_set_in_the_environment() {
+        let a = with_shell("ping -c {{ count }} \"{{ host }}\"");
+        let values = [value("count", "3"), value("host", "a\"b$(x)")];
+        let p = plan(&a, Path::new("/"), "t", "u", Duration::ZERO, &values);
+        assert_eq!(p.args[1], "ping -c '3' \"a\\\"b\\$(x)\"");
+        assert!(p.env.contains(&("COUNT".into(), "3".into())));
+        assert!(p.env.contains(&("HOST".into(), "a\"b$(x)".into())));
+    }
+
+    #[test]
     fn exec_actions_keep_their_argv_and_working_directory() {
         let mut a = (*action("x")).clone();
-        a.command = CommandSpec::Exec(vec!["ls".into(), "-l".into(), "a b".into()]);
+        a.template = CommandTemplate::Exec(
+            ["ls", "-l", "{{ dir }}"]
+                .iter()
+                .map(|t| Template::literal(t).unwrap())
+                .collect(),
+        );
         a.working_directory = Some("sub".into());
-        let p = plan(&a, Path::new("/base"), "t", "u", Duration::ZERO);
+        let p = plan(
+            &a,
+            Path::new("/base"),
+            "t",
+            "u",
+            Duration::ZERO,
+            &[value("dir", "a b'c")],
+        );
         assert_eq!(
             (p.program.as_str(), p.args.as_slice()),
-            ("ls", &["-l".to_string(), "a b".to_string()][..])
+            ("ls", &["-l".to_string(), "a b'c".to_string()][..])
         );
         assert_eq!(p.cwd, Path::new("/base/sub"));
         a.working_directory = Some("/abs".into());
         assert_eq!(
-            plan(&a, Path::new("/base"), "t", "u", Duration::ZERO).cwd,
+            plan(&a, Path::new("/base"), "t", "u", Duration::ZERO, &[]).cwd,
             Path::new("/abs")
         );
     }

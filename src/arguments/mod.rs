@@ -1,0 +1,126 @@
+//! Arguments of an execution: the request's name/value pairs checked against the action's
+//! declarations before anything is created (SPEC §5.5). `types` holds the rule of each
+//! argument type; this file resolves one request: undeclared names refused, defaults
+//! applied, `rejectNull` enforced, choices before types. It is pure: it does not quote or
+//! substitute (that is `template`) and never logs a value.
+
+pub mod types;
+
+pub use types::{ArgType, validate_type};
+
+use crate::config::Argument;
+
+/// One validated argument value, ready for substitution and the environment.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Value {
+    pub name: String,
+    pub value: String,
+    /// A `password`: never logged, shown or persisted.
+    pub secret: bool,
+}
+
+// Debug never shows a value: a stray `{:?}` in a log line must not leak a password.
+impl std::fmt::Debug for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Value({}, {} bytes)", self.name, self.value.len())
+    }
+}
+
+/// Why a request's arguments were refused: the argument and the rule it broke.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgError {
+    pub argument: String,
+    pub rule: String,
+}
+
+impl std::fmt::Display for ArgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "argument {:?}: {}", self.argument, self.rule)
+    }
+}
+
+fn refuse(argument: &str, rule: impl Into<String>) -> ArgError {
+    ArgError {
+        argument: argument.to_string(),
+        rule: rule.into(),
+    }
+}
+
+/// Checks `request` against `declared` and returns the value of every declared value
+/// argument, in declaration order. Display-only arguments (confirmation, html) take no
+/// value; a value sent for one (the web page sends "1" for a ticked confirmation) is
+/// ignored.
+pub fn resolve(
+    declared: &[Argument],
+    request: &[(String, String)],
+) -> Result<Vec<Value>, ArgError> {
+    for (i, (name, _)) in request.iter().enumerate() {
+        if !declared.iter().any(|d| d.name == *name) {
+            return Err(refuse(name, "this action declares no such argument"));
+        }
+        if request[..i].iter().any(|(n, _)| n == name) {
+            return Err(refuse(name, "given more than once"));
+        }
+    }
+    let mut values = Vec::new();
+    for d in declared {
+        if d.rule.is_display_only() || d.name.is_empty() {
+            continue;
+        }
+        let sent = request
+            .iter()
+            .find(|(n, _)| *n == d.name)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or("");
+        let value = if sent.is_empty() {
+            d.default.as_deref().unwrap_or("")
+        } else {
+            sent
+        };
+        if value.is_empty() {
+            if d.reject_null {
+                return Err(refuse(
+                    &d.name,
+                    "is required: give a value (it has no default)",
+                ));
+            }
+            values.push(Value {
+                name: d.name.clone(),
+                value: String::new(),
+                secret: d.rule.is_secret(),
+            });
+            continue;
+        }
+        let choices: Vec<&str> = d.choices.iter().map(|c| c.value.as_str()).collect();
+        let checked = check(&d.rule, value, &choices).map_err(|rule| refuse(&d.name, rule))?;
+        values.push(Value {
+            name: d.name.clone(),
+            value: checked,
+            secret: d.rule.is_secret(),
+        });
+    }
+    Ok(values)
+}
+
+/// One non-empty value against its declaration: choices win over the type (SPEC §5.5),
+/// except for the types whose rule is about choices (checkbox, checklist).
+pub fn check(rule: &ArgType, value: &str, choices: &[&str]) -> Result<String, String> {
+    let choice_rule = matches!(
+        rule,
+        ArgType::Checkbox | ArgType::Checklist | ArgType::ChoiceOnly
+    );
+    if !choices.is_empty() && !choice_rule {
+        if value.contains('\0') {
+            return Err("must not contain a NUL byte".into());
+        }
+        return if choices.contains(&value) {
+            Ok(value.to_string())
+        } else {
+            Err(format!(
+                "must be one of the choices: {}",
+                choices.join(", ")
+            ))
+        };
+    }
+    rule.check(value, choices)
+}

@@ -1,0 +1,1640 @@
+//! Argument types (SPEC §5.5): parsing a declared `type:` at config load, and the one rule per
+//! type that a value must follow. This module owns the type names, the `regex:` patterns
+//! (compiled once, at load) and the per-type checks with their English descriptions, which the
+//! StartAction errors and ValidateArgumentType (SPEC §3) both use. It is pure: no I/O, no
+//! logging, no knowledge of defaults, `rejectNull`, entities, substitution or quoting. Its error
+//! messages describe the rule a value broke and never contain the value itself, because a value
+//! may be a password and messages end up in logs and API answers.
+//!
+//! Every type refuses a NUL byte (no command line or environment variable can carry one) and any
+//! value longer than [`MAX_VALUE_BYTES`]. The rules are ASCII-exact unless the type's name says
+//! unicode, so look-alikes such as fullwidth letters or Arabic digits do not pass an ASCII type.
+
+use std::collections::HashSet;
+
+use regex_lite::{Regex, RegexBuilder};
+
+/// The longest value any type accepts, in bytes. Values end up on a command line or in the
+/// environment, where Linux allows at most 128 KiB per string; 64 KiB leaves room for the rest
+/// of the command and keeps a single start's memory small on a board.
+pub const MAX_VALUE_BYTES: usize = 64 * 1024;
+
+/// Every type name as written in a config, in the order the error messages list them.
+/// `regex:PATTERN` stands for the whole family of pattern types.
+pub const TYPE_NAMES: &[&str] = &[
+    "ascii",
+    "ascii_identifier",
+    "ascii_sentence",
+    "unicode_identifier",
+    "int",
+    "email",
+    "url",
+    "datetime",
+    "regex:PATTERN",
+    "checkbox",
+    "checklist",
+    "password",
+    "raw_string_multiline",
+    "very_dangerous_raw_string",
+    "confirmation",
+    "html",
+];
+
+/// The largest compiled program a `regex:` pattern may produce. regex-lite's default is 10 MiB,
+/// which is more than a small board should spend on one argument; 1 MiB still allows patterns
+/// far larger than any real argument rule (`[A-Za-z0-9._-]{1,255}` needs about 30 KiB).
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// Added to every invalid-pattern error, because regex-lite's syntax differs from the Go RE2
+/// syntax OliveTin configs were written for in ways an author would not guess.
+const REGEX_HINT: &str = "regex: patterns use Rust regex syntax without look-around, \
+     backreferences or \\p{..} classes; \\w, \\d and \\s are ASCII only; the pattern must match \
+     the whole value";
+
+const RULE_ASCII: &str = "must be letters and digits only (A-Z, a-z, 0-9)";
+const RULE_ASCII_IDENTIFIER: &str =
+    "must be letters, digits, dots, underscores and hyphens only (A-Z, a-z, 0-9, '.', '_', '-')";
+const RULE_ASCII_SENTENCE: &str = "must be letters, digits, spaces, commas, dots, underscores and \
+     hyphens only (A-Z, a-z, 0-9, ' ', ',', '.', '_', '-')";
+const RULE_UNICODE_IDENTIFIER: &str =
+    "must be letters and digits of any script, dots, underscores and hyphens only";
+const RULE_INT: &str = "must be a whole number: an optional '-' followed by the digits 0-9";
+const RULE_INT_RANGE: &str =
+    "must be a whole number between -9223372036854775808 and 9223372036854775807";
+const RULE_DATETIME: &str =
+    "must be a date and time written YYYY-MM-DDTHH:MM or YYYY-MM-DDTHH:MM:SS";
+const RULE_CHECKBOX: &str = "must be true, false, 1 or 0";
+const RULE_CHOICE: &str = "must be one of the declared choices";
+const RULE_EMPTY: &str = "must not be empty";
+
+/// A `regex:` pattern: the text written after `regex:` and the compiled, anchored regex.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    source: String,
+    regex: Regex,
+}
+
+impl Pattern {
+    /// Compiles `source` so that the whole value must match (`\A(?:source)\z`).
+    ///
+    /// The pattern is compiled on its own first: a valid pattern has balanced groups, so the
+    /// wrapping group cannot be closed early by something like `a)|(b`, which would otherwise
+    /// leave one branch unanchored. `\A` and `\z` are used rather than `^` and `$` because
+    /// they keep their meaning when the pattern turns on multi-line mode with `(?m)`.
+    pub fn new(source: &str) -> Result<Pattern, String> {
+        if source.is_empty() {
+            return Err(
+                "regex: needs a pattern after the colon (an empty pattern accepts only \
+                 an empty value); use very_dangerous_raw_string to accept any text"
+                    .into(),
+            );
+        }
+        compile(source)
+            .map_err(|e| format!("the pattern after regex: is invalid: {e} ({REGEX_HINT})"))?;
+        let regex = compile(&format!(r"\A(?:{source})\z")).map_err(|e| {
+            // Only a `(?x)` comment running to the end of the pattern gets here: it swallows
+            // the closing of the anchoring group.
+            format!(
+                "the pattern after regex: cannot be anchored to the whole value ({e}); if it \
+                 ends with a (?x) # comment, end the comment with a newline"
+            )
+        })?;
+        Ok(Pattern {
+            source: source.to_owned(),
+            regex,
+        })
+    }
+
+    /// The pattern as written after `regex:`.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the whole of `value` matches.
+    pub fn is_match(&self, value: &str) -> bool {
+        self.regex.is_match(value)
+    }
+}
+
+fn compile(pattern: &str) -> Result<Regex, regex_lite::Error> {
+    RegexBuilder::new(pattern)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+}
+
+/// Two patterns are the same type when they were written the same way; compiled regexes have
+/// no equality of their own.
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
+        self.source == other.source
+    }
+}
+
+impl Eq for Pattern {}
+
+/// A declared argument's type, parsed and (for regex:) compiled at config load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgType {
+    Ascii,
+    AsciiIdentifier,
+    AsciiSentence,
+    UnicodeIdentifier,
+    Int,
+    Email,
+    Url,
+    Datetime,
+    Regex(Pattern),
+    Checkbox,
+    /// An OliveTin extension that real configs use: several choices, comma-separated.
+    Checklist,
+    Password,
+    RawStringMultiline,
+    VeryDangerousRawString,
+    Confirmation,
+    Html,
+    /// No `type:` but `choices:`: the value must be one of them.
+    ChoiceOnly,
+}
+
+impl ArgType {
+    /// Parses a declared type at config load. `""` with choices is ChoiceOnly; `""` without
+    /// choices is Ascii (OliveTin's default; the caller warns). Unknown names → Err with a
+    /// message listing the valid names. `regex:PATTERN` compiles `\A(?:PATTERN)\z` (the whole
+    /// value must match; see [`Pattern::new`]); an invalid pattern → Err with the regex error
+    /// and a hint. Names are matched
+    /// exactly (lower case, as OliveTin does).
+    ///
+    /// Note for configs ported from OliveTin: its `regex:` types match anywhere in the value
+    /// unless the pattern anchors itself; here the whole value must match, which is stricter.
+    /// The error messages do not repeat `text`: the config validator reports where it stands,
+    /// and ValidateArgumentType should not echo arbitrary request text back.
+    pub fn parse(text: &str, has_choices: bool) -> Result<ArgType, String> {
+        if let Some(pattern) = text.strip_prefix("regex:") {
+            return Pattern::new(pattern).map(ArgType::Regex);
+        }
+        if text.is_empty() {
+            return Ok(if has_choices {
+                ArgType::ChoiceOnly
+            } else {
+                ArgType::Ascii
+            });
+        }
+        simple_type(text).ok_or_else(|| unknown_type_message(text))
+    }
+
+    /// The type as written in a config: `"ascii"`, `"regex:…"`, or `""` for ChoiceOnly.
+    pub fn name(&self) -> String {
+        let name = match self {
+            ArgType::Ascii => "ascii",
+            ArgType::AsciiIdentifier => "ascii_identifier",
+            ArgType::AsciiSentence => "ascii_sentence",
+            ArgType::UnicodeIdentifier => "unicode_identifier",
+            ArgType::Int => "int",
+            ArgType::Email => "email",
+            ArgType::Url => "url",
+            ArgType::Datetime => "datetime",
+            ArgType::Regex(pattern) => return format!("regex:{}", pattern.source()),
+            ArgType::Checkbox => "checkbox",
+            ArgType::Checklist => "checklist",
+            ArgType::Password => "password",
+            ArgType::RawStringMultiline => "raw_string_multiline",
+            ArgType::VeryDangerousRawString => "very_dangerous_raw_string",
+            ArgType::Confirmation => "confirmation",
+            ArgType::Html => "html",
+            ArgType::ChoiceOnly => "",
+        };
+        name.to_owned()
+    }
+
+    /// confirmation and html: display only, no value, never substituted or put in the
+    /// environment.
+    pub fn is_display_only(&self) -> bool {
+        matches!(self, ArgType::Confirmation | ArgType::Html)
+    }
+
+    /// password: never logged, never shown back, never persisted.
+    pub fn is_secret(&self) -> bool {
+        matches!(self, ArgType::Password)
+    }
+
+    /// Checks a value against the type alone. Choices are the caller's job ("choices always
+    /// win over type"), except for the types whose rule is defined by choices: ChoiceOnly,
+    /// checklist, and checkbox when it declares choices. Returns Ok(the normalized value) or
+    /// Err(a short English description of the rule the value broke, never the value).
+    ///
+    /// Meant for non-empty values: the caller applies `default` and `rejectNull` first. An
+    /// empty value gets the rule as written, so the types whose rule needs at least one
+    /// character refuse it and the any-text types accept it.
+    pub fn check(&self, value: &str, choices: &[&str]) -> Result<String, String> {
+        if value.len() > MAX_VALUE_BYTES {
+            return Err(format!("must be at most {MAX_VALUE_BYTES} bytes long"));
+        }
+        if value.contains('\0') {
+            return Err("must not contain a NUL byte".into());
+        }
+        match self {
+            ArgType::Ascii => every_char(value, |c| c.is_ascii_alphanumeric(), RULE_ASCII),
+            ArgType::AsciiIdentifier => {
+                every_char(value, is_ascii_identifier_char, RULE_ASCII_IDENTIFIER)
+            }
+            ArgType::AsciiSentence => {
+                every_char(value, is_ascii_sentence_char, RULE_ASCII_SENTENCE)
+            }
+            // char::is_alphanumeric is Unicode Alphabetic or Numeric. It refuses format
+            // characters (zero-width space, direction overrides) and most combining marks,
+            // so a decomposed "e" + U+0301 is refused while the precomposed "é" passes.
+            ArgType::UnicodeIdentifier => every_char(
+                value,
+                |c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-'),
+                RULE_UNICODE_IDENTIFIER,
+            ),
+            ArgType::Int => check_int(value),
+            ArgType::Email => check_email(value),
+            ArgType::Url => check_url(value),
+            ArgType::Datetime => check_datetime(value),
+            ArgType::Regex(pattern) => {
+                if pattern.is_match(value) {
+                    Ok(value.to_owned())
+                } else {
+                    // The pattern is config text, not the value, and it is the rule.
+                    Err(format!(
+                        "must match the pattern {} as a whole",
+                        pattern.source()
+                    ))
+                }
+            }
+            ArgType::Checkbox => check_checkbox(value, choices),
+            ArgType::Checklist => check_checklist(value, choices),
+            // Any text: the quoting of the substitution, not the type, keeps these safe.
+            ArgType::Password | ArgType::RawStringMultiline | ArgType::VeryDangerousRawString => {
+                Ok(value.to_owned())
+            }
+            // The caller never substitutes these; there is nothing to check.
+            ArgType::Confirmation | ArgType::Html => Ok(value.to_owned()),
+            ArgType::ChoiceOnly => check_choice(value, choices),
+        }
+    }
+}
+
+/// ValidateArgumentType (SPEC §3): the type rule of §5.5 alone. Ok → (true, ""); broken →
+/// (false, why); unknown type name → (false, a description saying the type is unknown and
+/// listing the known ones).
+///
+/// There are no choices here, so `""` means ascii (as at config load), checkbox takes the
+/// true/false/1/0 rule and checklist takes its no-choices rule. An empty value gets the rule
+/// as written (ascii refuses it, as OliveTin does): whether an argument may be left empty
+/// depends on its `default` and `rejectNull`, which this call does not know. datetime values
+/// without seconds are valid, as they are at execution time.
+pub fn validate_type(type_text: &str, value: &str) -> (bool, String) {
+    match ArgType::parse(type_text, false).and_then(|t| t.check(value, &[])) {
+        Ok(_) => (true, String::new()),
+        Err(why) => (false, why),
+    }
+}
+
+fn simple_type(name: &str) -> Option<ArgType> {
+    Some(match name {
+        "ascii" => ArgType::Ascii,
+        "ascii_identifier" => ArgType::AsciiIdentifier,
+        "ascii_sentence" => ArgType::AsciiSentence,
+        "unicode_identifier" => ArgType::UnicodeIdentifier,
+        "int" => ArgType::Int,
+        "email" => ArgType::Email,
+        "url" => ArgType::Url,
+        "datetime" => ArgType::Datetime,
+        "checkbox" => ArgType::Checkbox,
+        "checklist" => ArgType::Checklist,
+        "password" => ArgType::Password,
+        "raw_string_multiline" => ArgType::RawStringMultiline,
+        "very_dangerous_raw_string" => ArgType::VeryDangerousRawString,
+        "confirmation" => ArgType::Confirmation,
+        "html" => ArgType::Html,
+        _ => return None,
+    })
+}
+
+/// The unknown-type message. When the text is a known name in the wrong case or with spaces
+/// around it, the message names the intended type (a name from the list, not the text).
+fn unknown_type_message(text: &str) -> String {
+    let folded = text.trim().to_ascii_lowercase();
+    let hint = if folded.starts_with("regex:") {
+        " (write regex: in lower case with no space before it)".to_owned()
+    } else if let Some(known) = simple_type(&folded) {
+        format!(
+            " (type names are lower case with no spaces: did you mean {}?)",
+            known.name()
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "unknown argument type{hint}; the known types are {}, or no type with choices",
+        TYPE_NAMES.join(", ")
+    )
+}
+
+fn every_char(value: &str, allowed: impl Fn(char) -> bool, rule: &str) -> Result<String, String> {
+    if value.is_empty() {
+        Err(RULE_EMPTY.into())
+    } else if value.chars().all(allowed) {
+        Ok(value.to_owned())
+    } else {
+        Err(rule.into())
+    }
+}
+
+fn is_ascii_identifier_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')
+}
+
+fn is_ascii_sentence_char(c: char) -> bool {
+    is_ascii_identifier_char(c) || matches!(c, ' ' | ',')
+}
+
+/// An optional `-`, ASCII digits, and the number fits in i64. Leading zeros and `-0` are
+/// accepted, and the value is passed on as written: a script may want `007` as typed, and
+/// rewriting it would make the value the command sees differ from the one the user entered.
+fn check_int(value: &str) -> Result<String, String> {
+    let digits = value.strip_prefix('-').unwrap_or(value);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(if value.is_empty() {
+            RULE_EMPTY
+        } else {
+            RULE_INT
+        }
+        .into());
+    }
+    // Only the sign and digits reach here (Rust would also accept a leading '+'), so the only
+    // way to fail is being out of range.
+    match value.parse::<i64>() {
+        Ok(_) => Ok(value.to_owned()),
+        Err(_) => Err(RULE_INT_RANGE.into()),
+    }
+}
+
+/// One plain `local@domain` address (RFC 5322 dot-atom on both sides, ASCII only).
+///
+/// Decisions: the local part takes every RFC 5322 atom character, so real addresses such as
+/// `o'brien@example.com` or `me+tag@example.com` pass (the shell quoting of the substitution
+/// makes `'`, `$` and the like harmless); quoted local parts, display names (`Name <a@b.c>`),
+/// comments and domain literals (`[192.0.2.1]`) are refused. The domain needs no dot, because
+/// `root@localhost` is a normal address on a board, as it is for OliveTin's Go parser. It must
+/// be dot-separated labels of letters, digits and hyphens (1-63 each, no hyphen at either end).
+fn check_email(value: &str) -> Result<String, String> {
+    if value.is_empty() {
+        return Err(RULE_EMPTY.into());
+    }
+    let Some((local, domain)) = value.split_once('@') else {
+        return Err("must be an email address like name@example.com (one @)".into());
+    };
+    if domain.contains('@') {
+        return Err("must contain exactly one @".into());
+    }
+    if local.is_empty() {
+        return Err("must have a name before the @".into());
+    }
+    if domain.is_empty() {
+        return Err("must have a domain after the @".into());
+    }
+    let atom_ok = |atom: &str| {
+        !atom.is_empty()
+            && atom
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c))
+    };
+    if !local.split('.').all(atom_ok) {
+        return Err("the part before the @ may only be letters, digits and \
+                    !#$%&'*+-/=?^_`{|}~, with dots only between them"
+            .into());
+    }
+    if !is_dns_name(domain) {
+        return Err(
+            "the domain after the @ must be dot-separated names of letters, digits and \
+             hyphens"
+                .into(),
+        );
+    }
+    Ok(value.to_owned())
+}
+
+/// Dot-separated labels of ASCII letters, digits and hyphens, 1-63 bytes each, no hyphen first
+/// or last, 253 bytes in all, no trailing dot.
+fn is_dns_name(name: &str) -> bool {
+    name.len() <= 253
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        })
+}
+
+/// An absolute `http://` or `https://` URL in RFC 3986 form.
+///
+/// Decisions: the scheme is case-insensitive (`HTTPS://` is the same URL). Only URL characters
+/// are allowed (RFC 3986 unreserved, reserved and `%` followed by two hex digits), so spaces,
+/// control characters, non-ASCII text (percent-encode it, or punycode for host names) and
+/// ``"<>\^`{|}`` are refused. The backslash matters most: browsers read it as `/` in http URLs,
+/// so `http://a\@b` would name a different host for them than for RFC parsers. The host is a
+/// name of letters, digits, `.`, `_`, `~` and `-`, or an IPv6 literal in brackets; no
+/// percent-escapes there (WHATWG decodes them, another place parsers disagree). A port, when
+/// present, is 1-5 digits up to 65535. User information before the host is allowed.
+fn check_url(value: &str) -> Result<String, String> {
+    const RULE: &str = "must be an absolute http:// or https:// URL";
+    if value.is_empty() {
+        return Err(RULE_EMPTY.into());
+    }
+    if !value.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(
+            "must not contain spaces, control characters or non-ASCII characters \
+             (percent-encode them)"
+                .into(),
+        );
+    }
+    let rest = strip_prefix_ignore_case(value, "http://")
+        .or_else(|| strip_prefix_ignore_case(value, "https://"))
+        .ok_or_else(|| RULE.to_owned())?;
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let host_port = match authority.rsplit_once('@') {
+        Some((userinfo, host_port)) => {
+            if !percent_escapes_ok(userinfo)
+                || !userinfo
+                    .chars()
+                    .all(|c| is_unreserved(c) || is_sub_delim(c) || matches!(c, ':' | '%'))
+            {
+                return Err(format!(
+                    "{RULE}; the user part before the host is malformed"
+                ));
+            }
+            host_port
+        }
+        None => authority,
+    };
+    let (host, port) = if let Some(literal) = host_port.strip_prefix('[') {
+        let Some((address, after)) = literal.split_once(']') else {
+            return Err(format!("{RULE}; the IPv6 host is missing its ']'"));
+        };
+        let address_ok = address.contains(':')
+            && address
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() || matches!(c, ':' | '.'));
+        if !address_ok {
+            return Err(format!("{RULE}; the IPv6 host is malformed"));
+        }
+        match after {
+            "" => (address, None),
+            _ => match after.strip_prefix(':') {
+                Some(port) => (address, Some(port)),
+                None => return Err(format!("{RULE}; the host is malformed")),
+            },
+        }
+    } else {
+        match host_port.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (host_port, None),
+        }
+    };
+    if host.is_empty() {
+        return Err(format!("{RULE} with a host"));
+    }
+    if !host_port.starts_with('[')
+        && !host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '~' | '-'))
+    {
+        return Err(format!(
+            "{RULE}; the host may only be letters, digits, '.', '_', '~' and '-'"
+        ));
+    }
+    if let Some(port) = port {
+        let port_ok = (1..=5).contains(&port.len())
+            && port.bytes().all(|b| b.is_ascii_digit())
+            && port.parse::<u32>().is_ok_and(|p| p <= 65535);
+        if !port_ok {
+            return Err(format!("{RULE}; the port must be a number up to 65535"));
+        }
+    }
+    // path-abempty ["?" query] ["#" fragment]: pchar and '/' in the path, '?' too after it.
+    let (before_fragment, fragment) = match tail.split_once('#') {
+        Some((before, fragment)) => (before, Some(fragment)),
+        None => (tail, None),
+    };
+    let (path, query) = match before_fragment.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (before_fragment, None),
+    };
+    let path_ok = path.chars().all(|c| is_pchar(c) || c == '/');
+    let rest_ok = query
+        .into_iter()
+        .chain(fragment)
+        .all(|part| part.chars().all(|c| is_pchar(c) || matches!(c, '/' | '?')));
+    if !path_ok || !rest_ok || !percent_escapes_ok(tail) {
+        return Err(format!(
+            "{RULE} made of URL characters only (letters, digits, -._~:/?#@!$&'()*+,;= and %XX \
+             escapes; [ and ] only around an IPv6 host)"
+        ));
+    }
+    Ok(value.to_owned())
+}
+
+fn strip_prefix_ignore_case<'a>(value: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = value.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &value[prefix.len()..])
+}
+
+fn is_unreserved(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~')
+}
+
+fn is_sub_delim(c: char) -> bool {
+    matches!(
+        c,
+        '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';' | '='
+    )
+}
+
+fn is_pchar(c: char) -> bool {
+    is_unreserved(c) || is_sub_delim(c) || matches!(c, ':' | '@' | '%')
+}
+
+/// Every `%` is followed by two hex digits.
+fn percent_escapes_ok(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().all(|(i, &b)| {
+        b != b'%'
+            || (bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+    })
+}
+
+/// `YYYY-MM-DDTHH:MM[:SS]` with valid ranges; the normalized value always has seconds, because
+/// browsers on Android send datetime-local values without them.
+///
+/// Decisions: any four-digit year (0000-9999) is accepted, with Gregorian leap years; the `T`
+/// must be upper case; no fractional seconds, no time zone, no leap second (`:60`).
+fn check_datetime(value: &str) -> Result<String, String> {
+    if value.is_empty() {
+        return Err(RULE_EMPTY.into());
+    }
+    let b = value.as_bytes();
+    let layout_ok = (b.len() == 16 || (b.len() == 19 && b[16] == b':'))
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15]
+            .iter()
+            .chain(if b.len() == 19 { &[17, 18][..] } else { &[] })
+            .all(|&i| b[i].is_ascii_digit());
+    if !layout_ok {
+        return Err(RULE_DATETIME.into());
+    }
+    // The layout check proved these bytes are ASCII digits.
+    let number = |from: usize, to: usize| {
+        b[from..to]
+            .iter()
+            .fold(0u32, |n, d| n * 10 + u32::from(d - b'0'))
+    };
+    let (year, month, day) = (number(0, 4), number(5, 7), number(8, 10));
+    let (hour, minute) = (number(11, 13), number(14, 16));
+    let second = if b.len() == 19 { number(17, 19) } else { 0 };
+    if !(1..=12).contains(&month) {
+        return Err("the month must be 01 to 12".into());
+    }
+    if !(1..=days_in_month(year, month)).contains(&day) {
+        return Err("the day must exist in that month".into());
+    }
+    if hour > 23 {
+        return Err("the hour must be 00 to 23".into());
+    }
+    if minute > 59 {
+        return Err("the minute must be 00 to 59".into());
+    }
+    if second > 59 {
+        return Err("the second must be 00 to 59".into());
+    }
+    Ok(if b.len() == 16 {
+        format!("{value}:00")
+    } else {
+        value.to_owned()
+    })
+}
+
+fn days_in_month(year: u32, month: u32) -> u32 {
+    match month {
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Decisions: with choices declared, the value must be one of them ("choices always win over
+/// type", SPEC §5.5: the author named every value the command may see). Without choices,
+/// `true`, `false`, `1` or `0`; true and false in any letter case (`True` from a YAML-minded
+/// client is still clearly a boolean), normalized to lower case so the command sees one
+/// spelling.
+fn check_checkbox(value: &str, choices: &[&str]) -> Result<String, String> {
+    if !choices.is_empty() {
+        return check_choice(value, choices);
+    }
+    if value == "1" || value == "0" {
+        Ok(value.to_owned())
+    } else if value.eq_ignore_ascii_case("true") || value.eq_ignore_ascii_case("false") {
+        Ok(value.to_ascii_lowercase())
+    } else if value.is_empty() {
+        Err(RULE_EMPTY.into())
+    } else {
+        Err(RULE_CHECKBOX.into())
+    }
+}
+
+/// A comma-separated list, normalized as written. With choices, every item is one of them;
+/// without, every item follows the ascii_sentence rule minus the comma. No empty items (so no
+/// leading, trailing or doubled comma, and spaces around items are part of the item) and no
+/// item twice, with or without choices. A choice value that itself contains a comma cannot be
+/// picked in a checklist.
+fn check_checklist(value: &str, choices: &[&str]) -> Result<String, String> {
+    if value.is_empty() {
+        return Err(RULE_EMPTY.into());
+    }
+    // A set keeps the duplicate check linear: a 64 KiB value can hold 32 Ki items.
+    let mut seen = HashSet::new();
+    for item in value.split(',') {
+        if item.is_empty() {
+            return Err("must be a comma-separated list with no empty items".into());
+        }
+        if choices.is_empty() {
+            if !item.chars().all(|c| c != ',' && is_ascii_sentence_char(c)) {
+                return Err(
+                    "every item must be letters, digits, spaces, dots, underscores and \
+                     hyphens only"
+                        .into(),
+                );
+            }
+        } else if !choices.contains(&item) {
+            return Err("every item must be one of the declared choices".into());
+        }
+        if !seen.insert(item) {
+            return Err("must not list the same item twice".into());
+        }
+    }
+    Ok(value.to_owned())
+}
+
+fn check_choice(value: &str, choices: &[&str]) -> Result<String, String> {
+    if choices.contains(&value) {
+        Ok(value.to_owned())
+    } else {
+        Err(RULE_CHOICE.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every shell metacharacter and quote, plus newline and tab.
+    const SHELL_META: &[char] = &[
+        '\'', '"', '\\', '`', '$', '(', ')', '{', '}', '[', ']', ';', '|', '&', '<', '>', '*', '?',
+        '!', '~', '#', '\n', '\t',
+    ];
+
+    /// Strings that look like ASCII letters, digits or punctuation but are not.
+    const LOOKALIKES: &[&str] = &[
+        "ａｂｃ",     // fullwidth letters
+        "１２３",     // fullwidth digits
+        "٣",          // Arabic-Indic digit three
+        "۳",          // extended Arabic-Indic digit three
+        "е",          // Cyrillic small ie
+        "e\u{301}",   // e + combining acute accent
+        "a\u{200B}b", // zero-width space
+        "a\u{A0}b",   // no-break space
+        "a\u{202E}b", // right-to-left override
+        "a\u{FEFF}b", // zero-width no-break space
+        "ｰ",          // halfwidth prolonged sound mark (looks like a hyphen)
+        "a\u{2024}b", // one dot leader (looks like '.')
+    ];
+
+    fn t(text: &str) -> ArgType {
+        ArgType::parse(text, false).unwrap()
+    }
+
+    fn ok(ty: &ArgType, value: &str) -> String {
+        ty.check(value, &[])
+            .unwrap_or_else(|e| panic!("{} refused {value:?}: {e}", ty.name()))
+    }
+
+    fn refused(ty: &ArgType, value: &str) -> String {
+        match ty.check(value, &[]) {
+            Ok(v) => panic!("{} accepted {value:?} as {v:?}", ty.name()),
+            Err(e) => e,
+        }
+    }
+
+    /// Runs a table of (value, accepted) for one type without choices.
+    fn table(type_text: &str, rows: &[(&str, bool)]) {
+        let ty = t(type_text);
+        for &(value, accepted) in rows {
+            if accepted {
+                ok(&ty, value);
+            } else {
+                let why = refused(&ty, value);
+                assert!(!why.is_empty(), "{type_text} {value:?}: empty description");
+            }
+        }
+    }
+
+    fn all_types() -> Vec<ArgType> {
+        TYPE_NAMES
+            .iter()
+            .map(|name| {
+                let text = if *name == "regex:PATTERN" {
+                    "regex:(?s).*"
+                } else {
+                    name
+                };
+                t(text)
+            })
+            .chain([ArgType::ChoiceOnly])
+            .collect()
+    }
+
+    #[test]
+    fn ascii() {
+        table(
+            "ascii",
+            &[
+                ("a", true),
+                ("Z", true),
+                ("0", true),
+                ("abcXYZ0189", true),
+                ("", false),
+                (" ", false),
+                ("a b", false),
+                ("a-b", false),
+                ("a_b", false),
+                ("a.b", false),
+                ("a,b", false),
+                ("abc\n", false),
+                ("\nabc", false),
+                ("{{ x }}", false),
+                ("é", false),
+            ],
+        );
+    }
+
+    #[test]
+    fn ascii_identifier() {
+        table(
+            "ascii_identifier",
+            &[
+                ("a", true),
+                ("my-host_01.local", true),
+                ("-", true),
+                (".", true),
+                ("..", true),
+                ("-rf", true),
+                ("", false),
+                ("a b", false),
+                ("a,b", false),
+                ("a/b", false),
+                ("a:b", false),
+                ("a@b", false),
+                ("a+b", false),
+                ("a=b", false),
+            ],
+        );
+    }
+
+    #[test]
+    fn ascii_sentence() {
+        table(
+            "ascii_sentence",
+            &[
+                ("Hello, world.", true),
+                (" ", true),
+                (",", true),
+                ("a - b_c", true),
+                ("", false),
+                ("Hello!", false),
+                ("a/b", false),
+                ("a:b", false),
+                ("a\u{A0}b", false),
+                ("a\rb", false),
+            ],
+        );
+    }
+
+    #[test]
+    fn unicode_identifier() {
+        table(
+            "unicode_identifier",
+            &[
+                ("abc", true),
+                ("héllo", true),
+                ("日本語", true),
+                ("Ünïcödé_1.2-3", true),
+                ("Привет", true),
+                ("٣", true),
+                ("ａｂｃ", true),
+                ("", false),
+                ("a b", false),
+                ("a@b", false),
+                ("a/b", false),
+                ("a\\b", false),
+                ("a,b", false),
+                ("e\u{301}", false),
+                ("\u{301}", false),
+                ("a\u{200B}b", false),
+                ("a\u{200D}b", false),
+                ("a\u{202E}b", false),
+                ("a\u{A0}b", false),
+                ("a\u{3000}b", false),
+                ("😀", false),
+            ],
+        );
+    }
+
+    #[test]
+    fn int() {
+        table(
+            "int",
+            &[
+                ("0", true),
+                ("-0", true),
+                ("007", true),
+                ("42", true),
+                ("-42", true),
+                ("9223372036854775807", true),
+                ("-9223372036854775808", true),
+                ("0009223372036854775807", true),
+                ("9223372036854775808", false),
+                ("-9223372036854775809", false),
+                ("99999999999999999999", false),
+                ("-99999999999999999999", false),
+                ("", false),
+                ("-", false),
+                ("--1", false),
+                ("+1", false),
+                ("1-", false),
+                ("1.0", false),
+                ("1e3", false),
+                ("0x10", false),
+                (" 1", false),
+                ("1 ", false),
+                ("1_000", false),
+                ("1,000", false),
+                ("٣", false),
+                ("１", false),
+                ("²", false),
+                ("\u{2212}1", false), // Unicode minus sign
+            ],
+        );
+        // Passed on as written, not rewritten to a canonical number.
+        assert_eq!(ok(&ArgType::Int, "007"), "007");
+        assert_eq!(ok(&ArgType::Int, "-0"), "-0");
+        assert_eq!(
+            refused(&ArgType::Int, "9223372036854775808"),
+            RULE_INT_RANGE
+        );
+        assert_eq!(refused(&ArgType::Int, "1.5"), RULE_INT);
+        assert_eq!(i64::MAX.to_string(), "9223372036854775807");
+        assert_eq!(i64::MIN.to_string(), "-9223372036854775808");
+    }
+
+    #[test]
+    fn email() {
+        table(
+            "email",
+            &[
+                ("a@b.c", true),
+                ("first.last@example.com", true),
+                ("me+tag@example.com", true),
+                ("o'brien@example.com", true),
+                ("root@localhost", true),
+                ("x@sub-domain.example.co.uk", true),
+                ("!#$%&'*+-/=?^_`{|}~@example.com", true),
+                ("", false),
+                ("plain", false),
+                ("a b@c.d", false),
+                ("a@b .c", false),
+                (" a@b.c", false),
+                ("a@b.c ", false),
+                ("a@b.c\n", false),
+                ("a\t@b.c", false),
+                ("@x.y", false),
+                ("x@", false),
+                ("@", false),
+                ("x@@y", false),
+                ("x@y@z", false),
+                ("Name <a@b.c>", false),
+                ("<a@b.c>", false),
+                ("\"a b\"@c.d", false),
+                ("a(comment)@b.c", false),
+                (".a@b.c", false),
+                ("a.@b.c", false),
+                ("a..b@c.d", false),
+                ("a@.b.c", false),
+                ("a@b.c.", false),
+                ("a@b..c", false),
+                ("a@-b.c", false),
+                ("a@b-.c", false),
+                ("a@b_c.d", false),
+                ("a@[192.0.2.1]", false),
+                ("a@b.c;rm", false),
+                ("é@b.c", false),
+                ("a@bé.c", false),
+                ("a@xn--bcher-kva.example", true),
+                ("ａ@b.c", false),
+                ("a,b@c.d", false),
+            ],
+        );
+        let long_label = format!("a@{}.com", "x".repeat(63));
+        ok(&ArgType::Email, &long_label);
+        refused(&ArgType::Email, &format!("a@{}.com", "x".repeat(64)));
+        let long_domain = format!("a@{}", vec!["x".repeat(60); 5].join("."));
+        refused(&ArgType::Email, &long_domain);
+    }
+
+    #[test]
+    fn url() {
+        table(
+            "url",
+            &[
+                ("http://example.com", true),
+                ("https://example.com/", true),
+                ("HTTPS://Example.COM/Path", true),
+                ("HtTp://x", true),
+                ("http://localhost:8080/a/b?c=d&e=f#frag", true),
+                ("http://user:pa$$@host/", true),
+                ("http://192.168.1.10/", true),
+                ("http://[::1]:8080/", true),
+                ("http://[2001:db8::1]/", true),
+                ("http://[::ffff:192.0.2.1]/", true),
+                ("http://host/a%20b", true),
+                ("http://host/?q=a+b;c=(d)*!~'", true),
+                ("http://host?x", true),
+                ("http://host#x", true),
+                ("http://my_host.lan/", true),
+                ("http://host:65535/", true),
+                ("", false),
+                ("example.com", false),
+                ("/absolute/path", false),
+                ("12345", false),
+                ("_!23;", false),
+                ("ftp://example.com/", false),
+                ("file:///etc/passwd", false),
+                ("javascript:alert(1)", false),
+                ("http:/x", false),
+                ("http:x", false),
+                ("http://", false),
+                ("http:///path", false),
+                ("http://:80/", false),
+                ("http://user@/", false),
+                ("http://exa mple.com/", false),
+                ("http://example.com/a b", false),
+                (" http://example.com", false),
+                ("http://example.com/\n", false),
+                ("http://example.com/\t", false),
+                ("http://example.com/\r", false),
+                ("http://example.com/\u{7f}", false),
+                ("http://exämple.com/", false),
+                ("http://example.com/ä", false),
+                ("http://a\\@b/", false),
+                ("http://host/a\\b", false),
+                ("http://host/\"", false),
+                ("http://host/<x>", false),
+                ("http://host/`id`", false),
+                ("http://host/{x}", false),
+                ("http://host/a|b", false),
+                ("http://host/a^b", false),
+                ("http://host/[x]", false),
+                ("http://host/#a#b", false),
+                ("http://host/%", false),
+                ("http://host/%2", false),
+                ("http://host/%zz", false),
+                ("http://%65vil.com/", false),
+                ("http://ho$t/", false),
+                ("http://host:/", false),
+                ("http://host:65536/", false),
+                ("http://host:123456/", false),
+                ("http://host:8a/", false),
+                ("http://host:-1/", false),
+                ("http://[::1/", false),
+                ("http://[zz::1]/", false),
+                ("http://[127.0.0.1]/", false),
+                ("http://[::1]x/", false),
+                ("http://us er@host/", false),
+                ("http://u[s]er@host/", false),
+            ],
+        );
+    }
+
+    #[test]
+    fn datetime() {
+        table(
+            "datetime",
+            &[
+                ("2024-01-01T00:00", true),
+                ("2024-01-01T00:00:00", true),
+                ("2024-12-31T23:59:59", true),
+                ("2024-02-29T12:00", true),
+                ("2000-02-29T12:00", true),
+                ("1600-02-29T00:00", true),
+                ("0000-01-01T00:00", true),
+                ("9999-12-31T23:59:59", true),
+                ("2024-04-30T00:00", true),
+                ("2023-02-28T00:00", true),
+                ("2023-02-29T12:00", false),
+                ("1900-02-29T12:00", false),
+                ("2100-02-29T12:00", false),
+                ("2024-02-30T12:00", false),
+                ("2024-04-31T00:00", false),
+                ("2024-06-31T00:00", false),
+                ("2024-09-31T00:00", false),
+                ("2024-11-31T00:00", false),
+                ("2024-01-32T00:00", false),
+                ("2024-01-00T00:00", false),
+                ("2024-00-01T00:00", false),
+                ("2024-13-01T00:00", false),
+                ("2024-01-01T24:00", false),
+                ("2024-01-01T23:60", false),
+                ("2024-01-01T23:59:60", false),
+                ("2024-01-01T99:99:99", false),
+                ("", false),
+                ("2024-01-01", false),
+                ("12:00", false),
+                ("2024-01-01t00:00", false),
+                ("2024-01-01 00:00", false),
+                ("2024-1-01T00:00", false),
+                ("2024-01-1T00:00", false),
+                ("24-01-01T00:00", false),
+                ("+2024-01-01T00:00", false),
+                ("2024-01-01T0:00", false),
+                ("2024-01-01T00:0", false),
+                ("2024-01-01T00:00:0", false),
+                ("2024-01-01T00:00:00.5", false),
+                ("2024-01-01T00:00:00Z", false),
+                ("2024-01-01T00:00Z", false),
+                ("2024-01-01T00:00+01:00", false),
+                ("2024-01-01T00:00:00\n", false),
+                (" 2024-01-01T00:00", false),
+                ("2024/01/01T00:00", false),
+                ("٢٠٢٤-01-01T00:00", false),
+                ("２０２４-01-01T00:00", false),
+                ("2024-01-01T00:00-00", false),
+                ("2024-01-01T00:00:-1", false),
+            ],
+        );
+        assert_eq!(
+            ok(&ArgType::Datetime, "2024-02-29T12:00"),
+            "2024-02-29T12:00:00"
+        );
+        assert_eq!(
+            ok(&ArgType::Datetime, "2024-02-29T12:00:07"),
+            "2024-02-29T12:00:07"
+        );
+        assert_eq!(
+            refused(&ArgType::Datetime, "2024-13-01T00:00"),
+            "the month must be 01 to 12"
+        );
+        assert_eq!(
+            refused(&ArgType::Datetime, "2023-02-29T00:00"),
+            "the day must exist in that month"
+        );
+    }
+
+    #[test]
+    fn regex_is_anchored_to_the_whole_value() {
+        table(
+            "regex:[a-z]+",
+            &[
+                ("abc", true),
+                ("abc1", false),
+                ("1abc", false),
+                ("ab c", false),
+                ("abc\n", false),
+                ("\nabc", false),
+                ("", false),
+            ],
+        );
+        // Alternation stays inside the anchors.
+        table(
+            "regex:a|b",
+            &[("a", true), ("b", true), ("ab", false), ("xa", false)],
+        );
+        table("regex:a|ab", &[("ab", true)]);
+        // Multi-line mode cannot loosen the anchors: \A and \z do not follow (?m).
+        table(
+            "regex:(?m)^a$",
+            &[("a", true), ("a\nb", false), ("b\na", false)],
+        );
+        // Anchors written by the author are harmless.
+        table("regex:^[0-9]{3}$", &[("123", true), ("1234", false)]);
+        // An empty match is possible only for an empty value.
+        table("regex:[a-z]*", &[("", true), ("a", true), ("A", false)]);
+        // \w and \d are ASCII only, as in OliveTin's RE2.
+        table(
+            "regex:\\w+",
+            &[("a_1", true), ("é", false), ("٣", false), ("ａ", false)],
+        );
+        // Case-insensitive and extended modes work within the pattern.
+        table("regex:(?i)abc", &[("AbC", true)]);
+        table("regex:(?x) a b c ", &[("abc", true), ("a b c", false)]);
+        // Non-ASCII literals match.
+        table("regex:日本+", &[("日本本", true), ("日", false)]);
+        // `.` does not match a newline unless the pattern says so.
+        table("regex:.+", &[("a;b", true), ("a\nb", false)]);
+        table("regex:(?s).+", &[("a\nb", true)]);
+    }
+
+    #[test]
+    fn regex_errors_at_parse() {
+        for bad in [
+            "regex:(",
+            "regex:)",
+            "regex:[a-z",
+            "regex:a)|(b",
+            "regex:a{2",
+            "regex:*",
+            "regex:\\",
+            "regex:\\p{L}+",
+            "regex:(?=a)a",
+            "regex:(a)\\1",
+            "regex:(?<n>a)(?<n>b)",
+            "regex:a{1000}{1000}",
+        ] {
+            let why = ArgType::parse(bad, false).unwrap_err();
+            assert!(why.contains("regex:"), "{bad}: {why}");
+        }
+        let why = ArgType::parse("regex:(", false).unwrap_err();
+        assert!(why.contains("is invalid"), "{why}");
+        assert!(why.contains("whole value"), "{why}");
+        // The empty pattern would accept only the empty value: refused with a pointer to the
+        // type that accepts anything.
+        let why = ArgType::parse("regex:", false).unwrap_err();
+        assert!(why.contains("very_dangerous_raw_string"), "{why}");
+        // A (?x) comment at the end would swallow the anchoring; refused with the fix.
+        let why = ArgType::parse("regex:(?x)abc # letters", false).unwrap_err();
+        assert!(why.contains("anchored"), "{why}");
+        let fixed = t("regex:(?x)abc # letters\n");
+        ok(&fixed, "abc");
+        refused(&fixed, "abcd");
+        // A size that fits a real rule compiles.
+        ok(&t("regex:[A-Za-z0-9._-]{1,255}"), "host.name");
+    }
+
+    #[test]
+    fn regex_pattern_identity() {
+        let a = t("regex:[a-z]+");
+        assert_eq!(a, t("regex:[a-z]+"));
+        assert_ne!(a, t("regex:[a-z]*"));
+        assert_eq!(a.name(), "regex:[a-z]+");
+        let ArgType::Regex(pattern) = &a else {
+            panic!("not a regex type")
+        };
+        assert_eq!(pattern.source(), "[a-z]+");
+        assert!(pattern.is_match("abc"));
+        assert!(!pattern.is_match("abc1"));
+        // The refusal names the rule (the pattern), not the value.
+        assert_eq!(
+            refused(&a, "Bad1"),
+            "must match the pattern [a-z]+ as a whole"
+        );
+    }
+
+    #[test]
+    fn checkbox() {
+        table(
+            "checkbox",
+            &[
+                ("true", true),
+                ("false", true),
+                ("1", true),
+                ("0", true),
+                ("TRUE", true),
+                ("False", true),
+                ("", false),
+                ("yes", false),
+                ("no", false),
+                ("on", false),
+                ("2", false),
+                ("-1", false),
+                ("01", false),
+                (" true", false),
+                ("true ", false),
+                ("true\n", false),
+                ("ｔｒｕｅ", false),
+                ("truе", false), // Cyrillic е
+                ("t", false),
+            ],
+        );
+        assert_eq!(ok(&ArgType::Checkbox, "TRUE"), "true");
+        assert_eq!(ok(&ArgType::Checkbox, "False"), "false");
+        assert_eq!(ok(&ArgType::Checkbox, "1"), "1");
+        // With choices, the choices are the rule.
+        let choices = ["--force", ""];
+        assert_eq!(
+            ArgType::Checkbox.check("--force", &choices),
+            Ok("--force".into())
+        );
+        assert_eq!(ArgType::Checkbox.check("", &choices), Ok(String::new()));
+        assert_eq!(
+            ArgType::Checkbox.check("true", &choices),
+            Err(RULE_CHOICE.into())
+        );
+        assert_eq!(
+            ArgType::Checkbox.check("--FORCE", &choices),
+            Err(RULE_CHOICE.into())
+        );
+    }
+
+    #[test]
+    fn checklist() {
+        let choices = ["a", "b", "c d", "e-f"];
+        let check = |value: &str| ArgType::Checklist.check(value, &choices);
+        for good in ["a", "a,b", "b,a", "a,b,c d,e-f", "c d"] {
+            assert_eq!(check(good), Ok(good.to_owned()), "{good:?}");
+        }
+        for bad in [
+            "", "x", "a,x", "a,a", "b,a,b", "a,,b", ",a", "a,", ",", "a, b", "a ,b", "A", "c",
+            "a;b", "a\nb", "a,b\n", "c\u{A0}d",
+        ] {
+            let why = check(bad).unwrap_err();
+            assert!(!why.is_empty(), "{bad:?}");
+        }
+        assert_eq!(
+            check("a,a"),
+            Err("must not list the same item twice".into())
+        );
+        // Without choices: ascii_sentence items.
+        table(
+            "checklist",
+            &[
+                ("one", true),
+                ("one,two", true),
+                ("two words,x.y_z-1", true),
+                (" a, b", true),
+                ("", false),
+                ("a,a", false),
+                ("a,,b", false),
+                ("a,", false),
+                ("a;b", false),
+                ("a/b", false),
+                ("é", false),
+            ],
+        );
+        // A long list stays linear and the duplicate is still found at the end.
+        let many: Vec<String> = (0..5000).map(|i| format!("i{i}")).collect();
+        let mut list = many.join(",");
+        ok(&ArgType::Checklist, &list);
+        list.push_str(",i0");
+        refused(&ArgType::Checklist, &list);
+    }
+
+    #[test]
+    fn any_text_types() {
+        for name in [
+            "password",
+            "raw_string_multiline",
+            "very_dangerous_raw_string",
+        ] {
+            let ty = t(name);
+            for value in [
+                "",
+                " ",
+                "plain",
+                "multi\nline\r\ntext",
+                "tab\there",
+                "$(rm -rf /)",
+                "`id`",
+                "'; rm -rf / #",
+                "\"$HOME\"",
+                "{{ other }}",
+                "a\u{200B}b\u{202E}c",
+                "日本語 😀",
+                "\\",
+                "\u{1}\u{7f}",
+            ] {
+                assert_eq!(ok(&ty, value), value, "{name}");
+            }
+            let meta: String = SHELL_META.iter().collect();
+            assert_eq!(ok(&ty, &meta), meta);
+            refused(&ty, "\0");
+            refused(&ty, "a\0b");
+        }
+    }
+
+    #[test]
+    fn display_only_types() {
+        for name in ["confirmation", "html"] {
+            let ty = t(name);
+            assert!(ty.is_display_only());
+            assert!(!ty.is_secret());
+            assert_eq!(ok(&ty, "<b>Sure?</b>"), "<b>Sure?</b>");
+            assert_eq!(ok(&ty, "1"), "1");
+            assert_eq!(ok(&ty, ""), "");
+            refused(&ty, "a\0");
+        }
+    }
+
+    #[test]
+    fn choice_only() {
+        let ty = ArgType::parse("", true).unwrap();
+        assert_eq!(ty, ArgType::ChoiceOnly);
+        assert_eq!(ty.name(), "");
+        let choices = ["start", "stop", "$(reboot)", ""];
+        for good in ["start", "stop", "$(reboot)", ""] {
+            assert_eq!(ty.check(good, &choices), Ok(good.to_owned()));
+        }
+        for bad in [
+            "Start",
+            "start ",
+            " start",
+            "sta",
+            "startstop",
+            "start\n",
+            "ｓｔａｒｔ",
+        ] {
+            assert_eq!(ty.check(bad, &choices), Err(RULE_CHOICE.into()), "{bad:?}");
+        }
+        // No choices: nothing is one of them.
+        assert_eq!(ty.check("start", &[]), Err(RULE_CHOICE.into()));
+        refused(&ty, "\0");
+    }
+
+    /// Types whose rule is a set of ASCII characters (or a syntax built from them), each with
+    /// a valid value to put metacharacters and look-alikes into.
+    fn ascii_only_types() -> Vec<(ArgType, &'static str)> {
+        vec![
+            (t("ascii"), "abc"),
+            (t("ascii_identifier"), "abc"),
+            (t("ascii_sentence"), "abc"),
+            (t("int"), "12"),
+            (t("datetime"), "2024-01-01T00:00"),
+            (t("checkbox"), "true"),
+            (t("checklist"), "a,b"),
+            (t("regex:[a-z]+"), "abc"),
+        ]
+    }
+
+    #[test]
+    fn ascii_only_types_refuse_every_shell_metacharacter() {
+        let mut types = ascii_only_types();
+        types.push((t("unicode_identifier"), "abc"));
+        for (ty, base) in types {
+            ok(&ty, base);
+            for m in SHELL_META {
+                for value in [
+                    m.to_string(),
+                    format!("{m}{base}"),
+                    format!("{base}{m}"),
+                    format!("{}{m}{}", &base[..1], &base[1..]),
+                ] {
+                    refused(&ty, &value);
+                }
+            }
+            for value in ["$(id)", "`id`", "{{ x }}", "a;b", "${IFS}"] {
+                refused(&ty, value);
+            }
+        }
+    }
+
+    #[test]
+    fn email_and_url_metacharacters() {
+        // RFC 5322 allows some of these in the local part; the rest are refused anywhere.
+        let local_ok = "'`${}|&*?!~#";
+        for m in SHELL_META {
+            let local = format!("a{m}b@example.com");
+            let domain = format!("ab@exa{m}mple.com");
+            assert_eq!(
+                ArgType::Email.check(&local, &[]).is_ok(),
+                local_ok.contains(*m),
+                "{local:?}"
+            );
+            refused(&ArgType::Email, &domain);
+        }
+        // In a URL path, sub-delimiters and '~' are URL characters; '?' starts the query and
+        // '#' the fragment. Everything else here is refused.
+        let path_ok = "'$()*;&!~?#";
+        for m in SHELL_META {
+            let path = format!("http://host/a{m}b");
+            let host = format!("http://ho{m}st/");
+            assert_eq!(
+                ArgType::Url.check(&path, &[]).is_ok(),
+                path_ok.contains(*m),
+                "{path:?}"
+            );
+            // '~' is a host character, and '?' and '#' end the host (the rest is a query or
+            // fragment); the others are refused.
+            assert_eq!(
+                ArgType::Url.check(&host, &[]).is_ok(),
+                "~?#".contains(*m),
+                "{host:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn ascii_only_types_refuse_lookalikes() {
+        let mut types = ascii_only_types();
+        types.push((ArgType::Email, "a@b.c"));
+        types.push((ArgType::Url, "http://h/"));
+        for (ty, base) in types {
+            for look in LOOKALIKES {
+                for value in [look.to_string(), format!("{base}{look}")] {
+                    refused(&ty, &value);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_type_accepts_nul() {
+        for ty in all_types() {
+            for value in ["\0", "a\0", "\0a", "a\0b"] {
+                let choices = [value];
+                let why = ty.check(value, &choices).unwrap_err();
+                assert_eq!(why, "must not contain a NUL byte", "{}", ty.name());
+            }
+        }
+    }
+
+    #[test]
+    fn length_is_bounded_for_every_type() {
+        let at_limit = "a".repeat(MAX_VALUE_BYTES);
+        let over = "a".repeat(MAX_VALUE_BYTES + 1);
+        for ty in all_types() {
+            let choices = [over.as_str()];
+            let why = ty.check(&over, &choices).unwrap_err();
+            assert_eq!(why, "must be at most 65536 bytes long", "{}", ty.name());
+        }
+        for name in ["ascii", "password", "raw_string_multiline", "checklist"] {
+            assert_eq!(ok(&t(name), &at_limit).len(), MAX_VALUE_BYTES);
+        }
+        // Multi-byte characters count in bytes.
+        refused(&t("password"), &"é".repeat(MAX_VALUE_BYTES / 2 + 1));
+    }
+
+    #[test]
+    fn no_error_message_contains_the_value() {
+        let marker = "Zq7SECRETvalue9";
+        let values = [
+            format!("{marker}!"),
+            format!("{marker} {marker}"),
+            format!("{marker}@"),
+            format!("http://{marker} x"),
+            format!("{marker}\0"),
+            format!("{marker},{marker}"),
+            marker.repeat(MAX_VALUE_BYTES / marker.len() + 1),
+        ];
+        for ty in all_types() {
+            for value in &values {
+                let choices = ["x"];
+                if let Err(why) = ty.check(value, &choices) {
+                    assert!(!why.contains(marker), "{}: {why}", ty.name());
+                    assert!(!why.contains("SECRET"), "{}: {why}", ty.name());
+                }
+            }
+        }
+        // Nor does an unknown type name come back.
+        let why = ArgType::parse("Zq7SECRETtype", false).unwrap_err();
+        assert!(!why.contains("SECRET"), "{why}");
+    }
+
+    #[test]
+    fn parse_names_round_trip() {
+        for name in TYPE_NAMES.iter().filter(|n| !n.starts_with("regex:")) {
+            let ty = t(name);
+            assert_eq!(ty.name(), *name);
+            // A declared type stays that type when choices are declared too.
+            assert_eq!(ArgType::parse(name, true).unwrap(), ty);
+        }
+        assert_eq!(ArgType::parse("", false).unwrap(), ArgType::Ascii);
+        assert_eq!(ArgType::parse("", true).unwrap(), ArgType::ChoiceOnly);
+        // One of each name (a sample pattern for regex:PATTERN), plus ChoiceOnly.
+        assert_eq!(all_types().len(), TYPE_NAMES.len() + 1);
+    }
+
+    #[test]
+    fn parse_refuses_unknown_names() {
+        for bad in [
+            "ASCII",
+            "Ascii",
+            " ascii",
+            "ascii ",
+            "asci",
+            "select",
+            "string",
+            "text",
+            "integer",
+            "bool",
+            "boolean",
+            "number",
+            "regex",
+            "Regex:a",
+            "REGEX:a",
+            " regex:a",
+            "\0",
+            "ascii\n",
+            "unicode",
+            "raw_string",
+        ] {
+            let why = ArgType::parse(bad, false).unwrap_err();
+            assert!(why.starts_with("unknown argument type"), "{bad:?}: {why}");
+            for name in TYPE_NAMES {
+                assert!(why.contains(name), "{bad:?}: {why} lacks {name}");
+            }
+        }
+        let why = ArgType::parse("ASCII", false).unwrap_err();
+        assert!(why.contains("did you mean ascii?"), "{why}");
+        let why = ArgType::parse("Regex:a", false).unwrap_err();
+        assert!(why.contains("write regex: in lower case"), "{why}");
+        let why = ArgType::parse("select", false).unwrap_err();
+        assert!(!why.contains("did you mean"), "{why}");
+    }
+
+    #[test]
+    fn flags() {
+        for ty in all_types() {
+            assert_eq!(ty.is_secret(), ty == ArgType::Password, "{}", ty.name());
+            assert_eq!(
+                ty.is_display_only(),
+                matches!(ty, ArgType::Confirmation | ArgType::Html),
+                "{}",
+                ty.name()
+            );
+        }
+    }
+
+    #[test]
+    fn validate_type_results() {
+        let cases: &[(&str, &str, bool, &str)] = &[
+            ("ascii", "abc", true, ""),
+            ("ascii", "a b", false, RULE_ASCII),
+            ("ascii", "", false, RULE_EMPTY),
+            ("", "abc", true, ""),
+            ("", "a b", false, RULE_ASCII),
+            ("int", "-9223372036854775808", true, ""),
+            ("int", "9223372036854775808", false, RULE_INT_RANGE),
+            ("datetime", "2024-02-29T12:00", true, ""),
+            (
+                "datetime",
+                "2023-02-29T12:00",
+                false,
+                "the day must exist in that month",
+            ),
+            ("checkbox", "1", true, ""),
+            ("checkbox", "yes", false, RULE_CHECKBOX),
+            ("checklist", "a,b", true, ""),
+            ("password", "", true, ""),
+            ("password", "$(x)", true, ""),
+            ("raw_string_multiline", "a\nb", true, ""),
+            (
+                "very_dangerous_raw_string",
+                "\0",
+                false,
+                "must not contain a NUL byte",
+            ),
+            ("confirmation", "anything", true, ""),
+            ("html", "<b>x</b>", true, ""),
+            ("regex:[a-z]+", "abc", true, ""),
+            (
+                "regex:[a-z]+",
+                "abc1",
+                false,
+                "must match the pattern [a-z]+ as a whole",
+            ),
+            ("email", "a@b.c", true, ""),
+            ("url", "https://example.com/", true, ""),
+            ("unicode_identifier", "héllo", true, ""),
+        ];
+        for &(ty, value, valid, why) in cases {
+            assert_eq!(
+                validate_type(ty, value),
+                (valid, why.to_owned()),
+                "{ty:?} {value:?}"
+            );
+        }
+        for ty in ["nope", "select", "ASCII", "regex"] {
+            let (valid, why) = validate_type(ty, "abc");
+            assert!(!valid);
+            assert!(why.starts_with("unknown argument type"), "{why}");
+            assert!(why.contains("ascii_identifier"), "{why}");
+        }
+        let (valid, why) = validate_type("regex:[", "x");
+        assert!(!valid);
+        assert!(why.contains("is invalid"), "{why}");
+        let (valid, why) = validate_type("regex:", "x");
+        assert!(!valid);
+        assert!(why.contains("needs a pattern"), "{why}");
+    }
+}
