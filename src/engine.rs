@@ -150,6 +150,11 @@ impl Engine {
             user_class: caller.usergroup.clone(),
             tags: Vec::new(),
             arguments: Some(req.arguments),
+            secrets: values
+                .iter()
+                .filter(|v| v.secret)
+                .map(|v| v.value.clone())
+                .collect(),
             max_output_bytes: self.config.limits.max_output_bytes,
         }));
 

@@ -149,6 +149,22 @@ fn signal_name(sig: i32) -> String {
     }
 }
 
+/// What a secret value is shown as.
+pub const REDACTED: &str = "********";
+
+/// `text` with every occurrence of every secret replaced. The longest secrets go first, so
+/// one secret that contains another is hidden whole.
+pub fn redact(text: String, secrets: &[String]) -> String {
+    if secrets.iter().all(|s| !text.contains(s.as_str())) {
+        return text;
+    }
+    let mut sorted: Vec<&String> = secrets.iter().collect();
+    sorted.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    sorted
+        .into_iter()
+        .fold(text, |t, s| t.replace(s.as_str(), REDACTED))
+}
+
 /// Everything that changes while an execution lives.
 #[derive(Debug)]
 struct Live {
@@ -176,6 +192,9 @@ pub struct Execution {
     /// The arguments as requested, kept in memory for RestartAction. `None` when they are
     /// no longer known (a record restored from disk never carries password values).
     pub arguments: Option<Vec<(String, String)>>,
+    /// Values of `password` arguments: replaced in every rendering of the output, so a
+    /// command that prints one does not show it back.
+    secrets: Vec<String>,
     pub started: Instant,
     pub datetime_started: String,
     live: Mutex<Live>,
@@ -208,6 +227,8 @@ pub struct NewExecution {
     pub user_class: String,
     pub tags: Vec<String>,
     pub arguments: Option<Vec<(String, String)>>,
+    /// Values of `password` arguments (empty ones are ignored).
+    pub secrets: Vec<String>,
     pub max_output_bytes: usize,
 }
 
@@ -221,6 +242,7 @@ impl Execution {
             user_class: n.user_class,
             tags: n.tags,
             arguments: n.arguments,
+            secrets: n.secrets.into_iter().filter(|s| !s.is_empty()).collect(),
             started: Instant::now(),
             datetime_started: local_datetime(SystemTime::now()),
             live: Mutex::new(Live {
@@ -269,8 +291,8 @@ impl Execution {
             if live.phase.is_finished() {
                 return;
             }
-            let mut stdout = live.stdout.render();
-            let mut stderr = live.stderr.render();
+            let mut stdout = redact(live.stdout.render(), &self.secrets);
+            let mut stderr = redact(live.stderr.render(), &self.secrets);
             for (name, capture) in [("stdout", &live.stdout), ("stderr", &live.stderr)] {
                 if capture.omitted() > 0 {
                     append_notice(
@@ -333,7 +355,10 @@ impl Execution {
         let live = self.live();
         let (stdout, stderr) = match &live.final_text {
             Some((o, e)) => (o.clone(), e.clone()),
-            None => (live.stdout.render(), live.stderr.render()),
+            None => (
+                redact(live.stdout.render(), &self.secrets),
+                redact(live.stderr.render(), &self.secrets),
+            ),
         };
         Snapshot {
             datetime_started: self.datetime_started.clone(),
@@ -393,6 +418,7 @@ pub mod tests {
             user_class: "guest".into(),
             tags: vec![],
             arguments: Some(vec![]),
+            secrets: vec![],
             max_output_bytes: 64,
         })
     }
@@ -535,6 +561,34 @@ pub mod tests {
             s.stderr
                 .contains("actiond: stdout was 100 bytes; 36 bytes in the middle were omitted")
         );
+    }
+
+    #[test]
+    fn secrets_never_show_in_the_output() {
+        let mut tid = TrackingId::new();
+        tid.push_str("s").unwrap();
+        let e = Execution::new(NewExecution {
+            tracking_id: tid,
+            binding_id: "a".into(),
+            action: action("a"),
+            user: "u".into(),
+            user_class: "g".into(),
+            tags: vec![],
+            arguments: Some(vec![]),
+            secrets: vec!["hunter2".into(), "hunter2-long".into(), String::new()],
+            max_output_bytes: 1024,
+        });
+        e.set_running();
+        e.push_stdout(b"pw=hunter2 long=hunter2-long empty ok\n");
+        assert_eq!(e.snapshot().stdout, "pw=******** long=******** empty ok\n");
+        e.push_stderr(b"hunter2");
+        e.finish(Outcome::Exited(0), 3);
+        let s = e.snapshot();
+        assert!(
+            !s.stdout.contains("hunter2") && !s.stderr.contains("hunter2"),
+            "{s:?}"
+        );
+        assert_eq!(redact("nothing here".into(), &["x".into()]), "nothing here");
     }
 
     #[test]
