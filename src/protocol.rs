@@ -151,28 +151,19 @@ pub fn end_stream(error: Option<&ConnectError>) -> Vec<u8> {
     )
 }
 
-/// `Content-Type` of a server-streaming call must be `application/connect+json`.
-pub fn check_stream_content_type(value: Option<&str>) -> Result<(), ConnectError> {
-    let media = value.map(|v| {
-        v.split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase()
-    });
-    if media.as_deref() == Some("application/connect+json") {
-        return Ok(());
-    }
-    let found = value.unwrap_or("none");
-    Err(ConnectError::new(
-        Code::Unknown,
-        format!("unsupported Content-Type {found:?}: a stream needs Content-Type: application/connect+json"),
-    )
-    .with_status(415))
-}
-
 /// `Content-Type` of a unary call must be `application/json`, parameters allowed.
 pub fn check_unary_content_type(value: Option<&str>) -> Result<(), ConnectError> {
+    check_content_type(value, "application/json")
+}
+
+/// `Content-Type` of a server-streaming call must be `application/connect+json`.
+pub fn check_stream_content_type(value: Option<&str>) -> Result<(), ConnectError> {
+    check_content_type(value, "application/connect+json")
+}
+
+/// The media type must be `want`, compared case-insensitively; parameters such as
+/// `; charset=utf-8` are allowed. Anything else is HTTP 415.
+fn check_content_type(value: Option<&str>, want: &str) -> Result<(), ConnectError> {
     let media = value.map(|v| {
         v.split(';')
             .next()
@@ -180,13 +171,13 @@ pub fn check_unary_content_type(value: Option<&str>) -> Result<(), ConnectError>
             .trim()
             .to_ascii_lowercase()
     });
-    if media.as_deref() == Some("application/json") {
+    if media.as_deref() == Some(want) {
         return Ok(());
     }
     let found = value.unwrap_or("none");
     Err(ConnectError::new(
         Code::Unknown,
-        format!("unsupported Content-Type {found:?}: send Content-Type: application/json"),
+        format!("unsupported Content-Type {found:?}: send Content-Type: {want}"),
     )
     .with_status(415))
 }
