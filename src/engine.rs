@@ -33,6 +33,8 @@ pub enum Error {
     NotBuilt(String),
     /// A request argument broke its declaration.
     BadArgument(ArgError),
+    /// The command, with its arguments substituted, is longer than the system accepts.
+    CommandTooLong(String),
     /// RestartAction of an execution whose arguments are no longer known.
     ArgumentsUnavailable(String),
     Denied(Verb),
@@ -142,6 +144,28 @@ impl Engine {
             id
         };
 
+        let grace = self.config.limits.kill_grace_period;
+        let plan = executor::plan(
+            &action,
+            &self.config.base_dir,
+            &tracking_id,
+            &caller.username,
+            grace,
+            &values,
+        );
+        // Quoting can make a long value longer than the kernel accepts; refuse now rather
+        // than record a spawn failure.
+        if let Err(why) = executor::fits(&plan) {
+            // Name the longest value: it is the one to shorten.
+            return Err(match values.iter().max_by_key(|v| v.value.len()) {
+                Some(v) => Error::BadArgument(ArgError {
+                    argument: v.name.clone(),
+                    rule: why,
+                }),
+                None => Error::CommandTooLong(why),
+            });
+        }
+
         let exec = Arc::new(Execution::new(NewExecution {
             tracking_id,
             binding_id: req.binding_id,
@@ -174,21 +198,12 @@ impl Engine {
             }
             blocked
         };
-        let grace = self.config.limits.kill_grace_period;
         if let Some(reason) = blocked {
             info!(action = %exec.binding_id, id = %exec.tracking_id, "blocked: {reason}");
             exec.finish(Outcome::Blocked(reason), grace.as_secs());
             return Ok(exec);
         }
         info!(action = %exec.binding_id, id = %exec.tracking_id, user = %exec.user, "starting");
-        let plan = executor::plan(
-            &action,
-            &self.config.base_dir,
-            &exec.tracking_id,
-            &exec.user,
-            grace,
-            &values,
-        );
         let engine = Arc::clone(self);
         let done = Arc::clone(&exec);
         executor::launch(plan, Arc::clone(&exec), &self.reaper, move || {

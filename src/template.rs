@@ -325,9 +325,19 @@ impl<'a> Lexer<'a> {
     /// Shell code: the top level, or inside `$( )`, `$(( ))`, `${ }`.
     fn code(&mut self, c: char) -> Result<(), TemplateError> {
         let start_of_word = self.word_start;
+        // Most characters continue a word; the arms below that end one set it again.
         self.word_start = false;
         let rest = self.rest();
+        let heredoc_allowed = matches!(self.top(), None | Some(State::CommandSub(_)));
         match c {
+            '\\' if rest[1..].starts_with('\n') => {
+                // A line continuation vanishes before the shell splits words: what follows
+                // is at a word start exactly when what preceded was (`\<newline>#` after a
+                // space starts a comment).
+                self.pos += 2;
+                self.word_start = start_of_word;
+                return Ok(());
+            }
             '\\' => return self.escape(),
             '\'' => self.stack.push(State::Single),
             '"' => self.stack.push(State::Double),
@@ -338,16 +348,35 @@ impl<'a> Lexer<'a> {
             }
             '<' if rest.starts_with("<<<") => {
                 self.pos += 3;
+                self.word_start = true;
                 return Ok(());
             }
-            '<' if rest.starts_with("<<") => return self.heredoc_operator(),
+            // In arithmetic `<<` is a shift, not a here-document.
+            '<' if rest.starts_with("<<") && heredoc_allowed => return self.heredoc_operator(),
+            // bash process substitution parses like `$( )`.
+            '<' | '>' if rest[1..].starts_with('(') && heredoc_allowed => {
+                self.stack.push(State::CommandSub(0));
+                self.pos += 2;
+                return Ok(());
+            }
+            // bash's arithmetic command `(( ))`; a POSIX `( (` subshell is refused the same
+            // way, which is only ever too careful.
+            '(' if rest.starts_with("((") && start_of_word && self.top().is_none() => {
+                self.stack.push(State::Arithmetic(0));
+                self.pos += 2;
+                return Ok(());
+            }
             '(' => match self.stack.last_mut() {
                 Some(State::CommandSub(d)) | Some(State::Arithmetic(d)) => *d += 1,
                 _ => {}
             },
             ')' => match self.stack.last_mut() {
                 Some(State::CommandSub(0)) => {
+                    // `$(…)` is part of the word around it: `$(true)#` is one word, and its
+                    // `#` is no comment.
                     self.stack.pop();
+                    self.pos += 1;
+                    return Ok(());
                 }
                 Some(State::Arithmetic(0)) if rest.starts_with("))") => {
                     self.stack.pop();
@@ -450,20 +479,36 @@ impl<'a> Lexer<'a> {
         while self.rest().starts_with([' ', '\t']) {
             self.pos += 1;
         }
+        // The delimiter is a shell word: quotes and backslashes join and escape parts of it
+        // (`<<"E F"` ends at a line `E F`), and they are removed from the line that ends it.
         let mut delimiter = String::new();
+        let mut quote: Option<char> = None;
         while let Some(c) = self.rest().chars().next() {
-            if c.is_whitespace() || matches!(c, ';' | '&' | '|' | '<' | '>' | '(' | ')') {
-                break;
-            }
             if self.rest().starts_with("{{") {
                 return Err(refuse(format!(
                     "a placeholder in a here-document delimiter: {UNSAFE_HINT}"
                 )));
             }
-            if !matches!(c, '\'' | '"' | '\\') {
-                delimiter.push(c);
+            let len = c.len_utf8();
+            match (quote, c) {
+                (None, c)
+                    if c.is_whitespace()
+                        || matches!(c, ';' | '&' | '|' | '<' | '>' | '(' | ')') =>
+                {
+                    break;
+                }
+                (None, '\'' | '"') => quote = Some(c),
+                (Some(q), c) if c == q => quote = None,
+                (None, '\\') | (Some('"'), '\\') => {
+                    let next = self.rest()[1..].chars().next();
+                    if let Some(n) = next {
+                        delimiter.push(n);
+                        self.pos += n.len_utf8();
+                    }
+                }
+                (_, c) => delimiter.push(c),
             }
-            self.pos += c.len_utf8();
+            self.pos += len;
         }
         if !delimiter.is_empty() {
             self.heredocs.push((delimiter, strip_tabs));
@@ -582,9 +627,19 @@ mod tests {
             ("cat <<EOF\nbody\nEOF\necho {{ a }}", &[Unquoted]),
             ("cat <<-'EOF'\n\tbody $x\n\tEOF\necho {{ a }}", &[Unquoted]),
             ("cat <<< x; echo {{ a }}", &[Unquoted]),
+            ("cat <<\"E F\"\nbody\nE F\necho {{ a }}", &[Unquoted]),
+            ("cat <<E\\ F\nbody\nE F\necho {{ a }}", &[Unquoted]),
             ("# a comment\necho {{ a }}", &[Unquoted]),
             ("echo $(echo \"(\") {{ a }}", &[Unquoted]),
             ("echo {{a}}{{b}}", &[Unquoted, Unquoted]),
+            // Regression: `)` closing `$( )` does not end the word, so this `#` is literal and
+            // the quote after it is real.
+            ("printf '%s' $(true)#'\n{{ a }}'", &[SingleQuoted]),
+            ("echo `true`#'{{ a }}'", &[SingleQuoted]),
+            ("echo ${x}#'{{ a }}'", &[SingleQuoted]),
+            ("echo $(( 1 << 2 ))\necho \"\n2\n{{ a }}\"", &[DoubleQuoted]),
+            ("echo \\\n{{ a }}", &[Unquoted]),
+            ("(echo {{ a }})", &[Unquoted]),
         ];
         for (text, want) in table {
             let got: Vec<Context> = contexts(text).into_iter().map(|(_, c)| c).collect();
@@ -607,10 +662,22 @@ mod tests {
             ("cat <<EOF\n{{ a }}\nEOF", "here-document"),
             ("cat <<'EOF'\nx {{ a }}\nEOF", "here-document"),
             ("cat <<{{ a }}\nx\n", "here-document"),
+            // Regressions found by tests/it/arguments.rs: quoted delimiters with spaces.
+            ("cat <<\"E F\"\n{{ a }}\nE F", "here-document"),
+            ("cat <<'E F'{{ a }}", "here-document"),
+            ("cat <<'E F'\nE\n{{ a }}\nE F", "here-document"),
             ("echo ${{ a }}", "after `$`"),
             ("echo \"${{ a }}\"", "after `$`"),
             ("echo \\{{ a }}", "backslash"),
             ("echo \"\\{{ a }}\"", "backslash"),
+            // Regressions found by tests/it/arguments.rs: a `#` that is or is not a comment.
+            ("printf '%s' \\\n#{{ a }}", "inside a comment"),
+            (
+                "echo $(( 1 << 2 )); echo {{ a }} $(( {{ a }} ))",
+                "inside $(( ))",
+            ),
+            ("cat <(echo {{ a }})", "inside $( )"),
+            ("(( x = {{ a }} ))", "inside $(( ))"),
         ];
         for (text, why) in table {
             let err = Template::shell(text).unwrap_err().message;

@@ -49,6 +49,7 @@ pub fn connect_error(e: Error) -> ConnectError {
             format!("{what}: not supported by this version of actiond yet"),
         ),
         Error::BadArgument(e) => ConnectError::invalid(e.to_string()),
+        Error::CommandTooLong(why) => ConnectError::invalid(why),
         Error::ArgumentsUnavailable(id) => ConnectError::new(
             Code::FailedPrecondition,
             format!(

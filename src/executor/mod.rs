@@ -111,6 +111,41 @@ pub fn plan(
     }
 }
 
+/// Linux refuses any single argument or environment string of this size or more
+/// (MAX_ARG_STRLEN, 32 pages).
+pub const MAX_ARG_BYTES: usize = 128 * 1024;
+
+/// A bound on everything a plan adds to the command line and environment together, well
+/// under the kernel's total (a quarter of the stack limit, 2 MiB by default) so that the
+/// service's own environment still fits.
+pub const MAX_PLAN_BYTES: usize = 1024 * 1024;
+
+/// Whether the kernel will accept the plan's command line and environment. Quoting can
+/// make a value up to four times longer in a `shell:` command.
+pub fn fits(plan: &Plan) -> Result<(), String> {
+    let strings = std::iter::once(plan.program.len())
+        .chain(plan.args.iter().map(String::len))
+        .chain(plan.env.iter().map(|(k, v)| k.len() + 1 + v.len()));
+    let mut total = 0usize;
+    for len in strings {
+        if len >= MAX_ARG_BYTES {
+            return Err(format!(
+                "with the arguments substituted, one part of the command is {len} bytes and the \
+                 system takes less than {MAX_ARG_BYTES}: shorten the value, or have the command read \
+                 it from its environment variable"
+            ));
+        }
+        total += len + 1;
+    }
+    if total > MAX_PLAN_BYTES {
+        return Err(format!(
+            "with the arguments substituted, the command and its environment are {total} bytes; \
+             at most {MAX_PLAN_BYTES} are allowed: shorten the values"
+        ));
+    }
+    Ok(())
+}
+
 /// A process that was started and is not yet supervised.
 struct Spawned {
     pid: i32,
@@ -320,6 +355,30 @@ mod tests {
         assert_eq!(p.args[1], "ping -c '3' \"a\\\"b\\$(x)\"");
         assert!(p.env.contains(&("COUNT".into(), "3".into())));
         assert!(p.env.contains(&("HOST".into(), "a\"b$(x)".into())));
+    }
+
+    #[test]
+    fn plans_that_the_kernel_would_refuse_are_caught() {
+        let a = with_shell("printf %s {{ v }}");
+        let ok = plan(
+            &a,
+            Path::new("/"),
+            "t",
+            "u",
+            Duration::ZERO,
+            &[value("v", &"'".repeat(20_000))],
+        );
+        assert!(fits(&ok).is_ok());
+        // 40 000 quotes become 160 000 bytes of quoting: over the per-argument limit.
+        let long = plan(
+            &a,
+            Path::new("/"),
+            "t",
+            "u",
+            Duration::ZERO,
+            &[value("v", &"'".repeat(40_000))],
+        );
+        assert!(fits(&long).unwrap_err().contains("environment variable"));
     }
 
     #[test]
