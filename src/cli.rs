@@ -1,13 +1,17 @@
 //! The command line, parsed by hand (a dozen flags do not justify an argument-parsing
-//! crate on a board). Pure: arguments in, a `Command` or a usage error out.
+//! crate on a board). Pure: arguments in, a `Command` or a usage error out. It also holds the
+//! pure halves of the credential commands (reading the password line, the `gen-token` text),
+//! so `main` only wires stdin and stdout to them.
 
 use std::ffi::OsString;
+use std::io::BufRead;
 use std::path::PathBuf;
 
 pub const USAGE: &str = "\
 usage: actiond [--config PATH] [--listen HOST:PORT]
        actiond --check-config PATH
-       actiond hash-password        (reads a password on stdin)
+       actiond hash-password        (reads a password on stdin, prints its argon2id hash)
+       actiond gen-token            (prints a new API token and its config entry)
        actiond --version | --help
 
 Without --config, actiond reads ./config.yaml, then /etc/actiond/config.yaml, and
@@ -21,6 +25,7 @@ pub enum Command {
     },
     CheckConfig(PathBuf),
     HashPassword,
+    GenToken,
     Version,
     Help,
 }
@@ -54,12 +59,47 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
                 return Ok(Command::CheckConfig(PathBuf::from(v)));
             }
             "hash-password" => return Ok(Command::HashPassword),
+            "gen-token" => return Ok(Command::GenToken),
             "--version" | "-V" => return Ok(Command::Version),
             "--help" | "-h" => return Ok(Command::Help),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
     Ok(Command::Serve { config, listen })
+}
+
+/// The password for `hash-password`: the first line of `input` without its line ending
+/// (`\n` or `\r\n`). Everything after the first line is ignored. An empty password is refused:
+/// it would let anyone log in as that user. Errors never contain the password.
+pub fn read_password(input: &mut impl BufRead) -> Result<String, String> {
+    let mut line = String::new();
+    input
+        .read_line(&mut line)
+        .map_err(|e| format!("cannot read the password from stdin: {e}"))?;
+    let password = line
+        .strip_suffix('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .unwrap_or(&line);
+    if password.is_empty() {
+        return Err("the password is empty; type it on stdin, followed by Enter".to_string());
+    }
+    Ok(password.to_string())
+}
+
+/// What `gen-token` prints: the token once, and the config entry that admits it, which holds
+/// only the token's SHA-256.
+pub fn gen_token_text(token: &str, sha256_hex: &str) -> String {
+    format!(
+        "\
+token:  {token}   (give this to the client, e.g. Home Assistant; it is shown only once)
+config:
+  authApiTokens:
+    - name: home-assistant
+      sha256: {sha256_hex}
+      username: home-assistant
+      usergroup: automation
+"
+    )
 }
 
 #[cfg(test)]
@@ -98,8 +138,40 @@ mod tests {
             Ok(Command::CheckConfig("x.yaml".into()))
         );
         assert_eq!(p(&["hash-password"]), Ok(Command::HashPassword));
+        assert_eq!(p(&["gen-token"]), Ok(Command::GenToken));
         assert_eq!(p(&["--version"]), Ok(Command::Version));
         assert!(p(&["--config"]).is_err());
         assert!(p(&["--bogus"]).is_err());
+    }
+
+    fn read(input: &str) -> Result<String, String> {
+        read_password(&mut input.as_bytes())
+    }
+
+    #[test]
+    fn password_line() {
+        assert_eq!(read("s3cret\n"), Ok("s3cret".to_string()));
+        assert_eq!(read("s3cret\r\n"), Ok("s3cret".to_string()));
+        assert_eq!(read("s3cret"), Ok("s3cret".to_string()));
+        assert_eq!(
+            read("two words \nsecond line\n"),
+            Ok("two words ".to_string())
+        );
+        assert!(read("").is_err());
+        assert!(read("\n").is_err());
+        assert!(read("\r\n").is_err());
+        let err = read("\n").unwrap_err();
+        assert!(err.contains("empty"), "{err}");
+    }
+
+    #[test]
+    fn gen_token_text_names_the_token_and_its_hash() {
+        let text = gen_token_text("tok", "abc123");
+        assert!(text.starts_with("token:  tok   (give this"), "{text}");
+        assert!(text.contains("\n      sha256: abc123\n"), "{text}");
+        assert!(
+            text.contains("\n  authApiTokens:\n    - name: home-assistant\n"),
+            "{text}"
+        );
     }
 }

@@ -6,8 +6,10 @@
 
 pub mod api;
 pub mod arguments;
+pub mod auth;
 pub mod clock;
 pub mod config;
+pub mod dashboards;
 pub mod engine;
 pub mod execution;
 pub mod executor;
@@ -16,6 +18,7 @@ pub mod output;
 pub mod permissions;
 pub mod protocol;
 pub mod server;
+pub mod store;
 pub mod template;
 
 use std::future::Future;
@@ -32,6 +35,9 @@ pub async fn run(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let reaper = executor::Reaper::start()?;
+    let store = store::Store::new(config.state_directory.clone());
+    let authority = auth::Authority::open(store, &config.auth);
     let engine = engine::Engine::new(config, reaper);
-    server::serve(listener, engine, shutdown).await
+    let app = std::sync::Arc::new(api::App { engine, authority });
+    server::serve(listener, app, shutdown).await
 }

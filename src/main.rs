@@ -25,12 +25,8 @@ fn main() -> ExitCode {
             println!("actiond {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
-        Ok(cli::Command::HashPassword) => {
-            eprintln!(
-                "actiond: hash-password arrives with local users; this version cannot hash passwords yet"
-            );
-            ExitCode::from(2)
-        }
+        Ok(cli::Command::HashPassword) => hash_password(),
+        Ok(cli::Command::GenToken) => gen_token(),
         Ok(cli::Command::CheckConfig(path)) => check(&Source::File(path)),
         Ok(cli::Command::Serve { config, listen }) => {
             serve(config::locate(config.as_deref()), listen)
@@ -55,6 +51,49 @@ fn check(source: &Source) -> ExitCode {
             }
             eprintln!("{source}: {e}");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// `actiond hash-password`: one line of stdin in, its argon2id PHC string out (exit 0); an
+/// empty or unreadable password exits 2, a hashing failure 1.
+fn hash_password() -> ExitCode {
+    use std::io::IsTerminal;
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        // On stderr, so that `actiond hash-password > file` captures only the hash.
+        eprint!("password: ");
+    }
+    let password = match cli::read_password(&mut stdin.lock()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("actiond: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match actiond::auth::password::hash(&password) {
+        Ok(phc) => {
+            println!("{phc}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("actiond: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `actiond gen-token`: a fresh API token and the config entry holding its SHA-256.
+fn gen_token() -> ExitCode {
+    match actiond::auth::token::generate() {
+        Ok(token) => {
+            let sha256 = actiond::auth::token::sha256_hex(&token);
+            print!("{}", cli::gen_token_text(&token, &sha256));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("actiond: {e}");
+            ExitCode::FAILURE
         }
     }
 }
@@ -112,31 +151,12 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
 /// Settings this version reads but cannot act on yet, said out loud at startup so nobody
 /// believes a board is protected or monitored when it is not.
 fn not_yet_enforced(config: &config::Config) -> Vec<&'static str> {
-    let auth = &config.auth;
     let mut out = Vec::new();
-    if auth.local_users_enabled || !auth.local_users.is_empty() {
-        out.push("authLocalUsers: local login is not available in this version; every caller is the guest");
-    }
-    if !auth.api_tokens.is_empty() {
-        out.push(
-            "authApiTokens: API tokens are not checked in this version; every caller is the guest",
-        );
-    }
-    if !auth.http_header_username.is_empty() {
-        out.push("authHttpHeaderUsername: trusted headers are not read in this version; every caller is the guest");
-    }
-    if auth.require_guests_to_login {
-        out.push(
-            "authRequireGuestsToLogin: guests are refused, and nobody can log in in this version",
-        );
-    }
     if config.prometheus_enabled {
         out.push("prometheus.enabled: /metrics is not available in this version");
     }
     if config.state_directory.is_some() {
-        out.push(
-            "stateDirectory: history is not persisted in this version; it is kept in memory only",
-        );
+        out.push("stateDirectory: sessions are kept there, but the history is not persisted in this version");
     }
     out
 }

@@ -3,7 +3,7 @@
 //! It decides; the API layer enforces. Identifying the caller (tokens, headers, sessions) is
 //! not done here.
 
-use crate::config::{Action, Auth};
+use crate::config::{AccessControlList, Action, Auth, Policy};
 
 /// How the caller was identified (SPEC §6.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,8 +18,11 @@ pub enum Provider {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
     pub username: String,
+    /// One or more groups, separated by spaces or commas (a proxy may send several).
     pub usergroup: String,
     pub provider: Provider,
+    /// The session id, for a caller identified by the session cookie.
+    pub sid: Option<String>,
 }
 
 impl Caller {
@@ -28,12 +31,62 @@ impl Caller {
             username: "guest".into(),
             usergroup: "guest".into(),
             provider: Provider::System,
+            sid: None,
         }
     }
 
     pub fn is_guest(&self) -> bool {
         self.provider == Provider::System
     }
+
+    /// The caller's groups: the usergroup split on spaces and commas.
+    pub fn groups(&self) -> impl Iterator<Item = &str> {
+        self.usergroup
+            .split([' ', ',', '\t'])
+            .filter(|g| !g.is_empty())
+    }
+}
+
+impl Provider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::System => "system",
+            Provider::Local => "local",
+            Provider::Header => "header",
+            Provider::Token => "token",
+        }
+    }
+}
+
+/// Whether an ACL names the caller, by username or by one of their groups.
+fn acl_matches(acl: &AccessControlList, caller: &Caller) -> bool {
+    acl.match_usernames.contains(&caller.username)
+        || caller
+            .groups()
+            .any(|g| acl.match_usergroups.iter().any(|m| m == g))
+}
+
+/// The names of the ACLs that match the caller (WhoAmI's `acls`).
+pub fn matched_acls<'a>(auth: &'a Auth, caller: &Caller) -> Vec<&'a str> {
+    auth.access_control_lists
+        .iter()
+        .filter(|acl| acl_matches(acl, caller))
+        .map(|acl| acl.name.as_str())
+        .collect()
+}
+
+/// The caller's policy: `defaultPolicy`, with every flag a matching ACL turns on.
+pub fn effective_policy(auth: &Auth, default: Policy, caller: &Caller) -> Policy {
+    let mut p = default;
+    for acl in auth
+        .access_control_lists
+        .iter()
+        .filter(|acl| acl_matches(acl, caller))
+    {
+        p.show_diagnostics |= acl.show_diagnostics == Some(true);
+        p.show_log_list |= acl.show_log_list == Some(true);
+    }
+    p
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,9 +134,7 @@ pub fn decide(auth: &Auth, caller: &Caller, action: &Action, verb: Verb) -> Deci
         return Decision::LoginRequired;
     }
     let applying = auth.access_control_lists.iter().filter(|acl| {
-        let matches_user = acl.match_usernames.contains(&caller.username)
-            || acl.match_usergroups.contains(&caller.usergroup);
-        matches_user && (acl.add_to_every_action || action.acls.contains(&acl.name))
+        acl_matches(acl, caller) && (acl.add_to_every_action || action.acls.contains(&acl.name))
     });
     let mut granted = false;
     for acl in applying {
@@ -154,6 +205,7 @@ mod tests {
             username: "alice".into(),
             usergroup: "admins".into(),
             provider: Provider::Local,
+            sid: None,
         }
     }
 
@@ -193,6 +245,7 @@ mod tests {
             username: "bob".into(),
             usergroup: "users".into(),
             provider: Provider::Token,
+            sid: None,
         };
         // (caller, action lists bob-here, expected exec)
         assert_eq!(decide(&au, &alice(), &a, Verb::Exec), Decision::Allow);
@@ -212,6 +265,48 @@ mod tests {
             decide(&au, &Caller::guest(), &a, Verb::Exec),
             Decision::Deny
         );
+    }
+
+    #[test]
+    fn any_of_several_groups_matches() {
+        let a = action("x");
+        let au = auth(
+            Permissions::NONE,
+            false,
+            vec![acl("ops", &[], &["ops"], true, Some(true))],
+        );
+        for (groups, want) in [
+            ("ops", true),
+            ("users ops", true),
+            ("users,ops", true),
+            ("users", false),
+            ("opsx", false),
+        ] {
+            let c = Caller {
+                username: "c".into(),
+                usergroup: groups.into(),
+                provider: Provider::Header,
+                sid: None,
+            };
+            let got = decide(&au, &c, &a, Verb::Exec) == Decision::Allow;
+            assert_eq!(got, want, "{groups}");
+            assert_eq!(matched_acls(&au, &c).len(), usize::from(want), "{groups}");
+        }
+    }
+
+    #[test]
+    fn policies_only_add() {
+        let mut with_policy = acl("diag", &["alice"], &[], false, None);
+        with_policy.show_diagnostics = Some(true);
+        with_policy.show_log_list = Some(false);
+        let au = auth(Permissions::ALL, false, vec![with_policy]);
+        let none = Policy {
+            show_diagnostics: false,
+            show_log_list: true,
+        };
+        let p = effective_policy(&au, none, &alice());
+        assert!(p.show_diagnostics && p.show_log_list);
+        assert_eq!(effective_policy(&au, none, &Caller::guest()), none);
     }
 
     #[test]

@@ -26,12 +26,11 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tracing::{debug, info, warn};
 
-use crate::api::{self, Op, Route};
-use crate::engine::Engine;
-use crate::permissions::Caller;
+use crate::api::{self, App, Ctx, Op, Route};
+use crate::auth::identity::{self, Credentials, Refusal};
 use crate::protocol::{self, Code, ConnectError, Encoding, Fields};
 
-type Reply = Response<Full<Bytes>>;
+type Answer = Response<Full<Bytes>>;
 
 /// How long open connections get to finish after shutdown began and executions ended.
 const CLOSE_GRACE: Duration = Duration::from_millis(400);
@@ -39,10 +38,10 @@ const CLOSE_GRACE: Duration = Duration::from_millis(400);
 /// Serves until `shutdown` resolves, then shuts down in order.
 pub async fn serve(
     listener: TcpListener,
-    engine: Arc<Engine>,
+    app: Arc<App>,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let limits = engine.config().limits.clone();
+    let limits = app.config().limits.clone();
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
@@ -69,10 +68,10 @@ pub async fn serve(
         };
         // Without it a keep-alive client waits ~40 ms per call for delayed ACKs.
         let _ = stream.set_nodelay(true);
-        let engine = Arc::clone(&engine);
+        let app = Arc::clone(&app);
         let service = service_fn(move |req| {
-            let engine = Arc::clone(&engine);
-            async move { Ok::<_, Infallible>(handle(&engine, peer, req).await) }
+            let app = Arc::clone(&app);
+            async move { Ok::<_, Infallible>(handle(&app, peer, req).await) }
         });
         let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
@@ -85,7 +84,7 @@ pub async fn serve(
 
     info!("shutting down: no new connections");
     drop(listener);
-    engine.shutdown().await;
+    app.engine.shutdown().await;
     // Waiting calls were answered as their executions ended; give those replies a moment
     // to be written, then close whatever is left.
     if tokio::time::timeout(CLOSE_GRACE, graceful.shutdown())
@@ -98,48 +97,40 @@ pub async fn serve(
     Ok(())
 }
 
-async fn handle(engine: &Arc<Engine>, _peer: SocketAddr, req: Request<Incoming>) -> Reply {
+async fn handle(app: &App, peer: SocketAddr, req: Request<Incoming>) -> Answer {
     let (parts, body) = req.into_parts();
-    let max = engine.config().limits.max_request_body_bytes;
+    let max = app.config().limits.max_request_body_bytes;
     let route = api::route(parts.method.as_str(), parts.uri.path());
     // Every answer but a unary call's is decided without the body. Read it anyway (within
     // the body limit) before answering: a client still sending when hyper closes the
     // connection sees EPIPE instead of our answer.
     if !matches!(route, Route::Call(op) if !op.streaming()) {
         drain(body, max).await;
-        return answer(engine, route, &parts).await;
+        return answer(app, route, &parts, peer).await;
     }
     let Route::Call(op) = route else {
         unreachable!("checked above")
     };
-    match call(engine, op, &parts, body, max).await {
-        Ok(reply) => json(StatusCode::OK, reply),
-        Err(e) => error(&e),
-    }
+    reply(call(app, op, &parts, body, max, peer).await)
 }
 
 /// The answer to everything that is not a unary call.
-async fn answer(engine: &Arc<Engine>, route: Route<'_>, parts: &Parts) -> Reply {
+async fn answer(app: &App, route: Route<'_>, parts: &Parts, peer: SocketAddr) -> Answer {
     match route {
         Route::Call(op) => stream(op, parts),
         Route::GetStart(op, id) => {
-            let result = match deadline(parts) {
-                Ok(limit) => {
-                    with_deadline(limit, api::get_start(engine, op, &id, &caller(parts))).await
-                }
-                Err(e) => Err(e),
+            let result = async {
+                let limit = deadline(parts)?;
+                let ctx = context(app, parts, peer)?;
+                with_deadline(limit, api::get_start(app, op, &id, &ctx)).await
             };
-            match result {
-                Ok(body) => json(StatusCode::OK, body),
-                Err(e) => error(&e),
-            }
+            reply(result.await)
         }
-        Route::GetWhoAmI => error(&ConnectError::new(
-            Code::Unimplemented,
-            "WhoAmI is not implemented by this version of actiond yet",
-        )),
+        Route::GetWhoAmI => {
+            reply(context(app, parts, peer).and_then(|ctx| api::get_who_am_i(app, &ctx)))
+        }
         Route::Readyz => {
-            if engine.ready() {
+            if app.engine.ready() {
                 text(StatusCode::OK, "OK")
             } else {
                 text(StatusCode::SERVICE_UNAVAILABLE, "STOPPING")
@@ -176,9 +167,44 @@ fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
         .map(|v| v.to_str().unwrap_or("\u{FFFD}"))
 }
 
+/// Who sent the request (SPEC §6.1). A bearer token that matches nothing is refused here,
+/// for every operation: it is a client's mistake that must not pass as the guest.
+fn context(app: &App, parts: &Parts, peer: SocketAddr) -> Result<Ctx, ConnectError> {
+    let auth = &app.config().auth;
+    let named = |name: &str| {
+        if name.is_empty() {
+            None
+        } else {
+            header(parts, name)
+        }
+    };
+    let session = parts
+        .headers
+        .get_all("cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(identity::session_cookie);
+    let credentials = Credentials {
+        bearer: header(parts, "authorization").and_then(identity::bearer),
+        header_user: named(&auth.http_header_username),
+        header_group: named(&auth.http_header_usergroup),
+        session,
+    };
+    match app.authority.identify(auth, peer.ip(), &credentials) {
+        Ok(caller) => Ok(Ctx {
+            caller,
+            peer: peer.ip(),
+        }),
+        Err(Refusal::UnknownToken) => Err(ConnectError::new(
+            Code::Unauthenticated,
+            "the API token in the Authorization header is not known: check it against authApiTokens",
+        )),
+    }
+}
+
 /// A server-streaming operation. Once the handler is chosen, Connect reports errors in the
 /// end-stream envelope with HTTP 200: clients ignore the body of any other status.
-fn stream(op: Op, parts: &Parts) -> Reply {
+fn stream(op: Op, parts: &Parts) -> Answer {
     if let Err(e) = protocol::check_stream_content_type(header(parts, CONTENT_TYPE.as_str())) {
         return error(&e);
     }
@@ -199,31 +225,32 @@ fn stream(op: Op, parts: &Parts) -> Reply {
 
 /// A unary POST operation: the Connect checks in the order a client can act on them.
 async fn call(
-    engine: &Arc<Engine>,
+    app: &App,
     op: Op,
     parts: &Parts,
     body: Incoming,
     max: usize,
-) -> Result<Vec<u8>, ConnectError> {
+    peer: SocketAddr,
+) -> Result<api::Reply, ConnectError> {
     let checked = (|| {
         protocol::check_unary_content_type(header(parts, CONTENT_TYPE.as_str()))?;
         protocol::check_protocol_version(header(parts, "connect-protocol-version"))?;
         let limit = deadline(parts)?;
         let encoding = protocol::parse_content_encoding(header(parts, CONTENT_ENCODING.as_str()))?;
-        Ok((limit, encoding))
+        let ctx = context(app, parts, peer)?;
+        Ok((limit, encoding, ctx))
     })();
-    let (limit, encoding) = match checked {
+    let (limit, encoding, ctx) = match checked {
         Ok(c) => c,
         Err(e) => {
             drain(body, max).await;
             return Err(e);
         }
     };
-    let caller = caller(parts);
     let work = async {
         let body = read_body(body, max, encoding).await?;
         let fields = Fields::parse(&body)?;
-        api::call(engine, op, &fields, &caller).await
+        api::call(app, op, &fields, &ctx).await
     };
     with_deadline(limit, work).await
 }
@@ -247,9 +274,18 @@ async fn with_deadline<T>(
     }
 }
 
-/// Identifies the caller. Only guests exist until the identity issue lands.
-fn caller(_parts: &Parts) -> Caller {
-    Caller::guest()
+/// A JSON answer, with the session cookie when the operation set one.
+fn reply(result: Result<api::Reply, ConnectError>) -> Answer {
+    match result {
+        Ok(r) => {
+            let mut answer = json(StatusCode::OK, r.body);
+            if let Some(cookie) = r.cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
+                answer.headers_mut().insert("set-cookie", cookie);
+            }
+            answer
+        }
+        Err(e) => error(&e),
+    }
 }
 
 /// Reads and discards a body we do not need, at most `max` bytes of it. A larger body is
@@ -290,7 +326,7 @@ async fn read_body(body: Incoming, max: usize, encoding: Encoding) -> Result<Byt
     Ok(Bytes::from(out))
 }
 
-fn json(status: StatusCode, body: Vec<u8>) -> Reply {
+fn json(status: StatusCode, body: Vec<u8>) -> Answer {
     let mut r = Response::new(Full::new(Bytes::from(body)));
     *r.status_mut() = status;
     r.headers_mut()
@@ -298,7 +334,7 @@ fn json(status: StatusCode, body: Vec<u8>) -> Reply {
     r
 }
 
-fn error(e: &ConnectError) -> Reply {
+fn error(e: &ConnectError) -> Answer {
     let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut r = json(status, e.body());
     if e.status == 415 {
@@ -308,7 +344,7 @@ fn error(e: &ConnectError) -> Reply {
     r
 }
 
-fn text(status: StatusCode, body: &'static str) -> Reply {
+fn text(status: StatusCode, body: &'static str) -> Answer {
     let mut r = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
     *r.status_mut() = status;
     r.headers_mut().insert(
@@ -319,7 +355,7 @@ fn text(status: StatusCode, body: &'static str) -> Reply {
 }
 
 /// Until the web page exists, `/` says honestly what is here and how to use it.
-fn index() -> Reply {
+fn index() -> Answer {
     const PAGE: &str = "<!doctype html><meta charset=utf-8><meta name=viewport content=\"width=device-width\">\
 <title>actiond</title><h1>actiond is running</h1><p>The web page is not part of this version yet. \
 The API is: <code>curl -X POST -H 'Content-Type: application/json' -H 'Connect-Protocol-Version: 1' \

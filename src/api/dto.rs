@@ -105,6 +105,57 @@ impl<'a> LogsReply<'a> {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WhoAmIReply<'a> {
+    pub authenticated_user: &'a str,
+    pub usergroup: &'a str,
+    pub provider: &'a str,
+    pub acls: Vec<&'a str>,
+    pub sid: &'a str,
+}
+
+#[derive(Serialize)]
+pub struct LoginReply {
+    pub success: bool,
+}
+
+#[derive(Serialize)]
+pub struct HashReply<'a> {
+    pub hash: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyJson {
+    pub show_diagnostics: bool,
+    pub show_log_list: bool,
+}
+
+#[derive(Serialize)]
+pub struct LinkJson<'a> {
+    pub title: &'a str,
+    pub url: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitReply<'a> {
+    pub page_title: &'a str,
+    pub show_footer: bool,
+    pub show_navigation: bool,
+    pub current_version: &'a str,
+    pub root_dashboards: Vec<String>,
+    pub auth_local_login: bool,
+    pub login_required: bool,
+    pub authenticated_user: &'a str,
+    pub authenticated_user_provider: &'a str,
+    pub effective_policy: PolicyJson,
+    pub additional_links: Vec<LinkJson<'a>>,
+    pub banner_message: &'a str,
+    pub banner_css: &'a str,
+}
+
+#[derive(Serialize)]
 pub struct ValidateReply<'a> {
     pub valid: bool,
     pub description: &'a str,

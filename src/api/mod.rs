@@ -5,12 +5,16 @@
 
 pub mod dto;
 pub mod routes;
+mod session;
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 pub use routes::{Op, Route, route};
 
 use crate::arguments;
+use crate::auth::Authority;
+use crate::config::Config;
 use crate::engine::{Engine, Error, StartRequest};
 use crate::execution::{Execution, Snapshot};
 use crate::permissions::{Caller, Decision, gate};
@@ -93,45 +97,74 @@ fn unimplemented(op: Op) -> ConnectError {
     )
 }
 
+/// What the API works on: the executions engine and the identity state.
+pub struct App {
+    pub engine: Arc<Engine>,
+    pub authority: Authority,
+}
+
+impl App {
+    pub fn config(&self) -> &Config {
+        self.engine.config()
+    }
+}
+
+/// Who sent a request, and from where.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    pub caller: Caller,
+    pub peer: IpAddr,
+}
+
+/// A successful answer: the JSON body and, for login and logout, a `Set-Cookie` value.
+#[derive(Debug)]
+pub struct Reply {
+    pub body: Vec<u8>,
+    pub cookie: Option<String>,
+}
+
+impl From<Vec<u8>> for Reply {
+    fn from(body: Vec<u8>) -> Reply {
+        Reply { body, cookie: None }
+    }
+}
+
 /// A POST operation.
-pub async fn call(
-    engine: &Arc<Engine>,
-    op: Op,
-    f: &Fields,
-    caller: &Caller,
-) -> Result<Vec<u8>, ConnectError> {
-    if op.gated() && gate(&engine.config().auth, caller) == Decision::LoginRequired {
+pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectError> {
+    let engine = &app.engine;
+    let caller = &ctx.caller;
+    if op.gated() && gate(&app.config().auth, caller) == Decision::LoginRequired {
         return Err(connect_error(Error::LoginRequired));
     }
-    match op {
+    let body = match op {
         Op::StartAction => {
             let e = engine.start(start_request(f)?, caller)?;
-            Ok(to_json(&TrackingIdReply {
+            to_json(&TrackingIdReply {
                 execution_tracking_id: &e.tracking_id,
-            }))
+            })
         }
         Op::StartActionAndWait => {
             let e = engine.start(start_request(f)?, caller)?;
-            Ok(wait_for_entry(&e).await)
+            wait_for_entry(&e).await
         }
         Op::StartActionByGet | Op::StartActionByGetAndWait => {
-            get_start(engine, op, &f.string("actionId")?, caller).await
+            return get_start(app, op, &f.string("actionId")?, ctx).await;
         }
         Op::RestartAction => {
             let e = engine.restart(&f.string("executionTrackingId")?, caller)?;
-            Ok(to_json(&TrackingIdReply {
+            to_json(&TrackingIdReply {
                 execution_tracking_id: &e.tracking_id,
-            }))
+            })
         }
         Op::KillAction => {
             let id = f.string("executionTrackingId")?;
             let r = engine.kill(&id, caller)?;
-            Ok(to_json(&KillReply {
+            to_json(&KillReply {
                 execution_tracking_id: &id,
                 killed: r.killed,
                 already_completed: r.already_completed,
                 found: true,
-            }))
+            })
         }
         Op::ExecutionStatus => {
             let e = engine.status(
@@ -139,68 +172,71 @@ pub async fn call(
                 &f.string("actionId")?,
                 caller,
             )?;
-            Ok(entry_reply(&e.snapshot()))
+            entry_reply(&e.snapshot())
         }
-        Op::GetLogs => logs(engine, None, f.int64("startOffset")?, caller),
+        Op::GetLogs => logs(engine, None, f.int64("startOffset")?, caller)?,
         Op::GetActionLogs => logs(
             engine,
             Some(&f.string("actionId")?),
             f.int64("startOffset")?,
             caller,
-        ),
+        )?,
         Op::ValidateArgumentType => {
             let (valid, description) =
                 arguments::validate_type(&f.string("type")?, &f.string("value")?);
-            Ok(to_json(&ValidateReply {
+            to_json(&ValidateReply {
                 valid,
                 description: &description,
-            }))
+            })
         }
-        Op::GetReadyz => Ok(to_json(&ReadyzReply {
+        Op::GetReadyz => to_json(&ReadyzReply {
             status: if engine.ready() { "OK" } else { "STOPPING" },
-        })),
+        }),
+        Op::LocalUserLogin => return session::login(app, f, ctx).await,
+        Op::Logout => return Ok(session::logout(app, ctx)),
+        Op::WhoAmI => session::who_am_i(app, ctx),
+        Op::PasswordHash => session::password_hash(app, f, ctx).await?,
+        Op::Init => session::init(app, ctx),
         Op::GetDashboard
         | Op::GetActionBinding
         | Op::GetEntities
         | Op::GetEntity
-        | Op::LocalUserLogin
-        | Op::Logout
-        | Op::WhoAmI
-        | Op::PasswordHash
-        | Op::Init
         | Op::GetDiagnostics
         | Op::SosReport
         | Op::DumpVars
         | Op::DumpPublicIdActionMap
-        | Op::EventStream => Err(unimplemented(op)),
+        | Op::EventStream => return Err(unimplemented(op)),
+    };
+    Ok(body.into())
+}
+
+/// `GET /api/WhoAmI`: the same answer as the POST form, behind the same gate.
+pub fn get_who_am_i(app: &App, ctx: &Ctx) -> Result<Reply, ConnectError> {
+    if gate(&app.config().auth, &ctx.caller) == Decision::LoginRequired {
+        return Err(connect_error(Error::LoginRequired));
     }
+    Ok(session::who_am_i(app, ctx).into())
 }
 
 /// `GET /api/StartActionByGet[AndWait]/<id>` and the POST forms of those two operations:
-/// a start without arguments.
-pub async fn get_start(
-    engine: &Arc<Engine>,
-    op: Op,
-    id: &str,
-    caller: &Caller,
-) -> Result<Vec<u8>, ConnectError> {
-    if gate(&engine.config().auth, caller) == Decision::LoginRequired {
+/// a start without arguments, so every argument takes its default.
+pub async fn get_start(app: &App, op: Op, id: &str, ctx: &Ctx) -> Result<Reply, ConnectError> {
+    if gate(&app.config().auth, &ctx.caller) == Decision::LoginRequired {
         return Err(connect_error(Error::LoginRequired));
     }
-    let e = engine.start(
-        StartRequest {
-            binding_id: id.to_string(),
-            ..StartRequest::default()
-        },
-        caller,
-    )?;
-    if op == Op::StartActionByGetAndWait {
-        Ok(wait_for_entry(&e).await)
+    let request = StartRequest {
+        binding_id: id.to_string(),
+        ..StartRequest::default()
+    };
+    let e = app.engine.start(request, &ctx.caller)?;
+    let body = if op == Op::StartActionByGetAndWait {
+        wait_for_entry(&e).await
     } else {
-        Ok(to_json(&TrackingIdReply {
+        to_json(&TrackingIdReply {
             execution_tracking_id: &e.tracking_id,
-        }))
-    }
+        })
+    };
+    Ok(body.into())
 }
 
 fn start_request(f: &Fields) -> Result<StartRequest, ConnectError> {

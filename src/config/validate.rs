@@ -1264,6 +1264,19 @@ impl<'a> Checker<'a> {
                 );
                 continue;
             }
+            if let Some(kib) = argon2_memory_kib(&password).filter(|m| *m > MAX_ARGON2_KIB) {
+                let at = u
+                    .get("password")
+                    .map_or(user_path.clone(), |(_, p)| p.to_string());
+                self.error(
+                    &at,
+                    format!(
+                        "this hash needs {kib} KiB of memory to check, more than {MAX_ARGON2_KIB} KiB a \
+                         small board can spare at login: make a new one with `actiond hash-password`"
+                    ),
+                );
+                continue;
+            }
             users.push(LocalUser {
                 username,
                 usergroup: self.text_or(u.get("usergroup"), ""),
@@ -1919,6 +1932,22 @@ impl<'a> Checker<'a> {
 // ---------------------------------------------------------------------------------------
 
 /// Whether an unsupported key's value asks for nothing: null, false, empty text or collection.
+/// The most memory a stored password hash may ask for at login: OliveTin's own hashes use
+/// 64 MiB; anything above is a typo that would exhaust a 512 MB board.
+const MAX_ARGON2_KIB: u64 = 65_536;
+
+/// The `m=` parameter of an argon2 PHC string, if it has one.
+fn argon2_memory_kib(phc: &str) -> Option<u64> {
+    phc.split('$')
+        .find(|part| part.starts_with("m="))
+        .and_then(|params| {
+            params
+                .split(',')
+                .find_map(|kv| kv.strip_prefix("m="))
+                .and_then(|m| m.parse().ok())
+        })
+}
+
 /// Why a placeholder cannot be filled, if it cannot.
 fn placeholder_problem(
     p: &Placeholder,
@@ -2941,6 +2970,19 @@ actions:
                 "restartDocker2"
             ]
         );
+    }
+
+    #[test]
+    fn password_hashes_that_would_exhaust_the_board_are_refused() {
+        assert_eq!(
+            argon2_memory_kib("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"),
+            Some(19456)
+        );
+        assert_eq!(argon2_memory_kib("plain"), None);
+        let text = "authLocalUsers:\n  enabled: true\n  users:\n    - {username: a, password: '$argon2id$v=19$m=4194304,t=2,p=1$c2FsdA$aGFzaA'}\n";
+        assert_error(text, "authLocalUsers.users[0].password", "KiB of memory");
+        let fine = "authLocalUsers:\n  enabled: true\n  users:\n    - {username: a, password: '$argon2id$v=19$m=65536,t=4,p=4$c2FsdA$aGFzaA'}\n";
+        ok(fine);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 mod client;
 mod harness;
 
+mod cli_credentials;
 mod config_check;
 mod logs;
 mod operations;

@@ -1,0 +1,123 @@
+//! The identity operations: LocalUserLogin, Logout, WhoAmI, PasswordHash, and Init (what
+//! the web page needs to boot, including who is calling). Each decodes, asks `auth` or
+//! `permissions`, and encodes; the session cookie is written here and nowhere else.
+
+use super::dto::{HashReply, InitReply, LinkJson, LoginReply, PolicyJson, WhoAmIReply, to_json};
+use super::{App, Ctx, Reply};
+use crate::auth::Login;
+use crate::auth::identity::COOKIE;
+use crate::auth::password::HashError;
+use crate::auth::sessions::LIFETIME_SECS;
+use crate::dashboards;
+use crate::permissions::{Decision, Verb, decide, effective_policy, matched_acls};
+use crate::protocol::{Code, ConnectError, Fields};
+
+/// The cookie of a new session (SPEC §6.2).
+pub fn session_cookie(sid: &str) -> String {
+    format!("{COOKIE}={sid}; Path=/; Max-Age={LIFETIME_SECS}; HttpOnly; SameSite=Strict")
+}
+
+/// The cookie that clears the session cookie in the browser.
+pub fn cleared_cookie() -> String {
+    format!("{COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict")
+}
+
+pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectError> {
+    let username = f.string("username")?;
+    let password = f.string("password")?;
+    match app
+        .authority
+        .login(&app.config().auth, ctx.peer, &username, password)
+        .await
+    {
+        Login::Throttled => Err(ConnectError::new(
+            Code::ResourceExhausted,
+            "too many failed logins from your address: wait a minute, then try again",
+        )),
+        Login::Refused => Ok(to_json(&LoginReply { success: false }).into()),
+        Login::Accepted { sid } => Ok(Reply {
+            body: to_json(&LoginReply { success: true }),
+            cookie: Some(session_cookie(&sid)),
+        }),
+    }
+}
+
+/// Ends the caller's session on the server and clears the cookie.
+pub fn logout(app: &App, ctx: &Ctx) -> Reply {
+    if let Some(sid) = &ctx.caller.sid {
+        app.authority.logout(sid);
+    }
+    Reply {
+        body: b"{}".to_vec(),
+        cookie: Some(cleared_cookie()),
+    }
+}
+
+pub fn who_am_i(app: &App, ctx: &Ctx) -> Vec<u8> {
+    let c = &ctx.caller;
+    to_json(&WhoAmIReply {
+        authenticated_user: &c.username,
+        usergroup: &c.usergroup,
+        provider: c.provider.as_str(),
+        acls: matched_acls(&app.config().auth, c),
+        sid: c.sid.as_deref().unwrap_or(""),
+    })
+}
+
+pub async fn password_hash(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
+    // Hashing is expensive: once a board has users, only they may ask for it.
+    if !app.config().auth.local_users.is_empty() && ctx.caller.is_guest() {
+        return Err(ConnectError::new(
+            Code::Unauthenticated,
+            "log in first to hash a password",
+        ));
+    }
+    let password = f.string("password")?;
+    if password.is_empty() {
+        return Err(ConnectError::invalid("password: give the password to hash"));
+    }
+    match app.authority.hash(password).await {
+        Ok(hash) => Ok(to_json(&HashReply { hash: &hash })),
+        Err(HashError::Busy) => Err(ConnectError::new(
+            Code::ResourceExhausted,
+            "another password is being hashed: try again in a moment",
+        )),
+        Err(HashError::Failed(_)) => Err(ConnectError::new(
+            Code::Internal,
+            "hashing failed; see the service log",
+        )),
+    }
+}
+
+pub fn init(app: &App, ctx: &Ctx) -> Vec<u8> {
+    let config = app.config();
+    let auth = &config.auth;
+    let c = &ctx.caller;
+    let policy = effective_policy(auth, config.default_policy, c);
+    let may_view = |a: &crate::config::Action| decide(auth, c, a, Verb::View) == Decision::Allow;
+    to_json(&InitReply {
+        page_title: &config.page_title,
+        show_footer: config.show_footer,
+        show_navigation: config.show_navigation,
+        current_version: env!("CARGO_PKG_VERSION"),
+        root_dashboards: dashboards::root_titles(config, may_view),
+        auth_local_login: auth.local_users_enabled,
+        login_required: c.is_guest() && auth.require_guests_to_login,
+        authenticated_user: &c.username,
+        authenticated_user_provider: c.provider.as_str(),
+        effective_policy: PolicyJson {
+            show_diagnostics: policy.show_diagnostics,
+            show_log_list: policy.show_log_list,
+        },
+        additional_links: config
+            .additional_links
+            .iter()
+            .map(|l| LinkJson {
+                title: &l.title,
+                url: &l.url,
+            })
+            .collect(),
+        banner_message: &config.banner_message,
+        banner_css: &config.banner_css,
+    })
+}

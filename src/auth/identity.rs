@@ -1,0 +1,307 @@
+//! Who is calling (SPEC §6.1), decided by one pure function from what the request carries:
+//! an API token (`Authorization: Bearer`), then a trusted header (only from an address in
+//! `trustedProxies`), then the `svc-sid-local` session cookie, then the guest. A token that
+//! matches nothing is refused, never turned into a guest. This module reads no headers and
+//! no clock itself: the server extracts `Credentials`, the caller passes the time.
+
+use std::net::IpAddr;
+
+use super::sessions::Sessions;
+use super::token;
+use crate::config::Auth;
+use crate::permissions::{Caller, Provider};
+
+/// The session cookie's name.
+pub const COOKIE: &str = "svc-sid-local";
+
+/// What a request offers to identify itself.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Credentials<'a> {
+    /// The token of `Authorization: Bearer <token>`.
+    pub bearer: Option<&'a str>,
+    /// The value of the `authHttpHeaderUsername` header, if configured and present.
+    pub header_user: Option<&'a str>,
+    /// The value of the `authHttpHeaderUserGroup` header, if configured and present.
+    pub header_group: Option<&'a str>,
+    /// The `svc-sid-local` cookie.
+    pub session: Option<&'a str>,
+}
+
+/// Why a request was refused before any operation ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// An `Authorization: Bearer` token that matches no configured token.
+    UnknownToken,
+}
+
+pub fn identify(
+    auth: &Auth,
+    peer: IpAddr,
+    cred: &Credentials<'_>,
+    sessions: &Sessions,
+    now: u64,
+) -> Result<Caller, Refusal> {
+    if let Some(presented) = cred.bearer {
+        // Every configured hash is compared, so the time taken does not tell which matched.
+        let mut found = None;
+        for t in &auth.api_tokens {
+            if token::matches(presented, &t.sha256) && found.is_none() {
+                found = Some(t);
+            }
+        }
+        let t = found.ok_or(Refusal::UnknownToken)?;
+        return Ok(Caller {
+            username: t.username.clone(),
+            usergroup: t.usergroup.clone(),
+            provider: Provider::Token,
+            sid: None,
+        });
+    }
+    if !auth.http_header_username.is_empty()
+        && trusted(&auth.trusted_proxies, peer)
+        && let Some(user) = cred.header_user.map(str::trim).filter(|u| !u.is_empty())
+    {
+        return Ok(Caller {
+            username: user.to_string(),
+            usergroup: cred.header_group.map(str::trim).unwrap_or("").to_string(),
+            provider: Provider::Header,
+            sid: None,
+        });
+    }
+    if let Some(sid) = cred.session.filter(|_| auth.local_users_enabled) {
+        let current = |name: &str| {
+            auth.local_users
+                .iter()
+                .find(|u| u.username == name)
+                .map(|u| u.password.clone())
+        };
+        if let Some(session) = sessions.lookup(sid, now, current) {
+            let user = auth
+                .local_users
+                .iter()
+                .find(|u| u.username == session.username);
+            if let Some(user) = user {
+                return Ok(Caller {
+                    username: user.username.clone(),
+                    usergroup: user.usergroup.clone(),
+                    provider: Provider::Local,
+                    sid: Some(sid.to_string()),
+                });
+            }
+        }
+    }
+    Ok(Caller::guest())
+}
+
+/// The token of an `Authorization` header value, if it is a Bearer one.
+pub fn bearer(authorization: &str) -> Option<&str> {
+    let (scheme, rest) = authorization.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| rest.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// The value of the session cookie in a `Cookie` header value.
+pub fn session_cookie(cookie_header: &str) -> Option<&str> {
+    cookie_header.split(';').find_map(|pair| {
+        let (name, value) = pair.trim().split_once('=')?;
+        (name.trim() == COOKIE)
+            .then(|| value.trim())
+            .filter(|v| !v.is_empty())
+    })
+}
+
+/// Whether `peer` is in one of the `trustedProxies` networks (IPs or CIDRs, validated at
+/// config load). An IPv4 address seen as IPv4-mapped IPv6 counts as IPv4.
+pub fn trusted(networks: &[String], peer: IpAddr) -> bool {
+    let peer = match peer {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(peer, IpAddr::V4),
+        v4 => v4,
+    };
+    networks.iter().any(|n| in_network(peer, n))
+}
+
+fn in_network(ip: IpAddr, spec: &str) -> bool {
+    let (addr, prefix) = match spec.split_once('/') {
+        Some((a, p)) => (a, p.parse::<u32>().ok()),
+        None => (spec, None),
+    };
+    let Ok(net) = addr.trim().parse::<IpAddr>() else {
+        return false;
+    };
+    match (ip, net) {
+        (IpAddr::V4(ip), IpAddr::V4(net)) => {
+            let bits = prefix.unwrap_or(32).min(32);
+            let mask = if bits == 0 {
+                0
+            } else {
+                u32::MAX << (32 - bits)
+            };
+            u32::from(ip) & mask == u32::from(net) & mask
+        }
+        (IpAddr::V6(ip), IpAddr::V6(net)) => {
+            let bits = prefix.unwrap_or(128).min(128);
+            let mask = if bits == 0 {
+                0
+            } else {
+                u128::MAX << (128 - bits)
+            };
+            u128::from(ip) & mask == u128::from(net) & mask
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ApiToken, LocalUser, Permissions};
+
+    const LOOPBACK: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+
+    fn auth() -> Auth {
+        Auth {
+            require_guests_to_login: false,
+            default_permissions: Permissions::ALL,
+            local_users_enabled: true,
+            local_users: vec![LocalUser {
+                username: "alice".into(),
+                usergroup: "admins".into(),
+                password: "$argon2id$alice".into(),
+            }],
+            http_header_username: "X-User".into(),
+            http_header_usergroup: "X-Group".into(),
+            trusted_proxies: vec!["127.0.0.1/8".into(), "::1/128".into()],
+            api_tokens: vec![ApiToken {
+                name: "ha".into(),
+                sha256: token::sha256_hex("secret-token"),
+                username: "home-assistant".into(),
+                usergroup: "automation".into(),
+            }],
+            access_control_lists: vec![],
+        }
+    }
+
+    #[test]
+    fn the_order_is_token_header_session_guest() {
+        let a = auth();
+        let mut sessions = Sessions::default();
+        let sid = sessions.create("alice", "$argon2id$alice", 10);
+        let all = Credentials {
+            bearer: Some("secret-token"),
+            header_user: Some("bob"),
+            header_group: Some("ops"),
+            session: Some(&sid),
+        };
+        let id = |c: &Credentials<'_>| identify(&a, LOOPBACK, c, &sessions, 11);
+        assert_eq!(id(&all).unwrap().provider, Provider::Token);
+        assert_eq!(id(&all).unwrap().username, "home-assistant");
+        let no_token = Credentials {
+            bearer: None,
+            ..all
+        };
+        let c = id(&no_token).unwrap();
+        assert_eq!(
+            (c.provider, c.username.as_str(), c.usergroup.as_str()),
+            (Provider::Header, "bob", "ops")
+        );
+        let only_session = Credentials {
+            session: Some(&sid),
+            ..Credentials::default()
+        };
+        let c = id(&only_session).unwrap();
+        assert_eq!(
+            (c.provider, c.username.as_str(), c.sid.as_deref()),
+            (Provider::Local, "alice", Some(sid.as_str()))
+        );
+        assert_eq!(id(&Credentials::default()).unwrap(), Caller::guest());
+    }
+
+    #[test]
+    fn a_wrong_token_is_refused_not_a_guest() {
+        let cred = Credentials {
+            bearer: Some("nope"),
+            ..Credentials::default()
+        };
+        assert_eq!(
+            identify(&auth(), LOOPBACK, &cred, &Sessions::default(), 0),
+            Err(Refusal::UnknownToken)
+        );
+    }
+
+    #[test]
+    fn trusted_headers_count_only_from_trusted_proxies() {
+        let cred = Credentials {
+            header_user: Some("mallory"),
+            ..Credentials::default()
+        };
+        let outside: IpAddr = "192.0.2.7".parse().unwrap();
+        let c = identify(&auth(), outside, &cred, &Sessions::default(), 0).unwrap();
+        assert_eq!(c, Caller::guest());
+        let mut off = auth();
+        off.http_header_username = String::new();
+        assert_eq!(
+            identify(&off, LOOPBACK, &cred, &Sessions::default(), 0).unwrap(),
+            Caller::guest()
+        );
+    }
+
+    #[test]
+    fn stale_sessions_and_disabled_login_give_the_guest() {
+        let mut sessions = Sessions::default();
+        let sid = sessions.create("alice", "$argon2id$old-hash", 0);
+        let cred = Credentials {
+            session: Some(&sid),
+            ..Credentials::default()
+        };
+        assert_eq!(
+            identify(&auth(), LOOPBACK, &cred, &sessions, 1).unwrap(),
+            Caller::guest(),
+            "hash changed"
+        );
+        let sid = sessions.create("alice", "$argon2id$alice", 0);
+        let cred = Credentials {
+            session: Some(&sid),
+            ..Credentials::default()
+        };
+        let mut disabled = auth();
+        disabled.local_users_enabled = false;
+        assert_eq!(
+            identify(&disabled, LOOPBACK, &cred, &sessions, 1).unwrap(),
+            Caller::guest()
+        );
+    }
+
+    #[test]
+    fn header_parsing() {
+        assert_eq!(bearer("Bearer abc"), Some("abc"));
+        assert_eq!(bearer("bearer   abc "), Some("abc"));
+        assert_eq!(bearer("Basic abc"), None);
+        assert_eq!(bearer("Bearer "), None);
+        assert_eq!(session_cookie("a=b; svc-sid-local=xyz; c=d"), Some("xyz"));
+        assert_eq!(session_cookie("svc-sid-local="), None);
+        assert_eq!(session_cookie("other=1"), None);
+    }
+
+    #[test]
+    fn networks() {
+        let nets = [
+            "127.0.0.1/8".to_string(),
+            "10.1.2.3".to_string(),
+            "fd00::/8".to_string(),
+        ];
+        for (ip, want) in [
+            ("127.9.9.9", true),
+            ("128.0.0.1", false),
+            ("10.1.2.3", true),
+            ("10.1.2.4", false),
+            ("fd12::1", true),
+            ("fe80::1", false),
+            ("::ffff:127.0.0.1", true),
+        ] {
+            assert_eq!(trusted(&nets, ip.parse().unwrap()), want, "{ip}");
+        }
+        assert!(trusted(&["0.0.0.0/0".into()], "8.8.8.8".parse().unwrap()));
+    }
+}

@@ -1,0 +1,162 @@
+//! Identity: who is calling (SPEC §6.1, §6.2). This module tree owns the credentials a caller
+//! can present and how they are checked: local users' argon2id password hashes (`password`) and
+//! API tokens configured by their SHA-256 (`token`). It decides who a caller is, never what that
+//! caller may do: permissions stay in `permissions::decide`. No password or token ever reaches a
+//! log line or an error message.
+
+pub mod identity;
+pub mod password;
+pub mod sessions;
+pub mod throttle;
+pub mod token;
+
+use std::net::IpAddr;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use tracing::{info, warn};
+
+use crate::config::Auth;
+use crate::permissions::Caller;
+use crate::store::Store;
+use identity::{Credentials, Refusal};
+use password::{HashError, Hasher};
+use sessions::Sessions;
+use throttle::Throttle;
+
+/// A hash of a password nobody knows, verified when the username is unknown so that a
+/// failed login takes as long whether or not the user exists.
+const DUMMY_PHC: &str = "$argon2id$v=19$m=19456,t=2,p=1$ybSy+XeOa5u/na8IWS4PUw$dGskUsMnme7qmbvzP1JULCp2t0nvKW3V2GzVT4+vAlo";
+
+/// How a login attempt ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Login {
+    /// Too many recent failures from this address.
+    Throttled,
+    /// Login disabled, unknown user or wrong password (the caller cannot tell which).
+    Refused,
+    /// A new session.
+    Accepted { sid: String },
+}
+
+/// The live identity state: sessions (persisted through the store), the login throttle and
+/// the one-at-a-time password hasher. Locks are held only for in-memory work.
+pub struct Authority {
+    sessions: Mutex<Sessions>,
+    throttle: Mutex<Throttle>,
+    hasher: Hasher,
+    store: Store,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn current_hash(auth: &Auth) -> impl Fn(&str) -> Option<String> + '_ {
+    move |name| {
+        auth.local_users
+            .iter()
+            .find(|u| u.username == name)
+            .map(|u| u.password.clone())
+    }
+}
+
+impl Authority {
+    /// Loads the sessions the store kept, dropping those that expired or whose user was
+    /// removed or given another password hash since.
+    pub fn open(store: Store, auth: &Auth) -> Authority {
+        let mut sessions = match store.read(sessions::FILE) {
+            Ok(Some(bytes)) => Sessions::from_bytes(&bytes).unwrap_or_else(|e| {
+                warn!(
+                    "ignoring the sessions file, which cannot be read ({e}): everyone logs in again"
+                );
+                Sessions::default()
+            }),
+            Ok(None) => Sessions::default(),
+            Err(e) => {
+                warn!("cannot read the sessions file ({e}): everyone logs in again");
+                Sessions::default()
+            }
+        };
+        let changed = sessions.prune(now_unix(), current_hash(auth));
+        let authority = Authority {
+            sessions: Mutex::new(sessions),
+            throttle: Mutex::default(),
+            hasher: Hasher::new(),
+            store,
+        };
+        if changed {
+            authority.save();
+        }
+        authority
+    }
+
+    /// Who is calling (SPEC §6.1).
+    pub fn identify(
+        &self,
+        auth: &Auth,
+        peer: IpAddr,
+        cred: &Credentials<'_>,
+    ) -> Result<Caller, Refusal> {
+        identity::identify(auth, peer, cred, &lock(&self.sessions), now_unix())
+    }
+
+    /// LocalUserLogin: throttled per address, verified off the event loop, one at a time.
+    pub async fn login(
+        &self,
+        auth: &Auth,
+        peer: IpAddr,
+        username: &str,
+        password: String,
+    ) -> Login {
+        if !lock(&self.throttle).allows(peer, Instant::now()) {
+            return Login::Throttled;
+        }
+        let user = auth
+            .local_users
+            .iter()
+            .find(|u| u.username == username)
+            .filter(|_| auth.local_users_enabled);
+        let phc = user.map_or(DUMMY_PHC, |u| u.password.as_str()).to_string();
+        let verified = self.hasher.verify(password, phc).await;
+        match user.filter(|_| verified) {
+            Some(user) => {
+                lock(&self.throttle).succeeded(peer);
+                let sid = lock(&self.sessions).create(&user.username, &user.password, now_unix());
+                self.save();
+                info!(user = %user.username, "logged in");
+                Login::Accepted { sid }
+            }
+            None => {
+                lock(&self.throttle).failed(peer, Instant::now());
+                info!(%peer, "failed login");
+                Login::Refused
+            }
+        }
+    }
+
+    /// Logout: the session ends on the server, not only in the browser.
+    pub fn logout(&self, sid: &str) {
+        if lock(&self.sessions).revoke(sid) {
+            self.save();
+        }
+    }
+
+    /// PasswordHash: one hash at a time; busy → `HashError::Busy`.
+    pub async fn hash(&self, password: String) -> Result<String, HashError> {
+        self.hasher.hash(password).await
+    }
+
+    fn save(&self) {
+        let bytes = lock(&self.sessions).to_bytes();
+        if let Err(e) = self.store.replace(sessions::FILE, &bytes) {
+            warn!("cannot save the sessions ({e}): they last until the service restarts");
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! Local users' passwords (SPEC §6.2): argon2id PHC strings
+//! (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`). This module owns making a new hash with the
+//! project's parameters, verifying a password against any stored hash, and running both off the
+//! event loop one at a time (`Hasher`). It must not log a password or put one in an error
+//! message, and it must not know users, sessions or HTTP.
+//!
+//! One hash costs tens of milliseconds of CPU and 19 MiB of memory. On the current-thread runtime
+//! that would stall every request, the kill ladder and the watchdog, so async callers go through
+//! `Hasher`, which runs the work on tokio's blocking pool behind a single permit: at most one
+//! 19 MiB block exists at any time, which matters on a 512 MB board.
+
+use std::sync::Arc;
+
+use argon2::password_hash::phc::PasswordHash;
+use argon2::{Algorithm, Argon2, Params, PasswordHasher, PasswordVerifier, Version};
+use tokio::sync::Semaphore;
+
+/// Memory cost of new hashes in KiB (SPEC §6.2; the OWASP minimum for argon2id).
+pub const M_COST_KIB: u32 = 19_456;
+/// Iterations of new hashes.
+pub const T_COST: u32 = 2;
+/// Lanes of new hashes. One lane, because the work runs on one blocking thread anyway.
+pub const P_COST: u32 = 1;
+
+/// Hashes `password` into an argon2id v19 PHC string with m=19456 KiB, t=2, p=1 and a fresh
+/// 16-byte salt from the operating system. Blocking and CPU-heavy: async code uses
+/// `Hasher::hash`. The error never contains the password.
+pub fn hash(password: &str) -> Result<String, String> {
+    // The parameters are spelled out rather than taken from `Argon2::default()`, so a change of
+    // the crate's defaults cannot silently change what actiond writes.
+    let params = Params::new(M_COST_KIB, T_COST, P_COST, None)
+        .map_err(|e| format!("argon2 parameters: {e}"))?;
+    let argon2 = Argon2::new(Algorithm::Argon2id, Version::V0x13, params);
+    // `hash_password` draws the salt from the OS (getrandom); its errors name the failing step
+    // (RNG, parameters, output), never the input.
+    let phc = argon2
+        .hash_password(password.as_bytes())
+        .map_err(|e| format!("cannot hash the password: {e}"))?;
+    Ok(phc.to_string())
+}
+
+/// Whether `password` matches the PHC string `phc`. The algorithm (argon2id, argon2i or
+/// argon2d), version and parameters are read from the string itself, so hashes made with other
+/// costs keep working when the defaults change. A malformed or non-argon2 string is `false`,
+/// never a panic. Blocking and CPU-heavy: async code uses `Hasher::verify`.
+///
+/// A string's memory cost is trusted as written: `phc` comes from the administrator's config,
+/// and verifying a string with a huge `m` allocates that much.
+pub fn verify(password: &str, phc: &str) -> bool {
+    let Ok(parsed) = PasswordHash::new(phc) else {
+        return false;
+    };
+    // The argon2 crate compares the computed and the stored output in constant time (its
+    // `Output` type implements equality with `ctutils::CtEq`), so the time taken does not reveal
+    // how many leading bytes of a guess were right.
+    Argon2::default()
+        .verify_password(password.as_bytes(), &parsed)
+        .is_ok()
+}
+
+/// Why `Hasher::hash` produced no hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HashError {
+    /// Another hash or verification is running; the caller answers `resource_exhausted`.
+    Busy,
+    /// The hash could not be computed. The text never contains the password.
+    Failed(String),
+}
+
+impl std::fmt::Display for HashError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HashError::Busy => f.write_str("another password hash is being computed"),
+            HashError::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for HashError {}
+
+/// Runs `hash` and `verify` on tokio's blocking pool, one at a time. One `Hasher` serves the
+/// whole process (share it behind the server's state), since the single permit is what bounds
+/// the memory.
+#[derive(Debug)]
+pub struct Hasher {
+    permit: Arc<Semaphore>,
+}
+
+impl Default for Hasher {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Hasher {
+    pub fn new() -> Hasher {
+        Hasher {
+            permit: Arc::new(Semaphore::new(1)),
+        }
+    }
+
+    /// Hashes `password` off the event loop. Answers `Busy` at once when a hash or a
+    /// verification is already running (PasswordHash: "at most one hash at a time"), rather
+    /// than queueing work nobody is waiting for.
+    pub async fn hash(&self, password: String) -> Result<String, HashError> {
+        let permit = Arc::clone(&self.permit)
+            .try_acquire_owned()
+            .map_err(|_| HashError::Busy)?;
+        // The permit moves into the blocking closure: if the request is dropped while the hash
+        // runs, the thread still finishes the work, and the permit is released only then, so the
+        // bound of one 19 MiB block holds even for abandoned requests.
+        let work = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            hash(&password)
+        });
+        match work.await {
+            Ok(result) => result.map_err(HashError::Failed),
+            Err(_) => Err(HashError::Failed(
+                "the password hashing task failed".to_string(),
+            )),
+        }
+    }
+
+    /// Verifies `password` against `phc` off the event loop. Waits for the permit: logins
+    /// queue behind each other (in arrival order, the semaphore is fair) and are throttled per
+    /// address elsewhere.
+    pub async fn verify(&self, password: String, phc: String) -> bool {
+        // `acquire_owned` fails only on a closed semaphore, and this one is never closed; if it
+        // were, refusing the login is the safe answer.
+        let Ok(permit) = Arc::clone(&self.permit).acquire_owned().await else {
+            return false;
+        };
+        let work = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            verify(&password, &phc)
+        });
+        work.await.unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_then_verify_round_trips_and_a_wrong_password_fails() {
+        let phc = hash("correct horse battery staple").expect("hash");
+        assert!(verify("correct horse battery staple", &phc));
+        assert!(!verify("correct horse battery stapler", &phc));
+        assert!(!verify("", &phc));
+    }
+
+    #[test]
+    fn new_hashes_use_the_spec_parameters_and_a_fresh_salt() {
+        let a = hash("pw").expect("hash");
+        let b = hash("pw").expect("hash");
+        assert!(
+            a.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
+            "unexpected PHC string {a}"
+        );
+        assert_ne!(a, b, "two hashes of one password must differ by their salt");
+    }
+
+    #[test]
+    fn hashes_with_other_parameters_verify() {
+        let params = Params::new(8192, 1, 2, None).expect("params");
+        let argon2 = Argon2::new(Algorithm::Argon2id, Version::V0x13, params);
+        let phc = argon2
+            .hash_password_with_salt(b"s3cret", b"0123456789abcdef")
+            .expect("hash")
+            .to_string();
+        assert!(phc.starts_with("$argon2id$v=19$m=8192,t=1,p=2$"), "{phc}");
+        assert!(verify("s3cret", &phc));
+        assert!(!verify("s3cre", &phc));
+    }
+
+    #[test]
+    fn malformed_strings_are_false_without_panic() {
+        for phc in [
+            "",
+            "plain",
+            "$argon2id$v=19$m=1",
+            "$argon2id$v=19$m=8,t=1,p=1$",
+            "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ",
+            "$argon2id$v=19$m=0,t=0,p=0$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA",
+            "$pbkdf2-sha256$i=1000$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
+            "$argon2id$v=99$m=8,t=1,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA",
+        ] {
+            assert!(!verify("pw", phc), "{phc:?} must not verify");
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn hasher_hashes_and_verifies_off_the_event_loop() {
+        let hasher = Hasher::new();
+        let phc = hasher.hash("pw".to_string()).await.expect("hash");
+        assert!(hasher.verify("pw".to_string(), phc.clone()).await);
+        assert!(!hasher.verify("wrong".to_string(), phc).await);
+        // Every permit came back.
+        assert_eq!(hasher.permit.available_permits(), 1);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_second_hash_while_one_runs_is_busy() {
+        let hasher = Hasher::new();
+        // Holding the only permit is exactly the state of "a hash is running", without a race
+        // against a real blocking thread.
+        let running = Arc::clone(&hasher.permit)
+            .try_acquire_owned()
+            .expect("permit");
+        assert_eq!(hasher.hash("pw".to_string()).await, Err(HashError::Busy));
+        drop(running);
+        assert!(hasher.hash("pw".to_string()).await.is_ok());
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_verification_waits_for_the_running_one() {
+        let hasher = Hasher::new();
+        let phc = hash("pw").expect("hash");
+        let running = Arc::clone(&hasher.permit)
+            .try_acquire_owned()
+            .expect("permit");
+        let queued = hasher.verify("pw".to_string(), phc);
+        tokio::pin!(queued);
+        // Polled once while the permit is held: it must wait, not fail.
+        tokio::select! {
+            biased;
+            _ = &mut queued => panic!("verify finished while another one held the permit"),
+            _ = std::future::ready(()) => {}
+        }
+        drop(running);
+        assert!(queued.await);
+    }
+}
