@@ -215,6 +215,16 @@ fn parse_placeholder(s: &str) -> Result<(Placeholder, usize), TemplateError> {
     Ok((placeholder, 2 + end + 2))
 }
 
+/// The shell removes a backslash-newline before it reads tokens, so `$`, `<`, `>`, `(` or
+/// `)` at the end of a line joins with the start of the next one (`$'`, `$(`, `<<`, `((`):
+/// refused rather than modelled, because real configs never need it.
+fn joined_by_continuation(c: char) -> TemplateError {
+    refuse(format!(
+        "`{c}` right before a line continuation (a backslash at the end of the line) joins with \
+         the next line in ways actiond does not check: put them on one line"
+    ))
+}
+
 /// Lexer states. Only `Double` and `Single` directly on top of the top level are contexts
 /// a value can be quoted into; everything else nested is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -329,6 +339,9 @@ impl<'a> Lexer<'a> {
         self.word_start = false;
         let rest = self.rest();
         let heredoc_allowed = matches!(self.top(), None | Some(State::CommandSub(_)));
+        if matches!(c, '<' | '>' | '(' | ')') && rest[1..].starts_with("\\\n") {
+            return Err(joined_by_continuation(c));
+        }
         match c {
             '\\' if rest[1..].starts_with('\n') => {
                 // A line continuation vanishes before the shell splits words: what follows
@@ -441,6 +454,12 @@ impl<'a> Lexer<'a> {
     /// `$`: the start of an expansion, or a plain dollar.
     fn dollar(&mut self) -> Result<(), TemplateError> {
         let rest = self.rest();
+        if rest[1..].starts_with("\\\n") {
+            return Err(joined_by_continuation('$'));
+        }
+        if rest.starts_with("$(") && rest[2..].starts_with("\\\n") {
+            return Err(joined_by_continuation('('));
+        }
         if rest[1..].starts_with("{{") {
             return Err(refuse(format!(
                 "a placeholder right after `$` would be expanded by the shell: {UNSAFE_HINT}"
@@ -678,14 +697,19 @@ mod tests {
             ),
             ("cat <(echo {{ a }})", "inside $( )"),
             ("(( x = {{ a }} ))", "inside $(( ))"),
+            // Regression found by tests/it/quoting_fuzz.rs: bash joins `$\<newline>'` into `$'`.
+            ("echo $\\\n{{ a }}", "line continuation"),
+            ("echo \"$\\\n{{ a }}\"", "line continuation"),
+            ("cat <\\\n<EOF\n{{ a }}\nEOF", "line continuation"),
+            ("echo $(\\\n( 1 ))", "line continuation"),
         ];
         for (text, why) in table {
             let err = Template::shell(text).unwrap_err().message;
             assert!(err.contains(why), "{text:?}: {err}");
-            assert!(
-                err.contains("exec:") && err.contains("environment variable"),
-                "{text:?}: {err}"
-            );
+            // Every refusal says how to fix it.
+            let hint = err.contains("exec:") && err.contains("environment variable")
+                || err.contains("on one line");
+            assert!(hint, "{text:?}: {err}");
         }
     }
 

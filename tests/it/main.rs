@@ -9,10 +9,12 @@
 mod client;
 mod harness;
 
+mod arguments;
 mod cli_credentials;
 mod config_check;
 mod logs;
 mod operations;
 mod processes;
+mod quoting_fuzz;
 mod shutdown;
 mod wire;
