@@ -31,10 +31,7 @@ pub fn placed_titles(components: &[Component]) -> HashSet<&str> {
 
 /// The default dashboard's actions for a caller: visible, not hidden, not placed elsewhere,
 /// in config order.
-pub fn default_actions(
-    config: &Config,
-    may_view: impl Fn(&Action) -> bool,
-) -> Vec<&Action> {
+pub fn default_actions(config: &Config, may_view: impl Fn(&Action) -> bool) -> Vec<&Action> {
     let placed = placed_titles(&config.dashboards);
     config
         .actions

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod dashboards;
 pub mod engine;
+pub mod events;
 pub mod execution;
 pub mod executor;
 pub mod history;

@@ -127,6 +127,92 @@ fn trim_partial_start(b: &[u8]) -> &[u8] {
     &b[skip..]
 }
 
+/// Largest `outputChunk` event text, in bytes (SPEC §8).
+pub const MAX_CHUNK: usize = 4096;
+
+/// Cuts a live byte stream into UTF-8 text chunks of at most `MAX_CHUNK` bytes for events.
+/// A character split across two reads is carried to the next read and sent whole; invalid
+/// bytes become U+FFFD. Secret values are replaced, and while secrets exist the last bytes
+/// that could be the start of one are held back until more arrives, so a secret split
+/// across reads is still replaced.
+#[derive(Debug, Default)]
+pub struct Chunker {
+    carry: Vec<u8>,
+    secrets: Vec<String>,
+}
+
+impl Chunker {
+    pub fn new(secrets: Vec<String>) -> Chunker {
+        Chunker {
+            carry: Vec::new(),
+            secrets: secrets.into_iter().filter(|s| !s.is_empty()).collect(),
+        }
+    }
+
+    /// The chunks ready after `data`.
+    pub fn feed(&mut self, data: &[u8]) -> Vec<String> {
+        self.carry.extend_from_slice(data);
+        let complete = self.carry.len() - incomplete_tail(&self.carry);
+        let partial = self.carry.split_off(complete);
+        let ready = std::mem::take(&mut self.carry);
+        let mut text = self.redacted(&ready);
+        // Hold back what could be the beginning of a secret completed by the next read.
+        let hold = self
+            .secrets
+            .iter()
+            .map(|s| s.len().saturating_sub(1))
+            .max()
+            .unwrap_or(0);
+        let mut keep_from = text.len().saturating_sub(hold);
+        while !text.is_char_boundary(keep_from) {
+            keep_from -= 1;
+        }
+        self.carry = text.split_off(keep_from).into_bytes();
+        self.carry.extend_from_slice(&partial);
+        split_at_chars(&text, MAX_CHUNK)
+    }
+
+    /// Whatever is still held, at the end of the stream.
+    pub fn finish(&mut self) -> Vec<String> {
+        let rest = std::mem::take(&mut self.carry);
+        self.text_chunks(&rest)
+    }
+
+    fn text_chunks(&self, bytes: &[u8]) -> Vec<String> {
+        split_at_chars(&self.redacted(bytes), MAX_CHUNK)
+    }
+
+    fn redacted(&self, bytes: &[u8]) -> String {
+        let mut text = String::from_utf8_lossy(bytes).into_owned();
+        for secret in &self.secrets {
+            if text.contains(secret.as_str()) {
+                text = text.replace(secret.as_str(), "********");
+            }
+        }
+        text
+    }
+}
+
+/// How many bytes at the end of `b` are the start of a character not yet complete.
+fn incomplete_tail(b: &[u8]) -> usize {
+    b.len() - trim_partial_end(b).len()
+}
+
+/// `text` in pieces of at most `max` bytes, each ending on a character boundary.
+fn split_at_chars(text: &str, max: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(max);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.push(rest[..end].to_string());
+        rest = &rest[end..];
+    }
+    out
+}
+
 /// Appends a service notice to a stream's text on a line of its own (SPEC §4).
 pub fn append_notice(text: &mut String, notice: &str) {
     if !text.is_empty() && !text.ends_with('\n') {
@@ -225,6 +311,33 @@ mod tests {
         assert_eq!(trim_partial_end(b"ab\xf0"), b"ab");
         assert_eq!(trim_partial_end(b"\xff"), b"\xff");
         assert_eq!(trim_partial_start(b"\x82\xacz"), b"z");
+    }
+
+    #[test]
+    fn chunks_keep_characters_whole_and_stay_small() {
+        let mut c = Chunker::new(vec![]);
+        assert_eq!(c.feed(b"caf\xc3"), ["caf"]);
+        assert_eq!(c.feed(b"\xa9 ok"), ["\u{e9} ok"]);
+        assert!(c.feed(b"\xe2\x82").is_empty());
+        assert_eq!(c.finish(), ["\u{FFFD}"]);
+        let big = "é".repeat(5000);
+        let chunks = Chunker::new(vec![]).feed(big.as_bytes());
+        assert!(chunks.iter().all(|ch| ch.len() <= MAX_CHUNK));
+        assert_eq!(chunks.concat(), big);
+        assert_eq!(
+            Chunker::new(vec![]).feed(b"\xff\xfeok"),
+            ["\u{FFFD}\u{FFFD}ok"]
+        );
+    }
+
+    #[test]
+    fn a_secret_split_across_reads_is_still_hidden() {
+        let mut c = Chunker::new(vec!["hunter2".into()]);
+        let mut out = c.feed(b"pw=hun");
+        out.extend(c.feed(b"ter2 done"));
+        out.extend(c.finish());
+        let text = out.concat();
+        assert_eq!(text, "pw=******** done");
     }
 
     #[test]
