@@ -13,11 +13,13 @@ use tracing::info;
 
 use crate::arguments::{self, ArgError};
 use crate::config::{Action, Config};
+use crate::events::{Bus, Event};
 use crate::execution::{
     Execution, KillReason, NewExecution, Outcome, TrackingId, new_tracking_id, valid_tracking_id,
 };
-use crate::executor::{self, Reaper};
+use crate::executor::{self, Observer, Reaper};
 use crate::history::{History, Page};
+use crate::output::Chunker;
 use crate::permissions::{Caller, Decision, Verb, decide};
 
 /// Why the engine refused. The API maps each variant to a Connect code in one place.
@@ -63,6 +65,7 @@ pub struct Engine {
     history: Mutex<History>,
     running: Mutex<HashMap<String, Arc<Execution>>>,
     reaper: Arc<Reaper>,
+    bus: Arc<Bus>,
     stopping: AtomicBool,
 }
 
@@ -71,7 +74,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Engine {
-    pub fn new(config: Arc<Config>, reaper: Arc<Reaper>) -> Arc<Engine> {
+    pub fn new(config: Arc<Config>, reaper: Arc<Reaper>, bus: Arc<Bus>) -> Arc<Engine> {
         let actions = config
             .actions
             .iter()
@@ -84,8 +87,17 @@ impl Engine {
             history,
             running: Mutex::new(HashMap::new()),
             reaper,
+            bus,
             stopping: AtomicBool::new(false),
         })
+    }
+
+    pub fn bus(&self) -> &Arc<Bus> {
+        &self.bus
+    }
+
+    fn publish(&self, action: Option<&Action>, event: &Event) {
+        self.bus.publish(&self.config.auth, action, event);
     }
 
     pub fn config(&self) -> &Config {
@@ -198,17 +210,25 @@ impl Engine {
             }
             blocked
         };
+        self.publish(Some(&action), &Event::ExecutionStarted(exec.snapshot()));
         if let Some(reason) = blocked {
             info!(action = %exec.binding_id, id = %exec.tracking_id, "blocked: {reason}");
             exec.finish(Outcome::Blocked(reason), grace.as_secs());
+            self.publish(Some(&action), &Event::ExecutionFinished(exec.snapshot()));
             return Ok(exec);
         }
         info!(action = %exec.binding_id, id = %exec.tracking_id, user = %exec.user, "starting");
-        let engine = Arc::clone(self);
-        let done = Arc::clone(&exec);
-        executor::launch(plan, Arc::clone(&exec), &self.reaper, move || {
-            engine.finished(&done)
-        });
+        let secrets: Vec<String> = values
+            .iter()
+            .filter(|v| v.secret)
+            .map(|v| v.value.clone())
+            .collect();
+        let watch = Watch {
+            engine: Arc::clone(self),
+            stdout: Chunker::new(secrets.clone()),
+            stderr: Chunker::new(secrets),
+        };
+        executor::launch(plan, Arc::clone(&exec), &self.reaper, Box::new(watch));
         Ok(exec)
     }
 
@@ -258,8 +278,16 @@ impl Engine {
 
     fn finished(&self, exec: &Execution) {
         lock(&self.running).remove(exec.tracking_id.as_str());
-        let flags = exec.phase().flags();
-        info!(action = %exec.binding_id, id = %exec.tracking_id, exit_code = flags.exit_code, timed_out = flags.timed_out, "finished");
+        let snapshot = exec.snapshot();
+        let flags = snapshot.flags;
+        info!(
+            action = %exec.binding_id,
+            id = %exec.tracking_id,
+            exit_code = flags.exit_code,
+            timed_out = flags.timed_out,
+            "finished"
+        );
+        self.publish(Some(&exec.action), &Event::ExecutionFinished(snapshot));
     }
 
     /// Finds an execution by tracking id, in the history or still running.
@@ -368,6 +396,11 @@ impl Engine {
         };
         let _ = tokio::time::timeout(bound, all).await;
     }
+
+    /// Ends every event stream (after the executions' last events).
+    pub fn close_streams(&self) {
+        self.bus.close();
+    }
 }
 
 fn describe(d: Duration) -> String {
@@ -377,5 +410,43 @@ fn describe(d: Duration) -> String {
         s if s % 3600 == 0 => format!("{} h", s / 3600),
         s if s % 60 == 0 => format!("{} min", s / 60),
         s => format!("{s} s"),
+    }
+}
+
+/// Publishes a running execution's output as `outputChunk` events: UTF-8 safe, at most
+/// 4 KiB each, password values redacted; and its end.
+struct Watch {
+    engine: Arc<Engine>,
+    stdout: Chunker,
+    stderr: Chunker,
+}
+
+impl Watch {
+    fn send(&self, exec: &Execution, chunks: Vec<String>) {
+        for output in chunks {
+            let event = Event::OutputChunk {
+                tracking_id: exec.tracking_id.to_string(),
+                output,
+            };
+            self.engine.publish(Some(&exec.action), &event);
+        }
+    }
+}
+
+impl Observer for Watch {
+    fn output(&mut self, exec: &Execution, stderr: bool, data: &[u8]) {
+        let chunks = if stderr {
+            self.stderr.feed(data)
+        } else {
+            self.stdout.feed(data)
+        };
+        self.send(exec, chunks);
+    }
+
+    fn done(mut self: Box<Self>, exec: &Execution) {
+        let mut rest = self.stdout.finish();
+        rest.extend(self.stderr.finish());
+        self.send(exec, rest);
+        self.engine.finished(exec);
     }
 }

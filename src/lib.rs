@@ -38,7 +38,13 @@ pub async fn run(
     let reaper = executor::Reaper::start()?;
     let store = store::Store::new(config.state_directory.clone());
     let authority = auth::Authority::open(store, &config.auth);
-    let engine = engine::Engine::new(config, reaper);
+    let limits = &config.limits;
+    let bus = std::sync::Arc::new(events::Bus::new(
+        limits.max_event_subscribers,
+        limits.event_queue_length,
+        api::dto::encode_event,
+    ));
+    let engine = engine::Engine::new(config, reaper, bus);
     let app = std::sync::Arc::new(api::App { engine, authority });
     server::serve(listener, app, shutdown).await
 }

@@ -127,6 +127,42 @@ pub fn envelope(flags: u8, payload: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The message of a server-streaming request: exactly one uncompressed envelope.
+pub fn single_envelope(body: &[u8]) -> Result<&[u8], ConnectError> {
+    let mut rest = body;
+    let mut messages = Vec::new();
+    while !rest.is_empty() {
+        if rest.len() < 5 {
+            return Err(ConnectError::invalid(
+                "the request ends inside an envelope header",
+            ));
+        }
+        let flags = rest[0];
+        let len = u32::from_be_bytes([rest[1], rest[2], rest[3], rest[4]]) as usize;
+        let Some(payload) = rest.get(5..5 + len) else {
+            return Err(ConnectError::invalid("the request ends inside an envelope"));
+        };
+        if flags & 0x01 != 0 {
+            return Err(ConnectError::new(
+                Code::Internal,
+                "a compressed message was sent, but no compression was negotiated",
+            ));
+        }
+        messages.push(payload);
+        rest = &rest[5 + len..];
+    }
+    match messages.as_slice() {
+        [one] => Ok(one),
+        other => Err(ConnectError::new(
+            Code::Unimplemented,
+            format!(
+                "a server-streaming call takes exactly one message, got {}",
+                other.len()
+            ),
+        )),
+    }
+}
+
 /// The end-stream envelope: `{}` after a clean end, `{"error": {code, message}}` otherwise.
 pub fn end_stream(error: Option<&ConnectError>) -> Vec<u8> {
     #[derive(serde::Serialize)]
@@ -506,6 +542,27 @@ mod tests {
             br#"{"error":{"code":"unimplemented","message":"not yet"}}"#
         );
         assert_eq!(len, framed.len() - 5);
+    }
+
+    #[test]
+    fn a_stream_request_is_exactly_one_envelope() {
+        let one = envelope(0, b"{}");
+        assert_eq!(single_envelope(&one).unwrap(), b"{}");
+        assert_eq!(single_envelope(b"").unwrap_err().code, Code::Unimplemented);
+        let two = [envelope(0, b"{}"), envelope(0, b"{}")].concat();
+        assert_eq!(single_envelope(&two).unwrap_err().code, Code::Unimplemented);
+        assert_eq!(
+            single_envelope(&one[..4]).unwrap_err().code,
+            Code::InvalidArgument
+        );
+        assert_eq!(
+            single_envelope(&one[..6]).unwrap_err().code,
+            Code::InvalidArgument
+        );
+        assert_eq!(
+            single_envelope(&envelope(1, b"{}")).unwrap_err().code,
+            Code::Internal
+        );
     }
 
     #[test]

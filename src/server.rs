@@ -9,11 +9,14 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::io::Read;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
+use hyper::body::Frame;
 use hyper::body::Incoming;
 use hyper::header::{ALLOW, CONTENT_ENCODING, CONTENT_TYPE, HeaderValue};
 use hyper::http::request::Parts;
@@ -23,14 +26,44 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, mpsc};
 use tracing::{debug, info, warn};
 
 use crate::api::{self, App, Ctx, Op, Route};
 use crate::auth::identity::{self, Credentials, Refusal};
+use crate::events::{Refused, Subscription};
+use crate::permissions::{Decision, gate};
 use crate::protocol::{self, Code, ConnectError, Encoding, Fields};
 
-type Answer = Response<Full<Bytes>>;
+/// An answer's body: a whole message, or an event stream fed envelope by envelope.
+type Answer = Response<Either<Full<Bytes>, StreamBody>>;
+
+/// How long a stream waits for a client that stopped reading before it gives up on it.
+const STALLED: Duration = Duration::from_secs(10);
+
+/// A response body written as frames arrive on a channel, each flushed as it comes
+/// (chunked on HTTP/1.1). It ends when the channel closes.
+pub struct StreamBody {
+    rx: mpsc::Receiver<Bytes>,
+}
+
+impl hyper::body::Body for StreamBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.rx
+            .poll_recv(cx)
+            .map(|frame| frame.map(|b| Ok(Frame::data(b))))
+    }
+}
+
+fn full(body: impl Into<Bytes>) -> Either<Full<Bytes>, StreamBody> {
+    Either::Left(Full::new(body.into()))
+}
 
 /// How long open connections get to finish after shutdown began and executions ended.
 const CLOSE_GRACE: Duration = Duration::from_millis(400);
@@ -85,6 +118,7 @@ pub async fn serve(
     info!("shutting down: no new connections");
     drop(listener);
     app.engine.shutdown().await;
+    app.engine.close_streams();
     // Waiting calls were answered as their executions ended; give those replies a moment
     // to be written, then close whatever is left.
     if tokio::time::timeout(CLOSE_GRACE, graceful.shutdown())
@@ -101,6 +135,11 @@ async fn handle(app: &App, peer: SocketAddr, req: Request<Incoming>) -> Answer {
     let (parts, body) = req.into_parts();
     let max = app.config().limits.max_request_body_bytes;
     let route = api::route(parts.method.as_str(), parts.uri.path());
+    if let Route::Call(op) = route
+        && op.streaming()
+    {
+        return stream(app, &parts, body, max, peer).await;
+    }
     // Every answer but a unary call's is decided without the body. Read it anyway (within
     // the body limit) before answering: a client still sending when hyper closes the
     // connection sees EPIPE instead of our answer.
@@ -117,7 +156,11 @@ async fn handle(app: &App, peer: SocketAddr, req: Request<Incoming>) -> Answer {
 /// The answer to everything that is not a unary call.
 async fn answer(app: &App, route: Route<'_>, parts: &Parts, peer: SocketAddr) -> Answer {
     match route {
-        Route::Call(op) => stream(op, parts),
+        // Calls are answered by `call` and `stream`.
+        Route::Call(op) => error(&ConnectError::new(
+            Code::Internal,
+            format!("{} was misrouted", op.name()),
+        )),
         Route::GetStart(op, id) => {
             let result = async {
                 let limit = deadline(parts)?;
@@ -202,25 +245,93 @@ fn context(app: &App, parts: &Parts, peer: SocketAddr) -> Result<Ctx, ConnectErr
     }
 }
 
-/// A server-streaming operation. Once the handler is chosen, Connect reports errors in the
-/// end-stream envelope with HTTP 200: clients ignore the body of any other status.
-fn stream(op: Op, parts: &Parts) -> Answer {
+/// EventStream (SPEC §2.4). Once the handler is chosen, every error goes into the
+/// end-stream envelope with HTTP 200 (clients ignore the body of any other status). The
+/// subscription exists before the headers are sent, so a client that starts an action as
+/// soon as it sees them gets every event of it.
+async fn stream(app: &App, parts: &Parts, body: Incoming, max: usize, peer: SocketAddr) -> Answer {
     if let Err(e) = protocol::check_stream_content_type(header(parts, CONTENT_TYPE.as_str())) {
+        drain(body, max).await;
         return error(&e);
     }
-    let e = ConnectError::new(
-        Code::Unimplemented,
-        format!(
-            "{} is not implemented by this version of actiond yet",
-            op.name()
-        ),
-    );
-    let mut r = Response::new(Full::new(Bytes::from(protocol::end_stream(Some(&e)))));
-    r.headers_mut().insert(
+    let request = read_body(body, max, Encoding::Identity).await;
+    let subscribed = (|| -> Result<(Subscription, Option<Duration>), ConnectError> {
+        protocol::check_protocol_version(header(parts, "connect-protocol-version"))?;
+        let limit = deadline(parts)?;
+        let ctx = context(app, parts, peer)?;
+        Fields::parse(protocol::single_envelope(&request?)?)?;
+        if gate(&app.config().auth, &ctx.caller) == Decision::LoginRequired {
+            return Err(ConnectError::new(
+                Code::Unauthenticated,
+                "log in first: guests must log in here",
+            ));
+        }
+        match app.engine.bus().subscribe(ctx.caller) {
+            Ok(sub) => Ok((sub, limit)),
+            Err(Refused::TooMany(n)) => Err(ConnectError::new(
+                Code::ResourceExhausted,
+                format!(
+                    "{n} event streams are open, the most this service allows: try again later"
+                ),
+            )),
+            Err(Refused::Closed) => Err(ConnectError::new(
+                Code::Unavailable,
+                "actiond is shutting down",
+            )),
+        }
+    })();
+    let (tx, rx) = mpsc::channel(16);
+    match subscribed {
+        Ok((sub, limit)) => {
+            tokio::spawn(pump(sub, limit, tx));
+        }
+        Err(e) => {
+            let _ = tx.try_send(Bytes::from(protocol::end_stream(Some(&e))));
+        }
+    }
+    let mut r = Response::new(Either::Right(StreamBody { rx }));
+    let h = r.headers_mut();
+    h.insert(
         CONTENT_TYPE,
         HeaderValue::from_static("application/connect+json"),
     );
+    h.insert("cache-control", HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
     r
+}
+
+/// Moves one subscriber's events to its response body until the bus ends the subscription
+/// (service stopping, or the subscriber fell behind), the deadline passes, or the client
+/// goes away; then writes the end-stream envelope.
+async fn pump(mut sub: Subscription, limit: Option<Duration>, tx: mpsc::Sender<Bytes>) {
+    let deadline = async {
+        match limit {
+            Some(d) => tokio::time::sleep(d).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(deadline);
+    let end = loop {
+        tokio::select! {
+            frame = sub.rx.recv() => match frame {
+                // A client that stops reading is let go rather than waited on forever.
+                Some(f) => if tx.send_timeout(f, STALLED).await.is_err() { return },
+                None if sub.fell_behind() => break Some(ConnectError::new(
+                    Code::ResourceExhausted,
+                    "fell behind: reconnect and re-read the logs",
+                )),
+                None => break None,
+            },
+            _ = &mut deadline => break Some(ConnectError::new(
+                Code::DeadlineExceeded,
+                "the deadline set by Connect-Timeout-Ms passed",
+            )),
+            _ = tx.closed() => return,
+        }
+    };
+    let _ = tx
+        .send_timeout(Bytes::from(protocol::end_stream(end.as_ref())), STALLED)
+        .await;
 }
 
 /// A unary POST operation: the Connect checks in the order a client can act on them.
@@ -327,7 +438,7 @@ async fn read_body(body: Incoming, max: usize, encoding: Encoding) -> Result<Byt
 }
 
 fn json(status: StatusCode, body: Vec<u8>) -> Answer {
-    let mut r = Response::new(Full::new(Bytes::from(body)));
+    let mut r = Response::new(full(body));
     *r.status_mut() = status;
     r.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -345,7 +456,7 @@ fn error(e: &ConnectError) -> Answer {
 }
 
 fn text(status: StatusCode, body: &'static str) -> Answer {
-    let mut r = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+    let mut r = Response::new(full(body.as_bytes()));
     *r.status_mut() = status;
     r.headers_mut().insert(
         CONTENT_TYPE,
@@ -361,7 +472,7 @@ fn index() -> Answer {
 The API is: <code>curl -X POST -H 'Content-Type: application/json' -H 'Connect-Protocol-Version: 1' \
 -d '{\"actionId\":\"date\"}' http://THIS-HOST/api/StartActionAndWait</code>, or open \
 <code>/api/StartActionByGetAndWait/&lt;action id&gt;</code>.</p>";
-    let mut r = Response::new(Full::new(Bytes::from_static(PAGE.as_bytes())));
+    let mut r = Response::new(full(PAGE.as_bytes()));
     r.headers_mut().insert(
         CONTENT_TYPE,
         HeaderValue::from_static("text/html; charset=utf-8"),

@@ -4,9 +4,10 @@
 
 use serde::Serialize;
 
+use crate::events::Event;
 use crate::execution::Snapshot;
 use crate::history::Page;
-use crate::protocol::int64_as_string;
+use crate::protocol::{envelope, int64_as_string};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -166,6 +167,46 @@ pub struct ReadyzReply<'a> {
     pub status: &'a str,
 }
 
+/// An event as one Connect stream envelope. Only the member that is set appears: connect-es
+/// rejects a oneof with the other members present as null.
+pub fn encode_event(event: &Event) -> Vec<u8> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Output<'a> {
+        execution_tracking_id: &'a str,
+        output: &'a str,
+    }
+    #[derive(Serialize)]
+    struct Empty {}
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    enum Message<'a> {
+        ExecutionStarted(LogEntryReply<'a>),
+        OutputChunk(Output<'a>),
+        ExecutionFinished(LogEntryReply<'a>),
+        ConfigChanged(Empty),
+        EntityChanged(Empty),
+    }
+    let message = match event {
+        Event::ExecutionStarted(s) => Message::ExecutionStarted(LogEntryReply {
+            log_entry: LogEntry::from(s),
+        }),
+        Event::OutputChunk {
+            tracking_id,
+            output,
+        } => Message::OutputChunk(Output {
+            execution_tracking_id: tracking_id,
+            output,
+        }),
+        Event::ExecutionFinished(s) => Message::ExecutionFinished(LogEntryReply {
+            log_entry: LogEntry::from(s),
+        }),
+        Event::ConfigChanged => Message::ConfigChanged(Empty {}),
+        Event::EntityChanged => Message::EntityChanged(Empty {}),
+    };
+    envelope(0, &to_json(&message))
+}
+
 pub fn to_json<T: Serialize>(value: &T) -> Vec<u8> {
     // Serializing these plain structs cannot fail: no maps with non-string keys, no
     // custom serializers that error.
@@ -210,6 +251,32 @@ mod tests {
         assert_eq!(got, want);
         assert_eq!(v["exitCode"], serde_json::json!(0));
         assert_eq!(v["tags"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn events_carry_only_their_member() {
+        let framed = encode_event(&Event::OutputChunk {
+            tracking_id: "t".into(),
+            output: "o\n".into(),
+        });
+        assert_eq!(framed[0], 0);
+        assert_eq!(
+            &framed[5..],
+            br#"{"outputChunk":{"executionTrackingId":"t","output":"o\n"}}"#
+        );
+        assert_eq!(
+            &encode_event(&Event::ConfigChanged)[5..],
+            br#"{"configChanged":{}}"#
+        );
+        let e = execution("abc", "date");
+        let started: serde_json::Value =
+            serde_json::from_slice(&encode_event(&Event::ExecutionStarted(e.snapshot()))[5..])
+                .unwrap();
+        assert_eq!(
+            started["executionStarted"]["logEntry"]["executionTrackingId"],
+            "abc"
+        );
+        assert_eq!(started.as_object().unwrap().len(), 1);
     }
 
     #[test]

@@ -180,14 +180,16 @@ fn spawn(plan: &Plan) -> std::io::Result<Spawned> {
     })
 }
 
-/// Starts `plan` for `exec` and supervises it on its own task; `on_done` runs once the
-/// record is final. A spawn failure finishes the record at once (`SpawnFailed`).
-pub fn launch(
-    plan: Plan,
-    exec: Arc<Execution>,
-    reaper: &Reaper,
-    on_done: impl FnOnce() + Send + 'static,
-) {
+/// Hears what an execution produces while its supervising task runs: every read from its
+/// pipes, then its end (the record is final by then). The engine publishes events from it.
+pub trait Observer: Send + 'static {
+    fn output(&mut self, exec: &Execution, stderr: bool, data: &[u8]);
+    fn done(self: Box<Self>, exec: &Execution);
+}
+
+/// Starts `plan` for `exec` and supervises it on its own task. A spawn failure finishes the
+/// record at once (`SpawnFailed`).
+pub fn launch(plan: Plan, exec: Arc<Execution>, reaper: &Reaper, mut observer: Box<dyn Observer>) {
     let grace_secs = plan.grace.as_secs();
     let spawned = match spawn(&plan) {
         Ok(s) => s,
@@ -198,7 +200,7 @@ pub fn launch(
                 format!("{}: {e}", plan.program)
             };
             exec.finish(Outcome::SpawnFailed(what), grace_secs);
-            on_done();
+            observer.done(&exec);
             return;
         }
     };
@@ -206,9 +208,9 @@ pub fn launch(
     let exit = reaper.watch(spawned.pid);
     exec.set_running();
     tokio::spawn(async move {
-        let outcome = supervise(&exec, spawned, exit, &plan).await;
+        let outcome = supervise(&exec, spawned, exit, &plan, observer.as_mut()).await;
         exec.finish(outcome, grace_secs);
-        on_done();
+        observer.done(&exec);
     });
 }
 
@@ -225,6 +227,7 @@ async fn supervise(
     spawned: Spawned,
     mut exit_rx: tokio::sync::oneshot::Receiver<Exit>,
     plan: &Plan,
+    observer: &mut dyn Observer,
 ) -> Outcome {
     let pgid = spawned.pid;
     // A pipe that cannot be registered with the reactor is treated as already closed; the
@@ -253,11 +256,17 @@ async fn supervise(
         }
         tokio::select! {
             r = read_some(&mut out, &mut out_buf), if out.is_some() => match r {
-                Some(n) => exec.push_stdout(&out_buf[..n]),
+                Some(n) => {
+                    exec.push_stdout(&out_buf[..n]);
+                    observer.output(exec, false, &out_buf[..n]);
+                }
                 None => out = None,
             },
             r = read_some(&mut err, &mut err_buf), if err.is_some() => match r {
-                Some(n) => exec.push_stderr(&err_buf[..n]),
+                Some(n) => {
+                    exec.push_stderr(&err_buf[..n]);
+                    observer.output(exec, true, &err_buf[..n]);
+                }
                 None => err = None,
             },
             status = &mut exit_rx, if exit.is_none() => {
