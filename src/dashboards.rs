@@ -16,6 +16,12 @@ pub fn is_link(c: &Component) -> bool {
     c.kind == "link" || (c.kind.is_empty() && c.contents.is_empty())
 }
 
+/// Whether a component is a directory: type `directory`, or no type with contents (OliveTin
+/// shows an untyped item with contents as a folder).
+pub fn is_directory(c: &Component) -> bool {
+    c.kind == "directory" || (c.kind.is_empty() && !c.contents.is_empty())
+}
+
 /// The titles of the actions linked anywhere on the configured dashboards.
 pub fn placed_titles(components: &[Component]) -> HashSet<&str> {
     let mut out = HashSet::new();
@@ -30,13 +36,15 @@ pub fn placed_titles(components: &[Component]) -> HashSet<&str> {
 }
 
 /// The default dashboard's actions for a caller: visible, not hidden, not placed elsewhere,
-/// in config order.
+/// not bound to entities (those appear per instance, on entity fieldsets), in config order.
 pub fn default_actions(config: &Config, may_view: impl Fn(&Action) -> bool) -> Vec<&Action> {
     let placed = placed_titles(&config.dashboards);
     config
         .actions
         .iter()
-        .filter(|a| !a.hidden && !placed.contains(a.title.as_str()) && may_view(a))
+        .filter(|a| {
+            !a.hidden && a.entity.is_none() && !placed.contains(a.title.as_str()) && may_view(a)
+        })
         .collect()
 }
 

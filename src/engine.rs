@@ -67,6 +67,7 @@ pub struct Engine {
     reaper: Arc<Reaper>,
     bus: Arc<Bus>,
     stopping: AtomicBool,
+    started: std::time::Instant,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -89,7 +90,33 @@ impl Engine {
             reaper,
             bus,
             stopping: AtomicBool::new(false),
+            started: std::time::Instant::now(),
         })
+    }
+
+    /// How long the service has been running.
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// (entries in the history, executions running), for reports.
+    pub fn counts(&self) -> (usize, usize) {
+        (lock(&self.history).len(), lock(&self.running).len())
+    }
+
+    /// Every binding id with its action, in config order.
+    pub fn bindings(&self) -> Vec<(&str, &Arc<Action>)> {
+        let mut v: Vec<(&str, &Arc<Action>)> =
+            self.actions.iter().map(|(k, a)| (k.as_str(), a)).collect();
+        let order = |id: &str| {
+            self.config
+                .actions
+                .iter()
+                .position(|a| a.id == id)
+                .unwrap_or(usize::MAX)
+        };
+        v.sort_by_key(|(id, _)| order(id));
+        v
     }
 
     pub fn bus(&self) -> &Arc<Bus> {

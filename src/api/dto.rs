@@ -156,6 +156,83 @@ pub struct InitReply<'a> {
     pub banner_css: &'a str,
 }
 
+/// The seed's `Action` message.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActionJson<'a> {
+    pub binding_id: &'a str,
+    pub title: &'a str,
+    pub icon: &'a str,
+    pub can_exec: bool,
+    pub arguments: Vec<ArgumentJson<'a>>,
+    pub popup_on_start: &'a str,
+    pub order: i32,
+    pub timeout: i32,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArgumentJson<'a> {
+    pub name: &'a str,
+    pub title: &'a str,
+    #[serde(rename = "type")]
+    pub kind: &'a str,
+    pub default_value: &'a str,
+    pub choices: Vec<ChoiceJson<'a>>,
+    pub description: &'a str,
+    /// A JSON object in config order.
+    #[serde(serialize_with = "pairs_as_map")]
+    pub suggestions: &'a [(String, String)],
+}
+
+#[derive(Serialize)]
+pub struct ChoiceJson<'a> {
+    pub value: &'a str,
+    pub title: &'a str,
+}
+
+/// The seed's recursive `DashboardComponent`; an absent action is `null`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentJson<'a> {
+    pub title: &'a str,
+    #[serde(rename = "type")]
+    pub kind: &'a str,
+    pub contents: Vec<ComponentJson<'a>>,
+    pub icon: &'a str,
+    pub css_class: &'a str,
+    pub action: Option<ActionJson<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct DashboardJson<'a> {
+    pub title: &'a str,
+    pub contents: Vec<ComponentJson<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct DashboardReply<'a> {
+    pub title: &'a str,
+    pub dashboard: DashboardJson<'a>,
+}
+
+#[derive(Serialize)]
+pub struct BindingReply<'a> {
+    pub action: ActionJson<'a>,
+}
+
+fn pairs_as_map<S: serde::Serializer>(
+    pairs: &&[(String, String)],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(pairs.len()))?;
+    for (k, v) in pairs.iter() {
+        map.serialize_entry(k, v)?;
+    }
+    map.end()
+}
+
 #[derive(Serialize)]
 pub struct ValidateReply<'a> {
     pub valid: bool,

@@ -3,6 +3,8 @@
 //! module and `protocol` know Connect and JSON; the server hands in decoded fields and a
 //! caller, and gets bytes or a `ConnectError` back.
 
+mod catalog;
+mod diagnostics;
 pub mod dto;
 pub mod routes;
 mod session;
@@ -197,15 +199,20 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
         Op::WhoAmI => session::who_am_i(app, ctx),
         Op::PasswordHash => session::password_hash(app, f, ctx).await?,
         Op::Init => session::init(app, ctx),
-        Op::GetDashboard
-        | Op::GetActionBinding
-        | Op::GetEntities
-        | Op::GetEntity
-        | Op::GetDiagnostics
-        | Op::SosReport
-        | Op::DumpVars
-        | Op::DumpPublicIdActionMap
-        | Op::EventStream => return Err(unimplemented(op)),
+        Op::GetDashboard => catalog::get_dashboard(app, f, ctx)?,
+        Op::GetActionBinding => catalog::get_action_binding(app, f, ctx)?,
+        Op::GetDiagnostics => diagnostics::get_diagnostics(app, ctx)?,
+        Op::SosReport => diagnostics::sos_report(app),
+        Op::DumpVars => diagnostics::dump_vars(app),
+        Op::DumpPublicIdActionMap => diagnostics::dump_action_map(app),
+        Op::GetEntities | Op::GetEntity => return Err(unimplemented(op)),
+        // The server answers streams itself (`server::stream`); they never come here.
+        Op::EventStream => {
+            return Err(ConnectError::new(
+                Code::Internal,
+                "EventStream is a streaming call",
+            ));
+        }
     };
     Ok(body.into())
 }

@@ -440,16 +440,7 @@ fn get_readyz_reports_ok() {
 // Not yet implemented
 
 /// Operations of SPEC §3 whose issue has not landed: each must say so with 501.
-const UNIMPLEMENTED: [&str; 8] = [
-    "GetDashboard",
-    "GetActionBinding",
-    "GetEntities",
-    "GetEntity",
-    "GetDiagnostics",
-    "SosReport",
-    "DumpVars",
-    "DumpPublicIdActionMap",
-];
+const UNIMPLEMENTED: [&str; 2] = ["GetEntities", "GetEntity"];
 
 #[test]
 fn operations_of_later_issues_are_unimplemented() {
@@ -496,4 +487,93 @@ fn event_stream_ends_with_one_end_stream_envelope_at_its_deadline() {
     assert_eq!(len, body.len() - 5, "exactly one envelope");
     let end: serde_json::Value = serde_json::from_slice(&body[5..]).unwrap();
     assert_eq!(end["error"]["code"], "deadline_exceeded", "{end}");
+}
+
+#[test]
+fn the_default_dashboard_links_every_visible_action() {
+    let server = server();
+    let reply = server.ok("GetDashboard", json!({"title": ""}));
+    assert_eq!(reply["title"], "Actions");
+    let fieldset = &reply["dashboard"]["contents"][0];
+    assert_eq!(
+        (fieldset["title"].as_str(), fieldset["type"].as_str()),
+        (Some("Actions"), Some("fieldset"))
+    );
+    let ids: Vec<&str> = fieldset["contents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["action"]["bindingId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["hello", "other", "sleeper", "greet", "templated"]);
+    assert_eq!(
+        server.ok("GetDashboard", json!({"title": "default"})),
+        reply
+    );
+    let resp = send(
+        server.addr,
+        &Request::connect("GetDashboard", br#"{"title":"nope"}"#),
+    );
+    assert_error(&resp, 404, "not_found");
+}
+
+#[test]
+fn get_action_binding_gives_the_action_message() {
+    let server = server();
+    let action = &server.ok("GetActionBinding", json!({"bindingId": "greet"}))["action"];
+    assert_eq!(action["bindingId"], "greet");
+    assert_eq!(action["canExec"], true);
+    assert_eq!(action["timeout"], 30);
+    assert_eq!(action["arguments"][0]["name"], "who");
+    assert_eq!(action["arguments"][0]["defaultValue"], "world");
+    let resp = send(
+        server.addr,
+        &Request::connect("GetActionBinding", br#"{"bindingId":"nope"}"#),
+    );
+    assert_error(&resp, 404, "not_found");
+}
+
+#[test]
+fn diagnostics_answer_and_dumps_name_their_flags() {
+    let server = server();
+    let diag = server.ok("GetDiagnostics", json!({}));
+    assert!(
+        diag["SshFoundKey"]
+            .as_str()
+            .unwrap()
+            .contains(".ssh/id_rsa"),
+        "{diag}"
+    );
+    assert!(
+        diag["SshFoundConfig"]
+            .as_str()
+            .unwrap()
+            .contains(".ssh/config"),
+        "{diag}"
+    );
+    let vars = server.ok("DumpVars", json!({}));
+    assert!(
+        vars["alert"]
+            .as_str()
+            .unwrap()
+            .contains("insecureAllowDumpVars"),
+        "{vars}"
+    );
+    assert_eq!(vars["contents"], json!({}));
+    let map = server.ok("DumpPublicIdActionMap", json!({}));
+    assert!(
+        map["alert"]
+            .as_str()
+            .unwrap()
+            .contains("insecureAllowDumpActionMap"),
+        "{map}"
+    );
+    let sos = server.ok("SosReport", json!({}));
+    assert!(
+        sos["alert"]
+            .as_str()
+            .unwrap()
+            .contains("insecureAllowDumpSos"),
+        "{sos}"
+    );
 }

@@ -1,0 +1,227 @@
+//! The diagnostic operations: GetDiagnostics (behind the showDiagnostics policy), SosReport,
+//! DumpVars and DumpPublicIdActionMap (each answering in full only when its `insecureAllow…`
+//! flag is set, and otherwise saying which flag). The report never holds a secret: counts
+//! of users and tokens, never their names, hashes or values.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::Serialize;
+use tracing::info;
+
+use super::dto::to_json;
+use super::{App, Ctx};
+use crate::config::Config;
+use crate::permissions::effective_policy;
+use crate::protocol::{Code, ConnectError};
+
+#[derive(Serialize)]
+struct Diagnostics {
+    #[serde(rename = "SshFoundKey")]
+    ssh_found_key: String,
+    #[serde(rename = "SshFoundConfig")]
+    ssh_found_config: String,
+}
+
+#[derive(Serialize)]
+struct Alert<'a> {
+    alert: &'a str,
+}
+
+#[derive(Serialize)]
+struct Vars<'a> {
+    alert: &'a str,
+    contents: BTreeMap<String, String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Pair<'a> {
+    action_title: &'a str,
+    entity_prefix: &'a str,
+}
+
+#[derive(Serialize)]
+struct ActionMap<'a> {
+    alert: &'a str,
+    contents: BTreeMap<&'a str, Pair<'a>>,
+}
+
+pub fn get_diagnostics(app: &App, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
+    let config = app.config();
+    if !effective_policy(&config.auth, config.default_policy, &ctx.caller).show_diagnostics {
+        return Err(ConnectError::new(
+            Code::PermissionDenied,
+            "your policy does not show diagnostics",
+        ));
+    }
+    let home = std::env::var_os("HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| "/root".into());
+    let found = |name: &str| {
+        let path = home.join(".ssh").join(name);
+        if path.exists() {
+            path.display().to_string()
+        } else {
+            format!("not found at {}", path.display())
+        }
+    };
+    Ok(to_json(&Diagnostics {
+        ssh_found_key: found("id_rsa"),
+        ssh_found_config: found("config"),
+    }))
+}
+
+pub fn sos_report(app: &App) -> Vec<u8> {
+    let report = report(app);
+    if app.config().insecure_allow_dump_sos {
+        return to_json(&Alert { alert: &report });
+    }
+    info!("sos report:\n{report}");
+    to_json(&Alert {
+        alert: "The report was written to the service log. Set insecureAllowDumpSos: true to receive it here.",
+    })
+}
+
+pub fn dump_vars(app: &App) -> Vec<u8> {
+    if !app.config().insecure_allow_dump_vars {
+        return to_json(&Vars {
+            alert: "Set insecureAllowDumpVars: true to see the template variables here.",
+            contents: BTreeMap::new(),
+        });
+    }
+    let mut contents = BTreeMap::new();
+    contents.insert(
+        "actiond.version".to_string(),
+        env!("CARGO_PKG_VERSION").to_string(),
+    );
+    contents.insert("actiond.target".to_string(), target());
+    to_json(&Vars {
+        alert: "",
+        contents,
+    })
+}
+
+pub fn dump_action_map(app: &App) -> Vec<u8> {
+    if !app.config().insecure_allow_dump_action_map {
+        return to_json(&ActionMap {
+            alert: "Set insecureAllowDumpActionMap: true to see the binding ids here.",
+            contents: BTreeMap::new(),
+        });
+    }
+    let contents = app
+        .engine
+        .bindings()
+        .into_iter()
+        .map(|(id, a)| {
+            (
+                id,
+                Pair {
+                    action_title: &a.title,
+                    entity_prefix: "",
+                },
+            )
+        })
+        .collect();
+    to_json(&ActionMap {
+        alert: "",
+        contents,
+    })
+}
+
+fn target() -> String {
+    format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS)
+}
+
+/// The plain-text report: facts about the service, never a secret.
+fn report(app: &App) -> String {
+    let config: &Config = app.config();
+    let (history, running) = app.engine.counts();
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+    let os = read("/etc/os-release")
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("PRETTY_NAME=")
+                .map(|v| v.trim_matches('"').to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let status = read("/proc/self/status");
+    let memory = |key: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(key))
+            .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+    };
+    let limits = &config.limits;
+    let mut r = String::new();
+    let _ = writeln!(r, "actiond {} ({})", env!("CARGO_PKG_VERSION"), target());
+    let _ = writeln!(
+        r,
+        "os: {os}, kernel {}",
+        read("/proc/sys/kernel/osrelease").trim()
+    );
+    let _ = writeln!(r, "uptime: {} s", app.engine.uptime().as_secs());
+    let _ = writeln!(r, "config: {}", config.source);
+    let _ = writeln!(r, "listen: {}", config.listen_address);
+    let _ = writeln!(
+        r,
+        "actions: {}, dashboards: {}, entity files: {}",
+        config.actions.len(),
+        config.dashboards.len(),
+        config.entities.len()
+    );
+    let auth = &config.auth;
+    let _ = writeln!(
+        r,
+        "auth: local login {}, {} users, {} API tokens, {} ACLs, trusted header {}, guests must log in: {}",
+        if auth.local_users_enabled {
+            "on"
+        } else {
+            "off"
+        },
+        auth.local_users.len(),
+        auth.api_tokens.len(),
+        auth.access_control_lists.len(),
+        if auth.http_header_username.is_empty() {
+            "off"
+        } else {
+            "on"
+        },
+        auth.require_guests_to_login
+    );
+    let _ = writeln!(
+        r,
+        "limits: history {}, page {}, output {} B, timeout {} s, grace {} s, running {}, body {} B, connections {}, subscribers {}",
+        limits.log_history_limit,
+        limits.log_history_page_size,
+        limits.max_output_bytes,
+        limits.default_timeout.as_secs(),
+        limits.kill_grace_period.as_secs(),
+        limits.max_concurrent_executions,
+        limits.max_request_body_bytes,
+        limits.max_connections,
+        limits.max_event_subscribers
+    );
+    let _ = writeln!(
+        r,
+        "history: {history} entries, {running} running, {} event subscribers",
+        app.engine.bus().subscribers()
+    );
+    let _ = writeln!(
+        r,
+        "memory: rss {}, peak {}",
+        memory("VmRSS:").unwrap_or_default(),
+        memory("VmHWM:").unwrap_or_default()
+    );
+    let _ = writeln!(
+        r,
+        "state directory: {}",
+        config
+            .state_directory
+            .as_ref()
+            .map_or("none (memory only)".to_string(), |d| d
+                .display()
+                .to_string())
+    );
+    r
+}
