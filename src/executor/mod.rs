@@ -40,6 +40,10 @@ pub const PIPE_DRAIN: Duration = Duration::from_millis(250);
 /// The shell of `shell:` actions (SPEC §5.1: run as `sh -c`).
 pub const SHELL: &str = "/bin/sh";
 
+/// At most this much is taken from a pipe after the 250 ms drain, so a daemon that keeps
+/// writing cannot hold an execution open.
+const FINAL_DRAIN_MAX: usize = 1024 * 1024;
+
 /// Bytes read from a pipe at a time.
 const READ_CHUNK: usize = 16 * 1024;
 
@@ -285,6 +289,31 @@ async fn supervise(
             }
             stop = async { ladder.as_mut().expect("guarded").await }, if ladder.is_some() && ladder_done.is_none() => {
                 ladder_done = Some(stop);
+            }
+        }
+    }
+    if drained {
+        // The 250 ms passed with a pipe still open (a backgrounded child holds it). What the
+        // leader wrote is already in the pipe, since it cannot exit before its writes land:
+        // take what is buffered without waiting, so the record is not cut short.
+        for (pipe, buf, stderr) in [
+            (&mut out, &mut out_buf, false),
+            (&mut err, &mut err_buf, true),
+        ] {
+            let mut taken = 0;
+            while let Some(p) = pipe.as_ref() {
+                match p.try_read(buf) {
+                    Ok(n) if n > 0 && taken < FINAL_DRAIN_MAX => {
+                        taken += n;
+                        if stderr {
+                            exec.push_stderr(&buf[..n]);
+                        } else {
+                            exec.push_stdout(&buf[..n]);
+                        }
+                        observer.output(exec, stderr, &buf[..n]);
+                    }
+                    _ => break,
+                }
             }
         }
     }

@@ -9,7 +9,7 @@
 //! test uses for error bodies and log entries.
 
 use std::io::{self, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -186,6 +186,33 @@ impl Conn {
     pub fn open_with_timeout(addr: SocketAddr, timeout: Duration) -> Conn {
         let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
             .unwrap_or_else(|e| panic!("connect to {addr}: {e}"));
+        Conn::from_stream(stream, timeout)
+    }
+
+    /// A connection whose local end is bound to `local` (any port), so the server sees that
+    /// peer address: on Linux every 127.0.0.0/8 address is loopback, which lets one test act
+    /// as two clients (login throttling, trusted proxies). std cannot bind before connecting,
+    /// so tokio's socket does it, on a throwaway runtime, and hands back a blocking stream.
+    pub fn open_from(addr: SocketAddr, local: IpAddr) -> Conn {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+            .expect("tokio runtime for binding the client socket");
+        let stream = runtime
+            .block_on(async {
+                let socket = match local {
+                    IpAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+                    IpAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+                };
+                socket.bind(SocketAddr::new(local, 0))?;
+                socket.connect(addr).await?.into_std()
+            })
+            .unwrap_or_else(|e| panic!("connect to {addr} from {local}: {e}"));
+        stream.set_nonblocking(false).expect("blocking socket");
+        Conn::from_stream(stream, IO_TIMEOUT)
+    }
+
+    fn from_stream(stream: TcpStream, timeout: Duration) -> Conn {
         stream
             .set_read_timeout(Some(timeout))
             .expect("read timeout");
@@ -329,6 +356,11 @@ fn bad(msg: String) -> io::Error {
 /// Sends one request on a fresh connection.
 pub fn send(addr: SocketAddr, req: &Request) -> Response {
     Conn::open(addr).send(req)
+}
+
+/// Sends one request on a fresh connection from the local address `local`.
+pub fn send_from(addr: SocketAddr, local: IpAddr, req: &Request) -> Response {
+    Conn::open_from(addr, local).send(req)
 }
 
 /// A Connect unary JSON call of `op` at the canonical path: (HTTP status, JSON body).

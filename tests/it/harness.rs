@@ -270,6 +270,14 @@ impl Server {
         kill(Pid::from_raw(self.pid()), signal).expect("signal actiond");
     }
 
+    /// Stops the service as systemd does (SIGTERM) and waits for it to exit, so that a test
+    /// can start another one on the same state directory; panics if it does not exit.
+    pub fn stop(mut self) -> ExitStatus {
+        self.signal(Signal::SIGTERM);
+        self.wait_exit(DROP_GRACE)
+            .unwrap_or_else(|| panic!("actiond did not exit within {DROP_GRACE:?} of SIGTERM"))
+    }
+
     /// Waits up to `timeout` for the service to exit; `None` if it is still running.
     pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
         let deadline = Instant::now() + timeout;

@@ -402,7 +402,8 @@ fn kill_reaches_grandchildren() {
 #[test]
 fn timeout_runs_the_ladder_on_a_group_that_ignores_sigterm() {
     let mut action = shell_action("stubborn", STUBBORN);
-    action["timeout"] = json!(1);
+    // Long enough that the group is complete before the timeout even on a loaded machine.
+    action["timeout"] = json!(3);
     let server = Server::start(config_with(vec![action]));
     let began = Instant::now();
     let (id, pgid) = start_stubborn_group(&server, "stubborn");
@@ -411,9 +412,9 @@ fn timeout_runs_the_ladder_on_a_group_that_ignores_sigterm() {
     assert_eq!(entry["timedOut"], true, "{entry}");
     assert_eq!(entry["exitCode"], -1, "{entry}");
     assert_group_gone(pgid);
-    // Timeout (1 s) plus the grace period (1 s) before the SIGKILL.
+    // Timeout (3 s) plus the grace period (1 s) before the SIGKILL.
     assert!(
-        began.elapsed() >= Duration::from_secs(2),
+        began.elapsed() >= Duration::from_secs(4),
         "group gone after {:?}",
         began.elapsed()
     );
