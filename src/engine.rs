@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
 use tracing::info;
@@ -59,9 +59,45 @@ pub struct KillResult {
     pub already_completed: bool,
 }
 
+/// The configuration in force and the bindings derived from it. A reload builds a new
+/// one and swaps it whole; readers hold an `Arc` to the one they started with.
+pub struct Catalog {
+    pub config: Arc<Config>,
+    /// Binding id → action, in config order.
+    bindings: Vec<(String, Arc<Action>)>,
+    index: HashMap<String, usize>,
+}
+
+impl Catalog {
+    pub fn new(config: Arc<Config>) -> Catalog {
+        let bindings: Vec<(String, Arc<Action>)> = config
+            .actions
+            .iter()
+            .map(|a| (a.id.clone(), Arc::new(a.clone())))
+            .collect();
+        let index = bindings
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| (id.clone(), i))
+            .collect();
+        Catalog {
+            config,
+            bindings,
+            index,
+        }
+    }
+
+    pub fn action(&self, binding_id: &str) -> Option<&Arc<Action>> {
+        self.index.get(binding_id).map(|&i| &self.bindings[i].1)
+    }
+
+    pub fn bindings(&self) -> &[(String, Arc<Action>)] {
+        &self.bindings
+    }
+}
+
 pub struct Engine {
-    config: Arc<Config>,
-    actions: HashMap<String, Arc<Action>>,
+    catalog: RwLock<Arc<Catalog>>,
     history: Mutex<History>,
     running: Mutex<HashMap<String, Arc<Execution>>>,
     reaper: Arc<Reaper>,
@@ -76,15 +112,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Engine {
     pub fn new(config: Arc<Config>, reaper: Arc<Reaper>, bus: Arc<Bus>) -> Arc<Engine> {
-        let actions = config
-            .actions
-            .iter()
-            .map(|a| (a.id.clone(), Arc::new(a.clone())))
-            .collect();
         let history = Mutex::new(History::new(config.limits.log_history_limit));
         Arc::new(Engine {
-            config,
-            actions,
+            catalog: RwLock::new(Arc::new(Catalog::new(config))),
             history,
             running: Mutex::new(HashMap::new()),
             reaper,
@@ -92,6 +122,20 @@ impl Engine {
             stopping: AtomicBool::new(false),
             started: std::time::Instant::now(),
         })
+    }
+
+    /// The catalog in force.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        Arc::clone(&self.catalog.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Swaps in a new configuration (a reload). Running executions keep the action they
+    /// started with; the history is trimmed to a smaller limit.
+    pub fn swap(&self, config: Arc<Config>) {
+        lock(&self.history).set_limit(config.limits.log_history_limit);
+        let catalog = Arc::new(Catalog::new(config));
+        *self.catalog.write().unwrap_or_else(|p| p.into_inner()) = catalog;
+        self.publish(None, &Event::ConfigChanged);
     }
 
     /// How long the service has been running.
@@ -105,18 +149,8 @@ impl Engine {
     }
 
     /// Every binding id with its action, in config order.
-    pub fn bindings(&self) -> Vec<(&str, &Arc<Action>)> {
-        let mut v: Vec<(&str, &Arc<Action>)> =
-            self.actions.iter().map(|(k, a)| (k.as_str(), a)).collect();
-        let order = |id: &str| {
-            self.config
-                .actions
-                .iter()
-                .position(|a| a.id == id)
-                .unwrap_or(usize::MAX)
-        };
-        v.sort_by_key(|(id, _)| order(id));
-        v
+    pub fn bindings(&self) -> Vec<(String, Arc<Action>)> {
+        self.catalog().bindings().to_vec()
     }
 
     pub fn bus(&self) -> &Arc<Bus> {
@@ -124,11 +158,12 @@ impl Engine {
     }
 
     fn publish(&self, action: Option<&Action>, event: &Event) {
-        self.bus.publish(&self.config.auth, action, event);
+        self.bus.publish(&self.config().auth, action, event);
     }
 
-    pub fn config(&self) -> &Config {
-        &self.config
+    /// The configuration in force.
+    pub fn config(&self) -> Arc<Config> {
+        Arc::clone(&self.catalog().config)
     }
 
     /// True while the service accepts work.
@@ -136,14 +171,15 @@ impl Engine {
         !self.stopping.load(Ordering::SeqCst)
     }
 
-    pub fn action(&self, binding_id: &str) -> Result<&Arc<Action>, Error> {
-        self.actions
-            .get(binding_id)
+    pub fn action(&self, binding_id: &str) -> Result<Arc<Action>, Error> {
+        self.catalog()
+            .action(binding_id)
+            .cloned()
             .ok_or_else(|| Error::UnknownAction(binding_id.to_string()))
     }
 
     fn check(&self, caller: &Caller, action: &Action, verb: Verb) -> Result<(), Error> {
-        match decide(&self.config.auth, caller, action, verb) {
+        match decide(&self.config().auth, caller, action, verb) {
             Decision::Allow => Ok(()),
             Decision::Deny => Err(Error::Denied(verb)),
             Decision::LoginRequired => Err(Error::LoginRequired),
@@ -160,7 +196,7 @@ impl Engine {
         if !self.ready() {
             return Err(Error::Stopping);
         }
-        let action = Arc::clone(self.action(&req.binding_id)?);
+        let action = self.action(&req.binding_id)?;
         self.check(caller, &action, Verb::Exec)?;
         if action.entity.is_some() {
             return Err(Error::NotBuilt(format!(
@@ -183,10 +219,10 @@ impl Engine {
             id
         };
 
-        let grace = self.config.limits.kill_grace_period;
+        let grace = self.config().limits.kill_grace_period;
         let plan = executor::plan(
             &action,
-            &self.config.base_dir,
+            &self.config().base_dir,
             &tracking_id,
             &caller.username,
             grace,
@@ -218,7 +254,7 @@ impl Engine {
                 .filter(|v| v.secret)
                 .map(|v| v.value.clone())
                 .collect(),
-            max_output_bytes: self.config.limits.max_output_bytes,
+            max_output_bytes: self.config().limits.max_output_bytes,
         }));
 
         // Check and insert under the same locks, so two presses cannot both pass a limit.
@@ -277,7 +313,7 @@ impl Engine {
                 exec.binding_id, action.max_concurrent
             ));
         }
-        let limit = self.config.limits.max_concurrent_executions;
+        let limit = self.config().limits.max_concurrent_executions;
         if running.len() >= limit {
             return Some(format!(
                 "{} executions are running and maxConcurrentExecutions is {limit}",
@@ -395,12 +431,12 @@ impl Engine {
             self.action(id)?;
         }
         let offset = usize::try_from(offset).map_err(|_| Error::NegativeOffset(offset))?;
-        let auth = &self.config.auth;
+        let auth = &self.config().auth;
         let keep = |e: &Execution| {
             binding_id.is_none_or(|id| e.binding_id == id)
                 && decide(auth, caller, &e.action, Verb::Logs) == Decision::Allow
         };
-        Ok(lock(&self.history).page(keep, offset, self.config.limits.log_history_page_size))
+        Ok(lock(&self.history).page(keep, offset, self.config().limits.log_history_page_size))
     }
 
     /// Stops accepting starts, runs the kill ladder on every running execution, and waits
@@ -415,7 +451,7 @@ impl Engine {
         for e in &running {
             e.request_kill(KillReason::Shutdown);
         }
-        let bound = self.config.limits.kill_grace_period + Duration::from_millis(1500);
+        let bound = self.config().limits.kill_grace_period + Duration::from_millis(1500);
         let all = async {
             for e in &running {
                 e.wait().await;

@@ -39,6 +39,16 @@ impl History {
         self.ring.len()
     }
 
+    /// Changes the limit (a reload); a smaller one drops the oldest records now.
+    pub fn set_limit(&mut self, limit: usize) {
+        self.limit = limit.clamp(1, MAX_HISTORY);
+        while self.ring.len() > self.limit {
+            if let Some(old) = self.ring.pop_front() {
+                self.by_id.remove(old.tracking_id.as_str());
+            }
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.ring.is_empty()
     }

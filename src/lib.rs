@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod dashboards;
 pub mod engine;
+pub mod entities;
 pub mod events;
 pub mod execution;
 pub mod executor;
@@ -21,6 +22,7 @@ pub mod protocol;
 pub mod server;
 pub mod store;
 pub mod template;
+pub mod watcher;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -46,5 +48,8 @@ pub async fn run(
     ));
     let engine = engine::Engine::new(config, reaper, bus);
     let app = std::sync::Arc::new(api::App { engine, authority });
-    server::serve(listener, app, shutdown).await
+    let watching = tokio::spawn(watcher::run(std::sync::Arc::clone(&app)));
+    let served = server::serve(listener, app, shutdown).await;
+    watching.abort();
+    served
 }

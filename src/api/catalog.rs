@@ -59,20 +59,20 @@ pub fn get_action_binding(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, C
     let id = f.string("bindingId")?;
     let config = app.config();
     let action = app.engine.action(&id)?;
-    if !may_view(config, &ctx.caller, action) {
+    if !may_view(&config, &ctx.caller, &action) {
         return Err(ConnectError::new(
             Code::PermissionDenied,
             "you do not have the view permission on this action",
         ));
     }
     Ok(to_json(&BindingReply {
-        action: action_json(config, action, &ctx.caller),
+        action: action_json(&config, &action, &ctx.caller),
     }))
 }
 
 pub fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
     let title = f.string("title")?;
-    let config = app.config();
+    let config = &*app.config();
     let caller = &ctx.caller;
     if title.is_empty() || title == "default" || title == DEFAULT_TITLE {
         let links = dashboards::default_actions(config, |a| may_view(config, caller, a))

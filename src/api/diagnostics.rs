@@ -109,13 +109,12 @@ pub fn dump_action_map(app: &App) -> Vec<u8> {
             contents: BTreeMap::new(),
         });
     }
-    let contents = app
-        .engine
-        .bindings()
-        .into_iter()
+    let bindings = app.engine.bindings();
+    let contents = bindings
+        .iter()
         .map(|(id, a)| {
             (
-                id,
+                id.as_str(),
                 Pair {
                     action_title: &a.title,
                     entity_prefix: "",
@@ -135,7 +134,7 @@ fn target() -> String {
 
 /// The plain-text report: facts about the service, never a secret.
 fn report(app: &App) -> String {
-    let config: &Config = app.config();
+    let config: &Config = &app.config();
     let (history, running) = app.engine.counts();
     let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
     let os = read("/etc/os-release")

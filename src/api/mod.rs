@@ -106,7 +106,8 @@ pub struct App {
 }
 
 impl App {
-    pub fn config(&self) -> &Config {
+    /// The configuration in force (a reload may swap it between two requests).
+    pub fn config(&self) -> Arc<Config> {
         self.engine.config()
     }
 }

@@ -141,6 +141,15 @@ impl Authority {
         }
     }
 
+    /// After a config reload: sessions of removed users, or of users with a new password
+    /// hash, end now (lookups would refuse them anyway; this also forgets them on disk).
+    pub fn reload(&self, auth: &Auth) {
+        let changed = lock(&self.sessions).prune(now_unix(), current_hash(auth));
+        if changed {
+            self.save();
+        }
+    }
+
     /// Logout: the session ends on the server, not only in the browser.
     pub fn logout(&self, sid: &str) {
         if lock(&self.sessions).revoke(sid) {

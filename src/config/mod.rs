@@ -7,7 +7,7 @@
 //! `Config` is immutable once built: a reload (a later issue) builds a new one and swaps it.
 
 mod source;
-mod tree;
+pub(crate) mod tree;
 mod validate;
 
 use std::path::PathBuf;
