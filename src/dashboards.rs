@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 
 use crate::config::{Action, Component, Config};
+use crate::engine::Binding;
 
 /// The default dashboard's title.
 pub const DEFAULT_TITLE: &str = "Actions";
@@ -35,28 +36,50 @@ pub fn placed_titles(components: &[Component]) -> HashSet<&str> {
     out
 }
 
-/// The default dashboard's actions for a caller: visible, not hidden, not placed elsewhere,
-/// not bound to entities (those appear per instance, on entity fieldsets), in config order.
-pub fn default_actions(config: &Config, may_view: impl Fn(&Action) -> bool) -> Vec<&Action> {
+/// The default dashboard's bindings for a caller: visible, not hidden, not placed on a
+/// configured dashboard (entity bindings by their action's configured title), in config
+/// order.
+pub fn default_bindings<'c>(
+    config: &Config,
+    bindings: &'c [Binding],
+    may_view: impl Fn(&Action) -> bool,
+) -> Vec<&'c Binding> {
     let placed = placed_titles(&config.dashboards);
-    config
-        .actions
+    bindings
         .iter()
-        .filter(|a| {
-            !a.hidden && a.entity.is_none() && !placed.contains(a.title.as_str()) && may_view(a)
+        .filter(|b| {
+            !b.action.hidden && !placed.contains(b.template_title.as_str()) && may_view(&b.action)
         })
         .collect()
 }
 
 /// Init's `rootDashboards`: "Actions" first when the default dashboard has anything for the
 /// caller, then the configured dashboards in config order.
-pub fn root_titles(config: &Config, may_view: impl Fn(&Action) -> bool) -> Vec<String> {
+pub fn root_titles(
+    config: &Config,
+    bindings: &[Binding],
+    may_view: impl Fn(&Action) -> bool,
+) -> Vec<String> {
     let mut out = Vec::new();
-    if !default_actions(config, may_view).is_empty() {
+    if !default_bindings(config, bindings, may_view).is_empty() {
         out.push(DEFAULT_TITLE.to_string());
     }
     out.extend(config.dashboards.iter().map(|d| d.title.clone()));
     out
+}
+
+/// The titles of the configured dashboards that show an entity type (GetEntities'
+/// `usedOnDashboards`).
+pub fn dashboards_using<'c>(config: &'c Config, entity_type: &str) -> Vec<&'c str> {
+    fn uses(c: &Component, t: &str) -> bool {
+        c.entity.as_deref() == Some(t) || c.contents.iter().any(|x| uses(x, t))
+    }
+    config
+        .dashboards
+        .iter()
+        .filter(|d| uses(d, entity_type))
+        .map(|d| d.title.as_str())
+        .collect()
 }
 
 #[cfg(test)]

@@ -9,10 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
-use tracing::info;
+use tracing::{info, warn};
 
 use crate::arguments::{self, ArgError};
 use crate::config::{Action, Config};
+use crate::entities::{self, EntitySet, Instance};
 use crate::events::{Bus, Event};
 use crate::execution::{
     Execution, KillReason, NewExecution, Outcome, TrackingId, new_tracking_id, valid_tracking_id,
@@ -21,6 +22,7 @@ use crate::executor::{self, Observer, Reaper};
 use crate::history::{History, Page};
 use crate::output::Chunker;
 use crate::permissions::{Caller, Decision, Verb, decide};
+use crate::template::{Placeholder, Template};
 
 /// Why the engine refused. The API maps each variant to a Connect code in one place.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,39 +61,124 @@ pub struct KillResult {
     pub already_completed: bool,
 }
 
-/// The configuration in force and the bindings derived from it. A reload builds a new
-/// one and swaps it whole; readers hold an `Arc` to the one they started with.
+/// One way to start an action: the action itself, or, for an entity action, one instance
+/// of its entity type (SPEC §5.1).
+#[derive(Debug, Clone)]
+pub struct Binding {
+    pub id: String,
+    /// For an entity binding, a copy with the binding id and the title and icon rendered
+    /// for the instance.
+    pub action: Arc<Action>,
+    /// The title as configured: what dashboards link by.
+    pub template_title: String,
+    pub instance: Option<Arc<Instance>>,
+}
+
+/// The configuration and entities in force, and the bindings derived from them. A reload
+/// builds a new one and swaps it whole; readers hold an `Arc` to the one they started with.
 pub struct Catalog {
     pub config: Arc<Config>,
-    /// Binding id → action, in config order.
-    bindings: Vec<(String, Arc<Action>)>,
+    pub entities: Arc<EntitySet>,
+    bindings: Vec<Binding>,
     index: HashMap<String, usize>,
 }
 
+/// `text` with the instance's fields filled in, when every placeholder in it is an entity
+/// field; otherwise the text as written.
+pub fn render_for(text: &str, instance: &Instance) -> String {
+    render_with(text, instance, |v| v)
+}
+
+/// The same for HTML written in the config (`display` components, icons): entity values come
+/// from files that scripts write, so they are escaped, never markup.
+pub fn render_html_for(text: &str, instance: &Instance) -> String {
+    render_with(text, instance, |v| {
+        let mut out = String::with_capacity(v.len());
+        for c in v.chars() {
+            match c {
+                '&' => out.push_str("&amp;"),
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '"' => out.push_str("&quot;"),
+                '\'' => out.push_str("&#39;"),
+                c => out.push(c),
+            }
+        }
+        out
+    })
+}
+
+fn render_with(text: &str, instance: &Instance, value: impl Fn(String) -> String) -> String {
+    match Template::literal(text) {
+        Ok(t)
+            if t.placeholders()
+                .all(|(p, _)| matches!(p, Placeholder::Entity(_))) =>
+        {
+            t.render(&|p| match p {
+                Placeholder::Entity(field) => instance.field(field).map(&value),
+                Placeholder::Argument(_) => None,
+            })
+        }
+        _ => text.to_string(),
+    }
+}
+
 impl Catalog {
-    pub fn new(config: Arc<Config>) -> Catalog {
-        let bindings: Vec<(String, Arc<Action>)> = config
-            .actions
-            .iter()
-            .map(|a| (a.id.clone(), Arc::new(a.clone())))
-            .collect();
-        let index = bindings
-            .iter()
-            .enumerate()
-            .map(|(i, (id, _))| (id.clone(), i))
-            .collect();
+    pub fn new(config: Arc<Config>, entities: Arc<EntitySet>) -> Catalog {
+        let mut bindings = Vec::new();
+        let mut index = HashMap::new();
+        for action in &config.actions {
+            let Some(kind) = &action.entity else {
+                index.insert(action.id.clone(), bindings.len());
+                bindings.push(Binding {
+                    id: action.id.clone(),
+                    action: Arc::new(action.clone()),
+                    template_title: action.title.clone(),
+                    instance: None,
+                });
+                continue;
+            };
+            for instance in entities.instances(kind) {
+                let id = entities::binding_id(&action.id, &instance.key);
+                if index.contains_key(&id) {
+                    warn!(
+                        "binding {id} of action {} is also another binding's id: skipped",
+                        action.id
+                    );
+                    continue;
+                }
+                let mut copy = action.clone();
+                copy.id = id.clone();
+                copy.title = render_for(&action.title, instance);
+                // Icons are HTML (an entity or an <img>), like display components.
+                copy.icon = render_html_for(&action.icon, instance);
+                index.insert(id.clone(), bindings.len());
+                bindings.push(Binding {
+                    id,
+                    action: Arc::new(copy),
+                    template_title: action.title.clone(),
+                    instance: Some(Arc::new(instance.clone())),
+                });
+            }
+        }
         Catalog {
             config,
+            entities,
             bindings,
             index,
         }
     }
 
-    pub fn action(&self, binding_id: &str) -> Option<&Arc<Action>> {
-        self.index.get(binding_id).map(|&i| &self.bindings[i].1)
+    pub fn binding(&self, id: &str) -> Option<&Binding> {
+        self.index.get(id).map(|&i| &self.bindings[i])
     }
 
-    pub fn bindings(&self) -> &[(String, Arc<Action>)] {
+    pub fn action(&self, id: &str) -> Option<&Arc<Action>> {
+        self.binding(id).map(|b| &b.action)
+    }
+
+    /// Every binding, in config order (entity bindings in instance order).
+    pub fn bindings(&self) -> &[Binding] {
         &self.bindings
     }
 }
@@ -111,10 +198,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Engine {
-    pub fn new(config: Arc<Config>, reaper: Arc<Reaper>, bus: Arc<Bus>) -> Arc<Engine> {
+    pub fn new(
+        config: Arc<Config>,
+        entities: EntitySet,
+        reaper: Arc<Reaper>,
+        bus: Arc<Bus>,
+    ) -> Arc<Engine> {
         let history = Mutex::new(History::new(config.limits.log_history_limit));
         Arc::new(Engine {
-            catalog: RwLock::new(Arc::new(Catalog::new(config))),
+            catalog: RwLock::new(Arc::new(Catalog::new(config, Arc::new(entities)))),
             history,
             running: Mutex::new(HashMap::new()),
             reaper,
@@ -129,13 +221,14 @@ impl Engine {
         Arc::clone(&self.catalog.read().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// Swaps in a new configuration (a reload). Running executions keep the action they
-    /// started with; the history is trimmed to a smaller limit.
-    pub fn swap(&self, config: Arc<Config>) {
+    /// Swaps in a new configuration and its entities (a reload), then announces it.
+    /// Running executions keep the action they started with; the history is trimmed to a
+    /// smaller limit.
+    pub fn swap(&self, config: Arc<Config>, entities: EntitySet, event: Event) {
         lock(&self.history).set_limit(config.limits.log_history_limit);
-        let catalog = Arc::new(Catalog::new(config));
+        let catalog = Arc::new(Catalog::new(config, Arc::new(entities)));
         *self.catalog.write().unwrap_or_else(|p| p.into_inner()) = catalog;
-        self.publish(None, &Event::ConfigChanged);
+        self.publish(None, &event);
     }
 
     /// How long the service has been running.
@@ -146,11 +239,6 @@ impl Engine {
     /// (entries in the history, executions running), for reports.
     pub fn counts(&self) -> (usize, usize) {
         (lock(&self.history).len(), lock(&self.running).len())
-    }
-
-    /// Every binding id with its action, in config order.
-    pub fn bindings(&self) -> Vec<(String, Arc<Action>)> {
-        self.catalog().bindings().to_vec()
     }
 
     pub fn bus(&self) -> &Arc<Bus> {
@@ -196,14 +284,13 @@ impl Engine {
         if !self.ready() {
             return Err(Error::Stopping);
         }
-        let action = self.action(&req.binding_id)?;
+        let catalog = self.catalog();
+        let binding = catalog
+            .binding(&req.binding_id)
+            .ok_or_else(|| Error::UnknownAction(req.binding_id.clone()))?;
+        let action = Arc::clone(&binding.action);
+        let instance = binding.instance.clone();
         self.check(caller, &action, Verb::Exec)?;
-        if action.entity.is_some() {
-            return Err(Error::NotBuilt(format!(
-                "action {} is an entity action",
-                action.id
-            )));
-        }
         // Every argument is checked before anything is created: a refused start leaves no
         // entry and runs nothing.
         let values =
@@ -227,6 +314,7 @@ impl Engine {
             &caller.username,
             grace,
             &values,
+            instance.as_deref(),
         );
         // Quoting can make a long value longer than the kernel accepts; refuse now rather
         // than record a spawn failure.
@@ -511,5 +599,66 @@ impl Observer for Watch {
         rest.extend(self.stderr.finish());
         self.send(exec, rest);
         self.engine.finished(exec);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::execution::tests::action;
+
+    fn instance(yaml: &str) -> Instance {
+        crate::entities::parse(yaml, "e.yaml")
+            .unwrap()
+            .instances
+            .remove(0)
+    }
+
+    #[test]
+    fn titles_take_entity_fields_and_html_gets_them_escaped() {
+        let i = instance("- {name: \"<b>x</b> & 'y'\"}\n");
+        assert_eq!(
+            render_for("Ping {{ .CurrentEntity.name }}", &i),
+            "Ping <b>x</b> & 'y'"
+        );
+        assert_eq!(
+            render_html_for("<i>{{ server.name }}</i>", &i),
+            "<i>&lt;b&gt;x&lt;/b&gt; &amp; &#39;y&#39;</i>"
+        );
+        // Text with an argument placeholder or no valid placeholder is left as written.
+        assert_eq!(render_for("Run {{ arg }}", &i), "Run {{ arg }}");
+        assert_eq!(render_for("broken {{", &i), "broken {{");
+    }
+
+    #[test]
+    fn an_entity_action_has_one_binding_per_instance() {
+        let mut config =
+            crate::config::parse("{}", crate::config::Source::Embedded, "/".into(), &|_| None)
+                .unwrap()
+                .0;
+        let mut plain = (*action("plain")).clone();
+        plain.title = "Plain".into();
+        let mut per = (*action("ping")).clone();
+        per.title = "Ping {{ .CurrentEntity.name }}".into();
+        per.entity = Some("server".into());
+        config.actions = vec![plain, per];
+        let mut entities = EntitySet::new();
+        let file = crate::entities::parse(
+            "- {id: a b, name: alpha}\n- {id: c, name: gamma}\n",
+            "s.yaml",
+        )
+        .unwrap();
+        entities.replace("server", file.instances);
+        let catalog = Catalog::new(Arc::new(config), Arc::new(entities));
+        let ids: Vec<&str> = catalog.bindings().iter().map(|b| b.id.as_str()).collect();
+        assert_eq!(ids, ["plain", "ping-a_b", "ping-c"]);
+        let b = catalog.binding("ping-c").unwrap();
+        assert_eq!(b.action.title, "Ping gamma");
+        assert_eq!(b.template_title, "Ping {{ .CurrentEntity.name }}");
+        assert_eq!(b.instance.as_ref().unwrap().key, "c");
+        assert!(
+            catalog.binding("ping").is_none(),
+            "an entity action has no binding of its own"
+        );
     }
 }

@@ -46,7 +46,8 @@ pub async fn run(
         limits.event_queue_length,
         api::dto::encode_event,
     ));
-    let engine = engine::Engine::new(config, reaper, bus);
+    let entities = watcher::load_entities(&config, None);
+    let engine = engine::Engine::new(config, entities, reaper, bus);
     let app = std::sync::Arc::new(api::App { engine, authority });
     let watching = tokio::spawn(watcher::run(std::sync::Arc::clone(&app)));
     let served = server::serve(listener, app, shutdown).await;

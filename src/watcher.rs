@@ -1,24 +1,29 @@
-//! Hot reload (SPEC §9): the config file's directory is watched with inotify (through nix),
-//! because editors, Ansible and `mv` replace a file by rename, which a watch on the file
-//! itself would miss. Events are debounced; then the config is parsed and validated in
-//! full, and swapped in whole only if it is valid. An invalid file keeps the old config and
-//! says why in the log. Running executions keep the action they started with. This module
-//! only watches and decides when; loading is `config`'s, swapping is the engine's.
+//! Hot reload (SPEC §9): the directories of the config file and of every entity file are
+//! watched with inotify (through nix), because editors, Ansible and `mv` replace a file by
+//! rename, which a watch on the file itself would miss. Events are debounced. A changed
+//! config is parsed and validated in full and swapped in whole only if it is valid (an
+//! invalid file keeps the old config, and the log says why), then announced with
+//! `configChanged`. A changed entity file is reloaded alone and announced with
+//! `entityChanged`; a bad entity file keeps that type's previous instances. Running
+//! executions keep the action they started with. The directories watched are those of the
+//! config in force at start. This module decides when; loading is `config`'s and
+//! `entities`', swapping is the engine's.
 
-use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, RawFd};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use nix::errno::Errno;
-use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify, WatchDescriptor};
 use tokio::io::unix::AsyncFd;
 use tracing::{error, info, warn};
 
 use crate::api::App;
 use crate::config::{self, Config, Source};
+use crate::entities::{self, EntitySet};
+use crate::events::Event;
 
 /// Changes arriving within this time of each other are one change.
 pub const DEBOUNCE: Duration = Duration::from_millis(250);
@@ -33,65 +38,133 @@ impl AsRawFd for Watch {
 }
 
 impl Watch {
-    /// The names of the files that changed, without waiting.
-    fn names(&self) -> io::Result<Vec<OsString>> {
-        let mut names = Vec::new();
+    /// The paths that changed since the last call, without waiting.
+    fn changed(&self, dirs: &[(WatchDescriptor, PathBuf)]) -> io::Result<Vec<PathBuf>> {
+        let mut paths = Vec::new();
         loop {
             match self.0.read_events() {
-                Ok(events) => names.extend(events.into_iter().filter_map(|e| e.name)),
-                Err(Errno::EAGAIN) => return Ok(names),
+                Ok(events) => {
+                    for e in events {
+                        let dir = dirs.iter().find(|(wd, _)| *wd == e.wd).map(|(_, d)| d);
+                        if let (Some(dir), Some(name)) = (dir, e.name) {
+                            paths.push(dir.join(name));
+                        }
+                    }
+                }
+                Err(Errno::EAGAIN) => return Ok(paths),
                 Err(e) => return Err(io::Error::from(e)),
             }
         }
     }
 }
 
-/// Watches the config file of `app` and reloads it on change, until the task is dropped.
-/// With the embedded default there is nothing to watch.
+/// Watches the config and entity files of `app` and reloads on change, until the task is
+/// dropped. With the embedded default there is nothing to watch.
 pub async fn run(app: Arc<App>) {
     let Source::File(path) = app.config().source.clone() else {
         return;
     };
     if let Err(e) = watch(&app, path).await {
-        warn!("config changes will not be noticed ({e}); restart actiond to apply them");
+        warn!("file changes will not be noticed ({e}); restart actiond to apply them");
     }
 }
 
-async fn watch(app: &App, path: PathBuf) -> io::Result<()> {
-    let dir = match path.parent() {
+fn dir_of(path: &Path) -> PathBuf {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
-    };
-    let file = path.file_name().map(OsString::from).unwrap_or_default();
+    }
+}
+
+async fn watch(app: &App, config_path: PathBuf) -> io::Result<()> {
+    let entity_paths: Vec<PathBuf> = app
+        .config()
+        .entities
+        .iter()
+        .map(|e| e.file.clone())
+        .collect();
     let inotify = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC)?;
     let mask = AddWatchFlags::IN_CLOSE_WRITE
         | AddWatchFlags::IN_MOVED_TO
         | AddWatchFlags::IN_CREATE
         | AddWatchFlags::IN_DELETE;
-    inotify.add_watch(&dir, mask)?;
+    let mut dirs: Vec<(WatchDescriptor, PathBuf)> = Vec::new();
+    for file in std::iter::once(&config_path).chain(entity_paths.iter()) {
+        let dir = dir_of(file);
+        if dirs.iter().any(|(_, d)| *d == dir) {
+            continue;
+        }
+        match inotify.add_watch(&dir, mask) {
+            Ok(wd) => dirs.push((wd, dir)),
+            // A missing entity directory is not fatal: that file is simply not watched.
+            Err(e) if *file != config_path => warn!("cannot watch {} ({e})", dir.display()),
+            Err(e) => return Err(e.into()),
+        }
+    }
     let fd = register(Watch(inotify))?;
-    info!("watching {} for changes", path.display());
+    info!(
+        "watching {} and {} entity file(s) for changes",
+        config_path.display(),
+        entity_paths.len()
+    );
+    let same = |a: &Path, b: &Path| a.file_name() == b.file_name() && dir_of(a) == dir_of(b);
     loop {
         let mut ready = fd.readable().await?;
-        // `names` reads until the kernel says EAGAIN, so the queue is empty now: tell the
+        // `changed` reads until the kernel says EAGAIN, so the queue is empty now: tell the
         // reactor, or `readable` would report ready forever (a busy loop).
-        let names = ready.get_inner().names();
+        let first = fd.get_ref().changed(&dirs);
         ready.clear_ready();
-        let names = names?;
-        if !names.contains(&file) {
+        let mut changed = first?;
+        if !changed
+            .iter()
+            .any(|p| same(p, &config_path) || entity_paths.iter().any(|e| same(p, e)))
+        {
             continue;
         }
         // An editor may write a file in several steps: wait until it has been quiet.
         loop {
             tokio::time::sleep(DEBOUNCE).await;
-            if !fd.get_ref().names()?.contains(&file) {
+            let more = fd.get_ref().changed(&dirs)?;
+            if more.is_empty() {
                 break;
             }
+            changed.extend(more);
         }
-        if path.exists() {
-            reload(app);
+        if changed.iter().any(|p| same(p, &config_path)) {
+            if config_path.exists() {
+                reload(app);
+            }
+        } else {
+            let config = app.config();
+            let entities = load_entities(&config, Some(&app.engine.catalog().entities));
+            app.engine.swap(config, entities, Event::EntityChanged);
+            info!("entities reloaded");
         }
     }
+}
+
+/// Loads every entity file of `config`. A file that fails is logged; its type keeps the
+/// instances it had in `previous` (at start there are none).
+pub fn load_entities(config: &Config, previous: Option<&EntitySet>) -> EntitySet {
+    let loaded = entities::load_all(&config.entities);
+    for w in &loaded.warnings {
+        warn!("entities: {}: {}", w.file.display(), w.message);
+    }
+    let mut set = loaded.set;
+    for e in &loaded.errors {
+        match previous {
+            Some(prev) => {
+                warn!(
+                    "entities: {} not reloaded ({}); its previous instances stay",
+                    e.file.display(),
+                    e.message
+                );
+                set.replace(&e.type_name, prev.instances(&e.type_name).to_vec());
+            }
+            None => warn!("entities: {}: {}", e.file.display(), e.message),
+        }
+    }
+    set
 }
 
 #[allow(unsafe_code)]
@@ -117,7 +190,8 @@ pub fn reload(app: &App) {
             }
             let new = Arc::new(loaded.config);
             app.authority.reload(&new.auth);
-            app.engine.swap(new);
+            let entities = load_entities(&new, Some(&app.engine.catalog().entities));
+            app.engine.swap(new, entities, Event::ConfigChanged);
             info!("config reloaded");
         }
         Err(e) => error!("config not reloaded, the previous one stays in force: {e}"),

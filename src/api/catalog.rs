@@ -1,15 +1,19 @@
-//! What a caller can see of the configured actions: GetDashboard (the default dashboard and
-//! the configured ones, nested directories included) and GetActionBinding, both built from
-//! the seed's `Action` message with `canExec` decided per caller. Only what the caller may
-//! view is shown. Entities and their fieldsets arrive with entity files (a later step).
+//! What a caller can see of the configured actions and entities: GetDashboard (the default
+//! dashboard and the configured ones, nested directories included, entity fieldsets repeated
+//! once per instance), GetActionBinding (the seed's `Action` message, `canExec` decided per
+//! caller), GetEntities and GetEntity. Only what the caller may view is shown.
+
+use std::borrow::Cow;
 
 use super::dto::{
     ActionJson, ArgumentJson, BindingReply, ChoiceJson, ComponentJson, DashboardJson,
-    DashboardReply, to_json,
+    DashboardReply, EntitiesReply, EntityDefinitionJson, EntityJson, to_json,
 };
 use super::{App, Ctx};
 use crate::config::{Action, Component, Config};
 use crate::dashboards::{self, DEFAULT_TITLE};
+use crate::engine::{Catalog, render_for, render_html_for};
+use crate::entities::Instance;
 use crate::permissions::{Caller, Decision, Verb, decide};
 use crate::protocol::{Code, ConnectError, Fields};
 
@@ -57,30 +61,39 @@ fn may_view(config: &Config, caller: &Caller, action: &Action) -> bool {
 
 pub fn get_action_binding(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
     let id = f.string("bindingId")?;
-    let config = app.config();
-    let action = app.engine.action(&id)?;
-    if !may_view(&config, &ctx.caller, &action) {
+    let catalog = app.engine.catalog();
+    let config = &catalog.config;
+    let action = catalog
+        .action(&id)
+        .ok_or_else(|| ConnectError::new(Code::NotFound, format!("no action with id {id:?}")))?;
+    if !may_view(config, &ctx.caller, action) {
         return Err(ConnectError::new(
             Code::PermissionDenied,
             "you do not have the view permission on this action",
         ));
     }
     Ok(to_json(&BindingReply {
-        action: action_json(&config, &action, &ctx.caller),
+        action: action_json(config, action, &ctx.caller),
     }))
 }
 
 pub fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
     let title = f.string("title")?;
-    let config = &*app.config();
-    let caller = &ctx.caller;
+    let catalog = app.engine.catalog();
+    let view = View {
+        catalog: &catalog,
+        caller: &ctx.caller,
+    };
+    let config = &*catalog.config;
     if title.is_empty() || title == "default" || title == DEFAULT_TITLE {
-        let links = dashboards::default_actions(config, |a| may_view(config, caller, a))
-            .into_iter()
-            .map(|a| link(config, a, caller))
-            .collect();
+        let links = dashboards::default_bindings(config, catalog.bindings(), |a| {
+            may_view(config, &ctx.caller, a)
+        })
+        .into_iter()
+        .map(|b| view.link(&b.action))
+        .collect();
         let fieldset = ComponentJson {
-            title: DEFAULT_TITLE,
+            title: Cow::Borrowed(DEFAULT_TITLE),
             kind: "fieldset",
             contents: links,
             icon: "",
@@ -105,7 +118,7 @@ pub fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, Connec
     let contents = found
         .contents
         .iter()
-        .filter_map(|c| render(config, c, caller))
+        .flat_map(|c| view.render(c, None))
         .collect();
     let dashboard = DashboardJson {
         title: &found.title,
@@ -114,6 +127,47 @@ pub fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, Connec
     Ok(to_json(&DashboardReply {
         title: &found.title,
         dashboard,
+    }))
+}
+
+pub fn get_entities(app: &App) -> Vec<u8> {
+    let catalog = app.engine.catalog();
+    let definitions = catalog
+        .entities
+        .types()
+        .map(|t| EntityDefinitionJson {
+            title: t,
+            instances: catalog
+                .entities
+                .instances(t)
+                .iter()
+                .map(|i| EntityJson {
+                    title: &i.title,
+                    unique_key: &i.key,
+                    kind: t,
+                })
+                .collect(),
+            used_on_dashboards: dashboards::dashboards_using(&catalog.config, t),
+        })
+        .collect();
+    to_json(&EntitiesReply {
+        entity_definitions: definitions,
+    })
+}
+
+pub fn get_entity(app: &App, f: &Fields) -> Result<Vec<u8>, ConnectError> {
+    let (key, kind) = (f.string("uniqueKey")?, f.string("type")?);
+    let catalog = app.engine.catalog();
+    let instance = catalog.entities.get(&kind, &key).ok_or_else(|| {
+        ConnectError::new(
+            Code::NotFound,
+            format!("no {kind:?} entity with key {key:?}"),
+        )
+    })?;
+    Ok(to_json(&EntityJson {
+        title: &instance.title,
+        unique_key: &instance.key,
+        kind: &kind,
     }))
 }
 
@@ -137,62 +191,97 @@ fn find<'c>(components: &'c [Component], title: &str) -> Option<&'c Component> {
     components.iter().find_map(|c| nested(&c.contents, title))
 }
 
-fn link<'a>(config: &'a Config, action: &'a Action, caller: &Caller) -> ComponentJson<'a> {
-    ComponentJson {
-        title: &action.title,
-        kind: "link",
-        contents: Vec::new(),
-        icon: &action.icon,
-        css_class: "",
-        action: Some(action_json(config, action, caller)),
-    }
+/// Renders dashboard components for one caller.
+struct View<'a> {
+    catalog: &'a Catalog,
+    caller: &'a Caller,
 }
 
-/// A configured component as the caller sees it; `None` when nothing of it is visible.
-fn render<'a>(config: &'a Config, c: &'a Component, caller: &Caller) -> Option<ComponentJson<'a>> {
-    // An entity fieldset repeats per entity instance; until entity files are loaded there
-    // are no instances, so there is nothing to show.
-    if c.entity.is_some() {
-        return None;
+impl<'a> View<'a> {
+    fn link(&self, action: &'a Action) -> ComponentJson<'a> {
+        ComponentJson {
+            title: Cow::Borrowed(&action.title),
+            kind: "link",
+            contents: Vec::new(),
+            icon: &action.icon,
+            css_class: "",
+            action: Some(action_json(&self.catalog.config, action, self.caller)),
+        }
     }
-    if dashboards::is_link(c) {
-        let action = config
-            .actions
+
+    /// A configured component as the caller sees it, within an entity instance or not: an
+    /// entity fieldset becomes one fieldset per instance; what the caller may not view, and
+    /// containers left empty, disappear.
+    fn render(
+        &self,
+        c: &'a Component,
+        instance: Option<(&'a str, &'a Instance)>,
+    ) -> Vec<ComponentJson<'a>> {
+        if let (Some(kind), None) = (&c.entity, instance) {
+            return self
+                .catalog
+                .entities
+                .instances(kind)
+                .iter()
+                .flat_map(|i| self.render(c, Some((kind.as_str(), i))))
+                .collect();
+        }
+        let title: Cow<'a, str> = match instance {
+            // Display components are HTML written in the config; their entity values are
+            // escaped. Other titles are plain text, escaped by whoever shows them.
+            Some((_, i)) if c.kind == "display" => Cow::Owned(render_html_for(&c.title, i)),
+            Some((_, i)) => Cow::Owned(render_for(&c.title, i)),
+            None => Cow::Borrowed(&c.title),
+        };
+        if dashboards::is_link(c) {
+            let config = &self.catalog.config;
+            let binding = self.catalog.bindings().iter().find(|b| {
+                b.template_title == c.title
+                    && match (instance, &b.instance) {
+                        (Some((kind, i)), Some(bi)) => {
+                            bi.key == i.key && b.action.entity.as_deref() == Some(kind)
+                        }
+                        (None, None) => true,
+                        _ => false,
+                    }
+            });
+            let Some(binding) = binding else {
+                return Vec::new();
+            };
+            if !may_view(config, self.caller, &binding.action) {
+                return Vec::new();
+            }
+            let mut l = self.link(&binding.action);
+            if !c.icon.is_empty() {
+                l.icon = &c.icon;
+            }
+            l.css_class = &c.css_class;
+            return vec![l];
+        }
+        let contents: Vec<ComponentJson<'a>> = c
+            .contents
             .iter()
-            .find(|a| a.title == c.title && a.entity.is_none())?;
-        if !may_view(config, caller, action) {
-            return None;
+            .flat_map(|x| self.render(x, instance))
+            .collect();
+        let kind = if dashboards::is_directory(c) {
+            "directory"
+        } else if c.kind.is_empty() {
+            "fieldset"
+        } else {
+            c.kind.as_str()
+        };
+        // A fieldset or directory with nothing the caller may see is left out; display
+        // components carry their text in the title and have no contents.
+        if matches!(kind, "fieldset" | "directory") && contents.is_empty() {
+            return Vec::new();
         }
-        let mut l = link(config, action, caller);
-        if !c.icon.is_empty() {
-            l.icon = &c.icon;
-        }
-        l.css_class = &c.css_class;
-        return Some(l);
+        vec![ComponentJson {
+            title,
+            kind,
+            contents,
+            icon: &c.icon,
+            css_class: &c.css_class,
+            action: None,
+        }]
     }
-    let contents: Vec<ComponentJson<'a>> = c
-        .contents
-        .iter()
-        .filter_map(|x| render(config, x, caller))
-        .collect();
-    let kind = if dashboards::is_directory(c) {
-        "directory"
-    } else if c.kind.is_empty() {
-        "fieldset"
-    } else {
-        c.kind.as_str()
-    };
-    // A fieldset or directory with nothing the caller may see is left out; display
-    // components carry their text in the title and have no contents.
-    if matches!(kind, "fieldset" | "directory") && contents.is_empty() {
-        return None;
-    }
-    Some(ComponentJson {
-        title: &c.title,
-        kind,
-        contents,
-        icon: &c.icon,
-        css_class: &c.css_class,
-        action: None,
-    })
 }

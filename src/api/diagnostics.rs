@@ -109,15 +109,17 @@ pub fn dump_action_map(app: &App) -> Vec<u8> {
             contents: BTreeMap::new(),
         });
     }
-    let bindings = app.engine.bindings();
-    let contents = bindings
+    let catalog = app.engine.catalog();
+    let contents = catalog
+        .bindings()
         .iter()
-        .map(|(id, a)| {
+        .map(|b| {
+            let prefix = b.instance.as_ref().map_or("", |i| i.key.as_str());
             (
-                id.as_str(),
+                b.id.as_str(),
                 Pair {
-                    action_title: &a.title,
-                    entity_prefix: "",
+                    action_title: &b.action.title,
+                    entity_prefix: prefix,
                 },
             )
         })

@@ -195,7 +195,7 @@ pub struct ChoiceJson<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ComponentJson<'a> {
-    pub title: &'a str,
+    pub title: std::borrow::Cow<'a, str>,
     #[serde(rename = "type")]
     pub kind: &'a str,
     pub contents: Vec<ComponentJson<'a>>,
@@ -214,6 +214,29 @@ pub struct DashboardJson<'a> {
 pub struct DashboardReply<'a> {
     pub title: &'a str,
     pub dashboard: DashboardJson<'a>,
+}
+
+#[derive(Serialize)]
+pub struct EntityJson<'a> {
+    pub title: &'a str,
+    #[serde(rename = "uniqueKey")]
+    pub unique_key: &'a str,
+    #[serde(rename = "type")]
+    pub kind: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntityDefinitionJson<'a> {
+    pub title: &'a str,
+    pub instances: Vec<EntityJson<'a>>,
+    pub used_on_dashboards: Vec<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntitiesReply<'a> {
+    pub entity_definitions: Vec<EntityDefinitionJson<'a>>,
 }
 
 #[derive(Serialize)]

@@ -89,16 +89,6 @@ impl From<Error> for ConnectError {
     }
 }
 
-fn unimplemented(op: Op) -> ConnectError {
-    ConnectError::new(
-        Code::Unimplemented,
-        format!(
-            "{} is not implemented by this version of actiond yet",
-            op.name()
-        ),
-    )
-}
-
 /// What the API works on: the executions engine and the identity state.
 pub struct App {
     pub engine: Arc<Engine>,
@@ -206,7 +196,8 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
         Op::SosReport => diagnostics::sos_report(app),
         Op::DumpVars => diagnostics::dump_vars(app),
         Op::DumpPublicIdActionMap => diagnostics::dump_action_map(app),
-        Op::GetEntities | Op::GetEntity => return Err(unimplemented(op)),
+        Op::GetEntities => catalog::get_entities(app),
+        Op::GetEntity => catalog::get_entity(app, f)?,
         // The server answers streams itself (`server::stream`); they never come here.
         Op::EventStream => {
             return Err(ConnectError::new(

@@ -30,6 +30,7 @@ pub use reaper::{Exit, Reaper};
 
 use crate::arguments::Value;
 use crate::config::{Action, CommandTemplate};
+use crate::entities::Instance;
 use crate::execution::{Execution, KillReason, Outcome, Stop};
 use crate::template::Placeholder;
 
@@ -59,9 +60,10 @@ pub struct Plan {
     pub grace: Duration,
 }
 
-/// The plan for running `action` with validated argument `values`: the command template
-/// rendered (each value quoted for its context in `shell:`, literal in `exec:`), and each
-/// value also in the environment under its upper-cased name.
+/// The plan for running `action` with validated argument `values` (and, for an entity
+/// binding, its entity instance): the command template rendered (each value quoted for its
+/// context in `shell:`, literal in `exec:`), and each argument value also in the
+/// environment under its upper-cased name.
 pub fn plan(
     action: &Action,
     base_dir: &Path,
@@ -69,14 +71,14 @@ pub fn plan(
     user: &str,
     grace: Duration,
     values: &[Value],
+    entity: Option<&Instance>,
 ) -> Plan {
     let lookup = |p: &Placeholder| match p {
         Placeholder::Argument(name) => values
             .iter()
             .find(|v| v.name == *name)
             .map(|v| v.value.clone()),
-        // Entity actions are refused before a plan is made until entities exist.
-        Placeholder::Entity(_) => None,
+        Placeholder::Entity(field) => entity.and_then(|e| e.field(field)),
     };
     let (program, args) = match &action.template {
         // An absolute path: no PATH search (one execve instead of up to one per PATH entry),
@@ -372,6 +374,7 @@ mod tests {
             "alice",
             Duration::from_secs(3),
             &[],
+            None,
         );
         assert_eq!(p.program, "/bin/sh");
         assert_eq!(p.args, ["-c", "echo 'a b' | wc -c"]);
@@ -389,22 +392,40 @@ mod tests {
     fn values_are_quoted_into_the_command_and_set_in_the_environment() {
         let a = with_shell("ping -c {{ count }} \"{{ host }}\"");
         let values = [value("count", "3"), value("host", "a\"b$(x)")];
-        let p = plan(&a, Path::new("/"), "t", "u", Duration::ZERO, &values);
+        let p = plan(&a, Path::new("/"), "t", "u", Duration::ZERO, &values, None);
         assert_eq!(p.args[1], "ping -c '3' \"a\\\"b\\$(x)\"");
         assert!(p.env.contains(&("COUNT".into(), "3".into())));
         assert!(p.env.contains(&("HOST".into(), "a\"b$(x)".into())));
     }
 
     #[test]
+    fn entity_fields_are_quoted_like_values() {
+        let a = with_shell("ping {{ .CurrentEntity.host }}");
+        let file = crate::entities::parse("- {id: s1, host: \"x'; id\"}\n", "e.yaml").unwrap();
+        let p = plan(
+            &a,
+            Path::new("/"),
+            "t",
+            "u",
+            Duration::ZERO,
+            &[],
+            Some(&file.instances[0]),
+        );
+        assert_eq!(p.args[1], "ping 'x'\\''; id'");
+    }
+
+    #[test]
     fn plans_that_the_kernel_would_refuse_are_caught() {
         let a = with_shell("printf %s {{ v }}");
+        let quotes = |n: usize| [value("v", &"'".repeat(n))];
         let ok = plan(
             &a,
             Path::new("/"),
             "t",
             "u",
             Duration::ZERO,
-            &[value("v", &"'".repeat(20_000))],
+            &quotes(20_000),
+            None,
         );
         assert!(fits(&ok).is_ok());
         // 40 000 quotes become 160 000 bytes of quoting: over the per-argument limit.
@@ -414,7 +435,8 @@ mod tests {
             "t",
             "u",
             Duration::ZERO,
-            &[value("v", &"'".repeat(40_000))],
+            &quotes(40_000),
+            None,
         );
         assert!(fits(&long).unwrap_err().contains("environment variable"));
     }
@@ -436,6 +458,7 @@ mod tests {
             "u",
             Duration::ZERO,
             &[value("dir", "a b'c")],
+            None,
         );
         assert_eq!(
             (p.program.as_str(), p.args.as_slice()),
@@ -444,7 +467,7 @@ mod tests {
         assert_eq!(p.cwd, Path::new("/base/sub"));
         a.working_directory = Some("/abs".into());
         assert_eq!(
-            plan(&a, Path::new("/base"), "t", "u", Duration::ZERO, &[]).cwd,
+            plan(&a, Path::new("/base"), "t", "u", Duration::ZERO, &[], None).cwd,
             Path::new("/abs")
         );
     }
