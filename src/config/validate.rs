@@ -71,6 +71,13 @@ pub fn parse_with_includes(
         acl_names: HashSet::new(),
     };
     let config = checker.document(text, source, base_dir.clone(), includes);
+    if let Some(config) = &config {
+        // Top-level items are dashboards; links start inside them.
+        for (i, d) in config.dashboards.iter().enumerate() {
+            let path = key_path(&index_path("dashboards", i), "contents");
+            dangling_links(&d.contents, &config.actions, &path, &mut checker.warnings);
+        }
+    }
     match config {
         Some(config) if checker.errors.is_empty() => Ok((config, checker.warnings)),
         _ => Err((checker.errors, checker.warnings)),
@@ -1931,7 +1938,27 @@ impl<'a> Checker<'a> {
 // Small parsers
 // ---------------------------------------------------------------------------------------
 
-/// Whether an unsupported key's value asks for nothing: null, false, empty text or collection.
+/// Warns about dashboard links whose title names no action (SPEC §7: such a link is dropped,
+/// with a warning). Paths count components as written in the main file.
+fn dangling_links(
+    components: &[Component],
+    actions: &[Action],
+    path: &str,
+    warnings: &mut Vec<Problem>,
+) {
+    for (i, c) in components.iter().enumerate() {
+        let here = index_path(path, i);
+        let is_link = c.kind == "link" || (c.kind.is_empty() && c.contents.is_empty());
+        if is_link && !actions.iter().any(|a| a.title == c.title) {
+            warnings.push(Problem {
+                path: here.clone(),
+                message: format!("no action is titled {:?}: this link is not shown", c.title),
+            });
+        }
+        dangling_links(&c.contents, actions, &key_path(&here, "contents"), warnings);
+    }
+}
+
 /// The most memory a stored password hash may ask for at login: OliveTin's own hashes use
 /// 64 MiB; anything above is a typo that would exhaust a 512 MB board.
 const MAX_ARGON2_KIB: u64 = 65_536;
@@ -1994,6 +2021,7 @@ fn is_display_only(kind: &str) -> bool {
         .any(|k| kind.trim().eq_ignore_ascii_case(k))
 }
 
+/// Whether an unsupported key's value asks for nothing: null, false, empty text or collection.
 fn is_off(node: &Node) -> bool {
     match node {
         Node::Null | Node::Bool(false) => true,
@@ -2973,6 +3001,16 @@ actions:
     }
 
     #[test]
+    fn links_to_no_action_warn() {
+        let text = "actions:\n  - {title: Real, shell: x}\ndashboards:\n  - title: D\n    contents:\n      - title: Real\n      - title: Ghost\n";
+        assert_warning(
+            text,
+            "dashboards[0].contents[1]",
+            "no action is titled \"Ghost\"",
+        );
+    }
+
+    #[test]
     fn password_hashes_that_would_exhaust_the_board_are_refused() {
         assert_eq!(
             argon2_memory_kib("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"),
@@ -3403,7 +3441,7 @@ dashboards:
             icon: '&#128193;'
             contents:
               - {type: display, title: '<b>hi</b>'}
-      - {type: fieldset, entity: server, title: '{{ .CurrentEntity.name }}', contents: [{title: x}]}
+      - {type: fieldset, entity: server, title: '{{ .CurrentEntity.name }}', contents: [{title: Ping server1}]}
 ");
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(
@@ -3452,7 +3490,7 @@ dashboards:
                         title: "{{ .CurrentEntity.name }}".into(),
                         kind: "fieldset".into(),
                         entity: Some("server".into()),
-                        contents: vec![leaf("x", "")],
+                        contents: vec![leaf("Ping server1", "")],
                         ..leaf("", "")
                     },
                 ],
@@ -3615,7 +3653,7 @@ actions:
                 "config.d/01-second.yaml: Actions[1]"
             ]
         );
-        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert_eq!(warnings[0].path, "config.d/01-second.yaml: logLevel");
         assert!(
             warnings[0]
