@@ -71,6 +71,8 @@ pub struct Binding {
     pub action: Arc<Action>,
     /// The title as configured: what dashboards link by.
     pub template_title: String,
+    /// The configured action's position in the config (the Action message's `order`).
+    pub order: usize,
     pub instance: Option<Arc<Instance>>,
 }
 
@@ -127,13 +129,14 @@ impl Catalog {
     pub fn new(config: Arc<Config>, entities: Arc<EntitySet>) -> Catalog {
         let mut bindings = Vec::new();
         let mut index = HashMap::new();
-        for action in &config.actions {
+        for (order, action) in config.actions.iter().enumerate() {
             let Some(kind) = &action.entity else {
                 index.insert(action.id.clone(), bindings.len());
                 bindings.push(Binding {
                     id: action.id.clone(),
                     action: Arc::new(action.clone()),
                     template_title: action.title.clone(),
+                    order,
                     instance: None,
                 });
                 continue;
@@ -157,6 +160,7 @@ impl Catalog {
                     id,
                     action: Arc::new(copy),
                     template_title: action.title.clone(),
+                    order,
                     instance: Some(Arc::new(instance.clone())),
                 });
             }

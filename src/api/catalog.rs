@@ -18,12 +18,14 @@ use crate::permissions::{Caller, Decision, Verb, decide};
 use crate::protocol::{Code, ConnectError, Fields};
 
 /// The `Action` message of `action` for `caller`.
-pub fn action_json<'a>(config: &'a Config, action: &'a Action, caller: &Caller) -> ActionJson<'a> {
-    let order = config
-        .actions
-        .iter()
-        .position(|a| a.id == action.id)
-        .unwrap_or(0);
+pub fn action_json<'a>(
+    catalog: &'a Catalog,
+    action: &'a Action,
+    caller: &Caller,
+) -> ActionJson<'a> {
+    let config = &catalog.config;
+    // The configured action's position, also for each binding of an entity action.
+    let order = catalog.binding(&action.id).map_or(0, |b| b.order);
     ActionJson {
         binding_id: &action.id,
         title: &action.title,
@@ -73,7 +75,7 @@ pub fn get_action_binding(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, C
         ));
     }
     Ok(to_json(&BindingReply {
-        action: action_json(config, action, &ctx.caller),
+        action: action_json(&catalog, action, &ctx.caller),
     }))
 }
 
@@ -205,7 +207,7 @@ impl<'a> View<'a> {
             contents: Vec::new(),
             icon: &action.icon,
             css_class: "",
-            action: Some(action_json(&self.catalog.config, action, self.caller)),
+            action: Some(action_json(self.catalog, action, self.caller)),
         }
     }
 

@@ -1,0 +1,1053 @@
+//! EventStream (SPEC §2.4, §8) seen from a client: a Connect server-streaming call answered
+//! with HTTP 200 and a chunked body of envelopes, one per event and flushed as it happens,
+//! ended by exactly one end-stream envelope. These tests read that body incrementally with a
+//! small reader of their own (the unary client in `client.rs` waits for the whole body, which
+//! a stream never gives), every read bounded by a deadline, and check the order and content of
+//! the events of real runs, the end of the stream on deadline and shutdown, the request rules,
+//! the `logs` permission, and that a client which stops reading is cut off without costing the
+//! other subscribers or the executor anything.
+
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+use serde_json::{Value, json};
+
+use crate::client::{self, Request, Response, SERVICE, assert_entry_shape};
+use crate::harness::{Server, config_with, shell_action};
+
+/// How long any single expected frame may take: far above what a healthy service needs, there
+/// only to turn a hang into a failure.
+const HANG: Duration = Duration::from_secs(10);
+
+/// SPEC §8: the largest text of one outputChunk event, in bytes.
+const MAX_CHUNK: usize = 4096;
+
+/// The end-stream flag of a Connect envelope.
+const END_STREAM: u8 = 0x02;
+
+// ---------------------------------------------------------------------------------------
+// Requests
+
+/// One Connect envelope: flags, 4-byte big-endian length, payload.
+fn envelope(flags: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = vec![flags];
+    out.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// An EventStream call at `path` with the given raw body and the streaming content type.
+fn stream_request_at(path: &str, body: &[u8]) -> Request {
+    Request::post(path)
+        .header("Content-Type", "application/connect+json")
+        .header("Connect-Protocol-Version", "1")
+        .body(body)
+}
+
+/// The well-formed subscription: one uncompressed envelope holding `{}`.
+fn subscribe() -> Request {
+    subscribe_at(&format!("{SERVICE}EventStream"))
+}
+
+fn subscribe_at(path: &str) -> Request {
+    stream_request_at(path, &envelope(0, b"{}"))
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading a stream
+
+/// One envelope of the response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Frame {
+    flags: u8,
+    payload: Vec<u8>,
+}
+
+impl Frame {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.payload).unwrap_or_else(|e| {
+            panic!(
+                "envelope payload is not JSON ({e}): {:?}",
+                String::from_utf8_lossy(&self.payload)
+            )
+        })
+    }
+
+    fn is_end(&self) -> bool {
+        self.flags & END_STREAM != 0
+    }
+
+    /// The event this frame carries; asserts the message rules of SPEC §2.3/§2.4 on the way:
+    /// flag 0, a non-empty payload, and a JSON object with exactly one member (a oneof).
+    fn event(&self) -> Event {
+        assert_eq!(
+            self.flags,
+            0,
+            "expected an event envelope, got flags {:#04x} with {:?}",
+            self.flags,
+            String::from_utf8_lossy(&self.payload)
+        );
+        assert!(!self.payload.is_empty(), "an event envelope is empty");
+        let value = self.json();
+        let members = value
+            .as_object()
+            .unwrap_or_else(|| panic!("event payload is not an object: {value}"));
+        assert_eq!(members.len(), 1, "an event has exactly one member: {value}");
+        let (kind, body) = members.iter().next().expect("one member");
+        Event {
+            kind: kind.clone(),
+            body: body.clone(),
+        }
+    }
+}
+
+/// A decoded event: the set member of EventStreamResponse and its message.
+#[derive(Debug, Clone)]
+struct Event {
+    kind: String,
+    body: Value,
+}
+
+impl Event {
+    /// The execution the event is about.
+    fn tracking_id(&self) -> &str {
+        let id = match self.kind.as_str() {
+            "outputChunk" => &self.body["executionTrackingId"],
+            _ => &self.body["logEntry"]["executionTrackingId"],
+        };
+        id.as_str()
+            .unwrap_or_else(|| panic!("no executionTrackingId in {} {}", self.kind, self.body))
+    }
+
+    fn entry(&self) -> &Value {
+        &self.body["logEntry"]
+    }
+
+    fn output(&self) -> &str {
+        assert_eq!(self.kind, "outputChunk", "{}", self.body);
+        self.body["output"]
+            .as_str()
+            .unwrap_or_else(|| panic!("outputChunk without a string output: {}", self.body))
+    }
+
+    fn is(&self, kind: &str, tracking_id: &str) -> bool {
+        self.kind == kind && self.tracking_id() == tracking_id
+    }
+}
+
+/// What the next read of a stream found.
+#[derive(Debug)]
+enum Next {
+    Frame(Frame),
+    /// The HTTP body ended cleanly (the terminating zero-length chunk).
+    End,
+    /// The connection closed or failed before the body ended.
+    Closed(String),
+    /// Nothing complete arrived before the deadline.
+    Timeout,
+}
+
+/// How the response body is delimited.
+#[derive(Debug, Clone, Copy)]
+enum Framing {
+    Chunked,
+    Length(usize),
+    Close,
+}
+
+/// An open EventStream response, read one envelope at a time.
+struct EventStream {
+    sock: TcpStream,
+    /// Bytes read from the socket and not yet decoded.
+    raw: Vec<u8>,
+    /// Decoded body bytes not yet split into envelopes.
+    body: Vec<u8>,
+    framing: Framing,
+    /// The HTTP body has ended (or the connection closed, for close-delimited bodies).
+    body_done: bool,
+    status: u16,
+    headers: Vec<(String, String)>,
+}
+
+impl EventStream {
+    /// Sends `req` on a new connection and reads the response head.
+    fn open(addr: SocketAddr, req: &Request) -> EventStream {
+        let sock = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
+            .unwrap_or_else(|e| panic!("connect to {addr}: {e}"));
+        EventStream::start(sock, req)
+    }
+
+    /// Opens the standard subscription and asserts that it was accepted: 200 and the
+    /// streaming headers of SPEC §2.4.
+    fn subscribe(addr: SocketAddr) -> EventStream {
+        let stream = EventStream::open(addr, &subscribe());
+        stream.assert_stream_head();
+        stream
+    }
+
+    /// Sends `req` on `sock` and reads the response head.
+    fn start(sock: TcpStream, req: &Request) -> EventStream {
+        sock.set_nodelay(true).expect("nodelay");
+        sock.set_write_timeout(Some(HANG)).expect("write timeout");
+        (&sock)
+            .write_all(&req.to_bytes())
+            .unwrap_or_else(|e| panic!("send {} {}: {e}", req.method, req.path));
+        let mut stream = EventStream {
+            sock,
+            raw: Vec::new(),
+            body: Vec::new(),
+            framing: Framing::Close,
+            body_done: false,
+            status: 0,
+            headers: Vec::new(),
+        };
+        stream.read_head();
+        stream
+    }
+
+    fn read_head(&mut self) {
+        let deadline = Instant::now() + HANG;
+        // A 100 Continue is not the answer; skip interim responses.
+        let (status, headers) = loop {
+            let status_line = self.head_line(deadline);
+            let status: u16 = status_line
+                .split(' ')
+                .nth(1)
+                .and_then(|s| s.parse().ok())
+                .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
+            let mut headers = Vec::new();
+            loop {
+                let header = self.head_line(deadline);
+                if header.is_empty() {
+                    break;
+                }
+                let (name, value) = header
+                    .split_once(':')
+                    .unwrap_or_else(|| panic!("bad header line {header:?}"));
+                headers.push((name.trim().to_string(), value.trim().to_string()));
+            }
+            if !(100..200).contains(&status) {
+                break (status, headers);
+            }
+        };
+        self.status = status;
+        self.headers = headers;
+        let chunked = self
+            .header("Transfer-Encoding")
+            .is_some_and(|te| te.to_ascii_lowercase().contains("chunked"));
+        self.framing = if chunked {
+            Framing::Chunked
+        } else if let Some(len) = self.header("Content-Length") {
+            Framing::Length(len.parse().expect("numeric Content-Length"))
+        } else {
+            Framing::Close
+        };
+    }
+
+    /// One CRLF-terminated line from the raw bytes, without the CRLF.
+    fn line(&mut self, deadline: Instant) -> Result<String, Next> {
+        loop {
+            if let Some(i) = self.raw.windows(2).position(|w| w == b"\r\n") {
+                let line: Vec<u8> = self.raw.drain(..i + 2).take(i).collect();
+                return Ok(String::from_utf8_lossy(&line).into_owned());
+            }
+            self.fill(deadline)?;
+        }
+    }
+
+    /// A line of the response head, which must come before `deadline`.
+    fn head_line(&mut self, deadline: Instant) -> String {
+        self.line(deadline)
+            .unwrap_or_else(|n| panic!("reading the response head of EventStream: {n:?}"))
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// SPEC §2.4: 200, the Connect streaming content type, no caching and no proxy
+    /// buffering, and a chunked body (HTTP/1.1's way to send as it happens).
+    fn assert_stream_head(&self) {
+        assert_eq!(self.status, 200, "EventStream answered {}", self.status);
+        let content_type = self.header("Content-Type").unwrap_or_default();
+        assert_eq!(
+            content_type.to_ascii_lowercase(),
+            "application/connect+json",
+            "Content-Type"
+        );
+        assert_eq!(self.header("Cache-Control"), Some("no-cache"));
+        assert_eq!(self.header("X-Accel-Buffering"), Some("no"));
+        assert!(
+            matches!(self.framing, Framing::Chunked),
+            "the stream is not chunked: {:?}",
+            self.headers
+        );
+    }
+
+    /// Reads more bytes from the socket, waiting until `deadline` at most.
+    fn fill(&mut self, deadline: Instant) -> Result<(), Next> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(Next::Timeout);
+        }
+        self.sock
+            .set_read_timeout(Some(left))
+            .expect("read timeout");
+        let mut chunk = [0u8; 64 * 1024];
+        match self.sock.read(&mut chunk) {
+            Ok(0) => Err(Next::Closed("connection closed by the server".into())),
+            Ok(n) => {
+                self.raw.extend_from_slice(&chunk[..n]);
+                Ok(())
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                Err(Next::Timeout)
+            }
+            Err(e) => Err(Next::Closed(format!("connection failed: {e}"))),
+        }
+    }
+
+    fn take_raw(&mut self, n: usize, deadline: Instant) -> Result<Vec<u8>, Next> {
+        while self.raw.len() < n {
+            self.fill(deadline)?;
+        }
+        Ok(self.raw.drain(..n).collect())
+    }
+
+    /// Moves the next piece of the HTTP body from `raw` to `body`.
+    fn decode(&mut self, deadline: Instant) -> Result<(), Next> {
+        match self.framing {
+            Framing::Chunked => {
+                let line = self.line(deadline)?;
+                let size_text = line.split(';').next().unwrap_or_default().trim();
+                let size = usize::from_str_radix(size_text, 16)
+                    .unwrap_or_else(|_| panic!("bad chunk size line {line:?}"));
+                if size == 0 {
+                    // Trailers, up to the empty line.
+                    while !self.line(deadline)?.is_empty() {}
+                    self.body_done = true;
+                    return Ok(());
+                }
+                let data = self.take_raw(size, deadline)?;
+                self.body.extend_from_slice(&data);
+                let crlf = self.take_raw(2, deadline)?;
+                assert_eq!(crlf, b"\r\n", "chunk not followed by CRLF");
+            }
+            Framing::Length(left) => {
+                if left == 0 {
+                    self.body_done = true;
+                    return Ok(());
+                }
+                if self.raw.is_empty() {
+                    self.fill(deadline)?;
+                }
+                let n = left.min(self.raw.len());
+                let data: Vec<u8> = self.raw.drain(..n).collect();
+                self.body.extend_from_slice(&data);
+                self.framing = Framing::Length(left - n);
+            }
+            Framing::Close => {
+                if self.raw.is_empty() {
+                    match self.fill(deadline) {
+                        Err(Next::Closed(_)) => {
+                            self.body_done = true;
+                            return Ok(());
+                        }
+                        other => other?,
+                    }
+                }
+                let data = std::mem::take(&mut self.raw);
+                self.body.extend_from_slice(&data);
+            }
+        }
+        Ok(())
+    }
+
+    /// The next envelope, the end of the body, a closed connection, or a timeout.
+    fn next(&mut self, timeout: Duration) -> Next {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.body.len() >= 5 {
+                let len =
+                    u32::from_be_bytes([self.body[1], self.body[2], self.body[3], self.body[4]])
+                        as usize;
+                if self.body.len() >= 5 + len {
+                    let flags = self.body[0];
+                    let payload = self.body[5..5 + len].to_vec();
+                    self.body.drain(..5 + len);
+                    return Next::Frame(Frame { flags, payload });
+                }
+            }
+            if self.body_done {
+                return if self.body.is_empty() {
+                    Next::End
+                } else {
+                    Next::Closed(format!(
+                        "the body ended inside an envelope: {:?}",
+                        String::from_utf8_lossy(&self.body)
+                    ))
+                };
+            }
+            if let Err(next) = self.decode(deadline) {
+                return next;
+            }
+        }
+    }
+
+    /// The next envelope, which must come within [`HANG`].
+    fn frame(&mut self) -> Frame {
+        match self.next(HANG) {
+            Next::Frame(f) => f,
+            other => panic!("expected an envelope, got {other:?}"),
+        }
+    }
+
+    /// The next event, which must come within [`HANG`].
+    fn event(&mut self) -> Event {
+        self.frame().event()
+    }
+
+    /// Events up to and including the first one for which `last` holds.
+    fn events_until(&mut self, mut last: impl FnMut(&Event) -> bool) -> Vec<Event> {
+        let mut events = Vec::new();
+        loop {
+            let event = self.event();
+            let done = last(&event);
+            events.push(event);
+            if done {
+                return events;
+            }
+        }
+    }
+
+    /// Every envelope up to the end of the stream, and how the body then ended.
+    fn rest(&mut self, timeout: Duration) -> (Vec<Frame>, Next) {
+        let deadline = Instant::now() + timeout;
+        let mut frames = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next(left) {
+                Next::Frame(f) => frames.push(f),
+                other => return (frames, other),
+            }
+        }
+    }
+
+    /// Reads to the end and asserts the stream's last rule: exactly one end-stream envelope,
+    /// the last one, followed by the end of the HTTP body. Returns the events before it and
+    /// the end-stream JSON.
+    fn finish(&mut self) -> (Vec<Event>, Value) {
+        let (frames, ending) = self.rest(HANG);
+        assert!(
+            matches!(ending, Next::End),
+            "after {} envelopes the body did not end cleanly: {ending:?}",
+            frames.len()
+        );
+        let (last, events) = frames
+            .split_last()
+            .unwrap_or_else(|| panic!("the stream ended without an end-stream envelope"));
+        assert!(
+            last.is_end(),
+            "the last envelope is not an end-stream one: {:?}",
+            String::from_utf8_lossy(&last.payload)
+        );
+        assert_eq!(last.flags, END_STREAM, "end-stream flags");
+        let events = events.iter().map(Frame::event).collect();
+        (events, last.json())
+    }
+}
+
+/// Splits a whole response body into envelopes; panics on a torn one.
+fn split_envelopes(mut body: &[u8]) -> Vec<Frame> {
+    let mut frames = Vec::new();
+    while !body.is_empty() {
+        assert!(body.len() >= 5, "torn envelope header: {body:?}");
+        let len = u32::from_be_bytes([body[1], body[2], body[3], body[4]]) as usize;
+        assert!(body.len() >= 5 + len, "torn envelope: {body:?}");
+        frames.push(Frame {
+            flags: body[0],
+            payload: body[5..5 + len].to_vec(),
+        });
+        body = &body[5 + len..];
+    }
+    frames
+}
+
+/// Asserts an end-stream JSON carrying the error `code` with a message; returns the message.
+fn assert_end_error(end: &Value, code: &str) -> String {
+    assert_eq!(end["error"]["code"], code, "end-stream {end}");
+    let message = end["error"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("end-stream error without a message: {end}"));
+    assert!(!message.is_empty(), "end-stream message is empty: {end}");
+    message.to_string()
+}
+
+/// Asserts a refusal after the handler was chosen (SPEC §2.4): HTTP 200 with the streaming
+/// content type and a body of exactly one end-stream envelope holding the error `code`.
+fn assert_refused_in_stream(resp: &Response, code: &str) -> String {
+    assert_eq!(
+        resp.status,
+        200,
+        "a streaming error is reported in the stream, with HTTP 200: {:?}",
+        resp.text()
+    );
+    assert_eq!(
+        resp.header("Content-Type").map(str::to_ascii_lowercase),
+        Some("application/connect+json".to_string())
+    );
+    let frames = split_envelopes(&resp.body);
+    assert_eq!(frames.len(), 1, "one end-stream envelope only: {frames:?}");
+    assert_eq!(frames[0].flags, END_STREAM, "{frames:?}");
+    assert_end_error(&frames[0].json(), code)
+}
+
+/// A Bearer token of this file's configs and its `authApiTokens` hash.
+fn token_entry(name: &str, token: &str, username: &str) -> Value {
+    use sha2::{Digest, Sha256};
+    let sha256: String = Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    json!({"name": name, "sha256": sha256, "username": username, "usergroup": "users"})
+}
+
+/// A subscription request carrying `Authorization: Bearer <token>`.
+fn subscribe_as(token: &str) -> Request {
+    subscribe().header("Authorization", &format!("Bearer {token}"))
+}
+
+// ---------------------------------------------------------------------------------------
+// Events of a run
+
+#[test]
+fn one_run_streams_started_then_its_output_then_finished() {
+    // The action prints on stdout, then waits for a file that only this test creates once it
+    // has received that first line: the test gets past that point only if the chunk was
+    // flushed while the action still ran, not buffered until the end.
+    let mut talk = shell_action(
+        "talk",
+        "echo one; while [ ! -e go ]; do sleep 0.01; done; echo two >&2",
+    );
+    talk["timeout"] = json!(15);
+    let server = Server::start(config_with(vec![talk]));
+    let mut stream = EventStream::subscribe(server.addr);
+
+    let id = server.start_action("talk");
+    let started = stream.event();
+    assert_eq!(started.kind, "executionStarted", "{}", started.body);
+    assert_eq!(started.tracking_id(), id);
+    assert_entry_shape(started.entry());
+    assert_eq!(started.entry()["actionId"], "talk");
+    assert_eq!(started.entry()["executionFinished"], false);
+
+    let before_go = stream.events_until(|e| e.kind == "outputChunk" && e.output().contains("one"));
+    std::fs::write(server.path("go"), b"").expect("write go");
+    let after_go = stream.events_until(|e| e.kind == "executionFinished");
+
+    let (finished, between) = after_go.split_last().expect("at least the finished event");
+    let chunks: Vec<&Event> = before_go.iter().chain(between).collect();
+    for chunk in &chunks {
+        assert_eq!(
+            chunk.kind, "outputChunk",
+            "between start and end: {chunk:?}"
+        );
+        assert_eq!(chunk.tracking_id(), id, "{chunk:?}");
+    }
+    assert_eq!(finished.tracking_id(), id);
+    let entry = finished.entry();
+    assert_entry_shape(entry);
+    assert_eq!(entry["executionFinished"], true, "{entry}");
+    assert_eq!(entry["exitCode"], 0, "{entry}");
+    assert_eq!(entry["stdout"], "one\n", "{entry}");
+    assert_eq!(entry["stderr"], "two\n", "{entry}");
+
+    // The two pipes are read independently, so their relative order is best effort: the
+    // chunks hold each stream's text whole and nothing else.
+    let all: String = chunks.iter().map(|c| c.output()).collect();
+    let (stdout, stderr) = (
+        entry["stdout"].as_str().unwrap_or_default(),
+        entry["stderr"].as_str().unwrap_or_default(),
+    );
+    assert_eq!(all.len(), stdout.len() + stderr.len(), "chunks {all:?}");
+    assert!(
+        all.contains(stdout) && all.contains(stderr),
+        "chunks {all:?}"
+    );
+
+    // Nothing else about this run follows (a duplicate finish would show up here).
+    match stream.next(Duration::from_millis(300)) {
+        Next::Timeout => {}
+        other => panic!("unexpected after executionFinished: {other:?}"),
+    }
+}
+
+#[test]
+fn large_output_arrives_in_whole_utf8_chunks_of_at_most_4096_bytes() {
+    // 33334 × "aé" = 100002 bytes, written in 64 KiB blocks (`dd obs=`), so that the
+    // service's pipe reads are larger than a chunk and must be cut. Neither 4096 nor 65536 is
+    // a multiple of the 3-byte pattern, so again and again a 4096-byte cut, and the end of a
+    // read, falls inside a two-byte `é`: a cut by bytes would show.
+    let mut config = config_with(vec![shell_action(
+        "big",
+        "yes aé | head -n 33334 | tr -d '\\n' | dd obs=65536 2>/dev/null",
+    )]);
+    // Big enough to keep the whole output in the entry too, for the comparison.
+    config["maxOutputBytes"] = json!(262_144);
+    let server = Server::start(config);
+    let mut stream = EventStream::subscribe(server.addr);
+
+    let id = server.start_action("big");
+    let mut frames = Vec::new();
+    let finished = loop {
+        let frame = stream.frame();
+        let event = frame.event();
+        assert_eq!(event.tracking_id(), id, "{event:?}");
+        if event.kind == "executionFinished" {
+            break event;
+        }
+        frames.push((frame, event));
+    };
+    assert_eq!(frames[0].1.kind, "executionStarted");
+
+    let expected = "aé".repeat(33_334);
+    let mut all = String::new();
+    for (frame, event) in &frames[1..] {
+        std::str::from_utf8(&frame.payload).expect("the payload is UTF-8");
+        let output = event.output();
+        assert!(
+            !output.is_empty() && output.len() <= MAX_CHUNK,
+            "a chunk of {} bytes",
+            output.len()
+        );
+        assert!(
+            !output.contains('\u{FFFD}'),
+            "a character was split: {output:?}"
+        );
+        all.push_str(output);
+    }
+    assert_eq!(all.len(), expected.len());
+    assert!(all == expected, "the chunks do not add up to the output");
+    assert_eq!(finished.entry()["stdout"], expected.as_str());
+}
+
+#[test]
+fn a_blocked_start_streams_started_then_finished_blocked() {
+    let mut config = config_with(vec![shell_action(
+        "one",
+        "while [ ! -e go ]; do sleep 0.01; done",
+    )]);
+    config["actions"][0]["timeout"] = json!(15);
+    let server = Server::start(config);
+    let mut stream = EventStream::subscribe(server.addr);
+
+    // maxConcurrent defaults to 1: the second press while the first runs is blocked.
+    let first = server.start_action("one");
+    let second = server.start_action("one");
+    let events = stream.events_until(|e| e.is("executionFinished", &second));
+    let kinds: Vec<(&str, &str)> = events
+        .iter()
+        .map(|e| (e.kind.as_str(), e.tracking_id()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("executionStarted", first.as_str()),
+            ("executionStarted", second.as_str()),
+            ("executionFinished", second.as_str()),
+        ]
+    );
+    let blocked = events[2].entry();
+    assert_eq!(blocked["blocked"], true, "{blocked}");
+    assert_eq!(blocked["executionFinished"], true, "{blocked}");
+    assert_eq!(blocked["exitCode"], -1, "{blocked}");
+
+    std::fs::write(server.path("go"), b"").expect("write go");
+    let rest = stream.events_until(|e| e.kind == "executionFinished");
+    assert!(rest.iter().all(|e| e.tracking_id() == first), "{rest:?}");
+    assert_eq!(
+        rest.last().map(|e| e.entry()["blocked"].clone()),
+        Some(json!(false))
+    );
+}
+
+#[test]
+fn the_subscription_exists_when_the_headers_arrive() {
+    let server = Server::start(config_with(vec![shell_action("hi", "echo hi")]));
+    // A race between subscribing and answering would show only now and then: try a few
+    // times, each time starting the action the moment the head has been read.
+    for round in 0..10 {
+        let mut stream = EventStream::subscribe(server.addr);
+        let id = server.start_action("hi");
+        let first = stream.event();
+        assert!(
+            first.is("executionStarted", &id),
+            "round {round}: the first event is {first:?}, not the start of {id}"
+        );
+        // The next round subscribes only after this run has ended, so that its first event
+        // cannot be one of this run's.
+        stream.events_until(|e| e.is("executionFinished", &id));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// How a stream ends
+
+#[test]
+fn the_deadline_ends_the_stream_with_deadline_exceeded() {
+    let server = Server::start(config_with(vec![]));
+    let began = Instant::now();
+    // The short route, which the seed's examples use.
+    let mut stream = EventStream::open(
+        server.addr,
+        &subscribe_at("/api/EventStream").header("Connect-Timeout-Ms", "500"),
+    );
+    stream.assert_stream_head();
+    let (events, end) = stream.finish();
+    let elapsed = began.elapsed();
+    assert!(events.is_empty(), "no event was due: {events:?}");
+    assert_end_error(&end, "deadline_exceeded");
+    assert!(
+        elapsed >= Duration::from_millis(500),
+        "ended after {elapsed:?}, before the 500 ms deadline"
+    );
+}
+
+#[test]
+fn sigterm_ends_the_stream_with_an_empty_end_stream() {
+    let mut server = Server::start(config_with(vec![]));
+    let mut stream = EventStream::open(
+        server.addr,
+        &subscribe_at("/api/svc.api.v1.ActionApiService/EventStream"),
+    );
+    stream.assert_stream_head();
+    server.signal(Signal::SIGTERM);
+    let (events, end) = stream.finish();
+    assert!(events.is_empty(), "no event was due: {events:?}");
+    assert_eq!(end, json!({}), "a clean end carries no error");
+    let status = server.wait_exit(HANG).expect("actiond exits after SIGTERM");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Request rules
+
+#[test]
+fn zero_or_two_request_envelopes_end_the_stream_with_unimplemented() {
+    let server = Server::start(config_with(vec![]));
+    let path = format!("{SERVICE}EventStream");
+    let two = [envelope(0, b"{}"), envelope(0, b"{}")].concat();
+    for (what, body) in [("zero", Vec::new()), ("two", two)] {
+        let resp = client::send(server.addr, &stream_request_at(&path, &body));
+        let message = assert_refused_in_stream(&resp, "unimplemented");
+        eprintln!("{what} envelopes: {message}");
+    }
+}
+
+#[test]
+fn a_compressed_request_envelope_ends_the_stream_with_internal() {
+    let server = Server::start(config_with(vec![]));
+    let body = envelope(0x01, b"{}");
+    let resp = client::send(
+        server.addr,
+        &stream_request_at(&format!("{SERVICE}EventStream"), &body),
+    );
+    assert_refused_in_stream(&resp, "internal");
+}
+
+#[test]
+fn a_wrong_content_type_is_http_415() {
+    let server = Server::start(config_with(vec![]));
+    for content_type in ["application/json", "application/proto"] {
+        let req = subscribe().set_header("Content-Type", content_type);
+        let resp = client::send(server.addr, &req);
+        assert_eq!(resp.status, 415, "{content_type}: {:?}", resp.text());
+    }
+}
+
+#[test]
+fn a_guest_who_must_log_in_is_refused_in_the_stream() {
+    const TOKEN: &str = "events-gate-token-7f3a9c";
+    let mut config = config_with(vec![]);
+    config["authRequireGuestsToLogin"] = json!(true);
+    config["authApiTokens"] = json!([token_entry("t", TOKEN, "robot")]);
+    let server = Server::start(config);
+
+    let resp = client::send(server.addr, &subscribe());
+    assert_refused_in_stream(&resp, "unauthenticated");
+
+    // The gate is about guests only: a caller with a token is subscribed (the deadline ends
+    // its stream, which shows it was accepted).
+    let mut stream = EventStream::open(
+        server.addr,
+        &subscribe_as(TOKEN).header("Connect-Timeout-Ms", "200"),
+    );
+    stream.assert_stream_head();
+    let (_, end) = stream.finish();
+    assert_end_error(&end, "deadline_exceeded");
+}
+
+#[test]
+fn streams_beyond_max_event_subscribers_are_refused_until_one_closes() {
+    let mut config = config_with(vec![]);
+    config["maxEventSubscribers"] = json!(2);
+    let server = Server::start(config);
+
+    let first = EventStream::subscribe(server.addr);
+    let _second = EventStream::subscribe(server.addr);
+    let resp = client::send(server.addr, &subscribe());
+    assert_refused_in_stream(&resp, "resource_exhausted");
+
+    // Closing a stream frees its place; the service notices the closed connection by itself,
+    // so poll. A probe that is accepted ends at its short deadline and frees its place again.
+    drop(first);
+    let deadline = Instant::now() + HANG;
+    loop {
+        let mut probe = EventStream::open(
+            server.addr,
+            &subscribe().header("Connect-Timeout-Ms", "100"),
+        );
+        probe.assert_stream_head();
+        let (_, end) = probe.finish();
+        if end["error"]["code"] == "deadline_exceeded" {
+            break;
+        }
+        assert_end_error(&end, "resource_exhausted");
+        assert!(
+            Instant::now() < deadline,
+            "the place of a closed stream was not freed within {HANG:?}"
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Slow subscribers
+
+/// A connection that backs up into the service after a few kilobytes when its client stops
+/// reading, instead of megabytes. Two settings, made before connecting because both are
+/// negotiated in the handshake: the smallest receive buffer (a small advertised window),
+/// and a small maximum segment size. The second matters most on loopback, whose 64 KiB
+/// segments make Linux size the service's send buffer at megabytes (ten segments, doubled);
+/// with 536-byte segments it is some tens of kilobytes. Neither std nor tokio can set the
+/// segment size; nix's safe `setsockopt` can.
+fn connect_with_small_window(addr: SocketAddr) -> TcpStream {
+    use nix::sys::socket::{setsockopt, sockopt::TcpMaxSeg};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .expect("tokio runtime for the client socket");
+    let stream = runtime
+        .block_on(async {
+            let socket = tokio::net::TcpSocket::new_v4()?;
+            socket.set_recv_buffer_size(1024)?;
+            setsockopt(&socket, TcpMaxSeg, &536).map_err(io::Error::from)?;
+            socket.connect(addr).await?.into_std()
+        })
+        .unwrap_or_else(|e| panic!("connect to {addr}: {e}"));
+    stream.set_nonblocking(false).expect("blocking socket");
+    stream
+}
+
+#[test]
+fn a_stalled_subscriber_is_cut_off_while_another_gets_every_event() {
+    const RUNS: usize = 40;
+    const LINES: usize = 200;
+    // Each run prints LINES lines (about 20 KB) one write at a time, so the events come in
+    // small bursts that a reading client keeps up with even with the smallest queue; all runs
+    // together (about 1.6 MB of events) are far more than the stalled client's share of the
+    // service's buffers can hold: at most 16 + 16 queued events, hyper's write buffer (16
+    // pieces or 400 KB) and the socket buffers of a small-window connection.
+    let script = format!(
+        "i=0; while [ $i -lt {LINES} ]; do \
+         echo \"$ACTIOND_TRACKING_ID line $i of a run that a stalled client never reads\"; \
+         i=$((i+1)); done"
+    );
+    let mut config = config_with(vec![shell_action("chatty", &script)]);
+    config["eventQueueLength"] = json!(16);
+    let server = Server::start(config);
+
+    let stalled_sock = connect_with_small_window(server.addr);
+    let mut stalled = EventStream::start(stalled_sock, &subscribe());
+    stalled.assert_stream_head();
+    let mut reader = EventStream::subscribe(server.addr);
+
+    // The reading subscriber is drained by its own thread while the runs go on.
+    let reading = thread::spawn(move || {
+        let mut frames = Vec::new();
+        let mut finished = 0;
+        while finished < RUNS {
+            let frame = reader.frame();
+            if frame.event().kind == "executionFinished" {
+                finished += 1;
+            }
+            frames.push(frame);
+        }
+        (frames, reader)
+    });
+
+    // If publishing ever waited on the stalled client, a run would take the service's whole
+    // stall limit (about 10 s) or forever; the bound below is far above the normal time.
+    let began = Instant::now();
+    let mut ids = Vec::new();
+    for _ in 0..RUNS {
+        let entry = server.run("chatty");
+        assert_eq!(entry["exitCode"], 0, "{entry}");
+        ids.push(entry["executionTrackingId"].as_str().unwrap().to_string());
+    }
+    let run_time = began.elapsed();
+    assert!(
+        run_time < Duration::from_secs(8),
+        "{RUNS} runs took {run_time:?} with a stalled subscriber"
+    );
+    eprintln!("{RUNS} runs with a stalled subscriber took {run_time:?}");
+
+    let (frames, mut reader) = reading.join().expect("reader thread");
+    let events: Vec<Event> = frames.iter().map(Frame::event).collect();
+    for id in &ids {
+        let of_run: Vec<&Event> = events.iter().filter(|e| e.tracking_id() == id).collect();
+        assert!(of_run[0].is("executionStarted", id), "{:?}", of_run[0]);
+        assert!(
+            of_run[of_run.len() - 1].is("executionFinished", id),
+            "{:?}",
+            of_run.last()
+        );
+        assert_eq!(
+            of_run
+                .iter()
+                .filter(|e| e.kind == "executionFinished")
+                .count(),
+            1
+        );
+        let output: String = of_run[1..of_run.len() - 1]
+            .iter()
+            .map(|e| e.output())
+            .collect();
+        let expected: String = (0..LINES)
+            .map(|i| format!("{id} line {i} of a run that a stalled client never reads\n"))
+            .collect();
+        assert!(output == expected, "run {id}: the reader missed output");
+    }
+    // Still subscribed: nothing ended its stream.
+    match reader.next(Duration::from_millis(100)) {
+        Next::Timeout => {}
+        other => panic!("the reading subscriber's stream changed: {other:?}"),
+    }
+
+    // Now read the stalled one. It gets what was queued for it before it was cut off, in
+    // the same order as everyone (a prefix of the reader's events), then the end-stream
+    // resource_exhausted; had the service given up on it entirely, the connection is closed.
+    let (stalled_frames, ending) = stalled.rest(HANG);
+    let (received, end) = match stalled_frames.split_last() {
+        Some((last, before)) if last.is_end() => (before, Some(last.json())),
+        _ => (&stalled_frames[..], None),
+    };
+    assert!(
+        received.len() < frames.len(),
+        "the stalled subscriber got all {} events: it was never cut off",
+        frames.len()
+    );
+    assert!(
+        received == &frames[..received.len()],
+        "the stalled subscriber's {} events are not the first ones of the stream",
+        received.len()
+    );
+    match end {
+        Some(end) => {
+            let message = assert_end_error(&end, "resource_exhausted");
+            assert!(
+                matches!(ending, Next::End),
+                "after the end-stream: {ending:?}"
+            );
+            eprintln!(
+                "stalled subscriber: {} events, then {message:?}",
+                received.len()
+            );
+        }
+        None => match ending {
+            Next::Closed(why) => eprintln!(
+                "stalled subscriber: {} events, then dropped ({why})",
+                received.len()
+            ),
+            other => panic!(
+                "the stalled subscriber was not cut off: after {} events, {other:?}",
+                received.len()
+            ),
+        },
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Permissions
+
+#[test]
+fn events_of_an_action_reach_only_subscribers_with_logs_on_it() {
+    const VIEWER: &str = "events-viewer-token-51b2";
+    const WATCHER: &str = "events-watcher-token-c09e";
+    let mut public = shell_action("public", "echo public");
+    public["acls"] = json!(["viewers"]);
+    let mut config = config_with(vec![public, shell_action("private", "echo private")]);
+    config["defaultPermissions"] = json!({"view": true, "exec": true, "logs": false, "kill": true});
+    config["authApiTokens"] = json!([
+        token_entry("viewer", VIEWER, "viewer"),
+        token_entry("watcher", WATCHER, "watcher"),
+    ]);
+    config["accessControlLists"] = json!([
+        // logs on `public` only (the action lists this ACL).
+        {"name": "viewers", "matchUsernames": ["viewer"],
+         "permissions": {"view": true, "exec": true, "logs": true, "kill": true}},
+        // logs on everything.
+        {"name": "watchers", "matchUsernames": ["watcher"], "addToEveryAction": true,
+         "permissions": {"view": true, "exec": true, "logs": true, "kill": true}},
+    ]);
+    let server = Server::start(config);
+
+    let mut viewer = EventStream::open(server.addr, &subscribe_as(VIEWER));
+    viewer.assert_stream_head();
+    let mut watcher = EventStream::open(server.addr, &subscribe_as(WATCHER));
+    watcher.assert_stream_head();
+
+    // `private` runs to its end before `public` starts, and every subscriber gets events in
+    // publishing order: by the time the viewer has `public`'s end, anything of `private` it
+    // could have been sent is already behind it.
+    let private = server.run("private");
+    let private_id = private["executionTrackingId"].as_str().unwrap().to_string();
+    let public = server.run("public");
+    let public_id = public["executionTrackingId"].as_str().unwrap().to_string();
+
+    let seen = viewer.events_until(|e| e.is("executionFinished", &public_id));
+    assert!(
+        seen.iter().all(|e| e.tracking_id() == public_id),
+        "the viewer, without logs on `private`, saw: {seen:?}"
+    );
+    assert!(seen[0].is("executionStarted", &public_id), "{:?}", seen[0]);
+
+    let all = watcher.events_until(|e| e.is("executionFinished", &public_id));
+    for id in [&private_id, &public_id] {
+        assert!(
+            all.iter().any(|e| e.is("executionStarted", id)),
+            "watcher missed the start of {id}: {all:?}"
+        );
+        assert!(
+            all.iter().any(|e| e.is("executionFinished", id)),
+            "watcher missed the end of {id}: {all:?}"
+        );
+    }
+    let private_output: String = all
+        .iter()
+        .filter(|e| e.is("outputChunk", &private_id))
+        .map(|e| e.output())
+        .collect();
+    assert_eq!(private_output, "private\n");
+}
