@@ -310,10 +310,12 @@ impl Engine {
             id
         };
 
-        let grace = self.config().limits.kill_grace_period;
+        // One snapshot of the config for the whole start, even if a reload lands meanwhile.
+        let config = &catalog.config;
+        let grace = config.limits.kill_grace_period;
         let plan = executor::plan(
             &action,
-            &self.config().base_dir,
+            &config.base_dir,
             &tracking_id,
             &caller.username,
             grace,
@@ -346,7 +348,7 @@ impl Engine {
                 .filter(|v| v.secret)
                 .map(|v| v.value.clone())
                 .collect(),
-            max_output_bytes: self.config().limits.max_output_bytes,
+            max_output_bytes: config.limits.max_output_bytes,
         }));
 
         // Check and insert under the same locks, so two presses cannot both pass a limit.
