@@ -136,9 +136,14 @@ async fn watch(app: &App, config_path: PathBuf) -> io::Result<()> {
             }
         } else {
             let config = app.config();
-            let entities = load_entities(&config, Some(&app.engine.catalog().entities));
-            app.engine.swap(config, entities, Event::EntityChanged);
-            info!("entities reloaded");
+            let previous = app.engine.catalog().entities.clone();
+            let entities = load_entities(&config, Some(&previous));
+            // A malformed file keeps its previous instances: then nothing changed, and
+            // nothing is announced.
+            if entities != *previous {
+                app.engine.swap(config, entities, Event::EntityChanged);
+                info!("entities reloaded");
+            }
         }
     }
 }

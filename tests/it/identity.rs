@@ -18,13 +18,14 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::client::{
     Conn, Request, Response, assert_error, assert_json_error, is_uuid_v4, send, send_from,
 };
-use crate::harness::{BIN, Server, TempDir, config_with, shell_action};
+use crate::harness::{BIN, Server, TempDir, config_with, shell_action, to_yaml, wait_until};
 
 // ---------------------------------------------------------------------------------------
 // Shared helpers (permissions.rs uses them too)
@@ -715,6 +716,46 @@ fn a_user_removed_from_the_config_loses_their_sessions_at_the_next_start() {
     let server = Server::start(with_bob);
     assert_eq!(session_user(&server, &bob), pair("guest", "system"));
     assert_eq!(session_user(&server, &alice), pair("alice", "local"));
+}
+
+/// Issue 4: "a removed user's session dying on config reload". The config is replaced by
+/// rename while the service runs; the hot reload ends bob's session, and it stays ended
+/// when bob comes back.
+#[test]
+fn a_user_removed_by_a_live_reload_loses_their_sessions() {
+    let state = TempDir::new();
+    let with_bob = persistent_config(&state, users(true));
+    let server = Server::start(with_bob.clone());
+    let alice = logged_in(&server, "alice", ALICE_PW);
+    let bob = logged_in(&server, "bob", BOB_PW);
+    let without_bob = persistent_config(
+        &state,
+        json!({
+            "enabled": true,
+            "users": [{"username": "alice", "usergroup": "admins ops", "password": phc(ALICE_PW)}],
+        }),
+    );
+    let replace = |config: &Value| {
+        let tmp = server.path("config.yaml.new");
+        std::fs::write(&tmp, to_yaml(config)).expect("write the new config");
+        std::fs::rename(&tmp, server.path("config.yaml")).expect("rename it over the old one");
+    };
+    replace(&without_bob);
+    let ended = wait_until(Duration::from_secs(5), || {
+        session_user(&server, &bob) == pair("guest", "system")
+    });
+    assert!(ended, "bob's session outlived the reload that removed him");
+    assert_eq!(session_user(&server, &alice), pair("alice", "local"));
+    // Bob comes back; a new page title shows when that reload has landed (polling his
+    // login instead would trip the login throttle).
+    let mut back = with_bob.clone();
+    back["pageTitle"] = json!("bob is back");
+    replace(&back);
+    let landed = wait_until(Duration::from_secs(5), || {
+        call_with(&server, "Init", json!({}), &[]).json()["pageTitle"] == "bob is back"
+    });
+    assert!(landed, "the second reload did not land");
+    assert_eq!(session_user(&server, &bob), pair("guest", "system"));
 }
 
 #[test]
