@@ -20,21 +20,16 @@
 //! reusing the recorded arguments, and ValidateArgumentType.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
 use serde_json::{Value, json};
 
 use crate::client::{Conn, Request, assert_json_error, send};
-use crate::harness::{BIN, Finished, Server, TempDir, config_with, run_binary, to_yaml};
+use crate::harness::{Finished, Server, TempDir, config_with, run_binary, to_yaml};
 
 /// The argument under attack; its environment variable is `SUBJECT`.
 const SUBJECT: &str = "subject";
@@ -1260,111 +1255,8 @@ fn validate_argument_type_answers_valid_and_why_not() {
 // ---------------------------------------------------------------------------------------
 // Passwords and actiond's own log
 
-/// An actiond whose whole output is kept for the test (the harness forwards it, but does not
-/// hand it back), stopped with SIGTERM so that its last lines are in.
-struct LoggedServer {
-    child: Child,
-    addr: SocketAddr,
-    log: Arc<Mutex<String>>,
-    readers: Vec<thread::JoinHandle<()>>,
-    dir: TempDir,
-}
-
-impl LoggedServer {
-    fn start(config: Value) -> LoggedServer {
-        let dir = TempDir::new();
-        let config_path = dir.path().join("config.yaml");
-        std::fs::write(&config_path, to_yaml(&config)).expect("write config");
-        let mut child = Command::new(BIN)
-            .arg("--config")
-            .arg(&config_path)
-            .arg("--listen")
-            .arg("127.0.0.1:0")
-            .current_dir(dir.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn actiond");
-        let log = Arc::new(Mutex::new(String::new()));
-        let (tx, rx) = mpsc::channel();
-        let pipes: Vec<Box<dyn Read + Send>> = vec![
-            Box::new(child.stderr.take().expect("stderr")),
-            Box::new(child.stdout.take().expect("stdout")),
-        ];
-        let readers = pipes
-            .into_iter()
-            .map(|pipe| {
-                let (log, tx) = (Arc::clone(&log), tx.clone());
-                thread::spawn(move || {
-                    let mut reader = BufReader::new(pipe);
-                    let mut raw = Vec::new();
-                    while matches!(reader.read_until(b'\n', &mut raw), Ok(n) if n > 0) {
-                        let line = String::from_utf8_lossy(&raw).into_owned();
-                        if let Some(addr) = listening_address(&line) {
-                            let _ = tx.send(addr);
-                        }
-                        log.lock().unwrap().push_str(&line);
-                        raw.clear();
-                    }
-                })
-            })
-            .collect();
-        let addr = rx
-            .recv_timeout(Duration::from_secs(20))
-            .unwrap_or_else(|_| {
-                let _ = child.kill();
-                panic!("actiond did not start: {}", log.lock().unwrap())
-            });
-        LoggedServer {
-            child,
-            addr,
-            log,
-            readers,
-            dir,
-        }
-    }
-
-    fn call(&self, op: &str, body: Value) -> (u16, Value) {
-        crate::client::connect_json(self.addr, op, &body)
-    }
-
-    /// SIGTERM, wait for the exit, and return everything actiond printed.
-    fn stop(mut self) -> String {
-        let _ = kill(Pid::from_raw(self.child.id() as i32), Signal::SIGTERM);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while self.child.try_wait().expect("try_wait").is_none() {
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                break;
-            }
-            thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.wait();
-        for reader in self.readers.drain(..) {
-            let _ = reader.join();
-        }
-        self.log.lock().unwrap().clone()
-    }
-}
-
-impl Drop for LoggedServer {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-/// The address in a `listening on http://ADDR` line.
-fn listening_address(line: &str) -> Option<SocketAddr> {
-    const MARK_TEXT: &str = "listening on http://";
-    let rest = &line[line.find(MARK_TEXT)? + MARK_TEXT.len()..];
-    let end = rest
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ':'))
-        .unwrap_or(rest.len());
-    rest[..end].parse().ok()
+fn call(server: &Server, op: &str, body: Value) -> (u16, Value) {
+    crate::client::connect_json(server.addr, op, &body)
 }
 
 #[test]
@@ -1376,7 +1268,7 @@ fn password_never_reaches_actionds_log_or_any_answer() {
     // The token is what is searched for: it survives any escaping a log line might apply.
     let token = format!("Pw{nanos}Tok{}", std::process::id());
     let secret = format!("{token} it's \"$(touch MARK)\"");
-    let server = LoggedServer::start(config_with(vec![
+    let server = Server::start(config_with(vec![
         json!({
             "id": "login",
             "title": "Login",
@@ -1396,10 +1288,11 @@ fn password_never_reaches_actionds_log_or_any_answer() {
             "arguments": [{"name": "pw", "type": "password"}],
         }),
     ]));
-    std::fs::write(server.dir.path().join("expected"), &secret).expect("write expected");
+    std::fs::write(server.path("expected"), &secret).expect("write expected");
     let mut answers = Vec::new();
 
-    let (status, reply) = server.call(
+    let (status, reply) = call(
+        &server,
         "StartActionAndWait",
         start_body("login", &[("pw", &secret), ("user", "bob")]),
     );
@@ -1417,13 +1310,13 @@ fn password_never_reaches_actionds_log_or_any_answer() {
         vec![("pw", format!("{secret}\0")), ("user", "bob".to_string())],
     ] {
         let args: Vec<(&str, &str)> = arguments.iter().map(|(n, v)| (*n, v.as_str())).collect();
-        let (status, reply) = server.call("StartActionAndWait", start_body("login", &args));
+        let (status, reply) = call(&server, "StartActionAndWait", start_body("login", &args));
         assert_eq!(status, 400, "{reply}");
         answers.push(reply);
     }
 
     // A restart re-runs with the recorded password.
-    let (status, reply) = server.call("RestartAction", json!({"executionTrackingId": id}));
+    let (status, reply) = call(&server, "RestartAction", json!({"executionTrackingId": id}));
     assert_eq!(status, 200, "{reply}");
     let new_id = reply["executionTrackingId"]
         .as_str()
@@ -1432,8 +1325,11 @@ fn password_never_reaches_actionds_log_or_any_answer() {
     answers.push(reply);
     let deadline = Instant::now() + FINISH;
     let entry = loop {
-        let (status, reply) =
-            server.call("ExecutionStatus", json!({"executionTrackingId": new_id}));
+        let (status, reply) = call(
+            &server,
+            "ExecutionStatus",
+            json!({"executionTrackingId": new_id}),
+        );
         assert_eq!(status, 200, "{reply}");
         if reply["logEntry"]["executionFinished"] == json!(true) {
             break reply;
@@ -1444,7 +1340,11 @@ fn password_never_reaches_actionds_log_or_any_answer() {
     assert_eq!(entry["logEntry"]["stdout"], "same\n", "{entry}");
     answers.push(entry);
 
-    let (status, reply) = server.call("StartActionAndWait", start_body("show", &[("pw", &secret)]));
+    let (status, reply) = call(
+        &server,
+        "StartActionAndWait",
+        start_body("show", &[("pw", &secret)]),
+    );
     assert_eq!(status, 200, "{reply}");
     let shown = reply["logEntry"]["stdout"].as_str().unwrap_or_default();
     assert!(
@@ -1459,7 +1359,7 @@ fn password_never_reaches_actionds_log_or_any_answer() {
         ("GetActionLogs", json!({"actionId": "show"})),
         ("ExecutionStatus", json!({"executionTrackingId": id})),
     ] {
-        let (status, reply) = server.call(op, body);
+        let (status, reply) = call(&server, op, body);
         assert_eq!(status, 200, "{op}: {reply}");
         answers.push(reply);
     }
@@ -1469,8 +1369,8 @@ fn password_never_reaches_actionds_log_or_any_answer() {
             "an answer shows the password: {answer}"
         );
     }
-    let marker = server.dir.path().join(MARK);
-    let log = server.stop();
+    let marker = server.path(MARK);
+    let log = server.stop_and_log();
     assert!(
         log.contains("listening on"),
         "the log was not captured: {log}"

@@ -147,6 +147,9 @@ pub struct Server {
     child: Child,
     pub addr: SocketAddr,
     dir: TempDir,
+    /// Everything actiond printed so far.
+    log: Arc<Mutex<String>>,
+    readers: Vec<thread::JoinHandle<()>>,
 }
 
 impl Server {
@@ -176,8 +179,10 @@ impl Server {
         let (addr_tx, addr_rx) = mpsc::channel();
         let stderr = child.stderr.take().expect("stderr pipe");
         let stdout = child.stdout.take().expect("stdout pipe");
-        forward(stderr, "[actiond] ", Arc::clone(&log), Some(addr_tx));
-        forward(stdout, "[actiond stdout] ", Arc::clone(&log), None);
+        let readers = vec![
+            forward(stderr, "[actiond] ", Arc::clone(&log), Some(addr_tx)),
+            forward(stdout, "[actiond stdout] ", Arc::clone(&log), None),
+        ];
 
         let addr = match addr_rx.recv_timeout(STARTUP_TIMEOUT) {
             Ok(addr) => addr,
@@ -191,7 +196,27 @@ impl Server {
                 );
             }
         };
-        Server { child, addr, dir }
+        Server {
+            child,
+            addr,
+            dir,
+            log,
+            readers,
+        }
+    }
+
+    /// SIGTERM, wait for the exit and for the last lines, and return everything actiond
+    /// printed (for tests about what the service logs).
+    pub fn stop_and_log(mut self) -> String {
+        self.signal(Signal::SIGTERM);
+        if self.wait_exit(DROP_GRACE).is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        for reader in self.readers.drain(..) {
+            let _ = reader.join();
+        }
+        self.log.lock().unwrap().clone()
     }
 
     pub fn pid(&self) -> i32 {
@@ -313,7 +338,7 @@ fn forward(
     prefix: &'static str,
     log: Arc<Mutex<String>>,
     mut addr_tx: Option<mpsc::Sender<SocketAddr>>,
-) {
+) -> thread::JoinHandle<()> {
     thread::spawn(move || {
         let mut reader = BufReader::new(pipe);
         let mut raw = Vec::new();
@@ -337,7 +362,7 @@ fn forward(
                 let _ = tx.send(addr);
             }
         }
-    });
+    })
 }
 
 /// The address in a `listening on http://([0-9.]+:[0-9]+)` log line.
