@@ -5,7 +5,7 @@
 //! follows it are atomic; processes are the executor's business and wire formats the API's.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
@@ -16,12 +16,15 @@ use crate::config::{Action, Config};
 use crate::entities::{self, EntitySet, Instance};
 use crate::events::{Bus, Event};
 use crate::execution::{
-    Execution, KillReason, NewExecution, Outcome, TrackingId, new_tracking_id, valid_tracking_id,
+    Execution, KillReason, NewExecution, Outcome, Restored, TrackingId, new_tracking_id,
+    valid_tracking_id,
 };
 use crate::executor::{self, Observer, Reaper};
 use crate::history::{History, Page};
+use crate::journal;
 use crate::output::Chunker;
 use crate::permissions::{Caller, Decision, Verb, decide};
+use crate::store::Journal;
 use crate::template::{Placeholder, Template};
 
 /// Why the engine refused. The API maps each variant to a Connect code in one place.
@@ -193,6 +196,10 @@ pub struct Engine {
     running: Mutex<HashMap<String, Arc<Execution>>>,
     reaper: Arc<Reaper>,
     bus: Arc<Bus>,
+    /// The history file in the state directory; `None` keeps the history in memory only.
+    journal: Option<Journal>,
+    /// Lines written to the journal since it was last rewritten.
+    journal_lines: AtomicUsize,
     stopping: AtomicBool,
     started: std::time::Instant,
 }
@@ -207,6 +214,7 @@ impl Engine {
         entities: EntitySet,
         reaper: Arc<Reaper>,
         bus: Arc<Bus>,
+        journal: Option<Journal>,
     ) -> Arc<Engine> {
         let history = Mutex::new(History::new(config.limits.log_history_limit));
         Arc::new(Engine {
@@ -215,6 +223,8 @@ impl Engine {
             running: Mutex::new(HashMap::new()),
             reaper,
             bus,
+            journal,
+            journal_lines: AtomicUsize::new(0),
             stopping: AtomicBool::new(false),
             started: std::time::Instant::now(),
         })
@@ -371,9 +381,13 @@ impl Engine {
         if let Some(reason) = blocked {
             info!(action = %exec.binding_id, id = %exec.tracking_id, "blocked: {reason}");
             exec.finish(Outcome::Blocked(reason), grace.as_secs());
-            self.publish(Some(&action), &Event::ExecutionFinished(exec.snapshot()));
+            let snapshot = exec.snapshot();
+            self.record(journal::finished_line(&snapshot, &exec.binding_id));
+            self.publish(Some(&action), &Event::ExecutionFinished(snapshot));
             return Ok(exec);
         }
+        // Written before the process exists, so a crash mid-run is visible after a restart.
+        self.record(journal::started_line(&exec.snapshot(), &exec.binding_id));
         info!(action = %exec.binding_id, id = %exec.tracking_id, user = %exec.user, "starting");
         let secrets: Vec<String> = values
             .iter()
@@ -418,7 +432,11 @@ impl Engine {
             let recent = history
                 .newest_first()
                 .filter(|e| e.binding_id == exec.binding_id)
-                .take_while(|e| exec.started.duration_since(e.started) < rule.window)
+                .filter(|e| match (exec.started, e.started) {
+                    (Some(now), Some(then)) => now.duration_since(then) < rule.window,
+                    // Records restored after a restart count for no window.
+                    _ => false,
+                })
                 .filter(|e| !e.phase().flags().blocked)
                 .count();
             if recent >= rule.limit as usize {
@@ -444,7 +462,61 @@ impl Engine {
             timed_out = flags.timed_out,
             "finished"
         );
+        self.record(journal::finished_line(&snapshot, &exec.binding_id));
         self.publish(Some(&exec.action), &Event::ExecutionFinished(snapshot));
+    }
+
+    /// Appends a line to the journal (fsynced by its writer thread), rewriting the file with
+    /// only the history's records once it holds twice as many lines as the history limit:
+    /// one rewrite per `logHistoryLimit` executions, never one per execution.
+    fn record(&self, line: Vec<u8>) {
+        let Some(journal) = &self.journal else { return };
+        journal.append(line);
+        let written = self.journal_lines.fetch_add(1, Ordering::SeqCst) + 1;
+        if written > 2 * self.config().limits.log_history_limit {
+            self.compact();
+        }
+    }
+
+    /// Rewrites the journal with one line per record in the history, oldest first.
+    fn compact(&self) {
+        let Some(journal) = &self.journal else { return };
+        let history = lock(&self.history);
+        let mut bytes = Vec::new();
+        let mut lines = 0;
+        for e in history.newest_first().collect::<Vec<_>>().into_iter().rev() {
+            let snapshot = e.snapshot();
+            let line = if snapshot.flags.execution_finished {
+                journal::finished_line(&snapshot, &e.binding_id)
+            } else {
+                journal::started_line(&snapshot, &e.binding_id)
+            };
+            bytes.extend(line);
+            lines += 1;
+        }
+        drop(history);
+        journal.replace(bytes);
+        self.journal_lines.store(lines, Ordering::SeqCst);
+    }
+
+    /// Brings back the records of a previous run (oldest first) and rewrites the journal
+    /// with them. A record whose action is gone keeps its title, behind no ACL.
+    pub fn restore(&self, records: Vec<Restored>) {
+        if records.is_empty() {
+            return;
+        }
+        let catalog = self.catalog();
+        {
+            let mut history = lock(&self.history);
+            for r in records {
+                let action = catalog
+                    .action(&r.binding_id)
+                    .cloned()
+                    .unwrap_or_else(|| Arc::new(Action::removed(&r.binding_id, &r.title)));
+                history.insert(Arc::new(Execution::restored(r, action)));
+            }
+        }
+        self.compact();
     }
 
     /// Finds an execution by tracking id, in the history or still running.
@@ -539,6 +611,7 @@ impl Engine {
         self.stopping.store(true, Ordering::SeqCst);
         let running: Vec<Arc<Execution>> = lock(&self.running).values().cloned().collect();
         if running.is_empty() {
+            self.flush();
             return;
         }
         info!(count = running.len(), "stopping running executions");
@@ -552,6 +625,16 @@ impl Engine {
             }
         };
         let _ = tokio::time::timeout(bound, all).await;
+        self.flush();
+    }
+
+    /// Waits (briefly) until every journal line is on disk; at shutdown.
+    pub fn flush(&self) {
+        if let Some(journal) = &self.journal
+            && !journal.flush(Duration::from_secs(2))
+        {
+            warn!("the history file could not be flushed in time");
+        }
     }
 
     /// Ends every event stream (after the executions' last events).

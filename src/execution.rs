@@ -50,6 +50,8 @@ pub enum Outcome {
     Blocked(String),
     /// The process could not be started.
     SpawnFailed(String),
+    /// Read back from the state directory after a restart, with the flags it had.
+    Restored(Flags),
 }
 
 /// How the kill ladder ended for a process group.
@@ -107,6 +109,7 @@ impl Phase {
             Phase::Finished(Outcome::TimedOut { .. }) => f(true, true, false, true, -1),
             Phase::Finished(Outcome::Blocked(_)) => f(false, true, true, false, -1),
             Phase::Finished(Outcome::SpawnFailed(_)) => f(false, true, false, false, -1),
+            Phase::Finished(Outcome::Restored(flags)) => *flags,
         }
     }
 
@@ -139,6 +142,8 @@ pub fn outcome_notice(outcome: &Outcome, grace_secs: u64) -> Option<String> {
         }
         Outcome::Blocked(reason) => Some(format!("blocked: {reason}")),
         Outcome::SpawnFailed(err) => Some(format!("failed to start: {err}")),
+        // Its notices were written when it finished.
+        Outcome::Restored(_) => None,
     }
 }
 
@@ -195,11 +200,32 @@ pub struct Execution {
     /// Values of `password` arguments: replaced in every rendering of the output, so a
     /// command that prints one does not show it back.
     secrets: Vec<String>,
-    pub started: Instant,
+    /// When it started, for rate windows; `None` for a record restored after a restart.
+    pub started: Option<Instant>,
+    /// The action's title and icon when it started (an entity binding's are rendered).
+    pub title: String,
+    pub icon: String,
     pub datetime_started: String,
     live: Mutex<Live>,
     done: watch::Sender<bool>,
     kill: Notify,
+}
+
+/// What is needed to bring a finished record back after a restart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Restored {
+    pub tracking_id: TrackingId,
+    pub binding_id: String,
+    pub title: String,
+    pub icon: String,
+    pub user: String,
+    pub user_class: String,
+    pub tags: Vec<String>,
+    pub datetime_started: String,
+    pub datetime_finished: String,
+    pub stdout: String,
+    pub stderr: String,
+    pub flags: Flags,
 }
 
 /// A consistent copy of an execution for display (a LogEntry without the wire format).
@@ -234,6 +260,7 @@ pub struct NewExecution {
 
 impl Execution {
     pub fn new(n: NewExecution) -> Self {
+        let (title, icon) = (n.action.title.clone(), n.action.icon.clone());
         Execution {
             tracking_id: n.tracking_id,
             binding_id: n.binding_id,
@@ -243,7 +270,9 @@ impl Execution {
             tags: n.tags,
             arguments: n.arguments,
             secrets: n.secrets.into_iter().filter(|s| !s.is_empty()).collect(),
-            started: Instant::now(),
+            started: Some(Instant::now()),
+            title,
+            icon,
             datetime_started: local_datetime(SystemTime::now()),
             live: Mutex::new(Live {
                 phase: Phase::Accepted,
@@ -254,6 +283,35 @@ impl Execution {
                 kill_request: None,
             }),
             done: watch::channel(false).0,
+            kill: Notify::new(),
+        }
+    }
+
+    /// A finished record read back from the state directory. It keeps no arguments (they
+    /// are never written), so it cannot be restarted.
+    pub fn restored(r: Restored, action: Arc<Action>) -> Self {
+        Execution {
+            tracking_id: r.tracking_id,
+            binding_id: r.binding_id,
+            action,
+            user: r.user,
+            user_class: r.user_class,
+            tags: r.tags,
+            arguments: None,
+            secrets: Vec::new(),
+            started: None,
+            title: r.title,
+            icon: r.icon,
+            datetime_started: r.datetime_started,
+            live: Mutex::new(Live {
+                phase: Phase::Finished(Outcome::Restored(r.flags)),
+                stdout: Capture::new(0),
+                stderr: Capture::new(0),
+                final_text: Some((r.stdout, r.stderr)),
+                datetime_finished: r.datetime_finished,
+                kill_request: None,
+            }),
+            done: watch::channel(true).0,
             kill: Notify::new(),
         }
     }
@@ -363,9 +421,9 @@ impl Execution {
         Snapshot {
             datetime_started: self.datetime_started.clone(),
             datetime_finished: live.datetime_finished.clone(),
-            action_title: self.action.title.clone(),
+            action_title: self.title.clone(),
             action_id: self.binding_id.clone(),
-            action_icon: self.action.icon.clone(),
+            action_icon: self.icon.clone(),
             stdout,
             stderr,
             flags: live.phase.flags(),

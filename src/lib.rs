@@ -16,6 +16,7 @@ pub mod events;
 pub mod execution;
 pub mod executor;
 pub mod history;
+pub mod journal;
 pub mod output;
 pub mod permissions;
 pub mod protocol;
@@ -39,7 +40,7 @@ pub async fn run(
 ) -> std::io::Result<()> {
     let reaper = executor::Reaper::start()?;
     let store = store::Store::new(config.state_directory.clone());
-    let authority = auth::Authority::open(store, &config.auth);
+    let authority = auth::Authority::open(store.clone(), &config.auth);
     let limits = &config.limits;
     let bus = std::sync::Arc::new(events::Bus::new(
         limits.max_event_subscribers,
@@ -47,7 +48,28 @@ pub async fn run(
         api::dto::encode_event,
     ));
     let entities = watcher::load_entities(&config, None);
-    let engine = engine::Engine::new(config, entities, reaper, bus);
+    let journal = store.journal(journal::FILE);
+    let restored = match store.read(journal::FILE) {
+        Ok(Some(bytes)) => {
+            journal::restore(&bytes, &clock::local_datetime(std::time::SystemTime::now()))
+        }
+        Ok(None) => journal::Restore::default(),
+        Err(e) => {
+            tracing::warn!("cannot read the history file ({e}); starting with an empty history");
+            journal::Restore::default()
+        }
+    };
+    for p in &restored.problems {
+        tracing::warn!("history: {p}");
+    }
+    let engine = engine::Engine::new(config, entities, reaper, bus, journal);
+    if !restored.records.is_empty() {
+        tracing::info!(
+            count = restored.records.len(),
+            "history restored from the state directory"
+        );
+    }
+    engine.restore(restored.records);
     let app = std::sync::Arc::new(api::App { engine, authority });
     let watching = tokio::spawn(watcher::run(std::sync::Arc::clone(&app)));
     let served = server::serve(listener, app, shutdown).await;

@@ -155,9 +155,6 @@ fn not_yet_enforced(config: &config::Config) -> Vec<&'static str> {
     if config.prometheus_enabled {
         out.push("prometheus.enabled: /metrics is not available in this version");
     }
-    if config.state_directory.is_some() {
-        out.push("stateDirectory: sessions are kept there, but the history is not persisted in this version");
-    }
     out
 }
 

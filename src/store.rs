@@ -9,6 +9,8 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// A state directory, or none (everything in memory only).
 #[derive(Debug, Clone)]
@@ -58,6 +60,98 @@ impl Store {
     }
 }
 
+impl Store {
+    /// A journal file written by its own thread: appends are fsynced there, so a slow SD
+    /// card never blocks the event loop. `None` without a state directory.
+    pub fn journal(&self, name: &str) -> Option<Journal> {
+        let dir = self.dir.clone()?;
+        let name = name.to_string();
+        let (tx, rx) = mpsc::channel::<Op>();
+        let store = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("actiond-journal".into())
+            .spawn(move || {
+                let path = dir.join(&name);
+                let mut file: Option<File> = None;
+                for op in rx {
+                    let result = match op {
+                        Op::Append(bytes) => append(&dir, &path, &mut file, &bytes),
+                        Op::Replace(bytes) => {
+                            // The append handle would keep writing to the old, renamed-over file.
+                            file = None;
+                            store.replace(&name, &bytes)
+                        }
+                        Op::Flush(done) => {
+                            let _ = done.send(());
+                            Ok(())
+                        }
+                    };
+                    if let Err(e) = result {
+                        tracing::warn!("cannot write {}: {e}", path.display());
+                        file = None;
+                    }
+                }
+            });
+        match spawned {
+            Ok(_) => Some(Journal { tx }),
+            Err(e) => {
+                tracing::warn!(
+                    "cannot start the journal writer ({e}): the history is kept in memory only"
+                );
+                None
+            }
+        }
+    }
+}
+
+enum Op {
+    Append(Vec<u8>),
+    Replace(Vec<u8>),
+    Flush(mpsc::Sender<()>),
+}
+
+/// The sending end of a journal file: appends and whole-file replacements, in order.
+#[derive(Debug, Clone)]
+pub struct Journal {
+    tx: mpsc::Sender<Op>,
+}
+
+impl Journal {
+    /// Appends bytes and fsyncs them (on the writer thread).
+    pub fn append(&self, bytes: Vec<u8>) {
+        let _ = self.tx.send(Op::Append(bytes));
+    }
+
+    /// Replaces the whole file atomically (on the writer thread).
+    pub fn replace(&self, bytes: Vec<u8>) {
+        let _ = self.tx.send(Op::Replace(bytes));
+    }
+
+    /// Waits until everything sent so far is on disk, at most `within`.
+    pub fn flush(&self, within: Duration) -> bool {
+        let (done, wait) = mpsc::channel();
+        self.tx.send(Op::Flush(done)).is_ok() && wait.recv_timeout(within).is_ok()
+    }
+}
+
+fn append(dir: &Path, path: &Path, file: &mut Option<File>, bytes: &[u8]) -> io::Result<()> {
+    if file.is_none() {
+        fs::create_dir_all(dir)?;
+        *file = Some(
+            OpenOptions::new()
+                .append(true)
+                .create(true)
+                .mode(0o600)
+                .open(path)?,
+        );
+    }
+    let f = file
+        .as_mut()
+        .ok_or_else(|| io::Error::other("journal not open"))?;
+    f.write_all(bytes)?;
+    f.sync_data()
+}
+
 fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut f = OpenOptions::new()
         .write(true)
@@ -94,6 +188,23 @@ mod tests {
             .mode();
         assert_eq!(mode & 0o777, 0o600);
         assert!(!dir.join("state/.x.json.tmp").exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_journal_appends_replaces_and_flushes_in_order() {
+        let dir = temp_dir("journal");
+        let store = Store::new(Some(dir.clone()));
+        let j = store.journal("h.jsonl").unwrap();
+        j.append(b"one\n".to_vec());
+        j.append(b"two\n".to_vec());
+        assert!(j.flush(Duration::from_secs(5)));
+        assert_eq!(fs::read(dir.join("h.jsonl")).unwrap(), b"one\ntwo\n");
+        j.replace(b"two\n".to_vec());
+        j.append(b"three\n".to_vec());
+        assert!(j.flush(Duration::from_secs(5)));
+        assert_eq!(fs::read(dir.join("h.jsonl")).unwrap(), b"two\nthree\n");
+        assert!(Store::memory().journal("x").is_none());
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -191,6 +191,33 @@ pub struct Action {
     pub exec_on_file_changed_in_dir: Vec<String>,
 }
 
+impl Action {
+    /// Stands in for an action no longer in the config, behind the history records of it
+    /// that were restored after a restart: it can be read, never run.
+    pub fn removed(id: &str, title: &str) -> Action {
+        Action {
+            id: id.to_string(),
+            title: title.to_string(),
+            icon: String::new(),
+            command: CommandSpec::Exec(Vec::new()),
+            template: CommandTemplate::Exec(Vec::new()),
+            timeout: Duration::from_secs(1),
+            arguments: Vec::new(),
+            entity: None,
+            hidden: true,
+            max_concurrent: 1,
+            max_rate: Vec::new(),
+            acls: Vec::new(),
+            popup_on_start: String::new(),
+            working_directory: None,
+            exec_on_startup: false,
+            exec_on_cron: Vec::new(),
+            exec_on_file_created_in_dir: Vec::new(),
+            exec_on_file_changed_in_dir: Vec::new(),
+        }
+    }
+}
+
 /// `maxRate` entry: at most `limit` runs started within `window`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateRule {
