@@ -500,11 +500,10 @@ impl Engine {
     }
 
     /// Brings back the records of a previous run (oldest first) and rewrites the journal
-    /// with them. A record whose action is gone keeps its title, behind no ACL.
+    /// with them, always: a torn last line must not stay in the file, or the next line
+    /// appended would be glued to it and lost. A record whose action is gone keeps its
+    /// title, behind no ACL.
     pub fn restore(&self, records: Vec<Restored>) {
-        if records.is_empty() {
-            return;
-        }
         let catalog = self.catalog();
         {
             let mut history = lock(&self.history);

@@ -115,8 +115,14 @@ impl Authority {
         username: &str,
         password: String,
     ) -> Login {
-        if !lock(&self.throttle).allows(peer, Instant::now()) {
-            return Login::Throttled;
+        {
+            let mut throttle = lock(&self.throttle);
+            if !throttle.allows(peer, Instant::now()) {
+                return Login::Throttled;
+            }
+            // Counted as failed until proven otherwise: verifications queue, so concurrent
+            // guesses must take their places in the throttle before any of them is checked.
+            throttle.failed(peer, Instant::now());
         }
         let user = auth
             .local_users
@@ -134,7 +140,6 @@ impl Authority {
                 Login::Accepted { sid }
             }
             None => {
-                lock(&self.throttle).failed(peer, Instant::now());
                 info!(%peer, "failed login");
                 Login::Refused
             }
