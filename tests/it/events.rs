@@ -48,7 +48,7 @@ fn stream_request_at(path: &str, body: &[u8]) -> Request {
 }
 
 /// The well-formed subscription: one uncompressed envelope holding `{}`.
-fn subscribe() -> Request {
+pub(crate) fn subscribe() -> Request {
     subscribe_at(&format!("{SERVICE}EventStream"))
 }
 
@@ -61,9 +61,9 @@ fn subscribe_at(path: &str) -> Request {
 
 /// One envelope of the response.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Frame {
-    flags: u8,
-    payload: Vec<u8>,
+pub(crate) struct Frame {
+    pub(crate) flags: u8,
+    pub(crate) payload: Vec<u8>,
 }
 
 impl Frame {
@@ -76,7 +76,7 @@ impl Frame {
         })
     }
 
-    fn is_end(&self) -> bool {
+    pub(crate) fn is_end(&self) -> bool {
         self.flags & END_STREAM != 0
     }
 
@@ -140,7 +140,7 @@ impl Event {
 
 /// What the next read of a stream found.
 #[derive(Debug)]
-enum Next {
+pub(crate) enum Next {
     Frame(Frame),
     /// The HTTP body ended cleanly (the terminating zero-length chunk).
     End,
@@ -159,7 +159,7 @@ enum Framing {
 }
 
 /// An open EventStream response, read one envelope at a time.
-struct EventStream {
+pub(crate) struct EventStream {
     sock: TcpStream,
     /// Bytes read from the socket and not yet decoded.
     raw: Vec<u8>,
@@ -182,14 +182,14 @@ impl EventStream {
 
     /// Opens the standard subscription and asserts that it was accepted: 200 and the
     /// streaming headers of SPEC §2.4.
-    fn subscribe(addr: SocketAddr) -> EventStream {
+    pub(crate) fn subscribe(addr: SocketAddr) -> EventStream {
         let stream = EventStream::open(addr, &subscribe());
         stream.assert_stream_head();
         stream
     }
 
     /// Sends `req` on `sock` and reads the response head.
-    fn start(sock: TcpStream, req: &Request) -> EventStream {
+    pub(crate) fn start(sock: TcpStream, req: &Request) -> EventStream {
         sock.set_nodelay(true).expect("nodelay");
         sock.set_write_timeout(Some(HANG)).expect("write timeout");
         (&sock)
@@ -273,7 +273,7 @@ impl EventStream {
 
     /// SPEC §2.4: 200, the Connect streaming content type, no caching and no proxy
     /// buffering, and a chunked body (HTTP/1.1's way to send as it happens).
-    fn assert_stream_head(&self) {
+    pub(crate) fn assert_stream_head(&self) {
         assert_eq!(self.status, 200, "EventStream answered {}", self.status);
         let content_type = self.header("Content-Type").unwrap_or_default();
         assert_eq!(
@@ -375,7 +375,7 @@ impl EventStream {
     }
 
     /// The next envelope, the end of the body, a closed connection, or a timeout.
-    fn next(&mut self, timeout: Duration) -> Next {
+    pub(crate) fn next(&mut self, timeout: Duration) -> Next {
         let deadline = Instant::now() + timeout;
         loop {
             if self.body.len() >= 5 {
@@ -432,7 +432,7 @@ impl EventStream {
     }
 
     /// Every envelope up to the end of the stream, and how the body then ended.
-    fn rest(&mut self, timeout: Duration) -> (Vec<Frame>, Next) {
+    pub(crate) fn rest(&mut self, timeout: Duration) -> (Vec<Frame>, Next) {
         let deadline = Instant::now() + timeout;
         let mut frames = Vec::new();
         loop {
@@ -842,7 +842,7 @@ fn streams_beyond_max_event_subscribers_are_refused_until_one_closes() {
 /// segments make Linux size the service's send buffer at megabytes (ten segments, doubled);
 /// with 536-byte segments it is some tens of kilobytes. Neither std nor tokio can set the
 /// segment size; nix's safe `setsockopt` can.
-fn connect_with_small_window(addr: SocketAddr) -> TcpStream {
+pub(crate) fn connect_with_small_window(addr: SocketAddr) -> TcpStream {
     use nix::sys::socket::{setsockopt, sockopt::TcpMaxSeg};
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()

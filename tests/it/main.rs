@@ -9,12 +9,15 @@
 mod client;
 mod harness;
 
+mod abuse;
 mod arguments;
 mod cli_credentials;
 mod config_check;
 mod dashboards;
+mod durability;
 mod events;
 mod identity;
+mod limits;
 mod logs;
 mod operations;
 mod permissions;
@@ -22,4 +25,5 @@ mod processes;
 mod quoting_fuzz;
 mod reload;
 mod shutdown;
+mod soak;
 mod wire;
