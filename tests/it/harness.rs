@@ -586,3 +586,18 @@ fn harness_yaml_renders_nested_values() {
     let yaml = to_yaml(&json!({"a": 1, "b": [{"c": "x\"y", "d": []}], "e": {}}));
     assert_eq!(yaml, "a: 1\nb:\n  -\n    c: \"x\\\"y\"\n    d: []\ne: {}\n");
 }
+
+/// A command that runs until the test creates `go` in the config directory, so a run holds
+/// its place exactly as long as the test needs, however fast the machine is.
+pub const GATED: &str = "while [ ! -e go ]; do sleep 0.01; done";
+
+/// The `actiond:` notice lines of an entry's stderr.
+pub fn notices(entry: &Value) -> Vec<String> {
+    entry["stderr"]
+        .as_str()
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("actiond:"))
+        .map(str::to_string)
+        .collect()
+}

@@ -17,25 +17,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::client::{Conn, Request, assert_entry_shape};
-use crate::harness::{Server, config_with, shell_action, wait_until};
+use crate::harness::{GATED, Server, config_with, notices, shell_action, wait_until};
 
 /// Bound for things that should happen at once; only a hang detector.
 const SOON: Duration = Duration::from_secs(10);
-
-/// A command that runs until the test creates `go` in the config directory, so a run holds
-/// its place for exactly as long as the test needs, however fast the machine is.
-const GATED: &str = "while [ ! -e go ]; do sleep 0.01; done";
-
-/// The `actiond:` lines of an entry's stderr.
-fn notices(entry: &Value) -> Vec<String> {
-    entry["stderr"]
-        .as_str()
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| l.starts_with("actiond:"))
-        .map(str::to_string)
-        .collect()
-}
 
 /// Asserts the blocked row of SPEC §4's table and returns the one `actiond: blocked:` line.
 fn assert_blocked(entry: &Value) -> String {

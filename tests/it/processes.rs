@@ -17,26 +17,12 @@ use serde_json::{Value, json};
 
 use crate::client::{Request, assert_entry_shape, is_datetime};
 use crate::harness::{
-    GroupGuard, PidGuard, Server, config_with, fd_count, group_members, proc_stat, read_pid_file,
-    shell_action, vm_kib, wait_until, zombie_children,
+    GATED, GroupGuard, PidGuard, Server, config_with, fd_count, group_members, notices, proc_stat,
+    read_pid_file, shell_action, vm_kib, wait_until, zombie_children,
 };
 
 /// Bound for things that should happen at once; only a hang detector.
 const SOON: Duration = Duration::from_secs(10);
-
-/// A command that runs until the test creates `go` in the config directory.
-const GATED: &str = "while [ ! -e go ]; do sleep 0.02; done";
-
-/// The lines of `stderr` that are notices from the service.
-fn notices(entry: &Value) -> Vec<String> {
-    entry["stderr"]
-        .as_str()
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| l.starts_with("actiond:"))
-        .map(str::to_string)
-        .collect()
-}
 
 /// Polls until the execution has been spawned.
 fn wait_started(server: &Server, id: &str) -> Value {
