@@ -4,7 +4,7 @@
 //! the embedded default), `tree` turns YAML text into an ordered node tree, and `validate`
 //! walks that tree once, collecting every error with its YAML path and warning about
 //! unknown keys by name. Nothing here spawns processes, opens sockets or writes files, and a
-//! `Config` is immutable once built: a reload (a later issue) builds a new one and swaps it.
+//! `Config` is immutable once built: a reload builds a new one and the engine swaps it whole.
 
 mod source;
 pub(crate) mod tree;
@@ -174,7 +174,7 @@ pub struct Action {
     pub template: CommandTemplate,
     pub timeout: Duration,
     pub arguments: Vec<Argument>,
-    /// `entity:` type name; such an action yields one binding per entity instance (later issue).
+    /// `entity:` type name; such an action yields one binding per entity instance.
     pub entity: Option<String>,
     pub hidden: bool,
     /// `maxConcurrent` (default 1): a press while this many run is recorded as blocked.
@@ -225,7 +225,7 @@ pub struct RateRule {
     pub window: Duration,
 }
 
-/// A declared argument, kept structurally (types are checked by the arguments issue).
+/// A declared argument; its type's rule is parsed (and a `regex:` compiled) at load.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Argument {
     pub name: String,
@@ -250,7 +250,7 @@ pub struct Choice {
     pub title: String,
 }
 
-/// Identity settings (SPEC §6), parsed now and enforced by the identity issue.
+/// Identity settings (SPEC §6); `auth` identifies callers, `permissions` decides with them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Auth {
     pub require_guests_to_login: bool,

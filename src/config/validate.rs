@@ -8,8 +8,8 @@
 //! pure: it never touches files, sockets or the process environment. Included files reach it
 //! through a closure, environment variables through another, so tests can drive every case.
 //!
-//! What it deliberately does not check yet: argument `type` names and the `{{ }}` placeholders
-//! in commands (the arguments issue owns those), and cron lines (the trigger issue).
+//! Argument types and command templates are compiled here through `arguments::types` and
+//! `template`, which own their rules. Cron lines are not checked yet: triggers are not built.
 
 use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv6Addr};
