@@ -23,7 +23,8 @@ use serde_json::{Value, json};
 
 use crate::client::{Request, assert_entry_shape, assert_error, is_datetime};
 use crate::harness::{
-    GroupGuard, Server, TempDir, config_with, read_pid_file, shell_action, wait_until,
+    GroupGuard, Server, TempDir, config_with, group_members, read_pid_file, shell_action,
+    wait_until,
 };
 
 /// Only a hang detector.
@@ -741,9 +742,14 @@ fn restored_runs_cannot_be_restarted_and_a_graceful_stop_records_what_it_killed(
     assert_eq!(server.wait_finished(&again_id, SOON)["stdout"], "hi Ada\n");
 
     start_as(&server, "long", "stopped-by-sigterm");
-    let _group = GroupGuard(read_pid_file(&server.path("pid"), SOON));
+    let group = GroupGuard(read_pid_file(&server.path("pid"), SOON));
     let status = server.stop();
     assert!(status.success(), "{status:?}");
+    let gone = wait_until(SOON, || group_members(group.0).is_empty());
+    assert!(gone, "the shutdown left {:?}", group_members(group.0));
+    // Dropped now, not at the end: a guard that outlives its group could kill a later group
+    // that happens to get the same id (pids wrap quickly while the suite runs).
+    drop(group);
 
     let server = Server::start(config);
     let logs = all_logs(&server);
