@@ -130,7 +130,7 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
         }
     };
     let result = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(&address)
+        let listener = bind_listener(&address)
             .await
             .map_err(|e| format!("cannot listen on {address}: {e}"))?;
         let bound = listener.local_addr().map_err(|e| e.to_string())?;
@@ -156,6 +156,32 @@ fn not_yet_enforced(config: &config::Config) -> Vec<&'static str> {
         out.push("prometheus.enabled: /metrics is not available in this version");
     }
     out
+}
+
+/// Connections beyond `maxConnections` wait in the kernel's queue; tokio's default of 128
+/// would make a larger burst drop its connects and retry.
+const BACKLOG: u32 = 1024;
+
+/// Binds `address` (host:port, a name is resolved) with a long listen queue.
+async fn bind_listener(address: &str) -> std::io::Result<tokio::net::TcpListener> {
+    let mut last = std::io::Error::new(
+        std::io::ErrorKind::NotFound,
+        "the address resolves to nothing",
+    );
+    for addr in tokio::net::lookup_host(address).await? {
+        let socket = if addr.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()?
+        } else {
+            tokio::net::TcpSocket::new_v6()?
+        };
+        // A restarted service must not wait for the old connections' TIME_WAIT to end.
+        socket.set_reuseaddr(true)?;
+        match socket.bind(addr).and_then(|()| socket.listen(BACKLOG)) {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
 }
 
 /// Resolves on the first SIGTERM or SIGINT.
