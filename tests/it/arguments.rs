@@ -21,7 +21,6 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -29,7 +28,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::client::{Conn, Request, assert_json_error, send};
-use crate::harness::{Finished, Server, TempDir, config_with, run_binary, to_yaml};
+use crate::harness::{Finished, Server, TempDir, config_with, files_in, run_binary, to_yaml};
 
 /// The argument under attack; its environment variable is `SUBJECT`.
 const SUBJECT: &str = "subject";
@@ -578,20 +577,6 @@ fn show_json(value: &Value) -> String {
         Some(s) => show(s),
         None => value.to_string(),
     }
-}
-
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .expect("read server dir")
-        .map(|e| {
-            e.expect("dir entry")
-                .file_name()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
-    names.sort();
-    names
 }
 
 /// Connect calls over one keep-alive connection: thousands of starts on fresh connections

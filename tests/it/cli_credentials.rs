@@ -3,65 +3,17 @@
 //! fresh API token with the config entry that admits it. The token's hash is recomputed here,
 //! and the printed password hash is checked by its PHC shape and verified with the library.
 
-use std::io::{Read, Write};
-use std::process::{Command, ExitStatus, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_actiond");
+use crate::harness::{Finished, TempDir, run_binary_with_stdin};
 
 /// One argon2id hash takes well under a second even in a debug build; this only stops a hang.
 const BOUND: Duration = Duration::from_secs(30);
 
-struct Run {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs the binary with `args`, `stdin` as its standard input (then closed), and a deadline.
-fn run_with_stdin(args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn actiond");
-    let mut input = child.stdin.take().expect("stdin pipe");
-    let stdin = stdin.to_string();
-    // Written from a thread and then dropped, so the child sees EOF, and a child that never
-    // reads cannot block the test on a full pipe.
-    let writer = thread::spawn(move || {
-        let _ = input.write_all(stdin.as_bytes());
-    });
-    let reader = |mut pipe: Box<dyn Read + Send>| {
-        thread::spawn(move || {
-            let mut text = String::new();
-            let _ = pipe.read_to_string(&mut text);
-            text
-        })
-    };
-    let stdout = reader(Box::new(child.stdout.take().expect("stdout pipe")));
-    let stderr = reader(Box::new(child.stderr.take().expect("stderr pipe")));
-    let deadline = Instant::now() + BOUND;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("actiond {args:?} still running after {BOUND:?}");
-        }
-        thread::sleep(Duration::from_millis(10));
-    };
-    writer.join().expect("stdin writer");
-    Run {
-        status,
-        stdout: stdout.join().expect("stdout reader"),
-        stderr: stderr.join().expect("stderr reader"),
-    }
+/// Runs the binary with `args` and `stdin` as its standard input, in a throwaway directory.
+fn run_with_stdin(args: &[&str], stdin: &str) -> Finished {
+    let dir = TempDir::new();
+    run_binary_with_stdin(args, dir.path(), BOUND, Some(stdin))
 }
 
 #[test]

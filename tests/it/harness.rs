@@ -10,7 +10,7 @@
 //! service holds. Every wait here is bounded, so a broken service fails a test instead of
 //! hanging the run.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -388,14 +388,38 @@ pub struct Finished {
 
 /// Runs the binary with `args`, killing it if it runs longer than `timeout`.
 pub fn run_binary(args: &[&str], cwd: &Path, timeout: Duration) -> Finished {
+    run_binary_with_stdin(args, cwd, timeout, None)
+}
+
+/// The same, with `stdin` written to the binary's standard input (then closed); `None`
+/// gives it /dev/null.
+pub fn run_binary_with_stdin(
+    args: &[&str],
+    cwd: &Path,
+    timeout: Duration,
+    stdin: Option<&str>,
+) -> Finished {
     let mut child = Command::new(BIN)
         .args(args)
         .current_dir(cwd)
-        .stdin(Stdio::null())
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn actiond");
+    // Written from a thread and then dropped, so the child sees EOF, and a child that never
+    // reads cannot block the test on a full pipe.
+    let writer = stdin.map(|text| {
+        let mut input = child.stdin.take().expect("stdin pipe");
+        let text = text.to_string();
+        thread::spawn(move || {
+            let _ = input.write_all(text.as_bytes());
+        })
+    });
     let stdout = read_all_in_thread(child.stdout.take().expect("stdout pipe"));
     let stderr = read_all_in_thread(child.stderr.take().expect("stderr pipe"));
     let deadline = Instant::now() + timeout;
@@ -410,11 +434,30 @@ pub fn run_binary(args: &[&str], cwd: &Path, timeout: Duration) -> Finished {
         }
         thread::sleep(Duration::from_millis(10));
     };
+    if let Some(w) = writer {
+        w.join().expect("stdin writer");
+    }
     Finished {
         status,
         stdout: stdout.join().expect("stdout reader"),
         stderr: stderr.join().expect("stderr reader"),
     }
+}
+
+/// The names of the files in `dir`, sorted: an interpreted value would leave one behind
+/// (a marker, or the target of a redirection).
+pub fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| {
+            e.expect("dir entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
 }
 
 fn read_all_in_thread(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {

@@ -29,6 +29,8 @@ use nix::unistd::Pid;
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
+use crate::harness::files_in;
+
 use crate::harness::TempDir;
 
 /// The file every adversarial value tries to create in the command's working directory.
@@ -131,22 +133,6 @@ fn run(shell: &str, script: &str, dir: &Path) -> Ran {
 /// Renders `template` with `value` for every placeholder.
 fn render(template: &Template, value: &str) -> String {
     template.render(&|_: &Placeholder| Some(value.to_string()))
-}
-
-/// The names of the files in `dir`: an interpreted value would leave one (`MARK`, or the
-/// target of a redirection).
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .expect("read temp dir")
-        .map(|e| {
-            e.expect("dir entry")
-                .file_name()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
-    names.sort();
-    names
 }
 
 /// Runs the rendered `script` in every shell and asserts that it prints exactly `want`,
