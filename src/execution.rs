@@ -349,8 +349,8 @@ impl Execution {
             if live.phase.is_finished() {
                 return;
             }
-            let mut stdout = redact(live.stdout.render(), &self.secrets);
-            let mut stderr = redact(live.stderr.render(), &self.secrets);
+            let mut stdout = redact(live.stdout.render(&self.secrets), &self.secrets);
+            let mut stderr = redact(live.stderr.render(&self.secrets), &self.secrets);
             for (name, capture) in [("stdout", &live.stdout), ("stderr", &live.stderr)] {
                 if capture.omitted() > 0 {
                     append_notice(
@@ -414,8 +414,8 @@ impl Execution {
         let (stdout, stderr) = match &live.final_text {
             Some((o, e)) => (o.clone(), e.clone()),
             None => (
-                redact(live.stdout.render(), &self.secrets),
-                redact(live.stderr.render(), &self.secrets),
+                redact(live.stdout.render(&self.secrets), &self.secrets),
+                redact(live.stderr.render(&self.secrets), &self.secrets),
             ),
         };
         Snapshot {

@@ -79,16 +79,21 @@ impl Capture {
     /// The captured text as valid UTF-8: invalid bytes become U+FFFD, and when bytes were
     /// omitted an `actiond:` marker line stands where they were. A character cut by the
     /// omission is dropped whole rather than shown as replacement characters.
-    pub fn render(&self) -> String {
+    ///
+    /// A secret cut by the omission would survive redaction as two fragments (`hun` before
+    /// the marker, `ter2` after it), so the end of the head that could begin a secret and the
+    /// start of the tail that could end one are dropped too and counted as omitted. The
+    /// caller still redacts whole secrets in the result.
+    pub fn render(&self, secrets: &[String]) -> String {
         let omitted = self.omitted();
         if omitted == 0 {
             let mut all = self.head.clone();
             all.extend_from_slice(&self.tail_in_order());
             return String::from_utf8_lossy(&all).into_owned();
         }
-        let head = trim_partial_end(&self.head);
+        let head = trim_partial_end(trim_secret_start(&self.head, secrets));
         let tail_bytes = self.tail_in_order();
-        let tail = trim_partial_start(&tail_bytes);
+        let tail = trim_partial_start(trim_secret_end(&tail_bytes, secrets));
         let cut = omitted
             + (self.head.len() - head.len()) as u64
             + (tail_bytes.len() - tail.len()) as u64;
@@ -100,6 +105,34 @@ impl Capture {
         out.push_str(&String::from_utf8_lossy(tail));
         out
     }
+}
+
+/// `head` without its longest ending that is the first part of some secret.
+fn trim_secret_start<'a>(head: &'a [u8], secrets: &[String]) -> &'a [u8] {
+    let cut = secrets
+        .iter()
+        .filter_map(|s| {
+            let s = s.as_bytes();
+            (1..s.len()).rev().find(|&k| head.ends_with(&s[..k]))
+        })
+        .max()
+        .unwrap_or(0);
+    &head[..head.len() - cut]
+}
+
+/// `tail` without its longest beginning that is the last part of some secret.
+fn trim_secret_end<'a>(tail: &'a [u8], secrets: &[String]) -> &'a [u8] {
+    let cut = secrets
+        .iter()
+        .filter_map(|s| {
+            let s = s.as_bytes();
+            (1..s.len())
+                .rev()
+                .find(|&k| tail.starts_with(&s[s.len() - k..]))
+        })
+        .max()
+        .unwrap_or(0);
+    &tail[cut..]
 }
 
 /// Drops an incomplete UTF-8 sequence at the end of `b` (at most three bytes).
@@ -238,7 +271,7 @@ mod tests {
     #[test]
     fn small_output_is_kept_whole() {
         let c = capture(64, &[b"hello ", b"world\n"]);
-        assert_eq!(c.render(), "hello world\n");
+        assert_eq!(c.render(&[]), "hello world\n");
         assert_eq!((c.total(), c.omitted()), (12, 0));
     }
 
@@ -246,7 +279,7 @@ mod tests {
     fn exactly_the_cap_is_kept_whole() {
         let data: Vec<u8> = (0..64u8).map(|i| b'a' + i % 26).collect();
         let c = capture(64, &[&data]);
-        assert_eq!(c.render().as_bytes(), &data[..]);
+        assert_eq!(c.render(&[]).as_bytes(), &data[..]);
     }
 
     #[test]
@@ -259,7 +292,7 @@ mod tests {
                 c.push(piece);
             }
             assert_eq!(c.omitted(), 1000 - 64, "chunk {chunk}");
-            let text = c.render();
+            let text = c.render(&[]);
             let head = std::str::from_utf8(&data[..16]).unwrap();
             let tail = std::str::from_utf8(&data[1000 - 48..]).unwrap();
             assert_eq!(
@@ -284,13 +317,13 @@ mod tests {
     #[test]
     fn invalid_utf8_becomes_replacement_characters() {
         let c = capture(64, &[b"\xff\xfeok"]);
-        assert_eq!(c.render(), "\u{FFFD}\u{FFFD}ok");
+        assert_eq!(c.render(&[]), "\u{FFFD}\u{FFFD}ok");
     }
 
     #[test]
     fn a_character_split_across_reads_stays_whole() {
         let c = capture(64, &[b"caf\xc3", b"\xa9\n"]);
-        assert_eq!(c.render(), "café\n");
+        assert_eq!(c.render(&[]), "café\n");
     }
 
     #[test]
@@ -298,10 +331,47 @@ mod tests {
         // 'é' is two bytes; with cap 8 the head is 2 bytes and the cut falls inside characters.
         let text = "aéééééééééé";
         let c = capture(8, &[text.as_bytes()]);
-        let out = c.render();
+        let out = c.render(&[]);
         assert!(!out.contains('\u{FFFD}'), "{out:?}");
         assert!(out.starts_with('a'));
         assert!(out.ends_with("ééé"));
+    }
+
+    #[test]
+    fn a_secret_cut_by_the_omission_leaves_no_fragment() {
+        // cap 16: head 4 bytes, tail 12. The secret straddles both cuts in turn.
+        let cases: &[(&str, &str)] = &[
+            // head ends inside the secret
+            ("abhunter2..........................tail-of-it..", "ab\n"),
+            // tail starts inside the secret
+            ("abcd...............................nter2 rest..", "abcd\n"),
+        ];
+        let secrets = vec!["hunter2".to_string()];
+        for (text, head) in cases {
+            let c = capture(16, &[text.as_bytes()]);
+            let out = c.render(&secrets);
+            assert!(out.starts_with(head), "{text:?} → {out:?}");
+            for frag in ["hu", "hun", "er2", "nter2", "ter2"] {
+                assert!(!out.contains(frag), "{frag} left in {out:?}");
+            }
+            let (before, marker_and_tail) = out.split_at(out.find("actiond: … ").unwrap());
+            let (marker, tail) = marker_and_tail.split_at(marker_and_tail.find('\n').unwrap() + 1);
+            let cut: usize = marker["actiond: … ".len()..]
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            // `before` ends with the newline the marker line needs; the text had none there.
+            assert_eq!(
+                before.len() - 1 + cut + tail.len(),
+                text.len(),
+                "the cut count covers the dropped fragments: {out:?}"
+            );
+        }
+        // Innocent text beside the cut is untouched when no secrets are configured.
+        let c = capture(16, &[b"abhu..............................nter2 rest.."]);
+        assert!(c.render(&[]).starts_with("abhu\n"));
     }
 
     #[test]

@@ -1661,3 +1661,32 @@ fn tricky_scripts_are_refused_or_inject_nothing() {
     }
     assert!(injections.is_empty(), "{}", injections.join("\n"));
 }
+
+#[test]
+fn a_password_cut_by_the_output_omission_leaves_no_fragment() {
+    // 1024 bytes kept per stream: the first 256 and the last 768. The command prints the
+    // password so that its first two bytes end the head and its last three begin the tail;
+    // without care, "QW" and "YUI" would be left on each side of the omission marker.
+    let secret = "QWERTYUI";
+    let mut config = config_with(vec![json!({
+        "id": "spill",
+        "title": "Spill",
+        "shell": "printf '%0254d' 0; printf %s {{ pw }}; head -c 4000 /dev/zero | tr '\\0' x; \
+                  printf %s {{ pw }}; head -c 765 /dev/zero | tr '\\0' y",
+        "arguments": [{"name": "pw", "type": "password"}],
+    })]);
+    config["maxOutputBytes"] = json!(1024);
+    let server = Server::start(config);
+    let (status, reply) = call(
+        &server,
+        "StartActionAndWait",
+        start_body("spill", &[("pw", secret)]),
+    );
+    assert_eq!(status, 200, "{reply}");
+    let stdout = reply["logEntry"]["stdout"].as_str().expect("stdout");
+    assert!(stdout.contains("bytes omitted"), "{stdout}");
+    assert!(stdout.starts_with(&"0".repeat(254)), "{stdout}");
+    for fragment in ["QW", "YUI", "UI"] {
+        assert!(!stdout.contains(fragment), "{fragment} left in {stdout}");
+    }
+}
