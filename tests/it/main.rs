@@ -10,6 +10,7 @@ mod client;
 mod harness;
 
 mod abuse;
+mod appliance;
 mod arguments;
 mod cli_credentials;
 mod config_check;
