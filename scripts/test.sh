@@ -24,6 +24,7 @@ need() {
 need cargo cargo
 need node nodejs
 need npm npm
+need systemd-analyze systemd
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -44,5 +45,8 @@ step "Connect client from npm against the real binary (tests/connect)"
     npm run --silent generate
     ACTIOND_BIN="$PWD/../../target/debug/actiond" npm test
 )
+
+step "ARM builds without docker, run under qemu-user (scripts/cross-smoke.sh)"
+bash scripts/cross-smoke.sh
 
 step "all tests passed"
