@@ -77,9 +77,11 @@ if $need_32bit && ! { installed musl-dev:armhf && installed musl-dev:armel; }; t
 if ! $all_there; then
     # arm64 alone first: when armhf is added in the same update and its security index fails,
     # apt keeps stale lists and offers only bookworm's older rustc (see the cross reference).
-    add_arch arm64
-    if ! apt-cache policy rustc-web | grep -q 'Candidate: 1\.9'; then
-        [ "$(id -u)" -eq 0 ] && apt-get update -qq
+    if dpkg --print-foreign-architectures | grep -qx arm64; then
+        [ "$(id -u)" -eq 0 ] || die "missing Debian packages and not root to install them"
+        apt-get update -qq || echo "cross-build: apt-get update reported errors; going on with the lists it has" >&2
+    else
+        add_arch arm64
     fi
     apt_install "${base[@]}"
     if $need_32bit; then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run) and as README "Testing" shows it:
 # format check, clippy with warnings as errors, unit tests, black-box tests of the real
-# binary, and the Connect client from npm against the real binary. It installs what it needs
-# and fails loudly; nothing is skipped silently.
+# binary, the Connect client from npm against the real binary, and ARM builds run under
+# qemu-user (scripts/cross-smoke.sh). It installs what it needs and fails loudly; nothing is
+# skipped silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
