@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run) and as README "Testing" shows it:
 # format check, clippy with warnings as errors, unit tests, black-box tests of the real
-# binary, and the Connect client from npm against the real binary. It installs what it needs
-# and fails loudly; nothing is skipped silently.
+# binary, the Connect client from npm against the real binary, and ARM builds run under
+# qemu-user (scripts/cross-smoke.sh). It installs what it needs and fails loudly; nothing is
+# skipped silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +25,7 @@ need() {
 need cargo cargo
 need node nodejs
 need npm npm
+need systemd-analyze systemd
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -44,5 +46,8 @@ step "Connect client from npm against the real binary (tests/connect)"
     npm run --silent generate
     ACTIOND_BIN="$PWD/../../target/debug/actiond" npm test
 )
+
+step "ARM builds without docker, run under qemu-user (scripts/cross-smoke.sh)"
+bash scripts/cross-smoke.sh
 
 step "all tests passed"

@@ -4,6 +4,7 @@
 //! 1: could not start).
 
 mod cli;
+mod notify;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -135,7 +136,12 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
             .map_err(|e| format!("cannot listen on {address}: {e}"))?;
         let bound = listener.local_addr().map_err(|e| e.to_string())?;
         info!("listening on http://{bound}");
-        actiond::run(config, listener, stop_signal())
+        let systemd = notify::Systemd::ready(&format!("listening on http://{bound}"));
+        let stop = async move {
+            stop_signal().await;
+            systemd.stopping();
+        };
+        actiond::run(config, listener, stop)
             .await
             .map_err(|e| e.to_string())
     });

@@ -10,6 +10,7 @@ mod client;
 mod harness;
 
 mod abuse;
+mod appliance;
 mod arguments;
 mod cli_credentials;
 mod config_check;
@@ -26,4 +27,5 @@ mod quoting_fuzz;
 mod reload;
 mod shutdown;
 mod soak;
+mod systemd;
 mod wire;

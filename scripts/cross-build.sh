@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Cross-compile actiond for Raspberry Pi class boards WITHOUT docker, on Debian 12 (bookworm)
+# x86_64: Debian's rustc-web toolchain, the gcc cross linkers, Debian's musl, and
+# `-Zbuild-std` where Debian ships no standard library for the target. `cross` (Cross.toml)
+# gives the same binaries on a machine with docker; this is the route for one without.
+#
+#   scripts/cross-build.sh [TARGET...]      default: all four targets below
+#
+#   aarch64-unknown-linux-gnu        Pi 3/4/5, Zero 2 W on 64-bit Raspberry Pi OS (glibc >= 2.34,
+#                                    i.e. bookworm; use a musl build on older systems)
+#   aarch64-unknown-linux-musl       the same boards, static: runs on any 64-bit ARM Linux
+#   armv7-unknown-linux-musleabihf   Pi 2/3/4 on 32-bit OS, static
+#   arm-unknown-linux-musleabi       Pi Zero / Zero W / Pi 1 (ARMv6), static, soft-float ABI
+#
+# Output: dist/<target>/actiond (stripped; dist/ is git-ignored) and a size table on stdout.
+# The build cache lives outside the work tree ($ACTIOND_CROSS_CACHE, default
+# ~/.cache/actiond-cross) so that fresh clones (CI) reuse the compiled standard library and
+# dependencies; it never touches target/, where the host (rustup) build lives.
+# Installs what it needs with apt (root) and fails loudly when it cannot.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ALL_TARGETS=(aarch64-unknown-linux-gnu aarch64-unknown-linux-musl
+             armv7-unknown-linux-musleabihf arm-unknown-linux-musleabi)
+CACHE="${ACTIOND_CROSS_CACHE:-$HOME/.cache/actiond-cross}"
+DIST="$PWD/dist"
+
+die() { echo "cross-build: error: $*" >&2; exit 1; }
+step() { printf '\n==> %s\n' "$*" >&2; }
+
+[ $# -gt 0 ] || set -- "${ALL_TARGETS[@]}"
+for t in "$@"; do
+    case " ${ALL_TARGETS[*]} " in
+        *" $t "*) ;;
+        *) die "unknown target '$t' (known: ${ALL_TARGETS[*]})" ;;
+    esac
+done
+
+# ---------------------------------------------------------------------------------------
+# Packages
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+apt_install() {
+    # apt_install PKG...: installs the missing ones; a failure stops the script.
+    local missing=()
+    for p in "$@"; do installed "$p" || missing+=("$p"); done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${missing[*]}) and not root to install them"
+    step "apt-get install ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+        || die "apt-get install ${missing[*]} failed"
+}
+
+add_arch() {
+    # add_arch ARCH: enables a foreign architecture and refreshes the package lists. Lists of
+    # an added 32-bit architecture sometimes fail to download from the security mirror; the
+    # main archive is enough for musl-dev, so only the packages' presence is checked later.
+    dpkg --print-foreign-architectures | grep -qx "$1" && return 0
+    [ "$(id -u)" -eq 0 ] || die "need root to add the $1 architecture"
+    step "dpkg --add-architecture $1"
+    dpkg --add-architecture "$1"
+    apt-get update -qq || [ "$1" != arm64 ] || die "apt-get update failed after adding arm64"
+}
+
+need_32bit=false
+for t in "$@"; do case $t in arm*) need_32bit=true ;; esac; done
+
+base=(rustc-web cargo-web rust-web-src libstd-rust-web-dev:arm64 gcc-aarch64-linux-gnu
+      libc6-dev-arm64-cross musl-dev:arm64 libunwind-14-dev:arm64 qemu-user-static file binutils)
+$need_32bit && base+=(gcc-arm-linux-gnueabihf libc6-dev-armhf-cross gcc-arm-linux-gnueabi
+                      libc6-dev-armel-cross)
+all_there=true
+for p in "${base[@]}"; do installed "$p" || all_there=false; done
+if $need_32bit && ! { installed musl-dev:armhf && installed musl-dev:armel; }; then all_there=false; fi
+
+if ! $all_there; then
+    # arm64 alone first: when armhf is added in the same update and its security index fails,
+    # apt keeps stale lists and offers only bookworm's older rustc (see the cross reference).
+    if dpkg --print-foreign-architectures | grep -qx arm64; then
+        [ "$(id -u)" -eq 0 ] || die "missing Debian packages and not root to install them"
+        apt-get update -qq || echo "cross-build: apt-get update reported errors; going on with the lists it has" >&2
+    else
+        add_arch arm64
+    fi
+    apt_install "${base[@]}"
+    if $need_32bit; then
+        add_arch armhf
+        add_arch armel
+        apt_install musl-dev:armhf musl-dev:armel
+    fi
+fi
+
+# The compiler and the arm64 standard library must be the very same release, and the project
+# needs at least its rust-version (1.89; bookworm main's 1.85 is too old).
+ver() { dpkg-query -W -f='${Version}' "$1"; }
+[ "$(ver rustc-web)" = "$(ver libstd-rust-web-dev:arm64)" ] \
+    || die "rustc-web $(ver rustc-web) and libstd-rust-web-dev:arm64 $(ver libstd-rust-web-dev:arm64) differ; run apt-get update && apt-get install --only-upgrade rustc-web libstd-rust-web-dev:arm64"
+rust_version=$(/usr/bin/rustc --version | awk '{print $2}')
+min=$(sed -n 's/^rust-version *= *"\(.*\)"/\1/p' Cargo.toml)
+[ "$(printf '%s\n%s\n' "$min" "$rust_version" | sort -V | head -1)" = "$min" ] \
+    || die "Debian rustc $rust_version is older than the project's rust-version $min"
+
+# ---------------------------------------------------------------------------------------
+# Per-target settings (environment variables, so paths can be absolute and nothing is written
+# into the work tree's cargo config)
+
+mkdir -p "$CACHE/link/aarch64-musl" "$CACHE/link/arm-musl"
+# std's `unwind` crate asks for -lunwind on musl even with panic=abort. On aarch64 gcc 12's
+# libgcc_eh needs glibc's _dl_find_object, so LLVM's libunwind stands in; on 32-bit ARM,
+# libgcc_eh (ARM EHABI) links against musl. One-line GNU ld scripts named libunwind.a:
+echo 'INPUT(/usr/lib/llvm-14/lib/libunwind.a)' >"$CACHE/link/aarch64-musl/libunwind.a"
+echo 'INPUT(-lgcc_eh)' >"$CACHE/link/arm-musl/libunwind.a"
+
+musl_flags() {
+    # musl_flags SPECS LINKDIR: link Debian's musl through its gcc specs file instead of
+    # Rust's self-contained crt; static relocation, since the specs file would start a
+    # static-PIE with the wrong crt object.
+    echo "-C link-self-contained=no -C relocation-model=static -C link-arg=-specs=$1 -L native=$2"
+}
+
+configure() {
+    # configure TARGET: sets LINKER, FLAGS, BUILD_STD, STRIP_TOOL, QEMU for one target.
+    BUILD_STD=yes FLAGS=""
+    case $1 in
+        aarch64-unknown-linux-gnu)
+            LINKER=aarch64-linux-gnu-gcc BUILD_STD=no STRIP_TOOL=aarch64-linux-gnu-strip ;;
+        aarch64-unknown-linux-musl)
+            LINKER=aarch64-linux-gnu-gcc STRIP_TOOL=aarch64-linux-gnu-strip
+            FLAGS=$(musl_flags /usr/lib/aarch64-linux-musl/musl-gcc.specs "$CACHE/link/aarch64-musl") ;;
+        armv7-unknown-linux-musleabihf)
+            LINKER=arm-linux-gnueabihf-gcc STRIP_TOOL=arm-linux-gnueabihf-strip
+            FLAGS=$(musl_flags /usr/lib/arm-linux-musleabihf/musl-gcc.specs "$CACHE/link/arm-musl") ;;
+        arm-unknown-linux-musleabi)
+            LINKER=arm-linux-gnueabi-gcc STRIP_TOOL=arm-linux-gnueabi-strip
+            FLAGS=$(musl_flags /usr/lib/arm-linux-musleabi/musl-gcc.specs "$CACHE/link/arm-musl") ;;
+    esac
+}
+
+# ---------------------------------------------------------------------------------------
+# Build
+
+sizes=()
+for t in "$@"; do
+    configure "$t"
+    step "building $t (Debian rustc $rust_version$([ $BUILD_STD = yes ] && echo ', -Zbuild-std'))"
+    var=$(echo "$t" | tr 'a-z-' 'A-Z_')
+    extra=()
+    # -Zbuild-std must name panic_abort because the release profile says panic = "abort".
+    [ $BUILD_STD = yes ] && extra=(-Zbuild-std=std,panic_abort)
+    start=$SECONDS
+    env PATH="/usr/bin:/bin:/usr/sbin:/sbin" \
+        RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1 \
+        CARGO_TARGET_DIR="$CACHE/target" \
+        "CARGO_TARGET_${var}_LINKER=$LINKER" \
+        "CARGO_TARGET_${var}_RUSTFLAGS=$FLAGS" \
+        /usr/bin/cargo build --release --locked --quiet --target "$t" "${extra[@]}" \
+        || die "cargo build for $t failed"
+    out="$CACHE/target/$t/release/actiond"
+    [ -f "$out" ] || die "no binary at $out"
+    mkdir -p "$DIST/$t"
+    # The profile strips already; strip again with the target's binutils so the artifact is
+    # stripped even if the profile changes, and check that it is an ARM ELF of the right class.
+    "$STRIP_TOOL" -o "$DIST/$t/actiond" "$out"
+    desc=$(file -b "$DIST/$t/actiond")
+    case $desc in *ELF*ARM*) ;; *) die "$DIST/$t/actiond is not an ARM ELF: $desc" ;; esac
+    case $t in *musl*) case $desc in *static*) ;; *) die "$t build is not static: $desc" ;; esac ;; esac
+    bytes=$(stat -c %s "$DIST/$t/actiond")
+    sizes+=("$(printf '%-32s %9s bytes  %5s KiB  %3ss  %s' "$t" "$bytes" $((bytes / 1024)) $((SECONDS - start)) "$desc")")
+done
+
+printf '\n%-32s %15s  %9s  %4s  %s\n' target size "" build file
+printf '%s\n' "${sizes[@]}"

@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# Install actiond as a systemd service, or remove it again.
+#
+#   sudo scripts/install.sh [--board raspberry-pi|generic] [--binary PATH]
+#   sudo scripts/install.sh --uninstall [--purge]
+#
+# What it installs (PREFIX defaults to /usr/local):
+#   $PREFIX/bin/actiond                               the binary (--binary; default: ./actiond
+#                                                     beside scripts/, then target/release/actiond)
+#   $PREFIX/lib/systemd/system/actiond.service        the unit (systemd/actiond.service)
+#   $PREFIX/lib/systemd/system/actiond.service.d/<board>.conf   the board's relaxations, if any
+#   $PREFIX/share/doc/actiond/README.md
+#   /usr/lib/sysusers.d/actiond.conf                  the system user actiond (and, on a Pi,
+#                                                     its membership of gpio and video)
+#   /usr/lib/tmpfiles.d/actiond.conf                  root:actiond 0750 on /etc/actiond, 0640 on
+#                                                     its config, so the service can read it
+#   /etc/actiond/config.yaml                          the board's config (board/<board>/config.yaml)
+#   /etc/polkit-1/rules.d/50-actiond.rules            what the actiond user may do through
+#                                                     systemd and logind (reboot, restart units)
+#
+# Everything goes under $DESTDIR when it is set (a package build or a test): then nothing on
+# this machine is touched, no user is created and no systemctl is run; the sysusers.d and
+# tmpfiles.d files carry the user and the permissions to the target system, where
+# systemd-sysusers and systemd-tmpfiles apply them at boot. Without DESTDIR the script
+# applies them at once (systemd-sysusers, or useradd where that is missing) and reloads systemd.
+#
+# It is idempotent: a file already as it should be is left alone (not even its time changes),
+# so a second run reports nothing changed. The config and the polkit rule are the admin's:
+# once edited (different from every board's shipped file) they are never overwritten or removed.
+# --uninstall removes what install put there, except an edited config or rule and the state
+# directory /var/lib/actiond; --purge removes those too. The actiond user is kept (Debian's
+# rule for system users: files it owned may remain).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+PREFIX=${PREFIX:-/usr/local}
+DESTDIR=${DESTDIR:-}
+board=generic
+binary=
+mode=install
+purge=false
+
+usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "install.sh: error: $*" >&2; exit 1; }
+say() { echo "install.sh: $*"; }
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --board) board=${2:?--board needs a name}; shift 2 ;;
+        --board=*) board=${1#--board=}; shift ;;
+        --binary) binary=${2:?--binary needs a path}; shift 2 ;;
+        --binary=*) binary=${1#--binary=}; shift ;;
+        --uninstall) mode=uninstall; shift ;;
+        --purge) purge=true; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument '$1'" ;;
+    esac
+done
+
+[ -d "$here/board/$board" ] && [ -f "$here/board/$board/config.yaml" ] \
+    || die "unknown board '$board' (known: $(cd "$here/board" && ls -d */ | tr -d / | tr '\n' ' '))"
+case $PREFIX in /*) ;; *) die "PREFIX must be absolute: $PREFIX" ;; esac
+if [ -n "$DESTDIR" ]; then
+    case $DESTDIR in /*) ;; *) die "DESTDIR must be absolute: $DESTDIR" ;; esac
+    [ "$DESTDIR" != / ] || die "DESTDIR=/ is the live system; leave DESTDIR empty for that"
+    live=false
+else
+    [ "$(id -u)" -eq 0 ] || die "installing on this system needs root (or set DESTDIR)"
+    live=true
+fi
+
+root=${DESTDIR%/}
+bin=$PREFIX/bin/actiond
+unitdir=$PREFIX/lib/systemd/system
+unit=$unitdir/actiond.service
+dropins=$unitdir/actiond.service.d
+doc=$PREFIX/share/doc/actiond
+sysusers=/usr/lib/sysusers.d/actiond.conf
+tmpfiles=/usr/lib/tmpfiles.d/actiond.conf
+etc=/etc/actiond
+config=$etc/config.yaml
+rules=/etc/polkit-1/rules.d/50-actiond.rules
+state=/var/lib/actiond
+changed=0
+
+# put SOURCE DEST MODE: installs SOURCE at $root/DEST unless it is already there, same bytes
+# and same mode.
+put() {
+    local src=$1 dst=$root$2 mode=$3
+    if [ -f "$dst" ] && cmp -s "$src" "$dst" && [ "$(stat -c %a "$dst")" = "${mode#0}" ]; then
+        return 0
+    fi
+    mkdir -p "$(dirname "$dst")"
+    install -m "$mode" "$src" "$dst"
+    say "installed $2"
+    changed=$((changed + 1))
+}
+
+# put_text DEST MODE TEXT: like put, for generated content.
+put_text() {
+    local tmp
+    tmp=$(mktemp)
+    printf '%s' "$3" >"$tmp"
+    put "$tmp" "$1" "$2"
+    rm -f "$tmp"
+}
+
+# shipped NAME PATH: true when $root/PATH equals board/*/NAME for some board, i.e. the admin
+# has not edited it (comparing with every board lets a pristine config follow a board change).
+shipped() {
+    local f
+    for f in "$here"/board/*/"$1"; do
+        [ -f "$f" ] && cmp -s "$f" "$root$2" && return 0
+    done
+    return 1
+}
+
+# admin_file NAME DEST MODE: installs board/$board/NAME at DEST unless the admin edited DEST.
+admin_file() {
+    local src=$here/board/$board/$1 dst=$2 mode=$3
+    if [ -f "$root$dst" ] && ! shipped "$1" "$dst"; then
+        if ! cmp -s "$src" "$root$dst"; then
+            say "kept $dst: it was edited (the $board board's version is $src)"
+        fi
+        return 0
+    fi
+    put "$src" "$dst" "$mode"
+}
+
+# drop DEST: removes $root/DEST if present.
+drop() {
+    if [ -e "$root$1" ] || [ -L "$root$1" ]; then
+        rm -f "$root$1"
+        say "removed $1"
+        changed=$((changed + 1))
+    fi
+}
+
+# prune DIR: removes $root/DIR if it is empty. Only directories that are actiond's own are
+# pruned, never their parents, which other packages share.
+prune() {
+    [ -d "$root$1" ] && rmdir "$root$1" 2>/dev/null || true
+}
+
+sysusers_text() {
+    printf '%s\n' "# The system user actiond runs as (scripts/install.sh)." \
+        "u actiond - \"actiond service\" $state /usr/sbin/nologin"
+    if [ "$board" = raspberry-pi ]; then
+        printf '%s\n' "# GPIO lines and the firmware interface (vcgencmd) on Raspberry Pi OS." \
+            "m actiond gpio" "m actiond video"
+    fi
+}
+
+tmpfiles_text() {
+    printf '%s\n' "# The service reads its config as group actiond; nobody else may (scripts/install.sh)." \
+        "z $etc 0750 root actiond -" "z $config 0640 root actiond -"
+}
+
+install_all() {
+    if [ -z "$binary" ]; then
+        for b in "$here/actiond" "$here/target/release/actiond"; do
+            [ -x "$b" ] && { binary=$b; break; }
+        done
+        [ -n "$binary" ] || die "no binary: pass --binary PATH (e.g. dist/aarch64-unknown-linux-musl/actiond)"
+    fi
+    [ -f "$binary" ] && [ -x "$binary" ] || die "--binary $binary is not an executable file"
+    if $live; then
+        # On the target itself, refuse a binary for another machine before it replaces a
+        # working one; a package build (DESTDIR) may well be cross-installing.
+        "$binary" --version >/dev/null 2>&1 || die "$binary does not run on this machine (built for another CPU?)"
+        "$binary" --check-config "$here/board/$board/config.yaml" >/dev/null \
+            || die "the $board config does not pass $binary --check-config"
+    fi
+
+    put "$binary" "$bin" 0755
+    put "$here/systemd/actiond.service" "$unit" 0644
+    for f in "$here"/board/*/service.conf; do
+        b=$(basename "$(dirname "$f")")
+        if [ "$b" = "$board" ]; then put "$f" "$dropins/$b.conf" 0644; else drop "$dropins/$b.conf"; fi
+    done
+    prune "$dropins"
+    [ -f "$here/README.md" ] && put "$here/README.md" "$doc/README.md" 0644
+    put_text "$sysusers" 0644 "$(sysusers_text)
+"
+    put_text "$tmpfiles" 0644 "$(tmpfiles_text)
+"
+    mkdir -p "$root$etc"
+    chmod 0750 "$root$etc"
+    admin_file config.yaml "$config" 0640
+    if [ -f "$here/board/$board/polkit.rules" ]; then
+        admin_file polkit.rules "$rules" 0644
+    fi
+
+    if $live; then
+        if command -v systemd-sysusers >/dev/null 2>&1; then
+            systemd-sysusers "$sysusers" || die "systemd-sysusers $sysusers failed"
+        elif ! id actiond >/dev/null 2>&1; then
+            useradd --system --home-dir "$state" --no-create-home --shell /usr/sbin/nologin \
+                --user-group --comment "actiond service" actiond || die "useradd failed"
+            say "created the system user actiond"
+        fi
+        if command -v systemd-tmpfiles >/dev/null 2>&1; then
+            systemd-tmpfiles --create "$tmpfiles" || die "systemd-tmpfiles $tmpfiles failed"
+        else
+            chown root:actiond "$etc" "$config" && chmod 0750 "$etc" && chmod 0640 "$config"
+        fi
+        systemctl daemon-reload || die "systemctl daemon-reload failed"
+        if [ $changed -gt 0 ] && systemctl is-active --quiet actiond; then
+            systemctl try-restart actiond && say "restarted actiond"
+        fi
+    fi
+    if [ $changed -eq 0 ]; then say "nothing to change"; fi
+    if $live && ! systemctl is-enabled --quiet actiond 2>/dev/null; then
+        say "next: systemctl enable --now actiond, then open http://$(hostname).local:1337"
+    fi
+}
+
+uninstall_all() {
+    if $live && systemctl list-unit-files actiond.service >/dev/null 2>&1; then
+        systemctl disable --now actiond 2>/dev/null || true
+    fi
+    drop "$bin"
+    drop "$unit"
+    for f in "$root$dropins"/*.conf; do
+        [ -e "$f" ] || continue
+        b=$(basename "$f" .conf)
+        [ -f "$here/board/$b/service.conf" ] && drop "$dropins/$b.conf"
+    done
+    prune "$dropins"
+    drop "$doc/README.md"
+    prune "$doc"
+    drop "$sysusers"
+    drop "$tmpfiles"
+    for pair in "config.yaml $config" "polkit.rules $rules"; do
+        set -- $pair
+        if [ -f "$root$2" ]; then
+            if $purge || shipped "$1" "$2"; then drop "$2"; else say "kept $2: it was edited (--purge removes it)"; fi
+        fi
+    done
+    prune "$etc"
+    if $purge && [ -d "$root$state" ]; then
+        rm -rf -- "$root$state"
+        say "removed $state"
+    fi
+    if $live; then
+        systemctl daemon-reload || true
+        say "the system user actiond was kept (remove it with: userdel actiond)"
+    fi
+    if [ $changed -eq 0 ]; then say "nothing to remove"; fi
+}
+
+case $mode in
+    install) install_all ;;
+    uninstall) uninstall_all ;;
+esac
