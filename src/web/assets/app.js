@@ -398,12 +398,15 @@
         if (url) nav.append(h("a", { href: url, rel: "noopener noreferrer", target: "_blank" }, l.title));
       }
     }
+    const user = $("#user");
+    user.replaceChildren();
     if (i.authLocalLogin || i.authenticatedUserProvider !== "system") {
       const guest = i.authenticatedUserProvider === "system";
-      const who = h("span.who", {}, h("span.avatar", { "aria-hidden": "true" }, (i.authenticatedUser || "?").slice(0, 1).toUpperCase()), h("span.uname", {}, i.authenticatedUser));
-      if (guest && i.authLocalLogin) nav.append(link("#/login", "Log in", { class: "login" }));
-      else if (i.authenticatedUserProvider === "local") nav.append(h("span.user", {}, who, h("button.link", { type: "button", onclick: logout }, "Log out")));
-      else nav.append(h("span.user", {}, who));
+      const who = h("span.who", { title: "Signed in as " + i.authenticatedUser }, h("span.avatar", { "aria-hidden": "true" }, (i.authenticatedUser || "?").slice(0, 1).toUpperCase()), h("span.uname", {}, i.authenticatedUser));
+      if (guest && i.authLocalLogin) {
+        if (!here.startsWith("#/login")) user.append(h("a.login", { href: "#/login" }, "Log in"));
+      } else if (i.authenticatedUserProvider === "local") user.append(who, h("button.link", { type: "button", onclick: logout }, "Log out"));
+      else user.append(who);
     }
     const foot = $("#foot");
     foot.hidden = !i.showFooter;
@@ -517,7 +520,9 @@
         head.append(h("a.back", { href: up, "aria-label": "Back" }, "‹"));
       }
       head.append(h("h1", {}, heading));
-      el.replaceChildren(head, ...components(list, title, dirs));
+      // The default dashboard's one fieldset repeats the page's title; say it once.
+      const shown = list.length === 1 && list[0].type === "fieldset" && list[0].title === heading ? list[0].contents : list;
+      el.replaceChildren(head, ...components(shown, title, dirs));
       if (!list.length) el.append(h("p.empty", {}, "No actions here yet. Add some to the config file; the page updates by itself."));
     };
     paint();
@@ -965,7 +970,7 @@
     const rerunBtn = h("button.btn", { type: "button", onclick: rerun }, "Run again");
     const notice = h("p.notice", { hidden: true });
     const el = h("section.panel.run", {},
-      h("div.form-head", {}, backLink(), icon(run.entry.actionIcon, "icon big"), h("h1", {}, run.entry.actionTitle || run.entry.actionId), badge),
+      h("div.form-head", {}, backLink(), icon(run.entry.actionIcon, "icon big"), h("div.titles", {}, h("h1", {}, run.entry.actionTitle || run.entry.actionId), badge)),
       meta, notice, pre, frame,
       h("div.actions", {}, killBtn, rerunBtn));
 
@@ -1097,9 +1102,10 @@
     function row(e) {
       const state = stateOf(e);
       const took = e.executionFinished ? duration(parseTime(e.datetimeFinished) - parseTime(e.datetimeStarted)) : "";
+      const today = new Date().toISOString().slice(0, 10);
       return h("li", {}, h("a.logrow", { href: "#/x/" + enc(e.executionTrackingId) },
         icon(e.actionIcon),
-        h("span.what", {}, h("span.title", {}, e.actionTitle || e.actionId), h("span.sub", {}, [e.datetimeStarted, took, e.user].filter(Boolean).join(" · "))),
+        h("span.what", {}, h("span.title", {}, e.actionTitle || e.actionId), h("span.sub", {}, [e.datetimeStarted.startsWith(today) ? e.datetimeStarted.slice(11) : e.datetimeStarted, took, e.user].filter(Boolean).join(" · "))),
         h("span.badge." + BADGE[state][1], {}, state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", state === "ok" || state === "fail" ? (state === "ok" ? "OK" : "Exit " + e.exitCode) : BADGE[state][0])));
     }
 
