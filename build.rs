@@ -39,7 +39,10 @@ fn main() {
     for (name, h) in &hashes {
         index = index.replace(&format!("@v:{name}@"), h);
     }
-    assert!(!index.contains("@v:"), "index.html names a file that is not in FILES");
+    assert!(
+        !index.contains("@v:"),
+        "index.html names a file that is not in FILES"
+    );
     texts[0].1 = index.into_bytes();
 
     let mut table = String::from("pub static ASSETS: &[Asset] = &[\n");

@@ -88,9 +88,10 @@ pub fn respond(asset: &'static Asset, when: Conditions<'_>) -> Reply {
         format!("\"{}\"", asset.hash)
     };
     let immutable = asset.name != "index.html"
-        && when
-            .query
-            .is_some_and(|q| q.split('&').any(|p| p.strip_prefix("v=") == Some(asset.hash)));
+        && when.query.is_some_and(|q| {
+            q.split('&')
+                .any(|p| p.strip_prefix("v=") == Some(asset.hash))
+        });
     let cache = if immutable {
         "public, max-age=31536000, immutable"
     } else {

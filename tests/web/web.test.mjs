@@ -89,7 +89,16 @@ actions:
     title: Restart web server
     icon: restart
     shell: "echo restarted"
-${extra}`;
+${extra}dashboards:
+  - title: Workshop
+    contents:
+      - type: display
+        title: >-
+          <b>Heads up:</b> the garage door closes by itself after 5 minutes.<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2"><a href="javascript:window.pwned=3">details</a>
+      - title: Garage
+        contents:
+          - title: Restart web server
+`;
 }
 
 function startService(configPath, listen = "127.0.0.1:0") {
@@ -147,7 +156,8 @@ async function newPage(width = 360, scheme = "light") {
   page.errors = errors;
   // Every request the page makes must stay on the board.
   page.on("request", (req) => {
-    if (!req.url().startsWith(base) && !req.url().startsWith("data:")) errors.push(`off-board request: ${req.url()}`);
+    const url = new URL(req.url());
+    if (url.protocol !== "data:" && url.hostname !== "127.0.0.1") errors.push(`off-board request: ${req.url()}`);
   });
   return page;
 }
@@ -321,6 +331,47 @@ test("log in and out", async () => {
   await page.context().close();
 });
 
+test("when guests must log in, the page is a login form until they do", async () => {
+  const own = await mkdtemp(join(tmpdir(), "actiond-web-gate-"));
+  const path = join(own, "config.yaml");
+  await writeFile(path, config(passwordHash).replace("killGracePeriod: 1\n", `killGracePeriod: 1
+authRequireGuestsToLogin: true
+accessControlLists:
+  - {name: admins, matchUsergroups: [admins], addToEveryAction: true, permissions: {view: true, exec: true, logs: true, kill: true}}
+`));
+  const gated = await startService(path);
+  const url = gated.url.replace("0.0.0.0", "127.0.0.1");
+  try {
+    const page = await newPage(360);
+    await page.goto(url + "/");
+    await page.waitForURL(/#\/login/);
+    await page.getByText("asks everyone to log in").waitFor();
+    assert.equal(await page.locator("#nav a").count(), 0, "no navigation before login");
+    assert.equal(await page.locator("[data-binding]").count(), 0);
+    await page.locator("#conn:not(.off)").waitFor({ state: "attached" });
+    await shot(page, "login-required");
+    // Typing another address does not get past the gate.
+    await page.goto(url + "/#/logs");
+    await page.waitForURL(/#\/login/);
+    await page.getByLabel("Username").fill("alice");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByLabel("Password").press("Enter");
+    await page.getByRole("button", { name: /Quick check/ }).click();
+    await page.locator('[data-binding="quick"][data-state="ok"]').waitFor();
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.waitForURL(/#\/login/);
+    assert.equal(await page.locator("[data-binding]").count(), 0);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  } finally {
+    gated.proc.removeAllListeners("exit");
+    const exited = new Promise((r) => gated.proc.once("exit", r));
+    gated.proc.kill("SIGTERM");
+    await exited;
+    await rm(own, { recursive: true, force: true });
+  }
+});
+
 test("page through the history", async () => {
   for (let i = 0; i < 9; i++) await api("StartActionAndWait", { actionId: i % 3 ? "quick" : "broken" });
   const { totalCount } = await api("GetLogs", { startOffset: 0 });
@@ -410,6 +461,37 @@ test("the page reconnects after the service restarts and re-reads what it missed
   await page.locator('[data-binding="backup"][data-state="ok"]').waitFor();
   assert.deepEqual(page.errors.filter((e) => !/ERR_CONNECTION_REFUSED|Failed to fetch|ERR_FAILED/.test(e)), []);
   await page.context().close();
+});
+
+test("a configured dashboard: a folder with back navigation, and display HTML made safe", async () => {
+  for (const width of [360, 1280]) {
+    const page = await newPage(width);
+    await page.goto(base + "/");
+    await page.getByRole("link", { name: "Workshop", exact: true }).click();
+    const display = page.locator(".display");
+    await display.getByText("closes by itself").waitFor();
+    assert.equal(await display.locator("b").innerText(), "Heads up:");
+    assert.equal(await display.locator("script").count(), 0);
+    assert.equal(await display.locator("img").getAttribute("onerror"), null);
+    assert.equal(await display.locator("a").getAttribute("href"), null);
+    assert.equal(await page.evaluate(() => window.pwned), undefined);
+    await page.getByRole("link", { name: /Garage/ }).click();
+    await page.getByRole("heading", { name: "Garage" }).waitFor();
+    await page.getByRole("button", { name: /Restart web server/ }).click();
+    await page.locator('[data-binding="restart"][data-state="ok"]').waitFor();
+    await shot(page, "folder");
+    await page.getByRole("link", { name: "Back" }).click();
+    await page.getByRole("heading", { name: "Workshop" }).waitFor();
+    // The action lives on its dashboard, not on the default one.
+    await page.getByRole("link", { name: "Actions" }).click();
+    await page.getByRole("button", { name: /Quick check/ }).waitFor();
+    assert.equal(await page.locator('[data-binding="restart"]').count(), 0);
+    assert.equal(await page.evaluate(() => window.pwned), undefined);
+    // Chromium tries the onerror of the image while parsing the markup, before the sanitizer
+    // drops it; the page's Content-Security-Policy refuses it (window.pwned stays unset).
+    assert.deepEqual(page.errors.filter((e) => !/Executing inline event handler violates the following Content Security Policy/.test(e)), []);
+    await page.context().close();
+  }
 });
 
 test("diagnostics page", async () => {

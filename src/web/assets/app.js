@@ -40,7 +40,7 @@
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
   // ---------------------------------------------------------------------------------------
-  // HTML from the config: an allow-list sanitizer over an inert parsed document
+  // HTML from the config: an allow-list sanitizer over an inert template
   // ---------------------------------------------------------------------------------------
 
   const KEEP = new Set(("A ABBR B BLOCKQUOTE BR CODE DD DEL DIV DL DT EM H1 H2 H3 H4 H5 H6 HR I " +
@@ -59,7 +59,11 @@
   }
 
   function sanitize(html) {
-    const doc = new DOMParser().parseFromString("<body>" + String(html || ""), "text/html");
+    // A template's content is parsed but never rendered: its scripts do not run. Chromium
+    // still tries an image's inline onerror there; the page's Content-Security-Policy
+    // (script-src 'self', served with index.html) refuses it, and nothing of it is copied.
+    const doc = document.createElement("template");
+    doc.innerHTML = String(html || "");
     const out = document.createDocumentFragment();
     const walk = (src, dst) => {
       for (const n of src.childNodes) {
@@ -85,7 +89,7 @@
         dst.append(el);
       }
     };
-    walk(doc.body, out);
+    walk(doc.content, out);
     return out;
   }
 
@@ -943,6 +947,7 @@
   function duration(ms) {
     if (!(ms >= 0)) return "";
     const s = Math.round(ms / 1000);
+    if (s < 1) return "under 1 s";
     if (s < 60) return s + " s";
     if (s < 3600) return Math.floor(s / 60) + " min " + (s % 60) + " s";
     return Math.floor(s / 3600) + " h " + Math.floor((s % 3600) / 60) + " min";
@@ -1129,7 +1134,7 @@
     const pass = h("input", { id: "login-pass", type: "password", autocomplete: "current-password", required: true });
     const err = h("div.alert", { role: "alert", hidden: true });
     const btn = h("button.btn.primary", { type: "submit" }, "Log in");
-    const form = h("form.panel.login", { novalidate: true },
+    const form = h("form.panel.loginform", { novalidate: true },
       h("img.logo", { src: $("link[rel=icon]").href, alt: "", width: 56, height: 56 }),
       h("h1", {}, "Log in to " + (S.init.pageTitle || "actiond")),
       S.init.loginRequired ? h("p.hint", {}, "This board asks everyone to log in before using it.") : null,
