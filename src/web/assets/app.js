@@ -312,7 +312,6 @@
   }
 
   async function loadRecent() {
-    if (!S.init.effectivePolicy.showLogList && !S.actions.size) return;
     try {
       const page = await call("GetLogs", { startOffset: 0 });
       for (const e of page.logs.slice().reverse()) upsert(e);
