@@ -319,14 +319,14 @@ test("log in and out", async () => {
   await shot(page, "login");
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Log in" }).click();
-  await page.locator(".uname", { hasText: "alice" }).waitFor();
+  await page.getByTitle("Signed in as alice").waitFor();
   const cookies = await page.context().cookies();
   assert.ok(cookies.some((c) => c.name === "svc-sid-local" && c.httpOnly));
   await page.getByRole("button", { name: /Quick check/ }).waitFor();
   await shot(page, "dashboard-alice");
   await page.getByRole("button", { name: "Log out" }).click();
   await page.getByRole("link", { name: "Log in" }).waitFor();
-  assert.equal(await page.locator(".uname").count(), 0);
+  assert.equal(await page.locator(".who").count(), 0);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
