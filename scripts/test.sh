@@ -47,6 +47,20 @@ step "Connect client from npm against the real binary (tests/connect)"
     ACTIOND_BIN="$PWD/../../target/debug/actiond" npm test
 )
 
+step "web page in Debian's chromium against the real binary (tests/web; screenshots in tests/web/out)"
+need chromium chromium
+# The action icons are emoji; without a colour emoji font the screenshots show empty boxes.
+if ! dpkg -s fonts-noto-color-emoji >/dev/null 2>&1; then
+    [ "$(id -u)" -eq 0 ] || { echo "error: fonts-noto-color-emoji is missing and installing it needs root" >&2; exit 1; }
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-color-emoji >/dev/null
+fi
+(
+    cd tests/web
+    npm ci --no-audit --no-fund --loglevel=error
+    ACTIOND_BIN="$PWD/../../target/debug/actiond" CHROMIUM="$(command -v chromium)" npm test
+)
+
 step "ARM builds without docker, run under qemu-user (scripts/cross-smoke.sh)"
 bash scripts/cross-smoke.sh
 

@@ -24,6 +24,7 @@ pub mod server;
 pub mod store;
 pub mod template;
 pub mod watcher;
+pub mod web;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -183,7 +183,8 @@ async fn answer(app: &App, route: Route<'_>, parts: &Parts, peer: SocketAddr) ->
             StatusCode::NOT_FOUND,
             "metrics are not available in this version of actiond\n",
         ),
-        Route::Index => index(),
+        Route::Index => static_file("index.html", parts),
+        Route::Static(name) => static_file(name, parts),
         Route::UnknownOp(name) => error(
             &ConnectError::new(Code::Unimplemented, format!("no operation named {name:?}"))
                 .with_status(404),
@@ -465,17 +466,29 @@ fn text(status: StatusCode, body: &'static str) -> Answer {
     r
 }
 
-/// Until the web page exists, `/` says honestly what is here and how to use it.
-fn index() -> Answer {
-    const PAGE: &str = "<!doctype html><meta charset=utf-8><meta name=viewport content=\"width=device-width\">\
-<title>actiond</title><h1>actiond is running</h1><p>The web page is not part of this version yet. \
-The API is: <code>curl -X POST -H 'Content-Type: application/json' -H 'Connect-Protocol-Version: 1' \
--d '{\"actionId\":\"date\"}' http://THIS-HOST/api/StartActionAndWait</code>, or open \
-<code>/api/StartActionByGetAndWait/&lt;action id&gt;</code>.</p>";
-    let mut r = Response::new(full(PAGE.as_bytes()));
-    r.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
+/// A file of the web page; `web` decides the headers and the body (gzip, ETag, 304, cache).
+fn static_file(name: &str, parts: &Parts) -> Answer {
+    let Some(asset) = crate::web::asset(name) else {
+        return text(StatusCode::NOT_FOUND, "not found\n");
+    };
+    let reply = crate::web::respond(
+        asset,
+        crate::web::Conditions {
+            accept_encoding: header(parts, "accept-encoding"),
+            if_none_match: header(parts, "if-none-match"),
+            query: parts.uri.query(),
+        },
     );
+    let body = match reply.body {
+        std::borrow::Cow::Borrowed(bytes) => Bytes::from_static(bytes),
+        std::borrow::Cow::Owned(bytes) => Bytes::from(bytes),
+    };
+    let mut r = Response::new(full(body));
+    *r.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
+    for (name, value) in reply.headers {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            r.headers_mut().insert(name, value);
+        }
+    }
     r
 }

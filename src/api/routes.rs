@@ -105,6 +105,8 @@ pub enum Route<'a> {
     Metrics,
     /// `GET /`: the web page.
     Index,
+    /// `GET /<file>`: another file of the web page, by its name in `web::ASSETS`.
+    Static(&'static str),
     /// An API path naming no operation.
     UnknownOp(&'a str),
     /// A known path with the wrong method; the value is the `Allow` header.
@@ -162,6 +164,9 @@ pub fn route<'a>(method: &str, path: &'a str) -> Route<'a> {
         "/readyz" => Route::Readyz,
         "/metrics" => Route::Metrics,
         "/" | "/index.html" => Route::Index,
+        "/app.js" => Route::Static("app.js"),
+        "/app.css" => Route::Static("app.css"),
+        "/icon.svg" => Route::Static("icon.svg"),
         _ => return Route::NotFound,
     };
     if is_get {
@@ -271,6 +276,15 @@ mod tests {
             ("POST", "/readyz", Route::WrongMethod("GET")),
             ("GET", "/metrics", Route::Metrics),
             ("GET", "/", Route::Index),
+            ("GET", "/index.html", Route::Index),
+            ("HEAD", "/", Route::Index),
+            ("GET", "/app.js", Route::Static("app.js")),
+            ("GET", "/app.css", Route::Static("app.css")),
+            ("GET", "/icon.svg", Route::Static("icon.svg")),
+            ("POST", "/app.js", Route::WrongMethod("GET")),
+            ("GET", "/app.js/", Route::NotFound),
+            ("GET", "/assets/app.js", Route::NotFound),
+            ("GET", "/favicon.ico", Route::NotFound),
             ("GET", "/nothing/here", Route::NotFound),
             ("POST", "/svc.api.v1.Other/StartAction", Route::NotFound),
         ];

@@ -28,4 +28,5 @@ mod reload;
 mod shutdown;
 mod soak;
 mod systemd;
+mod web;
 mod wire;

@@ -1,0 +1,77 @@
+//! Build script: prepares the web page's files (src/web/assets) for embedding. Each file is
+//! gzipped once here, at the best level, so the binary carries only the compressed bytes and
+//! the server never compresses at run time. It also computes each file's content hash (the
+//! strong ETag) and writes the hashes of app.js, app.css and icon.svg into index.html, so a
+//! new build changes their URLs (`/app.js?v=HASH`) and browsers may cache them for a year.
+//! It must not read anything outside src/web/assets.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+/// The files of the page, in the order they are listed in the generated table.
+const FILES: &[&str] = &["index.html", "app.js", "app.css", "icon.svg"];
+
+fn main() {
+    let src = Path::new("src/web/assets");
+    println!("cargo:rerun-if-changed=src/web/assets");
+    let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    let out = Path::new(&out);
+
+    let mut texts: Vec<(String, Vec<u8>)> = FILES
+        .iter()
+        .map(|name| {
+            let path = src.join(name);
+            println!("cargo:rerun-if-changed={}", path.display());
+            let bytes = std::fs::read(&path)
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+            (name.to_string(), bytes)
+        })
+        .collect();
+
+    // index.html names the other files as `@v:NAME@`; replace each with NAME's hash.
+    let hashes: Vec<(String, String)> = texts
+        .iter()
+        .map(|(name, bytes)| (name.clone(), hash(bytes)))
+        .collect();
+    let index = String::from_utf8(texts[0].1.clone()).expect("index.html is UTF-8");
+    let mut index = index;
+    for (name, h) in &hashes {
+        index = index.replace(&format!("@v:{name}@"), h);
+    }
+    assert!(
+        !index.contains("@v:"),
+        "index.html names a file that is not in FILES"
+    );
+    texts[0].1 = index.into_bytes();
+
+    let mut table = String::from("pub static ASSETS: &[Asset] = &[\n");
+    for (name, bytes) in &texts {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(bytes).expect("gzip into memory");
+        let gz = gz.finish().expect("gzip into memory");
+        let gz_path = out.join(format!("{name}.gz"));
+        std::fs::write(&gz_path, gz).expect("write to OUT_DIR");
+        writeln!(
+            table,
+            "    Asset {{ name: {name:?}, hash: {:?}, len: {}, gzip: include_bytes!({:?}) }},",
+            hash(bytes),
+            bytes.len(),
+            gz_path.display().to_string(),
+        )
+        .expect("write to a String");
+    }
+    table.push_str("];\n");
+    std::fs::write(out.join("web_assets.rs"), table).expect("write to OUT_DIR");
+}
+
+/// FNV-1a, 64 bits, as 16 hex digits: enough to tell two builds of a file apart; it needs no
+/// crate and nothing here is adversarial (the inputs are our own files).
+fn hash(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}

@@ -1,0 +1,1250 @@
+// actiond's web page. Plain JavaScript, no framework, no build step: it is served as written
+// (gzipped once at build time) and talks only to actiond's public API on the same origin:
+// Connect unary calls as JSON over fetch, and the EventStream read with a streaming fetch.
+//
+// Safety rule for the whole file: text from the server (titles, output, descriptions, user
+// names) is put into the page with textContent or text nodes, never as markup. Only values
+// the config declares as HTML (icons, `display` components, `html` arguments) go through
+// `sanitize`, which keeps an allow-list of tags and attributes and drops everything else.
+"use strict";
+
+(() => {
+  // ---------------------------------------------------------------------------------------
+  // Small DOM helpers
+  // ---------------------------------------------------------------------------------------
+
+  const $ = (sel, root = document) => root.querySelector(sel);
+
+  // h("button.act", {onclick, "aria-label": "x"}, child, …): children are nodes or text.
+  function h(spec, attrs, ...children) {
+    const [tag, ...classes] = spec.split(".");
+    const el = document.createElement(tag || "div");
+    if (classes.length) el.className = classes.join(" ");
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+      else if (k === "text") el.textContent = v;
+      else if (k === "dataset") Object.assign(el.dataset, v);
+      else if (k === "value") el.value = v;
+      else if (k === "checked") el.checked = !!v;
+      else el.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return el;
+  }
+
+  const enc = encodeURIComponent;
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+  // ---------------------------------------------------------------------------------------
+  // HTML from the config: an allow-list sanitizer over an inert template
+  // ---------------------------------------------------------------------------------------
+
+  const KEEP = new Set(("A ABBR B BLOCKQUOTE BR CODE DD DEL DIV DL DT EM H1 H2 H3 H4 H5 H6 HR I " +
+    "IMG KBD LI MARK OL P PRE S SMALL SPAN STRONG SUB SUP TABLE TBODY TD TFOOT TH THEAD TR U UL").split(" "));
+  const DROP = new Set("SCRIPT STYLE IFRAME OBJECT EMBED TEMPLATE NOSCRIPT SVG MATH FORM INPUT BUTTON TEXTAREA SELECT LINK META BASE FRAME FRAMESET".split(" "));
+  const ATTRS = { A: ["href", "title"], IMG: ["src", "alt", "title", "width", "height"], ABBR: ["title"], TD: ["colspan", "rowspan"], TH: ["colspan", "rowspan"] };
+
+  function safeUrl(value, forImage) {
+    try {
+      const u = new URL(value, location.href);
+      if (forImage) return u.origin === location.origin || /^data:image\/(png|gif|jpeg|webp);/i.test(value) ? u.href : null;
+      return ["http:", "https:", "mailto:"].includes(u.protocol) ? u.href : null;
+    } catch {
+      return null;
+    }
+  }
+
+  function sanitize(html) {
+    // A template's content is parsed but never rendered: its scripts do not run. Chromium
+    // still tries an image's inline onerror there; the page's Content-Security-Policy
+    // (script-src 'self', served with index.html) refuses it, and nothing of it is copied.
+    const doc = document.createElement("template");
+    doc.innerHTML = String(html || "");
+    const out = document.createDocumentFragment();
+    const walk = (src, dst) => {
+      for (const n of src.childNodes) {
+        if (n.nodeType === Node.TEXT_NODE) dst.append(n.data);
+        if (n.nodeType !== Node.ELEMENT_NODE || DROP.has(n.tagName)) continue;
+        if (!KEEP.has(n.tagName)) {
+          walk(n, dst); // unknown wrapper: keep its text, lose the tag
+          continue;
+        }
+        const el = document.createElement(n.tagName);
+        for (const name of ATTRS[n.tagName] || []) {
+          const v = n.getAttribute(name);
+          if (v === null) continue;
+          if (name === "href" || name === "src") {
+            const u = safeUrl(v, name === "src");
+            if (u) el.setAttribute(name, u);
+          } else el.setAttribute(name, v);
+        }
+        const cls = n.getAttribute("class");
+        if (cls) el.className = cls.replace(/[^\w -]/g, "");
+        if (n.tagName === "A") el.setAttribute("rel", "noopener noreferrer");
+        walk(n, el);
+        dst.append(el);
+      }
+    };
+    walk(doc.content, out);
+    return out;
+  }
+
+  const icon = (html, cls = "icon") => h("span." + cls, { "aria-hidden": "true" }, sanitize(html));
+
+  // ---------------------------------------------------------------------------------------
+  // The API: Connect unary calls as JSON
+  // ---------------------------------------------------------------------------------------
+
+  class ApiError extends Error {
+    constructor(code, message, status) {
+      super(message || code);
+      this.code = code;
+      this.status = status;
+    }
+  }
+
+  async function call(op, body = {}) {
+    let r;
+    try {
+      r = await fetch("/api/" + op, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Connect-Protocol-Version": "1" },
+        body: JSON.stringify(body),
+        credentials: "same-origin",
+        cache: "no-store",
+      });
+    } catch {
+      throw new ApiError("unavailable", "actiond cannot be reached. Check the network and try again.", 0);
+    }
+    const json = await r.json().catch(() => null);
+    if (!r.ok) {
+      const e = new ApiError((json && json.code) || "unknown", (json && json.message) || "HTTP " + r.status, r.status);
+      if (e.code === "unauthenticated" && S.init && op !== "LocalUserLogin") needLogin();
+      throw e;
+    }
+    return json || {};
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // State
+  // ---------------------------------------------------------------------------------------
+
+  const MAX_RUNS = 200; // executions remembered by the page
+  const MAX_LIVE = 512 * 1024; // characters of live output kept per execution
+
+  const S = {
+    init: null,
+    dashboards: new Map(), // title → dashboard message
+    actions: new Map(), // bindingId → Action message
+    runs: new Map(), // trackingId → {entry, live, seen}
+    last: new Map(), // bindingId → trackingId of its newest run
+    view: null, // {update(kind, id)} of the view on screen
+    stream: null, // AbortController of the event stream
+    live: false,
+  };
+
+  function stateOf(entry) {
+    if (!entry) return "idle";
+    if (entry.blocked) return "blocked";
+    if (!entry.executionFinished) return "running";
+    if (entry.timedOut) return "timeout";
+    return entry.exitCode === 0 ? "ok" : "fail";
+  }
+
+  const STATE_TEXT = { idle: "", running: "Running", ok: "Succeeded", fail: "Failed", timeout: "Timed out", blocked: "Blocked" };
+
+  // Records an entry. A finished entry never goes back to running: events and re-reads may
+  // arrive in either order.
+  function upsert(entry) {
+    const id = entry.executionTrackingId;
+    let run = S.runs.get(id);
+    if (!run) {
+      run = { entry: null, live: "", seen: Date.now() };
+      S.runs.set(id, run);
+      prune();
+    }
+    if (run.entry && run.entry.executionFinished && !entry.executionFinished) return run;
+    run.entry = entry;
+    if (entry.executionFinished) run.live = null;
+    const prev = S.last.get(entry.actionId);
+    const prevRun = prev && S.runs.get(prev);
+    if (!prevRun || !prevRun.entry || prev === id || startRank(entry) >= startRank(prevRun.entry)) {
+      S.last.set(entry.actionId, id);
+    }
+    notify("run", id, entry.actionId);
+    return run;
+  }
+
+  // Server times compare as text; an entry without a start time yet is the newest.
+  const startRank = (e) => e.datetimeStarted || "9999";
+
+  function prune() {
+    if (S.runs.size <= MAX_RUNS) return;
+    const keep = new Set(S.last.values());
+    for (const [id, run] of S.runs) {
+      if (S.runs.size <= MAX_RUNS) break;
+      if (!keep.has(id) && run.entry && run.entry.executionFinished) S.runs.delete(id);
+    }
+  }
+
+  function notify(kind, id, bindingId) {
+    if (bindingId) for (const b of document.querySelectorAll("[data-binding]")) if (b.dataset.binding === bindingId) paintButton(b);
+    if (S.view && S.view.update) S.view.update(kind, id, bindingId);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The event stream: Connect server streaming over a streaming fetch, with reconnects
+  // ---------------------------------------------------------------------------------------
+
+  // One envelope: flag 0, length 2 (big-endian), then "{}".
+  const REQUEST_ENVELOPE = new Uint8Array([0, 0, 0, 0, 2, 123, 125]);
+
+  async function streamLoop(ctrl) {
+    let delay = 500;
+    while (!ctrl.signal.aborted) {
+      let failure = null;
+      try {
+        const r = await fetch("/api/EventStream", {
+          method: "POST",
+          headers: { "Content-Type": "application/connect+json", "Connect-Protocol-Version": "1" },
+          body: REQUEST_ENVELOPE,
+          credentials: "same-origin",
+          cache: "no-store",
+          signal: ctrl.signal,
+        });
+        if (!r.ok || !r.body) throw new ApiError("unavailable", "event stream answered HTTP " + r.status);
+        setLive(true);
+        // The subscription exists once the headers are here, so re-reading now misses nothing.
+        resync();
+        await readEnvelopes(r.body.getReader(), () => (delay = 500));
+      } catch (e) {
+        failure = e;
+      }
+      setLive(false);
+      if (ctrl.signal.aborted) return;
+      if (failure && failure.code === "unauthenticated") return needLogin();
+      await Promise.race([sleep(delay * (0.75 + Math.random() / 2)), wake()]);
+      delay = Math.min(delay * 2, 15000);
+    }
+  }
+
+  let waker = null;
+  const wake = () => new Promise((r) => (waker = r));
+
+  async function readEnvelopes(reader, onData) {
+    const decoder = new TextDecoder();
+    let buf = new Uint8Array(0);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new ApiError("unavailable", "event stream closed");
+      const joined = new Uint8Array(buf.length + value.length);
+      joined.set(buf);
+      joined.set(value, buf.length);
+      buf = joined;
+      while (buf.length >= 5) {
+        const len = new DataView(buf.buffer, buf.byteOffset).getUint32(1);
+        if (buf.length < 5 + len) break;
+        const flags = buf[0];
+        const msg = JSON.parse(decoder.decode(buf.subarray(5, 5 + len)) || "{}");
+        buf = buf.slice(5 + len);
+        if (flags & 2) {
+          const e = msg.error;
+          throw new ApiError(e ? e.code : "unavailable", e ? e.message : "event stream ended");
+        }
+        onData();
+        onEvent(msg);
+      }
+    }
+  }
+
+  function onEvent(m) {
+    if (m.executionStarted) upsert(m.executionStarted.logEntry);
+    else if (m.executionFinished) upsert(m.executionFinished.logEntry);
+    else if (m.outputChunk) {
+      const c = m.outputChunk;
+      const run = S.runs.get(c.executionTrackingId);
+      if (!run || run.live === null) return;
+      run.live += c.output;
+      if (run.live.length > MAX_LIVE) run.live = "…\n" + run.live.slice(-MAX_LIVE / 2);
+      notify("output", c.executionTrackingId);
+    } else if (m.configChanged) reloadCatalog(true);
+    else if (m.entityChanged) reloadCatalog(false);
+  }
+
+  function setLive(live) {
+    S.live = live;
+    const el = $("#conn");
+    el.className = "conn " + (live ? "on" : "off");
+    el.textContent = live ? "" : "Reconnecting…";
+    el.title = live ? "Live: updates arrive as they happen" : "The live connection dropped; reconnecting";
+    // Without the stream, running executions this page shows are polled instead.
+    if (!live) pollRunning();
+  }
+
+  let polling = false;
+  async function pollRunning() {
+    if (polling) return;
+    polling = true;
+    while (!S.live && S.init && !S.init.loginRequired) {
+      await sleep(2000);
+      const running = [...S.runs.entries()].filter(([, r]) => r.entry && !r.entry.executionFinished).map(([id]) => id);
+      for (const id of running) await refreshRun(id).catch(() => {});
+    }
+    polling = false;
+  }
+
+  // After a (re)connect: re-read what may have happened while the stream was down.
+  async function resync() {
+    const running = [...S.runs.entries()].filter(([, r]) => r.entry && !r.entry.executionFinished).map(([id]) => id);
+    await Promise.all(running.map((id) => refreshRun(id).catch(() => {})));
+    await loadRecent();
+    if (S.dashboards.size) await reloadCatalog(false);
+    if (S.view && S.view.update) S.view.update("resync");
+  }
+
+  async function refreshRun(id) {
+    const r = await call("ExecutionStatus", { executionTrackingId: id });
+    return upsert(r.logEntry);
+  }
+
+  async function loadRecent() {
+    try {
+      const page = await call("GetLogs", { startOffset: 0 });
+      for (const e of page.logs.slice().reverse()) upsert(e);
+    } catch {
+      // Without logs permission the buttons just start idle.
+    }
+  }
+
+  function startStream() {
+    if (S.stream) S.stream.abort();
+    S.stream = new AbortController();
+    streamLoop(S.stream);
+  }
+
+  document.addEventListener("visibilitychange", () => {
+    // Phones drop connections of hidden tabs; come back at once instead of after the backoff.
+    if (!document.hidden && !S.live && waker) waker();
+  });
+
+  // ---------------------------------------------------------------------------------------
+  // Config and dashboards
+  // ---------------------------------------------------------------------------------------
+
+  async function getDashboard(title) {
+    if (S.dashboards.has(title)) return S.dashboards.get(title);
+    const d = await call("GetDashboard", { title });
+    S.dashboards.set(title, d);
+    indexActions(d.dashboard.contents);
+    return d;
+  }
+
+  function indexActions(list) {
+    for (const c of list) {
+      if (c.action) S.actions.set(c.action.bindingId, c.action);
+      if (c.contents) indexActions(c.contents);
+    }
+  }
+
+  let reloading = null;
+  async function reloadCatalog(withInit) {
+    if (reloading) return reloading;
+    reloading = (async () => {
+      try {
+        if (withInit) {
+          S.init = await call("Init");
+          chrome();
+        }
+        const titles = [...S.dashboards.keys()];
+        S.dashboards.clear();
+        S.actions.clear();
+        for (const t of titles) await getDashboard(t).catch(() => {});
+        if (S.view && S.view.update) S.view.update("catalog");
+      } finally {
+        reloading = null;
+      }
+    })();
+    return reloading;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Page chrome: title, banner, navigation, footer
+  // ---------------------------------------------------------------------------------------
+
+  function chrome() {
+    const i = S.init;
+    document.title = i.pageTitle || "actiond";
+    $("#title").textContent = i.pageTitle || "actiond";
+    $("#top").hidden = false;
+    const banner = $("#banner");
+    banner.hidden = !i.bannerMessage;
+    banner.textContent = i.bannerMessage || "";
+    banner.style.cssText = i.bannerCss || "";
+
+    const nav = $("#nav");
+    nav.replaceChildren();
+    const here = location.hash || "#/";
+    const link = (href, text, extra) =>
+      h("a", Object.assign({ href, "aria-current": here === href || (href !== "#/" && here.startsWith(href)) ? "page" : null }, extra), text);
+    if (i.showNavigation && !i.loginRequired) {
+      const roots = i.rootDashboards || [];
+      if (roots.length > 1) roots.forEach((t, n) => nav.append(link(n ? "#/d/" + enc(t) : "#/", t)));
+      else nav.append(link("#/", "Actions"));
+      if (i.effectivePolicy.showLogList) nav.append(link("#/logs", "History"));
+      if (i.effectivePolicy.showDiagnostics) nav.append(link("#/diag", "Diagnostics"));
+      for (const l of i.additionalLinks || []) {
+        const url = safeUrl(l.url);
+        if (url) nav.append(h("a", { href: url, rel: "noopener noreferrer", target: "_blank" }, l.title));
+      }
+    }
+    const user = $("#user");
+    user.replaceChildren();
+    if (i.authLocalLogin || i.authenticatedUserProvider !== "system") {
+      const guest = i.authenticatedUserProvider === "system";
+      const who = h("span.who", { title: "Signed in as " + i.authenticatedUser }, h("span.avatar", { "aria-hidden": "true" }, (i.authenticatedUser || "?").slice(0, 1).toUpperCase()), h("span.uname", {}, i.authenticatedUser));
+      if (guest && i.authLocalLogin) {
+        if (!here.startsWith("#/login")) user.append(h("a.login", { href: "#/login" }, "Log in"));
+      } else if (i.authenticatedUserProvider === "local") user.append(who, h("button.link", { type: "button", onclick: logout }, "Log out"));
+      else user.append(who);
+    }
+    const foot = $("#foot");
+    foot.hidden = !i.showFooter;
+    foot.replaceChildren(h("span", {}, "actiond " + (i.currentVersion || "")), " · ", h("a", { href: "/readyz" }, "status"));
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Toasts
+  // ---------------------------------------------------------------------------------------
+
+  function toast(text, kind = "info") {
+    const t = h("div.toast." + kind, {}, text);
+    $("#toasts").append(t);
+    setTimeout(() => t.remove(), kind === "error" ? 8000 : 4000);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Router
+  // ---------------------------------------------------------------------------------------
+
+  function go(hash) {
+    if (location.hash === hash) route();
+    else location.hash = hash;
+  }
+
+  async function route() {
+    if (!S.init) return;
+    chrome();
+    const parts = (location.hash || "#/").slice(2).split("/").map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
+    const [head, ...rest] = parts;
+    if (S.init.loginRequired && head !== "login") return go("#/login");
+    S.view = null;
+    S.prev = S.here;
+    S.here = location.hash || "#/";
+    const main = $("#main");
+    try {
+      let view;
+      if (head === "" || head === undefined) view = await dashboardView(rootTitle(), []);
+      else if (head === "d") view = await dashboardView(rest[0] || rootTitle(), rest.slice(1).filter(Boolean));
+      else if (head === "a") view = await formView(rest[0]);
+      else if (head === "x") view = await runView(rest[0]);
+      else if (head === "logs") view = await logsView(Math.max(0, parseInt(rest[0] || "0", 10) || 0));
+      else if (head === "login") view = loginView();
+      else if (head === "diag") view = await diagView();
+      else view = messageView("Not found", "There is nothing at this address.");
+      main.replaceChildren(view.el);
+      S.view = view;
+      if (view.focus) view.focus();
+      else if (document.activeElement === document.body || !main.contains(document.activeElement)) {
+        const h1 = main.querySelector("h1");
+        if (h1 && routed) {
+          h1.tabIndex = -1;
+          h1.focus({ preventScroll: true });
+        }
+      }
+      routed = true;
+    } catch (e) {
+      if (e.code === "unauthenticated") return;
+      main.replaceChildren(messageView("Something went wrong", e.message).el);
+    }
+  }
+  let routed = false;
+
+  // Back to where the user came from inside the page, else to the first dashboard.
+  function goBack() {
+    if (S.prev) history.back();
+    else go("#/");
+  }
+
+  function backLink(text = "‹", spec = "a.back") {
+    return h(spec, { href: S.prev || "#/", "aria-label": text === "‹" ? "Back" : null, onclick: (ev) => { ev.preventDefault(); goBack(); } }, text);
+  }
+
+  function rootTitle() {
+    return (S.init.rootDashboards && S.init.rootDashboards[0]) || "Actions";
+  }
+
+  function messageView(title, text) {
+    return { el: h("section.panel.message", {}, h("h1", {}, title), h("p", {}, text), h("a.btn", { href: "#/" }, "Back to the actions")) };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Dashboards
+  // ---------------------------------------------------------------------------------------
+
+  async function dashboardView(title, dirs) {
+    const d = await getDashboard(title);
+    const el = h("div.dash");
+    const paint = () => {
+      const d2 = S.dashboards.get(title) || d;
+      let list = d2.dashboard.contents;
+      let heading = d2.title;
+      for (const dir of dirs) {
+        const found = list.find((c) => c.type === "directory" && c.title === dir);
+        if (!found) {
+          el.replaceChildren(messageView("Not found", "This folder is no longer on the dashboard.").el);
+          return;
+        }
+        list = found.contents;
+        heading = dir;
+      }
+      const head = h("div.dash-head");
+      if (dirs.length) {
+        const up = ["#/d", enc(title), ...dirs.slice(0, -1).map(enc)].join("/");
+        head.append(h("a.back", { href: up, "aria-label": "Back" }, "‹"));
+      }
+      head.append(h("h1", {}, heading));
+      // The default dashboard's one fieldset repeats the page's title; say it once.
+      const shown = list.length === 1 && list[0].type === "fieldset" && list[0].title === heading ? list[0].contents : list;
+      el.replaceChildren(head, ...components(shown, title, dirs));
+      if (!list.length) el.append(h("p.empty", {}, "No actions here yet. Add some to the config file; the page updates by itself."));
+    };
+    paint();
+    return {
+      el,
+      update(kind, id, bindingId) {
+        if (kind === "catalog") paint();
+        if (kind === "run" && bindingId) for (const c of el.querySelectorAll("[data-recent]")) if (c.dataset.recent === bindingId) paintRecent(c);
+      },
+    };
+  }
+
+  function components(list, title, dirs) {
+    const out = [];
+    let grid = null;
+    const inGrid = (node) => {
+      if (!grid) out.push((grid = h("div.grid")));
+      grid.append(node);
+    };
+    for (const c of list) {
+      if (c.type === "link" && c.action) inGrid(actionButton(c.action, c));
+      else if (c.type === "directory") {
+        const href = ["#/d", enc(title), ...dirs.map(enc), enc(c.title)].join("/");
+        inGrid(h("a.act.dir" + (c.cssClass ? "." + c.cssClass.replace(/[^\w-]/g, "") : ""), { href }, icon(c.icon || "&#128193;"), h("span.label", {}, c.title), h("span.chev", { "aria-hidden": "true" }, "›")));
+      } else {
+        grid = null;
+        if (c.type === "fieldset") out.push(h("section.fieldset", {}, c.title ? h("h2", {}, c.title) : null, ...components(c.contents || [], title, dirs)));
+        else if (c.type === "display") out.push(h("div.display", {}, sanitize(c.title)));
+        else if (c.type === "stdout-most-recent-execution" && c.action) {
+          const box = h("div.recent", { dataset: { recent: c.action.bindingId } }, h("h3", {}, c.title || c.action.title), h("pre.out"));
+          out.push(box);
+          paintRecent(box);
+        }
+      }
+    }
+    return out;
+  }
+
+  async function paintRecent(box) {
+    const id = S.last.get(box.dataset.recent);
+    const run = id && S.runs.get(id);
+    const pre = box.querySelector("pre");
+    if (run && run.entry && run.entry.executionFinished) {
+      pre.replaceChildren(ansi(run.entry.stdout));
+      return;
+    }
+    if (box.dataset.loaded) return;
+    box.dataset.loaded = "1";
+    try {
+      const r = await call("ExecutionStatus", { actionId: box.dataset.recent });
+      upsert(r.logEntry);
+      pre.replaceChildren(ansi(r.logEntry.stdout));
+    } catch {
+      pre.textContent = "No output yet.";
+    }
+  }
+
+  function actionButton(action, comp) {
+    const cls = comp && comp.cssClass ? "." + comp.cssClass.replace(/[^\w-]/g, "") : "";
+    const b = h("button.act" + cls, {
+      type: "button",
+      dataset: { binding: action.bindingId },
+      disabled: !action.canExec,
+      title: action.canExec ? null : "You may not run this action",
+      onclick: () => press(action),
+    }, icon(action.icon), h("span.label", {}, action.title), h("span.state", { "aria-hidden": "true" }), h("span.sr", {}));
+    paintButton(b);
+    if (action.popupOnStart === "execution-button") {
+      const wrap = h("div.actwrap", {}, b, h("a.outlink", { href: "#", hidden: true, "aria-label": "Output of " + action.title, dataset: { outfor: action.bindingId } }, "Output ›"));
+      return wrap;
+    }
+    return b;
+  }
+
+  function paintButton(b) {
+    const id = S.last.get(b.dataset.binding);
+    const run = id && S.runs.get(id);
+    const state = stateOf(run && run.entry);
+    b.dataset.state = state;
+    b.setAttribute("aria-busy", state === "running" ? "true" : "false");
+    b.querySelector(".sr").textContent = STATE_TEXT[state] ? ", last run: " + STATE_TEXT[state] : "";
+    const mark = b.querySelector(".state");
+    mark.textContent = { idle: "", running: "", ok: "✓", fail: "✕", timeout: "⏱", blocked: "⛔" }[state];
+    mark.title = STATE_TEXT[state];
+    const out = b.parentElement && b.parentElement.querySelector("[data-outfor]");
+    if (out && id) {
+      out.hidden = false;
+      out.href = "#/x/" + enc(id);
+    }
+  }
+
+  function press(action) {
+    if (!action.canExec) return;
+    if (action.arguments && action.arguments.length) return go("#/a/" + enc(action.bindingId));
+    start(action, []);
+  }
+
+  async function start(action, args) {
+    try {
+      const r = await call("StartAction", { actionId: action.bindingId, arguments: args });
+      const id = r.executionTrackingId;
+      if (!S.runs.has(id)) {
+        // A placeholder until the executionStarted event (or a re-read) brings the entry.
+        upsert({ executionTrackingId: id, actionId: action.bindingId, actionTitle: action.title, actionIcon: action.icon, executionStarted: false, executionFinished: false, blocked: false, timedOut: false, exitCode: 0, stdout: "", stderr: "", datetimeStarted: "", datetimeFinished: "", user: "", userClass: "", tags: [] });
+      }
+      S.runs.get(id).seen = Date.now();
+      S.last.set(action.bindingId, id);
+      notify("run", id, action.bindingId);
+      if (!S.live) refreshRun(id).catch(() => {});
+      if ((action.popupOnStart || "").startsWith("execution-dialog")) {
+        // From an argument form, the run replaces the form in the history: Back returns to
+        // the dashboard, not to a form that was already sent.
+        if ((location.hash || "").startsWith("#/a/")) {
+          S.here = S.prev;
+          location.replace("#/x/" + enc(id));
+        } else go("#/x/" + enc(id));
+      }
+      return id;
+    } catch (e) {
+      if (e.code !== "unauthenticated") toast(action.title + ": " + e.message, "error");
+      throw e;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Argument forms
+  // ---------------------------------------------------------------------------------------
+
+  const RULES = {
+    ascii: [/^[A-Za-z0-9]+$/, "must be letters and digits only (A-Z, a-z, 0-9)"],
+    ascii_identifier: [/^[A-Za-z0-9._-]+$/, "must be letters, digits, dots, underscores and hyphens only (A-Z, a-z, 0-9, '.', '_', '-')"],
+    ascii_sentence: [/^[A-Za-z0-9._, -]+$/, "must be letters, digits, spaces, commas, dots, underscores and hyphens only (A-Z, a-z, 0-9, ' ', ',', '.', '_', '-')"],
+    unicode_identifier: [/^[\p{L}\p{N}_.-]+$/u, "must be letters and digits of any script, dots, underscores and hyphens only"],
+    int: [/^-?[0-9]+$/, "must be a whole number: an optional '-' followed by the digits 0-9"],
+    email: [/^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/, "must be an email address like name@example.com"],
+    url: [/^https?:\/\/[\x21-\x7e]+$/i, "must be an absolute http:// or https:// URL"],
+    datetime: [/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/, "must be a date and time written YYYY-MM-DDTHH:MM or YYYY-MM-DDTHH:MM:SS"],
+  };
+  const INT_MAX = 9223372036854775807n;
+
+  // The local mirror of ValidateArgumentType for one value; "" when it passes. An empty value
+  // is left to the server: it then takes the argument's default or is refused as required.
+  function localCheck(arg, value) {
+    if (value === "") return "";
+    if (value.includes("\0")) return "must not contain a NUL byte";
+    const choices = (arg.choices || []).map((c) => c.value);
+    if (arg.type === "checkbox") return ["true", "false", "1", "0", ...choices].includes(value) ? "" : "must be true, false, 1 or 0";
+    if (arg.type === "checklist") return value.split(",").every((v) => choices.includes(v)) ? "" : "must be a comma-separated list of the choices";
+    if (choices.length) return choices.includes(value) ? "" : "must be one of the declared choices";
+    const rule = RULES[arg.type || "ascii"];
+    if (!rule) return "";
+    if (!rule[0].test(value)) return rule[1];
+    if (arg.type === "int") {
+      const n = BigInt(value);
+      if (n > INT_MAX || n < -INT_MAX - 1n) return "must be a whole number between -9223372036854775808 and 9223372036854775807";
+    }
+    return "";
+  }
+
+  // Types whose rule the server knows by name alone (ValidateArgumentType has no choices).
+  const SERVER_CHECKED = (t) => t && !["password", "raw_string_multiline", "very_dangerous_raw_string", "checklist", "confirmation", "html"].includes(t);
+
+  async function findAction(bindingId) {
+    if (!S.actions.has(bindingId)) {
+      const r = await call("GetActionBinding", { bindingId });
+      S.actions.set(bindingId, r.action);
+    }
+    return S.actions.get(bindingId);
+  }
+
+  async function formView(bindingId) {
+    const action = await findAction(bindingId);
+    const fields = [];
+    const form = h("form.panel.argform", { novalidate: true, autocomplete: "off" });
+    const errorBox = h("div.alert", { role: "alert", hidden: true });
+
+    const header = h("div.form-head", {}, backLink(), icon(action.icon, "icon big"), h("h1", {}, action.title));
+    form.append(header, errorBox);
+
+    for (const arg of action.arguments) {
+      const id = "arg-" + arg.name.replace(/[^\w-]/g, "_");
+      const label = arg.title || arg.name;
+      const hint = arg.description ? h("p.hint", { id: id + "-hint" }, arg.description) : null;
+      const err = h("p.err", { id: id + "-err", "aria-live": "polite" });
+      const describedBy = [hint ? id + "-hint" : "", id + "-err"].join(" ").trim();
+      const type = arg.type || "";
+      let field;
+      if (type === "html") {
+        form.append(h("div.field.htmlarg", {}, sanitize(arg.defaultValue || arg.description || arg.title)));
+        continue;
+      } else if (type === "confirmation") {
+        const input = h("input", { type: "checkbox", id, "aria-describedby": describedBy });
+        field = { arg, input, err, get: () => (input.checked ? "1" : ""), confirm: true };
+        form.append(h("div.field.check", {}, h("label", { for: id }, input, h("span", {}, label)), hint, err));
+      } else if (type === "checkbox") {
+        const [on, off] = arg.choices && arg.choices.length ? [arg.choices[0].value, (arg.choices[1] || { value: "" }).value] : ["true", "false"];
+        const input = h("input", { type: "checkbox", id, checked: ["true", "1", on].includes(arg.defaultValue), "aria-describedby": describedBy });
+        field = { arg, input, err, get: () => (input.checked ? on : off) };
+        form.append(h("div.field.check", {}, h("label", { for: id }, input, h("span", {}, label)), hint, err));
+      } else if (type === "checklist") {
+        const initial = (arg.defaultValue || "").split(",");
+        const boxes = arg.choices.map((c) => h("input", { type: "checkbox", value: c.value, checked: initial.includes(c.value) }));
+        field = { arg, input: boxes[0], err, get: () => boxes.filter((b) => b.checked).map((b) => b.value).join(",") };
+        form.append(h("fieldset.field.list", { "aria-describedby": describedBy }, h("legend", {}, label), ...boxes.map((b, i) => h("label.opt", {}, b, h("span", {}, arg.choices[i].title || arg.choices[i].value))), hint, err));
+      } else if (arg.choices && arg.choices.length) {
+        const input = h("select", { id, "aria-describedby": describedBy }, ...arg.choices.map((c) => h("option", { value: c.value }, c.title || c.value)));
+        if (arg.choices.some((c) => c.value === arg.defaultValue)) input.value = arg.defaultValue;
+        field = { arg, input, err, get: () => input.value };
+        form.append(h("div.field", {}, h("label", { for: id }, label), input, hint, err));
+      } else {
+        const attrs = { id, name: arg.name, value: arg.defaultValue || "", "aria-describedby": describedBy, spellcheck: "false", autocapitalize: "off" };
+        let input;
+        if (type === "raw_string_multiline") input = h("textarea", Object.assign(attrs, { rows: 5 }));
+        else {
+          const kind = { password: "password", email: "email", url: "url", datetime: "datetime-local", int: "text" }[type] || "text";
+          Object.assign(attrs, { type: kind });
+          if (type === "int") Object.assign(attrs, { inputmode: "numeric" });
+          if (type === "datetime") Object.assign(attrs, { step: 1 });
+          if (type === "password") Object.assign(attrs, { autocomplete: "new-password" });
+          const sugg = Object.entries(arg.suggestions || {});
+          if (sugg.length) attrs.list = id + "-list";
+          input = h("input", attrs);
+          if (sugg.length) form.append(h("datalist", { id: id + "-list" }, ...sugg.map(([v, t]) => h("option", { value: v }, t || v))));
+        }
+        field = { arg, input, err, get: () => input.value };
+        form.append(h("div.field", {}, h("label", { for: id }, label), input, hint, err));
+      }
+      fields.push(field);
+      let timer = null;
+      let asked = 0;
+      const check = async () => {
+        const value = field.get();
+        const local = field.confirm ? "" : localCheck(arg, value);
+        showErr(field, local);
+        if (local || !value || !SERVER_CHECKED(type) || (arg.choices && arg.choices.length)) return;
+        const mine = ++asked;
+        try {
+          const r = await call("ValidateArgumentType", { type, value });
+          if (mine === asked && field.get() === value) showErr(field, r.valid ? "" : r.description);
+        } catch {
+          // The start will answer anyway.
+        }
+      };
+      const later = () => {
+        clearTimeout(timer);
+        timer = setTimeout(check, 250);
+      };
+      const box = field.input.closest(".field");
+      box.addEventListener("input", later);
+      box.addEventListener("change", later);
+    }
+
+    const runBtn = h("button.btn.primary", { type: "submit" }, h("span.label", {}, "Run"));
+    form.append(h("div.actions", {}, runBtn, backLink("Cancel", "a.btn")));
+
+    function showErr(field, text) {
+      field.err.textContent = text ? (field.arg.title || field.arg.name) + " " + text : "";
+      field.input.setAttribute("aria-invalid", text ? "true" : "false");
+      field.input.closest(".field").classList.toggle("bad", !!text);
+    }
+
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      errorBox.hidden = true;
+      let firstBad = null;
+      for (const f of fields) {
+        const value = f.get();
+        const why = f.confirm ? (value ? "" : "must be ticked to confirm") : localCheck(f.arg, value);
+        showErr(f, why);
+        if (why && !firstBad) firstBad = f;
+      }
+      if (firstBad) {
+        errorBox.textContent = "Please correct the highlighted field before running.";
+        errorBox.hidden = false;
+        firstBad.input.focus();
+        return;
+      }
+      const args = fields.filter((f) => !f.confirm).map((f) => ({ name: f.arg.name, value: f.get() }));
+      runBtn.disabled = true;
+      runBtn.classList.add("busy");
+      try {
+        await start(action, args);
+        if (!(action.popupOnStart || "").startsWith("execution-dialog")) goBack();
+      } catch (e) {
+        errorBox.textContent = e.message;
+        errorBox.hidden = false;
+        const named = fields.find((f) => e.message.includes('"' + f.arg.name + '"') || e.message.includes("argument " + f.arg.name));
+        if (named) showErr(named, "is not accepted: see above");
+        errorBox.focus && errorBox.scrollIntoView({ block: "nearest" });
+      } finally {
+        runBtn.disabled = false;
+        runBtn.classList.remove("busy");
+      }
+    });
+
+    return {
+      el: form,
+      focus: () => {
+        const first = form.querySelector("input, select, textarea");
+        if (first) first.focus();
+      },
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // ANSI colours: SGR sequences to spans, everything else of the escape language dropped
+  // ---------------------------------------------------------------------------------------
+
+  const PALETTE = ["#000000", "#cd3131", "#0dbc79", "#e5e510", "#2472c8", "#bc3fbc", "#11a8cd", "#e5e5e5",
+    "#666666", "#f14c4c", "#23d18b", "#f5f543", "#3b8eea", "#d670d6", "#29b8db", "#ffffff"];
+
+  function color256(n) {
+    if (n < 16) return PALETTE[n];
+    if (n >= 232) {
+      const g = 8 + (n - 232) * 10;
+      return `rgb(${g},${g},${g})`;
+    }
+    n -= 16;
+    const c = (v) => (v ? 55 + v * 40 : 0);
+    return `rgb(${c(Math.floor(n / 36))},${c(Math.floor(n / 6) % 6)},${c(n % 6)})`;
+  }
+
+  // A renderer keeps its state between chunks, so colours and split sequences survive them.
+  class Ansi {
+    constructor() {
+      this.st = {};
+      this.carry = "";
+    }
+    push(text) {
+      const frag = document.createDocumentFragment();
+      text = this.carry + text;
+      this.carry = "";
+      // An escape sequence cut at the end of this chunk waits for the next one.
+      const cut = text.match(/\x1b(\[[0-9;?]*|\][^\x07\x1b]*)?$/);
+      if (cut) {
+        this.carry = cut[0];
+        text = text.slice(0, cut.index);
+      }
+      const re = /\x1b\[([0-9;?]*)([A-Za-z])|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[^[\]]|\r(?!\n)/g;
+      let at = 0;
+      let m;
+      while ((m = re.exec(text))) {
+        this.text(frag, text.slice(at, m.index));
+        at = re.lastIndex;
+        if (m[0] === "\r") this.text(frag, "\n");
+        else if (m[2] === "m") this.sgr(m[1]);
+      }
+      this.text(frag, text.slice(at));
+      return frag;
+    }
+    text(frag, t) {
+      if (!t) return;
+      t = t.replace(/\r\n/g, "\n");
+      const s = this.st;
+      if (!s.fg && !s.bg && !s.b && !s.d && !s.i && !s.u) return frag.append(t);
+      const span = h("span", {}, t);
+      let fg = s.fg;
+      let bg = s.bg;
+      if (s.inv) [fg, bg] = [bg || "var(--out-bg)", fg || "var(--out-fg)"];
+      if (fg) span.style.color = fg;
+      if (bg) span.style.background = bg;
+      if (s.b) span.style.fontWeight = "bold";
+      if (s.d) span.style.opacity = "0.7";
+      if (s.i) span.style.fontStyle = "italic";
+      if (s.u) span.style.textDecoration = "underline";
+      frag.append(span);
+    }
+    sgr(params) {
+      const p = params === "" ? [0] : params.split(";").map((x) => parseInt(x, 10) || 0);
+      let s = this.st;
+      for (let k = 0; k < p.length; k++) {
+        const n = p[k];
+        if (n === 0) s = this.st = {};
+        else if (n === 1) s.b = true;
+        else if (n === 2) s.d = true;
+        else if (n === 3) s.i = true;
+        else if (n === 4) s.u = true;
+        else if (n === 7) s.inv = true;
+        else if (n === 22) s.b = s.d = false;
+        else if (n === 23) s.i = false;
+        else if (n === 24) s.u = false;
+        else if (n === 27) s.inv = false;
+        else if (n >= 30 && n <= 37) s.fg = PALETTE[n - 30];
+        else if (n >= 90 && n <= 97) s.fg = PALETTE[n - 82];
+        else if (n === 39) s.fg = null;
+        else if (n >= 40 && n <= 47) s.bg = PALETTE[n - 40];
+        else if (n >= 100 && n <= 107) s.bg = PALETTE[n - 92];
+        else if (n === 49) s.bg = null;
+        else if (n === 38 || n === 48) {
+          let c = null;
+          if (p[k + 1] === 5) {
+            c = color256(p[k + 2] & 255);
+            k += 2;
+          } else if (p[k + 1] === 2) {
+            c = `rgb(${p[k + 2] & 255},${p[k + 3] & 255},${p[k + 4] & 255})`;
+            k += 4;
+          }
+          if (n === 38) s.fg = c;
+          else s.bg = c;
+        }
+      }
+    }
+  }
+
+  const ansi = (text) => new Ansi().push(text || "");
+
+  // ---------------------------------------------------------------------------------------
+  // Execution view
+  // ---------------------------------------------------------------------------------------
+
+  const BADGE = { running: ["Running", "run"], ok: ["Succeeded", "ok"], fail: ["Failed", "fail"], timeout: ["Timed out", "warn"], blocked: ["Blocked", "warn"], idle: ["Starting", "run"] };
+
+  function parseTime(s) {
+    const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(s || "");
+    return m ? new Date(+m[1], m[2] - 1, +m[3], +m[4], +m[5], +m[6]).getTime() : NaN;
+  }
+
+  function duration(ms) {
+    if (!(ms >= 0)) return "";
+    const s = Math.round(ms / 1000);
+    if (s < 1) return "under 1 s";
+    if (s < 60) return s + " s";
+    if (s < 3600) return Math.floor(s / 60) + " min " + (s % 60) + " s";
+    return Math.floor(s / 3600) + " h " + Math.floor((s % 3600) / 60) + " min";
+  }
+
+  async function runView(id) {
+    let run = S.runs.get(id);
+    if (!run || !run.entry || !run.entry.executionFinished) {
+      try {
+        run = await refreshRun(id);
+      } catch (e) {
+        if (!run) throw e;
+      }
+    }
+    // Output read now may be ahead of what the events brought (they started after the run).
+    const sofar = (run.entry.stdout || "") + (run.entry.stderr || "");
+    if (run.live !== null && sofar.length > run.live.length) run.live = sofar;
+    const action = S.actions.get(run.entry.actionId);
+    const mode = (action && action.popupOnStart) || "";
+    const badge = h("span.badge");
+    const meta = h("dl.meta");
+    const pre = h("pre.out", { tabindex: "0", "aria-label": "Output", "aria-live": "off" });
+    const frame = h("iframe.htmlout", { sandbox: "", title: "Output", hidden: true });
+    const killBtn = h("button.btn.danger", { type: "button", onclick: kill }, "Kill");
+    const rerunBtn = h("button.btn", { type: "button", onclick: rerun }, "Run again");
+    const notice = h("p.notice", { hidden: true });
+    const el = h("section.panel.run", {},
+      h("div.form-head", {}, backLink(), icon(run.entry.actionIcon, "icon big"), h("div.titles", {}, h("h1", {}, run.entry.actionTitle || run.entry.actionId), badge)),
+      meta, notice, pre, frame,
+      h("div.actions", {}, killBtn, rerunBtn));
+
+    let renderer = null;
+    let shown = 0; // characters of live output already rendered
+    let finalShown = false;
+
+    function paint() {
+      const e = run.entry;
+      const state = stateOf(e);
+      badge.className = "badge " + BADGE[state][1];
+      badge.replaceChildren(state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", BADGE[state][0]);
+      const started = parseTime(e.datetimeStarted);
+      // While running, the board's clock and this device's may disagree; trust the start
+      // time only when it is plausible here, else count from when this page saw the run.
+      const since = Date.now() - started;
+      const took = e.executionFinished ? parseTime(e.datetimeFinished) - started : since >= 0 && since < 864e5 ? since : Date.now() - run.seen;
+      const rows = [["Started", e.datetimeStarted || "—"], ["Duration", duration(took) || "—"]];
+      if (e.executionFinished) rows.push(["Exit code", String(e.exitCode)]);
+      if (e.user) rows.push(["By", e.user]);
+      meta.replaceChildren(...rows.map(([k, v]) => h("div", { dataset: { k: k.toLowerCase().replace(" ", "") } }, h("dt", {}, k), h("dd", {}, v))));
+      killBtn.hidden = e.executionFinished;
+      rerunBtn.hidden = !e.executionFinished;
+      notice.hidden = !(e.timedOut || e.blocked);
+      notice.textContent = e.blocked ? "This run was blocked by a limit; see stderr for which one." : e.timedOut ? "This run passed its timeout and was stopped." : "";
+      const stick = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 40;
+      if (e.executionFinished) {
+        if (!finalShown) {
+          finalShown = true;
+          const parts = [];
+          if (mode === "execution-dialog-output-html") {
+            frame.hidden = false;
+            frame.srcdoc = e.stdout;
+            pre.hidden = !e.stderr;
+            if (e.stderr) parts.push(h("span.stderr", {}, ansi(e.stderr)));
+          } else {
+            parts.push(ansi(e.stdout));
+            if (e.stderr && mode !== "execution-dialog-stdout-only") parts.push(h("span.stderr", {}, h("span.tag", {}, "stderr"), ansi(e.stderr)));
+          }
+          if (!e.stdout && !e.stderr) parts.push(h("span.none", {}, "No output."));
+          pre.replaceChildren(...parts);
+        }
+      } else {
+        if (!renderer) {
+          renderer = new Ansi();
+          pre.replaceChildren();
+          const initial = run.live || e.stdout + e.stderr;
+          pre.append(renderer.push(initial));
+          shown = (run.live || "").length;
+          if (!initial) pre.append(h("span.none.wait", {}, "Waiting for output…"));
+        } else if (run.live && run.live.length > shown) {
+          const w = pre.querySelector(".wait");
+          if (w) w.remove();
+          pre.append(renderer.push(run.live.slice(shown)));
+          shown = run.live.length;
+        }
+      }
+      if (stick) pre.scrollTop = pre.scrollHeight;
+    }
+
+    async function kill() {
+      killBtn.disabled = true;
+      try {
+        const r = await call("KillAction", { executionTrackingId: id });
+        if (r.alreadyCompleted) toast("It had already finished.");
+        else toast("Stopping…");
+        if (!S.live) setTimeout(() => refreshRun(id).catch(() => {}), 1000);
+      } catch (e) {
+        toast(e.message, "error");
+      } finally {
+        killBtn.disabled = false;
+      }
+    }
+
+    async function rerun() {
+      rerunBtn.disabled = true;
+      try {
+        const r = await call("RestartAction", { executionTrackingId: id });
+        upsert(Object.assign({}, run.entry, { executionTrackingId: r.executionTrackingId, executionStarted: false, executionFinished: false, exitCode: 0, timedOut: false, blocked: false, stdout: "", stderr: "", datetimeStarted: "", datetimeFinished: "" }));
+        location.replace("#/x/" + enc(r.executionTrackingId));
+      } catch (e) {
+        toast(e.message, "error");
+        rerunBtn.disabled = false;
+      }
+    }
+
+    paint();
+    const ticker = setInterval(() => {
+      if (!el.isConnected) return clearInterval(ticker);
+      if (!run.entry.executionFinished) paint();
+    }, 1000);
+    return {
+      el,
+      update(kind, which) {
+        if (kind === "resync" && !run.entry.executionFinished) refreshRun(id).catch(() => {});
+        if (which === id || kind === "resync") {
+          run = S.runs.get(id) || run;
+          paint();
+        }
+      },
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // History
+  // ---------------------------------------------------------------------------------------
+
+  async function logsView(offset) {
+    const el = h("section.panel.logs", {}, h("h1", {}, "History"));
+    const list = h("ol.loglist");
+    const pager = h("nav.pager", { "aria-label": "Pages" });
+    el.append(list, pager);
+    let refreshTimer = null;
+
+    async function load() {
+      const page = await call("GetLogs", { startOffset: offset });
+      const size = parseInt(page.pageSize, 10) || 10;
+      const total = parseInt(page.totalCount, 10) || 0;
+      const remaining = parseInt(page.countRemaining, 10) || 0;
+      list.replaceChildren(...page.logs.map(row));
+      if (!page.logs.length) list.append(h("li.empty", {}, offset ? "Nothing on this page." : "Nothing has run yet."));
+      const from = page.logs.length ? offset + 1 : 0;
+      pager.replaceChildren(
+        h("a.btn" + (offset > 0 ? "" : ".off"), offset > 0 ? { href: "#/logs/" + Math.max(0, offset - size), rel: "prev" } : { "aria-disabled": "true" }, "‹ Newer"),
+        h("span.count", {}, total ? `${from}–${offset + page.logs.length} of ${total}` : ""),
+        h("a.btn" + (remaining > 0 ? "" : ".off"), remaining > 0 ? { href: "#/logs/" + (offset + size), rel: "next" } : { "aria-disabled": "true" }, "Older ›"));
+    }
+
+    function row(e) {
+      const state = stateOf(e);
+      const took = e.executionFinished ? duration(parseTime(e.datetimeFinished) - parseTime(e.datetimeStarted)) : "";
+      const today = new Date().toISOString().slice(0, 10);
+      return h("li", {}, h("a.logrow", { href: "#/x/" + enc(e.executionTrackingId) },
+        icon(e.actionIcon),
+        h("span.what", {}, h("span.title", {}, e.actionTitle || e.actionId), h("span.sub", {}, [e.datetimeStarted.startsWith(today) ? e.datetimeStarted.slice(11) : e.datetimeStarted, took, e.user].filter(Boolean).join(" · "))),
+        h("span.badge." + BADGE[state][1], {}, state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", state === "ok" || state === "fail" ? (state === "ok" ? "OK" : "Exit " + e.exitCode) : BADGE[state][0])));
+    }
+
+    await load();
+    return {
+      el,
+      update(kind) {
+        if (offset !== 0 || (kind !== "run" && kind !== "resync")) return;
+        clearTimeout(refreshTimer);
+        refreshTimer = setTimeout(() => load().catch(() => {}), 300);
+      },
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Login, logout, diagnostics
+  // ---------------------------------------------------------------------------------------
+
+  function loginView() {
+    const user = h("input", { id: "login-user", autocomplete: "username", autocapitalize: "off", spellcheck: "false", required: true });
+    const pass = h("input", { id: "login-pass", type: "password", autocomplete: "current-password", required: true });
+    const err = h("div.alert", { role: "alert", hidden: true });
+    const btn = h("button.btn.primary", { type: "submit" }, "Log in");
+    const form = h("form.panel.loginform", { novalidate: true },
+      h("img.logo", { src: $("link[rel=icon]").href, alt: "", width: 56, height: 56 }),
+      h("h1", {}, "Log in to " + (S.init.pageTitle || "actiond")),
+      S.init.loginRequired ? h("p.hint", {}, "This board asks everyone to log in before using it.") : null,
+      err,
+      h("div.field", {}, h("label", { for: "login-user" }, "Username"), user),
+      h("div.field", {}, h("label", { for: "login-pass" }, "Password"), pass),
+      h("div.actions", {}, btn));
+    if (!S.init.authLocalLogin) {
+      err.textContent = "Local login is not enabled in this board's config.";
+      err.hidden = false;
+      btn.disabled = true;
+    }
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      err.hidden = true;
+      if (!user.value || !pass.value) {
+        err.textContent = "Enter your username and password.";
+        err.hidden = false;
+        return (user.value ? pass : user).focus();
+      }
+      btn.disabled = true;
+      btn.classList.add("busy");
+      try {
+        const r = await call("LocalUserLogin", { username: user.value, password: pass.value });
+        if (!r.success) {
+          err.textContent = "That username and password do not match.";
+          err.hidden = false;
+          pass.select();
+          return;
+        }
+        pass.value = "";
+        await boot("#/");
+      } catch (e) {
+        err.textContent = e.message;
+        err.hidden = false;
+      } finally {
+        btn.disabled = false;
+        btn.classList.remove("busy");
+      }
+    });
+    return { el: form, focus: () => user.focus() };
+  }
+
+  async function logout() {
+    try {
+      await call("Logout");
+    } catch (e) {
+      toast(e.message, "error");
+    }
+    await boot("#/");
+  }
+
+  function needLogin() {
+    if (!S.init || S.init.loginRequired) return;
+    S.init.loginRequired = true;
+    if (S.stream) S.stream.abort();
+    go("#/login");
+  }
+
+  async function diagView() {
+    const el = h("section.panel.diag", {}, h("h1", {}, "Diagnostics"));
+    const dl = (rows) => h("dl.meta.wide", {}, ...rows.map(([k, v]) => h("div", {}, h("dt", {}, k), h("dd", {}, v))));
+    const [who, diag] = await Promise.all([call("WhoAmI"), call("GetDiagnostics").catch((e) => ({ error: e.message }))]);
+    el.append(h("h2", {}, "You"), dl([["User", who.authenticatedUser], ["Group", who.usergroup], ["Signed in by", who.provider], ["Access lists", (who.acls || []).join(", ") || "none"]]));
+    el.append(h("h2", {}, "This board"), dl([["actiond", S.init.currentVersion], ["Live updates", S.live ? "connected" : "reconnecting"]].concat(diag.error ? [["Diagnostics", diag.error]] : [["SSH key", diag.SshFoundKey], ["SSH config", diag.SshFoundConfig]])));
+    const out = h("pre.out", { hidden: true });
+    el.append(h("h2", {}, "Support report"), h("p.hint", {}, "A plain-text summary of the version, system, config counts and limits. It never contains a secret."),
+      h("div.actions", {}, h("button.btn", {
+        type: "button",
+        onclick: async () => {
+          try {
+            const r = await call("SosReport");
+            out.textContent = r.alert;
+            out.hidden = false;
+          } catch (e) {
+            toast(e.message, "error");
+          }
+        },
+      }, "Make a report")), out);
+    return { el };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Start
+  // ---------------------------------------------------------------------------------------
+
+  async function boot(to) {
+    for (;;) {
+      try {
+        S.init = await call("Init");
+        break;
+      } catch (e) {
+        $("#main").replaceChildren(messageView("Cannot reach actiond", e.message + " Retrying…").el);
+        await sleep(3000);
+      }
+    }
+    S.dashboards.clear();
+    S.actions.clear();
+    chrome();
+    if (S.init.loginRequired) {
+      if (S.stream) S.stream.abort();
+      setLive(true); // nothing to stream before login; do not show a reconnecting warning
+      $("#conn").className = "conn";
+      return go("#/login");
+    }
+    startStream();
+    await loadRecent();
+    if (to) go(to);
+    else route();
+  }
+
+  window.addEventListener("hashchange", route);
+  boot();
+})();

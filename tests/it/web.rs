@@ -1,0 +1,74 @@
+//! The embedded web page over real HTTP: identity and gzip representations, validators and
+//! the 304 answer, and that nothing beyond the page's own files is served. The browser tests
+//! (tests/web) drive the page itself; these run with `cargo test`, without a browser.
+
+use crate::client::{Request, send};
+use crate::harness::{Server, config_with, shell_action};
+
+fn server() -> Server {
+    Server::start(config_with(vec![shell_action("date", "date")]))
+}
+
+#[test]
+fn the_page_is_served_whole_to_a_client_without_gzip() {
+    let server = server();
+    let resp = send(server.addr, &Request::get("/"));
+    assert_eq!(resp.status, 200);
+    assert_eq!(
+        resp.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert_eq!(resp.header("content-encoding"), None);
+    assert_eq!(resp.header("cache-control"), Some("no-cache"));
+    assert_eq!(resp.header("vary"), Some("Accept-Encoding"));
+    let etag = resp.header("etag").expect("an ETag").to_string();
+    assert!(!etag.ends_with("-gz\""), "{etag}");
+    let html = resp.text();
+    assert!(html.contains("<script src=\"/app.js?v="), "{html}");
+    assert_eq!(send(server.addr, &Request::get("/index.html")).text(), html);
+
+    let again = send(
+        server.addr,
+        &Request::get("/").header("If-None-Match", &etag),
+    );
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
+}
+
+#[test]
+fn files_go_out_gzipped_to_a_browser_and_revalidate() {
+    let server = server();
+    for path in ["/app.js", "/app.css", "/icon.svg"] {
+        let resp = send(
+            server.addr,
+            &Request::get(path).header("Accept-Encoding", "gzip, deflate, br"),
+        );
+        assert_eq!(resp.status, 200, "{path}");
+        assert_eq!(resp.header("content-encoding"), Some("gzip"), "{path}");
+        assert_eq!(&resp.body[..2], &[0x1f, 0x8b], "{path}");
+        let etag = resp.header("etag").expect("an ETag").to_string();
+        assert!(etag.ends_with("-gz\""), "{etag}");
+        let again = send(
+            server.addr,
+            &Request::get(path)
+                .header("Accept-Encoding", "gzip")
+                .header("If-None-Match", &etag),
+        );
+        assert_eq!(again.status, 304, "{path}");
+    }
+}
+
+#[test]
+fn only_the_pages_own_files_are_served() {
+    let server = server();
+    for path in [
+        "/app.jsx",
+        "/src/web/assets/app.js",
+        "/../Cargo.toml",
+        "/%2e%2e/x",
+        "/index.htm",
+    ] {
+        assert_eq!(send(server.addr, &Request::get(path)).status, 404, "{path}");
+    }
+    assert_eq!(send(server.addr, &Request::post("/app.js")).status, 405);
+}
