@@ -194,26 +194,51 @@ pub trait Observer: Send + 'static {
 }
 
 /// Starts `plan` for `exec` and supervises it on its own task. A spawn failure finishes the
-/// record at once (`SpawnFailed`).
-pub fn launch(plan: Plan, exec: Arc<Execution>, reaper: &Reaper, mut observer: Box<dyn Observer>) {
+/// record (`SpawnFailed`).
+///
+/// The spawn itself runs on tokio's blocking pool. posix_spawn's vfork holds the calling
+/// thread until the child has exec'd, a fraction of a millisecond on an idle machine and
+/// over a millisecond on a busy one; on the service's one thread that capped every
+/// workload at one start per hold, however many cores there are (README "Performance").
+/// The record counts as running from here on: a kill requested before the process exists
+/// is kept by the record and carried out as soon as supervision starts.
+pub fn launch(
+    plan: Plan,
+    exec: Arc<Execution>,
+    reaper: &Arc<Reaper>,
+    mut observer: Box<dyn Observer>,
+) {
     let grace_secs = plan.grace.as_secs();
-    let spawned = match spawn(&plan) {
-        Ok(s) => s,
-        Err(e) => {
-            let what = if plan.program.is_empty() {
-                "empty command".to_string()
-            } else {
-                format!("{}: {e}", plan.program)
-            };
-            exec.finish(Outcome::SpawnFailed(what), grace_secs);
-            observer.done(&exec);
-            return;
-        }
-    };
-    // No .await between spawn and watch: see the reaper's invariant.
-    let exit = reaper.watch(spawned.pid);
     exec.set_running();
+    let reaper = Arc::clone(reaper);
     tokio::spawn(async move {
+        let started = tokio::task::spawn_blocking(move || {
+            let ticket = reaper.begin_spawn();
+            let spawned = spawn(&plan);
+            let exit = reaper.end_spawn(ticket, spawned.as_ref().ok().map(|s| s.pid));
+            (plan, spawned, exit)
+        })
+        .await;
+        let (plan, spawned, exit) = match started {
+            Ok((plan, Ok(spawned), Some(exit))) => (plan, spawned, exit),
+            Ok((plan, Err(e), _)) => {
+                let what = if plan.program.is_empty() {
+                    "empty command".to_string()
+                } else {
+                    format!("{}: {e}", plan.program)
+                };
+                exec.finish(Outcome::SpawnFailed(what), grace_secs);
+                observer.done(&exec);
+                return;
+            }
+            // end_spawn always answers a pid, and the closure cannot panic short of a bug.
+            Ok((_, Ok(_), None)) | Err(_) => {
+                let what = "the spawning thread failed".to_string();
+                exec.finish(Outcome::SpawnFailed(what), grace_secs);
+                observer.done(&exec);
+                return;
+            }
+        };
         let outcome = supervise(&exec, spawned, exit, &plan, observer.as_mut()).await;
         exec.finish(outcome, grace_secs);
         observer.done(&exec);
