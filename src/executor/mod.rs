@@ -194,26 +194,51 @@ pub trait Observer: Send + 'static {
 }
 
 /// Starts `plan` for `exec` and supervises it on its own task. A spawn failure finishes the
-/// record at once (`SpawnFailed`).
-pub fn launch(plan: Plan, exec: Arc<Execution>, reaper: &Reaper, mut observer: Box<dyn Observer>) {
+/// record (`SpawnFailed`).
+///
+/// The spawn itself runs on tokio's blocking pool. posix_spawn's vfork holds the calling
+/// thread until the child has exec'd, a fraction of a millisecond on an idle machine and
+/// over a millisecond on a busy one; on the service's one thread that capped every
+/// workload at one start per hold, however many cores there are (README "Performance").
+/// The record counts as running from here on: a kill requested before the process exists
+/// is kept by the record and carried out as soon as supervision starts.
+pub fn launch(
+    plan: Plan,
+    exec: Arc<Execution>,
+    reaper: &Arc<Reaper>,
+    mut observer: Box<dyn Observer>,
+) {
     let grace_secs = plan.grace.as_secs();
-    let spawned = match spawn(&plan) {
-        Ok(s) => s,
-        Err(e) => {
-            let what = if plan.program.is_empty() {
-                "empty command".to_string()
-            } else {
-                format!("{}: {e}", plan.program)
-            };
-            exec.finish(Outcome::SpawnFailed(what), grace_secs);
-            observer.done(&exec);
-            return;
-        }
-    };
-    // No .await between spawn and watch: see the reaper's invariant.
-    let exit = reaper.watch(spawned.pid);
     exec.set_running();
+    let reaper = Arc::clone(reaper);
     tokio::spawn(async move {
+        let started = tokio::task::spawn_blocking(move || {
+            let ticket = reaper.begin_spawn();
+            let spawned = spawn(&plan);
+            let exit = reaper.end_spawn(ticket, spawned.as_ref().ok().map(|s| s.pid));
+            (plan, spawned, exit)
+        })
+        .await;
+        let (plan, spawned, exit) = match started {
+            Ok((plan, Ok(spawned), Some(exit))) => (plan, spawned, exit),
+            Ok((plan, Err(e), _)) => {
+                let what = if plan.program.is_empty() {
+                    "empty command".to_string()
+                } else {
+                    format!("{}: {e}", plan.program)
+                };
+                exec.finish(Outcome::SpawnFailed(what), grace_secs);
+                observer.done(&exec);
+                return;
+            }
+            // end_spawn always answers a pid, and the closure cannot panic short of a bug.
+            Ok((_, Ok(_), None)) | Err(_) => {
+                let what = "the spawning thread failed".to_string();
+                exec.finish(Outcome::SpawnFailed(what), grace_secs);
+                observer.done(&exec);
+                return;
+            }
+        };
         let outcome = supervise(&exec, spawned, exit, &plan, observer.as_mut()).await;
         exec.finish(outcome, grace_secs);
         observer.done(&exec);
@@ -240,8 +265,11 @@ async fn supervise(
     // run still ends through the exit status, the timeout or a kill.
     let mut out = pipe::Receiver::from_owned_fd(spawned.stdout).ok();
     let mut err = pipe::Receiver::from_owned_fd(spawned.stderr).ok();
-    let mut out_buf = vec![0u8; READ_CHUNK];
-    let mut err_buf = vec![0u8; READ_CHUNK];
+    // Reserved, not zeroed: reads fill the spare capacity and each chunk is taken and
+    // cleared at once. Zeroing 2 × 16 KiB was an eighth of the service's own instructions
+    // per execution of a command that prints a line (callgrind, README "Performance").
+    let mut out_buf = Vec::with_capacity(READ_CHUNK);
+    let mut err_buf = Vec::with_capacity(READ_CHUNK);
 
     let deadline = sleep(plan.timeout);
     tokio::pin!(deadline);
@@ -262,16 +290,18 @@ async fn supervise(
         }
         tokio::select! {
             r = read_some(&mut out, &mut out_buf), if out.is_some() => match r {
-                Some(n) => {
-                    exec.push_stdout(&out_buf[..n]);
-                    observer.output(exec, false, &out_buf[..n]);
+                Some(()) => {
+                    exec.push_stdout(&out_buf);
+                    observer.output(exec, false, &out_buf);
+                    out_buf.clear();
                 }
                 None => out = None,
             },
             r = read_some(&mut err, &mut err_buf), if err.is_some() => match r {
-                Some(n) => {
-                    exec.push_stderr(&err_buf[..n]);
-                    observer.output(exec, true, &err_buf[..n]);
+                Some(()) => {
+                    exec.push_stderr(&err_buf);
+                    observer.output(exec, true, &err_buf);
+                    err_buf.clear();
                 }
                 None => err = None,
             },
@@ -304,15 +334,16 @@ async fn supervise(
         ] {
             let mut taken = 0;
             while let Some(p) = pipe.as_ref() {
-                match p.try_read(buf) {
+                match p.try_read_buf(buf) {
                     Ok(n) if n > 0 && taken < FINAL_DRAIN_MAX => {
                         taken += n;
                         if stderr {
-                            exec.push_stderr(&buf[..n]);
+                            exec.push_stderr(buf);
                         } else {
-                            exec.push_stdout(&buf[..n]);
+                            exec.push_stdout(buf);
                         }
-                        observer.output(exec, stderr, &buf[..n]);
+                        observer.output(exec, stderr, buf);
+                        buf.clear();
                     }
                     _ => break,
                 }
@@ -336,11 +367,13 @@ async fn supervise(
     }
 }
 
-/// Reads once; `None` at end of file or on an error (both mean: stop reading this pipe).
-async fn read_some(p: &mut Option<pipe::Receiver>, buf: &mut [u8]) -> Option<usize> {
-    match p.as_mut()?.read(buf).await {
+/// Reads once into `buf`'s spare capacity (`buf` is empty and holds `READ_CHUNK`, so a read
+/// takes at most that much); `None` at end of file or on an error (both mean: stop reading
+/// this pipe).
+async fn read_some(p: &mut Option<pipe::Receiver>, buf: &mut Vec<u8>) -> Option<()> {
+    match p.as_mut()?.read_buf(buf).await {
         Ok(0) | Err(_) => None,
-        Ok(n) => Some(n),
+        Ok(_) => Some(()),
     }
 }
 

@@ -5,11 +5,17 @@
 //! parent dies. One task answers SIGCHLD by calling `waitpid(-1, WNOHANG)` until nothing is
 //! left: an exit status of a process somebody is watching (an execution's leader) goes to
 //! that watcher, anything else is an orphan and is simply reaped. Because this is the only
-//! `waitpid` caller, no status is ever stolen; because the runtime is single-threaded and
-//! `watch` is called right after `spawn` with no `.await` between, no leader can be reaped
-//! before its watcher is registered.
+//! `waitpid` caller, no status is ever stolen.
+//!
+//! Processes are started on other threads (so that one slow `posix_spawn` does not stop the
+//! service), so a leader can exit and be reaped before its spawner has registered it. Each
+//! spawn therefore takes a ticket first (`begin_spawn`) and registers its pid when it returns
+//! (`end_spawn`). A status with no watcher, reaped while spawns are under way, is kept as
+//! `early` with the newest ticket issued at that moment; `end_spawn` takes it if the pid is
+//! its own, and once every spawn up to that ticket has ended it was an orphan and is dropped.
+//! So what is kept is bounded by the orphans that end during the few milliseconds of a spawn.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use nix::errno::Errno;
@@ -27,8 +33,25 @@ pub enum Exit {
 
 #[derive(Debug, Default)]
 pub struct Reaper {
-    watched: Mutex<HashMap<i32, oneshot::Sender<Exit>>>,
+    watched: Mutex<Watched>,
 }
+
+#[derive(Debug, Default)]
+struct Watched {
+    /// Where each watched pid's status goes.
+    watchers: HashMap<i32, oneshot::Sender<Exit>>,
+    /// Tickets of the spawns under way.
+    in_flight: BTreeSet<u64>,
+    next_ticket: u64,
+    /// Statuses reaped with no watcher while spawns were under way, each with the newest
+    /// ticket issued when it was reaped.
+    early: HashMap<i32, (u64, Exit)>,
+}
+
+/// A spawn under way: hand it back to `end_spawn`, whether the spawn worked or not.
+#[derive(Debug)]
+#[must_use]
+pub struct Ticket(u64);
 
 impl Reaper {
     /// Becomes a subreaper and starts the SIGCHLD task. Call once, inside the runtime,
@@ -50,16 +73,54 @@ impl Reaper {
         Ok(reaper)
     }
 
-    /// Registers interest in `pid`'s exit status. Must be called before the next `.await`
-    /// after spawning `pid`.
-    pub fn watch(&self, pid: i32) -> oneshot::Receiver<Exit> {
-        let (tx, rx) = oneshot::channel();
-        self.lock().insert(pid, tx);
+    /// Announces a spawn; call before starting the process.
+    pub fn begin_spawn(&self) -> Ticket {
+        let mut w = self.lock();
+        let ticket = w.next_ticket;
+        w.next_ticket += 1;
+        w.in_flight.insert(ticket);
+        Ticket(ticket)
+    }
+
+    /// Ends a spawn. With the pid it started, returns the receiver of that pid's exit status
+    /// (already filled if the process ended and was reaped in the meantime).
+    pub fn end_spawn(&self, ticket: Ticket, pid: Option<i32>) -> Option<oneshot::Receiver<Exit>> {
+        let mut w = self.lock();
+        w.in_flight.remove(&ticket.0);
+        let rx = pid.map(|pid| {
+            let (tx, rx) = oneshot::channel();
+            match w.early.remove(&pid) {
+                Some((_, exit)) => {
+                    let _ = tx.send(exit);
+                }
+                None => {
+                    w.watchers.insert(pid, tx);
+                }
+            }
+            rx
+        });
+        // A status kept for spawns that have all ended belonged to none of them.
+        let floor = w.in_flight.first().copied().unwrap_or(u64::MAX);
+        w.early.retain(|_, (newest, _)| *newest >= floor);
         rx
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i32, oneshot::Sender<Exit>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Watched> {
         self.watched.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Hands one reaped status to its watcher, or keeps it while spawns are under way.
+    fn deliver(&self, pid: i32, exit: Exit) {
+        let mut w = self.lock();
+        if let Some(tx) = w.watchers.remove(&pid) {
+            // The watcher may have gone away (its task ended); the status is then unused.
+            let _ = tx.send(exit);
+        } else if !w.in_flight.is_empty() {
+            let newest = w.next_ticket - 1;
+            w.early.insert(pid, (newest, exit));
+        } else {
+            debug!(pid, ?exit, "reaped an orphan");
+        }
     }
 
     /// Reaps every child that has ended, delivering statuses to their watchers.
@@ -75,13 +136,51 @@ impl Reaper {
                     return;
                 }
             };
-            match self.lock().remove(&pid.as_raw()) {
-                // The watcher may have gone away (its task ended); the status is then unused.
-                Some(tx) => {
-                    let _ = tx.send(exit);
-                }
-                None => debug!(pid = pid.as_raw(), ?exit, "reaped an orphan"),
-            }
+            self.deliver(pid.as_raw(), exit);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_reaped_before_its_spawn_ended_reaches_that_spawn() {
+        let r = Reaper::default();
+        let t = r.begin_spawn();
+        r.deliver(42, Exit::Code(3));
+        let mut rx = r.end_spawn(t, Some(42)).expect("a receiver");
+        assert_eq!(rx.try_recv(), Ok(Exit::Code(3)));
+        assert!(r.lock().early.is_empty());
+    }
+
+    #[test]
+    fn a_status_after_the_spawn_ended_goes_to_its_watcher() {
+        let r = Reaper::default();
+        let t = r.begin_spawn();
+        let mut rx = r.end_spawn(t, Some(7)).expect("a receiver");
+        assert!(rx.try_recv().is_err());
+        r.deliver(7, Exit::Signal(9));
+        assert_eq!(rx.try_recv(), Ok(Exit::Signal(9)));
+        assert!(r.lock().watchers.is_empty());
+    }
+
+    #[test]
+    fn orphans_kept_during_spawns_are_dropped_once_those_spawns_ended() {
+        let r = Reaper::default();
+        // No spawn under way: an orphan is not kept at all.
+        r.deliver(1, Exit::Code(0));
+        assert!(r.lock().early.is_empty());
+        let a = r.begin_spawn();
+        r.deliver(2, Exit::Code(0)); // an orphan, or a's leader
+        let b = r.begin_spawn();
+        r.deliver(3, Exit::Code(0)); // an orphan, or a's or b's leader
+        let _ = r.end_spawn(a, Some(100));
+        // pid 2 could only have been a's; pid 3 may still be b's.
+        assert_eq!(r.lock().early.keys().copied().collect::<Vec<_>>(), [3]);
+        let _ = r.end_spawn(b, None);
+        assert!(r.lock().early.is_empty());
+        assert!(r.lock().in_flight.is_empty());
     }
 }

@@ -20,6 +20,7 @@ mod events;
 mod identity;
 mod limits;
 mod logs;
+mod memory;
 mod operations;
 mod permissions;
 mod processes;

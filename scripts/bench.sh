@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# Benchmarks actiond against its peer, webhook (the Go tool Debian packages, configured to do
+# the same work), and against the physical limit: a tiny Rust program that starts the same
+# command the way actiond's executor does and waits for it (scripts/bench, "bare spawn").
+# Everything runs on this machine in one go, and each ratio is taken within one run, so the
+# ratios hold even where absolute times drift (a shared or busy machine).
+#
+#   scripts/bench.sh           5 runs of 3 s per figure, 10 000 executions for the RSS figure
+#   scripts/bench.sh --quick   3 runs of 1 s per figure, 2 000 executions (about a minute)
+#
+# It installs what it needs (webhook, wrk, binutils from Debian; fails loudly when it cannot),
+# builds actiond and the helper in release, prints one table, and writes it to
+# bench-out/bench.md and bench-out/bench.json (git-ignored), with the raw figures beside them.
+# CI does not call it: timings are for people, tests assert what does not depend on speed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=5
+SECS=3
+EXECS=10000
+case "${1:-}" in
+    --quick) RUNS=3 SECS=1 EXECS=2000 ;;
+    "") ;;
+    *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+esac
+
+step() { printf '==> %s\n' "$*" >&2; }
+die() { echo "error: $*" >&2; exit 1; }
+need() {
+    # need COMMAND DEBIAN-PACKAGE: install the package when the command is missing.
+    if ! command -v "$1" >/dev/null 2>&1; then
+        step "installing $2 (for $1)"
+        [ "$(id -u)" -eq 0 ] || die "$1 is missing and installing $2 needs root"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+    fi
+    command -v "$1" >/dev/null || die "$1 still missing after installing $2"
+}
+
+need cargo cargo
+need webhook webhook
+need wrk wrk
+need strip binutils
+
+step "building actiond and the bench helper (release)"
+cargo build --release --quiet
+cargo build --release --quiet --manifest-path scripts/bench/Cargo.toml --target-dir target/bench
+ACTIOND="$PWD/target/release/actiond"
+TOOL="$PWD/target/bench/release/actiond-bench"
+WEBHOOK="$(command -v webhook)"
+
+OUT="$PWD/bench-out"
+mkdir -p "$OUT"
+RAW="$OUT/raw.tsv"
+: >"$RAW"
+WORK="$(mktemp -d)"
+SERVER_PID=""
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# The same two commands for everyone: `echo hello` (its output is returned) and `true`.
+# actiond runs them as `/bin/sh -c CMD`, so webhook is told to run exactly that too.
+# maxConcurrent is raised above the 16 clients so that no press is recorded as blocked
+# (a blocked entry is a fast 200 and would flatter actiond).
+cat >"$WORK/actiond.yaml" <<'EOF'
+maxConcurrentExecutions: 64
+actions:
+  - id: hello
+    title: Say hi
+    shell: echo hello
+    maxConcurrent: 64
+  - id: "true"
+    title: Do nothing
+    shell: "true"
+    maxConcurrent: 64
+EOF
+cat >"$WORK/hooks.json" <<'EOF'
+[
+  {"id": "hello", "execute-command": "/bin/sh", "include-command-output-in-response": true,
+   "pass-arguments-to-command": [{"source": "string", "name": "-c"}, {"source": "string", "name": "echo hello"}]},
+  {"id": "true", "execute-command": "/bin/sh", "include-command-output-in-response": true,
+   "pass-arguments-to-command": [{"source": "string", "name": "-c"}, {"source": "string", "name": "true"}]}
+]
+EOF
+
+# wrk_script NAME METHOD BODY EXPECT: a wrk script that sends METHOD with BODY (Connect JSON
+# headers when there is a body) and counts answers that are not 200 or lack EXPECT (a Lua
+# string literal), so a fast wrong answer cannot pass as throughput.
+wrk_script() {
+    local body_lines=""
+    if [ -n "$3" ]; then
+        body_lines="wrk.body = '$3'
+wrk.headers['Content-Type'] = 'application/json'
+wrk.headers['Connect-Protocol-Version'] = '1'"
+    fi
+    cat >"$WORK/$1.lua" <<EOF
+wrk.method = '$2'
+$body_lines
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) bad = 0 end
+function response(status, headers, body)
+  if status ~= 200 or not string.find(body, $4, 1, true) then bad = bad + 1 end
+end
+function done(summary, latency, requests)
+  local total = 0
+  for _, t in ipairs(threads) do total = total + t:get('bad') end
+  io.write(string.format('bad answers: %d\n', total))
+end
+EOF
+}
+# actiond returns the output inside JSON (`"stdout":"hello\n"`); webhook returns it as is.
+wrk_script actiond-hello POST '{"actionId":"hello"}' "'hello\\\\n'"
+wrk_script actiond-readyz POST '{}' "'{'"
+wrk_script actiond-dashboard POST '{}' "'Say hi'"
+wrk_script webhook-hello POST '' "'hello\\n'"
+wrk_script webhook-root GET '' "'OK'"
+
+# record RUN SUBJECT METRIC VALUE. A value that is not a number means a measurement failed
+# (its error is above): stop rather than print a table with a hole in it.
+record() {
+    [[ "$4" =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]] || die "no figure for $2 $3 in run $1 (got '$4')"
+    printf '%s\t%s\t%s\t%s\n' "$@" >>"$RAW"
+}
+# field JSON NAME: a number from the helper's one-line JSON.
+field() { sed -n "s/.*\"$2\":\([0-9.e+-]*\).*/\1/p" <<<"$1"; }
+vm() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+free_port() {
+    local p
+    while :; do
+        p=$((20000 + RANDOM % 30000))
+        (echo >"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+    done
+}
+
+# wrk_rate CONNS SCRIPT URL: requests per second; fails on errors or wrong answers.
+wrk_rate() {
+    local out
+    out="$(wrk -t1 -c"$1" -d"${SECS}s" -s "$WORK/$2.lua" "$3")"
+    if grep -q "Non-2xx\|Socket errors" <<<"$out" || ! grep -q "^bad answers: 0$" <<<"$out"; then
+        printf '%s\n' "$out" >&2
+        die "wrk saw errors or wrong answers against $3"
+    fi
+    awk '/^Requests\/sec:/ {print $2}' <<<"$out"
+}
+
+# start_server SUBJECT PORT: starts actiond or webhook in the background (SERVER_PID).
+start_server() {
+    case "$1" in
+        actiond) "$ACTIOND" --config "$WORK/actiond.yaml" --listen "127.0.0.1:$2" 2>"$WORK/actiond.log" &
+                 SERVER_PID=$! ;;
+        webhook) "$WEBHOOK" -hooks "$WORK/hooks.json" -ip 127.0.0.1 -port "$2" >"$WORK/webhook.log" 2>&1 &
+                 SERVER_PID=$! ;;
+    esac
+}
+stop_server() {
+    kill "$SERVER_PID"
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+}
+
+CPU_MODEL="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
+MACHINE="$(nproc) CPU(s), ${CPU_MODEL:-unknown CPU}, $(uname -sm) $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo '+changes')"
+step "machine: $MACHINE"
+
+# Stripped sizes: actiond's release profile strips already; strip copies to be sure of both.
+strip -o "$WORK/actiond.stripped" "$ACTIOND"
+strip -o "$WORK/webhook.stripped" "$WEBHOOK"
+record 1 actiond size_bytes "$(stat -c %s "$WORK/actiond.stripped")"
+record 1 webhook size_bytes "$(stat -c %s "$WORK/webhook.stripped")"
+
+for run in $(seq 1 "$RUNS"); do
+    step "run $run of $RUNS: bare spawn"
+    for cmd in hello true; do
+        shell="echo hello"; [ "$cmd" = true ] && shell=true
+        j="$("$TOOL" spawn --threads 1 --secs "$SECS" --cmd "$shell" --cwd "$WORK")"
+        record "$run" baseline "${cmd}_p50_us" "$(field "$j" p50_us)"
+        record "$run" baseline "${cmd}_p99_us" "$(field "$j" p99_us)"
+        [ "$cmd" = hello ] && record "$run" baseline rps_c1 "$(field "$j" rate)"
+    done
+    for n in 4 16; do
+        j="$("$TOOL" spawn --threads "$n" --secs "$SECS" --cmd "echo hello" --cwd "$WORK")"
+        record "$run" baseline "rps_c$n" "$(field "$j" rate)"
+    done
+
+    for subject in actiond webhook; do
+        step "run $run of $RUNS: $subject"
+        port="$(free_port)"
+        addr="127.0.0.1:$port"
+        if [ "$subject" = actiond ]; then
+            ready=/readyz
+            start_cmd=("$ACTIOND" --config "$WORK/actiond.yaml" --listen "$addr")
+            run_path=/api/StartActionAndWait
+            run_args=(--method POST)
+            expect='hello\n'
+        else
+            ready=/
+            start_cmd=("$WEBHOOK" -hooks "$WORK/hooks.json" -ip 127.0.0.1 -port "$port")
+            run_path=/hooks
+            run_args=(--method POST)
+            expect=hello
+        fi
+        j="$("$TOOL" startup --addr "$addr" --path "$ready" -- "${start_cmd[@]}")"
+        record "$run" "$subject" startup_ms "$(field "$j" ms)"
+
+        start_server "$subject" "$port"
+        "$TOOL" ready --addr "$addr" --path "$ready" >/dev/null
+        sleep 1
+        record "$run" "$subject" rss_idle_kib "$(vm "$SERVER_PID" VmRSS)"
+
+        # RSS after EXECS executions (4 clients), and the service's own CPU per execution.
+        before="$(cpu_ticks "$SERVER_PID")"
+        if [ "$subject" = actiond ]; then
+            "$TOOL" http --addr "$addr" --conns 4 --count "$EXECS" "${run_args[@]}" \
+                --path "$run_path" --body '{"actionId":"hello"}' --expect "$expect" >/dev/null
+        else
+            "$TOOL" http --addr "$addr" --conns 4 --count "$EXECS" "${run_args[@]}" \
+                --path "$run_path/hello" --expect "$expect" >/dev/null
+        fi
+        after="$(cpu_ticks "$SERVER_PID")"
+        record "$run" "$subject" cpu_per_exec_us \
+            "$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$EXECS" 'BEGIN {print t / hz / n * 1e6}')"
+        sleep 0.5
+        record "$run" "$subject" rss_after_kib "$(vm "$SERVER_PID" VmRSS)"
+
+        # Latency of one client, after the warm-up above.
+        for cmd in hello true; do
+            exp="$expect"; [ "$cmd" = true ] && exp=""
+            if [ "$subject" = actiond ]; then
+                j="$("$TOOL" http --addr "$addr" --conns 1 --secs "$SECS" "${run_args[@]}" \
+                    --path "$run_path" --body "{\"actionId\":\"$cmd\"}" --expect "$exp")"
+            else
+                j="$("$TOOL" http --addr "$addr" --conns 1 --secs "$SECS" "${run_args[@]}" \
+                    --path "$run_path/$cmd" --expect "$exp")"
+            fi
+            record "$run" "$subject" "${cmd}_p50_us" "$(field "$j" p50_us)"
+            record "$run" "$subject" "${cmd}_p99_us" "$(field "$j" p99_us)"
+        done
+
+        # Throughput: wrk, one thread, N keep-alive connections.
+        if [ "$subject" = actiond ]; then
+            url="http://$addr$run_path"; script=actiond-hello
+        else
+            url="http://$addr$run_path/hello"; script=webhook-hello
+        fi
+        for n in 1 4 16; do
+            record "$run" "$subject" "rps_c$n" "$(wrk_rate "$n" "$script" "$url")"
+        done
+
+        if [ "$subject" = actiond ]; then
+            # Ten subscribers read every event while 16 clients run commands.
+            "$TOOL" subscribe --addr "$addr" --conns 10 --secs $((SECS + 2)) >"$WORK/sub.json" &
+            sub=$!
+            sleep 0.5
+            record "$run" actiond rps_c16_sub10 "$(wrk_rate 16 "$script" "$url")"
+            wait "$sub" || die "the event subscribers failed"
+            [ "$(field "$(cat "$WORK/sub.json")" bytes)" -gt 0 ] || die "the subscribers saw no event"
+            record "$run" actiond rps_readyz "$(wrk_rate 16 actiond-readyz "http://$addr/api/GetReadyz")"
+            record "$run" actiond rps_dashboard "$(wrk_rate 16 actiond-dashboard "http://$addr/api/GetDashboard")"
+        else
+            record "$run" webhook rps_readyz "$(wrk_rate 16 webhook-root "http://$addr/")"
+        fi
+        record "$run" "$subject" rss_peak_kib "$(vm "$SERVER_PID" VmHWM)"
+        stop_server
+    done
+done
+
+TITLE="actiond $COMMIT, $(date -u '+%Y-%m-%d %H:%M UTC'); $MACHINE; $RUNS run(s) of ${SECS} s per figure, RSS after $EXECS executions"
+echo
+echo "$TITLE"
+echo
+"$TOOL" report --raw "$RAW" --md "$OUT/bench.md" --json "$OUT/bench.json" --title "$TITLE"
+step "written: $OUT/bench.md, $OUT/bench.json, $RAW"

@@ -1,0 +1,769 @@
+//! The helper programs of `scripts/bench.sh`, one binary with four subcommands. Each prints
+//! one JSON object on stdout and exits non-zero when something the benchmark relies on broke,
+//! so a wrong answer never passes as a fast one.
+//!
+//! - `spawn`: the baseline, the physical limit of running a command. It starts the command the
+//!   way actiond's executor does (`/bin/sh -c CMD` through std's posix_spawn path, leader of a
+//!   new process group, stdin from /dev/null, stdout and stderr piped and read to the end,
+//!   the same three `ACTIOND*` variables added to the environment), waits for it, and repeats,
+//!   from N threads at once.
+//! - `http`: N keep-alive HTTP/1.1 clients, each sending one request after the other for a
+//!   duration or a total count; every answer must be 200 and contain the expected text.
+//! - `startup`: starts a server and times it until its first successful answer.
+//! - `subscribe`: N Connect event-stream subscribers that read everything for a duration.
+//! - `ready`: waits until a server answers 200 on a path.
+//! - `report`: turns the raw figures of all runs into the table (Markdown) and JSON: each
+//!   figure as the median of the runs with min and max, and each ratio computed within a run
+//!   (both sides measured minutes apart on the same machine) before taking its median.
+//!
+//! Only std: the package builds offline in seconds on a fresh machine.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((cmd, rest)) = args.split_first() else {
+        return usage();
+    };
+    let result = match cmd.as_str() {
+        "spawn" => spawn(&Opts::parse(rest)),
+        "http" => http(&Opts::parse(rest)),
+        "startup" => startup(rest),
+        "subscribe" => subscribe(&Opts::parse(rest)),
+        "ready" => ready(&Opts::parse(rest)),
+        "report" => report(&Opts::parse(rest)),
+        _ => return usage(),
+    };
+    match result {
+        Ok(json) => {
+            println!("{json}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("actiond-bench {cmd}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn usage() -> ExitCode {
+    eprintln!(
+        "usage: actiond-bench spawn --threads N (--secs S | --count C) --cmd CMD [--cwd DIR]\n\
+         \x20      actiond-bench http --addr HOST:PORT --conns N (--secs S | --count C) \
+         [--method M] --path P [--body B] [--expect TEXT]\n\
+         \x20      actiond-bench startup --addr HOST:PORT --path P -- PROGRAM [ARGS...]\n\
+         \x20      actiond-bench subscribe --addr HOST:PORT --conns N --secs S\n\
+         \x20      actiond-bench ready --addr HOST:PORT --path P\n\
+         \x20      actiond-bench report --raw FILE --md FILE --json FILE [--title TEXT]"
+    );
+    ExitCode::from(2)
+}
+
+/// `--name value` options.
+struct Opts(Vec<(String, String)>);
+
+impl Opts {
+    fn parse(args: &[String]) -> Opts {
+        let mut out = Vec::new();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            if let Some(name) = a.strip_prefix("--") {
+                out.push((name.to_string(), it.next().cloned().unwrap_or_default()));
+            }
+        }
+        Opts(out)
+    }
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+    fn num(&self, name: &str) -> Option<u64> {
+        self.get(name).and_then(|v| v.parse().ok())
+    }
+    fn need(&self, name: &str) -> Result<&str, String> {
+        self.get(name)
+            .ok_or_else(|| format!("--{name} is required"))
+    }
+}
+
+/// When a worker stops: after a duration, or once a shared counter reaches a total.
+#[derive(Clone)]
+struct Budget {
+    until: Option<Instant>,
+    total: Option<u64>,
+    taken: Arc<AtomicU64>,
+}
+
+impl Budget {
+    fn from(o: &Opts) -> Result<Budget, String> {
+        let until = o
+            .num("secs")
+            .map(|s| Instant::now() + Duration::from_secs(s));
+        let total = o.num("count");
+        if until.is_none() && total.is_none() {
+            return Err("--secs or --count is required".into());
+        }
+        Ok(Budget {
+            until,
+            total,
+            taken: Arc::new(AtomicU64::new(0)),
+        })
+    }
+    /// Claims one more operation, or says it is time to stop.
+    fn next(&self) -> bool {
+        if self.until.is_some_and(|u| Instant::now() >= u) {
+            return false;
+        }
+        match self.total {
+            Some(t) => self.taken.fetch_add(1, Ordering::Relaxed) < t,
+            None => true,
+        }
+    }
+}
+
+/// Latencies in nanoseconds, summarised.
+fn summary(mut lat: Vec<u64>, errors: u64, elapsed: Duration) -> String {
+    lat.sort_unstable();
+    let pct = |p: f64| -> f64 {
+        if lat.is_empty() {
+            return 0.0;
+        }
+        let i = ((lat.len() as f64 - 1.0) * p).round() as usize;
+        lat[i] as f64 / 1000.0
+    };
+    let secs = elapsed.as_secs_f64();
+    format!(
+        "{{\"ops\":{},\"errors\":{errors},\"secs\":{secs:.3},\"rate\":{:.1},\"p50_us\":{:.1},\"p99_us\":{:.1}}}",
+        lat.len(),
+        lat.len() as f64 / secs,
+        pct(0.50),
+        pct(0.99)
+    )
+}
+
+/// Runs `work` on `threads` threads until the budget is spent; each call returns the
+/// latency of one operation, or an error. Returns the summary.
+fn run_threads<F>(threads: u64, budget: Budget, work: F) -> Result<String, String>
+where
+    F: Fn(u64, &Budget) -> Result<Vec<u64>, String> + Send + Sync + 'static,
+{
+    let work = Arc::new(work);
+    let start = Instant::now();
+    let handles: Vec<_> = (0..threads)
+        .map(|i| {
+            let (work, budget) = (Arc::clone(&work), budget.clone());
+            thread::spawn(move || work(i, &budget))
+        })
+        .collect();
+    let mut all = Vec::new();
+    let mut errors = 0;
+    for h in handles {
+        match h.join().map_err(|_| "a worker panicked".to_string())? {
+            Ok(lat) => all.extend(lat),
+            Err(e) => {
+                eprintln!("{e}");
+                errors += 1;
+            }
+        }
+    }
+    let elapsed = start.elapsed();
+    if errors > 0 {
+        return Err(format!("{errors} worker(s) failed"));
+    }
+    Ok(summary(all, 0, elapsed))
+}
+
+// ---------------------------------------------------------------------------------------
+// spawn: the baseline
+
+/// How long each `spawn()` call held its thread: from the start of the call until the child
+/// has exec'd (posix_spawn uses vfork, so the caller sleeps until then). A spawner with one
+/// thread, like actiond's single-threaded runtime, can start at most one process per this
+/// long, whatever the number of cores.
+static HELD: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn spawn(o: &Opts) -> Result<String, String> {
+    let threads = o.num("threads").unwrap_or(1);
+    let cmd = o.need("cmd")?.to_string();
+    let cwd = o.get("cwd").unwrap_or("/").to_string();
+    let budget = Budget::from(o)?;
+    let summary = run_threads(threads, budget, move |_, budget| {
+        let mut lat = Vec::new();
+        let mut sink = Vec::with_capacity(16 * 1024);
+        let mut held = Vec::new();
+        while budget.next() {
+            let t = Instant::now();
+            let mut child = Command::new("/bin/sh")
+                .arg("-c")
+                .arg(&cmd)
+                .env("ACTIOND", "1")
+                .env(
+                    "ACTIOND_TRACKING_ID",
+                    "00000000-0000-4000-8000-000000000000",
+                )
+                .env("ACTIOND_USER", "guest")
+                .current_dir(&cwd)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .process_group(0)
+                .spawn()
+                .map_err(|e| format!("spawn: {e}"))?;
+            held.push(t.elapsed().as_nanos() as u64);
+            // Both pipes to their end, as the executor reads them. The commands benchmarked
+            // print a few bytes, far below a pipe's buffer, so reading them one after the
+            // other cannot deadlock.
+            sink.clear();
+            if let Some(mut out) = child.stdout.take() {
+                out.read_to_end(&mut sink).map_err(|e| e.to_string())?;
+            }
+            if let Some(mut err) = child.stderr.take() {
+                err.read_to_end(&mut sink).map_err(|e| e.to_string())?;
+            }
+            let status = child.wait().map_err(|e| e.to_string())?;
+            if !status.success() {
+                return Err(format!("{cmd}: {status}"));
+            }
+            lat.push(t.elapsed().as_nanos() as u64);
+        }
+        lock(&HELD).extend(held);
+        Ok(lat)
+    })?;
+    let mut held = std::mem::take(&mut *lock(&HELD));
+    held.sort_unstable();
+    let held_p50 = held.get(held.len() / 2).copied().unwrap_or(0) as f64 / 1000.0;
+    Ok(format!(
+        "{},\"held_p50_us\":{held_p50:.1}}}",
+        summary.trim_end_matches('}')
+    ))
+}
+
+// ---------------------------------------------------------------------------------------
+// http: keep-alive clients
+
+/// Reads one HTTP/1.1 response: (status, body). Handles Content-Length and chunked bodies.
+fn read_response(r: &mut BufReader<TcpStream>) -> Result<(u16, Vec<u8>), String> {
+    let mut line = String::new();
+    if r.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
+        return Err("connection closed".into());
+    }
+    let status: u16 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("bad status line {line:?}"))?;
+    let mut length = None;
+    let mut chunked = false;
+    loop {
+        line.clear();
+        r.read_line(&mut line).map_err(|e| e.to_string())?;
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        let lower = l.to_ascii_lowercase();
+        if let Some(v) = lower.strip_prefix("content-length:") {
+            length = v.trim().parse::<usize>().ok();
+        } else if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
+            chunked = true;
+        }
+    }
+    let mut body = Vec::new();
+    if chunked {
+        loop {
+            line.clear();
+            r.read_line(&mut line).map_err(|e| e.to_string())?;
+            let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
+                .map_err(|_| format!("bad chunk size {line:?}"))?;
+            let start = body.len();
+            body.resize(start + size, 0);
+            r.read_exact(&mut body[start..])
+                .map_err(|e| e.to_string())?;
+            line.clear();
+            r.read_line(&mut line).map_err(|e| e.to_string())?;
+            if size == 0 {
+                break;
+            }
+        }
+    } else if let Some(n) = length {
+        body.resize(n, 0);
+        r.read_exact(&mut body).map_err(|e| e.to_string())?;
+    }
+    Ok((status, body))
+}
+
+fn connect(addr: SocketAddr) -> Result<(TcpStream, BufReader<TcpStream>), String> {
+    let s = TcpStream::connect(addr).map_err(|e| format!("connect {addr}: {e}"))?;
+    s.set_nodelay(true).ok();
+    s.set_read_timeout(Some(Duration::from_secs(30))).ok();
+    let r = BufReader::new(s.try_clone().map_err(|e| e.to_string())?);
+    Ok((s, r))
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    needle.is_empty() || hay.windows(needle.len()).any(|w| w == needle)
+}
+
+fn http(o: &Opts) -> Result<String, String> {
+    let addr: SocketAddr = o
+        .need("addr")?
+        .parse()
+        .map_err(|e| format!("--addr: {e}"))?;
+    let conns = o.num("conns").unwrap_or(1);
+    let method = o.get("method").unwrap_or("GET");
+    let path = o.need("path")?;
+    let body = o.get("body").unwrap_or("");
+    let expect = o.get("expect").unwrap_or("").as_bytes().to_vec();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\n");
+    if method != "GET" {
+        req.push_str(&format!(
+            "Content-Type: application/json\r\nConnect-Protocol-Version: 1\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    let req = req.into_bytes();
+    let budget = Budget::from(o)?;
+    run_threads(conns, budget, move |_, budget| {
+        let (mut w, mut r) = connect(addr)?;
+        let mut lat = Vec::new();
+        while budget.next() {
+            let t = Instant::now();
+            w.write_all(&req).map_err(|e| e.to_string())?;
+            let (status, answer) = read_response(&mut r)?;
+            if status != 200 || !contains(&answer, &expect) {
+                return Err(format!(
+                    "unexpected answer {status}: {}",
+                    String::from_utf8_lossy(&answer)
+                ));
+            }
+            lat.push(t.elapsed().as_nanos() as u64);
+        }
+        Ok(lat)
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// startup
+
+fn startup(args: &[String]) -> Result<String, String> {
+    let split = args
+        .iter()
+        .position(|a| a == "--")
+        .ok_or("-- PROGRAM is required")?;
+    let o = Opts::parse(&args[..split]);
+    let argv = &args[split + 1..];
+    let addr: SocketAddr = o
+        .need("addr")?
+        .parse()
+        .map_err(|e| format!("--addr: {e}"))?;
+    let path = o.need("path")?;
+    let (program, rest) = argv.split_first().ok_or("no program")?;
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let t = Instant::now();
+    let mut child = Command::new(program)
+        .args(rest)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("{program}: {e}"))?;
+    let result = loop {
+        if t.elapsed() > Duration::from_secs(20) {
+            break Err("no answer within 20 s".to_string());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            break Err(format!("{program} exited: {status}"));
+        }
+        let ok = connect(addr).ok().and_then(|(mut w, mut r)| {
+            w.write_all(req.as_bytes()).ok()?;
+            read_response(&mut r).ok()
+        });
+        match ok {
+            Some((200, _)) => break Ok(t.elapsed()),
+            _ => thread::sleep(Duration::from_micros(500)),
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let elapsed = result?;
+    Ok(format!("{{\"ms\":{:.2}}}", elapsed.as_secs_f64() * 1000.0))
+}
+
+// ---------------------------------------------------------------------------------------
+// subscribe
+
+fn subscribe(o: &Opts) -> Result<String, String> {
+    let addr: SocketAddr = o
+        .need("addr")?
+        .parse()
+        .map_err(|e| format!("--addr: {e}"))?;
+    let conns = o.num("conns").unwrap_or(1);
+    let secs = o.num("secs").ok_or("--secs is required")?;
+    let until = Instant::now() + Duration::from_secs(secs);
+    let stop = Arc::new(AtomicBool::new(false));
+    let handles: Vec<_> = (0..conns)
+        .map(|_| {
+            let stop = Arc::clone(&stop);
+            thread::spawn(move || -> Result<u64, String> {
+                let (mut w, mut r) = connect(addr)?;
+                r.get_ref()
+                    .set_read_timeout(Some(Duration::from_millis(200)))
+                    .ok();
+                // One Connect envelope: flag 0, length 2, `{}`.
+                let envelope = b"\0\0\0\0\x02{}";
+                let head = format!(
+                    "POST /api/EventStream HTTP/1.1\r\nHost: {addr}\r\n\
+                     Content-Type: application/connect+json\r\nConnect-Protocol-Version: 1\r\n\
+                     Content-Length: {}\r\n\r\n",
+                    envelope.len()
+                );
+                w.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+                w.write_all(envelope).map_err(|e| e.to_string())?;
+                let mut total = 0u64;
+                let mut buf = [0u8; 16 * 1024];
+                while !stop.load(Ordering::Relaxed) && Instant::now() < until {
+                    match r.read(&mut buf) {
+                        Ok(0) => return Err("the event stream ended early".into()),
+                        Ok(n) => total += n as u64,
+                        Err(e)
+                            if matches!(
+                                e.kind(),
+                                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                            ) => {}
+                        Err(e) => return Err(e.to_string()),
+                    }
+                }
+                Ok(total)
+            })
+        })
+        .collect();
+    let mut bytes = 0;
+    for h in handles {
+        bytes += h
+            .join()
+            .map_err(|_| "a subscriber panicked".to_string())??;
+    }
+    stop.store(true, Ordering::Relaxed);
+    Ok(format!("{{\"subscribers\":{conns},\"bytes\":{bytes}}}"))
+}
+
+// ---------------------------------------------------------------------------------------
+// ready
+
+fn ready(o: &Opts) -> Result<String, String> {
+    let addr: SocketAddr = o
+        .need("addr")?
+        .parse()
+        .map_err(|e| format!("--addr: {e}"))?;
+    let path = o.need("path")?;
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(20) {
+        let ok = connect(addr).ok().and_then(|(mut w, mut r)| {
+            w.write_all(req.as_bytes()).ok()?;
+            read_response(&mut r).ok()
+        });
+        if let Some((200, _)) = ok {
+            return Ok(format!(
+                "{{\"ms\":{:.2}}}",
+                t.elapsed().as_secs_f64() * 1000.0
+            ));
+        }
+        thread::sleep(Duration::from_millis(2));
+    }
+    Err(format!("{addr}{path} did not answer 200 within 20 s"))
+}
+
+// ---------------------------------------------------------------------------------------
+// report
+
+/// One row of the table: a metric, how to show it, and whether a higher value is better.
+struct Row {
+    key: &'static str,
+    label: &'static str,
+    unit: Unit,
+}
+
+#[derive(Clone, Copy)]
+enum Unit {
+    /// KiB, shown as MiB.
+    Kib,
+    /// Bytes, shown as MiB.
+    Bytes,
+    Ms,
+    Us,
+    PerSec,
+}
+
+const ROWS: &[Row] = &[
+    Row {
+        key: "size_bytes",
+        label: "binary size, stripped",
+        unit: Unit::Bytes,
+    },
+    Row {
+        key: "startup_ms",
+        label: "start-up to first answer",
+        unit: Unit::Ms,
+    },
+    Row {
+        key: "rss_idle_kib",
+        label: "RSS idle after start",
+        unit: Unit::Kib,
+    },
+    Row {
+        key: "rss_after_kib",
+        label: "RSS after the executions",
+        unit: Unit::Kib,
+    },
+    Row {
+        key: "rss_peak_kib",
+        label: "peak RSS under load (VmHWM)",
+        unit: Unit::Kib,
+    },
+    Row {
+        key: "cpu_per_exec_us",
+        label: "server's own CPU per execution (user+sys)",
+        unit: Unit::Us,
+    },
+    Row {
+        key: "hello_p50_us",
+        label: "run-and-wait `echo hello`, 1 client, p50",
+        unit: Unit::Us,
+    },
+    Row {
+        key: "hello_p99_us",
+        label: "run-and-wait `echo hello`, 1 client, p99",
+        unit: Unit::Us,
+    },
+    Row {
+        key: "true_p50_us",
+        label: "run-and-wait `true`, 1 client, p50",
+        unit: Unit::Us,
+    },
+    Row {
+        key: "true_p99_us",
+        label: "run-and-wait `true`, 1 client, p99",
+        unit: Unit::Us,
+    },
+    Row {
+        key: "rps_c1",
+        label: "run-and-wait/s, 1 client",
+        unit: Unit::PerSec,
+    },
+    Row {
+        key: "rps_c4",
+        label: "run-and-wait/s, 4 clients",
+        unit: Unit::PerSec,
+    },
+    Row {
+        key: "rps_c16",
+        label: "run-and-wait/s, 16 clients",
+        unit: Unit::PerSec,
+    },
+    Row {
+        key: "rps_c16_sub10",
+        label: "run-and-wait/s, 16 clients, 10 event subscribers",
+        unit: Unit::PerSec,
+    },
+    Row {
+        key: "rps_readyz",
+        label: "no spawn: GetReadyz (webhook: `/`)/s, 16 clients",
+        unit: Unit::PerSec,
+    },
+    Row {
+        key: "rps_dashboard",
+        label: "no spawn: GetDashboard/s, 16 clients",
+        unit: Unit::PerSec,
+    },
+];
+
+const SUBJECTS: &[&str] = &["baseline", "actiond", "webhook"];
+const RATIOS: &[(&str, &str)] = &[("actiond", "baseline"), ("actiond", "webhook")];
+
+fn unit_name(u: Unit) -> &'static str {
+    match u {
+        Unit::Kib | Unit::Bytes => "MiB",
+        Unit::Ms => "ms",
+        Unit::Us => "µs",
+        Unit::PerSec => "/s",
+    }
+}
+
+fn show(u: Unit, v: f64) -> String {
+    match u {
+        Unit::Kib => format!("{:.2}", v / 1024.0),
+        Unit::Bytes => format!("{:.2}", v / 1024.0 / 1024.0),
+        Unit::Ms => format!("{v:.1}"),
+        Unit::Us => format!("{v:.0}"),
+        Unit::PerSec => format!("{v:.0}"),
+    }
+}
+
+/// (median, min, max) of a non-empty list.
+fn stats(values: &[f64]) -> (f64, f64, f64) {
+    let mut v = values.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    let median = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
+    (median, v[0], v[n - 1])
+}
+
+fn cell(values: &[f64], fmt: impl Fn(f64) -> String) -> String {
+    if values.is_empty() {
+        return "–".into();
+    }
+    let (m, lo, hi) = stats(values);
+    if values.len() == 1 {
+        fmt(m)
+    } else {
+        format!("{} ({}–{})", fmt(m), fmt(lo), fmt(hi))
+    }
+}
+
+fn json_stats(values: &[f64]) -> String {
+    if values.is_empty() {
+        return "null".into();
+    }
+    let (m, lo, hi) = stats(values);
+    let list: Vec<String> = values.iter().map(|v| format!("{v}")).collect();
+    format!(
+        "{{\"median\":{m},\"min\":{lo},\"max\":{hi},\"runs\":[{}]}}",
+        list.join(",")
+    )
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn report(o: &Opts) -> Result<String, String> {
+    let raw = std::fs::read_to_string(o.need("raw")?).map_err(|e| format!("--raw: {e}"))?;
+    // Lines: run, subject, metric, value.
+    let mut data: Vec<(String, String, String, f64)> = Vec::new();
+    for line in raw.lines().filter(|l| !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() != 4 {
+            return Err(format!("bad raw line {line:?}"));
+        }
+        let v: f64 = f[3].parse().map_err(|_| format!("bad value in {line:?}"))?;
+        data.push((f[0].into(), f[1].into(), f[2].into(), v));
+    }
+    let values = |subject: &str, metric: &str| -> Vec<f64> {
+        data.iter()
+            .filter(|(_, s, m, _)| s == subject && m == metric)
+            .map(|d| d.3)
+            .collect()
+    };
+    // A ratio is taken within each run that measured both sides.
+    let ratios = |a: &str, b: &str, metric: &str| -> Vec<f64> {
+        data.iter()
+            .filter(|(_, s, m, _)| s == a && m == metric)
+            .filter_map(|(run, _, _, va)| {
+                data.iter()
+                    .find(|(r, s, m, _)| r == run && s == b && m == metric)
+                    .filter(|d| d.3 != 0.0)
+                    .map(|d| va / d.3)
+            })
+            .collect()
+    };
+    let runs = {
+        let mut r: Vec<&String> = data.iter().map(|d| &d.0).collect();
+        r.sort();
+        r.dedup();
+        r.len()
+    };
+    let title = o.get("title").unwrap_or("");
+
+    let mut md = String::new();
+    md.push_str(&format!(
+        "Median of {runs} run(s), (min–max); ratios are taken within each run.\n\n"
+    ));
+    md.push_str("| figure | unit | bare spawn | actiond | webhook | actiond ÷ bare spawn | actiond ÷ webhook |\n");
+    md.push_str("|---|---|---|---|---|---|---|\n");
+    let mut json_metrics = Vec::new();
+    for row in ROWS {
+        let mut cols = Vec::new();
+        let mut subj_json = Vec::new();
+        for s in SUBJECTS {
+            let v = values(s, row.key);
+            cols.push(cell(&v, |x| show(row.unit, x)));
+            if !v.is_empty() {
+                subj_json.push(format!("\"{s}\":{}", json_stats(&v)));
+            }
+        }
+        let mut ratio_json = Vec::new();
+        for (a, b) in RATIOS {
+            let r = ratios(a, b, row.key);
+            cols.push(cell(&r, |x| format!("{x:.2}")));
+            if !r.is_empty() {
+                ratio_json.push(format!("\"{a}/{b}\":{}", json_stats(&r)));
+            }
+        }
+        if cols.iter().take(SUBJECTS.len()).all(|c| c == "–") {
+            continue;
+        }
+        md.push_str(&format!(
+            "| {} | {} | {} |\n",
+            row.label,
+            unit_name(row.unit),
+            cols.join(" | ")
+        ));
+        json_metrics.push(format!(
+            "{}:{{\"label\":{},\"unit\":{},\"subjects\":{{{}}},\"ratios\":{{{}}}}}",
+            json_string(row.key),
+            json_string(row.label),
+            json_string(match row.unit {
+                Unit::Kib => "KiB",
+                Unit::Bytes => "bytes",
+                other => unit_name(other),
+            }),
+            subj_json.join(","),
+            ratio_json.join(",")
+        ));
+    }
+    let json = format!(
+        "{{\"title\":{},\"runs\":{runs},\"metrics\":{{{}}}}}\n",
+        json_string(title),
+        json_metrics.join(",")
+    );
+    if let Some(p) = o.get("md") {
+        std::fs::write(p, format!("{title}\n\n{md}")).map_err(|e| format!("--md: {e}"))?;
+    }
+    if let Some(p) = o.get("json") {
+        std::fs::write(p, &json).map_err(|e| format!("--json: {e}"))?;
+    }
+    // stdout gets the table itself, for the terminal.
+    print!("{md}");
+    Ok(String::new())
+}
