@@ -26,4 +26,5 @@ mod quoting_fuzz;
 mod reload;
 mod shutdown;
 mod soak;
+mod triggers;
 mod wire;
