@@ -204,6 +204,7 @@ pub struct Engine {
     started: std::time::Instant,
     /// Counts catalog swaps, so triggers can re-arm when the config changes.
     changes: tokio::sync::watch::Sender<u64>,
+    metrics: crate::metrics::Metrics,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -230,6 +231,7 @@ impl Engine {
             stopping: AtomicBool::new(false),
             started: std::time::Instant::now(),
             changes: tokio::sync::watch::Sender::new(0),
+            metrics: crate::metrics::Metrics::default(),
         })
     }
 
@@ -266,6 +268,11 @@ impl Engine {
 
     pub fn bus(&self) -> &Arc<Bus> {
         &self.bus
+    }
+
+    /// The counters behind /metrics.
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.metrics
     }
 
     fn publish(&self, action: Option<&Action>, event: &Event) {
@@ -401,6 +408,8 @@ impl Engine {
             info!(action = %exec.binding_id, id = %exec.tracking_id, "blocked: {reason}");
             exec.finish(Outcome::Blocked(reason), grace.as_secs());
             let snapshot = exec.snapshot();
+            self.metrics
+                .finished(&exec.binding_id, &snapshot.flags, None);
             self.record(journal::finished_line(&snapshot, &exec.binding_id));
             self.publish(Some(&action), &Event::ExecutionFinished(snapshot));
             return Ok(exec);
@@ -474,6 +483,8 @@ impl Engine {
         lock(&self.running).remove(exec.tracking_id.as_str());
         let snapshot = exec.snapshot();
         let flags = snapshot.flags;
+        let ran = exec.started.map(|t| t.elapsed());
+        self.metrics.finished(&exec.binding_id, &flags, ran);
         info!(
             action = %exec.binding_id,
             id = %exec.tracking_id,

@@ -18,6 +18,7 @@ pub mod executor;
 pub mod history;
 pub mod inotify;
 pub mod journal;
+pub mod metrics;
 pub mod output;
 pub mod permissions;
 pub mod protocol;

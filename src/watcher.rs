@@ -155,9 +155,13 @@ pub fn reload(app: &App) {
             app.authority.reload(&new.auth);
             let entities = load_entities(&new, Some(&app.engine.catalog().entities));
             app.engine.swap(new, entities, Event::ConfigChanged);
+            app.engine.metrics().reloaded(true);
             info!("config reloaded");
         }
-        Err(e) => error!("config not reloaded, the previous one stays in force: {e}"),
+        Err(e) => {
+            app.engine.metrics().reloaded(false);
+            error!("config not reloaded, the previous one stays in force: {e}");
+        }
     }
 }
 

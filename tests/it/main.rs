@@ -19,6 +19,7 @@ mod events;
 mod identity;
 mod limits;
 mod logs;
+mod metrics;
 mod operations;
 mod permissions;
 mod processes;
