@@ -16,6 +16,7 @@ mod config_check;
 mod dashboards;
 mod durability;
 mod events;
+mod home_assistant;
 mod identity;
 mod limits;
 mod logs;
