@@ -258,8 +258,12 @@ async fn cron(app: Arc<App>, action: String, line: String) {
             loop {
                 tokio::time::sleep_until(next).await;
                 fire(&app, &action, "cron", tags(), Vec::new());
-                // A run that is late (a suspended board) is not made up for in a burst.
-                next = (next + period).max(Instant::now());
+                // Runs missed while late (a suspended board) are not made up for in a burst.
+                next += period;
+                let now = Instant::now();
+                if next <= now {
+                    next = now + period;
+                }
             }
         }
         Schedule::Calendar(calendar) => loop {

@@ -1536,6 +1536,22 @@ impl<'a> Checker<'a> {
             crate::triggers::declare_file_arguments(&mut arguments);
         }
         let template = self.command_template(&command, &f, path, &arguments, entity.as_deref());
+        let exec_on_startup = self.flag(f.get("execOnStartup"), false);
+        if exec_on_startup || !exec_on_cron.is_empty() {
+            for a in arguments
+                .iter()
+                .filter(|a| a.reject_null && a.default.is_none())
+            {
+                self.warn(
+                    path,
+                    format!(
+                        "argument {:?} is required and has no default, so the runs that \
+                         execOnStartup or execOnCron start will be refused: give it a default",
+                        a.name
+                    ),
+                );
+            }
+        }
 
         let action = Action {
             // Settled by `settle_ids` once every configured id is known.
@@ -1553,7 +1569,7 @@ impl<'a> Checker<'a> {
             acls,
             popup_on_start,
             working_directory,
-            exec_on_startup: self.flag(f.get("execOnStartup"), false),
+            exec_on_startup,
             exec_on_cron,
             exec_on_file_created_in_dir,
             exec_on_file_changed_in_dir,
@@ -2976,6 +2992,16 @@ actions:
         );
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(c.actions[0].exec_on_cron, ["*/10 * * * * *"]);
+    }
+
+    #[test]
+    fn a_scheduled_action_with_a_required_argument_is_warned_about() {
+        let (_, warnings) = ok(
+            "actions:\n  - title: x\n    shell: echo {{ a }}\n    execOnCron: '@daily'\n    arguments: [{name: a, type: ascii, rejectNull: true}]\n",
+        );
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].message.contains("required and has no default"));
+        assert_eq!(warnings[0].path, "actions[0]");
     }
 
     #[test]
