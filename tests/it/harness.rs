@@ -228,6 +228,11 @@ impl Server {
         self.log.lock().unwrap().contains(needle)
     }
 
+    /// How many times actiond has logged `needle` so far.
+    pub fn log_count(&self, needle: &str) -> usize {
+        self.log.lock().unwrap().matches(needle).count()
+    }
+
     /// The config directory, also the working directory of every command.
     pub fn dir(&self) -> &Path {
         self.dir.path()

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Server, TempDir, to_yaml, wait_until};
+use crate::harness::{Server, TempDir, fd_count, to_yaml, wait_until};
 
 /// A bound for things that should happen within a second or two.
 const SOON: Duration = Duration::from_secs(10);
@@ -255,4 +255,49 @@ fn a_changed_file_runs_once_per_quiet_spell() {
     std::fs::write(&file, "zz").unwrap();
     assert!(wait_until(SOON, || outputs().len() == 2));
     assert_eq!(outputs()[0], "data.csv:2\n", "newest first");
+}
+
+#[test]
+fn re_arming_file_triggers_leaks_no_descriptor() {
+    let (a, b) = (TempDir::new(), TempDir::new());
+    let config = |dir: &Path, title: &str| {
+        to_yaml(&json!({
+            "actions": [{"id": "w", "title": title, "shell": "true",
+                         "execOnFileChangedInDir": dir.to_str().unwrap()}]
+        }))
+    };
+    let server = Server::start_yaml(&config(a.path(), "first"));
+    let watches = || server.log_count("fileChangedInDir of w: watching");
+    assert!(wait_until(SOON, || watches() == 1));
+    let before = fd_count(server.pid());
+    // Each reload moves the watch to the other directory: the old one must be closed.
+    for round in 0..6 {
+        let dir = if round % 2 == 0 { b.path() } else { a.path() };
+        let tmp = server.path("config.yaml.tmp");
+        std::fs::write(&tmp, config(dir, &format!("round {round}"))).unwrap();
+        std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
+        assert!(wait_until(SOON, || watches() == round + 2), "round {round}");
+    }
+    // A reload that changes something else leaves the watch alone (no new one is armed).
+    let tmp = server.path("config.yaml.tmp");
+    std::fs::write(&tmp, config(a.path(), "same directory")).unwrap();
+    std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
+    assert!(wait_until(SOON, || entries_title_is(
+        &server,
+        "same directory"
+    )));
+    assert!(
+        wait_until(SOON, || fd_count(server.pid()) <= before),
+        "{} descriptors after the reloads, {before} before",
+        fd_count(server.pid())
+    );
+    // The triggers re-arm just after the swap; give a second watch time to show up, if any.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(watches(), 7);
+}
+
+/// Whether the action `w` carries `title` (the reload that set it has landed).
+fn entries_title_is(server: &Server, title: &str) -> bool {
+    let (status, reply) = server.call("GetActionBinding", json!({"bindingId": "w"}));
+    status == 200 && reply["action"]["title"] == title
 }
