@@ -1,7 +1,8 @@
 //! Wall-clock timestamps in the board's local time zone, in the LogEntry format
 //! `YYYY-MM-DD HH:MM:SS` (SPEC §4). It owns the one call into the C library that needs
 //! `unsafe`: std has no local-time conversion, and the C library already knows the board's
-//! zone (`/etc/localtime`, `TZ`) and its daylight-saving rules.
+//! zone (`/etc/localtime`, `TZ`) and its daylight-saving rules. `LocalZone` gives schedules the
+//! same zone.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -25,6 +26,20 @@ pub fn local_datetime(time: SystemTime) -> String {
     }
 }
 
+/// The board's time zone as the C library knows it, for schedules (`schedule::Zone`).
+/// Asking the C library rather than reading `/etc/localtime` ourselves keeps one source of
+/// truth for the zone: the timestamps in the history and the schedules can never disagree,
+/// and `TZ` and zones beyond the file's last transition (its POSIX rule) work as they do for
+/// every other program on the board.
+pub struct LocalZone;
+
+impl crate::schedule::Zone for LocalZone {
+    fn offset(&self, t: i64) -> i32 {
+        let secs = libc::time_t::try_from(t).unwrap_or(0);
+        local_tm(secs).map_or(0, |tm| i32::try_from(tm.tm_gmtoff).unwrap_or(0))
+    }
+}
+
 #[allow(unsafe_code)]
 fn local_tm(secs: libc::time_t) -> Option<libc::tm> {
     // SAFETY: `tm` is plain old data, so an all-zero value is valid; localtime_r writes only
@@ -44,6 +59,27 @@ fn local_tm(secs: libc::time_t) -> Option<libc::tm> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schedule::{Zone, civil_from_days};
+
+    #[test]
+    fn the_local_zone_agrees_with_the_timestamps() {
+        // Across a year, so a daylight-saving change of the test machine's zone is crossed.
+        let start = 1_735_689_600; // 2025-01-01 UTC
+        for t in (start..start + 366 * 86_400).step_by(3 * 86_400 + 3_607) {
+            let o = i64::from(LocalZone.offset(t));
+            let w = t + o;
+            let (y, m, d) = civil_from_days(w.div_euclid(86_400));
+            let s = w.rem_euclid(86_400);
+            let want = format!(
+                "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+                s / 3600,
+                s % 3600 / 60,
+                s % 60
+            );
+            let time = UNIX_EPOCH + std::time::Duration::from_secs(t as u64);
+            assert_eq!(local_datetime(time), want, "at {t}");
+        }
+    }
 
     #[test]
     fn formats_as_the_log_entry_wants() {

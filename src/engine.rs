@@ -202,6 +202,9 @@ pub struct Engine {
     journal_lines: AtomicUsize,
     stopping: AtomicBool,
     started: std::time::Instant,
+    /// Counts catalog swaps, so triggers can re-arm when the config changes.
+    changes: tokio::sync::watch::Sender<u64>,
+    metrics: crate::metrics::Metrics,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -227,6 +230,8 @@ impl Engine {
             journal_lines: AtomicUsize::new(0),
             stopping: AtomicBool::new(false),
             started: std::time::Instant::now(),
+            changes: tokio::sync::watch::Sender::new(0),
+            metrics: crate::metrics::Metrics::default(),
         })
     }
 
@@ -242,7 +247,13 @@ impl Engine {
         lock(&self.history).set_limit(config.limits.log_history_limit);
         let catalog = Arc::new(Catalog::new(config, Arc::new(entities)));
         *self.catalog.write().unwrap_or_else(|p| p.into_inner()) = catalog;
+        self.changes.send_modify(|n| *n += 1);
         self.publish(None, &event);
+    }
+
+    /// Wakes its holder after every swap of the catalog (reloads of config or entities).
+    pub fn catalog_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
     }
 
     /// How long the service has been running.
@@ -257,6 +268,11 @@ impl Engine {
 
     pub fn bus(&self) -> &Arc<Bus> {
         &self.bus
+    }
+
+    /// The counters behind /metrics.
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.metrics
     }
 
     fn publish(&self, action: Option<&Action>, event: &Event) {
@@ -294,6 +310,16 @@ impl Engine {
         self: &Arc<Self>,
         req: StartRequest,
         caller: &Caller,
+    ) -> Result<Arc<Execution>, Error> {
+        self.start_tagged(req, caller, Vec::new())
+    }
+
+    /// `start`, with tags on the record naming what started it (a trigger).
+    pub fn start_tagged(
+        self: &Arc<Self>,
+        req: StartRequest,
+        caller: &Caller,
+        tags: Vec<String>,
     ) -> Result<Arc<Execution>, Error> {
         if !self.ready() {
             return Err(Error::Stopping);
@@ -351,7 +377,7 @@ impl Engine {
             action: Arc::clone(&action),
             user: caller.username.clone(),
             user_class: caller.usergroup.clone(),
-            tags: Vec::new(),
+            tags,
             arguments: Some(req.arguments),
             secrets: values
                 .iter()
@@ -382,6 +408,8 @@ impl Engine {
             info!(action = %exec.binding_id, id = %exec.tracking_id, "blocked: {reason}");
             exec.finish(Outcome::Blocked(reason), grace.as_secs());
             let snapshot = exec.snapshot();
+            self.metrics
+                .finished(&exec.binding_id, &snapshot.flags, None);
             self.record(|| journal::finished_line(&snapshot, &exec.binding_id));
             self.publish(Some(&action), &Event::ExecutionFinished(snapshot));
             return Ok(exec);
@@ -455,6 +483,8 @@ impl Engine {
         lock(&self.running).remove(exec.tracking_id.as_str());
         let snapshot = exec.snapshot();
         let flags = snapshot.flags;
+        let ran = exec.started.map(|t| t.elapsed());
+        self.metrics.finished(&exec.binding_id, &flags, ran);
         info!(
             action = %exec.binding_id,
             id = %exec.tracking_id,

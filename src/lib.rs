@@ -16,13 +16,17 @@ pub mod events;
 pub mod execution;
 pub mod executor;
 pub mod history;
+pub mod inotify;
 pub mod journal;
+pub mod metrics;
 pub mod output;
 pub mod permissions;
 pub mod protocol;
+pub mod schedule;
 pub mod server;
 pub mod store;
 pub mod template;
+pub mod triggers;
 pub mod watcher;
 pub mod web;
 
@@ -73,7 +77,9 @@ pub async fn run(
     engine.restore(restored.records);
     let app = std::sync::Arc::new(api::App { engine, authority });
     let watching = tokio::spawn(watcher::run(std::sync::Arc::clone(&app)));
+    let triggering = tokio::spawn(triggers::run(std::sync::Arc::clone(&app)));
     let served = server::serve(listener, app, shutdown).await;
+    triggering.abort();
     watching.abort();
     served
 }

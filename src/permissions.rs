@@ -35,8 +35,21 @@ impl Caller {
         }
     }
 
+    /// The user that triggers run as (`startup`, `cron`, `fileindir`): group `system`,
+    /// provider `system`, as in OliveTin. Such a caller is not a guest.
+    pub fn system(username: &str) -> Caller {
+        Caller {
+            username: username.into(),
+            usergroup: "system".into(),
+            provider: Provider::System,
+            sid: None,
+        }
+    }
+
+    /// The guest is the `guest` of provider `system`; the trigger users share the provider,
+    /// and `authRequireGuestsToLogin` must not stop them.
     pub fn is_guest(&self) -> bool {
-        self.provider == Provider::System
+        self.provider == Provider::System && self.username == "guest"
     }
 
     /// The caller's groups: the usergroup split on spaces and commas.
@@ -318,5 +331,30 @@ mod tests {
             vec![acl("no", &["alice"], &[], true, Some(false))],
         );
         assert_eq!(decide(&au, &alice(), &a, Verb::Exec), Decision::Allow);
+    }
+
+    #[test]
+    fn trigger_users_pass_the_guest_gate_and_meet_the_acls() {
+        let x = action("x");
+        let cron = Caller::system("cron");
+        assert!(!cron.is_guest() && Caller::guest().is_guest());
+        let gated = auth(Permissions::ALL, true, vec![]);
+        assert_eq!(decide(&gated, &cron, &x, Verb::Exec), Decision::Allow);
+        assert_eq!(
+            decide(&gated, &Caller::guest(), &x, Verb::Exec),
+            Decision::LoginRequired
+        );
+        let locked = auth(
+            Permissions::NONE,
+            false,
+            vec![acl("triggers", &[], &["system"], true, Some(true))],
+        );
+        for user in ["startup", "cron", "fileindir"] {
+            let c = Caller::system(user);
+            assert_eq!(decide(&locked, &c, &x, Verb::Exec), Decision::Allow);
+            assert_eq!(decide(&locked, &c, &x, Verb::Kill), Decision::Deny);
+        }
+        let nobody = auth(Permissions::NONE, false, vec![]);
+        assert_eq!(decide(&nobody, &cron, &x, Verb::Exec), Decision::Deny);
     }
 }

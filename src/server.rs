@@ -179,10 +179,17 @@ async fn answer(app: &App, route: Route<'_>, parts: &Parts, peer: SocketAddr) ->
                 text(StatusCode::SERVICE_UNAVAILABLE, "STOPPING")
             }
         }
-        Route::Metrics => text(
-            StatusCode::NOT_FOUND,
-            "metrics are not available in this version of actiond\n",
-        ),
+        Route::Metrics => match context(app, parts, peer).and_then(|ctx| api::metrics(app, &ctx)) {
+            Ok(body) => {
+                let mut r = Response::new(full(body));
+                r.headers_mut().insert(
+                    CONTENT_TYPE,
+                    HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+                );
+                r
+            }
+            Err(e) => error(&e),
+        },
         Route::Index => static_file("index.html", parts),
         Route::Static(name) => static_file(name, parts),
         Route::UnknownOp(name) => error(

@@ -10,53 +10,21 @@
 //! `entities`', swapping is the engine's.
 
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use nix::errno::Errno;
-use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify, WatchDescriptor};
-use tokio::io::unix::AsyncFd;
+use nix::sys::inotify::{AddWatchFlags, WatchDescriptor};
 use tracing::{error, info, warn};
 
 use crate::api::App;
 use crate::config::{self, Config, Source};
 use crate::entities::{self, EntitySet};
 use crate::events::Event;
+use crate::inotify::{Watch, register};
 
 /// Changes arriving within this time of each other are one change.
 pub const DEBOUNCE: Duration = Duration::from_millis(250);
-
-/// tokio wants the raw descriptor; nix's `Inotify` offers it through `AsFd`.
-struct Watch(Inotify);
-
-impl AsRawFd for Watch {
-    fn as_raw_fd(&self) -> RawFd {
-        self.0.as_fd().as_raw_fd()
-    }
-}
-
-impl Watch {
-    /// The paths that changed since the last call, without waiting.
-    fn changed(&self, dirs: &[(WatchDescriptor, PathBuf)]) -> io::Result<Vec<PathBuf>> {
-        let mut paths = Vec::new();
-        loop {
-            match self.0.read_events() {
-                Ok(events) => {
-                    for e in events {
-                        let dir = dirs.iter().find(|(wd, _)| *wd == e.wd).map(|(_, d)| d);
-                        if let (Some(dir), Some(name)) = (dir, e.name) {
-                            paths.push(dir.join(name));
-                        }
-                    }
-                }
-                Err(Errno::EAGAIN) => return Ok(paths),
-                Err(e) => return Err(io::Error::from(e)),
-            }
-        }
-    }
-}
 
 /// Watches the config and entity files of `app` and reloads on change, until the task is
 /// dropped. With the embedded default there is nothing to watch.
@@ -83,7 +51,7 @@ async fn watch(app: &App, config_path: PathBuf) -> io::Result<()> {
         .iter()
         .map(|e| e.file.clone())
         .collect();
-    let inotify = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC)?;
+    let inotify = Watch::new()?;
     let mask = AddWatchFlags::IN_CLOSE_WRITE
         | AddWatchFlags::IN_MOVED_TO
         | AddWatchFlags::IN_CREATE
@@ -94,14 +62,14 @@ async fn watch(app: &App, config_path: PathBuf) -> io::Result<()> {
         if dirs.iter().any(|(_, d)| *d == dir) {
             continue;
         }
-        match inotify.add_watch(&dir, mask) {
+        match inotify.add(&dir, mask) {
             Ok(wd) => dirs.push((wd, dir)),
             // A missing entity directory is not fatal: that file is simply not watched.
             Err(e) if *file != config_path => warn!("cannot watch {} ({e})", dir.display()),
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         }
     }
-    let fd = register(Watch(inotify))?;
+    let fd = register(inotify)?;
     info!(
         "watching {} and {} entity file(s) for changes",
         config_path.display(),
@@ -172,16 +140,6 @@ pub fn load_entities(config: &Config, previous: Option<&EntitySet>) -> EntitySet
     set
 }
 
-#[allow(unsafe_code)]
-fn register(watch: Watch) -> io::Result<AsyncFd<Watch>> {
-    // SAFETY: `Watch` owns the inotify descriptor (nix's `Inotify` holds it as an `OwnedFd`
-    // and never replaces it), so it is valid and open for as long as the `AsyncFd` owns the
-    // `Watch`, every `as_raw_fd` call returns that same descriptor, and it is closed only
-    // when the `AsyncFd` drops the `Watch` after deregistering it.
-    unsafe { AsyncFd::register_with_interest(watch, tokio::io::Interest::READABLE) }
-        .map_err(|e| e.into())
-}
-
 /// Loads the config again and swaps it in if it is valid.
 pub fn reload(app: &App) {
     let old = app.config();
@@ -197,9 +155,13 @@ pub fn reload(app: &App) {
             app.authority.reload(&new.auth);
             let entities = load_entities(&new, Some(&app.engine.catalog().entities));
             app.engine.swap(new, entities, Event::ConfigChanged);
+            app.engine.metrics().reloaded(true);
             info!("config reloaded");
         }
-        Err(e) => error!("config not reloaded, the previous one stays in force: {e}"),
+        Err(e) => {
+            app.engine.metrics().reloaded(false);
+            error!("config not reloaded, the previous one stays in force: {e}");
+        }
     }
 }
 

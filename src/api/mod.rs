@@ -6,12 +6,14 @@
 mod catalog;
 mod diagnostics;
 pub mod dto;
+mod metrics;
 pub mod routes;
 mod session;
 
 use std::net::IpAddr;
 use std::sync::Arc;
 
+pub use metrics::metrics;
 pub use routes::{Op, Route, route};
 
 use crate::arguments;

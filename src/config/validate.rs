@@ -9,7 +9,7 @@
 //! through a closure, environment variables through another, so tests can drive every case.
 //!
 //! Argument types and command templates are compiled here through `arguments::types` and
-//! `template`, which own their rules. Cron lines are not checked yet: triggers are not built.
+//! `template`, which own their rules, and cron lines through `schedule`.
 
 use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv6Addr};
@@ -225,10 +225,8 @@ const TOP: Schema = &[
              across restarts",
         ),
     ),
-    (
-        "cronSupportForSeconds",
-        Unsupported("execOnCron lines have five fields, without seconds"),
-    ),
+    // Six-field lines (seconds first) are always accepted, so the switch has nothing to do.
+    ("cronSupportForSeconds", Read),
     ("actionGroups", Unsupported(NO_GROUPS)),
     (
         "authLoginUrl",
@@ -1528,8 +1526,32 @@ impl<'a> Checker<'a> {
             .text(f.get("entity"))
             .filter(|e| !e.is_empty())
             .or_else(|| inherited_entity.map(str::to_string));
-        let arguments = self.arguments(f.get("arguments"));
+        let mut arguments = self.arguments(f.get("arguments"));
+        let exec_on_cron = self.cron_lines(f.get("execOnCron"));
+        let exec_on_file_created_in_dir = self.text_list(f.get("execOnFileCreatedInDir"));
+        let exec_on_file_changed_in_dir = self.text_list(f.get("execOnFileChangedInDir"));
+        if !exec_on_file_created_in_dir.is_empty() || !exec_on_file_changed_in_dir.is_empty() {
+            // The file's path, name, directory, extension and size reach the command as
+            // arguments, through the same checks and quoting as any other.
+            crate::triggers::declare_file_arguments(&mut arguments);
+        }
         let template = self.command_template(&command, &f, path, &arguments, entity.as_deref());
+        let exec_on_startup = self.flag(f.get("execOnStartup"), false);
+        if exec_on_startup || !exec_on_cron.is_empty() {
+            for a in arguments
+                .iter()
+                .filter(|a| a.reject_null && a.default.is_none())
+            {
+                self.warn(
+                    path,
+                    format!(
+                        "argument {:?} is required and has no default, so the runs that \
+                         execOnStartup or execOnCron start will be refused: give it a default",
+                        a.name
+                    ),
+                );
+            }
+        }
 
         let action = Action {
             // Settled by `settle_ids` once every configured id is known.
@@ -1547,10 +1569,10 @@ impl<'a> Checker<'a> {
             acls,
             popup_on_start,
             working_directory,
-            exec_on_startup: self.flag(f.get("execOnStartup"), false),
-            exec_on_cron: self.text_list(f.get("execOnCron")),
-            exec_on_file_created_in_dir: self.text_list(f.get("execOnFileCreatedInDir")),
-            exec_on_file_changed_in_dir: self.text_list(f.get("execOnFileChangedInDir")),
+            exec_on_startup,
+            exec_on_cron,
+            exec_on_file_created_in_dir,
+            exec_on_file_changed_in_dir,
         };
         self.drafts.push(Draft {
             action,
@@ -1612,6 +1634,24 @@ impl<'a> Checker<'a> {
             }
             CommandSpec::Exec(_) => CommandTemplate::Exec(compiled),
         }
+    }
+
+    /// `execOnCron`: each line must parse (see `schedule`); a bad one is an error at its own
+    /// path.
+    fn cron_lines(&mut self, field: Field<'_, '_>) -> Vec<String> {
+        let lines = self.text_list(field);
+        if let Some((node, at)) = field {
+            for (i, line) in lines.iter().enumerate() {
+                if let Err(why) = crate::schedule::parse(line, parse_go_duration) {
+                    let at = match node {
+                        Node::Seq(_) => index_path(at, i),
+                        _ => at.to_string(),
+                    };
+                    self.error(&at, format!("invalid cron line {line:?}: {why}"));
+                }
+            }
+        }
+        lines
     }
 
     fn rate_rules(&mut self, field: Field<'_, '_>) -> Vec<RateRule> {
@@ -2158,7 +2198,7 @@ fn is_ip_or_cidr(text: &str) -> bool {
 /// Parses a duration in Go's syntax (`300ms`, `1.5h`, `2h45m`): a sequence of decimal numbers,
 /// each with a unit `ns`, `us` (or `µs`), `ms`, `s`, `m`, `h`. A bare `0` is zero; a negative
 /// duration is refused.
-fn parse_go_duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_go_duration(text: &str) -> Result<Duration, String> {
     let s = text.trim();
     let (negative, mut rest) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
@@ -2882,8 +2922,20 @@ actions:
         assert_eq!(a.exec_on_file_created_in_dir, vec!["/tmp/in"]);
         assert_eq!(a.exec_on_file_changed_in_dir, vec!["/tmp/watch"]);
         assert_eq!(a.entity.as_deref(), Some("server"));
+        // The file triggers add the file arguments after the declared ones.
+        let added: Vec<&str> = a.arguments[1..].iter().map(|a| a.name.as_str()).collect();
         assert_eq!(
-            a.arguments,
+            added,
+            [
+                "filepath",
+                "filename",
+                "filedir",
+                "fileext",
+                "filesizebytes"
+            ]
+        );
+        assert_eq!(
+            a.arguments[..1],
             vec![Argument {
                 name: "host".into(),
                 title: "Host".into(),
@@ -2913,6 +2965,56 @@ actions:
                 entity: Some("server".into()),
                 reject_null: true,
             }]
+        );
+    }
+
+    #[test]
+    fn cron_lines_are_checked_at_their_path() {
+        let problems = errors(
+            "actions:\n  - {title: x, shell: y, execOnCron: ['@every 5m', '61 * * * *']}\n  - {title: z, shell: y, execOnCron: '@sometimes'}\n",
+        );
+        let got: Vec<(&str, bool)> = problems
+            .iter()
+            .map(|p| (p.path.as_str(), p.message.contains("invalid cron line")))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("actions[0].execOnCron[1]", true),
+                ("actions[1].execOnCron", true)
+            ],
+            "{problems:?}"
+        );
+        assert!(problems[0].message.contains("minute: 61 is outside 0-59"));
+        // Seconds first, and OliveTin's switch for them, are accepted.
+        let (c, warnings) = ok(
+            "cronSupportForSeconds: true\nactions:\n  - {title: x, shell: y, execOnCron: '*/10 * * * * *'}\n",
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(c.actions[0].exec_on_cron, ["*/10 * * * * *"]);
+    }
+
+    #[test]
+    fn a_scheduled_action_with_a_required_argument_is_warned_about() {
+        let (_, warnings) = ok(
+            "actions:\n  - title: x\n    shell: echo {{ a }}\n    execOnCron: '@daily'\n    arguments: [{name: a, type: ascii, rejectNull: true}]\n",
+        );
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].message.contains("required and has no default"));
+        assert_eq!(warnings[0].path, "actions[0]");
+    }
+
+    #[test]
+    fn a_file_trigger_lets_the_command_name_the_file() {
+        let (c, _) = ok(
+            "actions:\n  - {title: x, shell: 'mv -- {{ filepath }} /done/{{ filename }}', execOnFileCreatedInDir: /in}\n",
+        );
+        assert_eq!(c.actions[0].arguments.len(), 5);
+        // Without a file trigger the same placeholders name nothing.
+        let problems = errors("actions:\n  - {title: x, shell: 'cat {{ filepath }}'}\n");
+        assert!(
+            problems[0].message.contains("names no argument"),
+            "{problems:?}"
         );
     }
 

@@ -247,7 +247,14 @@ impl Conn {
 
     fn fill(&mut self) -> io::Result<()> {
         let mut chunk = [0u8; 16 * 1024];
-        let n = self.stream.read(&mut chunk)?;
+        // A signal arriving during the read is no transport error: read again, as
+        // `read_exact` does.
+        let n = loop {
+            match self.stream.read(&mut chunk) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other?,
+            }
+        };
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,

@@ -223,6 +223,16 @@ impl Server {
         self.child.id() as i32
     }
 
+    /// Whether actiond has logged `needle` so far (for waiting until it is ready for a test).
+    pub fn log_contains(&self, needle: &str) -> bool {
+        self.log.lock().unwrap().contains(needle)
+    }
+
+    /// How many times actiond has logged `needle` so far.
+    pub fn log_count(&self, needle: &str) -> usize {
+        self.log.lock().unwrap().matches(needle).count()
+    }
+
     /// The config directory, also the working directory of every command.
     pub fn dir(&self) -> &Path {
         self.dir.path()

@@ -1,0 +1,53 @@
+//! `GET /metrics` (SPEC §2.1, §9): the Prometheus text when `prometheus.enabled`. The caller
+//! is identified like any API caller (a scraper sends an API token as a bearer token); where
+//! guests must log in, a guest is refused, and the per-action series show only the actions
+//! the caller has the `logs` permission on, as GetLogs does. Formatting is `metrics::render`.
+
+use crate::config::Action;
+use crate::metrics::{self, Sample};
+use crate::permissions::{Decision, Verb, decide, gate};
+use crate::protocol::{Code, ConnectError};
+
+use super::{App, Ctx};
+
+/// The metrics text for this caller, or why not.
+pub fn metrics(app: &App, ctx: &Ctx) -> Result<String, ConnectError> {
+    let catalog = app.engine.catalog();
+    let config = &catalog.config;
+    if !config.prometheus_enabled {
+        return Err(ConnectError::new(
+            Code::NotFound,
+            "metrics are off: set `prometheus: {enabled: true}` in the config",
+        ));
+    }
+    let auth = &config.auth;
+    if gate(auth, &ctx.caller) == Decision::LoginRequired {
+        return Err(ConnectError::new(
+            Code::Unauthenticated,
+            "log in first, or send an API token: guests must log in here",
+        ));
+    }
+    // An action no longer configured is judged like a restored record of it: behind no ACL.
+    let may_see = |id: &str| {
+        let removed;
+        let action = match catalog.action(id) {
+            Some(a) => a.as_ref(),
+            None => {
+                removed = Action::removed(id, id);
+                &removed
+            }
+        };
+        decide(auth, &ctx.caller, action, Verb::Logs) == Decision::Allow
+    };
+    let (actions, reloads_ok, reloads_failed) = app.engine.metrics().counted(may_see);
+    let (history, running) = app.engine.counts();
+    Ok(metrics::render(&Sample {
+        actions,
+        running,
+        history,
+        reloads_ok,
+        reloads_failed,
+        subscribers: app.engine.bus().subscribers(),
+        rss_bytes: metrics::rss_bytes(),
+    }))
+}

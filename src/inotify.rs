@@ -1,0 +1,67 @@
+//! inotify through nix, registered with tokio: what the config watcher and the file triggers
+//! share. It owns the inotify descriptor and the one `unsafe` call that registers it with
+//! the reactor. It reads events; deciding what they mean is the caller's business.
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::path::{Path, PathBuf};
+
+use nix::errno::Errno;
+use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify, InotifyEvent, WatchDescriptor};
+use tokio::io::unix::AsyncFd;
+
+/// One inotify instance (non-blocking, closed on exec so commands do not inherit it).
+pub struct Watch(Inotify);
+
+/// tokio wants the raw descriptor; nix's `Inotify` offers it through `AsFd`.
+impl AsRawFd for Watch {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0.as_fd().as_raw_fd()
+    }
+}
+
+impl Watch {
+    pub fn new() -> io::Result<Watch> {
+        Ok(Watch(Inotify::init(
+            InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC,
+        )?))
+    }
+
+    pub fn add(&self, dir: &Path, mask: AddWatchFlags) -> io::Result<WatchDescriptor> {
+        Ok(self.0.add_watch(dir, mask)?)
+    }
+
+    /// Every event queued now, without waiting.
+    pub fn events(&self) -> io::Result<Vec<InotifyEvent>> {
+        let mut out = Vec::new();
+        loop {
+            match self.0.read_events() {
+                Ok(events) => out.extend(events),
+                Err(Errno::EAGAIN) => return Ok(out),
+                Err(e) => return Err(io::Error::from(e)),
+            }
+        }
+    }
+
+    /// The paths that changed since the last call, without waiting.
+    pub fn changed(&self, dirs: &[(WatchDescriptor, PathBuf)]) -> io::Result<Vec<PathBuf>> {
+        let mut paths = Vec::new();
+        for e in self.events()? {
+            let dir = dirs.iter().find(|(wd, _)| *wd == e.wd).map(|(_, d)| d);
+            if let (Some(dir), Some(name)) = (dir, e.name) {
+                paths.push(dir.join(name));
+            }
+        }
+        Ok(paths)
+    }
+}
+
+#[allow(unsafe_code)]
+pub fn register(watch: Watch) -> io::Result<AsyncFd<Watch>> {
+    // SAFETY: `Watch` owns the inotify descriptor (nix's `Inotify` holds it as an `OwnedFd`
+    // and never replaces it), so it is valid and open for as long as the `AsyncFd` owns the
+    // `Watch`, every `as_raw_fd` call returns that same descriptor, and it is closed only
+    // when the `AsyncFd` drops the `Watch` after deregistering it.
+    unsafe { AsyncFd::register_with_interest(watch, tokio::io::Interest::READABLE) }
+        .map_err(|e| e.into())
+}

@@ -1,0 +1,476 @@
+//! Triggers (SPEC §5.1): actions that start by themselves, at start-up (`execOnStartup`), on a
+//! schedule (`execOnCron`) or when a file appears or changes in a directory
+//! (`execOnFileCreatedInDir`, `execOnFileChangedInDir`). It owns when a triggered run starts
+//! and with what: the system user (`startup`, `cron`, `fileindir`, group `system`, as in
+//! OliveTin), the tags naming the trigger, and the file's details as arguments. It starts
+//! every run through `Engine::start_tagged`, so triggered runs meet the same permission
+//! function, limits, history and events as a button press; it must not spawn, decide
+//! permissions or quote anything itself.
+//!
+//! Triggers are armed from the config in force and re-armed after every reload: a trigger
+//! that is still configured keeps running untouched (an `@every` keeps its rhythm), a removed
+//! one stops, a new one starts. Start-up runs happen once, when actiond starts.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use nix::sys::inotify::AddWatchFlags;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+
+use crate::api::{App, connect_error};
+use crate::arguments::ArgType;
+use crate::clock::LocalZone;
+use crate::config::{self, Argument, Config};
+use crate::engine::StartRequest;
+use crate::inotify::{Watch, register};
+use crate::permissions::Caller;
+use crate::schedule::{self, Schedule};
+
+/// The arguments a file trigger fills, with OliveTin's names: the file's full path, its name,
+/// its directory, its extension (without the dot, "" if none) and its size in bytes.
+pub const FILE_ARGUMENTS: [(&str, &str); 5] = [
+    ("filepath", "File path"),
+    ("filename", "File name"),
+    ("filedir", "Directory"),
+    ("fileext", "File extension"),
+    ("filesizebytes", "File size in bytes"),
+];
+
+/// At most this many files wait for their debounce in one watched directory; beyond it, new
+/// names are dropped (and the log says how many) until the queue drains.
+pub const MAX_PENDING_FILES: usize = 1024;
+
+/// Adds the file arguments an action with a file trigger does not declare itself. They take
+/// any text (a file name may hold quotes, `;`, `$( )` or a newline), which the command gets
+/// quoted like every other value. An argument the action declares under one of these names
+/// keeps its own type: a file whose name breaks it is not run for.
+pub fn declare_file_arguments(arguments: &mut Vec<Argument>) {
+    for (name, title) in FILE_ARGUMENTS {
+        if arguments.iter().any(|a| a.name == name) {
+            continue;
+        }
+        arguments.push(Argument {
+            name: name.into(),
+            title: title.into(),
+            kind: "very_dangerous_raw_string".into(),
+            rule: ArgType::VeryDangerousRawString,
+            default: None,
+            choices: Vec::new(),
+            description: "Filled in when a file trigger starts the action".into(),
+            suggestions: Vec::new(),
+            entity: None,
+            reject_null: false,
+        });
+    }
+}
+
+/// The argument values for a file `name` in `dir` of `size` bytes, in `FILE_ARGUMENTS` order.
+pub fn file_values(dir: &Path, name: &str, size: u64) -> Vec<(String, String)> {
+    let dir_text = dir.to_string_lossy().into_owned();
+    let path = dir.join(name).to_string_lossy().into_owned();
+    let ext = Path::new(name)
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let values = [path, name.to_string(), dir_text, ext, size.to_string()];
+    FILE_ARGUMENTS
+        .iter()
+        .zip(values)
+        .map(|((n, _), v)| (n.to_string(), v))
+        .collect()
+}
+
+/// What a file trigger reacts to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileEvent {
+    /// A new entry in the directory (created, or moved in), once it has been quiet.
+    Created,
+    /// An entry created, written or moved in, once it has been quiet.
+    Changed,
+}
+
+impl FileEvent {
+    fn tag(self) -> &'static str {
+        match self {
+            FileEvent::Created => "fileCreatedInDir",
+            FileEvent::Changed => "fileChangedInDir",
+        }
+    }
+}
+
+/// One armed trigger: the action it starts and what starts it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Trigger {
+    Cron {
+        action: String,
+        line: String,
+    },
+    File {
+        action: String,
+        dir: PathBuf,
+        event: FileEvent,
+    },
+}
+
+/// The triggers `config` asks for. Relative directories are relative to the config file.
+/// Lines that do not parse were refused when the config loaded, so none are left here.
+pub fn armed_by(config: &Config) -> HashSet<Trigger> {
+    let mut out = HashSet::new();
+    for a in &config.actions {
+        for line in &a.exec_on_cron {
+            out.insert(Trigger::Cron {
+                action: a.id.clone(),
+                line: line.trim().to_string(),
+            });
+        }
+        for (dirs, event) in [
+            (&a.exec_on_file_created_in_dir, FileEvent::Created),
+            (&a.exec_on_file_changed_in_dir, FileEvent::Changed),
+        ] {
+            for dir in dirs {
+                out.insert(Trigger::File {
+                    action: a.id.clone(),
+                    dir: config.base_dir.join(dir.trim()),
+                    event,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Runs the start-up triggers, then keeps the other triggers armed to the config in force
+/// until the task is dropped (which stops them all).
+pub async fn run(app: Arc<App>) {
+    let config = app.config();
+    for a in config.actions.iter().filter(|a| a.exec_on_startup) {
+        fire(&app, &a.id, "startup", vec!["startup".into()], Vec::new());
+    }
+    let mut changes = app.engine.catalog_changes();
+    let mut armed = Armed::default();
+    loop {
+        armed.rearm(&app);
+        if changes.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// The running trigger tasks. Dropping it stops them.
+#[derive(Default)]
+struct Armed(HashMap<Trigger, JoinHandle<()>>);
+
+impl Drop for Armed {
+    fn drop(&mut self) {
+        for task in self.0.values() {
+            task.abort();
+        }
+    }
+}
+
+impl Armed {
+    fn rearm(&mut self, app: &Arc<App>) {
+        let want = armed_by(&app.config());
+        // A task that ended (a directory that could not be watched) is tried again.
+        self.0.retain(|t, task| {
+            let keep = want.contains(t) && !task.is_finished();
+            if !keep {
+                task.abort();
+            }
+            keep
+        });
+        for t in want {
+            if self.0.contains_key(&t) {
+                continue;
+            }
+            debug!("arming {t:?}");
+            let app = Arc::clone(app);
+            let task = match t.clone() {
+                Trigger::Cron { action, line } => tokio::spawn(cron(app, action, line)),
+                Trigger::File { action, dir, event } => {
+                    tokio::spawn(files(app, action, dir, event))
+                }
+            };
+            self.0.insert(t, task);
+        }
+    }
+}
+
+/// Starts every binding of the configured action `action_id` (one for a plain action, one
+/// per instance for an entity action) as the system user `user`.
+fn fire(app: &App, action_id: &str, user: &str, tags: Vec<String>, args: Vec<(String, String)>) {
+    let catalog = app.engine.catalog();
+    let Some(order) = catalog
+        .config
+        .actions
+        .iter()
+        .position(|a| a.id == action_id)
+    else {
+        return;
+    };
+    let caller = Caller::system(user);
+    for b in catalog.bindings().iter().filter(|b| b.order == order) {
+        let req = StartRequest {
+            binding_id: b.id.clone(),
+            arguments: args.clone(),
+            tracking_id: String::new(),
+        };
+        match app.engine.start_tagged(req, &caller, tags.clone()) {
+            Ok(exec) => debug!(action = %b.id, id = %exec.tracking_id, "started by {user}"),
+            Err(e) => warn!(
+                "{user} trigger of {}: not started: {}",
+                b.id,
+                connect_error(e).message
+            ),
+        }
+    }
+}
+
+/// Unix time now, in seconds (fractions dropped).
+fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// The wall clock is read again at least this often while waiting for a scheduled run, so a
+/// clock that is set (NTP at boot on a board without a battery-backed clock) is noticed.
+const CLOCK_RECHECK: Duration = Duration::from_secs(30);
+
+async fn cron(app: Arc<App>, action: String, line: String) {
+    let schedule = match schedule::parse(&line, config::parse_duration) {
+        Ok(s) => s,
+        Err(e) => {
+            warn!("execOnCron {line:?} of {action}: {e}");
+            return;
+        }
+    };
+    let tags = || vec!["cron".to_string(), line.clone()];
+    match schedule {
+        // Elapsed time: the monotonic clock, unaffected by changes of the wall clock.
+        Schedule::Every(period) => {
+            let mut next = Instant::now() + period;
+            loop {
+                tokio::time::sleep_until(next).await;
+                fire(&app, &action, "cron", tags(), Vec::new());
+                // Runs missed while late (a suspended board) are not made up for in a burst.
+                next += period;
+                let now = Instant::now();
+                if next <= now {
+                    next = now + period;
+                }
+            }
+        }
+        Schedule::Calendar(calendar) => loop {
+            let Some(at) = calendar.next_after(&LocalZone, unix_now()) else {
+                warn!("execOnCron {line:?} of {action}: no run within eight years");
+                return;
+            };
+            let due = UNIX_EPOCH + Duration::from_secs(u64::try_from(at).unwrap_or(0));
+            // If the clock jumps past `at` the run happens once, at once; the next one is
+            // computed from the new time, so missed runs do not pile up.
+            while let Ok(left) = due.duration_since(SystemTime::now()) {
+                if left.is_zero() {
+                    break;
+                }
+                tokio::time::sleep(left.min(CLOCK_RECHECK)).await;
+            }
+            fire(&app, &action, "cron", tags(), Vec::new());
+        },
+    }
+}
+
+async fn files(app: Arc<App>, action: String, dir: PathBuf, event: FileEvent) {
+    if let Err(e) = watch_files(&app, &action, &dir, event).await {
+        warn!(
+            "{} of {action}: cannot watch {} ({e}); create it, then save the config to try again",
+            event.tag(),
+            dir.display()
+        );
+    }
+}
+
+async fn watch_files(app: &App, action: &str, dir: &Path, event: FileEvent) -> std::io::Result<()> {
+    let starts = AddWatchFlags::IN_CREATE | AddWatchFlags::IN_MOVED_TO;
+    let writes = AddWatchFlags::IN_MODIFY | AddWatchFlags::IN_CLOSE_WRITE;
+    let gone = AddWatchFlags::IN_IGNORED | AddWatchFlags::IN_DELETE_SELF;
+    let watch = Watch::new()?;
+    watch.add(dir, starts | writes | AddWatchFlags::IN_DELETE_SELF)?;
+    let fd = register(watch)?;
+    info!("{} of {action}: watching {}", event.tag(), dir.display());
+    let debounce = crate::watcher::DEBOUNCE;
+    // File name → when it has been quiet long enough.
+    let mut pending: HashMap<OsString, Instant> = HashMap::new();
+    loop {
+        let due = pending.values().min().copied();
+        tokio::select! {
+            ready = fd.readable() => {
+                let mut ready = ready?;
+                // `events` reads until EAGAIN, so the queue is empty: tell the reactor.
+                let events = fd.get_ref().events();
+                ready.clear_ready();
+                let mut dropped = 0;
+                for e in events? {
+                    if e.mask.intersects(gone) {
+                        return Err(std::io::Error::other("the directory went away"));
+                    }
+                    if e.mask.contains(AddWatchFlags::IN_Q_OVERFLOW) {
+                        warn!("{} of {action}: too many changes at once, some were missed", event.tag());
+                    }
+                    let Some(name) = e.name else { continue };
+                    let quiet = Instant::now() + debounce;
+                    let begins = e.mask.intersects(starts) || event == FileEvent::Changed;
+                    if let Some(at) = pending.get_mut(&name) {
+                        *at = quiet;
+                    } else if begins && pending.len() < MAX_PENDING_FILES {
+                        pending.insert(name, quiet);
+                    } else if begins {
+                        dropped += 1;
+                    }
+                }
+                if dropped > 0 {
+                    warn!("{} of {action}: {dropped} file(s) ignored, {MAX_PENDING_FILES} already waiting", event.tag());
+                }
+            }
+            _ = sleep_until(due) => {
+                let now = Instant::now();
+                let ready: Vec<OsString> = pending
+                    .iter()
+                    .filter(|(_, at)| **at <= now)
+                    .map(|(n, _)| n.clone())
+                    .collect();
+                for name in ready {
+                    pending.remove(&name);
+                    run_for_file(app, action, dir, event, name);
+                }
+            }
+        }
+    }
+}
+
+async fn sleep_until(due: Option<Instant>) {
+    match due {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn run_for_file(app: &App, action: &str, dir: &Path, event: FileEvent, name: OsString) {
+    let Ok(name) = name.into_string() else {
+        warn!(
+            "{} of {action}: a file name in {} is not UTF-8; not run for it",
+            event.tag(),
+            dir.display()
+        );
+        return;
+    };
+    // A file that is already gone (a temporary file renamed away) is not run for.
+    let Ok(meta) = std::fs::symlink_metadata(dir.join(&name)) else {
+        debug!("{} of {action}: {name:?} is gone", event.tag());
+        return;
+    };
+    let tags = vec![event.tag().to_string(), dir.to_string_lossy().into_owned()];
+    fire(
+        app,
+        action,
+        "fileindir",
+        tags,
+        file_values(dir, &name, meta.len()),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_values_keep_hostile_names_as_text() {
+        let cases = [
+            ("report.pdf", "/in/report.pdf", "pdf"),
+            ("; rm -rf ~", "/in/; rm -rf ~", ""),
+            ("a'b\"c $(id).tar.gz", "/in/a'b\"c $(id).tar.gz", "gz"),
+            ("line\nbreak", "/in/line\nbreak", ""),
+            (".hidden", "/in/.hidden", ""),
+        ];
+        for (name, path, ext) in cases {
+            let v = file_values(Path::new("/in"), name, 42);
+            let got: Vec<(&str, &str)> = v.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+            assert_eq!(
+                got,
+                [
+                    ("filepath", path),
+                    ("filename", name),
+                    ("filedir", "/in"),
+                    ("fileext", ext),
+                    ("filesizebytes", "42")
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn declared_file_arguments_keep_their_own_type() {
+        let mut args = Vec::new();
+        declare_file_arguments(&mut args);
+        let names: Vec<&str> = args.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "filepath",
+                "filename",
+                "filedir",
+                "fileext",
+                "filesizebytes"
+            ]
+        );
+        assert!(args.iter().all(|a| !a.reject_null && a.default.is_none()));
+        let mut mine = vec![Argument {
+            kind: "regex:.*\\.jpg".into(),
+            ..args[1].clone()
+        }];
+        declare_file_arguments(&mut mine);
+        assert_eq!(mine.len(), 5);
+        assert_eq!(mine[0].kind, "regex:.*\\.jpg");
+    }
+
+    #[test]
+    fn armed_triggers_follow_the_config() {
+        let yaml = "actions:\n\
+            - {id: a, shell: 'true', execOnCron: ['@every 1s', ' @every 1s ', '0 * * * *']}\n\
+            - {id: b, shell: 'true', execOnFileCreatedInDir: [in, /abs], execOnFileChangedInDir: in}\n\
+            - {id: c, shell: 'true', execOnStartup: true}\n";
+        let config = crate::config::parse(
+            yaml,
+            crate::config::Source::Embedded,
+            "/etc/actiond".into(),
+            &|_| None,
+        )
+        .unwrap()
+        .0;
+        let got = armed_by(&config);
+        let cron = |l: &str| Trigger::Cron {
+            action: "a".into(),
+            line: l.into(),
+        };
+        let file = |d: &str, event| Trigger::File {
+            action: "b".into(),
+            dir: d.into(),
+            event,
+        };
+        let want: HashSet<Trigger> = [
+            cron("@every 1s"),
+            cron("0 * * * *"),
+            file("/etc/actiond/in", FileEvent::Created),
+            file("/abs", FileEvent::Created),
+            file("/etc/actiond/in", FileEvent::Changed),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(got, want);
+    }
+}

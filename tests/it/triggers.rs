@@ -1,0 +1,303 @@
+//! Triggers (SPEC §5.1, README "Triggers") in real time: start-up runs, an `@every 1s` and a
+//! six-field every-second schedule, re-arming on reload (a removed trigger stops, a new one
+//! starts, an unchanged one is not doubled), and file triggers fed hostile file names whose
+//! details must reach the command as plain text. Each run is checked in the history too:
+//! the system user that ran it and the tags naming the trigger.
+//!
+//! Waits are bounds, not expectations: a schedule that fires once a second is given seconds to
+//! fire a few times, and "no duplicate timer" is judged by an upper bound that a doubled timer
+//! would break whatever the machine's speed.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Server, TempDir, fd_count, to_yaml, wait_until};
+
+/// A bound for things that should happen within a second or two.
+const SOON: Duration = Duration::from_secs(10);
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+/// Every entry in the history (page size raised by the configs below).
+fn history(server: &Server) -> Vec<Value> {
+    let reply = server.ok("GetLogs", json!({"startOffset": 0}));
+    reply["logs"].as_array().cloned().unwrap_or_default()
+}
+
+fn entries_of(server: &Server, action: &str) -> Vec<Value> {
+    history(server)
+        .into_iter()
+        .filter(|e| e["actionId"] == action)
+        .collect()
+}
+
+#[test]
+fn startup_actions_run_once_as_the_startup_user_even_where_guests_must_log_in() {
+    // With guests required to log in, permissions nobody wrote down are off (as in
+    // OliveTin): the ACL grants the trigger users' group `system` exec.
+    let yaml = "\
+authRequireGuestsToLogin: true
+accessControlLists:
+  - {name: triggers, matchUsergroups: [system], permissions: {exec: true}}
+actions:
+  - {id: boot, title: Boot, shell: 'echo booted >> boot.log', execOnStartup: true, acls: [triggers]}
+  - {id: idle, title: Idle, shell: 'echo idle >> idle.log', acls: [triggers]}
+  - {id: refused, title: Refused, shell: 'echo no >> refused.log', execOnStartup: true}
+";
+    let server = Server::start_yaml(yaml);
+    let boot = server.path("boot.log");
+    assert!(wait_until(SOON, || lines(&boot) == 1), "the start-up run");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(lines(&boot), 1, "start-up runs once");
+    assert!(!server.path("idle.log").exists());
+    assert!(
+        !server.path("refused.log").exists(),
+        "no ACL grants exec on it"
+    );
+    assert!(server.log_contains("startup trigger of refused: not started"));
+    // The guest is still refused: the trigger user is not the guest.
+    let (status, _) = server.call("GetLogs", json!({"startOffset": 0}));
+    assert_eq!(status, 401);
+}
+
+#[test]
+fn startup_runs_are_recorded_with_the_system_user_and_a_tag() {
+    let yaml = "\
+logHistoryPageSize: 100
+actions:
+  - {id: boot, title: Boot, shell: 'echo hello', execOnStartup: true}
+";
+    let server = Server::start_yaml(yaml);
+    assert!(wait_until(SOON, || entries_of(&server, "boot")
+        .iter()
+        .any(|e| e["executionFinished"] == true)));
+    let e = &entries_of(&server, "boot")[0];
+    assert_eq!(e["user"], "startup");
+    assert_eq!(e["userClass"], "system");
+    assert_eq!(e["tags"], json!(["startup"]));
+    assert_eq!(e["stdout"], "hello\n");
+    assert_eq!(e["exitCode"], 0);
+}
+
+#[test]
+fn schedules_fire_every_second_and_follow_reloads() {
+    let config = |actions: Vec<Value>| json!({"logHistoryPageSize": 200, "actions": actions});
+    let tick = json!({"id": "tick", "title": "Tick", "shell": "echo . >> tick.log",
+                      "execOnCron": "@every 1s"});
+    let gone = json!({"id": "gone", "title": "Gone", "shell": "echo . >> gone.log",
+                      "execOnCron": ["* * * * * *"]});
+    let server = Server::start(config(vec![tick.clone(), gone]));
+    let (tick_log, gone_log) = (server.path("tick.log"), server.path("gone.log"));
+    assert!(wait_until(SOON, || lines(&tick_log) >= 3), "@every 1s");
+    assert!(wait_until(SOON, || lines(&gone_log) >= 2), "six fields");
+
+    let e = entries_of(&server, "tick").remove(0);
+    assert_eq!(e["user"], "cron");
+    assert_eq!(e["userClass"], "system");
+    assert_eq!(e["tags"], json!(["cron", "@every 1s"]));
+    assert_eq!(
+        entries_of(&server, "gone")[0]["tags"],
+        json!(["cron", "* * * * * *"])
+    );
+
+    // Reload: `tick` unchanged, `gone` removed, `tock` new.
+    let tock = json!({"id": "tock", "title": "Tock", "shell": "echo . >> tock.log",
+                      "execOnCron": "@every 1s"});
+    let new = to_yaml(&config(vec![tick, tock]));
+    let tmp = server.path("config.yaml.tmp");
+    std::fs::write(&tmp, new).unwrap();
+    std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
+    let tock_log = server.path("tock.log");
+    assert!(
+        wait_until(SOON, || lines(&tock_log) >= 1),
+        "the new trigger"
+    );
+    // A run of `gone` may have been under way while the reload landed.
+    std::thread::sleep(Duration::from_millis(300));
+    let (ticks, gones, tocks) = (lines(&tick_log), lines(&gone_log), lines(&tock_log));
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(lines(&gone_log), gones, "a removed trigger stops");
+    // One timer gives at most 4 runs in 3 s (3, plus one at an edge); two would give about 6.
+    let more_ticks = lines(&tick_log) - ticks;
+    let more_tocks = lines(&tock_log) - tocks;
+    assert!((1..=4).contains(&more_ticks), "{more_ticks} ticks in 3 s");
+    assert!((1..=4).contains(&more_tocks), "{more_tocks} tocks in 3 s");
+}
+
+#[test]
+fn a_schedule_obeys_the_permission_function_and_the_limits() {
+    let yaml = "\
+logHistoryPageSize: 200
+defaultPermissions: {view: true, exec: false, logs: true, kill: false}
+accessControlLists:
+  - {name: triggers, matchUsergroups: [system], permissions: {exec: true}}
+actions:
+  - {id: denied, title: Denied, shell: 'echo . >> denied.log', execOnCron: '@every 1s'}
+  - {id: slow, title: Slow, shell: 'sleep 3', execOnCron: '@every 1s', acls: [triggers]}
+";
+    let server = Server::start_yaml(yaml);
+    // `slow` runs (the ACL grants the system group exec) and, with maxConcurrent 1, the
+    // ticks that come while it runs are recorded as blocked.
+    assert!(wait_until(SOON, || entries_of(&server, "slow")
+        .iter()
+        .any(|e| e["blocked"] == true)));
+    let slow = entries_of(&server, "slow");
+    assert!(slow.iter().any(|e| e["executionStarted"] == true));
+    assert!(slow.iter().all(|e| e["user"] == "cron"));
+    // `denied` never ran and left no entry.
+    assert!(entries_of(&server, "denied").is_empty());
+    assert!(!server.path("denied.log").exists());
+}
+
+/// Names a shell would act on if any of them reached it unquoted. The canary for each is a
+/// file named `pwned` in the commands' working directory.
+const HOSTILE: &[&str] = &[
+    "; touch pwned",
+    "$(touch pwned)",
+    "`touch pwned`",
+    "x && touch pwned",
+    "it's \"quoted\"",
+    "new\nline; touch pwned",
+    "  spaced  name .txt",
+    "$HOME-{{ filename }}",
+    "-n",
+];
+
+#[test]
+fn file_triggers_pass_hostile_names_as_plain_text() {
+    let inbox = TempDir::new();
+    let dir = inbox.path().to_str().unwrap().to_string();
+    let config = json!({
+        "logHistoryPageSize": 200,
+        "actions": [{
+            "id": "seen", "title": "Seen", "maxConcurrent": 20,
+            "shell": "printf '[%s][%s][%s][%s][%s]' {{ filepath }} {{ filename }} {{ filedir }} \
+                      {{ fileext }} {{ filesizebytes }}; printf '%s' \"$FILENAME\" >&2",
+            "execOnFileCreatedInDir": dir,
+        }]
+    });
+    let server = Server::start(config);
+    // Give the watch a moment to be in place (it is armed as the service starts).
+    assert!(wait_until(SOON, || server
+        .log_contains("fileCreatedInDir of seen: watching")));
+    for (i, name) in HOSTILE.iter().enumerate() {
+        std::fs::write(inbox.path().join(name), "x".repeat(i)).unwrap();
+    }
+    let done = || {
+        entries_of(&server, "seen")
+            .iter()
+            .filter(|e| e["executionFinished"] == true)
+            .count()
+    };
+    assert!(
+        wait_until(SOON, || done() == HOSTILE.len()),
+        "{} of {} runs",
+        done(),
+        HOSTILE.len()
+    );
+    let entries = entries_of(&server, "seen");
+    for (i, name) in HOSTILE.iter().enumerate() {
+        let path = format!("{dir}/{name}");
+        let ext = Path::new(name)
+            .extension()
+            .map(|e| e.to_str().unwrap())
+            .unwrap_or("");
+        let want = format!("[{path}][{name}][{dir}][{ext}][{i}]");
+        let e = entries
+            .iter()
+            .find(|e| e["stdout"] == want.as_str())
+            .unwrap_or_else(|| panic!("no run printed {want:?}: {entries:#?}"));
+        assert_eq!(e["stderr"], *name, "the FILENAME variable");
+        assert_eq!(e["exitCode"], 0);
+        assert_eq!(e["user"], "fileindir");
+        assert_eq!(e["userClass"], "system");
+        assert_eq!(e["tags"], json!(["fileCreatedInDir", dir]));
+    }
+    assert!(!server.path("pwned").exists(), "a file name was run");
+    assert!(!inbox.path().join("pwned").exists(), "a file name was run");
+}
+
+#[test]
+fn a_changed_file_runs_once_per_quiet_spell() {
+    let inbox = TempDir::new();
+    let dir = inbox.path().to_str().unwrap().to_string();
+    let config = json!({
+        "logHistoryPageSize": 200,
+        "actions": [{
+            "id": "changed", "title": "Changed",
+            "shell": "echo {{ filename }}:{{ filesizebytes }}",
+            "execOnFileChangedInDir": dir,
+        }]
+    });
+    let server = Server::start(config);
+    assert!(wait_until(SOON, || server
+        .log_contains("fileChangedInDir of changed: watching")));
+    let file = inbox.path().join("data.csv");
+    // Five writes in a burst are one change.
+    for n in 1..=5 {
+        std::fs::write(&file, "y".repeat(n)).unwrap();
+    }
+    let outputs = || -> Vec<String> {
+        entries_of(&server, "changed")
+            .iter()
+            .filter(|e| e["executionFinished"] == true)
+            .map(|e| e["stdout"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(wait_until(SOON, || outputs().len() == 1));
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(outputs(), ["data.csv:5\n"]);
+    // A later change is another run.
+    std::fs::write(&file, "zz").unwrap();
+    assert!(wait_until(SOON, || outputs().len() == 2));
+    assert_eq!(outputs()[0], "data.csv:2\n", "newest first");
+}
+
+#[test]
+fn re_arming_file_triggers_leaks_no_descriptor() {
+    let (a, b) = (TempDir::new(), TempDir::new());
+    let config = |dir: &Path, title: &str| {
+        to_yaml(&json!({
+            "actions": [{"id": "w", "title": title, "shell": "true",
+                         "execOnFileChangedInDir": dir.to_str().unwrap()}]
+        }))
+    };
+    let server = Server::start_yaml(&config(a.path(), "first"));
+    let watches = || server.log_count("fileChangedInDir of w: watching");
+    assert!(wait_until(SOON, || watches() == 1));
+    let before = fd_count(server.pid());
+    // Each reload moves the watch to the other directory: the old one must be closed.
+    for round in 0..6 {
+        let dir = if round % 2 == 0 { b.path() } else { a.path() };
+        let tmp = server.path("config.yaml.tmp");
+        std::fs::write(&tmp, config(dir, &format!("round {round}"))).unwrap();
+        std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
+        assert!(wait_until(SOON, || watches() == round + 2), "round {round}");
+    }
+    // A reload that changes something else leaves the watch alone (no new one is armed).
+    let tmp = server.path("config.yaml.tmp");
+    std::fs::write(&tmp, config(a.path(), "same directory")).unwrap();
+    std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
+    assert!(wait_until(SOON, || entries_title_is(
+        &server,
+        "same directory"
+    )));
+    assert!(
+        wait_until(SOON, || fd_count(server.pid()) <= before),
+        "{} descriptors after the reloads, {before} before",
+        fd_count(server.pid())
+    );
+    // The triggers re-arm just after the swap; give a second watch time to show up, if any.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(watches(), 7);
+}
+
+/// Whether the action `w` carries `title` (the reload that set it has landed).
+fn entries_title_is(server: &Server, title: &str) -> bool {
+    let (status, reply) = server.call("GetActionBinding", json!({"bindingId": "w"}));
+    status == 200 && reply["action"]["title"] == title
+}
