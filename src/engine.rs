@@ -304,14 +304,14 @@ impl Engine {
         }
     }
 
-    /// Starts an execution. Returns once its record exists (and, unless it was blocked or
-    /// failed to spawn, once its process runs).
+    /// Starts an execution for a request from outside (the API). Returns once its record
+    /// exists; the process is spawned right after, off the event loop (`executor::launch`).
     pub fn start(
         self: &Arc<Self>,
         req: StartRequest,
         caller: &Caller,
     ) -> Result<Arc<Execution>, Error> {
-        self.start_tagged(req, caller, Vec::new())
+        self.begin(req, caller, Vec::new(), true)
     }
 
     /// `start`, with tags on the record naming what started it (a trigger).
@@ -320,6 +320,19 @@ impl Engine {
         req: StartRequest,
         caller: &Caller,
         tags: Vec<String>,
+    ) -> Result<Arc<Execution>, Error> {
+        self.begin(req, caller, tags, false)
+    }
+
+    /// Starts an execution. `by_hand` is a person's or a program's request, which may not set
+    /// the arguments a file trigger fills in; a trigger's start and a restart (which repeats
+    /// recorded values) may.
+    fn begin(
+        self: &Arc<Self>,
+        req: StartRequest,
+        caller: &Caller,
+        tags: Vec<String>,
+        by_hand: bool,
     ) -> Result<Arc<Execution>, Error> {
         if !self.ready() {
             return Err(Error::Stopping);
@@ -333,6 +346,10 @@ impl Engine {
         self.check(caller, &action, Verb::Exec)?;
         // Every argument is checked before anything is created: a refused start leaves no
         // entry and runs nothing.
+        if by_hand {
+            arguments::refuse_trigger_values(&action.arguments, &req.arguments)
+                .map_err(Error::BadArgument)?;
+        }
         let values =
             arguments::resolve(&action.arguments, &req.arguments).map_err(Error::BadArgument)?;
 
@@ -572,13 +589,15 @@ impl Engine {
             .arguments
             .clone()
             .ok_or_else(|| Error::ArgumentsUnavailable(tracking_id.to_string()))?;
-        self.start(
+        self.begin(
             StartRequest {
                 binding_id: old.binding_id.clone(),
                 arguments,
                 tracking_id: String::new(),
             },
             caller,
+            Vec::new(),
+            false,
         )
     }
 

@@ -65,6 +65,7 @@ pub fn declare_file_arguments(arguments: &mut Vec<Argument>) {
             suggestions: Vec::new(),
             entity: None,
             reject_null: false,
+            from_trigger: true,
         });
     }
 }

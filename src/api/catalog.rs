@@ -34,6 +34,9 @@ pub fn action_json<'a>(
         arguments: action
             .arguments
             .iter()
+            // Filled in by a file trigger only: a form field for them would invite a value
+            // the start refuses.
+            .filter(|a| !a.from_trigger)
             .map(|a| ArgumentJson {
                 name: &a.name,
                 title: &a.title,

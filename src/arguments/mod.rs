@@ -46,6 +46,25 @@ fn refuse(argument: &str, rule: impl Into<String>) -> ArgError {
     }
 }
 
+/// Refuses a value sent by hand for an argument only a file trigger fills in (`filepath`,
+/// …): otherwise anyone allowed to press the button could point an upload handler at any
+/// file on the board. An empty value is what the web page would send, and is allowed.
+pub fn refuse_trigger_values(
+    declared: &[Argument],
+    request: &[(String, String)],
+) -> Result<(), ArgError> {
+    match request
+        .iter()
+        .find(|(n, v)| !v.is_empty() && declared.iter().any(|d| d.from_trigger && d.name == *n))
+    {
+        Some((name, _)) => Err(refuse(
+            name,
+            "is filled in by the action's file trigger and cannot be given by hand",
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Checks `request` against `declared` and returns the value of every declared value
 /// argument, in declaration order. Display-only arguments (confirmation, html) take no
 /// value; a value sent for one (the web page sends "1" for a ticked confirmation) is
@@ -123,4 +142,53 @@ pub fn check(rule: &ArgType, value: &str, choices: &[&str]) -> Result<String, St
         };
     }
     rule.check(value, choices)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn declared(name: &str, from_trigger: bool) -> Argument {
+        Argument {
+            name: name.into(),
+            title: name.into(),
+            kind: "very_dangerous_raw_string".into(),
+            rule: ArgType::VeryDangerousRawString,
+            default: None,
+            choices: Vec::new(),
+            description: String::new(),
+            suggestions: Vec::new(),
+            entity: None,
+            reject_null: false,
+            from_trigger,
+        }
+    }
+
+    #[test]
+    fn only_a_trigger_fills_in_the_file_details() {
+        let args = [declared("note", false), declared("filepath", true)];
+        type Case<'a> = (&'a [(&'a str, &'a str)], Option<&'a str>);
+        let cases: &[Case] = &[
+            (&[], None),
+            (&[("note", "hello")], None),
+            // The web page sends every field it shows; an empty one is no choice of file.
+            (&[("filepath", "")], None),
+            (&[("filepath", "/etc/shadow")], Some("filepath")),
+            (&[("note", "x"), ("filepath", "a")], Some("filepath")),
+            // Unknown names are `resolve`'s business, not this check's.
+            (&[("other", "x")], None),
+        ];
+        for (request, refused) in cases {
+            let request: Vec<(String, String)> = request
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect();
+            let got = refuse_trigger_values(&args, &request).err();
+            assert_eq!(
+                got.as_ref().map(|e| e.argument.as_str()),
+                *refused,
+                "{request:?}"
+            );
+        }
+    }
 }

@@ -244,6 +244,10 @@ pub struct Argument {
     pub suggestions: Vec<(String, String)>,
     pub entity: Option<String>,
     pub reject_null: bool,
+    /// Declared by actiond for a file trigger (`filepath`, …), not by the config: its value
+    /// comes from the trigger alone, so it is not offered to people and a start by hand may
+    /// not set it (a caller must not choose which file an upload handler reads).
+    pub from_trigger: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1836,6 +1836,7 @@ impl<'a> Checker<'a> {
                 suggestions,
                 entity: self.text(f.get("entity")).filter(|e| !e.is_empty()),
                 reject_null: self.flag(f.get("rejectNull"), false),
+                from_trigger: false,
             });
         }
         arguments
@@ -2964,6 +2965,7 @@ actions:
                 ],
                 entity: Some("server".into()),
                 reject_null: true,
+                from_trigger: false,
             }]
         );
     }

@@ -258,6 +258,61 @@ fn a_changed_file_runs_once_per_quiet_spell() {
 }
 
 #[test]
+fn file_details_come_from_the_trigger_alone() {
+    // A person may press the button of a file-triggered action, but may not choose the file:
+    // the trigger's arguments are not offered and a value sent by hand is refused, so nobody
+    // can point an upload handler at /etc/shadow. A restart repeats what the trigger gave.
+    let inbox = TempDir::new();
+    let dir = inbox.path().to_str().unwrap().to_string();
+    let server = Server::start(json!({
+        "logHistoryPageSize": 200,
+        "actions": [{
+            "id": "upload", "title": "Upload",
+            "shell": "printf '[%s]' {{ filepath }}",
+            "execOnFileCreatedInDir": dir,
+        }]
+    }));
+    let binding = server.ok("GetActionBinding", json!({"bindingId": "upload"}));
+    assert_eq!(
+        binding["action"]["arguments"],
+        json!([]),
+        "trigger arguments offered to people: {binding}"
+    );
+    let (status, reply) = server.call(
+        "StartActionAndWait",
+        json!({"actionId": "upload", "arguments": [{"name": "filepath", "value": "/etc/shadow"}]}),
+    );
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(reply["code"], "invalid_argument", "{reply}");
+    assert!(
+        reply["message"].as_str().unwrap().contains("filepath"),
+        "{reply}"
+    );
+    // By hand without the file details: the command runs with them empty.
+    let by_hand = server.ok("StartActionAndWait", json!({"actionId": "upload"}));
+    assert_eq!(by_hand["logEntry"]["stdout"], "[]", "{by_hand}");
+
+    assert!(wait_until(SOON, || server
+        .log_contains("fileCreatedInDir of upload: watching")));
+    std::fs::write(inbox.path().join("photo.jpg"), "x").unwrap();
+    let want = format!("[{dir}/photo.jpg]");
+    let triggered = || {
+        entries_of(&server, "upload")
+            .into_iter()
+            .find(|e| e["stdout"] == want.as_str() && e["user"] == "fileindir")
+    };
+    assert!(wait_until(SOON, || triggered().is_some()));
+    let id = triggered().unwrap()["executionTrackingId"].clone();
+    let restarted = server.ok("RestartAction", json!({"executionTrackingId": id}));
+    let new_id = restarted["executionTrackingId"].clone();
+    assert!(wait_until(SOON, || entries_of(&server, "upload")
+        .iter()
+        .any(|e| {
+            e["executionTrackingId"] == new_id && e["stdout"] == want.as_str()
+        })));
+}
+
+#[test]
 fn re_arming_file_triggers_leaks_no_descriptor() {
     let (a, b) = (TempDir::new(), TempDir::new());
     let config = |dir: &Path, title: &str| {
