@@ -159,6 +159,9 @@ struct Spawned {
     stderr: OwnedFd,
 }
 
+/// Starts the plan's process. systemd's notify variables are removed from its environment:
+/// they address actiond, and a command that speaks sd_notify itself (a daemon started by an
+/// action, `systemd-notify`) would otherwise report readiness or watchdog pings for it.
 fn spawn(plan: &Plan) -> std::io::Result<Spawned> {
     if plan.program.is_empty() {
         return Err(std::io::Error::new(
@@ -169,6 +172,9 @@ fn spawn(plan: &Plan) -> std::io::Result<Spawned> {
     let mut child = Command::new(&plan.program)
         .args(&plan.args)
         .envs(plan.env.iter().map(|(k, v)| (k, v)))
+        .env_remove("NOTIFY_SOCKET")
+        .env_remove("WATCHDOG_USEC")
+        .env_remove("WATCHDOG_PID")
         .current_dir(&plan.cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -20,7 +20,9 @@ fn write_config(dir: &TempDir) -> std::path::PathBuf {
     let path = dir.path().join("config.yaml");
     std::fs::write(
         &path,
-        "actions:\n  - {id: hello, title: Hello, shell: echo hello}\n",
+        // The start-up action shows what environment the commands of actions get.
+        "actions:\n  - {id: hello, title: Hello, shell: echo hello}\n  \
+         - {id: env, title: Env, shell: 'env > action-env.txt', execOnStartup: true}\n",
     )
     .expect("write config");
     path
@@ -99,6 +101,18 @@ fn conversation(socket: &UnixDatagram, name: &str, dir: &TempDir) {
     );
     expect_message(socket, "WATCHDOG=1", dir, &mut seen);
     expect_message(socket, "WATCHDOG=1", dir, &mut seen);
+    // systemd's variables are the service's, not its actions': a command that is itself
+    // sd_notify-aware must not report readiness or watchdog pings on actiond's behalf.
+    let env_file = dir.path().join("action-env.txt");
+    let start = Instant::now();
+    while !env_file.exists() && start.elapsed() < DEADLINE {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let env = std::fs::read_to_string(&env_file).expect("the start-up action wrote its env");
+    assert!(env.contains("ACTIOND=1"), "{env}");
+    for name in ["NOTIFY_SOCKET=", "WATCHDOG_USEC=", "WATCHDOG_PID="] {
+        assert!(!env.lines().any(|l| l.starts_with(name)), "{name} in {env}");
+    }
     let pid = child.id() as i32;
     let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
     expect_message(socket, "STOPPING=1", dir, &mut seen);
