@@ -112,9 +112,6 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
     for w in &loaded.warnings {
         warn!("config: {w}");
     }
-    for caveat in not_yet_enforced(&loaded.config) {
-        warn!("config: {caveat}");
-    }
     let config = Arc::new(loaded.config);
     if config.state_directory.is_none() {
         info!("no stateDirectory: the history is kept in memory only");
@@ -134,6 +131,9 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
         }
     };
     let result = runtime.block_on(async {
+        // Before anything says "listening": a SIGTERM sent the moment the service is ready
+        // must stop it in order, not kill it by the signal's default action.
+        let stop_requested = stop_signal();
         let listener = bind_listener(&address)
             .await
             .map_err(|e| format!("cannot listen on {address}: {e}"))?;
@@ -141,7 +141,7 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
         info!("listening on http://{bound}");
         let systemd = notify::Systemd::ready(&format!("listening on http://{bound}"));
         let stop = async move {
-            stop_signal().await;
+            stop_requested.await;
             systemd.stopping();
         };
         actiond::run(config, listener, stop)
@@ -155,16 +155,6 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Settings this version reads but cannot act on yet, said out loud at startup so nobody
-/// believes a board is protected or monitored when it is not.
-fn not_yet_enforced(config: &config::Config) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    if config.prometheus_enabled {
-        out.push("prometheus.enabled: /metrics is not available in this version");
-    }
-    out
 }
 
 /// Connections beyond `maxConnections` wait in the kernel's queue; tokio's default of 128
@@ -193,19 +183,23 @@ async fn bind_listener(address: &str) -> std::io::Result<tokio::net::TcpListener
     Err(last)
 }
 
-/// Resolves on the first SIGTERM or SIGINT.
-async fn stop_signal() {
+/// Takes over SIGTERM and SIGINT at once (call it inside the runtime) and returns a future
+/// that resolves on the first of them.
+fn stop_signal() -> impl Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int)) = (
+    let streams = (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
-    ) else {
-        error!("cannot listen for SIGTERM/SIGINT; stop actiond with SIGKILL");
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = term.recv() => info!("SIGTERM received"),
-        _ = int.recv() => info!("SIGINT received"),
+    );
+    async move {
+        let (Ok(mut term), Ok(mut int)) = streams else {
+            error!("cannot listen for SIGTERM/SIGINT; stop actiond with SIGKILL");
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = term.recv() => info!("SIGTERM received"),
+            _ = int.recv() => info!("SIGINT received"),
+        }
     }
 }
 

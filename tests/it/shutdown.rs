@@ -106,3 +106,18 @@ fn shutdown_closes_idle_keep_alive_connections() {
     assert!(elapsed <= SHUTDOWN_BOUND, "shutdown took {elapsed:?}");
     drop(conn);
 }
+
+#[test]
+fn sigterm_the_moment_it_listens_is_a_clean_stop() {
+    // systemd may send SIGTERM right after READY=1. The handler must already be in place by
+    // the time "listening on" is printed, or the signal's default action kills the service
+    // without recording anything. A few rounds, since the window was a matter of timing.
+    for round in 0..10 {
+        let mut server = Server::start(config_with(vec![shell_action("noop", "true")]));
+        server.signal(Signal::SIGTERM);
+        let status = server
+            .wait_exit(SHUTDOWN_BOUND)
+            .unwrap_or_else(|| panic!("round {round}: no exit after SIGTERM"));
+        assert!(status.success(), "round {round}: {status:?}");
+    }
+}
