@@ -43,13 +43,15 @@ impl Watch {
         }
     }
 
-    /// The paths that changed since the last call, without waiting.
+    /// The paths that changed since the last call, without waiting. One directory reached
+    /// by two paths (`.` and its absolute path, a symlink) has one watch descriptor; a change
+    /// in it is reported under every path given for that descriptor.
     pub fn changed(&self, dirs: &[(WatchDescriptor, PathBuf)]) -> io::Result<Vec<PathBuf>> {
         let mut paths = Vec::new();
         for e in self.events()? {
-            let dir = dirs.iter().find(|(wd, _)| *wd == e.wd).map(|(_, d)| d);
-            if let (Some(dir), Some(name)) = (dir, e.name) {
-                paths.push(dir.join(name));
+            let Some(name) = e.name else { continue };
+            for (_, dir) in dirs.iter().filter(|(wd, _)| *wd == e.wd) {
+                paths.push(dir.join(&name));
             }
         }
         Ok(paths)

@@ -63,6 +63,9 @@ async fn watch(app: &App, config_path: PathBuf) -> io::Result<()> {
             continue;
         }
         match inotify.add(&dir, mask) {
+            // Kept even when the kernel answers a descriptor already held (the same directory
+            // by another path, e.g. `.` for `./config.yaml` and the absolute path of an entity
+            // file beside it): events are then reported under both paths.
             Ok(wd) => dirs.push((wd, dir)),
             // A missing entity directory is not fatal: that file is simply not watched.
             Err(e) if *file != config_path => warn!("cannot watch {} ({e})", dir.display()),

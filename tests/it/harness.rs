@@ -160,12 +160,18 @@ impl Server {
 
     /// Starts the binary on a config given as YAML text.
     pub fn start_yaml(yaml: &str) -> Server {
+        Server::start_yaml_as(yaml, None)
+    }
+
+    /// `start_yaml`, naming the config on the command line as `config_arg` (relative to the
+    /// service's working directory, the temp dir) instead of by its absolute path.
+    pub fn start_yaml_as(yaml: &str, config_arg: Option<&str>) -> Server {
         let dir = TempDir::new();
         let config_path = dir.path().join("config.yaml");
         std::fs::write(&config_path, yaml).expect("write config");
         let mut child = Command::new(BIN)
             .arg("--config")
-            .arg(&config_path)
+            .arg(config_arg.map_or(config_path.as_os_str(), std::ffi::OsStr::new))
             .arg("--listen")
             .arg("127.0.0.1:0")
             .current_dir(dir.path())

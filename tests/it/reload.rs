@@ -518,6 +518,36 @@ fn an_entity_file_replaced_by_rename_brings_its_new_instance() {
 }
 
 #[test]
+fn entity_files_are_watched_when_the_config_is_named_relatively() {
+    // `actiond --config config.yaml` (or no --config at all, which reads ./config.yaml): the
+    // config's directory is `.`, the entity file's is absolute, and inotify gives both one
+    // watch descriptor. A change to the entity file must still be seen.
+    for config_arg in ["config.yaml", "./config.yaml"] {
+        let yaml = to_yaml(&entity_config("servers.yaml"));
+        let server = Server::start_yaml_as(&yaml, Some(config_arg));
+        let mut events = Events::subscribe(&server);
+        let one = json!([server_entry("alpha", "Alpha", "alpha.lan")]);
+        write_in_place(&server.path("servers.yaml"), &to_yaml(&one));
+        events.wait_for("entityChanged", RELOAD);
+        assert_eq!(
+            instances(&server, "server"),
+            pairs(&[("alpha", "Alpha")]),
+            "--config {config_arg}"
+        );
+        // The config itself is still watched under its relative name.
+        let mut config = entity_config("servers.yaml");
+        config["actions"][0]["title"] = json!("Check {{ .CurrentEntity.name }}");
+        write_in_place(&server.path("config.yaml"), &to_yaml(&config));
+        events.wait_for("configChanged", RELOAD);
+        assert_eq!(
+            default_links(&server),
+            pairs(&[("ping-alpha", "Check Alpha")]),
+            "--config {config_arg}"
+        );
+    }
+}
+
+#[test]
 fn a_malformed_entity_file_keeps_the_previous_instances() {
     let (entities, server, mut events) = start_with_servers(&json!([
         server_entry("alpha", "Alpha", "alpha.lan"),
