@@ -41,7 +41,9 @@ fn check(source: &Source) -> ExitCode {
             for w in &loaded.warnings {
                 println!("warning: {w}");
             }
-            println!("{source}: valid ({} actions)", loaded.config.actions.len());
+            let n = loaded.config.actions.len();
+            let actions = if n == 1 { "action" } else { "actions" };
+            println!("{source}: valid ({n} {actions})");
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -26,7 +26,7 @@ use crate::api::{App, connect_error};
 use crate::arguments::ArgType;
 use crate::clock::LocalZone;
 use crate::config::{self, Argument, Config};
-use crate::engine::StartRequest;
+use crate::engine::{Error, StartRequest};
 use crate::inotify::{Watch, register};
 use crate::permissions::Caller;
 use crate::schedule::{self, Schedule};
@@ -223,11 +223,22 @@ fn fire(app: &App, action_id: &str, user: &str, tags: Vec<String>, args: Vec<(St
         };
         match app.engine.start_tagged(req, &caller, tags.clone()) {
             Ok(exec) => debug!(action = %b.id, id = %exec.tracking_id, "started by {user}"),
-            Err(e) => warn!(
-                "{user} trigger of {}: not started: {}",
-                b.id,
-                connect_error(e).message
-            ),
+            Err(e) => {
+                // The usual cause is a config that switched default permissions off: say
+                // who the trigger runs as, so the ACL to write is obvious.
+                let hint = match e {
+                    Error::Denied(_) | Error::LoginRequired => format!(
+                        " (triggers run as user {user:?} in group \"system\": an ACL with \
+                         matchUsergroups: [system] grants them permissions)"
+                    ),
+                    _ => String::new(),
+                };
+                warn!(
+                    "{user} trigger of {}: not started: {}{hint}",
+                    b.id,
+                    connect_error(e).message
+                );
+            }
         }
     }
 }
