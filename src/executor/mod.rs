@@ -202,53 +202,75 @@ pub trait Observer: Send + 'static {
 /// Starts `plan` for `exec` and supervises it on its own task. A spawn failure finishes the
 /// record (`SpawnFailed`).
 ///
-/// The spawn itself runs on tokio's blocking pool. posix_spawn's vfork holds the calling
+/// Under load the spawn runs on tokio's blocking pool. posix_spawn's vfork holds the calling
 /// thread until the child has exec'd, a fraction of a millisecond on an idle machine and
 /// over a millisecond on a busy one; on the service's one thread that capped every
 /// workload at one start per hold, however many cores there are (README "Performance").
+/// When nothing else runs, the spawn happens right here instead: the hold delays nobody's
+/// output or exit, and the hand-off to a pool thread and back costs about 40 µs, a sixth of
+/// actiond's own latency per run (measured single-client, README "Performance").
 /// The record counts as running from here on: a kill requested before the process exists
 /// is kept by the record and carried out as soon as supervision starts.
-pub fn launch(
-    plan: Plan,
-    exec: Arc<Execution>,
-    reaper: &Arc<Reaper>,
-    mut observer: Box<dyn Observer>,
-) {
+pub fn launch(plan: Plan, exec: Arc<Execution>, reaper: &Arc<Reaper>, observer: Box<dyn Observer>) {
     let grace_secs = plan.grace.as_secs();
     exec.set_running();
+    if reaper.is_idle() {
+        let started = start(plan, reaper);
+        tokio::spawn(run(exec, Ok(started), grace_secs, observer));
+        return;
+    }
     let reaper = Arc::clone(reaper);
     tokio::spawn(async move {
-        let started = tokio::task::spawn_blocking(move || {
-            let ticket = reaper.begin_spawn();
-            let spawned = spawn(&plan);
-            let exit = reaper.end_spawn(ticket, spawned.as_ref().ok().map(|s| s.pid));
-            (plan, spawned, exit)
-        })
-        .await;
-        let (plan, spawned, exit) = match started {
-            Ok((plan, Ok(spawned), Some(exit))) => (plan, spawned, exit),
-            Ok((plan, Err(e), _)) => {
-                let what = if plan.program.is_empty() {
-                    "empty command".to_string()
-                } else {
-                    format!("{}: {e}", plan.program)
-                };
-                exec.finish(Outcome::SpawnFailed(what), grace_secs);
-                observer.done(&exec);
-                return;
-            }
-            // end_spawn always answers a pid, and the closure cannot panic short of a bug.
-            Ok((_, Ok(_), None)) | Err(_) => {
-                let what = "the spawning thread failed".to_string();
-                exec.finish(Outcome::SpawnFailed(what), grace_secs);
-                observer.done(&exec);
-                return;
-            }
-        };
-        let outcome = supervise(&exec, spawned, exit, &plan, observer.as_mut()).await;
-        exec.finish(outcome, grace_secs);
-        observer.done(&exec);
+        let started = tokio::task::spawn_blocking(move || start(plan, &reaper)).await;
+        run(exec, started, grace_secs, observer).await;
     });
+}
+
+/// A spawn's result: the plan back, the process, and its exit status to come.
+type Started = (
+    Plan,
+    std::io::Result<Spawned>,
+    Option<tokio::sync::oneshot::Receiver<Exit>>,
+);
+
+/// Spawns the plan's process under a reaper ticket (see the reaper's invariant).
+fn start(plan: Plan, reaper: &Reaper) -> Started {
+    let ticket = reaper.begin_spawn();
+    let spawned = spawn(&plan);
+    let exit = reaper.end_spawn(ticket, spawned.as_ref().ok().map(|s| s.pid));
+    (plan, spawned, exit)
+}
+
+/// Supervises a started process to its end, or records why it did not start.
+async fn run(
+    exec: Arc<Execution>,
+    started: Result<Started, tokio::task::JoinError>,
+    grace_secs: u64,
+    mut observer: Box<dyn Observer>,
+) {
+    let (plan, spawned, exit) = match started {
+        Ok((plan, Ok(spawned), Some(exit))) => (plan, spawned, exit),
+        Ok((plan, Err(e), _)) => {
+            let what = if plan.program.is_empty() {
+                "empty command".to_string()
+            } else {
+                format!("{}: {e}", plan.program)
+            };
+            exec.finish(Outcome::SpawnFailed(what), grace_secs);
+            observer.done(&exec);
+            return;
+        }
+        // end_spawn always answers a pid, and the closure cannot panic short of a bug.
+        Ok((_, Ok(_), None)) | Err(_) => {
+            let what = "the spawning thread failed".to_string();
+            exec.finish(Outcome::SpawnFailed(what), grace_secs);
+            observer.done(&exec);
+            return;
+        }
+    };
+    let outcome = supervise(&exec, spawned, exit, &plan, observer.as_mut()).await;
+    exec.finish(outcome, grace_secs);
+    observer.done(&exec);
 }
 
 type Ladder = Pin<Box<dyn Future<Output = Stop> + Send>>;

@@ -73,6 +73,13 @@ impl Reaper {
         Ok(reaper)
     }
 
+    /// Whether no process is watched and no spawn is under way: nothing runs whose output or
+    /// exit a held thread could delay.
+    pub fn is_idle(&self) -> bool {
+        let w = self.lock();
+        w.watchers.is_empty() && w.in_flight.is_empty()
+    }
+
     /// Announces a spawn; call before starting the process.
     pub fn begin_spawn(&self) -> Ticket {
         let mut w = self.lock();
