@@ -28,8 +28,20 @@ fn write_config(dir: &TempDir) -> std::path::PathBuf {
     path
 }
 
+/// The service under test, killed and reaped if a failed assertion leaves it running.
+struct Service(Child);
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// Starts actiond with `NOTIFY_SOCKET=socket` and a 200 ms watchdog, logging to a file.
-fn start(dir: &TempDir, socket: &str) -> Child {
+fn start(dir: &TempDir, socket: &str) -> Service {
     let config = write_config(dir);
     let log = std::fs::File::create(dir.path().join("actiond.log")).expect("log file");
     Command::new(BIN)
@@ -45,6 +57,7 @@ fn start(dir: &TempDir, socket: &str) -> Child {
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
+        .map(Service)
         .expect("spawn actiond")
 }
 
@@ -72,7 +85,8 @@ fn expect_message(socket: &UnixDatagram, line: &str, dir: &TempDir, seen: &mut V
     );
 }
 
-fn stop(mut child: Child) {
+fn stop(mut service: Service) {
+    let child = &mut service.0;
     let _ = kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM);
     let start = Instant::now();
     while start.elapsed() < DEADLINE {
@@ -113,7 +127,7 @@ fn conversation(socket: &UnixDatagram, name: &str, dir: &TempDir) {
     for name in ["NOTIFY_SOCKET=", "WATCHDOG_USEC=", "WATCHDOG_PID="] {
         assert!(!env.lines().any(|l| l.starts_with(name)), "{name} in {env}");
     }
-    let pid = child.id() as i32;
+    let pid = child.0.id() as i32;
     let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
     expect_message(socket, "STOPPING=1", dir, &mut seen);
     stop(child);
