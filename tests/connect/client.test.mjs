@@ -12,12 +12,11 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtemp, writeFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createInterface } from "node:readline";
+import { startService as startBinary } from "../service.mjs";
 import { setTimeout as sleep } from "node:timers/promises";
 
 import { createClient, ConnectError, Code } from "@connectrpc/connect";
@@ -28,6 +27,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const BIN = process.env.ACTIOND_BIN
   ? resolve(process.env.ACTIOND_BIN)
   : resolve(here, "../../target/debug/actiond");
+const startService = (configPath, listen) => startBinary(BIN, configPath, listen);
 
 const CONFIG = `# written by tests/connect/client.test.mjs
 killGracePeriod: 1
@@ -50,43 +50,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 let child;
 let tmp;
 let baseUrl;
-const stderrLines = [];
 let client; // strict: rejects any response field the API document does not list
 let plainClient; // the transport exactly as connect-es users write it
 
 // ---------------------------------------------------------------------------
 // Service lifecycle
 // ---------------------------------------------------------------------------
-
-function startService(configPath) {
-  return new Promise((resolveStart, rejectStart) => {
-    const proc = spawn(BIN, ["--config", configPath, "--listen", "127.0.0.1:0"], {
-      stdio: ["ignore", "ignore", "pipe"],
-      cwd: dirname(configPath),
-    });
-    let settled = false;
-    const fail = (why) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      rejectStart(new Error(`${why}\n--- actiond stderr ---\n${stderrLines.join("\n")}`));
-    };
-    const timer = setTimeout(() => fail("actiond did not print 'listening on http://ADDR' within 20 s"), 20_000);
-    proc.on("error", (e) => fail(`cannot start ${BIN}: ${e.message}`));
-    proc.on("exit", (code, signal) => fail(`actiond exited early (code ${code}, signal ${signal})`));
-    // Keep draining stderr for the whole run, so the service never blocks on a full pipe.
-    createInterface({ input: proc.stderr }).on("line", (raw) => {
-      const line = raw.replace(/\x1b\[[0-9;]*m/g, "");
-      stderrLines.push(line);
-      const m = /listening on http:\/\/([0-9.]+:[0-9]+)/.exec(line);
-      if (m && !settled) {
-        settled = true;
-        clearTimeout(timer);
-        resolveStart({ proc, addr: m[1] });
-      }
-    });
-  });
-}
 
 async function stopService() {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;

@@ -13,18 +13,19 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtemp, writeFile, rename, rm, mkdir } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createInterface } from "node:readline";
+import { startService as startBinary } from "../service.mjs";
 
 import { chromium } from "playwright-core";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BIN = resolve(process.env.ACTIOND_BIN || resolve(here, "../../target/debug/actiond"));
+const startService = (configPath, listen) => startBinary(BIN, configPath, listen);
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const OUT = resolve(here, "out");
 const PASSWORD = "correct horse battery staple";
@@ -34,7 +35,6 @@ let passwordHash;
 let child;
 let base;
 let browser;
-const stderrLines = [];
 
 function config(hash, extra = "") {
   return `# written by tests/web/web.test.mjs
@@ -99,35 +99,6 @@ ${extra}dashboards:
         contents:
           - title: Restart web server
 `;
-}
-
-function startService(configPath, listen = "127.0.0.1:0") {
-  return new Promise((resolveStart, rejectStart) => {
-    const proc = spawn(BIN, ["--config", configPath, "--listen", listen], {
-      stdio: ["ignore", "ignore", "pipe"],
-      cwd: dirname(configPath),
-    });
-    let settled = false;
-    const fail = (why) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      rejectStart(new Error(`${why}\n--- actiond stderr ---\n${stderrLines.join("\n")}`));
-    };
-    const timer = setTimeout(() => fail("actiond did not print 'listening on http://ADDR' within 20 s"), 20_000);
-    proc.on("error", (e) => fail(`cannot start ${BIN}: ${e.message}`));
-    proc.on("exit", (code, signal) => fail(`actiond exited early (code ${code}, signal ${signal})`));
-    createInterface({ input: proc.stderr }).on("line", (raw) => {
-      const line = raw.replace(/\x1b\[[0-9;]*m/g, "");
-      stderrLines.push(line);
-      const m = line.match(/listening on (http:\/\/\S+)/);
-      if (m && !settled) {
-        settled = true;
-        clearTimeout(timer);
-        resolveStart({ proc, url: m[1] });
-      }
-    });
-  });
 }
 
 async function api(op, body = {}, headers = {}) {
