@@ -75,7 +75,12 @@ pub async fn run(
         );
     }
     engine.restore(restored.records);
-    let app = std::sync::Arc::new(api::App { engine, authority });
+    let listening = listener.local_addr().ok();
+    let app = std::sync::Arc::new(api::App {
+        engine,
+        authority,
+        listening,
+    });
     let watching = tokio::spawn(watcher::run(std::sync::Arc::clone(&app)));
     let triggering = tokio::spawn(triggers::run(std::sync::Arc::clone(&app)));
     let served = server::serve(listener, app, shutdown).await;

@@ -163,7 +163,16 @@ fn report(app: &App) -> String {
     );
     let _ = writeln!(r, "uptime: {} s", app.engine.uptime().as_secs());
     let _ = writeln!(r, "config: {}", config.source);
-    let _ = writeln!(r, "listen: {}", config.listen_address);
+    // Where the service really listens: `--listen` overrides the config's address, and a
+    // reload that changes the address only takes effect at the next start.
+    match app.listening {
+        Some(bound) => {
+            let _ = writeln!(r, "listen: {bound}");
+        }
+        None => {
+            let _ = writeln!(r, "listen: {}", config.listen_address);
+        }
+    }
     let _ = writeln!(
         r,
         "actions: {}, dashboards: {}, entity files: {}",

@@ -95,6 +95,9 @@ impl From<Error> for ConnectError {
 pub struct App {
     pub engine: Arc<Engine>,
     pub authority: Authority,
+    /// The address the listener is bound to: what `--listen` or the config asked for, with
+    /// the port the system chose for `:0`. A reload does not move it.
+    pub listening: Option<std::net::SocketAddr>,
 }
 
 impl App {

@@ -608,3 +608,20 @@ fn diagnostics_answer_and_dumps_name_their_flags() {
         "{sos}"
     );
 }
+
+#[test]
+fn the_report_names_the_address_actually_listened_on() {
+    // The config asks for 1337, the command line for 127.0.0.1:0: the report must say where
+    // the service is, not what the file says.
+    let server = Server::start(json!({
+        "listenAddressSingleHTTPFrontend": "0.0.0.0:1337",
+        "insecureAllowDumpSos": true,
+        "actions": [{"id": "a", "title": "A", "shell": "true"}],
+    }));
+    let sos = server.ok("SosReport", json!({}));
+    let report = sos["alert"].as_str().unwrap();
+    assert!(
+        report.contains(&format!("listen: {}\n", server.addr)),
+        "{report}"
+    );
+}
