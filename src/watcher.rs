@@ -1,12 +1,12 @@
-//! Hot reload (SPEC §9): the directories of the config file and of every entity file are
-//! watched with inotify (through nix), because editors, Ansible and `mv` replace a file by
-//! rename, which a watch on the file itself would miss. Events are debounced. A changed
+//! Hot reload (SPEC §9): the directories of the config file, of its `include:` directory and
+//! of every entity file are watched with inotify (through nix), because editors, Ansible and
+//! `mv` replace a file by rename, which a watch on the file itself would miss. Events are debounced. A changed
 //! config is parsed and validated in full and swapped in whole only if it is valid (an
 //! invalid file keeps the old config, and the log says why), then announced with
 //! `configChanged`. A changed entity file is reloaded alone and announced with
 //! `entityChanged`; a bad entity file keeps that type's previous instances. Running
-//! executions keep the action they started with. The directories watched are those of the
-//! config in force at start. This module decides when; loading is `config`'s and
+//! executions keep the action they started with. After each config reload the watches follow
+//! the new config (other entity files, another include directory). This module decides when; loading is `config`'s and
 //! `entities`', swapping is the engine's.
 
 use std::io;
@@ -44,41 +44,91 @@ fn dir_of(path: &Path) -> PathBuf {
     }
 }
 
-async fn watch(app: &App, config_path: PathBuf) -> io::Result<()> {
-    let entity_paths: Vec<PathBuf> = app
-        .config()
-        .entities
-        .iter()
-        .map(|e| e.file.clone())
-        .collect();
-    let inotify = Watch::new()?;
-    let mask = AddWatchFlags::IN_CLOSE_WRITE
-        | AddWatchFlags::IN_MOVED_TO
-        | AddWatchFlags::IN_CREATE
-        | AddWatchFlags::IN_DELETE;
-    let mut dirs: Vec<(WatchDescriptor, PathBuf)> = Vec::new();
-    for file in std::iter::once(&config_path).chain(entity_paths.iter()) {
-        let dir = dir_of(file);
+/// What the watcher reacts to, from the config in force: the config file, the YAML files of
+/// its `include:` directory, and its entity files.
+struct Targets {
+    config: PathBuf,
+    include_dir: Option<PathBuf>,
+    entities: Vec<PathBuf>,
+}
+
+impl Targets {
+    fn of(config: &Config, config_path: &Path) -> Targets {
+        Targets {
+            config: config_path.to_path_buf(),
+            include_dir: config.include_dir.clone(),
+            entities: config.entities.iter().map(|e| e.file.clone()).collect(),
+        }
+    }
+
+    /// Whether a change to `path` is a change of the config (the file or an included one).
+    fn is_config(&self, path: &Path) -> bool {
+        same(path, &self.config)
+            || self.include_dir.as_deref().is_some_and(|dir| {
+                dir_of(path) == dir && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+            })
+    }
+
+    fn is_entity(&self, path: &Path) -> bool {
+        self.entities.iter().any(|e| same(path, e))
+    }
+
+    /// The directories to watch: a file is replaced by rename, which a watch on the file
+    /// itself would miss.
+    fn dirs(&self) -> Vec<PathBuf> {
+        let files = std::iter::once(&self.config).chain(&self.entities);
+        files
+            .map(|f| dir_of(f))
+            .chain(self.include_dir.clone())
+            .collect()
+    }
+}
+
+fn same(a: &Path, b: &Path) -> bool {
+    a.file_name() == b.file_name() && dir_of(a) == dir_of(b)
+}
+
+const MASK: AddWatchFlags = AddWatchFlags::IN_CLOSE_WRITE
+    .union(AddWatchFlags::IN_MOVED_TO)
+    .union(AddWatchFlags::IN_CREATE)
+    .union(AddWatchFlags::IN_DELETE);
+
+/// Adds a watch on each directory of `targets` not watched yet. Only the config file's own
+/// directory must be watchable; a missing entity or include directory is logged and left.
+/// Watches are never removed (a directory a reload no longer names stays watched, and its
+/// events match nothing), so no event is lost between two configs.
+fn arm(
+    inotify: &Watch,
+    dirs: &mut Vec<(WatchDescriptor, PathBuf)>,
+    targets: &Targets,
+) -> io::Result<()> {
+    let config_dir = dir_of(&targets.config);
+    for dir in targets.dirs() {
         if dirs.iter().any(|(_, d)| *d == dir) {
             continue;
         }
-        match inotify.add(&dir, mask) {
+        match inotify.add(&dir, MASK) {
             // Kept even when the kernel answers a descriptor already held (the same directory
             // by another path, e.g. `.` for `./config.yaml` and the absolute path of an entity
             // file beside it): events are then reported under both paths.
             Ok(wd) => dirs.push((wd, dir)),
-            // A missing entity directory is not fatal: that file is simply not watched.
-            Err(e) if *file != config_path => warn!("cannot watch {} ({e})", dir.display()),
+            Err(e) if dir != config_dir => warn!("cannot watch {} ({e})", dir.display()),
             Err(e) => return Err(e),
         }
     }
-    let fd = register(inotify)?;
+    Ok(())
+}
+
+async fn watch(app: &App, config_path: PathBuf) -> io::Result<()> {
+    let fd = register(Watch::new()?)?;
+    let mut dirs: Vec<(WatchDescriptor, PathBuf)> = Vec::new();
+    let mut targets = Targets::of(&app.config(), &config_path);
+    arm(fd.get_ref(), &mut dirs, &targets)?;
     info!(
         "watching {} and {} entity file(s) for changes",
         config_path.display(),
-        entity_paths.len()
+        targets.entities.len()
     );
-    let same = |a: &Path, b: &Path| a.file_name() == b.file_name() && dir_of(a) == dir_of(b);
     loop {
         let mut ready = fd.readable().await?;
         // `changed` reads until the kernel says EAGAIN, so the queue is empty now: tell the
@@ -88,7 +138,7 @@ async fn watch(app: &App, config_path: PathBuf) -> io::Result<()> {
         let mut changed = first?;
         if !changed
             .iter()
-            .any(|p| same(p, &config_path) || entity_paths.iter().any(|e| same(p, e)))
+            .any(|p| targets.is_config(p) || targets.is_entity(p))
         {
             continue;
         }
@@ -101,9 +151,12 @@ async fn watch(app: &App, config_path: PathBuf) -> io::Result<()> {
             }
             changed.extend(more);
         }
-        if changed.iter().any(|p| same(p, &config_path)) {
+        if changed.iter().any(|p| targets.is_config(p)) {
             if config_path.exists() {
                 reload(app);
+                // The new config may name other entity files or another include directory.
+                targets = Targets::of(&app.config(), &config_path);
+                arm(fd.get_ref(), &mut dirs, &targets)?;
             }
         } else {
             let config = app.config();

@@ -65,6 +65,9 @@ pub struct Config {
     pub actions: Vec<Action>,
     pub auth: Auth,
     pub entities: Vec<EntitySource>,
+    /// The `include:` directory, resolved against `base_dir`: its YAML files are part of the
+    /// config, so the watcher reloads when one changes.
+    pub include_dir: Option<PathBuf>,
     pub dashboards: Vec<Component>,
     pub insecure_allow_dump_vars: bool,
     pub insecure_allow_dump_sos: bool,

@@ -808,6 +808,10 @@ impl<'a> Checker<'a> {
         // Included files, parsed and interpolated up front so their lists can be borrowed
         // next to the main file's.
         let included = self.read_includes(&top, includes);
+        let include_dir = self
+            .text(top.get("include"))
+            .filter(|d| !d.trim().is_empty())
+            .map(|d| self.resolve(&d));
         let mut action_lists = vec![top.get("actions")];
         let mut dashboard_lists = vec![top.get("dashboards")];
         let mut entity_lists = vec![top.get("entities")];
@@ -895,6 +899,7 @@ impl<'a> Checker<'a> {
             actions,
             auth,
             entities,
+            include_dir,
             dashboards,
             insecure_allow_dump_vars: self.flag(top.get("insecureAllowDumpVars"), false),
             insecure_allow_dump_sos: self.flag(top.get("insecureAllowDumpSos"), false),

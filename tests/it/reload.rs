@@ -548,6 +548,57 @@ fn entity_files_are_watched_when_the_config_is_named_relatively() {
 }
 
 #[test]
+fn a_file_of_the_include_directory_is_part_of_the_config() {
+    // `include: DIR` merges DIR's YAML files: adding one or editing one is a config change.
+    let included = TempDir::new();
+    let extra = |id: &str| to_yaml(&json!({"actions": [shell_action(id, "echo inc")]}));
+    write_in_place(&included.path().join("10-first.yaml"), &extra("first"));
+    let mut config = config_with(vec![shell_action("main", "echo m")]);
+    config["include"] = json!(included.path().to_str().expect("utf-8 path"));
+    let server = Server::start(config);
+    let mut events = Events::subscribe(&server);
+    assert_eq!(ids(&default_links(&server)), ["main", "first"]);
+
+    write_in_place(&included.path().join("20-second.yml"), &extra("second"));
+    events.wait_for("configChanged", RELOAD);
+    assert_eq!(ids(&default_links(&server)), ["main", "first", "second"]);
+
+    write_by_rename(&included.path().join("10-first.yaml"), &extra("renamed"));
+    events.wait_for("configChanged", RELOAD);
+    assert_eq!(ids(&default_links(&server)), ["main", "renamed", "second"]);
+
+    // Not a config fragment: no reload.
+    write_in_place(&included.path().join("notes.txt"), "hello");
+    events.assert_no_reload(QUIET, "a .txt file in the include directory");
+}
+
+#[test]
+fn an_entity_file_a_reload_names_is_watched_from_then_on() {
+    // The config at start has no entities; a reload names a file in a directory nobody
+    // watched yet. Later changes to that file must be seen without another config change.
+    let entities = EntityDir::with_servers(&json!([server_entry("alpha", "Alpha", "alpha.lan")]));
+    let server = Server::start(config_with(vec![shell_action("a", "true")]));
+    let mut events = Events::subscribe(&server);
+    write_in_place(
+        &config_path(&server),
+        &to_yaml(&entity_config(&entities.relative())),
+    );
+    events.wait_for("configChanged", RELOAD);
+    assert_eq!(instances(&server, "server"), pairs(&[("alpha", "Alpha")]));
+
+    let two = json!([
+        server_entry("alpha", "Alpha", "alpha.lan"),
+        server_entry("beta", "Beta", "beta.lan"),
+    ]);
+    write_by_rename(&entities.path(), &to_yaml(&two));
+    events.wait_for("entityChanged", RELOAD);
+    assert_eq!(
+        instances(&server, "server"),
+        pairs(&[("alpha", "Alpha"), ("beta", "Beta")])
+    );
+}
+
+#[test]
 fn a_malformed_entity_file_keeps_the_previous_instances() {
     let (entities, server, mut events) = start_with_servers(&json!([
         server_entry("alpha", "Alpha", "alpha.lan"),
