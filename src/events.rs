@@ -149,27 +149,17 @@ mod tests {
         format!("{e:?}").into_bytes()
     }
 
-    fn auth(default: Permissions) -> Auth {
-        Auth {
-            require_guests_to_login: false,
-            default_permissions: default,
-            local_users_enabled: false,
-            local_users: vec![],
-            http_header_username: String::new(),
-            http_header_usergroup: String::new(),
-            trusted_proxies: vec![],
-            api_tokens: vec![],
-            access_control_lists: vec![],
-        }
-    }
-
     #[test]
     fn every_subscriber_gets_every_event_in_order() {
         let bus = Bus::new(4, 8, encode);
         let mut a = bus.subscribe(Caller::guest()).unwrap();
         let mut b = bus.subscribe(Caller::guest()).unwrap();
         for _ in 0..3 {
-            bus.publish(&auth(Permissions::ALL), None, &Event::ConfigChanged);
+            bus.publish(
+                &Auth::open_to(Permissions::ALL),
+                None,
+                &Event::ConfigChanged,
+            );
         }
         for sub in [&mut a, &mut b] {
             for _ in 0..3 {
@@ -185,7 +175,11 @@ mod tests {
         let mut slow = bus.subscribe(Caller::guest()).unwrap();
         let mut fast = bus.subscribe(Caller::guest()).unwrap();
         for i in 0..5 {
-            bus.publish(&auth(Permissions::ALL), None, &Event::EntityChanged);
+            bus.publish(
+                &Auth::open_to(Permissions::ALL),
+                None,
+                &Event::EntityChanged,
+            );
             assert!(fast.rx.try_recv().is_ok(), "event {i}");
         }
         assert!(slow.fell_behind());
@@ -201,7 +195,7 @@ mod tests {
 
     #[test]
     fn action_events_reach_only_callers_with_logs() {
-        let mut au = auth(Permissions::NONE);
+        let mut au = Auth::open_to(Permissions::NONE);
         au.access_control_lists
             .push(crate::config::AccessControlList {
                 name: "ops".into(),

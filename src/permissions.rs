@@ -181,14 +181,8 @@ mod tests {
     fn auth(default: Permissions, require_login: bool, acls: Vec<AccessControlList>) -> Auth {
         Auth {
             require_guests_to_login: require_login,
-            default_permissions: default,
-            local_users_enabled: false,
-            local_users: vec![],
-            http_header_username: String::new(),
-            http_header_usergroup: String::new(),
-            trusted_proxies: vec![],
-            api_tokens: vec![],
             access_control_lists: acls,
+            ..Auth::open_to(default)
         }
     }
 

@@ -162,8 +162,6 @@ mod tests {
 
     fn auth() -> Auth {
         Auth {
-            require_guests_to_login: false,
-            default_permissions: Permissions::ALL,
             local_users_enabled: true,
             local_users: vec![LocalUser {
                 username: "alice".into(),
@@ -179,7 +177,7 @@ mod tests {
                 username: "home-assistant".into(),
                 usergroup: "automation".into(),
             }],
-            access_control_lists: vec![],
+            ..Auth::open_to(Permissions::ALL)
         }
     }
 

@@ -274,6 +274,25 @@ pub struct Auth {
     pub access_control_lists: Vec<AccessControlList>,
 }
 
+/// The unit tests' starting point (events, permissions, identity): nobody configured, no users,
+/// tokens, header names, proxies or ACLs, and `default` for everyone.
+#[cfg(test)]
+impl Auth {
+    pub fn open_to(default: Permissions) -> Auth {
+        Auth {
+            require_guests_to_login: false,
+            default_permissions: default,
+            local_users_enabled: false,
+            local_users: vec![],
+            http_header_username: String::new(),
+            http_header_usergroup: String::new(),
+            trusted_proxies: vec![],
+            api_tokens: vec![],
+            access_control_lists: vec![],
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Permissions {
     pub view: bool,

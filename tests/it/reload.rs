@@ -13,14 +13,13 @@
 //! always followed by a valid change that must be announced, which proves the watcher was
 //! still alive while it stayed silent.
 
-use std::io::{self, Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::client::{Request, SERVICE, assert_json_error};
+use crate::client::assert_json_error;
+use crate::events::{EventStream, Next};
 use crate::harness::{Server, TempDir, config_with, shell_action, to_yaml, wait_until};
 
 /// How long a reload may take to be announced: the 250 ms debounce plus a wide margin.
@@ -56,129 +55,37 @@ fn config_path(server: &Server) -> std::path::PathBuf {
 }
 
 // ---------------------------------------------------------------------------------------
-// A small EventStream reader
-//
-// The unary client waits for a whole body, which a stream never gives, so this reads the
-// chunked body incrementally: raw socket bytes are kept until a whole chunk is there, chunk
-// data is kept until a whole envelope is there, and every read is bounded by a deadline.
+// Events, read with the EventStream reader of `events.rs`
 
-struct Events {
-    sock: TcpStream,
-    /// Socket bytes not yet decoded from the chunked framing.
-    raw: Vec<u8>,
-    /// Decoded body bytes not yet split into envelopes.
-    body: Vec<u8>,
-}
+/// The guest's subscription. `EventStream::subscribe` reads the reply's head before it
+/// returns: the service puts the subscription in place before it sends the head (SPEC §2.4),
+/// so no event of a change made after this returns can be missed. (The service starts its
+/// file watcher before it serves, so by the time it answers, the watches are in place too: a
+/// change it missed would make these tests fail, which is right.)
+struct Events(EventStream);
 
 impl Events {
-    /// Subscribes as the guest. The reply's head is read before returning: the service puts
-    /// the subscription in place before it sends the head (SPEC §2.4), so no event of a
-    /// change made after this returns can be missed. (The service starts its file watcher
-    /// before it serves, so by the time it answers, the watches are in place too: a change
-    /// it missed would make these tests fail, which is right.)
     fn subscribe(server: &Server) -> Events {
-        let sock = TcpStream::connect_timeout(&server.addr, Duration::from_secs(5))
-            .unwrap_or_else(|e| panic!("connect to {}: {e}", server.addr));
-        sock.set_nodelay(true).expect("nodelay");
-        let mut envelope = vec![0u8];
-        envelope.extend_from_slice(&2u32.to_be_bytes());
-        envelope.extend_from_slice(b"{}");
-        let req = Request::post(&format!("{SERVICE}EventStream"))
-            .header("Content-Type", "application/connect+json")
-            .header("Connect-Protocol-Version", "1")
-            .body(&envelope);
-        (&sock)
-            .write_all(&req.to_bytes())
-            .expect("send EventStream");
-        let mut events = Events {
-            sock,
-            raw: Vec::new(),
-            body: Vec::new(),
-        };
-        let deadline = Instant::now() + RUN;
-        let head_end = loop {
-            if let Some(i) = events.raw.windows(4).position(|w| w == b"\r\n\r\n") {
-                break i;
-            }
-            assert!(events.fill(deadline), "no EventStream response head");
-        };
-        let head = String::from_utf8_lossy(&events.raw[..head_end]).to_ascii_lowercase();
-        events.raw.drain(..head_end + 4);
-        assert!(head.starts_with("http/1.1 200"), "EventStream head: {head}");
-        assert!(
-            head.contains("transfer-encoding: chunked"),
-            "EventStream is not chunked: {head}"
-        );
-        events
-    }
-
-    /// Reads more socket bytes; false when the deadline passed first.
-    fn fill(&mut self, deadline: Instant) -> bool {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return false;
-        }
-        self.sock
-            .set_read_timeout(Some(left))
-            .expect("read timeout");
-        let mut chunk = [0u8; 16 * 1024];
-        match self.sock.read(&mut chunk) {
-            Ok(0) => panic!("the server closed the EventStream"),
-            Ok(n) => {
-                self.raw.extend_from_slice(&chunk[..n]);
-                true
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                false
-            }
-            Err(e) => panic!("reading the EventStream: {e}"),
-        }
-    }
-
-    /// Moves one whole chunk from `raw` to `body`, if one is there.
-    fn decode_chunk(&mut self) -> bool {
-        let Some(eol) = self.raw.windows(2).position(|w| w == b"\r\n") else {
-            return false;
-        };
-        let size_line = String::from_utf8_lossy(&self.raw[..eol]).into_owned();
-        let size = usize::from_str_radix(size_line.split(';').next().unwrap_or("").trim(), 16)
-            .unwrap_or_else(|_| panic!("bad chunk size line {size_line:?}"));
-        assert_ne!(size, 0, "the EventStream body ended");
-        let end = eol + 2 + size;
-        if self.raw.len() < end + 2 {
-            return false;
-        }
-        self.body.extend_from_slice(&self.raw[eol + 2..end]);
-        self.raw.drain(..end + 2);
-        true
+        Events(EventStream::subscribe(server.addr))
     }
 
     /// The next event (the JSON of one flag-0 envelope), or `None` at the deadline.
     fn next(&mut self, deadline: Instant) -> Option<Value> {
-        loop {
-            if self.body.len() >= 5 {
-                let len =
-                    u32::from_be_bytes([self.body[1], self.body[2], self.body[3], self.body[4]])
-                        as usize;
-                if self.body.len() >= 5 + len {
-                    let flags = self.body[0];
-                    let payload: Vec<u8> = self.body.drain(..5 + len).skip(5).collect();
-                    let text = String::from_utf8_lossy(&payload);
-                    assert_eq!(flags, 0, "the stream ended: {text}");
-                    return Some(
-                        serde_json::from_str(&text)
-                            .unwrap_or_else(|e| panic!("event is not JSON ({e}): {text}")),
-                    );
-                }
+        match self
+            .0
+            .next(deadline.saturating_duration_since(Instant::now()))
+        {
+            Next::Frame(frame) => {
+                let text = String::from_utf8_lossy(&frame.payload);
+                assert!(!frame.is_end(), "the stream ended: {text}");
+                Some(
+                    serde_json::from_str(&text)
+                        .unwrap_or_else(|e| panic!("event is not JSON ({e}): {text}")),
+                )
             }
-            if !self.decode_chunk() && !self.fill(deadline) {
-                return None;
-            }
+            Next::Timeout => None,
+            Next::End => panic!("the EventStream body ended"),
+            Next::Closed(why) => panic!("the server closed the EventStream: {why}"),
         }
     }
 
