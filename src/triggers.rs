@@ -316,10 +316,9 @@ async fn watch_files(app: &App, action: &str, dir: &Path, event: FileEvent) -> s
     let fd = register(watch)?;
     info!("{} of {action}: watching {}", event.tag(), dir.display());
     let debounce = crate::watcher::DEBOUNCE;
-    // File name → when it has been quiet long enough.
-    let mut pending: HashMap<OsString, Instant> = HashMap::new();
+    let mut pending = Pending::default();
     loop {
-        let due = pending.values().min().copied();
+        let due = pending.due();
         tokio::select! {
             ready = fd.readable() => {
                 let mut ready = ready?;
@@ -335,13 +334,8 @@ async fn watch_files(app: &App, action: &str, dir: &Path, event: FileEvent) -> s
                         warn!("{} of {action}: too many changes at once, some were missed", event.tag());
                     }
                     let Some(name) = e.name else { continue };
-                    let quiet = Instant::now() + debounce;
                     let begins = e.mask.intersects(starts) || event == FileEvent::Changed;
-                    if let Some(at) = pending.get_mut(&name) {
-                        *at = quiet;
-                    } else if begins && pending.len() < MAX_PENDING_FILES {
-                        pending.insert(name, quiet);
-                    } else if begins {
+                    if !pending.note(name, begins, Instant::now() + debounce) {
                         dropped += 1;
                     }
                 }
@@ -350,18 +344,53 @@ async fn watch_files(app: &App, action: &str, dir: &Path, event: FileEvent) -> s
                 }
             }
             _ = sleep_until(due) => {
-                let now = Instant::now();
-                let ready: Vec<OsString> = pending
-                    .iter()
-                    .filter(|(_, at)| **at <= now)
-                    .map(|(n, _)| n.clone())
-                    .collect();
-                for name in ready {
-                    pending.remove(&name);
+                for name in pending.take_quiet(Instant::now()) {
                     run_for_file(app, action, dir, event, name);
                 }
             }
         }
+    }
+}
+
+/// The files of one watched directory waiting for their debounce: name → when it will have
+/// been quiet long enough. At most `MAX_PENDING_FILES`, so a flood of new files cannot grow
+/// the service's memory.
+#[derive(Debug, Default)]
+struct Pending(HashMap<OsString, Instant>);
+
+impl Pending {
+    /// Notes an event for `name`, quiet at `quiet`. A name already waiting waits longer; a
+    /// new one is taken if `begins` (an event that starts a run) and there is room. False
+    /// when a new name was dropped for lack of room.
+    fn note(&mut self, name: OsString, begins: bool, quiet: Instant) -> bool {
+        if let Some(at) = self.0.get_mut(&name) {
+            *at = quiet;
+        } else if begins {
+            if self.0.len() >= MAX_PENDING_FILES {
+                return false;
+            }
+            self.0.insert(name, quiet);
+        }
+        true
+    }
+
+    /// When the next file will be quiet.
+    fn due(&self) -> Option<Instant> {
+        self.0.values().min().copied()
+    }
+
+    /// Removes and returns the files quiet at `now`.
+    fn take_quiet(&mut self, now: Instant) -> Vec<OsString> {
+        let ready: Vec<OsString> = self
+            .0
+            .iter()
+            .filter(|(_, at)| **at <= now)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in &ready {
+            self.0.remove(name);
+        }
+        ready
     }
 }
 
@@ -399,6 +428,29 @@ fn run_for_file(app: &App, action: &str, dir: &Path, event: FileEvent, name: OsS
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn waiting_files_are_bounded_and_leave_once_quiet() {
+        let t0 = Instant::now();
+        let later = t0 + Duration::from_secs(1);
+        let mut p = Pending::default();
+        for i in 0..MAX_PENDING_FILES {
+            assert!(p.note(format!("f{i}").into(), true, t0));
+        }
+        // Full: a new file is dropped, a waiting one still waits longer, a write to an
+        // unknown file (not an event that begins a run) is ignored, not counted as dropped.
+        assert!(!p.note("new".into(), true, t0));
+        assert!(p.note("f0".into(), true, later));
+        assert!(p.note("other".into(), false, t0));
+        assert_eq!(p.0.len(), MAX_PENDING_FILES);
+        assert_eq!(p.due(), Some(t0));
+        let quiet = p.take_quiet(t0);
+        assert_eq!(quiet.len(), MAX_PENDING_FILES - 1);
+        assert!(!quiet.contains(&OsString::from("f0")));
+        assert_eq!(p.due(), Some(later));
+        assert_eq!(p.take_quiet(later), vec![OsString::from("f0")]);
+        assert_eq!(p.due(), None);
+    }
 
     #[test]
     fn file_values_keep_hostile_names_as_text() {
