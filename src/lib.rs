@@ -10,6 +10,7 @@ pub mod auth;
 pub mod clock;
 pub mod config;
 pub mod dashboards;
+pub mod duration;
 pub mod engine;
 pub mod entities;
 pub mod events;

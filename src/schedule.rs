@@ -100,7 +100,7 @@ const WEEKDAYS: Field = Field {
 };
 
 /// Parses a cron line. `duration` parses the text after `@every` (Go's duration syntax, as
-/// OliveTin's cron library has it; the config module owns that parser).
+/// OliveTin's cron library has it; `crate::duration::parse`).
 pub fn parse(
     line: &str,
     duration: impl Fn(&str) -> Result<Duration, String>,
@@ -428,7 +428,7 @@ mod tests {
     use super::*;
 
     fn dur(s: &str) -> Result<Duration, String> {
-        crate::config::parse_duration(s)
+        crate::duration::parse(s)
     }
 
     fn cal(line: &str) -> Calendar {

@@ -25,7 +25,7 @@ use tracing::{debug, info, warn};
 use crate::api::{App, connect_error};
 use crate::arguments::ArgType;
 use crate::clock::LocalZone;
-use crate::config::{self, Argument, Config};
+use crate::config::{Argument, Config};
 use crate::engine::{Error, StartRequest};
 use crate::inotify::{Watch, register};
 use crate::permissions::Caller;
@@ -255,7 +255,7 @@ fn unix_now() -> i64 {
 const CLOCK_RECHECK: Duration = Duration::from_secs(30);
 
 async fn cron(app: Arc<App>, action: String, line: String) {
-    let schedule = match schedule::parse(&line, config::parse_duration) {
+    let schedule = match schedule::parse(&line, crate::duration::parse) {
         Ok(s) => s,
         Err(e) => {
             warn!("execOnCron {line:?} of {action}: {e}");
