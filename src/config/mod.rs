@@ -10,13 +10,14 @@ mod source;
 pub(crate) mod tree;
 mod validate;
 
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::arguments::ArgType;
 use crate::template::{Placeholder, Template};
 
-pub use source::{LoadError, Loaded, Source, load, locate};
+pub use source::{LoadError, Loaded, load, locate};
 pub use validate::parse;
 
 /// One problem found while validating, located by its YAML path (`actions[2].timeout`).
@@ -32,6 +33,22 @@ impl std::fmt::Display for Problem {
             f.write_str(&self.message)
         } else {
             write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// Where the config text came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    File(PathBuf),
+    Embedded,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::File(path) => write!(f, "{}", path.display()),
+            Source::Embedded => f.write_str("embedded default config"),
         }
     }
 }
@@ -377,4 +394,18 @@ pub struct Component {
     pub icon: String,
     pub css_class: String,
     pub contents: Vec<Component>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_display() {
+        assert_eq!(Source::Embedded.to_string(), "embedded default config");
+        assert_eq!(
+            Source::File(PathBuf::from("/etc/actiond/config.yaml")).to_string(),
+            "/etc/actiond/config.yaml"
+        );
+    }
 }

@@ -10,27 +10,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::validate::parse_with_includes;
-use super::{Config, Problem};
+use super::{Config, Problem, Source};
 
 /// The embedded default config (SPEC §1): a few harmless demo actions, so that a first
 /// `cargo run` shows something useful.
 const DEFAULT_CONFIG: &str = include_str!("default.yaml");
-
-/// Where the config text came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
-    File(PathBuf),
-    Embedded,
-}
-
-impl fmt::Display for Source {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Source::File(path) => write!(f, "{}", path.display()),
-            Source::Embedded => f.write_str("embedded default config"),
-        }
-    }
-}
 
 /// A validated config and the warnings found on the way (unknown or unsupported keys …).
 #[derive(Debug)]
@@ -243,15 +227,6 @@ mod tests {
         assert_eq!(greet.arguments[0].kind, "ascii");
         assert_eq!(greet.arguments[0].default.as_deref(), Some("world"));
         assert!(!greet.template.placeholders().is_empty());
-    }
-
-    #[test]
-    fn source_display() {
-        assert_eq!(Source::Embedded.to_string(), "embedded default config");
-        assert_eq!(
-            Source::File(PathBuf::from("/etc/actiond/config.yaml")).to_string(),
-            "/etc/actiond/config.yaml"
-        );
     }
 
     #[test]

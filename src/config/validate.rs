@@ -16,12 +16,11 @@ use std::net::{IpAddr, Ipv6Addr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::source::Source;
 use super::tree::{self, Node, index_path, key_path};
 use super::{
     AccessControlList, Action, ApiToken, Argument, Auth, Choice, CommandSpec, CommandTemplate,
     Component, Config, EntitySource, Limits, Link, LocalUser, LogLevel, Permissions, Policy,
-    Problem, RateRule,
+    Problem, RateRule, Source,
 };
 use crate::arguments::ArgType;
 use crate::template::{Placeholder, Template};
