@@ -1,14 +1,46 @@
-//! Arguments of an execution: the request's name/value pairs checked against the action's
-//! declarations before anything is created (SPEC §5.5). `types` holds the rule of each
-//! argument type; this file resolves one request: undeclared names refused, defaults
+//! Arguments of an execution: the declarations an action carries (`Argument`, read from YAML
+//! by `config`), and a request's name/value pairs checked against them before anything is
+//! created. `types` holds the rule of each argument type, `file_trigger` the arguments a file
+//! trigger fills in; this file resolves one request: undeclared names refused, defaults
 //! applied, `rejectNull` enforced, choices before types. It is pure: it does not quote or
-//! substitute (that is `template`) and never logs a value.
+//! substitute (that is `template`), never logs a value and knows nothing of YAML.
 
+mod file_trigger;
 pub mod types;
 
+pub use file_trigger::{declare_file_arguments, file_values};
 pub use types::{ArgType, validate_type};
 
-use crate::config::Argument;
+/// A declared argument of an action, as the config loader built it; its type's rule is parsed
+/// (and a `regex:` compiled) at load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Argument {
+    pub name: String,
+    pub title: String,
+    /// The declared type text (`ascii`, `int`, `regex:…`, …); "" when absent.
+    pub kind: String,
+    /// The type's rule, parsed (and for `regex:` compiled) at load.
+    pub rule: ArgType,
+    /// `default`, with YAML scalars (numbers, booleans) rendered as text.
+    pub default: Option<String>,
+    pub choices: Vec<Choice>,
+    pub description: String,
+    /// `suggestions` in file order.
+    pub suggestions: Vec<(String, String)>,
+    pub entity: Option<String>,
+    pub reject_null: bool,
+    /// Declared by actiond for a file trigger (`filepath`, …), not by the config: its value
+    /// comes from the trigger alone, so it is not offered to people and a start by hand may
+    /// not set it (a caller must not choose which file an upload handler reads).
+    pub from_trigger: bool,
+}
+
+/// One of an argument's `choices`: the value sent and the title shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    pub value: String,
+    pub title: String,
+}
 
 /// One validated argument value, ready for substitution and the environment.
 #[derive(Clone, PartialEq, Eq)]

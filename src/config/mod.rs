@@ -14,7 +14,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::arguments::ArgType;
+use crate::arguments::Argument;
 use crate::template::{Placeholder, Template};
 
 pub use source::{LoadError, Loaded, load, locate};
@@ -243,35 +243,6 @@ impl Action {
 pub struct RateRule {
     pub limit: u32,
     pub window: Duration,
-}
-
-/// A declared argument; its type's rule is parsed (and a `regex:` compiled) at load.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Argument {
-    pub name: String,
-    pub title: String,
-    /// The declared type text (`ascii`, `int`, `regex:…`, …); "" when absent.
-    pub kind: String,
-    /// The type's rule, parsed (and for `regex:` compiled) at load.
-    pub rule: ArgType,
-    /// `default`, with YAML scalars (numbers, booleans) rendered as text.
-    pub default: Option<String>,
-    pub choices: Vec<Choice>,
-    pub description: String,
-    /// `suggestions` in file order.
-    pub suggestions: Vec<(String, String)>,
-    pub entity: Option<String>,
-    pub reject_null: bool,
-    /// Declared by actiond for a file trigger (`filepath`, …), not by the config: its value
-    /// comes from the trigger alone, so it is not offered to people and a start by hand may
-    /// not set it (a caller must not choose which file an upload handler reads).
-    pub from_trigger: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Choice {
-    pub value: String,
-    pub title: String,
 }
 
 /// Identity settings (SPEC §6); `auth` identifies callers, `permissions` decides with them.

@@ -355,7 +355,11 @@ mod tests {
             .config
     }
 
-    fn argument<'c>(config: &'c Config, action: &str, name: &str) -> &'c crate::config::Argument {
+    fn argument<'c>(
+        config: &'c Config,
+        action: &str,
+        name: &str,
+    ) -> &'c crate::arguments::Argument {
         let action = config
             .actions
             .iter()

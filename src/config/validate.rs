@@ -18,11 +18,11 @@ use std::time::Duration;
 
 use super::tree::{self, Node, index_path, key_path};
 use super::{
-    AccessControlList, Action, ApiToken, Argument, Auth, Choice, CommandSpec, CommandTemplate,
-    Component, Config, EntitySource, Limits, Link, LocalUser, LogLevel, Permissions, Policy,
-    Problem, RateRule, Source,
+    AccessControlList, Action, ApiToken, Auth, CommandSpec, CommandTemplate, Component, Config,
+    EntitySource, Limits, Link, LocalUser, LogLevel, Permissions, Policy, Problem, RateRule,
+    Source,
 };
-use crate::arguments::ArgType;
+use crate::arguments::{ArgType, Argument, Choice};
 use crate::template::{Placeholder, Template};
 
 /// Reads the YAML files of an `include:` directory: given the directory (already resolved
@@ -1537,7 +1537,7 @@ impl<'a> Checker<'a> {
         if !exec_on_file_created_in_dir.is_empty() || !exec_on_file_changed_in_dir.is_empty() {
             // The file's path, name, directory, extension and size reach the command as
             // arguments, through the same checks and quoting as any other.
-            crate::triggers::declare_file_arguments(&mut arguments);
+            crate::arguments::declare_file_arguments(&mut arguments);
         }
         let template = self.command_template(&command, &f, path, &arguments, entity.as_deref());
         let exec_on_startup = self.flag(f.get("execOnStartup"), false);
