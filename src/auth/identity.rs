@@ -8,7 +8,7 @@ use std::net::IpAddr;
 
 use super::sessions::Sessions;
 use super::token;
-use crate::config::Auth;
+use crate::config::{Auth, Cidr};
 use crate::permissions::{Caller, Provider};
 
 /// The session cookie's name.
@@ -112,45 +112,14 @@ pub fn session_cookie(cookie_header: &str) -> Option<&str> {
     })
 }
 
-/// Whether `peer` is in one of the `trustedProxies` networks (IPs or CIDRs, validated at
-/// config load). An IPv4 address seen as IPv4-mapped IPv6 counts as IPv4.
-pub fn trusted(networks: &[String], peer: IpAddr) -> bool {
+/// Whether `peer` is in one of the `trustedProxies` networks (parsed at config load). An
+/// IPv4 address seen as IPv4-mapped IPv6 counts as IPv4.
+pub fn trusted(networks: &[Cidr], peer: IpAddr) -> bool {
     let peer = match peer {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(peer, IpAddr::V4),
         v4 => v4,
     };
-    networks.iter().any(|n| in_network(peer, n))
-}
-
-fn in_network(ip: IpAddr, spec: &str) -> bool {
-    let (addr, prefix) = match spec.split_once('/') {
-        Some((a, p)) => (a, p.parse::<u32>().ok()),
-        None => (spec, None),
-    };
-    let Ok(net) = addr.trim().parse::<IpAddr>() else {
-        return false;
-    };
-    match (ip, net) {
-        (IpAddr::V4(ip), IpAddr::V4(net)) => {
-            let bits = prefix.unwrap_or(32).min(32);
-            let mask = if bits == 0 {
-                0
-            } else {
-                u32::MAX << (32 - bits)
-            };
-            u32::from(ip) & mask == u32::from(net) & mask
-        }
-        (IpAddr::V6(ip), IpAddr::V6(net)) => {
-            let bits = prefix.unwrap_or(128).min(128);
-            let mask = if bits == 0 {
-                0
-            } else {
-                u128::MAX << (128 - bits)
-            };
-            u128::from(ip) & mask == u128::from(net) & mask
-        }
-        _ => false,
-    }
+    networks.iter().any(|n| n.contains(peer))
 }
 
 #[cfg(test)]
@@ -170,7 +139,7 @@ mod tests {
             }],
             http_header_username: "X-User".into(),
             http_header_usergroup: "X-Group".into(),
-            trusted_proxies: vec!["127.0.0.1/8".into(), "::1/128".into()],
+            trusted_proxies: Cidr::LOOPBACK.to_vec(),
             api_tokens: vec![ApiToken {
                 name: "ha".into(),
                 sha256: token::sha256_hex("secret-token"),
@@ -284,11 +253,10 @@ mod tests {
 
     #[test]
     fn networks() {
-        let nets = [
-            "127.0.0.1/8".to_string(),
-            "10.1.2.3".to_string(),
-            "fd00::/8".to_string(),
-        ];
+        let nets: Vec<Cidr> = ["127.0.0.1/8", "10.1.2.3", "fd00::/8"]
+            .iter()
+            .filter_map(|n| Cidr::parse(n))
+            .collect();
         for (ip, want) in [
             ("127.9.9.9", true),
             ("128.0.0.1", false),
@@ -300,6 +268,7 @@ mod tests {
         ] {
             assert_eq!(trusted(&nets, ip.parse().unwrap()), want, "{ip}");
         }
-        assert!(trusted(&["0.0.0.0/0".into()], "8.8.8.8".parse().unwrap()));
+        let everything = Cidr::parse("0.0.0.0/0").unwrap();
+        assert!(trusted(&[everything], "8.8.8.8".parse().unwrap()));
     }
 }

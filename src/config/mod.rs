@@ -6,6 +6,7 @@
 //! unknown keys by name. Nothing here spawns processes, opens sockets or writes files, and a
 //! `Config` is immutable once built: a reload builds a new one and the engine swaps it whole.
 
+mod address;
 mod source;
 pub(crate) mod tree;
 mod validate;
@@ -17,6 +18,7 @@ use std::time::Duration;
 use crate::arguments::Argument;
 use crate::template::{Placeholder, Template};
 
+pub use address::Cidr;
 pub use source::{LoadError, Loaded, load, locate};
 pub use validate::parse;
 
@@ -254,8 +256,8 @@ pub struct Auth {
     pub local_users: Vec<LocalUser>,
     pub http_header_username: String,
     pub http_header_usergroup: String,
-    /// `trustedProxies`, as written (IPs or CIDRs); default loopback only.
-    pub trusted_proxies: Vec<String>,
+    /// `trustedProxies`, parsed at load; default loopback only.
+    pub trusted_proxies: Vec<Cidr>,
     pub api_tokens: Vec<ApiToken>,
     pub access_control_lists: Vec<AccessControlList>,
 }

@@ -12,10 +12,10 @@
 //! `template`, which own their rules, and cron lines through `schedule`.
 
 use std::collections::{HashMap, HashSet};
-use std::net::{IpAddr, Ipv6Addr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::address::{Cidr, check_host_port};
 use super::tree::{self, Node, index_path, key_path};
 use super::{
     AccessControlList, Action, ApiToken, Auth, CommandSpec, CommandTemplate, Component, Config,
@@ -1200,23 +1200,27 @@ impl<'a> Checker<'a> {
             let field = top.get("trustedProxies");
             let list = self.text_list(field);
             let path = field.map_or("", |(_, p)| p);
+            let mut networks = Vec::with_capacity(list.len());
             for (i, entry) in list.iter().enumerate() {
-                if !is_ip_or_cidr(entry.trim()) {
-                    let at = match field {
-                        Some((Node::Seq(_), _)) => index_path(path, i),
-                        _ => path.to_string(),
-                    };
-                    self.error(
-                        &at,
-                        format!(
-                            "{entry:?} is not an IP address or CIDR (such as 10.0.0.0/8 or ::1)"
-                        ),
-                    );
+                match Cidr::parse(entry.trim()) {
+                    Some(network) => networks.push(network),
+                    None => {
+                        let at = match field {
+                            Some((Node::Seq(_), _)) => index_path(path, i),
+                            _ => path.to_string(),
+                        };
+                        self.error(
+                            &at,
+                            format!(
+                                "{entry:?} is not an IP address or CIDR (such as 10.0.0.0/8 or ::1)"
+                            ),
+                        );
+                    }
                 }
             }
-            list.into_iter().map(|e| e.trim().to_string()).collect()
+            networks
         } else {
-            vec!["127.0.0.1/8".to_string(), "::1/128".to_string()]
+            Cidr::LOOPBACK.to_vec()
         };
         let api_tokens = self.api_tokens(top.get("authApiTokens"));
         let access_control_lists = self.acls(top.get("accessControlLists"));
@@ -2145,61 +2149,6 @@ fn expand_icon(icon: &str) -> String {
         .map_or_else(|| icon.to_string(), |(_, entity)| (*entity).to_string())
 }
 
-/// Checks `host:port` (`[v6]:port` for IPv6); the host is an IP address or a host name.
-fn check_host_port(address: &str) -> Result<(), String> {
-    let port = if let Some(rest) = address.strip_prefix('[') {
-        let (host, port) = rest
-            .split_once("]:")
-            .ok_or("an IPv6 address needs ]:port after it")?;
-        host.parse::<Ipv6Addr>()
-            .map_err(|_| format!("{host:?} is not an IPv6 address"))?;
-        port
-    } else {
-        let (host, port) = address.rsplit_once(':').ok_or("the port is missing")?;
-        if host.contains(':') {
-            return Err("write an IPv6 address in brackets".to_string());
-        }
-        if host.is_empty() {
-            return Err("the host is missing".to_string());
-        }
-        let name_ok = host.parse::<IpAddr>().is_ok()
-            || host.split('.').all(|label| {
-                !label.is_empty()
-                    && label.len() <= 63
-                    && label
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-            });
-        if !name_ok {
-            return Err(format!("{host:?} is not an IP address or host name"));
-        }
-        port
-    };
-    if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) || port.parse::<u16>().is_err()
-    {
-        return Err(format!("{port:?} is not a port number (0 to 65535)"));
-    }
-    Ok(())
-}
-
-/// An IP address, or an address with a prefix length (`10.0.0.0/8`, `::1/128`).
-fn is_ip_or_cidr(text: &str) -> bool {
-    match text.split_once('/') {
-        None => text.parse::<IpAddr>().is_ok(),
-        Some((ip, bits)) => {
-            let max = match ip.parse::<IpAddr>() {
-                Ok(IpAddr::V4(_)) => 32,
-                Ok(IpAddr::V6(_)) => 128,
-                Err(_) => return false,
-            };
-            !bits.is_empty()
-                && bits.len() <= 3
-                && bits.bytes().all(|b| b.is_ascii_digit())
-                && bits.parse::<u32>().is_ok_and(|b| b <= max)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2295,7 +2244,7 @@ mod tests {
             assert!(a.local_users.is_empty());
             assert_eq!(a.http_header_username, "");
             assert_eq!(a.http_header_usergroup, "");
-            assert_eq!(a.trusted_proxies, vec!["127.0.0.1/8", "::1/128"]);
+            assert_eq!(a.trusted_proxies, Cidr::LOOPBACK);
             assert!(a.api_tokens.is_empty());
             assert!(a.access_control_lists.is_empty());
         }
@@ -2655,10 +2604,8 @@ accessControlLists:
         );
         assert_eq!(a.http_header_username, "X-User");
         assert_eq!(a.http_header_usergroup, "X-Group");
-        assert_eq!(
-            a.trusted_proxies,
-            vec!["10.0.0.0/8", "192.168.1.1", "fd00::/8"]
-        );
+        let proxies: Vec<String> = a.trusted_proxies.iter().map(Cidr::to_string).collect();
+        assert_eq!(proxies, ["10.0.0.0/8", "192.168.1.1/32", "fd00::/8"]);
         assert_eq!(
             a.api_tokens,
             vec![ApiToken {
@@ -3717,31 +3664,5 @@ actions:
 
         // Without a reader (plain `parse`), an include cannot be honoured.
         assert_error("include: config.d\n", "include", "includes are only read");
-    }
-
-    #[test]
-    fn ip_and_cidr() {
-        for good in [
-            "127.0.0.1",
-            "127.0.0.1/8",
-            "::1",
-            "::1/128",
-            "10.0.0.0/0",
-            "fe80::/10",
-        ] {
-            assert!(is_ip_or_cidr(good), "{good}");
-        }
-        for bad in [
-            "",
-            "localhost",
-            "10.0.0.0/33",
-            "::/129",
-            "10.0.0.0/",
-            "10.0.0.0/+8",
-            "1.2.3/8",
-            "10.0.0.1/8/9",
-        ] {
-            assert!(!is_ip_or_cidr(bad), "{bad}");
-        }
     }
 }

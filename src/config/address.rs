@@ -1,0 +1,169 @@
+//! Network addresses as a config writes them: the `host:port` of a listener, and `Cidr`, an
+//! IP network (`10.0.0.0/8`, `::1`) such as `trustedProxies` lists. The text is parsed once,
+//! at load; a request only asks a parsed `Cidr` whether it holds an address. Pure: no
+//! sockets, no name lookups.
+
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// Checks `host:port` (`[v6]:port` for IPv6); the host is an IP address or a host name.
+pub fn check_host_port(address: &str) -> Result<(), String> {
+    let port = if let Some(rest) = address.strip_prefix('[') {
+        let (host, port) = rest
+            .split_once("]:")
+            .ok_or("an IPv6 address needs ]:port after it")?;
+        host.parse::<Ipv6Addr>()
+            .map_err(|_| format!("{host:?} is not an IPv6 address"))?;
+        port
+    } else {
+        let (host, port) = address.rsplit_once(':').ok_or("the port is missing")?;
+        if host.contains(':') {
+            return Err("write an IPv6 address in brackets".to_string());
+        }
+        if host.is_empty() {
+            return Err("the host is missing".to_string());
+        }
+        let name_ok = host.parse::<IpAddr>().is_ok()
+            || host.split('.').all(|label| {
+                !label.is_empty()
+                    && label.len() <= 63
+                    && label
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            });
+        if !name_ok {
+            return Err(format!("{host:?} is not an IP address or host name"));
+        }
+        port
+    };
+    if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) || port.parse::<u16>().is_err()
+    {
+        return Err(format!("{port:?} is not a port number (0 to 65535)"));
+    }
+    Ok(())
+}
+
+/// An IP network: an address and how many of its leading bits count. An address written
+/// without a prefix length is the network of that address alone (`/32`, `/128`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cidr {
+    addr: IpAddr,
+    bits: u8,
+}
+
+impl Cidr {
+    /// Loopback in both families (`127.0.0.1/8`, `::1/128`): the default `trustedProxies`.
+    pub const LOOPBACK: [Cidr; 2] = [
+        Cidr {
+            addr: IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1)),
+            bits: 8,
+        },
+        Cidr {
+            addr: IpAddr::V6(Ipv6Addr::LOCALHOST),
+            bits: 128,
+        },
+    ];
+
+    /// An IP address, or an address with a prefix length of plain decimal digits no larger
+    /// than its family allows (`10.0.0.0/8`, `::1/128`); `None` for anything else.
+    pub fn parse(text: &str) -> Option<Cidr> {
+        let (addr, bits) = match text.split_once('/') {
+            None => (text, None),
+            Some((addr, bits)) => (addr, Some(bits)),
+        };
+        let addr = addr.parse::<IpAddr>().ok()?;
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let bits = match bits {
+            None => max,
+            Some(bits) => {
+                if bits.is_empty() || bits.len() > 3 || !bits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                bits.parse::<u8>().ok().filter(|b| *b <= max)?
+            }
+        };
+        Some(Cidr { addr, bits })
+    }
+
+    /// Whether `ip` is in this network. Addresses of the other family never are: an IPv4
+    /// peer seen as IPv4-mapped IPv6 is the caller's to convert.
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        match (ip, self.addr) {
+            (IpAddr::V4(ip), IpAddr::V4(net)) => {
+                let mask = u32::MAX.checked_shl(32 - u32::from(self.bits)).unwrap_or(0);
+                u32::from(ip) & mask == u32::from(net) & mask
+            }
+            (IpAddr::V6(ip), IpAddr::V6(net)) => {
+                let mask = u128::MAX
+                    .checked_shl(128 - u32::from(self.bits))
+                    .unwrap_or(0);
+                u128::from(ip) & mask == u128::from(net) & mask
+            }
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Cidr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.addr, self.bits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ip_and_cidr() {
+        for good in [
+            "127.0.0.1",
+            "127.0.0.1/8",
+            "::1",
+            "::1/128",
+            "10.0.0.0/0",
+            "fe80::/10",
+        ] {
+            assert!(Cidr::parse(good).is_some(), "{good}");
+        }
+        for bad in [
+            "",
+            "localhost",
+            "10.0.0.0/33",
+            "::/129",
+            "10.0.0.0/",
+            "10.0.0.0/+8",
+            "1.2.3/8",
+            "10.0.0.1/8/9",
+        ] {
+            assert!(Cidr::parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn networks_hold_their_addresses() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("127.0.0.1/8", "127.9.9.9", true),
+            ("127.0.0.1/8", "128.0.0.1", false),
+            ("10.1.2.3", "10.1.2.3", true),
+            ("10.1.2.3", "10.1.2.4", false),
+            ("fd00::/8", "fd12::1", true),
+            ("fd00::/8", "fe80::1", false),
+            ("0.0.0.0/0", "8.8.8.8", true),
+            ("::/0", "2001:db8::1", true),
+            // The families never mix, even for a network of everything.
+            ("0.0.0.0/0", "::1", false),
+            ("::/0", "127.0.0.1", false),
+        ];
+        for (net, ip, want) in cases {
+            let cidr = Cidr::parse(net).unwrap_or_else(|| panic!("{net}"));
+            assert_eq!(cidr.contains(ip.parse().unwrap()), *want, "{net} {ip}");
+        }
+        let loopback: Vec<String> = Cidr::LOOPBACK.iter().map(Cidr::to_string).collect();
+        assert_eq!(loopback, ["127.0.0.1/8", "::1/128"]);
+        assert_eq!(
+            Cidr::parse("192.168.1.1").unwrap().to_string(),
+            "192.168.1.1/32"
+        );
+    }
+}
