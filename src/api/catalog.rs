@@ -40,7 +40,7 @@ pub fn action_json<'a>(
             .map(|a| ArgumentJson {
                 name: &a.name,
                 title: &a.title,
-                kind: &a.kind,
+                kind: a.rule.name(),
                 default_value: a.default.as_deref().unwrap_or(""),
                 choices: a
                     .choices

@@ -30,7 +30,6 @@ pub fn declare_file_arguments(arguments: &mut Vec<Argument>) {
         arguments.push(Argument {
             name: name.into(),
             title: title.into(),
-            kind: "very_dangerous_raw_string".into(),
             rule: ArgType::VeryDangerousRawString,
             default: None,
             choices: Vec::new(),
@@ -104,12 +103,13 @@ mod tests {
             ]
         );
         assert!(args.iter().all(|a| !a.reject_null && a.default.is_none()));
+        let jpg = ArgType::parse("regex:.*\\.jpg", false).unwrap();
         let mut mine = vec![Argument {
-            kind: "regex:.*\\.jpg".into(),
+            rule: jpg.clone(),
             ..args[1].clone()
         }];
         declare_file_arguments(&mut mine);
         assert_eq!(mine.len(), 5);
-        assert_eq!(mine[0].kind, "regex:.*\\.jpg");
+        assert_eq!(mine[0].rule, jpg);
     }
 }

@@ -17,9 +17,8 @@ pub use types::{ArgType, validate_type};
 pub struct Argument {
     pub name: String,
     pub title: String,
-    /// The declared type text (`ascii`, `int`, `regex:…`, …); "" when absent.
-    pub kind: String,
-    /// The type's rule, parsed (and for `regex:` compiled) at load.
+    /// The declared type's rule, parsed (and for `regex:` compiled) at load; its `name` is
+    /// the type as written, for clients.
     pub rule: ArgType,
     /// `default`, with YAML scalars (numbers, booleans) rendered as text.
     pub default: Option<String>,
@@ -184,7 +183,6 @@ mod tests {
         Argument {
             name: name.into(),
             title: name.into(),
-            kind: "very_dangerous_raw_string".into(),
             rule: ArgType::VeryDangerousRawString,
             default: None,
             choices: Vec::new(),

@@ -67,12 +67,15 @@ const RULE_CHECKBOX: &str = "must be true, false, 1 or 0";
 const RULE_CHOICE: &str = "must be one of the declared choices";
 const RULE_EMPTY: &str = "must not be empty";
 
-/// A `regex:` pattern: the text written after `regex:` and the compiled, anchored regex.
+/// A `regex:` pattern: the type as written (`regex:` and the pattern) and the compiled,
+/// anchored regex.
 #[derive(Debug, Clone)]
 pub struct Pattern {
-    source: String,
+    declared: String,
     regex: Regex,
 }
+
+const REGEX_PREFIX: &str = "regex:";
 
 impl Pattern {
     /// Compiles `source` so that the whole value must match (`\A(?:source)\z`).
@@ -100,14 +103,14 @@ impl Pattern {
             )
         })?;
         Ok(Pattern {
-            source: source.to_owned(),
+            declared: format!("{REGEX_PREFIX}{source}"),
             regex,
         })
     }
 
     /// The pattern as written after `regex:`.
     pub fn source(&self) -> &str {
-        &self.source
+        &self.declared[REGEX_PREFIX.len()..]
     }
 
     /// Whether the whole of `value` matches.
@@ -126,7 +129,7 @@ fn compile(pattern: &str) -> Result<Regex, regex_lite::Error> {
 /// no equality of their own.
 impl PartialEq for Pattern {
     fn eq(&self, other: &Pattern) -> bool {
-        self.source == other.source
+        self.declared == other.declared
     }
 }
 
@@ -135,6 +138,9 @@ impl Eq for Pattern {}
 /// A declared argument's type, parsed and (for regex:) compiled at config load.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ArgType {
+    /// No `type:` and no `choices:`: checked as `ascii`, OliveTin's default (the config
+    /// loader warns), and shown to clients as declared, with no type.
+    Untyped,
     Ascii,
     AsciiIdentifier,
     AsciiSentence,
@@ -158,7 +164,7 @@ pub enum ArgType {
 
 impl ArgType {
     /// Parses a declared type at config load. `""` with choices is ChoiceOnly; `""` without
-    /// choices is Ascii (OliveTin's default; the caller warns). Unknown names → Err with a
+    /// choices is Untyped, checked as ascii (OliveTin's default; the caller warns). Unknown names → Err with a
     /// message listing the valid names. `regex:PATTERN` compiles `\A(?:PATTERN)\z` (the whole
     /// value must match; see [`Pattern::new`]); an invalid pattern → Err with the regex error
     /// and a hint. Names are matched
@@ -169,22 +175,24 @@ impl ArgType {
     /// The error messages do not repeat `text`: the config validator reports where it stands,
     /// and ValidateArgumentType should not echo arbitrary request text back.
     pub fn parse(text: &str, has_choices: bool) -> Result<ArgType, String> {
-        if let Some(pattern) = text.strip_prefix("regex:") {
+        if let Some(pattern) = text.strip_prefix(REGEX_PREFIX) {
             return Pattern::new(pattern).map(ArgType::Regex);
         }
         if text.is_empty() {
             return Ok(if has_choices {
                 ArgType::ChoiceOnly
             } else {
-                ArgType::Ascii
+                ArgType::Untyped
             });
         }
         simple_type(text).ok_or_else(|| unknown_type_message(text))
     }
 
-    /// The type as written in a config: `"ascii"`, `"regex:…"`, or `""` for ChoiceOnly.
-    pub fn name(&self) -> String {
-        let name = match self {
+    /// The type as written in a config: `"ascii"`, `"regex:…"`, or `""` for Untyped and
+    /// ChoiceOnly. Clients get this as the argument's type.
+    pub fn name(&self) -> &str {
+        match self {
+            ArgType::Untyped | ArgType::ChoiceOnly => "",
             ArgType::Ascii => "ascii",
             ArgType::AsciiIdentifier => "ascii_identifier",
             ArgType::AsciiSentence => "ascii_sentence",
@@ -193,7 +201,7 @@ impl ArgType {
             ArgType::Email => "email",
             ArgType::Url => "url",
             ArgType::Datetime => "datetime",
-            ArgType::Regex(pattern) => return format!("regex:{}", pattern.source()),
+            ArgType::Regex(pattern) => &pattern.declared,
             ArgType::Checkbox => "checkbox",
             ArgType::Checklist => "checklist",
             ArgType::Password => "password",
@@ -201,9 +209,7 @@ impl ArgType {
             ArgType::VeryDangerousRawString => "very_dangerous_raw_string",
             ArgType::Confirmation => "confirmation",
             ArgType::Html => "html",
-            ArgType::ChoiceOnly => "",
-        };
-        name.to_owned()
+        }
     }
 
     /// confirmation and html: display only, no value, never substituted or put in the
@@ -233,7 +239,9 @@ impl ArgType {
             return Err("must not contain a NUL byte".into());
         }
         match self {
-            ArgType::Ascii => every_char(value, |c| c.is_ascii_alphanumeric(), RULE_ASCII),
+            ArgType::Untyped | ArgType::Ascii => {
+                every_char(value, |c| c.is_ascii_alphanumeric(), RULE_ASCII)
+            }
             ArgType::AsciiIdentifier => {
                 every_char(value, is_ascii_identifier_char, RULE_ASCII_IDENTIFIER)
             }
@@ -763,7 +771,7 @@ mod tests {
                 };
                 t(text)
             })
-            .chain([ArgType::ChoiceOnly])
+            .chain([ArgType::Untyped, ArgType::ChoiceOnly])
             .collect()
     }
 
@@ -1518,10 +1526,14 @@ mod tests {
             // A declared type stays that type when choices are declared too.
             assert_eq!(ArgType::parse(name, true).unwrap(), ty);
         }
-        assert_eq!(ArgType::parse("", false).unwrap(), ArgType::Ascii);
+        let untyped = ArgType::parse("", false).unwrap();
+        assert_eq!(untyped, ArgType::Untyped);
+        assert_eq!(untyped.name(), "");
+        // No type checks as ascii.
+        assert_eq!(untyped.check("a b", &[]), t("ascii").check("a b", &[]));
         assert_eq!(ArgType::parse("", true).unwrap(), ArgType::ChoiceOnly);
-        // One of each name (a sample pattern for regex:PATTERN), plus ChoiceOnly.
-        assert_eq!(all_types().len(), TYPE_NAMES.len() + 1);
+        // One of each name (a sample pattern for regex:PATTERN), plus Untyped and ChoiceOnly.
+        assert_eq!(all_types().len(), TYPE_NAMES.len() + 2);
     }
 
     #[test]

@@ -224,7 +224,7 @@ mod tests {
         let greet = &c.actions[4];
         assert_eq!(greet.arguments.len(), 1);
         assert_eq!(greet.arguments[0].name, "name");
-        assert_eq!(greet.arguments[0].kind, "ascii");
+        assert_eq!(greet.arguments[0].rule, crate::arguments::ArgType::Ascii);
         assert_eq!(greet.arguments[0].default.as_deref(), Some("world"));
         assert!(!greet.template.placeholders().is_empty());
     }

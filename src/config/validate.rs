@@ -1726,9 +1726,10 @@ impl<'a> Checker<'a> {
             let f = self.fields(entries, &path, ARGUMENT);
             let name = self.text(f.get("name")).unwrap_or_default();
             let kind = self.text(f.get("type")).unwrap_or_default();
-            let display_only = ["confirmation", "html"]
-                .iter()
-                .any(|k| kind.trim().eq_ignore_ascii_case(k));
+            // Parsed up front because the rule decides whether the argument needs a name;
+            // a bad type is reported below, in its place among the argument's problems.
+            let (rule, type_error) = argument_type(&kind, has_choices(f.get("choices")));
+            let display_only = rule.is_display_only();
             let name_path = f.get("name").map_or(path.clone(), |(_, p)| p.to_string());
             if name.is_empty() {
                 if !display_only {
@@ -1799,15 +1800,11 @@ impl<'a> Checker<'a> {
                 .text(f.get("title"))
                 .filter(|t| !t.is_empty())
                 .unwrap_or_else(|| name.clone());
-            let type_path = f.get("type").map_or(path.clone(), |(_, p)| p.to_string());
-            let rule = match ArgType::parse(kind.trim(), !choices.is_empty()) {
-                Ok(rule) => rule,
-                Err(message) => {
-                    self.error(&type_path, message);
-                    ArgType::Ascii
-                }
-            };
-            if kind.trim().is_empty() && choices.is_empty() && !name.is_empty() {
+            if let Some(message) = type_error {
+                let type_path = f.get("type").map_or(path.clone(), |(_, p)| p.to_string());
+                self.error(&type_path, message);
+            }
+            if rule == ArgType::Untyped && !name.is_empty() {
                 self.warn(
                     &path,
                     format!(
@@ -1836,7 +1833,6 @@ impl<'a> Checker<'a> {
             arguments.push(Argument {
                 name,
                 title,
-                kind,
                 rule,
                 default,
                 choices,
@@ -2034,15 +2030,15 @@ fn placeholder_problem(
         Placeholder::Argument(name) => {
             let declared = arguments.iter().find(|a| a.name == *name);
             match declared {
-                Some(a) if is_display_only(&a.kind) => Some(format!(
+                Some(a) if a.rule.is_display_only() => Some(format!(
                     "{p} names a {} argument, which has no value to substitute",
-                    a.kind.trim()
+                    a.rule.name()
                 )),
                 Some(_) => None,
                 None => {
                     let names: Vec<&str> = arguments
                         .iter()
-                        .filter(|a| !a.name.is_empty() && !is_display_only(&a.kind))
+                        .filter(|a| !a.name.is_empty() && !a.rule.is_display_only())
                         .map(|a| a.name.as_str())
                         .collect();
                     Some(if names.is_empty() {
@@ -2063,11 +2059,24 @@ fn placeholder_problem(
     }
 }
 
-/// confirmation and html arguments are shown, never substituted.
-fn is_display_only(kind: &str) -> bool {
-    ["confirmation", "html"]
-        .iter()
-        .any(|k| kind.trim().eq_ignore_ascii_case(k))
+/// The rule of a declared `type:` and, when the text names no type, why. The config is then
+/// refused anyway; going on with the type the author most likely meant (`HTML` → `html`),
+/// else ascii, keeps the messages that follow from the type (a name an html argument need
+/// not have, a placeholder naming it) from adding noise.
+fn argument_type(declared: &str, has_choices: bool) -> (ArgType, Option<String>) {
+    match ArgType::parse(declared.trim(), has_choices) {
+        Ok(rule) => (rule, None),
+        Err(message) => {
+            let meant = ArgType::parse(&declared.trim().to_ascii_lowercase(), has_choices);
+            (meant.unwrap_or(ArgType::Ascii), Some(message))
+        }
+    }
+}
+
+/// Whether a `choices:` field holds a choice: a list with a mapping in it, as the argument
+/// reader will find (a malformed entry is reported there, and is no choice).
+fn has_choices(field: Field<'_, '_>) -> bool {
+    matches!(field, Some((Node::Seq(items), _)) if items.iter().any(|i| matches!(i, Node::Map(_))))
 }
 
 /// Whether an unsupported key's value asks for nothing: null, false, empty text or collection.
@@ -2817,7 +2826,6 @@ actions:
             vec![Argument {
                 name: "host".into(),
                 title: "Host".into(),
-                kind: "ascii_identifier".into(),
                 rule: ArgType::AsciiIdentifier,
                 default: Some("1.5".into()),
                 choices: vec![
@@ -2915,7 +2923,7 @@ actions:
         let arg = &a.arguments[0];
         // The title falls back to the name, and a YAML boolean reads as OliveTin reads it.
         assert_eq!(arg.title, "who");
-        assert_eq!(arg.kind, "");
+        assert_eq!(arg.rule, ArgType::Untyped);
         assert_eq!(arg.default.as_deref(), Some("0"));
         assert!(!arg.reject_null);
     }
