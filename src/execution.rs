@@ -438,7 +438,7 @@ impl Execution {
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use crate::config::{CommandSpec, CommandTemplate};
+    use crate::config::{CommandSpec, CommandTemplate, Popup};
     use crate::template::Template;
     use std::time::Duration;
 
@@ -456,7 +456,7 @@ pub mod tests {
             max_concurrent: 1,
             max_rate: vec![],
             acls: vec![],
-            popup_on_start: "nothing".into(),
+            popup_on_start: Popup::Nothing,
             working_directory: None,
             exec_on_startup: false,
             exec_on_cron: vec![],

@@ -54,7 +54,7 @@ pub fn action_json<'a>(
                 suggestions: &a.suggestions,
             })
             .collect(),
-        popup_on_start: &action.popup_on_start,
+        popup_on_start: action.popup_on_start.as_str(),
         order: i32::try_from(order).unwrap_or(i32::MAX),
         timeout: i32::try_from(action.timeout.as_secs()).unwrap_or(i32::MAX),
     }

@@ -74,7 +74,7 @@ pub struct Config {
     pub banner_css: String,
     pub additional_links: Vec<Link>,
     pub default_icon_for_actions: String,
-    pub default_popup_on_start: String,
+    pub default_popup_on_start: Popup,
     pub limits: Limits,
     /// `stateDirectory`; `None` keeps history in memory only.
     pub state_directory: Option<PathBuf>,
@@ -204,7 +204,7 @@ pub struct Action {
     pub max_rate: Vec<RateRule>,
     pub acls: Vec<String>,
     /// `popupOnStart` (or its old name `onclick`); default `defaultPopupOnStart`.
-    pub popup_on_start: String,
+    pub popup_on_start: Popup,
     /// `workingDirectory`, resolved against the config's directory; `None` = `base_dir`.
     pub working_directory: Option<PathBuf>,
     pub exec_on_startup: bool,
@@ -230,13 +230,54 @@ impl Action {
             max_concurrent: 1,
             max_rate: Vec::new(),
             acls: Vec::new(),
-            popup_on_start: String::new(),
+            popup_on_start: Popup::Nothing,
             working_directory: None,
             exec_on_startup: false,
             exec_on_cron: Vec::new(),
             exec_on_file_created_in_dir: Vec::new(),
             exec_on_file_changed_in_dir: Vec::new(),
         }
+    }
+}
+
+/// What the web page shows when an action starts (`popupOnStart`): OliveTin's values plus
+/// its default, `nothing`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Popup {
+    Nothing,
+    ExecutionDialog,
+    ExecutionDialogOutputHtml,
+    ExecutionDialogStdoutOnly,
+    ExecutionButton,
+    History,
+}
+
+impl Popup {
+    /// Every value, in the order a warning lists them.
+    pub const ALL: [Popup; 6] = [
+        Popup::Nothing,
+        Popup::ExecutionDialog,
+        Popup::ExecutionDialogOutputHtml,
+        Popup::ExecutionDialogStdoutOnly,
+        Popup::ExecutionButton,
+        Popup::History,
+    ];
+
+    /// The value as a config writes it and the page receives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Popup::Nothing => "nothing",
+            Popup::ExecutionDialog => "execution-dialog",
+            Popup::ExecutionDialogOutputHtml => "execution-dialog-output-html",
+            Popup::ExecutionDialogStdoutOnly => "execution-dialog-stdout-only",
+            Popup::ExecutionButton => "execution-button",
+            Popup::History => "history",
+        }
+    }
+
+    /// The value written exactly so (lower case, as OliveTin compares it), if it is one.
+    pub fn parse(text: &str) -> Option<Popup> {
+        Popup::ALL.into_iter().find(|p| p.as_str() == text)
     }
 }
 
@@ -380,5 +421,15 @@ mod tests {
             Source::File(PathBuf::from("/etc/actiond/config.yaml")).to_string(),
             "/etc/actiond/config.yaml"
         );
+    }
+
+    #[test]
+    fn popup_values_read_back_as_written() {
+        for popup in Popup::ALL {
+            assert_eq!(Popup::parse(popup.as_str()), Some(popup));
+        }
+        for other in ["", "Nothing", "execution-dialog ", "dialog"] {
+            assert_eq!(Popup::parse(other), None, "{other:?}");
+        }
     }
 }

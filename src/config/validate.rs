@@ -19,7 +19,7 @@ use super::address::{Cidr, check_host_port};
 use super::tree::{self, Node, index_path, key_path};
 use super::{
     AccessControlList, Action, ApiToken, Auth, CommandSpec, CommandTemplate, Component, Config,
-    EntitySource, Limits, Link, LocalUser, LogLevel, Permissions, Policy, Problem, RateRule,
+    EntitySource, Limits, Link, LocalUser, LogLevel, Permissions, Policy, Popup, Problem, RateRule,
     Source,
 };
 use crate::arguments::{ArgType, Argument, Choice};
@@ -429,16 +429,6 @@ const COMPONENT: Schema = &[
     ("category", Unsupported("components have no categories")),
 ];
 
-/// `popupOnStart` values the web UI understands (OliveTin's list plus its default `nothing`).
-const POPUP_VALUES: &[&str] = &[
-    "nothing",
-    "execution-dialog",
-    "execution-dialog-output-html",
-    "execution-dialog-stdout-only",
-    "execution-button",
-    "history",
-];
-
 /// Dashboard component types clients see (SPEC §7); `action` is OliveTin's spelling for a
 /// component that carries an inline action, shown as a link.
 const COMPONENT_TYPES: &[&str] = &[
@@ -527,7 +517,7 @@ struct Checker<'a> {
 struct ActionDefaults {
     timeout: Duration,
     icon: String,
-    popup: String,
+    popup: Popup,
 }
 
 impl<'a> Checker<'a> {
@@ -837,7 +827,7 @@ impl<'a> Checker<'a> {
         };
         let default_icon =
             expand_icon(&self.text_or(top.get("defaultIconForActions"), "&#x1F600;"));
-        let default_popup = self.popup(top.get("defaultPopupOnStart"), "nothing");
+        let default_popup = self.popup(top.get("defaultPopupOnStart"), Popup::Nothing);
         let additional_links = self.links(top.get("additionalNavigationLinks"));
         let auth = self.auth(&top);
         let default_policy = match self.mapping(top.get("defaultPolicy")) {
@@ -854,7 +844,7 @@ impl<'a> Checker<'a> {
         let defaults = ActionDefaults {
             timeout: limits.default_timeout,
             icon: default_icon.clone(),
-            popup: default_popup.clone(),
+            popup: default_popup,
         };
         for list in action_lists {
             for (entries, path) in self.mappings(list) {
@@ -1134,25 +1124,26 @@ impl<'a> Checker<'a> {
 
     /// A `popupOnStart` value; an unknown one falls back to `default` with a warning, as
     /// OliveTin falls back to its default for values its UI does not know.
-    fn popup(&mut self, field: Field<'_, '_>, default: &str) -> String {
+    fn popup(&mut self, field: Field<'_, '_>, default: Popup) -> Popup {
         let Some(value) = self.text(field) else {
-            return default.to_string();
+            return default;
         };
         if value.is_empty() {
-            return default.to_string();
+            return default;
         }
-        if POPUP_VALUES.contains(&value.as_str()) {
-            return value;
+        if let Some(popup) = Popup::parse(&value) {
+            return popup;
         }
         let path = field.map_or("", |(_, p)| p);
         self.warn(
             path,
             format!(
-                "unknown value {value:?}, using {default:?} (known: {})",
-                POPUP_VALUES.join(", ")
+                "unknown value {value:?}, using {:?} (known: {})",
+                default.as_str(),
+                Popup::ALL.map(Popup::as_str).join(", ")
             ),
         );
-        default.to_string()
+        default
     }
 
     fn links(&mut self, field: Field<'_, '_>) -> Vec<Link> {
@@ -1525,7 +1516,7 @@ impl<'a> Checker<'a> {
             Some(icon) if !icon.is_empty() => expand_icon(&icon),
             _ => defaults.icon.clone(),
         };
-        let popup_on_start = self.popup(f.get("popupOnStart"), &defaults.popup);
+        let popup_on_start = self.popup(f.get("popupOnStart"), defaults.popup);
         let working_directory = self
             .text(f.get("workingDirectory"))
             .filter(|d| !d.trim().is_empty())
@@ -2234,7 +2225,7 @@ mod tests {
             assert_eq!(c.banner_css, "");
             assert!(c.additional_links.is_empty());
             assert_eq!(c.default_icon_for_actions, "&#x1F600;");
-            assert_eq!(c.default_popup_on_start, "nothing");
+            assert_eq!(c.default_popup_on_start, Popup::Nothing);
             assert_eq!(c.limits, Limits::default());
             assert_eq!(c.state_directory, None);
             assert!(!c.prometheus_enabled);
@@ -2313,7 +2304,7 @@ insecureAllowDumpActionMap: TRUE
             ]
         );
         assert_eq!(c.default_icon_for_actions, "&#x1f4e1;");
-        assert_eq!(c.default_popup_on_start, "execution-dialog");
+        assert_eq!(c.default_popup_on_start, Popup::ExecutionDialog);
         assert_eq!(c.state_directory, Some(base().join("state")));
         assert_eq!(
             c.limits,
@@ -2388,12 +2379,12 @@ actions:
     fn renamed_keys_work_under_both_names() {
         for key in ["popupOnStart", "onclick", "onClick"] {
             let (c, _) = ok(&format!("{ONE_ACTION}    {key}: execution-button\n"));
-            assert_eq!(c.actions[0].popup_on_start, "execution-button", "{key}");
+            assert_eq!(c.actions[0].popup_on_start, Popup::ExecutionButton, "{key}");
         }
         for key in ["defaultPopupOnStart", "defaultOnClick"] {
             let (c, _) = ok(&format!("{key}: history\n{ONE_ACTION}"));
-            assert_eq!(c.default_popup_on_start, "history", "{key}");
-            assert_eq!(c.actions[0].popup_on_start, "history", "{key}");
+            assert_eq!(c.default_popup_on_start, Popup::History, "{key}");
+            assert_eq!(c.actions[0].popup_on_start, Popup::History, "{key}");
         }
         for key in ["triggers", "trigger"] {
             assert_warning(
@@ -2424,7 +2415,10 @@ actions:
             "actions[0].popupOnStart",
             "unknown value \"fireworks\"",
         );
-        assert_eq!(ok(&text).0.actions[0].popup_on_start, "execution-dialog");
+        assert_eq!(
+            ok(&text).0.actions[0].popup_on_start,
+            Popup::ExecutionDialog
+        );
     }
 
     #[test]
@@ -2802,7 +2796,7 @@ actions:
             ]
         );
         assert_eq!(a.acls, vec!["ops"]);
-        assert_eq!(a.popup_on_start, "execution-dialog-stdout-only");
+        assert_eq!(a.popup_on_start, Popup::ExecutionDialogStdoutOnly);
         assert_eq!(a.working_directory, Some(base().join("scripts")));
         assert!(a.exec_on_startup);
         assert_eq!(a.exec_on_cron, vec!["@hourly"]);
@@ -2914,7 +2908,7 @@ actions:
         assert_eq!(a.id, "bare");
         assert_eq!(a.icon, "&#9731;");
         assert_eq!(a.timeout, Duration::from_secs(45));
-        assert_eq!(a.popup_on_start, "execution-button");
+        assert_eq!(a.popup_on_start, Popup::ExecutionButton);
         assert_eq!(a.max_concurrent, 1);
         assert!(!a.hidden && !a.exec_on_startup);
         assert!(a.max_rate.is_empty() && a.acls.is_empty() && a.exec_on_cron.is_empty());
