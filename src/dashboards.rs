@@ -11,24 +11,12 @@ use crate::engine::Binding;
 /// The default dashboard's title.
 pub const DEFAULT_TITLE: &str = "Actions";
 
-/// Whether a component is a link to an action (by title): type `link`, or no type and no
-/// contents, as OliveTin configs write them.
-pub fn is_link(c: &Component) -> bool {
-    c.kind == "link" || (c.kind.is_empty() && c.contents.is_empty())
-}
-
-/// Whether a component is a directory: type `directory`, or no type with contents (OliveTin
-/// shows an untyped item with contents as a folder).
-pub fn is_directory(c: &Component) -> bool {
-    c.kind == "directory" || (c.kind.is_empty() && !c.contents.is_empty())
-}
-
 /// The titles of the actions linked anywhere on the configured dashboards.
 pub fn placed_titles(components: &[Component]) -> HashSet<&str> {
     let mut out = HashSet::new();
     let mut stack: Vec<&Component> = components.iter().collect();
     while let Some(c) = stack.pop() {
-        if is_link(c) {
+        if c.is_link() {
             out.insert(c.title.as_str());
         }
         stack.extend(c.contents.iter());
@@ -85,11 +73,12 @@ pub fn dashboards_using<'c>(config: &'c Config, entity_type: &str) -> Vec<&'c st
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ComponentKind;
 
-    fn component(title: &str, kind: &str, contents: Vec<Component>) -> Component {
+    fn component(title: &str, kind: ComponentKind, contents: Vec<Component>) -> Component {
         Component {
             title: title.into(),
-            kind: kind.into(),
+            kind,
             entity: None,
             icon: String::new(),
             css_class: String::new(),
@@ -99,13 +88,14 @@ mod tests {
 
     #[test]
     fn links_are_found_at_any_depth() {
+        use ComponentKind::{Directory, Display, Fieldset, Link};
         let dash = vec![component(
             "Home",
-            "",
+            Directory,
             vec![
-                component("Reboot", "", vec![]),
-                component("Lights", "fieldset", vec![component("On", "link", vec![])]),
-                component("Info", "display", vec![]),
+                component("Reboot", Link, vec![]),
+                component("Lights", Fieldset, vec![component("On", Link, vec![])]),
+                component("Info", Display, vec![]),
             ],
         )];
         let placed = placed_titles(&dash);

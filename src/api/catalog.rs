@@ -10,7 +10,7 @@ use super::dto::{
     DashboardReply, EntitiesReply, EntityDefinitionJson, EntityJson, to_json,
 };
 use super::{App, Ctx};
-use crate::config::{Action, Component, Config};
+use crate::config::{Action, Component, ComponentKind, Config};
 use crate::dashboards::{self, DEFAULT_TITLE};
 use crate::engine::{Catalog, render_for, render_html_for};
 use crate::entities::Instance;
@@ -178,15 +178,12 @@ pub fn get_entity(app: &App, f: &Fields) -> Result<Vec<u8>, ConnectError> {
 
 /// A top-level dashboard, or a directory at any depth, by title.
 fn find<'c>(components: &'c [Component], title: &str) -> Option<&'c Component> {
-    if let Some(top) = components
-        .iter()
-        .find(|c| c.title == title && !dashboards::is_link(c))
-    {
+    if let Some(top) = components.iter().find(|c| c.title == title && !c.is_link()) {
         return Some(top);
     }
     fn nested<'c>(components: &'c [Component], title: &str) -> Option<&'c Component> {
         components.iter().find_map(|c| {
-            if c.title == title && dashboards::is_directory(c) {
+            if c.title == title && c.kind == ComponentKind::Directory {
                 Some(c)
             } else {
                 nested(&c.contents, title)
@@ -234,11 +231,13 @@ impl<'a> View<'a> {
         let title: Cow<'a, str> = match instance {
             // Display components are HTML written in the config; their entity values are
             // escaped. Other titles are plain text, escaped by whoever shows them.
-            Some((_, i)) if c.kind == "display" => Cow::Owned(render_html_for(&c.title, i)),
+            Some((_, i)) if c.kind == ComponentKind::Display => {
+                Cow::Owned(render_html_for(&c.title, i))
+            }
             Some((_, i)) => Cow::Owned(render_for(&c.title, i)),
             None => Cow::Borrowed(&c.title),
         };
-        if dashboards::is_link(c) {
+        if c.is_link() {
             let config = &self.catalog.config;
             let binding = self.catalog.bindings().iter().find(|b| {
                 b.template_title == c.title
@@ -268,13 +267,7 @@ impl<'a> View<'a> {
             .iter()
             .flat_map(|x| self.render(x, instance))
             .collect();
-        let kind = if dashboards::is_directory(c) {
-            "directory"
-        } else if c.kind.is_empty() {
-            "fieldset"
-        } else {
-            c.kind.as_str()
-        };
+        let kind = c.kind.as_str();
         // A fieldset or directory with nothing the caller may see is left out; display
         // components carry their text in the title and have no contents.
         if matches!(kind, "fieldset" | "directory") && contents.is_empty() {

@@ -402,12 +402,58 @@ pub struct EntitySource {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Component {
     pub title: String,
-    /// `fieldset`, `directory`, `link`, `display`, `stdout-most-recent-execution`, or "" (link).
-    pub kind: String,
+    pub kind: ComponentKind,
     pub entity: Option<String>,
     pub icon: String,
     pub css_class: String,
     pub contents: Vec<Component>,
+}
+
+/// A dashboard component's type as clients see it. A component written without a type (or
+/// with one the web page does not know) is resolved at load the way OliveTin shows it: a
+/// directory when it has contents, else a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComponentKind {
+    /// A link to the action with the component's title.
+    Link,
+    Fieldset,
+    Directory,
+    /// HTML written in the config, shown as it is.
+    Display,
+    StdoutMostRecentExecution,
+}
+
+impl ComponentKind {
+    const ALL: [ComponentKind; 5] = [
+        ComponentKind::Link,
+        ComponentKind::Fieldset,
+        ComponentKind::Directory,
+        ComponentKind::Display,
+        ComponentKind::StdoutMostRecentExecution,
+    ];
+
+    /// The type as a config writes it and the API sends it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ComponentKind::Link => "link",
+            ComponentKind::Fieldset => "fieldset",
+            ComponentKind::Directory => "directory",
+            ComponentKind::Display => "display",
+            ComponentKind::StdoutMostRecentExecution => "stdout-most-recent-execution",
+        }
+    }
+
+    /// The type written exactly so, if it is one.
+    pub fn parse(text: &str) -> Option<ComponentKind> {
+        ComponentKind::ALL.into_iter().find(|k| k.as_str() == text)
+    }
+}
+
+impl Component {
+    /// Whether this component is a link to an action (by title).
+    pub fn is_link(&self) -> bool {
+        self.kind == ComponentKind::Link
+    }
 }
 
 #[cfg(test)]

@@ -18,9 +18,9 @@ use std::time::Duration;
 use super::address::{Cidr, check_host_port};
 use super::tree::{self, Node, index_path, key_path};
 use super::{
-    AccessControlList, Action, ApiToken, Auth, CommandSpec, CommandTemplate, Component, Config,
-    EntitySource, Limits, Link, LocalUser, LogLevel, Permissions, Policy, Popup, Problem, RateRule,
-    Source,
+    AccessControlList, Action, ApiToken, Auth, CommandSpec, CommandTemplate, Component,
+    ComponentKind, Config, EntitySource, Limits, Link, LocalUser, LogLevel, Permissions, Policy,
+    Popup, Problem, RateRule, Source,
 };
 use crate::arguments::{ArgType, Argument, Choice};
 use crate::template::{Placeholder, Template};
@@ -427,17 +427,6 @@ const COMPONENT: Schema = &[
         ),
     ),
     ("category", Unsupported("components have no categories")),
-];
-
-/// Dashboard component types clients see (SPEC §7); `action` is OliveTin's spelling for a
-/// component that carries an inline action, shown as a link.
-const COMPONENT_TYPES: &[&str] = &[
-    "",
-    "fieldset",
-    "directory",
-    "link",
-    "display",
-    "stdout-most-recent-execution",
 ];
 
 /// Environment variables an argument may not replace (SPEC §5.2), besides `LD_*` and `ACTIOND*`.
@@ -1910,7 +1899,8 @@ impl<'a> Checker<'a> {
     ) -> Option<Component> {
         let f = self.fields(entries, path, COMPONENT);
         let mut title = self.text_or(f.get("title"), "");
-        let mut kind = self.text_or(f.get("type"), "").trim().to_string();
+        let written = self.text_or(f.get("type"), "").trim().to_string();
+        let mut kind = ComponentKind::parse(&written);
         let entity = self.text(f.get("entity")).filter(|e| !e.is_empty());
         // A child inherits its fieldset's entity, as in OliveTin, so an inline action inside
         // an entity fieldset is an entity action.
@@ -1929,8 +1919,8 @@ impl<'a> Checker<'a> {
             {
                 title = action_title;
             }
-            if kind.is_empty() || kind.eq_ignore_ascii_case("action") {
-                kind = "link".to_string();
+            if written.is_empty() || written.eq_ignore_ascii_case("action") {
+                kind = Some(ComponentKind::Link);
             }
         }
 
@@ -1940,25 +1930,24 @@ impl<'a> Checker<'a> {
                 contents.push(child);
             }
         }
-        if !COMPONENT_TYPES.contains(&kind.as_str()) {
+        // No type, or one the web page does not know: OliveTin's own resolution, something
+        // with contents is a directory, anything else is a link.
+        let resolved = if contents.is_empty() {
+            ComponentKind::Link
+        } else {
+            ComponentKind::Directory
+        };
+        if kind.is_none() && !written.is_empty() {
             let at = f.get("type").map_or(path, |(_, p)| p).to_string();
-            // OliveTin's own resolution: something with contents is a directory, anything
-            // else is a link.
-            let shown = if contents.is_empty() {
-                "link"
-            } else {
-                "directory"
-            };
             self.warn(
                 &at,
-                format!("unknown component type {kind:?}: shown as a {shown}"),
+                format!(
+                    "unknown component type {written:?}: shown as a {}",
+                    resolved.as_str()
+                ),
             );
-            kind = if contents.is_empty() {
-                String::new()
-            } else {
-                "directory".to_string()
-            };
         }
+        let kind = kind.unwrap_or(resolved);
         Some(Component {
             title,
             kind,
@@ -1984,8 +1973,7 @@ fn dangling_links(
 ) {
     for (i, c) in components.iter().enumerate() {
         let here = index_path(path, i);
-        let is_link = c.kind == "link" || (c.kind.is_empty() && c.contents.is_empty());
-        if is_link && !actions.iter().any(|a| a.title == c.title) {
+        if c.is_link() && !actions.iter().any(|a| a.title == c.title) {
             warnings.push(Problem {
                 path: here.clone(),
                 message: format!("no action is titled {:?}: this link is not shown", c.title),
@@ -3440,9 +3428,9 @@ dashboards:
                 },
             ]
         );
-        let leaf = |title: &str, kind: &str| Component {
+        let leaf = |title: &str, kind: ComponentKind| Component {
             title: title.into(),
-            kind: kind.into(),
+            kind,
             entity: None,
             icon: String::new(),
             css_class: String::new(),
@@ -3455,29 +3443,29 @@ dashboards:
                 contents: vec![
                     Component {
                         title: "All".into(),
-                        kind: "fieldset".into(),
+                        kind: ComponentKind::Fieldset,
                         css_class: "wide".into(),
                         contents: vec![
-                            leaf("Ping server1", ""),
+                            leaf("Ping server1", ComponentKind::Link),
                             Component {
                                 title: "More".into(),
-                                kind: "directory".into(),
+                                kind: ComponentKind::Directory,
                                 icon: "&#128193;".into(),
-                                contents: vec![leaf("<b>hi</b>", "display")],
-                                ..leaf("", "")
+                                contents: vec![leaf("<b>hi</b>", ComponentKind::Display)],
+                                ..leaf("", ComponentKind::Directory)
                             },
                         ],
-                        ..leaf("", "")
+                        ..leaf("", ComponentKind::Directory)
                     },
                     Component {
                         title: "{{ .CurrentEntity.name }}".into(),
-                        kind: "fieldset".into(),
+                        kind: ComponentKind::Fieldset,
                         entity: Some("server".into()),
-                        contents: vec![leaf("Ping server1", "")],
-                        ..leaf("", "")
+                        contents: vec![leaf("Ping server1", ComponentKind::Link)],
+                        ..leaf("", ComponentKind::Directory)
                     },
                 ],
-                ..leaf("", "")
+                ..leaf("", ComponentKind::Directory)
             }]
         );
         assert_error("entities:\n  - {name: n}\n", "entities[0]", "needs a file");
@@ -3529,12 +3517,12 @@ dashboards:
         );
         let d = &c.dashboards[0];
         assert_eq!(
-            (d.contents[0].title.as_str(), d.contents[0].kind.as_str()),
-            ("First Action", "link")
+            (d.contents[0].title.as_str(), d.contents[0].kind),
+            ("First Action", ComponentKind::Link)
         );
         assert_eq!(
-            (d.contents[1].title.as_str(), d.contents[1].kind.as_str()),
-            ("Greet", "link")
+            (d.contents[1].title.as_str(), d.contents[1].kind),
+            ("Greet", ComponentKind::Link)
         );
         assert_eq!(c.actions[2].icon, "&#x1f4e1;");
         assert_error(
