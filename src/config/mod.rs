@@ -1,26 +1,60 @@
 //! The validated configuration: the only shape of config the rest of actiond ever sees.
 //!
-//! This module owns the types; `source` finds and reads the file (search order, includes,
-//! the embedded default), `tree` turns YAML text into an ordered node tree, and `validate`
-//! walks that tree once, collecting every error with its YAML path and warning about
-//! unknown keys by name. Nothing here spawns processes, opens sockets or writes files, and a
-//! `Config` is immutable once built: a reload builds a new one and the engine swaps it whole.
+//! This file holds the whole `Config` and walks the document once: the top-level mapping,
+//! then each part in a fixed order, collecting every error with its YAML path and warning
+//! about unknown keys by name. Each part owns its types and how they are read:
+//!
+//! - `settings`: listen address, log level, state directory, metrics, links, and the bounds
+//!   (`Limits`), one row of the settings table each;
+//! - `identity`: users, tokens, trusted proxies, default permissions and policy, ACLs;
+//! - `actions` (with `command`, `arguments` and `ids`): actions, their commands compiled for
+//!   substitution, their argument declarations, their ids;
+//! - `dashboards`, `entities`, `includes`: the dashboard tree, entity files, `include:`;
+//! - `schema`: the key tables; `checker`: reading a mapping and typed values;
+//! - `address`: `host:port` and `Cidr`; `tree`: YAML to an ordered tree with `${{ VAR }}`;
+//! - `source`: finding and reading the file, its includes and the embedded default.
+//!
+//! Only `source` reads files; the rest is pure, with included files and environment
+//! variables reached through closures, so tests drive every case. Nothing here spawns
+//! processes, opens sockets or writes files, and a `Config` is immutable once built: a reload
+//! builds a new one and the engine swaps it whole.
 
+mod actions;
 mod address;
+mod arguments;
+mod checker;
+mod command;
+mod dashboards;
+mod entities;
+mod identity;
+mod ids;
+mod includes;
+mod schema;
+mod settings;
 mod source;
 pub(crate) mod tree;
-mod validate;
+
+#[cfg(test)]
+mod fixtures;
 
 use std::fmt;
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
 
-use crate::arguments::Argument;
-use crate::template::{Placeholder, Template};
-
+pub use actions::{Action, Popup, RateRule};
 pub use address::Cidr;
+pub use checker::EnvLookup;
+pub use command::{CommandSpec, CommandTemplate};
+pub use dashboards::{Component, ComponentKind};
+pub use entities::EntitySource;
+pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Policy};
+pub use includes::IncludeReader;
+pub use settings::{Limits, Link, LogLevel};
 pub use source::{LoadError, Loaded, load, locate};
-pub use validate::parse;
+
+use actions::{ActionContext, Draft, Inherited};
+use checker::{Checker, Field, Fields, path_or};
+use schema::Schema;
+use tree::Node;
 
 /// One problem found while validating, located by its YAML path (`actions[2].timeout`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,370 +129,230 @@ pub struct Config {
     pub default_policy: Policy,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogLevel {
-    Error,
-    Warn,
-    Info,
-    Debug,
-    Trace,
-}
+/// What validation gives: the config and its warnings, or the errors and the warnings.
+pub type Parsed = Result<(Config, Vec<Problem>), (Vec<Problem>, Vec<Problem>)>;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Link {
-    pub title: String,
-    pub url: String,
-}
-
-/// Every bound of SPEC §10 plus the execution defaults of §9, each configurable.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Limits {
-    /// `logHistoryLimit` (200): entries kept in the history ring.
-    pub log_history_limit: usize,
-    /// `logHistoryPageSize` (10): entries per GetLogs page.
-    pub log_history_page_size: usize,
-    /// `maxOutputBytes` (65536): bytes kept per stream per execution.
-    pub max_output_bytes: usize,
-    /// `defaultTimeout` (30 s): an action's timeout when it sets none.
-    pub default_timeout: Duration,
-    /// `killGracePeriod` (3 s): SIGTERM to SIGKILL.
-    pub kill_grace_period: Duration,
-    /// `maxConcurrentExecutions` (16): running executions across all actions.
-    pub max_concurrent_executions: usize,
-    /// `maxRequestBodyBytes` (65536): request body after decompression.
-    pub max_request_body_bytes: usize,
-    /// `maxConnections` (256): concurrent HTTP connections.
-    pub max_connections: usize,
-    /// `headerReadTimeout` (10 s): slow-header clients are dropped.
-    pub header_read_timeout: Duration,
-    /// `maxEventSubscribers` (64).
-    pub max_event_subscribers: usize,
-    /// `eventQueueLength` (256): events queued per subscriber.
-    pub event_queue_length: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            log_history_limit: 200,
-            log_history_page_size: 10,
-            max_output_bytes: 64 * 1024,
-            default_timeout: Duration::from_secs(30),
-            kill_grace_period: Duration::from_secs(3),
-            max_concurrent_executions: 16,
-            max_request_body_bytes: 64 * 1024,
-            max_connections: 256,
-            header_read_timeout: Duration::from_secs(10),
-            max_event_subscribers: 64,
-            event_queue_length: 256,
-        }
-    }
-}
-
-/// What an action runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CommandSpec {
-    /// `shell:` run as `sh -c <text>`.
-    Shell(String),
-    /// `exec:` an argv list, no shell. Preferred when both are given.
-    Exec(Vec<String>),
-}
-
-/// An action's command compiled for substitution (see `template`): placeholders located,
-/// their quoting contexts known, unsafe ones refused at load.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CommandTemplate {
-    Shell(Template),
-    Exec(Vec<Template>),
-}
-
-impl CommandTemplate {
-    pub fn placeholders(&self) -> Vec<&Placeholder> {
-        match self {
-            CommandTemplate::Shell(t) => t.placeholders().map(|(p, _)| p).collect(),
-            CommandTemplate::Exec(v) => v
-                .iter()
-                .flat_map(|t| t.placeholders().map(|(p, _)| p))
-                .collect(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Action {
-    /// The configured or derived id (`[A-Za-z0-9_-]{1,64}`), unique across actions.
-    pub id: String,
-    pub title: String,
-    pub icon: String,
-    /// The command as written.
-    pub command: CommandSpec,
-    /// The command compiled for substitution.
-    pub template: CommandTemplate,
-    pub timeout: Duration,
-    pub arguments: Vec<Argument>,
-    /// `entity:` type name; such an action yields one binding per entity instance.
-    pub entity: Option<String>,
-    pub hidden: bool,
-    /// `maxConcurrent` (default 1): a press while this many run is recorded as blocked.
-    pub max_concurrent: usize,
-    pub max_rate: Vec<RateRule>,
-    pub acls: Vec<String>,
-    /// `popupOnStart` (or its old name `onclick`); default `defaultPopupOnStart`.
-    pub popup_on_start: Popup,
-    /// `workingDirectory`, resolved against the config's directory; `None` = `base_dir`.
-    pub working_directory: Option<PathBuf>,
-    pub exec_on_startup: bool,
-    pub exec_on_cron: Vec<String>,
-    pub exec_on_file_created_in_dir: Vec<String>,
-    pub exec_on_file_changed_in_dir: Vec<String>,
-}
-
-impl Action {
-    /// Stands in for an action no longer in the config, behind the history records of it
-    /// that were restored after a restart: it can be read, never run.
-    pub fn removed(id: &str, title: &str) -> Action {
-        Action {
-            id: id.to_string(),
-            title: title.to_string(),
-            icon: String::new(),
-            command: CommandSpec::Exec(Vec::new()),
-            template: CommandTemplate::Exec(Vec::new()),
-            timeout: Duration::from_secs(1),
-            arguments: Vec::new(),
-            entity: None,
-            hidden: true,
-            max_concurrent: 1,
-            max_rate: Vec::new(),
-            acls: Vec::new(),
-            popup_on_start: Popup::Nothing,
-            working_directory: None,
-            exec_on_startup: false,
-            exec_on_cron: Vec::new(),
-            exec_on_file_created_in_dir: Vec::new(),
-            exec_on_file_changed_in_dir: Vec::new(),
-        }
-    }
-}
-
-/// What the web page shows when an action starts (`popupOnStart`): OliveTin's values plus
-/// its default, `nothing`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Popup {
-    Nothing,
-    ExecutionDialog,
-    ExecutionDialogOutputHtml,
-    ExecutionDialogStdoutOnly,
-    ExecutionButton,
-    History,
-}
-
-impl Popup {
-    /// Every value, in the order a warning lists them.
-    pub const ALL: [Popup; 6] = [
-        Popup::Nothing,
-        Popup::ExecutionDialog,
-        Popup::ExecutionDialogOutputHtml,
-        Popup::ExecutionDialogStdoutOnly,
-        Popup::ExecutionButton,
-        Popup::History,
-    ];
-
-    /// The value as a config writes it and the page receives it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Popup::Nothing => "nothing",
-            Popup::ExecutionDialog => "execution-dialog",
-            Popup::ExecutionDialogOutputHtml => "execution-dialog-output-html",
-            Popup::ExecutionDialogStdoutOnly => "execution-dialog-stdout-only",
-            Popup::ExecutionButton => "execution-button",
-            Popup::History => "history",
-        }
-    }
-
-    /// The value written exactly so (lower case, as OliveTin compares it), if it is one.
-    pub fn parse(text: &str) -> Option<Popup> {
-        Popup::ALL.into_iter().find(|p| p.as_str() == text)
-    }
-}
-
-/// `maxRate` entry: at most `limit` runs started within `window`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RateRule {
-    pub limit: u32,
-    pub window: Duration,
-}
-
-/// Identity settings (SPEC §6); `auth` identifies callers, `permissions` decides with them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Auth {
-    pub require_guests_to_login: bool,
-    pub default_permissions: Permissions,
-    pub local_users_enabled: bool,
-    pub local_users: Vec<LocalUser>,
-    pub http_header_username: String,
-    pub http_header_usergroup: String,
-    /// `trustedProxies`, parsed at load; default loopback only.
-    pub trusted_proxies: Vec<Cidr>,
-    pub api_tokens: Vec<ApiToken>,
-    pub access_control_lists: Vec<AccessControlList>,
-}
-
-/// The unit tests' starting point (events, permissions, identity): nobody configured, no users,
-/// tokens, header names, proxies or ACLs, and `default` for everyone.
-#[cfg(test)]
-impl Auth {
-    pub fn open_to(default: Permissions) -> Auth {
-        Auth {
-            require_guests_to_login: false,
-            default_permissions: default,
-            local_users_enabled: false,
-            local_users: vec![],
-            http_header_username: String::new(),
-            http_header_usergroup: String::new(),
-            trusted_proxies: vec![],
-            api_tokens: vec![],
-            access_control_lists: vec![],
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Permissions {
-    pub view: bool,
-    pub exec: bool,
-    pub logs: bool,
-    pub kill: bool,
-}
-
-impl Permissions {
-    pub const ALL: Permissions = Permissions {
-        view: true,
-        exec: true,
-        logs: true,
-        kill: true,
+/// Validates a config text with no access to other files: an `include:` key is an error here.
+///
+/// `Ok` holds the config and the warnings; `Err` holds the errors and the warnings. Use
+/// [`parse_with_includes`] (as `source::load` does) when includes should be read.
+pub fn parse(text: &str, source: Source, base_dir: PathBuf, env: &EnvLookup<'_>) -> Parsed {
+    let no_includes = |dir: &Path| -> Result<Vec<(String, String)>, String> {
+        Err(format!(
+            "cannot read {}: includes are only read when the config is loaded from a file",
+            dir.display()
+        ))
     };
-    pub const NONE: Permissions = Permissions {
-        view: false,
-        exec: false,
-        logs: false,
-        kill: false,
+    parse_with_includes(text, source, base_dir, env, &no_includes)
+}
+
+/// Validates a config text, reading the files of its `include:` directory through `includes`.
+///
+/// From an included file only `actions`, `dashboards` and `entities` are taken (appended after
+/// the main file's, file by file); problems in it are reported as `<dir>/<file>: <path>`.
+pub fn parse_with_includes(
+    text: &str,
+    source: Source,
+    base_dir: PathBuf,
+    env: &EnvLookup<'_>,
+    includes: &IncludeReader<'_>,
+) -> Parsed {
+    let mut c = Checker::new(&base_dir, env);
+    let config = document(&mut c, text, source, base_dir.clone(), includes);
+    if let Some(config) = &config {
+        dashboards::warn_dangling_links(
+            &config.dashboards,
+            &config.actions,
+            &mut c.problems.warnings,
+        );
+    }
+    match config {
+        Some(config) if c.problems.errors.is_empty() => Ok((config, c.problems.warnings)),
+        _ => Err((c.problems.errors, c.problems.warnings)),
+    }
+}
+
+/// The lists a config gathers from the main file and its included files, in that order.
+struct Lists<'f, 'n> {
+    actions: Vec<Field<'f, 'n>>,
+    dashboards: Vec<Field<'f, 'n>>,
+    entities: Vec<Field<'f, 'n>>,
+}
+
+impl<'f, 'n: 'f> Lists<'f, 'n> {
+    fn of(files: impl IntoIterator<Item = &'f Fields<'n>>) -> Lists<'f, 'n> {
+        let mut lists = Lists {
+            actions: Vec::new(),
+            dashboards: Vec::new(),
+            entities: Vec::new(),
+        };
+        for f in files {
+            lists.actions.push(f.get("actions"));
+            lists.dashboards.push(f.get("dashboards"));
+            lists.entities.push(f.get("entities"));
+        }
+        lists
+    }
+}
+
+/// The top-level keys: the top-level table, and the key of each row of the settings table.
+const TOP: Schema = Schema::new(&[schema::TOP_KEYS, settings::LIMIT_KEYS]);
+
+/// Where a config's files are.
+struct Location {
+    source: Source,
+    base_dir: PathBuf,
+    include_dir: Option<PathBuf>,
+}
+
+/// The whole document, part by part; `None` when it is not a mapping at all.
+fn document(
+    c: &mut Checker<'_>,
+    text: &str,
+    source: Source,
+    base_dir: PathBuf,
+    reader: &IncludeReader<'_>,
+) -> Option<Config> {
+    let root = root(c, text)?;
+    let empty = Vec::new();
+    let entries = match &root {
+        Node::Map(entries) => entries,
+        // A file holding only comments is an empty config: every default applies.
+        Node::Null => &empty,
+        other => {
+            c.error(
+                "",
+                format!(
+                    "a config is a mapping of keys to values, found {}",
+                    other.describe()
+                ),
+            );
+            return None;
+        }
     };
-}
-
-/// `defaultPolicy {showDiagnostics, showLogList}`; both default to true, as in OliveTin.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Policy {
-    pub show_diagnostics: bool,
-    pub show_log_list: bool,
-}
-
-impl Policy {
-    pub const DEFAULT: Policy = Policy {
-        show_diagnostics: true,
-        show_log_list: true,
+    let top = c.fields(entries, "", TOP);
+    // Included files are parsed and interpolated up front, so that their lists can be
+    // borrowed next to the main file's.
+    let include = c.text(top.get("include")).filter(|d| !d.trim().is_empty());
+    let included = match &include {
+        Some(dir) => includes::read(c, dir, path_or(top.get("include"), "include"), reader),
+        None => Vec::new(),
     };
+    let include_dir = include.map(|dir| c.resolve(&dir));
+    let include_fields: Vec<Fields<'_>> = included
+        .iter()
+        .map(|(label, node)| includes::fields(c, label, node))
+        .collect();
+    let lists = Lists::of(std::iter::once(&top).chain(&include_fields));
+    let location = Location {
+        source,
+        base_dir,
+        include_dir,
+    };
+    Some(assemble(c, &top, lists, location))
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocalUser {
-    pub username: String,
-    pub usergroup: String,
-    /// argon2id PHC string.
-    pub password: String,
+/// The text parsed as YAML, with `${{ VAR }}` filled in.
+fn root(c: &mut Checker<'_>, text: &str) -> Option<Node> {
+    let mut root = match tree::parse_yaml(text) {
+        Ok(root) => root,
+        Err(problem) => {
+            c.problems.errors.push(problem);
+            return None;
+        }
+    };
+    tree::interpolate_env(&mut root, "", c.env, &mut c.problems.errors);
+    Some(root)
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApiToken {
-    pub name: String,
-    /// Lower-case hex SHA-256 of the token.
-    pub sha256: String,
-    pub username: String,
-    pub usergroup: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AccessControlList {
-    pub name: String,
-    pub match_usernames: Vec<String>,
-    pub match_usergroups: Vec<String>,
-    pub add_to_every_action: bool,
-    /// Only the permissions the ACL writes down; `None` means it says nothing about that one.
-    pub view: Option<bool>,
-    pub exec: Option<bool>,
-    pub logs: Option<bool>,
-    pub kill: Option<bool>,
-    pub show_diagnostics: Option<bool>,
-    pub show_log_list: Option<bool>,
-}
-
-/// `entities: [{file, name}]`; the file path resolved against the config's directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EntitySource {
-    pub file: PathBuf,
-    pub name: String,
-}
-
-/// A dashboard component (SPEC §7), recursive; top-level components are dashboards.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Component {
-    pub title: String,
-    pub kind: ComponentKind,
-    pub entity: Option<String>,
-    pub icon: String,
-    pub css_class: String,
-    pub contents: Vec<Component>,
-}
-
-/// A dashboard component's type as clients see it. A component written without a type (or
-/// with one the web page does not know) is resolved at load the way OliveTin shows it: a
-/// directory when it has contents, else a link.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ComponentKind {
-    /// A link to the action with the component's title.
-    Link,
-    Fieldset,
-    Directory,
-    /// HTML written in the config, shown as it is.
-    Display,
-    StdoutMostRecentExecution,
-}
-
-impl ComponentKind {
-    const ALL: [ComponentKind; 5] = [
-        ComponentKind::Link,
-        ComponentKind::Fieldset,
-        ComponentKind::Directory,
-        ComponentKind::Display,
-        ComponentKind::StdoutMostRecentExecution,
-    ];
-
-    /// The type as a config writes it and the API sends it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ComponentKind::Link => "link",
-            ComponentKind::Fieldset => "fieldset",
-            ComponentKind::Directory => "directory",
-            ComponentKind::Display => "display",
-            ComponentKind::StdoutMostRecentExecution => "stdout-most-recent-execution",
+/// Every part of the config, read in a fixed order (the order its problems are listed in).
+fn assemble(
+    c: &mut Checker<'_>,
+    top: &Fields<'_>,
+    lists: Lists<'_, '_>,
+    location: Location,
+) -> Config {
+    let listen_address = settings::listen_address(c, top.get("listenAddressSingleHTTPFrontend"));
+    let log_level = settings::log_level(c, top.get("logLevel"));
+    let limits = settings::limits(c, top);
+    let state_directory = settings::state_directory(c, top);
+    let prometheus_enabled = settings::prometheus(c, top.get("prometheus"));
+    let default_icon =
+        actions::expand_icon(&c.text_or(top.get("defaultIconForActions"), "&#x1F600;"));
+    let default_popup = actions::popup(c, top.get("defaultPopupOnStart"), Popup::Nothing);
+    let additional_links = settings::links(c, top.get("additionalNavigationLinks"));
+    let auth = identity::auth(c, top);
+    let default_policy = identity::default_policy(c, top.get("defaultPolicy"));
+    let ctx = ActionContext {
+        timeout: limits.default_timeout,
+        icon: default_icon.clone(),
+        popup: default_popup,
+        acl_names: auth
+            .access_control_lists
+            .iter()
+            .map(|acl| acl.name.as_str())
+            .collect(),
+    };
+    let mut drafts: Vec<Draft> = Vec::new();
+    for list in lists.actions {
+        for (entries, path) in c.mappings(list) {
+            actions::collect(c, entries, &path, &ctx, Inherited::default(), &mut drafts);
         }
     }
-
-    /// The type written exactly so, if it is one.
-    pub fn parse(text: &str) -> Option<ComponentKind> {
-        ComponentKind::ALL.into_iter().find(|k| k.as_str() == text)
+    let mut entities = Vec::new();
+    for list in lists.entities {
+        for (entries, path) in c.mappings(list) {
+            entities.extend(entities::source(c, entries, &path));
+        }
     }
-}
-
-impl Component {
-    /// Whether this component is a link to an action (by title).
-    pub fn is_link(&self) -> bool {
-        self.kind == ComponentKind::Link
+    let mut dashboards = Vec::new();
+    for list in lists.dashboards {
+        for (entries, path) in c.mappings(list) {
+            dashboards.push(dashboards::component(
+                c,
+                entries,
+                &path,
+                None,
+                &ctx,
+                &mut drafts,
+            ));
+        }
+    }
+    let actions = actions::settle_ids(c, drafts);
+    Config {
+        source: location.source,
+        base_dir: location.base_dir,
+        listen_address,
+        log_level,
+        page_title: c.text_or(top.get("pageTitle"), "actiond"),
+        show_footer: c.flag(top.get("showFooter"), true),
+        show_navigation: c.flag(top.get("showNavigation"), true),
+        banner_message: c.text_or(top.get("bannerMessage"), ""),
+        banner_css: c.text_or(top.get("bannerCss"), ""),
+        additional_links,
+        default_icon_for_actions: default_icon,
+        default_popup_on_start: default_popup,
+        limits,
+        state_directory,
+        prometheus_enabled,
+        actions,
+        auth,
+        entities,
+        include_dir: location.include_dir,
+        dashboards,
+        insecure_allow_dump_vars: c.flag(top.get("insecureAllowDumpVars"), false),
+        insecure_allow_dump_sos: c.flag(top.get("insecureAllowDumpSos"), false),
+        insecure_allow_dump_action_map: c.flag(top.get("insecureAllowDumpActionMap"), false),
+        default_policy,
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
+    use crate::config::fixtures::*;
 
     #[test]
     fn source_display() {
@@ -477,5 +371,145 @@ mod tests {
         for other in ["", "Nothing", "execution-dialog ", "dialog"] {
             assert_eq!(Popup::parse(other), None, "{other:?}");
         }
+    }
+
+    #[test]
+    fn empty_config_takes_every_default() {
+        for text in ["", "# nothing\n", "{}\n"] {
+            let (c, warnings) = ok(text);
+            assert!(warnings.is_empty(), "{warnings:?}");
+            assert_eq!(c.listen_address, "0.0.0.0:1337");
+            assert_eq!(c.log_level, LogLevel::Info);
+            assert_eq!(c.page_title, "actiond");
+            assert!(c.show_footer);
+            assert!(c.show_navigation);
+            assert_eq!(c.banner_message, "");
+            assert_eq!(c.banner_css, "");
+            assert!(c.additional_links.is_empty());
+            assert_eq!(c.default_icon_for_actions, "&#x1F600;");
+            assert_eq!(c.default_popup_on_start, Popup::Nothing);
+            assert_eq!(c.limits, Limits::default());
+            assert_eq!(c.state_directory, None);
+            assert!(!c.prometheus_enabled);
+            assert!(c.actions.is_empty());
+            assert!(c.entities.is_empty());
+            assert!(c.dashboards.is_empty());
+            assert!(!c.insecure_allow_dump_vars);
+            assert!(!c.insecure_allow_dump_sos);
+            assert!(!c.insecure_allow_dump_action_map);
+            assert_eq!(c.base_dir, base());
+            let a = &c.auth;
+            assert!(!a.require_guests_to_login);
+            assert_eq!(a.default_permissions, Permissions::ALL);
+            assert_eq!(c.default_policy, Policy::DEFAULT);
+            assert!(!a.local_users_enabled);
+            assert!(a.local_users.is_empty());
+            assert_eq!(a.http_header_username, "");
+            assert_eq!(a.http_header_usergroup, "");
+            assert_eq!(a.trusted_proxies, Cidr::LOOPBACK);
+            assert!(a.api_tokens.is_empty());
+            assert!(a.access_control_lists.is_empty());
+        }
+    }
+
+    #[test]
+    fn wrong_types_are_errors_naming_what_was_found() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "showFooter: [1]\n",
+                "showFooter",
+                "expected a boolean (true or false), found a list",
+            ),
+            (
+                "showFooter: maybe\n",
+                "showFooter",
+                "found the text \"maybe\"",
+            ),
+            ("showFooter: 1\n", "showFooter", "found the number 1"),
+            (
+                "pageTitle: {a: b}\n",
+                "pageTitle",
+                "expected text, found a mapping",
+            ),
+            (
+                "actions: {title: x}\n",
+                "actions",
+                "expected a list, found a mapping",
+            ),
+            ("actions: [plain]\n", "actions[0]", "expected a mapping"),
+            ("prometheus: true\n", "prometheus", "expected a mapping"),
+            (
+                "trustedProxies: {a: b}\n",
+                "trustedProxies",
+                "expected a list of text",
+            ),
+            ("- a\n- b\n", "", "a config is a mapping"),
+        ];
+        for (text, path, needle) in cases {
+            assert_error(text, path, needle);
+        }
+    }
+
+    #[test]
+    fn env_interpolation_applies_before_validation() {
+        let env = env_of(&[("PORT", "8081"), ("TIMEOUT", "12"), ("TITLE", "From env")]);
+        let text = "listenAddressSingleHTTPFrontend: 0.0.0.0:${{ PORT }}\nactions:\n  - title: ${{ TITLE }}\n    shell: echo\n    timeout: ${{TIMEOUT}}\n";
+        let (c, _) =
+            parse(text, Source::Embedded, base(), &env).unwrap_or_else(|(e, _)| panic!("{e:?}"));
+        assert_eq!(c.listen_address, "0.0.0.0:8081");
+        assert_eq!(c.actions[0].title, "From env");
+        assert_eq!(c.actions[0].id, "fromEnv");
+        assert_eq!(c.actions[0].timeout, Duration::from_secs(12));
+        let (errs, _) = parse(
+            "bannerMessage: ${{ MISSING }}\n",
+            Source::Embedded,
+            base(),
+            &env,
+        )
+        .err()
+        .unwrap_or_default();
+        assert_eq!(
+            errs,
+            vec![Problem {
+                path: "bannerMessage".into(),
+                message: "environment variable MISSING is not set (used as ${{ MISSING }})".into(),
+            }]
+        );
+    }
+
+    #[test]
+    fn every_error_is_collected_in_one_pass() {
+        let errs = errors(
+            "
+logLevel: loud
+maxConnections: 0
+actions:
+  - shell: x
+  - {title: y, shell: z, timeout: 0, maxRate: [{limit: 1, duration: soon}]}
+",
+        );
+        let paths: Vec<&str> = errs.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            vec![
+                "logLevel",
+                "maxConnections",
+                "actions[0]",
+                "actions[1].timeout",
+                "actions[1].maxRate[0].duration"
+            ]
+        );
+    }
+
+    #[test]
+    fn yaml_errors_have_an_empty_path() {
+        let errs = errors("actions: [\n");
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].path, "");
+        assert!(
+            errs[0].message.starts_with("invalid YAML"),
+            "{}",
+            errs[0].message
+        );
     }
 }

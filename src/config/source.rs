@@ -9,7 +9,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::validate::parse_with_includes;
+use super::parse_with_includes;
 use super::{Config, Problem, Source};
 
 /// The embedded default config (SPEC §1): a few harmless demo actions, so that a first

@@ -1,0 +1,804 @@
+//! Actions: what each runs, its limits, who may see it, what starts it by itself, and how
+//! one is read from its YAML mapping (a top-level `actions:` entry or a dashboard's
+//! `inlineAction`). Every problem found in an action concerns that action alone, and reading
+//! one gives the action together with its own problems (`CheckedAction`), so the document
+//! decides what an action's problems mean for the whole file. The command is `command`'s,
+//! the argument declarations `arguments`', the ids `ids`'.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::checker::{Checker, Field, Fields, Problems, path_or};
+use super::command::{self, CommandSpec, CommandTemplate};
+use super::ids::{self, Claim};
+use super::schema::{ACTION, RATE};
+use super::tree::Node;
+use crate::arguments::{self, Argument};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Action {
+    /// The configured or derived id (`[A-Za-z0-9_-]{1,64}`), unique across actions.
+    pub id: String,
+    pub title: String,
+    pub icon: String,
+    /// The command as written.
+    pub command: CommandSpec,
+    /// The command compiled for substitution.
+    pub template: CommandTemplate,
+    pub timeout: Duration,
+    pub arguments: Vec<Argument>,
+    /// `entity:` type name; such an action yields one binding per entity instance.
+    pub entity: Option<String>,
+    pub hidden: bool,
+    /// `maxConcurrent` (default 1): a press while this many run is recorded as blocked.
+    pub max_concurrent: usize,
+    pub max_rate: Vec<RateRule>,
+    pub acls: Vec<String>,
+    /// `popupOnStart` (or its old name `onclick`); default `defaultPopupOnStart`.
+    pub popup_on_start: Popup,
+    /// `workingDirectory`, resolved against the config's directory; `None` = `base_dir`.
+    pub working_directory: Option<PathBuf>,
+    pub exec_on_startup: bool,
+    pub exec_on_cron: Vec<String>,
+    pub exec_on_file_created_in_dir: Vec<String>,
+    pub exec_on_file_changed_in_dir: Vec<String>,
+}
+
+impl Action {
+    /// Stands in for an action no longer in the config, behind the history records of it
+    /// that were restored after a restart: it can be read, never run.
+    pub fn removed(id: &str, title: &str) -> Action {
+        Action {
+            id: id.to_string(),
+            title: title.to_string(),
+            icon: String::new(),
+            command: CommandSpec::Exec(Vec::new()),
+            template: CommandTemplate::Exec(Vec::new()),
+            timeout: Duration::from_secs(1),
+            arguments: Vec::new(),
+            entity: None,
+            hidden: true,
+            max_concurrent: 1,
+            max_rate: Vec::new(),
+            acls: Vec::new(),
+            popup_on_start: Popup::Nothing,
+            working_directory: None,
+            exec_on_startup: false,
+            exec_on_cron: Vec::new(),
+            exec_on_file_created_in_dir: Vec::new(),
+            exec_on_file_changed_in_dir: Vec::new(),
+        }
+    }
+}
+
+/// What the web page shows when an action starts (`popupOnStart`): OliveTin's values plus
+/// its default, `nothing`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Popup {
+    Nothing,
+    ExecutionDialog,
+    ExecutionDialogOutputHtml,
+    ExecutionDialogStdoutOnly,
+    ExecutionButton,
+    History,
+}
+
+impl Popup {
+    /// Every value, in the order a warning lists them.
+    pub const ALL: [Popup; 6] = [
+        Popup::Nothing,
+        Popup::ExecutionDialog,
+        Popup::ExecutionDialogOutputHtml,
+        Popup::ExecutionDialogStdoutOnly,
+        Popup::ExecutionButton,
+        Popup::History,
+    ];
+
+    /// The value as a config writes it and the page receives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Popup::Nothing => "nothing",
+            Popup::ExecutionDialog => "execution-dialog",
+            Popup::ExecutionDialogOutputHtml => "execution-dialog-output-html",
+            Popup::ExecutionDialogStdoutOnly => "execution-dialog-stdout-only",
+            Popup::ExecutionButton => "execution-button",
+            Popup::History => "history",
+        }
+    }
+
+    /// The value written exactly so (lower case, as OliveTin compares it), if it is one.
+    pub fn parse(text: &str) -> Option<Popup> {
+        Popup::ALL.into_iter().find(|p| p.as_str() == text)
+    }
+}
+
+/// `maxRate` entry: at most `limit` runs started within `window`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateRule {
+    pub limit: u32,
+    pub window: Duration,
+}
+
+/// An action as read, before its id is settled (derived ids need every configured id first).
+pub(super) struct Draft {
+    pub action: Action,
+    /// The id as configured; `None` when it is to be derived from the title.
+    pub configured_id: Option<String>,
+    /// Path of the action's mapping, for id problems.
+    pub path: String,
+}
+
+/// What reading one action gave: the action, unless a problem left nothing to run, and every
+/// problem found in it.
+pub(super) struct CheckedAction {
+    pub draft: Option<Draft>,
+    pub problems: Problems,
+}
+
+/// What every action takes from the rest of the config while it is read.
+pub(super) struct ActionContext<'c> {
+    /// `defaultTimeout`, `defaultIconForActions` and `defaultPopupOnStart`.
+    pub timeout: Duration,
+    pub icon: String,
+    pub popup: Popup,
+    /// The access control lists an action's `acls:` may name.
+    pub acl_names: Vec<&'c str>,
+}
+
+/// What a dashboard component hands down to the inline action it holds: its title and its
+/// entity (its own, or its fieldset's).
+#[derive(Clone, Copy, Default)]
+pub(super) struct Inherited<'a> {
+    pub title: Option<&'a str>,
+    pub entity: Option<&'a str>,
+}
+
+/// Reads one action.
+pub(super) fn read(
+    c: &mut Checker<'_>,
+    entries: &[(String, Node)],
+    path: &str,
+    ctx: &ActionContext<'_>,
+    inherited: Inherited<'_>,
+) -> CheckedAction {
+    let (draft, problems) = c.scoped(|c| draft(c, entries, path, ctx, inherited));
+    CheckedAction { draft, problems }
+}
+
+/// Reads one action and adds it to the config: its problems join the file's (today any error
+/// in it refuses the whole file), and the action joins `drafts`. Returns its title.
+pub(super) fn collect(
+    c: &mut Checker<'_>,
+    entries: &[(String, Node)],
+    path: &str,
+    ctx: &ActionContext<'_>,
+    inherited: Inherited<'_>,
+    drafts: &mut Vec<Draft>,
+) -> Option<String> {
+    let checked = read(c, entries, path, ctx, inherited);
+    c.problems.append(checked.problems);
+    let draft = checked.draft?;
+    let title = draft.action.title.clone();
+    drafts.push(draft);
+    Some(title)
+}
+
+fn draft(
+    c: &mut Checker<'_>,
+    entries: &[(String, Node)],
+    path: &str,
+    ctx: &ActionContext<'_>,
+    inherited: Inherited<'_>,
+) -> Option<Draft> {
+    let f = c.fields(entries, path, ACTION);
+    let configured_id = configured_id(c, &f, path);
+    let title = title(c, &f, path, inherited.title, configured_id.as_deref())?;
+    let command = command::read(c, &f, path)?;
+    let timeout = timeout(c, f.get("timeout"), ctx.timeout);
+    let max_concurrent = max_concurrent(c, f.get("maxConcurrent"));
+    let max_rate = rate_rules(c, f.get("maxRate"));
+    let acls = acl_names(c, f.get("acls"), ctx);
+    let icon = match c.text(f.get("icon")) {
+        Some(icon) if !icon.is_empty() => expand_icon(&icon),
+        _ => ctx.icon.clone(),
+    };
+    let popup_on_start = popup(c, f.get("popupOnStart"), ctx.popup);
+    let working_directory = c.trimmed(f.get("workingDirectory")).map(|d| c.resolve(&d));
+    let entity = c
+        .text(f.get("entity"))
+        .filter(|e| !e.is_empty())
+        .or_else(|| inherited.entity.map(str::to_string));
+    let mut arguments = super::arguments::read(c, f.get("arguments"));
+    let exec_on_cron = cron_lines(c, f.get("execOnCron"));
+    let exec_on_file_created_in_dir = c.text_list(f.get("execOnFileCreatedInDir"));
+    let exec_on_file_changed_in_dir = c.text_list(f.get("execOnFileChangedInDir"));
+    if !exec_on_file_created_in_dir.is_empty() || !exec_on_file_changed_in_dir.is_empty() {
+        // The file's path, name, directory, extension and size reach the command as
+        // arguments, through the same checks and quoting as any other.
+        arguments::declare_file_arguments(&mut arguments);
+    }
+    let template = command::compile(c, &command, &f, path, &arguments, entity.as_deref());
+    let exec_on_startup = c.flag(f.get("execOnStartup"), false);
+    if exec_on_startup || !exec_on_cron.is_empty() {
+        warn_required_without_default(c, path, &arguments);
+    }
+    let action = Action {
+        // Settled by `settle_ids` once every configured id is known.
+        id: String::new(),
+        title,
+        icon,
+        command,
+        template,
+        timeout,
+        arguments,
+        entity,
+        hidden: c.flag(f.get("hidden"), false),
+        max_concurrent,
+        max_rate,
+        acls,
+        popup_on_start,
+        working_directory,
+        exec_on_startup,
+        exec_on_cron,
+        exec_on_file_created_in_dir,
+        exec_on_file_changed_in_dir,
+    };
+    Some(Draft {
+        action,
+        configured_id,
+        path: path.to_string(),
+    })
+}
+
+/// The `id` when it is valid; an invalid one is an error (and the id is then derived).
+fn configured_id(c: &mut Checker<'_>, f: &Fields<'_>, path: &str) -> Option<String> {
+    let id = c.text(f.get("id"))?;
+    if ids::is_valid(&id) {
+        return Some(id);
+    }
+    c.error(
+        path_or(f.get("id"), path),
+        format!("invalid id {id:?}: use 1 to 64 letters, digits, `_` or `-` (ids appear in URLs)"),
+    );
+    None
+}
+
+/// The title: written, else inherited from the dashboard component, else the configured id.
+/// `None` (with an error, unless an id was written) when there is none.
+fn title(
+    c: &mut Checker<'_>,
+    f: &Fields<'_>,
+    path: &str,
+    inherited: Option<&str>,
+    configured_id: Option<&str>,
+) -> Option<String> {
+    let title = c
+        .text(f.get("title"))
+        .filter(|t| !t.trim().is_empty())
+        .or_else(|| inherited.map(str::to_string))
+        .filter(|t| !t.trim().is_empty());
+    match (title, configured_id) {
+        (Some(title), _) => Some(title),
+        (None, Some(id)) => Some(id.to_string()),
+        (None, None) => {
+            if !f.written("id") {
+                c.error(path, "an action needs a title");
+            }
+            None
+        }
+    }
+}
+
+/// `timeout` in whole seconds, 1 to 86400; `defaultTimeout` when absent or wrong.
+fn timeout(c: &mut Checker<'_>, field: Field<'_, '_>, default: Duration) -> Duration {
+    let Some((_, at)) = field else {
+        return default;
+    };
+    match c.integer(field) {
+        Some(secs @ 1..=86_400) => Duration::from_secs(secs.unsigned_abs()),
+        Some(secs) => {
+            c.error(
+                at,
+                format!("timeout must be between 1 and 86400 seconds, found {secs}"),
+            );
+            default
+        }
+        None => default,
+    }
+}
+
+/// `maxConcurrent`, at least 1; 1 when absent or wrong.
+fn max_concurrent(c: &mut Checker<'_>, field: Field<'_, '_>) -> usize {
+    let Some((_, at)) = field else {
+        return 1;
+    };
+    match c.integer(field) {
+        Some(n) if n >= 1 => usize::try_from(n).unwrap_or(usize::MAX),
+        Some(n) => {
+            c.error(at, format!("maxConcurrent must be at least 1, found {n}"));
+            1
+        }
+        None => 1,
+    }
+}
+
+/// `acls`: each must name one of `accessControlLists`.
+fn acl_names(c: &mut Checker<'_>, field: Field<'_, '_>, ctx: &ActionContext<'_>) -> Vec<String> {
+    let acls = c.text_list(field);
+    c.each_entry(field, &acls, |_, name| {
+        (!ctx.acl_names.contains(&name))
+            .then(|| format!("no access control list is named {name:?} (see accessControlLists)"))
+    });
+    acls
+}
+
+/// `execOnCron`: each line must parse (see `schedule`); a bad one is an error at its own
+/// path.
+fn cron_lines(c: &mut Checker<'_>, field: Field<'_, '_>) -> Vec<String> {
+    let lines = c.text_list(field);
+    c.each_entry(field, &lines, |_, line| {
+        crate::schedule::parse(line, crate::duration::parse)
+            .err()
+            .map(|why| format!("invalid cron line {line:?}: {why}"))
+    });
+    lines
+}
+
+fn rate_rules(c: &mut Checker<'_>, field: Field<'_, '_>) -> Vec<RateRule> {
+    let mut rules = Vec::new();
+    for (entries, path) in c.mappings(field) {
+        let f = c.fields(entries, &path, RATE);
+        let limit = rate_limit(c, f.get("limit"), &path);
+        let window = rate_window(c, f.get("duration"), &path);
+        if let (Some(limit), Some(window)) = (limit, window) {
+            rules.push(RateRule { limit, window });
+        }
+    }
+    rules
+}
+
+fn rate_limit(c: &mut Checker<'_>, field: Field<'_, '_>, path: &str) -> Option<u32> {
+    let Some((_, at)) = field else {
+        c.error(path, "a maxRate rule needs a limit (runs per duration)");
+        return None;
+    };
+    match c.integer(field) {
+        Some(n @ 1..=0xFFFF_FFFF) => u32::try_from(n).ok(),
+        Some(n) => {
+            c.error(at, format!("limit must be at least 1, found {n}"));
+            None
+        }
+        None => None,
+    }
+}
+
+fn rate_window(c: &mut Checker<'_>, field: Field<'_, '_>, path: &str) -> Option<Duration> {
+    let Some(text) = c.text(field) else {
+        if field.is_none() {
+            c.error(
+                path,
+                "a maxRate rule needs a duration such as 30s, 5m or 1h30m",
+            );
+        }
+        return None;
+    };
+    let at = path_or(field, path);
+    match crate::duration::parse(&text) {
+        Ok(d) if !d.is_zero() => Some(d),
+        Ok(_) => {
+            c.error(at, "duration must be longer than zero");
+            None
+        }
+        Err(why) => {
+            c.error(
+                at,
+                format!("invalid duration {text:?}: {why} (write it like 30s, 5m or 1h30m)"),
+            );
+            None
+        }
+    }
+}
+
+/// Runs that a trigger starts have no one to ask for a value, so a required argument without
+/// a default would refuse every one of them.
+fn warn_required_without_default(c: &mut Checker<'_>, path: &str, arguments: &[Argument]) {
+    for a in arguments
+        .iter()
+        .filter(|a| a.reject_null && a.default.is_none())
+    {
+        c.warn(
+            path,
+            format!(
+                "argument {:?} is required and has no default, so the runs that execOnStartup \
+                 or execOnCron start will be refused: give it a default",
+                a.name
+            ),
+        );
+    }
+}
+
+/// A `popupOnStart` value; an unknown one falls back to `default` with a warning, as
+/// OliveTin falls back to its default for values its UI does not know.
+pub(super) fn popup(c: &mut Checker<'_>, field: Field<'_, '_>, default: Popup) -> Popup {
+    let Some(value) = c.text(field) else {
+        return default;
+    };
+    if value.is_empty() {
+        return default;
+    }
+    if let Some(popup) = Popup::parse(&value) {
+        return popup;
+    }
+    c.warn(
+        path_or(field, ""),
+        format!(
+            "unknown value {value:?}, using {:?} (known: {})",
+            default.as_str(),
+            Popup::ALL.map(Popup::as_str).join(", ")
+        ),
+    );
+    default
+}
+
+/// Gives every action its id (see `ids`); a duplicate configured id is an error at its path.
+pub(super) fn settle_ids(c: &mut Checker<'_>, drafts: Vec<Draft>) -> Vec<Action> {
+    let claims: Vec<Claim<'_>> = drafts
+        .iter()
+        .map(|d| Claim {
+            configured: d.configured_id.as_deref(),
+            title: &d.action.title,
+            path: &d.path,
+        })
+        .collect();
+    let (settled, errors) = ids::settle(&claims);
+    c.problems.errors.extend(errors);
+    drafts
+        .into_iter()
+        .zip(settled)
+        .map(|(draft, id)| Action { id, ..draft.action })
+        .collect()
+}
+
+/// OliveTin's icon short names (`icon: ping`), expanded to the HTML entities it uses, so a
+/// config written for OliveTin shows the same icons.
+const ICON_NAMES: &[(&str, &str)] = &[
+    ("poop", "&#x1f4a9;"),
+    ("smile", "&#x1F600;"),
+    ("ping", "&#x1f4e1;"),
+    ("backup", "&#128190;"),
+    ("reboot", "&#128260;"),
+    ("restart", "&#128260;"),
+    ("box", "&#128230;"),
+    ("ashtonished", "&#128562;"),
+    ("clock", "&#128338;"),
+    ("disk", "&#128189;"),
+    ("logs", "&#128269;"),
+    ("light", "&#128161;"),
+    ("robot", "&#129302;"),
+    ("ssh", "&#128272;"),
+    ("theme", "&#127912;"),
+];
+
+/// An icon as written, or the HTML entity of an OliveTin short name (`ping`).
+pub(super) fn expand_icon(icon: &str) -> String {
+    ICON_NAMES
+        .iter()
+        .find(|(name, _)| *name == icon)
+        .map_or_else(|| icon.to_string(), |(_, entity)| (*entity).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arguments::{ArgType, Choice};
+    use crate::config::fixtures::*;
+
+    #[test]
+    fn an_action_with_every_key() {
+        let (c, warnings) = ok("
+accessControlLists: [{name: ops}]
+actions:
+  - id: ping_host
+    title: Ping host
+    icon: '<b>P</b>'
+    shell: ping -c 1 {{ host }}
+    timeout: 10
+    hidden: true
+    maxConcurrent: 2
+    maxRate:
+      - {limit: 3, duration: 1m}
+      - {limit: 10, duration: 1h30m}
+    acls: ops
+    popupOnStart: execution-dialog-stdout-only
+    workingDirectory: scripts
+    execOnStartup: true
+    execOnCron: '@hourly'
+    execOnFileCreatedInDir: [/tmp/in]
+    execOnFileChangedInDir: /tmp/watch
+    entity: server
+    arguments:
+      - name: host
+        title: Host
+        type: ascii_identifier
+        default: 1.5
+        description: Which host
+        entity: server
+        rejectNull: true
+        choices:
+          - {value: 1.5, title: One and a half}
+          - {value: true}
+          - {value: }
+        suggestions:
+          plex:
+          wifi: WiFi controller
+          7: seven
+");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let a = &c.actions[0];
+        assert_eq!(a.id, "ping_host");
+        assert_eq!(a.title, "Ping host");
+        assert_eq!(a.icon, "<b>P</b>");
+        assert_eq!(a.command, CommandSpec::Shell("ping -c 1 {{ host }}".into()));
+        assert_eq!(a.timeout, Duration::from_secs(10));
+        assert!(a.hidden);
+        assert_eq!(a.max_concurrent, 2);
+        assert_eq!(
+            a.max_rate,
+            vec![
+                RateRule {
+                    limit: 3,
+                    window: Duration::from_secs(60)
+                },
+                RateRule {
+                    limit: 10,
+                    window: Duration::from_secs(5400)
+                },
+            ]
+        );
+        assert_eq!(a.acls, vec!["ops"]);
+        assert_eq!(a.popup_on_start, Popup::ExecutionDialogStdoutOnly);
+        assert_eq!(a.working_directory, Some(base().join("scripts")));
+        assert!(a.exec_on_startup);
+        assert_eq!(a.exec_on_cron, vec!["@hourly"]);
+        assert_eq!(a.exec_on_file_created_in_dir, vec!["/tmp/in"]);
+        assert_eq!(a.exec_on_file_changed_in_dir, vec!["/tmp/watch"]);
+        assert_eq!(a.entity.as_deref(), Some("server"));
+        // The file triggers add the file arguments after the declared ones.
+        let added: Vec<&str> = a.arguments[1..].iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(
+            added,
+            [
+                "filepath",
+                "filename",
+                "filedir",
+                "fileext",
+                "filesizebytes"
+            ]
+        );
+        assert_eq!(
+            a.arguments[..1],
+            vec![Argument {
+                name: "host".into(),
+                title: "Host".into(),
+                rule: ArgType::AsciiIdentifier,
+                default: Some("1.5".into()),
+                choices: vec![
+                    Choice {
+                        value: "1.5".into(),
+                        title: "One and a half".into()
+                    },
+                    Choice {
+                        value: "1".into(),
+                        title: "1".into()
+                    },
+                    Choice {
+                        value: String::new(),
+                        title: String::new()
+                    },
+                ],
+                description: "Which host".into(),
+                suggestions: vec![
+                    ("plex".into(), String::new()),
+                    ("wifi".into(), "WiFi controller".into()),
+                    ("7".into(), "seven".into()),
+                ],
+                entity: Some("server".into()),
+                reject_null: true,
+                from_trigger: false,
+            }]
+        );
+    }
+
+    #[test]
+    fn cron_lines_are_checked_at_their_path() {
+        let problems = errors(
+            "actions:\n  - {title: x, shell: y, execOnCron: ['@every 5m', '61 * * * *']}\n  - {title: z, shell: y, execOnCron: '@sometimes'}\n",
+        );
+        let got: Vec<(&str, bool)> = problems
+            .iter()
+            .map(|p| (p.path.as_str(), p.message.contains("invalid cron line")))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("actions[0].execOnCron[1]", true),
+                ("actions[1].execOnCron", true)
+            ],
+            "{problems:?}"
+        );
+        assert!(problems[0].message.contains("minute: 61 is outside 0-59"));
+        // Seconds first, and OliveTin's switch for them, are accepted.
+        let (c, warnings) = ok(
+            "cronSupportForSeconds: true\nactions:\n  - {title: x, shell: y, execOnCron: '*/10 * * * * *'}\n",
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(c.actions[0].exec_on_cron, ["*/10 * * * * *"]);
+    }
+
+    #[test]
+    fn a_scheduled_action_with_a_required_argument_is_warned_about() {
+        let (_, warnings) = ok(
+            "actions:\n  - title: x\n    shell: echo {{ a }}\n    execOnCron: '@daily'\n    arguments: [{name: a, type: ascii, rejectNull: true}]\n",
+        );
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].message.contains("required and has no default"));
+        assert_eq!(warnings[0].path, "actions[0]");
+    }
+
+    #[test]
+    fn action_defaults() {
+        let (c, _) = ok(
+            "defaultTimeout: 45\ndefaultIconForActions: '&#9731;'\ndefaultPopupOnStart: execution-button\nactions:\n  - title: Bare\n    shell: 'true'\n    arguments:\n      - name: who\n        default: false\n",
+        );
+        let a = &c.actions[0];
+        assert_eq!(a.id, "bare");
+        assert_eq!(a.icon, "&#9731;");
+        assert_eq!(a.timeout, Duration::from_secs(45));
+        assert_eq!(a.popup_on_start, Popup::ExecutionButton);
+        assert_eq!(a.max_concurrent, 1);
+        assert!(!a.hidden && !a.exec_on_startup);
+        assert!(a.max_rate.is_empty() && a.acls.is_empty() && a.exec_on_cron.is_empty());
+        assert_eq!(a.working_directory, None);
+        assert_eq!(a.entity, None);
+        let arg = &a.arguments[0];
+        // The title falls back to the name, and a YAML boolean reads as OliveTin reads it.
+        assert_eq!(arg.title, "who");
+        assert_eq!(arg.rule, ArgType::Untyped);
+        assert_eq!(arg.default.as_deref(), Some("0"));
+        assert!(!arg.reject_null);
+    }
+
+    #[test]
+    fn icon_short_names_expand() {
+        let (c, _) = ok(&format!("{ONE_ACTION}    icon: restart\n"));
+        assert_eq!(c.actions[0].icon, "&#128260;");
+    }
+
+    #[test]
+    fn action_errors_have_exact_paths() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("actions:\n  - shell: x\n", "actions[0]", "needs a title"),
+            ("actions:\n  - title: x\n", "actions[0]", "needs shell"),
+            (
+                "actions:\n  - {title: x, shell: ''}\n",
+                "actions[0].shell",
+                "shell is empty",
+            ),
+            (
+                "actions:\n  - {title: x, exec: 'ls -l'}\n",
+                "actions[0].exec",
+                "exec is a list",
+            ),
+            (
+                "actions:\n  - {title: x, exec: []}\n",
+                "actions[0].exec",
+                "at least the program",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, id: 'has space'}\n",
+                "actions[0].id",
+                "invalid id",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, id: '{{ x }}'}\n",
+                "actions[0].id",
+                "invalid id",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, timeout: 0}\n",
+                "actions[0].timeout",
+                "between 1 and 86400",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, timeout: -5}\n",
+                "actions[0].timeout",
+                "between 1 and 86400",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, timeout: 86401}\n",
+                "actions[0].timeout",
+                "between 1 and 86400",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, maxConcurrent: 0}\n",
+                "actions[0].maxConcurrent",
+                "at least 1",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, hidden: [true]}\n",
+                "actions[0].hidden",
+                "expected a boolean",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, maxRate: [{limit: 0, duration: 1m}]}\n",
+                "actions[0].maxRate[0].limit",
+                "at least 1",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, maxRate: [{limit: 1, duration: 5x}]}\n",
+                "actions[0].maxRate[0].duration",
+                "unknown unit",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, maxRate: [{limit: 1, duration: 30}]}\n",
+                "actions[0].maxRate[0].duration",
+                "unit is missing",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, maxRate: [{limit: 1, duration: 0s}]}\n",
+                "actions[0].maxRate[0].duration",
+                "longer than zero",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, maxRate: [{limit: 1, duration: -1m}]}\n",
+                "actions[0].maxRate[0].duration",
+                "negative",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, maxRate: [{duration: 1m}]}\n",
+                "actions[0].maxRate[0]",
+                "needs a limit",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, maxRate: [{limit: 2}]}\n",
+                "actions[0].maxRate[0]",
+                "needs a duration",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, execOnCron: [[a]]}\n",
+                "actions[0].execOnCron[0]",
+                "expected text, found a list",
+            ),
+            (
+                "actions:\n  - {id: a, title: x, shell: y}\n  - {id: a, title: z, shell: y}\n",
+                "actions[1].id",
+                "duplicate id \"a\" (first used by actions[0])",
+            ),
+        ];
+        for (text, path, needle) in cases {
+            assert_error(text, path, needle);
+        }
+    }
+
+    #[test]
+    fn an_action_with_only_an_id_uses_it_as_title() {
+        let (c, _) = ok("actions:\n  - {id: reboot, shell: reboot}\n");
+        assert_eq!(c.actions[0].title, "reboot");
+    }
+
+    #[test]
+    fn unknown_popup_falls_back_to_the_default() {
+        let text = format!(
+            "defaultPopupOnStart: execution-dialog\n{ONE_ACTION}    popupOnStart: fireworks\n"
+        );
+        assert_warning(
+            &text,
+            "actions[0].popupOnStart",
+            "unknown value \"fireworks\"",
+        );
+        assert_eq!(
+            ok(&text).0.actions[0].popup_on_start,
+            Popup::ExecutionDialog
+        );
+    }
+}

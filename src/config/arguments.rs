@@ -1,0 +1,315 @@
+//! An action's `arguments:` read into declarations (`crate::arguments::Argument`): names that
+//! can become environment variables without replacing one the command relies on, the type's
+//! rule parsed (and a `regex:` compiled) through `arguments::types`, choices, suggestions, and
+//! a default that breaks its own rule warned about.
+
+use std::collections::HashMap;
+
+use super::checker::{Checker, Field, path_or};
+use super::schema::{ARGUMENT, CHOICE};
+use super::tree::{Node, key_path};
+use crate::arguments::{ArgType, Argument, Choice};
+
+/// Environment variables an argument may not replace (SPEC §5.2), besides `LD_*` and `ACTIOND*`.
+const RESERVED_ENV: &[&str] = &["PATH", "HOME", "IFS", "SHELL", "ENV", "BASH_ENV", "PS4"];
+
+/// The declarations of one action's `arguments:` list, in order.
+pub(super) fn read(c: &mut Checker<'_>, field: Field<'_, '_>) -> Vec<Argument> {
+    let mut arguments: Vec<Argument> = Vec::new();
+    // Upper-cased name → the argument path that claimed it, for collision messages.
+    let mut env_names: HashMap<String, String> = HashMap::new();
+    for (entries, path) in c.mappings(field) {
+        let argument = declaration(c, entries, &path, &arguments, &mut env_names);
+        arguments.push(argument);
+    }
+    arguments
+}
+
+fn declaration(
+    c: &mut Checker<'_>,
+    entries: &[(String, Node)],
+    path: &str,
+    earlier: &[Argument],
+    env_names: &mut HashMap<String, String>,
+) -> Argument {
+    let f = c.fields(entries, path, ARGUMENT);
+    let name = c.text(f.get("name")).unwrap_or_default();
+    let kind = c.text(f.get("type")).unwrap_or_default();
+    // Parsed up front because the rule decides whether the argument needs a name; a bad
+    // type is reported below, in its place among the argument's problems.
+    let (rule, type_error) = argument_type(&kind, has_choices(f.get("choices")));
+    check_name(
+        c,
+        &name,
+        &rule,
+        path_or(f.get("name"), path),
+        path,
+        earlier,
+        env_names,
+    );
+    let choices = choices(c, f.get("choices"));
+    let suggestions = suggestions(c, f.get("suggestions"));
+    let title = c
+        .text(f.get("title"))
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| name.clone());
+    if let Some(message) = type_error {
+        c.error(path_or(f.get("type"), path), message);
+    }
+    if rule == ArgType::Untyped && !name.is_empty() {
+        c.warn(
+            path,
+            format!("argument {name:?} has no type: values must be letters and digits (ascii)"),
+        );
+    }
+    let default = c.text(f.get("default"));
+    if let Some(value) = default
+        .as_deref()
+        .filter(|d| !d.is_empty() && !rule.is_display_only())
+    {
+        let allowed: Vec<&str> = choices.iter().map(|c| c.value.as_str()).collect();
+        if let Err(why) = crate::arguments::check(&rule, value, &allowed) {
+            // Real configs use defaults as hints ("none", "example.com"), so this warns: a
+            // start that relies on such a default is refused at run time.
+            c.warn(
+                path_or(f.get("default"), path),
+                format!(
+                    "the default breaks the argument's own rule (it {why}): a start without a \
+                     value will be refused"
+                ),
+            );
+        }
+    }
+    Argument {
+        name,
+        title,
+        rule,
+        default,
+        choices,
+        description: c.text_or(f.get("description"), ""),
+        suggestions,
+        entity: c.text(f.get("entity")).filter(|e| !e.is_empty()),
+        reject_null: c.flag(f.get("rejectNull"), false),
+        from_trigger: false,
+    }
+}
+
+/// A name is needed unless the argument is display-only; it becomes an environment variable
+/// of the command, so it may not replace one the command relies on, nor clash with another
+/// argument's once upper-cased.
+fn check_name(
+    c: &mut Checker<'_>,
+    name: &str,
+    rule: &ArgType,
+    name_path: &str,
+    path: &str,
+    earlier: &[Argument],
+    env_names: &mut HashMap<String, String>,
+) {
+    if name.is_empty() {
+        if !rule.is_display_only() {
+            c.error(
+                path,
+                "an argument needs a name (only confirmation and html arguments go without)",
+            );
+        }
+        return;
+    }
+    let upper = name.to_ascii_uppercase();
+    if RESERVED_ENV.contains(&upper.as_str())
+        || upper.starts_with("LD_")
+        || upper.starts_with("ACTIOND")
+    {
+        c.error(
+            name_path,
+            format!(
+                "argument {name:?} would replace the environment variable {upper} of the \
+                 command: rename it"
+            ),
+        );
+    } else if earlier.iter().any(|a| a.name == name) {
+        c.error(name_path, format!("duplicate argument name {name:?}"));
+    } else if let Some(other) = env_names.get(&upper) {
+        c.error(
+            name_path,
+            format!(
+                "argument {name:?} and the one at {other} both become the environment variable \
+                 {upper}: rename one"
+            ),
+        );
+    }
+    env_names.entry(upper).or_insert_with(|| path.to_string());
+}
+
+/// The rule of a declared `type:` and, when the text names no type, why. The config is then
+/// refused anyway; going on with the type the author most likely meant (`HTML` → `html`),
+/// else ascii, keeps the messages that follow from the type (a name an html argument need
+/// not have, a placeholder naming it) from adding noise.
+fn argument_type(declared: &str, has_choices: bool) -> (ArgType, Option<String>) {
+    match ArgType::parse(declared.trim(), has_choices) {
+        Ok(rule) => (rule, None),
+        Err(message) => {
+            let meant = ArgType::parse(&declared.trim().to_ascii_lowercase(), has_choices);
+            (meant.unwrap_or(ArgType::Ascii), Some(message))
+        }
+    }
+}
+
+/// Whether a `choices:` field holds a choice: a list with a mapping in it, as [`choices`] will
+/// find (a malformed entry is reported there, and is no choice).
+fn has_choices(field: Field<'_, '_>) -> bool {
+    matches!(field, Some((Node::Seq(items), _)) if items.iter().any(|i| matches!(i, Node::Map(_))))
+}
+
+fn choices(c: &mut Checker<'_>, field: Field<'_, '_>) -> Vec<Choice> {
+    let mut choices = Vec::new();
+    for (entries, choice_path) in c.mappings(field) {
+        let f = c.fields(entries, &choice_path, CHOICE);
+        // An empty choice (`value:` with nothing) is a real option meaning "none"; OliveTin
+        // configs use it.
+        let value = c.text(f.get("value")).unwrap_or_default();
+        let title = c
+            .text(f.get("title"))
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| value.clone());
+        choices.push(Choice { value, title });
+    }
+    choices
+}
+
+/// `suggestions`: a mapping of value to label, kept in file order.
+fn suggestions(c: &mut Checker<'_>, field: Field<'_, '_>) -> Vec<(String, String)> {
+    let mut suggestions = Vec::new();
+    let Some(entries) = c.mapping(field) else {
+        return suggestions;
+    };
+    let suggestions_path = path_or(field, "");
+    for (value, label) in entries {
+        let label = match label {
+            Node::Null => String::new(),
+            other => match other.scalar_text() {
+                Some(t) => t,
+                None => {
+                    c.error(
+                        &key_path(suggestions_path, value),
+                        format!("expected a label, found {}", other.describe()),
+                    );
+                    continue;
+                }
+            },
+        };
+        suggestions.push((value.clone(), label));
+    }
+    suggestions
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::fixtures::*;
+
+    #[test]
+    fn argument_errors_have_exact_paths() {
+        let wrap =
+            |args: &str| format!("actions:\n  - title: x\n    shell: y\n    arguments:\n{args}");
+        let cases: &[(String, &str, &str)] = &[
+            (
+                wrap("      - {type: ascii}\n"),
+                "actions[0].arguments[0]",
+                "needs a name",
+            ),
+            (
+                wrap("      - {name: a}\n      - {name: a}\n"),
+                "actions[0].arguments[1].name",
+                "duplicate argument name",
+            ),
+            (
+                wrap("      - {name: host}\n      - {name: HOST}\n"),
+                "actions[0].arguments[1].name",
+                "both become the environment variable HOST",
+            ),
+            (
+                wrap("      - {name: path}\n"),
+                "actions[0].arguments[0].name",
+                "environment variable PATH",
+            ),
+            (
+                wrap("      - {name: Ld_Preload}\n"),
+                "actions[0].arguments[0].name",
+                "LD_PRELOAD",
+            ),
+            (
+                wrap("      - {name: actiond_user}\n"),
+                "actions[0].arguments[0].name",
+                "ACTIOND_USER",
+            ),
+            (
+                wrap("      - {name: bash_env}\n"),
+                "actions[0].arguments[0].name",
+                "BASH_ENV",
+            ),
+            (
+                wrap("      - {name: a, default: [1]}\n"),
+                "actions[0].arguments[0].default",
+                "expected text, found a list",
+            ),
+            (
+                wrap("      - {name: a, choices: {a: b}}\n"),
+                "actions[0].arguments[0].choices",
+                "expected a list",
+            ),
+            (
+                wrap("      - {name: a, choices: [b]}\n"),
+                "actions[0].arguments[0].choices[0]",
+                "expected a mapping",
+            ),
+            (
+                wrap("      - {name: a, suggestions: [b]}\n"),
+                "actions[0].arguments[0].suggestions",
+                "expected a mapping",
+            ),
+            (
+                wrap("      - {name: a, suggestions: {b: [c]}}\n"),
+                "actions[0].arguments[0].suggestions.b",
+                "expected a label",
+            ),
+            (
+                wrap("      - {name: a, rejectNull: 2}\n"),
+                "actions[0].arguments[0].rejectNull",
+                "expected a boolean",
+            ),
+        ];
+        for (text, path, needle) in cases {
+            assert_error(text, path, needle);
+        }
+        // Display-only arguments need no name.
+        let (c, _) = ok(&wrap(
+            "      - {type: confirmation, title: Sure?}\n      - {type: html}\n      - {name: n, type: int}\n",
+        ));
+        assert_eq!(c.actions[0].arguments.len(), 3);
+        let type_path = "actions[0].arguments[0].type";
+        assert_error(
+            &wrap("      - {name: n, type: no_such_type}\n"),
+            type_path,
+            "unknown argument type",
+        );
+        assert_error(
+            &wrap("      - {name: n, type: HTML}\n"),
+            type_path,
+            "did you mean html",
+        );
+        assert_error(
+            &wrap("      - {name: n, type: 'regex:['}\n"),
+            type_path,
+            "regex",
+        );
+        // A default that breaks its own rule still loads (real configs use defaults as hints),
+        // with a warning: a start relying on it is refused.
+        let (_, warnings) = ok(&wrap("      - {name: u, type: url, default: none}\n"));
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.path == "actions[0].arguments[0].default"),
+            "{warnings:?}"
+        );
+    }
+}

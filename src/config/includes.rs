@@ -1,0 +1,163 @@
+//! `include:`: a directory of YAML files whose `actions`, `dashboards` and `entities` are
+//! appended to the main file's, file by file in name order. The files are read through a
+//! closure (`source` passes one that reads the disk; tests pass their own), and a problem in
+//! one is reported as `<dir>/<file>: <path>`.
+
+use std::path::Path;
+
+use super::checker::{Checker, Fields};
+use super::tree::{self, Node, key_path};
+
+/// Reads the YAML files of an `include:` directory: given the directory (already resolved
+/// against the config's directory), the `(file name, text)` of every `*.yml` / `*.yaml` in it,
+/// sorted by name; or a message saying why it could not.
+pub type IncludeReader<'a> = dyn Fn(&Path) -> Result<Vec<(String, String)>, String> + 'a;
+
+/// The keys read from an included file.
+const READ: [&str; 3] = ["actions", "dashboards", "entities"];
+
+/// Reads and parses the files of the `include:` directory `dir` (as written; `path` is the
+/// key's); each comes back with its label (`config.d/00-first.yml`) and its interpolated tree.
+pub(super) fn read(
+    c: &mut Checker<'_>,
+    dir: &str,
+    path: &str,
+    reader: &IncludeReader<'_>,
+) -> Vec<(String, Node)> {
+    let files = match reader(&c.resolve(dir)) {
+        Ok(files) => files,
+        Err(message) => {
+            c.error(path, message);
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::with_capacity(files.len());
+    for (name, text) in files {
+        let label = format!("{}/{}", dir.trim_end_matches('/'), name);
+        match tree::parse_yaml(&text) {
+            Ok(mut node) => {
+                tree::interpolate_env(
+                    &mut node,
+                    &format!("{label}: "),
+                    c.env,
+                    &mut c.problems.errors,
+                );
+                out.push((label, node));
+            }
+            Err(mut problem) => {
+                problem.path = label;
+                c.problems.errors.push(problem);
+            }
+        }
+    }
+    out
+}
+
+/// The `actions`, `dashboards` and `entities` of an included file; anything else in it is
+/// named in a warning, because OliveTin ignores it too and the author may expect otherwise.
+pub(super) fn fields<'n>(c: &mut Checker<'_>, label: &str, node: &'n Node) -> Fields<'n> {
+    let mut fields = Fields::new();
+    let entries = match node {
+        Node::Map(entries) => entries,
+        Node::Null => return fields,
+        other => {
+            c.error(
+                label,
+                format!(
+                    "an included file is a mapping with actions, dashboards or entities, found {}",
+                    other.describe()
+                ),
+            );
+            return fields;
+        }
+    };
+    let prefix = format!("{label}: ");
+    for (key, value) in entries {
+        let key_at = key_path(&prefix, key);
+        match READ.into_iter().find(|name| name.eq_ignore_ascii_case(key)) {
+            Some(name) if fields.written(name) => {
+                c.error(
+                    &key_at,
+                    format!("`{key}` is written twice in this file: keep one"),
+                );
+            }
+            Some(name) => fields.found.push((name, key_at, value)),
+            None => c.warn(
+                &key_at,
+                format!(
+                    "`{key}` is ignored: only actions, dashboards and entities are read from an \
+                     included file"
+                ),
+            ),
+        }
+    }
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::fixtures::*;
+    use crate::config::{Source, parse_with_includes};
+
+    #[test]
+    fn includes_merge_lists_and_name_their_files() {
+        let reader = |dir: &Path| -> Result<Vec<(String, String)>, String> {
+            assert_eq!(dir, Path::new("/srv/actiond/config.d"));
+            Ok(vec![
+                (
+                    "00-first.yml".to_string(),
+                    "actions:\n  - {title: First, shell: echo 1}\nentities:\n  - {file: e.yaml, name: e}\n".to_string(),
+                ),
+                (
+                    "01-second.yaml".to_string(),
+                    "logLevel: debug\nActions:\n  - {title: Second, shell: echo 2}\n  - {shell: nameless}\ndashboards:\n  - {title: Extra}\n".to_string(),
+                ),
+                ("02-broken.yml".to_string(), "actions: [\n".to_string()),
+            ])
+        };
+        let text = "include: config.d/\nactions:\n  - {title: Main, shell: echo 0}\n";
+        let result = parse_with_includes(text, Source::Embedded, base(), &no_env, &reader);
+        let Err((errs, warnings)) = result else {
+            panic!("the broken include must fail the load");
+        };
+        let paths: Vec<&str> = errs.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            vec![
+                "config.d/02-broken.yml",
+                "config.d/01-second.yaml: Actions[1]"
+            ]
+        );
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].path, "config.d/01-second.yaml: logLevel");
+        assert!(
+            warnings[0]
+                .message
+                .contains("only actions, dashboards and entities")
+        );
+
+        let good = |_: &Path| -> Result<Vec<(String, String)>, String> {
+            Ok(vec![
+                (
+                    "a.yml".to_string(),
+                    "actions:\n  - {title: First, shell: echo 1}\n".to_string(),
+                ),
+                (
+                    "b.yml".to_string(),
+                    "entities:\n  - {file: e.yaml, name: e}\ndashboards:\n  - {title: Extra}\n"
+                        .to_string(),
+                ),
+            ])
+        };
+        let (c, _) = parse_with_includes(text, Source::Embedded, base(), &no_env, &good)
+            .unwrap_or_else(|(e, _)| panic!("{e:?}"));
+        let titles: Vec<&str> = c.actions.iter().map(|a| a.title.as_str()).collect();
+        assert_eq!(titles, vec!["Main", "First"]);
+        assert_eq!(c.entities[0].file, base().join("e.yaml"));
+        assert_eq!(c.dashboards[0].title, "Extra");
+
+        // Without a reader (plain `parse`), an include cannot be honoured.
+        assert_error("include: config.d\n", "include", "includes are only read");
+    }
+}
