@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run) and as README "Testing" shows it:
 # format check, clippy with warnings as errors, unit tests, black-box tests of the real
-# binary, the Connect client from npm against the real binary, and ARM builds run under
-# qemu-user (scripts/cross-smoke.sh). It installs what it needs and fails loudly; nothing is
-# skipped silently.
+# binary, the OliveTin compatibility corpus (kept beside the repository, in ../shared/corpus
+# or wherever ACTIOND_CORPUS names), the Connect client from npm against the real binary, and
+# ARM builds run under qemu-user (scripts/cross-smoke.sh). It installs what it needs and fails
+# loudly; nothing is skipped silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +39,25 @@ cargo build --quiet
 
 step "cargo test (unit tests and tests/it against the real binary)"
 cargo test --quiet
+
+step "OliveTin compatibility corpus (the ignored corpus:: unit tests)"
+# The corpus is not part of the repository (its files carry their authors' licences), so a
+# plain `cargo test` leaves these tests out; here they must run, and a missing corpus fails.
+corpus="${ACTIOND_CORPUS:-$PWD/../shared/corpus}"
+if [ ! -d "$corpus/olivetin-configs" ]; then
+    echo "error: no OliveTin compatibility corpus at $corpus (expected olivetin-configs/ in it);" \
+        "put it at ../shared/corpus or set ACTIOND_CORPUS to its directory" >&2
+    exit 1
+fi
+if ! corpus_out=$(ACTIOND_CORPUS="$corpus" cargo test --quiet --lib corpus:: -- --ignored 2>&1); then
+    printf '%s\n' "$corpus_out"
+    exit 1
+fi
+printf '%s\n' "$corpus_out"
+if ! grep -Eq 'test result: ok\. [1-9][0-9]* passed' <<<"$corpus_out"; then
+    echo "error: the corpus stage ran no tests" >&2
+    exit 1
+fi
 
 step "Connect client from npm against the real binary (tests/connect)"
 (

@@ -9,6 +9,8 @@ pub mod arguments;
 pub mod auth;
 pub mod clock;
 pub mod config;
+#[cfg(test)]
+mod corpus;
 pub mod dashboards;
 pub mod duration;
 pub mod engine;
