@@ -1,7 +1,9 @@
-//! Dashboards (SPEC §7), as far as the API needs them so far: which actions a configured
-//! dashboard places (they leave the default dashboard), and the titles of the root
-//! dashboards a caller sees (Init's `rootDashboards`). Pure functions of the config; what a
-//! caller may view is asked of the permission function by the caller of these.
+//! Dashboards as the API needs them beyond rendering them: which actions a configured
+//! dashboard places (they leave the default dashboard), the default dashboard itself, the
+//! titles of the root dashboards a caller sees (Init's `rootDashboards`), and which
+//! dashboards show an entity type. Pure functions of the config; what a caller may view is
+//! asked of the permission function by the caller of these, and a component's type was
+//! resolved at load (`config::ComponentKind`).
 
 use std::collections::HashSet;
 

@@ -7,8 +7,8 @@
 //! text for templates and DumpVars, the binding id of an entity action (SPEC §5.1), and the
 //! set of all loaded types. It does no I/O except the `load` helper, which reads one file and
 //! hands its text to `parse`, and `load_all`, which calls `load` per configured file: so every
-//! rule is testable on plain strings, and the watcher that reloads files (a later step)
-//! decides itself what to keep when a file turns bad.
+//! rule is testable on plain strings, and the watcher, which reloads the files when they
+//! change, decides itself what to keep when one turns bad (its type keeps its instances).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

@@ -10,7 +10,8 @@ use super::schema::{ARGUMENT, CHOICE};
 use super::tree::{Node, key_path};
 use crate::arguments::{ArgType, Argument, Choice};
 
-/// Environment variables an argument may not replace (SPEC §5.2), besides `LD_*` and `ACTIOND*`.
+/// Environment variables an argument may not replace, besides `LD_*` and `ACTIOND*`: the command
+/// and its shell rely on them.
 const RESERVED_ENV: &[&str] = &["PATH", "HOME", "IFS", "SHELL", "ENV", "BASH_ENV", "PS4"];
 
 /// The declarations of one action's `arguments:` list, in order.

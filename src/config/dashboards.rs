@@ -9,7 +9,7 @@ use super::schema::COMPONENT;
 use super::tree::{Node, index_path, key_path};
 use super::{Action, Problem};
 
-/// A dashboard component (SPEC §7), recursive; top-level components are dashboards.
+/// A dashboard component, recursive; top-level components are dashboards.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Component {
     pub title: String,

@@ -8,7 +8,7 @@ use super::checker::{Checker, Field, Fields, path_or};
 use super::schema::{ACL, API_TOKEN, LOCAL_USER, LOCAL_USERS, PERMISSIONS, POLICY};
 use super::tree::{Node, key_path};
 
-/// Identity settings (SPEC §6); `auth` identifies callers, `permissions` decides with them.
+/// Identity settings; `auth` identifies callers with them, `permissions` decides with them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Auth {
     pub require_guests_to_login: bool,
