@@ -6,7 +6,12 @@
 //! substitute (that is `template`), never logs a value and knows nothing of YAML.
 
 mod file_trigger;
+mod formats;
+mod pattern;
 pub mod types;
+
+#[cfg(test)]
+mod fixtures;
 
 pub use file_trigger::{declare_file_arguments, file_values};
 pub use types::{ArgType, validate_type};
