@@ -1,9 +1,10 @@
 //! Actions: what each runs, its limits, who may see it, what starts it by itself, and how
 //! one is read from its YAML mapping (a top-level `actions:` entry or a dashboard's
 //! `inlineAction`). Every problem found in an action concerns that action alone, and reading
-//! one gives the action together with its own problems (`CheckedAction`), so the document
-//! decides what an action's problems mean for the whole file. The command is `command`'s,
-//! the argument declarations `arguments`', the ids `ids`'.
+//! one gives the action together with its own problems (`CheckedAction`), so `collect` alone
+//! decides what an action's problems mean for the whole file. Only a configured id used twice
+//! is found later, once every id is known (`settle_ids`). The command is `command`'s, the
+//! argument declarations `arguments`', the ids `ids`'.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -15,6 +16,7 @@ use super::schema::{ACTION, RATE};
 use super::tree::Node;
 use crate::arguments::{self, Argument};
 
+/// One configured action: what it runs and everything that governs a run of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Action {
     /// The configured or derived id (`[A-Za-z0-9_-]{1,64}`), unique across actions.
@@ -203,7 +205,10 @@ fn draft(
         _ => ctx.icon.clone(),
     };
     let popup_on_start = popup(c, f.get("popupOnStart"), ctx.popup);
-    let working_directory = c.trimmed(f.get("workingDirectory")).map(|d| c.resolve(&d));
+    let working_directory = c
+        .text(f.get("workingDirectory"))
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| c.resolve(d.trim()));
     let entity = c
         .text(f.get("entity"))
         .filter(|e| !e.is_empty())

@@ -176,13 +176,6 @@ impl<'a> Checker<'a> {
         self.text(field).unwrap_or_else(|| default.to_string())
     }
 
-    /// Text that is not empty once trimmed (and is then returned trimmed), else `None`.
-    pub fn trimmed(&mut self, field: Field<'_, '_>) -> Option<String> {
-        self.text(field)
-            .map(|t| t.trim().to_string())
-            .filter(|t| !t.is_empty())
-    }
-
     pub fn boolean(&mut self, field: Field<'_, '_>) -> Option<bool> {
         let (node, path) = field?;
         let parsed = match node {
