@@ -1,7 +1,6 @@
 //! The argument types with a syntax of their own: `email`, `url` and `datetime`. Each check
-//! is ASCII-exact and names the rule a value broke without repeating the value.
-
-use super::types::RULE_EMPTY;
+//! is ASCII-exact and names the rule a value broke without repeating the value. The values
+//! reaching them are not empty: `ArgType::check` refuses an empty one first.
 
 const RULE_DATETIME: &str =
     "must be a date and time written YYYY-MM-DDTHH:MM or YYYY-MM-DDTHH:MM:SS";
@@ -15,9 +14,6 @@ const RULE_DATETIME: &str =
 /// `root@localhost` is a normal address on a board, as it is for OliveTin's Go parser. It must
 /// be dot-separated labels of letters, digits and hyphens (1-63 each, no hyphen at either end).
 pub(super) fn check_email(value: &str) -> Result<String, String> {
-    if value.is_empty() {
-        return Err(RULE_EMPTY.into());
-    }
     let Some((local, domain)) = value.split_once('@') else {
         return Err("must be an email address like name@example.com (one @)".into());
     };
@@ -78,9 +74,6 @@ fn is_dns_name(name: &str) -> bool {
 /// present, is 1-5 digits up to 65535. User information before the host is allowed.
 pub(super) fn check_url(value: &str) -> Result<String, String> {
     const RULE: &str = "must be an absolute http:// or https:// URL";
-    if value.is_empty() {
-        return Err(RULE_EMPTY.into());
-    }
     if !value.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(
             "must not contain spaces, control characters or non-ASCII characters \
@@ -212,9 +205,6 @@ fn percent_escapes_ok(text: &str) -> bool {
 /// Decisions: any four-digit year (0000-9999) is accepted, with Gregorian leap years; the `T`
 /// must be upper case; no fractional seconds, no time zone, no leap second (`:60`).
 pub(super) fn check_datetime(value: &str) -> Result<String, String> {
-    if value.is_empty() {
-        return Err(RULE_EMPTY.into());
-    }
     let b = value.as_bytes();
     let layout_ok = (b.len() == 16 || (b.len() == 19 && b[16] == b':'))
         && b[4] == b'-'

@@ -55,7 +55,7 @@ const RULE_INT_RANGE: &str =
     "must be a whole number between -9223372036854775808 and 9223372036854775807";
 const RULE_CHECKBOX: &str = "must be true, false, 1 or 0";
 const RULE_CHOICE: &str = "must be one of the declared choices";
-pub(super) const RULE_EMPTY: &str = "must not be empty";
+const RULE_EMPTY: &str = "must not be empty";
 
 /// A declared argument's type, parsed and (for regex:) compiled at config load.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,6 +179,10 @@ impl ArgType {
                 RULE_UNICODE_IDENTIFIER,
             ),
             ArgType::Int => check_int(value),
+            // Each of these syntaxes needs at least one character.
+            ArgType::Email | ArgType::Url | ArgType::Datetime if value.is_empty() => {
+                Err(RULE_EMPTY.into())
+            }
             ArgType::Email => check_email(value),
             ArgType::Url => check_url(value),
             ArgType::Datetime => check_datetime(value),
@@ -898,6 +902,9 @@ mod tests {
                 "must match the pattern [a-z]+ as a whole",
             ),
             ("email", "a@b.c", true, ""),
+            ("email", "", false, RULE_EMPTY),
+            ("url", "", false, RULE_EMPTY),
+            ("datetime", "", false, RULE_EMPTY),
             ("url", "https://example.com/", true, ""),
             ("unicode_identifier", "héllo", true, ""),
         ];
