@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run) and as README "Testing" shows it:
-# format check, clippy with warnings as errors, unit tests, black-box tests of the real
-# binary, the Connect client from npm against the real binary, and ARM builds run under
-# qemu-user (scripts/cross-smoke.sh). It installs what it needs and fails loudly; nothing is
-# skipped silently.
+# format check, clippy with warnings as errors, the check that no modules of src/ depend on
+# each other in a cycle, unit tests, black-box tests of the real binary, the Connect client from npm against the real binary, the web page in
+# chromium, and ARM builds run under qemu-user (scripts/cross-smoke.sh). It installs what it
+# needs and fails loudly; nothing is skipped silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +26,7 @@ need cargo cargo
 need node nodejs
 need npm npm
 need systemd-analyze systemd
+need python3 python3
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -35,6 +36,11 @@ cargo clippy --all-targets --quiet -- -D warnings
 
 step "cargo build (the binary the black-box tests drive)"
 cargo build --quiet
+
+step "no cycle between the modules of src/ (scripts/module-cycles.py)"
+# A cycle fails the run at its end, so that the other steps still report.
+cycles=0
+python3 scripts/module-cycles.py || cycles=$?
 
 step "cargo test (unit tests and tests/it against the real binary)"
 cargo test --quiet
@@ -63,5 +69,10 @@ fi
 
 step "ARM builds without docker, run under qemu-user (scripts/cross-smoke.sh)"
 bash scripts/cross-smoke.sh
+
+if [ "$cycles" -ne 0 ]; then
+    echo "error: modules of src/ depend on each other in a cycle (printed under its step above)" >&2
+    exit 1
+fi
 
 step "all tests passed"
