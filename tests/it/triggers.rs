@@ -13,10 +13,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Server, TempDir, fd_count, to_yaml, wait_until};
-
-/// A bound for things that should happen within a second or two.
-const SOON: Duration = Duration::from_secs(10);
+use crate::harness::{SOON, Server, TempDir, fd_count, to_yaml, wait_until};
 
 fn lines(path: &Path) -> usize {
     std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
