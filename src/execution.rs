@@ -378,10 +378,6 @@ impl Execution {
         self.live().phase.clone()
     }
 
-    pub fn is_finished(&self) -> bool {
-        self.live().phase.is_finished()
-    }
-
     pub fn set_running(&self) {
         self.live().phase = Phase::Running;
     }

@@ -182,7 +182,7 @@ mod tests {
         per.title = "Ping {{ .CurrentEntity.name }}".into();
         per.entity = Some("server".into());
         config.actions = vec![plain, per];
-        let mut entities = EntitySet::new();
+        let mut entities = EntitySet::default();
         let file = crate::entities::parse(
             "- {id: a b, name: alpha}\n- {id: c, name: gamma}\n",
             "s.yaml",
