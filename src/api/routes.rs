@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use crate::web;
 
-/// The 25 operations of the seed's service.
+/// The 25 operations of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
     StartAction,

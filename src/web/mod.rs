@@ -31,7 +31,7 @@ pub struct Asset {
 
 include!(concat!(env!("OUT_DIR"), "/web_assets.rs"));
 
-/// The page's budget: every file together, gzipped (issue 7).
+/// The page's budget: every file together, gzipped.
 pub const BUDGET_GZIP_BYTES: usize = 60 * 1024;
 
 /// The headers every asset answer carries, whatever its type.
