@@ -16,8 +16,8 @@ count: tests may reach across layers.
 The graphs checked, each of which must be acyclic:
 
 - the top-level graph: every module folded into its first segment (`config::validate` is
-  `config`), with the crate root (lib.rs) as `lib`. This is the layering README and
-  docs/ARCHITECTURE.md describe.
+  `config`), with the crate root (lib.rs) as `lib`. This is the layering that
+  docs/ARCHITECTURE.md describes.
 - one graph per directory module: its files (`config::source`, `config::validate`, ...) and
   their dependencies on each other. The directory's own `mod.rs` is not a node of it: a
   parent may call its files and its files may use what it defines, so only dependencies

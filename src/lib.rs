@@ -2,7 +2,8 @@
 //!
 //! The library holds everything but the command line: `run` takes a validated config, an
 //! already-bound listener and a shutdown future, so tests and `main` start the same thing.
-//! See README "Architecture" for the code map and the invariants.
+//! See docs/ARCHITECTURE.md for the code map, the direction of dependencies and the
+//! invariants.
 
 pub mod api;
 pub mod arguments;
