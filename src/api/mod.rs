@@ -1,7 +1,8 @@
 //! The API: one function per operation, each short (decode → authorize → call the engine →
-//! encode), and the one exhaustive mapping from domain errors to Connect codes. Only this
-//! module and `protocol` know Connect and JSON; the server hands in decoded fields and a
-//! caller, and gets bytes or a `ConnectError` back.
+//! encode), the one exhaustive mapping from domain errors to Connect codes, and the one login
+//! gate (also used by the server for the event stream). Only this module and `protocol` know
+//! Connect and JSON; the server hands in decoded fields and a caller, and gets bytes or a
+//! `ConnectError` back.
 
 mod catalog;
 mod diagnostics;
