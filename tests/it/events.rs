@@ -310,6 +310,10 @@ impl EventStream {
             {
                 Err(Next::Timeout)
             }
+            // A signal arriving during the read is no transport error: the caller reads
+            // again (as `client::Conn` does). Reads with a timeout are not restarted by the
+            // kernel, so one can land here on a busy machine.
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),
             Err(e) => Err(Next::Closed(format!("connection failed: {e}"))),
         }
     }
@@ -893,21 +897,29 @@ fn a_stalled_subscriber_is_cut_off_while_another_gets_every_event() {
         (frames, reader)
     });
 
-    // If publishing ever waited on the stalled client, a run would take the service's whole
-    // stall limit (about 10 s) or forever; the bound below is far above the normal time.
+    // If publishing ever waited on the stalled client, the run whose events filled its share
+    // of the buffers would wait out the service's stall limit (10 s) or forever. That is
+    // what the bound below catches; it is not a speed expectation (a run here takes
+    // milliseconds, and seconds on a loaded machine).
+    const STALL_LIMIT: Duration = Duration::from_secs(10);
     let began = Instant::now();
     let mut ids = Vec::new();
+    let mut slowest = Duration::ZERO;
     for _ in 0..RUNS {
+        let run_began = Instant::now();
         let entry = server.run("chatty");
+        slowest = slowest.max(run_began.elapsed());
         assert_eq!(entry["exitCode"], 0, "{entry}");
         ids.push(entry["executionTrackingId"].as_str().unwrap().to_string());
     }
-    let run_time = began.elapsed();
     assert!(
-        run_time < Duration::from_secs(8),
-        "{RUNS} runs took {run_time:?} with a stalled subscriber"
+        slowest < STALL_LIMIT,
+        "a run took {slowest:?} with a stalled subscriber: publishing waited for it"
     );
-    eprintln!("{RUNS} runs with a stalled subscriber took {run_time:?}");
+    eprintln!(
+        "{RUNS} runs with a stalled subscriber took {:?}, the slowest {slowest:?}",
+        began.elapsed()
+    );
 
     let (frames, mut reader) = reading.join().expect("reader thread");
     let events: Vec<Event> = frames.iter().map(Frame::event).collect();
