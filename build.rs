@@ -4,17 +4,37 @@
 //! strong ETag) and writes the hashes of app.js, app.css and icon.svg into index.html, so a
 //! new build changes their URLs (`/app.js?v=HASH`) and browsers may cache them for a year.
 //! It must not read anything outside src/web/assets.
+//!
+//! `FILES` is the one list of the page's files: the server answers `GET /NAME` for exactly
+//! these (the route table looks names up in the generated table), so adding a file to the
+//! page is one line here. A file in the directory that the list does not name fails the
+//! build, so none is forgotten (hidden files and `~` backups aside: editors leave those).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 
-/// The files of the page, in the order they are listed in the generated table.
+/// The files of the page, in the order they are listed in the generated table; index.html
+/// first. Each is served at `/NAME` (and index.html at `/` too); its type comes from its
+/// extension (`web::content_type`).
 const FILES: &[&str] = &["index.html", "app.js", "app.css", "icon.svg"];
 
 fn main() {
     let src = Path::new("src/web/assets");
     println!("cargo:rerun-if-changed=src/web/assets");
+    assert_eq!(FILES[0], "index.html", "index.html comes first in FILES");
+    for entry in std::fs::read_dir(src).expect("src/web/assets is readable") {
+        let name = entry.expect("src/web/assets is readable").file_name();
+        let name = name.to_string_lossy();
+        // An editor's swap or backup file is not part of the page.
+        if name.starts_with('.') || name.ends_with('~') {
+            continue;
+        }
+        assert!(
+            FILES.contains(&name.as_ref()),
+            "src/web/assets/{name} is not in build.rs FILES: add it there to serve it, or remove it"
+        );
+    }
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let out = Path::new(&out);
 

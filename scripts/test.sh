@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run) and as README "Testing" shows it:
-# format check, clippy with warnings as errors, unit tests, black-box tests of the real
-# binary, the OliveTin compatibility corpus (kept beside the repository, in ../shared/corpus
-# or wherever ACTIOND_CORPUS names), the Connect client from npm against the real binary, and
-# ARM builds run under qemu-user (scripts/cross-smoke.sh). It installs what it needs and fails
-# loudly; nothing is skipped silently.
+# format check, clippy with warnings as errors, the check that no modules of src/ depend on
+# each other in a cycle, unit tests, black-box tests of the real binary with the soak test
+# beside them, the OliveTin compatibility corpus (kept beside the repository, in
+# ../shared/corpus or wherever ACTIOND_CORPUS names), the Connect client from npm against the
+# real binary, the web page in chromium, and ARM builds run under qemu-user
+# (scripts/cross-smoke.sh). It installs what it needs and fails loudly; nothing is skipped
+# silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +29,7 @@ need cargo cargo
 need node nodejs
 need npm npm
 need systemd-analyze systemd
+need python3 python3
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -37,8 +40,36 @@ cargo clippy --all-targets --quiet -- -D warnings
 step "cargo build (the binary the black-box tests drive)"
 cargo build --quiet
 
-step "cargo test (unit tests and tests/it against the real binary)"
-cargo test --quiet
+step "no cycle between the modules of src/ (scripts/module-cycles.py)"
+# A cycle fails the run at its end, so that the other steps still report.
+cycles=0
+python3 scripts/module-cycles.py || cycles=$?
+
+step "cargo test (unit tests and tests/it against the real binary), the soak test beside them"
+# The soak (tests/it/soak.rs, about 85 s) is #[ignore]d so that a plain `cargo test` stays
+# short; here it runs by its exact name, from the already-built test binary, while the other
+# tests run (as it did when it was one of them), and its step below fails unless it ran and
+# passed.
+SOAK=soak::soak_thousands_of_big_runs_with_readers_and_persistence_stay_bounded
+cargo test --quiet --no-run
+it_binary=$(cargo test --no-run --test it 2>&1 | sed -n 's/^ *Executable .*(\(.*\))$/\1/p')
+[ -x "$it_binary" ] || { echo "error: cannot find the tests/it binary to run the soak test" >&2; exit 1; }
+soak_log=target/soak.log
+"$it_binary" --ignored --exact "$SOAK" >"$soak_log" 2>&1 &
+soak_pid=$!
+tests=0
+cargo test --quiet || tests=$?
+# Waited for even when the other tests failed: the soak's servers stop with it.
+soak=0
+wait "$soak_pid" || soak=$?
+
+step "soak test ($SOAK)"
+cat "$soak_log"
+if [ "$soak" -ne 0 ] || ! grep -q "^test result: ok. 1 passed" "$soak_log"; then
+    echo "error: the soak test failed or did not run (exit $soak; no \"1 passed\" above)" >&2
+    exit 1
+fi
+[ "$tests" -eq 0 ] || { echo "error: cargo test failed (see above)" >&2; exit 1; }
 
 step "OliveTin compatibility corpus (the ignored corpus:: unit tests)"
 # The corpus is not part of the repository (its files carry their authors' licences), so a
@@ -83,5 +114,10 @@ fi
 
 step "ARM builds without docker, run under qemu-user (scripts/cross-smoke.sh)"
 bash scripts/cross-smoke.sh
+
+if [ "$cycles" -ne 0 ]; then
+    echo "error: modules of src/ depend on each other in a cycle (printed under its step above)" >&2
+    exit 1
+fi
 
 step "all tests passed"

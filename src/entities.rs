@@ -354,10 +354,6 @@ pub struct EntitySet {
 }
 
 impl EntitySet {
-    pub fn new() -> EntitySet {
-        EntitySet::default()
-    }
-
     /// The type names, sorted.
     pub fn types(&self) -> impl Iterator<Item = &str> {
         self.types.keys().map(String::as_str)
@@ -825,7 +821,7 @@ mod tests {
 
     #[test]
     fn the_set_looks_up_and_dumps_vars() {
-        let mut set = EntitySet::new();
+        let mut set = EntitySet::default();
         set.replace(
             "server",
             parsed("- {id: web, hostname: w.example, port: 22, up: true, tags: [a], gone: ~}")

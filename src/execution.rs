@@ -35,6 +35,53 @@ pub fn new_tracking_id() -> TrackingId {
     id
 }
 
+/// What started an execution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A request through the API: a person, a script, Home Assistant.
+    Request,
+    /// A trigger (start-up, schedule, file); the record's tags say which.
+    Trigger,
+    /// RestartAction: a caller ran the execution `of` again with its recorded values.
+    /// `trigger_values`: those values were first given by a trigger (`of` was a trigger's
+    /// run, or a restart of one).
+    Restart {
+        of: TrackingId,
+        trigger_values: bool,
+    },
+}
+
+impl Origin {
+    /// Whether this start's values may fill the arguments only a file trigger fills: a
+    /// trigger's own values may, and so may a restart that repeats them. A request's may
+    /// not, and neither may a restart of a request's values, whatever the config now says.
+    pub fn trigger_values(&self) -> bool {
+        match self {
+            Origin::Request => false,
+            Origin::Trigger => true,
+            Origin::Restart { trigger_values, .. } => *trigger_values,
+        }
+    }
+
+    /// The origin of a restart of an execution that started from `self`.
+    pub fn restarted(&self, of: &TrackingId) -> Origin {
+        Origin::Restart {
+            of: of.clone(),
+            trigger_values: self.trigger_values(),
+        }
+    }
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Request => f.write_str("request"),
+            Origin::Trigger => f.write_str("trigger"),
+            Origin::Restart { of, .. } => write!(f, "restart of {of}"),
+        }
+    }
+}
+
 /// How an execution ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -197,6 +244,9 @@ pub struct Execution {
     /// The arguments as requested, kept in memory for RestartAction. `None` when they are
     /// no longer known (a record restored from disk never carries password values).
     pub arguments: Option<Vec<(String, String)>>,
+    /// What started it; `None` for a record read back from the history file, which does not
+    /// keep it (nor the arguments, so such a record is never restarted).
+    pub origin: Option<Origin>,
     /// Values of `password` arguments: replaced in every rendering of the output, so a
     /// command that prints one does not show it back.
     secrets: Vec<String>,
@@ -253,6 +303,7 @@ pub struct NewExecution {
     pub user_class: String,
     pub tags: Vec<String>,
     pub arguments: Option<Vec<(String, String)>>,
+    pub origin: Origin,
     /// Values of `password` arguments (empty ones are ignored).
     pub secrets: Vec<String>,
     pub max_output_bytes: usize,
@@ -269,6 +320,7 @@ impl Execution {
             user_class: n.user_class,
             tags: n.tags,
             arguments: n.arguments,
+            origin: Some(n.origin),
             secrets: n.secrets.into_iter().filter(|s| !s.is_empty()).collect(),
             started: Some(Instant::now()),
             title,
@@ -298,6 +350,7 @@ impl Execution {
             user_class: r.user_class,
             tags: r.tags,
             arguments: None,
+            origin: None,
             secrets: Vec::new(),
             started: None,
             title: r.title,
@@ -323,10 +376,6 @@ impl Execution {
 
     pub fn phase(&self) -> Phase {
         self.live().phase.clone()
-    }
-
-    pub fn is_finished(&self) -> bool {
-        self.live().phase.is_finished()
     }
 
     pub fn set_running(&self) {
@@ -476,9 +525,30 @@ pub mod tests {
             user_class: "guest".into(),
             tags: vec![],
             arguments: Some(vec![]),
+            origin: Origin::Request,
             secrets: vec![],
             max_output_bytes: 64,
         })
+    }
+
+    #[test]
+    fn only_a_trigger_gives_values_for_trigger_arguments_and_restarts_keep_the_source() {
+        let mut id = TrackingId::new();
+        id.push_str("t-1").unwrap();
+        let by_request = Origin::Request.restarted(&id);
+        let by_trigger = Origin::Trigger.restarted(&id);
+        let cases = [
+            (Origin::Request, false, "request"),
+            (Origin::Trigger, true, "trigger"),
+            (by_request.clone(), false, "restart of t-1"),
+            (by_trigger.clone(), true, "restart of t-1"),
+            (by_request.restarted(&id), false, "restart of t-1"),
+            (by_trigger.restarted(&id), true, "restart of t-1"),
+        ];
+        for (origin, trigger_values, shown) in cases {
+            assert_eq!(origin.trigger_values(), trigger_values, "{origin:?}");
+            assert_eq!(origin.to_string(), shown);
+        }
     }
 
     #[test]
@@ -633,6 +703,7 @@ pub mod tests {
             user_class: "g".into(),
             tags: vec![],
             arguments: Some(vec![]),
+            origin: Origin::Request,
             secrets: vec!["hunter2".into(), "hunter2-long".into(), String::new()],
             max_output_bytes: 1024,
         });

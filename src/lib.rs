@@ -2,7 +2,8 @@
 //!
 //! The library holds everything but the command line: `run` takes a validated config, an
 //! already-bound listener and a shutdown future, so tests and `main` start the same thing.
-//! See README "Architecture" for the code map and the invariants.
+//! See docs/ARCHITECTURE.md for the code map, the direction of dependencies and the
+//! invariants.
 
 pub mod api;
 pub mod arguments;
@@ -48,9 +49,9 @@ pub async fn run(
 ) -> std::io::Result<()> {
     let reaper = executor::Reaper::start()?;
     let store = store::Store::new(config.state_directory.clone());
-    let authority = auth::Authority::open(store.clone(), &config.auth);
+    let authority = Arc::new(auth::Authority::open(store.clone(), &config.auth));
     let limits = &config.limits;
-    let bus = std::sync::Arc::new(events::Bus::new(
+    let bus = Arc::new(events::Bus::new(
         limits.max_event_subscribers,
         limits.event_queue_length,
         api::dto::encode_event,
@@ -79,13 +80,16 @@ pub async fn run(
     }
     engine.restore(restored.records);
     let listening = listener.local_addr().ok();
-    let app = std::sync::Arc::new(api::App {
+    let watching = tokio::spawn(watcher::run(watcher::Reloads {
+        engine: Arc::clone(&engine),
+        authority: Arc::clone(&authority),
+    }));
+    let triggering = tokio::spawn(triggers::run(Arc::clone(&engine)));
+    let app = Arc::new(api::App {
         engine,
         authority,
         listening,
     });
-    let watching = tokio::spawn(watcher::run(std::sync::Arc::clone(&app)));
-    let triggering = tokio::spawn(triggers::run(std::sync::Arc::clone(&app)));
     let served = server::serve(listener, app, shutdown).await;
     triggering.abort();
     watching.abort();

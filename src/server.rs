@@ -32,7 +32,6 @@ use tracing::{debug, info, warn};
 use crate::api::{self, App, Ctx, Op, Route};
 use crate::auth::identity::{self, Credentials, Refusal};
 use crate::events::{Refused, Subscription};
-use crate::permissions::{Decision, gate};
 use crate::protocol::{self, Code, ConnectError, Encoding, Fields};
 
 /// An answer's body: a whole message, or an event stream fed envelope by envelope.
@@ -268,12 +267,7 @@ async fn stream(app: &App, parts: &Parts, body: Incoming, max: usize, peer: Sock
         let limit = deadline(parts)?;
         let ctx = context(app, parts, peer)?;
         Fields::parse(protocol::single_envelope(&request?)?)?;
-        if gate(&app.config().auth, &ctx.caller) == Decision::LoginRequired {
-            return Err(ConnectError::new(
-                Code::Unauthenticated,
-                "log in first: guests must log in here",
-            ));
-        }
+        api::login_gate(app, &ctx.caller)?;
         match app.engine.bus().subscribe(ctx.caller) {
             Ok(sub) => Ok((sub, limit)),
             Err(Refused::TooMany(n)) => Err(ConnectError::new(

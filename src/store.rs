@@ -23,15 +23,6 @@ impl Store {
         Store { dir }
     }
 
-    /// A store that keeps nothing on disk.
-    pub fn memory() -> Store {
-        Store { dir: None }
-    }
-
-    pub fn is_persistent(&self) -> bool {
-        self.dir.is_some()
-    }
-
     /// Reads a file of the state directory; `Ok(None)` when there is no directory or no file.
     pub fn read(&self, name: &str) -> io::Result<Option<Vec<u8>>> {
         let Some(dir) = &self.dir else {
@@ -204,15 +195,14 @@ mod tests {
         j.append(b"three\n".to_vec());
         assert!(j.flush(Duration::from_secs(5)));
         assert_eq!(fs::read(dir.join("h.jsonl")).unwrap(), b"two\nthree\n");
-        assert!(Store::memory().journal("x").is_none());
+        assert!(Store::new(None).journal("x").is_none());
         fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_memory_store_keeps_nothing() {
-        let store = Store::memory();
+        let store = Store::new(None);
         store.replace("x", b"y").unwrap();
         assert_eq!(store.read("x").unwrap(), None);
-        assert!(!store.is_persistent());
     }
 }

@@ -3,7 +3,7 @@
 //! (`execOnFileCreatedInDir`, `execOnFileChangedInDir`). It owns when a triggered run starts
 //! and with what: the system user (`startup`, `cron`, `fileindir`, group `system`, as in
 //! OliveTin), the tags naming the trigger, and the file's details as arguments. It starts
-//! every run through `Engine::start_tagged`, so triggered runs meet the same permission
+//! every run through `Engine::start_triggered`, so triggered runs meet the same permission
 //! function, limits, history and events as a button press; it must not spawn, decide
 //! permissions or quote anything itself.
 //!
@@ -22,11 +22,10 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
-use crate::api::{App, connect_error};
 use crate::arguments::file_values;
 use crate::clock::LocalZone;
 use crate::config::Config;
-use crate::engine::{Error, StartRequest};
+use crate::engine::{Engine, Error, StartRequest};
 use crate::inotify::{Watch, register};
 use crate::permissions::Caller;
 use crate::schedule::{self, Schedule};
@@ -96,15 +95,21 @@ pub fn armed_by(config: &Config) -> HashSet<Trigger> {
 
 /// Runs the start-up triggers, then keeps the other triggers armed to the config in force
 /// until the task is dropped (which stops them all).
-pub async fn run(app: Arc<App>) {
-    let config = app.config();
+pub async fn run(engine: Arc<Engine>) {
+    let config = engine.config();
     for a in config.actions.iter().filter(|a| a.exec_on_startup) {
-        fire(&app, &a.id, "startup", vec!["startup".into()], Vec::new());
+        fire(
+            &engine,
+            &a.id,
+            "startup",
+            vec!["startup".into()],
+            Vec::new(),
+        );
     }
-    let mut changes = app.engine.catalog_changes();
+    let mut changes = engine.setup_changes();
     let mut armed = Armed::default();
     loop {
-        armed.rearm(&app);
+        armed.rearm(&engine);
         if changes.changed().await.is_err() {
             return;
         }
@@ -124,8 +129,8 @@ impl Drop for Armed {
 }
 
 impl Armed {
-    fn rearm(&mut self, app: &Arc<App>) {
-        let want = armed_by(&app.config());
+    fn rearm(&mut self, engine: &Arc<Engine>) {
+        let want = armed_by(&engine.config());
         // A task that ended (a directory that could not be watched) is tried again.
         self.0.retain(|t, task| {
             let keep = want.contains(t) && !task.is_finished();
@@ -139,11 +144,11 @@ impl Armed {
                 continue;
             }
             debug!("arming {t:?}");
-            let app = Arc::clone(app);
+            let engine = Arc::clone(engine);
             let task = match t.clone() {
-                Trigger::Cron { action, line } => tokio::spawn(cron(app, action, line)),
+                Trigger::Cron { action, line } => tokio::spawn(cron(engine, action, line)),
                 Trigger::File { action, dir, event } => {
-                    tokio::spawn(files(app, action, dir, event))
+                    tokio::spawn(files(engine, action, dir, event))
                 }
             };
             self.0.insert(t, task);
@@ -153,24 +158,25 @@ impl Armed {
 
 /// Starts every binding of the configured action `action_id` (one for a plain action, one
 /// per instance for an entity action) as the system user `user`.
-fn fire(app: &App, action_id: &str, user: &str, tags: Vec<String>, args: Vec<(String, String)>) {
-    let catalog = app.engine.catalog();
-    let Some(order) = catalog
-        .config
-        .actions
-        .iter()
-        .position(|a| a.id == action_id)
-    else {
+fn fire(
+    engine: &Arc<Engine>,
+    action_id: &str,
+    user: &str,
+    tags: Vec<String>,
+    args: Vec<(String, String)>,
+) {
+    let setup = engine.setup();
+    let Some(order) = setup.config.actions.iter().position(|a| a.id == action_id) else {
         return;
     };
     let caller = Caller::system(user);
-    for b in catalog.bindings().iter().filter(|b| b.order == order) {
+    for b in setup.bindings().iter().filter(|b| b.order == order) {
         let req = StartRequest {
             binding_id: b.id.clone(),
             arguments: args.clone(),
             tracking_id: String::new(),
         };
-        match app.engine.start_tagged(req, &caller, tags.clone()) {
+        match engine.start_triggered(req, &caller, tags.clone()) {
             Ok(exec) => debug!(action = %b.id, id = %exec.tracking_id, "started by {user}"),
             Err(e) => {
                 // The usual cause is a config that switched default permissions off: say
@@ -182,11 +188,7 @@ fn fire(app: &App, action_id: &str, user: &str, tags: Vec<String>, args: Vec<(St
                     ),
                     _ => String::new(),
                 };
-                warn!(
-                    "{user} trigger of {}: not started: {}{hint}",
-                    b.id,
-                    connect_error(e).message
-                );
+                warn!("{user} trigger of {}: not started: {e}{hint}", b.id);
             }
         }
     }
@@ -203,7 +205,7 @@ fn unix_now() -> i64 {
 /// clock that is set (NTP at boot on a board without a battery-backed clock) is noticed.
 const CLOCK_RECHECK: Duration = Duration::from_secs(30);
 
-async fn cron(app: Arc<App>, action: String, line: String) {
+async fn cron(engine: Arc<Engine>, action: String, line: String) {
     let schedule = match schedule::parse(&line, crate::duration::parse) {
         Ok(s) => s,
         Err(e) => {
@@ -218,7 +220,7 @@ async fn cron(app: Arc<App>, action: String, line: String) {
             let mut next = Instant::now() + period;
             loop {
                 tokio::time::sleep_until(next).await;
-                fire(&app, &action, "cron", tags(), Vec::new());
+                fire(&engine, &action, "cron", tags(), Vec::new());
                 // Runs missed while late (a suspended board) are not made up for in a burst.
                 next += period;
                 let now = Instant::now();
@@ -241,13 +243,13 @@ async fn cron(app: Arc<App>, action: String, line: String) {
                 }
                 tokio::time::sleep(left.min(CLOCK_RECHECK)).await;
             }
-            fire(&app, &action, "cron", tags(), Vec::new());
+            fire(&engine, &action, "cron", tags(), Vec::new());
         },
     }
 }
 
-async fn files(app: Arc<App>, action: String, dir: PathBuf, event: FileEvent) {
-    if let Err(e) = watch_files(&app, &action, &dir, event).await {
+async fn files(engine: Arc<Engine>, action: String, dir: PathBuf, event: FileEvent) {
+    if let Err(e) = watch_files(&engine, &action, &dir, event).await {
         warn!(
             "{} of {action}: cannot watch {} ({e}); create it, then save the config to try again",
             event.tag(),
@@ -256,7 +258,12 @@ async fn files(app: Arc<App>, action: String, dir: PathBuf, event: FileEvent) {
     }
 }
 
-async fn watch_files(app: &App, action: &str, dir: &Path, event: FileEvent) -> std::io::Result<()> {
+async fn watch_files(
+    engine: &Arc<Engine>,
+    action: &str,
+    dir: &Path,
+    event: FileEvent,
+) -> std::io::Result<()> {
     let starts = AddWatchFlags::IN_CREATE | AddWatchFlags::IN_MOVED_TO;
     let writes = AddWatchFlags::IN_MODIFY | AddWatchFlags::IN_CLOSE_WRITE;
     let gone = AddWatchFlags::IN_IGNORED | AddWatchFlags::IN_DELETE_SELF;
@@ -294,7 +301,7 @@ async fn watch_files(app: &App, action: &str, dir: &Path, event: FileEvent) -> s
             }
             _ = sleep_until(due) => {
                 for name in pending.take_quiet(Instant::now()) {
-                    run_for_file(app, action, dir, event, name);
+                    run_for_file(engine, action, dir, event, name);
                 }
             }
         }
@@ -350,7 +357,7 @@ async fn sleep_until(due: Option<Instant>) {
     }
 }
 
-fn run_for_file(app: &App, action: &str, dir: &Path, event: FileEvent, name: OsString) {
+fn run_for_file(engine: &Arc<Engine>, action: &str, dir: &Path, event: FileEvent, name: OsString) {
     let Ok(name) = name.into_string() else {
         warn!(
             "{} of {action}: a file name in {} is not UTF-8; not run for it",
@@ -366,7 +373,7 @@ fn run_for_file(app: &App, action: &str, dir: &Path, event: FileEvent, name: OsS
     };
     let tags = vec![event.tag().to_string(), dir.to_string_lossy().into_owned()];
     fire(
-        app,
+        engine,
         action,
         "fileindir",
         tags,

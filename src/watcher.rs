@@ -17,8 +17,9 @@ use std::time::Duration;
 use nix::sys::inotify::{AddWatchFlags, WatchDescriptor};
 use tracing::{error, info, warn};
 
-use crate::api::App;
+use crate::auth::Authority;
 use crate::config::{self, Config, Source};
+use crate::engine::Engine;
 use crate::entities::{self, EntitySet};
 use crate::events::Event;
 use crate::inotify::{Watch, register};
@@ -26,13 +27,20 @@ use crate::inotify::{Watch, register};
 /// Changes arriving within this time of each other are one change.
 pub const DEBOUNCE: Duration = Duration::from_millis(250);
 
-/// Watches the config and entity files of `app` and reloads on change, until the task is
+/// What a reload changes: the engine's setup, and the identity state (users, tokens and
+/// sessions follow the config).
+pub struct Reloads {
+    pub engine: Arc<Engine>,
+    pub authority: Arc<Authority>,
+}
+
+/// Watches the config and entity files in force and reloads on change, until the task is
 /// dropped. With the embedded default there is nothing to watch.
-pub async fn run(app: Arc<App>) {
-    let Source::File(path) = app.config().source.clone() else {
+pub async fn run(to: Reloads) {
+    let Source::File(path) = to.engine.config().source.clone() else {
         return;
     };
-    if let Err(e) = watch(&app, path).await {
+    if let Err(e) = watch(&to, path).await {
         warn!("file changes will not be noticed ({e}); restart actiond to apply them");
     }
 }
@@ -119,10 +127,11 @@ fn arm(
     Ok(())
 }
 
-async fn watch(app: &App, config_path: PathBuf) -> io::Result<()> {
+async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
+    let engine = &to.engine;
     let fd = register(Watch::new()?)?;
     let mut dirs: Vec<(WatchDescriptor, PathBuf)> = Vec::new();
-    let mut targets = Targets::of(&app.config(), &config_path);
+    let mut targets = Targets::of(&engine.config(), &config_path);
     arm(fd.get_ref(), &mut dirs, &targets)?;
     info!(
         "watching {} and {} entity file(s) for changes",
@@ -153,19 +162,19 @@ async fn watch(app: &App, config_path: PathBuf) -> io::Result<()> {
         }
         if changed.iter().any(|p| targets.is_config(p)) {
             if config_path.exists() {
-                reload(app);
+                reload(to);
                 // The new config may name other entity files or another include directory.
-                targets = Targets::of(&app.config(), &config_path);
+                targets = Targets::of(&engine.config(), &config_path);
                 arm(fd.get_ref(), &mut dirs, &targets)?;
             }
         } else {
-            let config = app.config();
-            let previous = app.engine.catalog().entities.clone();
+            let config = engine.config();
+            let previous = engine.setup().entities.clone();
             let entities = load_entities(&config, Some(&previous));
             // A malformed file keeps its previous instances: then nothing changed, and
             // nothing is announced.
             if entities != *previous {
-                app.engine.swap(config, entities, Event::EntityChanged);
+                engine.swap(config, entities, Event::EntityChanged);
                 info!("entities reloaded");
             }
         }
@@ -197,8 +206,9 @@ pub fn load_entities(config: &Config, previous: Option<&EntitySet>) -> EntitySet
 }
 
 /// Loads the config again and swaps it in if it is valid.
-pub fn reload(app: &App) {
-    let old = app.config();
+fn reload(to: &Reloads) {
+    let engine = &to.engine;
+    let old = engine.config();
     match config::load(&old.source) {
         Ok(loaded) => {
             for w in &loaded.warnings {
@@ -208,14 +218,14 @@ pub fn reload(app: &App) {
                 warn!("config: a change to {name} takes effect only when actiond restarts");
             }
             let new = Arc::new(loaded.config);
-            app.authority.reload(&new.auth);
-            let entities = load_entities(&new, Some(&app.engine.catalog().entities));
-            app.engine.swap(new, entities, Event::ConfigChanged);
-            app.engine.metrics().reloaded(true);
+            to.authority.reload(&new.auth);
+            let entities = load_entities(&new, Some(&engine.setup().entities));
+            engine.swap(new, entities, Event::ConfigChanged);
+            engine.metrics().reloaded(true);
             info!("config reloaded");
         }
         Err(e) => {
-            app.engine.metrics().reloaded(false);
+            engine.metrics().reloaded(false);
             error!("config not reloaded, the previous one stays in force: {e}");
         }
     }

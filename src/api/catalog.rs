@@ -12,20 +12,16 @@ use super::dto::{
 use super::{App, Ctx};
 use crate::config::{Action, Component, ComponentKind, Config};
 use crate::dashboards::{self, DEFAULT_TITLE};
-use crate::engine::{Catalog, render_for, render_html_for};
+use crate::engine::{Setup, render_for, render_html_for};
 use crate::entities::Instance;
 use crate::permissions::{Caller, Decision, Verb, decide};
 use crate::protocol::{Code, ConnectError, Fields};
 
 /// The `Action` message of `action` for `caller`.
-pub fn action_json<'a>(
-    catalog: &'a Catalog,
-    action: &'a Action,
-    caller: &Caller,
-) -> ActionJson<'a> {
-    let config = &catalog.config;
+pub fn action_json<'a>(setup: &'a Setup, action: &'a Action, caller: &Caller) -> ActionJson<'a> {
+    let config = &setup.config;
     // The configured action's position, also for each binding of an entity action.
-    let order = catalog.binding(&action.id).map_or(0, |b| b.order);
+    let order = setup.binding(&action.id).map_or(0, |b| b.order);
     ActionJson {
         binding_id: &action.id,
         title: &action.title,
@@ -66,9 +62,9 @@ fn may_view(config: &Config, caller: &Caller, action: &Action) -> bool {
 
 pub fn get_action_binding(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
     let id = f.string("bindingId")?;
-    let catalog = app.engine.catalog();
-    let config = &catalog.config;
-    let action = catalog
+    let setup = app.engine.setup();
+    let config = &setup.config;
+    let action = setup
         .action(&id)
         .ok_or_else(|| ConnectError::new(Code::NotFound, format!("no action with id {id:?}")))?;
     if !may_view(config, &ctx.caller, action) {
@@ -78,20 +74,20 @@ pub fn get_action_binding(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, C
         ));
     }
     Ok(to_json(&BindingReply {
-        action: action_json(&catalog, action, &ctx.caller),
+        action: action_json(&setup, action, &ctx.caller),
     }))
 }
 
 pub fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
     let title = f.string("title")?;
-    let catalog = app.engine.catalog();
+    let setup = app.engine.setup();
     let view = View {
-        catalog: &catalog,
+        setup: &setup,
         caller: &ctx.caller,
     };
-    let config = &*catalog.config;
+    let config = &*setup.config;
     if title.is_empty() || title == "default" || title == DEFAULT_TITLE {
-        let links = dashboards::default_bindings(config, catalog.bindings(), |a| {
+        let links = dashboards::default_bindings(config, setup.bindings(), |a| {
             may_view(config, &ctx.caller, a)
         })
         .into_iter()
@@ -136,13 +132,13 @@ pub fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, Connec
 }
 
 pub fn get_entities(app: &App) -> Vec<u8> {
-    let catalog = app.engine.catalog();
-    let definitions = catalog
+    let setup = app.engine.setup();
+    let definitions = setup
         .entities
         .types()
         .map(|t| EntityDefinitionJson {
             title: t,
-            instances: catalog
+            instances: setup
                 .entities
                 .instances(t)
                 .iter()
@@ -152,7 +148,7 @@ pub fn get_entities(app: &App) -> Vec<u8> {
                     kind: t,
                 })
                 .collect(),
-            used_on_dashboards: dashboards::dashboards_using(&catalog.config, t),
+            used_on_dashboards: dashboards::dashboards_using(&setup.config, t),
         })
         .collect();
     to_json(&EntitiesReply {
@@ -162,8 +158,8 @@ pub fn get_entities(app: &App) -> Vec<u8> {
 
 pub fn get_entity(app: &App, f: &Fields) -> Result<Vec<u8>, ConnectError> {
     let (key, kind) = (f.string("uniqueKey")?, f.string("type")?);
-    let catalog = app.engine.catalog();
-    let instance = catalog.entities.get(&kind, &key).ok_or_else(|| {
+    let setup = app.engine.setup();
+    let instance = setup.entities.get(&kind, &key).ok_or_else(|| {
         ConnectError::new(
             Code::NotFound,
             format!("no {kind:?} entity with key {key:?}"),
@@ -195,7 +191,7 @@ fn find<'c>(components: &'c [Component], title: &str) -> Option<&'c Component> {
 
 /// Renders dashboard components for one caller.
 struct View<'a> {
-    catalog: &'a Catalog,
+    setup: &'a Setup,
     caller: &'a Caller,
 }
 
@@ -207,7 +203,7 @@ impl<'a> View<'a> {
             contents: Vec::new(),
             icon: &action.icon,
             css_class: "",
-            action: Some(action_json(self.catalog, action, self.caller)),
+            action: Some(action_json(self.setup, action, self.caller)),
         }
     }
 
@@ -221,7 +217,7 @@ impl<'a> View<'a> {
     ) -> Vec<ComponentJson<'a>> {
         if let (Some(kind), None) = (&c.entity, instance) {
             return self
-                .catalog
+                .setup
                 .entities
                 .instances(kind)
                 .iter()
@@ -238,8 +234,8 @@ impl<'a> View<'a> {
             None => Cow::Borrowed(&c.title),
         };
         if c.is_link() {
-            let config = &self.catalog.config;
-            let binding = self.catalog.bindings().iter().find(|b| {
+            let config = &self.setup.config;
+            let binding = self.setup.bindings().iter().find(|b| {
                 b.template_title == c.title
                     && match (instance, &b.instance) {
                         (Some((kind, i)), Some(bi)) => {

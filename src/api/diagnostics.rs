@@ -109,8 +109,8 @@ pub fn dump_action_map(app: &App) -> Vec<u8> {
             contents: BTreeMap::new(),
         });
     }
-    let catalog = app.engine.catalog();
-    let contents = catalog
+    let setup = app.engine.setup();
+    let contents = setup
         .bindings()
         .iter()
         .map(|b| {

@@ -5,32 +5,27 @@
 
 use crate::config::Action;
 use crate::metrics::{self, Sample};
-use crate::permissions::{Decision, Verb, decide, gate};
+use crate::permissions::{Decision, Verb, decide};
 use crate::protocol::{Code, ConnectError};
 
 use super::{App, Ctx};
 
 /// The metrics text for this caller, or why not.
 pub fn metrics(app: &App, ctx: &Ctx) -> Result<String, ConnectError> {
-    let catalog = app.engine.catalog();
-    let config = &catalog.config;
+    let setup = app.engine.setup();
+    let config = &setup.config;
     if !config.prometheus_enabled {
         return Err(ConnectError::new(
             Code::NotFound,
             "metrics are off: set `prometheus: {enabled: true}` in the config",
         ));
     }
+    super::login_gate(app, &ctx.caller)?;
     let auth = &config.auth;
-    if gate(auth, &ctx.caller) == Decision::LoginRequired {
-        return Err(ConnectError::new(
-            Code::Unauthenticated,
-            "log in first, or send an API token: guests must log in here",
-        ));
-    }
     // An action no longer configured is judged like a restored record of it: behind no ACL.
     let may_see = |id: &str| {
         let removed;
-        let action = match catalog.action(id) {
+        let action = match setup.action(id) {
             Some(a) => a.as_ref(),
             None => {
                 removed = Action::removed(id, id);

@@ -1,7 +1,8 @@
 //! The API: one function per operation, each short (decode → authorize → call the engine →
-//! encode), and the one exhaustive mapping from domain errors to Connect codes. Only this
-//! module and `protocol` know Connect and JSON; the server hands in decoded fields and a
-//! caller, and gets bytes or a `ConnectError` back.
+//! encode), the one exhaustive mapping from domain errors to Connect codes, and the one login
+//! gate (also used by the server for the event stream). Only this module and `protocol` know
+//! Connect and JSON; the server hands in decoded fields and a caller, and gets bytes or a
+//! `ConnectError` back.
 
 mod catalog;
 mod diagnostics;
@@ -28,60 +29,33 @@ use dto::{
     to_json,
 };
 
-/// The one mapping from what the engine refused to what the client sees.
+/// The one mapping from what the engine refused to what the client sees: the code here,
+/// the message from the error itself.
 pub fn connect_error(e: Error) -> ConnectError {
-    match e {
-        Error::UnknownAction(id) => {
-            ConnectError::new(Code::NotFound, format!("no action with id {id:?}"))
-        }
-        Error::UnknownExecution(id) => ConnectError::new(
-            Code::NotFound,
-            format!("no execution with tracking id {id:?}"),
-        ),
-        Error::NoExecutionOf(id) => ConnectError::new(
-            Code::NotFound,
-            format!("action {id:?} has no execution in the history"),
-        ),
-        Error::MissingIds => {
-            ConnectError::new(Code::NotFound, "give an executionTrackingId or an actionId")
-        }
-        Error::BadTrackingId(id) => ConnectError::invalid(format!(
-            "uniqueTrackingId {id:?} is invalid: use 1 to 64 of A-Z a-z 0-9 . _ - or leave it empty"
-        )),
-        Error::TrackingIdInUse(id) => ConnectError::new(
-            Code::AlreadyExists,
-            format!("uniqueTrackingId {id:?} is already used: choose another or leave it empty"),
-        ),
-        Error::NotBuilt(what) => ConnectError::new(
-            Code::Unimplemented,
-            format!("{what}: not supported by this version of actiond yet"),
-        ),
-        Error::BadArgument(e) => ConnectError::invalid(e.to_string()),
-        Error::CommandTooLong(why) => ConnectError::invalid(why),
-        Error::ArgumentsUnavailable(id) => ConnectError::new(
-            Code::FailedPrecondition,
-            format!(
-                "the arguments of execution {id:?} are no longer known: start the action again"
-            ),
-        ),
-        Error::Denied(verb) => ConnectError::new(
-            Code::PermissionDenied,
-            format!(
-                "you do not have the {} permission on this action",
-                verb.as_str()
-            ),
-        ),
-        Error::LoginRequired => ConnectError::new(
-            Code::Unauthenticated,
-            "log in first: guests must log in here",
-        ),
-        Error::NegativeOffset(n) => {
-            ConnectError::invalid(format!("startOffset must not be negative, got {n}"))
-        }
-        Error::Stopping => ConnectError::new(
-            Code::Unavailable,
-            "actiond is shutting down: try again shortly",
-        ),
+    let code = match &e {
+        Error::UnknownAction(_)
+        | Error::UnknownExecution(_)
+        | Error::NoExecutionOf(_)
+        | Error::MissingIds => Code::NotFound,
+        Error::BadTrackingId(_)
+        | Error::BadArgument(_)
+        | Error::CommandTooLong(_)
+        | Error::NegativeOffset(_) => Code::InvalidArgument,
+        Error::TrackingIdInUse(_) => Code::AlreadyExists,
+        Error::ArgumentsUnavailable(_) => Code::FailedPrecondition,
+        Error::Denied(_) => Code::PermissionDenied,
+        Error::LoginRequired => Code::Unauthenticated,
+        Error::Stopping => Code::Unavailable,
+    };
+    ConnectError::new(code, e.to_string())
+}
+
+/// The login gate: where guests must log in, a guest is refused. The one check in front of
+/// every gated operation, the GET routes, the event stream and `/metrics`.
+pub fn login_gate(app: &App, caller: &Caller) -> Result<(), ConnectError> {
+    match gate(&app.config().auth, caller) {
+        Decision::LoginRequired => Err(connect_error(Error::LoginRequired)),
+        Decision::Allow | Decision::Deny => Ok(()),
     }
 }
 
@@ -94,7 +68,7 @@ impl From<Error> for ConnectError {
 /// What the API works on: the executions engine and the identity state.
 pub struct App {
     pub engine: Arc<Engine>,
-    pub authority: Authority,
+    pub authority: Arc<Authority>,
     /// The address the listener is bound to: what `--listen` or the config asked for, with
     /// the port the system chose for `:0`. A reload does not move it.
     pub listening: Option<std::net::SocketAddr>,
@@ -131,8 +105,8 @@ impl From<Vec<u8>> for Reply {
 pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectError> {
     let engine = &app.engine;
     let caller = &ctx.caller;
-    if op.gated() && gate(&app.config().auth, caller) == Decision::LoginRequired {
-        return Err(connect_error(Error::LoginRequired));
+    if op.gated() {
+        login_gate(app, caller)?;
     }
     let body = match op {
         Op::StartAction => {
@@ -216,18 +190,14 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
 
 /// `GET /api/WhoAmI`: the same answer as the POST form, behind the same gate.
 pub fn get_who_am_i(app: &App, ctx: &Ctx) -> Result<Reply, ConnectError> {
-    if gate(&app.config().auth, &ctx.caller) == Decision::LoginRequired {
-        return Err(connect_error(Error::LoginRequired));
-    }
+    login_gate(app, &ctx.caller)?;
     Ok(session::who_am_i(app, ctx).into())
 }
 
 /// `GET /api/StartActionByGet[AndWait]/<id>` and the POST forms of those two operations:
 /// a start without arguments, so every argument takes its default.
 pub async fn get_start(app: &App, op: Op, id: &str, ctx: &Ctx) -> Result<Reply, ConnectError> {
-    if gate(&app.config().auth, &ctx.caller) == Decision::LoginRequired {
-        return Err(connect_error(Error::LoginRequired));
-    }
+    login_gate(app, &ctx.caller)?;
     let request = StartRequest {
         binding_id: id.to_string(),
         ..StartRequest::default()
@@ -282,4 +252,80 @@ fn logs(
     let snapshots: Vec<Snapshot> = page.entries.iter().map(|e| e.snapshot()).collect();
     let size = engine.config().limits.log_history_page_size;
     Ok(to_json(&LogsReply::new(&page, &snapshots, size, offset)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arguments::ArgError;
+    use crate::permissions::Verb;
+
+    #[test]
+    fn every_engine_error_has_its_code_and_its_own_message() {
+        let cases = [
+            (
+                Error::UnknownAction("a".into()),
+                Code::NotFound,
+                "no action with id \"a\"",
+            ),
+            (
+                Error::UnknownExecution("t".into()),
+                Code::NotFound,
+                "tracking id \"t\"",
+            ),
+            (
+                Error::NoExecutionOf("a".into()),
+                Code::NotFound,
+                "no execution in the history",
+            ),
+            (
+                Error::MissingIds,
+                Code::NotFound,
+                "executionTrackingId or an actionId",
+            ),
+            (
+                Error::BadTrackingId("x y".into()),
+                Code::InvalidArgument,
+                "is invalid",
+            ),
+            (
+                Error::TrackingIdInUse("t".into()),
+                Code::AlreadyExists,
+                "already used",
+            ),
+            (
+                Error::BadArgument(ArgError {
+                    argument: "host".into(),
+                    rule: "must be ascii".into(),
+                }),
+                Code::InvalidArgument,
+                "host",
+            ),
+            (
+                Error::CommandTooLong("too long".into()),
+                Code::InvalidArgument,
+                "too long",
+            ),
+            (
+                Error::ArgumentsUnavailable("t".into()),
+                Code::FailedPrecondition,
+                "no longer known",
+            ),
+            (
+                Error::Denied(Verb::Kill),
+                Code::PermissionDenied,
+                "the kill permission",
+            ),
+            (Error::LoginRequired, Code::Unauthenticated, "log in first"),
+            (Error::NegativeOffset(-1), Code::InvalidArgument, "got -1"),
+            (Error::Stopping, Code::Unavailable, "shutting down"),
+        ];
+        for (error, code, text) in cases {
+            let shown = error.to_string();
+            let e = connect_error(error);
+            assert_eq!(e.code, code, "{shown}");
+            assert_eq!(e.message, shown);
+            assert!(shown.contains(text), "{shown:?} does not say {text:?}");
+        }
+    }
 }

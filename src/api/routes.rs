@@ -4,7 +4,9 @@
 
 use std::borrow::Cow;
 
-/// The 25 operations of the seed's service.
+use crate::web;
+
+/// The 25 operations of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
     StartAction,
@@ -105,7 +107,8 @@ pub enum Route<'a> {
     Metrics,
     /// `GET /`: the web page.
     Index,
-    /// `GET /<file>`: another file of the web page, by its name in `web::ASSETS`.
+    /// `GET /<file>`: another file of the web page, by its name in `web::ASSETS` (every
+    /// embedded file is routed, and nothing else).
     Static(&'static str),
     /// An API path naming no operation.
     UnknownOp(&'a str),
@@ -164,10 +167,11 @@ pub fn route<'a>(method: &str, path: &'a str) -> Route<'a> {
         "/readyz" => Route::Readyz,
         "/metrics" => Route::Metrics,
         "/" | "/index.html" => Route::Index,
-        "/app.js" => Route::Static("app.js"),
-        "/app.css" => Route::Static("app.css"),
-        "/icon.svg" => Route::Static("icon.svg"),
-        _ => return Route::NotFound,
+        // The page's other files, from the one list of embedded files (build.rs `FILES`).
+        _ => match path.strip_prefix('/').and_then(web::asset) {
+            Some(asset) => Route::Static(asset.name),
+            None => return Route::NotFound,
+        },
     };
     if is_get {
         fixed

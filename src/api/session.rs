@@ -100,11 +100,7 @@ pub fn init(app: &App, ctx: &Ctx) -> Vec<u8> {
         show_footer: config.show_footer,
         show_navigation: config.show_navigation,
         current_version: env!("CARGO_PKG_VERSION"),
-        root_dashboards: dashboards::root_titles(
-            &config,
-            app.engine.catalog().bindings(),
-            may_view,
-        ),
+        root_dashboards: dashboards::root_titles(&config, app.engine.setup().bindings(), may_view),
         auth_local_login: auth.local_users_enabled,
         login_required: c.is_guest() && auth.require_guests_to_login,
         authenticated_user: &c.username,

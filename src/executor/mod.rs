@@ -318,19 +318,11 @@ async fn supervise(
         }
         tokio::select! {
             r = read_some(&mut out, &mut out_buf), if out.is_some() => match r {
-                Some(()) => {
-                    exec.push_stdout(&out_buf);
-                    observer.output(exec, false, &out_buf);
-                    out_buf.clear();
-                }
+                Some(()) => deliver(exec, observer, false, &mut out_buf),
                 None => out = None,
             },
             r = read_some(&mut err, &mut err_buf), if err.is_some() => match r {
-                Some(()) => {
-                    exec.push_stderr(&err_buf);
-                    observer.output(exec, true, &err_buf);
-                    err_buf.clear();
-                }
+                Some(()) => deliver(exec, observer, true, &mut err_buf),
                 None => err = None,
             },
             status = &mut exit_rx, if exit.is_none() => {
@@ -356,32 +348,53 @@ async fn supervise(
         // The 250 ms passed with a pipe still open (a backgrounded child holds it). What the
         // leader wrote is already in the pipe, since it cannot exit before its writes land:
         // take what is buffered without waiting, so the record is not cut short.
-        for (pipe, buf, stderr) in [
-            (&mut out, &mut out_buf, false),
-            (&mut err, &mut err_buf, true),
-        ] {
-            let mut taken = 0;
-            while let Some(p) = pipe.as_ref() {
-                match p.try_read_buf(buf) {
-                    Ok(n) if n > 0 && taken < FINAL_DRAIN_MAX => {
-                        taken += n;
-                        if stderr {
-                            exec.push_stderr(buf);
-                        } else {
-                            exec.push_stdout(buf);
-                        }
-                        observer.output(exec, stderr, buf);
-                        buf.clear();
-                    }
-                    _ => break,
-                }
-            }
-        }
+        take_buffered(exec, observer, &out, &mut out_buf, false);
+        take_buffered(exec, observer, &err, &mut err_buf, true);
     }
     // Closing our read ends here: a daemon left holding the pipes gets EPIPE, not a hang.
     drop(out);
     drop(err);
-    let stop = ladder_done.unwrap_or(Stop::AlreadyGone);
+    outcome(
+        plan,
+        stopped_by,
+        exit,
+        ladder_done.unwrap_or(Stop::AlreadyGone),
+    )
+}
+
+/// Hands a chunk read from the process to its record and its observer, and empties `buf`.
+fn deliver(exec: &Execution, observer: &mut dyn Observer, stderr: bool, buf: &mut Vec<u8>) {
+    if stderr {
+        exec.push_stderr(buf);
+    } else {
+        exec.push_stdout(buf);
+    }
+    observer.output(exec, stderr, buf);
+    buf.clear();
+}
+
+/// Delivers what a pipe holds now, without waiting, up to `FINAL_DRAIN_MAX` bytes.
+fn take_buffered(
+    exec: &Execution,
+    observer: &mut dyn Observer,
+    pipe: &Option<pipe::Receiver>,
+    buf: &mut Vec<u8>,
+    stderr: bool,
+) {
+    let mut taken = 0;
+    while let Some(p) = pipe.as_ref() {
+        match p.try_read_buf(buf) {
+            Ok(n) if n > 0 && taken < FINAL_DRAIN_MAX => {
+                taken += n;
+                deliver(exec, observer, stderr, buf);
+            }
+            _ => break,
+        }
+    }
+}
+
+/// How a supervised run ended: the ladder's cause wins over the exit status it caused.
+fn outcome(plan: &Plan, stopped_by: Option<Cause>, exit: Option<Exit>, stop: Stop) -> Outcome {
     match (stopped_by, exit) {
         (Some(Cause::Timeout), _) => Outcome::TimedOut {
             seconds: plan.timeout.as_secs(),

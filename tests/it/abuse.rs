@@ -12,7 +12,7 @@
 use std::io::{ErrorKind, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -20,7 +20,9 @@ use serde_json::{Value, json};
 
 use crate::client::{self, Conn, Request, Response, assert_error, assert_json_error};
 use crate::events::{EventStream, Next, connect_with_small_window, subscribe};
-use crate::harness::{Server, config_with, fd_count, shell_action, vm_kib, wait_until};
+use crate::harness::{
+    Server, config_with, fd_count, send_together, shell_action, vm_kib, wait_until,
+};
 use crate::identity::phc;
 
 /// Only a hang detector.
@@ -430,21 +432,14 @@ fn a_concurrent_login_flood_from_one_address_gets_no_more_than_five_guesses_chec
     const GUESSES: usize = 20;
     let server = Server::start(users_config());
     let from = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 3));
-    let barrier = Arc::new(Barrier::new(GUESSES));
-    let answers: Vec<Response> = (0..GUESSES)
-        .map(|i| {
-            let mut conn = Conn::open_from(server.addr, from);
-            let barrier = Arc::clone(&barrier);
-            thread::spawn(move || {
-                let req = login_request(&format!("concurrent guess {i}"));
-                barrier.wait();
-                conn.send(&req)
+    let answers = send_together(
+        (0..GUESSES)
+            .map(|i| {
+                let conn = Conn::open_from(server.addr, from);
+                (conn, login_request(&format!("concurrent guess {i}")))
             })
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .map(|t| t.join().expect("guessing thread"))
-        .collect();
+            .collect(),
+    );
     let outcomes: Vec<Option<bool>> = answers.iter().map(login_outcome).collect();
     let checked = outcomes.iter().filter(|o| o.is_some()).count();
     eprintln!("{GUESSES} simultaneous guesses: {checked} checked, the rest throttled");
@@ -513,11 +508,9 @@ fn hashing_and_login_floods_run_one_hash_at_a_time_and_block_nothing_else() {
 
     let stop = Arc::new(AtomicBool::new(false));
     let checker = keep_checking(server.addr, Arc::clone(&stop));
-    let barrier = Arc::new(Barrier::new(2 * CALLERS));
-    let statuses = Arc::new(Mutex::new(Vec::new()));
-    let threads: Vec<_> = (0..2 * CALLERS)
+    let calls = (0..2 * CALLERS)
         .map(|i| {
-            let (mut conn, req) = if i < CALLERS {
+            if i < CALLERS {
                 let body = json!({"password": format!("hash me {i}")}).to_string();
                 (
                     Conn::open(server.addr),
@@ -529,22 +522,17 @@ fn hashing_and_login_floods_run_one_hash_at_a_time_and_block_nothing_else() {
                     Conn::open_from(server.addr, from),
                     login_request(&format!("wrong {i}")),
                 )
-            };
-            let barrier = Arc::clone(&barrier);
-            let statuses = Arc::clone(&statuses);
-            thread::spawn(move || {
-                barrier.wait();
-                let resp = conn.send(&req);
-                statuses.lock().unwrap().push((i, resp.status, resp.json()));
-            })
+            }
         })
         .collect();
-    for t in threads {
-        t.join().expect("caller thread");
-    }
+    let answers = send_together(calls);
     assert_kept_answering(&stop, checker);
 
-    let statuses = statuses.lock().unwrap();
+    let statuses: Vec<(usize, u16, Value)> = answers
+        .iter()
+        .enumerate()
+        .map(|(i, resp)| (i, resp.status, resp.json()))
+        .collect();
     let hashes = statuses
         .iter()
         .filter(|(i, s, _)| *i < CALLERS && *s == 200)

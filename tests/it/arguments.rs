@@ -28,7 +28,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::client::{Conn, Request, assert_json_error, send};
-use crate::harness::{Finished, Server, TempDir, config_with, files_in, run_binary, to_yaml};
+use crate::harness::{
+    Finished, Server, TempDir, config_with, files_in, run_binary, started_id, to_yaml,
+};
 
 /// The argument under attack; its environment variable is `SUBJECT`.
 const SUBJECT: &str = "subject";
@@ -1122,11 +1124,7 @@ fn get_start_uses_defaults_and_refuses_a_required_argument() {
     assert_eq!(entry["stdout"], "dflt||7", "{entry}");
 
     let resp = send(server.addr, &Request::get("/api/StartActionByGet/defaults"));
-    assert_eq!(resp.status, 200, "{}", resp.text());
-    let id = resp.json()["executionTrackingId"]
-        .as_str()
-        .expect("executionTrackingId")
-        .to_string();
+    let id = started_id(&resp);
     assert_eq!(server.wait_finished(&id, FINISH)["stdout"], "dflt||7");
 
     // An argument that is optional without a default is simply empty.

@@ -16,19 +16,16 @@
 //! id (`$$`) to a file so the test can kill the group.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
 use crate::client::{Request, assert_entry_shape, assert_error, is_datetime};
 use crate::harness::{
-    GroupGuard, Server, TempDir, config_with, group_members, read_pid_file, shell_action,
-    wait_until,
+    GroupGuard, SOON, Server, TempDir, config_with, group_members, notices, read_pid_file,
+    shell_action, wait_until,
 };
-
-/// Only a hang detector.
-const SOON: Duration = Duration::from_secs(10);
 
 /// The history file's name in the state directory (SPEC §9; README "Disk writes").
 const HISTORY: &str = "history.jsonl";
@@ -100,16 +97,6 @@ fn start_as(server: &Server, action: &str, id: &str) {
         "StartAction",
         json!({"actionId": action, "uniqueTrackingId": id}),
     );
-}
-
-/// The `actiond:` lines of an entry's stderr.
-fn notices(entry: &Value) -> Vec<&str> {
-    entry["stderr"]
-        .as_str()
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| l.starts_with("actiond:"))
-        .collect()
 }
 
 /// Lines of actiond's log at WARN level or above.

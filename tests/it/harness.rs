@@ -24,7 +24,7 @@ use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
 
-use crate::client::{self, Conn};
+use crate::client::{self, Conn, Response};
 
 /// How long the binary may take to print its listening line before the test gives up.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
@@ -36,6 +36,11 @@ const DROP_GRACE: Duration = Duration::from_secs(5);
 
 /// The path of the binary under test, built by cargo for this test run.
 pub const BIN: &str = env!("CARGO_BIN_EXE_actiond");
+
+/// The bound for anything that should happen at once or within a second or two (a short
+/// command finishing, a run starting, a file appearing): only a hang detector, never an
+/// expectation of speed.
+pub const SOON: Duration = Duration::from_secs(10);
 
 // ---------------------------------------------------------------------------------------
 // Temporary directories
@@ -288,6 +293,18 @@ impl Server {
             json!({"executionTrackingId": tracking_id}),
         );
         reply["logEntry"].clone()
+    }
+
+    /// Polls ExecutionStatus until the execution's process has been spawned; panics after
+    /// `SOON`. Returns its entry.
+    pub fn wait_started(&self, tracking_id: &str) -> Value {
+        let mut entry = Value::Null;
+        let started = wait_until(SOON, || {
+            entry = self.status(tracking_id);
+            entry["executionStarted"] == json!(true)
+        });
+        assert!(started, "execution {tracking_id} never started: {entry}");
+        entry
     }
 
     /// Polls ExecutionStatus until the execution is finished; panics after `timeout`.
@@ -581,6 +598,17 @@ pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
     }
 }
 
+/// Waits until no process of group `pgid` is left, zombies included; panics with what is
+/// left otherwise.
+pub fn assert_group_gone(pgid: i32) {
+    let gone = wait_until(SOON, || group_members(pgid).is_empty());
+    assert!(
+        gone,
+        "processes of group {pgid} survive (state Z = unreaped zombie): {:?}",
+        group_members(pgid)
+    );
+}
+
 /// Waits for a script to write a pid into `path` and returns it.
 pub fn read_pid_file(path: &Path, timeout: Duration) -> i32 {
     let mut pid = None;
@@ -658,5 +686,67 @@ pub fn notices(entry: &Value) -> Vec<String> {
         .lines()
         .filter(|l| l.starts_with("actiond:"))
         .map(str::to_string)
+        .collect()
+}
+
+/// The tracking id in a successful start answer (StartAction, a GET start).
+pub fn started_id(resp: &Response) -> String {
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    resp.json()["executionTrackingId"]
+        .as_str()
+        .expect("executionTrackingId is a string")
+        .to_string()
+}
+
+/// Asserts the blocked row of the LogEntry state table (not started, finished, exit code -1,
+/// no output, a finish time) and returns its one `actiond: blocked:` notice line.
+pub fn assert_blocked(entry: &Value) -> String {
+    client::assert_entry_shape(entry);
+    assert_eq!(entry["blocked"], true, "{entry}");
+    assert_eq!(entry["executionStarted"], false, "{entry}");
+    assert_eq!(entry["executionFinished"], true, "{entry}");
+    assert_eq!(entry["timedOut"], false, "{entry}");
+    assert_eq!(entry["exitCode"], -1, "{entry}");
+    assert_eq!(
+        entry["stdout"], "",
+        "a blocked run printed nothing: {entry}"
+    );
+    assert!(
+        !entry["datetimeFinished"]
+            .as_str()
+            .unwrap_or_default()
+            .is_empty(),
+        "a blocked entry is finished, so it has a finish time: {entry}"
+    );
+    let reasons: Vec<String> = notices(entry)
+        .into_iter()
+        .filter(|l| l.starts_with("actiond: blocked: "))
+        .collect();
+    assert_eq!(
+        reasons.len(),
+        1,
+        "one `actiond: blocked:` line expected: {entry}"
+    );
+    reasons[0].clone()
+}
+
+/// Sends each request on its connection, all at the same moment (one thread each, released
+/// together once every connection is open, so no handshake comes after the start), and
+/// returns the answers in the order given.
+pub fn send_together(calls: Vec<(Conn, client::Request)>) -> Vec<Response> {
+    let barrier = Arc::new(std::sync::Barrier::new(calls.len()));
+    let threads: Vec<_> = calls
+        .into_iter()
+        .map(|(mut conn, req)| {
+            let barrier = Arc::clone(&barrier);
+            thread::spawn(move || {
+                barrier.wait();
+                conn.send(&req)
+            })
+        })
+        .collect();
+    threads
+        .into_iter()
+        .map(|t| t.join().expect("a caller thread"))
         .collect()
 }

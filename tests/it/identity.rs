@@ -16,8 +16,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr};
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Barrier, Mutex};
-use std::thread;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -25,7 +24,9 @@ use serde_json::{Value, json};
 use crate::client::{
     Conn, Request, Response, assert_error, assert_json_error, is_uuid_v4, send, send_from,
 };
-use crate::harness::{BIN, Server, TempDir, config_with, shell_action, to_yaml, wait_until};
+use crate::harness::{
+    BIN, Server, TempDir, config_with, send_together, shell_action, to_yaml, wait_until,
+};
 
 // ---------------------------------------------------------------------------------------
 // Shared helpers (permissions.rs uses them too)
@@ -828,28 +829,16 @@ fn password_hash_refuses_guests_once_a_local_user_exists() {
 fn password_hash_runs_one_hash_at_a_time() {
     const CALLERS: usize = 8;
     let server = Server::start(config(json!({})));
-    let barrier = Arc::new(Barrier::new(CALLERS));
-    let answers: Vec<Response> = (0..CALLERS)
-        .map(|i| {
-            // Each caller connects first and then waits for the others, so the eight
-            // requests leave within microseconds of each other while one hash takes tens
-            // of milliseconds.
-            let mut conn = Conn::open(server.addr);
-            let barrier = Arc::clone(&barrier);
-            thread::spawn(move || {
-                let req = request(
-                    "PasswordHash",
-                    &json!({"password": format!("password {i}")}),
-                    &[],
-                );
-                barrier.wait();
-                conn.send(&req)
+    // Each caller connects first and then waits for the others, so the eight requests leave
+    // within microseconds of each other while one hash takes tens of milliseconds.
+    let answers = send_together(
+        (0..CALLERS)
+            .map(|i| {
+                let body = json!({"password": format!("password {i}")});
+                (Conn::open(server.addr), request("PasswordHash", &body, &[]))
             })
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .map(|t| t.join().expect("caller thread"))
-        .collect();
+            .collect(),
+    );
     let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
     eprintln!("PasswordHash statuses of {CALLERS} simultaneous calls: {statuses:?}");
     for resp in &answers {

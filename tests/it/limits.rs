@@ -10,48 +10,16 @@
 //! both and never neither. The two callers connect first and then wait on a barrier, so the
 //! requests leave within microseconds of each other.
 
-use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::client::{Conn, Request, assert_entry_shape};
-use crate::harness::{GATED, Server, config_with, notices, shell_action, wait_until};
-
-/// Bound for things that should happen at once; only a hang detector.
-const SOON: Duration = Duration::from_secs(10);
-
-/// Asserts the blocked row of SPEC §4's table and returns the one `actiond: blocked:` line.
-fn assert_blocked(entry: &Value) -> String {
-    assert_entry_shape(entry);
-    assert_eq!(entry["blocked"], true, "{entry}");
-    assert_eq!(entry["executionStarted"], false, "{entry}");
-    assert_eq!(entry["executionFinished"], true, "{entry}");
-    assert_eq!(entry["timedOut"], false, "{entry}");
-    assert_eq!(entry["exitCode"], -1, "{entry}");
-    assert_eq!(
-        entry["stdout"], "",
-        "a blocked run printed nothing: {entry}"
-    );
-    assert!(
-        !entry["datetimeFinished"]
-            .as_str()
-            .unwrap_or_default()
-            .is_empty(),
-        "a blocked entry is finished, so it has a finish time: {entry}"
-    );
-    let reasons: Vec<String> = notices(entry)
-        .into_iter()
-        .filter(|l| l.starts_with("actiond: blocked: "))
-        .collect();
-    assert_eq!(
-        reasons.len(),
-        1,
-        "one `actiond: blocked:` line expected: {entry}"
-    );
-    reasons[0].clone()
-}
+use crate::client::{Conn, Request};
+use crate::harness::{
+    GATED, SOON, Server, assert_blocked, config_with, notices, send_together, shell_action,
+    started_id,
+};
 
 /// Runs a gated action to completion: lets it through first, then waits for its end.
 fn run_released(server: &Server, action: &str) -> Value {
@@ -68,16 +36,6 @@ fn assert_not_blocked(entry: &Value) {
         notices(entry).iter().all(|l| !l.contains("blocked")),
         "{entry}"
     );
-}
-
-/// Polls until the execution has been spawned.
-fn wait_started(server: &Server, id: &str) {
-    let mut entry = Value::Null;
-    let started = wait_until(SOON, || {
-        entry = server.status(id);
-        entry["executionStarted"] == json!(true)
-    });
-    assert!(started, "execution {id} never started: {entry}");
 }
 
 /// Lets every gated run finish and waits for each of `ids` to end; then takes the `go` file
@@ -105,7 +63,7 @@ fn max_concurrent_blocks_the_run_beyond_it_and_names_the_limit() {
     let server = Server::start(config_with(vec![gated("pair", 2)]));
     let running: Vec<String> = (0..2).map(|_| server.start_action("pair")).collect();
     for id in &running {
-        wait_started(&server, id);
+        server.wait_started(id);
     }
     // The waiting form answers at once with the blocked entry: nothing runs, so there is
     // nothing to wait for.
@@ -138,7 +96,7 @@ fn max_concurrent_executions_blocks_across_actions_and_names_the_limit() {
     let server = Server::start(config);
     let running = vec![server.start_action("a"), server.start_action("b")];
     for id in &running {
-        wait_started(&server, id);
+        server.wait_started(id);
     }
     // `c` has never run, and `a` still has room under its own maxConcurrent: only the
     // service-wide limit can refuse either.
@@ -205,32 +163,15 @@ fn max_rate_blocks_starts_beyond_the_window_and_lets_them_through_once_it_passes
 /// Starts `actions[0]` and `actions[1]` at the same moment from two threads; returns both
 /// tracking ids in that order.
 fn race(server: &Server, actions: [&str; 2]) -> [String; 2] {
-    let barrier = Arc::new(Barrier::new(2));
-    let handles: Vec<_> = actions
+    let calls = actions
         .iter()
         .map(|action| {
-            // Connected before the barrier, so neither pays for a handshake after it.
-            let mut conn = Conn::open(server.addr);
-            let barrier = Arc::clone(&barrier);
             let body = json!({"actionId": action}).to_string();
-            thread::spawn(move || {
-                let req = Request::connect("StartAction", body.as_bytes());
-                barrier.wait();
-                conn.send(&req)
-            })
+            let req = Request::connect("StartAction", body.as_bytes());
+            (Conn::open(server.addr), req)
         })
         .collect();
-    let ids: Vec<String> = handles
-        .into_iter()
-        .map(|h| {
-            let resp = h.join().expect("racing caller");
-            assert_eq!(resp.status, 200, "{}", resp.text());
-            resp.json()["executionTrackingId"]
-                .as_str()
-                .expect("executionTrackingId")
-                .to_string()
-        })
-        .collect();
+    let ids: Vec<String> = send_together(calls).iter().map(started_id).collect();
     [ids[0].clone(), ids[1].clone()]
 }
 
@@ -297,7 +238,7 @@ fn two_starts_racing_for_the_last_execution_slot_never_both_run() {
         "maxConcurrentExecutions",
         |server| {
             let id = server.start_action("holder");
-            wait_started(server, &id);
+            server.wait_started(&id);
             vec![id]
         },
         |_| ["x".to_string(), "y".to_string()],

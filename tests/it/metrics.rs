@@ -6,15 +6,13 @@
 //! token user sees only the actions it has `logs` on.
 
 use std::collections::{HashMap, HashSet};
-use std::time::Duration;
 
 use serde_json::json;
 
 use crate::client::{Request, assert_error, send};
-use crate::harness::{GATED, Server, wait_until};
+use crate::harness::{GATED, SOON, Server, wait_until};
 use crate::identity::{bearer, sha256_hex};
 
-const SOON: Duration = Duration::from_secs(10);
 const TOKEN: &str = "prometheus-token-0b9d8a7f6e5d4c3b2a1908";
 
 /// One sample line: name, labels, value.

@@ -5,17 +5,12 @@
 //!
 //! What an entry looks like in each state is `processes`' subject; paging is `logs`'.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use crate::client::{
     Request, SERVICE, assert_entry_shape, assert_error, assert_json_error, is_uuid_v4, send,
 };
-use crate::harness::{Server, config_with, shell_action};
-
-/// Long enough for any of these short commands; only a hang detector.
-const FINISH: Duration = Duration::from_secs(10);
+use crate::harness::{SOON, Server, config_with, shell_action};
 
 fn server() -> Server {
     Server::start(config_with(vec![
@@ -86,7 +81,7 @@ fn start_action_keeps_a_valid_client_tracking_id() {
             json!({"actionId": "hello", "uniqueTrackingId": wanted}),
         );
         assert_eq!(tracking_id(&reply), wanted);
-        let entry = server.wait_finished(wanted, FINISH);
+        let entry = server.wait_finished(wanted, SOON);
         assert_eq!(entry["executionTrackingId"], wanted);
     }
 }
@@ -254,7 +249,7 @@ fn start_action_by_get_accepts_a_post_body() {
     let server = server();
     let id = tracking_id(&server.ok("StartActionByGet", json!({"actionId": "hello"})));
     assert!(is_uuid_v4(&id), "{id:?}");
-    let entry = server.wait_finished(&id, FINISH);
+    let entry = server.wait_finished(&id, SOON);
     assert_eq!(entry["stdout"], "hello\n");
 }
 
@@ -278,7 +273,7 @@ fn restart_action_runs_the_same_action_under_a_new_id() {
     let second_id = tracking_id(&reply);
     assert_ne!(second_id, first_id);
     assert!(is_uuid_v4(&second_id), "{second_id:?}");
-    let second = server.wait_finished(&second_id, FINISH);
+    let second = server.wait_finished(&second_id, SOON);
     assert_eq!(second["actionId"], "other");
     assert_eq!(second["stdout"], "other\n");
     // The original entry is still there, unchanged.
@@ -309,7 +304,7 @@ fn kill_action_of_a_running_execution_kills_it() {
     assert_eq!(reply["killed"], true, "{reply}");
     assert_eq!(reply["alreadyCompleted"], false, "{reply}");
     assert_eq!(reply["found"], true, "{reply}");
-    let entry = server.wait_finished(&id, FINISH);
+    let entry = server.wait_finished(&id, SOON);
     assert_eq!(entry["exitCode"], -1, "{entry}");
 }
 

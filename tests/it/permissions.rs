@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::client::{Response, send};
-use crate::harness::{Server, wait_until};
+use crate::harness::{Server, started_id, wait_until};
 use crate::identity::{bearer, call_with, get_request, request, sha256_hex};
 
 const U_TOKEN: &str = "u-token-0a1b2c3d4e5f60718293a4b5c6d7e8f9";
@@ -558,11 +558,7 @@ fn defaults_decide_when_no_acl_applies() {
     ));
     let boss = user("boss", "staff");
     let resp = call_with(&server, "StartAction", json!({"actionId": "slow"}), &boss);
-    assert_eq!(resp.status, 200, "{}", resp.text());
-    let id = resp.json()["executionTrackingId"]
-        .as_str()
-        .expect("tracking id")
-        .to_string();
+    let id = started_id(&resp);
 
     // u (an ACL that does not apply), w (no ACL at all) and the guest (not gated, so a
     // known caller) all get exactly the defaults.

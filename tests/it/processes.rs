@@ -13,38 +13,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::client::{Request, assert_entry_shape, is_datetime};
 use crate::harness::{
-    GATED, GroupGuard, PidGuard, Server, config_with, fd_count, group_members, notices, proc_stat,
-    read_pid_file, shell_action, vm_kib, wait_until, zombie_children,
+    GATED, GroupGuard, PidGuard, SOON, Server, assert_blocked, assert_group_gone, config_with,
+    fd_count, group_members, notices, proc_stat, read_pid_file, shell_action, vm_kib, wait_until,
+    zombie_children,
 };
-
-/// Bound for things that should happen at once; only a hang detector.
-const SOON: Duration = Duration::from_secs(10);
-
-/// Polls until the execution has been spawned.
-fn wait_started(server: &Server, id: &str) -> Value {
-    let mut entry = Value::Null;
-    let started = wait_until(SOON, || {
-        entry = server.status(id);
-        entry["executionStarted"] == json!(true)
-    });
-    assert!(started, "execution {id} never started: {entry}");
-    entry
-}
-
-/// Waits until no process of group `pgid` is left, zombies included; panics with what is
-/// left otherwise.
-fn assert_group_gone(pgid: i32) {
-    let gone = wait_until(SOON, || group_members(pgid).is_empty());
-    assert!(
-        gone,
-        "processes of group {pgid} survive (state Z = unreaped zombie): {:?}",
-        group_members(pgid)
-    );
-}
 
 /// Waits (briefly, reaping may lag the answer) until actiond has no zombie children.
 fn assert_no_zombie_children(server: &Server) {
@@ -123,7 +99,7 @@ fn running_execution_is_started_and_unfinished() {
         &format!("echo begun; {GATED}; echo end"),
     )]));
     let id = server.start_action("gated");
-    let entry = wait_started(&server, &id);
+    let entry = server.wait_started(&id);
     assert_entry_shape(&entry);
     assert_eq!(entry["executionFinished"], false, "{entry}");
     assert_eq!(entry["blocked"], false, "{entry}");
@@ -168,7 +144,7 @@ fn timed_out_execution_is_marked_and_explained() {
 fn killed_execution_says_who_killed_it() {
     let server = Server::start(config_with(vec![shell_action("sleeper", "sleep 1000")]));
     let id = server.start_action("sleeper");
-    wait_started(&server, &id);
+    server.wait_started(&id);
     let reply = server.ok("KillAction", json!({"executionTrackingId": id}));
     assert_eq!(reply["killed"], true, "{reply}");
     let entry = server.wait_finished(&id, SOON);
@@ -220,18 +196,8 @@ fn failed_spawn_is_recorded_with_a_notice() {
 fn second_press_while_running_is_blocked() {
     let server = Server::start(config_with(vec![shell_action("gated", GATED)]));
     let first = server.start_action("gated");
-    wait_started(&server, &first);
-    let blocked = server.run("gated");
-    assert_entry_shape(&blocked);
-    assert_eq!(blocked["blocked"], true, "{blocked}");
-    assert_eq!(blocked["executionStarted"], false, "{blocked}");
-    assert_eq!(blocked["executionFinished"], true, "{blocked}");
-    assert_eq!(blocked["timedOut"], false, "{blocked}");
-    assert_eq!(blocked["exitCode"], -1, "{blocked}");
-    assert!(
-        !notices(&blocked).is_empty(),
-        "no `actiond:` notice: {blocked}"
-    );
+    server.wait_started(&first);
+    assert_blocked(&server.run("gated"));
     // A non-waiting start is blocked the same way and the record says so.
     let id = server.start_action("gated");
     assert_eq!(server.status(&id)["blocked"], true);
@@ -249,8 +215,8 @@ fn max_concurrent_allows_that_many_parallel_runs() {
     let server = Server::start(config_with(vec![action]));
     let first = server.start_action("pair");
     let second = server.start_action("pair");
-    wait_started(&server, &first);
-    wait_started(&server, &second);
+    server.wait_started(&first);
+    server.wait_started(&second);
     let third = server.start_action("pair");
     assert_eq!(server.status(&third)["blocked"], true);
     std::fs::write(server.path("go"), "").expect("write go");
@@ -265,7 +231,7 @@ fn max_concurrent_executions_blocks_across_actions() {
     config["maxConcurrentExecutions"] = json!(1);
     let server = Server::start(config);
     let first = server.start_action("one");
-    wait_started(&server, &first);
+    server.wait_started(&first);
     let entry = server.run("two");
     assert_eq!(entry["blocked"], true, "{entry}");
     assert_eq!(entry["exitCode"], -1, "{entry}");

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use crate::client::assert_json_error;
 use crate::events::{EventStream, Next};
-use crate::harness::{Server, TempDir, config_with, shell_action, to_yaml, wait_until};
+use crate::harness::{SOON, Server, TempDir, config_with, shell_action, to_yaml, wait_until};
 
 /// How long a reload may take to be announced: the 250 ms debounce plus a wide margin.
 const RELOAD: Duration = Duration::from_secs(5);
@@ -28,9 +28,6 @@ const RELOAD: Duration = Duration::from_secs(5);
 /// How long the service must stay silent after a change it should refuse: six debounce
 /// periods, ample for a healthy service to have acted on the change if it were going to.
 const QUIET: Duration = Duration::from_millis(1500);
-
-/// How long an execution may take; only a hang detector.
-const RUN: Duration = Duration::from_secs(10);
 
 // ---------------------------------------------------------------------------------------
 // Writing files as editors and tools do
@@ -309,7 +306,7 @@ fn a_running_execution_keeps_the_action_it_started_with() {
         "the run ended before the reload, so this proves nothing: {during}"
     );
 
-    let entry = server.wait_finished(&running, RUN);
+    let entry = server.wait_finished(&running, SOON);
     assert_eq!(entry["stdout"], "old\n", "{entry}");
     assert_eq!(entry["actionTitle"], "Old job", "{entry}");
     assert_eq!(entry["exitCode"], 0, "{entry}");

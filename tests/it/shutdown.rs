@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::Signal;
 
 use crate::harness::{
-    GroupGuard, Server, config_with, group_members, read_pid_file, shell_action, wait_until,
+    GroupGuard, SOON, Server, assert_group_gone, config_with, group_members, read_pid_file,
+    shell_action, wait_until,
 };
 
 /// The tests' `killGracePeriod` (see `config_with`).
@@ -40,19 +41,10 @@ fn stop_and_time(server: &mut Server, signal: Signal) -> Duration {
 /// returns the group id once all three processes exist.
 fn start_group(server: &Server, action: &str) -> i32 {
     server.start_action(action);
-    let pgid = read_pid_file(&server.path("pid"), Duration::from_secs(10));
-    let all_there = wait_until(Duration::from_secs(10), || group_members(pgid).len() >= 3);
+    let pgid = read_pid_file(&server.path("pid"), SOON);
+    let all_there = wait_until(SOON, || group_members(pgid).len() >= 3);
     assert!(all_there, "group {pgid}: {:?}", group_members(pgid));
     pgid
-}
-
-fn assert_group_gone(pgid: i32) {
-    let gone = wait_until(Duration::from_secs(5), || group_members(pgid).is_empty());
-    assert!(
-        gone,
-        "processes of group {pgid} survive shutdown (state Z = unreaped zombie): {:?}",
-        group_members(pgid)
-    );
 }
 
 #[test]

@@ -13,10 +13,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Server, TempDir, fd_count, to_yaml, wait_until};
-
-/// A bound for things that should happen within a second or two.
-const SOON: Duration = Duration::from_secs(10);
+use crate::harness::{SOON, Server, TempDir, fd_count, to_yaml, wait_until};
 
 fn lines(path: &Path) -> usize {
     std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
@@ -310,6 +307,46 @@ fn file_details_come_from_the_trigger_alone() {
         .any(|e| {
             e["executionTrackingId"] == new_id && e["stdout"] == want.as_str()
         })));
+}
+
+#[test]
+fn a_restart_cannot_carry_a_persons_value_into_a_trigger_argument() {
+    // A person ran the action when `filepath` was an ordinary argument of theirs; the config
+    // then gave the action a file trigger, which fills `filepath` itself. Restarting the
+    // person's run repeats the person's value, not a trigger's: it is refused like a start
+    // by hand, so a reload cannot turn an old value into a file the trigger vouches for.
+    let inbox = TempDir::new();
+    let action = |trigger: bool| {
+        let mut a =
+            json!({"id": "handle", "title": "Handle", "shell": "printf '[%s]' {{ filepath }}"});
+        if trigger {
+            a["execOnFileCreatedInDir"] = json!(inbox.path().to_str().unwrap());
+        } else {
+            a["arguments"] = json!([{"name": "filepath", "type": "very_dangerous_raw_string"}]);
+        }
+        to_yaml(&json!({"actions": [a]}))
+    };
+    let server = Server::start_yaml(&action(false));
+    let run = server.ok(
+        "StartActionAndWait",
+        json!({"actionId": "handle", "arguments": [{"name": "filepath", "value": "/etc/shadow"}]}),
+    );
+    assert_eq!(run["logEntry"]["stdout"], "[/etc/shadow]", "{run}");
+    let id = run["logEntry"]["executionTrackingId"].clone();
+
+    let tmp = server.path("config.yaml.tmp");
+    std::fs::write(&tmp, action(true)).unwrap();
+    std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
+    assert!(wait_until(SOON, || server
+        .log_contains("fileCreatedInDir of handle: watching")));
+    let (status, reply) = server.call("RestartAction", json!({"executionTrackingId": id}));
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(reply["code"], "invalid_argument", "{reply}");
+    assert!(
+        reply["message"].as_str().unwrap().contains("filepath"),
+        "{reply}"
+    );
+    assert_eq!(entries_of(&server, "handle").len(), 1, "nothing new ran");
 }
 
 #[test]

@@ -13,7 +13,7 @@ use flate2::write::GzEncoder;
 use serde_json::json;
 
 use crate::client::{Request, SERVICE, assert_entry_shape, assert_error, is_uuid_v4, send};
-use crate::harness::{Server, config_with, shell_action};
+use crate::harness::{Server, config_with, shell_action, started_id};
 
 /// The three POST path prefixes of SPEC §2.1.
 const PREFIXES: [&str; 3] = [SERVICE, "/api/svc.api.v1.ActionApiService/", "/api/"];
@@ -118,11 +118,7 @@ fn get_start_percent_decodes_the_action_id() {
         server.addr,
         &Request::get("/api/StartActionByGet/my%2Daction%5F1"),
     );
-    assert_eq!(resp.status, 200, "{}", resp.text());
-    let id = resp.json()["executionTrackingId"]
-        .as_str()
-        .expect("executionTrackingId")
-        .to_string();
+    let id = started_id(&resp);
     let entry = server.wait_finished(&id, Duration::from_secs(10));
     assert_eq!(entry["actionId"], "my-action_1");
     assert_eq!(entry["stdout"], "decoded\n");

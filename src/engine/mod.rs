@@ -1,0 +1,614 @@
+//! The engine: the domain core that the API and the triggers call. It owns the setup in
+//! force (`setup`: config, entities and the bindings derived from them, swapped whole on
+//! reload), the history, the table of running executions, and the one start path:
+//! permission, argument checks, tracking id, then admission (`admission`: concurrency and
+//! rate limits → blocked entries) and the insert, atomically, then the launch. It records
+//! every start and end in the history file through `recorder`. Everything it decides is
+//! synchronous and happens under short locks, so a check and the insert that follows it are
+//! atomic; processes are the executor's business and wire formats the API's.
+
+mod admission;
+mod recorder;
+mod setup;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::{Duration, Instant};
+
+use tracing::info;
+
+use crate::arguments::{self, ArgError};
+use crate::config::{Action, Config};
+use crate::entities::EntitySet;
+use crate::events::{Bus, Event};
+use crate::execution::{
+    Execution, KillReason, NewExecution, Origin, Outcome, Restored, TrackingId, new_tracking_id,
+    valid_tracking_id,
+};
+use crate::executor::{self, Observer, Plan, Reaper};
+use crate::history::{History, Page};
+use crate::output::Chunker;
+use crate::permissions::{Caller, Decision, Verb, decide};
+use crate::store::Journal;
+use admission::{Candidate, Earlier, limit_reached};
+use recorder::Recorder;
+pub use setup::{Binding, Setup, render_for, render_html_for};
+
+/// Why the engine refused. The API maps each variant to a Connect code in one place
+/// (`api::connect_error`); the text is the message a client or the log shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    UnknownAction(String),
+    UnknownExecution(String),
+    NoExecutionOf(String),
+    MissingIds,
+    BadTrackingId(String),
+    TrackingIdInUse(String),
+    /// A request argument broke its declaration.
+    BadArgument(ArgError),
+    /// The command, with its arguments substituted, is longer than the system accepts.
+    CommandTooLong(String),
+    /// RestartAction of an execution whose arguments are no longer known.
+    ArgumentsUnavailable(String),
+    Denied(Verb),
+    LoginRequired,
+    NegativeOffset(i64),
+    Stopping,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::UnknownAction(id) => write!(f, "no action with id {id:?}"),
+            Error::UnknownExecution(id) => write!(f, "no execution with tracking id {id:?}"),
+            Error::NoExecutionOf(id) => {
+                write!(f, "action {id:?} has no execution in the history")
+            }
+            Error::MissingIds => f.write_str("give an executionTrackingId or an actionId"),
+            Error::BadTrackingId(id) => write!(
+                f,
+                "uniqueTrackingId {id:?} is invalid: use 1 to 64 of A-Z a-z 0-9 . _ - or leave it empty"
+            ),
+            Error::TrackingIdInUse(id) => write!(
+                f,
+                "uniqueTrackingId {id:?} is already used: choose another or leave it empty"
+            ),
+            Error::BadArgument(e) => write!(f, "{e}"),
+            Error::CommandTooLong(why) => f.write_str(why),
+            Error::ArgumentsUnavailable(id) => write!(
+                f,
+                "the arguments of execution {id:?} are no longer known: start the action again"
+            ),
+            Error::Denied(verb) => write!(
+                f,
+                "you do not have the {} permission on this action",
+                verb.as_str()
+            ),
+            Error::LoginRequired => {
+                f.write_str("log in first, or send an API token: guests must log in here")
+            }
+            Error::NegativeOffset(n) => write!(f, "startOffset must not be negative, got {n}"),
+            Error::Stopping => f.write_str("actiond is shutting down: try again shortly"),
+        }
+    }
+}
+
+/// A request to start an action.
+#[derive(Debug, Clone, Default)]
+pub struct StartRequest {
+    pub binding_id: String,
+    pub arguments: Vec<(String, String)>,
+    pub tracking_id: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KillResult {
+    pub killed: bool,
+    pub already_completed: bool,
+}
+
+/// An execution checked and ready to be admitted: its record, the plan for its process, and
+/// the password values to redact from its output events.
+struct Prepared {
+    exec: Arc<Execution>,
+    plan: Plan,
+    secrets: Vec<String>,
+}
+
+pub struct Engine {
+    setup: RwLock<Arc<Setup>>,
+    history: Mutex<History>,
+    running: Mutex<HashMap<String, Arc<Execution>>>,
+    reaper: Arc<Reaper>,
+    bus: Arc<Bus>,
+    recorder: Recorder,
+    stopping: AtomicBool,
+    started: Instant,
+    /// Counts swaps of the setup, so triggers can re-arm when the config changes.
+    changes: tokio::sync::watch::Sender<u64>,
+    metrics: crate::metrics::Metrics,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Engine {
+    /// `journal`: the history file in the state directory; `None` keeps the history in
+    /// memory only.
+    pub fn new(
+        config: Arc<Config>,
+        entities: EntitySet,
+        reaper: Arc<Reaper>,
+        bus: Arc<Bus>,
+        journal: Option<Journal>,
+    ) -> Arc<Engine> {
+        let history = Mutex::new(History::new(config.limits.log_history_limit));
+        Arc::new(Engine {
+            setup: RwLock::new(Arc::new(Setup::new(config, Arc::new(entities)))),
+            history,
+            running: Mutex::new(HashMap::new()),
+            reaper,
+            bus,
+            recorder: Recorder::new(journal),
+            stopping: AtomicBool::new(false),
+            started: Instant::now(),
+            changes: tokio::sync::watch::Sender::new(0),
+            metrics: crate::metrics::Metrics::default(),
+        })
+    }
+
+    /// The setup in force.
+    pub fn setup(&self) -> Arc<Setup> {
+        Arc::clone(&self.setup.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> Arc<Config> {
+        Arc::clone(&self.setup().config)
+    }
+
+    /// Swaps in a new configuration and its entities (a reload), then announces it.
+    /// Running executions keep the action they started with; the history is trimmed to a
+    /// smaller limit.
+    pub fn swap(&self, config: Arc<Config>, entities: EntitySet, event: Event) {
+        lock(&self.history).set_limit(config.limits.log_history_limit);
+        let setup = Arc::new(Setup::new(config, Arc::new(entities)));
+        *self.setup.write().unwrap_or_else(|p| p.into_inner()) = setup;
+        self.changes.send_modify(|n| *n += 1);
+        self.publish(None, &event);
+    }
+
+    /// Wakes its holder after every swap of the setup (reloads of config or entities).
+    pub fn setup_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// How long the service has been running.
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// (entries in the history, executions running), for reports.
+    pub fn counts(&self) -> (usize, usize) {
+        (lock(&self.history).len(), lock(&self.running).len())
+    }
+
+    pub fn bus(&self) -> &Arc<Bus> {
+        &self.bus
+    }
+
+    /// The counters behind /metrics.
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.metrics
+    }
+
+    fn publish(&self, action: Option<&Action>, event: &Event) {
+        self.bus.publish(&self.config().auth, action, event);
+    }
+
+    /// True while the service accepts work.
+    pub fn ready(&self) -> bool {
+        !self.stopping.load(Ordering::SeqCst)
+    }
+
+    fn check(&self, caller: &Caller, action: &Action, verb: Verb) -> Result<(), Error> {
+        match decide(&self.config().auth, caller, action, verb) {
+            Decision::Allow => Ok(()),
+            Decision::Deny => Err(Error::Denied(verb)),
+            Decision::LoginRequired => Err(Error::LoginRequired),
+        }
+    }
+
+    /// Starts an execution for a request from outside (the API). Returns once its record
+    /// exists; the process is spawned right after, off the event loop (`executor::launch`).
+    pub fn start(
+        self: &Arc<Self>,
+        req: StartRequest,
+        caller: &Caller,
+    ) -> Result<Arc<Execution>, Error> {
+        self.begin(req, caller, Origin::Request, Vec::new())
+    }
+
+    /// `start` for a trigger, with tags on the record naming it. A trigger may fill the
+    /// arguments a file trigger declares.
+    pub fn start_triggered(
+        self: &Arc<Self>,
+        req: StartRequest,
+        caller: &Caller,
+        tags: Vec<String>,
+    ) -> Result<Arc<Execution>, Error> {
+        self.begin(req, caller, Origin::Trigger, tags)
+    }
+
+    /// Runs the same binding again with the recorded arguments, as `caller`, under a new
+    /// id. The values are checked again against the config in force, as a start's are.
+    pub fn restart(
+        self: &Arc<Self>,
+        tracking_id: &str,
+        caller: &Caller,
+    ) -> Result<Arc<Execution>, Error> {
+        let old = self
+            .find(tracking_id)
+            .ok_or_else(|| Error::UnknownExecution(tracking_id.to_string()))?;
+        let arguments = old
+            .arguments
+            .clone()
+            .ok_or_else(|| Error::ArgumentsUnavailable(tracking_id.to_string()))?;
+        let origin = old
+            .origin
+            .as_ref()
+            .unwrap_or(&Origin::Request)
+            .restarted(&old.tracking_id);
+        let req = StartRequest {
+            binding_id: old.binding_id.clone(),
+            arguments,
+            tracking_id: String::new(),
+        };
+        self.begin(req, caller, origin, Vec::new())
+    }
+
+    /// The one start path: checks, then admission and the insert under the same locks,
+    /// then the start event and either the blocked record or the launch.
+    fn begin(
+        self: &Arc<Self>,
+        req: StartRequest,
+        caller: &Caller,
+        origin: Origin,
+        tags: Vec<String>,
+    ) -> Result<Arc<Execution>, Error> {
+        if !self.ready() {
+            return Err(Error::Stopping);
+        }
+        // One snapshot of the setup for the whole start, even if a reload lands meanwhile.
+        let setup = self.setup();
+        let Prepared {
+            exec,
+            plan,
+            secrets,
+        } = self.prepare(&setup, req, caller, origin, tags)?;
+        let blocked = self.admit(&exec, setup.config.limits.max_concurrent_executions)?;
+        self.publish(
+            Some(&exec.action),
+            &Event::ExecutionStarted(exec.snapshot()),
+        );
+        if let Some(reason) = blocked {
+            info!(action = %exec.binding_id, id = %exec.tracking_id, "blocked: {reason}");
+            exec.finish(Outcome::Blocked(reason), plan.grace.as_secs());
+            self.ended(&exec, None);
+            return Ok(exec);
+        }
+        // Written before the process exists, so a crash mid-run is visible after a restart.
+        if self
+            .recorder
+            .started(&exec, self.config().limits.log_history_limit)
+        {
+            self.recorder.compact(&lock(&self.history));
+        }
+        let origin = exec.origin.as_ref().unwrap_or(&Origin::Request);
+        info!(
+            action = %exec.binding_id,
+            id = %exec.tracking_id,
+            user = %exec.user,
+            %origin,
+            "starting"
+        );
+        let watch = Watch {
+            engine: Arc::clone(self),
+            stdout: Chunker::new(secrets.clone()),
+            stderr: Chunker::new(secrets),
+        };
+        executor::launch(plan, Arc::clone(&exec), &self.reaper, Box::new(watch));
+        Ok(exec)
+    }
+
+    /// Everything a start checks before a record exists: the binding, the permission, every
+    /// argument, the tracking id, and whether the command fits the system's limits. A
+    /// refused start leaves no entry and runs nothing.
+    fn prepare(
+        &self,
+        setup: &Setup,
+        req: StartRequest,
+        caller: &Caller,
+        origin: Origin,
+        tags: Vec<String>,
+    ) -> Result<Prepared, Error> {
+        let binding = setup
+            .binding(&req.binding_id)
+            .ok_or_else(|| Error::UnknownAction(req.binding_id.clone()))?;
+        let action = Arc::clone(&binding.action);
+        self.check(caller, &action, Verb::Exec)?;
+        if !origin.trigger_values() {
+            arguments::refuse_trigger_values(&action.arguments, &req.arguments)
+                .map_err(Error::BadArgument)?;
+        }
+        let values =
+            arguments::resolve(&action.arguments, &req.arguments).map_err(Error::BadArgument)?;
+        let tracking_id = if req.tracking_id.is_empty() {
+            new_tracking_id()
+        } else if !valid_tracking_id(&req.tracking_id) {
+            return Err(Error::BadTrackingId(req.tracking_id));
+        } else {
+            let mut id = TrackingId::new();
+            let _ = id.push_str(&req.tracking_id);
+            id
+        };
+        let config = &setup.config;
+        let plan = executor::plan(
+            &action,
+            &config.base_dir,
+            &tracking_id,
+            &caller.username,
+            config.limits.kill_grace_period,
+            &values,
+            binding.instance.as_deref(),
+        );
+        // Quoting can make a long value longer than the kernel accepts; refuse now rather
+        // than record a spawn failure.
+        if let Err(why) = executor::fits(&plan) {
+            // Name the longest value: it is the one to shorten.
+            return Err(match values.iter().max_by_key(|v| v.value.len()) {
+                Some(v) => Error::BadArgument(ArgError {
+                    argument: v.name.clone(),
+                    rule: why,
+                }),
+                None => Error::CommandTooLong(why),
+            });
+        }
+        let secrets: Vec<String> = values
+            .iter()
+            .filter(|v| v.secret)
+            .map(|v| v.value.clone())
+            .collect();
+        let exec = Arc::new(Execution::new(NewExecution {
+            tracking_id,
+            binding_id: req.binding_id,
+            action,
+            user: caller.username.clone(),
+            user_class: caller.usergroup.clone(),
+            tags,
+            arguments: Some(req.arguments),
+            origin,
+            secrets: secrets.clone(),
+            max_output_bytes: config.limits.max_output_bytes,
+        }));
+        Ok(Prepared {
+            exec,
+            plan,
+            secrets,
+        })
+    }
+
+    /// Inserts `exec` into the history, and into the running table unless a limit blocks
+    /// it; returns why it is blocked, if it is. The tracking-id check, the limits and the
+    /// inserts happen under both locks at once, so two presses cannot both pass a limit.
+    fn admit(&self, exec: &Arc<Execution>, max_running: usize) -> Result<Option<String>, Error> {
+        let mut history = lock(&self.history);
+        let mut running = lock(&self.running);
+        let id = exec.tracking_id.as_str();
+        if history.contains(id) || running.contains_key(id) {
+            return Err(Error::TrackingIdInUse(id.to_string()));
+        }
+        let candidate = Candidate {
+            binding_id: &exec.binding_id,
+            started: exec.started.unwrap_or_else(Instant::now),
+            max_concurrent: exec.action.max_concurrent,
+            max_rate: &exec.action.max_rate,
+        };
+        let earlier = history
+            .newest_first()
+            .filter(|e| e.binding_id == exec.binding_id)
+            .map(|e| Earlier {
+                started: e.started,
+                blocked: e.phase().flags().blocked,
+            });
+        let blocked = limit_reached(
+            &candidate,
+            running.values().map(|e| e.binding_id.as_str()),
+            max_running,
+            earlier,
+        );
+        history.insert(Arc::clone(exec));
+        if blocked.is_none() {
+            running.insert(id.to_string(), Arc::clone(exec));
+        }
+        Ok(blocked)
+    }
+
+    /// Called by the execution's watcher once its process group is gone.
+    fn finished(&self, exec: &Execution) {
+        lock(&self.running).remove(exec.tracking_id.as_str());
+        let flags = self.ended(exec, exec.started.map(|t| t.elapsed()));
+        info!(
+            action = %exec.binding_id,
+            id = %exec.tracking_id,
+            exit_code = flags.exit_code,
+            timed_out = flags.timed_out,
+            "finished"
+        );
+    }
+
+    /// Counts, records and announces the end of `exec` (which ran for `ran`, if it ran).
+    fn ended(&self, exec: &Execution, ran: Option<Duration>) -> crate::execution::Flags {
+        let snapshot = exec.snapshot();
+        let flags = snapshot.flags;
+        self.metrics.finished(&exec.binding_id, &flags, ran);
+        let limit = self.config().limits.log_history_limit;
+        if self.recorder.finished(exec, &snapshot, limit) {
+            self.recorder.compact(&lock(&self.history));
+        }
+        self.publish(Some(&exec.action), &Event::ExecutionFinished(snapshot));
+        flags
+    }
+
+    /// Brings back the records of a previous run (oldest first) and rewrites the journal
+    /// with them, always: a torn last line must not stay in the file, or the next line
+    /// appended would be glued to it and lost. A record whose action is gone keeps its
+    /// title, behind no ACL.
+    pub fn restore(&self, records: Vec<Restored>) {
+        let setup = self.setup();
+        let mut history = lock(&self.history);
+        for r in records {
+            let action = setup
+                .action(&r.binding_id)
+                .cloned()
+                .unwrap_or_else(|| Arc::new(Action::removed(&r.binding_id, &r.title)));
+            history.insert(Arc::new(Execution::restored(r, action)));
+        }
+        self.recorder.compact(&history);
+    }
+
+    /// Finds an execution by tracking id, in the history or still running.
+    pub fn find(&self, tracking_id: &str) -> Option<Arc<Execution>> {
+        if let Some(e) = lock(&self.history).get(tracking_id) {
+            return Some(Arc::clone(e));
+        }
+        lock(&self.running).get(tracking_id).cloned()
+    }
+
+    pub fn kill(&self, tracking_id: &str, caller: &Caller) -> Result<KillResult, Error> {
+        let exec = self
+            .find(tracking_id)
+            .ok_or_else(|| Error::UnknownExecution(tracking_id.to_string()))?;
+        self.check(caller, &exec.action, Verb::Kill)?;
+        let killed = exec.request_kill(KillReason::User(caller.username.clone()));
+        if killed {
+            info!(id = %exec.tracking_id, by = %caller.username, "kill requested");
+        }
+        Ok(KillResult {
+            killed,
+            already_completed: !killed,
+        })
+    }
+
+    /// ExecutionStatus: by tracking id, else the most recent execution of the action.
+    pub fn status(
+        &self,
+        tracking_id: &str,
+        binding_id: &str,
+        caller: &Caller,
+    ) -> Result<Arc<Execution>, Error> {
+        let exec = if !tracking_id.is_empty() {
+            self.find(tracking_id)
+                .ok_or_else(|| Error::UnknownExecution(tracking_id.to_string()))?
+        } else if !binding_id.is_empty() {
+            let latest = lock(&self.history).latest_for(binding_id).cloned();
+            latest.ok_or_else(|| Error::NoExecutionOf(binding_id.to_string()))?
+        } else {
+            return Err(Error::MissingIds);
+        };
+        self.check(caller, &exec.action, Verb::Logs)?;
+        Ok(exec)
+    }
+
+    /// A newest-first page of the executions the caller may see, of one binding or all.
+    pub fn logs(
+        &self,
+        binding_id: Option<&str>,
+        offset: i64,
+        caller: &Caller,
+    ) -> Result<Page, Error> {
+        let setup = self.setup();
+        if let Some(id) = binding_id
+            && setup.binding(id).is_none()
+        {
+            return Err(Error::UnknownAction(id.to_string()));
+        }
+        let offset = usize::try_from(offset).map_err(|_| Error::NegativeOffset(offset))?;
+        let auth = &setup.config.auth;
+        let keep = |e: &Execution| {
+            binding_id.is_none_or(|id| e.binding_id == id)
+                && decide(auth, caller, &e.action, Verb::Logs) == Decision::Allow
+        };
+        let page_size = setup.config.limits.log_history_page_size;
+        Ok(lock(&self.history).page(keep, offset, page_size))
+    }
+
+    /// Stops accepting starts, runs the kill ladder on every running execution, and waits
+    /// until all of them are recorded as finished (bounded by the ladder's own bound).
+    pub async fn shutdown(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let running: Vec<Arc<Execution>> = lock(&self.running).values().cloned().collect();
+        if running.is_empty() {
+            self.recorder.flush();
+            return;
+        }
+        info!(count = running.len(), "stopping running executions");
+        for e in &running {
+            e.request_kill(KillReason::Shutdown);
+        }
+        let bound = self.config().limits.kill_grace_period + Duration::from_millis(1500);
+        let all = async {
+            for e in &running {
+                e.wait().await;
+            }
+        };
+        let _ = tokio::time::timeout(bound, all).await;
+        self.recorder.flush();
+    }
+
+    /// Ends every event stream (after the executions' last events).
+    pub fn close_streams(&self) {
+        self.bus.close();
+    }
+}
+
+/// Publishes a running execution's output as `outputChunk` events: UTF-8 safe, at most
+/// 4 KiB each, password values redacted; and its end.
+struct Watch {
+    engine: Arc<Engine>,
+    stdout: Chunker,
+    stderr: Chunker,
+}
+
+impl Watch {
+    fn send(&self, exec: &Execution, chunks: Vec<String>) {
+        for output in chunks {
+            let event = Event::OutputChunk {
+                tracking_id: exec.tracking_id.to_string(),
+                output,
+            };
+            self.engine.publish(Some(&exec.action), &event);
+        }
+    }
+}
+
+impl Observer for Watch {
+    fn output(&mut self, exec: &Execution, stderr: bool, data: &[u8]) {
+        let chunks = if stderr {
+            self.stderr.feed(data)
+        } else {
+            self.stdout.feed(data)
+        };
+        self.send(exec, chunks);
+    }
+
+    fn done(mut self: Box<Self>, exec: &Execution) {
+        let mut rest = self.stdout.finish();
+        rest.extend(self.stderr.finish());
+        self.send(exec, rest);
+        self.engine.finished(exec);
+    }
+}

@@ -1,0 +1,204 @@
+//! The setup in force: the validated config, the entities loaded for it, and the bindings
+//! derived from the two (one per plain action, one per instance of an entity action, each
+//! with its title and icon rendered for the instance). A reload builds a new `Setup` and the
+//! engine swaps it in whole; whoever took one keeps a consistent view until it drops it.
+//!
+//! It owns the bindings and the rendering of entity fields into the text and HTML the config
+//! writes (titles, icons, `display` components). It must not read files (the watcher loads
+//! config and entities) nor decide permissions. What the API shows of it to a caller
+//! (dashboards, GetActionBinding, entities) is `api::catalog`'s.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tracing::warn;
+
+use crate::config::{Action, Config};
+use crate::entities::{self, EntitySet, Instance};
+use crate::template::{Placeholder, Template};
+
+/// One way to start an action: the action itself, or, for an entity action, one instance
+/// of its entity type.
+#[derive(Debug, Clone)]
+pub struct Binding {
+    pub id: String,
+    /// For an entity binding, a copy with the binding id and the title and icon rendered
+    /// for the instance.
+    pub action: Arc<Action>,
+    /// The title as configured: what dashboards link by.
+    pub template_title: String,
+    /// The configured action's position in the config (the Action message's `order`).
+    pub order: usize,
+    pub instance: Option<Arc<Instance>>,
+}
+
+/// The configuration and entities in force, and the bindings derived from them.
+pub struct Setup {
+    pub config: Arc<Config>,
+    pub entities: Arc<EntitySet>,
+    bindings: Vec<Binding>,
+    index: HashMap<String, usize>,
+}
+
+impl Setup {
+    pub fn new(config: Arc<Config>, entities: Arc<EntitySet>) -> Setup {
+        let mut bindings = Vec::new();
+        let mut index = HashMap::new();
+        for (order, action) in config.actions.iter().enumerate() {
+            let Some(kind) = &action.entity else {
+                index.insert(action.id.clone(), bindings.len());
+                bindings.push(Binding {
+                    id: action.id.clone(),
+                    action: Arc::new(action.clone()),
+                    template_title: action.title.clone(),
+                    order,
+                    instance: None,
+                });
+                continue;
+            };
+            for instance in entities.instances(kind) {
+                let id = entities::binding_id(&action.id, &instance.key);
+                if index.contains_key(&id) {
+                    warn!(
+                        "binding {id} of action {} is also another binding's id: skipped",
+                        action.id
+                    );
+                    continue;
+                }
+                let mut copy = action.clone();
+                copy.id = id.clone();
+                copy.title = render_for(&action.title, instance);
+                // Icons are HTML (an entity or an <img>), like display components.
+                copy.icon = render_html_for(&action.icon, instance);
+                index.insert(id.clone(), bindings.len());
+                bindings.push(Binding {
+                    id,
+                    action: Arc::new(copy),
+                    template_title: action.title.clone(),
+                    order,
+                    instance: Some(Arc::new(instance.clone())),
+                });
+            }
+        }
+        Setup {
+            config,
+            entities,
+            bindings,
+            index,
+        }
+    }
+
+    pub fn binding(&self, id: &str) -> Option<&Binding> {
+        self.index.get(id).map(|&i| &self.bindings[i])
+    }
+
+    pub fn action(&self, id: &str) -> Option<&Arc<Action>> {
+        self.binding(id).map(|b| &b.action)
+    }
+
+    /// Every binding, in config order (entity bindings in instance order).
+    pub fn bindings(&self) -> &[Binding] {
+        &self.bindings
+    }
+}
+
+/// `text` with the instance's fields filled in, when every placeholder in it is an entity
+/// field; otherwise the text as written.
+pub fn render_for(text: &str, instance: &Instance) -> String {
+    render_with(text, instance, |v| v)
+}
+
+/// The same for HTML written in the config (`display` components, icons): entity values come
+/// from files that scripts write, so they are escaped, never markup.
+pub fn render_html_for(text: &str, instance: &Instance) -> String {
+    render_with(text, instance, |v| {
+        let mut out = String::with_capacity(v.len());
+        for c in v.chars() {
+            match c {
+                '&' => out.push_str("&amp;"),
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '"' => out.push_str("&quot;"),
+                '\'' => out.push_str("&#39;"),
+                c => out.push(c),
+            }
+        }
+        out
+    })
+}
+
+fn render_with(text: &str, instance: &Instance, value: impl Fn(String) -> String) -> String {
+    match Template::literal(text) {
+        Ok(t)
+            if t.placeholders()
+                .all(|(p, _)| matches!(p, Placeholder::Entity(_))) =>
+        {
+            t.render(&|p| match p {
+                Placeholder::Entity(field) => instance.field(field).map(&value),
+                Placeholder::Argument(_) => None,
+            })
+        }
+        _ => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::execution::tests::action;
+
+    fn instance(yaml: &str) -> Instance {
+        crate::entities::parse(yaml, "e.yaml")
+            .unwrap()
+            .instances
+            .remove(0)
+    }
+
+    #[test]
+    fn titles_take_entity_fields_and_html_gets_them_escaped() {
+        let i = instance("- {name: \"<b>x</b> & 'y'\"}\n");
+        assert_eq!(
+            render_for("Ping {{ .CurrentEntity.name }}", &i),
+            "Ping <b>x</b> & 'y'"
+        );
+        assert_eq!(
+            render_html_for("<i>{{ server.name }}</i>", &i),
+            "<i>&lt;b&gt;x&lt;/b&gt; &amp; &#39;y&#39;</i>"
+        );
+        // Text with an argument placeholder or no valid placeholder is left as written.
+        assert_eq!(render_for("Run {{ arg }}", &i), "Run {{ arg }}");
+        assert_eq!(render_for("broken {{", &i), "broken {{");
+    }
+
+    #[test]
+    fn an_entity_action_has_one_binding_per_instance() {
+        let mut config =
+            crate::config::parse("{}", crate::config::Source::Embedded, "/".into(), &|_| None)
+                .unwrap()
+                .0;
+        let mut plain = (*action("plain")).clone();
+        plain.title = "Plain".into();
+        let mut per = (*action("ping")).clone();
+        per.title = "Ping {{ .CurrentEntity.name }}".into();
+        per.entity = Some("server".into());
+        config.actions = vec![plain, per];
+        let mut entities = EntitySet::default();
+        let file = crate::entities::parse(
+            "- {id: a b, name: alpha}\n- {id: c, name: gamma}\n",
+            "s.yaml",
+        )
+        .unwrap();
+        entities.replace("server", file.instances);
+        let setup = Setup::new(Arc::new(config), Arc::new(entities));
+        let ids: Vec<&str> = setup.bindings().iter().map(|b| b.id.as_str()).collect();
+        assert_eq!(ids, ["plain", "ping-a_b", "ping-c"]);
+        let b = setup.binding("ping-c").unwrap();
+        assert_eq!(b.action.title, "Ping gamma");
+        assert_eq!(b.template_title, "Ping {{ .CurrentEntity.name }}");
+        assert_eq!(b.instance.as_ref().unwrap().key, "c");
+        assert!(
+            setup.binding("ping").is_none(),
+            "an entity action has no binding of its own"
+        );
+    }
+}
