@@ -39,6 +39,13 @@ cargo build --quiet
 step "cargo test (unit tests and tests/it against the real binary)"
 cargo test --quiet
 
+step "the shell model against dash, bash, bash --posix and busybox ash (tests/shells, fixed seed)"
+need dash dash
+need bash bash
+need busybox busybox
+# ACTIOND_SHELLS_TEMPLATES and ACTIOND_SHELLS_SEED run it longer, or with other templates.
+cargo test --quiet --test shells -- --ignored --nocapture
+
 step "Connect client from npm against the real binary (tests/connect)"
 (
     cd tests/connect

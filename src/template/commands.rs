@@ -174,7 +174,10 @@ impl Command {
             return Ok(());
         };
         let holes = || self.args.iter().filter(|w| w.first.is_some());
-        if let Some(w) = holes().next().filter(|_| READ_AS_CODE_OR_NAME.contains(&name)) {
+        if let Some(w) = holes()
+            .next()
+            .filter(|_| READ_AS_CODE_OR_NAME.contains(&name))
+        {
             return Err(refused(
                 w,
                 name,

@@ -181,6 +181,16 @@ fn unsafe_contexts_are_refused_with_a_fix() {
         ),
         ("echo ${x:-{a}} {{ a }}", "inside `${ }`"),
         ("[[ x =~ (a|b) ]] && echo {{ a }}", "`=~`"),
+        // Found by tests/shells: dash and ash read `((` as two subshells, where `<<2` opens a
+        // here-document whose body holds the value (bash reads a shift).
+        ("'';((<<2))\n(()){{ a }}", "`(( ))` with"),
+        // Found by tests/shells: dash and ash read `[[` as a command, where `#` starts a
+        // comment that a newline in the value ends.
+        ("[[\t#\"{{ a }}\" ]]", "`#` inside `[[ ]]`"),
+        (
+            "cat<<<''\n[[ # ]] $(((()))){{ a }}\n)",
+            "`#` inside `[[ ]]`",
+        ),
     ];
     let mut wrong = Vec::new();
     for (text, why) in table {

@@ -587,6 +587,10 @@ impl<'a> Lexer<'a> {
             }
             match self.peek() {
                 None | Some(b'\n') => return Err(self.lost("a `[[` without `]]` on its line")),
+                // dash and ash read `[[` as a command: there `#` starts a comment and `<<` a
+                // here-document.
+                Some(b'#') => return Err(self.lost("a `#` inside `[[ ]]`")),
+                Some(b'<') if self.at(b"<<") => return Err(self.lost("`<<` inside `[[ ]]`")),
                 Some(b'(' | b')' | b'<' | b'>') => {
                     if self.at(b"<(") || self.at(b">(") {
                         return Err(self.lost("a process substitution inside `[[ ]]`"));

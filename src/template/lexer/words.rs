@@ -290,13 +290,21 @@ impl Lexer<'_> {
     }
 
     /// `$(( … ))` (`skip` = 3) or bash's `(( … ))` command (`skip` = 2): arithmetic, up to
-    /// the `))` that closes it.
+    /// the `))` that closes it. dash and ash read the command `(( … ))` as two nested
+    /// subshells, so there `<<` opens a here-document and `#` may start a comment: the
+    /// model follows the command only while both readings agree.
     pub(super) fn arith(&mut self, skip: usize, nest: Nest) -> Scan {
         self.enter()?;
         let start = self.pos;
         self.pos += skip;
         let mut depth = 0u32;
         loop {
+            if skip == 2 && matches!(self.peek(), Some(b'<' | b'#' | b'$' | b'`')) {
+                return Err(self.lost_at(
+                    start,
+                    "`(( ))` with `<`, `#`, `$` or a backtick (dash reads it as subshells)",
+                ));
+            }
             match self.peek() {
                 None => return Err(self.lost_at(start, "an unclosed `$((`")),
                 Some(b'(') => {
@@ -322,7 +330,7 @@ impl Lexer<'_> {
                 Some(b'\'' | b'"' | b'\\') => {
                     return Err(self.lost_at(start, "a quote or backslash inside `$(( ))`"));
                 }
-                Some(b'\n') if !self.heredocs.is_empty() => {
+                Some(b'\n') if !self.heredocs.is_empty() || skip == 2 => {
                     return Err(self.lost_at(start, "a newline inside `$(( ))`"));
                 }
                 Some(_) => self.pos += 1,
