@@ -39,6 +39,14 @@ cargo build --quiet
 step "cargo test (unit tests and tests/it against the real binary)"
 cargo test --quiet
 
+step "kill containment in a cgroup of its own (cgroup v2, needs root; the group mode ran above)"
+if [ "$(id -u)" -ne 0 ] || ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then
+    echo "error: the cgroup-mode tests need root and a mounted cgroup v2 hierarchy" >&2
+    exit 1
+fi
+cargo test --quiet --lib executor::cgroup -- --ignored
+cargo test --quiet --test it escapes:: -- --ignored
+
 step "the shell model against dash, bash, bash --posix and busybox ash (tests/shells, fixed seed)"
 need dash dash
 need bash bash

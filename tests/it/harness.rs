@@ -166,6 +166,15 @@ impl Server {
     /// `start_yaml`, naming the config on the command line as `config_arg` (relative to the
     /// service's working directory, the temp dir) instead of by its absolute path.
     pub fn start_yaml_as(yaml: &str, config_arg: Option<&str>) -> Server {
+        Server::start_yaml_env(yaml, config_arg, &[])
+    }
+
+    /// `start`, with these variables added to the service's environment.
+    pub fn start_env(config: Value, env: &[(&str, &str)]) -> Server {
+        Server::start_yaml_env(&to_yaml(&config), None, env)
+    }
+
+    fn start_yaml_env(yaml: &str, config_arg: Option<&str>, env: &[(&str, &str)]) -> Server {
         let dir = TempDir::new();
         let config_path = dir.path().join("config.yaml");
         std::fs::write(&config_path, yaml).expect("write config");
@@ -175,6 +184,7 @@ impl Server {
             .arg("--listen")
             .arg("127.0.0.1:0")
             .current_dir(dir.path())
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -545,6 +555,19 @@ pub fn zombie_children(ppid: i32) -> Vec<ProcStat> {
     all_processes()
         .into_iter()
         .filter(|p| p.ppid == ppid && p.state == 'Z')
+        .collect()
+}
+
+/// The live processes whose environment holds `ACTIOND_TRACKING_ID=<tracking_id>`: the
+/// execution's marker, which `setsid` and double forks keep.
+pub fn marked_processes(tracking_id: &str) -> Vec<ProcStat> {
+    let needle = format!("ACTIOND_TRACKING_ID={tracking_id}");
+    all_processes()
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(format!("/proc/{}/environ", p.pid))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|e| e == needle.as_bytes()))
+        })
         .collect()
 }
 

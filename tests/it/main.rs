@@ -16,6 +16,7 @@ mod cli_credentials;
 mod config_check;
 mod dashboards;
 mod durability;
+mod escapes;
 mod events;
 mod home_assistant;
 mod identity;
