@@ -181,6 +181,9 @@ fn unsafe_contexts_are_refused_with_a_fix() {
         ),
         ("echo ${x:-{a}} {{ a }}", "inside `${ }`"),
         ("[[ x =~ (a|b) ]] && echo {{ a }}", "`=~`"),
+        // Regressions: these once made the `[[` scan loop forever.
+        ("[[ a =~ ; echo {{ a }}", "operator inside `[[ ]]`"),
+        ("[[ a =~\necho {{ a }}", "`[[` without `]]`"),
         // Found by tests/shells: dash and ash read `((` as two subshells, where `<<2` opens a
         // here-document whose body holds the value (bash reads a shift).
         ("'';((<<2))\n(()){{ a }}", "`(( ))` with"),

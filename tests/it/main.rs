@@ -29,6 +29,7 @@ mod permissions;
 mod processes;
 mod quoting_fuzz;
 mod reload;
+mod shell_model;
 mod shutdown;
 mod soak;
 mod systemd;

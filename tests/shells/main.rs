@@ -442,6 +442,28 @@ fn check(index: usize, text: &str, seed: u64, dir: &Path, tally: &Mutex<Tally>) 
     t.divergences.extend(found);
 }
 
+/// Without any shell: the model reads many generated templates (and every prefix-cut of
+/// them, which leaves constructs open) without panicking or looping. Plain `cargo test` runs it.
+#[test]
+fn the_model_reads_any_generated_template() {
+    let mut generator = Gen::new(Rng::new(DEFAULT_SEED ^ 0xabcd));
+    let started = Instant::now();
+    for _ in 0..600 {
+        let text = generator.template();
+        let _ = Template::shell(&text);
+        for cut in (0..text.len())
+            .step_by(11)
+            .filter(|&i| text.is_char_boundary(i))
+        {
+            let _ = Template::shell(&text[..cut]);
+        }
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(120),
+        "the model is slow"
+    );
+}
+
 #[test]
 #[ignore = "needs dash, bash and busybox: scripts/test.sh runs it (cargo test --test shells -- --ignored)"]
 fn the_model_agrees_with_dash_bash_and_busybox_ash() {

@@ -572,18 +572,21 @@ impl<'a> Lexer<'a> {
             let after_regex = words
                 .last()
                 .is_some_and(|w| w.literal.as_deref() == Some(b"=~"));
+            let regex_end = |c: u8| matches!(c, b'(' | b')' | b'|' | b'<' | b'>');
             if after_regex {
                 // bash reads the regular expression as one word, with `(`, `)` and `|`.
-                if !self.peek().is_some_and(|c| is_operator(c) || c == b'\n') {
-                    words.push(self.word(nest, false)?);
-                }
-                if self
-                    .peek()
-                    .is_some_and(|c| matches!(c, b'(' | b')' | b'|' | b'<' | b'>'))
-                {
+                if self.peek().is_some_and(regex_end) {
                     return Err(self.lost("a regular expression after `=~` with `(`, `)` or `|`"));
                 }
-                continue;
+                if !self.peek().is_none_or(|c| is_operator(c) || c == b'\n') {
+                    words.push(self.word(nest, false)?);
+                    if self.peek().is_some_and(regex_end) {
+                        return Err(
+                            self.lost("a regular expression after `=~` with `(`, `)` or `|`")
+                        );
+                    }
+                    continue;
+                }
             }
             match self.peek() {
                 None | Some(b'\n') => return Err(self.lost("a `[[` without `]]` on its line")),
