@@ -6,7 +6,7 @@
 //! `Delegate=yes`: actiond's own cgroup on the v2 hierarchy is owned by its non-root user;
 //! or the directory named by `ACTIOND_CGROUP`), actiond moves itself into `supervisor/`
 //! below it (the kernel allows processes only in leaves once controllers are enabled) and
-//! each execution gets `run-<tracking id>/` beside it. The execution's shell writes its own
+//! each execution gets a `run-<n>/` beside it, reused once empty. The execution's shell writes its own
 //! pid into that cgroup before it runs anything else (see `executor::contained`), so every
 //! descendant is born inside. The kill ladder ends it with `cgroup.kill`, or on kernels before
 //! 5.14 by freezing it, killing every member and thawing it. Without a delegated cgroup
@@ -37,13 +37,29 @@ pub enum Mode {
 
 static MODE: OnceLock<Mode> = OnceLock::new();
 
-/// Cgroups of finished executions that still hold processes (a daemon started with `&`,
-/// which the 250 ms rule leaves running): removed once they are empty.
-static LINGERING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// The execution cgroups not in use. Creating and removing a cgroup costs the kernel about
+/// 50 µs of CPU, a quarter of actiond's own time per execution, so an empty one is kept for
+/// the next execution instead: their number is the most executions that ever ran at once.
+static POOL: Mutex<Pool> = Mutex::new(Pool {
+    free: Vec::new(),
+    lingering: Vec::new(),
+    next: 0,
+});
 
-/// At most this many lingering cgroups are remembered; older ones are left to systemd,
-/// which removes the whole tree when the service stops.
-const MAX_LINGERING: usize = 1024;
+struct Pool {
+    /// Empty, ready for the next execution.
+    free: Vec<PathBuf>,
+    /// Of finished executions, still holding processes (a daemon started with `&`, which the
+    /// 250 ms rule leaves running): free again once empty.
+    lingering: Vec<PathBuf>,
+    /// The number in the next new cgroup's name (`run-<n>`).
+    next: u64,
+}
+
+/// At most this many cgroups are kept (free or lingering); beyond, an empty one is removed
+/// and a lingering one is left to systemd, which removes the whole tree when the service
+/// stops.
+const MAX_KEPT: usize = 1024;
 
 /// The environment variable that overrides detection: `off`, `own` (use actiond's own
 /// cgroup even as root, where ownership cannot tell delegation), or a directory.
@@ -178,15 +194,26 @@ fn enter(dir: &Path) -> std::io::Result<()> {
     )
 }
 
-/// Creates the cgroup of one execution, or `None` in group mode. A cgroup that cannot be
-/// created (the kernel's `cgroup.max.descendants`, a full disk of names) leaves that
-/// execution with the group-mode guarantee, and the log says so.
-pub fn create(tracking_id: &str) -> Option<PathBuf> {
+/// A cgroup for one execution (an empty one from the pool, or a new one), or `None` in
+/// group mode. A cgroup that cannot be created (the kernel's `cgroup.max.descendants`)
+/// leaves that execution with the group-mode guarantee, and the log says so.
+pub fn create() -> Option<PathBuf> {
     let Mode::Cgroup(dir) = mode() else {
         return None;
     };
-    sweep();
-    let path = dir.join(format!("run-{tracking_id}"));
+    let mut pool = POOL.lock().unwrap_or_else(|p| p.into_inner());
+    if !pool.lingering.is_empty() {
+        let (emptied, still): (Vec<PathBuf>, Vec<PathBuf>) =
+            pool.lingering.drain(..).partition(|p| !populated(p));
+        pool.lingering = still;
+        pool.free.extend(emptied);
+    }
+    if let Some(path) = pool.free.pop() {
+        return Some(path);
+    }
+    let path = dir.join(format!("run-{}", pool.next));
+    pool.next += 1;
+    drop(pool);
     match std::fs::create_dir(&path) {
         Ok(()) => Some(path),
         Err(e) => {
@@ -227,8 +254,12 @@ fn children(dir: &Path) -> Vec<PathBuf> {
 
 /// Whether any process is left in `path` or below (`populated` in `cgroup.events`).
 pub fn populated(path: &Path) -> bool {
-    match std::fs::read_to_string(path.join("cgroup.events")) {
-        Ok(events) => events.lines().any(|l| l == "populated 1"),
+    use std::io::Read;
+    // Read into a small buffer: this runs once per execution, and `read_to_string` would add a
+    // `statx` and an allocation. The file is `populated N\nfrozen N\n`.
+    let mut buf = [0u8; 64];
+    match std::fs::File::open(path.join("cgroup.events")).and_then(|mut f| f.read(&mut buf)) {
+        Ok(n) => buf[..n].split(|&b| b == b'\n').any(|l| l == b"populated 1"),
         // A cgroup that is gone holds nothing.
         Err(_) => false,
     }
@@ -268,36 +299,39 @@ fn is_frozen(path: &Path) -> bool {
         .is_ok_and(|events| events.lines().any(|l| l == "frozen 1"))
 }
 
-/// Removes an execution's cgroup once it is empty; one that still holds a backgrounded
-/// daemon is kept and removed by a later `sweep`.
+/// Gives an execution's cgroup back: to the pool when it is empty, else to the lingering
+/// list (a backgrounded daemon still runs in it), until it empties.
 pub fn release(path: PathBuf) {
-    if remove(&path) {
-        return;
-    }
-    let mut lingering = LINGERING.lock().unwrap_or_else(|p| p.into_inner());
-    if lingering.len() < MAX_LINGERING {
-        lingering.push(path);
+    let empty = !populated(&path);
+    let mut pool = POOL.lock().unwrap_or_else(|p| p.into_inner());
+    let kept = pool.free.len() + pool.lingering.len();
+    match (empty, kept < MAX_KEPT) {
+        (true, true) => pool.free.push(path),
+        (false, true) => pool.lingering.push(path),
+        (true, false) => {
+            drop(pool);
+            remove(&path);
+        }
+        (false, false) => {}
     }
 }
 
-/// Removes the lingering cgroups that have emptied.
-fn sweep() {
-    let mut lingering = LINGERING.lock().unwrap_or_else(|p| p.into_inner());
-    lingering.retain(|path| !remove(path));
-}
-
-/// Removes `path` and the cgroups below it, deepest first; true when it is gone.
+/// Removes `path` and the cgroups below it, deepest first; true when it is gone. The common
+/// case (an empty cgroup with no children) is one `rmdir`.
 fn remove(path: &Path) -> bool {
+    match std::fs::remove_dir(path) {
+        Ok(()) => return true,
+        Err(e) if e.kind() == ErrorKind::NotFound => return true,
+        Err(_) => {}
+    }
+    // Busy: processes are left, or the execution made cgroups of its own below.
     if populated(path) {
-        return !path.exists();
+        return false;
     }
     for child in children(path) {
         remove(&child);
     }
-    match std::fs::remove_dir(path) {
-        Ok(()) => true,
-        Err(e) => e.kind() == ErrorKind::NotFound,
-    }
+    std::fs::remove_dir(path).is_ok() || !path.exists()
 }
 
 #[cfg(test)]

@@ -303,12 +303,7 @@ type Started = (
 /// Spawns the plan's process under a reaper ticket (see the reaper's invariant), in a
 /// cgroup of its own in cgroup mode.
 fn start(plan: Plan, reaper: &Reaper) -> Started {
-    let tracking_id = plan
-        .env
-        .iter()
-        .find(|(k, _)| k == "ACTIOND_TRACKING_ID")
-        .map_or("", |(_, v)| v.as_str());
-    let cgroup = cgroup::create(tracking_id);
+    let cgroup = cgroup::create();
     let ticket = reaper.begin_spawn();
     let spawned = spawn(&plan, cgroup.clone());
     let exit = reaper.end_spawn(ticket, spawned.as_ref().ok().map(|s| s.target.pgid));
