@@ -1,5 +1,5 @@
 //! The template tables: contexts, refusals, and every divergence between the shell model
-//! and a real shell that was found (most by `tests/shells.rs`, which runs the templates under
+//! and a real shell that was found (most by `tests/shells/`, which runs the templates under
 //! dash, bash, `bash --posix` and busybox ash); each stays here as a row.
 
 use super::*;

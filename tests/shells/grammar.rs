@@ -221,7 +221,12 @@ impl Gen {
             11 | 12 => self.heredoc(),
             13 => format!("[[ {} == qq9 ]] || p {}", self.word(), self.word()),
             14 if self.rng.chance(30) => self.probe(),
-            15 => format!("f() {{ {}; }}; f", self.script(1)),
+            15 => {
+                // One name per nesting level: a body that redefines its own name inside a
+                // pipeline (a subshell) would otherwise call itself forever.
+                let name = format!("f{}", self.depth);
+                format!("{name}() {{ {}; }}; {name}", self.script(1))
+            }
             16 => format!(
                 "(( {} )); p {}",
                 self.rng.one(&["1", "x = 2", "1 << 2"]),

@@ -397,8 +397,9 @@ fn check(index: usize, text: &str, seed: u64, dir: &Path, tally: &Mutex<Tally>) 
         let token = run(shell, &render(&template, TOKEN), dir);
         let again = run(shell, &render(&template, TOKEN), dir);
         runs += 2;
-        if !token.same(&again) {
-            // Not the same twice without any value (`$$`, a pid): nothing to compare with.
+        if !token.same(&again) || token.hung {
+            // Not the same twice without any value (`$$`, a pid), or hung without one:
+            // nothing to compare with.
             continue;
         }
         for value in &values {

@@ -15,7 +15,7 @@
 //! here-document body that runs past its line), the scan stops with `Stop::Lost`: the text so
 //! far keeps its placeholders, and any placeholder from the lost command on is refused. Every
 //! rule here that is not plain POSIX was found, or checked, by running the four shells
-//! (`tests/shells.rs`); the table in `tests.rs` keeps each case. This module decides contexts
+//! (`tests/shells/`); the table in `tests.rs` keeps each case. This module decides contexts
 //! only: quoting is `quote_into`'s, and the command-level rules (which builtins read a value
 //! as code or a variable name) are `commands`'.
 
