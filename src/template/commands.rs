@@ -8,7 +8,10 @@
 //! name part of `export NAME=value` and `readonly NAME=value`; `printf -v NAME`, and a value
 //! that starts printf's first argument (it could be `-v…`); the operand after `-v` or `-R` of
 //! `test` / `[`, or after another value (which could itself be `-v`); and in `[[ ]]` the
-//! operands of `-eq`, `-ne`, `-lt`, `-le`, `-gt`, `-ge`, `-v` and `-R`. After `alias`, `shopt`,
+//! operands of `-eq`, `-ne`, `-lt`, `-le`, `-gt`, `-ge`, `-v` and `-R`; and any placeholder in
+//! the arguments of a command whose name comes from an expansion or a value and is no path
+//! (it could be `eval`). Names are compared after quote removal (`\read` is `read`). After
+//! `alias`, `shopt`,
 //! `eval`, and `declare`/`typeset`/`local` with `-i` or `-n` the model stops (`Lost`): they change
 //! how later commands are read or what a plain assignment does.
 
@@ -38,6 +41,10 @@ pub(super) struct Word {
     pub seen_text: bool,
     /// The word is the descriptor of a redirection (`2>`).
     pub io_number: bool,
+    /// The word after quote removal, as far as it is text (`re"a"d` is `read`).
+    pub unquoted: Vec<u8>,
+    /// It holds an expansion or a placeholder, so `unquoted` is not all of it.
+    pub expanded: bool,
 }
 
 impl Word {
@@ -54,6 +61,7 @@ impl Word {
             start,
             literal: Some(text.to_vec()),
             prefix: Some(text.to_vec()),
+            unquoted: text.to_vec(),
             seen_text: true,
             ..Word::default()
         }
@@ -63,7 +71,22 @@ impl Word {
         self.seen_text = true;
     }
 
+    /// A byte of the word's text after quote removal.
+    pub fn keep(&mut self, b: u8) {
+        self.unquoted.push(b);
+    }
+
+    /// The word as the command will see it, when no expansion makes it unknown.
+    fn value(&self) -> Option<&[u8]> {
+        (!self.expanded).then_some(self.unquoted.as_slice())
+    }
+
+    fn is_value(&self, v: &[u8]) -> bool {
+        self.value() == Some(v)
+    }
+
     pub fn note_hole(&mut self, p: Placeholder) {
+        self.expanded = true;
         if !self.seen_text {
             self.leading_hole = true;
         }
@@ -84,9 +107,17 @@ pub(super) struct Command {
     pub start: usize,
     /// Words before the name: assignments (and nothing else).
     prefix: usize,
-    /// The command word was read (plain or not).
+    /// The command word was read.
     named: bool,
+    /// The command's name after quote removal; `None` when an expansion or a placeholder
+    /// makes it unknown (and it is no path, which no builtin is).
     name: Option<Vec<u8>>,
+    /// The name comes from an expansion and holds no `/`: it could be any builtin.
+    unknown: bool,
+    /// The literal name word, for `f()`.
+    literal_name: bool,
+    /// `command` or `builtin` came first: the name follows.
+    wrapped: bool,
     args: Vec<Word>,
     /// What follows a compound command (`esac`, `)`, `]]`): redirections only, no rules.
     compound: bool,
@@ -122,6 +153,9 @@ impl Command {
             prefix: 0,
             named: false,
             name: None,
+            unknown: false,
+            literal_name: false,
+            wrapped: false,
             args: Vec::new(),
             compound: false,
         }
@@ -140,7 +174,7 @@ impl Command {
 
     /// Whether a `(` now makes this a function definition `name()`.
     pub fn is_function_name(&self) -> bool {
-        !self.compound && self.prefix == 0 && self.name.is_some() && self.args.is_empty()
+        !self.compound && self.prefix == 0 && self.literal_name && self.args.is_empty()
     }
 
     /// Whether the next word may be a bash array assignment `name[…]=`.
@@ -157,12 +191,19 @@ impl Command {
                 self.prefix += 1;
                 return;
             }
-            // `command read x`, `builtin printf -v x`: the next word names the command.
-            let wrapper = matches!(word.literal.as_deref(), Some(b"command" | b"builtin"));
-            if !wrapper {
-                self.named = true;
-                self.name = word.literal.clone();
+            // `command read x`, `builtin printf -v x`, `command -p read x`: the next word that
+            // is no option names the command.
+            if matches!(word.value(), Some(b"command" | b"builtin")) {
+                self.wrapped = true;
+                return;
             }
+            if self.wrapped && word.value().is_some_and(|v| v.starts_with(b"-")) {
+                return;
+            }
+            self.named = true;
+            self.literal_name = word.literal.is_some();
+            self.name = word.value().map(<[u8]>::to_vec);
+            self.unknown = self.name.is_none() && !word.unquoted.contains(&b'/');
             return;
         }
         self.args.push(word);
@@ -170,10 +211,20 @@ impl Command {
 
     /// The rules, once the command is complete.
     pub fn check(&self) -> Result<(), Stop> {
+        let holes = || self.args.iter().filter(|w| w.first.is_some());
+        if self.unknown {
+            if let Some(w) = holes().next() {
+                let p = w.first.as_ref().map_or(String::new(), ToString::to_string);
+                return Err(Stop::Refused(format!(
+                    "{p} is an argument of a command whose name comes from an expansion or a \
+                     value, so actiond cannot tell whether it reads its arguments as code (it \
+                     could be `eval`); write the command's name out: {UNSAFE_HINT}"
+                )));
+            }
+        }
         let Some(name) = self.name.as_deref() else {
             return Ok(());
         };
-        let holes = || self.args.iter().filter(|w| w.first.is_some());
         if let Some(w) = holes()
             .next()
             .filter(|_| READ_AS_CODE_OR_NAME.contains(&name))
@@ -218,7 +269,7 @@ impl Command {
     /// Whether an option word (`-x`, `+x`) holds one of `letters`.
     fn has_option(&self, letters: &[u8]) -> bool {
         self.args.iter().any(|w| {
-            w.literal.as_deref().is_some_and(|l| {
+            w.value().is_some_and(|l| {
                 matches!(l.first(), Some(b'-' | b'+')) && l[1..].iter().any(|c| letters.contains(c))
             })
         })
@@ -230,11 +281,11 @@ impl Command {
         let mut options = true;
         for (i, w) in self.args.iter().enumerate() {
             if w.first.is_none() {
-                options &= !w.is(b"--");
+                options &= !w.is_value(b"--");
                 continue;
             }
-            let after_v = i > 0 && self.args[i - 1].is(b"-v");
-            let glued_v = w.prefix.as_deref().is_some_and(|p| p.starts_with(b"-v"));
+            let after_v = i > 0 && self.args[i - 1].is_value(b"-v");
+            let glued_v = w.unquoted.starts_with(b"-v");
             let leads = options && i == 0 && w.leading_hole;
             if after_v || glued_v || leads {
                 return Err(refused(
@@ -256,7 +307,7 @@ impl Command {
                 continue;
             }
             let prev = &self.args[i - 1];
-            if prev.first.is_some() || NAME_TESTS.iter().any(|t| prev.is(t)) {
+            if prev.first.is_some() || NAME_TESTS.iter().any(|t| prev.is_value(t)) {
                 return Err(refused(
                     w,
                     b"test",

@@ -86,6 +86,12 @@ fn placeholders_are_found_in_each_context() {
         ("[ {{ a }} -eq 1 ]", &[Unquoted]),
         ("export A={{ a }} B=\"{{ a }}\"", &[Unquoted, DoubleQuoted]),
         ("A={{ a }} cmd", &[Unquoted]),
+        // A path is no builtin, whatever expansion it holds.
+        (
+            "\"$HOME\"/bin/tool {{ a }}; /opt/{{ a }}.sh {{ a }}",
+            &[Unquoted, Unquoted, Unquoted],
+        ),
+        ("{{ a }}", &[Unquoted]),
         ("f() { printf %s {{ a }}; }; f", &[Unquoted]),
         ("if true; then echo {{ a }}; fi", &[Unquoted]),
         // A carriage return is part of a word, so this `#` starts no comment.
@@ -165,6 +171,16 @@ fn unsafe_contexts_are_refused_with_a_fix() {
         ("printf \"{{ a }}\"", "`printf`"),
         ("read {{ a }} </dev/null", "`read`"),
         ("command read -r {{ a }}", "`read`"),
+        ("command -p read -r {{ a }}", "`read`"),
+        // Quote removal makes these the same builtins.
+        ("\\read {{ a }}", "`read`"),
+        ("re\"a\"d {{ a }}", "`read`"),
+        ("'printf' '-v' {{ a }} x", "`printf`"),
+        ("[ '-v' {{ a }} ]", "`test`"),
+        // A command whose name is an expansion or a value could be any builtin (`eval`).
+        ("$CMD {{ a }}", "name comes from an expansion"),
+        ("{{ a }} {{ a }}", "name comes from an expansion"),
+        ("rea$'d' {{ a }}", "name comes from an expansion"),
         ("eval {{ a }}", "`eval`"),
         ("let x={{ a }}", "`let`"),
         ("export {{ a }}=1", "`export`"),

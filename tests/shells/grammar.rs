@@ -265,6 +265,10 @@ impl Gen {
             format!("command read -r {w} </dev/null"),
             format!("unset {w}"),
             format!("eval p {w}"),
+            format!("\\read {w} </dev/null"),
+            format!("'printf' '-v' {w} x"),
+            format!("x=eval; $x p {w}"),
+            format!("{w} p {w}"),
         ];
         self.rng.pick(&forms).clone()
     }

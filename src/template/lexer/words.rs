@@ -22,6 +22,9 @@ impl Lexer<'_> {
                         continue;
                     }
                     self.check_escape()?;
+                    if let Some(&e) = self.b.get(self.pos + 1) {
+                        w.keep(e);
+                    }
                     self.pos = (self.pos + 2).min(self.b.len());
                     plain = false;
                     w.text();
@@ -36,10 +39,12 @@ impl Lexer<'_> {
                 }
                 b'`' => {
                     plain = false;
+                    w.expanded = true;
                     self.backtick()?;
                 }
                 b'$' => {
                     plain = false;
+                    w.expanded = true;
                     self.dollar(false, &mut w)?;
                 }
                 b'{' if self.at(b"{{") => {
@@ -58,6 +63,7 @@ impl Lexer<'_> {
                         w.assignment = true;
                     }
                     literal.push(c);
+                    w.keep(c);
                     self.pos += 1;
                     w.text();
                     w.seen_eq |= c == b'=';
@@ -67,6 +73,7 @@ impl Lexer<'_> {
                         w.seen_eq = true;
                     }
                     literal.push(c);
+                    w.keep(c);
                     self.pos += 1;
                     w.text();
                 }
@@ -128,6 +135,7 @@ impl Lexer<'_> {
                 }
                 b'{' if self.at(b"{{") => self.hole(nest, Context::SingleQuoted, w)?,
                 _ => {
+                    w.keep(c);
                     self.pos += 1;
                     w.text();
                 }
@@ -147,13 +155,29 @@ impl Lexer<'_> {
                 }
                 b'\\' => {
                     self.check_escape()?;
+                    match self.peek_at(1) {
+                        Some(b'\n') => {}
+                        Some(e @ (b'$' | b'`' | b'"' | b'\\')) => w.keep(e),
+                        Some(e) => {
+                            w.keep(b'\\');
+                            w.keep(e);
+                        }
+                        None => w.keep(b'\\'),
+                    }
                     self.pos = (self.pos + 2).min(self.b.len());
                     w.text();
                 }
-                b'$' => self.dollar(true, w)?,
-                b'`' => self.backtick()?,
+                b'$' => {
+                    w.expanded = true;
+                    self.dollar(true, w)?;
+                }
+                b'`' => {
+                    w.expanded = true;
+                    self.backtick()?;
+                }
                 b'{' if self.at(b"{{") => self.hole(nest, Context::DoubleQuoted, w)?,
                 _ => {
+                    w.keep(c);
                     self.pos += 1;
                     w.text();
                 }
