@@ -212,15 +212,13 @@ impl Command {
     /// The rules, once the command is complete.
     pub fn check(&self) -> Result<(), Stop> {
         let holes = || self.args.iter().filter(|w| w.first.is_some());
-        if self.unknown {
-            if let Some(w) = holes().next() {
-                let p = w.first.as_ref().map_or(String::new(), ToString::to_string);
-                return Err(Stop::Refused(format!(
-                    "{p} is an argument of a command whose name comes from an expansion or a \
-                     value, so actiond cannot tell whether it reads its arguments as code (it \
-                     could be `eval`); write the command's name out: {UNSAFE_HINT}"
-                )));
-            }
+        if let Some(w) = holes().next().filter(|_| self.unknown) {
+            let p = w.first.as_ref().map_or(String::new(), ToString::to_string);
+            return Err(Stop::Refused(format!(
+                "{p} is an argument of a command whose name comes from an expansion or a \
+                 value, so actiond cannot tell whether it reads its arguments as code (it \
+                 could be `eval`); write the command's name out: {UNSAFE_HINT}"
+            )));
         }
         let Some(name) = self.name.as_deref() else {
             return Ok(());
