@@ -2,9 +2,9 @@
 //! process that left the execution's process group (`setsid`, a double fork) is still found
 //! and killed.
 //!
-//! At start-up `init` decides the mode once. With a delegated cgroup (systemd
-//! `Delegate=yes`: actiond's own cgroup on the v2 hierarchy is owned by its non-root user;
-//! or the directory named by `ACTIOND_CGROUP`), actiond moves itself into `supervisor/`
+//! At start-up `mode` decides the mode once. With a delegated cgroup (systemd
+//! `Delegate=yes` with `User=`: actiond's own cgroup on the v2 hierarchy is owned by its
+//! non-root user and its parent is not; or the directory named by `ACTIOND_CGROUP`), actiond moves itself into `supervisor/`
 //! below it (the kernel allows processes only in leaves once controllers are enabled) and
 //! each execution gets a `run-<n>/` beside it, reused once empty. The execution's shell writes its own
 //! pid into that cgroup before it runs anything else (see `executor::contained`), so every
@@ -124,13 +124,18 @@ fn detect() -> Result<PathBuf, String> {
         return Err("actiond runs in the root cgroup".into());
     }
     let dir = mount.join(own.trim_start_matches('/'));
-    let owner = std::fs::metadata(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .uid();
-    let me = std::fs::metadata("/proc/self")
-        .map_err(|e| e.to_string())?
-        .uid();
-    if setting != "own" && (me == 0 || owner != me) {
+    let owner = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.uid())
+            .map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let me = owner(Path::new("/proc/self"))?;
+    // The mark of a delegation by systemd (`Delegate=yes` with `User=`): this cgroup is the
+    // user's and its parent is not. Deeper inside a subtree that is the user's anyway (a
+    // desktop session's scope) nothing was handed to actiond, so it stays out.
+    let parent = dir.parent().map_or(Ok(u32::MAX), owner)?;
+    let delegated = me != 0 && owner(&dir)? == me && parent != me;
+    if setting != "own" && !delegated {
         return Err(format!(
             "{} is not delegated to actiond's user (systemd Delegate=yes with User=; \
              as root set {ENV}=own)",

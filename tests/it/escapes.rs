@@ -263,6 +263,58 @@ fn cgroup_mode_puts_each_execution_in_a_cgroup_of_its_own_and_reuses_it_once_emp
     assert_eq!(used[0], used[1], "an empty cgroup was not reused");
 }
 
+/// As systemd does it for `Delegate=yes` with `User=`: a cgroup owned by the service's user
+/// below one that is not. actiond, started inside it as that user (`nobody`), finds it by
+/// itself, with no `ACTIOND_CGROUP`, and contains a daemon that cleared its environment.
+#[test]
+#[ignore = "needs a writable cgroup v2 hierarchy (root): scripts/test.sh runs it"]
+fn cgroup_mode_is_found_by_itself_in_a_cgroup_delegated_to_the_service_user() {
+    const NOBODY: u32 = 65534;
+    let cg = TestCgroup::new();
+    for file in [
+        "",
+        "cgroup.procs",
+        "cgroup.threads",
+        "cgroup.subtree_control",
+    ] {
+        let path = cg.0.join(file);
+        std::os::unix::fs::chown(&path, Some(NOBODY), Some(NOBODY))
+            .unwrap_or_else(|e| panic!("chown {}: {e}", path.display()));
+    }
+    let procs = cg.0.join("cgroup.procs");
+    let enter = format!("echo $$ > {} && exec \"$@\"", procs.display());
+    let mut action = shell_action("escape", ENV_CLEARED_ORPHAN);
+    action["timeout"] = json!(60);
+    let server = Server::start_wrapped(
+        config_with(vec![action]),
+        &[("ACTIOND_CGROUP", "")],
+        &[
+            "/bin/sh",
+            "-c",
+            &enter,
+            "sh",
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+        ],
+    );
+    let found = wait_until(SOON, || {
+        server.log_contains("each execution in its own cgroup")
+    });
+    assert!(
+        found,
+        "actiond did not find its delegated cgroup {}",
+        cg.0.display()
+    );
+    let (id, escapee, _guard) = start_with_escapee(&server);
+    server.ok("KillAction", json!({"executionTrackingId": id}));
+    server.wait_finished(&id, SOON);
+    assert_nothing_left(&id, escapee);
+    drop(server);
+}
+
 /// A fresh cgroup for one actiond, removed (with whatever is left in it) on drop.
 struct TestCgroup(PathBuf);
 

@@ -174,11 +174,38 @@ impl Server {
         Server::start_yaml_env(&to_yaml(&config), None, env)
     }
 
+    /// `start_env`, started through `wrapper` (a command that ends by running the binary
+    /// with the arguments it is given, e.g. `setpriv … --`), with the config directory
+    /// writable by anyone, for a service that runs as another user.
+    pub fn start_wrapped(config: Value, env: &[(&str, &str)], wrapper: &[&str]) -> Server {
+        Server::launch(&to_yaml(&config), None, env, wrapper)
+    }
+
     fn start_yaml_env(yaml: &str, config_arg: Option<&str>, env: &[(&str, &str)]) -> Server {
+        Server::launch(yaml, config_arg, env, &[])
+    }
+
+    fn launch(
+        yaml: &str,
+        config_arg: Option<&str>,
+        env: &[(&str, &str)],
+        wrapper: &[&str],
+    ) -> Server {
         let dir = TempDir::new();
         let config_path = dir.path().join("config.yaml");
         std::fs::write(&config_path, yaml).expect("write config");
-        let mut child = Command::new(BIN)
+        let mut command = match wrapper.split_first() {
+            Some((program, args)) => {
+                use std::os::unix::fs::PermissionsExt;
+                let open = std::fs::Permissions::from_mode(0o777);
+                std::fs::set_permissions(dir.path(), open).expect("chmod the config dir");
+                let mut c = Command::new(program);
+                c.args(args).arg(BIN);
+                c
+            }
+            None => Command::new(BIN),
+        };
+        let mut child = command
             .arg("--config")
             .arg(config_arg.map_or(config_path.as_os_str(), std::ffi::OsStr::new))
             .arg("--listen")
