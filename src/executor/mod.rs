@@ -127,6 +127,10 @@ pub fn plan(
 /// (MAX_ARG_STRLEN, 32 pages).
 pub const MAX_ARG_BYTES: usize = 128 * 1024;
 
+/// Room kept in every argument for what cgroup mode puts in front of a command (the shell's
+/// move into its cgroup names the cgroup's path, at most a path's length).
+const CONTAINMENT_RESERVE: usize = 4096 + 64;
+
 /// A bound on everything a plan adds to the command line and environment together, well
 /// under the kernel's total (a quarter of the stack limit, 2 MiB by default) so that the
 /// service's own environment still fits.
@@ -139,11 +143,12 @@ pub fn fits(plan: &Plan) -> Result<(), String> {
         .chain(plan.args.iter().map(String::len))
         .chain(plan.env.iter().map(|(k, v)| k.len() + 1 + v.len()));
     let mut total = 0usize;
+    let limit = MAX_ARG_BYTES - CONTAINMENT_RESERVE;
     for len in strings {
-        if len >= MAX_ARG_BYTES {
+        if len >= limit {
             return Err(format!(
                 "with the arguments substituted, one part of the command is {len} bytes and the \
-                 system takes less than {MAX_ARG_BYTES}: shorten the value, or have the command read \
+                 system takes less than {limit}: shorten the value, or have the command read \
                  it from its environment variable"
             ));
         }
