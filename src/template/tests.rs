@@ -98,6 +98,10 @@ fn placeholders_are_found_in_each_context() {
         ("echo a\r#'{{ a }}'", &[SingleQuoted]),
         ("echo x 2>/dev/null {{ a }}", &[Unquoted]),
         ("echo ${x:-a b} \"${x%%:*}\" {{ a }}", &[Unquoted]),
+        (
+            "echo \"${x}{{ a }}\" $x{{ a }} \"$1{{ a }}\"",
+            &[DoubleQuoted, Unquoted, DoubleQuoted],
+        ),
         ("echo $'a\\\\' {{ a }}", &[Unquoted]),
         (
             "printf '%s\\n' {{ a }}; printf -- {{ a }}",
@@ -209,6 +213,13 @@ fn unsafe_contexts_are_refused_with_a_fix() {
         (
             "cat<<<''\n[[ # ]] $(((()))){{ a }}\n)",
             "`#` inside `[[ ]]`",
+        ),
+        // Found by tests/shells in all four shells: inside double quotes a value right after
+        // `$x` lengthens the name (`"$xvalue"`), so the value never arrives.
+        ("cat<<<\"$x{{ a }}\"", "lengthen the variable's name"),
+        (
+            "case \"a$x{{ a }}\" in x) ;; esac",
+            "lengthen the variable's name",
         ),
     ];
     let mut wrong = Vec::new();

@@ -64,6 +64,9 @@ pub struct Gen {
     sub: u32,
     /// How many more placeholders this template may get.
     budget: u32,
+    /// The last template holds a probe: a command that may interpret its value (it is there
+    /// to catch injections, so only an injection counts for it).
+    pub probed: bool,
     /// Here-documents opened on the line being written, per nesting level of scripts.
     pending: Vec<Vec<Heredoc>>,
 }
@@ -75,6 +78,7 @@ impl Gen {
             depth: 0,
             sub: 0,
             budget: 0,
+            probed: false,
             pending: Vec::new(),
         }
     }
@@ -102,6 +106,7 @@ impl Gen {
     /// A whole template, with line continuations sprinkled in now and then.
     pub fn template(&mut self) -> String {
         self.budget = 1 + self.rng.below(4) as u32;
+        self.probed = false;
         let lines = 1 + self.rng.below(4);
         let mut text = self.script(lines);
         if self.rng.chance(25) {
@@ -211,12 +216,21 @@ impl Gen {
         };
         match choice {
             0..=2 => format!("p {}{}", self.words_upto(3), self.redirect()),
-            3 => format!("v1={}; p \"$v1\"", self.word()),
+            3 => {
+                // One name per substitution level: a value printed inside an unquoted
+                // `$( )` would be split into words, which is what the template asked for but
+                // not a placement to compare.
+                let name = format!("v{}", self.sub);
+                format!("{name}={}; p \"${name}\"", self.word())
+            }
             4 => format!(": {}", self.words_upto(2)),
             5 => format!("( {} )", self.script(1)),
             6 => format!("{{ {}; }}", self.script(1)),
             7 => format!("if true; then {}; fi", self.script(1)),
-            8 => format!("for i in {}; do p \"$i\"; done", self.words(2)),
+            8 => {
+                let name = format!("i{}", self.sub);
+                format!("for {name} in {}; do p \"${name}\"; done", self.words(2))
+            }
             9 | 10 => self.case(),
             11 | 12 => self.heredoc(),
             13 => format!("[[ {} == qq9 ]] || p {}", self.word(), self.word()),
@@ -248,6 +262,7 @@ impl Gen {
     /// A command that bash would make evaluate its value: the model must refuse the
     /// placeholder there (a value like `a[$(touch MARK)]` runs otherwise).
     fn probe(&mut self) -> String {
+        self.probed = true;
         let w = self.word();
         let forms = [
             format!("[[ {w} -eq 1 ]]"),
@@ -256,7 +271,6 @@ impl Gen {
             format!("test -v {w}"),
             format!("[ -n x -a {w} {w} ]"),
             format!("printf -v {w} %s x"),
-            format!("printf {w} x"),
             format!("read {w} </dev/null"),
             format!("let x={w}"),
             format!("export {w}=1"),

@@ -110,6 +110,7 @@ pub(super) fn compile(text: &str) -> Result<Vec<Part>, TemplateError> {
         frame: 0,
         frames: 0,
         depth: 0,
+        bare_name_end: usize::MAX,
     };
     match lx.code(End::Eof, None, false) {
         Ok(_) => {}
@@ -156,6 +157,9 @@ struct Lexer<'a> {
     frame: u32,
     frames: u32,
     depth: u32,
+    /// Where the last bare `$name` ended: a value right there, inside double quotes, would
+    /// lengthen the name.
+    bare_name_end: usize,
 }
 
 impl<'a> Lexer<'a> {

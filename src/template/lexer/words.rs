@@ -175,6 +175,13 @@ impl Lexer<'_> {
                     w.expanded = true;
                     self.backtick()?;
                 }
+                b'{' if self.at(b"{{") && self.pos == self.bare_name_end => {
+                    // `"$x{{ v }}"` would read `$xvalue`: the value lengthens the name.
+                    return Err(self.refuse_here(
+                        "right after `$name` inside double quotes, where the value would \
+                         lengthen the variable's name (write `${name}`)",
+                    ));
+                }
                 b'{' if self.at(b"{{") => self.hole(nest, Context::DoubleQuoted, w)?,
                 _ => {
                     w.keep(c);
@@ -215,6 +222,17 @@ impl Lexer<'_> {
                 self.double(Some("inside $\" \""), w)
             }
             Some(b'[') => Err(self.lost("bash's `$[ ]`")),
+            Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
+                self.pos += 1;
+                while self
+                    .peek()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+                {
+                    self.pos += 1;
+                }
+                self.bare_name_end = self.pos;
+                Ok(())
+            }
             _ => {
                 self.pos += 1;
                 Ok(())
