@@ -90,6 +90,21 @@ if ! grep -Eq 'test result: ok\. [1-9][0-9]* passed' <<<"$corpus_out"; then
     exit 1
 fi
 
+step "kill containment in a cgroup of its own (cgroup v2, needs root; the group mode ran above)"
+if [ "$(id -u)" -ne 0 ] || ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then
+    echo "error: the cgroup-mode tests need root and a mounted cgroup v2 hierarchy" >&2
+    exit 1
+fi
+cargo test --quiet --lib executor::cgroup -- --ignored
+cargo test --quiet --test it escapes:: -- --ignored
+
+step "the shell model against dash, bash, bash --posix and busybox ash (tests/shells, fixed seed)"
+need dash dash
+need bash bash
+need busybox busybox
+# ACTIOND_SHELLS_TEMPLATES and ACTIOND_SHELLS_SEED run it longer, or with other templates.
+cargo test --quiet --test shells -- --ignored --nocapture
+
 step "Connect client from npm against the real binary (tests/connect)"
 (
     cd tests/connect

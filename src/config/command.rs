@@ -132,6 +132,9 @@ pub(super) fn compile(
                     if let Some(problem) = placeholder_problem(placeholder, arguments, entity) {
                         c.error(&at, problem);
                     }
+                    if let Some(warning) = secret_in_argv(placeholder, arguments, shell) {
+                        c.warn(&at, warning);
+                    }
                 }
                 compiled.push(t);
             }
@@ -186,6 +189,30 @@ fn placeholder_problem(
         )),
         Placeholder::Entity(_) => None,
     }
+}
+
+/// A password substituted into the command line is readable by every local user (`ps`,
+/// /proc/<pid>/cmdline) while the command runs. A warning, not an error: the value still
+/// arrives intact, a single-user board may have nobody to hide it from, and configs ported
+/// from OliveTin do this; the environment variable keeps it out of argv.
+fn secret_in_argv(p: &Placeholder, arguments: &[Argument], shell: bool) -> Option<String> {
+    let Placeholder::Argument(name) = p else {
+        return None;
+    };
+    let a = arguments.iter().find(|a| a.name == *name)?;
+    if !a.rule.is_secret() {
+        return None;
+    }
+    let var = name.to_ascii_uppercase();
+    let fix = if shell {
+        format!("write \"${var}\" instead (actiond sets it in the command's environment)")
+    } else {
+        format!("have the program read the environment variable {var} instead")
+    };
+    Some(format!(
+        "{p} puts a password on the command line, where any local user can read it with \
+         `ps` while the command runs: {fix}"
+    ))
 }
 
 #[cfg(test)]

@@ -1,37 +1,115 @@
-//! The kill ladder, the one way actiond stops an execution: SIGTERM to the whole process
-//! group, a grace period for it to exit, SIGKILL to whatever of the group is left, then a
-//! wait until the group is empty. KillAction, timeouts and service shutdown all come here
-//! (SPEC §5.3). Reaping is not done here: the reaper reaps, and a group counts as gone once
-//! `kill(-pgid, 0)` finds no process in it, zombies included.
+//! The kill ladder, the one way actiond stops an execution: SIGTERM to everything of the
+//! execution, a grace period for it to exit, SIGKILL to whatever is left, then a wait until
+//! nothing is left and everything is reaped. KillAction, timeouts and service shutdown all come
+//! here.
+//!
+//! "Everything of the execution" is its process group and what left the group (`setsid`, a
+//! double fork): in cgroup mode the members of its cgroup, ended at SIGKILL time by
+//! `cgroup.kill` (or freeze, kill, thaw); in group mode the descendants of actiond that carry
+//! its `ACTIOND_TRACKING_ID` (see `descendants`), scanned again at every step so that a fork
+//! between two scans is caught by the next. Reaping is not done here: the reaper reaps, and a
+//! process counts as gone once `kill(pid, 0)` fails, zombies included.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use nix::errno::Errno;
-use nix::sys::signal::{Signal, killpg};
+use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use tokio::time::{Instant, sleep};
 
+use super::{cgroup, descendants};
 use crate::execution::Stop;
 
-/// How often the ladder looks whether the group is gone. Only terminating groups are
-/// polled, so this costs nothing in the common case.
+/// How often the ladder looks whether the execution is gone. Only terminating executions
+/// are polled, so this costs nothing in the common case.
 const POLL: Duration = Duration::from_millis(20);
 
-/// How long to wait for the kernel to finish off a group after SIGKILL.
+/// How long to wait for the kernel to finish off an execution after SIGKILL.
 const AFTER_KILL: Duration = Duration::from_secs(5);
 
-pub async fn terminate_group(pgid: i32, grace: Duration) -> Stop {
-    let group = Pid::from_raw(pgid);
-    if killpg(group, Signal::SIGTERM) == Err(Errno::ESRCH) {
+/// What the ladder stops: one execution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The process group the execution leads (its leader's pid).
+    pub pgid: i32,
+    /// Its `ACTIOND_TRACKING_ID`, which its descendants carry in their environment.
+    pub tracking_id: String,
+    /// Its own cgroup, in cgroup mode.
+    pub cgroup: Option<PathBuf>,
+}
+
+impl Target {
+    /// The processes of the execution that `killpg` may not reach.
+    fn members(&self) -> Vec<i32> {
+        match &self.cgroup {
+            Some(path) => cgroup::members(path),
+            None => descendants::attribute(
+                &descendants::snapshot(&self.tracking_id),
+                std::process::id() as i32,
+                self.pgid,
+            ),
+        }
+    }
+
+    /// Sends `signal` to the group and to every member; false when there was nobody.
+    fn signal(&self, signal: Signal, seen: &mut Vec<i32>) -> bool {
+        let group = killpg(Pid::from_raw(self.pgid), signal) != Err(Errno::ESRCH);
+        let mut anyone = group;
+        for pid in self.members() {
+            anyone |= kill(Pid::from_raw(pid), signal) != Err(Errno::ESRCH);
+            if !seen.contains(&pid) {
+                seen.push(pid);
+            }
+        }
+        anyone
+    }
+
+    /// Whether nothing of the execution is left: the group is empty, every process the
+    /// ladder met is reaped, and the cgroup (or the scan) finds no member.
+    fn gone(&self, seen: &[i32]) -> bool {
+        group_gone(self.pgid)
+            && seen
+                .iter()
+                .all(|&pid| kill(Pid::from_raw(pid), None) == Err(Errno::ESRCH))
+            && match &self.cgroup {
+                Some(path) => !cgroup::populated(path),
+                None => self.members().is_empty(),
+            }
+    }
+
+    /// SIGKILL to everything: the group, and the cgroup at once or each attributed member.
+    async fn kill(&self, seen: &mut Vec<i32>) {
+        let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGKILL);
+        match &self.cgroup {
+            Some(path) => {
+                for pid in cgroup::members(path) {
+                    if !seen.contains(&pid) {
+                        seen.push(pid);
+                    }
+                }
+                cgroup::kill_all(path).await;
+            }
+            None => {
+                self.signal(Signal::SIGKILL, seen);
+            }
+        }
+    }
+}
+
+pub async fn terminate(target: Target, grace: Duration) -> Stop {
+    let target = &target;
+    let mut seen = Vec::new();
+    if !target.signal(Signal::SIGTERM, &mut seen) {
         return Stop::AlreadyGone;
     }
     // A stopped process would keep SIGTERM pending forever; let it run to handle it.
-    let _ = killpg(group, Signal::SIGCONT);
-    if gone_within(group, grace).await {
+    target.signal(Signal::SIGCONT, &mut seen);
+    if gone_within(target, &mut seen, grace, false).await {
         return Stop::Term;
     }
-    let _ = killpg(group, Signal::SIGKILL);
-    gone_within(group, AFTER_KILL).await;
+    target.kill(&mut seen).await;
+    gone_within(target, &mut seen, AFTER_KILL, true).await;
     Stop::Kill
 }
 
@@ -40,10 +118,17 @@ pub fn group_gone(pgid: i32) -> bool {
     killpg(Pid::from_raw(pgid), None) == Err(Errno::ESRCH)
 }
 
-async fn gone_within(group: Pid, within: Duration) -> bool {
+/// Waits until the execution is gone; after SIGKILL (`killing`), whatever appeared since the
+/// last look (a fork that raced the kill) is killed at each look.
+async fn gone_within(
+    target: &Target,
+    seen: &mut Vec<i32>,
+    within: Duration,
+    killing: bool,
+) -> bool {
     let end = Instant::now() + within;
     loop {
-        if group_gone(group.as_raw()) {
+        if target.gone(seen) {
             return true;
         }
         let now = Instant::now();
@@ -51,5 +136,8 @@ async fn gone_within(group: Pid, within: Duration) -> bool {
             return false;
         }
         sleep(POLL.min(end - now)).await;
+        if killing {
+            target.kill(seen).await;
+        }
     }
 }

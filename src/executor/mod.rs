@@ -1,4 +1,4 @@
-//! The executor: the only module that starts processes (SPEC §5.2–5.4).
+//! The executor: the only module that starts processes.
 //!
 //! `Plan` is the pure description of one run (argv, environment, directory, timeout), built
 //! from an action and the execution's context. `launch` spawns the plan as the leader of a
@@ -7,8 +7,13 @@
 //! task that owns the process until the end: it reads both pipes into the record's bounded
 //! captures, waits for the leader's exit status from the reaper, enforces the timeout and
 //! kill requests through the one kill ladder, applies the 250 ms rule for backgrounded
-//! children, and finishes the record. The executor knows nothing of users, HTTP or YAML.
+//! children, and finishes the record. In cgroup mode (`cgroup`) each execution also gets a
+//! cgroup of its own, which its shell enters before running anything (`contained`), so the
+//! ladder reaches what left the process group. The executor knows nothing of users, HTTP or
+//! YAML.
 
+mod cgroup;
+mod descendants;
 mod ladder;
 mod reaper;
 
@@ -25,14 +30,15 @@ use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio::time::{Instant, sleep, sleep_until};
 
-pub use ladder::{group_gone, terminate_group};
+pub use cgroup::{ENV as CGROUP_ENV, Mode as Containment, mode as containment};
+pub use ladder::{Target, group_gone, terminate};
 pub use reaper::{Exit, Reaper};
 
 use crate::arguments::Value;
 use crate::config::{Action, CommandTemplate};
 use crate::entities::Instance;
 use crate::execution::{Execution, KillReason, Outcome, Stop};
-use crate::template::Placeholder;
+use crate::template::{Context, Placeholder, quote_into};
 
 /// How long an execution may wait for its pipes after the leader exited (SPEC §5.2): a
 /// command that starts a daemon with `&` leaves the daemon holding the pipes open.
@@ -121,6 +127,10 @@ pub fn plan(
 /// (MAX_ARG_STRLEN, 32 pages).
 pub const MAX_ARG_BYTES: usize = 128 * 1024;
 
+/// Room kept in every argument for what cgroup mode puts in front of a command (the shell's
+/// move into its cgroup names the cgroup's path, at most a path's length).
+const CONTAINMENT_RESERVE: usize = 4096 + 64;
+
 /// A bound on everything a plan adds to the command line and environment together, well
 /// under the kernel's total (a quarter of the stack limit, 2 MiB by default) so that the
 /// service's own environment still fits.
@@ -133,11 +143,12 @@ pub fn fits(plan: &Plan) -> Result<(), String> {
         .chain(plan.args.iter().map(String::len))
         .chain(plan.env.iter().map(|(k, v)| k.len() + 1 + v.len()));
     let mut total = 0usize;
+    let limit = MAX_ARG_BYTES - CONTAINMENT_RESERVE;
     for len in strings {
-        if len >= MAX_ARG_BYTES {
+        if len >= limit {
             return Err(format!(
                 "with the arguments substituted, one part of the command is {len} bytes and the \
-                 system takes less than {MAX_ARG_BYTES}: shorten the value, or have the command read \
+                 system takes less than {limit}: shorten the value, or have the command read \
                  it from its environment variable"
             ));
         }
@@ -154,23 +165,74 @@ pub fn fits(plan: &Plan) -> Result<(), String> {
 
 /// A process that was started and is not yet supervised.
 struct Spawned {
-    pid: i32,
+    target: Target,
     stdout: OwnedFd,
     stderr: OwnedFd,
+}
+
+/// The exit status of a contained command whose shell could not enter its cgroup.
+pub const CGROUP_ENTRY_FAILED: i32 = 125;
+
+/// The program and arguments that run `plan` inside the cgroup whose `cgroup.procs` is
+/// `procs`: the shell writes its own pid there before it runs anything else, so everything
+/// the command starts is born inside. A `shell:` command gets that as a first command on
+/// its first line (still one `execve`); an `exec:` command runs through `/bin/sh -c`, which
+/// then replaces itself with the program (`program` is already resolved on PATH, so a
+/// missing program is still a spawn failure, not exit 127).
+pub fn contained(plan: &Plan, program: &str, procs: &Path) -> (String, Vec<String>) {
+    let mut path = String::new();
+    quote_into(&mut path, &procs.to_string_lossy(), Context::Unquoted);
+    // `>|`: a `set -o noclobber` from the environment must not stop the write.
+    let enter = format!("echo $$ >|{path} || exit {CGROUP_ENTRY_FAILED};");
+    if plan.program == SHELL && plan.args.len() == 2 && plan.args[0] == "-c" {
+        let script = format!("{enter} {}", plan.args[1]);
+        return (SHELL.to_string(), vec!["-c".to_string(), script]);
+    }
+    let mut args = vec![
+        "-c".to_string(),
+        format!("{enter} exec \"$@\""),
+        "sh".to_string(),
+        program.to_string(),
+    ];
+    args.extend(plan.args.iter().cloned());
+    (SHELL.to_string(), args)
+}
+
+/// Where `program` is: itself when it names a path, else the first executable file of that
+/// name on the service's PATH, as `execvp` would find it.
+fn resolve(program: &str) -> std::io::Result<String> {
+    use std::os::unix::fs::PermissionsExt;
+    if program.contains('/') {
+        return Ok(program.to_string());
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    for dir in std::env::split_paths(&path) {
+        let candidate = dir.join(program);
+        if std::fs::metadata(&candidate)
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        {
+            return Ok(candidate.to_string_lossy().into_owned());
+        }
+    }
+    Err(std::io::Error::from(nix::errno::Errno::ENOENT))
 }
 
 /// Starts the plan's process. systemd's notify variables are removed from its environment:
 /// they address actiond, and a command that speaks sd_notify itself (a daemon started by an
 /// action, `systemd-notify`) would otherwise report readiness or watchdog pings for it.
-fn spawn(plan: &Plan) -> std::io::Result<Spawned> {
+fn spawn(plan: &Plan, cgroup: Option<PathBuf>) -> std::io::Result<Spawned> {
     if plan.program.is_empty() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             "empty command",
         ));
     }
-    let mut child = Command::new(&plan.program)
-        .args(&plan.args)
+    let (program, args) = match &cgroup {
+        Some(dir) => contained(plan, &resolve(&plan.program)?, &dir.join("cgroup.procs")),
+        None => (plan.program.clone(), plan.args.clone()),
+    };
+    let mut child = Command::new(&program)
+        .args(&args)
         .envs(plan.env.iter().map(|(k, v)| (k, v)))
         .env_remove("NOTIFY_SOCKET")
         .env_remove("WATCHDOG_USEC")
@@ -185,8 +247,18 @@ fn spawn(plan: &Plan) -> std::io::Result<Spawned> {
     let stdout = OwnedFd::from(child.stdout.take().ok_or_else(missing)?);
     let stderr = OwnedFd::from(child.stderr.take().ok_or_else(missing)?);
     // Dropping std's Child neither waits nor kills: the reaper owns waiting.
+    let tracking_id = plan
+        .env
+        .iter()
+        .find(|(k, _)| k == "ACTIOND_TRACKING_ID")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
     Ok(Spawned {
-        pid: child.id() as i32,
+        target: Target {
+            pgid: child.id() as i32,
+            tracking_id,
+            cgroup,
+        },
         stdout,
         stderr,
     })
@@ -233,11 +305,16 @@ type Started = (
     Option<tokio::sync::oneshot::Receiver<Exit>>,
 );
 
-/// Spawns the plan's process under a reaper ticket (see the reaper's invariant).
+/// Spawns the plan's process under a reaper ticket (see the reaper's invariant), in a
+/// cgroup of its own in cgroup mode.
 fn start(plan: Plan, reaper: &Reaper) -> Started {
+    let cgroup = cgroup::create();
     let ticket = reaper.begin_spawn();
-    let spawned = spawn(&plan);
-    let exit = reaper.end_spawn(ticket, spawned.as_ref().ok().map(|s| s.pid));
+    let spawned = spawn(&plan, cgroup.clone());
+    let exit = reaper.end_spawn(ticket, spawned.as_ref().ok().map(|s| s.target.pgid));
+    if let (Err(_), Some(dir)) = (&spawned, cgroup) {
+        cgroup::release(dir);
+    }
     (plan, spawned, exit)
 }
 
@@ -268,7 +345,11 @@ async fn run(
             return;
         }
     };
+    let cgroup = spawned.target.cgroup.clone();
     let outcome = supervise(&exec, spawned, exit, &plan, observer.as_mut()).await;
+    if let Some(dir) = cgroup {
+        cgroup::release(dir);
+    }
     exec.finish(outcome, grace_secs);
     observer.done(&exec);
 }
@@ -288,7 +369,7 @@ async fn supervise(
     plan: &Plan,
     observer: &mut dyn Observer,
 ) -> Outcome {
-    let pgid = spawned.pid;
+    let target = spawned.target;
     // A pipe that cannot be registered with the reactor is treated as already closed; the
     // run still ends through the exit status, the timeout or a kill.
     let mut out = pipe::Receiver::from_owned_fd(spawned.stdout).ok();
@@ -333,11 +414,11 @@ async fn supervise(
             _ = &mut drain, if exit.is_some() && !drained => drained = true,
             _ = &mut deadline, if stopped_by.is_none() && exit.is_none() => {
                 stopped_by = Some(Cause::Timeout);
-                ladder = Some(Box::pin(terminate_group(pgid, plan.grace)));
+                ladder = Some(Box::pin(terminate(target.clone(), plan.grace)));
             }
             reason = exec.kill_requested(), if stopped_by.is_none() => {
                 stopped_by = Some(Cause::Kill(reason));
-                ladder = Some(Box::pin(terminate_group(pgid, plan.grace)));
+                ladder = Some(Box::pin(terminate(target.clone(), plan.grace)));
             }
             stop = async { ladder.as_mut().expect("guarded").await }, if ladder.is_some() && ladder_done.is_none() => {
                 ladder_done = Some(stop);
@@ -513,6 +594,60 @@ mod tests {
             None,
         );
         assert!(fits(&long).unwrap_err().contains("environment variable"));
+    }
+
+    #[test]
+    fn contained_commands_enter_their_cgroup_before_anything_else() {
+        let procs = Path::new("/sys/fs/cgroup/a.service/run-x/cgroup.procs");
+        let shell = plan(
+            &with_shell("echo {{ v }}"),
+            Path::new("/"),
+            "t",
+            "u",
+            Duration::ZERO,
+            &[value("v", "it's")],
+            None,
+        );
+        let (program, args) = contained(&shell, SHELL, procs);
+        assert_eq!(program, "/bin/sh");
+        assert_eq!(
+            args,
+            [
+                "-c",
+                "echo $$ >|'/sys/fs/cgroup/a.service/run-x/cgroup.procs' || exit 125; \
+                 echo 'it'\\''s'"
+            ]
+        );
+        let mut a = (*action("x")).clone();
+        a.template = CommandTemplate::Exec(
+            ["ls", "-l", "a b"]
+                .iter()
+                .map(|t| Template::literal(t).unwrap())
+                .collect(),
+        );
+        let exec = plan(&a, Path::new("/"), "t", "u", Duration::ZERO, &[], None);
+        let (program, args) = contained(&exec, "/usr/bin/ls", procs);
+        assert_eq!(program, "/bin/sh");
+        assert_eq!(
+            args,
+            [
+                "-c",
+                "echo $$ >|'/sys/fs/cgroup/a.service/run-x/cgroup.procs' || exit 125; \
+                 exec \"$@\"",
+                "sh",
+                "/usr/bin/ls",
+                "-l",
+                "a b"
+            ]
+        );
+    }
+
+    #[test]
+    fn programs_are_found_on_path_as_execvp_would() {
+        assert_eq!(resolve("/nonexistent/x").unwrap(), "/nonexistent/x");
+        assert!(resolve("sh").unwrap().ends_with("/sh"));
+        let missing = resolve("no-such-program-anywhere").unwrap_err();
+        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
     }
 
     #[test]

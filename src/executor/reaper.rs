@@ -62,6 +62,8 @@ impl Reaper {
             // is lost, so this is worth a warning, not a refusal to start.
             warn!("could not become a child subreaper ({e}); orphans will be reaped by PID 1");
         }
+        // Decide (and log) how executions are contained before the first one starts.
+        super::cgroup::mode();
         let mut sigchld = signal(SignalKind::child())?;
         let reaper = Arc::new(Reaper::default());
         let task_reaper = Arc::clone(&reaper);

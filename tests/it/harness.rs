@@ -171,15 +171,52 @@ impl Server {
     /// `start_yaml`, naming the config on the command line as `config_arg` (relative to the
     /// service's working directory, the temp dir) instead of by its absolute path.
     pub fn start_yaml_as(yaml: &str, config_arg: Option<&str>) -> Server {
+        Server::start_yaml_env(yaml, config_arg, &[])
+    }
+
+    /// `start`, with these variables added to the service's environment.
+    pub fn start_env(config: Value, env: &[(&str, &str)]) -> Server {
+        Server::start_yaml_env(&to_yaml(&config), None, env)
+    }
+
+    /// `start_env`, started through `wrapper` (a command that ends by running the binary
+    /// with the arguments it is given, e.g. `setpriv … --`), with the config directory
+    /// writable by anyone, for a service that runs as another user.
+    pub fn start_wrapped(config: Value, env: &[(&str, &str)], wrapper: &[&str]) -> Server {
+        Server::launch(&to_yaml(&config), None, env, wrapper)
+    }
+
+    fn start_yaml_env(yaml: &str, config_arg: Option<&str>, env: &[(&str, &str)]) -> Server {
+        Server::launch(yaml, config_arg, env, &[])
+    }
+
+    fn launch(
+        yaml: &str,
+        config_arg: Option<&str>,
+        env: &[(&str, &str)],
+        wrapper: &[&str],
+    ) -> Server {
         let dir = TempDir::new();
         let config_path = dir.path().join("config.yaml");
         std::fs::write(&config_path, yaml).expect("write config");
-        let mut child = Command::new(BIN)
+        let mut command = match wrapper.split_first() {
+            Some((program, args)) => {
+                use std::os::unix::fs::PermissionsExt;
+                let open = std::fs::Permissions::from_mode(0o777);
+                std::fs::set_permissions(dir.path(), open).expect("chmod the config dir");
+                let mut c = Command::new(program);
+                c.args(args).arg(BIN);
+                c
+            }
+            None => Command::new(BIN),
+        };
+        let mut child = command
             .arg("--config")
             .arg(config_arg.map_or(config_path.as_os_str(), std::ffi::OsStr::new))
             .arg("--listen")
             .arg("127.0.0.1:0")
             .current_dir(dir.path())
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -562,6 +599,19 @@ pub fn zombie_children(ppid: i32) -> Vec<ProcStat> {
     all_processes()
         .into_iter()
         .filter(|p| p.ppid == ppid && p.state == 'Z')
+        .collect()
+}
+
+/// The live processes whose environment holds `ACTIOND_TRACKING_ID=<tracking_id>`: the
+/// execution's marker, which `setsid` and double forks keep.
+pub fn marked_processes(tracking_id: &str) -> Vec<ProcStat> {
+    let needle = format!("ACTIOND_TRACKING_ID={tracking_id}");
+    all_processes()
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(format!("/proc/{}/environ", p.pid))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|e| e == needle.as_bytes()))
+        })
         .collect()
 }
 

@@ -348,6 +348,17 @@ const TEMPLATE_PIECES: &[&str] = &[
     "\"{{ v }}\"",
     "{{",
     "}}",
+    "[[ ",
+    " ]]",
+    " =~ ",
+    " -eq ",
+    "case x in ",
+    "a) ",
+    ";;",
+    " esac",
+    "\r",
+    "read ",
+    "printf -v ",
 ];
 
 /// Template text from shell syntax only (no word that could make a value run by design,

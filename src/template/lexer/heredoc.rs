@@ -1,0 +1,169 @@
+//! Here-documents: the delimiter word after `<<` or `<<-`, and the bodies read after the
+//! newline that ends their line. In an unquoted body a backslash-newline joins two lines before
+//! the delimiter is looked for (all four shells do), and `$( )`, `${ }` and backticks in it are
+//! read as code that must close on its own line: bash finds the delimiter line by line and
+//! expands afterwards, while dash and ash parse a `$(` as they read, so a `$(` that runs past
+//! its line would end the body at different lines.
+
+use super::super::commands::Word;
+use super::super::{UNSAFE_HINT, parse_placeholder};
+use super::{Heredoc, Lexer, Scan, Stop, find, is_blank, is_operator};
+
+impl Lexer<'_> {
+    /// A here-document delimiter word; its body starts after the current line.
+    pub(super) fn delimiter(&mut self, strip_tabs: bool) -> Scan {
+        self.skip_blanks();
+        let mut delimiter = Vec::new();
+        let mut quoted = false;
+        while let Some(c) = self.peek() {
+            if is_blank(c) || c == b'\n' || is_operator(c) {
+                break;
+            }
+            if self.at(b"{{") {
+                return Err(self.refuse_here("in a here-document delimiter"));
+            }
+            match c {
+                b'\'' | b'"' => {
+                    quoted = true;
+                    self.pos += 1;
+                    loop {
+                        match self.peek() {
+                            None | Some(b'\n') => {
+                                return Err(self.lost("a quoted here-document delimiter"));
+                            }
+                            Some(q) if q == c => break,
+                            Some(b'{') if self.at(b"{{") => {
+                                return Err(self.refuse_here("in a here-document delimiter"));
+                            }
+                            Some(b'$' | b'`' | b'\\') if c == b'"' => {
+                                return Err(self.lost(
+                                    "a here-document delimiter with `$`, `\\` or a backtick",
+                                ));
+                            }
+                            Some(d) => delimiter.push(d),
+                        }
+                        self.pos += 1;
+                    }
+                    self.pos += 1;
+                }
+                b'\\' => {
+                    quoted = true;
+                    self.check_escape()?;
+                    match self.peek_at(1) {
+                        None | Some(b'\n') => {
+                            return Err(
+                                self.lost("a line continuation in a here-document delimiter")
+                            );
+                        }
+                        Some(d) => delimiter.push(d),
+                    }
+                    self.pos += 2;
+                }
+                b'$' | b'`' => {
+                    return Err(self.lost("a here-document delimiter with `$` or a backtick"));
+                }
+                _ => {
+                    delimiter.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+        if delimiter.is_empty() {
+            return Err(self.lost("a here-document without a delimiter"));
+        }
+        self.heredocs.push(Heredoc {
+            delimiter,
+            strip_tabs,
+            quoted,
+            frame: self.frame,
+        });
+        Ok(())
+    }
+
+    /// After a newline token: the bodies of the here-documents opened on the line.
+    pub(super) fn bodies(&mut self) -> Scan {
+        if self.heredocs.iter().any(|h| h.frame != self.frame) {
+            return Err(self.lost("a here-document whose body would start inside `$( )`"));
+        }
+        for h in std::mem::take(&mut self.heredocs) {
+            self.body(&h)?;
+        }
+        Ok(())
+    }
+
+    /// One here-document body, up to and including its delimiter line. In an unquoted body a
+    /// backslash-newline joins two lines before the delimiter is looked for, as all four
+    /// shells do, and `$( )`, `${ }` and backticks are read as code that must close on its line.
+    pub(super) fn body(&mut self, h: &Heredoc) -> Scan {
+        while self.pos < self.b.len() {
+            let start = self.pos;
+            let mut i = start;
+            let mut joined = false;
+            while i < self.b.len() && self.b[i] != b'\n' {
+                if !h.quoted && self.b[i] == b'\\' {
+                    joined |= self.b.get(i + 1) == Some(&b'\n');
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+            }
+            let end = i.min(self.b.len());
+            let line = &self.b[start..end];
+            if let Some(at) = find(line, b"{{") {
+                self.pos = start + at;
+                // The words "a placeholder inside a here-document" are what a reader (and the
+                // corpus test) looks for.
+                return Err(match parse_placeholder(&self.text[self.pos..]) {
+                    Ok((p, _)) => Stop::Refused(format!(
+                        "{p} is a placeholder inside a here-document: {UNSAFE_HINT}"
+                    )),
+                    Err(e) => Stop::Refused(e.message),
+                });
+            }
+            if joined && h.strip_tabs {
+                return Err(self.lost_at(start, "a line continuation in a `<<-` here-document"));
+            }
+            let mut content: Vec<u8> = if joined {
+                line.split(|&c| c == b'\n')
+                    .flat_map(|l| l.strip_suffix(b"\\").unwrap_or(l).iter().copied())
+                    .collect()
+            } else {
+                line.to_vec()
+            };
+            if h.strip_tabs {
+                let tabs = content.iter().take_while(|&&c| c == b'\t').count();
+                content.drain(..tabs);
+            }
+            self.pos = (end + 1).min(self.b.len());
+            if content == h.delimiter {
+                return Ok(());
+            }
+            if !h.quoted {
+                self.body_expansions(start, end)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The expansions in one logical line of an unquoted here-document body.
+    pub(super) fn body_expansions(&mut self, start: usize, end: usize) -> Scan {
+        let resume = self.pos;
+        self.pos = start;
+        while self.pos < end {
+            match self.b[self.pos] {
+                b'\\' => self.pos += 2,
+                b'$' => self.dollar(true, &mut Word::default())?,
+                b'`' => self.backtick()?,
+                _ => self.pos += 1,
+            }
+            if self.pos > end {
+                return Err(self.lost_at(
+                    start,
+                    "a here-document line whose `$(`, `${` or backtick runs past it",
+                ));
+            }
+        }
+        self.pos = resume;
+        Ok(())
+    }
+}

@@ -1,0 +1,688 @@
+//! The shell model behind `Template::shell`: it reads a `shell:` command the way dash, bash
+//! (plain and `--posix`) and busybox ash read it, far enough to know where every `{{ }}`
+//! stands, and it stops wherever it cannot be sure.
+//!
+//! It follows words, the three quotes, `$name`, `${ }` with plain words, `$( )` (itself shell
+//! code, so `case` patterns, comments and quotes inside it are read as such), `$(( ))`,
+//! backticks, `$'…'`, comments, line continuations, redirections, here-documents (their
+//! delimiter words, quoted or not, `<<-`, and bodies whose lines may be joined by a
+//! continuation), subshells, `case`, `[[ ]]`, `(( ))` and the reserved words that decide where a
+//! command starts. A placeholder may stand only at the top level: unquoted, or directly inside
+//! `"…"` or `'…'`. Anywhere nested it is refused with the construct's name.
+//!
+//! Where the model is not exact (the shells disagree, as they do about quotes inside a
+//! double-quoted `${ }`, or a construct it does not follow, such as an alias or a `$(` in a
+//! here-document body that runs past its line), the scan stops with `Stop::Lost`: the text so
+//! far keeps its placeholders, and any placeholder from the lost command on is refused. Every
+//! rule here that is not plain POSIX was found, or checked, by running the four shells
+//! (`tests/shells/`); the table in `tests.rs` keeps each case. This module decides contexts
+//! only: quoting is `quote_into`'s, and the command-level rules (which builtins read a value
+//! as code or a variable name) are `commands`'.
+
+use super::TemplateError;
+mod heredoc;
+mod words;
+
+use super::Stop;
+use super::commands::{Command, Word, check_cond};
+use super::{Context, Part, UNSAFE_HINT, parse_placeholder, push_text, refuse};
+
+/// Where the scan stands, for a placeholder found there: `None` at the top level, where a
+/// value can be quoted, or the words naming the construct it is nested in.
+type Nest = Option<&'static str>;
+
+type Scan<T = ()> = Result<T, Stop>;
+
+/// How far one `code` scan reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// The end of the text.
+    Eof,
+    /// A `)` that closes `$(`, `<(` or a subshell.
+    Paren,
+    /// The end of one `case` item: `;;` (or bash's `;&`, `;;&`) or `esac`.
+    CaseItem,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    Eof,
+    Paren,
+    CaseBreak,
+    Esac,
+}
+
+/// What a word at the start of a command was.
+enum Reserved {
+    /// Not a reserved word: a command name or an assignment.
+    Not,
+    /// A reserved word, read with what it opened (`case … esac`, `[[ … ]]`).
+    Read,
+    /// `esac`, which ends the `case` item being read.
+    Ended(Ended),
+}
+
+/// A here-document whose body starts after the current line.
+struct Heredoc {
+    delimiter: Vec<u8>,
+    strip_tabs: bool,
+    quoted: bool,
+    /// The `$( )` frame its operator stands in: its body must start in the same one.
+    frame: u32,
+}
+
+/// Deeper nesting than this is not followed (and no real command needs it).
+const MAX_DEPTH: u32 = 64;
+
+/// Characters that end an unquoted word.
+fn is_operator(c: u8) -> bool {
+    matches!(c, b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
+}
+
+/// The shells' blanks: space and tab only (a carriage return or a no-break space is part of a
+/// word, so a `#` after one is no comment).
+fn is_blank(c: u8) -> bool {
+    c == b' ' || c == b'\t'
+}
+
+const RESERVED_OPENING: &[&[u8]] = &[
+    b"{", b"!", b"if", b"then", b"else", b"elif", b"do", b"while", b"until", b"time",
+];
+const RESERVED_CLOSING: &[&[u8]] = &[b"}", b"fi", b"done"];
+
+/// Compiles a `shell:` command into text and placeholders with their contexts.
+pub(super) fn compile(text: &str) -> Result<Vec<Part>, TemplateError> {
+    let mut lx = Lexer {
+        text,
+        b: text.as_bytes(),
+        pos: 0,
+        parts: Vec::new(),
+        copied: 0,
+        heredocs: Vec::new(),
+        frame: 0,
+        frames: 0,
+        depth: 0,
+        bare_name_end: usize::MAX,
+    };
+    match lx.code(End::Eof, None, false) {
+        Ok(_) => {}
+        Err(Stop::Refused(message)) => return Err(refuse(message)),
+        Err(Stop::Lost { at, why }) => {
+            if let Some(i) = find(&lx.b[at..], b"{{") {
+                let (p, _) = parse_placeholder(&text[at + i..])?;
+                let line = lx.b[..at].iter().filter(|&&c| c == b'\n').count() + 1;
+                return Err(refuse(format!(
+                    "{p} stands after {why} (line {line}), where actiond cannot tell how the \
+                     shell will read a value: {UNSAFE_HINT}"
+                )));
+            }
+        }
+    }
+    let mut parts = lx.parts;
+    push_text(&mut parts, &text[lx.copied..]);
+    // Every `{{` must have become a placeholder: one left in the text would reach the shell
+    // as it is, unchecked and unsubstituted.
+    if parts
+        .iter()
+        .any(|p| matches!(p, Part::Text(t) if t.contains("{{")))
+    {
+        return Err(refuse(format!(
+            "a `{{{{` stands where actiond could not place it as a placeholder: {UNSAFE_HINT}"
+        )));
+    }
+    Ok(parts)
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+struct Lexer<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    pos: usize,
+    parts: Vec<Part>,
+    /// Start of the text not yet copied into `parts`.
+    copied: usize,
+    heredocs: Vec<Heredoc>,
+    /// The `$( )` frame being read, and how many were opened.
+    frame: u32,
+    frames: u32,
+    depth: u32,
+    /// Where the last bare `$name` ended: a value right there, inside double quotes, would
+    /// lengthen the name.
+    bare_name_end: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.pos).copied()
+    }
+
+    fn peek_at(&self, i: usize) -> Option<u8> {
+        self.b.get(self.pos + i).copied()
+    }
+
+    fn at(&self, s: &[u8]) -> bool {
+        self.b[self.pos..].starts_with(s)
+    }
+
+    fn lost(&self, why: impl Into<String>) -> Stop {
+        self.lost_at(self.pos, why)
+    }
+
+    fn lost_at(&self, at: usize, why: impl Into<String>) -> Stop {
+        Stop::Lost {
+            at,
+            why: why.into(),
+        }
+    }
+
+    /// Whether a line continuation right after the operator character at `pos + i` joins it
+    /// with another operator character (`<\⏎<` reads as `<<`, `;\⏎;` as `;;`).
+    fn continuation_joins(&self, i: usize) -> bool {
+        let mut j = self.pos + i + 1;
+        let mut joined = false;
+        while self.b[j..].starts_with(b"\\\n") {
+            j += 2;
+            joined = true;
+        }
+        joined
+            && self
+                .b
+                .get(j)
+                .is_some_and(|&c| is_operator(c) || c == b'-' || c == b'(')
+    }
+
+    fn enter(&mut self) -> Scan {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.lost("constructs nested more than 64 deep"));
+        }
+        Ok(())
+    }
+
+    /// A placeholder at `pos`: placed with `ctx` at the top level, refused when nested.
+    fn hole(&mut self, nest: Nest, ctx: Context, word: &mut Word) -> Scan {
+        let (p, len) =
+            parse_placeholder(&self.text[self.pos..]).map_err(|e| Stop::Refused(e.message))?;
+        if let Some(place) = nest {
+            return Err(Stop::Refused(format!("{p} stands {place}: {UNSAFE_HINT}")));
+        }
+        push_text(&mut self.parts, &self.text[self.copied..self.pos]);
+        self.parts.push(Part::Hole(p.clone(), ctx));
+        self.pos += len;
+        self.copied = self.pos;
+        word.note_hole(p);
+        Ok(())
+    }
+
+    /// Refuses the placeholder at `pos` with `why`.
+    fn refuse_here(&self, why: &str) -> Stop {
+        match parse_placeholder(&self.text[self.pos..]) {
+            Ok((p, _)) => Stop::Refused(format!("{p} stands {why}: {UNSAFE_HINT}")),
+            Err(e) => Stop::Refused(e.message),
+        }
+    }
+
+    /// After a backslash at `pos`: a placeholder may not be what it escapes.
+    fn check_escape(&self) -> Scan {
+        if self.b[self.pos + 1..].starts_with(b"{{") {
+            return Err(Stop::Refused(format!(
+                "a placeholder right after a backslash: {UNSAFE_HINT}"
+            )));
+        }
+        Ok(())
+    }
+
+    fn skip_blanks(&mut self) {
+        loop {
+            match self.peek() {
+                Some(c) if is_blank(c) => self.pos += 1,
+                Some(b'\\') if self.peek_at(1) == Some(b'\n') => self.pos += 2,
+                _ => return,
+            }
+        }
+    }
+
+    /// Blanks, newlines (reading here-document bodies) and comments.
+    fn skip_linebreaks(&mut self) -> Scan {
+        loop {
+            self.skip_blanks();
+            match self.peek() {
+                Some(b'\n') => {
+                    self.pos += 1;
+                    self.bodies()?;
+                }
+                Some(b'#') => self.comment()?,
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// Shell code up to `end`. `frame` opens a new `$( )` frame (its own here-documents).
+    fn code(&mut self, end: End, nest: Nest, frame: bool) -> Scan<Ended> {
+        self.enter()?;
+        let outer = self.frame;
+        if frame {
+            self.frames += 1;
+            self.frame = self.frames;
+        }
+        let ended = self.commands(end, nest)?;
+        if frame {
+            if self.heredocs.iter().any(|h| h.frame == self.frame) {
+                return Err(
+                    self.lost("a here-document that starts inside `$( )` and ends outside it")
+                );
+            }
+            self.frame = outer;
+        }
+        self.depth -= 1;
+        Ok(ended)
+    }
+
+    fn commands(&mut self, end: End, nest: Nest) -> Scan<Ended> {
+        let mut cmd = Command::new(self.pos);
+        // Whether the next word starts a command (and so may be a reserved word).
+        let mut cmd_pos = true;
+        loop {
+            self.skip_blanks();
+            let step = self.step(end, nest, &mut cmd, &mut cmd_pos);
+            match step {
+                Ok(None) => {}
+                Ok(Some(ended)) => return Ok(ended),
+                Err(Stop::Lost { at, why }) => {
+                    return Err(Stop::Lost {
+                        at: at.min(cmd.start),
+                        why,
+                    });
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn finish(&mut self, cmd: &mut Command) -> Scan {
+        let result = cmd.check();
+        *cmd = Command::new(self.pos);
+        result
+    }
+
+    /// One token of shell code.
+    fn step(
+        &mut self,
+        end: End,
+        nest: Nest,
+        cmd: &mut Command,
+        cmd_pos: &mut bool,
+    ) -> Scan<Option<Ended>> {
+        let Some(c) = self.peek() else {
+            self.finish(cmd)?;
+            return match end {
+                End::Eof => Ok(Some(Ended::Eof)),
+                _ => Err(self.lost("a `$(`, `(` or `case` that is never closed")),
+            };
+        };
+        if is_operator(c) && self.continuation_joins(0) {
+            return Err(self.lost("a line continuation inside an operator"));
+        }
+        match c {
+            b'#' => self.comment()?,
+            b'\n' => {
+                self.finish(cmd)?;
+                self.pos += 1;
+                self.bodies()?;
+                *cmd_pos = true;
+            }
+            b')' => {
+                self.finish(cmd)?;
+                if end == End::Paren {
+                    self.pos += 1;
+                    return Ok(Some(Ended::Paren));
+                }
+                return Err(self.lost("a `)` that closes nothing"));
+            }
+            b';' => {
+                self.finish(cmd)?;
+                for op in [&b";;&"[..], b";;", b";&"] {
+                    if self.at(op) {
+                        if end != End::CaseItem {
+                            return Err(self.lost("`;;` outside a `case`"));
+                        }
+                        self.pos += op.len();
+                        return Ok(Some(Ended::CaseBreak));
+                    }
+                }
+                self.pos += 1;
+                *cmd_pos = true;
+            }
+            b'&' if self.at(b"&>") => {
+                // bash: both streams to a file; dash: `&` then a redirection. Either way a
+                // file name follows.
+                self.pos += if self.at(b"&>>") { 3 } else { 2 };
+                self.target(nest)?;
+                *cmd_pos = false;
+            }
+            b'&' | b'|' => {
+                self.finish(cmd)?;
+                let two = self.at(b"&&") || self.at(b"||") || self.at(b"|&");
+                self.pos += if two { 2 } else { 1 };
+                *cmd_pos = true;
+            }
+            b'(' => self.paren(nest, cmd, cmd_pos)?,
+            b'<' | b'>' => {
+                self.redirect(nest, cmd)?;
+                *cmd_pos = false;
+            }
+            _ => {
+                let word = self.word(nest, cmd.assignment_allowed())?;
+                if word.io_number {
+                    return Ok(None);
+                }
+                if *cmd_pos && cmd.is_empty() {
+                    match self.reserved(&word, end, nest, cmd, cmd_pos)? {
+                        Reserved::Not => {}
+                        Reserved::Read => return Ok(None),
+                        Reserved::Ended(ended) => return Ok(Some(ended)),
+                    }
+                }
+                *cmd_pos = false;
+                cmd.push(word);
+            }
+        }
+        Ok(None)
+    }
+
+    /// A reserved word at the start of a command.
+    fn reserved(
+        &mut self,
+        word: &Word,
+        end: End,
+        nest: Nest,
+        cmd: &mut Command,
+        cmd_pos: &mut bool,
+    ) -> Scan<Reserved> {
+        let Some(lit) = word.literal.as_deref() else {
+            return Ok(Reserved::Not);
+        };
+        match lit {
+            b"case" => {
+                self.case_clause(nest)?;
+                *cmd = Command::compound(self.pos);
+                *cmd_pos = false;
+            }
+            b"[[" => {
+                self.cond(nest)?;
+                *cmd = Command::compound(self.pos);
+                *cmd_pos = false;
+            }
+            b"esac" => {
+                if end == End::CaseItem {
+                    return Ok(Reserved::Ended(Ended::Esac));
+                }
+                return Err(self.lost("an `esac` outside a `case`"));
+            }
+            b"for" | b"select" => {
+                // The loop's name and word list are plain words up to `;` or a newline.
+                *cmd = Command::compound(word.start);
+                *cmd_pos = false;
+            }
+            b"function" => {
+                self.skip_blanks();
+                self.word(nest, false)?;
+                let mut j = self.pos;
+                while self.b.get(j).is_some_and(|&c| is_blank(c)) {
+                    j += 1;
+                }
+                if self.b.get(j) == Some(&b'(') {
+                    j += 1;
+                    while self.b.get(j).is_some_and(|&c| is_blank(c)) {
+                        j += 1;
+                    }
+                    if self.b.get(j) != Some(&b')') {
+                        return Err(self.lost("a `function` definition"));
+                    }
+                    self.pos = j + 1;
+                }
+                *cmd_pos = true;
+            }
+            b"coproc" => return Err(self.lost("bash's `coproc`")),
+            _ if RESERVED_OPENING.contains(&lit) => *cmd_pos = true,
+            _ if RESERVED_CLOSING.contains(&lit) => {
+                *cmd = Command::compound(self.pos);
+                *cmd_pos = false;
+            }
+            _ => return Ok(Reserved::Not),
+        }
+        Ok(Reserved::Read)
+    }
+
+    /// `(`: a subshell, bash's `(( ))`, or the `()` of a function definition.
+    fn paren(&mut self, nest: Nest, cmd: &mut Command, cmd_pos: &mut bool) -> Scan {
+        if *cmd_pos && cmd.is_empty() {
+            if self.at(b"((") {
+                self.arith(2, nest.or(Some("inside (( ))")))?;
+            } else {
+                self.pos += 1;
+                if self.code(End::Paren, nest, false)? != Ended::Paren {
+                    return Err(self.lost("an unclosed `(`"));
+                }
+            }
+            *cmd = Command::compound(self.pos);
+            *cmd_pos = false;
+            return Ok(());
+        }
+        if cmd.is_function_name() {
+            let mut j = self.pos + 1;
+            while self.b.get(j).is_some_and(|&c| is_blank(c)) {
+                j += 1;
+            }
+            if self.b.get(j) == Some(&b')') {
+                self.pos = j + 1;
+                *cmd = Command::new(self.pos);
+                *cmd_pos = true;
+                return Ok(());
+            }
+        }
+        Err(self.lost("a `(` in the middle of a command"))
+    }
+
+    /// `case WORD in pattern) list ;; … esac`, after the word `case`.
+    fn case_clause(&mut self, nest: Nest) -> Scan {
+        self.skip_blanks();
+        if self.peek().is_none_or(|c| c == b'\n' || is_operator(c)) {
+            return Err(self.lost("a `case` without its word"));
+        }
+        self.word(nest, false)?;
+        self.skip_linebreaks()?;
+        let word = self.word(nest, false)?;
+        if word.literal.as_deref() != Some(b"in") {
+            return Err(self.lost("a `case` without `in`"));
+        }
+        loop {
+            self.skip_linebreaks()?;
+            match self.peek() {
+                None => return Err(self.lost("a `case` without `esac`")),
+                Some(b'(') => self.pos += 1,
+                Some(c) if is_operator(c) => return Err(self.lost("a `case` pattern")),
+                Some(_) => {
+                    let first = self.word(nest, false)?;
+                    if first.literal.as_deref() == Some(b"esac") {
+                        return Ok(());
+                    }
+                    self.pattern_end()?;
+                    if self.peek() == Some(b')') {
+                        self.pos += 1;
+                        if self.case_item(nest)? {
+                            return Ok(());
+                        }
+                        continue;
+                    }
+                    self.pos += 1; // `|`
+                }
+            }
+            // The rest of the patterns: `a | b )`.
+            loop {
+                self.skip_blanks();
+                if self.peek().is_none_or(|c| c == b'\n' || is_operator(c)) {
+                    return Err(self.lost("a `case` pattern"));
+                }
+                self.word(nest, false)?;
+                self.pattern_end()?;
+                if self.peek() == Some(b')') {
+                    self.pos += 1;
+                    break;
+                }
+                self.pos += 1;
+            }
+            if self.case_item(nest)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// After a pattern word: blanks, then `|` or `)`.
+    fn pattern_end(&mut self) -> Scan {
+        self.skip_blanks();
+        match self.peek() {
+            Some(b'|' | b')') => Ok(()),
+            _ => Err(self.lost("a `case` pattern")),
+        }
+    }
+
+    /// The commands of one `case` item; true when `esac` ended them.
+    fn case_item(&mut self, nest: Nest) -> Scan<bool> {
+        match self.code(End::CaseItem, nest, false)? {
+            Ended::CaseBreak => Ok(false),
+            Ended::Esac => Ok(true),
+            _ => Err(self.lost("a `case` item")),
+        }
+    }
+
+    /// bash's `[[ … ]]`, after the `[[`: words up to `]]` on the same line, where `<`, `>`,
+    /// `(`, `)`, `&&` and `||` are operators of the test.
+    fn cond(&mut self, nest: Nest) -> Scan {
+        let mut words: Vec<Word> = Vec::new();
+        loop {
+            self.skip_blanks();
+            let after_regex = words
+                .last()
+                .is_some_and(|w| w.literal.as_deref() == Some(b"=~"));
+            let regex_end = |c: u8| matches!(c, b'(' | b')' | b'|' | b'<' | b'>');
+            if after_regex {
+                // bash reads the regular expression as one word, with `(`, `)` and `|`.
+                if self.peek().is_some_and(regex_end) {
+                    return Err(self.lost("a regular expression after `=~` with `(`, `)` or `|`"));
+                }
+                if !self.peek().is_none_or(|c| is_operator(c) || c == b'\n') {
+                    words.push(self.word(nest, false)?);
+                    if self.peek().is_some_and(regex_end) {
+                        return Err(
+                            self.lost("a regular expression after `=~` with `(`, `)` or `|`")
+                        );
+                    }
+                    continue;
+                }
+            }
+            match self.peek() {
+                None | Some(b'\n') => return Err(self.lost("a `[[` without `]]` on its line")),
+                // dash and ash read `[[` as a command: there `#` starts a comment and `<<` a
+                // here-document.
+                Some(b'#') => return Err(self.lost("a `#` inside `[[ ]]`")),
+                Some(b'<') if self.at(b"<<") => return Err(self.lost("`<<` inside `[[ ]]`")),
+                Some(b'(' | b')' | b'<' | b'>') => {
+                    if self.at(b"<(") || self.at(b">(") {
+                        return Err(self.lost("a process substitution inside `[[ ]]`"));
+                    }
+                    words.push(Word::operator(self.pos, &self.b[self.pos..self.pos + 1]));
+                    self.pos += 1;
+                }
+                Some(b'&' | b'|') if self.at(b"&&") || self.at(b"||") => {
+                    words.push(Word::operator(self.pos, &self.b[self.pos..self.pos + 2]));
+                    self.pos += 2;
+                }
+                Some(c) if is_operator(c) => return Err(self.lost("an operator inside `[[ ]]`")),
+                Some(_) => {
+                    let w = self.word(nest, false)?;
+                    if w.literal.as_deref() == Some(b"]]") {
+                        break;
+                    }
+                    words.push(w);
+                }
+            }
+        }
+        check_cond(&words).map_err(Stop::Refused)
+    }
+
+    /// A redirection operator and its file, or a here-document operator and its delimiter, or
+    /// bash's `<( )` / `>( )`.
+    fn redirect(&mut self, nest: Nest, cmd: &mut Command) -> Scan {
+        if self.at(b"<(") || self.at(b">(") {
+            self.pos += 2;
+            if self.code(End::Paren, Some("inside <( )"), true)? != Ended::Paren {
+                return Err(self.lost("an unclosed `<(`"));
+            }
+            cmd.push(Word::operator(self.pos, b"<()"));
+            return Ok(());
+        }
+        if self.at(b"<<<") {
+            self.pos += 3;
+            return self.target(nest);
+        }
+        if self.at(b"<<") {
+            self.pos += 2;
+            let strip_tabs = self.peek() == Some(b'-');
+            if strip_tabs {
+                self.pos += 1;
+            }
+            if self.b[self.pos..].starts_with(b"\\\n") {
+                return Err(self.lost("a line continuation after `<<`"));
+            }
+            return self.delimiter(strip_tabs);
+        }
+        let op = self.peek();
+        self.pos += 1;
+        let second = match op {
+            Some(b'>') => matches!(self.peek(), Some(b'>' | b'&' | b'|')),
+            _ => matches!(self.peek(), Some(b'>' | b'&')),
+        };
+        if second {
+            if self.continuation_joins(0) {
+                return Err(self.lost("a line continuation inside an operator"));
+            }
+            self.pos += 1;
+        }
+        self.target(nest)
+    }
+
+    /// The file word of a redirection.
+    fn target(&mut self, nest: Nest) -> Scan {
+        self.skip_blanks();
+        if self.peek().is_none_or(|c| c == b'\n' || is_operator(c)) {
+            return Err(self.lost("a redirection without a file"));
+        }
+        self.word(nest, false)?;
+        Ok(())
+    }
+
+    /// A comment, up to (not including) the newline; a backslash does not continue it.
+    fn comment(&mut self) -> Scan {
+        while let Some(c) = self.peek() {
+            if c == b'\n' {
+                break;
+            }
+            if self.at(b"{{") {
+                return Err(self.refuse_here("inside a comment"));
+            }
+            self.pos += 1;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `s` is a shell variable name.
+fn is_name(s: &[u8]) -> bool {
+    s.first()
+        .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        && s.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+}

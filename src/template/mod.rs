@@ -1,0 +1,232 @@
+//! Command templates: `{{ name }}` placeholders in `shell:` and `exec:` commands, compiled
+//! once at config load and rendered per execution in a single pass.
+//!
+//! For `shell:` the text is read by `lexer`, a model of how dash, bash (plain and `--posix`)
+//! and busybox ash read a command, to learn the quoting context of every placeholder:
+//! unquoted, inside double quotes, or inside single quotes. A value is then quoted for exactly
+//! that context, so the shell reads it back as the same bytes and never as syntax; injection
+//! is impossible by construction, not by a deny-list of characters. Wherever the model is not
+//! exact (a construct the four shells read differently, or one it does not follow), it stops,
+//! and a placeholder from there on is refused when the config loads, with the fix (`exec:` or
+//! the environment variable). `exec:` elements and titles take values literally (no shell
+//! reads them). Rendering is one pass over the compiled parts, so a value containing `{{ }}`
+//! is text, never a placeholder. This module is pure: it neither validates values (that is
+//! the arguments module) nor runs anything.
+
+mod commands;
+mod lexer;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+/// What a placeholder names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Placeholder {
+    /// `{{ name }}` or `{{ .Arguments.name }}`: a declared argument.
+    Argument(String),
+    /// `{{ .CurrentEntity.field }}` or the legacy `{{ type.field }}`: a field of the entity
+    /// instance the action is bound to (the field path, dots kept).
+    Entity(String),
+}
+
+/// Why the shell model's scan ended early: shared by the lexer, which reads the words, and
+/// the command-level rules, which judge a finished command.
+enum Stop {
+    /// The template is refused with this message.
+    Refused(String),
+    /// The model stopped being exact at byte `at` (the start of the command holding the
+    /// construct): a placeholder from there on cannot be placed.
+    Lost { at: usize, why: String },
+}
+
+impl fmt::Display for Placeholder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Placeholder::Argument(name) => write!(f, "{{{{ {name} }}}}"),
+            Placeholder::Entity(field) => write!(f, "{{{{ .CurrentEntity.{field} }}}}"),
+        }
+    }
+}
+
+/// Where a placeholder stands, which decides how its value is quoted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Context {
+    /// Outside any quotes in a shell command: the value becomes one single-quoted word.
+    Unquoted,
+    /// Inside `"…"`: `\`, `"`, `$` and backtick are escaped.
+    DoubleQuoted,
+    /// Inside `'…'`: the quote is closed, the value single-quoted, the quote reopened.
+    SingleQuoted,
+    /// Not read by a shell (`exec:` elements, titles): the value as it is.
+    Literal,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Part {
+    Text(String),
+    Hole(Placeholder, Context),
+}
+
+/// A compiled command template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    parts: Vec<Part>,
+}
+
+/// Why a template was refused, in words that say how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateError {
+    pub message: String,
+}
+
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for TemplateError {}
+
+pub(crate) fn refuse(message: String) -> TemplateError {
+    TemplateError { message }
+}
+
+pub(crate) const UNSAFE_HINT: &str = "actiond cannot quote a value safely there; use `exec:` instead of `shell:`, \
+                           or read the value from its environment variable (e.g. \"$NAME\")";
+
+impl Template {
+    /// A template with no text at all.
+    pub fn empty() -> Template {
+        Template { parts: Vec::new() }
+    }
+
+    /// Compiles a `shell:` command.
+    pub fn shell(text: &str) -> Result<Template, TemplateError> {
+        lexer::compile(text).map(|parts| Template { parts })
+    }
+
+    /// Compiles text that no shell reads (`exec:` elements, titles, icons).
+    pub fn literal(text: &str) -> Result<Template, TemplateError> {
+        let mut parts = Vec::new();
+        let mut rest = text;
+        while let Some(at) = rest.find("{{") {
+            push_text(&mut parts, &rest[..at]);
+            let (placeholder, len) = parse_placeholder(&rest[at..])?;
+            parts.push(Part::Hole(placeholder, Context::Literal));
+            rest = &rest[at + len..];
+        }
+        push_text(&mut parts, rest);
+        Ok(Template { parts })
+    }
+
+    /// Every placeholder with its context, in order.
+    pub fn placeholders(&self) -> impl Iterator<Item = (&Placeholder, Context)> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Hole(ph, ctx) => Some((ph, *ctx)),
+            Part::Text(_) => None,
+        })
+    }
+
+    pub fn has_placeholders(&self) -> bool {
+        self.placeholders().next().is_some()
+    }
+
+    /// Renders the template in one pass; a placeholder without a value renders as "".
+    pub fn render(&self, value: &dyn Fn(&Placeholder) -> Option<String>) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                Part::Text(t) => out.push_str(t),
+                Part::Hole(ph, ctx) => quote_into(&mut out, &value(ph).unwrap_or_default(), *ctx),
+            }
+        }
+        out
+    }
+}
+
+pub(crate) fn push_text(parts: &mut Vec<Part>, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    if let Some(Part::Text(prev)) = parts.last_mut() {
+        prev.push_str(text);
+    } else {
+        parts.push(Part::Text(text.to_string()));
+    }
+}
+
+/// Appends `value` quoted for `ctx`.
+pub fn quote_into(out: &mut String, value: &str, ctx: Context) {
+    match ctx {
+        Context::Literal => out.push_str(value),
+        Context::Unquoted => single_quoted(out, value),
+        Context::SingleQuoted => {
+            // Close the surrounding quote, add the value as its own single-quoted word
+            // (adjacent quoted strings join into one word), reopen the quote.
+            out.push('\'');
+            single_quoted(out, value);
+            out.push('\'');
+        }
+        Context::DoubleQuoted => {
+            for c in value.chars() {
+                if matches!(c, '\\' | '"' | '$' | '`') {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+        }
+    }
+}
+
+/// `'…'` with every `'` written as `'\''`: inside single quotes nothing is special.
+fn single_quoted(out: &mut String, value: &str) {
+    out.push('\'');
+    for c in value.chars() {
+        if c == '\'' {
+            out.push_str("'\\''");
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\'');
+}
+
+/// Parses `{{ … }}` at the start of `s`; returns the placeholder and the bytes it spans.
+pub(crate) fn parse_placeholder(s: &str) -> Result<(Placeholder, usize), TemplateError> {
+    let Some(end) = s[2..].find("}}") else {
+        return Err(refuse(
+            "`{{` without a closing `}}`: write placeholders as {{ name }}; \
+             to pass a literal `{{` to a command, put the command in a script file"
+                .to_string(),
+        ));
+    };
+    let inner = s[2..2 + end].trim();
+    let word = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let placeholder = if word(inner) {
+        Placeholder::Argument(inner.to_string())
+    } else if let Some(name) = inner.strip_prefix(".Arguments.").filter(|n| word(n)) {
+        Placeholder::Argument(name.to_string())
+    } else if let Some(field) = inner
+        .strip_prefix(".CurrentEntity.")
+        .filter(|f| f.split('.').all(word))
+    {
+        Placeholder::Entity(field.to_string())
+    } else if let Some((first, field)) = inner
+        .split_once('.')
+        .filter(|(a, b)| word(a) && b.split('.').all(word))
+    {
+        // The legacy `{{ server.hostname }}`: the first segment names the entity (OliveTin
+        // ignores it too), the rest is the field.
+        let _ = first;
+        Placeholder::Entity(field.to_string())
+    } else {
+        return Err(refuse(format!(
+            "`{{{{{}}}}}` is not a placeholder actiond understands: use {{{{ name }}}} for an argument \
+             or {{{{ .CurrentEntity.field }}}} for an entity field; to pass literal braces to a \
+             command (e.g. docker --format), put the command in a script file",
+            &s[2..2 + end]
+        )));
+    };
+    Ok((placeholder, 2 + end + 2))
+}

@@ -1,0 +1,367 @@
+//! The template tables: contexts, refusals, and every divergence between the shell model
+//! and a real shell that was found (most by `tests/shells/`, which runs the templates under
+//! dash, bash, `bash --posix` and busybox ash); each stays here as a row.
+
+use super::*;
+use std::process::Command;
+
+fn arg(n: &str) -> Placeholder {
+    Placeholder::Argument(n.into())
+}
+
+fn contexts(text: &str) -> Vec<(Placeholder, Context)> {
+    Template::shell(text)
+        .unwrap()
+        .placeholders()
+        .map(|(p, c)| (p.clone(), c))
+        .collect()
+}
+
+#[test]
+fn placeholders_are_found_in_each_context() {
+    use Context::*;
+    let table: &[(&str, &[Context])] = &[
+        ("echo {{ a }}", &[Unquoted]),
+        ("echo {{a}}", &[Unquoted]),
+        ("echo --x={{ a }}", &[Unquoted]),
+        ("echo \"{{ a }}\"", &[DoubleQuoted]),
+        ("echo \"x {{ a }} y\"", &[DoubleQuoted]),
+        ("echo '{{ a }}'", &[SingleQuoted]),
+        ("echo 'it''s {{ a }}'", &[SingleQuoted]),
+        (
+            "echo {{ a }} \"{{ a }}\" '{{ a }}'",
+            &[Unquoted, DoubleQuoted, SingleQuoted],
+        ),
+        ("echo \"$HOME\" {{ a }}", &[Unquoted]),
+        ("echo \"$(date)\" {{ a }}", &[Unquoted]),
+        ("echo ${HOME} {{ a }}", &[Unquoted]),
+        ("echo $((1+2)) {{ a }}", &[Unquoted]),
+        ("echo `date` {{ a }}", &[Unquoted]),
+        ("echo \\' {{ a }}", &[Unquoted]),
+        ("echo \"\\\"\" {{ a }}", &[Unquoted]),
+        ("echo a#b {{ a }}", &[Unquoted]),
+        ("cat <<EOF\nbody\nEOF\necho {{ a }}", &[Unquoted]),
+        ("cat <<-'EOF'\n\tbody $x\n\tEOF\necho {{ a }}", &[Unquoted]),
+        ("cat <<< x; echo {{ a }}", &[Unquoted]),
+        ("cat <<\"E F\"\nbody\nE F\necho {{ a }}", &[Unquoted]),
+        ("cat <<E\\ F\nbody\nE F\necho {{ a }}", &[Unquoted]),
+        ("# a comment\necho {{ a }}", &[Unquoted]),
+        ("echo $(echo \"(\") {{ a }}", &[Unquoted]),
+        ("echo {{a}}{{b}}", &[Unquoted, Unquoted]),
+        // Regression: `)` closing `$( )` does not end the word, so this `#` is literal and
+        // the quote after it is real.
+        ("printf '%s' $(true)#'\n{{ a }}'", &[SingleQuoted]),
+        ("echo `true`#'{{ a }}'", &[SingleQuoted]),
+        ("echo ${x}#'{{ a }}'", &[SingleQuoted]),
+        ("echo $(( 1 << 2 ))\necho \"\n2\n{{ a }}\"", &[DoubleQuoted]),
+        ("echo \\\n{{ a }}", &[Unquoted]),
+        ("(echo {{ a }})", &[Unquoted]),
+        // The shells read `$( )` as shell code: the `)` of a case pattern does not close it,
+        // a `#` right after `$(` starts a comment.
+        (
+            "echo \"$(case a in a) echo x;; esac)\" {{ a }}",
+            &[Unquoted],
+        ),
+        (
+            "x=$(case $1 in (a|b) echo 1;; *) echo 2;; esac); echo \"{{ a }}\"",
+            &[DoubleQuoted],
+        ),
+        ("echo $(#\"\n)\")\" {{ a }} #\"", &[Unquoted]),
+        ("echo $(#\"\n)\")\" \"{{ a }}\" #\"", &[DoubleQuoted]),
+        ("x=$(cat <<EOF\n)\nEOF\n) printf %s {{ a }}", &[Unquoted]),
+        // An unquoted here-document joins `x\⏎EOF` into one line before looking for EOF.
+        ("cat <<EOF\nx\\\nEOF\ny\nEOF\necho {{ a }}", &[Unquoted]),
+        (
+            "cat <<EOF\nDate: $(date) `id`\nEOF\necho {{ a }}",
+            &[Unquoted],
+        ),
+        (
+            "case {{ a }} in x) echo '{{ a }}';; esac",
+            &[Unquoted, SingleQuoted],
+        ),
+        (
+            "[[ {{ a }} == x && -n \"{{ a }}\" ]]",
+            &[Unquoted, DoubleQuoted],
+        ),
+        ("[ {{ a }} -eq 1 ]", &[Unquoted]),
+        ("export A={{ a }} B=\"{{ a }}\"", &[Unquoted, DoubleQuoted]),
+        ("A={{ a }} cmd", &[Unquoted]),
+        // A path is no builtin, whatever expansion it holds.
+        (
+            "\"$HOME\"/bin/tool {{ a }}; /opt/{{ a }}.sh {{ a }}",
+            &[Unquoted, Unquoted, Unquoted],
+        ),
+        ("{{ a }}", &[Unquoted]),
+        ("f() { printf %s {{ a }}; }; f", &[Unquoted]),
+        ("if true; then echo {{ a }}; fi", &[Unquoted]),
+        // A carriage return is part of a word, so this `#` starts no comment.
+        ("echo a\r#'{{ a }}'", &[SingleQuoted]),
+        ("echo x 2>/dev/null {{ a }}", &[Unquoted]),
+        ("echo ${x:-a b} \"${x%%:*}\" {{ a }}", &[Unquoted]),
+        (
+            "echo \"${x}{{ a }}\" $x{{ a }} \"$1{{ a }}\"",
+            &[DoubleQuoted, Unquoted, DoubleQuoted],
+        ),
+        ("echo $'a\\\\' {{ a }}", &[Unquoted]),
+        (
+            "printf '%s\\n' {{ a }}; printf -- {{ a }}",
+            &[Unquoted, Unquoted],
+        ),
+    ];
+    for (text, want) in table {
+        let got: Vec<Context> = contexts(text).into_iter().map(|(_, c)| c).collect();
+        assert_eq!(&got, want, "{text:?}");
+    }
+}
+
+#[test]
+fn unsafe_contexts_are_refused_with_a_fix() {
+    let table: &[(&str, &str)] = &[
+        ("echo `echo {{ a }}`", "inside backticks"),
+        ("echo \"`echo {{ a }}`\"", "inside backticks"),
+        ("echo $(echo {{ a }})", "inside $( )"),
+        ("echo \"$(echo '{{ a }}')\"", "inside $( )"),
+        ("echo $(( {{ a }} + 1 ))", "inside $(( ))"),
+        ("echo ${X:-{{ a }}}", "inside ${ }"),
+        ("echo \"${X:-{{ a }}}\"", "inside ${ }"),
+        ("echo $'{{ a }}'", "inside $' '"),
+        ("echo hi # {{ a }}", "inside a comment"),
+        ("cat <<EOF\n{{ a }}\nEOF", "here-document"),
+        ("cat <<'EOF'\nx {{ a }}\nEOF", "here-document"),
+        ("cat <<{{ a }}\nx\n", "here-document"),
+        // Regressions found by tests/it/arguments.rs: quoted delimiters with spaces.
+        ("cat <<\"E F\"\n{{ a }}\nE F", "here-document"),
+        ("cat <<'E F'{{ a }}", "here-document"),
+        ("cat <<'E F'\nE\n{{ a }}\nE F", "here-document"),
+        ("echo ${{ a }}", "after `$`"),
+        ("echo \"${{ a }}\"", "after `$`"),
+        ("echo \\{{ a }}", "backslash"),
+        ("echo \"\\{{ a }}\"", "backslash"),
+        // Regressions found by tests/it/arguments.rs: a `#` that is or is not a comment.
+        ("printf '%s' \\\n#{{ a }}", "inside a comment"),
+        (
+            "echo $(( 1 << 2 )); echo {{ a }} $(( {{ a }} ))",
+            "inside $(( ))",
+        ),
+        ("cat <(echo {{ a }})", "inside <( )"),
+        ("(( x = {{ a }} ))", "inside (( ))"),
+        // Regression found by tests/it/quoting_fuzz.rs: bash joins `$\<newline>'` into `$'`.
+        ("echo $\\\n{{ a }}", "line continuation"),
+        ("echo \"$\\\n{{ a }}\"", "line continuation"),
+        ("cat <\\\n<EOF\n{{ a }}\nEOF", "line continuation"),
+        ("echo $(\\\n( 1 )) {{ a }}", "line continuation"),
+        // The four templates that passed the old lexer and ran a value under dash.
+        (
+            "echo \"$(case a in a) echo {{ a }};; esac)\"",
+            "inside $( )",
+        ),
+        (
+            "echo \"Result: $(case \"$MODE\" in fast) curl -sI {{ a }};; *) echo {{ a }};; esac)\"",
+            "inside $( )",
+        ),
+        (
+            "cat <<EOF\nx\\\nEOF\n{{ a }}\nEOF",
+            "inside a here-document",
+        ),
+        ("echo \"${x:-'}\" '}{{ a }}'", "inside `${ }`"),
+        // bash evaluates these as arithmetic or as variable names (`a[$(cmd)]` runs cmd).
+        ("[[ {{ a }} -eq 1 ]]", "arithmetic"),
+        ("[[ 1 -lt \"{{ a }}\" ]]", "arithmetic"),
+        ("[[ -v {{ a }} ]]", "`-v`"),
+        ("test -v {{ a }}", "`test`"),
+        ("[ {{ a }} {{ a }} ]", "`test`"),
+        ("printf -v {{ a }} x", "`printf`"),
+        ("printf -v{{ a }} x", "`printf`"),
+        ("printf \"{{ a }}\"", "`printf`"),
+        ("read {{ a }} </dev/null", "`read`"),
+        ("command read -r {{ a }}", "`read`"),
+        ("command -p read -r {{ a }}", "`read`"),
+        // Quote removal makes these the same builtins.
+        ("\\read {{ a }}", "`read`"),
+        ("re\"a\"d {{ a }}", "`read`"),
+        ("'printf' '-v' {{ a }} x", "`printf`"),
+        ("[ '-v' {{ a }} ]", "`test`"),
+        // A command whose name is an expansion or a value could be any builtin (`eval`).
+        ("$CMD {{ a }}", "name comes from an expansion"),
+        ("{{ a }} {{ a }}", "name comes from an expansion"),
+        ("rea$'d' {{ a }}", "name comes from an expansion"),
+        ("eval {{ a }}", "`eval`"),
+        ("let x={{ a }}", "`let`"),
+        ("export {{ a }}=1", "`export`"),
+        ("a[{{ a }}]=1", "array subscript"),
+        ("declare -i n\nn={{ a }}", "`declare -i`"),
+        ("alias p='printf %s \"'\np {{ a }}\"", "`alias`"),
+        // Where the shells disagree, or the model does not follow.
+        ("echo $'\\'' {{ a }}'", "inside `$'…'`"),
+        ("echo $\"{{ a }}\"", "inside $\" \""),
+        ("echo $[1] {{ a }}", "`$[ ]`"),
+        (
+            "cat <<EOF\n$(echo \"\nEOF\n\")\nEOF\necho {{ a }}",
+            "runs past it",
+        ),
+        ("echo ${x:-{a}} {{ a }}", "inside `${ }`"),
+        ("[[ x =~ (a|b) ]] && echo {{ a }}", "`=~`"),
+        // Regressions: these once made the `[[` scan loop forever.
+        ("[[ a =~ ; echo {{ a }}", "operator inside `[[ ]]`"),
+        ("[[ a =~\necho {{ a }}", "`[[` without `]]`"),
+        // Found by tests/shells: dash and ash read `((` as two subshells, where `<<2` opens a
+        // here-document whose body holds the value (bash reads a shift).
+        ("'';((<<2))\n(()){{ a }}", "`(( ))` with"),
+        // Found by tests/shells: dash and ash read `[[` as a command, where `#` starts a
+        // comment that a newline in the value ends.
+        ("[[\t#\"{{ a }}\" ]]", "`#` inside `[[ ]]`"),
+        (
+            "cat<<<''\n[[ # ]] $(((()))){{ a }}\n)",
+            "`#` inside `[[ ]]`",
+        ),
+        // Found by tests/shells in all four shells: inside double quotes a value right after
+        // `$x` lengthens the name (`"$xvalue"`), so the value never arrives.
+        ("cat<<<\"$x{{ a }}\"", "lengthen the variable's name"),
+        (
+            "case \"a$x{{ a }}\" in x) ;; esac",
+            "lengthen the variable's name",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (text, why) in table {
+        let err = match Template::shell(text) {
+            Ok(t) => {
+                let rendered = t.render(&|_| Some("V".into()));
+                wrong.push(format!("{text:?} was accepted: {rendered:?}"));
+                continue;
+            }
+            Err(e) => e.message,
+        };
+        // Every refusal says why, and how to fix it.
+        let hint = err.contains("exec:") && err.contains("environment variable");
+        if !err.contains(why) || !hint {
+            wrong.push(format!("{text:?}: {err}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn placeholder_forms() {
+    assert_eq!(contexts("x {{ .Arguments.host }}")[0].0, arg("host"));
+    assert_eq!(
+        contexts("x {{ .CurrentEntity.Names }}")[0].0,
+        Placeholder::Entity("Names".into())
+    );
+    assert_eq!(
+        contexts("x {{ server.hostname }}")[0].0,
+        Placeholder::Entity("hostname".into())
+    );
+    assert_eq!(
+        contexts("x {{ a.b.c }}")[0].0,
+        Placeholder::Entity("b.c".into())
+    );
+    for bad in [
+        "x {{ }}",
+        "x {{.Names}}",
+        "x {{ a b }}",
+        "x {{ a",
+        "x {{ $(id) }}",
+        "x {{ a. }}",
+    ] {
+        assert!(Template::shell(bad).is_err(), "{bad}");
+        assert!(Template::literal(bad).is_err(), "{bad}");
+    }
+}
+
+/// Every context × every metacharacter, checked by the quoting function alone.
+#[test]
+fn quoting_table() {
+    use Context::*;
+    let table: &[(&str, Context, &str)] = &[
+        ("plain", Unquoted, "'plain'"),
+        ("", Unquoted, "''"),
+        ("it's", Unquoted, "'it'\\''s'"),
+        ("a\"b", Unquoted, "'a\"b'"),
+        ("$(id)", Unquoted, "'$(id)'"),
+        ("`id`", Unquoted, "'`id`'"),
+        ("a\\b", Unquoted, "'a\\b'"),
+        ("a\nb", Unquoted, "'a\nb'"),
+        ("plain", DoubleQuoted, "plain"),
+        ("a\"b", DoubleQuoted, "a\\\"b"),
+        ("$(id)", DoubleQuoted, "\\$(id)"),
+        ("`id`", DoubleQuoted, "\\`id\\`"),
+        ("a\\b", DoubleQuoted, "a\\\\b"),
+        ("it's", DoubleQuoted, "it's"),
+        ("it's", SingleQuoted, "''it'\\''s''"),
+        ("$(id)", SingleQuoted, "''$(id)''"),
+        ("", SingleQuoted, "''''"),
+        ("a'b\"c", Literal, "a'b\"c"),
+    ];
+    for (value, ctx, want) in table {
+        let mut out = String::new();
+        quote_into(&mut out, value, *ctx);
+        assert_eq!(&out, want, "{value:?} {ctx:?}");
+    }
+}
+
+/// The same metacharacters through a real shell: what the command prints is the value.
+#[test]
+fn real_sh_reads_back_every_metacharacter_in_every_context() {
+    let value = "' \" ` $( ) ${ } $IFS ; | & && > < * ? ~ # ! \\ \\\\ -n -- \n\t\r {{ v }} é 😀";
+    for template in [
+        "printf '%s' {{ v }}",
+        "printf '%s' \"{{ v }}\"",
+        "printf '%s' '{{ v }}'",
+        "printf '%s' \"a{{ v }}b\"",
+        "printf '%s' 'a{{ v }}b'",
+        "printf '%s' a{{ v }}b{{ v }}",
+    ] {
+        let t = Template::shell(template).unwrap();
+        let script = t.render(&|_| Some(value.to_string()));
+        let out = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(&script)
+            .output()
+            .unwrap();
+        let got = String::from_utf8(out.stdout).unwrap();
+        let want = if template.contains("a{{") {
+            if template.contains("b{{") {
+                format!("a{value}b{value}")
+            } else {
+                format!("a{value}b")
+            }
+        } else {
+            value.to_string()
+        };
+        assert_eq!(got, want, "{template}");
+    }
+}
+
+#[test]
+fn one_pass_never_expands_a_value_again() {
+    let t = Template::shell("echo {{ a }} {{ b }}").unwrap();
+    let s = t.render(&|p| match p {
+        Placeholder::Argument(n) if n == "a" => Some("{{ b }}".into()),
+        _ => Some("B".into()),
+    });
+    assert_eq!(s, "echo '{{ b }}' 'B'");
+}
+
+#[test]
+fn literal_templates_substitute_as_is() {
+    let t = Template::literal("--host={{ host }}").unwrap();
+    assert_eq!(t.render(&|_| Some("a b'c".into())), "--host=a b'c");
+    assert!(!Template::literal("plain").unwrap().has_placeholders());
+}
+
+#[test]
+fn text_without_placeholders_renders_unchanged() {
+    for text in [
+        "echo \"it's\" | tr a b",
+        "cat <<EOF\n$x\nEOF",
+        "echo ${X:-y} `date` # c",
+        "a\\",
+    ] {
+        assert_eq!(
+            Template::shell(text).unwrap().render(&|_| None),
+            *text,
+            "{text:?}"
+        );
+    }
+}
