@@ -11,6 +11,9 @@ use crate::engine::Binding;
 /// The default dashboard's title.
 pub const DEFAULT_TITLE: &str = "Actions";
 
+/// The component type that shows the latest output of one action.
+pub const RECENT_OUTPUT: &str = "stdout-most-recent-execution";
+
 /// Whether a component is a link to an action (by title): type `link`, or no type and no
 /// contents, as OliveTin configs write them.
 pub fn is_link(c: &Component) -> bool {

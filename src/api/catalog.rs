@@ -12,8 +12,9 @@ use super::dto::{
 use super::{App, Ctx};
 use crate::config::{Action, Component, Config};
 use crate::dashboards::{self, DEFAULT_TITLE};
-use crate::engine::{Catalog, render_for, render_html_for};
-use crate::entities::Instance;
+use crate::engine::{Binding, Catalog, render_for, render_html_for};
+
+use crate::entities::{self, Instance};
 use crate::permissions::{Caller, Decision, Verb, decide};
 use crate::protocol::{Code, ConnectError, Fields};
 
@@ -214,6 +215,40 @@ impl<'a> View<'a> {
         }
     }
 
+    /// The binding a link or a latest-output component names, of the same entity instance
+    /// when inside one. A link names its action by the configured title; a latest-output
+    /// component by the action's id (the form OliveTin documents, `title: <action id>`) or,
+    /// failing that, by its title.
+    fn named_binding(
+        &self,
+        c: &Component,
+        instance: Option<(&str, &Instance)>,
+    ) -> Option<&'a Binding> {
+        let catalog: &'a Catalog = self.catalog;
+        if c.kind == dashboards::RECENT_OUTPUT {
+            let id = match instance {
+                Some((_, i)) => entities::binding_id(&c.title, &i.key),
+                None => c.title.clone(),
+            };
+            let by_id = catalog
+                .binding(&id)
+                .filter(|b| b.instance.is_some() == instance.is_some());
+            if by_id.is_some() {
+                return by_id;
+            }
+        }
+        catalog.bindings().iter().find(|b| {
+            b.template_title == c.title
+                && match (instance, &b.instance) {
+                    (Some((kind, i)), Some(bi)) => {
+                        bi.key == i.key && b.action.entity.as_deref() == Some(kind)
+                    }
+                    (None, None) => true,
+                    _ => false,
+                }
+        })
+    }
+
     /// A configured component as the caller sees it, within an entity instance or not: an
     /// entity fieldset becomes one fieldset per instance; what the caller may not view, and
     /// containers left empty, disappear.
@@ -238,25 +273,19 @@ impl<'a> View<'a> {
             Some((_, i)) => Cow::Owned(render_for(&c.title, i)),
             None => Cow::Borrowed(&c.title),
         };
-        if dashboards::is_link(c) {
-            let config = &self.catalog.config;
-            let binding = self.catalog.bindings().iter().find(|b| {
-                b.template_title == c.title
-                    && match (instance, &b.instance) {
-                        (Some((kind, i)), Some(bi)) => {
-                            bi.key == i.key && b.action.entity.as_deref() == Some(kind)
-                        }
-                        (None, None) => true,
-                        _ => false,
-                    }
-            });
-            let Some(binding) = binding else {
+        let recent = c.kind == dashboards::RECENT_OUTPUT;
+        if dashboards::is_link(c) || recent {
+            let Some(binding) = self.named_binding(c, instance) else {
                 return Vec::new();
             };
-            if !may_view(config, self.caller, &binding.action) {
+            if !may_view(&self.catalog.config, self.caller, &binding.action) {
                 return Vec::new();
             }
             let mut l = self.link(&binding.action);
+            if recent {
+                l.kind = dashboards::RECENT_OUTPUT;
+                l.title = title;
+            }
             if !c.icon.is_empty() {
                 l.icon = &c.icon;
             }
