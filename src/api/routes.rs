@@ -167,6 +167,12 @@ pub fn route<'a>(method: &str, path: &'a str) -> Route<'a> {
         "/app.js" => Route::Static("app.js"),
         "/app.css" => Route::Static("app.css"),
         "/icon.svg" => Route::Static("icon.svg"),
+        "/output.js" => Route::Static("output.js"),
+        "/manifest.webmanifest" => Route::Static("manifest.webmanifest"),
+        "/icon-192.png" => Route::Static("icon-192.png"),
+        "/icon-512.png" => Route::Static("icon-512.png"),
+        "/icon-maskable-512.png" => Route::Static("icon-maskable-512.png"),
+        "/apple-touch-icon.png" => Route::Static("apple-touch-icon.png"),
         _ => return Route::NotFound,
     };
     if is_get {

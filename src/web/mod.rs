@@ -6,9 +6,11 @@
 //!
 //! Cache rule: `index.html` is `no-cache` (always revalidated, so a new build shows at the
 //! next load; a 304 costs one small round trip on the LAN). The other files are named in
-//! index.html with their content hash (`/app.js?v=HASH`): asked for with the current hash
+//! index.html with their content hash (`app.js?v=HASH`): asked for with the current hash
 //! they are immutable for a year, since a new build changes the URL; asked for without it
-//! (or with an old one) they are `no-cache` too.
+//! (or with an old one) they are `no-cache` too. The manifest and the PNG icons are asked
+//! for by fixed names (home screens keep the addresses they were given), so they are always
+//! revalidated.
 //!
 //! Only the gzipped bytes are embedded. Every browser accepts gzip, so inflating for the
 //! rare client that does not (curl without `--compressed`) is cheaper than carrying both
@@ -55,6 +57,8 @@ pub fn content_type(name: &str) -> &'static str {
         Some("js") => "text/javascript; charset=utf-8",
         Some("css") => "text/css; charset=utf-8",
         Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("webmanifest") => "application/manifest+json",
         _ => "application/octet-stream",
     }
 }
@@ -192,14 +196,19 @@ mod tests {
             assert_eq!(inflate(a).len(), a.len, "{}", a.name);
         }
         let index = String::from_utf8(inflate(asset("index.html").unwrap())).unwrap();
-        for name in ["app.js", "app.css", "icon.svg"] {
+        // Relative addresses (no leading `/`), so the page also works under a sub-path.
+        for name in ["app.js", "output.js", "app.css", "icon.svg"] {
             let a = asset(name).unwrap();
             assert!(
-                index.contains(&format!("/{name}?v={}", a.hash)),
-                "index.html must load /{name}?v={}",
+                index.contains(&format!("\"{name}?v={}\"", a.hash)),
+                "index.html must load {name}?v={}",
                 a.hash
             );
         }
+        for name in ["manifest.webmanifest", "apple-touch-icon.png"] {
+            assert!(index.contains(&format!("\"{name}\"")), "{name}");
+        }
+        assert!(!index.contains("=\"/"), "an absolute address in index.html");
     }
 
     #[test]
