@@ -612,6 +612,7 @@
 
   const RECENT = "stdout-most-recent-execution";
   const askedLatest = new Set();
+  const hiddenLatest = new Set(); // actions whose runs the caller may not see
 
   // Reads the newest run of each action a latest-output component of `list` shows, once per
   // action: after that the events keep it current.
@@ -629,8 +630,9 @@
       askedLatest.add(id);
       try {
         upsert((await call("ExecutionStatus", { actionId: id }, true)).logEntry);
-      } catch {
-        // Never run yet, or no logs permission: the box says so.
+      } catch (e) {
+        // Never run yet (not_found), or no logs permission: the box says which.
+        if (e.code === "permission_denied") hiddenLatest.add(id);
       }
     }));
   }
@@ -670,7 +672,8 @@
     const end = ending(e);
     let pre = box.querySelector("pre");
     if (!pre) {
-      pre = h("pre.out", { tabindex: "0", "aria-label": "Latest output of " + box.dataset.title }, h("span.none", {}, "Not run yet."));
+      const none = hiddenLatest.has(box.dataset.recent) ? "You may not see the runs of this action." : "Not run yet.";
+      pre = h("pre.out", { tabindex: "0", "aria-label": "Latest output of " + box.dataset.title }, h("span.none", {}, none));
       box.append(h("div.recent-head", {}, h("h3", {}, box.dataset.title), h("span.when")), pre);
     }
     const when = box.querySelector(".when");
@@ -679,6 +682,7 @@
       when.replaceChildren(h("a.badge." + TONE[end.state], { href: "#/x/" + enc(id) }, end.state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", end.label || "Starting", at ? " · " + at : ""));
     }
     if (e && e.executionFinished) pre.replaceChildren(...outputNodes(run, end.state !== "ok").nodes);
+    else if (e && pre.querySelector(".none")) pre.replaceChildren(h("span.none", {}, "Running…"));
     return box;
   }
 
