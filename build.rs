@@ -1,8 +1,8 @@
 //! Build script: prepares the web page's files (src/web/assets) for embedding. Each file is
 //! gzipped once here, at the best level, so the binary carries only the compressed bytes and
 //! the server never compresses at run time. It also computes each file's content hash (the
-//! strong ETag) and writes the hashes of app.js, app.css and icon.svg into index.html, so a
-//! new build changes their URLs (`/app.js?v=HASH`) and browsers may cache them for a year.
+//! strong ETag) and writes the hashes of the files index.html names as `@v:NAME@` into it, so
+//! a new build changes their URLs (`app.js?v=HASH`) and browsers may cache them for a year.
 //! It must not read anything outside src/web/assets.
 //!
 //! `FILES` is the one list of the page's files: the server answers `GET /NAME` for exactly
@@ -17,7 +17,18 @@ use std::path::Path;
 /// The files of the page, in the order they are listed in the generated table; index.html
 /// first. Each is served at `/NAME` (and index.html at `/` too); its type comes from its
 /// extension (`web::content_type`).
-const FILES: &[&str] = &["index.html", "app.js", "app.css", "icon.svg"];
+const FILES: &[&str] = &[
+    "index.html",
+    "app.js",
+    "output.js",
+    "app.css",
+    "icon.svg",
+    "manifest.webmanifest",
+    "icon-192.png",
+    "icon-512.png",
+    "icon-maskable-512.png",
+    "apple-touch-icon.png",
+];
 
 fn main() {
     let src = Path::new("src/web/assets");

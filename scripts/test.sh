@@ -113,8 +113,9 @@ step "Connect client from npm against the real binary (tests/connect)"
     ACTIOND_BIN="$PWD/../../target/debug/actiond" npm test
 )
 
-step "web page in Debian's chromium against the real binary (tests/web; screenshots in tests/web/out)"
+step "web page in Debian's chromium against the real binary, behind nginx, and Lighthouse (tests/web; screenshots in tests/web/out)"
 need chromium chromium
+need nginx nginx-light
 # The action icons are emoji; without a colour emoji font the screenshots show empty boxes.
 if ! dpkg -s fonts-noto-color-emoji >/dev/null 2>&1; then
     [ "$(id -u)" -eq 0 ] || { echo "error: fonts-noto-color-emoji is missing and installing it needs root" >&2; exit 1; }

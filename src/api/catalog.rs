@@ -12,8 +12,8 @@ use super::dto::{
 use super::{App, Ctx};
 use crate::config::{Action, Component, ComponentKind, Config};
 use crate::dashboards::{self, DEFAULT_TITLE};
-use crate::engine::{Setup, render_for, render_html_for};
-use crate::entities::Instance;
+use crate::engine::{Binding, Setup, render_for, render_html_for};
+use crate::entities::{self, Instance};
 use crate::permissions::{Caller, Decision, Verb, decide};
 use crate::protocol::{Code, ConnectError, Fields};
 
@@ -207,6 +207,40 @@ impl<'a> View<'a> {
         }
     }
 
+    /// The binding a link or a latest-output component names, of the same entity instance
+    /// when inside one. A link names its action by the configured title; a latest-output
+    /// component by the action's id (the form OliveTin documents, `title: <action id>`) or,
+    /// failing that, by its title.
+    fn named_binding(
+        &self,
+        c: &Component,
+        instance: Option<(&str, &Instance)>,
+    ) -> Option<&'a Binding> {
+        let setup: &'a Setup = self.setup;
+        if c.kind == ComponentKind::StdoutMostRecentExecution {
+            let id = match instance {
+                Some((_, i)) => entities::binding_id(&c.title, &i.key),
+                None => c.title.clone(),
+            };
+            let by_id = setup
+                .binding(&id)
+                .filter(|b| b.instance.is_some() == instance.is_some());
+            if by_id.is_some() {
+                return by_id;
+            }
+        }
+        setup.bindings().iter().find(|b| {
+            b.template_title == c.title
+                && match (instance, &b.instance) {
+                    (Some((kind, i)), Some(bi)) => {
+                        bi.key == i.key && b.action.entity.as_deref() == Some(kind)
+                    }
+                    (None, None) => true,
+                    _ => false,
+                }
+        })
+    }
+
     /// A configured component as the caller sees it, within an entity instance or not: an
     /// entity fieldset becomes one fieldset per instance; what the caller may not view, and
     /// containers left empty, disappear.
@@ -233,25 +267,19 @@ impl<'a> View<'a> {
             Some((_, i)) => Cow::Owned(render_for(&c.title, i)),
             None => Cow::Borrowed(&c.title),
         };
-        if c.is_link() {
-            let config = &self.setup.config;
-            let binding = self.setup.bindings().iter().find(|b| {
-                b.template_title == c.title
-                    && match (instance, &b.instance) {
-                        (Some((kind, i)), Some(bi)) => {
-                            bi.key == i.key && b.action.entity.as_deref() == Some(kind)
-                        }
-                        (None, None) => true,
-                        _ => false,
-                    }
-            });
-            let Some(binding) = binding else {
+        let recent = c.kind == ComponentKind::StdoutMostRecentExecution;
+        if c.is_link() || recent {
+            let Some(binding) = self.named_binding(c, instance) else {
                 return Vec::new();
             };
-            if !may_view(config, self.caller, &binding.action) {
+            if !may_view(&self.setup.config, self.caller, &binding.action) {
                 return Vec::new();
             }
             let mut l = self.link(&binding.action);
+            if recent {
+                l.kind = ComponentKind::StdoutMostRecentExecution.as_str();
+                l.title = title;
+            }
             if !c.icon.is_empty() {
                 l.icon = &c.icon;
             }

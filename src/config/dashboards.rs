@@ -167,6 +167,20 @@ fn dangling_links(
                 message: format!("no action is titled {:?}: this link is not shown", c.title),
             });
         }
+        // A latest-output component names its action by id, or by title.
+        if c.kind == ComponentKind::StdoutMostRecentExecution
+            && !actions
+                .iter()
+                .any(|a| a.id == c.title || a.title == c.title)
+        {
+            warnings.push(Problem {
+                path: here.clone(),
+                message: format!(
+                    "no action has the id or title {:?}: this output is not shown",
+                    c.title
+                ),
+            });
+        }
         dangling_links(&c.contents, actions, &key_path(&here, "contents"), warnings);
     }
 }

@@ -6,9 +6,11 @@
 //!
 //! Cache rule: `index.html` is `no-cache` (always revalidated, so a new build shows at the
 //! next load; a 304 costs one small round trip on the LAN). The other files are named in
-//! index.html with their content hash (`/app.js?v=HASH`): asked for with the current hash
+//! index.html with their content hash (`app.js?v=HASH`): asked for with the current hash
 //! they are immutable for a year, since a new build changes the URL; asked for without it
-//! (or with an old one) they are `no-cache` too.
+//! (or with an old one) they are `no-cache` too. The manifest and the PNG icons are asked
+//! for by fixed names (home screens keep the addresses they were given), so they are always
+//! revalidated.
 //!
 //! Only the gzipped bytes are embedded. Every browser accepts gzip, so inflating for the
 //! rare client that does not (curl without `--compressed`) is cheaper than carrying both
@@ -198,19 +200,20 @@ mod tests {
         for a in ASSETS {
             assert_eq!(inflate(a).len(), a.len, "{}", a.name);
         }
-        // Every `/NAME?v=HASH` in index.html names an embedded file by its current hash.
         let index = String::from_utf8(inflate(asset("index.html").unwrap())).unwrap();
-        let mut named = Vec::new();
-        for (at, _) in index.match_indices("?v=") {
-            let name = index[..at].rsplit('/').next().unwrap();
-            let hash = &index[at + 3..at + 19];
-            let a = asset(name).unwrap_or_else(|| panic!("index.html names {name}, not embedded"));
-            assert_eq!(hash, a.hash, "index.html must load /{name}?v={}", a.hash);
-            named.push(name);
+        // Relative addresses (no leading `/`), so the page also works under a sub-path.
+        for name in ["app.js", "output.js", "app.css", "icon.svg"] {
+            let a = asset(name).unwrap();
+            assert!(
+                index.contains(&format!("\"{name}?v={}\"", a.hash)),
+                "index.html must load {name}?v={}",
+                a.hash
+            );
         }
-        for name in ["app.js", "app.css", "icon.svg"] {
-            assert!(named.contains(&name), "index.html does not load /{name}");
+        for name in ["manifest.webmanifest", "apple-touch-icon.png"] {
+            assert!(index.contains(&format!("\"{name}\"")), "{name}");
         }
+        assert!(!index.contains("=\"/"), "an absolute address in index.html");
     }
 
     #[test]

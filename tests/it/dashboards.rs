@@ -36,7 +36,8 @@ fn assert_no_dashboard(server: &Server, title: &str) {
 }
 
 /// The outline of a component list: `{"link": bindingId}` for a link (after checking that
-/// the link's title is its action's), `{"display": title}` for a display, and
+/// the link's title is its action's), `{"display": title}` for a display, `{"latest":
+/// bindingId}` for a latest-output component, and
 /// `{"<type> <title>": [children]}` for a container. Every component must carry all six
 /// fields of the seed's DashboardComponent with their JSON types.
 fn outline(components: &Value) -> Value {
@@ -66,6 +67,11 @@ fn outline_one(c: &Value) -> Value {
             json!({"link": action["bindingId"]})
         }
         "display" => json!({"display": title}),
+        "stdout-most-recent-execution" => {
+            let action = &c["action"];
+            assert!(action.is_object(), "a latest output without an action: {c}");
+            json!({"latest": action["bindingId"]})
+        }
         kind => {
             assert!(
                 c["action"].is_null(),
@@ -293,6 +299,75 @@ fn configured_dashboards_and_their_directories_are_reached_by_title() {
         outline_reply(&dashboard(&server, "")),
         default_outline(&["d"])
     );
+}
+
+/// A latest-output component (`stdout-most-recent-execution`) carries the action it shows,
+/// named by id as OliveTin documents it, or by title; inside an entity fieldset, the binding
+/// of the same instance. One that names nothing is left out, and `--check-config` warns
+/// about it. (What the caller may not view is left out by the same check as a link's.)
+#[test]
+fn a_latest_output_component_names_its_action_by_id_or_by_title() {
+    let files = EntityFiles::new(&[(
+        "hosts.yaml",
+        to_yaml(&json!([{"key": "n1", "name": "Node 1"}, {"key": "n2", "name": "Node 2"}])),
+    )]);
+    let latest = |title: &str| json!({"type": "stdout-most-recent-execution", "title": title});
+    let config = json!({
+        "entities": [{"file": files.relative("hosts.yaml"), "name": "host"}],
+        "actions": [
+            {"id": "status_command", "title": "Get status", "shell": "date"},
+            {"id": "temp", "title": "Temperature", "shell": "echo 40"},
+            {"id": "load", "title": "Load of {{ host.name }}", "shell": "echo 1", "entity": "host"},
+        ],
+        "dashboards": [{"title": "Panel", "contents": [
+            {"title": "Status", "type": "fieldset", "contents": [
+                latest("status_command"),
+                latest("Temperature"),
+                latest("no_such_action"),
+                {"title": "Get status"},
+            ]},
+            {"title": "{{ .CurrentEntity.name }}", "type": "fieldset", "entity": "host",
+             "contents": [latest("load")]},
+        ]}],
+    });
+    let server = Server::start(config.clone());
+    let panel = dashboard(&server, "Panel");
+    assert_eq!(
+        outline_reply(&panel),
+        json!([
+            {"fieldset Status": [
+                {"latest": "status_command"},
+                {"latest": "temp"},
+                {"link": "status_command"},
+            ]},
+            {"fieldset Node 1": [{"latest": "load-n1"}]},
+            {"fieldset Node 2": [{"latest": "load-n2"}]},
+        ])
+    );
+    // The component keeps its own title; the action carries the one to show.
+    let by_id = &panel["dashboard"]["contents"][0]["contents"][0];
+    assert_eq!(by_id["title"], "status_command", "{by_id}");
+    assert_eq!(by_id["action"]["title"], "Get status", "{by_id}");
+    // Showing an action's output does not place it: it stays on the default dashboard.
+    let default = outline_reply(&dashboard(&server, ""));
+    assert_eq!(default, default_outline(&["temp", "load-n1", "load-n2"]));
+
+    let dir = TempDir::new();
+    let path = dir.path().join("config.yaml");
+    let mut yaml = config;
+    yaml["entities"][0]["file"] = json!(files.dir.path().join("hosts.yaml").to_string_lossy());
+    std::fs::write(&path, to_yaml(&yaml)).expect("write config");
+    let run = run_binary(
+        &["--check-config", path.to_str().expect("utf-8 path")],
+        dir.path(),
+        Duration::from_secs(20),
+    );
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        said.contains("no action has the id or title \"no_such_action\""),
+        "{said}"
+    );
+    assert!(!said.contains("\"status_command\""), "{said}");
 }
 
 // ---------------------------------------------------------------------------------------

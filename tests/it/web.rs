@@ -24,7 +24,8 @@ fn the_page_is_served_whole_to_a_client_without_gzip() {
     let etag = resp.header("etag").expect("an ETag").to_string();
     assert!(!etag.ends_with("-gz\""), "{etag}");
     let html = resp.text();
-    assert!(html.contains("<script src=\"/app.js?v="), "{html}");
+    // Relative, so the page also works under a sub-path behind a reverse proxy.
+    assert!(html.contains("<script src=\"app.js?v="), "{html}");
     assert_eq!(send(server.addr, &Request::get("/index.html")).text(), html);
 
     let again = send(
@@ -38,7 +39,14 @@ fn the_page_is_served_whole_to_a_client_without_gzip() {
 #[test]
 fn files_go_out_gzipped_to_a_browser_and_revalidate() {
     let server = server();
-    for path in ["/app.js", "/app.css", "/icon.svg"] {
+    for path in [
+        "/app.js",
+        "/output.js",
+        "/app.css",
+        "/icon.svg",
+        "/manifest.webmanifest",
+        "/icon-192.png",
+    ] {
         let resp = send(
             server.addr,
             &Request::get(path).header("Accept-Encoding", "gzip, deflate, br"),
@@ -71,4 +79,33 @@ fn only_the_pages_own_files_are_served() {
         assert_eq!(send(server.addr, &Request::get(path)).status, 404, "{path}");
     }
     assert_eq!(send(server.addr, &Request::post("/app.js")).status, 405);
+}
+
+#[test]
+fn the_manifest_and_icons_have_their_types() {
+    let server = server();
+    for (path, kind) in [
+        ("/manifest.webmanifest", "application/manifest+json"),
+        ("/apple-touch-icon.png", "image/png"),
+        ("/icon-512.png", "image/png"),
+        ("/icon-maskable-512.png", "image/png"),
+    ] {
+        let resp = send(server.addr, &Request::get(path));
+        assert_eq!(resp.status, 200, "{path}");
+        assert_eq!(resp.header("content-type"), Some(kind), "{path}");
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_str(&send(server.addr, &Request::get("/manifest.webmanifest")).text())
+            .expect("the manifest is JSON");
+    assert_eq!(manifest["display"], "standalone");
+    // Relative to the manifest, so a sub-path keeps working.
+    assert_eq!(manifest["start_url"], "./");
+    for icon in manifest["icons"].as_array().expect("icons") {
+        let src = icon["src"].as_str().expect("src");
+        assert!(!src.starts_with('/'), "{src}");
+        assert_eq!(
+            send(server.addr, &Request::get(&format!("/{src}"))).status,
+            200
+        );
+    }
 }

@@ -38,6 +38,8 @@
 
   const enc = encodeURIComponent;
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  // Endings, the order of the two streams and ANSI colours live in output.js.
+  const { ending, order, Ansi, ansi } = ActiondOutput;
 
   // ---------------------------------------------------------------------------------------
   // HTML from the config: an allow-list sanitizer over an inert template
@@ -107,10 +109,12 @@
     }
   }
 
-  async function call(op, body = {}) {
+  // Addresses are relative to the page (api/…, not /api/…), so a reverse proxy may serve it
+  // under a sub-path. `quiet` calls leave a refusal to the caller instead of showing the login.
+  async function call(op, body = {}, quiet = false) {
     let r;
     try {
-      r = await fetch("/api/" + op, {
+      r = await fetch("api/" + op, {
         method: "POST",
         headers: { "Content-Type": "application/json", "Connect-Protocol-Version": "1" },
         body: JSON.stringify(body),
@@ -123,7 +127,7 @@
     const json = await r.json().catch(() => null);
     if (!r.ok) {
       const e = new ApiError((json && json.code) || "unknown", (json && json.message) || "HTTP " + r.status, r.status);
-      if (e.code === "unauthenticated" && S.init && op !== "LocalUserLogin") needLogin();
+      if (e.code === "unauthenticated" && S.init && !quiet && op !== "LocalUserLogin") needLogin();
       throw e;
     }
     return json || {};
@@ -140,36 +144,33 @@
     init: null,
     dashboards: new Map(), // title → dashboard message
     actions: new Map(), // bindingId → Action message
-    runs: new Map(), // trackingId → {entry, live, seen}
+    runs: new Map(), // trackingId → {entry, chunks, size, dropped, trimmed, ordered, whole, seen}
     last: new Map(), // bindingId → trackingId of its newest run
     view: null, // {update(kind, id)} of the view on screen
     stream: null, // AbortController of the event stream
     live: false,
   };
 
-  function stateOf(entry) {
-    if (!entry) return "idle";
-    if (entry.blocked) return "blocked";
-    if (!entry.executionFinished) return "running";
-    if (entry.timedOut) return "timeout";
-    return entry.exitCode === 0 ? "ok" : "fail";
-  }
-
-  const STATE_TEXT = { idle: "", running: "Running", ok: "Succeeded", fail: "Failed", timeout: "Timed out", blocked: "Blocked" };
-
   // Records an entry. A finished entry never goes back to running: events and re-reads may
-  // arrive in either order.
-  function upsert(entry) {
+  // arrive in either order. While a run goes on, `chunks` collects its live output as it
+  // arrives; when it ends, they give the order in which stdout and stderr were written
+  // (`ordered`, null when this page did not see all of it) and are let go. `whole` says the
+  // page has had every chunk so far: it knew the run from its start (its executionStarted
+  // event, or its own StartAction) and the event stream has not dropped since.
+  function upsert(entry, fromStart = false) {
     const id = entry.executionTrackingId;
     let run = S.runs.get(id);
     if (!run) {
-      run = { entry: null, live: "", seen: Date.now() };
+      run = { entry: null, chunks: [], size: 0, dropped: 0, trimmed: false, ordered: null, whole: fromStart, seen: Date.now() };
       S.runs.set(id, run);
       prune();
     }
     if (run.entry && run.entry.executionFinished && !entry.executionFinished) return run;
     run.entry = entry;
-    if (entry.executionFinished) run.live = null;
+    if (entry.executionFinished && run.chunks) {
+      run.ordered = run.trimmed ? null : order(run.chunks, entry.stdout || "", entry.stderr || "");
+      run.chunks = null;
+    }
     const prev = S.last.get(entry.actionId);
     const prevRun = prev && S.runs.get(prev);
     if (!prevRun || !prevRun.entry || prev === id || startRank(entry) >= startRank(prevRun.entry)) {
@@ -208,7 +209,7 @@
     while (!ctrl.signal.aborted) {
       let failure = null;
       try {
-        const r = await fetch("/api/EventStream", {
+        const r = await fetch("api/EventStream", {
           method: "POST",
           headers: { "Content-Type": "application/connect+json", "Connect-Protocol-Version": "1" },
           body: REQUEST_ENVELOPE,
@@ -262,14 +263,22 @@
   }
 
   function onEvent(m) {
-    if (m.executionStarted) upsert(m.executionStarted.logEntry);
+    if (m.executionStarted) upsert(m.executionStarted.logEntry, true);
     else if (m.executionFinished) upsert(m.executionFinished.logEntry);
     else if (m.outputChunk) {
       const c = m.outputChunk;
       const run = S.runs.get(c.executionTrackingId);
-      if (!run || run.live === null) return;
-      run.live += c.output;
-      if (run.live.length > MAX_LIVE) run.live = "…\n" + run.live.slice(-MAX_LIVE / 2);
+      if (!run || !run.chunks) return;
+      run.chunks.push(c.output);
+      run.size += c.output.length;
+      // Past the bound the older half goes, and with it the chance to know the order.
+      if (run.size > MAX_LIVE) {
+        while (run.size > MAX_LIVE / 2 && run.chunks.length > 1) {
+          run.size -= run.chunks.shift().length;
+          run.dropped++;
+        }
+        run.trimmed = true;
+      }
       notify("output", c.executionTrackingId);
     } else if (m.configChanged) reloadCatalog(true);
     else if (m.entityChanged) reloadCatalog(false);
@@ -277,6 +286,8 @@
 
   function setLive(live) {
     S.live = live;
+    // Chunks published while the stream is down are lost to this page.
+    if (!live) for (const run of S.runs.values()) run.whole = false;
     const el = $("#conn");
     el.className = "conn " + (live ? "on" : "off");
     el.textContent = live ? "" : "Reconnecting…";
@@ -297,27 +308,43 @@
     polling = false;
   }
 
-  // After a (re)connect: re-read what may have happened while the stream was down.
+  // After a (re)connect: re-read what may have happened while the stream was down. A mark
+  // whose run the service no longer knows (it restarted without keeping its history) goes.
   async function resync() {
     const running = [...S.runs.entries()].filter(([, r]) => r.entry && !r.entry.executionFinished).map(([id]) => id);
     await Promise.all(running.map((id) => refreshRun(id).catch(() => {})));
-    await loadRecent();
+    const listed = await loadRecent();
+    const unlisted = [...new Set(S.last.values())].filter((id) => !listed.has(id) && S.runs.has(id));
+    await Promise.all(unlisted.map((id) => refreshRun(id).catch(() => {})));
     if (S.dashboards.size) await reloadCatalog(false);
     if (S.view && S.view.update) S.view.update("resync");
   }
 
   async function refreshRun(id) {
-    const r = await call("ExecutionStatus", { executionTrackingId: id });
-    return upsert(r.logEntry);
+    try {
+      const r = await call("ExecutionStatus", { executionTrackingId: id });
+      return upsert(r.logEntry);
+    } catch (e) {
+      if (e.code === "not_found") forget(id);
+      throw e;
+    }
   }
 
-  async function loadRecent() {
-    try {
-      const page = await call("GetLogs", { startOffset: 0 });
-      for (const e of page.logs.slice().reverse()) upsert(e);
-    } catch {
-      // Without logs permission the buttons just start idle.
-    }
+  function forget(id) {
+    const run = S.runs.get(id);
+    const binding = run && run.entry && run.entry.actionId;
+    S.runs.delete(id);
+    if (binding && S.last.get(binding) === id) S.last.delete(binding);
+    notify("run", id, binding);
+  }
+
+  // The newest runs (one page of GetLogs), for the buttons' marks; the set of their ids.
+  // Without the logs permission the buttons just start idle.
+  async function loadRecent(page) {
+    page = await (page || call("GetLogs", { startOffset: 0 }, true)).catch(() => null);
+    const logs = (page && page.logs) || [];
+    for (const e of logs.slice().reverse()) upsert(e);
+    return new Set(logs.map((e) => e.executionTrackingId));
   }
 
   function startStream() {
@@ -388,12 +415,13 @@
     const nav = $("#nav");
     nav.replaceChildren();
     const here = location.hash || "#/";
-    const link = (href, text, extra) =>
-      h("a", Object.assign({ href, "aria-current": here === href || (href !== "#/" && here.startsWith(href)) ? "page" : null }, extra), text);
+    const current = (href) => here === href || (href !== "#/" && (here + "/").startsWith(href + "/"));
+    const link = (href, text, extra) => h("a", Object.assign({ href, "aria-current": current(href) ? "page" : null }, extra), text);
     if (i.showNavigation && !i.loginRequired) {
-      const roots = i.rootDashboards || [];
-      if (roots.length > 1) roots.forEach((t, n) => nav.append(link(n ? "#/d/" + enc(t) : "#/", t)));
-      else nav.append(link("#/", "Actions"));
+      const first = rootTitle();
+      dashboardOrder().forEach((t, n) => nav.append(link(n ? "#/d/" + enc(t) : "#/", t)));
+      if (!nav.firstChild) nav.append(link("#/", first));
+      if (here.startsWith("#/d/" + enc(first) + "/")) nav.firstChild.setAttribute("aria-current", "page");
       if (i.effectivePolicy.showLogList) nav.append(link("#/logs", "History"));
       if (i.effectivePolicy.showDiagnostics) nav.append(link("#/diag", "Diagnostics"));
       for (const l of i.additionalLinks || []) {
@@ -413,7 +441,25 @@
     }
     const foot = $("#foot");
     foot.hidden = !i.showFooter;
-    foot.replaceChildren(h("span", {}, "actiond " + (i.currentVersion || "")), " · ", h("a", { href: "/readyz" }, "status"));
+    // The footer stays inside the page: a page opened from the home screen has no back button.
+    const diag = i.effectivePolicy && i.effectivePolicy.showDiagnostics && !i.loginRequired;
+    foot.replaceChildren(h("span", {}, "actiond " + (i.currentVersion || "")), diag ? " · " : "", diag ? h("a", { href: "#/diag" }, "Diagnostics") : "");
+    navEdges(true);
+  }
+
+  // The navigation scrolls sideways when its tabs do not fit (many dashboards, a narrow
+  // phone). A fade on a side says there is more that way, and the current tab is scrolled
+  // into view.
+  function navEdges(reveal) {
+    const nav = $("#nav");
+    const cur = reveal && nav.querySelector("[aria-current]");
+    if (cur) {
+      const left = cur.offsetLeft - nav.offsetLeft;
+      if (left < nav.scrollLeft || left + cur.offsetWidth > nav.scrollLeft + nav.clientWidth) nav.scrollLeft = left - 32;
+    }
+    const more = nav.scrollWidth - nav.clientWidth;
+    nav.classList.toggle("more-l", more > 1 && nav.scrollLeft > 1);
+    nav.classList.toggle("more-r", more > 1 && nav.scrollLeft < more - 1);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -435,9 +481,10 @@
     else location.hash = hash;
   }
 
+  let routing = 0;
   async function route() {
     if (!S.init) return;
-    chrome();
+    const mine = ++routing;
     const parts = (location.hash || "#/").slice(2).split("/").map((p) => {
       try {
         return decodeURIComponent(p);
@@ -451,8 +498,8 @@
     S.prev = S.here;
     S.here = location.hash || "#/";
     const main = $("#main");
+    let view;
     try {
-      let view;
       if (head === "" || head === undefined) view = await dashboardView(rootTitle(), []);
       else if (head === "d") view = await dashboardView(rest[0] || rootTitle(), rest.slice(1).filter(Boolean));
       else if (head === "a") view = await formView(rest[0]);
@@ -461,23 +508,37 @@
       else if (head === "login") view = loginView();
       else if (head === "diag") view = await diagView();
       else view = messageView("Not found", "There is nothing at this address.");
-      main.replaceChildren(view.el);
-      S.view = view;
-      if (view.focus) view.focus();
-      else if (document.activeElement === document.body || !main.contains(document.activeElement)) {
-        const h1 = main.querySelector("h1");
-        if (h1 && routed) {
-          h1.tabIndex = -1;
-          h1.focus({ preventScroll: true });
-        }
-      }
-      routed = true;
     } catch (e) {
       if (e.code === "unauthenticated") return;
-      main.replaceChildren(messageView("Something went wrong", e.message).el);
+      view = messageView("Something went wrong", e.message);
     }
+    // A newer address was asked for while this view loaded: that one wins.
+    if (mine !== routing) return;
+    // The header, banner and view change in the same frame, so nothing already on screen
+    // moves while a view loads.
+    chrome();
+    showMain();
+    main.replaceChildren(view.el);
+    S.view = view;
+    if (view.focus) view.focus();
+    else if (document.activeElement === document.body || !main.contains(document.activeElement)) {
+      const h1 = main.querySelector("h1");
+      if (h1 && routed) {
+        h1.tabIndex = -1;
+        h1.focus({ preventScroll: true });
+      }
+    }
+    routed = true;
   }
   let routed = false;
+
+  // The first view replaces "Loading…" rather than pushing it down: `main` is hidden until
+  // then, and an element that appears is not a layout shift, where one that moves is.
+  function showMain() {
+    const boot = $("#boot");
+    if (boot) boot.remove();
+    $("#main").hidden = false;
+  }
 
   // Back to where the user came from inside the page, else to the first dashboard.
   function goBack() {
@@ -489,8 +550,16 @@
     return h(spec, { href: S.prev || "#/", "aria-label": text === "‹" ? "Back" : null, onclick: (ev) => { ev.preventDefault(); goBack(); } }, text);
   }
 
+  // The dashboards in the order the navigation shows them: the configured ones first (the
+  // page opens on the first, as OliveTin does), then "Actions", which holds the actions no
+  // dashboard places.
+  function dashboardOrder() {
+    const roots = S.init.rootDashboards || [];
+    return roots.length > 1 && roots[0] === "Actions" ? [...roots.slice(1), "Actions"] : roots;
+  }
+
   function rootTitle() {
-    return (S.init.rootDashboards && S.init.rootDashboards[0]) || "Actions";
+    return dashboardOrder()[0] || "Actions";
   }
 
   function messageView(title, text) {
@@ -528,14 +597,44 @@
       el.replaceChildren(head, ...components(shown, title, dirs));
       if (!list.length) el.append(h("p.empty", {}, "No actions here yet. Add some to the config file; the page updates by itself."));
     };
+    // The latest outputs are read before the first paint, so they do not push the page
+    // around when they arrive.
+    await latestRuns(d.dashboard.contents);
     paint();
     return {
       el,
       update(kind, id, bindingId) {
-        if (kind === "catalog") paint();
+        if (kind === "catalog") latestRuns((S.dashboards.get(title) || d).dashboard.contents).then(paint);
         if (kind === "run" && bindingId) for (const c of el.querySelectorAll("[data-recent]")) if (c.dataset.recent === bindingId) paintRecent(c);
       },
     };
+  }
+
+  const RECENT = "stdout-most-recent-execution";
+  const askedLatest = new Set();
+  const hiddenLatest = new Set(); // actions whose runs the caller may not see
+
+  // Reads the newest run of each action a latest-output component of `list` shows, once per
+  // action: after that the events keep it current.
+  async function latestRuns(list) {
+    const ids = [];
+    const walk = (l) => {
+      for (const c of l) {
+        const id = c.type === RECENT && c.action && c.action.bindingId;
+        if (id && !askedLatest.has(id) && !S.last.has(id)) ids.push(id);
+        if (c.contents) walk(c.contents);
+      }
+    };
+    walk(list);
+    await Promise.all(ids.map(async (id) => {
+      askedLatest.add(id);
+      try {
+        upsert((await call("ExecutionStatus", { actionId: id }, true)).logEntry);
+      } catch (e) {
+        // Never run yet (not_found), or no logs permission: the box says which.
+        if (e.code === "permission_denied") hiddenLatest.add(id);
+      }
+    }));
   }
 
   function components(list, title, dirs) {
@@ -550,70 +649,91 @@
       else if (c.type === "directory") {
         const href = ["#/d", enc(title), ...dirs.map(enc), enc(c.title)].join("/");
         inGrid(h("a.act.dir" + (c.cssClass ? "." + c.cssClass.replace(/[^\w-]/g, "") : ""), { href }, icon(c.icon || "&#128193;"), h("span.label", {}, c.title), h("span.chev", { "aria-hidden": "true" }, "›")));
+      } else if (c.type === RECENT) {
+        // A whole row of the grid, so the buttons around it stay in one grid; without an
+        // action (the server found none the caller may see) it takes no room at all.
+        if (c.action) inGrid(paintRecent(h("section.recent", { dataset: { recent: c.action.bindingId, title: c.action.title } })));
       } else {
         grid = null;
         if (c.type === "fieldset") out.push(h("section.fieldset", {}, c.title ? h("h2", {}, c.title) : null, ...components(c.contents || [], title, dirs)));
         else if (c.type === "display") out.push(h("div.display", {}, sanitize(c.title)));
-        else if (c.type === "stdout-most-recent-execution" && c.action) {
-          const box = h("div.recent", { dataset: { recent: c.action.bindingId } }, h("h3", {}, c.title || c.action.title), h("pre.out"));
-          out.push(box);
-          paintRecent(box);
-        }
       }
     }
     return out;
   }
 
-  async function paintRecent(box) {
+  // A latest-output box: the action's title, how and when its newest run ended (a link to
+  // that run), and its output; stderr too when the run did not succeed. While a new run goes
+  // on, the previous output stays and the badge says it is running.
+  function paintRecent(box) {
     const id = S.last.get(box.dataset.recent);
     const run = id && S.runs.get(id);
-    const pre = box.querySelector("pre");
-    if (run && run.entry && run.entry.executionFinished) {
-      pre.replaceChildren(ansi(run.entry.stdout));
-      return;
+    const e = run && run.entry;
+    const end = ending(e);
+    let pre = box.querySelector("pre");
+    if (!pre) {
+      const none = hiddenLatest.has(box.dataset.recent) ? "You may not see the runs of this action." : "Not run yet.";
+      pre = h("pre.out", { tabindex: "0", "aria-label": "Latest output of " + box.dataset.title }, h("span.none", {}, none));
+      box.append(h("div.recent-head", {}, h("h3", {}, box.dataset.title), h("span.when")), pre);
     }
-    if (box.dataset.loaded) return;
-    box.dataset.loaded = "1";
-    try {
-      const r = await call("ExecutionStatus", { actionId: box.dataset.recent });
-      upsert(r.logEntry);
-      pre.replaceChildren(ansi(r.logEntry.stdout));
-    } catch {
-      pre.textContent = "No output yet.";
+    const when = box.querySelector(".when");
+    if (e) {
+      const at = (e.datetimeStarted || "").slice(11, 16);
+      when.replaceChildren(h("a.badge." + TONE[end.state], { href: "#/x/" + enc(id) }, end.state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", end.label || "Starting", at ? " · " + at : ""));
     }
+    if (e && e.executionFinished) pre.replaceChildren(...outputNodes(run, end.state !== "ok").nodes);
+    else if (e && pre.querySelector(".none")) pre.replaceChildren(h("span.none", {}, "Running…"));
+    return box;
   }
 
+  // Destructive actions look it: those that ask for a confirmation, and those a dashboard
+  // marks with `cssClass: danger` (or `dangerous`).
+  const dangerous = (action, comp) =>
+    (action.arguments || []).some((a) => a.type === "confirmation") || /(^|\s)danger(ous)?(\s|$)/.test((comp && comp.cssClass) || "");
+
+  // A button and, over its corner, the mark of its last run: a link to that run, so the
+  // output (or the error) is one tap away whatever the action's popupOnStart.
   function actionButton(action, comp) {
     const cls = comp && comp.cssClass ? "." + comp.cssClass.replace(/[^\w-]/g, "") : "";
-    const b = h("button.act" + cls, {
+    const b = h("button.act" + cls + (dangerous(action, comp) ? ".danger" : ""), {
       type: "button",
       dataset: { binding: action.bindingId },
       disabled: !action.canExec,
       title: action.canExec ? null : "You may not run this action",
       onclick: () => press(action),
-    }, icon(action.icon), h("span.label", {}, action.title), h("span.state", { "aria-hidden": "true" }), h("span.sr", {}));
-    paintButton(b);
+    }, icon(action.icon), h("span.label", {}, action.title), h("span.sr", {}));
+    const tile = h("div.tile", {}, b, h("a.mark", { hidden: true }, h("span", { "aria-hidden": "true" })));
     if (action.popupOnStart === "execution-button") {
-      const wrap = h("div.actwrap", {}, b, h("a.outlink", { href: "#", hidden: true, "aria-label": "Output of " + action.title, dataset: { outfor: action.bindingId } }, "Output ›"));
-      return wrap;
+      tile.append(h("a.outlink", { href: "#", hidden: true, "aria-label": "Output of " + action.title, dataset: { outfor: action.bindingId } }, "Output ›"));
     }
-    return b;
+    paintButton(b);
+    return tile;
   }
+
+  const MARK = { idle: "", running: "", ok: "✓", fail: "✕", timeout: "⏱", blocked: "⛔", killed: "■" };
 
   function paintButton(b) {
     const id = S.last.get(b.dataset.binding);
     const run = id && S.runs.get(id);
-    const state = stateOf(run && run.entry);
-    b.dataset.state = state;
-    b.setAttribute("aria-busy", state === "running" ? "true" : "false");
-    b.querySelector(".sr").textContent = STATE_TEXT[state] ? ", last run: " + STATE_TEXT[state] : "";
-    const mark = b.querySelector(".state");
-    mark.textContent = { idle: "", running: "", ok: "✓", fail: "✕", timeout: "⏱", blocked: "⛔" }[state];
-    mark.title = STATE_TEXT[state];
-    const out = b.parentElement && b.parentElement.querySelector("[data-outfor]");
-    if (out && id) {
+    const end = ending(run && run.entry);
+    b.dataset.state = end.state;
+    b.setAttribute("aria-busy", end.state === "running" ? "true" : "false");
+    b.querySelector(".sr").textContent = end.label ? ", last run: " + end.label : "";
+    const mark = b.parentElement && b.parentElement.querySelector(".mark");
+    if (!mark) return;
+    mark.hidden = !id;
+    if (!id) return;
+    const title = b.querySelector(".label").textContent;
+    const href = "#/x/" + enc(id);
+    mark.href = href;
+    mark.dataset.state = end.state;
+    mark.title = end.state === "running" ? "Running: watch it" : (end.label || "Starting") + ": show the last run";
+    mark.setAttribute("aria-label", (end.state === "running" ? "Watch the run of " : (end.label || "Starting") + ": show the last run of ") + title);
+    mark.firstChild.textContent = MARK[end.state];
+    const out = mark.parentElement.querySelector("[data-outfor]");
+    if (out) {
       out.hidden = false;
-      out.href = "#/x/" + enc(id);
+      out.href = href;
     }
   }
 
@@ -629,7 +749,7 @@
       const id = r.executionTrackingId;
       if (!S.runs.has(id)) {
         // A placeholder until the executionStarted event (or a re-read) brings the entry.
-        upsert({ executionTrackingId: id, actionId: action.bindingId, actionTitle: action.title, actionIcon: action.icon, executionStarted: false, executionFinished: false, blocked: false, timedOut: false, exitCode: 0, stdout: "", stderr: "", datetimeStarted: "", datetimeFinished: "", user: "", userClass: "", tags: [] });
+        upsert({ executionTrackingId: id, actionId: action.bindingId, actionTitle: action.title, actionIcon: action.icon, executionStarted: false, executionFinished: false, blocked: false, timedOut: false, exitCode: 0, stdout: "", stderr: "", datetimeStarted: "", datetimeFinished: "", user: "", userClass: "", tags: [] }, S.live);
       }
       S.runs.get(id).seen = Date.now();
       S.last.set(action.bindingId, id);
@@ -731,9 +851,15 @@
         field = { arg, input: boxes[0], err, get: () => boxes.filter((b) => b.checked).map((b) => b.value).join(",") };
         form.append(h("fieldset.field.list", { "aria-describedby": describedBy }, h("legend", {}, label), ...boxes.map((b, i) => h("label.opt", {}, b, h("span", {}, arg.choices[i].title || arg.choices[i].value))), hint, err));
       } else if (arg.choices && arg.choices.length) {
-        const input = h("select", { id, "aria-describedby": describedBy }, ...arg.choices.map((c) => h("option", { value: c.value }, c.title || c.value)));
-        if (arg.choices.some((c) => c.value === arg.defaultValue)) input.value = arg.defaultValue;
-        field = { arg, input, err, get: () => input.value };
+        // Without a default nothing is chosen for the user: a list that opened on its first
+        // entry would run that one on a careless tap.
+        const preset = arg.choices.some((c) => c.value === arg.defaultValue);
+        const pick = !preset && !arg.choices.some((c) => c.value === "");
+        const input = h("select", { id, "aria-describedby": describedBy, "aria-required": pick ? "true" : null },
+          pick ? h("option", { value: "", disabled: true }, "Choose…") : null,
+          ...arg.choices.map((c) => h("option", { value: c.value }, c.title || c.value)));
+        input.value = preset ? arg.defaultValue : "";
+        field = { arg, input, err, get: () => input.value, pick };
         form.append(h("div.field", {}, h("label", { for: id }, label), input, hint, err));
       } else {
         const attrs = { id, name: arg.name, value: arg.defaultValue || "", "aria-describedby": describedBy, spellcheck: "false", autocapitalize: "off" };
@@ -778,7 +904,7 @@
       box.addEventListener("change", later);
     }
 
-    const runBtn = h("button.btn.primary", { type: "submit" }, h("span.label", {}, "Run"));
+    const runBtn = h("button.btn.primary" + (dangerous(action) ? ".danger" : ""), { type: "submit" }, h("span.label", {}, "Run"));
     form.append(h("div.actions", {}, runBtn, backLink("Cancel", "a.btn")));
 
     function showErr(field, text) {
@@ -793,7 +919,7 @@
       let firstBad = null;
       for (const f of fields) {
         const value = f.get();
-        const why = f.confirm ? (value ? "" : "must be ticked to confirm") : localCheck(f.arg, value);
+        const why = f.confirm ? (value ? "" : "must be ticked to confirm") : f.pick && !value ? "must be chosen" : localCheck(f.arg, value);
         showErr(f, why);
         if (why && !firstBad) firstBad = f;
       }
@@ -831,112 +957,11 @@
   }
 
   // ---------------------------------------------------------------------------------------
-  // ANSI colours: SGR sequences to spans, everything else of the escape language dropped
-  // ---------------------------------------------------------------------------------------
-
-  const PALETTE = ["#000000", "#cd3131", "#0dbc79", "#e5e510", "#2472c8", "#bc3fbc", "#11a8cd", "#e5e5e5",
-    "#666666", "#f14c4c", "#23d18b", "#f5f543", "#3b8eea", "#d670d6", "#29b8db", "#ffffff"];
-
-  function color256(n) {
-    if (n < 16) return PALETTE[n];
-    if (n >= 232) {
-      const g = 8 + (n - 232) * 10;
-      return `rgb(${g},${g},${g})`;
-    }
-    n -= 16;
-    const c = (v) => (v ? 55 + v * 40 : 0);
-    return `rgb(${c(Math.floor(n / 36))},${c(Math.floor(n / 6) % 6)},${c(n % 6)})`;
-  }
-
-  // A renderer keeps its state between chunks, so colours and split sequences survive them.
-  class Ansi {
-    constructor() {
-      this.st = {};
-      this.carry = "";
-    }
-    push(text) {
-      const frag = document.createDocumentFragment();
-      text = this.carry + text;
-      this.carry = "";
-      // An escape sequence cut at the end of this chunk waits for the next one.
-      const cut = text.match(/\x1b(\[[0-9;?]*|\][^\x07\x1b]*)?$/);
-      if (cut) {
-        this.carry = cut[0];
-        text = text.slice(0, cut.index);
-      }
-      const re = /\x1b\[([0-9;?]*)([A-Za-z])|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[^[\]]|\r(?!\n)/g;
-      let at = 0;
-      let m;
-      while ((m = re.exec(text))) {
-        this.text(frag, text.slice(at, m.index));
-        at = re.lastIndex;
-        if (m[0] === "\r") this.text(frag, "\n");
-        else if (m[2] === "m") this.sgr(m[1]);
-      }
-      this.text(frag, text.slice(at));
-      return frag;
-    }
-    text(frag, t) {
-      if (!t) return;
-      t = t.replace(/\r\n/g, "\n");
-      const s = this.st;
-      if (!s.fg && !s.bg && !s.b && !s.d && !s.i && !s.u) return frag.append(t);
-      const span = h("span", {}, t);
-      let fg = s.fg;
-      let bg = s.bg;
-      if (s.inv) [fg, bg] = [bg || "var(--out-bg)", fg || "var(--out-fg)"];
-      if (fg) span.style.color = fg;
-      if (bg) span.style.background = bg;
-      if (s.b) span.style.fontWeight = "bold";
-      if (s.d) span.style.opacity = "0.7";
-      if (s.i) span.style.fontStyle = "italic";
-      if (s.u) span.style.textDecoration = "underline";
-      frag.append(span);
-    }
-    sgr(params) {
-      const p = params === "" ? [0] : params.split(";").map((x) => parseInt(x, 10) || 0);
-      let s = this.st;
-      for (let k = 0; k < p.length; k++) {
-        const n = p[k];
-        if (n === 0) s = this.st = {};
-        else if (n === 1) s.b = true;
-        else if (n === 2) s.d = true;
-        else if (n === 3) s.i = true;
-        else if (n === 4) s.u = true;
-        else if (n === 7) s.inv = true;
-        else if (n === 22) s.b = s.d = false;
-        else if (n === 23) s.i = false;
-        else if (n === 24) s.u = false;
-        else if (n === 27) s.inv = false;
-        else if (n >= 30 && n <= 37) s.fg = PALETTE[n - 30];
-        else if (n >= 90 && n <= 97) s.fg = PALETTE[n - 82];
-        else if (n === 39) s.fg = null;
-        else if (n >= 40 && n <= 47) s.bg = PALETTE[n - 40];
-        else if (n >= 100 && n <= 107) s.bg = PALETTE[n - 92];
-        else if (n === 49) s.bg = null;
-        else if (n === 38 || n === 48) {
-          let c = null;
-          if (p[k + 1] === 5) {
-            c = color256(p[k + 2] & 255);
-            k += 2;
-          } else if (p[k + 1] === 2) {
-            c = `rgb(${p[k + 2] & 255},${p[k + 3] & 255},${p[k + 4] & 255})`;
-            k += 4;
-          }
-          if (n === 38) s.fg = c;
-          else s.bg = c;
-        }
-      }
-    }
-  }
-
-  const ansi = (text) => new Ansi().push(text || "");
-
-  // ---------------------------------------------------------------------------------------
   // Execution view
   // ---------------------------------------------------------------------------------------
 
-  const BADGE = { running: ["Running", "run"], ok: ["Succeeded", "ok"], fail: ["Failed", "fail"], timeout: ["Timed out", "warn"], blocked: ["Blocked", "warn"], idle: ["Starting", "run"] };
+  // The colour of each ending's badge.
+  const TONE = { idle: "run", running: "run", ok: "ok", fail: "fail", timeout: "warn", blocked: "warn", killed: "warn" };
 
   function parseTime(s) {
     const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(s || "");
@@ -952,18 +977,58 @@
     return Math.floor(s / 3600) + " h " + Math.floor((s % 3600) / 60) + " min";
   }
 
+  // Long lines (the tables of df, free, docker ps) scroll sideways unless the user asks for
+  // them to wrap; the choice is kept on this device.
+  const WRAP_KEY = "actiond.wrap";
+  function setWrap(on, keep) {
+    document.documentElement.classList.toggle("wrap", on);
+    for (const b of document.querySelectorAll(".wrapbtn")) b.setAttribute("aria-pressed", String(on));
+    try {
+      if (keep) localStorage.setItem(WRAP_KEY, on ? "1" : "0");
+    } catch {
+      // Storage refused (a private window): the choice lasts until the page is closed.
+    }
+  }
+  try {
+    setWrap(localStorage.getItem(WRAP_KEY) === "1", false);
+  } catch {
+    // As above.
+  }
+  const wrapButton = () => h("button.btn.small.wrapbtn", { type: "button", "aria-pressed": String(document.documentElement.classList.contains("wrap")), onclick: () => setWrap(!document.documentElement.classList.contains("wrap"), true) }, "Wrap lines");
+
+  // The output of a finished run as page nodes, and a note about them. Both streams go in
+  // the order they were written when this page knows it (output.js), else stdout and then
+  // stderr, and the note says that their order is not known. `withErr` false shows stdout
+  // alone.
+  function outputNodes(run, withErr) {
+    const e = run.entry;
+    const out = e.stdout || "";
+    const err = withErr ? e.stderr || "" : "";
+    if (!out && !err) return { nodes: [h("span.none", {}, "No output.")], note: "" };
+    if (!err) return { nodes: [ansi(out)], note: "" };
+    if (run.ordered) {
+      // Each stream keeps its own colours.
+      const renderers = [new Ansi(), new Ansi()];
+      const nodes = run.ordered.map(([isErr, text]) => (isErr ? h("span.err", {}, renderers[1].push(text)) : renderers[0].push(text)));
+      return { nodes, note: out ? "stdout and stderr in the order written; stderr in red." : "" };
+    }
+    const nodes = [out ? ansi(out) : "", h("span.stderr", {}, h("span.tag", {}, "stderr"), ansi(err))];
+    return { nodes, note: out ? "stdout, then stderr: their order is known only for runs this page watched from their start." : "" };
+  }
+
+  // HTML output is a document of its own, in a frame where no script runs; without a style
+  // it would fall back to the browser's serif font.
+  const HTML_FRAME = '<meta charset="utf-8"><meta name="color-scheme" content="light"><style>body{margin:12px;color:#15181d;background:#fff;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif}pre,code,kbd{font-family:ui-monospace,Menlo,Consolas,monospace}table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left}</style>';
+
   async function runView(id) {
     let run = S.runs.get(id);
     if (!run || !run.entry || !run.entry.executionFinished) {
       try {
         run = await refreshRun(id);
       } catch (e) {
-        if (!run) throw e;
+        if (!run || !S.runs.has(id)) throw e;
       }
     }
-    // Output read now may be ahead of what the events brought (they started after the run).
-    const sofar = (run.entry.stdout || "") + (run.entry.stderr || "");
-    if (run.live !== null && sofar.length > run.live.length) run.live = sofar;
     const action = S.actions.get(run.entry.actionId);
     const mode = (action && action.popupOnStart) || "";
     const badge = h("span.badge");
@@ -973,20 +1038,67 @@
     const killBtn = h("button.btn.danger", { type: "button", onclick: kill }, "Kill");
     const rerunBtn = h("button.btn", { type: "button", onclick: rerun }, "Run again");
     const notice = h("p.notice", { hidden: true });
+    const outNote = h("p.outnote");
+    const outBar = h("div.outbar", {}, outNote, wrapButton());
     const el = h("section.panel.run", {},
       h("div.form-head", {}, backLink(), icon(run.entry.actionIcon, "icon big"), h("div.titles", {}, h("h1", {}, run.entry.actionTitle || run.entry.actionId), badge)),
-      meta, notice, pre, frame,
+      meta, notice, outBar, pre, frame,
       h("div.actions", {}, killBtn, rerunBtn));
 
     let renderer = null;
-    let shown = 0; // characters of live output already rendered
+    let base = -1; // run.dropped when the live output was last drawn from scratch
+    let drawn = 0; // chunks drawn, counted from the first chunk ever received
     let finalShown = false;
+
+    function paintLive() {
+      // When this page missed chunks (it was opened during the run, or the stream dropped),
+      // output read from the service may be ahead of them: the live view goes on from that.
+      // A page that has every chunk waits for them instead, since a read and the events in
+      // flight overlap.
+      const sofar = (run.entry.stdout || "") + (run.entry.stderr || "");
+      if (run.chunks && !run.whole && sofar.length > run.size) {
+        run.chunks = [sofar];
+        run.size = sofar.length;
+        run.dropped++;
+      }
+      if (base !== run.dropped) {
+        base = run.dropped;
+        renderer = new Ansi();
+        pre.replaceChildren(run.trimmed ? h("span.none", {}, "… earlier output is shown when the run ends\n") : "");
+        drawn = run.dropped;
+      }
+      const fresh = run.chunks ? run.chunks.slice(drawn - run.dropped) : [];
+      if (fresh.length) {
+        const w = pre.querySelector(".wait");
+        if (w) w.remove();
+        pre.append(renderer.push(fresh.join("")));
+        drawn += fresh.length;
+      }
+      if (!pre.textContent) pre.append(h("span.none.wait", {}, "Waiting for output…"));
+      outNote.textContent = "Live: stdout and stderr as they arrive.";
+    }
+
+    function paintFinal(e, end) {
+      finalShown = true;
+      if (mode === "execution-dialog-output-html") {
+        frame.hidden = false;
+        frame.srcdoc = HTML_FRAME + (e.stdout || "");
+        pre.hidden = outBar.hidden = !e.stderr;
+        pre.replaceChildren(h("span.stderr", {}, ansi(e.stderr)));
+        outNote.textContent = "";
+        return;
+      }
+      // Whatever the mode, a run that did not succeed shows stderr: that is where the reason is.
+      const o = outputNodes(run, mode !== "execution-dialog-stdout-only" || end.state !== "ok");
+      pre.replaceChildren(...o.nodes);
+      outNote.textContent = o.note;
+    }
 
     function paint() {
       const e = run.entry;
-      const state = stateOf(e);
-      badge.className = "badge " + BADGE[state][1];
-      badge.replaceChildren(state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", BADGE[state][0]);
+      const end = ending(e);
+      badge.className = "badge " + TONE[end.state];
+      badge.replaceChildren(end.state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", end.label || "Starting");
       const started = parseTime(e.datetimeStarted);
       // While running, the board's clock and this device's may disagree; trust the start
       // time only when it is plausible here, else count from when this page saw the run.
@@ -994,58 +1106,37 @@
       const took = e.executionFinished ? parseTime(e.datetimeFinished) - started : since >= 0 && since < 864e5 ? since : Date.now() - run.seen;
       const rows = [["Started", e.datetimeStarted || "—"], ["Duration", duration(took) || "—"]];
       if (e.executionFinished) rows.push(["Exit code", String(e.exitCode)]);
-      if (e.user) rows.push(["By", e.user]);
+      if (e.user) rows.push(["Started by", e.user]);
       meta.replaceChildren(...rows.map(([k, v]) => h("div", { dataset: { k: k.toLowerCase().replace(" ", "") } }, h("dt", {}, k), h("dd", {}, v))));
       killBtn.hidden = e.executionFinished;
-      rerunBtn.hidden = !e.executionFinished;
-      notice.hidden = !(e.timedOut || e.blocked);
-      notice.textContent = e.blocked ? "This run was blocked by a limit; see stderr for which one." : e.timedOut ? "This run passed its timeout and was stopped." : "";
-      const stick = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 40;
       if (e.executionFinished) {
-        if (!finalShown) {
-          finalShown = true;
-          const parts = [];
-          if (mode === "execution-dialog-output-html") {
-            frame.hidden = false;
-            frame.srcdoc = e.stdout;
-            pre.hidden = !e.stderr;
-            if (e.stderr) parts.push(h("span.stderr", {}, ansi(e.stderr)));
-          } else {
-            parts.push(ansi(e.stdout));
-            if (e.stderr && mode !== "execution-dialog-stdout-only") parts.push(h("span.stderr", {}, h("span.tag", {}, "stderr"), ansi(e.stderr)));
-          }
-          if (!e.stdout && !e.stderr) parts.push(h("span.none", {}, "No output."));
-          pre.replaceChildren(...parts);
-        }
-      } else {
-        if (!renderer) {
-          renderer = new Ansi();
-          pre.replaceChildren();
-          const initial = run.live || e.stdout + e.stderr;
-          pre.append(renderer.push(initial));
-          shown = (run.live || "").length;
-          if (!initial) pre.append(h("span.none.wait", {}, "Waiting for output…"));
-        } else if (run.live && run.live.length > shown) {
-          const w = pre.querySelector(".wait");
-          if (w) w.remove();
-          pre.append(renderer.push(run.live.slice(shown)));
-          shown = run.live.length;
-        }
+        killBtn.classList.remove("busy");
+        killBtn.textContent = "Kill";
       }
+      rerunBtn.hidden = !e.executionFinished;
+      notice.hidden = !end.why;
+      notice.textContent = end.why;
+      const stick = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 40;
+      if (!e.executionFinished) paintLive();
+      else if (!finalShown) paintFinal(e, end);
       if (stick) pre.scrollTop = pre.scrollHeight;
     }
 
+    // The button says "Stopping…" until the run has ended; the kill ladder may take the
+    // action's grace period.
     async function kill() {
       killBtn.disabled = true;
+      killBtn.classList.add("busy");
+      killBtn.textContent = "Stopping…";
       try {
         const r = await call("KillAction", { executionTrackingId: id });
         if (r.alreadyCompleted) toast("It had already finished.");
-        else toast("Stopping…");
         if (!S.live) setTimeout(() => refreshRun(id).catch(() => {}), 1000);
       } catch (e) {
         toast(e.message, "error");
-      } finally {
         killBtn.disabled = false;
+        killBtn.classList.remove("busy");
+        killBtn.textContent = "Kill";
       }
     }
 
@@ -1053,7 +1144,7 @@
       rerunBtn.disabled = true;
       try {
         const r = await call("RestartAction", { executionTrackingId: id });
-        upsert(Object.assign({}, run.entry, { executionTrackingId: r.executionTrackingId, executionStarted: false, executionFinished: false, exitCode: 0, timedOut: false, blocked: false, stdout: "", stderr: "", datetimeStarted: "", datetimeFinished: "" }));
+        upsert(Object.assign({}, run.entry, { executionTrackingId: r.executionTrackingId, executionStarted: false, executionFinished: false, exitCode: 0, timedOut: false, blocked: false, stdout: "", stderr: "", datetimeStarted: "", datetimeFinished: "" }), S.live);
         location.replace("#/x/" + enc(r.executionTrackingId));
       } catch (e) {
         toast(e.message, "error");
@@ -1064,16 +1155,22 @@
     paint();
     const ticker = setInterval(() => {
       if (!el.isConnected) return clearInterval(ticker);
-      if (!run.entry.executionFinished) paint();
+      if (!run.entry.executionFinished && S.runs.has(id)) paint();
     }, 1000);
     return {
       el,
       update(kind, which) {
         if (kind === "resync" && !run.entry.executionFinished) refreshRun(id).catch(() => {});
-        if (which === id || kind === "resync") {
-          run = S.runs.get(id) || run;
-          paint();
+        if (which !== id && kind !== "resync") return;
+        if (!S.runs.has(id)) {
+          // Forgotten: the service restarted without keeping its history.
+          notice.hidden = false;
+          notice.textContent = "actiond no longer has this run: it restarted without keeping its history.";
+          killBtn.hidden = true;
+          return;
         }
+        run = S.runs.get(id);
+        paint();
       },
     };
   }
@@ -1104,13 +1201,14 @@
     }
 
     function row(e) {
-      const state = stateOf(e);
+      const end = ending(e);
+      const state = end.state;
       const took = e.executionFinished ? duration(parseTime(e.datetimeFinished) - parseTime(e.datetimeStarted)) : "";
       const today = new Date().toISOString().slice(0, 10);
       return h("li", {}, h("a.logrow", { href: "#/x/" + enc(e.executionTrackingId) },
         icon(e.actionIcon),
         h("span.what", {}, h("span.title", {}, e.actionTitle || e.actionId), h("span.sub", {}, [e.datetimeStarted.startsWith(today) ? e.datetimeStarted.slice(11) : e.datetimeStarted, took, e.user].filter(Boolean).join(" · "))),
-        h("span.badge." + BADGE[state][1], {}, state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", state === "ok" || state === "fail" ? (state === "ok" ? "OK" : "Exit " + e.exitCode) : BADGE[state][0])));
+        h("span.badge." + TONE[state], {}, state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", state === "ok" ? "OK" : state === "fail" && end.label === "Failed" ? "Exit " + e.exitCode : end.label)));
     }
 
     await load();
@@ -1221,18 +1319,22 @@
   // ---------------------------------------------------------------------------------------
 
   async function boot(to) {
+    let logs;
     for (;;) {
+      // The newest runs are asked for beside Init, not after it: one round trip less before
+      // the first paint.
+      logs = call("GetLogs", { startOffset: 0 }, true).catch(() => null);
       try {
         S.init = await call("Init");
         break;
       } catch (e) {
+        showMain();
         $("#main").replaceChildren(messageView("Cannot reach actiond", e.message + " Retrying…").el);
         await sleep(3000);
       }
     }
     S.dashboards.clear();
     S.actions.clear();
-    chrome();
     if (S.init.loginRequired) {
       if (S.stream) S.stream.abort();
       setLive(true); // nothing to stream before login; do not show a reconnecting warning
@@ -1240,11 +1342,13 @@
       return go("#/login");
     }
     startStream();
-    await loadRecent();
+    await loadRecent(logs);
     if (to) go(to);
     else route();
   }
 
   window.addEventListener("hashchange", route);
+  $("#nav").addEventListener("scroll", () => navEdges(false), { passive: true });
+  window.addEventListener("resize", () => navEdges(false));
   boot();
 })();
