@@ -76,6 +76,8 @@ pub struct Config {
     /// ACL's policy says otherwise. Kept here rather than in `Auth` so that code building an
     /// `Auth` by hand is not affected by it.
     pub default_policy: Policy,
+    /// `mqtt:`: Home Assistant discovery and presses through a broker; `None` when absent.
+    pub mqtt: Option<Mqtt>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -379,4 +381,27 @@ pub struct Component {
     pub icon: String,
     pub css_class: String,
     pub contents: Vec<Component>,
+}
+
+/// `mqtt:`: the broker actiond announces its buttons and states to (Home Assistant's MQTT
+/// discovery) and takes presses from. Read by `validate::mqtt`; used by `crate::mqtt`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mqtt {
+    /// `broker` as written (`mqtt://host:port`), for the log.
+    pub broker: String,
+    pub host: String,
+    /// 1883 unless the broker URL names another.
+    pub port: u16,
+    pub username: Option<String>,
+    /// `passwordFile`, resolved against the config's directory. The password is read from it
+    /// at each connection and never kept in the config, so no report or log can show it.
+    pub password_file: Option<PathBuf>,
+    /// `discoveryPrefix` (default `homeassistant`, Home Assistant's own default).
+    pub discovery_prefix: String,
+    /// `nodeId`; `None` means the hostname, made safe for topics and Home Assistant's ids.
+    pub node_id: Option<String>,
+    /// `runAs`: who presses arriving over MQTT come from. ACLs and `defaultPermissions` apply
+    /// to this user and group as to any caller.
+    pub run_as_username: String,
+    pub run_as_usergroup: String,
 }

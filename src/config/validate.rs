@@ -26,6 +26,8 @@ use super::{
 use crate::arguments::ArgType;
 use crate::template::{Placeholder, Template};
 
+mod mqtt;
+
 /// Reads the YAML files of an `include:` directory: given the directory (already resolved
 /// against the config's directory), the `(file name, text)` of every `*.yml` / `*.yaml` in it,
 /// sorted by name; or a message saying why it could not.
@@ -139,6 +141,7 @@ const TOP: Schema = &[
     ("eventQueueLength", Read),
     ("trustedProxies", Read),
     ("prometheus", Read),
+    ("mqtt", Read),
     ("actions", Read),
     ("entities", Read),
     ("dashboards", Read),
@@ -905,6 +908,7 @@ impl<'a> Checker<'a> {
             insecure_allow_dump_sos: self.flag(top.get("insecureAllowDumpSos"), false),
             insecure_allow_dump_action_map: self.flag(top.get("insecureAllowDumpActionMap"), false),
             default_policy,
+            mqtt: self.mqtt(top.get("mqtt")),
         })
     }
 
