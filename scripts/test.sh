@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run) and as README "Testing" shows it:
 # format check, clippy with warnings as errors, unit tests, black-box tests of the real
-# binary, the Connect client from npm against the real binary, and ARM builds run under
-# qemu-user (scripts/cross-smoke.sh). It installs what it needs and fails loudly; nothing is
+# binary, the MQTT tests against Debian's mosquitto, the Connect client from npm against the
+# real binary, and ARM builds run under qemu-user (scripts/cross-smoke.sh). It installs what it needs and fails loudly; nothing is
 # skipped silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +38,23 @@ cargo build --quiet
 
 step "cargo test (unit tests and tests/it against the real binary)"
 cargo test --quiet
+
+step "MQTT against a real broker: Debian's mosquitto (tests/it/mqtt.rs, ignored by cargo test)"
+need mosquitto mosquitto
+need mosquitto_sub mosquitto-clients
+need mosquitto_pub mosquitto-clients
+# By name: these are #[ignore]d so that a clone without mosquitto still passes cargo test.
+# --include-ignored also runs the module's always-on tests; the count check makes sure the
+# filter still matches the tests (a renamed module must not turn this stage into a no-op).
+mqtt_out=$(cargo test --quiet --test it mqtt:: -- --include-ignored 2>&1) || {
+    printf '%s\n' "$mqtt_out"
+    exit 1
+}
+printf '%s\n' "$mqtt_out" | grep -E '^test result:'
+printf '%s\n' "$mqtt_out" | grep -qE 'test result: ok\. ([7-9]|[1-9][0-9]+) passed' || {
+    echo "error: the MQTT stage ran fewer tests than expected" >&2
+    exit 1
+}
 
 step "Connect client from npm against the real binary (tests/connect)"
 (

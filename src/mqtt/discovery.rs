@@ -321,20 +321,12 @@ pub fn configs(node: &Node, entities: &[Entity]) -> BTreeMap<String, String> {
     out
 }
 
-/// The bindings of `entities` that have a state topic.
-pub fn stateful(entities: &[Entity]) -> BTreeSet<String> {
+/// The bindings of `entities` for which `has` holds (`|e| e.state`: those with a state
+/// topic; `|e| e.button`: those that may be pressed).
+pub fn bindings(entities: &[Entity], has: impl Fn(&Entity) -> bool) -> BTreeSet<String> {
     entities
         .iter()
-        .filter(|e| e.state)
-        .map(|e| e.binding.clone())
-        .collect()
-}
-
-/// The bindings of `entities` that may be pressed over MQTT.
-pub fn buttons(entities: &[Entity]) -> BTreeSet<String> {
-    entities
-        .iter()
-        .filter(|e| e.button)
+        .filter(|e| has(e))
         .map(|e| e.binding.clone())
         .collect()
 }

@@ -323,8 +323,8 @@ impl<'a> Session<'a> {
         let catalog = self.app.engine.catalog();
         let entities = discovery::entities(&catalog, &self.caller);
         self.configs = discovery::configs(&self.node, &entities);
-        self.states = discovery::stateful(&entities);
-        self.buttons = discovery::buttons(&entities);
+        self.states = discovery::bindings(&entities, |e| e.state);
+        self.buttons = discovery::bindings(&entities, |e| e.button);
         let mut out = Vec::new();
         for (topic, payload) in &self.configs {
             self.conn.push(&mut out, topic, payload.as_bytes());
@@ -377,7 +377,7 @@ impl<'a> Session<'a> {
         let catalog = self.app.engine.catalog();
         let entities: Vec<Entity> = discovery::entities(&catalog, &self.caller);
         let configs = discovery::configs(&self.node, &entities);
-        let states = discovery::stateful(&entities);
+        let states = discovery::bindings(&entities, |e| e.state);
         let mut out = Vec::new();
         for (topic, payload) in discovery::diff(&self.configs, &configs) {
             self.conn.push(&mut out, &topic, payload.as_bytes());
@@ -392,7 +392,7 @@ impl<'a> Session<'a> {
         }
         self.configs = configs;
         self.states = states;
-        self.buttons = discovery::buttons(&entities);
+        self.buttons = discovery::bindings(&entities, |e| e.button);
         log_entities(&catalog, &entities, &self.node);
         if out.is_empty() {
             return Ok(());
