@@ -51,7 +51,7 @@ mqtt_out=$(cargo test --quiet --test it mqtt:: -- --include-ignored 2>&1) || {
     exit 1
 }
 printf '%s\n' "$mqtt_out" | grep -E '^test result:'
-printf '%s\n' "$mqtt_out" | grep -qE 'test result: ok\. ([7-9]|[1-9][0-9]+) passed' || {
+printf '%s\n' "$mqtt_out" | grep -qE 'test result: ok\. ([1-9][0-9]+) passed' || {
     echo "error: the MQTT stage ran fewer tests than expected" >&2
     exit 1
 }

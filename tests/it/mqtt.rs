@@ -265,6 +265,36 @@ fn a_press_runs_as_the_run_as_caller_and_the_state_follows_every_run() {
 
 #[test]
 #[ignore = "needs mosquitto: scripts/test.sh runs it"]
+fn a_burst_of_runs_leaves_the_state_of_the_last_one() {
+    // Far more events than a stream subscriber's queue holds (the smallest allowed): the MQTT
+    // client is not such a subscriber, coalesces what it sees and reads the state from the
+    // engine, so the retained state is the last run's whatever the burst.
+    let broker = Broker::start();
+    let server = Server::start(board(
+        &broker,
+        "burst",
+        json!({}),
+        json!({"eventQueueLength": 16, "actions": [{"id": "n", "shell": "echo $ACTIOND_TRACKING_ID"}]}),
+    ));
+    wait_online(&broker, "burst");
+    let mut last = Value::Null;
+    for _ in 0..40 {
+        last = server.run("n")["executionTrackingId"].clone();
+    }
+    let state = broker.wait_retained(&state_topic("burst", "n"), WAIT, |p| {
+        parse(p)["attributes"]["tracking_id"] == last
+    });
+    let state = parse(&state);
+    assert_eq!(state["state"], "succeeded");
+    assert_eq!(state["running"], false);
+    assert_eq!(
+        state["attributes"]["output"],
+        format!("{}\n", last.as_str().unwrap())
+    );
+}
+
+#[test]
+#[ignore = "needs mosquitto: scripts/test.sh runs it"]
 fn a_denied_or_retained_press_is_refused_and_recorded_nowhere() {
     let broker = Broker::start();
     // Left on the broker before the board starts: it must not press at connection.
@@ -303,11 +333,20 @@ fn a_denied_or_retained_press_is_refused_and_recorded_nowhere() {
 
     broker.publish(&press_topic("lab", "denied"), "PRESS", false);
     broker.publish(&press_topic("lab", "allowed"), "not a press", false);
+    // Larger than any packet the client buffers: skipped as it streams in, and the
+    // connection goes on.
+    broker.publish(&press_topic("lab", "allowed"), &"P".repeat(100_000), false);
     broker.publish(&press_topic("lab", "allowed"), "PRESS", false);
     assert!(wait_until(WAIT, || server.path("allowed-ran").exists()));
     assert!(wait_until(WAIT, || server.log_contains("refused a press of denied")));
     assert!(server.log_contains("ignored a retained press of allowed"));
     assert!(server.log_contains("the payload is not PRESS"));
+    assert!(server.log_contains("skipped a message of 100"));
+    assert_eq!(
+        server.log_count("MQTT: connected"),
+        1,
+        "the big message broke nothing"
+    );
     let entries = logs(&server);
     assert_eq!(
         entries.len(),
@@ -392,15 +431,29 @@ fn a_stopped_board_says_offline_and_a_killed_one_by_its_last_will() {
         &broker,
         "shed",
         json!({}),
-        json!({"actions": [{"id": "x", "shell": "true"}]}),
+        json!({"actions": [{"id": "x", "shell": "sleep 60"}]}),
     );
     let server = Server::start(config.clone());
     wait_online(&broker, "shed");
+    // A run the shutdown kills: its last state is published before `offline`.
+    server.start_action("x");
+    broker.wait_retained(&state_topic("shed", "x"), WAIT, |p| {
+        parse(p)["running"] == true
+    });
+    let watcher = broker.subscribe("actiond/shed/#");
     let _ = server.stop();
     assert_eq!(
         broker.retained_one(&availability("shed")).as_deref(),
         Some("offline")
     );
+    let last = parse(&broker.retained_one(&state_topic("shed", "x")).unwrap());
+    assert_eq!(last["state"], "killed");
+    assert_eq!(last["running"], false);
+    let seen = watcher.messages();
+    let at = |want: &dyn Fn(&crate::broker::Message) -> bool| seen.iter().position(want);
+    let killed = at(&|m| m.topic.ends_with("/x/state") && m.payload.contains("killed"));
+    let offline = at(&|m| m.topic.ends_with("/availability") && m.payload == "offline");
+    assert!(killed.is_some() && killed < offline, "{seen:?}");
 
     let server = Server::start(config);
     wait_online(&broker, "shed");
