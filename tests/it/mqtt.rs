@@ -200,6 +200,21 @@ fn discovery_announces_one_device_with_home_assistants_keys() {
     std::thread::sleep(Duration::from_secs(4));
     assert_eq!(other.log_count("MQTT: cannot connect"), 1, "logged once");
     assert!(broker.retained_one(&availability("board-b")).is_none());
+
+    // Home Assistant's birth message (it restarted) brings the discovery again, live. It is
+    // obeyed at most every few seconds, so it is repeated until it is.
+    let again = broker.subscribe("homeassistant/button/#");
+    let door = config_topic("button", "board-a", "door");
+    let deadline = std::time::Instant::now() + WAIT;
+    while again.on(&door).iter().all(|m| m.retain) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no discovery after the birth message"
+        );
+        broker.publish("homeassistant/status", "online", false);
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert!(server.log_contains("Home Assistant came online"));
     drop(server);
 }
 
