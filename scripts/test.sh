@@ -3,8 +3,9 @@
 # format check, clippy with warnings as errors, the check that no modules of src/ depend on
 # each other in a cycle, unit tests, black-box tests of the real binary with the soak test
 # beside them, the OliveTin compatibility corpus (kept beside the repository, in
-# ../shared/corpus or wherever ACTIOND_CORPUS names), the Connect client from npm against the
-# real binary, the web page in chromium, and ARM builds run under qemu-user
+# ../shared/corpus or wherever ACTIOND_CORPUS names), kill containment in a cgroup, the shell
+# model against real shells, the MQTT tests against Debian's mosquitto, the Connect client from
+# npm against the real binary, the web page in chromium, and ARM builds run under qemu-user
 # (scripts/cross-smoke.sh). It installs what it needs and fails loudly; nothing is skipped
 # silently.
 set -euo pipefail
@@ -104,6 +105,23 @@ need bash bash
 need busybox busybox
 # ACTIOND_SHELLS_TEMPLATES and ACTIOND_SHELLS_SEED run it longer, or with other templates.
 cargo test --quiet --test shells -- --ignored --nocapture
+
+step "MQTT against a real broker: Debian's mosquitto (tests/it/mqtt.rs, ignored by cargo test)"
+need mosquitto mosquitto
+need mosquitto_sub mosquitto-clients
+need mosquitto_pub mosquitto-clients
+# By name: these are #[ignore]d so that a clone without mosquitto still passes cargo test.
+# --include-ignored also runs the module's always-on tests; the count check makes sure the
+# filter still matches the tests (a renamed module must not turn this stage into a no-op).
+mqtt_out=$(cargo test --quiet --test it mqtt:: -- --include-ignored 2>&1) || {
+    printf '%s\n' "$mqtt_out"
+    exit 1
+}
+printf '%s\n' "$mqtt_out" | grep -E '^test result:'
+printf '%s\n' "$mqtt_out" | grep -qE 'test result: ok\. ([1-9][0-9]+) passed' || {
+    echo "error: the MQTT stage ran fewer tests than expected" >&2
+    exit 1
+}
 
 step "Connect client from npm against the real binary (tests/connect)"
 (

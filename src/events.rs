@@ -7,11 +7,21 @@
 //!
 //! The bus does not know the wire format: the API layer gives it an encoder when it is
 //! built, and each event is encoded once, however many subscribers receive it.
+//!
+//! A service inside actiond that mirrors state elsewhere (the MQTT client) must never be cut
+//! off, and must never slow the bus either. It takes an `ActionWatch` instead of a queue:
+//! the set of bindings whose executions started or finished since it last looked. Repeated
+//! changes of one binding coalesce, so the set is bounded by the number of bindings, and
+//! past `MAX_WATCHED` distinct ids it collapses to "everything changed". The watcher then
+//! reads the current state from the engine, so nothing it needs can be lost by falling
+//! behind.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
+use tokio::sync::Notify;
 use tokio::sync::mpsc::{self, error::TrySendError};
 
 use crate::config::{Action, Auth};
@@ -57,8 +67,84 @@ pub enum Refused {
     Closed,
 }
 
+/// At most this many distinct binding ids wait in an `ActionWatch`; one more, and it says
+/// that everything changed instead (its reader then looks at every binding).
+pub const MAX_WATCHED: usize = 4096;
+
+/// What changed since an `ActionWatch` was last read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Changed {
+    /// These bindings (sorted, each once).
+    These(Vec<String>),
+    /// Too many to list: look at every binding.
+    All,
+}
+
+#[derive(Default)]
+struct Touched {
+    ids: BTreeSet<String>,
+    all: bool,
+}
+
+/// The bindings whose executions started or finished since the holder last looked. Marking
+/// never waits and never fails, whatever the holder is doing.
+#[derive(Default)]
+pub struct ActionWatch {
+    touched: Mutex<Touched>,
+    wake: Notify,
+}
+
+impl ActionWatch {
+    fn touched(&self) -> MutexGuard<'_, Touched> {
+        self.touched.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Notes that `binding_id` changed.
+    pub fn mark(&self, binding_id: &str) {
+        {
+            let mut t = self.touched();
+            if !t.all && !t.ids.contains(binding_id) {
+                if t.ids.len() >= MAX_WATCHED {
+                    t.all = true;
+                    t.ids.clear();
+                } else {
+                    t.ids.insert(binding_id.to_string());
+                }
+            }
+        }
+        // notify_one keeps a permit when nobody waits yet, so a mark is never missed.
+        self.wake.notify_one();
+    }
+
+    /// What changed since the last call, if anything; the watch is empty afterwards.
+    pub fn take(&self) -> Option<Changed> {
+        let mut t = self.touched();
+        if std::mem::take(&mut t.all) {
+            t.ids.clear();
+            return Some(Changed::All);
+        }
+        if t.ids.is_empty() {
+            return None;
+        }
+        Some(Changed::These(
+            std::mem::take(&mut t.ids).into_iter().collect(),
+        ))
+    }
+
+    /// Waits until something changed, then takes it.
+    pub async fn changed(&self) -> Changed {
+        loop {
+            if let Some(c) = self.take() {
+                return c;
+            }
+            self.wake.notified().await;
+        }
+    }
+}
+
 pub struct Bus {
     subscribers: Mutex<Vec<Subscriber>>,
+    watches: Mutex<Vec<Arc<ActionWatch>>>,
     max_subscribers: usize,
     queue_length: usize,
     encode: Encoder,
@@ -69,6 +155,7 @@ impl Bus {
     pub fn new(max_subscribers: usize, queue_length: usize, encode: Encoder) -> Bus {
         Bus {
             subscribers: Mutex::new(Vec::new()),
+            watches: Mutex::new(Vec::new()),
             max_subscribers,
             queue_length: queue_length.max(1),
             encode,
@@ -101,9 +188,30 @@ impl Bus {
         Ok(Subscription { rx, fell_behind })
     }
 
+    /// A new watch of which bindings' executions start and finish (see `ActionWatch`). It
+    /// is never cut off and not counted against `maxEventSubscribers`.
+    pub fn watch_actions(&self) -> Arc<ActionWatch> {
+        let watch = Arc::new(ActionWatch::default());
+        self.watches
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Arc::clone(&watch));
+        watch
+    }
+
     /// Sends `event` to every subscriber allowed to see it. `action` is the action the event
     /// is about (none for config events).
     pub fn publish(&self, auth: &Auth, action: Option<&Action>, event: &Event) {
+        if let Event::ExecutionStarted(s) | Event::ExecutionFinished(s) = event {
+            for w in self
+                .watches
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+            {
+                w.mark(&s.action_id);
+            }
+        }
         let mut subs = self.lock();
         if subs.is_empty() {
             return;
@@ -230,6 +338,78 @@ mod tests {
             b"ConfigChanged",
             "the guest sees only the config event"
         );
+    }
+
+    #[test]
+    fn a_watch_coalesces_changes_and_is_never_cut_off() {
+        let bus = Bus::new(4, 1, encode);
+        let watch = bus.watch_actions();
+        let _slow = bus.subscribe(Caller::guest()).unwrap();
+        let au = Auth::open_to(Permissions::ALL);
+        let snap = |id: &str| {
+            let mut s = crate::execution::tests::execution("t", id).snapshot();
+            s.action_id = id.to_string();
+            s
+        };
+        assert_eq!(watch.take(), None);
+        for id in ["b", "a", "b"] {
+            bus.publish(&au, Some(&action(id)), &Event::ExecutionStarted(snap(id)));
+            bus.publish(&au, Some(&action(id)), &Event::ExecutionFinished(snap(id)));
+        }
+        // Output and config events are not about an execution's state.
+        bus.publish(
+            &au,
+            Some(&action("c")),
+            &Event::OutputChunk {
+                tracking_id: "t".into(),
+                output: "x".into(),
+            },
+        );
+        bus.publish(&au, None, &Event::ConfigChanged);
+        assert_eq!(bus.subscribers(), 0, "the queue of one fell behind");
+        assert_eq!(
+            watch.take(),
+            Some(Changed::These(vec!["a".into(), "b".into()]))
+        );
+        assert_eq!(watch.take(), None);
+        // Closing the streams leaves the watch alone.
+        bus.close();
+        bus.publish(
+            &au,
+            Some(&action("d")),
+            &Event::ExecutionFinished(snap("d")),
+        );
+        assert_eq!(watch.take(), Some(Changed::These(vec!["d".into()])));
+    }
+
+    #[test]
+    fn a_watch_past_its_bound_says_everything_changed() {
+        let watch = ActionWatch::default();
+        for i in 0..MAX_WATCHED {
+            watch.mark(&format!("b{i}"));
+        }
+        watch.mark("b0");
+        assert!(matches!(watch.take(), Some(Changed::These(v)) if v.len() == MAX_WATCHED));
+        for i in 0..=MAX_WATCHED {
+            watch.mark(&format!("b{i}"));
+        }
+        assert_eq!(watch.take(), Some(Changed::All));
+        assert_eq!(watch.take(), None);
+    }
+
+    #[tokio::test]
+    async fn a_watch_wakes_its_reader() {
+        let watch = Arc::new(ActionWatch::default());
+        let reader = tokio::spawn({
+            let w = Arc::clone(&watch);
+            async move { w.changed().await }
+        });
+        tokio::task::yield_now().await;
+        watch.mark("x");
+        assert_eq!(reader.await.unwrap(), Changed::These(vec!["x".into()]));
+        // A mark made while nobody waits is found by the next wait.
+        watch.mark("y");
+        assert_eq!(watch.changed().await, Changed::These(vec!["y".into()]));
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod history;
 pub mod inotify;
 pub mod journal;
 pub mod metrics;
+pub mod mqtt;
 pub mod output;
 pub mod permissions;
 pub mod protocol;
@@ -38,6 +39,10 @@ use std::future::Future;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
+
+/// How long the MQTT client gets at shutdown to publish the last states and `offline`; a
+/// broker that does not take them in time is left to the last will.
+const MQTT_FAREWELL: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Serves `config` on `listener` until `shutdown` resolves, then stops every running
 /// execution through the kill ladder and returns. Must run inside a tokio runtime with IO,
@@ -71,6 +76,8 @@ pub async fn run(
     for p in &restored.problems {
         tracing::warn!("history: {p}");
     }
+    // Taken before the engine exists, so no execution change can be missed.
+    let action_watch = bus.watch_actions();
     let engine = engine::Engine::new(config, entities, reaper, bus, journal);
     if !restored.records.is_empty() {
         tracing::info!(
@@ -90,8 +97,11 @@ pub async fn run(
         authority,
         listening,
     });
+    let mqtt = mqtt::Client::spawn(Arc::clone(&app.engine), action_watch);
     let served = server::serve(listener, app, shutdown).await;
     triggering.abort();
     watching.abort();
+    // After the executions were stopped and recorded: their last states, then `offline`.
+    mqtt.stop(MQTT_FAREWELL).await;
     served
 }

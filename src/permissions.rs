@@ -13,6 +13,8 @@ pub enum Provider {
     Local,
     Header,
     Token,
+    /// A press arriving over MQTT, as the configured `runAs` user.
+    Mqtt,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +69,7 @@ impl Provider {
             Provider::Local => "local",
             Provider::Header => "header",
             Provider::Token => "token",
+            Provider::Mqtt => "mqtt",
         }
     }
 }

@@ -29,6 +29,7 @@ mod entities;
 mod identity;
 mod ids;
 mod includes;
+mod mqtt;
 mod schema;
 mod settings;
 mod source;
@@ -48,6 +49,7 @@ pub use dashboards::{Component, ComponentKind};
 pub use entities::EntitySource;
 pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Policy};
 pub use includes::IncludeReader;
+pub use mqtt::Mqtt;
 pub use settings::{Limits, Link, LogLevel};
 pub use source::{LoadError, Loaded, load, locate};
 
@@ -127,6 +129,8 @@ pub struct Config {
     /// ACL's policy says otherwise. Kept here rather than in `Auth` so that code building an
     /// `Auth` by hand is not affected by it.
     pub default_policy: Policy,
+    /// `mqtt:`: Home Assistant discovery and presses through a broker; `None` when absent.
+    pub mqtt: Option<Mqtt>,
 }
 
 /// What validation gives: the config and its warnings, or the errors and the warnings.
@@ -344,6 +348,7 @@ fn assemble(
         insecure_allow_dump_sos: c.flag(top.get("insecureAllowDumpSos"), false),
         insecure_allow_dump_action_map: c.flag(top.get("insecureAllowDumpActionMap"), false),
         default_policy,
+        mqtt: mqtt::mqtt(c, top.get("mqtt")),
     }
 }
 

@@ -96,6 +96,7 @@ pub(super) const TOP_KEYS: Keys = &[
     ("stateDirectory", Read),
     ("trustedProxies", Read),
     ("prometheus", Read),
+    ("mqtt", Read),
     ("actions", Read),
     ("entities", Read),
     ("dashboards", Read),

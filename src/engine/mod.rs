@@ -480,6 +480,13 @@ impl Engine {
         self.recorder.compact(&history);
     }
 
+    /// Whether an execution of `binding_id` is running now (the MQTT "running" state).
+    pub fn is_running(&self, binding_id: &str) -> bool {
+        lock(&self.running)
+            .values()
+            .any(|e| e.binding_id == binding_id)
+    }
+
     /// Finds an execution by tracking id, in the history or still running.
     pub fn find(&self, tracking_id: &str) -> Option<Arc<Execution>> {
         if let Some(e) = lock(&self.history).get(tracking_id) {

@@ -6,6 +6,7 @@
 //! inspects processes, `client` speaks HTTP/1.1 and Connect JSON, and each other module
 //! covers one topic of the contract (SPEC.md).
 
+mod broker;
 mod client;
 mod harness;
 
@@ -24,6 +25,7 @@ mod limits;
 mod logs;
 mod memory;
 mod metrics;
+mod mqtt;
 mod operations;
 mod permissions;
 mod processes;

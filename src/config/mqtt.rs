@@ -1,0 +1,384 @@
+//! The `mqtt:` section: the broker address, credentials by file, Home Assistant's discovery
+//! prefix, the board's node id and the caller MQTT presses run as. Like the rest of the
+//! validator it is pure: the password file is only named here (it is read at each connection
+//! by the MQTT client), and the hostname that stands in for a missing `nodeId` is looked up
+//! there too.
+//!
+//! What makes a value acceptable is decided by the rules topics and Home Assistant's ids
+//! follow: a node id is `[A-Za-z0-9_-]`, a prefix has no wildcard, and a broker is plain
+//! `mqtt://` (TLS is not built in; a local mosquitto bridge adds it, see README).
+
+use std::path::PathBuf;
+
+use super::checker::{Checker, Field};
+use super::schema::Rule::{Read, Unsupported};
+use super::schema::{Keys, Schema};
+
+/// `mqtt:`: the broker actiond announces its buttons and states to (Home Assistant's MQTT
+/// discovery) and takes presses from. Used by `crate::mqtt`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mqtt {
+    /// `broker` as written (`mqtt://host:port`), for the log.
+    pub broker: String,
+    pub host: String,
+    /// 1883 unless the broker URL names another.
+    pub port: u16,
+    pub username: Option<String>,
+    /// `passwordFile`, resolved against the config's directory. The password is read from it
+    /// at each connection and never kept in the config, so no report or log can show it.
+    pub password_file: Option<PathBuf>,
+    /// `discoveryPrefix` (default `homeassistant`, Home Assistant's own default).
+    pub discovery_prefix: String,
+    /// `nodeId`; `None` means the hostname, made safe for topics and Home Assistant's ids.
+    pub node_id: Option<String>,
+    /// `runAs`: who presses arriving over MQTT come from. ACLs and `defaultPermissions` apply
+    /// to this user and group as to any caller.
+    pub run_as_username: String,
+    pub run_as_usergroup: String,
+}
+
+const MQTT_KEYS: Keys = &[
+    ("broker", Read),
+    ("username", Read),
+    ("passwordFile", Read),
+    ("discoveryPrefix", Read),
+    ("nodeId", Read),
+    ("runAs", Read),
+    (
+        "password",
+        Unsupported(
+            "write the password into a file readable only by actiond and name it with \
+             passwordFile, so the config holds no secret",
+        ),
+    ),
+];
+
+const RUN_AS_KEYS: Keys = &[("username", Read), ("usergroup", Read)];
+const MQTT: Schema = Schema::new(&[MQTT_KEYS]);
+const RUN_AS: Schema = Schema::new(&[RUN_AS_KEYS]);
+
+/// The port of `mqtt://` when the URL names none.
+pub const DEFAULT_PORT: u16 = 1883;
+
+/// The longest node id and discovery prefix accepted: topics stay short, and a node id is
+/// part of every Home Assistant unique id.
+const MAX_NODE_ID: usize = 64;
+const MAX_PREFIX: usize = 128;
+
+/// `mqtt:`, or `None` when the config has none (or it is unusable, with its errors).
+pub(super) fn mqtt(c: &mut Checker<'_>, field: Field<'_, '_>) -> Option<Mqtt> {
+    let path = field.map(|(_, p)| p.to_string())?;
+    let entries = c.mapping(field)?;
+    let f = c.fields(entries, &path, MQTT);
+    if f.get("broker").is_none() {
+        c.error(
+            &path,
+            "`broker` is required (for example mqtt://broker.lan:1883)",
+        );
+        return None;
+    }
+    // A broker of the wrong type was reported by `text`.
+    let broker = c.text(f.get("broker"))?.trim().to_string();
+    let (host, port) = match parse_broker(&broker) {
+        Ok(hp) => hp,
+        Err(why) => {
+            let at = f.get("broker").map_or(path.clone(), |(_, p)| p.to_string());
+            c.error(&at, why);
+            return None;
+        }
+    };
+    let username = c.text(f.get("username")).filter(|u| !u.trim().is_empty());
+    let password_file = c
+        .text(f.get("passwordFile"))
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| c.resolve(p.trim()));
+    let discovery_prefix = c.text_or(f.get("discoveryPrefix"), "homeassistant");
+    if let Err(why) = check_prefix(&discovery_prefix)
+        && let Some((_, at)) = f.get("discoveryPrefix")
+    {
+        c.error(at, why);
+    }
+    let node_id = c.text(f.get("nodeId"));
+    if let (Some(id), Some((_, at))) = (&node_id, f.get("nodeId"))
+        && let Err(why) = check_node_id(id)
+    {
+        c.error(at, why);
+    }
+    let (run_as_username, run_as_usergroup) = match c.mapping(f.get("runAs")) {
+        Some(entries) => {
+            let at = f.get("runAs").map_or(String::new(), |(_, p)| p.to_string());
+            let r = c.fields(entries, &at, RUN_AS);
+            let user = c.text_or(r.get("username"), "mqtt");
+            if user.trim().is_empty() {
+                c.error(&at, "runAs.username must not be empty");
+            }
+            (user, c.text_or(r.get("usergroup"), "mqtt"))
+        }
+        None => ("mqtt".to_string(), "mqtt".to_string()),
+    };
+    Some(Mqtt {
+        broker,
+        host,
+        port,
+        username,
+        password_file,
+        discovery_prefix,
+        node_id,
+        run_as_username,
+        run_as_usergroup,
+    })
+}
+
+/// `mqtt://host[:port]` (or just `host[:port]`) → (host, port). An IPv6 address is written in
+/// brackets. Credentials, paths and other schemes are refused with the reason.
+pub fn parse_broker(url: &str) -> Result<(String, u16), String> {
+    let rest = match url.split_once("://") {
+        None => url,
+        Some(("mqtt" | "tcp", rest)) => rest,
+        Some(("mqtts" | "ssl" | "tls", _)) => {
+            return Err(
+                "TLS (mqtts://) is not built into actiond, to keep the binary small: connect \
+                 to a mosquitto on the board or the LAN that bridges to the TLS broker \
+                 (README \"Home Assistant\" shows one)"
+                    .into(),
+            );
+        }
+        Some((scheme, _)) => {
+            return Err(format!(
+                "unknown scheme {scheme:?}: write mqtt://host or mqtt://host:port"
+            ));
+        }
+    };
+    if rest.contains('@') {
+        return Err(
+            "credentials do not belong in the broker URL: use username and \
+                    passwordFile"
+                .into(),
+        );
+    }
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    if rest.contains(['/', '?', '#']) {
+        return Err("the broker URL has no path or query: write mqtt://host:port".into());
+    }
+    let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
+        let (addr, after) = v6
+            .split_once(']')
+            .ok_or("an IPv6 address needs its closing ]")?;
+        let port = match after {
+            "" => None,
+            p => Some(p.strip_prefix(':').ok_or("expected :port after ]")?),
+        };
+        (addr, port)
+    } else {
+        match rest.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (rest, None),
+        }
+    };
+    if host.is_empty() || host.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!("{url:?} names no valid host"));
+    }
+    let port = match port {
+        None => DEFAULT_PORT,
+        Some(p) => match p.parse::<u16>() {
+            Ok(n) if n > 0 => n,
+            _ => return Err(format!("port {p:?} is not a number from 1 to 65535")),
+        },
+    };
+    Ok((host.to_string(), port))
+}
+
+/// A node id is one topic level and part of Home Assistant's ids: `[A-Za-z0-9_-]{1,64}`.
+pub fn check_node_id(id: &str) -> Result<(), String> {
+    if (1..=MAX_NODE_ID).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        Ok(())
+    } else {
+        Err(format!(
+            "{id:?} is not a node id: use 1 to {MAX_NODE_ID} of A-Z a-z 0-9 _ - (Home \
+             Assistant's rule for discovery topics)"
+        ))
+    }
+}
+
+/// A discovery prefix is one or more topic levels with no wildcard and no empty level.
+pub fn check_prefix(prefix: &str) -> Result<(), String> {
+    let ok = (1..=MAX_PREFIX).contains(&prefix.len())
+        && !prefix.contains(['+', '#', '\0'])
+        && prefix.split('/').all(|level| !level.is_empty());
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{prefix:?} is not a discovery prefix: use topic levels separated by /, without \
+             + or #, at most {MAX_PREFIX} bytes (Home Assistant's default is homeassistant)"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Source, parse};
+    use std::path::PathBuf;
+
+    #[test]
+    fn broker_urls() {
+        let ok: &[(&str, &str, u16)] = &[
+            ("mqtt://broker.lan:1883", "broker.lan", 1883),
+            ("mqtt://broker.lan", "broker.lan", 1883),
+            ("broker.lan:1884", "broker.lan", 1884),
+            ("tcp://10.0.0.2:11883/", "10.0.0.2", 11883),
+            ("mqtt://[::1]:1883", "::1", 1883),
+            ("mqtt://[fe80::1]", "fe80::1", 1883),
+        ];
+        for (url, host, port) in ok {
+            assert_eq!(parse_broker(url), Ok((host.to_string(), *port)), "{url}");
+        }
+        let bad: &[(&str, &str)] = &[
+            ("mqtts://broker.lan:8883", "TLS"),
+            ("ssl://broker.lan", "TLS"),
+            ("ws://broker.lan", "unknown scheme"),
+            ("mqtt://user:pw@broker.lan", "credentials"),
+            ("mqtt://broker.lan/topic", "no path"),
+            ("mqtt://broker.lan:0", "port"),
+            ("mqtt://broker.lan:65536", "port"),
+            ("mqtt://broker.lan:x", "port"),
+            ("mqtt://", "no valid host"),
+            ("mqtt://:1883", "no valid host"),
+            ("mqtt://[::1", "closing ]"),
+            ("mqtt://bro ker", "no valid host"),
+        ];
+        for (url, needle) in bad {
+            let e = parse_broker(url).unwrap_err();
+            assert!(e.contains(needle), "{url}: {e}");
+        }
+    }
+
+    #[test]
+    fn node_ids_and_prefixes() {
+        for id in ["garage-pi", "a", "NAS_2", &"x".repeat(64)] {
+            assert!(check_node_id(id).is_ok(), "{id}");
+        }
+        for id in [
+            "",
+            "garage pi",
+            "a/b",
+            "a+b",
+            "#",
+            "pi.local",
+            &"x".repeat(65),
+        ] {
+            assert!(check_node_id(id).is_err(), "{id}");
+        }
+        for p in ["homeassistant", "ha/discovery"] {
+            assert!(check_prefix(p).is_ok(), "{p}");
+        }
+        for p in ["", "/ha", "ha/", "a//b", "ha/+", "ha/#", &"x".repeat(129)] {
+            assert!(check_prefix(p).is_err(), "{p}");
+        }
+    }
+
+    fn load(text: &str) -> Result<crate::config::Config, Vec<String>> {
+        parse(
+            text,
+            Source::Embedded,
+            PathBuf::from("/etc/actiond"),
+            &|_| None,
+        )
+        .map(|(c, _)| c)
+        .map_err(|(e, _)| e.iter().map(ToString::to_string).collect())
+    }
+
+    #[test]
+    fn the_section_is_read_with_its_defaults() {
+        assert_eq!(load("{}").unwrap().mqtt, None);
+        let m = load("mqtt: {broker: mqtt://broker.lan}\n")
+            .unwrap()
+            .mqtt
+            .unwrap();
+        assert_eq!(
+            m,
+            Mqtt {
+                broker: "mqtt://broker.lan".into(),
+                host: "broker.lan".into(),
+                port: 1883,
+                username: None,
+                password_file: None,
+                discovery_prefix: "homeassistant".into(),
+                node_id: None,
+                run_as_username: "mqtt".into(),
+                run_as_usergroup: "mqtt".into(),
+            }
+        );
+        let m = load(
+            "mqtt:\n  broker: mqtt://10.0.0.2:1884\n  username: actiond\n  \
+             passwordFile: mqtt.secret\n  discoveryPrefix: ha\n  nodeId: garage-pi\n  \
+             runAs: {username: door, usergroup: automation}\n",
+        )
+        .unwrap()
+        .mqtt
+        .unwrap();
+        assert_eq!((m.host.as_str(), m.port), ("10.0.0.2", 1884));
+        assert_eq!(m.username.as_deref(), Some("actiond"));
+        assert_eq!(
+            m.password_file,
+            Some(PathBuf::from("/etc/actiond/mqtt.secret"))
+        );
+        assert_eq!(m.discovery_prefix, "ha");
+        assert_eq!(m.node_id.as_deref(), Some("garage-pi"));
+        assert_eq!(
+            (m.run_as_username.as_str(), m.run_as_usergroup.as_str()),
+            ("door", "automation")
+        );
+    }
+
+    #[test]
+    fn errors_name_their_path() {
+        let cases: &[(&str, &str)] = &[
+            ("mqtt: {username: x}\n", "mqtt: `broker` is required"),
+            ("mqtt: {broker: 'mqtts://b:8883'}\n", "mqtt.broker: TLS"),
+            (
+                "mqtt: {broker: b, nodeId: 'garage pi'}\n",
+                "mqtt.nodeId: \"garage pi\"",
+            ),
+            (
+                "mqtt: {broker: b, discoveryPrefix: 'ha/#'}\n",
+                "mqtt.discoveryPrefix:",
+            ),
+            (
+                "mqtt: {broker: b, runAs: {username: ''}}\n",
+                "mqtt.runAs: runAs.username",
+            ),
+            ("mqtt: true\n", "mqtt: expected a mapping"),
+        ];
+        for (text, needle) in cases {
+            let errors = load(text).unwrap_err();
+            assert!(
+                errors.iter().any(|e| e.starts_with(needle)),
+                "{text}: {errors:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_password_in_the_config_is_warned_about_and_ignored() {
+        let (c, warnings) = parse(
+            "mqtt: {broker: b, password: hunter2}\n",
+            Source::Embedded,
+            PathBuf::from("/"),
+            &|_| None,
+        )
+        .unwrap();
+        assert!(c.mqtt.is_some());
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.path == "mqtt.password" && w.message.contains("passwordFile")),
+            "{warnings:?}"
+        );
+    }
+}

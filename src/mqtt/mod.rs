@@ -1,0 +1,267 @@
+//! Home Assistant over MQTT (the `mqtt:` section): the board announces one device with a
+//! button per action its `runAs` caller may run, and a last-run sensor and a running binary
+//! sensor per action it may read, through Home Assistant's MQTT discovery; presses arrive on
+//! command topics and start runs through the engine's one start path as that caller.
+//!
+//! The client is written here rather than taken from a crate: actiond needs a small subset of
+//! MQTT 3.1.1, and measured on the release build this subset costs far less than `rumqttc`
+//! (see `Cargo.toml`). The parts: `codec` (packets, pure), `discovery` (topics, entities and
+//! payloads, pure), `session` (one connection) and, here, the task that keeps a session
+//! going: it connects with backoff, logs a broker that is down once per change of state,
+//! follows reloads, and says `offline` when actiond stops.
+//!
+//! The engine never waits for MQTT. Execution changes reach the client through an
+//! `events::ActionWatch`, which coalesces them and cannot overflow or be cut off, and the
+//! client re-reads each state from the engine when it publishes. A broker that is slow or
+//! gone holds only this task. Nothing is queued for a broker that is away: each connection
+//! begins by publishing the current state of everything.
+
+mod codec;
+pub mod discovery;
+mod session;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tracing::{info, warn};
+
+use crate::config::Mqtt;
+use crate::engine::Engine;
+use crate::events::ActionWatch;
+use discovery::Node;
+use session::{Ended, Session};
+
+/// The running client: stop it to say `offline` and disconnect.
+pub struct Client {
+    stop: watch::Sender<bool>,
+    task: JoinHandle<()>,
+}
+
+impl Client {
+    /// Starts the client task. It idles while the config has no `mqtt` section, and
+    /// follows reloads that add, change or remove it.
+    pub fn spawn(engine: Arc<Engine>, watch: Arc<ActionWatch>) -> Client {
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(run(engine, watch, stopped));
+        Client { stop, task }
+    }
+
+    /// Publishes the last states and `offline`, disconnects, and returns within `bound`
+    /// whatever the broker does.
+    pub async fn stop(self, bound: Duration) {
+        let _ = self.stop.send(true);
+        let mut task = self.task;
+        if tokio::time::timeout(bound, &mut task).await.is_err() {
+            task.abort();
+        }
+    }
+}
+
+/// Resolves once actiond is stopping (or the client's owner is gone).
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    // The guard `wait_for` returns is dropped here, never held across an await.
+    let _ = stop.wait_for(|s| *s).await;
+}
+
+/// The node id in force: the configured one, else the hostname made safe.
+fn node_id(settings: &Mqtt) -> String {
+    settings.node_id.clone().unwrap_or_else(|| {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        discovery::node_id_from_hostname(&host)
+    })
+}
+
+/// Whether a connection made with `old` can go on serving `new` (only `runAs` differs, or
+/// nothing): the rest needs a new connection.
+fn same_connection(old: &Mqtt, new: &Mqtt) -> bool {
+    let key = |m: &Mqtt| {
+        (
+            m.host.clone(),
+            m.port,
+            m.username.clone(),
+            m.password_file.clone(),
+            m.discovery_prefix.clone(),
+            m.node_id.clone(),
+        )
+    };
+    key(old) == key(new)
+}
+
+/// Delays between connection attempts: 1 s doubling to 30 s, each shortened by up to half
+/// at random so that a fleet of boards does not reconnect to a restarted broker in step.
+#[derive(Debug, Default)]
+struct Backoff {
+    failures: u32,
+}
+
+const BACKOFF_FIRST: Duration = Duration::from_secs(1);
+const BACKOFF_MAX: Duration = Duration::from_secs(30);
+
+impl Backoff {
+    /// The next delay; `random` is any number, its low bits choose the jitter.
+    fn next(&mut self, random: u32) -> Duration {
+        let full = BACKOFF_FIRST
+            .saturating_mul(1 << self.failures.min(5))
+            .min(BACKOFF_MAX);
+        self.failures = self.failures.saturating_add(1);
+        let fraction = 0.5 + f64::from(random % 1000) / 2000.0;
+        full.mul_f64(fraction)
+    }
+
+    fn reset(&mut self) {
+        self.failures = 0;
+    }
+}
+
+/// What the log last said about the broker, so each change is said once.
+#[derive(Debug, Default, PartialEq, Eq)]
+enum Link {
+    #[default]
+    Unknown,
+    Up,
+    Down(String),
+}
+
+impl Link {
+    fn up(&mut self, settings: &Mqtt, node: &Node) {
+        if *self != Link::Up {
+            info!(
+                "MQTT: connected to {} as node {}",
+                settings.broker,
+                node.id()
+            );
+        }
+        *self = Link::Up;
+    }
+
+    fn down(&mut self, settings: &Mqtt, why: String) {
+        match self {
+            Link::Down(before) if *before == why => {}
+            Link::Up => warn!(
+                "MQTT: lost the connection to {}: {why}; reconnecting with backoff",
+                settings.broker
+            ),
+            _ => warn!(
+                "MQTT: cannot connect to {}: {why}; retrying with backoff (said again only \
+                 when this changes)",
+                settings.broker
+            ),
+        }
+        *self = Link::Down(why);
+    }
+}
+
+async fn run(engine: Arc<Engine>, watch: Arc<ActionWatch>, mut stop: watch::Receiver<bool>) {
+    let mut reloads = engine.setup_changes();
+    let mut link = Link::default();
+    let mut backoff = Backoff::default();
+    loop {
+        let config = engine.config();
+        let Some(settings) = config.mqtt.clone() else {
+            // Nothing to publish to; keep the watch empty until a reload brings a broker.
+            tokio::select! {
+                r = reloads.changed() => if r.is_err() { return },
+                _ = watch.changed() => {}
+                _ = stopped(&mut stop) => return,
+            }
+            continue;
+        };
+        let node = Node::new(&settings.discovery_prefix, &node_id(&settings));
+        let ended = match session::connect(&settings, &node).await {
+            Ok(conn) => {
+                link.up(&settings, &node);
+                backoff.reset();
+                Session::new(&engine, &watch, settings.clone(), node, conn)
+                    .serve(&mut reloads, &mut stop, same_connection)
+                    .await
+            }
+            Err(e) => Ended::Lost(e),
+        };
+        match ended {
+            Ended::Stopped => return,
+            Ended::Reconfigured => continue,
+            Ended::Lost(why) => link.down(&settings, why),
+        }
+        // Wait before the next attempt, unless the settings change or actiond stops.
+        let delay = tokio::time::sleep(backoff.next(getrandom::u32().unwrap_or(0)));
+        tokio::pin!(delay);
+        loop {
+            tokio::select! {
+                _ = &mut delay => break,
+                r = reloads.changed() => {
+                    if r.is_err() {
+                        return;
+                    }
+                    if engine.config().mqtt.as_ref() != Some(&settings) {
+                        backoff.reset();
+                        break;
+                    }
+                }
+                _ = stopped(&mut stop) => return,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_to_its_cap_with_jitter_and_resets() {
+        let mut b = Backoff::default();
+        // A random number ending in 500 takes three quarters of the delay.
+        let delays: Vec<u128> = (0..8).map(|_| b.next(1500).as_millis()).collect();
+        assert_eq!(delays, [750, 1500, 3000, 6000, 12000, 22500, 22500, 22500]);
+        b.reset();
+        assert_eq!(b.next(0), Duration::from_millis(500));
+        assert_eq!(b.next(0), Duration::from_millis(1000));
+    }
+
+    fn settings() -> Mqtt {
+        Mqtt {
+            broker: "mqtt://b".into(),
+            host: "b".into(),
+            port: 1883,
+            username: None,
+            password_file: None,
+            discovery_prefix: "homeassistant".into(),
+            node_id: Some("n".into()),
+            run_as_username: "mqtt".into(),
+            run_as_usergroup: "mqtt".into(),
+        }
+    }
+
+    #[test]
+    fn only_a_new_caller_keeps_the_connection() {
+        let old = settings();
+        let mut same = settings();
+        same.run_as_usergroup = "automation".into();
+        assert!(same_connection(&old, &same));
+        let changes: [fn(&mut Mqtt); 5] = [
+            |m| m.port = 1884,
+            |m| m.username = Some("u".into()),
+            |m| m.password_file = Some("/p".into()),
+            |m| m.discovery_prefix = "ha".into(),
+            |m| m.node_id = None,
+        ];
+        for change in changes {
+            let mut new = settings();
+            change(&mut new);
+            assert!(!same_connection(&old, &new), "{new:?}");
+        }
+    }
+
+    #[test]
+    fn the_link_is_logged_once_per_change() {
+        let s = settings();
+        let mut link = Link::default();
+        link.down(&s, "refused".into());
+        assert_eq!(link, Link::Down("refused".into()));
+        link.down(&s, "refused".into());
+        link.up(&s, &Node::new("homeassistant", "n"));
+        assert_eq!(link, Link::Up);
+    }
+}

@@ -1,0 +1,577 @@
+//! One connection to the broker, from CONNECT to its end: the subscriptions, the full
+//! publish that makes the broker's retained messages match the engine, and the loop that
+//! follows presses, execution changes, reloads, keep-alive and shutdown. It owns the socket
+//! and its timeouts; what is published comes from `discovery`, what runs goes through
+//! `Engine::start` as the `runAs` caller.
+//!
+//! Every message is re-read from the engine when it is sent, and a new connection starts
+//! with a full publish, so nothing waits in memory for a broker to come back: a message
+//! lost with a connection is replaced by the current truth on the next one.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+use tokio::time::{Instant, timeout};
+use tracing::{debug, info, warn};
+
+use super::codec::{self, Connect, Decoder, Incoming, QoS, Will};
+use super::discovery::{self, Entity, Node, OFFLINE, ONLINE, PRESS};
+use crate::config::Mqtt;
+use crate::engine::{Engine, Setup, StartRequest};
+use crate::events::{ActionWatch, Changed};
+use crate::permissions::{Caller, Provider};
+
+/// Seconds of silence after which the broker may drop us; we ping at a third of it.
+pub const KEEP_ALIVE_SECS: u16 = 30;
+const PING_EVERY: Duration = Duration::from_secs(10);
+/// No packet at all from the broker for this long (pings included) ends the connection.
+const DEAD_AFTER: Duration = Duration::from_secs(45);
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// A write the broker does not take within this long ends the connection: a broker that
+/// stopped reading must not hold the client forever.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Incoming packets larger than this are skipped unread (presses and Home Assistant's
+/// birth message are a few bytes; our own retained configs and states are a few KiB).
+const MAX_INCOMING: usize = 64 * 1024;
+/// Home Assistant's birth message triggers a full publish at most this often, so a client
+/// repeating it cannot make the board flood the broker.
+const REPUBLISH_AT_MOST_EVERY: Duration = Duration::from_secs(5);
+/// Refused presses and skipped messages are logged at most this often (a client flooding
+/// the command topics must not flood the journal); the next line counts what was left out.
+const QUIET: Duration = Duration::from_secs(10);
+
+/// How a session ended.
+pub enum Ended {
+    /// actiond is stopping; the board said `offline` and disconnected.
+    Stopped,
+    /// The `mqtt` section changed; the session was closed for the new one.
+    Reconfigured,
+    /// The connection broke, or the broker misbehaved.
+    Lost(String),
+}
+
+/// The caller MQTT presses come from.
+pub fn caller(settings: &Mqtt) -> Caller {
+    Caller {
+        username: settings.run_as_username.clone(),
+        usergroup: settings.run_as_usergroup.clone(),
+        provider: Provider::Mqtt,
+        sid: None,
+    }
+}
+
+/// The socket and its packet decoder.
+pub struct Conn {
+    stream: TcpStream,
+    decoder: Decoder,
+    buf: Vec<u8>,
+    next_id: u16,
+}
+
+impl Conn {
+    async fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
+        match timeout(WRITE_TIMEOUT, self.stream.write_all(bytes)).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(format!("cannot write to the broker: {e}")),
+            Err(_) => Err(format!(
+                "the broker took nothing for {} s",
+                WRITE_TIMEOUT.as_secs()
+            )),
+        }
+    }
+
+    /// The next packet. Cancel-safe: bytes read are in the decoder before it can yield.
+    async fn packet(&mut self) -> Result<Incoming, String> {
+        loop {
+            if let Some(p) = self.decoder.next().map_err(|e| e.to_string())? {
+                return Ok(p);
+            }
+            let n = self
+                .stream
+                .read(&mut self.buf)
+                .await
+                .map_err(|e| format!("cannot read from the broker: {e}"))?;
+            if n == 0 {
+                return Err("the broker closed the connection".into());
+            }
+            self.decoder.feed(&self.buf[..n]);
+        }
+    }
+
+    fn id(&mut self) -> u16 {
+        self.next_id = self.next_id.checked_add(1).unwrap_or(1);
+        self.next_id
+    }
+
+    /// Appends a retained QoS 1 PUBLISH to `out` (an empty payload deletes the retained
+    /// message). PUBACKs are not waited for: a message lost with the connection is
+    /// replaced by the full publish of the next one.
+    fn push(&mut self, out: &mut Vec<u8>, topic: &str, payload: &[u8]) {
+        let id = self.id();
+        if let Err(e) = codec::publish(out, topic, payload, QoS::AtLeastOnce, true, id) {
+            warn!("MQTT: not published to {topic}: {e}");
+        }
+    }
+}
+
+/// Reads the password file; a trailing newline (as `echo` writes) is not part of it.
+fn password(settings: &Mqtt) -> Result<Option<Vec<u8>>, String> {
+    let Some(path) = &settings.password_file else {
+        return Ok(None);
+    };
+    let mut bytes = std::fs::read(path)
+        .map_err(|e| format!("cannot read passwordFile {}: {e}", path.display()))?;
+    while bytes.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+        bytes.pop();
+    }
+    Ok(Some(bytes))
+}
+
+/// Opens a connection: TCP, CONNECT with the last will (`offline`, retained), CONNACK.
+pub async fn connect(settings: &Mqtt, node: &Node) -> Result<Conn, String> {
+    let password = password(settings)?;
+    let stream = timeout(
+        CONNECT_TIMEOUT,
+        TcpStream::connect((settings.host.as_str(), settings.port)),
+    )
+    .await
+    .map_err(|_| format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()))?
+    .map_err(|e| e.to_string())?;
+    let _ = stream.set_nodelay(true);
+    let mut conn = Conn {
+        stream,
+        decoder: Decoder::new(MAX_INCOMING),
+        buf: vec![0; 4096],
+        next_id: 0,
+    };
+    let availability = node.availability();
+    let mut out = Vec::new();
+    codec::connect(
+        &mut out,
+        &Connect {
+            client_id: &node.client_id(),
+            keep_alive_secs: KEEP_ALIVE_SECS,
+            username: settings.username.as_deref(),
+            password: password.as_deref(),
+            will: Some(Will {
+                topic: &availability,
+                payload: OFFLINE.as_bytes(),
+                qos: QoS::AtLeastOnce,
+                retain: true,
+            }),
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    conn.send(&out).await?;
+    match timeout(CONNECT_TIMEOUT, conn.packet()).await {
+        Err(_) => Err(format!("no CONNACK within {} s", CONNECT_TIMEOUT.as_secs())),
+        Ok(Err(e)) => Err(e),
+        Ok(Ok(Incoming::ConnAck { code: 0, .. })) => Ok(conn),
+        Ok(Ok(Incoming::ConnAck { code, .. })) => Err(codec::connack_reason(code).to_string()),
+        Ok(Ok(other)) => Err(format!("the broker answered CONNECT with {other:?}")),
+    }
+}
+
+/// The kinds of message the session logs quietly, each with its own `Quiet`, so a flood of
+/// one kind does not hide the first line of another.
+#[derive(Default)]
+struct Quiets {
+    retained_press: Quiet,
+    bad_payload: Quiet,
+    refused: Quiet,
+    too_large: Quiet,
+}
+
+/// Logs at most one line per `QUIET`, counting the lines left out.
+#[derive(Default)]
+struct Quiet {
+    last: Option<Instant>,
+    left_out: u64,
+}
+
+impl Quiet {
+    fn warn(&mut self, line: impl FnOnce() -> String) {
+        if self.last.is_some_and(|t| t.elapsed() < QUIET) {
+            self.left_out += 1;
+            return;
+        }
+        let more = std::mem::take(&mut self.left_out);
+        if more > 0 {
+            warn!("MQTT: {} ({more} similar lines left out)", line());
+        } else {
+            warn!("MQTT: {}", line());
+        }
+        self.last = Some(Instant::now());
+    }
+}
+
+/// A connected session.
+pub struct Session<'a> {
+    pub engine: &'a Arc<Engine>,
+    pub watch: &'a ActionWatch,
+    pub settings: Mqtt,
+    pub node: Node,
+    pub conn: Conn,
+    caller: Caller,
+    /// The discovery messages the broker holds now (topic → payload).
+    configs: BTreeMap<String, String>,
+    /// Bindings with a state topic, and bindings with a button.
+    states: BTreeSet<String>,
+    buttons: BTreeSet<String>,
+    last_full: Option<Instant>,
+    last_rx: Instant,
+    quiet: Quiets,
+}
+
+impl<'a> Session<'a> {
+    pub fn new(
+        engine: &'a Arc<Engine>,
+        watch: &'a ActionWatch,
+        settings: Mqtt,
+        node: Node,
+        conn: Conn,
+    ) -> Session<'a> {
+        Session {
+            engine,
+            watch,
+            caller: caller(&settings),
+            settings,
+            node,
+            conn,
+            configs: BTreeMap::new(),
+            states: BTreeSet::new(),
+            buttons: BTreeSet::new(),
+            last_full: None,
+            last_rx: Instant::now(),
+            quiet: Quiets::default(),
+        }
+    }
+
+    /// Runs the session until it ends; `same` tells whether a new `mqtt` section can be
+    /// served by this connection.
+    pub async fn serve(
+        mut self,
+        reloads: &mut watch::Receiver<u64>,
+        stop: &mut watch::Receiver<bool>,
+        same: impl Fn(&Mqtt, &Mqtt) -> bool,
+    ) -> Ended {
+        if let Err(e) = self.start().await {
+            return Ended::Lost(e);
+        }
+        let mut ping = tokio::time::interval(PING_EVERY);
+        ping.reset();
+        loop {
+            let step = tokio::select! {
+                p = self.conn.packet() => match p {
+                    Ok(p) => self.incoming(p).await,
+                    Err(e) => Err(e),
+                },
+                changed = self.watch.changed() => self.publish_states(changed).await,
+                r = reloads.changed() => {
+                    if r.is_err() {
+                        return self.farewell().await;
+                    }
+                    let config = self.engine.config();
+                    match &config.mqtt {
+                        Some(new) if same(&self.settings, new) => {
+                            self.settings = new.clone();
+                            self.caller = caller(new);
+                            self.reload().await
+                        }
+                        _ => return self.close().await,
+                    }
+                }
+                _ = ping.tick() => {
+                    if self.last_rx.elapsed() > DEAD_AFTER {
+                        Err(format!("no answer from the broker for {} s", DEAD_AFTER.as_secs()))
+                    } else {
+                        let mut out = Vec::new();
+                        codec::pingreq(&mut out);
+                        self.conn.send(&out).await
+                    }
+                }
+                _ = super::stopped(stop) => return self.farewell().await,
+            };
+            if let Err(e) = step {
+                return Ended::Lost(e);
+            }
+        }
+    }
+
+    /// Subscribes, then makes the broker match the engine: configs, states, `online`.
+    async fn start(&mut self) -> Result<(), String> {
+        let filters = self.node.filters();
+        let list: Vec<(&str, QoS)> = filters
+            .iter()
+            .map(|f| (f.as_str(), QoS::AtMostOnce))
+            .collect();
+        let mut out = Vec::new();
+        let id = self.conn.id();
+        codec::subscribe(&mut out, id, &list).map_err(|e| e.to_string())?;
+        self.conn.send(&out).await?;
+        self.full_publish().await
+    }
+
+    /// Publishes every config and state of the current setup, then `online`. Anything the
+    /// watch noted before is covered by it.
+    async fn full_publish(&mut self) -> Result<(), String> {
+        let _ = self.watch.take();
+        let setup = self.engine.setup();
+        let entities = discovery::entities(&setup, &self.caller);
+        self.configs = discovery::configs(&self.node, &entities);
+        self.states = discovery::bindings(&entities, |e| e.state);
+        self.buttons = discovery::bindings(&entities, |e| e.button);
+        let mut out = Vec::new();
+        for (topic, payload) in &self.configs {
+            self.conn.push(&mut out, topic, payload.as_bytes());
+        }
+        for b in &self.states.clone() {
+            let payload = self.state(b);
+            self.conn
+                .push(&mut out, &self.node.state(b), payload.as_bytes());
+        }
+        self.conn
+            .push(&mut out, &self.node.availability(), ONLINE.as_bytes());
+        self.last_full = Some(Instant::now());
+        self.conn.send(&out).await
+    }
+
+    /// The current state payload of a binding, read from the engine.
+    fn state(&self, binding: &str) -> String {
+        let latest = self
+            .engine
+            .status("", binding, &self.caller)
+            .ok()
+            .map(|e| e.snapshot());
+        discovery::state_payload(latest.as_ref(), self.engine.is_running(binding))
+    }
+
+    async fn publish_states(&mut self, changed: Changed) -> Result<(), String> {
+        let ids: Vec<String> = match changed {
+            Changed::All => self.states.iter().cloned().collect(),
+            Changed::These(ids) => ids
+                .into_iter()
+                .filter(|id| self.states.contains(id))
+                .collect(),
+        };
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let mut out = Vec::new();
+        for b in &ids {
+            let payload = self.state(b);
+            self.conn
+                .push(&mut out, &self.node.state(b), payload.as_bytes());
+        }
+        self.conn.send(&out).await
+    }
+
+    /// After a reload: changed and new configs re-published, removed ones emptied; states
+    /// for bindings that gained one, emptied for those that lost it.
+    async fn reload(&mut self) -> Result<(), String> {
+        let setup = self.engine.setup();
+        let entities: Vec<Entity> = discovery::entities(&setup, &self.caller);
+        let configs = discovery::configs(&self.node, &entities);
+        let states = discovery::bindings(&entities, |e| e.state);
+        let mut out = Vec::new();
+        for (topic, payload) in discovery::diff(&self.configs, &configs) {
+            self.conn.push(&mut out, &topic, payload.as_bytes());
+        }
+        for gone in self.states.difference(&states).cloned().collect::<Vec<_>>() {
+            self.conn.push(&mut out, &self.node.state(&gone), b"");
+        }
+        for new in states.difference(&self.states).cloned().collect::<Vec<_>>() {
+            let payload = self.state(&new);
+            self.conn
+                .push(&mut out, &self.node.state(&new), payload.as_bytes());
+        }
+        self.configs = configs;
+        self.states = states;
+        self.buttons = discovery::bindings(&entities, |e| e.button);
+        log_entities(&setup, &entities, &self.node);
+        if out.is_empty() {
+            return Ok(());
+        }
+        self.conn.send(&out).await
+    }
+
+    async fn incoming(&mut self, packet: Incoming) -> Result<(), String> {
+        self.last_rx = Instant::now();
+        match packet {
+            Incoming::Publish(p) => {
+                if let Some(id) = p.id {
+                    let mut out = Vec::new();
+                    codec::puback(&mut out, id);
+                    self.conn.send(&out).await?;
+                }
+                self.published(p).await
+            }
+            Incoming::SubAck { codes, .. } => {
+                for (filter, code) in self.node.filters().iter().zip(codes) {
+                    if code == 0x80 {
+                        warn!(
+                            "MQTT: the broker refused the subscription to {filter}; check \
+                             its access rules for user {:?}",
+                            self.settings.username.as_deref().unwrap_or("(none)")
+                        );
+                    }
+                }
+                Ok(())
+            }
+            Incoming::TooLarge { len, .. } => {
+                self.quiet
+                    .too_large
+                    .warn(|| format!("skipped a message of {len} bytes (at most {MAX_INCOMING})"));
+                Ok(())
+            }
+            Incoming::ConnAck { .. } => Err("the broker sent a second CONNACK".into()),
+            Incoming::PubAck(_) | Incoming::UnsubAck(_) | Incoming::PingResp => Ok(()),
+        }
+    }
+
+    /// A message on one of our subscriptions.
+    async fn published(&mut self, p: codec::Publish) -> Result<(), String> {
+        if let Some(binding) = self.node.pressed(&p.topic) {
+            let binding = binding.to_string();
+            self.press(&binding, &p);
+            return Ok(());
+        }
+        let stale = p.retain
+            && !p.payload.is_empty()
+            && ((self.node.is_config(&p.topic) && !self.configs.contains_key(&p.topic))
+                || self
+                    .node
+                    .state_of(&p.topic)
+                    .is_some_and(|b| !self.states.contains(b)));
+        if stale {
+            // A retained message of ours for an entity that no longer exists (removed while
+            // actiond was stopped, or under another runAs): delete it.
+            debug!(topic = %p.topic, "clearing a stale retained message");
+            let mut out = Vec::new();
+            self.conn.push(&mut out, &p.topic, b"");
+            return self.conn.send(&out).await;
+        }
+        if p.topic == self.node.ha_status()
+            && p.payload == ONLINE.as_bytes()
+            && self
+                .last_full
+                .is_none_or(|t| t.elapsed() >= REPUBLISH_AT_MOST_EVERY)
+        {
+            info!("MQTT: Home Assistant came online; publishing discovery again");
+            return self.full_publish().await;
+        }
+        Ok(())
+    }
+
+    /// A press: only a button's topic, only `PRESS`, never a retained message; then the
+    /// engine's one start path decides, as the `runAs` caller.
+    fn press(&mut self, binding: &str, p: &codec::Publish) {
+        if p.retain {
+            self.quiet.retained_press.warn(|| {
+                format!(
+                    "ignored a retained press of {binding}: a retained press would run again \
+                     at every reconnection (clear it with an empty retained message)"
+                )
+            });
+            return;
+        }
+        if p.payload != PRESS.as_bytes() {
+            self.quiet.bad_payload.warn(|| {
+                format!(
+                    "ignored a message on the press topic of {binding}: the payload is not {PRESS}"
+                )
+            });
+            return;
+        }
+        if !self.buttons.contains(binding) {
+            let user = &self.caller.username;
+            self.quiet.refused.warn(|| {
+                format!(
+                    "refused a press of {binding}: it has no button for user {user:?} (not \
+                     an action it may run, hidden, or it needs input)"
+                )
+            });
+            return;
+        }
+        let req = StartRequest {
+            binding_id: binding.to_string(),
+            ..StartRequest::default()
+        };
+        match self.engine.start(req, &self.caller) {
+            Ok(exec) => debug!(action = %binding, id = %exec.tracking_id, "pressed over MQTT"),
+            Err(e) => {
+                let why = e.to_string();
+                self.quiet
+                    .refused
+                    .warn(|| format!("refused a press of {binding}: {why}"));
+            }
+        }
+    }
+
+    /// The `mqtt` section changed to something this connection cannot serve: when the
+    /// board moves (another broker, node id or prefix), its entities are deleted where they
+    /// were; then the connection is closed.
+    async fn close(mut self) -> Ended {
+        let config = self.engine.config();
+        let moved = config.mqtt.as_ref().is_none_or(|new| {
+            (
+                new.host.as_str(),
+                new.port,
+                &new.discovery_prefix,
+                &new.node_id,
+            ) != (
+                self.settings.host.as_str(),
+                self.settings.port,
+                &self.settings.discovery_prefix,
+                &self.settings.node_id,
+            )
+        });
+        let mut out = Vec::new();
+        if moved {
+            info!(
+                "MQTT: the mqtt settings changed; removing node {} from {}",
+                self.node.id(),
+                self.settings.broker
+            );
+            for topic in self.configs.keys().cloned().collect::<Vec<_>>() {
+                self.conn.push(&mut out, &topic, b"");
+            }
+            for b in self.states.clone() {
+                self.conn.push(&mut out, &self.node.state(&b), b"");
+            }
+            self.conn.push(&mut out, &self.node.availability(), b"");
+        }
+        codec::disconnect(&mut out);
+        let _ = self.conn.send(&out).await;
+        Ended::Reconfigured
+    }
+
+    /// actiond is stopping: the last states, `offline`, DISCONNECT.
+    async fn farewell(mut self) -> Ended {
+        if let Some(changed) = self.watch.take() {
+            let _ = self.publish_states(changed).await;
+        }
+        let mut out = Vec::new();
+        self.conn
+            .push(&mut out, &self.node.availability(), OFFLINE.as_bytes());
+        codec::disconnect(&mut out);
+        let _ = self.conn.send(&out).await;
+        Ended::Stopped
+    }
+}
+
+/// Says at debug level what the board announces, so an operator can see why an action has no
+/// button.
+fn log_entities(setup: &Setup, entities: &[Entity], node: &Node) {
+    debug!(
+        node = node.id(),
+        bindings = setup.bindings().len(),
+        buttons = entities.iter().filter(|e| e.button).count(),
+        states = entities.iter().filter(|e| e.state).count(),
+        "MQTT entities"
+    );
+}

@@ -1,0 +1,623 @@
+//! Home Assistant through MQTT, against a real broker (Debian's mosquitto, started by each
+//! test on a free loopback port) and its command-line clients: the discovery payloads and
+//! the keys Home Assistant requires, presses as the `runAs` caller, a refused press leaving
+//! no trace, reloads, the last will, a broker restart in the middle of a run, and a fleet of
+//! boards on one broker. These are `#[ignore]`d because a fresh clone need not have
+//! mosquitto; `scripts/test.sh` installs it and runs them by name (`-- --ignored mqtt::`).
+//!
+//! The two tests at the end need no broker and always run: a broker that never answers, or
+//! refuses, holds nothing but the MQTT client.
+
+use std::net::TcpListener;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::broker::{Broker, write_file};
+use crate::harness::{GATED, Server, TempDir, to_yaml, wait_until};
+
+/// Long enough for a reconnection after the backoff has grown a few steps.
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A config for a board named `node` on `broker`, with `extra` merged into the `mqtt`
+/// section and `rest` into the top level.
+fn board(broker: &Broker, node: &str, extra: Value, rest: Value) -> Value {
+    let mut mqtt = json!({"broker": broker.url(), "nodeId": node});
+    merge(&mut mqtt, extra);
+    let mut config = json!({"killGracePeriod": 1, "mqtt": mqtt});
+    merge(&mut config, rest);
+    config
+}
+
+fn merge(into: &mut Value, from: Value) {
+    if let (Value::Object(a), Value::Object(b)) = (into, from) {
+        a.extend(b);
+    }
+}
+
+fn availability(node: &str) -> String {
+    format!("actiond/{node}/availability")
+}
+
+fn state_topic(node: &str, binding: &str) -> String {
+    format!("actiond/{node}/{binding}/state")
+}
+
+fn press_topic(node: &str, binding: &str) -> String {
+    format!("actiond/{node}/{binding}/press")
+}
+
+fn config_topic(component: &str, node: &str, binding: &str) -> String {
+    format!("homeassistant/{component}/{node}/{binding}/config")
+}
+
+fn parse(payload: &str) -> Value {
+    serde_json::from_str(payload).unwrap_or_else(|e| panic!("not JSON ({e}): {payload}"))
+}
+
+/// Waits until the board's retained availability is `online`.
+fn wait_online(broker: &Broker, node: &str) {
+    broker.wait_retained(&availability(node), WAIT, |p| p == "online");
+}
+
+fn logs(server: &Server) -> Vec<Value> {
+    let reply = server.ok("GetLogs", json!({"startOffset": 0}));
+    reply["logs"].as_array().cloned().unwrap_or_default()
+}
+
+/// The keys Home Assistant documents as required for each component, and what a discovered
+/// entity needs to join its device and follow availability.
+fn assert_home_assistant_keys(topic: &str, payload: &Value, node: &str) {
+    let component = topic.split('/').nth(1).unwrap();
+    let required: &[&str] = match component {
+        "button" => &["command_topic"],
+        "sensor" | "binary_sensor" => &["state_topic"],
+        other => panic!("{topic}: unexpected component {other}"),
+    };
+    for key in required
+        .iter()
+        .chain(&["unique_id", "name", "availability_topic"])
+    {
+        assert!(
+            payload[*key].is_string(),
+            "{topic}: {key} missing in {payload}"
+        );
+    }
+    assert_eq!(
+        payload["device"]["identifiers"],
+        json!([format!("actiond_{node}")]),
+        "{topic}"
+    );
+    assert_eq!(payload["device"]["name"], node);
+    assert_eq!(payload["availability_topic"], availability(node));
+    assert_eq!(payload["payload_available"], "online");
+    assert_eq!(payload["payload_not_available"], "offline");
+    let unique = payload["unique_id"].as_str().unwrap();
+    assert!(
+        unique
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+        "{unique}"
+    );
+}
+
+#[test]
+#[ignore = "needs mosquitto: scripts/test.sh runs it"]
+fn discovery_announces_one_device_with_home_assistants_keys() {
+    let broker = Broker::start_with_user("actiond", "s3cret");
+    let secrets = TempDir::new();
+    let password = write_file(secrets.path(), "mqtt.secret", "s3cret\n");
+    let servers = write_file(
+        secrets.path(),
+        "servers.yaml",
+        "- {id: a, name: Alpha}\n- {id: b, name: Beta}\n",
+    );
+    let watcher = broker.subscribe("#");
+    let config = board(
+        &broker,
+        "board-a",
+        json!({"username": "actiond", "passwordFile": password}),
+        json!({
+            "entities": [{"file": servers, "name": "server"}],
+            "actions": [
+                {"id": "door", "title": "Garage door", "shell": "true"},
+                {"id": "hidden", "title": "Hidden", "shell": "true", "hidden": true},
+                {"id": "needsInput", "title": "Needs input", "shell": "echo {{ n }}",
+                 "arguments": [{"name": "n", "type": "int"}]},
+                {"id": "ping", "title": "Ping {{ .CurrentEntity.name }}", "shell": "true",
+                 "entity": "server"},
+            ],
+        }),
+    );
+    let server = Server::start(config);
+    wait_online(&broker, "board-a");
+
+    let retained = broker.retained("homeassistant/#");
+    let topics: Vec<&str> = retained.iter().map(|(t, _)| t.as_str()).collect();
+    let mut want = Vec::new();
+    for b in ["door", "ping-a", "ping-b"] {
+        want.push(config_topic("button", "board-a", b));
+    }
+    for b in ["door", "hidden", "needsInput", "ping-a", "ping-b"] {
+        want.push(config_topic("sensor", "board-a", b));
+        want.push(config_topic("binary_sensor", "board-a", b));
+    }
+    want.sort();
+    assert_eq!(topics, want);
+    for (topic, payload) in &retained {
+        assert_home_assistant_keys(topic, &parse(payload), "board-a");
+    }
+    let button = parse(
+        &broker
+            .retained_one(&config_topic("button", "board-a", "ping-b"))
+            .unwrap(),
+    );
+    assert_eq!(button["name"], "Ping Beta");
+    assert_eq!(button["command_topic"], press_topic("board-a", "ping-b"));
+    assert_eq!(button["payload_press"], "PRESS");
+    let sensor = parse(
+        &broker
+            .retained_one(&config_topic("sensor", "board-a", "door"))
+            .unwrap(),
+    );
+    assert_eq!(sensor["state_topic"], state_topic("board-a", "door"));
+    assert_eq!(
+        sensor["json_attributes_topic"],
+        state_topic("board-a", "door")
+    );
+    let state = parse(
+        &broker
+            .retained_one(&state_topic("board-a", "door"))
+            .unwrap(),
+    );
+    assert_eq!(state["state"], "never_run");
+    assert_eq!(state["running"], false);
+
+    // `online` comes after the configs and states, so Home Assistant never shows a board
+    // as available with half of its entities.
+    let seen = watcher.messages();
+    let online = seen
+        .iter()
+        .position(|m| m.topic == availability("board-a") && m.payload == "online")
+        .expect("online seen live");
+    let last_config = seen
+        .iter()
+        .rposition(|m| m.topic.starts_with("homeassistant/"))
+        .unwrap();
+    assert!(last_config < online, "online before the last config");
+
+    // A wrong password is refused by the broker and said once, however often it retries.
+    let wrong = write_file(secrets.path(), "wrong.secret", "nope\n");
+    let other = Server::start(board(
+        &broker,
+        "board-b",
+        json!({"username": "actiond", "passwordFile": wrong}),
+        json!({"actions": [{"id": "x", "shell": "true"}]}),
+    ));
+    // (mosquitto answers a wrong password with "not authorized", code 5, not code 4.)
+    assert!(wait_until(WAIT, || other.log_contains("MQTT: cannot connect")));
+    assert!(other.log_contains("not authorized") || other.log_contains("username or password"));
+    std::thread::sleep(Duration::from_secs(4));
+    assert_eq!(other.log_count("MQTT: cannot connect"), 1, "logged once");
+    assert!(broker.retained_one(&availability("board-b")).is_none());
+
+    // Home Assistant's birth message (it restarted) brings the discovery again, live. It is
+    // obeyed at most every few seconds, so it is repeated until it is.
+    let again = broker.subscribe("homeassistant/button/#");
+    let door = config_topic("button", "board-a", "door");
+    let deadline = std::time::Instant::now() + WAIT;
+    while again.on(&door).iter().all(|m| m.retain) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no discovery after the birth message"
+        );
+        broker.publish("homeassistant/status", "online", false);
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert!(server.log_contains("Home Assistant came online"));
+    drop(server);
+}
+
+#[test]
+#[ignore = "needs mosquitto: scripts/test.sh runs it"]
+fn a_press_runs_as_the_run_as_caller_and_the_state_follows_every_run() {
+    let broker = Broker::start();
+    let watcher = broker.subscribe("actiond/#");
+    let server = Server::start(board(
+        &broker,
+        "garage",
+        json!({"runAs": {"username": "door-bot", "usergroup": "automation"}}),
+        json!({
+            "defaultPermissions": {"view": false, "exec": false, "logs": false, "kill": false},
+            "accessControlLists": [
+                {"name": "auto", "matchUsergroups": ["automation"], "addToEveryAction": true,
+                 "permissions": {"exec": true, "logs": true}},
+                {"name": "guests", "matchUsergroups": ["guest"], "addToEveryAction": true,
+                 "permissions": {"view": true, "exec": true, "logs": true}},
+            ],
+            "actions": [{"id": "door", "title": "Door",
+                         "shell": format!("echo \"by $ACTIOND_USER\"; {GATED}")}],
+        }),
+    ));
+    wait_online(&broker, "garage");
+    let state = state_topic("garage", "door");
+    broker.publish(&press_topic("garage", "door"), "PRESS", false);
+    let running = watcher.wait_for(&state, WAIT, |m| m.json()["state"] == "running");
+    let r = running.json();
+    assert_eq!(r["running"], true);
+    assert_eq!(r["attributes"]["user"], "door-bot");
+    assert!(r["attributes"]["exit_code"].is_null());
+
+    std::fs::write(server.path("go"), "").unwrap();
+    let done = watcher.wait_for(&state, WAIT, |m| m.json()["state"] == "succeeded");
+    let d = done.json();
+    assert_eq!(d["running"], false);
+    assert_eq!(d["attributes"]["exit_code"], 0);
+    assert_eq!(d["attributes"]["user"], "door-bot");
+    assert_eq!(d["attributes"]["output"], "by door-bot\n");
+    assert!(d["attributes"]["finished"].is_string());
+    assert_eq!(
+        broker.retained_one(&state).map(|p| parse(&p)),
+        Some(d.clone())
+    );
+
+    // The engine recorded it like any run, as the runAs caller.
+    let entries = logs(&server);
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["user"], "door-bot");
+    assert_eq!(entries[0]["userClass"], "automation");
+    let tracking = entries[0]["executionTrackingId"].clone();
+    assert_eq!(d["attributes"]["tracking_id"], tracking);
+
+    // A run started elsewhere (the API, as the guest) is published too.
+    let entry = server.run("door");
+    assert_eq!(entry["exitCode"], 0);
+    watcher.wait_for(&state, WAIT, |m| {
+        let j = m.json();
+        j["attributes"]["user"] == "guest" && j["state"] == "succeeded"
+    });
+}
+
+#[test]
+#[ignore = "needs mosquitto: scripts/test.sh runs it"]
+fn a_burst_of_runs_leaves_the_state_of_the_last_one() {
+    // Far more events than a stream subscriber's queue holds (the smallest allowed): the MQTT
+    // client is not such a subscriber, coalesces what it sees and reads the state from the
+    // engine, so the retained state is the last run's whatever the burst.
+    let broker = Broker::start();
+    let server = Server::start(board(
+        &broker,
+        "burst",
+        json!({}),
+        json!({"eventQueueLength": 16, "actions": [{"id": "n", "shell": "echo $ACTIOND_TRACKING_ID"}]}),
+    ));
+    wait_online(&broker, "burst");
+    let mut last = Value::Null;
+    for _ in 0..40 {
+        last = server.run("n")["executionTrackingId"].clone();
+    }
+    let state = broker.wait_retained(&state_topic("burst", "n"), WAIT, |p| {
+        parse(p)["attributes"]["tracking_id"] == last
+    });
+    let state = parse(&state);
+    assert_eq!(state["state"], "succeeded");
+    assert_eq!(state["running"], false);
+    assert_eq!(
+        state["attributes"]["output"],
+        format!("{}\n", last.as_str().unwrap())
+    );
+}
+
+#[test]
+#[ignore = "needs mosquitto: scripts/test.sh runs it"]
+fn a_denied_or_retained_press_is_refused_and_recorded_nowhere() {
+    let broker = Broker::start();
+    // Left on the broker before the board starts: it must not press at connection.
+    broker.publish(&press_topic("lab", "allowed"), "PRESS", true);
+    let server = Server::start(board(
+        &broker,
+        "lab",
+        json!({}),
+        json!({
+            "defaultPermissions": {"view": false, "exec": false, "logs": false, "kill": false},
+            "accessControlLists": [
+                {"name": "mqtt-runs", "matchUsernames": ["mqtt"],
+                 "permissions": {"exec": true, "logs": true}},
+                {"name": "guests", "matchUsergroups": ["guest"], "addToEveryAction": true,
+                 "permissions": {"view": true, "logs": true}},
+            ],
+            "actions": [
+                {"id": "allowed", "shell": "touch allowed-ran", "acls": ["mqtt-runs"]},
+                {"id": "denied", "shell": "touch denied-ran"},
+            ],
+        }),
+    ));
+    wait_online(&broker, "lab");
+    // The denied action is not announced at all: the runAs caller may neither run it nor
+    // read it.
+    let configs = broker.retained("homeassistant/#");
+    assert!(
+        configs.iter().all(|(t, _)| !t.contains("/denied/")),
+        "{configs:?}"
+    );
+    assert!(
+        configs
+            .iter()
+            .any(|(t, _)| t.contains("/button/lab/allowed/"))
+    );
+
+    broker.publish(&press_topic("lab", "denied"), "PRESS", false);
+    broker.publish(&press_topic("lab", "allowed"), "not a press", false);
+    // Larger than any packet the client buffers: skipped as it streams in, and the
+    // connection goes on.
+    broker.publish(&press_topic("lab", "allowed"), &"P".repeat(100_000), false);
+    broker.publish(&press_topic("lab", "allowed"), "PRESS", false);
+    assert!(wait_until(WAIT, || server.path("allowed-ran").exists()));
+    assert!(wait_until(WAIT, || server.log_contains("refused a press of denied")));
+    assert!(server.log_contains("ignored a retained press of allowed"));
+    assert!(server.log_contains("the payload is not PRESS"));
+    assert!(server.log_contains("skipped a message of 100"));
+    assert_eq!(
+        server.log_count("MQTT: connected"),
+        1,
+        "the big message broke nothing"
+    );
+    let entries = logs(&server);
+    assert_eq!(
+        entries.len(),
+        1,
+        "only the live press of allowed: {entries:?}"
+    );
+    assert_eq!(entries[0]["actionId"], "allowed");
+    assert!(!server.path("denied-ran").exists());
+}
+
+#[test]
+#[ignore = "needs mosquitto: scripts/test.sh runs it"]
+fn reloads_republish_changes_and_empty_what_was_removed() {
+    let broker = Broker::start();
+    let actions = |ids: &[(&str, &str)]| -> Value {
+        json!({"actions": ids.iter().map(|(id, title)| json!({"id": id, "title": title, "shell": "true"})).collect::<Vec<_>>()})
+    };
+    let server = Server::start(board(
+        &broker,
+        "hall",
+        json!({}),
+        actions(&[("a", "Lamp"), ("b", "Fan")]),
+    ));
+    wait_online(&broker, "hall");
+    assert!(
+        broker
+            .retained_one(&config_topic("button", "hall", "b"))
+            .is_some()
+    );
+    let watcher = broker.subscribe("#");
+
+    let edited = board(&broker, "hall", json!({}), actions(&[("a", "Lamp 2")]));
+    let path = server.path("config.yaml");
+    let tmp = server.path("config.yaml.tmp");
+    std::fs::write(&tmp, to_yaml(&edited)).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+
+    for component in ["button", "sensor", "binary_sensor"] {
+        watcher.wait_for(&config_topic(component, "hall", "b"), WAIT, |m| {
+            m.payload.is_empty()
+        });
+    }
+    watcher.wait_for(&state_topic("hall", "b"), WAIT, |m| m.payload.is_empty());
+    // (The watcher first saw the retained config of before the reload.)
+    watcher.wait_for(&config_topic("button", "hall", "a"), WAIT, |m| {
+        !m.payload.is_empty() && m.json()["name"] == "Lamp 2"
+    });
+    let left: Vec<String> = broker
+        .retained("#")
+        .into_iter()
+        .map(|(t, _)| t)
+        .filter(|t| t.contains("/b/"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let _ = server.stop();
+
+    // An action removed while actiond was stopped: its retained messages are found on the
+    // broker at the next start and emptied.
+    let again = Server::start(board(
+        &broker,
+        "hall",
+        json!({}),
+        actions(&[("c", "Heater")]),
+    ));
+    wait_online(&broker, "hall");
+    assert!(wait_until(WAIT, || {
+        broker.retained("#").iter().all(|(t, _)| !t.contains("/a/"))
+    }));
+    assert!(
+        broker
+            .retained_one(&config_topic("button", "hall", "c"))
+            .is_some()
+    );
+    drop(again);
+}
+
+#[test]
+#[ignore = "needs mosquitto: scripts/test.sh runs it"]
+fn a_stopped_board_says_offline_and_a_killed_one_by_its_last_will() {
+    let broker = Broker::start();
+    let config = board(
+        &broker,
+        "shed",
+        json!({}),
+        json!({"actions": [{"id": "x", "shell": "sleep 60"}]}),
+    );
+    let server = Server::start(config.clone());
+    wait_online(&broker, "shed");
+    // A run the shutdown kills: its last state is published before `offline`.
+    server.start_action("x");
+    broker.wait_retained(&state_topic("shed", "x"), WAIT, |p| {
+        parse(p)["running"] == true
+    });
+    let watcher = broker.subscribe("actiond/shed/#");
+    let _ = server.stop();
+    assert_eq!(
+        broker.retained_one(&availability("shed")).as_deref(),
+        Some("offline")
+    );
+    let last = parse(&broker.retained_one(&state_topic("shed", "x")).unwrap());
+    assert_eq!(last["state"], "killed");
+    assert_eq!(last["running"], false);
+    let seen = watcher.messages();
+    let at = |want: &dyn Fn(&crate::broker::Message) -> bool| seen.iter().position(want);
+    let killed = at(&|m| m.topic.ends_with("/x/state") && m.payload.contains("killed"));
+    let offline = at(&|m| m.topic.ends_with("/availability") && m.payload == "offline");
+    assert!(killed.is_some() && killed < offline, "{seen:?}");
+
+    let server = Server::start(config);
+    wait_online(&broker, "shed");
+    server.signal(nix::sys::signal::Signal::SIGKILL);
+    broker.wait_retained(&availability("shed"), WAIT, |p| p == "offline");
+}
+
+#[test]
+#[ignore = "needs mosquitto: scripts/test.sh runs it"]
+fn a_broker_restarting_mid_run_loses_no_state() {
+    let mut broker = Broker::start();
+    let server = Server::start(board(
+        &broker,
+        "cellar",
+        json!({}),
+        json!({"actions": [{"id": "pump", "title": "Pump", "shell": GATED}]}),
+    ));
+    wait_online(&broker, "cellar");
+    let state = state_topic("cellar", "pump");
+    let id = server.start_action("pump");
+    broker.wait_retained(&state, WAIT, |p| parse(p)["state"] == "running");
+
+    // The broker dies, the run ends while it is away, and it comes back empty (it keeps no
+    // retained messages on disk).
+    broker.kill();
+    std::fs::write(server.path("go"), "").unwrap();
+    let entry = server.wait_finished(&id, WAIT);
+    assert_eq!(entry["exitCode"], 0);
+    broker.restart();
+
+    let p = parse(&broker.wait_retained(&state, WAIT, |p| parse(p)["state"] != "running"));
+    assert_eq!(p["state"], "succeeded");
+    assert_eq!(p["running"], false);
+    assert_eq!(p["attributes"]["tracking_id"], json!(id));
+    wait_online(&broker, "cellar");
+    assert!(
+        broker
+            .retained_one(&config_topic("button", "cellar", "pump"))
+            .is_some()
+    );
+    assert_eq!(server.log_count("lost the connection"), 1);
+    assert!(
+        server.log_count("cannot connect") <= 1,
+        "the outage is logged once"
+    );
+    assert_eq!(server.log_count("MQTT: connected"), 2);
+}
+
+#[test]
+#[ignore = "needs mosquitto: scripts/test.sh runs it"]
+fn a_fleet_of_three_boards_shares_one_broker_and_each_press_reaches_one_board() {
+    let broker = Broker::start();
+    let nodes = ["board-1", "board-2", "board-3"];
+    let servers: Vec<Server> = nodes
+        .iter()
+        .map(|n| {
+            Server::start(board(
+                &broker,
+                n,
+                json!({}),
+                json!({"actions": [{"id": "ring", "title": "Ring", "shell": "echo x >> pressed"}]}),
+            ))
+        })
+        .collect();
+    for n in nodes {
+        wait_online(&broker, n);
+    }
+    let devices: std::collections::BTreeSet<String> = broker
+        .retained("homeassistant/button/#")
+        .iter()
+        .map(|(_, p)| {
+            parse(p)["device"]["identifiers"][0]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        devices.into_iter().collect::<Vec<_>>(),
+        ["actiond_board-1", "actiond_board-2", "actiond_board-3"]
+    );
+
+    broker.publish(&press_topic("board-2", "ring"), "PRESS", false);
+    broker.publish(&press_topic("board-3", "ring"), "PRESS", false);
+    let ran = |s: &Server| logs(s).len();
+    assert!(wait_until(WAIT, || ran(&servers[1]) == 1 && ran(&servers[2]) == 1));
+    broker.publish(&press_topic("board-3", "ring"), "PRESS", false);
+    assert!(wait_until(WAIT, || ran(&servers[2]) == 2));
+    assert_eq!(ran(&servers[0]), 0, "board-1 was never pressed");
+    assert_eq!(ran(&servers[1]), 1);
+    let lines = |s: &Server| {
+        std::fs::read_to_string(s.path("pressed"))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    assert_eq!(
+        [lines(&servers[0]), lines(&servers[1]), lines(&servers[2])],
+        [0, 1, 2]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Without a broker: these always run.
+
+/// A config whose broker is at `port` on loopback.
+fn unreachable_board(port: u16) -> Value {
+    json!({
+        "killGracePeriod": 1,
+        "mqtt": {"broker": format!("mqtt://127.0.0.1:{port}"), "nodeId": "lonely"},
+        "actions": [{"id": "t", "shell": "true"}],
+    })
+}
+
+#[test]
+fn a_broker_that_never_answers_holds_only_the_mqtt_client() {
+    // Accepts connections and never reads or writes: the client waits for its CONNACK.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let held = std::thread::spawn(move || {
+        let mut conns = Vec::new();
+        for c in silent.incoming().take(1) {
+            conns.push(c);
+        }
+        std::thread::sleep(Duration::from_secs(5));
+        drop(conns);
+    });
+    let server = Server::start(unreachable_board(port));
+    for _ in 0..20 {
+        assert_eq!(server.run("t")["exitCode"], 0);
+    }
+    let (status, _) = server.call("GetReadyz", json!({}));
+    assert_eq!(status, 200);
+    let _ = server.stop();
+    let _ = held.join();
+}
+
+#[test]
+fn a_refused_broker_is_logged_once_and_retried() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let server = Server::start(unreachable_board(port));
+    assert!(wait_until(WAIT, || server.log_contains("MQTT: cannot connect")));
+    // Several attempts go by (the backoff starts below a second) without another line.
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(server.log_count("MQTT: cannot connect"), 1);
+    assert_eq!(server.run("t")["exitCode"], 0);
+    let log = server.stop_and_log();
+    assert!(!log.contains("MQTT: connected"));
+}
