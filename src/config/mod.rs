@@ -17,9 +17,9 @@ use crate::arguments::ArgType;
 use crate::template::{Placeholder, Template};
 
 pub use source::{LoadError, Loaded, Source, load, locate};
-pub use validate::parse;
 /// Go's duration syntax (`30s`, `5m`, `1h30m`), for `@every` in cron lines too.
 pub(crate) use validate::parse_go_duration as parse_duration;
+pub use validate::{check_host_port, parse};
 
 /// One problem found while validating, located by its YAML path (`actions[2].timeout`).
 #[derive(Debug, Clone, PartialEq, Eq)]

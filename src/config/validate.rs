@@ -2147,7 +2147,8 @@ fn expand_icon(icon: &str) -> String {
 }
 
 /// Checks `host:port` (`[v6]:port` for IPv6); the host is an IP address or a host name.
-fn check_host_port(address: &str) -> Result<(), String> {
+/// The command line's `--listen` is checked by the same rule.
+pub fn check_host_port(address: &str) -> Result<(), String> {
     let port = if let Some(rest) = address.strip_prefix('[') {
         let (host, port) = rest
             .split_once("]:")
