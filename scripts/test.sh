@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run) and as README "Testing" shows it:
 # format check, clippy with warnings as errors, unit tests, black-box tests of the real
-# binary, the Connect client from npm against the real binary, and ARM builds run under
-# qemu-user (scripts/cross-smoke.sh). It installs what it needs and fails loudly; nothing is
-# skipped silently.
+# binary, the Connect client from npm against the real binary, the web page in Chromium,
+# the Debian packages (built, checked by lintian, their binaries run under qemu-user on the
+# oldest CPU of each architecture), and the amd64 package under a real systemd in
+# systemd-nspawn. It installs what it needs and fails loudly; nothing is skipped silently.
+# Slow things are cached under target/: the cross builds (target/cross) and the container's
+# Debian rootfs (target/nspawn).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,7 +64,19 @@ fi
     ACTIOND_BIN="$PWD/../../target/debug/actiond" CHROMIUM="$(command -v chromium)" npm test
 )
 
-step "ARM builds without docker, run under qemu-user (scripts/cross-smoke.sh)"
-bash scripts/cross-smoke.sh
+step "Debian packages for amd64, arm64, armhf and armel, built without docker (scripts/package-deb.sh)"
+bash scripts/package-deb.sh
+need lintian lintian
+version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
+for deb in dist/deb/actiond_"$version"_{amd64,arm64,armhf,armel}.deb; do
+    step "lintian $deb (errors fail the run; warnings are shown)"
+    lintian --fail-on error --info "$deb"
+done
+
+step "the packages' binaries on the oldest CPU of each architecture, under qemu-user (scripts/cross-smoke.sh)"
+bash scripts/cross-smoke.sh --debs
+
+step "the amd64 package under a real systemd in systemd-nspawn (scripts/nspawn-test.sh)"
+bash scripts/nspawn-test.sh "dist/deb/actiond_${version}_amd64.deb"
 
 step "all tests passed"
