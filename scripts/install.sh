@@ -166,7 +166,7 @@ install_all() {
 
     put "$binary" "$bin" 0755
     # The unit names /usr/local; another PREFIX gets its own paths.
-    put_text "$unit" 0644 "$(sed "s|/usr/local/|$PREFIX/|g" "$here/systemd/actiond.service")
+    put_text "$unit" 0644 "$(sed "/^#/!s|/usr/local/|$PREFIX/|g" "$here/systemd/actiond.service")
 "
     for f in "$here"/board/*/service.conf; do
         b=$(basename "$(dirname "$f")")
