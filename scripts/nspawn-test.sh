@@ -10,6 +10,8 @@
 # not name), an upgrade keeps an edited config and the history, and a purge removes all of it.
 #
 #   scripts/nspawn-test.sh [DEB]     default: dist/deb/actiond_<version>_amd64.deb
+#   scripts/nspawn-test.sh --prepare only make the cached rootfs (scripts/test.sh runs this
+#                                    in the background while the packages build)
 #
 # Each check is a function named in CHECKS below; a new assertion is one more function and
 # one more name there. The container's root is an overlay on the cached rootfs. Nothing
@@ -33,6 +35,8 @@ ROOT=$RUN/root
 MARK=4127
 MACHINE=actiond-ci
 version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
+prepare_only=false
+if [ "${1:-}" = --prepare ]; then prepare_only=true; shift; fi
 DEB=${1:-dist/deb/actiond_${version}_amd64.deb}
 started=$SECONDS
 
@@ -50,7 +54,7 @@ need debootstrap debootstrap
 need systemd-nspawn systemd-container
 need nsenter util-linux
 need pgrep procps
-[ -f "$DEB" ] || die "no package at $DEB (scripts/package-deb.sh amd64 makes it)"
+$prepare_only || [ -f "$DEB" ] || die "no package at $DEB (scripts/package-deb.sh amd64 makes it)"
 
 # wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds or time runs out.
 wait_for() {
@@ -82,10 +86,21 @@ debian_mirror() {
 key=$(printf '%s\n' "$SUITE" minbase "$INCLUDE" "$RECIPE" | sha256sum | cut -c1-12)
 PRISTINE=$NSPAWN_DIR/rootfs-$SUITE-$key
 
+# unmount_under DIR: unmounts whatever is mounted at or below DIR, deepest first (debootstrap
+# mounts /proc and /sys in its target, and leaves them if it is killed).
+unmount_under() {
+    local m
+    for m in $(awk -v dir="$1" '$2 == dir || index($2, dir "/") == 1 { print $2 }' /proc/self/mounts | sort -r); do
+        umount "$m" 2>/dev/null || umount --lazy "$m"
+    done
+}
+
 make_rootfs() {
     local mirror old tmp=$PRISTINE.tmp t0=$SECONDS
     mirror=$(debian_mirror)
     step "debootstrap --variant=minbase --include=$INCLUDE $SUITE from $mirror (cached as $PRISTINE)"
+    MAKING=$tmp
+    unmount_under "$tmp"
     rm -rf "$tmp"
     mkdir -p "$NSPAWN_DIR"
     debootstrap --variant=minbase --include="$INCLUDE" "$SUITE" "$tmp" "$mirror" \
@@ -94,14 +109,16 @@ make_rootfs() {
     rm -f "$tmp"/var/cache/apt/archives/*.deb
     # Only a finished rootfs gets the cache's name; older recipes' rootfs go.
     for old in "$NSPAWN_DIR"/rootfs-*; do [ "$old" = "$tmp" ] || rm -rf "$old"; done
+    unmount_under "$tmp"
     mv "$tmp" "$PRISTINE"
+    MAKING=""
     echo "rootfs made in $((SECONDS - t0)) s: $(du -sh "$PRISTINE" | cut -f1)"
 }
 
 # ---------------------------------------------------------------------------------------
 # The container
 
-NSPAWN="" INIT=""
+NSPAWN="" INIT="" MAKING=""
 
 # in_ct COMMAND...: runs COMMAND inside the container (all its namespaces), with a clean
 # environment.
@@ -147,6 +164,11 @@ unmount_root() {
 
 cleanup() {
     set +e
+    # A debootstrap cut short leaves its mounts and an unfinished rootfs.
+    if [ -n "$MAKING" ]; then
+        unmount_under "$MAKING"
+        rm -rf "$MAKING"
+    fi
     if [ -n "$NSPAWN" ] && kill -0 "$NSPAWN" 2>/dev/null; then
         # SIGTERM makes systemd-nspawn power the container off in order; if that takes too
         # long, killing the container's init ends every process in its PID namespace.
@@ -171,6 +193,8 @@ cleanup() {
     fi
 }
 trap cleanup EXIT
+# A signal ends the script through exit, so the EXIT trap cleans up then too.
+trap 'exit 143' TERM INT HUP
 
 # ---------------------------------------------------------------------------------------
 # Talking to the service
@@ -416,7 +440,7 @@ check_reboot_through_polkit() {
     status=0
     wait "$NSPAWN" || status=$?
     [ "$status" -eq 133 ] || die "systemd-nspawn ended with $status, not 133 (reboot)"
-    NSPAWN="" INIT=""
+    NSPAWN="" INIT="" MAKING=""
     boot
     [ "$(in_ct cat /proc/sys/kernel/random/boot_id)" != "$boot_id" ] || die "the boot id did not change"
     wait_for 30 active || die "actiond is not back after the reboot"
@@ -480,6 +504,7 @@ check_purge_removes_everything() {
 # ---------------------------------------------------------------------------------------
 
 [ -d "$PRISTINE" ] || make_rootfs
+if $prepare_only; then echo "rootfs ready: $PRISTINE"; exit 0; fi
 # The run's root is an overlay on the cached rootfs: nothing to copy, and the cache stays
 # as debootstrap left it whatever the run writes.
 unmount_root

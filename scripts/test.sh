@@ -64,6 +64,15 @@ fi
     ACTIOND_BIN="$PWD/../../target/debug/actiond" CHROMIUM="$(command -v chromium)" npm test
 )
 
+# The container's Debian rootfs downloads and unpacks while the packages compile; on a warm
+# cache this returns at once. It runs in a session of its own, so that whatever happens here
+# its whole process group can be ended.
+step "in the background: the Debian rootfs for the systemd stage (log: target/nspawn/prepare.log)"
+mkdir -p target/nspawn
+setsid --wait bash scripts/nspawn-test.sh --prepare >target/nspawn/prepare.log 2>&1 </dev/null &
+prepare=$!
+trap '[ -z "${prepare:-}" ] || kill -TERM -- "-$prepare" 2>/dev/null || true' EXIT
+
 step "Debian packages for amd64, arm64, armhf and armel, built without docker (scripts/package-deb.sh)"
 bash scripts/package-deb.sh
 need lintian lintian
@@ -77,6 +86,12 @@ step "the packages' binaries on the oldest CPU of each architecture, under qemu-
 bash scripts/cross-smoke.sh --debs
 
 step "the amd64 package under a real systemd in systemd-nspawn (scripts/nspawn-test.sh)"
+if ! wait "$prepare"; then
+    cat target/nspawn/prepare.log
+    echo "error: making the container's rootfs failed (above)" >&2
+    exit 1
+fi
+prepare=
 bash scripts/nspawn-test.sh "dist/deb/actiond_${version}_amd64.deb"
 
 step "all tests passed"
