@@ -133,6 +133,9 @@ container_init() {
 }
 
 system_up() {
+    kill -0 "$NSPAWN" 2>/dev/null || die "systemd-nspawn ended while booting: $(tail -5 "$RUN/console.log")"
+    # Asked again each time: the first child seen may be one nspawn replaces before init runs.
+    container_init || return 1
     case $(in_ct systemctl is-system-running 2>/dev/null) in
         running|degraded) return 0 ;;
         *) return 1 ;;
@@ -144,7 +147,6 @@ boot() {
     systemd-nspawn --directory="$ROOT" --boot --private-network --register=no --keep-unit \
         --machine="$MACHINE" --console=read-only >>"$RUN/console.log" 2>&1 </dev/null &
     NSPAWN=$!
-    wait_for 30 container_init || die "systemd-nspawn started no container (console: $(tail -5 "$RUN/console.log"))"
     wait_for 120 system_up || {
         tail -20 "$RUN/console.log" >&2
         die "the container's systemd did not finish booting in 120 s: $(in_ct systemctl is-system-running 2>&1)"
