@@ -272,4 +272,5 @@ for arch in "$@"; do
     sizes+=("$(printf '%-40s %9s bytes  %5s KiB  (installed %s KiB)' "$deb" "$bytes" $((bytes / 1024)) "$kib")")
 done
 
-printf '\n%s\n' "${sizes[@]}"
+echo
+printf '%s\n' "${sizes[@]}"
