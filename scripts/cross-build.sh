@@ -1,34 +1,48 @@
 #!/usr/bin/env bash
-# Cross-compile actiond for Raspberry Pi class boards WITHOUT docker, on Debian 12 (bookworm)
-# x86_64: Debian's rustc-web toolchain, the gcc cross linkers, Debian's musl, and
-# `-Zbuild-std` where Debian ships no standard library for the target. `cross` (Cross.toml)
-# gives the same binaries on a machine with docker; this is the route for one without.
+# Static release builds of actiond for the Debian packages and for other boards, WITHOUT
+# docker, on Debian 12 (bookworm) x86_64: Debian's rustc-web toolchain, the gcc cross linkers,
+# Debian's musl, and `-Zbuild-std` where Debian ships no standard library for the target.
+# `cross` (Cross.toml) gives the same binaries on a machine with docker; this is the route for
+# one without.
 #
-#   scripts/cross-build.sh [TARGET...]      default: all four targets below
+#   scripts/cross-build.sh [TARGET...]      default: the four package targets
 #
-#   aarch64-unknown-linux-gnu        Pi 3/4/5, Zero 2 W on 64-bit Raspberry Pi OS (glibc >= 2.34,
-#                                    i.e. bookworm; use a musl build on older systems)
-#   aarch64-unknown-linux-musl       the same boards, static: runs on any 64-bit ARM Linux
-#   armv7-unknown-linux-musleabihf   Pi 2/3/4 on 32-bit OS, static
-#   arm-unknown-linux-musleabi       Pi Zero / Zero W / Pi 1 (ARMv6), static, soft-float ABI
+# The package targets (scripts/package-deb.sh), one per Debian architecture, all static musl so
+# that one file runs whatever the board's C library is:
+#   x86_64-unknown-linux-musl        amd64
+#   aarch64-unknown-linux-musl       arm64: Pi 3/4/5, Zero 2 W on 64-bit OS (ARMv8.0-A)
+#   arm-unknown-linux-musleabi       armhf: every Pi on 32-bit Raspberry Pi OS, Pi Zero and
+#                                    Pi 1 included (ARMv6). Raspberry Pi OS armhf is ARMv6
+#                                    hard-float, Debian's armhf is ARMv7; an ARMv7 build dies
+#                                    with SIGILL on the ARMv6 boards, so this is ARMv6. It uses
+#                                    the soft-float calling convention because the only ARMv6-clean
+#                                    musl Debian has is armel's; in a static binary the calling
+#                                    convention is invisible to the system, and actiond does
+#                                    next to no floating point.
+#   armv5te-unknown-linux-musleabi   armel: Debian's armel baseline (ARMv5TE, soft-float), e.g.
+#                                    Kirkwood NAS boxes. An ARMv6 build would SIGILL there.
+# Others, on request:
+#   aarch64-unknown-linux-gnu        64-bit OS with glibc >= 2.34 (bookworm), dynamic
+#   armv7-unknown-linux-musleabihf   Pi 2/3/4 on 32-bit OS, static, ARMv7 hard-float
 #
 # Output: dist/<target>/actiond (stripped; dist/ is git-ignored) and a size table on stdout.
-# The build cache lives outside the work tree ($ACTIOND_CROSS_CACHE, default
-# ~/.cache/actiond-cross) so that fresh clones (CI) reuse the compiled standard library and
-# dependencies; it never touches target/, where the host (rustup) build lives.
+# The build cache lives in target/cross ($ACTIOND_CROSS_CACHE), apart from the host (rustup)
+# build in target/debug and target/release: this route uses Debian's compiler, and mixing two
+# compilers' artifacts in one directory would rebuild everything each time.
 # Installs what it needs with apt (root) and fails loudly when it cannot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_TARGETS=(aarch64-unknown-linux-gnu aarch64-unknown-linux-musl
-             armv7-unknown-linux-musleabihf arm-unknown-linux-musleabi)
-CACHE="${ACTIOND_CROSS_CACHE:-$HOME/.cache/actiond-cross}"
+PACKAGE_TARGETS=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl
+                 arm-unknown-linux-musleabi armv5te-unknown-linux-musleabi)
+ALL_TARGETS=("${PACKAGE_TARGETS[@]}" aarch64-unknown-linux-gnu armv7-unknown-linux-musleabihf)
+CACHE="${ACTIOND_CROSS_CACHE:-$PWD/target/cross}"
 DIST="$PWD/dist"
 
 die() { echo "cross-build: error: $*" >&2; exit 1; }
 step() { printf '\n==> %s\n' "$*" >&2; }
 
-[ $# -gt 0 ] || set -- "${ALL_TARGETS[@]}"
+[ $# -gt 0 ] || set -- "${PACKAGE_TARGETS[@]}"
 for t in "$@"; do
     case " ${ALL_TARGETS[*]} " in
         *" $t "*) ;;
@@ -63,13 +77,19 @@ add_arch() {
     apt-get update -qq || [ "$1" != arm64 ] || die "apt-get update failed after adding arm64"
 }
 
-need_32bit=false
-for t in "$@"; do case $t in arm*) need_32bit=true ;; esac; done
+need_32bit=false need_amd64_musl=false
+for t in "$@"; do
+    case $t in
+        arm*) need_32bit=true ;;
+        x86_64-*) need_amd64_musl=true ;;
+    esac
+done
 
 base=(rustc-web cargo-web rust-web-src libstd-rust-web-dev:arm64 gcc-aarch64-linux-gnu
       libc6-dev-arm64-cross musl-dev:arm64 libunwind-14-dev:arm64 qemu-user-static file binutils)
 $need_32bit && base+=(gcc-arm-linux-gnueabihf libc6-dev-armhf-cross gcc-arm-linux-gnueabi
                       libc6-dev-armel-cross)
+$need_amd64_musl && base+=(musl-dev:amd64)
 all_there=true
 for p in "${base[@]}"; do installed "$p" || all_there=false; done
 if $need_32bit && ! { installed musl-dev:armhf && installed musl-dev:armel; }; then all_there=false; fi
@@ -105,10 +125,24 @@ min=$(sed -n 's/^rust-version *= *"\(.*\)"/\1/p' Cargo.toml)
 # Per-target settings (environment variables, so paths can be absolute and nothing is written
 # into the work tree's cargo config)
 
-mkdir -p "$CACHE/link/aarch64-musl" "$CACHE/link/arm-musl"
-# std's `unwind` crate asks for -lunwind on musl even with panic=abort. On aarch64 gcc 12's
-# libgcc_eh needs glibc's _dl_find_object, so LLVM's libunwind stands in; on 32-bit ARM,
-# libgcc_eh (ARM EHABI) links against musl. One-line GNU ld scripts named libunwind.a:
+mkdir -p "$CACHE/link/x86_64-musl" "$CACHE/link/aarch64-musl" "$CACHE/link/arm-musl"
+# std's `unwind` crate asks for -lunwind on musl even with panic=abort. On x86_64 and aarch64
+# gcc 12's libgcc_eh needs glibc's _dl_find_object, so LLVM's libunwind stands in; on 32-bit
+# ARM, libgcc_eh (ARM EHABI) links against musl. One-line GNU ld scripts named libunwind.a:
+if $need_amd64_musl; then
+    # libunwind-14-dev cannot be installed for amd64 beside the arm64 one (both own
+    # /usr/lib/llvm-14/lib/libunwind.a), so the amd64 archive is unpacked into the cache.
+    unwind_amd64="$CACHE/sysroot/amd64/usr/lib/llvm-14/lib/libunwind.a"
+    if [ ! -f "$unwind_amd64" ]; then
+        step "apt-get download libunwind-14-dev:amd64 (unpacked into $CACHE/sysroot/amd64)"
+        mkdir -p "$CACHE/sysroot/debs"
+        (cd "$CACHE/sysroot/debs" && apt-get download -qq libunwind-14-dev:amd64) \
+            || die "apt-get download libunwind-14-dev:amd64 failed"
+        dpkg-deb -x "$(ls "$CACHE"/sysroot/debs/libunwind-14-dev_*_amd64.deb | tail -1)" "$CACHE/sysroot/amd64"
+        [ -f "$unwind_amd64" ] || die "no $unwind_amd64 in libunwind-14-dev:amd64"
+    fi
+    echo "INPUT($unwind_amd64)" >"$CACHE/link/x86_64-musl/libunwind.a"
+fi
 echo 'INPUT(/usr/lib/llvm-14/lib/libunwind.a)' >"$CACHE/link/aarch64-musl/libunwind.a"
 echo 'INPUT(-lgcc_eh)' >"$CACHE/link/arm-musl/libunwind.a"
 
@@ -123,6 +157,9 @@ configure() {
     # configure TARGET: sets LINKER, FLAGS, BUILD_STD, STRIP_TOOL, QEMU for one target.
     BUILD_STD=yes FLAGS=""
     case $1 in
+        x86_64-unknown-linux-musl)
+            LINKER=x86_64-linux-gnu-gcc STRIP_TOOL=strip
+            FLAGS=$(musl_flags /usr/lib/x86_64-linux-musl/musl-gcc.specs "$CACHE/link/x86_64-musl") ;;
         aarch64-unknown-linux-gnu)
             LINKER=aarch64-linux-gnu-gcc BUILD_STD=no STRIP_TOOL=aarch64-linux-gnu-strip ;;
         aarch64-unknown-linux-musl)
@@ -131,7 +168,7 @@ configure() {
         armv7-unknown-linux-musleabihf)
             LINKER=arm-linux-gnueabihf-gcc STRIP_TOOL=arm-linux-gnueabihf-strip
             FLAGS=$(musl_flags /usr/lib/arm-linux-musleabihf/musl-gcc.specs "$CACHE/link/arm-musl") ;;
-        arm-unknown-linux-musleabi)
+        arm-unknown-linux-musleabi|armv5te-unknown-linux-musleabi)
             LINKER=arm-linux-gnueabi-gcc STRIP_TOOL=arm-linux-gnueabi-strip
             FLAGS=$(musl_flags /usr/lib/arm-linux-musleabi/musl-gcc.specs "$CACHE/link/arm-musl") ;;
     esac
@@ -160,11 +197,27 @@ for t in "$@"; do
     [ -f "$out" ] || die "no binary at $out"
     mkdir -p "$DIST/$t"
     # The profile strips already; strip again with the target's binutils so the artifact is
-    # stripped even if the profile changes, and check that it is an ARM ELF of the right class.
-    "$STRIP_TOOL" -o "$DIST/$t/actiond" "$out"
+    # stripped even if the profile changes, and check that it is an ELF for the right machine.
+    "$STRIP_TOOL" --remove-section=.comment -o "$DIST/$t/actiond" "$out"
     desc=$(file -b "$DIST/$t/actiond")
-    case $desc in *ELF*ARM*) ;; *) die "$DIST/$t/actiond is not an ARM ELF: $desc" ;; esac
+    case $t:$desc in
+        x86_64-*:*ELF*x86-64*|aarch64-*:*ELF*aarch64*|arm*:*ELF*32-bit*ARM*) ;;
+        *) die "$DIST/$t/actiond is not an ELF for $t: $desc" ;;
+    esac
     case $t in *musl*) case $desc in *static*) ;; *) die "$t build is not static: $desc" ;; esac ;; esac
+    # A 32-bit ARM binary is marked with the newest architecture of any object linked into it
+    # (ours, std's, musl's): that must be the target's, or the oldest boards get SIGILL.
+    case $t in
+        arm-*) want_arch=v6 ;;
+        armv5te-*) want_arch=v5TE ;;
+        armv7-*) want_arch=v7 ;;
+        *) want_arch= ;;
+    esac
+    if [ -n "$want_arch" ]; then
+        got_arch=$(arm-linux-gnueabi-readelf -A "$DIST/$t/actiond" | sed -n 's/^ *Tag_CPU_arch: //p')
+        [ "$got_arch" = "$want_arch" ] || die "$t binary is marked $got_arch, not $want_arch"
+        desc="$desc, Tag_CPU_arch $got_arch"
+    fi
     bytes=$(stat -c %s "$DIST/$t/actiond")
     sizes+=("$(printf '%-32s %9s bytes  %5s KiB  %3ss  %s' "$t" "$bytes" $((bytes / 1024)) $((SECONDS - start)) "$desc")")
 done

@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# CI stage (called by scripts/test.sh): cross-build real ARM binaries without docker
-# (scripts/cross-build.sh) and prove each one works by running it under qemu-user and
-# talking to it over loopback: GetReadyz, StartActionAndWait of an echo action, KillAction of
-# a sleep, and no process left behind afterwards (checked in /proc).
+# CI stage (called by scripts/test.sh): prove that each release binary runs on the CPU it is
+# built for, by running it under qemu-user (natively for x86_64) and talking to it over
+# loopback: GetReadyz, StartActionAndWait of an echo action, KillAction of a sleep, and no
+# process left behind afterwards (checked in /proc).
 #
-#   scripts/cross-smoke.sh [--no-build] [TARGET...]   default: aarch64-unknown-linux-musl
-#                                                              armv7-unknown-linux-musleabihf
-#   --no-build: smoke-test the binaries already in dist/ (from an earlier cross-build.sh run).
+#   scripts/cross-smoke.sh --debs [ARCH...]           the binaries inside dist/deb/*.deb
+#                                                     (scripts/package-deb.sh); default: all four
+#   scripts/cross-smoke.sh [--no-build] [TARGET...]   dist/<target>/actiond, built first by
+#                                                     scripts/cross-build.sh unless --no-build;
+#                                                     default: the four package targets
 #
-# The service's own code runs emulated; the commands it starts (/bin/sh, sleep) are this
-# machine's, since qemu-user hands execve to the kernel.
+# Each runs on the oldest CPU of its kind: the armhf package's ARMv6 build on the Pi Zero's
+# ARM1176 (an ARMv7 instruction would kill it with SIGILL there), the armel build on an
+# ARM926 (ARMv5TE), the arm64 build on a Cortex-A53 (Pi 3 and Zero 2 W). The service's own
+# code runs emulated; the commands it starts (/bin/sh, sleep) are this machine's, since
+# qemu-user hands execve to the kernel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-build=true
-if [ "${1:-}" = --no-build ]; then build=false; shift; fi
-[ $# -gt 0 ] || set -- aarch64-unknown-linux-musl armv7-unknown-linux-musleabihf
+mode=build
+case ${1:-} in
+    --no-build) mode=dist; shift ;;
+    --debs) mode=debs; shift ;;
+esac
 started=$SECONDS
 
 die() { echo "cross-smoke: FAIL: $*" >&2; exit 1; }
@@ -26,18 +33,51 @@ command -v curl >/dev/null || {
     apt-get install -y -qq curl >/dev/null || die "apt-get install curl failed"
 }
 
-if $build; then bash scripts/cross-build.sh "$@"; fi
+target_of() {
+    case $1 in
+        amd64) echo x86_64-unknown-linux-musl ;;
+        arm64) echo aarch64-unknown-linux-musl ;;
+        armhf) echo arm-unknown-linux-musleabi ;;
+        armel) echo armv5te-unknown-linux-musleabi ;;
+        *) die "unknown architecture '$1'" ;;
+    esac
+}
+
+# Pairs of "TARGET BINARY" to test.
+runs=()
+case $mode in
+    debs)
+        [ $# -gt 0 ] || set -- amd64 arm64 armhf armel
+        version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
+        unpacked=$(mktemp -d)
+        for arch in "$@"; do
+            deb=dist/deb/actiond_${version}_$arch.deb
+            [ -f "$deb" ] || die "no $deb (run scripts/package-deb.sh $arch)"
+            dpkg-deb -x "$deb" "$unpacked/$arch"
+            runs+=("$(target_of "$arch") $unpacked/$arch/usr/bin/actiond")
+        done
+        ;;
+    *)
+        [ $# -gt 0 ] || set -- x86_64-unknown-linux-musl aarch64-unknown-linux-musl \
+            arm-unknown-linux-musleabi armv5te-unknown-linux-musleabi
+        if [ $mode = build ]; then bash scripts/cross-build.sh "$@"; fi
+        for t in "$@"; do runs+=("$t dist/$t/actiond"); done
+        ;;
+esac
 built=$SECONDS
 
 # A sleep long and odd enough that no other process on the machine has the same command line.
-MARK=3127
+MARK=3127$$
 
+# emulator TARGET: the command line that runs TARGET's binaries here (empty: natively).
 emulator() {
     case $1 in
-        aarch64-*) echo "qemu-aarch64-static" ;;
+        x86_64-*) echo "" ;;
+        aarch64-*) echo "qemu-aarch64-static -cpu cortex-a53" ;;
         armv7-*) echo "qemu-arm-static -cpu cortex-a7" ;;
         # The Pi Zero's CPU: an ARMv7 instruction in the armv6 build would fault here.
         arm-*) echo "qemu-arm-static -cpu arm1176" ;;
+        armv5te-*) echo "qemu-arm-static -cpu arm926" ;;
         *) die "no emulator for $1" ;;
     esac
 }
@@ -70,8 +110,8 @@ wait_for() {
 }
 
 smoke() {
-    local target=$1 bin=dist/$1/actiond dir pid addr api body id
-    step "smoke test of $target under $(emulator "$target")"
+    local target=$1 bin=$2 dir pid addr api body id
+    step "smoke test of $bin ($target) $(if [ -n "$(emulator "$target")" ]; then echo "under $(emulator "$target")"; else echo natively; fi)"
     dir=$(mktemp -d)
     cat >"$dir/config.yaml" <<EOF
 killGracePeriod: 1
@@ -137,10 +177,28 @@ cleanup() {
     [ -n "$SMOKE_PID" ] && kill -9 "$SMOKE_PID" 2>/dev/null
     for s in $(marked_sleeps); do kill -9 "$s" 2>/dev/null; done
     [ -n "$SMOKE_DIR" ] && rm -rf "$SMOKE_DIR"
+    [ -n "${unpacked:-}" ] && rm -rf "$unpacked"
     return 0
 }
 trap cleanup EXIT
 
-for t in "$@"; do smoke "$t"; done
+for r in "${runs[@]}"; do
+    # shellcheck disable=SC2086 # "TARGET BINARY"
+    smoke $r
+done
+
+# The emulated CPUs must refuse newer instructions, or passing on them proves nothing: the
+# ARMv6 build has to die with SIGILL on the ARMv5TE model.
+for r in "${runs[@]}"; do
+    # shellcheck disable=SC2086 # "TARGET BINARY"
+    set -- $r
+    [ "$1" = arm-unknown-linux-musleabi ] || continue
+    step "the ARMv6 build on an ARMv5TE CPU (qemu-arm-static -cpu arm926) must die of SIGILL"
+    status=0
+    qemu-arm-static -cpu arm926 "$2" --version >/dev/null 2>&1 || status=$?
+    # 128 + 4: the shell's status of a process killed by SIGILL.
+    [ "$status" -eq 132 ] || die "the ARMv6 build ended with status $status on an ARM926, not SIGILL: the CPU models do not check"
+    echo "SIGILL, as it must"
+done
 echo
-echo "cross-smoke: $# target(s) passed; build $((built - started)) s, smoke $((SECONDS - built)) s, total $((SECONDS - started)) s"
+echo "cross-smoke: ${#runs[@]} binaries passed; build $((built - started)) s, smoke $((SECONDS - built)) s, total $((SECONDS - started)) s"

@@ -142,18 +142,10 @@ prune() {
     [ -d "$root$1" ] && rmdir "$root$1" 2>/dev/null || true
 }
 
+# The system user (systemd/actiond.sysusers), and the board's extra groups if it has any.
 sysusers_text() {
-    printf '%s\n' "# The system user actiond runs as (scripts/install.sh)." \
-        "u actiond - \"actiond service\" $state /usr/sbin/nologin"
-    if [ "$board" = raspberry-pi ]; then
-        printf '%s\n' "# GPIO lines and the firmware interface (vcgencmd) on Raspberry Pi OS." \
-            "m actiond gpio" "m actiond video"
-    fi
-}
-
-tmpfiles_text() {
-    printf '%s\n' "# The service reads its config as group actiond; nobody else may (scripts/install.sh)." \
-        "z $etc 0750 root actiond -" "z $config 0640 root actiond -"
+    cat "$here/systemd/actiond.sysusers"
+    if [ -f "$here/board/$board/sysusers.conf" ]; then cat "$here/board/$board/sysusers.conf"; fi
 }
 
 install_all() {
@@ -173,7 +165,9 @@ install_all() {
     fi
 
     put "$binary" "$bin" 0755
-    put "$here/systemd/actiond.service" "$unit" 0644
+    # The unit names /usr/local; another PREFIX gets its own paths.
+    put_text "$unit" 0644 "$(sed "/^#/!s|/usr/local/|$PREFIX/|g" "$here/systemd/actiond.service")
+"
     for f in "$here"/board/*/service.conf; do
         b=$(basename "$(dirname "$f")")
         if [ "$b" = "$board" ]; then put "$f" "$dropins/$b.conf" 0644; else drop "$dropins/$b.conf"; fi
@@ -182,8 +176,7 @@ install_all() {
     [ -f "$here/README.md" ] && put "$here/README.md" "$doc/README.md" 0644
     put_text "$sysusers" 0644 "$(sysusers_text)
 "
-    put_text "$tmpfiles" 0644 "$(tmpfiles_text)
-"
+    put "$here/systemd/actiond.tmpfiles" "$tmpfiles" 0644
     mkdir -p "$root$etc"
     chmod 0750 "$root$etc"
     admin_file config.yaml "$config" 0640

@@ -5,9 +5,11 @@
 # beside them, the OliveTin compatibility corpus (kept beside the repository, in
 # ../shared/corpus or wherever ACTIOND_CORPUS names), kill containment in a cgroup, the shell
 # model against real shells, the MQTT tests against Debian's mosquitto, the Connect client from
-# npm against the real binary, the web page in chromium, and ARM builds run under qemu-user
-# (scripts/cross-smoke.sh). It installs what it needs and fails loudly; nothing is skipped
-# silently.
+# npm against the real binary, the web page in Chromium, the Debian packages (built, checked by
+# lintian, their binaries run under qemu-user on the oldest CPU of each architecture), and the
+# amd64 package under a real systemd in systemd-nspawn. It installs what it needs and fails
+# loudly; nothing is skipped silently. Slow things are cached under target/: the cross builds
+# (target/cross) and the container's Debian rootfs (target/nspawn).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -146,8 +148,33 @@ fi
     ACTIOND_BIN="$PWD/../../target/debug/actiond" CHROMIUM="$(command -v chromium)" npm test
 )
 
-step "ARM builds without docker, run under qemu-user (scripts/cross-smoke.sh)"
-bash scripts/cross-smoke.sh
+# The container's Debian rootfs downloads and unpacks while the packages compile; on a warm
+# cache this returns at once. It runs in a session of its own, so that whatever happens here
+# its whole process group can be ended.
+step "in the background: the Debian rootfs for the systemd stage (log: target/nspawn/prepare.log)"
+mkdir -p target/nspawn
+setsid --wait bash scripts/nspawn-test.sh --prepare >target/nspawn/prepare.log 2>&1 </dev/null &
+prepare=$!
+trap '[ -z "${prepare:-}" ] || kill -TERM -- "-$prepare" 2>/dev/null || true' EXIT
+
+step "Debian packages for amd64, arm64, armhf and armel, built without docker (scripts/package-deb.sh)"
+bash scripts/package-deb.sh
+need lintian lintian
+version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
+step "lintian on the four packages (an error fails the run; warnings are shown)"
+lintian --fail-on error --info dist/deb/actiond_"$version"_{amd64,arm64,armhf,armel}.deb
+
+step "the packages' binaries on the oldest CPU of each architecture, under qemu-user (scripts/cross-smoke.sh)"
+bash scripts/cross-smoke.sh --debs
+
+step "the amd64 package under a real systemd in systemd-nspawn (scripts/nspawn-test.sh)"
+if ! wait "$prepare"; then
+    cat target/nspawn/prepare.log
+    echo "error: making the container's rootfs failed (above)" >&2
+    exit 1
+fi
+prepare=
+bash scripts/nspawn-test.sh "dist/deb/actiond_${version}_amd64.deb"
 
 if [ "$cycles" -ne 0 ]; then
     echo "error: modules of src/ depend on each other in a cycle (printed under its step above)" >&2

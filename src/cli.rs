@@ -8,14 +8,15 @@ use std::io::BufRead;
 use std::path::PathBuf;
 
 pub const USAGE: &str = "\
-usage: actiond [--config PATH] [--listen HOST:PORT]
+usage: actiond [--config PATH] [--listen HOST:PORT | --listen PORT]
        actiond --check-config PATH
        actiond hash-password        (reads a password on stdin, prints its argon2id hash)
        actiond gen-token            (prints a new API token and its config entry)
        actiond --version | --help
 
 Without --config, actiond reads ./config.yaml, then /etc/actiond/config.yaml, and
-otherwise serves its embedded demo config.";
+otherwise serves its embedded demo config. A bare --listen PORT listens on every IPv4
+address (0.0.0.0:PORT), like the config's default.";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
@@ -52,7 +53,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             }
             "--listen" | "-l" => {
                 let v = inline.map_or_else(|| value(&mut args, "--listen"), Ok)?;
-                listen = Some(v.to_string_lossy().into_owned());
+                listen = Some(listen_address(&v.to_string_lossy())?);
             }
             "--check-config" => {
                 let v = inline.map_or_else(|| value(&mut args, "--check-config"), Ok)?;
@@ -66,6 +67,22 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
         }
     }
     Ok(Command::Serve { config, listen })
+}
+
+/// The address `--listen` asks for: `HOST:PORT` as the config writes it, or a bare port, which
+/// means every IPv4 address as the config's default does (`0.0.0.0:PORT`). Checked here by the
+/// config's rule, so a typo is a usage error rather than a failure to bind.
+pub fn listen_address(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    let address = if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        format!("0.0.0.0:{text}")
+    } else {
+        text.to_string()
+    };
+    actiond::config::check_host_port(&address).map_err(|why| {
+        format!("--listen {text:?}: {why}; expected PORT, HOST:PORT or [IPv6]:PORT")
+    })?;
+    Ok(address)
 }
 
 /// The password for `hash-password`: the first line of `input` without its line ending
@@ -142,6 +159,48 @@ mod tests {
         assert_eq!(p(&["--version"]), Ok(Command::Version));
         assert!(p(&["--config"]).is_err());
         assert!(p(&["--bogus"]).is_err());
+    }
+
+    #[test]
+    fn listen_takes_a_bare_port_or_host_and_port() {
+        for (given, want) in [
+            ("1337", "0.0.0.0:1337"),
+            ("0", "0.0.0.0:0"),
+            (" 8080 ", "0.0.0.0:8080"),
+            ("127.0.0.1:1337", "127.0.0.1:1337"),
+            ("[::]:1337", "[::]:1337"),
+            ("pi.local:80", "pi.local:80"),
+        ] {
+            assert_eq!(listen_address(given), Ok(want.to_string()), "{given}");
+            assert_eq!(
+                p(&["--listen", given]),
+                Ok(Command::Serve {
+                    config: None,
+                    listen: Some(want.to_string())
+                }),
+                "{given}"
+            );
+        }
+        assert_eq!(
+            p(&["--listen=1337"]),
+            Ok(Command::Serve {
+                config: None,
+                listen: Some("0.0.0.0:1337".to_string())
+            })
+        );
+        for bad in [
+            "",
+            "65536",
+            "99999999999999999999",
+            ":1337",
+            "host:",
+            "bad host:80",
+            "-1",
+        ] {
+            let err = listen_address(bad).unwrap_err();
+            assert!(err.starts_with("--listen"), "{bad}: {err}");
+            assert!(p(&["--listen", bad]).is_err(), "{bad}");
+        }
     }
 
     fn read(input: &str) -> Result<String, String> {

@@ -63,10 +63,20 @@ fn check(source: &Source) -> ExitCode {
 fn hash_password() -> ExitCode {
     use std::io::IsTerminal;
     let stdin = std::io::stdin();
-    if stdin.is_terminal() {
+    // Held until the end: the password typed on a terminal is not shown.
+    let _quiet = if stdin.is_terminal() {
+        let Ok(guard) = EchoOff::on(&stdin).inspect_err(|e| {
+            // Refuse rather than show the password to whoever looks at the screen.
+            eprintln!("actiond: cannot turn off the terminal's echo ({e}); pipe the password in");
+        }) else {
+            return ExitCode::FAILURE;
+        };
         // On stderr, so that `actiond hash-password > file` captures only the hash.
         eprint!("password: ");
-    }
+        Some(guard)
+    } else {
+        None
+    };
     let password = match cli::read_password(&mut stdin.lock()) {
         Ok(p) => p,
         Err(e) => {
@@ -83,6 +93,34 @@ fn hash_password() -> ExitCode {
             eprintln!("actiond: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The terminal's echo turned off for as long as this lives, as `passwd` does: the password
+/// typed is not shown, the Enter that ends it still is (ECHONL), so the hash starts on a line of
+/// its own. Dropping it restores the settings found. A Ctrl-C kills the process with echo still
+/// off; bash and zsh restore their terminal after a job killed by a signal.
+struct EchoOff {
+    saved: nix::sys::termios::Termios,
+}
+
+impl EchoOff {
+    fn on(stdin: &std::io::Stdin) -> nix::Result<EchoOff> {
+        use nix::sys::termios::{LocalFlags, SetArg, tcgetattr, tcsetattr};
+        let saved = tcgetattr(stdin)?;
+        let mut quiet = saved.clone();
+        quiet.local_flags.remove(LocalFlags::ECHO);
+        quiet.local_flags.insert(LocalFlags::ECHONL);
+        // TCSAFLUSH drops anything typed before the prompt, which would have been echoed.
+        tcsetattr(stdin, SetArg::TCSAFLUSH, &quiet)?;
+        Ok(EchoOff { saved })
+    }
+}
+
+impl Drop for EchoOff {
+    fn drop(&mut self) {
+        use nix::sys::termios::{SetArg, tcsetattr};
+        let _ = tcsetattr(std::io::stdin(), SetArg::TCSANOW, &self.saved);
     }
 }
 

@@ -42,7 +42,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use actions::{Action, Popup, RateRule};
-pub use address::Cidr;
+pub use address::{Cidr, check_host_port};
 pub use checker::EnvLookup;
 pub use command::{CommandSpec, CommandTemplate};
 pub use dashboards::{Component, ComponentKind};

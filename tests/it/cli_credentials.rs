@@ -2,6 +2,7 @@
 //! into an argon2id PHC string with the project's parameters, and `actiond gen-token` prints a
 //! fresh API token with the config entry that admits it. The token's hash is recomputed here,
 //! and the printed password hash is checked by its PHC shape and verified with the library.
+//! On a real terminal (a pseudo-terminal made here) the password typed is not echoed.
 
 use std::time::Duration;
 
@@ -65,6 +66,100 @@ fn hash_password_refuses_an_empty_password_with_exit_2() {
         assert_eq!(run.stdout, "", "nothing may be printed as a hash");
         assert!(!run.stderr.is_empty(), "the refusal must say why");
     }
+}
+
+#[test]
+fn hash_password_on_a_terminal_does_not_echo_and_restores_the_terminal() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    use std::sync::{Arc, Mutex};
+
+    use nix::pty::openpty;
+    use nix::sys::termios::{LocalFlags, tcgetattr};
+
+    let dir = TempDir::new();
+    let pty = openpty(None, None).expect("openpty");
+    let echo_before = tcgetattr(&pty.slave).expect("tcgetattr").local_flags;
+    assert!(
+        echo_before.contains(LocalFlags::ECHO),
+        "a new terminal echoes"
+    );
+    // stdin and stderr are the terminal, as when a person runs the command; stdout is a pipe.
+    let child = Command::new(crate::harness::BIN)
+        .arg("hash-password")
+        .current_dir(dir.path())
+        .stdin(Stdio::from(pty.slave.try_clone().expect("dup")))
+        .stderr(Stdio::from(pty.slave.try_clone().expect("dup")))
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start actiond hash-password");
+
+    // Everything the terminal shows, read as it comes; the read ends when no one holds the
+    // terminal any more.
+    let screen = Arc::new(Mutex::new(Vec::new()));
+    let mut master = std::fs::File::from(pty.master);
+    let mut reader_end = master.try_clone().expect("dup master");
+    let reader = {
+        let screen = Arc::clone(&screen);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 256];
+            while let Ok(n) = reader_end.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                screen.lock().expect("lock").extend_from_slice(&buf[..n]);
+            }
+        })
+    };
+    // Type only after the prompt: the command turns echo off before it prompts, and throws
+    // away what was typed earlier.
+    let deadline = std::time::Instant::now() + BOUND;
+    while !String::from_utf8_lossy(&screen.lock().expect("lock")).contains("password: ") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no prompt on the terminal"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    master
+        .write_all(b"hunter2 on a terminal\n")
+        .expect("type the password");
+    let mut child = child;
+    let mut stdout = child.stdout.take().expect("stdout pipe");
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("hash-password still running after {BOUND:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut phc = String::new();
+    stdout.read_to_string(&mut phc).expect("read the hash");
+    assert_eq!(status.code(), Some(0), "stdout {phc:?}");
+    let phc = phc.trim();
+    assert!(
+        actiond::auth::password::verify("hunter2 on a terminal", phc),
+        "{phc}"
+    );
+
+    let echo_after = tcgetattr(&pty.slave).expect("tcgetattr").local_flags;
+    assert!(
+        echo_after.contains(LocalFlags::ECHO),
+        "echo was not turned back on"
+    );
+    drop(pty.slave);
+    reader.join().expect("reader");
+    let shown = String::from_utf8_lossy(&screen.lock().expect("lock")).into_owned();
+    assert!(
+        !shown.contains("hunter2"),
+        "the password was echoed: {shown:?}"
+    );
+    // The Enter is echoed, so whatever comes next starts on a new line.
+    assert!(shown.contains("password: \r\n"), "{shown:?}");
 }
 
 /// Lower-case hex of 64 digits, as SHA-256 hashes and generated tokens are written.
