@@ -530,6 +530,8 @@ test("10. smaller things: checkboxes line up, HTML output has the page's font, t
   for (const width of both) {
     const page = await newPage(width);
     await page.goto(base + "/#/a/options");
+    // The form is drawn after the catalogue arrives; measuring before that measures nothing.
+    await page.waitForFunction(() => document.querySelectorAll('input[type="checkbox"]').length === 4);
     // Every box in one column, the same gap to its text, and centred on it.
     const boxes = await page.locator('input[type="checkbox"]').evaluateAll((xs) =>
       xs.map((x) => {
