@@ -286,7 +286,7 @@ fn cgroup_mode_exec_commands_keep_their_command_line() {
     let found = wait_until(SOON, || {
         all_processes()
             .iter()
-            .any(|p| p.ppid == server.pid() && cmdline(p) == b"sleep\0303\0")
+            .any(|p| p.ppid == server.pid() && cmdline(p) == b"sleep\x00303\x00")
     });
     let children: Vec<_> = all_processes()
         .iter()
