@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it (.ci/run) and as README "Testing" shows it:
+# The whole test suite, as CI runs it (.ci/run) and as docs/TESTING.md describes it:
 # format check, clippy with warnings as errors, the check that no modules of src/ depend on
 # each other in a cycle, unit tests, black-box tests of the real binary with the soak test
 # beside them, the OliveTin compatibility corpus (kept beside the repository, in
