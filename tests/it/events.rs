@@ -19,6 +19,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 pub(crate) use stream::*;
+
 // ---------------------------------------------------------------------------------------
 // Events of a run
 
