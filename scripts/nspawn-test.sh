@@ -5,7 +5,10 @@
 # started), the container is booted with systemd-nspawn, and everything is checked from outside
 # through nsenter: the service comes up at boot and reaches READY, remove stops it, an
 # install inside the running system starts it, boards switch, the watchdog restarts a
-# stopped process, a stop records a running action as killed and leaves no process, the
+# stopped process, a stop records a running action as killed and leaves no process, each run
+# gets a cgroup of its own (Delegate=yes) so a kill reaches a child that called setsid and
+# cleared its environment (the host needs a cgroup v2 hierarchy; scripts/test.sh mounts one
+# beside a legacy one), the
 # history survives restarts, Reboot goes through polkit (which refuses what the rule does
 # not name), an upgrade keeps an edited config and the history, and a purge removes all of it.
 #
@@ -40,7 +43,15 @@ if [ "${1:-}" = --prepare ]; then prepare_only=true; shift; fi
 DEB=${1:-dist/deb/actiond_${version}_amd64.deb}
 started=$SECONDS
 
-die() { echo "nspawn-test: FAIL: $*" >&2; exit 1; }
+die() {
+    echo "nspawn-test: FAIL: $*" >&2
+    # What actiond itself said is usually the reason; the container is still up here.
+    if [ -n "$INIT" ] && kill -0 "$INIT" 2>/dev/null; then
+        echo "--- the last lines of actiond's journal:" >&2
+        in_ct journalctl -u actiond --no-pager -n 30 >&2 2>/dev/null || true
+    fi
+    exit 1
+}
 step() { printf '\n==> nspawn: %s\n' "$*"; }
 pass() { echo "    ok: $*"; }
 
@@ -265,6 +276,7 @@ CHECKS=(
     check_edited_config
     check_watchdog_restarts_a_stopped_service
     check_stop_kills_a_running_action
+    check_kill_reaches_escaped_processes
     check_history_survives_a_restart
     check_polkit_refuses_what_the_rule_does_not_name
     check_reboot_through_polkit
@@ -354,6 +366,11 @@ actions:
   - {id: sleep, title: Sleep, exec: [sleep, "$MARK"], timeout: 600}
   - {id: reboot, title: Reboot, exec: [systemctl, reboot]}
   - {id: restartJournal, title: Not in the polkit rule, exec: [systemctl, restart, systemd-journald]}
+  # A child that leaves the process group and the environment behind: only the cgroup finds it.
+  - {id: escape, title: Escapes, shell: 'setsid env -i sleep $((MARK + 1)) & exec sleep 300', timeout: 600}
+  - {id: escapeTimeout, title: Escapes and times out, shell: 'setsid env -i sleep $((MARK + 2)) & exec sleep 300', timeout: 2}
+  # A daemon started on purpose, by a run that then ends normally: it is left running.
+  - {id: daemon, title: Starts a daemon, shell: 'setsid env -i sleep $((MARK + 3)) >/dev/null 2>&1 </dev/null &'}
 EOF
     put_in_ct "$RUN/config.yaml" /etc/actiond/config.yaml
     if in_ct actiond-board raspberry-pi >"$RUN/board.log" 2>&1; then die "actiond-board replaced an edited config"; fi
@@ -410,6 +427,39 @@ check_stop_kills_a_running_action() {
     esac
     HISTORY+=("$id")
     pass "killed on stop, recorded, nothing left"
+}
+
+check_kill_reaches_escaped_processes() {
+    step "Delegate=yes: each run in a cgroup of its own; kills reach a setsid, env -i child"
+    local log main id body
+    log=$(in_ct journalctl -u actiond --no-pager -o cat _SYSTEMD_INVOCATION_ID="$(prop InvocationID)")
+    has "$log" 'kill containment: each execution in its own cgroup below' \
+        || die "not in cgroup mode under the shipped unit: $(echo "$log" | grep 'kill containment' || echo 'no kill containment line')"
+    main=$(prop MainPID)
+    case $(in_ct cat "/proc/$main/cgroup") in
+        *"/actiond.service/supervisor"*) ;;
+        *) die "actiond is not in actiond.service/supervisor: $(in_ct cat "/proc/$main/cgroup")" ;;
+    esac
+    escaped() { [ -n "$(processes "sleep $1")" ]; }
+    gone() { [ -z "$(processes "sleep $1")" ]; }
+    # KillAction.
+    body=$(api StartAction '{"actionId":"escape"}') || die "StartAction escape failed"
+    id=$(echo "$body" | field executionTrackingId)
+    wait_for 30 escaped $((MARK + 1)) || die "the escaping child never started"
+    api KillAction "{\"executionTrackingId\":\"$id\"}" >/dev/null || die "KillAction failed"
+    wait_for 30 gone $((MARK + 1)) || die "KillAction left the escaped child: $(processes "sleep $((MARK + 1))")"
+    # The timeout, through the same ladder.
+    api StartAction '{"actionId":"escapeTimeout"}' >/dev/null || die "StartAction escapeTimeout failed"
+    wait_for 30 escaped $((MARK + 2)) || die "the escaping child never started"
+    wait_for 30 gone $((MARK + 2)) || die "the timeout left the escaped child: $(processes "sleep $((MARK + 2))")"
+    # A run that ends normally leaves its daemon; stopping the service ends it.
+    has "$(api StartActionAndWait '{"actionId":"daemon"}')" '"exitCode":0' || die "daemon did not run"
+    sleep 1
+    escaped $((MARK + 3)) || die "the daemon of a finished run was killed"
+    in_ct systemctl restart actiond
+    wait_for 30 active || die "not active after restart"
+    gone $((MARK + 3)) || die "the daemon outlived the service: $(processes "sleep $((MARK + 3))")"
+    pass "cgroup mode; killed by KillAction and by timeout; a finished run's daemon lives until stop"
 }
 
 check_history_survives_a_restart() {

@@ -177,8 +177,8 @@ pub const CGROUP_ENTRY_FAILED: i32 = 125;
 /// `procs`: the shell writes its own pid there before it runs anything else, so everything
 /// the command starts is born inside. A `shell:` command gets that as a first command on
 /// its first line (still one `execve`); an `exec:` command runs through `/bin/sh -c`, which
-/// then replaces itself with the program (`program` is already resolved on PATH, so a
-/// missing program is still a spawn failure, not exit 127).
+/// then replaces itself with `program` (the caller has checked that it exists, so a missing
+/// program is still a spawn failure, not exit 127).
 pub fn contained(plan: &Plan, program: &str, procs: &Path) -> (String, Vec<String>) {
     let mut path = String::new();
     quote_into(&mut path, &procs.to_string_lossy(), Context::Unquoted);
@@ -209,13 +209,24 @@ fn spawn(plan: &Plan, cgroup: Option<PathBuf>) -> std::io::Result<Spawned> {
     }
     let child = match &cgroup {
         Some(dir) => {
+            // Looked up here only so that a missing program is a spawn failure, as without a
+            // cgroup, rather than the shell's exit 127 (on the command's PATH, as the shell
+            // will look). The shell looks the name up again and it, not the path, becomes
+            // argv[0]: `ps`, `pgrep -x` and multi-call binaries (busybox) see the command as
+            // the config wrote it. dash's `exec` takes no `--`, so a name that starts with
+            // `-` goes as its path instead of being read as an option.
             let search = plan
                 .env
                 .iter()
                 .rev()
                 .find(|(k, _)| k == "PATH")
                 .map(|(_, v)| std::ffi::OsStr::new(v.as_str()));
-            let program = spawn::resolve(&plan.program, search)?;
+            let resolved = spawn::resolve(&plan.program, search)?;
+            let program = if plan.program.starts_with('-') {
+                resolved
+            } else {
+                plan.program.clone()
+            };
             let (program, args) = contained(plan, &program, &dir.join("cgroup.procs"));
             spawn::spawn(&program, &args, &plan.env, &plan.cwd)?
         }
