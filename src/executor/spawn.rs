@@ -307,7 +307,9 @@ mod tests {
         assert_eq!(missing.kind(), io::ErrorKind::NotFound);
         // The command's own PATH decides, as it would for execvp in the child.
         assert_eq!(
-            resolve("sh", Some(OsStr::new("/nonexistent"))).unwrap_err().kind(),
+            resolve("sh", Some(OsStr::new("/nonexistent")))
+                .unwrap_err()
+                .kind(),
             io::ErrorKind::NotFound
         );
     }
@@ -316,7 +318,8 @@ mod tests {
     fn a_command_runs_with_its_pipes_directory_and_group() {
         use std::io::Read;
         let env = [("ACTIOND_T".to_string(), "v".to_string())];
-        let script = "echo \"$ACTIOND_T $(pwd) $$\"; cut -d' ' -f5 /proc/$$/stat >&2; read x; echo \"[$x]\"";
+        let script =
+            "echo \"$ACTIOND_T $(pwd) $$\"; cut -d' ' -f5 /proc/$$/stat >&2; read x; echo \"[$x]\"";
         let child = spawn(
             "/bin/sh",
             &["-c".into(), script.into()],
