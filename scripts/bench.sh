@@ -206,13 +206,13 @@ insn_per_exec() {
     SERVER_PID=$!
     "$TOOL" ready --addr "$addr" --path /readyz >/dev/null || die "$1 did not start under callgrind"
     "$TOOL" http --addr "$addr" --conns 1 --count 50 "${load_args[@]}" >/dev/null
-    callgrind_control --vgdb-prefix="$WORK/vgdb-$1" -z "$SERVER_PID" >/dev/null
+    callgrind_control --vgdb-prefix="$WORK/vgdb-$1" -z "$SERVER_PID" >/dev/null 2>&1
     "$TOOL" http --addr "$addr" --conns 1 --count "$INSN_EXECS" "${load_args[@]}" >/dev/null
-    callgrind_control --vgdb-prefix="$WORK/vgdb-$1" -d "$SERVER_PID" >/dev/null
+    callgrind_control --vgdb-prefix="$WORK/vgdb-$1" -d "$SERVER_PID" >/dev/null 2>&1
     pid="$SERVER_PID"
     stop_server
     # Part 1 is the dump asked for after the measured runs (part 2 is written at exit).
-    cg_total "$cg.$pid.1"
+    echo $(( $(cg_total "$cg.$pid.1") / INSN_EXECS ))
 }
 
 CPU_MODEL="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
