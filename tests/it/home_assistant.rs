@@ -68,7 +68,7 @@ fn readme_shows_the_requests_this_test_sends() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
         .expect("README.md");
     let section = readme
-        .split("### Home Assistant")
+        .split("## Home Assistant\n")
         .nth(1)
         .expect("a Home Assistant section");
     for line in GUIDE {
