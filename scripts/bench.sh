@@ -8,6 +8,12 @@
 #   scripts/bench.sh           5 runs of 3 s per figure, 10 000 executions for the RSS figure
 #   scripts/bench.sh --quick   3 runs of 1 s per figure, 2 000 executions (about a minute)
 #
+# Beside times, it counts each server's own CPU per execution (utime + stime from
+# /proc/<pid>/stat over 4-client runs, divided by the executions; for the bare spawner its
+# own CPU, the least any server starting the same command must spend) and its user-space
+# instructions per execution (callgrind, once: the machine-independent figure; not for
+# webhook, whose Go runtime does not survive valgrind).
+#
 # It installs what it needs (webhook, wrk, binutils from Debian; fails loudly when it cannot),
 # builds actiond and the helper in release, prints one table, and writes it to
 # bench-out/bench.md and bench-out/bench.json (git-ignored), with the raw figures beside them.
@@ -18,8 +24,9 @@ cd "$(dirname "$0")/.."
 RUNS=5
 SECS=3
 EXECS=10000
+INSN_EXECS=300
 case "${1:-}" in
-    --quick) RUNS=3 SECS=1 EXECS=2000 ;;
+    --quick) RUNS=3 SECS=1 EXECS=2000 INSN_EXECS=100 ;;
     "") ;;
     *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
 esac
@@ -41,6 +48,7 @@ need cargo cargo
 need webhook webhook
 need wrk wrk
 need strip binutils
+need valgrind valgrind
 
 step "building actiond and the bench helper (release)"
 cargo build --release --quiet
@@ -163,6 +171,50 @@ stop_server() {
     SERVER_PID=""
 }
 
+# Instructions are counted by callgrind (valgrind), which needs no hardware counters (this
+# VM has none for perf) and gives the same count however busy the machine is, so they are
+# measured once, in run 1. Only the subject's own threads count: the commands it starts
+# are not traced. cg_total FILE: the instructions in one callgrind dump.
+cg_total() { awk '/^summary:/ {print $2; exit}' "$1"; }
+# insn_per_exec SUBJECT: the subject's own user-space instructions per `echo hello` run,
+# over INSN_EXECS runs after 50 unmeasured ones.
+insn_per_exec() {
+    local cg="$WORK/cg-$1" port addr a b pid
+    if [ "$1" = baseline ]; then
+        # Two runs of the spawner, 50 and 50 + INSN_EXECS commands: the difference leaves
+        # out its start-up.
+        for n in 50 $((50 + INSN_EXECS)); do
+            valgrind --tool=callgrind --callgrind-out-file="$cg.$n" "$TOOL" spawn --threads 1 \
+                --count "$n" --cmd "echo hello" --cwd "$WORK" >/dev/null 2>>"$WORK/valgrind.log" \
+                || die "the bare spawner failed under callgrind (see $WORK/valgrind.log)"
+        done
+        a="$(cg_total "$cg.50")"; b="$(cg_total "$cg.$((50 + INSN_EXECS))")"
+        echo $(( (b - a) / INSN_EXECS ))
+        return
+    fi
+    port="$(free_port)"
+    addr="127.0.0.1:$port"
+    local start_cmd=() load_args=()
+    if [ "$1" = actiond ]; then
+        start_cmd=("$ACTIOND" --config "$WORK/actiond.yaml" --listen "$addr")
+        load_args=(--method POST --path /api/StartActionAndWait --body '{"actionId":"hello"}' --expect 'hello\n')
+    else
+        die "no instruction count for $1"
+    fi
+    valgrind --tool=callgrind --trace-children=no --vgdb-prefix="$WORK/vgdb-$1" \
+        --callgrind-out-file="$cg.%p" "${start_cmd[@]}" >>"$WORK/valgrind.log" 2>&1 &
+    SERVER_PID=$!
+    "$TOOL" ready --addr "$addr" --path /readyz >/dev/null || die "$1 did not start under callgrind"
+    "$TOOL" http --addr "$addr" --conns 1 --count 50 "${load_args[@]}" >/dev/null
+    callgrind_control --vgdb-prefix="$WORK/vgdb-$1" -z "$SERVER_PID" >/dev/null 2>&1
+    "$TOOL" http --addr "$addr" --conns 1 --count "$INSN_EXECS" "${load_args[@]}" >/dev/null
+    callgrind_control --vgdb-prefix="$WORK/vgdb-$1" -d "$SERVER_PID" >/dev/null 2>&1
+    pid="$SERVER_PID"
+    stop_server
+    # Part 1 is the dump asked for after the measured runs (part 2 is written at exit).
+    echo $(( $(cg_total "$cg.$pid.1") / INSN_EXECS ))
+}
+
 CPU_MODEL="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
 MACHINE="$(nproc) CPU(s), ${CPU_MODEL:-unknown CPU}, $(uname -sm) $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo '+changes')"
@@ -184,9 +236,22 @@ for run in $(seq 1 "$RUNS"); do
         [ "$cmd" = hello ] && record "$run" baseline rps_c1 "$(field "$j" rate)"
     done
     for n in 4 16; do
-        j="$("$TOOL" spawn --threads "$n" --secs "$SECS" --cmd "echo hello" --cwd "$WORK")"
+        j="$("$TOOL" spawn --threads "$n" --secs "$SECS" --cmd "echo hello" --cwd "$WORK" \
+            --hz "$(getconf CLK_TCK)")"
         record "$run" baseline "rps_c$n" "$(field "$j" rate)"
+        # Its own CPU with 4 threads, beside the servers' own CPU with 4 clients below.
+        if [ "$n" = 4 ]; then
+            record "$run" baseline cpu_per_exec_us "$(field "$j" cpu_per_op_us)"
+        fi
     done
+    if [ "$run" = 1 ]; then
+        # Not webhook: Go's runtime dies under valgrind ("the impossible happened"), and this
+        # VM gives perf no instruction counter.
+        for subject in baseline actiond; do
+            step "run $run of $RUNS: $subject, instructions per execution (callgrind)"
+            record "$run" "$subject" insn_per_exec "$(insn_per_exec "$subject")"
+        done
+    fi
 
     for subject in actiond webhook; do
         step "run $run of $RUNS: $subject"

@@ -24,10 +24,7 @@ use crate::engine::{Engine, Error, StartRequest};
 use crate::execution::{Execution, Snapshot};
 use crate::permissions::{Caller, Decision, gate};
 use crate::protocol::{Code, ConnectError, Fields};
-use dto::{
-    KillReply, LogEntry, LogEntryReply, LogsReply, ReadyzReply, TrackingIdReply, ValidateReply,
-    to_json,
-};
+use dto::{KillReply, LogsReply, ReadyzReply, TrackingIdReply, ValidateReply, to_json};
 
 /// The one mapping from what the engine refused to what the client sees: the code here,
 /// the message from the error itself.
@@ -237,9 +234,7 @@ async fn wait_for_entry(e: &Execution) -> Vec<u8> {
 }
 
 fn entry_reply(s: &Snapshot) -> Vec<u8> {
-    to_json(&LogEntryReply {
-        log_entry: LogEntry::from(s),
-    })
+    dto::log_entry_reply(s)
 }
 
 fn logs(

@@ -2,8 +2,9 @@
 //!
 //! `Plan` is the pure description of one run (argv, environment, directory, timeout), built
 //! from an action and the execution's context. `launch` spawns the plan as the leader of a
-//! new process group with stdin from /dev/null and two pipes, through std's `posix_spawn`
-//! fast path (`process_group(0)`, no `pre_exec` closure), then hands it to one supervising
+//! new process group with stdin from /dev/null and two pipes, through the C library's
+//! `posix_spawn` (`spawn`: one `clone3` and one `execve`, nothing run between them), then
+//! hands it to one supervising
 //! task that owns the process until the end: it reads both pipes into the record's bounded
 //! captures, waits for the leader's exit status from the reaper, enforces the timeout and
 //! kill requests through the one kill ladder, applies the 250 ms rule for backgrounded
@@ -16,13 +17,12 @@ mod cgroup;
 mod descendants;
 mod ladder;
 mod reaper;
+mod spawn;
 
 use std::future::Future;
 use std::os::fd::OwnedFd;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -198,28 +198,8 @@ pub fn contained(plan: &Plan, program: &str, procs: &Path) -> (String, Vec<Strin
     (SHELL.to_string(), args)
 }
 
-/// Where `program` is: itself when it names a path, else the first executable file of that
-/// name on the service's PATH, as `execvp` would find it.
-fn resolve(program: &str) -> std::io::Result<String> {
-    use std::os::unix::fs::PermissionsExt;
-    if program.contains('/') {
-        return Ok(program.to_string());
-    }
-    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
-    for dir in std::env::split_paths(&path) {
-        let candidate = dir.join(program);
-        if std::fs::metadata(&candidate)
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        {
-            return Ok(candidate.to_string_lossy().into_owned());
-        }
-    }
-    Err(std::io::Error::from(nix::errno::Errno::ENOENT))
-}
-
-/// Starts the plan's process. systemd's notify variables are removed from its environment:
-/// they address actiond, and a command that speaks sd_notify itself (a daemon started by an
-/// action, `systemd-notify`) would otherwise report readiness or watchdog pings for it.
+/// Starts the plan's process (`spawn::spawn`: a new process group, stdin from /dev/null,
+/// two pipes, the service's environment without systemd's notify variables plus the plan's).
 fn spawn(plan: &Plan, cgroup: Option<PathBuf>) -> std::io::Result<Spawned> {
     if plan.program.is_empty() {
         return Err(std::io::Error::new(
@@ -227,40 +207,31 @@ fn spawn(plan: &Plan, cgroup: Option<PathBuf>) -> std::io::Result<Spawned> {
             "empty command",
         ));
     }
-    let (program, args) = match &cgroup {
+    let child = match &cgroup {
         Some(dir) => {
             // Looked up here only so that a missing program is a spawn failure, as without a
-            // cgroup, rather than the shell's exit 127. The shell looks the name up again and
-            // it, not the path, becomes argv[0]: `ps`, `pgrep -x` and multi-call binaries
-            // (busybox) see the command as the config wrote it. dash's `exec` takes no `--`,
-            // so a name that starts with `-` goes as its path instead of being read as an
-            // option.
-            let resolved = resolve(&plan.program)?;
+            // cgroup, rather than the shell's exit 127 (on the command's PATH, as the shell
+            // will look). The shell looks the name up again and it, not the path, becomes
+            // argv[0]: `ps`, `pgrep -x` and multi-call binaries (busybox) see the command as
+            // the config wrote it. dash's `exec` takes no `--`, so a name that starts with
+            // `-` goes as its path instead of being read as an option.
+            let search = plan
+                .env
+                .iter()
+                .rev()
+                .find(|(k, _)| k == "PATH")
+                .map(|(_, v)| std::ffi::OsStr::new(v.as_str()));
+            let resolved = spawn::resolve(&plan.program, search)?;
             let program = if plan.program.starts_with('-') {
                 resolved
             } else {
                 plan.program.clone()
             };
-            contained(plan, &program, &dir.join("cgroup.procs"))
+            let (program, args) = contained(plan, &program, &dir.join("cgroup.procs"));
+            spawn::spawn(&program, &args, &plan.env, &plan.cwd)?
         }
-        None => (plan.program.clone(), plan.args.clone()),
+        None => spawn::spawn(&plan.program, &plan.args, &plan.env, &plan.cwd)?,
     };
-    let mut child = Command::new(&program)
-        .args(&args)
-        .envs(plan.env.iter().map(|(k, v)| (k, v)))
-        .env_remove("NOTIFY_SOCKET")
-        .env_remove("WATCHDOG_USEC")
-        .env_remove("WATCHDOG_PID")
-        .current_dir(&plan.cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()?;
-    let missing = || std::io::Error::other("child pipe missing");
-    let stdout = OwnedFd::from(child.stdout.take().ok_or_else(missing)?);
-    let stderr = OwnedFd::from(child.stderr.take().ok_or_else(missing)?);
-    // Dropping std's Child neither waits nor kills: the reaper owns waiting.
     let tracking_id = plan
         .env
         .iter()
@@ -269,12 +240,12 @@ fn spawn(plan: &Plan, cgroup: Option<PathBuf>) -> std::io::Result<Spawned> {
         .unwrap_or_default();
     Ok(Spawned {
         target: Target {
-            pgid: child.id() as i32,
+            pgid: child.pid,
             tracking_id,
             cgroup,
         },
-        stdout,
-        stderr,
+        stdout: child.stdout,
+        stderr: child.stderr,
     })
 }
 
@@ -654,14 +625,6 @@ mod tests {
                 "a b"
             ]
         );
-    }
-
-    #[test]
-    fn programs_are_found_on_path_as_execvp_would() {
-        assert_eq!(resolve("/nonexistent/x").unwrap(), "/nonexistent/x");
-        assert!(resolve("sh").unwrap().ends_with("/sh"));
-        let missing = resolve("no-such-program-anywhere").unwrap_err();
-        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
     }
 
     #[test]

@@ -200,6 +200,8 @@ fn spawn(o: &Opts) -> Result<String, String> {
     let cmd = o.need("cmd")?.to_string();
     let cwd = o.get("cwd").unwrap_or("/").to_string();
     let budget = Budget::from(o)?;
+    let hz = o.num("hz").unwrap_or(100) as f64;
+    let cpu_before = own_cpu_ticks()?;
     let summary = run_threads(threads, budget, move |_, budget| {
         let mut lat = Vec::new();
         let mut sink = Vec::with_capacity(16 * 1024);
@@ -245,10 +247,25 @@ fn spawn(o: &Opts) -> Result<String, String> {
     let mut held = std::mem::take(&mut *lock(&HELD));
     held.sort_unstable();
     let held_p50 = held.get(held.len() / 2).copied().unwrap_or(0) as f64 / 1000.0;
+    // The spawner's own CPU (its threads, not the children it waited for) per command: the
+    // least any server that starts the same command must spend on it.
+    let ops = held.len().max(1) as f64;
+    let cpu_per_op_us = (own_cpu_ticks()? - cpu_before) as f64 / hz / ops * 1e6;
     Ok(format!(
-        "{},\"held_p50_us\":{held_p50:.1}}}",
+        "{},\"held_p50_us\":{held_p50:.1},\"cpu_per_op_us\":{cpu_per_op_us:.1}}}",
         summary.trim_end_matches('}')
     ))
+}
+
+/// utime + stime of this process (all its threads, no children) in clock ticks.
+fn own_cpu_ticks() -> Result<u64, String> {
+    let stat = std::fs::read_to_string("/proc/self/stat").map_err(|e| e.to_string())?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let num = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+    Ok(num(11) + num(12))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -508,6 +525,8 @@ enum Unit {
     Ms,
     Us,
     PerSec,
+    /// A count, shown in thousands.
+    Thousands,
 }
 
 const ROWS: &[Row] = &[
@@ -538,8 +557,13 @@ const ROWS: &[Row] = &[
     },
     Row {
         key: "cpu_per_exec_us",
-        label: "server's own CPU per execution (user+sys)",
+        label: "server's own CPU per execution (user+sys; bare spawn: the spawner's own)",
         unit: Unit::Us,
+    },
+    Row {
+        key: "insn_per_exec",
+        label: "server's own user-space instructions per execution (callgrind)",
+        unit: Unit::Thousands,
     },
     Row {
         key: "hello_p50_us",
@@ -602,6 +626,7 @@ fn unit_name(u: Unit) -> &'static str {
         Unit::Ms => "ms",
         Unit::Us => "µs",
         Unit::PerSec => "/s",
+        Unit::Thousands => "thousand",
     }
 }
 
@@ -612,6 +637,7 @@ fn show(u: Unit, v: f64) -> String {
         Unit::Ms => format!("{v:.1}"),
         Unit::Us => format!("{v:.0}"),
         Unit::PerSec => format!("{v:.0}"),
+        Unit::Thousands => format!("{:.0}", v / 1000.0),
     }
 }
 
