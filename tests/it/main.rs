@@ -15,6 +15,7 @@ mod appliance;
 mod arguments;
 mod cli_credentials;
 mod config_check;
+mod crash;
 mod dashboards;
 mod durability;
 mod escapes;
