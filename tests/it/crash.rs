@@ -107,7 +107,10 @@ impl Round {
         let bytes = serde_json::to_vec(body).expect("JSON");
         let resp = conn.try_send(&Request::connect(op, &bytes)).ok()?;
         let status = resp.status;
-        Some((status, serde_json::from_slice(&resp.body).unwrap_or(Value::Null)))
+        Some((
+            status,
+            serde_json::from_slice(&resp.body).unwrap_or(Value::Null),
+        ))
     }
 
     fn waiter(&self, client: usize) {
@@ -118,8 +121,7 @@ impl Round {
             let action = if n % 4 == 3 { "slowish" } else { "quick" };
             n += 1;
             let body = json!({"actionId": action, "uniqueTrackingId": id});
-            let Some((status, reply)) = Round::call(&mut conn, "StartActionAndWait", &body)
-            else {
+            let Some((status, reply)) = Round::call(&mut conn, "StartActionAndWait", &body) else {
                 return;
             };
             let entry = &reply["logEntry"];
