@@ -369,7 +369,8 @@ mod tests {
     #[test]
     fn compaction_keeps_one_line_per_execution_the_newest_ones() {
         // (file as lines, limit) -> (id, finished) per line of the result
-        let cases: Vec<(Vec<Vec<u8>>, usize, Vec<(&str, bool)>)> = vec![
+        type Case = (Vec<Vec<u8>>, usize, Vec<(&'static str, bool)>);
+        let cases: Vec<Case> = vec![
             (vec![], 10, vec![]),
             (
                 vec![

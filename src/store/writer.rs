@@ -47,6 +47,9 @@ pub enum Sync {
     Every(Duration),
 }
 
+/// Makes a file's new content from its current content.
+pub type Compactor = Box<dyn Fn(&[u8]) -> Vec<u8> + Send>;
+
 /// How a journal starts and what it calls.
 pub struct Options<R> {
     /// The file's whole content to begin with, written (atomically) before any append.
@@ -55,7 +58,7 @@ pub struct Options<R> {
     /// The file's new content from its current content: used to compact it, and to rewrite
     /// it after a failure (the current content may then end in a torn line, and hold some
     /// records twice).
-    pub compact: Box<dyn Fn(&[u8]) -> Vec<u8> + Send>,
+    pub compact: Compactor,
     /// Receives each batch of records once it is on disk (per `sync`), in queue order.
     pub written: Box<dyn FnMut(Vec<R>) + Send>,
 }
@@ -267,7 +270,7 @@ struct Writer {
     unsynced: bool,
     last_sync: Instant,
     syncs: u64,
-    compact: Box<dyn Fn(&[u8]) -> Vec<u8> + Send>,
+    compact: Compactor,
 }
 
 /// The first pause before a failed batch is retried, and the longest.
