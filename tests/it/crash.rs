@@ -10,9 +10,13 @@
 //!
 //! A SIGKILL keeps whatever the service had handed to the kernel with `write`, so this test
 //! catches answers sent before their record was written at all; it cannot tell whether the
-//! record was also fsynced (a power cut), which the ordering test in `durability` checks.
+//! record was also fsynced (a power cut), which the ordering test in `storage` checks.
 //!
-//! It is `#[ignore]`d (about half a minute) and run by name by `scripts/test.sh`;
+//! The second test races compactions (the whole-file replace) with appends: with a short
+//! history the file is replaced every few dozen runs under load, and after each SIGKILL the
+//! restored history must be the one the service showed just before.
+//!
+//! Both are `#[ignore]`d (a few seconds each) and run by name by `scripts/test.sh`;
 //! `ACTIOND_CRASH_ROUNDS` (default 6) and `ACTIOND_CRASH_SEED` (default: from the clock, and
 //! printed) change how many rounds run and where the kills land.
 
@@ -27,12 +31,14 @@ use serde_json::{Value, json};
 use crate::client::{Conn, Request};
 use crate::durability::{all_logs, crash, persistent};
 use crate::events::{EventStream, Next};
-use crate::harness::{Server, TempDir, shell_action};
+use crate::harness::{Server, TempDir, shell_action, wait_until};
 
 /// Clients calling StartActionAndWait, one keep-alive connection each.
 const WAITERS: usize = 6;
 /// Clients calling StartAction, then ExecutionStatus until the run has finished.
 const STARTERS: usize = 2;
+/// Runs reported finished in each round before its kill is timed.
+const PER_ROUND: usize = 20;
 /// The history keeps this many runs, so that nothing the test made is evicted.
 const LIMIT: usize = 10_000;
 /// Clients stop starting runs past this many, so the history never reaches `LIMIT`.
@@ -240,7 +246,7 @@ fn compare(told: &Told, history: &[Value]) -> Lost {
 }
 
 #[test]
-#[ignore = "about half a minute; run by name by scripts/test.sh"]
+#[ignore = "a few seconds; run by name by scripts/test.sh"]
 fn sigkill_under_load_loses_no_run_a_client_was_told_about() {
     let rounds = env_number("ACTIOND_CRASH_ROUNDS").unwrap_or(6) as usize;
     let seed = env_number("ACTIOND_CRASH_SEED").unwrap_or_else(|| {
@@ -281,7 +287,17 @@ fn sigkill_under_load_loses_no_run_a_client_was_told_about() {
         let r = Arc::clone(&round);
         clients.push(thread::spawn(move || r.subscriber(stream)));
 
-        let kill_after = Duration::from_millis(150 + rng.below(750));
+        // Each round first sees some runs through, however slow the machine, so that the
+        // test never passes for want of load; then the kill lands at a random moment.
+        let base = told.lock().unwrap().finished.len();
+        let busy = wait_until(Duration::from_secs(60), || {
+            told.lock().unwrap().finished.len() >= base + PER_ROUND
+        });
+        assert!(
+            busy,
+            "round {number}: {PER_ROUND} runs did not finish within a minute"
+        );
+        let kill_after = Duration::from_millis(rng.below(750));
         thread::sleep(kill_after);
         crash(&mut server);
         round.stop.store(true, Ordering::SeqCst);
@@ -294,7 +310,7 @@ fn sigkill_under_load_loses_no_run_a_client_was_told_about() {
         let told = told.lock().unwrap();
         let lost = compare(&told, &history);
         eprintln!(
-            "round {number}: killed after {} ms; told finished {}, told started {}; \
+            "round {number}: killed {} ms after {PER_ROUND} runs; told finished {}, told started {}; \
              history {}; lost: {} finished missing, {} finished changed, {} started missing",
             kill_after.as_millis(),
             told.finished.len(),
@@ -330,7 +346,7 @@ fn sigkill_under_load_loses_no_run_a_client_was_told_about() {
         lost.started_missing.len(),
     );
     assert!(
-        told.finished.len() > 100,
+        told.finished.len() >= rounds * PER_ROUND,
         "the load was too light to show anything: {} runs reported finished",
         told.finished.len()
     );
@@ -340,4 +356,99 @@ fn sigkill_under_load_loses_no_run_a_client_was_told_about() {
          per round):\n{}",
         failures.join("\n")
     );
+}
+
+/// The history the test compares: each entry's id, whether it finished, its exit code and
+/// output, newest first.
+fn summary(history: &[Value]) -> Vec<(String, bool, i64, String)> {
+    history
+        .iter()
+        .map(|e| {
+            (
+                e["executionTrackingId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                e["executionFinished"] == true,
+                e["exitCode"].as_i64().unwrap_or(i64::MIN),
+                e["stdout"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// A history this short is compacted (the whole file replaced) every few dozen runs, so under
+/// this load compactions happen all the time, each racing with the appends of the runs going on.
+const COMPACTED_LIMIT: usize = 20;
+
+#[test]
+#[ignore = "a few seconds; run by name by scripts/test.sh"]
+fn compactions_racing_with_appends_lose_nothing_the_history_showed() {
+    let rounds = env_number("ACTIOND_CRASH_ROUNDS").unwrap_or(6) as usize;
+    let seed = env_number("ACTIOND_CRASH_SEED").unwrap_or(7);
+    let mut rng = Rng(seed | 1);
+    let state = TempDir::new();
+    let mut config = persistent(&state, COMPACTED_LIMIT, actions());
+    config["maxConcurrentExecutions"] = json!(64);
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut server = Server::start(config.clone());
+    for number in 0..rounds {
+        let round = Arc::new(Round {
+            addr: server.addr,
+            number,
+            told: Arc::new(Mutex::new(Told::default())),
+            stop: Arc::new(AtomicBool::new(false)),
+            runs: Arc::clone(&runs),
+        });
+        let mut clients = Vec::new();
+        for client in 0..WAITERS {
+            let r = Arc::clone(&round);
+            clients.push(thread::spawn(move || r.waiter(client)));
+        }
+        for client in 0..STARTERS {
+            let r = Arc::clone(&round);
+            clients.push(thread::spawn(move || r.starter(client)));
+        }
+        // Enough runs for a few compactions, however slow the machine, then a random moment.
+        let base = runs.load(Ordering::SeqCst);
+        let busy = wait_until(Duration::from_secs(60), || {
+            runs.load(Ordering::SeqCst) >= base + 3 * COMPACTED_LIMIT
+        });
+        assert!(busy, "round {number}: too few runs within a minute");
+        thread::sleep(Duration::from_millis(rng.below(300)));
+        // The clients end their current run and stop: everything has finished, and the
+        // history shows only what is on disk, so a SIGKILL now must change nothing.
+        round.stop.store(true, Ordering::SeqCst);
+        for c in clients {
+            c.join().expect("a client thread panicked");
+        }
+        let before = summary(&all_logs(&server));
+        crash(&mut server);
+        server = Server::start(config.clone());
+        let after = summary(&all_logs(&server));
+        assert_eq!(
+            before.len(),
+            COMPACTED_LIMIT,
+            "round {number}: the history is full"
+        );
+        assert_eq!(
+            after, before,
+            "round {number}: the history after the restart differs from the one shown before \
+             the SIGKILL"
+        );
+    }
+    let runs = runs.load(Ordering::SeqCst);
+    let lines = std::fs::read(state.path().join("history.jsonl"))
+        .expect("the history file")
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count();
+    eprintln!("compaction test: {runs} runs in {rounds} rounds; the file holds {lines} lines");
+    assert!(
+        runs >= 3 * COMPACTED_LIMIT * rounds
+            && lines <= 4 * COMPACTED_LIMIT + 2 * (WAITERS + STARTERS),
+        "{runs} runs left {lines} lines: the file was not compacted"
+    );
+    let log = server.stop_and_log();
+    assert!(!log.contains("could not be read"), "{log}");
 }
