@@ -35,6 +35,7 @@ mod reload;
 mod shell_model;
 mod shutdown;
 mod soak;
+mod storage;
 mod systemd;
 mod triggers;
 mod web;
