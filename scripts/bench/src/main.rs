@@ -508,6 +508,8 @@ enum Unit {
     Ms,
     Us,
     PerSec,
+    /// A plain number with two decimals, in the unit named.
+    Number(&'static str),
 }
 
 const ROWS: &[Row] = &[
@@ -582,6 +584,26 @@ const ROWS: &[Row] = &[
         unit: Unit::PerSec,
     },
     Row {
+        key: "rps_c16_disk",
+        label: "run-and-wait/s, 16 clients, history on disk (`stateDirectory`, fsynced)",
+        unit: Unit::PerSec,
+    },
+    Row {
+        key: "disk_vs_memory_c16",
+        label: "the same ÷ history in memory only (within each run)",
+        unit: Unit::Number("×"),
+    },
+    Row {
+        key: "fsyncs_per_s_c16_disk",
+        label: "history file fsyncs/s, 16 clients",
+        unit: Unit::PerSec,
+    },
+    Row {
+        key: "records_per_fsync_c16_disk",
+        label: "history records per fsync (group commit), 16 clients",
+        unit: Unit::Number("records"),
+    },
+    Row {
         key: "rps_readyz",
         label: "no spawn: GetReadyz (webhook: `/`)/s, 16 clients",
         unit: Unit::PerSec,
@@ -602,6 +624,7 @@ fn unit_name(u: Unit) -> &'static str {
         Unit::Ms => "ms",
         Unit::Us => "µs",
         Unit::PerSec => "/s",
+        Unit::Number(name) => name,
     }
 }
 
@@ -612,6 +635,7 @@ fn show(u: Unit, v: f64) -> String {
         Unit::Ms => format!("{v:.1}"),
         Unit::Us => format!("{v:.0}"),
         Unit::PerSec => format!("{v:.0}"),
+        Unit::Number(_) => format!("{v:.2}"),
     }
 }
 
