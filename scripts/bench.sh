@@ -14,7 +14,8 @@
 # instructions per execution (callgrind, once: the machine-independent figure; not for
 # webhook, whose Go runtime does not survive valgrind).
 #
-# It installs what it needs (webhook, wrk, binutils from Debian; fails loudly when it cannot),
+# It installs what it needs (webhook, wrk, binutils, valgrind, curl from Debian; fails loudly
+# when it cannot),
 # builds actiond and the helper in release, prints one table, and writes it to
 # bench-out/bench.md and bench-out/bench.json (git-ignored), with the raw figures beside them.
 # CI does not call it: timings are for people, tests assert what does not depend on speed.
@@ -49,6 +50,7 @@ need webhook webhook
 need wrk wrk
 need strip binutils
 need valgrind valgrind
+need curl curl
 
 step "building actiond and the bench helper (release)"
 cargo build --release --quiet
@@ -215,6 +217,40 @@ insn_per_exec() {
     echo $(( $(cg_total "$cg.$pid.1") / INSN_EXECS ))
 }
 
+# metric ADDR NAME: one figure from actiond's /metrics.
+metric() { curl -fsS "http://$1/metrics" | awk -v n="$2" '$1 == n {print $2}'; }
+
+# disk_figures RUN MEMORY_RPS: the 16-client throughput again with the history kept on disk
+# (stateDirectory in bench-out/, on the repository's file system; historySync at its default,
+# so every batch of records is fsynced before its runs are answered), its ratio to the
+# in-memory figure of the same run, and from /metrics the fsyncs per second and the records
+# each fsync carried (group commit).
+disk_figures() {
+    local run=$1 memory=$2 state="$OUT/state" port addr r0 s0 r1 s1 rps
+    rm -rf "$state"
+    {
+        cat "$WORK/actiond.yaml"
+        printf 'stateDirectory: "%s"\nprometheus:\n  enabled: true\n' "$state"
+    } >"$WORK/actiond-disk.yaml"
+    port="$(free_port)"
+    addr="127.0.0.1:$port"
+    "$ACTIOND" --config "$WORK/actiond-disk.yaml" --listen "$addr" 2>"$WORK/actiond-disk.log" &
+    SERVER_PID=$!
+    "$TOOL" ready --addr "$addr" --path /readyz >/dev/null
+    r0="$(metric "$addr" actiond_history_file_records_total)"
+    s0="$(metric "$addr" actiond_history_file_syncs_total)"
+    rps="$(wrk_rate 16 actiond-hello "http://$addr/api/StartActionAndWait")"
+    r1="$(metric "$addr" actiond_history_file_records_total)"
+    s1="$(metric "$addr" actiond_history_file_syncs_total)"
+    stop_server
+    rm -rf "$state"
+    record "$run" actiond rps_c16_disk "$rps"
+    record "$run" actiond disk_vs_memory_c16 "$(awk -v a="$rps" -v b="$memory" 'BEGIN {print a / b}')"
+    record "$run" actiond fsyncs_per_s_c16_disk "$(awk -v n=$((s1 - s0)) -v t="$SECS" 'BEGIN {print n / t}')"
+    [ $((s1 - s0)) -gt 0 ] || die "no fsync of the history file while 16 clients ran commands"
+    record "$run" actiond records_per_fsync_c16_disk "$(awk -v r=$((r1 - r0)) -v n=$((s1 - s0)) 'BEGIN {print r / n}')"
+}
+
 CPU_MODEL="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
 MACHINE="$(nproc) CPU(s), ${CPU_MODEL:-unknown CPU}, $(uname -sm) $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo '+changes')"
@@ -314,8 +350,10 @@ for run in $(seq 1 "$RUNS"); do
             url="http://$addr$run_path/hello"; script=webhook-hello
         fi
         for n in 1 4 16; do
-            record "$run" "$subject" "rps_c$n" "$(wrk_rate "$n" "$script" "$url")"
+            rps="$(wrk_rate "$n" "$script" "$url")"
+            record "$run" "$subject" "rps_c$n" "$rps"
         done
+        rps_c16="$rps"
 
         if [ "$subject" = actiond ]; then
             # Ten subscribers read every event while 16 clients run commands.
@@ -332,6 +370,10 @@ for run in $(seq 1 "$RUNS"); do
         fi
         record "$run" "$subject" rss_peak_kib "$(vm "$SERVER_PID" VmHWM)"
         stop_server
+        if [ "$subject" = actiond ]; then
+            step "run $run of $RUNS: actiond with its history on disk ($(stat -f -c %T "$OUT"))"
+            disk_figures "$run" "$rps_c16"
+        fi
     done
 done
 

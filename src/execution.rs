@@ -1,9 +1,10 @@
 //! One execution's record: who started which action when, its lifecycle, its captured
 //! output, and how it ended. The lifecycle and outcome are enums; the booleans and exit
 //! code of a LogEntry are derived from them by one pure function (`Phase::flags`, the table
-//! of SPEC §4), so no combination outside that table can be shown. This module does not
-//! spawn or signal anything: the executor drives a record through its phases, everyone
-//! else reads snapshots.
+//! of SPEC §4), so no combination outside that table can be shown. An end is decided
+//! (`conclude`) and shown (`commit`) in two steps, so the engine can show it only once its
+//! record is on disk; waiters wake at the second. This module does not spawn or signal
+//! anything: the executor drives a record through its phases, everyone else reads snapshots.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Instant, SystemTime};
@@ -227,6 +228,29 @@ struct Live {
     final_text: Option<(String, String)>,
     datetime_finished: String,
     kill_request: Option<KillReason>,
+    /// How it ended, once that is known and before it is shown: the end is shown only once
+    /// its record is on disk (`commit`).
+    ending: Option<Ending>,
+}
+
+/// The final state of an execution that has ended, waiting for its record to be durable.
+#[derive(Debug)]
+struct Ending {
+    outcome: Outcome,
+    stdout: String,
+    stderr: String,
+    datetime_finished: String,
+}
+
+/// How far an execution has come, as its waiters see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    /// Admitted; its first record is not yet on disk.
+    Accepted,
+    /// Its first record is on disk (for a run, the start line: it is launched now).
+    Recorded,
+    /// Its finish record is on disk and it shows as finished.
+    Finished,
 }
 
 /// One execution. Shared (`Arc`) between the history, the running table, the task that
@@ -257,7 +281,7 @@ pub struct Execution {
     pub icon: String,
     pub datetime_started: String,
     live: Mutex<Live>,
-    done: watch::Sender<bool>,
+    stage: watch::Sender<Stage>,
     kill: Notify,
 }
 
@@ -333,8 +357,9 @@ impl Execution {
                 final_text: None,
                 datetime_finished: String::new(),
                 kill_request: None,
+                ending: None,
             }),
-            done: watch::channel(false).0,
+            stage: watch::channel(Stage::Accepted).0,
             kill: Notify::new(),
         }
     }
@@ -363,8 +388,9 @@ impl Execution {
                 final_text: Some((r.stdout, r.stderr)),
                 datetime_finished: r.datetime_finished,
                 kill_request: None,
+                ending: None,
             }),
-            done: watch::channel(true).0,
+            stage: watch::channel(Stage::Finished).0,
             kill: Notify::new(),
         }
     }
@@ -390,47 +416,111 @@ impl Execution {
         self.live().stderr.push(data);
     }
 
-    /// Moves the record to its final state, adds the notices, and wakes every waiter.
-    /// Only the first call counts.
-    pub fn finish(&self, outcome: Outcome, grace_secs: u64) {
+    /// Decides the final state: the notices are added and the text rendered, but nothing
+    /// shows it yet (readers still see the execution running) until `commit`, which the
+    /// engine calls once the finish record is on disk. Only the first call counts.
+    pub fn conclude(&self, outcome: Outcome, grace_secs: u64) {
+        let mut live = self.live();
+        if live.phase.is_finished() || live.ending.is_some() {
+            return;
+        }
+        let mut stdout = redact(live.stdout.render(&self.secrets), &self.secrets);
+        let mut stderr = redact(live.stderr.render(&self.secrets), &self.secrets);
+        for (name, capture) in [("stdout", &live.stdout), ("stderr", &live.stderr)] {
+            if capture.omitted() > 0 {
+                append_notice(
+                    &mut stderr,
+                    &format!(
+                        "{name} was {} bytes; {} bytes in the middle were omitted",
+                        capture.total(),
+                        capture.omitted()
+                    ),
+                );
+            }
+        }
+        if let Some(notice) = outcome_notice(&outcome, grace_secs) {
+            append_notice(&mut stderr, &notice);
+        }
+        stdout.shrink_to_fit();
+        stderr.shrink_to_fit();
+        live.ending = Some(Ending {
+            outcome,
+            stdout,
+            stderr,
+            datetime_finished: local_datetime(SystemTime::now()),
+        });
+    }
+
+    /// Whether the final state has been decided (shown or not).
+    pub fn is_concluded(&self) -> bool {
+        let live = self.live();
+        live.ending.is_some() || live.phase.is_finished()
+    }
+
+    /// The snapshot the execution will show once committed: what its finish record holds.
+    /// Before `conclude`, the current snapshot.
+    pub fn final_snapshot(&self) -> Snapshot {
+        let live = self.live();
+        match &live.ending {
+            Some(e) => self.snapshot_of(
+                &Phase::Finished(e.outcome.clone()),
+                e.stdout.clone(),
+                e.stderr.clone(),
+                &e.datetime_finished,
+            ),
+            None => {
+                drop(live);
+                self.snapshot()
+            }
+        }
+    }
+
+    /// Shows the concluded final state and wakes every waiter. Returns false when there was
+    /// nothing to commit.
+    pub fn commit(&self) -> bool {
         {
             let mut live = self.live();
-            if live.phase.is_finished() {
-                return;
-            }
-            let mut stdout = redact(live.stdout.render(&self.secrets), &self.secrets);
-            let mut stderr = redact(live.stderr.render(&self.secrets), &self.secrets);
-            for (name, capture) in [("stdout", &live.stdout), ("stderr", &live.stderr)] {
-                if capture.omitted() > 0 {
-                    append_notice(
-                        &mut stderr,
-                        &format!(
-                            "{name} was {} bytes; {} bytes in the middle were omitted",
-                            capture.total(),
-                            capture.omitted()
-                        ),
-                    );
-                }
-            }
-            if let Some(notice) = outcome_notice(&outcome, grace_secs) {
-                append_notice(&mut stderr, &notice);
-            }
-            stdout.shrink_to_fit();
-            stderr.shrink_to_fit();
-            live.final_text = Some((stdout, stderr));
+            let Some(e) = live.ending.take() else {
+                return false;
+            };
+            live.final_text = Some((e.stdout, e.stderr));
             // The captures are no longer needed: give their memory back.
             live.stdout = Capture::new(0);
             live.stderr = Capture::new(0);
-            live.datetime_finished = local_datetime(SystemTime::now());
-            live.phase = Phase::Finished(outcome);
+            live.datetime_finished = e.datetime_finished;
+            live.phase = Phase::Finished(e.outcome);
         }
-        self.done.send_replace(true);
+        self.stage.send_replace(Stage::Finished);
+        true
     }
 
-    /// Resolves once the execution has finished.
+    /// `conclude` and `commit` at once, for records that are never written to disk.
+    pub fn finish(&self, outcome: Outcome, grace_secs: u64) {
+        self.conclude(outcome, grace_secs);
+        self.commit();
+    }
+
+    /// Notes that the first record is on disk, and wakes who waits for that.
+    pub fn mark_recorded(&self) {
+        self.stage.send_if_modified(|s| {
+            let earlier = *s < Stage::Recorded;
+            if earlier {
+                *s = Stage::Recorded;
+            }
+            earlier
+        });
+    }
+
+    /// Resolves once the first record is on disk.
+    pub async fn recorded(&self) {
+        let mut rx = self.stage.subscribe();
+        let _ = rx.wait_for(|s| *s >= Stage::Recorded).await;
+    }
+
+    /// Resolves once the execution has finished and its record is on disk.
     pub async fn wait(&self) {
-        let mut rx = self.done.subscribe();
-        let _ = rx.wait_for(|done| *done).await;
+        let mut rx = self.stage.subscribe();
+        let _ = rx.wait_for(|s| *s == Stage::Finished).await;
     }
 
     /// Asks the supervising task to run the kill ladder. Returns false when the execution
@@ -438,7 +528,7 @@ impl Execution {
     pub fn request_kill(&self, reason: KillReason) -> bool {
         {
             let mut live = self.live();
-            if live.phase.is_finished() {
+            if live.phase.is_finished() || live.ending.is_some() {
                 return false;
             }
             live.kill_request.get_or_insert(reason);
@@ -460,22 +550,35 @@ impl Execution {
 
     pub fn snapshot(&self) -> Snapshot {
         let live = self.live();
-        let (stdout, stderr) = match &live.final_text {
-            Some((o, e)) => (o.clone(), e.clone()),
-            None => (
+        match &live.final_text {
+            Some((o, e)) => {
+                self.snapshot_of(&live.phase, o.clone(), e.clone(), &live.datetime_finished)
+            }
+            None => self.snapshot_of(
+                &live.phase,
                 redact(live.stdout.render(&self.secrets), &self.secrets),
                 redact(live.stderr.render(&self.secrets), &self.secrets),
+                &live.datetime_finished,
             ),
-        };
+        }
+    }
+
+    fn snapshot_of(
+        &self,
+        phase: &Phase,
+        stdout: String,
+        stderr: String,
+        datetime_finished: &str,
+    ) -> Snapshot {
         Snapshot {
             datetime_started: self.datetime_started.clone(),
-            datetime_finished: live.datetime_finished.clone(),
+            datetime_finished: datetime_finished.to_string(),
             action_title: self.title.clone(),
             action_id: self.binding_id.clone(),
             action_icon: self.icon.clone(),
             stdout,
             stderr,
-            flags: live.phase.flags(),
+            flags: phase.flags(),
             user: self.user.clone(),
             user_class: self.user_class.clone(),
             tags: self.tags.clone(),

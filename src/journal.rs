@@ -1,10 +1,11 @@
-//! The history journal's format (SPEC §9): one JSON line when an execution starts, one when
+//! The history journal's format: one JSON line when an execution starts, one when
 //! it finishes (with its capped output), in the state directory's `history.jsonl`. Reading
 //! it back after a restart turns every finished line into a record, and every start without
 //! a finish (the service died while it ran) into a record marked as interrupted. A torn last
 //! line (power lost mid-write) is skipped and reported; so is any other unreadable line.
-//! Arguments are never written, so no password reaches the disk. This module is pure: the
-//! store writes the bytes, the engine decides when.
+//! Arguments are never written, so no password reaches the disk. Compaction keeps one line
+//! per execution, the newest `logHistoryLimit` of them. This module is pure: the store
+//! writes the bytes (and runs the compaction on its thread), the engine decides when.
 
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +24,7 @@ enum Kind {
     Finished,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Line {
     /// The format's version.
@@ -53,47 +54,139 @@ struct Line {
     exit_code: i32,
 }
 
-fn line(kind: Kind, s: &Snapshot, binding: &str) -> Vec<u8> {
+/// A line as it is written: the snapshot's text borrowed, not copied.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LineOut<'a> {
+    v: u32,
+    kind: Kind,
+    id: &'a str,
+    binding: &'a str,
+    title: &'a str,
+    icon: &'a str,
+    user: &'a str,
+    user_class: &'a str,
+    tags: &'a [String],
+    datetime_started: &'a str,
+    datetime_finished: &'a str,
+    stdout: &'a str,
+    stderr: &'a str,
+    started: bool,
+    blocked: bool,
+    timed_out: bool,
+    exit_code: i32,
+}
+
+fn write(out: &mut Vec<u8>, kind: Kind, s: &Snapshot, binding: &str) {
     let finished = kind == Kind::Finished;
-    let text = |t: &str| {
-        if finished {
-            t.to_string()
-        } else {
-            String::new()
-        }
-    };
-    let l = Line {
+    fn text(finished: bool, t: &str) -> &str {
+        if finished { t } else { "" }
+    }
+    let l = LineOut {
         v: 1,
         kind,
-        id: s.execution_tracking_id.clone(),
-        binding: binding.to_string(),
-        title: s.action_title.clone(),
-        icon: s.action_icon.clone(),
-        user: s.user.clone(),
-        user_class: s.user_class.clone(),
-        tags: s.tags.clone(),
-        datetime_started: s.datetime_started.clone(),
-        datetime_finished: text(&s.datetime_finished),
-        stdout: text(&s.stdout),
-        stderr: text(&s.stderr),
+        id: &s.execution_tracking_id,
+        binding,
+        title: &s.action_title,
+        icon: &s.action_icon,
+        user: &s.user,
+        user_class: &s.user_class,
+        tags: &s.tags,
+        datetime_started: &s.datetime_started,
+        datetime_finished: text(finished, &s.datetime_finished),
+        stdout: text(finished, &s.stdout),
+        stderr: text(finished, &s.stderr),
         started: s.flags.execution_started,
         blocked: s.flags.blocked,
         timed_out: s.flags.timed_out,
         exit_code: s.flags.exit_code,
     };
-    let mut bytes = serde_json::to_vec(&l).unwrap_or_default();
-    bytes.push(b'\n');
-    bytes
+    // Writing plain strings and numbers into a Vec cannot fail; a line that did would be
+    // left out rather than written half.
+    let before = out.len();
+    if serde_json::to_writer(&mut *out, &l).is_ok() {
+        out.push(b'\n');
+    } else {
+        out.truncate(before);
+    }
+}
+
+/// Appends the line written when an execution starts.
+pub fn write_started(out: &mut Vec<u8>, s: &Snapshot, binding: &str) {
+    write(out, Kind::Started, s, binding);
+}
+
+/// Appends the line written when an execution has finished (its snapshot is final).
+pub fn write_finished(out: &mut Vec<u8>, s: &Snapshot, binding: &str) {
+    write(out, Kind::Finished, s, binding);
 }
 
 /// The line written when an execution starts.
 pub fn started_line(s: &Snapshot, binding: &str) -> Vec<u8> {
-    line(Kind::Started, s, binding)
+    let mut out = Vec::new();
+    write_started(&mut out, s, binding);
+    out
 }
 
 /// The line written when an execution has finished (its snapshot is final).
 pub fn finished_line(s: &Snapshot, binding: &str) -> Vec<u8> {
-    line(Kind::Finished, s, binding)
+    let mut out = Vec::new();
+    write_finished(&mut out, s, binding);
+    out
+}
+
+/// What compaction reads of a line: only whose it is and which kind. serde skips the rest
+/// (the output) without keeping it.
+#[derive(Deserialize)]
+struct Key<'a> {
+    v: u32,
+    kind: Kind,
+    #[serde(borrow)]
+    id: std::borrow::Cow<'a, str>,
+}
+
+/// The journal rewritten with one line per execution, for the newest `limit` executions
+/// (in order of their first line, which is the order the history holds them): the finish
+/// line of each that has one, else its start line (it is still running, or it was when a
+/// service died). Unreadable and torn lines are dropped, and so is a second copy of a line
+/// (a rewrite after a failed write may hold some twice). Lines are copied as they are.
+pub fn compact(bytes: &[u8], limit: usize) -> Vec<u8> {
+    // Tracking id → (position in first-appearance order, the line kept).
+    let mut kept: std::collections::HashMap<std::borrow::Cow<'_, str>, (usize, &[u8], bool)> =
+        std::collections::HashMap::new();
+    let mut count = 0;
+    for raw in bytes.split_inclusive(|b| *b == b'\n') {
+        let Some(line) = raw.strip_suffix(b"\n") else {
+            continue; // a torn last line
+        };
+        let Ok(key) = serde_json::from_slice::<Key<'_>>(line) else {
+            continue;
+        };
+        if key.v != 1 {
+            continue;
+        }
+        let finished = key.kind == Kind::Finished;
+        match kept.get_mut(&key.id) {
+            Some(entry) => {
+                if finished || !entry.2 {
+                    entry.1 = raw;
+                    entry.2 |= finished;
+                }
+            }
+            None => {
+                kept.insert(key.id, (count, raw, finished));
+                count += 1;
+            }
+        }
+    }
+    let mut lines: Vec<(usize, &[u8])> = kept.into_values().map(|(i, l, _)| (i, l)).collect();
+    lines.sort_unstable_by_key(|(i, _)| *i);
+    let skip = lines.len().saturating_sub(limit);
+    let mut out = Vec::with_capacity(bytes.len());
+    for (_, l) in &lines[skip..] {
+        out.extend_from_slice(l);
+    }
+    out
 }
 
 /// What a journal holds: records oldest first, and what could not be read.
@@ -261,6 +354,98 @@ mod tests {
                 assert!(p.contains("cut off"), "cut at {cut}: {p}");
             }
         }
+    }
+
+    fn ids_and_kinds(bytes: &[u8]) -> Vec<(String, bool)> {
+        bytes
+            .split_inclusive(|b| *b == b'\n')
+            .map(|l| {
+                let k: Key<'_> = serde_json::from_slice(l).unwrap();
+                (k.id.to_string(), k.kind == Kind::Finished)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn compaction_keeps_one_line_per_execution_the_newest_ones() {
+        // (file as lines, limit) -> (id, finished) per line of the result
+        type Case = (Vec<Vec<u8>>, usize, Vec<(&'static str, bool)>);
+        let cases: Vec<Case> = vec![
+            (vec![], 10, vec![]),
+            (
+                vec![
+                    started("a"),
+                    finished("a", b"x", Outcome::Exited(0)),
+                    started("b"),
+                ],
+                10,
+                vec![("a", true), ("b", false)],
+            ),
+            // The order is that of each execution's first line, as the history's.
+            (
+                vec![
+                    started("a"),
+                    started("b"),
+                    finished("a", b"", Outcome::Exited(1)),
+                ],
+                10,
+                vec![("a", true), ("b", false)],
+            ),
+            // The limit keeps the newest.
+            (
+                vec![
+                    started("a"),
+                    started("b"),
+                    started("c"),
+                    finished("b", b"", Outcome::Exited(0)),
+                ],
+                2,
+                vec![("b", true), ("c", false)],
+            ),
+            // A rewrite after a failure may hold lines twice; a finish never loses to a start.
+            (
+                vec![
+                    started("a"),
+                    finished("a", b"x", Outcome::Exited(0)),
+                    started("a"),
+                    finished("a", b"x", Outcome::Exited(0)),
+                    started("b"),
+                    started("b"),
+                ],
+                10,
+                vec![("a", true), ("b", false)],
+            ),
+            // Garbage, other versions and a torn last line are dropped.
+            (
+                vec![
+                    b"not json\n".to_vec(),
+                    b"{\"v\":9,\"kind\":\"started\",\"id\":\"z\"}\n".to_vec(),
+                    started("a"),
+                    b"{\"v\":1,\"kind\":\"fini".to_vec(),
+                ],
+                10,
+                vec![("a", false)],
+            ),
+        ];
+        for (i, (lines, limit, want)) in cases.into_iter().enumerate() {
+            let file = lines.concat();
+            let out = compact(&file, limit);
+            let want: Vec<(String, bool)> = want
+                .into_iter()
+                .map(|(id, f)| (id.to_string(), f))
+                .collect();
+            assert_eq!(ids_and_kinds(&out), want, "case {i}");
+            // Lines are copied whole, and what was kept restores as before.
+            let again = restore(&out, "now");
+            assert!(again.problems.is_empty(), "case {i}: {:?}", again.problems);
+            assert_eq!(
+                compact(&out, limit),
+                out,
+                "case {i}: compaction is idempotent"
+            );
+        }
+        let a = finished("a", b"out\n", Outcome::Exited(3));
+        assert_eq!(compact(&[started("a"), a.clone()].concat(), 1), a);
     }
 
     #[test]

@@ -62,7 +62,6 @@ pub async fn run(
         api::dto::encode_event,
     ));
     let entities = watcher::load_entities(&config, None);
-    let journal = store.journal(journal::FILE);
     let restored = match store.read(journal::FILE) {
         Ok(Some(bytes)) => {
             journal::restore(&bytes, &clock::local_datetime(std::time::SystemTime::now()))
@@ -78,14 +77,13 @@ pub async fn run(
     }
     // Taken before the engine exists, so no execution change can be missed.
     let action_watch = bus.watch_actions();
-    let engine = engine::Engine::new(config, entities, reaper, bus, journal);
     if !restored.records.is_empty() {
         tracing::info!(
             count = restored.records.len(),
             "history restored from the state directory"
         );
     }
-    engine.restore(restored.records);
+    let engine = engine::Engine::new(config, entities, reaper, bus, &store, restored.records);
     let listening = listener.local_addr().ok();
     let watching = tokio::spawn(watcher::run(watcher::Reloads {
         engine: Arc::clone(&engine),

@@ -123,6 +123,19 @@ pub struct Sample {
     pub subscribers: usize,
     /// Resident memory of the process, when /proc could be read.
     pub rss_bytes: Option<u64>,
+    /// The history file's writer, when there is a state directory.
+    pub history_file: Option<HistoryFile>,
+}
+
+/// What the history file's writer has done since start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HistoryFile {
+    /// Records written (and fsynced, per `historySync`).
+    pub records: u64,
+    /// fsync calls: one per batch of records under load, plus those of compactions.
+    pub syncs: u64,
+    /// Records waiting to be written now.
+    pub waiting: u64,
 }
 
 /// A label value with `\`, `"` and newlines escaped, as the text format requires.
@@ -231,6 +244,29 @@ pub fn render(s: &Sample) -> String {
         "Open event streams.",
     );
     let _ = writeln!(out, "actiond_event_subscribers {}", s.subscribers);
+    if let Some(h) = &s.history_file {
+        header(
+            &mut out,
+            "actiond_history_file_records_total",
+            "counter",
+            "Records written to the history file.",
+        );
+        let _ = writeln!(out, "actiond_history_file_records_total {}", h.records);
+        header(
+            &mut out,
+            "actiond_history_file_syncs_total",
+            "counter",
+            "fsync calls on the history file (one per batch of records).",
+        );
+        let _ = writeln!(out, "actiond_history_file_syncs_total {}", h.syncs);
+        header(
+            &mut out,
+            "actiond_history_file_waiting",
+            "gauge",
+            "Records waiting to be written to the history file.",
+        );
+        let _ = writeln!(out, "actiond_history_file_waiting {}", h.waiting);
+    }
     if let Some(rss) = s.rss_bytes {
         header(
             &mut out,
@@ -301,6 +337,11 @@ mod tests {
             reloads_failed,
             subscribers: 1,
             rss_bytes: Some(4096),
+            history_file: Some(HistoryFile {
+                records: 7,
+                syncs: 3,
+                waiting: 1,
+            }),
         };
         let text = render(&sample);
         let cases = [
@@ -323,6 +364,9 @@ mod tests {
             "actiond_config_reloads_total{result=\"failure\"} 1",
             "actiond_event_subscribers 1",
             "process_resident_memory_bytes 4096",
+            "actiond_history_file_records_total 7",
+            "actiond_history_file_syncs_total 3",
+            "actiond_history_file_waiting 1",
         ];
         for line in cases {
             assert!(

@@ -44,5 +44,6 @@ pub fn metrics(app: &App, ctx: &Ctx) -> Result<String, ConnectError> {
         reloads_failed,
         subscribers: app.engine.bus().subscribers(),
         rss_bytes: metrics::rss_bytes(),
+        history_file: app.engine.history_file(),
     }))
 }

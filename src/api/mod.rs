@@ -42,7 +42,8 @@ pub fn connect_error(e: Error) -> ConnectError {
         Error::ArgumentsUnavailable(_) => Code::FailedPrecondition,
         Error::Denied(_) => Code::PermissionDenied,
         Error::LoginRequired => Code::Unauthenticated,
-        Error::Stopping => Code::Unavailable,
+        Error::Stopping | Error::HistoryUnwritable(_) => Code::Unavailable,
+        Error::HistoryBehind { .. } => Code::ResourceExhausted,
     };
     ConnectError::new(code, e.to_string())
 }
@@ -108,9 +109,7 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
     let body = match op {
         Op::StartAction => {
             let e = engine.start(start_request(f)?, caller)?;
-            to_json(&TrackingIdReply {
-                execution_tracking_id: &e.tracking_id,
-            })
+            started_reply(&e).await
         }
         Op::StartActionAndWait => {
             let e = engine.start(start_request(f)?, caller)?;
@@ -121,13 +120,11 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
         }
         Op::RestartAction => {
             let e = engine.restart(&f.string("executionTrackingId")?, caller)?;
-            to_json(&TrackingIdReply {
-                execution_tracking_id: &e.tracking_id,
-            })
+            started_reply(&e).await
         }
         Op::KillAction => {
             let id = f.string("executionTrackingId")?;
-            let r = engine.kill(&id, caller)?;
+            let r = engine.kill(&id, caller).await?;
             to_json(&KillReply {
                 execution_tracking_id: &id,
                 killed: r.killed,
@@ -203,9 +200,7 @@ pub async fn get_start(app: &App, op: Op, id: &str, ctx: &Ctx) -> Result<Reply, 
     let body = if op == Op::StartActionByGetAndWait {
         wait_for_entry(&e).await
     } else {
-        to_json(&TrackingIdReply {
-            execution_tracking_id: &e.tracking_id,
-        })
+        started_reply(&e).await
     };
     Ok(body.into())
 }
@@ -228,6 +223,16 @@ fn start_request(f: &Fields) -> Result<StartRequest, ConnectError> {
     })
 }
 
+/// The tracking id of a start, once its record is on disk: a client told that a run
+/// started finds it in the history after any crash.
+async fn started_reply(e: &Execution) -> Vec<u8> {
+    e.recorded().await;
+    to_json(&TrackingIdReply {
+        execution_tracking_id: &e.tracking_id,
+    })
+}
+
+/// The entry of a finished run, once its end is on disk (`wait` resolves only then).
 async fn wait_for_entry(e: &Execution) -> Vec<u8> {
     e.wait().await;
     entry_reply(&e.snapshot())
@@ -314,6 +319,19 @@ mod tests {
             (Error::LoginRequired, Code::Unauthenticated, "log in first"),
             (Error::NegativeOffset(-1), Code::InvalidArgument, "got -1"),
             (Error::Stopping, Code::Unavailable, "shutting down"),
+            (
+                Error::HistoryUnwritable("/s/history.jsonl cannot be written (disk full)".into()),
+                Code::Unavailable,
+                "no run starts until",
+            ),
+            (
+                Error::HistoryBehind {
+                    waiting: 256,
+                    file: "/s/history.jsonl".into(),
+                },
+                Code::ResourceExhausted,
+                "historyQueueLength",
+            ),
         ];
         for (error, code, text) in cases {
             let shown = error.to_string();

@@ -50,7 +50,7 @@ pub use entities::EntitySource;
 pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Policy};
 pub use includes::IncludeReader;
 pub use mqtt::Mqtt;
-pub use settings::{Limits, Link, LogLevel};
+pub use settings::{HistorySync, Limits, Link, LogLevel};
 pub use source::{LoadError, Loaded, load, locate};
 
 use actions::{ActionContext, Draft, Inherited};
@@ -114,6 +114,8 @@ pub struct Config {
     pub limits: Limits,
     /// `stateDirectory`; `None` keeps history in memory only.
     pub state_directory: Option<PathBuf>,
+    /// `historySync`: when the history file is fsynced.
+    pub history_sync: HistorySync,
     pub prometheus_enabled: bool,
     pub actions: Vec<Action>,
     pub auth: Auth,
@@ -280,6 +282,7 @@ fn assemble(
     let log_level = settings::log_level(c, top.get("logLevel"));
     let limits = settings::limits(c, top);
     let state_directory = settings::state_directory(c, top);
+    let history_sync = settings::history_sync(c, top.get("historySync"));
     let prometheus_enabled = settings::prometheus(c, top.get("prometheus"));
     let default_icon =
         actions::expand_icon(&c.text_or(top.get("defaultIconForActions"), "&#x1F600;"));
@@ -338,6 +341,7 @@ fn assemble(
         default_popup_on_start: default_popup,
         limits,
         state_directory,
+        history_sync,
         prometheus_enabled,
         actions,
         auth,

@@ -94,6 +94,7 @@ pub(super) const TOP_KEYS: Keys = &[
     ("defaultPopupOnStart", Read),
     ("defaultOnClick", Alias("defaultPopupOnStart")),
     ("stateDirectory", Read),
+    ("historySync", Read),
     ("trustedProxies", Read),
     ("prometheus", Read),
     ("mqtt", Read),

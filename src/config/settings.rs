@@ -120,6 +120,8 @@ settings_table! {
     max_event_subscribers: usize = ("maxEventSubscribers", 0, 4096, 64, ""),
     /// Events queued per subscriber.
     event_queue_length: usize = ("eventQueueLength", 16, 65_536, 256, " events"),
+    /// Records waiting to be written to the history file before starts are refused.
+    history_queue_length: usize = ("historyQueueLength", 1, 65_536, 256, " records"),
 }
 
 impl Default for Limits {
@@ -208,6 +210,51 @@ pub(super) fn state_directory(c: &mut Checker<'_>, top: &Fields<'_>) -> Option<P
     (!first.is_empty()).then(|| PathBuf::from(first))
 }
 
+/// When the history file is fsynced (`historySync`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistorySync {
+    /// Before anything reports the record (the default): a power cut loses nothing that a
+    /// client was told.
+    Always,
+    /// At most once per interval: records are reported once written (a crash of the
+    /// service alone loses nothing), and a power cut may lose those of the last interval.
+    Every(Duration),
+}
+
+/// The longest `historySync` interval: a power cut may lose this much acknowledged work.
+const MAX_HISTORY_SYNC: Duration = Duration::from_secs(60);
+
+/// `historySync`: `always` (the default), or an interval such as `2s` or `500ms` (Go's
+/// duration syntax, as `maxRate` windows), up to a minute.
+pub(super) fn history_sync(c: &mut Checker<'_>, field: Field<'_, '_>) -> HistorySync {
+    let Some(text) = c.text(field) else {
+        return HistorySync::Always;
+    };
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("always") {
+        return HistorySync::Always;
+    }
+    match crate::duration::parse(text) {
+        Ok(d) if !d.is_zero() && d <= MAX_HISTORY_SYNC => HistorySync::Every(d),
+        Ok(_) => {
+            c.error(
+                path_or(field, ""),
+                format!(
+                    "{text:?} is not between 1ms and 60s: use `always` or an interval such as 2s"
+                ),
+            );
+            HistorySync::Always
+        }
+        Err(why) => {
+            c.error(
+                path_or(field, ""),
+                format!("{text:?} is not `always` nor an interval such as 2s or 500ms: {why}"),
+            );
+            HistorySync::Always
+        }
+    }
+}
+
 /// `prometheus: {enabled}`: whether `/metrics` answers.
 pub(super) fn prometheus(c: &mut Checker<'_>, field: Field<'_, '_>) -> bool {
     match c.mapping(field) {
@@ -270,6 +317,8 @@ maxConnections: 10
 headerReadTimeout: 5
 maxEventSubscribers: 0
 eventQueueLength: 16
+historyQueueLength: 32
+historySync: 2s
 prometheus: {enabled: true}
 insecureAllowDumpVars: true
 insecureAllowDumpSos: yes
@@ -299,6 +348,7 @@ insecureAllowDumpActionMap: TRUE
         assert_eq!(c.default_icon_for_actions, "&#x1f4e1;");
         assert_eq!(c.default_popup_on_start, Popup::ExecutionDialog);
         assert_eq!(c.state_directory, Some(base().join("state")));
+        assert_eq!(c.history_sync, HistorySync::Every(Duration::from_secs(2)));
         assert_eq!(
             c.limits,
             Limits {
@@ -313,6 +363,7 @@ insecureAllowDumpActionMap: TRUE
                 header_read_timeout: Duration::from_secs(5),
                 max_event_subscribers: 0,
                 event_queue_length: 16,
+                history_queue_length: 32,
             }
         );
         assert!(c.prometheus_enabled);
@@ -433,6 +484,29 @@ insecureAllowDumpActionMap: TRUE
     }
 
     #[test]
+    fn history_sync_is_always_or_an_interval_up_to_a_minute() {
+        let ms = Duration::from_millis;
+        for (text, want) in [
+            ("", HistorySync::Always),
+            ("historySync: always\n", HistorySync::Always),
+            ("historySync: ALWAYS\n", HistorySync::Always),
+            ("historySync: 2s\n", HistorySync::Every(ms(2000))),
+            ("historySync: 500ms\n", HistorySync::Every(ms(500))),
+            ("historySync: 1m\n", HistorySync::Every(ms(60_000))),
+        ] {
+            assert_eq!(ok(text).0.history_sync, want, "{text}");
+        }
+        for (text, needle) in [
+            ("historySync: never\n", "is not `always` nor an interval"),
+            ("historySync: 0\n", "is not between 1ms and 60s"),
+            ("historySync: 2m\n", "is not between 1ms and 60s"),
+            ("historySync: [1]\n", "expected text"),
+        ] {
+            assert_error(text, "historySync", needle);
+        }
+    }
+
+    #[test]
     fn every_row_of_the_settings_table_is_read_within_its_range() {
         for row in LIMITS {
             let Setting {
@@ -473,6 +547,7 @@ insecureAllowDumpActionMap: TRUE
                 header_read_timeout: Duration::from_secs(10),
                 max_event_subscribers: 64,
                 event_queue_length: 256,
+                history_queue_length: 256,
             }
         );
     }

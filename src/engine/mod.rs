@@ -2,10 +2,12 @@
 //! force (`setup`: config, entities and the bindings derived from them, swapped whole on
 //! reload), the history, the table of running executions, and the one start path:
 //! permission, argument checks, tracking id, then admission (`admission`: concurrency and
-//! rate limits → blocked entries) and the insert, atomically, then the launch. It records
-//! every start and end in the history file through `recorder`. Everything it decides is
-//! synchronous and happens under short locks, so a check and the insert that follows it are
-//! atomic; processes are the executor's business and wire formats the API's.
+//! rate limits → blocked entries) and the insert, atomically, then the start record. It
+//! records every start and end in the history file through `recorder`, and acts on a record
+//! only once it is on disk (`durable`): then a run is launched and announced, or its end is
+//! shown to everyone at once. Everything it decides is synchronous and happens under short
+//! locks, so a check and the insert that follows it are atomic; processes are the
+//! executor's business and wire formats the API's.
 
 mod admission;
 mod recorder;
@@ -14,7 +16,7 @@ mod setup;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::time::{Duration, Instant};
 
 use tracing::info;
@@ -27,13 +29,13 @@ use crate::execution::{
     Execution, KillReason, NewExecution, Origin, Outcome, Restored, TrackingId, new_tracking_id,
     valid_tracking_id,
 };
-use crate::executor::{self, Observer, Plan, Reaper};
+use crate::executor::{self, Observer, Reaper};
 use crate::history::{History, Page};
 use crate::output::Chunker;
 use crate::permissions::{Caller, Decision, Verb, decide};
-use crate::store::Journal;
+use crate::store::Store;
 use admission::{Candidate, Earlier, limit_reached};
-use recorder::Recorder;
+use recorder::{Kind, Launch, Line, OnDisk, Recorder};
 pub use setup::{Binding, Setup, render_for, render_html_for};
 
 /// Why the engine refused. The API maps each variant to a Connect code in one place
@@ -56,6 +58,13 @@ pub enum Error {
     LoginRequired,
     NegativeOffset(i64),
     Stopping,
+    /// The history file cannot be written now (its writer retries): no run starts.
+    HistoryUnwritable(String),
+    /// This many records already wait for the disk under the history file.
+    HistoryBehind {
+        waiting: usize,
+        file: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -91,6 +100,15 @@ impl fmt::Display for Error {
             }
             Error::NegativeOffset(n) => write!(f, "startOffset must not be negative, got {n}"),
             Error::Stopping => f.write_str("actiond is shutting down: try again shortly"),
+            Error::HistoryUnwritable(why) => write!(
+                f,
+                "{why}: no run starts until its record can be kept; actiond keeps retrying"
+            ),
+            Error::HistoryBehind { waiting, file } => write!(
+                f,
+                "{waiting} records already wait to be written to {file} (historyQueueLength): \
+                 the storage is slower than the work; try again shortly"
+            ),
         }
     }
 }
@@ -109,12 +127,10 @@ pub struct KillResult {
     pub already_completed: bool,
 }
 
-/// An execution checked and ready to be admitted: its record, the plan for its process, and
-/// the password values to redact from its output events.
+/// An execution checked and ready to be admitted: its record, and what its launch needs.
 struct Prepared {
     exec: Arc<Execution>,
-    plan: Plan,
-    secrets: Vec<String>,
+    launch: Launch,
 }
 
 pub struct Engine {
@@ -136,28 +152,129 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Engine {
-    /// `journal`: the history file in the state directory; `None` keeps the history in
-    /// memory only.
+    /// `store`: the state directory, where the history file is kept (a store without one
+    /// keeps the history in memory only). `restored`: the records of a previous run, oldest
+    /// first, which the history and the rewritten file start with. A record whose action is
+    /// gone keeps its title, behind no ACL. Must be called inside the tokio runtime: the
+    /// records that reach the disk come back to a task of it.
     pub fn new(
         config: Arc<Config>,
         entities: EntitySet,
         reaper: Arc<Reaper>,
         bus: Arc<Bus>,
-        journal: Option<Journal>,
+        store: &Store,
+        restored: Vec<Restored>,
     ) -> Arc<Engine> {
-        let history = Mutex::new(History::new(config.limits.log_history_limit));
-        Arc::new(Engine {
-            setup: RwLock::new(Arc::new(Setup::new(config, Arc::new(entities)))),
-            history,
+        let setup = Setup::new(Arc::clone(&config), Arc::new(entities));
+        let mut history = History::new(config.limits.log_history_limit);
+        for r in restored {
+            let action = setup
+                .action(&r.binding_id)
+                .cloned()
+                .unwrap_or_else(|| Arc::new(Action::removed(&r.binding_id, &r.title)));
+            history.insert(Arc::new(Execution::restored(r, action)));
+        }
+        let (recorder, on_disk) = Recorder::open(store, &history, &config);
+        let engine = Arc::new(Engine {
+            setup: RwLock::new(Arc::new(setup)),
+            history: Mutex::new(history),
             running: Mutex::new(HashMap::new()),
             reaper,
             bus,
-            recorder: Recorder::new(journal),
+            recorder,
             stopping: AtomicBool::new(false),
             started: Instant::now(),
             changes: tokio::sync::watch::Sender::new(0),
             metrics: crate::metrics::Metrics::default(),
-        })
+        });
+        if let Some(on_disk) = on_disk {
+            tokio::spawn(Engine::on_disk(Arc::downgrade(&engine), on_disk));
+        }
+        engine
+    }
+
+    /// Acts on the records the history file's writer hands back, in the order they were
+    /// queued, on the event loop like every other change of the engine's state.
+    async fn on_disk(engine: Weak<Engine>, mut batches: OnDisk) {
+        while let Some(lines) = batches.recv().await {
+            let Some(engine) = engine.upgrade() else {
+                return;
+            };
+            engine.recorder.back(lines.len());
+            for line in lines {
+                engine.durable(line);
+            }
+        }
+    }
+
+    /// Hands a record to the history file, and acts on it now if there is none.
+    fn record(self: &Arc<Self>, line: Line) {
+        if let Some(line) = self.recorder.record(line) {
+            self.durable(line);
+        }
+    }
+
+    /// What happens once a record is on disk: a run is launched and announced; an end is
+    /// shown, to every reader at once (the execution, the running table, the metrics, the
+    /// event that the event streams and MQTT follow).
+    fn durable(self: &Arc<Self>, line: Line) {
+        let Line { exec, kind } = line;
+        match kind {
+            Kind::Started(launch) => self.launch(exec, *launch),
+            Kind::Blocked => {
+                exec.mark_recorded();
+                self.publish(
+                    Some(&exec.action),
+                    &Event::ExecutionStarted(exec.snapshot()),
+                );
+                self.show_end(&exec, None);
+            }
+            Kind::Finished { ran } => {
+                let flags = self.show_end(&exec, ran);
+                info!(
+                    action = %exec.binding_id,
+                    id = %exec.tracking_id,
+                    exit_code = flags.exit_code,
+                    timed_out = flags.timed_out,
+                    "finished"
+                );
+            }
+        }
+    }
+
+    /// Announces a run whose start is on disk, and starts its process.
+    fn launch(self: &Arc<Self>, exec: Arc<Execution>, launch: Launch) {
+        exec.mark_recorded();
+        self.publish(
+            Some(&exec.action),
+            &Event::ExecutionStarted(exec.snapshot()),
+        );
+        let origin = exec.origin.as_ref().unwrap_or(&Origin::Request);
+        info!(
+            action = %exec.binding_id,
+            id = %exec.tracking_id,
+            user = %exec.user,
+            %origin,
+            "starting"
+        );
+        let watch = Watch {
+            engine: Arc::clone(self),
+            exec: Arc::clone(&exec),
+            stdout: Chunker::new(launch.secrets.clone()),
+            stderr: Chunker::new(launch.secrets),
+        };
+        executor::launch(launch.plan, exec, &self.reaper, Box::new(watch));
+    }
+
+    /// Shows the end of `exec` (which ran for `ran`, if it ran), counts and announces it.
+    fn show_end(&self, exec: &Execution, ran: Option<Duration>) -> crate::execution::Flags {
+        lock(&self.running).remove(exec.tracking_id.as_str());
+        exec.commit();
+        let snapshot = exec.snapshot();
+        let flags = snapshot.flags;
+        self.metrics.finished(&exec.binding_id, &flags, ran);
+        self.publish(Some(&exec.action), &Event::ExecutionFinished(snapshot));
+        flags
     }
 
     /// The setup in force.
@@ -175,6 +292,7 @@ impl Engine {
     /// smaller limit.
     pub fn swap(&self, config: Arc<Config>, entities: EntitySet, event: Event) {
         lock(&self.history).set_limit(config.limits.log_history_limit);
+        self.recorder.configure(&config);
         let setup = Arc::new(Setup::new(config, Arc::new(entities)));
         *self.setup.write().unwrap_or_else(|p| p.into_inner()) = setup;
         self.changes.send_modify(|n| *n += 1);
@@ -200,6 +318,15 @@ impl Engine {
         &self.bus
     }
 
+    /// What the history file's writer has done, when there is one (for /metrics).
+    pub fn history_file(&self) -> Option<crate::metrics::HistoryFile> {
+        self.recorder.stats().map(|s| crate::metrics::HistoryFile {
+            records: s.records,
+            syncs: s.syncs,
+            waiting: s.waiting,
+        })
+    }
+
     /// The counters behind /metrics.
     pub fn metrics(&self) -> &crate::metrics::Metrics {
         &self.metrics
@@ -223,7 +350,8 @@ impl Engine {
     }
 
     /// Starts an execution for a request from outside (the API). Returns once its record
-    /// exists; the process is spawned right after, off the event loop (`executor::launch`).
+    /// exists in memory; its process is spawned once the record is on disk
+    /// (`Execution::recorded` resolves then), off the event loop (`executor::launch`).
     pub fn start(
         self: &Arc<Self>,
         req: StartRequest,
@@ -270,8 +398,9 @@ impl Engine {
         self.begin(req, caller, origin, Vec::new())
     }
 
-    /// The one start path: checks, then admission and the insert under the same locks,
-    /// then the start event and either the blocked record or the launch.
+    /// The one start path: checks, then room in the history file's queue, then admission
+    /// and the insert under the same locks, then the record: a blocked run's only record, or
+    /// a run's start record, after which it is launched (`durable`).
     fn begin(
         self: &Arc<Self>,
         req: StartRequest,
@@ -284,43 +413,23 @@ impl Engine {
         }
         // One snapshot of the setup for the whole start, even if a reload lands meanwhile.
         let setup = self.setup();
-        let Prepared {
-            exec,
-            plan,
-            secrets,
-        } = self.prepare(&setup, req, caller, origin, tags)?;
-        let blocked = self.admit(&exec, setup.config.limits.max_concurrent_executions)?;
-        self.publish(
-            Some(&exec.action),
-            &Event::ExecutionStarted(exec.snapshot()),
-        );
+        let Prepared { exec, launch } = self.prepare(&setup, req, caller, origin, tags)?;
+        let limits = &setup.config.limits;
+        self.recorder.room(limits.history_queue_length)?;
+        let blocked = self.admit(&exec, limits.max_concurrent_executions)?;
         if let Some(reason) = blocked {
             info!(action = %exec.binding_id, id = %exec.tracking_id, "blocked: {reason}");
-            exec.finish(Outcome::Blocked(reason), plan.grace.as_secs());
-            self.ended(&exec, None);
+            exec.conclude(Outcome::Blocked(reason), launch.plan.grace.as_secs());
+            self.record(Line {
+                exec: Arc::clone(&exec),
+                kind: Kind::Blocked,
+            });
             return Ok(exec);
         }
-        // Written before the process exists, so a crash mid-run is visible after a restart.
-        if self
-            .recorder
-            .started(&exec, self.config().limits.log_history_limit)
-        {
-            self.recorder.compact(&lock(&self.history));
-        }
-        let origin = exec.origin.as_ref().unwrap_or(&Origin::Request);
-        info!(
-            action = %exec.binding_id,
-            id = %exec.tracking_id,
-            user = %exec.user,
-            %origin,
-            "starting"
-        );
-        let watch = Watch {
-            engine: Arc::clone(self),
-            stdout: Chunker::new(secrets.clone()),
-            stderr: Chunker::new(secrets),
-        };
-        executor::launch(plan, Arc::clone(&exec), &self.reaper, Box::new(watch));
+        self.record(Line {
+            exec: Arc::clone(&exec),
+            kind: Kind::Started(Box::new(launch)),
+        });
         Ok(exec)
     }
 
@@ -396,8 +505,7 @@ impl Engine {
         }));
         Ok(Prepared {
             exec,
-            plan,
-            secrets,
+            launch: Launch { plan, secrets },
         })
     }
 
@@ -437,47 +545,14 @@ impl Engine {
         Ok(blocked)
     }
 
-    /// Called by the execution's watcher once its process group is gone.
-    fn finished(&self, exec: &Execution) {
-        lock(&self.running).remove(exec.tracking_id.as_str());
-        let flags = self.ended(exec, exec.started.map(|t| t.elapsed()));
-        info!(
-            action = %exec.binding_id,
-            id = %exec.tracking_id,
-            exit_code = flags.exit_code,
-            timed_out = flags.timed_out,
-            "finished"
-        );
-    }
-
-    /// Counts, records and announces the end of `exec` (which ran for `ran`, if it ran).
-    fn ended(&self, exec: &Execution, ran: Option<Duration>) -> crate::execution::Flags {
-        let snapshot = exec.snapshot();
-        let flags = snapshot.flags;
-        self.metrics.finished(&exec.binding_id, &flags, ran);
-        let limit = self.config().limits.log_history_limit;
-        if self.recorder.finished(exec, &snapshot, limit) {
-            self.recorder.compact(&lock(&self.history));
-        }
-        self.publish(Some(&exec.action), &Event::ExecutionFinished(snapshot));
-        flags
-    }
-
-    /// Brings back the records of a previous run (oldest first) and rewrites the journal
-    /// with them, always: a torn last line must not stay in the file, or the next line
-    /// appended would be glued to it and lost. A record whose action is gone keeps its
-    /// title, behind no ACL.
-    pub fn restore(&self, records: Vec<Restored>) {
-        let setup = self.setup();
-        let mut history = lock(&self.history);
-        for r in records {
-            let action = setup
-                .action(&r.binding_id)
-                .cloned()
-                .unwrap_or_else(|| Arc::new(Action::removed(&r.binding_id, &r.title)));
-            history.insert(Arc::new(Execution::restored(r, action)));
-        }
-        self.recorder.compact(&history);
+    /// Called by the execution's watcher once its process group is gone and its end is
+    /// concluded: the end is recorded, and shown once on disk.
+    fn finished(self: &Arc<Self>, exec: Arc<Execution>) {
+        let ran = exec.started.map(|t| t.elapsed());
+        self.record(Line {
+            exec,
+            kind: Kind::Finished { ran },
+        });
     }
 
     /// Whether an execution of `binding_id` is running now (the MQTT "running" state).
@@ -495,7 +570,7 @@ impl Engine {
         lock(&self.running).get(tracking_id).cloned()
     }
 
-    pub fn kill(&self, tracking_id: &str, caller: &Caller) -> Result<KillResult, Error> {
+    pub async fn kill(&self, tracking_id: &str, caller: &Caller) -> Result<KillResult, Error> {
         let exec = self
             .find(tracking_id)
             .ok_or_else(|| Error::UnknownExecution(tracking_id.to_string()))?;
@@ -503,6 +578,9 @@ impl Engine {
         let killed = exec.request_kill(KillReason::User(caller.username.clone()));
         if killed {
             info!(id = %exec.tracking_id, by = %caller.username, "kill requested");
+        } else {
+            // "Already completed" reports the end: only once it is on disk.
+            exec.wait().await;
         }
         Ok(KillResult {
             killed,
@@ -554,7 +632,9 @@ impl Engine {
     }
 
     /// Stops accepting starts, runs the kill ladder on every running execution, and waits
-    /// until all of them are recorded as finished (bounded by the ladder's own bound).
+    /// until all of them are recorded as finished (bounded by the ladder's own bound), then
+    /// until the history file is flushed. A run whose start is not yet on disk is launched
+    /// when it is and killed at once: its record says so.
     pub async fn shutdown(&self) {
         self.stopping.store(true, Ordering::SeqCst);
         let running: Vec<Arc<Execution>> = lock(&self.running).values().cloned().collect();
@@ -586,6 +666,7 @@ impl Engine {
 /// 4 KiB each, password values redacted; and its end.
 struct Watch {
     engine: Arc<Engine>,
+    exec: Arc<Execution>,
     stdout: Chunker,
     stderr: Chunker,
 }
@@ -616,6 +697,7 @@ impl Observer for Watch {
         let mut rest = self.stdout.finish();
         rest.extend(self.stderr.finish());
         self.send(exec, rest);
-        self.engine.finished(exec);
+        let Watch { engine, exec, .. } = *self;
+        engine.finished(exec);
     }
 }

@@ -8,9 +8,10 @@
 //! task that owns the process until the end: it reads both pipes into the record's bounded
 //! captures, waits for the leader's exit status from the reaper, enforces the timeout and
 //! kill requests through the one kill ladder, applies the 250 ms rule for backgrounded
-//! children, and finishes the record. In cgroup mode (`cgroup`) each execution also gets a
-//! cgroup of its own, which its shell enters before running anything (`contained`), so the
-//! ladder reaches what left the process group. The executor knows nothing of users, HTTP or
+//! children, and concludes the record (the engine shows the end once it is recorded). In
+//! cgroup mode (`cgroup`) each execution also gets a cgroup of its own, which its shell
+//! enters before running anything (`contained`), so the ladder reaches what left the
+//! process group. The executor knows nothing of users, HTTP or
 //! YAML.
 
 mod cgroup;
@@ -250,13 +251,14 @@ fn spawn(plan: &Plan, cgroup: Option<PathBuf>) -> std::io::Result<Spawned> {
 }
 
 /// Hears what an execution produces while its supervising task runs: every read from its
-/// pipes, then its end (the record is final by then). The engine publishes events from it.
+/// pipes, then its end (the record's final state is concluded by then, and the engine shows
+/// it). The engine publishes events from it.
 pub trait Observer: Send + 'static {
     fn output(&mut self, exec: &Execution, stderr: bool, data: &[u8]);
     fn done(self: Box<Self>, exec: &Execution);
 }
 
-/// Starts `plan` for `exec` and supervises it on its own task. A spawn failure finishes the
+/// Starts `plan` for `exec` and supervises it on its own task. A spawn failure concludes the
 /// record (`SpawnFailed`).
 ///
 /// Under load the spawn runs on tokio's blocking pool. posix_spawn's vfork holds the calling
@@ -318,14 +320,14 @@ async fn run(
             } else {
                 format!("{}: {e}", plan.program)
             };
-            exec.finish(Outcome::SpawnFailed(what), grace_secs);
+            exec.conclude(Outcome::SpawnFailed(what), grace_secs);
             observer.done(&exec);
             return;
         }
         // end_spawn always answers a pid, and the closure cannot panic short of a bug.
         Ok((_, Ok(_), None)) | Err(_) => {
             let what = "the spawning thread failed".to_string();
-            exec.finish(Outcome::SpawnFailed(what), grace_secs);
+            exec.conclude(Outcome::SpawnFailed(what), grace_secs);
             observer.done(&exec);
             return;
         }
@@ -335,7 +337,7 @@ async fn run(
     if let Some(dir) = cgroup {
         cgroup::release(dir);
     }
-    exec.finish(outcome, grace_secs);
+    exec.conclude(outcome, grace_secs);
     observer.done(&exec);
 }
 

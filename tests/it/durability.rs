@@ -31,7 +31,7 @@ use crate::harness::{
 const HISTORY: &str = "history.jsonl";
 
 /// A config keeping its history in `state`, showing the whole history on one GetLogs page.
-fn persistent(state: &TempDir, limit: usize, actions: Vec<Value>) -> Value {
+pub(crate) fn persistent(state: &TempDir, limit: usize, actions: Vec<Value>) -> Value {
     let mut config = config_with(actions);
     config["stateDirectory"] = json!(state.path().to_str().expect("UTF-8 temp path"));
     config["logHistoryLimit"] = json!(limit);
@@ -50,14 +50,14 @@ fn line_count(path: &Path) -> usize {
 }
 
 /// Stops the service the way a power cut does: SIGKILL, no chance to write anything more.
-fn crash(server: &mut Server) {
+pub(crate) fn crash(server: &mut Server) {
     server.signal(Signal::SIGKILL);
     let status = server.wait_exit(SOON).expect("actiond exits after SIGKILL");
     assert_eq!(status.code(), None, "killed by a signal: {status:?}");
 }
 
 /// The whole history, newest first, paging until nothing remains.
-fn all_logs(server: &Server) -> Vec<Value> {
+pub(crate) fn all_logs(server: &Server) -> Vec<Value> {
     let mut entries = Vec::new();
     loop {
         let page = server.ok("GetLogs", json!({"startOffset": entries.len()}));

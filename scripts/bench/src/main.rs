@@ -527,6 +527,8 @@ enum Unit {
     PerSec,
     /// A count, shown in thousands.
     Thousands,
+    /// A plain number with two decimals, in the unit named.
+    Number(&'static str),
 }
 
 const ROWS: &[Row] = &[
@@ -606,6 +608,26 @@ const ROWS: &[Row] = &[
         unit: Unit::PerSec,
     },
     Row {
+        key: "rps_c16_disk",
+        label: "run-and-wait/s, 16 clients, history on disk (`stateDirectory`, fsynced)",
+        unit: Unit::PerSec,
+    },
+    Row {
+        key: "disk_vs_memory_c16",
+        label: "the same ÷ history in memory only (within each run)",
+        unit: Unit::Number("×"),
+    },
+    Row {
+        key: "fsyncs_per_s_c16_disk",
+        label: "history file fsyncs/s, 16 clients",
+        unit: Unit::PerSec,
+    },
+    Row {
+        key: "records_per_fsync_c16_disk",
+        label: "history records per fsync (group commit), 16 clients",
+        unit: Unit::Number("records"),
+    },
+    Row {
         key: "rps_readyz",
         label: "no spawn: GetReadyz (webhook: `/`)/s, 16 clients",
         unit: Unit::PerSec,
@@ -627,6 +649,7 @@ fn unit_name(u: Unit) -> &'static str {
         Unit::Us => "µs",
         Unit::PerSec => "/s",
         Unit::Thousands => "thousand",
+        Unit::Number(name) => name,
     }
 }
 
@@ -638,6 +661,7 @@ fn show(u: Unit, v: f64) -> String {
         Unit::Us => format!("{v:.0}"),
         Unit::PerSec => format!("{v:.0}"),
         Unit::Thousands => format!("{:.0}", v / 1000.0),
+        Unit::Number(_) => format!("{v:.2}"),
     }
 }
 

@@ -1,0 +1,108 @@
+//! The store: the only code in actiond that writes files, all of them inside the state
+//! directory (`stateDirectory`, or systemd's `$STATE_DIRECTORY`). A file is replaced
+//! atomically: written to a temporary name in the same directory, fsynced, renamed over the
+//! old one, and the directory fsynced, so a power cut leaves either the old file or the new
+//! one, never a torn mix. An append-only journal (`writer`) is written by a thread of its
+//! own with group commit, and hands each record back only once it is on disk. Files are
+//! private to the service user (mode 0600). The store knows nothing of what it stores:
+//! callers hand it bytes, or records that encode themselves.
+
+mod writer;
+
+pub use writer::{Journal, Options, Record, Stats, Sync};
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// A state directory, or none (everything in memory only).
+#[derive(Debug, Clone)]
+pub struct Store {
+    dir: Option<PathBuf>,
+}
+
+impl Store {
+    pub fn new(dir: Option<PathBuf>) -> Store {
+        Store { dir }
+    }
+
+    /// The state directory, if there is one.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// Reads a file of the state directory; `Ok(None)` when there is no directory or no file.
+    pub fn read(&self, name: &str) -> io::Result<Option<Vec<u8>>> {
+        let Some(dir) = &self.dir else {
+            return Ok(None);
+        };
+        match fs::read(dir.join(name)) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Replaces a file of the state directory atomically. Without a directory it does
+    /// nothing.
+    pub fn replace(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        let Some(dir) = &self.dir else { return Ok(()) };
+        fs::create_dir_all(dir)?;
+        let tmp = dir.join(format!(".{name}.tmp"));
+        let result = write_synced(&tmp, bytes).and_then(|()| fs::rename(&tmp, dir.join(name)));
+        if result.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        result?;
+        // The rename is only durable once the directory entry is.
+        File::open(dir)?.sync_all()
+    }
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("actiond-store-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn replace_then_read_round_trips_privately() {
+        let dir = temp_dir("rt");
+        let store = Store::new(Some(dir.join("state")));
+        assert_eq!(store.read("x.json").unwrap(), None);
+        store.replace("x.json", b"one").unwrap();
+        store.replace("x.json", b"two").unwrap();
+        assert_eq!(store.read("x.json").unwrap().as_deref(), Some(&b"two"[..]));
+        let mode = fs::metadata(dir.join("state/x.json"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert!(!dir.join("state/.x.json.tmp").exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_memory_store_keeps_nothing() {
+        let store = Store::new(None);
+        store.replace("x", b"y").unwrap();
+        assert_eq!(store.read("x").unwrap(), None);
+    }
+}
