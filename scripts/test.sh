@@ -49,6 +49,7 @@ need lintian lintian
 need debootstrap debootstrap
 need systemd-nspawn systemd-container
 need curl curl
+need strace strace
 # The action icons are emoji; without a colour emoji font the screenshots show empty boxes.
 if ! dpkg -s fonts-noto-color-emoji >/dev/null 2>&1; then
     [ "$(id -u)" -eq 0 ] || { echo "error: fonts-noto-color-emoji is missing and installing it needs root" >&2; exit 1; }
@@ -133,7 +134,6 @@ step "the history file against real storage (tests/it/storage.rs: strace, a tmpf
 # power cut tests, which a SIGKILL cannot), and a disk made slow (each fdatasync delayed by a
 # second) shares fsyncs and refuses starts beyond historyQueueLength. On a full tmpfs: starts
 # are refused, nothing unwritten is reported finished, and all is written once there is room.
-need strace strace
 [ "$(id -u)" -eq 0 ] || { echo "error: the storage tests mount a tmpfs and need root" >&2; exit 1; }
 storage_out=$(timeout 300 "$it_binary" --ignored --exact --nocapture \
     storage::every_answer_that_reports_a_run_follows_the_fsync_of_its_record \
