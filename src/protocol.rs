@@ -261,6 +261,24 @@ pub fn parse_content_encoding(value: Option<&str>) -> Result<Encoding, ConnectEr
     }
 }
 
+/// Inflates a gzip body, refusing (`resource_exhausted`) once it grows past `max` bytes, so
+/// a small bomb cannot become a large allocation.
+pub fn gunzip(raw: &[u8], max: usize) -> Result<Vec<u8>, ConnectError> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(raw)
+        .take(max as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| ConnectError::invalid(format!("the gzip request body is corrupt: {e}")))?;
+    if out.len() > max {
+        return Err(ConnectError::new(
+            Code::ResourceExhausted,
+            format!("the request body is larger than {max} bytes"),
+        ));
+    }
+    Ok(out)
+}
+
 /// The fields of a JSON request object, read by their lowerCamelCase name or its
 /// snake_case form; `null` and absent mean the default, unknown fields are ignored.
 #[derive(Debug, Default)]

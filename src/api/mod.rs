@@ -72,6 +72,8 @@ pub struct App {
     /// The address the listener is bound to: what `--listen` or the config asked for, with
     /// the port the system chose for `:0`. A reload does not move it.
     pub listening: Option<std::net::SocketAddr>,
+    /// The names the board answers to without `allowedHosts`, from its hostname at start.
+    pub board: crate::origin::Board,
 }
 
 impl App {
