@@ -17,17 +17,13 @@ use std::sync::Arc;
 pub use metrics::metrics;
 pub use routes::{Op, Route, route};
 
-use crate::arguments;
 use crate::auth::Authority;
 use crate::config::Config;
 use crate::engine::{Engine, Error, StartRequest};
 use crate::execution::{Execution, Snapshot};
 use crate::permissions::{Caller, Decision, gate};
 use crate::protocol::{Code, ConnectError, Fields};
-use dto::{
-    KillReply, LogEntry, LogEntryReply, LogsReply, ReadyzReply, TrackingIdReply, ValidateReply,
-    to_json,
-};
+use dto::{KillReply, LogEntry, LogEntryReply, LogsReply, ReadyzReply, TrackingIdReply, to_json};
 
 /// The one mapping from what the engine refused to what the client sees: the code here,
 /// the message from the error itself.
@@ -155,14 +151,7 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
             f.int64("startOffset")?,
             caller,
         )?,
-        Op::ValidateArgumentType => {
-            let (valid, description) =
-                arguments::validate_type(&f.string("type")?, &f.string("value")?);
-            to_json(&ValidateReply {
-                valid,
-                description: &description,
-            })
-        }
+        Op::ValidateArgumentType => catalog::validate_argument(app, f, ctx)?,
         Op::GetReadyz => to_json(&ReadyzReply {
             status: if engine.ready() { "OK" } else { "STOPPING" },
         }),

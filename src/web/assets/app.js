@@ -805,7 +805,8 @@
     return "";
   }
 
-  // Types whose rule the server knows by name alone (ValidateArgumentType has no choices).
+  // Types with a rule to check beyond the local mirror: the server checks the value against
+  // the argument as declared (its `regex:` pattern included), by binding id and name.
   const SERVER_CHECKED = (t) => t && !["password", "raw_string_multiline", "very_dangerous_raw_string", "checklist", "confirmation", "html"].includes(t);
 
   async function findAction(bindingId) {
@@ -889,7 +890,7 @@
         if (local || !value || !SERVER_CHECKED(type) || (arg.choices && arg.choices.length)) return;
         const mine = ++asked;
         try {
-          const r = await call("ValidateArgumentType", { type, value });
+          const r = await call("ValidateArgumentType", { bindingId, argumentName: arg.name, value });
           if (mine === asked && field.get() === value) showErr(field, r.valid ? "" : r.description);
         } catch {
           // The start will answer anyway.
