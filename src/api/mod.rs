@@ -21,6 +21,7 @@ use crate::auth::Authority;
 use crate::config::Config;
 use crate::engine::{Engine, Error, StartRequest};
 use crate::execution::{Execution, Snapshot};
+use crate::output;
 use crate::permissions::{Caller, Decision, gate};
 use crate::protocol::{Code, ConnectError, Fields};
 use dto::{KillReply, LogEntry, LogEntryReply, LogsReply, ReadyzReply, TrackingIdReply, to_json};
@@ -233,6 +234,20 @@ fn entry_reply(s: &Snapshot) -> Vec<u8> {
     })
 }
 
+/// What the output of all the entries of one list answer (GetLogs, GetActionLogs) may take,
+/// escaped as JSON. An answer stays in memory until its client has read it, and a client may
+/// never read: this bounds what each such client costs (about 20 of them in 16 MiB).
+/// ExecutionStatus still gives any one entry whole.
+const LIST_OUTPUT_BYTES: usize = 256 * 1024;
+
+/// What one stream of one entry may take in a list answer, however few entries it has.
+const LIST_STREAM_BYTES: usize = 16 * 1024;
+
+/// The share of [`LIST_OUTPUT_BYTES`] of each stream of a list answer of `entries` entries.
+fn list_stream_budget(entries: usize) -> usize {
+    (LIST_OUTPUT_BYTES / (2 * entries.max(1))).min(LIST_STREAM_BYTES)
+}
+
 fn logs(
     engine: &Engine,
     binding: Option<&str>,
@@ -240,7 +255,20 @@ fn logs(
     caller: &Caller,
 ) -> Result<Vec<u8>, ConnectError> {
     let page = engine.logs(binding, offset, caller)?;
-    let snapshots: Vec<Snapshot> = page.entries.iter().map(|e| e.snapshot()).collect();
+    let budget = list_stream_budget(page.entries.len());
+    let snapshots: Vec<Snapshot> = page
+        .entries
+        .iter()
+        .map(|e| {
+            let mut s = e.snapshot();
+            for text in [&mut s.stdout, &mut s.stderr] {
+                if let Some(short) = output::shortened_for_list(text, budget) {
+                    *text = short;
+                }
+            }
+            s
+        })
+        .collect();
     let size = engine.config().limits.log_history_page_size;
     Ok(to_json(&LogsReply::new(&page, &snapshots, size, offset)))
 }
@@ -250,6 +278,14 @@ mod tests {
     use super::*;
     use crate::arguments::ArgError;
     use crate::permissions::Verb;
+
+    #[test]
+    fn list_answers_share_one_output_budget() {
+        for (entries, each) in [(0, 16384), (1, 16384), (8, 16384), (10, 13107), (1000, 131)] {
+            assert_eq!(list_stream_budget(entries), each, "{entries}");
+            assert!(2 * entries * list_stream_budget(entries) <= LIST_OUTPUT_BYTES);
+        }
+    }
 
     #[test]
     fn every_engine_error_has_its_code_and_its_own_message() {

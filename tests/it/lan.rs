@@ -307,3 +307,65 @@ fn a_body_that_stalls_loses_its_connection_within_the_client_timeout() {
     let resp = client::send(server.addr, &Request::connect("GetReadyz", b"{}"));
     assert_eq!(resp.status, 200);
 }
+
+/// 20 clients each send three GetLogs in one go and read nothing, over a history of entries
+/// whose output is 64 KiB of control bytes (six bytes each once escaped as JSON): the
+/// service grows by less than 16 MiB, and keeps answering everyone else.
+#[test]
+fn unread_list_answers_stay_within_the_memory_budget() {
+    const CLIENTS: usize = 20;
+    const CEILING_KIB: u64 = 16 * 1024;
+    let noisy =
+        "head -c 65536 /dev/zero | tr '\\0' '\\1'; head -c 65536 /dev/zero | tr '\\0' '\\2' >&2";
+    let server = Server::start(config(
+        vec![shell_action("noisy", noisy)],
+        json!({"clientTimeout": 60, "maxConnections": 64, "maxConnectionsPerAddress": 64}),
+    ));
+    for _ in 0..10 {
+        let entry = server.run("noisy");
+        assert_eq!(
+            entry["stdout"].as_str().unwrap().len(),
+            65536,
+            "the output is kept whole"
+        );
+    }
+    // One list read whole first: the answer says what it left out, and ExecutionStatus still
+    // gives the whole entry.
+    let page = server.ok("GetLogs", json!({}));
+    let first = &page["logs"][0];
+    let stdout = first["stdout"].as_str().unwrap();
+    assert!(stdout.starts_with("actiond: … "), "{}", &stdout[..40]);
+    assert!(stdout.contains("ExecutionStatus shows them"));
+    let id = first["executionTrackingId"].as_str().unwrap();
+    let whole = server.ok("ExecutionStatus", json!({"executionTrackingId": id}));
+    assert_eq!(whole["logEntry"]["stdout"].as_str().unwrap().len(), 65536);
+    let answer = serde_json::to_vec(&page).unwrap().len();
+    assert!(answer < 300 * 1024, "one list answer is {answer} bytes");
+
+    let before = crate::harness::vm_kib(server.pid(), "VmRSS");
+    let request = Request::connect("GetLogs", b"{}").to_bytes();
+    let held: Vec<TcpStream> = (0..CLIENTS)
+        .map(|_| {
+            let mut s = TcpStream::connect(server.addr).unwrap();
+            let three = [request.clone(), request.clone(), request.clone()].concat();
+            s.write_all(&three).unwrap();
+            s
+        })
+        .collect();
+    // The service has done all it can once readiness answers after every request was sent;
+    // its resident set then stops moving.
+    let mut after = 0;
+    for _ in 0..20 {
+        let resp = client::send(server.addr, &Request::connect("GetReadyz", b"{}"));
+        assert_eq!(resp.status, 200);
+        thread::sleep(Duration::from_millis(100));
+        after = after.max(crate::harness::vm_kib(server.pid(), "VmRSS"));
+    }
+    let grown = after.saturating_sub(before);
+    eprintln!("VmRSS {before} KiB before, {after} KiB with {CLIENTS} unread clients: +{grown} KiB");
+    assert!(
+        grown < CEILING_KIB,
+        "{CLIENTS} unread clients grew the service by {grown} KiB"
+    );
+    drop(held);
+}
