@@ -359,7 +359,10 @@ async fn stream(app: &App, parts: &Parts, body: Body<'_>, peer: SocketAddr) -> A
         protocol::check_protocol_version(header(parts, "connect-protocol-version"))?;
         let limit = deadline(parts)?;
         let ctx = context(app, parts, peer)?;
-        Fields::parse(protocol::single_envelope(&request?)?)?;
+        // Connect names the compression of a stream's envelopes in a header of its own.
+        let encoding = protocol::parse_content_encoding(header(parts, "connect-content-encoding"))?;
+        let max = app.config().limits.max_request_body_bytes;
+        Fields::parse(&protocol::single_envelope(&request?, encoding, max)?)?;
         api::login_gate(app, &ctx.caller)?;
         match app.engine.bus().subscribe(ctx.caller) {
             Ok(sub) => Ok((sub, limit)),

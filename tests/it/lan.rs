@@ -369,3 +369,36 @@ fn unread_list_answers_stay_within_the_memory_budget() {
     );
     drop(held);
 }
+
+/// Python's Connect client gzips a stream's request envelope and says so in
+/// `Connect-Content-Encoding`: the stream opens. An encoding actiond does not know is
+/// refused by name rather than read as if it were plain.
+#[test]
+fn a_compressed_event_stream_request_opens_the_stream() {
+    use std::io::Write as _;
+    let server = Server::start(config(vec![shell_action("hello", "echo hello")], json!({})));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(b"{}").unwrap();
+    let payload = gz.finish().unwrap();
+    let mut body = vec![1u8];
+    body.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    body.extend_from_slice(&payload);
+    let stream = |encoding: &str| {
+        let req = Request::post("/svc.api.v1.ActionApiService/EventStream")
+            .header("Content-Type", "application/connect+json")
+            .header("Connect-Protocol-Version", "1")
+            .header("Connect-Timeout-Ms", "300")
+            .header("Connect-Content-Encoding", encoding)
+            .body(&body);
+        let resp = client::send(server.addr, &req);
+        assert_eq!(resp.status, 200);
+        resp.text()
+    };
+    // Opened: it ends at its deadline, not at once with an error about compression.
+    let opened = stream("gzip");
+    assert!(opened.contains("deadline_exceeded"), "{opened}");
+    let refused = stream("br");
+    assert!(refused.contains("unimplemented") && refused.contains("br"), "{refused}");
+    let plain = stream("identity");
+    assert!(plain.contains("no compression was negotiated"), "{plain}");
+}
