@@ -398,7 +398,10 @@ fn a_compressed_event_stream_request_opens_the_stream() {
     let opened = stream("gzip");
     assert!(opened.contains("deadline_exceeded"), "{opened}");
     let refused = stream("br");
-    assert!(refused.contains("unimplemented") && refused.contains("br"), "{refused}");
+    assert!(
+        refused.contains("unimplemented") && refused.contains("br"),
+        "{refused}"
+    );
     let plain = stream("identity");
     assert!(plain.contains("no compression was negotiated"), "{plain}");
 }

@@ -79,7 +79,7 @@ test("a page of another site runs nothing through the visitor's browser", async 
   await page.goto(attackerUrl);
   await page.waitForFunction(() => window.done === true, null, { timeout: 15000 });
   // Every request that reached actiond was refused.
-  console.log(`refused by actiond: ${served.join(", ")}`);
+  console.log(`answers of actiond: ${served.join(", ")}`);
   assert.ok(served.length >= 3, `the attacks reached actiond: ${served}`);
   for (const line of served) assert.match(line, /^403 /, `served: ${served.join(", ")}`);
   assert.equal(await exists(join(dir, "MARK")), false, "an attack ran the action");
