@@ -5,8 +5,8 @@
 # beside them, the crash tests (SIGKILL under load must lose no run a client was told about),
 # the history file under strace and on a full disk, the OliveTin compatibility corpus (kept beside the repository, in
 # ../shared/corpus or wherever ACTIOND_CORPUS names), kill containment in a cgroup, the shell
-# model against real shells, the MQTT tests against Debian's mosquitto, the Connect client from
-# npm against the real binary, the web page in Chromium, the Debian packages (built, checked by
+# model against real shells, the MQTT tests against Debian's mosquitto, the Connect clients from
+# npm and PyPI against the real binary, the web page in Chromium, the Debian packages (built, checked by
 # lintian, their binaries run under qemu-user on the oldest CPU of each architecture), and the
 # amd64 package under a real systemd in systemd-nspawn. It installs what it needs and fails
 # loudly; nothing is skipped silently. Slow things are cached under target/: the cross builds
@@ -212,6 +212,27 @@ step "Connect client from npm against the real binary (tests/connect)"
     npm run --silent generate
     ACTIOND_BIN="$PWD/../../target/debug/actiond" npm test
 )
+
+step "Connect client from PyPI (connectrpc, gzipped requests by default) against the real binary (tests/python)"
+need python3 python3
+# The venv is kept under target/ so that later runs only check the pins.
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+    echo "error: the Python Connect client needs Python 3.11 or newer" >&2
+    exit 1
+}
+if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    [ "$(id -u)" -eq 0 ] || { echo "error: python3-venv is missing and installing it needs root" >&2; exit 1; }
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+fi
+[ -x target/python/bin/python ] || python3 -m venv target/python
+target/python/bin/pip install -q --disable-pip-version-check -r tests/python/requirements.txt
+rm -rf tests/python/gen
+mkdir -p tests/python/gen
+PATH="$PWD/target/python/bin:$PATH" target/python/bin/python -m grpc_tools.protoc \
+    -I tests/connect/proto --py_out=tests/python/gen --connectrpc_out=tests/python/gen \
+    tests/connect/proto/svc/api/v1/actiond.proto
+ACTIOND_BIN="$PWD/target/debug/actiond" target/python/bin/python tests/python/client_test.py
 
 step "web page in Debian's chromium against the real binary, behind nginx, and Lighthouse (tests/web; screenshots in tests/web/out)"
 # Lighthouse times the page on this machine: the background release builds pause meanwhile

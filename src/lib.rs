@@ -24,6 +24,7 @@ pub mod inotify;
 pub mod journal;
 pub mod metrics;
 pub mod mqtt;
+pub mod origin;
 pub mod output;
 pub mod permissions;
 pub mod protocol;
@@ -90,10 +91,18 @@ pub async fn run(
         authority: Arc::clone(&authority),
     }));
     let triggering = tokio::spawn(triggers::run(Arc::clone(&engine)));
+    // Read once: the unit runs with ProtectHostname=, which hides later renames anyway.
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let board = origin::Board::new(&hostname);
+    tracing::info!(
+        "answering to IP addresses, localhost and {}, and to allowedHosts",
+        board.names().join(", ")
+    );
     let app = Arc::new(api::App {
         engine,
         authority,
         listening,
+        board,
     });
     let mqtt = mqtt::Client::spawn(Arc::clone(&app.engine), action_watch);
     let served = server::serve(listener, app, shutdown).await;

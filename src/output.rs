@@ -256,6 +256,48 @@ pub fn append_notice(text: &mut String, notice: &str) {
     text.push('\n');
 }
 
+/// How many bytes `text` takes inside a JSON string: control characters other than the five
+/// with short escapes take six (`\u0001`), quotes and backslashes two, anything else itself.
+pub fn json_len(text: &str) -> usize {
+    text.chars().map(json_char_len).sum()
+}
+
+fn json_char_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        c if (c as u32) < 0x20 => 6,
+        c => c.len_utf8(),
+    }
+}
+
+/// `text` cut to its end so that it takes at most `budget` bytes in a JSON string, with an
+/// `actiond:` line first saying how much was left out and where to find it; `None` when it
+/// fits as it is. A list answer carries many entries, and one entry's output can take six
+/// times its size once escaped: this keeps what one answer holds in memory bounded, whatever
+/// the commands wrote. The end is kept because that is where a command says how it ended.
+pub fn shortened_for_list(text: &str, budget: usize) -> Option<String> {
+    if json_len(text) <= budget {
+        return None;
+    }
+    let marker_room = 100;
+    let mut room = budget.saturating_sub(marker_room);
+    let mut start = text.len();
+    for (i, c) in text.char_indices().rev() {
+        let n = json_char_len(c);
+        if n > room {
+            break;
+        }
+        room -= n;
+        start = i;
+    }
+    let mut out = format!(
+        "actiond: … {} bytes left out of this list (ExecutionStatus shows them) …\n",
+        start
+    );
+    out.push_str(&text[start..]);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,5 +460,54 @@ mod tests {
         let mut e = String::new();
         append_notice(&mut e, "x");
         assert_eq!(e, "actiond: x\n");
+    }
+
+    #[test]
+    fn json_len_counts_escapes() {
+        let cases: &[(&str, usize)] = &[
+            ("", 0),
+            ("abc", 3),
+            ("\u{1}", 6),
+            ("\u{1f}\u{7f}", 7),
+            ("\n\t\r\"\\", 10),
+            ("\u{8}\u{c}", 4),
+            ("é日", 5),
+        ];
+        for &(text, len) in cases {
+            assert_eq!(json_len(text), len, "{text:?}");
+            // The count is serde_json's own.
+            let encoded = serde_json::to_string(text).unwrap();
+            assert_eq!(encoded.len() - 2, len, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn list_output_keeps_the_end_within_the_budget_and_says_so() {
+        assert_eq!(shortened_for_list("short", 100), None);
+        assert_eq!(shortened_for_list(&"a".repeat(100), 100), None);
+        let text = format!("{}the end\n", "\u{1}".repeat(10_000));
+        let cut = shortened_for_list(&text, 1000).unwrap();
+        assert!(json_len(&cut) <= 1000, "{}", json_len(&cut));
+        assert!(json_len(&cut) > 900, "{}", json_len(&cut));
+        assert!(cut.ends_with("the end\n"));
+        let (marker, rest) = cut.split_once('\n').unwrap();
+        let left_out = text.len() - (rest.len());
+        assert_eq!(
+            marker,
+            format!(
+                "actiond: … {left_out} bytes left out of this list (ExecutionStatus shows them) …"
+            )
+        );
+        // A character is never split.
+        let text = "日本".repeat(1000);
+        let cut = shortened_for_list(&text, 500).unwrap();
+        assert!(cut.ends_with("日本") || cut.ends_with('本'));
+        assert!(json_len(&cut) <= 500);
+        // A budget below the marker keeps only the marker.
+        let cut = shortened_for_list(&text, 10).unwrap();
+        assert!(
+            cut.starts_with("actiond: …") && cut.ends_with("…\n"),
+            "{cut}"
+        );
     }
 }

@@ -127,8 +127,15 @@ pub fn envelope(flags: u8, payload: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The message of a server-streaming request: exactly one uncompressed envelope.
-pub fn single_envelope(body: &[u8]) -> Result<&[u8], ConnectError> {
+/// The message of a server-streaming request: exactly one envelope. A compressed one (flag
+/// 0x01) is inflated within `max` bytes when the request named its compression
+/// (`Connect-Content-Encoding: gzip`, as Python's Connect client sends by default), and
+/// refused as Connect says when it did not.
+pub fn single_envelope(
+    body: &[u8],
+    encoding: Encoding,
+    max: usize,
+) -> Result<Vec<u8>, ConnectError> {
     let mut rest = body;
     let mut messages = Vec::new();
     while !rest.is_empty() {
@@ -142,17 +149,19 @@ pub fn single_envelope(body: &[u8]) -> Result<&[u8], ConnectError> {
         let Some(payload) = rest.get(5..5 + len) else {
             return Err(ConnectError::invalid("the request ends inside an envelope"));
         };
-        if flags & 0x01 != 0 {
+        if flags & 0x01 != 0 && encoding == Encoding::Identity {
             return Err(ConnectError::new(
                 Code::Internal,
-                "a compressed message was sent, but no compression was negotiated",
+                "a compressed message was sent, but no compression was negotiated \
+                 (send Connect-Content-Encoding: gzip)",
             ));
         }
-        messages.push(payload);
+        messages.push((flags & 0x01 != 0, payload));
         rest = &rest[5 + len..];
     }
     match messages.as_slice() {
-        [one] => Ok(one),
+        [(false, one)] => Ok(one.to_vec()),
+        [(true, one)] => gunzip(one, max),
         other => Err(ConnectError::new(
             Code::Unimplemented,
             format!(
@@ -259,6 +268,24 @@ pub fn parse_content_encoding(value: Option<&str>) -> Result<Encoding, ConnectEr
             format!("unknown compression {other:?}: supported encodings are gzip and identity"),
         )),
     }
+}
+
+/// Inflates a gzip body, refusing (`resource_exhausted`) once it grows past `max` bytes, so
+/// a small bomb cannot become a large allocation.
+pub fn gunzip(raw: &[u8], max: usize) -> Result<Vec<u8>, ConnectError> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(raw)
+        .take(max as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| ConnectError::invalid(format!("the gzip request body is corrupt: {e}")))?;
+    if out.len() > max {
+        return Err(ConnectError::new(
+            Code::ResourceExhausted,
+            format!("the request body is larger than {max} bytes"),
+        ));
+    }
+    Ok(out)
 }
 
 /// The fields of a JSON request object, read by their lowerCamelCase name or its
@@ -546,23 +573,54 @@ mod tests {
 
     #[test]
     fn a_stream_request_is_exactly_one_envelope() {
+        let one_of = |body: &[u8]| single_envelope(body, Encoding::Identity, 1024);
         let one = envelope(0, b"{}");
-        assert_eq!(single_envelope(&one).unwrap(), b"{}");
-        assert_eq!(single_envelope(b"").unwrap_err().code, Code::Unimplemented);
+        assert_eq!(one_of(&one).unwrap(), b"{}");
+        assert_eq!(one_of(b"").unwrap_err().code, Code::Unimplemented);
         let two = [envelope(0, b"{}"), envelope(0, b"{}")].concat();
-        assert_eq!(single_envelope(&two).unwrap_err().code, Code::Unimplemented);
+        assert_eq!(one_of(&two).unwrap_err().code, Code::Unimplemented);
+        assert_eq!(one_of(&one[..4]).unwrap_err().code, Code::InvalidArgument);
+        assert_eq!(one_of(&one[..6]).unwrap_err().code, Code::InvalidArgument);
+        // Compressed without saying how: Connect's `internal`.
         assert_eq!(
-            single_envelope(&one[..4]).unwrap_err().code,
-            Code::InvalidArgument
-        );
-        assert_eq!(
-            single_envelope(&one[..6]).unwrap_err().code,
-            Code::InvalidArgument
-        );
-        assert_eq!(
-            single_envelope(&envelope(1, b"{}")).unwrap_err().code,
+            one_of(&envelope(1, b"{}")).unwrap_err().code,
             Code::Internal
         );
+    }
+
+    #[test]
+    fn a_compressed_stream_request_is_inflated_within_the_bound() {
+        use std::io::Write;
+        let gz = |data: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        };
+        let body = envelope(1, &gz(b"{}"));
+        assert_eq!(single_envelope(&body, Encoding::Gzip, 1024).unwrap(), b"{}");
+        // An uncompressed envelope is fine under a negotiated compression too.
+        assert_eq!(
+            single_envelope(&envelope(0, b"{}"), Encoding::Gzip, 1024).unwrap(),
+            b"{}"
+        );
+        // A small bomb stops at the bound.
+        let bomb = envelope(1, &gz(&vec![b' '; 1 << 20]));
+        assert!(bomb.len() < 4096);
+        assert_eq!(
+            single_envelope(&bomb, Encoding::Gzip, 65536)
+                .unwrap_err()
+                .code,
+            Code::ResourceExhausted
+        );
+        assert_eq!(
+            single_envelope(&envelope(1, b"not gzip"), Encoding::Gzip, 1024)
+                .unwrap_err()
+                .code,
+            Code::InvalidArgument
+        );
+        // Encodings other than gzip are refused by name.
+        let e = parse_content_encoding(Some("br")).unwrap_err();
+        assert_eq!(e.code, Code::Unimplemented);
     }
 
     #[test]

@@ -7,7 +7,6 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::io::Read;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -18,7 +17,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
 use hyper::body::Frame;
 use hyper::body::Incoming;
-use hyper::header::{ALLOW, CONTENT_ENCODING, CONTENT_TYPE, HeaderValue};
+use hyper::header::{ALLOW, CONTENT_ENCODING, CONTENT_TYPE, HOST, HeaderValue, ORIGIN, REFERER};
 use hyper::http::request::Parts;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -32,7 +31,12 @@ use tracing::{debug, info, warn};
 use crate::api::{self, App, Ctx, Op, Route};
 use crate::auth::identity::{self, Credentials, Refusal};
 use crate::events::{Refused, Subscription};
+use crate::origin::{self, Target};
 use crate::protocol::{self, Code, ConnectError, Encoding, Fields};
+
+mod connection;
+
+use connection::{Shares, Timed, Tracker};
 
 /// An answer's body: a whole message, or an event stream fed envelope by envelope.
 type Answer = Response<Either<Full<Bytes>, StreamBody>>;
@@ -67,18 +71,26 @@ fn full(body: impl Into<Bytes>) -> Either<Full<Bytes>, StreamBody> {
 /// How long open connections get to finish after shutdown began and executions ended.
 const CLOSE_GRACE: Duration = Duration::from_millis(400);
 
+/// Largest head (request line and headers) a client may send, and the most hyper buffers
+/// per connection in each direction: 16 KiB is twice what nginx allows a header line by
+/// default, and keeps `maxConnections` connections within a few MiB.
+const MAX_BUFFER: usize = 16 * 1024;
+
 /// Serves until `shutdown` resolves, then shuts down in order.
 pub async fn serve(
     listener: TcpListener,
     app: Arc<App>,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let limits = app.config().limits.clone();
-    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let slots = Arc::new(Semaphore::new(app.config().limits.max_connections));
+    let shares = Arc::new(Shares::default());
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
+    // `Timed` keeps every deadline (hyper's own header timer would close a late head
+    // without the 408 a client can act on).
     http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
+        .header_read_timeout(None)
+        .max_buf_size(MAX_BUFFER);
     tokio::pin!(shutdown);
 
     loop {
@@ -100,16 +112,41 @@ pub async fn serve(
         };
         // Without it a keep-alive client waits ~40 ms per call for delayed ACKs.
         let _ = stream.set_nodelay(true);
+        let config = app.config();
+        let limits = &config.limits;
+        let share = if identity::trusted(&config.auth.trusted_proxies, peer.ip()) {
+            None
+        } else {
+            match shares.admit(peer.ip(), limits.max_connections_per_address) {
+                Some(share) => Some(share),
+                None => {
+                    debug!(%peer, "refused: the address holds its share of connections");
+                    // A short answer fits in the socket's buffer; a client that reads nothing
+                    // loses it with the connection.
+                    let _ = stream
+                        .try_write(&connection::over_share(limits.max_connections_per_address));
+                    continue;
+                }
+            }
+        };
+        let tracker = Tracker::new(limits.client_timeout);
         let app = Arc::clone(&app);
+        let conn_tracker = Arc::clone(&tracker);
         let service = service_fn(move |req| {
             let app = Arc::clone(&app);
-            async move { Ok::<_, Infallible>(handle(&app, peer, req).await) }
+            let tracker = Arc::clone(&conn_tracker);
+            async move {
+                let answer = handle(&app, peer, &tracker, req).await;
+                Ok::<_, Infallible>(answer.map(|body| Tracked { body, tracker }))
+            }
         });
-        let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        let io = TokioIo::new(Timed::new(stream, tracker));
+        let conn = graceful.watch(http.serve_connection(io, service));
         tokio::spawn(async move {
             if let Err(e) = conn.await {
                 debug!(%peer, "connection ended: {e}");
             }
+            drop(share);
             drop(permit);
         });
     }
@@ -130,26 +167,78 @@ pub async fn serve(
     Ok(())
 }
 
-async fn handle(app: &App, peer: SocketAddr, req: Request<Incoming>) -> Answer {
-    let (parts, body) = req.into_parts();
-    let max = app.config().limits.max_request_body_bytes;
+async fn handle(app: &App, peer: SocketAddr, tracker: &Tracker, req: Request<Incoming>) -> Answer {
+    let (parts, incoming) = req.into_parts();
+    let limits = &app.config().limits;
+    let body = Body {
+        incoming,
+        max: limits.max_request_body_bytes,
+        by: tracker.serving(),
+        timeout: limits.client_timeout,
+        tracker,
+    };
     let route = api::route(parts.method.as_str(), parts.uri.path());
+    if let Err(e) = provenance(app, &parts, &route) {
+        debug!(%peer, "refused: {}", e.message);
+        return refuse(body, &e).await;
+    }
     if let Route::Call(op) = route
         && op.streaming()
     {
-        return stream(app, &parts, body, max, peer).await;
+        return stream(app, &parts, body, peer).await;
     }
     // Every answer but a unary call's is decided without the body. Read it anyway (within
     // the body limit) before answering: a client still sending when hyper closes the
     // connection sees EPIPE instead of our answer.
     if !matches!(route, Route::Call(op) if !op.streaming()) {
-        drain(body, max).await;
+        if let Err(late) = body.drain().await {
+            return error(&late);
+        }
         return answer(app, route, &parts, peer).await;
     }
     let Route::Call(op) = route else {
         unreachable!("checked above")
     };
-    reply(call(app, op, &parts, body, max, peer).await)
+    reply(call(app, op, &parts, body, peer).await)
+}
+
+/// Answers `e` once the body is read; a body that is late gets the 408 instead.
+async fn refuse(body: Body<'_>, e: &ConnectError) -> Answer {
+    match body.drain().await {
+        Ok(()) => error(e),
+        Err(late) => error(&late),
+    }
+}
+
+/// The one check of where a request comes from (the Host it names, and for a browser the
+/// site and origin it comes from), made before anything else looks at the request: every
+/// operation, GET start, `/metrics`, `/readyz`, the event stream and the page's files.
+fn provenance(app: &App, parts: &Parts, route: &Route<'_>) -> Result<(), ConnectError> {
+    let target = match route {
+        Route::Index | Route::Static(_) => Target::Page,
+        _ => Target::Api,
+    };
+    let mut hosts = parts.headers.get_all(HOST).iter();
+    let host = match (hosts.next(), hosts.next()) {
+        (_, Some(_)) => {
+            return Err(ConnectError::invalid(
+                "the request has more than one Host header",
+            ));
+        }
+        (h, None) => h.map(|v| v.to_str().unwrap_or("\u{FFFD}")),
+    };
+    // A request line with a whole URL (`GET http://name/…`) names its host there.
+    let host = parts.uri.authority().map(|a| a.as_str()).or(host);
+    let headers = origin::Headers {
+        host,
+        origin: header(parts, ORIGIN.as_str()),
+        referer: header(parts, REFERER.as_str()),
+        fetch_site: header(parts, "sec-fetch-site"),
+        fetch_mode: header(parts, "sec-fetch-mode"),
+        fetch_dest: header(parts, "sec-fetch-dest"),
+    };
+    origin::check(&app.config().allowed, &app.board, &headers, target)
+        .map_err(|refused| ConnectError::new(Code::PermissionDenied, refused.message()))
 }
 
 /// The answer to everything that is not a unary call.
@@ -256,17 +345,24 @@ fn context(app: &App, parts: &Parts, peer: SocketAddr) -> Result<Ctx, ConnectErr
 /// end-stream envelope with HTTP 200 (clients ignore the body of any other status). The
 /// subscription exists before the headers are sent, so a client that starts an action as
 /// soon as it sees them gets every event of it.
-async fn stream(app: &App, parts: &Parts, body: Incoming, max: usize, peer: SocketAddr) -> Answer {
+async fn stream(app: &App, parts: &Parts, body: Body<'_>, peer: SocketAddr) -> Answer {
     if let Err(e) = protocol::check_stream_content_type(header(parts, CONTENT_TYPE.as_str())) {
-        drain(body, max).await;
-        return error(&e);
+        return refuse(body, &e).await;
     }
-    let request = read_body(body, max, Encoding::Identity).await;
+    let request = body.read(Encoding::Identity).await;
+    if let Err(e) = &request
+        && e.status == 408
+    {
+        return error(e);
+    }
     let subscribed = (|| -> Result<(Subscription, Option<Duration>), ConnectError> {
         protocol::check_protocol_version(header(parts, "connect-protocol-version"))?;
         let limit = deadline(parts)?;
         let ctx = context(app, parts, peer)?;
-        Fields::parse(protocol::single_envelope(&request?)?)?;
+        // Connect names the compression of a stream's envelopes in a header of its own.
+        let encoding = protocol::parse_content_encoding(header(parts, "connect-content-encoding"))?;
+        let max = app.config().limits.max_request_body_bytes;
+        Fields::parse(&protocol::single_envelope(&request?, encoding, max)?)?;
         api::login_gate(app, &ctx.caller)?;
         match app.engine.bus().subscribe(ctx.caller) {
             Ok(sub) => Ok((sub, limit)),
@@ -341,8 +437,7 @@ async fn call(
     app: &App,
     op: Op,
     parts: &Parts,
-    body: Incoming,
-    max: usize,
+    body: Body<'_>,
     peer: SocketAddr,
 ) -> Result<api::Reply, ConnectError> {
     let checked = (|| {
@@ -356,12 +451,12 @@ async fn call(
     let (limit, encoding, ctx) = match checked {
         Ok(c) => c,
         Err(e) => {
-            drain(body, max).await;
+            body.drain().await?;
             return Err(e);
         }
     };
     let work = async {
-        let body = read_body(body, max, encoding).await?;
+        let body = body.read(encoding).await?;
         let fields = Fields::parse(&body)?;
         api::call(app, op, &fields, &ctx).await
     };
@@ -401,42 +496,104 @@ fn reply(result: Result<api::Reply, ConnectError>) -> Answer {
     }
 }
 
-/// Reads and discards a body we do not need, at most `max` bytes of it. A larger body is
-/// abandoned; hyper then closes the connection, which is what such a client deserves.
-async fn drain(body: Incoming, max: usize) {
-    let _ = Limited::new(body, max).collect().await;
+/// A request's body and the bounds it is read within: `max` bytes (also after
+/// decompression; clients send chunked bodies without Content-Length, so the bound holds
+/// while it streams in), and the whole request by `by`.
+struct Body<'a> {
+    incoming: Incoming,
+    max: usize,
+    by: tokio::time::Instant,
+    timeout: Duration,
+    tracker: &'a Tracker,
 }
 
-/// Reads a request body, holding `max` bytes as the limit while it streams in (clients
-/// send chunked bodies without Content-Length) and again after decompression.
-async fn read_body(body: Incoming, max: usize, encoding: Encoding) -> Result<Bytes, ConnectError> {
-    let too_big = || {
-        ConnectError::new(
-            Code::ResourceExhausted,
-            format!("the request body is larger than {max} bytes"),
-        )
-    };
-    let raw = match Limited::new(body, max).collect().await {
-        Ok(c) => c.to_bytes(),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return Err(too_big()),
-        Err(e) => {
-            return Err(ConnectError::invalid(format!(
-                "could not read the request body: {e}"
-            )));
+impl Body<'_> {
+    /// Reads and discards a body nobody needs, at most `max` bytes of it. A larger body is
+    /// abandoned (hyper then closes the connection, which is what such a client deserves);
+    /// a late one is an error, answered with 408.
+    async fn drain(self) -> Result<(), ConnectError> {
+        let read =
+            tokio::time::timeout_at(self.by, Limited::new(self.incoming, self.max).collect());
+        let late = read.await.is_err();
+        self.tracker.body_read();
+        if late {
+            return Err(Body::late_error(self.timeout));
         }
-    };
-    if encoding == Encoding::Identity || raw.is_empty() {
-        return Ok(raw);
+        Ok(())
     }
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(&raw[..])
-        .take(max as u64 + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| ConnectError::invalid(format!("the gzip request body is corrupt: {e}")))?;
-    if out.len() > max {
-        return Err(too_big());
+
+    /// A body not in by the request's deadline: 408, with Connect's code for a deadline.
+    fn late_error(timeout: Duration) -> ConnectError {
+        ConnectError::new(
+            Code::DeadlineExceeded,
+            format!(
+                "the request did not arrive within clientTimeout ({} s)",
+                timeout.as_secs()
+            ),
+        )
+        .with_status(408)
     }
-    Ok(Bytes::from(out))
+
+    /// The whole body, decompressed when `encoding` says so.
+    async fn read(self, encoding: Encoding) -> Result<Bytes, ConnectError> {
+        let max = self.max;
+        let too_big = || {
+            ConnectError::new(
+                Code::ResourceExhausted,
+                format!("the request body is larger than {max} bytes"),
+            )
+        };
+        let read = tokio::time::timeout_at(self.by, Limited::new(self.incoming, max).collect());
+        let read = read.await;
+        self.tracker.body_read();
+        let raw = match read {
+            Err(_) => return Err(Body::late_error(self.timeout)),
+            Ok(Ok(c)) => c.to_bytes(),
+            Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => return Err(too_big()),
+            Ok(Err(e)) => {
+                return Err(ConnectError::invalid(format!(
+                    "could not read the request body: {e}"
+                )));
+            }
+        };
+        if encoding == Encoding::Identity || raw.is_empty() {
+            return Ok(raw);
+        }
+        protocol::gunzip(&raw, max).map(Bytes::from)
+    }
+}
+
+/// An answer's body that tells its connection when it has been handed over whole, so that
+/// the connection's idle time starts then.
+pub struct Tracked {
+    body: Either<Full<Bytes>, StreamBody>,
+    tracker: Arc<Tracker>,
+}
+
+impl hyper::body::Body for Tracked {
+    type Data = Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.tracker.answered();
+    }
 }
 
 fn json(status: StatusCode, body: Vec<u8>) -> Answer {
@@ -453,6 +610,11 @@ fn error(e: &ConnectError) -> Answer {
     if e.status == 415 {
         r.headers_mut()
             .insert("accept-post", HeaderValue::from_static("application/json"));
+    }
+    if e.status == 408 {
+        // The rest of a late body is not worth reading.
+        r.headers_mut()
+            .insert("connection", HeaderValue::from_static("close"));
     }
     r
 }

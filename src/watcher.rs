@@ -241,9 +241,6 @@ fn restart_only_changes(old: &Config, new: &Config) -> Vec<&'static str> {
     if a.max_connections != b.max_connections {
         out.push("maxConnections");
     }
-    if a.header_read_timeout != b.header_read_timeout {
-        out.push("headerReadTimeout");
-    }
     if a.max_event_subscribers != b.max_event_subscribers {
         out.push("maxEventSubscribers");
     }

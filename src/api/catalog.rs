@@ -1,15 +1,17 @@
 //! What a caller can see of the configured actions and entities: GetDashboard (the default
 //! dashboard and the configured ones, nested directories included, entity fieldsets repeated
 //! once per instance), GetActionBinding (the seed's `Action` message, `canExec` decided per
-//! caller), GetEntities and GetEntity. Only what the caller may view is shown.
+//! caller), GetEntities and GetEntity, and ValidateArgumentType, which checks a value against
+//! a declared argument the caller may view. Only what the caller may view is shown.
 
 use std::borrow::Cow;
 
 use super::dto::{
     ActionJson, ArgumentJson, BindingReply, ChoiceJson, ComponentJson, DashboardJson,
-    DashboardReply, EntitiesReply, EntityDefinitionJson, EntityJson, to_json,
+    DashboardReply, EntitiesReply, EntityDefinitionJson, EntityJson, ValidateReply, to_json,
 };
-use super::{App, Ctx};
+use super::{App, Ctx, login_gate};
+use crate::arguments;
 use crate::config::{Action, Component, ComponentKind, Config};
 use crate::dashboards::{self, DEFAULT_TITLE};
 use crate::engine::{Binding, Setup, render_for, render_html_for};
@@ -60,21 +62,63 @@ fn may_view(config: &Config, caller: &Caller, action: &Action) -> bool {
     decide(&config.auth, caller, action, Verb::View) == Decision::Allow
 }
 
-pub fn get_action_binding(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
-    let id = f.string("bindingId")?;
-    let setup = app.engine.setup();
-    let config = &setup.config;
+/// The action bound to `id`, if `caller` may view it.
+fn viewable<'s>(setup: &'s Setup, id: &str, caller: &Caller) -> Result<&'s Action, ConnectError> {
     let action = setup
-        .action(&id)
+        .action(id)
         .ok_or_else(|| ConnectError::new(Code::NotFound, format!("no action with id {id:?}")))?;
-    if !may_view(config, &ctx.caller, action) {
+    if !may_view(&setup.config, caller, action) {
         return Err(ConnectError::new(
             Code::PermissionDenied,
             "you do not have the view permission on this action",
         ));
     }
+    Ok(action)
+}
+
+pub fn get_action_binding(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
+    let id = f.string("bindingId")?;
+    let setup = app.engine.setup();
+    let action = viewable(&setup, &id, &ctx.caller)?;
     Ok(to_json(&BindingReply {
         action: action_json(&setup, action, &ctx.caller),
+    }))
+}
+
+/// ValidateArgumentType. With `bindingId`, `value` is checked as a start would check it for
+/// the argument `argumentName` of that action: its choices, its type (`regex:` included, with
+/// the pattern compiled at load) and whether it may be empty. That needs what GetActionBinding
+/// needs: the login gate passed and the view permission. Without `bindingId`, `value` is
+/// checked against the built-in type named by `type`, for anyone; a `regex:` type sent this
+/// way is answered with how to ask instead, and never compiled.
+pub fn validate_argument(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
+    let value = f.string("value")?;
+    let id = f.string("bindingId")?;
+    let (valid, description) = if id.is_empty() {
+        arguments::validate_type(&f.string("type")?, &value)
+    } else {
+        login_gate(app, &ctx.caller)?;
+        let setup = app.engine.setup();
+        let action = viewable(&setup, &id, &ctx.caller)?;
+        let name = f.string("argumentName")?;
+        let declared = action
+            .arguments
+            .iter()
+            .find(|a| a.name == name && !a.rule.is_display_only() && !a.from_trigger)
+            .ok_or_else(|| {
+                ConnectError::new(
+                    Code::NotFound,
+                    format!("action {id:?} has no argument {name:?} that takes a value"),
+                )
+            })?;
+        match arguments::settle(declared, &value) {
+            Ok(_) => (true, String::new()),
+            Err(why) => (false, why),
+        }
+    };
+    Ok(to_json(&ValidateReply {
+        valid,
+        description: &description,
     }))
 }
 

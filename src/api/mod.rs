@@ -17,14 +17,14 @@ use std::sync::Arc;
 pub use metrics::metrics;
 pub use routes::{Op, Route, route};
 
-use crate::arguments;
 use crate::auth::Authority;
 use crate::config::Config;
 use crate::engine::{Engine, Error, StartRequest};
 use crate::execution::{Execution, Snapshot};
+use crate::output;
 use crate::permissions::{Caller, Decision, gate};
 use crate::protocol::{Code, ConnectError, Fields};
-use dto::{KillReply, LogsReply, ReadyzReply, TrackingIdReply, ValidateReply, to_json};
+use dto::{KillReply, LogsReply, ReadyzReply, TrackingIdReply, to_json};
 
 /// The one mapping from what the engine refused to what the client sees: the code here,
 /// the message from the error itself.
@@ -70,6 +70,8 @@ pub struct App {
     /// The address the listener is bound to: what `--listen` or the config asked for, with
     /// the port the system chose for `:0`. A reload does not move it.
     pub listening: Option<std::net::SocketAddr>,
+    /// The names the board answers to without `allowedHosts`, from its hostname at start.
+    pub board: crate::origin::Board,
 }
 
 impl App {
@@ -147,14 +149,7 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
             f.int64("startOffset")?,
             caller,
         )?,
-        Op::ValidateArgumentType => {
-            let (valid, description) =
-                arguments::validate_type(&f.string("type")?, &f.string("value")?);
-            to_json(&ValidateReply {
-                valid,
-                description: &description,
-            })
-        }
+        Op::ValidateArgumentType => catalog::validate_argument(app, f, ctx)?,
         Op::GetReadyz => to_json(&ReadyzReply {
             status: if engine.ready() { "OK" } else { "STOPPING" },
         }),
@@ -242,6 +237,20 @@ fn entry_reply(s: &Snapshot) -> Vec<u8> {
     dto::log_entry_reply(s)
 }
 
+/// What the output of all the entries of one list answer (GetLogs, GetActionLogs) may take,
+/// escaped as JSON. An answer stays in memory until its client has read it, and a client may
+/// never read: this bounds what each such client costs (about 20 of them in 16 MiB).
+/// ExecutionStatus still gives any one entry whole.
+const LIST_OUTPUT_BYTES: usize = 256 * 1024;
+
+/// What one stream of one entry may take in a list answer, however few entries it has.
+const LIST_STREAM_BYTES: usize = 16 * 1024;
+
+/// The share of [`LIST_OUTPUT_BYTES`] of each stream of a list answer of `entries` entries.
+fn list_stream_budget(entries: usize) -> usize {
+    (LIST_OUTPUT_BYTES / (2 * entries.max(1))).min(LIST_STREAM_BYTES)
+}
+
 fn logs(
     engine: &Engine,
     binding: Option<&str>,
@@ -249,7 +258,20 @@ fn logs(
     caller: &Caller,
 ) -> Result<Vec<u8>, ConnectError> {
     let page = engine.logs(binding, offset, caller)?;
-    let snapshots: Vec<Snapshot> = page.entries.iter().map(|e| e.snapshot()).collect();
+    let budget = list_stream_budget(page.entries.len());
+    let snapshots: Vec<Snapshot> = page
+        .entries
+        .iter()
+        .map(|e| {
+            let mut s = e.snapshot();
+            for text in [&mut s.stdout, &mut s.stderr] {
+                if let Some(short) = output::shortened_for_list(text, budget) {
+                    *text = short;
+                }
+            }
+            s
+        })
+        .collect();
     let size = engine.config().limits.log_history_page_size;
     Ok(to_json(&LogsReply::new(&page, &snapshots, size, offset)))
 }
@@ -259,6 +281,14 @@ mod tests {
     use super::*;
     use crate::arguments::ArgError;
     use crate::permissions::Verb;
+
+    #[test]
+    fn list_answers_share_one_output_budget() {
+        for (entries, each) in [(0, 16384), (1, 16384), (8, 16384), (10, 13107), (1000, 131)] {
+            assert_eq!(list_stream_budget(entries), each, "{entries}");
+            assert!(2 * entries * list_stream_budget(entries) <= LIST_OUTPUT_BYTES);
+        }
+    }
 
     #[test]
     fn every_engine_error_has_its_code_and_its_own_message() {

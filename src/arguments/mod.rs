@@ -118,6 +118,9 @@ pub fn resolve(
         }
     }
     let mut values = Vec::new();
+    // What matching the request's `regex:` values costs, in all: one request holds the event
+    // loop for one budget at most, however many pattern arguments an action declares.
+    let mut cost = 0usize;
     for d in declared {
         if d.rule.is_display_only() || d.name.is_empty() {
             continue;
@@ -127,34 +130,47 @@ pub fn resolve(
             .find(|(n, _)| *n == d.name)
             .map(|(_, v)| v.as_str())
             .unwrap_or("");
-        let value = if sent.is_empty() {
-            d.default.as_deref().unwrap_or("")
-        } else {
-            sent
-        };
-        if value.is_empty() {
-            if d.reject_null {
+        if let ArgType::Regex(pattern) = &d.rule {
+            let len = match sent {
+                "" => d.default.as_deref().map_or(0, str::len),
+                _ => sent.len(),
+            };
+            cost = cost.saturating_add(pattern.cost(len));
+            if cost > types::MATCH_BUDGET {
                 return Err(refuse(
                     &d.name,
-                    "is required: give a value (it has no default)",
+                    "is too long together with the other pattern arguments of this action: send shorter \
+                     values",
                 ));
             }
-            values.push(Value {
-                name: d.name.clone(),
-                value: String::new(),
-                secret: d.rule.is_secret(),
-            });
-            continue;
         }
-        let choices: Vec<&str> = d.choices.iter().map(|c| c.value.as_str()).collect();
-        let checked = check(&d.rule, value, &choices).map_err(|rule| refuse(&d.name, rule))?;
+        let value = settle(d, sent).map_err(|rule| refuse(&d.name, rule))?;
         values.push(Value {
             name: d.name.clone(),
-            value: checked,
+            value,
             secret: d.rule.is_secret(),
         });
     }
     Ok(values)
+}
+
+/// One argument's value as a start would take it: an empty value takes the default, an
+/// argument still empty is accepted unless it is required, and anything else must follow
+/// the argument's choices or type. Returns the value to use, or the rule it broke.
+pub fn settle(d: &Argument, sent: &str) -> Result<String, String> {
+    let value = if sent.is_empty() {
+        d.default.as_deref().unwrap_or("")
+    } else {
+        sent
+    };
+    if value.is_empty() {
+        if d.reject_null {
+            return Err("is required: give a value (it has no default)".into());
+        }
+        return Ok(String::new());
+    }
+    let choices: Vec<&str> = d.choices.iter().map(|c| c.value.as_str()).collect();
+    check(&d.rule, value, &choices)
 }
 
 /// One non-empty value against its declaration: choices win over the type (SPEC §5.5),

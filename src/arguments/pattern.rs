@@ -1,13 +1,40 @@
 //! `regex:` argument types: the pattern compiled once, at config load, anchored so that the
-//! whole value must match, and bounded in size. regex-lite's syntax is not Go's RE2, which
-//! OliveTin configs were written for, so an invalid pattern's error says how they differ.
+//! whole value must match, and bounded twice: in size at load, and in what matching one value
+//! may cost. regex-lite's syntax is not Go's RE2, which OliveTin configs were written for, so
+//! an invalid pattern's error says how they differ.
+//!
+//! regex-lite matches with a Pike VM: its time grows with the value's length times the
+//! number of the program's states alive at once, which a pattern with nested counted
+//! repetitions (`(?:[a-z]{1,50}){1,20}`) makes large. A value is matched on the event loop,
+//! so what one match may cost is bounded: the compiled size (an upper bound of the states)
+//! times the value's length must stay within [`MATCH_BUDGET`]. An ordinary pattern then
+//! takes values of tens of KiB; one whose counted repetitions compile large takes shorter
+//! ones (never fewer than [`MIN_LONGEST`] bytes: a pattern that would is refused at load).
 
 use regex_lite::{Regex, RegexBuilder};
 
-/// The largest compiled program a `regex:` pattern may produce. regex-lite's default is 10 MiB,
-/// which is more than a small board should spend on one argument; 1 MiB still allows patterns
-/// far larger than any real argument rule (`[A-Za-z0-9._-]{1,255}` needs about 30 KiB).
-const REGEX_SIZE_LIMIT: usize = 1 << 20;
+/// The longest pattern text a config may write.
+const MAX_SOURCE_BYTES: usize = 1024;
+
+/// What matching the pattern values of one request may cost, as compiled size × value
+/// bytes. Measured with regex-lite 0.1.9 on a 2-core x86-64 VM, the costliest patterns
+/// (nested counted repetitions, alternations under stars) take at most 0.7 ns per unit:
+/// about 6 ms for the whole budget, a few times that on a Raspberry Pi.
+pub const MATCH_BUDGET: usize = 8 << 20;
+
+/// The fewest bytes every pattern must be able to match: a pattern whose compiled size
+/// would leave less than this under [`MATCH_BUDGET`] is refused at load.
+pub const MIN_LONGEST: usize = 64;
+
+/// The largest compiled program (regex-lite's measure of an NFA's memory) a `regex:` pattern
+/// may produce: [`MATCH_BUDGET`] ÷ [`MIN_LONGEST`] = 128 KiB. Real rules are far below it:
+/// `[a-z]+` compiles to about 260, `[A-Za-z0-9._-]{1,255}` (a host name) to about 29 000,
+/// which then takes values of up to 292 bytes.
+pub const REGEX_SIZE_LIMIT: usize = MATCH_BUDGET / MIN_LONGEST;
+
+/// The limit a pattern's syntax is checked under: regex-lite's default. Only whether the
+/// pattern parses is kept from that compile.
+const SYNTAX_SIZE_LIMIT: usize = 10 << 20;
 
 /// Added to every invalid-pattern error, because regex-lite's syntax differs from the Go RE2
 /// syntax OliveTin configs were written for in ways an author would not guess.
@@ -15,12 +42,13 @@ const REGEX_HINT: &str = "regex: patterns use Rust regex syntax without look-aro
      backreferences or \\p{..} classes; \\w, \\d and \\s are ASCII only; the pattern must match \
      the whole value";
 
-/// A `regex:` pattern: the type as written (`regex:` and the pattern) and the compiled,
-/// anchored regex.
+/// A `regex:` pattern: the type as written (`regex:` and the pattern), the compiled,
+/// anchored regex, and the size it compiled to.
 #[derive(Debug, Clone)]
 pub struct Pattern {
     declared: String,
     regex: Regex,
+    size: usize,
 }
 
 /// How a pattern type is written before its pattern.
@@ -41,9 +69,19 @@ impl Pattern {
                     .into(),
             );
         }
-        compile(source)
+        if source.len() > MAX_SOURCE_BYTES {
+            return Err(format!(
+                "the pattern after regex: is {} bytes long, more than the {MAX_SOURCE_BYTES} \
+                 allowed",
+                source.len()
+            ));
+        }
+        // Syntax first, under regex-lite's own generous size limit, so that a pattern that is
+        // merely too big is told so rather than called invalid.
+        compile_within(source, SYNTAX_SIZE_LIMIT)
             .map_err(|e| format!("the pattern after regex: is invalid: {e} ({REGEX_HINT})"))?;
-        let regex = compile(&format!(r"\A(?:{source})\z")).map_err(|e| {
+        let anchored = format!(r"\A(?:{source})\z");
+        compile_within(&anchored, SYNTAX_SIZE_LIMIT).map_err(|e| {
             // Only a `(?x)` comment running to the end of the pattern gets here: it swallows
             // the closing of the anchoring group.
             format!(
@@ -51,10 +89,28 @@ impl Pattern {
                  ends with a (?x) # comment, end the comment with a newline"
             )
         })?;
+        let regex = compile_within(&anchored, REGEX_SIZE_LIMIT).map_err(|_| {
+            format!(
+                "the pattern after regex: compiles to more than {REGEX_SIZE_LIMIT} bytes, so \
+                 matching it could hold the service for too long; write smaller counted \
+                 repetitions (such as {{1,255}}) or fewer of them nested"
+            )
+        })?;
         Ok(Pattern {
             declared: format!("{REGEX_PREFIX}{source}"),
             regex,
+            size: compiled_size(&anchored),
         })
+    }
+
+    /// What matching a value of `len` bytes may cost, in the unit of [`MATCH_BUDGET`].
+    pub fn cost(&self, len: usize) -> usize {
+        self.size.saturating_mul(len.max(1))
+    }
+
+    /// The longest value this pattern is matched against.
+    pub fn longest(&self) -> usize {
+        MATCH_BUDGET / self.size.max(1)
     }
 
     /// The type as written: `regex:` and the pattern.
@@ -73,10 +129,24 @@ impl Pattern {
     }
 }
 
-fn compile(pattern: &str) -> Result<Regex, regex_lite::Error> {
-    RegexBuilder::new(pattern)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build()
+fn compile_within(pattern: &str, limit: usize) -> Result<Regex, regex_lite::Error> {
+    RegexBuilder::new(pattern).size_limit(limit).build()
+}
+
+/// The size a pattern that compiles within [`REGEX_SIZE_LIMIT`] compiles to: the smallest
+/// size limit it compiles under (regex-lite tells no more than whether it fits), found by
+/// halving, about fifteen compiles at load.
+fn compiled_size(pattern: &str) -> usize {
+    let (mut fails, mut fits) = (0, REGEX_SIZE_LIMIT);
+    while fits - fails > 1 {
+        let mid = fails + (fits - fails) / 2;
+        if compile_within(pattern, mid).is_ok() {
+            fits = mid;
+        } else {
+            fails = mid;
+        }
+    }
+    fits
 }
 
 /// Two patterns are the same type when they were written the same way; compiled regexes have
@@ -172,6 +242,66 @@ mod tests {
         refused(&fixed, "abcd");
         // A size that fits a real rule compiles.
         ok(&t("regex:[A-Za-z0-9._-]{1,255}"), "host.name");
+    }
+
+    fn pattern(text: &str) -> super::Pattern {
+        match t(text) {
+            ArgType::Regex(p) => p,
+            other => panic!("{text} is {other:?}"),
+        }
+    }
+
+    #[test]
+    fn regex_bounds_at_load() {
+        use super::{MATCH_BUDGET, MAX_SOURCE_BYTES, MIN_LONGEST, REGEX_SIZE_LIMIT};
+        // Too long a text.
+        let long = format!("regex:{}", "a".repeat(MAX_SOURCE_BYTES + 1));
+        let why = ArgType::parse(&long, false).unwrap_err();
+        assert!(why.contains("bytes long"), "{why}");
+        let longest = format!("regex:{}", "a|".repeat(MAX_SOURCE_BYTES / 2 - 1) + "ab");
+        assert_eq!(longest.len(), "regex:".len() + MAX_SOURCE_BYTES);
+        ok(&t(&longest), "ab");
+        // Too big a program: refused as too big, not as invalid, with the way out.
+        for big in [
+            "regex:(?:.{0,100}){0,100}x",
+            "regex:(?i)(?:[a-z0-9]{0,60}){0,60}!",
+        ] {
+            let why = ArgType::parse(big, false).unwrap_err();
+            assert!(why.contains("compiles to more than"), "{big}: {why}");
+            assert!(why.contains("smaller counted"), "{big}: {why}");
+        }
+        // Every accepted pattern matches values of at least MIN_LONGEST bytes, and what one
+        // of its values may cost stays within the budget.
+        for text in [
+            "regex:[a-z]+",
+            "regex:[A-Za-z0-9._-]{1,255}",
+            "regex:(?:[a-z]{1,50}){1,20}",
+            "regex:(?:[a-z]{0,30}){0,30}x",
+            "regex:(?:a|aa)*b",
+            "regex:^[a-z0-9]+(?:[._-][a-z0-9]+)*$",
+        ] {
+            let p = pattern(text);
+            assert!(p.longest() >= MIN_LONGEST, "{text}: {}", p.longest());
+            assert!(p.cost(p.longest()) <= MATCH_BUDGET, "{text}");
+            assert!(p.cost(p.longest() + 1) > MATCH_BUDGET, "{text}");
+            assert!(p.size <= REGEX_SIZE_LIMIT, "{text}");
+        }
+        // Ordinary rules keep the values they are written for.
+        assert!(pattern("regex:[a-z]+").longest() >= 16 * 1024);
+        assert!(pattern("regex:[A-Za-z0-9._-]{1,255}").longest() >= 255);
+    }
+
+    #[test]
+    fn regex_values_longer_than_the_pattern_allows_are_refused_unmatched() {
+        let ty = t("regex:(?:[a-z]{1,50}){1,20}");
+        let ArgType::Regex(p) = &ty else {
+            unreachable!()
+        };
+        let longest = p.longest();
+        assert!(longest < 1000, "{longest}");
+        ok(&ty, &"a".repeat(longest.min(1000)));
+        let why = refused(&ty, &"a".repeat(longest + 1));
+        assert!(why.contains(&format!("at most {longest} bytes")), "{why}");
     }
 
     #[test]

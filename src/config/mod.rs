@@ -7,6 +7,7 @@
 //! - `settings`: listen address, log level, state directory, metrics, links, and the bounds
 //!   (`Limits`), one row of the settings table each;
 //! - `identity`: users, tokens, trusted proxies, default permissions and policy, ACLs;
+//! - `origins`: `allowedHosts` and `allowedOrigins`;
 //! - `actions` (with `command`, `arguments` and `ids`): actions, their commands compiled for
 //!   substitution, their argument declarations, their ids;
 //! - `dashboards`, `entities`, `includes`: the dashboard tree, entity files, `include:`;
@@ -30,6 +31,7 @@ mod identity;
 mod ids;
 mod includes;
 mod mqtt;
+mod origins;
 mod schema;
 mod settings;
 mod source;
@@ -133,6 +135,9 @@ pub struct Config {
     pub default_policy: Policy,
     /// `mqtt:`: Home Assistant discovery and presses through a broker; `None` when absent.
     pub mqtt: Option<Mqtt>,
+    /// `allowedHosts` and `allowedOrigins`: what a request may come through beyond the
+    /// board's own names and origin.
+    pub allowed: crate::origin::Allowed,
 }
 
 /// What validation gives: the config and its warnings, or the errors and the warnings.
@@ -353,6 +358,7 @@ fn assemble(
         insecure_allow_dump_action_map: c.flag(top.get("insecureAllowDumpActionMap"), false),
         default_policy,
         mqtt: mqtt::mqtt(c, top.get("mqtt")),
+        allowed: origins::allowed(c, top.get("allowedHosts"), top.get("allowedOrigins")),
     }
 }
 

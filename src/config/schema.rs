@@ -93,9 +93,13 @@ pub(super) const TOP_KEYS: Keys = &[
     ("defaultIconForActions", Read),
     ("defaultPopupOnStart", Read),
     ("defaultOnClick", Alias("defaultPopupOnStart")),
+    // The bound's first name, from when it covered only the request's head.
+    ("headerReadTimeout", Alias("clientTimeout")),
     ("stateDirectory", Read),
     ("historySync", Read),
     ("trustedProxies", Read),
+    ("allowedHosts", Read),
+    ("allowedOrigins", Read),
     ("prometheus", Read),
     ("mqtt", Read),
     ("actions", Read),

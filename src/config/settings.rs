@@ -114,8 +114,13 @@ settings_table! {
     max_request_body_bytes: usize = ("maxRequestBodyBytes", 1024, 16 * MIB, 65536, " bytes"),
     /// Concurrent HTTP connections.
     max_connections: usize = ("maxConnections", 1, 65_535, 256, ""),
-    /// Clients slower than this to send their headers are dropped.
-    header_read_timeout: Duration = ("headerReadTimeout", 1, 300, 10, " seconds"),
+    /// A request (head and body) must arrive within this of its first byte, an idle
+    /// keep-alive connection is closed after it, and a client that takes none of its answer
+    /// for this long is dropped. `headerReadTimeout` is its older name.
+    client_timeout: Duration = ("clientTimeout", 1, 300, 10, " seconds"),
+    /// Connections one address may hold (an IPv6 client: its /64); `trustedProxies` are
+    /// exempt.
+    max_connections_per_address: usize = ("maxConnectionsPerAddress", 1, 65_535, 32, ""),
     /// Event stream subscribers at once.
     max_event_subscribers: usize = ("maxEventSubscribers", 0, 4096, 64, ""),
     /// Events queued per subscriber.
@@ -315,6 +320,7 @@ maxConcurrentExecutions: 4
 maxRequestBodyBytes: 2048
 maxConnections: 10
 headerReadTimeout: 5
+maxConnectionsPerAddress: 3
 maxEventSubscribers: 0
 eventQueueLength: 16
 historyQueueLength: 32
@@ -360,7 +366,8 @@ insecureAllowDumpActionMap: TRUE
                 max_concurrent_executions: 4,
                 max_request_body_bytes: 2048,
                 max_connections: 10,
-                header_read_timeout: Duration::from_secs(5),
+                client_timeout: Duration::from_secs(5),
+                max_connections_per_address: 3,
                 max_event_subscribers: 0,
                 event_queue_length: 16,
                 history_queue_length: 32,
@@ -409,6 +416,8 @@ insecureAllowDumpActionMap: TRUE
             ("maxRequestBodyBytes: 100", "between 1024 and 16777216"),
             ("maxConnections: 65536", "between 1 and 65535"),
             ("headerReadTimeout: 0", "between 1 and 300 seconds"),
+            ("clientTimeout: 301", "between 1 and 300 seconds"),
+            ("maxConnectionsPerAddress: 0", "between 1 and 65535"),
             ("maxEventSubscribers: 4097", "between 0 and 4096"),
             ("eventQueueLength: 15", "between 16 and 65536"),
             (
@@ -544,7 +553,8 @@ insecureAllowDumpActionMap: TRUE
                 max_concurrent_executions: 16,
                 max_request_body_bytes: 64 * 1024,
                 max_connections: 256,
-                header_read_timeout: Duration::from_secs(10),
+                client_timeout: Duration::from_secs(10),
+                max_connections_per_address: 32,
                 max_event_subscribers: 64,
                 event_queue_length: 256,
                 history_queue_length: 256,

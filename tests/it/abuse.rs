@@ -259,7 +259,7 @@ fn trickle(mut sock: TcpStream, bytes: &'static [u8], gap: Duration) {
 fn clients_sending_headers_a_byte_at_a_time_are_dropped_after_the_header_timeout() {
     const SLOW_CLIENTS: usize = 20;
     // 35 bytes at 300 ms each would take over ten seconds.
-    const REQUEST: &[u8] = b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n";
+    const REQUEST: &[u8] = b"GET /readyz HTTP/1.1\r\nHost: localhost\r\n\r\n";
     let server = Server::start(config(json!({"headerReadTimeout": 1})));
 
     let stop = Arc::new(AtomicBool::new(false));

@@ -22,6 +22,7 @@ mod escapes;
 mod events;
 mod home_assistant;
 mod identity;
+mod lan;
 mod limits;
 mod logs;
 mod memory;

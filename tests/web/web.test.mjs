@@ -215,6 +215,10 @@ test("an argument form refuses a bad value, with the reason, and runs a good one
 test("the server's refusal of a value the page let through is shown on the form", async () => {
   const page = await newPage(360);
   await page.goto(base + "/#/a/ping");
+  // A `regex:` type is checked live by the server against the declared argument (by binding
+  // id and name: no pattern travels in a request).
+  await page.getByLabel("Tag").fill("x");
+  await page.getByText("Tag must match the pattern [a-z]{2,4} as a whole").waitFor();
   // The page checks `regex:` types only through the server, so this value reaches StartAction.
   await page.getByLabel("Tag").fill("TOOLONG");
   await page.getByRole("button", { name: "Run" }).click();

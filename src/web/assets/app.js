@@ -323,7 +323,9 @@
   async function refreshRun(id) {
     try {
       const r = await call("ExecutionStatus", { executionTrackingId: id });
-      return upsert(r.logEntry);
+      const run = upsert(r.logEntry);
+      run.listed = false;
+      return run;
     } catch (e) {
       if (e.code === "not_found") forget(id);
       throw e;
@@ -343,7 +345,9 @@
   async function loadRecent(page) {
     page = await (page || call("GetLogs", { startOffset: 0 }, true)).catch(() => null);
     const logs = (page && page.logs) || [];
-    for (const e of logs.slice().reverse()) upsert(e);
+    // A list answer may carry only the end of a long output (it says so in the text): the
+    // run view reads such a run whole before it shows it.
+    for (const e of logs.slice().reverse()) upsert(e).listed = true;
     return new Set(logs.map((e) => e.executionTrackingId));
   }
 
@@ -805,7 +809,8 @@
     return "";
   }
 
-  // Types whose rule the server knows by name alone (ValidateArgumentType has no choices).
+  // Types with a rule to check beyond the local mirror: the server checks the value against
+  // the argument as declared (its `regex:` pattern included), by binding id and name.
   const SERVER_CHECKED = (t) => t && !["password", "raw_string_multiline", "very_dangerous_raw_string", "checklist", "confirmation", "html"].includes(t);
 
   async function findAction(bindingId) {
@@ -889,7 +894,7 @@
         if (local || !value || !SERVER_CHECKED(type) || (arg.choices && arg.choices.length)) return;
         const mine = ++asked;
         try {
-          const r = await call("ValidateArgumentType", { type, value });
+          const r = await call("ValidateArgumentType", { bindingId, argumentName: arg.name, value });
           if (mine === asked && field.get() === value) showErr(field, r.valid ? "" : r.description);
         } catch {
           // The start will answer anyway.
@@ -1022,7 +1027,7 @@
 
   async function runView(id) {
     let run = S.runs.get(id);
-    if (!run || !run.entry || !run.entry.executionFinished) {
+    if (!run || !run.entry || !run.entry.executionFinished || run.listed) {
       try {
         run = await refreshRun(id);
       } catch (e) {

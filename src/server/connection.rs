@@ -1,0 +1,453 @@
+//! One connection's transport, and what bounds it whatever the client does:
+//!
+//! - a whole request (head and body) must arrive within `clientTimeout` of its first byte;
+//!   a client still sending its head then gets `408 Request Timeout` and is closed (the
+//!   server answers a late body the same way, through hyper);
+//! - a keep-alive connection that stays idle that long is closed;
+//! - a client that takes nothing of its answer for that long (every write waits on it) is
+//!   dropped, so an answer nobody reads cannot hold memory or a connection slot;
+//! - one address holds at most `maxConnectionsPerAddress` of the `maxConnections` slots
+//!   (an IPv6 client by its /64, since one host has a whole /64 to choose from);
+//!   `trustedProxies` are exempt, since a proxy carries everyone.
+//!
+//! [`Timed`] wraps the socket and keeps the deadlines; the server tells its [`Tracker`] where
+//! the connection is in a request's life (head read, body read, answer done). It knows
+//! nothing of HTTP beyond the canned 408 it writes itself.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::time::{Instant, Sleep};
+
+/// Where a connection is in the life of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for a request since then (connected, or the last answer ended).
+    Idle(Instant),
+    /// A request's first bytes arrived then; its head is not complete yet.
+    Head(Instant),
+    /// The server has the head and reads the body (it keeps the deadline itself).
+    Serving,
+    /// The request is in; its answer is being made or written.
+    Answering,
+}
+
+#[derive(Debug)]
+struct State {
+    phase: Phase,
+    /// When the first bytes of the next request arrived while an answer was under way
+    /// (pipelining).
+    next: Option<Instant>,
+}
+
+/// What the server and the socket wrapper share about one connection.
+#[derive(Debug)]
+pub struct Tracker {
+    timeout: Duration,
+    state: Mutex<State>,
+}
+
+impl Tracker {
+    pub fn new(timeout: Duration) -> Arc<Tracker> {
+        Arc::new(Tracker {
+            timeout,
+            state: Mutex::new(State {
+                phase: Phase::Idle(Instant::now()),
+                next: None,
+            }),
+        })
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The server got a request's head. Returns the instant by which its body must be in.
+    pub fn serving(&self) -> Instant {
+        let mut s = self.state();
+        let first = match s.phase {
+            Phase::Head(first) => first,
+            // The head was already buffered (it came with the previous request's bytes).
+            _ => s.next.take().unwrap_or_else(Instant::now),
+        };
+        s.phase = Phase::Serving;
+        first + self.timeout
+    }
+
+    /// The body is read (or given up on): from now on only the answer's writes are timed.
+    pub fn body_read(&self) {
+        let mut s = self.state();
+        if s.phase == Phase::Serving {
+            s.phase = Phase::Answering;
+        }
+    }
+
+    /// The answer's body has been handed over whole (or dropped): the connection waits for
+    /// its next request, which may have begun already.
+    pub fn answered(&self) {
+        let mut s = self.state();
+        s.phase = match s.next.take() {
+            Some(first) => Phase::Head(first),
+            None => Phase::Idle(Instant::now()),
+        };
+    }
+
+    fn got_bytes(&self) {
+        let mut s = self.state();
+        match s.phase {
+            Phase::Idle(_) => s.phase = Phase::Head(Instant::now()),
+            Phase::Answering => {
+                s.next.get_or_insert_with(Instant::now);
+            }
+            Phase::Head(_) | Phase::Serving => {}
+        }
+    }
+
+    /// When reading must have got somewhere, and what happens then.
+    fn read_deadline(&self) -> Option<(Instant, Late)> {
+        match self.state().phase {
+            Phase::Idle(since) => Some((since + self.timeout, Late::Idle)),
+            Phase::Head(first) => Some((first + self.timeout, Late::Head)),
+            Phase::Serving | Phase::Answering => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Late {
+    /// No request began: close quietly.
+    Idle,
+    /// A head is unfinished: answer 408, then close.
+    Head,
+}
+
+/// The answer to a head that did not arrive in time, written straight to the socket (hyper
+/// closes such a connection without an answer).
+fn request_timeout(timeout: Duration) -> Vec<u8> {
+    let body = format!(
+        "{{\"code\":\"deadline_exceeded\",\"message\":\"the request did not arrive within \
+         clientTimeout ({} s)\",\"details\":[]}}",
+        timeout.as_secs()
+    );
+    format!(
+        "HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// A socket with the deadlines of its [`Tracker`].
+pub struct Timed<S> {
+    io: S,
+    tracker: Arc<Tracker>,
+    read_timer: Option<Pin<Box<Sleep>>>,
+    write_timer: Option<Pin<Box<Sleep>>>,
+    /// Since when every write has waited on the client.
+    stalled: Option<Instant>,
+    /// When a write last got somewhere: a connection still taking in its last answer is not
+    /// idle yet.
+    wrote: Option<Instant>,
+    /// A deadline passed: every further read and write fails.
+    dead: bool,
+}
+
+impl<S> Timed<S> {
+    pub fn new(io: S, tracker: Arc<Tracker>) -> Timed<S> {
+        Timed {
+            io,
+            tracker,
+            read_timer: None,
+            write_timer: None,
+            stalled: None,
+            wrote: None,
+            dead: false,
+        }
+    }
+}
+
+fn timed_out(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::TimedOut, what.to_string())
+}
+
+/// Whether `deadline` has passed; if not, `timer` is set to wake the task at it.
+fn passed(timer: &mut Option<Pin<Box<Sleep>>>, deadline: Instant, cx: &mut Context<'_>) -> bool {
+    let sleep = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+    if sleep.deadline() != deadline {
+        sleep.as_mut().reset(deadline);
+    }
+    sleep.as_mut().poll(cx).is_ready()
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for Timed<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        if this.dead {
+            return Poll::Ready(Err(timed_out("the connection timed out")));
+        }
+        let before = buf.filled().len();
+        match Pin::new(&mut this.io).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {
+                if buf.filled().len() > before {
+                    this.tracker.got_bytes();
+                }
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => {
+                let Some((mut deadline, late)) = this.tracker.read_deadline() else {
+                    this.read_timer = None;
+                    return Poll::Pending;
+                };
+                if let (Late::Idle, Some(wrote)) = (late, this.wrote) {
+                    deadline = deadline.max(wrote + this.tracker.timeout);
+                }
+                if !passed(&mut this.read_timer, deadline, cx) {
+                    return Poll::Pending;
+                }
+                this.dead = true;
+                match late {
+                    // An end of input: hyper closes an idle connection without a word.
+                    Late::Idle => Poll::Ready(Ok(())),
+                    Late::Head => {
+                        // Best effort: a client that sends nothing may read nothing either,
+                        // and the socket is closed either way.
+                        let answer = request_timeout(this.tracker.timeout);
+                        let _ = Pin::new(&mut this.io).poll_write(cx, &answer);
+                        Poll::Ready(Err(timed_out("the request head did not arrive in time")))
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Timed<S> {
+    /// Bookkeeping around one write: progress clears the stall, waiting starts or checks it.
+    fn track_write(
+        &mut self,
+        cx: &mut Context<'_>,
+        result: Poll<io::Result<usize>>,
+    ) -> Poll<io::Result<usize>> {
+        match result {
+            Poll::Ready(Ok(n)) => {
+                if n > 0 {
+                    self.stalled = None;
+                    self.write_timer = None;
+                    self.wrote = Some(Instant::now());
+                }
+                Poll::Ready(Ok(n))
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => {
+                let since = *self.stalled.get_or_insert_with(Instant::now);
+                if passed(&mut self.write_timer, since + self.tracker.timeout, cx) {
+                    self.dead = true;
+                    return Poll::Ready(Err(timed_out("the client took none of its answer")));
+                }
+                Poll::Pending
+            }
+        }
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Timed<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        if self.dead {
+            return Poll::Ready(Err(timed_out("the connection timed out")));
+        }
+        let result = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.track_write(cx, result)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        if self.dead {
+            return Poll::Ready(Err(timed_out("the connection timed out")));
+        }
+        let result = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.track_write(cx, result)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let result = ready!(Pin::new(&mut self.io).poll_flush(cx));
+        Poll::Ready(result)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
+
+/// How connections count toward an address's share: an IPv4 address alone, an IPv6
+/// address by its /64 (an IPv4-mapped one as IPv4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Holder {
+    V4(u32),
+    V6(u64),
+}
+
+impl Holder {
+    fn of(ip: IpAddr) -> Holder {
+        match ip {
+            IpAddr::V4(v4) => Holder::V4(v4.into()),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => Holder::V4(v4.into()),
+                None => Holder::V6((u128::from(v6) >> 64) as u64),
+            },
+        }
+    }
+}
+
+/// The connections each address holds.
+#[derive(Debug, Default)]
+pub struct Shares {
+    held: Mutex<HashMap<Holder, usize>>,
+}
+
+/// One counted connection; dropping it gives the place back.
+pub struct Share {
+    shares: Arc<Shares>,
+    holder: Holder,
+}
+
+impl Shares {
+    /// Counts a connection from `ip` if its address holds fewer than `most`; `None` when it
+    /// holds its share already.
+    pub fn admit(self: &Arc<Shares>, ip: IpAddr, most: usize) -> Option<Share> {
+        let holder = Holder::of(ip);
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let n = held.entry(holder).or_insert(0);
+        if *n >= most {
+            return None;
+        }
+        *n += 1;
+        Some(Share {
+            shares: Arc::clone(self),
+            holder,
+        })
+    }
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        let mut held = self
+            .shares
+            .held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(n) = held.get_mut(&self.holder) {
+            *n -= 1;
+            if *n == 0 {
+                held.remove(&self.holder);
+            }
+        }
+    }
+}
+
+/// The answer to a connection beyond its address's share, written before it is closed.
+pub fn over_share(most: usize) -> Vec<u8> {
+    let body = format!(
+        "{{\"code\":\"resource_exhausted\",\"message\":\"your address holds {most} connections \
+         to this service already, the most one address may (maxConnectionsPerAddress): close \
+         some and try again\",\"details\":[]}}"
+    );
+    format!(
+        "HTTP/1.1 429 Too Many Requests\r\nconnection: close\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    #[test]
+    fn shares_count_per_address_and_ipv6_per_64() {
+        let shares = Arc::new(Shares::default());
+        let a = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+        let b = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
+        let first = shares.admit(a, 2).expect("first");
+        let second = shares.admit(a, 2).expect("second");
+        assert!(
+            shares.admit(a, 2).is_none(),
+            "a third from the same address"
+        );
+        assert!(shares.admit(b, 2).is_some(), "another address");
+        // The same client as IPv4-mapped IPv6 is the same holder.
+        let mapped = IpAddr::V6(Ipv4Addr::new(10, 0, 0, 1).to_ipv6_mapped());
+        assert!(shares.admit(mapped, 2).is_none());
+        drop(first);
+        assert!(shares.admit(mapped, 2).is_some(), "a place came back");
+        drop(second);
+        // Two addresses of one /64 share; another /64 does not.
+        let v6 = |s: &str| IpAddr::V6(s.parse::<Ipv6Addr>().unwrap());
+        let x = shares.admit(v6("2001:db8:0:1::1"), 1).expect("first /64");
+        assert!(shares.admit(v6("2001:db8:0:1:ffff::2"), 1).is_none());
+        assert!(shares.admit(v6("2001:db8:0:2::1"), 1).is_some());
+        drop(x);
+        assert!(shares.admit(v6("2001:db8:0:1::3"), 1).is_some());
+    }
+
+    #[test]
+    fn the_phases_of_a_request_give_its_deadlines() {
+        let t = Tracker::new(Duration::from_secs(10));
+        assert!(matches!(t.read_deadline(), Some((_, Late::Idle))));
+        t.got_bytes();
+        let Some((head_deadline, Late::Head)) = t.read_deadline() else {
+            panic!("a head under way")
+        };
+        // The body's deadline counts from the same first byte.
+        assert_eq!(t.serving(), head_deadline);
+        assert_eq!(t.read_deadline(), None);
+        t.body_read();
+        // Bytes while answering belong to the next request (pipelining).
+        t.got_bytes();
+        assert_eq!(t.read_deadline(), None);
+        t.answered();
+        assert!(matches!(t.read_deadline(), Some((_, Late::Head))));
+        t.serving();
+        t.body_read();
+        t.answered();
+        assert!(matches!(t.read_deadline(), Some((_, Late::Idle))));
+    }
+
+    #[test]
+    fn the_canned_answers_are_whole_http() {
+        for answer in [request_timeout(Duration::from_secs(10)), over_share(32)] {
+            let text = String::from_utf8(answer).unwrap();
+            let (head, body) = text.split_once("\r\n\r\n").unwrap();
+            assert!(
+                head.contains(&format!("content-length: {}", body.len())),
+                "{text}"
+            );
+            let v: serde_json::Value = serde_json::from_str(body).unwrap();
+            assert!(v["message"].as_str().unwrap().contains("Timeout") || v["code"].is_string());
+        }
+    }
+}

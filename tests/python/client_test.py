@@ -1,0 +1,126 @@
+"""The official Python Connect client (PyPI connectrpc) against the real binary, with its
+defaults but the codec (actiond speaks JSON): it gzips request bodies, so this is the client that shows whether actiond reads
+Connect-Content-Encoding on a stream. The code is generated from tests/connect/proto by
+grpcio-tools' protoc with protoc-gen-py and protoc-gen-connectrpc (scripts/test.sh does it).
+
+Run: ACTIOND_BIN=target/debug/actiond python client_test.py (from a venv with those
+packages, with the generated code in ./gen). Exits non-zero on the first failure.
+"""
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen"))
+
+from connectrpc.code import Code  # noqa: E402
+from connectrpc.codec import proto_json_codec  # noqa: E402
+from connectrpc.errors import ConnectError  # noqa: E402
+from svc.api.v1 import actiond_pb as pb  # noqa: E402
+from svc.api.v1.actiond_connect import ActionApiServiceClient  # noqa: E402
+
+CONFIG = """\
+killGracePeriod: 1
+actions:
+  - id: hello
+    title: Hello
+    shell: echo hello {{ who }}
+    arguments:
+      - {name: who, type: "regex:[a-z]{2,8}", default: world}
+  - id: sleepy
+    title: Sleepy
+    shell: sleep 30
+"""
+
+
+def start(binary, directory):
+    config = os.path.join(directory, "config.yaml")
+    with open(config, "w") as f:
+        f.write(CONFIG)
+    proc = subprocess.Popen(
+        [binary, "--config", config, "--listen", "127.0.0.1:0"],
+        cwd=directory,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    for line in proc.stderr:
+        m = re.search(r"listening on (http://[0-9.]+:[0-9]+)", line)
+        if m:
+            # Keep reading so that actiond never blocks on a full pipe.
+            threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+            return proc, m.group(1)
+    raise SystemExit("actiond exited before it listened")
+
+
+async def check(base):
+    # actiond speaks Connect's JSON codec; everything else is the client's default, gzipped
+    # requests included.
+    async with ActionApiServiceClient(base, codec=proto_json_codec()) as client:
+        # Unary calls, gzipped by default.
+        ready = await client.get_readyz(pb.GetReadyzRequest())
+        assert ready.status == "OK", ready
+        done = await client.start_action_and_wait(
+            pb.StartActionAndWaitRequest(
+                action_id="hello",
+                arguments=[pb.ExecutionArgument(name="who", value="ada")],
+            )
+        )
+        assert done.log_entry.stdout == "hello ada\n", done
+        assert done.log_entry.exit_code == 0, done
+        # A regex: argument is checked by its declaration, never by a pattern sent along.
+        v = await client.validate_argument_type(
+            pb.ValidateArgumentTypeRequest(binding_id="hello", argument_name="who", value="ADA")
+        )
+        assert not v.valid and "pattern" in v.description, v
+        v = await client.validate_argument_type(
+            pb.ValidateArgumentTypeRequest(type="regex:(?:.{0,100}){0,100}x", value="a")
+        )
+        assert not v.valid and "bindingId" in v.description, v
+        try:
+            await client.start_action(pb.StartActionRequest(action_id="nope"))
+            raise AssertionError("an unknown action started")
+        except ConnectError as e:
+            assert e.code == Code.NOT_FOUND, e
+
+        # The event stream, its request envelope gzipped: it opens, and carries a run.
+        opened = asyncio.Event()
+        wanted = {}
+
+        async def listen():
+            stream = client.event_stream(pb.EventStreamRequest(), timeout_ms=20000)
+            opened.set()
+            async for event in stream:
+                if "id" in wanted and wanted["id"] in str(event):
+                    return event
+
+        listener = asyncio.create_task(listen())
+        await opened.wait()
+        await asyncio.sleep(0.5)
+        started = await client.start_action(
+            pb.StartActionRequest(
+                action_id="hello", arguments=[pb.ExecutionArgument(name="who", value="bob")]
+            )
+        )
+        wanted["id"] = started.execution_tracking_id
+        event = await asyncio.wait_for(listener, 15)
+        assert event is not None, "the stream ended without an event of the run"
+
+
+def main():
+    binary = os.environ.get("ACTIOND_BIN", "target/debug/actiond")
+    with tempfile.TemporaryDirectory() as directory:
+        proc, base = start(os.path.abspath(binary), directory)
+        try:
+            asyncio.run(check(base))
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+    print("python connectrpc client: ok")
+
+
+if __name__ == "__main__":
+    main()
