@@ -50,6 +50,12 @@ need debootstrap debootstrap
 need systemd-nspawn systemd-container
 need curl curl
 need strace strace
+# The Python Connect client stage makes a venv.
+if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    [ "$(id -u)" -eq 0 ] || { echo "error: python3-venv is missing and installing it needs root" >&2; exit 1; }
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+fi
 # The action icons are emoji; without a colour emoji font the screenshots show empty boxes.
 if ! dpkg -s fonts-noto-color-emoji >/dev/null 2>&1; then
     [ "$(id -u)" -eq 0 ] || { echo "error: fonts-noto-color-emoji is missing and installing it needs root" >&2; exit 1; }
@@ -214,17 +220,11 @@ step "Connect client from npm against the real binary (tests/connect)"
 )
 
 step "Connect client from PyPI (connectrpc, gzipped requests by default) against the real binary (tests/python)"
-need python3 python3
 # The venv is kept under target/ so that later runs only check the pins.
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
     echo "error: the Python Connect client needs Python 3.11 or newer" >&2
     exit 1
 }
-if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
-    [ "$(id -u)" -eq 0 ] || { echo "error: python3-venv is missing and installing it needs root" >&2; exit 1; }
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-fi
 [ -x target/python/bin/python ] || python3 -m venv target/python
 target/python/bin/pip install -q --disable-pip-version-check -r tests/python/requirements.txt
 rm -rf tests/python/gen
