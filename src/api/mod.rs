@@ -10,12 +10,14 @@ pub mod dto;
 mod metrics;
 pub mod routes;
 mod session;
+mod stream;
 
 use std::net::IpAddr;
 use std::sync::Arc;
 
 pub use metrics::metrics;
 pub use routes::{Op, Route, route};
+pub use stream::{end_of as stream_end, subscribe};
 
 use crate::arguments;
 use crate::auth::Authority;
@@ -43,7 +45,7 @@ pub fn connect_error(e: Error) -> ConnectError {
         | Error::NegativeOffset(_) => Code::InvalidArgument,
         Error::TrackingIdInUse(_) => Code::AlreadyExists,
         Error::ArgumentsUnavailable(_) => Code::FailedPrecondition,
-        Error::Denied(_) => Code::PermissionDenied,
+        Error::Denied(_) | Error::SecretsNotReplayed(_) => Code::PermissionDenied,
         Error::LoginRequired => Code::Unauthenticated,
         Error::Stopping => Code::Unavailable,
     };
@@ -310,6 +312,11 @@ mod tests {
                 Error::ArgumentsUnavailable("t".into()),
                 Code::FailedPrecondition,
                 "no longer known",
+            ),
+            (
+                Error::SecretsNotReplayed("t".into()),
+                Code::PermissionDenied,
+                "start the action again and enter them",
             ),
             (
                 Error::Denied(Verb::Kill),

@@ -101,6 +101,18 @@ pub fn refuse_trigger_values(
     }
 }
 
+/// Whether the request itself gives a value for a `password` argument (a default does not
+/// count: anyone allowed to start the action gets it anyway). Such a request's values are
+/// the caller's secret, which RestartAction replays for that caller alone.
+pub fn carries_secret(declared: &[Argument], request: &[(String, String)]) -> bool {
+    request.iter().any(|(name, value)| {
+        !value.is_empty()
+            && declared
+                .iter()
+                .any(|d| d.name == *name && d.rule.is_secret())
+    })
+}
+
 /// Checks `request` against `declared` and returns the value of every declared value
 /// argument, in declaration order. Display-only arguments (confirmation, html) take no
 /// value; a value sent for one (the web page sends "1" for a ticked confirmation) is
@@ -196,6 +208,31 @@ mod tests {
             entity: None,
             reject_null: false,
             from_trigger,
+        }
+    }
+
+    #[test]
+    fn a_request_carries_a_secret_when_it_gives_a_password_value() {
+        let mut key = declared("key", false);
+        key.rule = ArgType::Password;
+        key.default = Some("from-the-config".into());
+        let args = [declared("note", false), key];
+        let cases: &[(&[(&str, &str)], bool)] = &[
+            (&[], false),
+            (&[("note", "hunter2")], false),
+            // The default fills it: nothing the caller typed.
+            (&[("key", "")], false),
+            (&[("key", "hunter2")], true),
+            (&[("note", "x"), ("key", "y")], true),
+            // Undeclared names are `resolve`'s business.
+            (&[("other", "x")], false),
+        ];
+        for (request, want) in cases {
+            let request: Vec<(String, String)> = request
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect();
+            assert_eq!(carries_secret(&args, &request), *want, "{request:?}");
         }
     }
 

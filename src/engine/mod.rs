@@ -52,6 +52,8 @@ pub enum Error {
     CommandTooLong(String),
     /// RestartAction of an execution whose arguments are no longer known.
     ArgumentsUnavailable(String),
+    /// RestartAction, by someone else, of an execution whose request gave password values.
+    SecretsNotReplayed(String),
     Denied(Verb),
     LoginRequired,
     NegativeOffset(i64),
@@ -80,6 +82,11 @@ impl fmt::Display for Error {
             Error::ArgumentsUnavailable(id) => write!(
                 f,
                 "the arguments of execution {id:?} are no longer known: start the action again"
+            ),
+            Error::SecretsNotReplayed(id) => write!(
+                f,
+                "execution {id:?} was started with password values, which are replayed only \
+                 for the caller who entered them: start the action again and enter them"
             ),
             Error::Denied(verb) => write!(
                 f,
@@ -176,7 +183,10 @@ impl Engine {
     pub fn swap(&self, config: Arc<Config>, entities: EntitySet, event: Event) {
         lock(&self.history).set_limit(config.limits.log_history_limit);
         let setup = Arc::new(Setup::new(config, Arc::new(entities)));
-        *self.setup.write().unwrap_or_else(|p| p.into_inner()) = setup;
+        *self.setup.write().unwrap_or_else(|p| p.into_inner()) = Arc::clone(&setup);
+        // Users, tokens and the guest gate may have changed: the event streams' callers are
+        // identified again before anything else is published.
+        self.bus.revalidate(&setup.config.auth);
         self.changes.send_modify(|n| *n += 1);
         self.publish(None, &event);
     }
@@ -205,8 +215,12 @@ impl Engine {
         &self.metrics
     }
 
-    fn publish(&self, action: Option<&Action>, event: &Event) {
-        self.bus.publish(&self.config().auth, action, event);
+    /// Publishes `event`, about a run of `binding_id` (none for config events): who receives
+    /// it is decided by the config in force and its action for that binding.
+    fn publish(&self, binding_id: Option<&str>, event: &Event) {
+        let setup = self.setup();
+        let action = binding_id.map(|id| setup.action_for_run(id));
+        self.bus.publish(&setup.config.auth, action, event);
     }
 
     /// True while the service accepts work.
@@ -214,12 +228,23 @@ impl Engine {
         !self.stopping.load(Ordering::SeqCst)
     }
 
-    fn check(&self, caller: &Caller, action: &Action, verb: Verb) -> Result<(), Error> {
-        match decide(&self.config().auth, caller, action, verb) {
+    fn check(setup: &Setup, caller: &Caller, action: &Action, verb: Verb) -> Result<(), Error> {
+        match decide(&setup.config.auth, caller, action, verb) {
             Decision::Allow => Ok(()),
             Decision::Deny => Err(Error::Denied(verb)),
             Decision::LoginRequired => Err(Error::LoginRequired),
         }
+    }
+
+    /// The check of `verb` on an existing run: against the action the setup in force has for
+    /// its binding (`Setup::action_for_run`), never the one it started with.
+    fn check_run(
+        setup: &Setup,
+        caller: &Caller,
+        exec: &Execution,
+        verb: Verb,
+    ) -> Result<(), Error> {
+        Self::check(setup, caller, setup.action_for_run(&exec.binding_id), verb)
     }
 
     /// Starts an execution for a request from outside (the API). Returns once its record
@@ -257,6 +282,14 @@ impl Engine {
             .arguments
             .clone()
             .ok_or_else(|| Error::ArgumentsUnavailable(tracking_id.to_string()))?;
+        // Someone else's password is never run again under another name.
+        if old
+            .secret_owner
+            .as_ref()
+            .is_some_and(|owner| *owner != secret_owner(caller))
+        {
+            return Err(Error::SecretsNotReplayed(tracking_id.to_string()));
+        }
         let origin = old
             .origin
             .as_ref()
@@ -291,7 +324,7 @@ impl Engine {
         } = self.prepare(&setup, req, caller, origin, tags)?;
         let blocked = self.admit(&exec, setup.config.limits.max_concurrent_executions)?;
         self.publish(
-            Some(&exec.action),
+            Some(&exec.binding_id),
             &Event::ExecutionStarted(exec.snapshot()),
         );
         if let Some(reason) = blocked {
@@ -339,7 +372,7 @@ impl Engine {
             .binding(&req.binding_id)
             .ok_or_else(|| Error::UnknownAction(req.binding_id.clone()))?;
         let action = Arc::clone(&binding.action);
-        self.check(caller, &action, Verb::Exec)?;
+        Self::check(setup, caller, &action, Verb::Exec)?;
         if !origin.trigger_values() {
             arguments::refuse_trigger_values(&action.arguments, &req.arguments)
                 .map_err(Error::BadArgument)?;
@@ -382,6 +415,8 @@ impl Engine {
             .filter(|v| v.secret)
             .map(|v| v.value.clone())
             .collect();
+        let secret_owner = arguments::carries_secret(&action.arguments, &req.arguments)
+            .then(|| secret_owner(caller));
         let exec = Arc::new(Execution::new(NewExecution {
             tracking_id,
             binding_id: req.binding_id,
@@ -389,6 +424,7 @@ impl Engine {
             user: caller.username.clone(),
             user_class: caller.usergroup.clone(),
             tags,
+            secret_owner,
             arguments: Some(req.arguments),
             origin,
             secrets: secrets.clone(),
@@ -459,7 +495,7 @@ impl Engine {
         if self.recorder.finished(exec, &snapshot, limit) {
             self.recorder.compact(&lock(&self.history));
         }
-        self.publish(Some(&exec.action), &Event::ExecutionFinished(snapshot));
+        self.publish(Some(&exec.binding_id), &Event::ExecutionFinished(snapshot));
         flags
     }
 
@@ -499,7 +535,7 @@ impl Engine {
         let exec = self
             .find(tracking_id)
             .ok_or_else(|| Error::UnknownExecution(tracking_id.to_string()))?;
-        self.check(caller, &exec.action, Verb::Kill)?;
+        Self::check_run(&self.setup(), caller, &exec, Verb::Kill)?;
         let killed = exec.request_kill(KillReason::User(caller.username.clone()));
         if killed {
             info!(id = %exec.tracking_id, by = %caller.username, "kill requested");
@@ -526,7 +562,7 @@ impl Engine {
         } else {
             return Err(Error::MissingIds);
         };
-        self.check(caller, &exec.action, Verb::Logs)?;
+        Self::check_run(&self.setup(), caller, &exec, Verb::Logs)?;
         Ok(exec)
     }
 
@@ -544,10 +580,9 @@ impl Engine {
             return Err(Error::UnknownAction(id.to_string()));
         }
         let offset = usize::try_from(offset).map_err(|_| Error::NegativeOffset(offset))?;
-        let auth = &setup.config.auth;
         let keep = |e: &Execution| {
             binding_id.is_none_or(|id| e.binding_id == id)
-                && decide(auth, caller, &e.action, Verb::Logs) == Decision::Allow
+                && Self::check_run(&setup, caller, e, Verb::Logs).is_ok()
         };
         let page_size = setup.config.limits.log_history_page_size;
         Ok(lock(&self.history).page(keep, offset, page_size))
@@ -582,6 +617,13 @@ impl Engine {
     }
 }
 
+/// Who gave a run's password values, as the run keeps it: the same user identified the same
+/// way (a local login, a token, a trusted header) may replay them; another session of that
+/// user may too, another provider's user of the same name may not.
+fn secret_owner(caller: &Caller) -> String {
+    format!("{}:{}", caller.provider.as_str(), caller.username)
+}
+
 /// Publishes a running execution's output as `outputChunk` events: UTF-8 safe, at most
 /// 4 KiB each, password values redacted; and its end.
 struct Watch {
@@ -597,7 +639,7 @@ impl Watch {
                 tracking_id: exec.tracking_id.to_string(),
                 output,
             };
-            self.engine.publish(Some(&exec.action), &event);
+            self.engine.publish(Some(&exec.binding_id), &event);
         }
     }
 }

@@ -22,6 +22,7 @@ mod events;
 mod home_assistant;
 mod identity;
 mod limits;
+mod live_permissions;
 mod logs;
 mod memory;
 mod metrics;
