@@ -55,11 +55,7 @@ impl Reidentify for StreamCaller {
 
 /// Subscribes the caller of `ctx` (behind the login gate), to be identified again from
 /// `presented` whenever users, tokens or sessions change.
-pub fn subscribe(
-    app: &App,
-    ctx: Ctx,
-    presented: Presented,
-) -> Result<Subscription, ConnectError> {
+pub fn subscribe(app: &App, ctx: Ctx, presented: Presented) -> Result<Subscription, ConnectError> {
     login_gate(app, &ctx.caller)?;
     let who = StreamCaller {
         authority: Arc::clone(&app.authority),
