@@ -25,14 +25,16 @@ pub fn cleared_cookie() -> String {
 pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectError> {
     let username = f.string("username")?;
     let password = f.string("password")?;
+    let config = app.config();
     match app
         .authority
-        .login(&app.config().auth, ctx.peer, &username, password)
+        .login(&config.auth, &config.limits, ctx.peer, &username, password)
         .await
     {
         Login::Throttled => Err(ConnectError::new(
             Code::ResourceExhausted,
-            "too many failed logins from your address: wait a minute, then try again",
+            "too many failed logins for this user, or from your address: wait a minute, then \
+             try again",
         )),
         Login::Refused => Ok(to_json(&LoginReply { success: false }).into()),
         Login::Accepted { sid } => {

@@ -186,7 +186,7 @@ mod tests {
     fn the_order_is_token_header_session_guest() {
         let a = auth();
         let mut sessions = Sessions::default();
-        let sid = sessions.create("alice", "$argon2id$alice", 10);
+        let (sid, _) = sessions.create("alice", "$argon2id$alice", 10, 10);
         let all = Credentials {
             bearer: Some("secret-token"),
             header_user: Some("bob"),
@@ -249,7 +249,7 @@ mod tests {
     #[test]
     fn stale_sessions_and_disabled_login_give_the_guest() {
         let mut sessions = Sessions::default();
-        let sid = sessions.create("alice", "$argon2id$old-hash", 0);
+        let (sid, _) = sessions.create("alice", "$argon2id$old-hash", 0, 10);
         let cred = Credentials {
             session: Some(&sid),
             ..Credentials::default()
@@ -259,7 +259,7 @@ mod tests {
             Caller::guest(),
             "hash changed"
         );
-        let sid = sessions.create("alice", "$argon2id$alice", 0);
+        let (sid, _) = sessions.create("alice", "$argon2id$alice", 0, 10);
         let cred = Credentials {
             session: Some(&sid),
             ..Credentials::default()

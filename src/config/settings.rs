@@ -120,6 +120,12 @@ settings_table! {
     max_event_subscribers: usize = ("maxEventSubscribers", 0, 4096, 64, ""),
     /// Events queued per subscriber.
     event_queue_length: usize = ("eventQueueLength", 16, 65_536, 256, " events"),
+    /// Sessions one local user holds at once; a new login ends that user's oldest.
+    max_sessions_per_user: usize = ("maxSessionsPerUser", 1, 1000, 10, " sessions"),
+    /// Failed logins for one username from one address within a minute.
+    login_failures_per_user: usize = ("loginFailuresPerUser", 1, 1000, 5, " failures"),
+    /// Failed logins from one address within a minute, whatever the username.
+    login_failures_per_address: usize = ("loginFailuresPerAddress", 1, 10_000, 20, " failures"),
 }
 
 impl Default for Limits {
@@ -270,6 +276,9 @@ maxConnections: 10
 headerReadTimeout: 5
 maxEventSubscribers: 0
 eventQueueLength: 16
+maxSessionsPerUser: 3
+loginFailuresPerUser: 4
+loginFailuresPerAddress: 12
 prometheus: {enabled: true}
 insecureAllowDumpVars: true
 insecureAllowDumpSos: yes
@@ -313,6 +322,9 @@ insecureAllowDumpActionMap: TRUE
                 header_read_timeout: Duration::from_secs(5),
                 max_event_subscribers: 0,
                 event_queue_length: 16,
+                max_sessions_per_user: 3,
+                login_failures_per_user: 4,
+                login_failures_per_address: 12,
             }
         );
         assert!(c.prometheus_enabled);
@@ -473,6 +485,9 @@ insecureAllowDumpActionMap: TRUE
                 header_read_timeout: Duration::from_secs(10),
                 max_event_subscribers: 64,
                 event_queue_length: 256,
+                max_sessions_per_user: 10,
+                login_failures_per_user: 5,
+                login_failures_per_address: 20,
             }
         );
     }

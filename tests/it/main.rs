@@ -32,6 +32,7 @@ mod permissions;
 mod processes;
 mod quoting_fuzz;
 mod reload;
+mod sessions;
 mod shell_model;
 mod shutdown;
 mod soak;
