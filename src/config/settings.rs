@@ -126,6 +126,10 @@ settings_table! {
     login_failures_per_user: usize = ("loginFailuresPerUser", 1, 1000, 5, " failures"),
     /// Failed logins from one address within a minute, whatever the username.
     login_failures_per_address: usize = ("loginFailuresPerAddress", 1, 10_000, 20, " failures"),
+    /// The size of one entity file; a larger one is refused and its previous instances stay.
+    max_entity_file_bytes: usize = ("maxEntityFileBytes", 1024, 64 * MIB, MIB, " bytes"),
+    /// Instances in one entity file; a file with more is refused and its previous ones stay.
+    max_entity_instances: usize = ("maxEntityInstances", 1, 100_000, 1000, " instances"),
 }
 
 impl Default for Limits {
@@ -279,6 +283,8 @@ eventQueueLength: 16
 maxSessionsPerUser: 3
 loginFailuresPerUser: 4
 loginFailuresPerAddress: 12
+maxEntityFileBytes: 4096
+maxEntityInstances: 50
 prometheus: {enabled: true}
 insecureAllowDumpVars: true
 insecureAllowDumpSos: yes
@@ -325,6 +331,8 @@ insecureAllowDumpActionMap: TRUE
                 max_sessions_per_user: 3,
                 login_failures_per_user: 4,
                 login_failures_per_address: 12,
+                max_entity_file_bytes: 4096,
+                max_entity_instances: 50,
             }
         );
         assert!(c.prometheus_enabled);
@@ -488,6 +496,8 @@ insecureAllowDumpActionMap: TRUE
                 max_sessions_per_user: 10,
                 login_failures_per_user: 5,
                 login_failures_per_address: 20,
+                max_entity_file_bytes: 1024 * 1024,
+                max_entity_instances: 1000,
             }
         );
     }
