@@ -174,11 +174,11 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
         Op::GetDashboard => catalog::get_dashboard(app, f, ctx)?,
         Op::GetActionBinding => catalog::get_action_binding(app, f, ctx)?,
         Op::GetDiagnostics => diagnostics::get_diagnostics(app, ctx)?,
-        Op::SosReport => diagnostics::sos_report(app),
+        Op::SosReport => diagnostics::sos_report(app, ctx)?,
         Op::DumpVars => diagnostics::dump_vars(app),
         Op::DumpPublicIdActionMap => diagnostics::dump_action_map(app),
-        Op::GetEntities => catalog::get_entities(app),
-        Op::GetEntity => catalog::get_entity(app, f)?,
+        Op::GetEntities => catalog::get_entities(app, ctx),
+        Op::GetEntity => catalog::get_entity(app, f, ctx)?,
         // The server answers streams itself (`server::stream`); they never come here.
         Op::EventStream => {
             return Err(ConnectError::new(

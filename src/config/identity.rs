@@ -65,7 +65,9 @@ impl Permissions {
     };
 }
 
-/// `defaultPolicy {showDiagnostics, showLogList}`; both default to true, as in OliveTin.
+/// `defaultPolicy {showDiagnostics, showLogList}`. `showLogList` defaults to true, as in
+/// OliveTin; `showDiagnostics` to false (OliveTin: true), so that a guest, or anyone, learns
+/// about the service's files and host only through an ACL that turns it on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Policy {
     pub show_diagnostics: bool,
@@ -74,7 +76,7 @@ pub struct Policy {
 
 impl Policy {
     pub const DEFAULT: Policy = Policy {
-        show_diagnostics: true,
+        show_diagnostics: false,
         show_log_list: true,
     };
 }
@@ -166,8 +168,8 @@ pub(super) fn default_policy(c: &mut Checker<'_>, field: Field<'_, '_>) -> Polic
     };
     let f = c.fields(entries, "defaultPolicy", POLICY);
     Policy {
-        show_diagnostics: c.flag(f.get("showDiagnostics"), true),
-        show_log_list: c.flag(f.get("showLogList"), true),
+        show_diagnostics: c.flag(f.get("showDiagnostics"), Policy::DEFAULT.show_diagnostics),
+        show_log_list: c.flag(f.get("showLogList"), Policy::DEFAULT.show_log_list),
     }
 }
 
