@@ -607,3 +607,33 @@ fn an_entity_file_over_its_bounds_is_refused_and_the_previous_instances_stay() {
         instances(&server, "server")
     );
 }
+
+#[test]
+fn a_reload_naming_an_argument_after_a_variable_that_runs_code_is_refused() {
+    // A caller's value in NODE_OPTIONS would be `--require=/tmp/x.js` for every Node program
+    // the command starts. The config that tries it is refused whole, naming the argument's
+    // YAML path, and the old one stays.
+    let old = config_with(vec![shell_action("a", "echo old")]);
+    let server = Server::start(old);
+    let mut events = Events::subscribe(&server);
+    for name in [
+        "node_options",
+        "pythonpath",
+        "gconv_path",
+        "git_ssh_command",
+    ] {
+        let mut action = shell_action("a", "echo new");
+        action["arguments"] = json!([{"name": name, "type": "ascii"}]);
+        let before = server.log_count("actions[0].arguments[0].name");
+        write_by_rename(&config_path(&server), &to_yaml(&config_with(vec![action])));
+        events.assert_no_reload(QUIET, name);
+        assert!(
+            wait_until(SOON, || {
+                server.log_count("actions[0].arguments[0].name") > before
+            }),
+            "the refusal of {name} does not name the argument's path"
+        );
+        assert!(server.log_contains(&name.to_uppercase()), "{name}");
+        assert_eq!(run_stdout(&server, "a"), "old\n", "{name}");
+    }
+}
