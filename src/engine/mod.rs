@@ -328,7 +328,12 @@ impl Engine {
             &Event::ExecutionStarted(exec.snapshot()),
         );
         if let Some(reason) = blocked {
-            info!(action = %exec.binding_id, id = %exec.tracking_id, "blocked: {reason}");
+            info!(
+                action = %exec.binding_id,
+                id = %exec.tracking_id,
+                user = %exec.user,
+                "blocked: {reason}"
+            );
             exec.finish(Outcome::Blocked(reason), plan.grace.as_secs());
             self.ended(&exec, None);
             return Ok(exec);
@@ -466,7 +471,7 @@ impl Engine {
             max_running,
             earlier,
         );
-        history.insert(Arc::clone(exec));
+        history.insert(Arc::clone(exec), blocked.is_some());
         if blocked.is_none() {
             running.insert(id.to_string(), Arc::clone(exec));
         }
@@ -511,7 +516,9 @@ impl Engine {
                 .action(&r.binding_id)
                 .cloned()
                 .unwrap_or_else(|| Arc::new(Action::removed(&r.binding_id, &r.title)));
-            history.insert(Arc::new(Execution::restored(r, action)));
+            let e = Arc::new(Execution::restored(r, action));
+            let blocked = e.phase().flags().blocked;
+            history.insert(e, blocked);
         }
         self.recorder.compact(&history);
     }
