@@ -5,16 +5,20 @@
 //! mappings, JSON array, or a stream of JSON objects such as `docker ps --format json`
 //! writes), the rules for each instance's unique key and title, how a field is rendered as
 //! text for templates and DumpVars, the binding id of an entity action (SPEC §5.1), and the
-//! set of all loaded types. It does no I/O except the `load` helper, which reads one file and
-//! hands its text to `parse`, and `load_all`, which calls `load` per configured file: so every
-//! rule is testable on plain strings, and the watcher, which reloads the files when they
-//! change, decides itself what to keep when one turns bad (its type keeps its instances).
+//! set of all loaded types, and the bounds on one file (`Bounds`: its bytes and its
+//! instances, checked before any instance is built, so a runaway script cannot make the board
+//! hold and render a huge list). It does no I/O except the `load` helpers, which read one file
+//! (never past its byte bound) and hand its text to `parse`, and `load_all`, which calls
+//! `load` per configured file: so every rule is testable on plain strings, and the watcher,
+//! which reloads the files when they change, decides itself what to keep when one turns bad
+//! (its type keeps its instances).
 
 use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::config::EntitySource;
 use crate::config::tree::{self, Node};
+use crate::config::{EntitySource, Limits};
 
 /// One entity instance: one mapping of the file.
 #[derive(Debug, Clone, PartialEq)]
@@ -154,12 +158,48 @@ pub fn binding_id(action_id: &str, key: &str) -> String {
     format!("{action_id}-{safe}")
 }
 
-/// Reads one entity file and parses it; errors name the file.
+/// How much one entity file may hold (`maxEntityFileBytes`, `maxEntityInstances`): a file
+/// over either is refused whole, before its instances are built, so a runaway script cannot
+/// make the board build (and every caller then render) a huge list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    pub bytes: usize,
+    pub instances: usize,
+}
+
+impl Bounds {
+    pub fn of(limits: &Limits) -> Bounds {
+        Bounds {
+            bytes: limits.max_entity_file_bytes,
+            instances: limits.max_entity_instances,
+        }
+    }
+}
+
+/// Reads one entity file and parses it within the default bounds; errors name the file.
 pub fn load(path: &Path) -> Result<EntityFile, String> {
+    load_within(path, Bounds::of(&Limits::default()))
+}
+
+/// Reads one entity file and parses it within `bounds`; errors name the file.
+pub fn load_within(path: &Path, bounds: Bounds) -> Result<EntityFile, String> {
     let name = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("{name}: cannot read the file: {e}"))?;
-    parse(&text, &name)
+    let cannot = |e: std::io::Error| format!("{name}: cannot read the file: {e}");
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    // Read at most one byte past the bound: the file may grow while it is read.
+    let mut bytes = Vec::new();
+    file.take(bounds.bytes as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() > bounds.bytes {
+        return Err(format!(
+            "{name}: the file is larger than maxEntityFileBytes ({} bytes)",
+            bounds.bytes
+        ));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{name}: cannot read the file: it is not UTF-8 text"))?;
+    parse_within(&text, &name, bounds.instances)
 }
 
 /// Parses the text of one entity file. `file_name` labels every message and breaks the tie
@@ -173,11 +213,17 @@ pub fn load(path: &Path) -> Result<EntityFile, String> {
 /// anything else is YAML and must be a list of mappings. An empty file (or only comments) has
 /// no instances.
 pub fn parse(text: &str, file_name: &str) -> Result<EntityFile, String> {
+    parse_within(text, file_name, usize::MAX)
+}
+
+/// `parse`, refusing a file of more than `max` instances before building any of them (a
+/// stream of JSON objects is not even read past the bound).
+pub fn parse_within(text: &str, file_name: &str, max: usize) -> Result<EntityFile, String> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let items = match body.trim_start().as_bytes().first() {
         None => Ok(Vec::new()),
-        Some(b'{') => json_items(body),
-        Some(b'[') => json_items(body).or_else(|json_error| {
+        Some(b'{') => json_items(body, max),
+        Some(b'[') => json_items(body, max).or_else(|json_error| {
             yaml_items(body).map_err(|yaml_error| {
                 if named_yaml(file_name) {
                     yaml_error
@@ -189,7 +235,14 @@ pub fn parse(text: &str, file_name: &str) -> Result<EntityFile, String> {
         Some(_) => yaml_items(body),
     }
     .map_err(|e| format!("{file_name}: {e}"))?;
+    if items.len() > max {
+        return Err(too_many(file_name, max));
+    }
     instances(items).map_err(|e| format!("{file_name}: {e}"))
+}
+
+fn too_many(file_name: &str, max: usize) -> String {
+    format!("{file_name}: the file holds more than maxEntityInstances ({max} instances)")
 }
 
 fn named_yaml(file_name: &str) -> bool {
@@ -199,12 +252,16 @@ fn named_yaml(file_name: &str) -> bool {
 
 /// The top-level values of a JSON text: the elements of one array, or each value of a
 /// stream of values.
-fn json_items(text: &str) -> Result<Vec<Node>, String> {
+fn json_items(text: &str, max: usize) -> Result<Vec<Node>, String> {
     let mut values = Vec::new();
     for value in serde_json::Deserializer::from_str(text).into_iter::<Node>() {
         // serde_json's message ends with "at line L column C", which is what the person
         // fixing the file needs.
         values.push(value.map_err(|e| format!("invalid JSON: {e}"))?);
+        if values.len() > max {
+            // One more than allowed is enough to refuse; the count is checked by the caller.
+            break;
+        }
     }
     let mut items = match <[Node; 1]>::try_from(values) {
         Ok([Node::Seq(items)]) => items,
@@ -422,6 +479,11 @@ pub fn load_all(sources: &[EntitySource]) -> Loaded {
     load_all_with(sources, &load)
 }
 
+/// `load_all` within `bounds` per file.
+pub fn load_all_within(sources: &[EntitySource], bounds: Bounds) -> Loaded {
+    load_all_with(sources, &|path| load_within(path, bounds))
+}
+
 fn load_all_with(
     sources: &[EntitySource],
     read: &dyn Fn(&Path) -> Result<EntityFile, String>,
@@ -493,6 +555,56 @@ mod tests {
             .iter()
             .map(|i| (i.key.clone(), i.title.clone()))
             .collect()
+    }
+
+    #[test]
+    fn a_file_over_its_instance_bound_is_refused_in_every_format() {
+        let yaml = "- {id: a}\n- {id: b}\n- {id: c}\n";
+        let array = r#"[{"id": "a"}, {"id": "b"}, {"id": "c"}]"#;
+        let lines = "{\"id\": \"a\"}\n{\"id\": \"b\"}\n{\"id\": \"c\"}\n";
+        for text in [yaml, array, lines] {
+            assert_eq!(parse_within(text, "f", 3).unwrap().instances.len(), 3);
+            let e = parse_within(text, "f", 2).unwrap_err();
+            assert!(e.contains("more than maxEntityInstances (2"), "{e}");
+        }
+        // A stream of JSON objects is not read past the bound: a broken tail after it is
+        // never reached.
+        let e = parse_within("{\"id\": 1}\n{\"id\": 2}\n{broken", "f", 1).unwrap_err();
+        assert!(e.contains("maxEntityInstances"), "{e}");
+    }
+
+    #[test]
+    fn a_file_over_its_byte_bound_is_refused_unread() {
+        let dir = std::env::temp_dir().join(format!("actiond-entities-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("big.yaml");
+        let text: String = (0..200).map(|i| format!("- {{id: e{i}}}\n")).collect();
+        std::fs::write(&path, text).unwrap();
+        let size = std::fs::metadata(&path).unwrap().len() as usize;
+        let fits = Bounds {
+            bytes: size,
+            instances: 1000,
+        };
+        assert_eq!(load_within(&path, fits).unwrap().instances.len(), 200);
+        let e = load_within(
+            &path,
+            Bounds {
+                bytes: size - 1,
+                ..fits
+            },
+        )
+        .unwrap_err();
+        assert!(e.contains("larger than maxEntityFileBytes"), "{e}");
+        let e = load_within(
+            &path,
+            Bounds {
+                instances: 199,
+                ..fits
+            },
+        )
+        .unwrap_err();
+        assert!(e.contains("maxEntityInstances"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

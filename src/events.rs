@@ -5,6 +5,15 @@
 //! action reach only subscribers with the `logs` permission on it, decided at publish time
 //! by the one permission function, so hidden events never take room in anyone's queue.
 //!
+//! A subscriber's caller is not fixed when its stream opens. Each stream comes with a way to
+//! identify its caller again (`Reidentify`, from the credentials its request presented);
+//! whenever who-is-who may have changed (a login, a logout, a reload: `revalidate`), every
+//! stream's caller is identified again before it receives another event. A caller who is gone
+//! (an ended session, a removed user or token, a guest where guests must now log in) has its
+//! stream cut off as `Cut::Revoked`, and what was still queued for it is not delivered; a
+//! caller whose groups changed keeps the stream, and the next event is decided for the caller
+//! as they are now.
+//!
 //! The bus does not know the wire format: the API layer gives it an encoder when it is
 //! built, and each event is encoded once, however many subscribers receive it.
 //!
@@ -17,7 +26,7 @@
 //! behind.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
@@ -41,22 +50,76 @@ pub enum Event {
 /// Turns an event into the bytes a subscriber receives (one Connect envelope).
 pub type Encoder = fn(&Event) -> Vec<u8>;
 
-struct Subscriber {
-    caller: Caller,
-    tx: mpsc::Sender<Bytes>,
-    fell_behind: Arc<AtomicBool>,
+/// Identifies a stream's caller again, from what its request presented. Implemented by the
+/// API, which knows credentials; the bus only asks.
+pub trait Reidentify: Send + Sync {
+    /// The caller now, under `auth` (the config in force), or why the stream must end.
+    fn again(&self, auth: &Auth) -> Result<Caller, String>;
 }
 
-/// One subscriber's end: its queue, and whether the bus cut it off for falling behind.
+/// Why the bus ended a subscription.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cut {
+    /// Its queue was full: what was queued is still delivered, then the stream ends.
+    FellBehind,
+    /// Its caller is gone (the reason says how): nothing more is delivered.
+    Revoked(String),
+}
+
+struct Subscriber {
+    caller: Caller,
+    /// `None` for a caller that cannot change (the unit tests' subscribers).
+    who: Option<Box<dyn Reidentify>>,
+    /// The bus's `generation` when `caller` was last identified.
+    checked: u64,
+    tx: mpsc::Sender<Bytes>,
+    cut: Arc<Mutex<Option<Cut>>>,
+}
+
+impl Subscriber {
+    fn end(&self, why: Cut) {
+        *self.cut.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
+    }
+
+    /// Identifies the caller again if who-is-who changed since the last time; false when
+    /// the caller is gone (the subscriber is then cut off).
+    fn current(&mut self, auth: &Auth, generation: u64) -> bool {
+        if self.checked == generation {
+            return true;
+        }
+        self.checked = generation;
+        let Some(who) = &self.who else {
+            return true;
+        };
+        match who.again(auth) {
+            Ok(caller) => {
+                self.caller = caller;
+                true
+            }
+            Err(why) => {
+                self.end(Cut::Revoked(why));
+                false
+            }
+        }
+    }
+}
+
+/// One subscriber's end: its queue, and why the bus cut it off, if it did.
 pub struct Subscription {
     pub rx: mpsc::Receiver<Bytes>,
-    fell_behind: Arc<AtomicBool>,
+    cut: Arc<Mutex<Option<Cut>>>,
 }
 
 impl Subscription {
+    /// Why the bus ended this subscription (`None` while it runs, and when the service is
+    /// stopping).
+    pub fn cut(&self) -> Option<Cut> {
+        self.cut.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     /// True when the queue ended because it overflowed (rather than the service stopping).
     pub fn fell_behind(&self) -> bool {
-        self.fell_behind.load(Ordering::SeqCst)
+        self.cut() == Some(Cut::FellBehind)
     }
 }
 
@@ -149,6 +212,8 @@ pub struct Bus {
     queue_length: usize,
     encode: Encoder,
     closed: AtomicBool,
+    /// Changes whenever who-is-who may have changed (`revalidate`).
+    generation: AtomicU64,
 }
 
 impl Bus {
@@ -160,6 +225,7 @@ impl Bus {
             queue_length: queue_length.max(1),
             encode,
             closed: AtomicBool::new(false),
+            generation: AtomicU64::new(0),
         }
     }
 
@@ -167,8 +233,26 @@ impl Bus {
         self.subscribers.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Adds a subscriber; from now on it receives every event it may see.
+    /// Adds a subscriber whose caller never changes; from now on it receives every event it
+    /// may see.
     pub fn subscribe(&self, caller: Caller) -> Result<Subscription, Refused> {
+        self.add(caller, None)
+    }
+
+    /// Adds a subscriber whose caller `who` identifies again after every `revalidate`.
+    pub fn subscribe_as(
+        &self,
+        caller: Caller,
+        who: Box<dyn Reidentify>,
+    ) -> Result<Subscription, Refused> {
+        self.add(caller, Some(who))
+    }
+
+    fn add(
+        &self,
+        caller: Caller,
+        who: Option<Box<dyn Reidentify>>,
+    ) -> Result<Subscription, Refused> {
         if self.closed.load(Ordering::SeqCst) {
             return Err(Refused::Closed);
         }
@@ -179,13 +263,24 @@ impl Bus {
             return Err(Refused::TooMany(self.max_subscribers));
         }
         let (tx, rx) = mpsc::channel(self.queue_length);
-        let fell_behind = Arc::new(AtomicBool::new(false));
+        let cut = Arc::new(Mutex::new(None));
         subs.push(Subscriber {
             caller,
+            who,
+            checked: self.generation.load(Ordering::SeqCst),
             tx,
-            fell_behind: Arc::clone(&fell_behind),
+            cut: Arc::clone(&cut),
         });
-        Ok(Subscription { rx, fell_behind })
+        Ok(Subscription { rx, cut })
+    }
+
+    /// Who-is-who may have changed (a login, a logout, a reload, with `auth` now in force):
+    /// every subscriber's caller is identified again, now, and those who are gone are cut off.
+    /// A subscriber not reached here (one added meanwhile) is identified again before its
+    /// next event.
+    pub fn revalidate(&self, auth: &Auth) {
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        self.lock().retain_mut(|s| s.current(auth, generation));
     }
 
     /// A new watch of which bindings' executions start and finish (see `ActionWatch`). It
@@ -217,7 +312,11 @@ impl Bus {
             return;
         }
         let frame = Bytes::from((self.encode)(event));
-        subs.retain(|s| {
+        let generation = self.generation.load(Ordering::SeqCst);
+        subs.retain_mut(|s| {
+            if !s.current(auth, generation) {
+                return false;
+            }
             if let Some(a) = action
                 && decide(auth, &s.caller, a, Verb::Logs) != Decision::Allow
             {
@@ -227,7 +326,7 @@ impl Bus {
                 Ok(()) => true,
                 Err(TrySendError::Full(_)) => {
                     // Dropping the sender ends the subscriber's stream after what is queued.
-                    s.fell_behind.store(true, Ordering::SeqCst);
+                    s.end(Cut::FellBehind);
                     false
                 }
                 Err(TrySendError::Closed(_)) => false,

@@ -260,7 +260,9 @@ pub struct Execution {
     pub tracking_id: TrackingId,
     /// The binding id the caller used (the action id for plain actions).
     pub binding_id: String,
-    /// The action as it was when the execution started; a reload does not change it.
+    /// The action as it was when the execution started; a reload does not change it. It
+    /// runs the command and names the run; permissions on the run are never checked against
+    /// it, but against the action in force for `binding_id` (`Setup::action_for_run`).
     pub action: Arc<Action>,
     pub user: String,
     pub user_class: String,
@@ -271,6 +273,9 @@ pub struct Execution {
     /// What started it; `None` for a record read back from the history file, which does not
     /// keep it (nor the arguments, so such a record is never restarted).
     pub origin: Option<Origin>,
+    /// When the request gave a `password` value: who gave it (an opaque key the engine
+    /// makes from the caller), the only one RestartAction replays it for.
+    pub secret_owner: Option<String>,
     /// Values of `password` arguments: replaced in every rendering of the output, so a
     /// command that prints one does not show it back.
     secrets: Vec<String>,
@@ -328,6 +333,7 @@ pub struct NewExecution {
     pub tags: Vec<String>,
     pub arguments: Option<Vec<(String, String)>>,
     pub origin: Origin,
+    pub secret_owner: Option<String>,
     /// Values of `password` arguments (empty ones are ignored).
     pub secrets: Vec<String>,
     pub max_output_bytes: usize,
@@ -345,6 +351,7 @@ impl Execution {
             tags: n.tags,
             arguments: n.arguments,
             origin: Some(n.origin),
+            secret_owner: n.secret_owner,
             secrets: n.secrets.into_iter().filter(|s| !s.is_empty()).collect(),
             started: Some(Instant::now()),
             title,
@@ -376,6 +383,7 @@ impl Execution {
             tags: r.tags,
             arguments: None,
             origin: None,
+            secret_owner: None,
             secrets: Vec::new(),
             started: None,
             title: r.title,
@@ -629,6 +637,7 @@ pub mod tests {
             tags: vec![],
             arguments: Some(vec![]),
             origin: Origin::Request,
+            secret_owner: None,
             secrets: vec![],
             max_output_bytes: 64,
         })
@@ -807,6 +816,7 @@ pub mod tests {
             tags: vec![],
             arguments: Some(vec![]),
             origin: Origin::Request,
+            secret_owner: None,
             secrets: vec!["hunter2".into(), "hunter2-long".into(), String::new()],
             max_output_bytes: 1024,
         });

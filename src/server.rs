@@ -29,8 +29,9 @@ use tokio::sync::{Semaphore, mpsc};
 use tracing::{debug, info, warn};
 
 use crate::api::{self, App, Ctx, Op, Route};
-use crate::auth::identity::{self, Credentials, Refusal};
-use crate::events::{Refused, Subscription};
+use crate::auth::identity::{self, Credentials, Presented, Refusal};
+use crate::config::Auth;
+use crate::events::{Cut, Subscription};
 use crate::origin::{self, Target};
 use crate::protocol::{self, Code, ConnectError, Encoding, Fields};
 
@@ -306,10 +307,9 @@ fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
         .map(|v| v.to_str().unwrap_or("\u{FFFD}"))
 }
 
-/// Who sent the request (SPEC §6.1). A bearer token that matches nothing is refused here,
-/// for every operation: it is a client's mistake that must not pass as the guest.
-fn context(app: &App, parts: &Parts, peer: SocketAddr) -> Result<Ctx, ConnectError> {
-    let auth = &app.config().auth;
+/// What the request presents to identify its caller: a bearer token, the trusted header
+/// (when configured), the session cookie.
+fn credentials<'a>(auth: &Auth, parts: &'a Parts) -> Credentials<'a> {
     let named = |name: &str| {
         if name.is_empty() {
             None
@@ -323,13 +323,22 @@ fn context(app: &App, parts: &Parts, peer: SocketAddr) -> Result<Ctx, ConnectErr
         .iter()
         .filter_map(|v| v.to_str().ok())
         .find_map(identity::session_cookie);
-    let credentials = Credentials {
+    Credentials {
         bearer: header(parts, "authorization").and_then(identity::bearer),
         header_user: named(&auth.http_header_username),
         header_group: named(&auth.http_header_usergroup),
         session,
-    };
-    match app.authority.identify(auth, peer.ip(), &credentials) {
+    }
+}
+
+/// Who sent the request (SPEC §6.1). A bearer token that matches nothing is refused here,
+/// for every operation: it is a client's mistake that must not pass as the guest.
+fn context(app: &App, parts: &Parts, peer: SocketAddr) -> Result<Ctx, ConnectError> {
+    let auth = &app.config().auth;
+    match app
+        .authority
+        .identify(auth, peer.ip(), &credentials(auth, parts))
+    {
         Ok(caller) => Ok(Ctx {
             caller,
             peer: peer.ip(),
@@ -363,20 +372,9 @@ async fn stream(app: &App, parts: &Parts, body: Body<'_>, peer: SocketAddr) -> A
         let encoding = protocol::parse_content_encoding(header(parts, "connect-content-encoding"))?;
         let max = app.config().limits.max_request_body_bytes;
         Fields::parse(&protocol::single_envelope(&request?, encoding, max)?)?;
-        api::login_gate(app, &ctx.caller)?;
-        match app.engine.bus().subscribe(ctx.caller) {
-            Ok(sub) => Ok((sub, limit)),
-            Err(Refused::TooMany(n)) => Err(ConnectError::new(
-                Code::ResourceExhausted,
-                format!(
-                    "{n} event streams are open, the most this service allows: try again later"
-                ),
-            )),
-            Err(Refused::Closed) => Err(ConnectError::new(
-                Code::Unavailable,
-                "actiond is shutting down",
-            )),
-        }
+        // Kept so the caller can be identified again after logins, logouts and reloads.
+        let presented = Presented::of(&credentials(&app.config().auth, parts));
+        Ok((api::subscribe(app, ctx, presented)?, limit))
     })();
     let (tx, rx) = mpsc::channel(16);
     match subscribed {
@@ -411,14 +409,12 @@ async fn pump(mut sub: Subscription, limit: Option<Duration>, tx: mpsc::Sender<B
     tokio::pin!(deadline);
     let end = loop {
         tokio::select! {
-            frame = sub.rx.recv() => match frame {
+            frame = sub.rx.recv() => match (frame, sub.cut()) {
+                // A caller who is gone gets nothing more, not even what was queued.
+                (_, Some(cut @ Cut::Revoked(_))) => break Some(api::stream_end(&cut)),
                 // A client that stops reading is let go rather than waited on forever.
-                Some(f) => if tx.send_timeout(f, STALLED).await.is_err() { return },
-                None if sub.fell_behind() => break Some(ConnectError::new(
-                    Code::ResourceExhausted,
-                    "fell behind: reconnect and re-read the logs",
-                )),
-                None => break None,
+                (Some(f), _) => if tx.send_timeout(f, STALLED).await.is_err() { return },
+                (None, cut) => break cut.as_ref().map(api::stream_end),
             },
             _ = &mut deadline => break Some(ConnectError::new(
                 Code::DeadlineExceeded,

@@ -184,7 +184,7 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
 /// Loads every entity file of `config`. A file that fails is logged; its type keeps the
 /// instances it had in `previous` (at start there are none).
 pub fn load_entities(config: &Config, previous: Option<&EntitySet>) -> EntitySet {
-    let loaded = entities::load_all(&config.entities);
+    let loaded = entities::load_all_within(&config.entities, entities::Bounds::of(&config.limits));
     for w in &loaded.warnings {
         warn!("entities: {}: {}", w.file.display(), w.message);
     }

@@ -1,10 +1,12 @@
 //! What a caller can see of the configured actions and entities: GetDashboard (the default
 //! dashboard and the configured ones, nested directories included, entity fieldsets repeated
 //! once per instance), GetActionBinding (the seed's `Action` message, `canExec` decided per
-//! caller), GetEntities and GetEntity, and ValidateArgumentType, which checks a value against
-//! a declared argument the caller may view. Only what the caller may view is shown.
+//! caller), GetEntities and GetEntity (an instance shows to a caller who may view one of its
+//! bindings), and ValidateArgumentType, which checks a value against a declared argument the
+//! caller may view. Only what the caller may view is shown.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use super::dto::{
     ActionJson, ArgumentJson, BindingReply, ChoiceJson, ComponentJson, DashboardJson,
@@ -175,8 +177,45 @@ pub fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, Connec
     }))
 }
 
-pub fn get_entities(app: &App) -> Vec<u8> {
+/// Which entity instances a caller may view: those with a binding the caller may view. An
+/// instance no action binds is judged as a run whose binding is gone is judged: against an
+/// action no ACL names, so `defaultPermissions` and the ACLs added to every action decide.
+struct Visible<'a> {
+    seen: HashSet<(&'a str, &'a str)>,
+    bound: HashSet<(&'a str, &'a str)>,
+    unbound: bool,
+}
+
+impl<'a> Visible<'a> {
+    fn of(setup: &'a Setup, caller: &Caller) -> Visible<'a> {
+        let mut seen = HashSet::new();
+        let mut bound = HashSet::new();
+        for b in setup.bindings() {
+            let (Some(kind), Some(i)) = (b.action.entity.as_deref(), &b.instance) else {
+                continue;
+            };
+            let pair = (kind, i.key.as_str());
+            bound.insert(pair);
+            if may_view(&setup.config, caller, &b.action) {
+                seen.insert(pair);
+            }
+        }
+        Visible {
+            seen,
+            bound,
+            unbound: may_view(&setup.config, caller, setup.action_for_run("")),
+        }
+    }
+
+    fn may_view(&self, kind: &str, key: &str) -> bool {
+        self.seen.contains(&(kind, key)) || (self.unbound && !self.bound.contains(&(kind, key)))
+    }
+}
+
+/// GetEntities: every type, with the instances the caller may view.
+pub fn get_entities(app: &App, ctx: &Ctx) -> Vec<u8> {
     let setup = app.engine.setup();
+    let visible = Visible::of(&setup, &ctx.caller);
     let definitions = setup
         .entities
         .types()
@@ -186,6 +225,7 @@ pub fn get_entities(app: &App) -> Vec<u8> {
                 .entities
                 .instances(t)
                 .iter()
+                .filter(|i| visible.may_view(t, &i.key))
                 .map(|i| EntityJson {
                     title: &i.title,
                     unique_key: &i.key,
@@ -200,7 +240,7 @@ pub fn get_entities(app: &App) -> Vec<u8> {
     })
 }
 
-pub fn get_entity(app: &App, f: &Fields) -> Result<Vec<u8>, ConnectError> {
+pub fn get_entity(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
     let (key, kind) = (f.string("uniqueKey")?, f.string("type")?);
     let setup = app.engine.setup();
     let instance = setup.entities.get(&kind, &key).ok_or_else(|| {
@@ -209,6 +249,12 @@ pub fn get_entity(app: &App, f: &Fields) -> Result<Vec<u8>, ConnectError> {
             format!("no {kind:?} entity with key {key:?}"),
         )
     })?;
+    if !Visible::of(&setup, &ctx.caller).may_view(&kind, &key) {
+        return Err(ConnectError::new(
+            Code::PermissionDenied,
+            "you do not have the view permission on any action of this entity",
+        ));
+    }
     Ok(to_json(&EntityJson {
         title: &instance.title,
         unique_key: &instance.key,

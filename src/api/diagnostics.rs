@@ -1,6 +1,7 @@
-//! The diagnostic operations: GetDiagnostics (behind the showDiagnostics policy), SosReport,
-//! DumpVars and DumpPublicIdActionMap (each answering in full only when its `insecureAllow…`
-//! flag is set, and otherwise saying which flag). The report never holds a secret: counts
+//! The diagnostic operations: GetDiagnostics and SosReport (behind the showDiagnostics
+//! policy, off by default; SosReport writes one log line naming its caller), DumpVars and
+//! DumpPublicIdActionMap (each answering in full only when its `insecureAllow…` flag is set,
+//! and otherwise saying which flag). The report never holds a secret: counts
 //! of users and tokens, never their names, hashes or values.
 
 use std::collections::BTreeMap;
@@ -47,14 +48,22 @@ struct ActionMap<'a> {
     contents: BTreeMap<&'a str, Pair<'a>>,
 }
 
-pub fn get_diagnostics(app: &App, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
+/// GetDiagnostics and SosReport need the showDiagnostics policy (off by default; an ACL
+/// turns it on for its users).
+fn may_diagnose(app: &App, ctx: &Ctx) -> Result<(), ConnectError> {
     let config = app.config();
-    if !effective_policy(&config.auth, config.default_policy, &ctx.caller).show_diagnostics {
-        return Err(ConnectError::new(
+    if effective_policy(&config.auth, config.default_policy, &ctx.caller).show_diagnostics {
+        Ok(())
+    } else {
+        Err(ConnectError::new(
             Code::PermissionDenied,
-            "your policy does not show diagnostics",
-        ));
+            "your policy does not show diagnostics (an ACL with policy showDiagnostics: true does)",
+        ))
     }
+}
+
+pub fn get_diagnostics(app: &App, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
+    may_diagnose(app, ctx)?;
     let home = std::env::var_os("HOME")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| "/root".into());
@@ -72,15 +81,21 @@ pub fn get_diagnostics(app: &App, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
     }))
 }
 
-pub fn sos_report(app: &App) -> Vec<u8> {
+pub fn sos_report(app: &App, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
+    may_diagnose(app, ctx)?;
     let report = report(app);
     if app.config().insecure_allow_dump_sos {
-        return to_json(&Alert { alert: &report });
+        return Ok(to_json(&Alert { alert: &report }));
     }
-    info!("sos report:\n{report}");
-    to_json(&Alert {
+    // One log line (journald makes an entry of each line), its parts separated by " | ".
+    info!(
+        user = %ctx.caller.username,
+        "sos report: {}",
+        report.trim_end().replace('\n', " | ")
+    );
+    Ok(to_json(&Alert {
         alert: "The report was written to the service log. Set insecureAllowDumpSos: true to receive it here.",
-    })
+    }))
 }
 
 pub fn dump_vars(app: &App) -> Vec<u8> {

@@ -3,7 +3,6 @@
 //! guests must log in, a guest is refused, and the per-action series show only the actions
 //! the caller has the `logs` permission on, as GetLogs does. Formatting is `metrics::render`.
 
-use crate::config::Action;
 use crate::metrics::{self, Sample};
 use crate::permissions::{Decision, Verb, decide};
 use crate::protocol::{Code, ConnectError};
@@ -22,17 +21,10 @@ pub fn metrics(app: &App, ctx: &Ctx) -> Result<String, ConnectError> {
     }
     super::login_gate(app, &ctx.caller)?;
     let auth = &config.auth;
-    // An action no longer configured is judged like a restored record of it: behind no ACL.
+    // Judged like the runs they count: by the action in force for the binding, and one no
+    // longer configured (or the `_other` series) as an action no ACL names.
     let may_see = |id: &str| {
-        let removed;
-        let action = match setup.action(id) {
-            Some(a) => a.as_ref(),
-            None => {
-                removed = Action::removed(id, id);
-                &removed
-            }
-        };
-        decide(auth, &ctx.caller, action, Verb::Logs) == Decision::Allow
+        decide(auth, &ctx.caller, setup.action_for_run(id), Verb::Logs) == Decision::Allow
     };
     let (actions, reloads_ok, reloads_failed) = app.engine.metrics().counted(may_see);
     let (history, running) = app.engine.counts();

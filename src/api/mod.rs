@@ -10,12 +10,14 @@ pub mod dto;
 mod metrics;
 pub mod routes;
 mod session;
+mod stream;
 
 use std::net::IpAddr;
 use std::sync::Arc;
 
 pub use metrics::metrics;
 pub use routes::{Op, Route, route};
+pub use stream::{end_of as stream_end, subscribe};
 
 use crate::auth::Authority;
 use crate::config::Config;
@@ -40,7 +42,7 @@ pub fn connect_error(e: Error) -> ConnectError {
         | Error::NegativeOffset(_) => Code::InvalidArgument,
         Error::TrackingIdInUse(_) => Code::AlreadyExists,
         Error::ArgumentsUnavailable(_) => Code::FailedPrecondition,
-        Error::Denied(_) => Code::PermissionDenied,
+        Error::Denied(_) | Error::SecretsNotReplayed(_) => Code::PermissionDenied,
         Error::LoginRequired => Code::Unauthenticated,
         Error::Stopping | Error::HistoryUnwritable(_) => Code::Unavailable,
         Error::HistoryBehind { .. } => Code::ResourceExhausted,
@@ -161,11 +163,11 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
         Op::GetDashboard => catalog::get_dashboard(app, f, ctx)?,
         Op::GetActionBinding => catalog::get_action_binding(app, f, ctx)?,
         Op::GetDiagnostics => diagnostics::get_diagnostics(app, ctx)?,
-        Op::SosReport => diagnostics::sos_report(app),
+        Op::SosReport => diagnostics::sos_report(app, ctx)?,
         Op::DumpVars => diagnostics::dump_vars(app),
         Op::DumpPublicIdActionMap => diagnostics::dump_action_map(app),
-        Op::GetEntities => catalog::get_entities(app),
-        Op::GetEntity => catalog::get_entity(app, f)?,
+        Op::GetEntities => catalog::get_entities(app, ctx),
+        Op::GetEntity => catalog::get_entity(app, f, ctx)?,
         // The server answers streams itself (`server::stream`); they never come here.
         Op::EventStream => {
             return Err(ConnectError::new(
@@ -340,6 +342,11 @@ mod tests {
                 Error::ArgumentsUnavailable("t".into()),
                 Code::FailedPrecondition,
                 "no longer known",
+            ),
+            (
+                Error::SecretsNotReplayed("t".into()),
+                Code::PermissionDenied,
+                "start the action again and enter them",
             ),
             (
                 Error::Denied(Verb::Kill),

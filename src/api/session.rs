@@ -25,20 +25,26 @@ pub fn cleared_cookie() -> String {
 pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectError> {
     let username = f.string("username")?;
     let password = f.string("password")?;
+    let config = app.config();
     match app
         .authority
-        .login(&app.config().auth, ctx.peer, &username, password)
+        .login(&config.auth, &config.limits, ctx.peer, &username, password)
         .await
     {
         Login::Throttled => Err(ConnectError::new(
             Code::ResourceExhausted,
-            "too many failed logins from your address: wait a minute, then try again",
+            "too many failed logins for this user, or from your address: wait a minute, then \
+             try again",
         )),
         Login::Refused => Ok(to_json(&LoginReply { success: false }).into()),
-        Login::Accepted { sid } => Ok(Reply {
-            body: to_json(&LoginReply { success: true }),
-            cookie: Some(session_cookie(&sid)),
-        }),
+        Login::Accepted { sid } => {
+            // The new session may have evicted the user's oldest: its streams end now.
+            app.engine.bus().revalidate(&app.config().auth);
+            Ok(Reply {
+                body: to_json(&LoginReply { success: true }),
+                cookie: Some(session_cookie(&sid)),
+            })
+        }
     }
 }
 
@@ -46,6 +52,8 @@ pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectErr
 pub fn logout(app: &App, ctx: &Ctx) -> Reply {
     if let Some(sid) = &ctx.caller.sid {
         app.authority.logout(sid);
+        // Its event streams end before this answer leaves.
+        app.engine.bus().revalidate(&app.config().auth);
     }
     Reply {
         body: b"{}".to_vec(),

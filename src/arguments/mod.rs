@@ -1,10 +1,12 @@
 //! Arguments of an execution: the declarations an action carries (`Argument`, read from YAML
 //! by `config`), and a request's name/value pairs checked against them before anything is
 //! created. `types` holds the rule of each argument type, `file_trigger` the arguments a file
-//! trigger fills in; this file resolves one request: undeclared names refused, defaults
+//! trigger fills in, `environment` the names an argument may not take (its environment
+//! variable would load or run code); this file resolves one request: undeclared names refused, defaults
 //! applied, `rejectNull` enforced, choices before types. It is pure: it does not quote or
 //! substitute (that is `template`), never logs a value and knows nothing of YAML.
 
+mod environment;
 mod file_trigger;
 mod formats;
 mod pattern;
@@ -13,6 +15,7 @@ pub mod types;
 #[cfg(test)]
 mod fixtures;
 
+pub use environment::refused_name;
 pub use file_trigger::{declare_file_arguments, file_values};
 pub use types::{ArgType, validate_type};
 
@@ -99,6 +102,18 @@ pub fn refuse_trigger_values(
         )),
         None => Ok(()),
     }
+}
+
+/// Whether the request itself gives a value for a `password` argument (a default does not
+/// count: anyone allowed to start the action gets it anyway). Such a request's values are
+/// the caller's secret, which RestartAction replays for that caller alone.
+pub fn carries_secret(declared: &[Argument], request: &[(String, String)]) -> bool {
+    request.iter().any(|(name, value)| {
+        !value.is_empty()
+            && declared
+                .iter()
+                .any(|d| d.name == *name && d.rule.is_secret())
+    })
 }
 
 /// Checks `request` against `declared` and returns the value of every declared value
@@ -212,6 +227,31 @@ mod tests {
             entity: None,
             reject_null: false,
             from_trigger,
+        }
+    }
+
+    #[test]
+    fn a_request_carries_a_secret_when_it_gives_a_password_value() {
+        let mut key = declared("key", false);
+        key.rule = ArgType::Password;
+        key.default = Some("from-the-config".into());
+        let args = [declared("note", false), key];
+        let cases: &[(&[(&str, &str)], bool)] = &[
+            (&[], false),
+            (&[("note", "hunter2")], false),
+            // The default fills it: nothing the caller typed.
+            (&[("key", "")], false),
+            (&[("key", "hunter2")], true),
+            (&[("note", "x"), ("key", "y")], true),
+            // Undeclared names are `resolve`'s business.
+            (&[("other", "x")], false),
+        ];
+        for (request, want) in cases {
+            let request: Vec<(String, String)> = request
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect();
+            assert_eq!(carries_secret(&args, &request), *want, "{request:?}");
         }
     }
 

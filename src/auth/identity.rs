@@ -27,6 +27,38 @@ pub struct Credentials<'a> {
     pub session: Option<&'a str>,
 }
 
+/// The same credentials, owned: what an event stream keeps of its request, so that its caller
+/// can be identified again (by `identify`, the one place that does it) after a login, a
+/// logout or a reload.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Presented {
+    bearer: Option<String>,
+    header_user: Option<String>,
+    header_group: Option<String>,
+    session: Option<String>,
+}
+
+impl Presented {
+    pub fn of(c: &Credentials<'_>) -> Presented {
+        let own = |v: Option<&str>| v.map(str::to_string);
+        Presented {
+            bearer: own(c.bearer),
+            header_user: own(c.header_user),
+            header_group: own(c.header_group),
+            session: own(c.session),
+        }
+    }
+
+    pub fn credentials(&self) -> Credentials<'_> {
+        Credentials {
+            bearer: self.bearer.as_deref(),
+            header_user: self.header_user.as_deref(),
+            header_group: self.header_group.as_deref(),
+            session: self.session.as_deref(),
+        }
+    }
+}
+
 /// Why a request was refused before any operation ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
@@ -154,7 +186,7 @@ mod tests {
     fn the_order_is_token_header_session_guest() {
         let a = auth();
         let mut sessions = Sessions::default();
-        let sid = sessions.create("alice", "$argon2id$alice", 10);
+        let (sid, _) = sessions.create("alice", "$argon2id$alice", 10, 10);
         let all = Credentials {
             bearer: Some("secret-token"),
             header_user: Some("bob"),
@@ -217,7 +249,7 @@ mod tests {
     #[test]
     fn stale_sessions_and_disabled_login_give_the_guest() {
         let mut sessions = Sessions::default();
-        let sid = sessions.create("alice", "$argon2id$old-hash", 0);
+        let (sid, _) = sessions.create("alice", "$argon2id$old-hash", 0, 10);
         let cred = Credentials {
             session: Some(&sid),
             ..Credentials::default()
@@ -227,7 +259,7 @@ mod tests {
             Caller::guest(),
             "hash changed"
         );
-        let sid = sessions.create("alice", "$argon2id$alice", 0);
+        let (sid, _) = sessions.create("alice", "$argon2id$alice", 0, 10);
         let cred = Credentials {
             session: Some(&sid),
             ..Credentials::default()

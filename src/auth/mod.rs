@@ -16,13 +16,13 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use tracing::{info, warn};
 
-use crate::config::Auth;
+use crate::config::{Auth, Limits};
 use crate::permissions::Caller;
 use crate::store::Store;
 use identity::{Credentials, Refusal};
 use password::{HashError, Hasher};
 use sessions::Sessions;
-use throttle::Throttle;
+use throttle::{Caps, Throttle};
 
 /// A hash of a password nobody knows, verified when the username is unknown so that a
 /// failed login takes as long whether or not the user exists.
@@ -31,7 +31,7 @@ const DUMMY_PHC: &str = "$argon2id$v=19$m=19456,t=2,p=1$ybSy+XeOa5u/na8IWS4PUw$d
 /// How a login attempt ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Login {
-    /// Too many recent failures from this address.
+    /// Too many recent failures for this name from this address, or from this address.
     Throttled,
     /// Login disabled, unknown user or wrong password (the caller cannot tell which).
     Refused,
@@ -69,13 +69,15 @@ fn current_hash(auth: &Auth) -> impl Fn(&str) -> Option<String> + '_ {
 
 impl Authority {
     /// Loads the sessions the store kept, dropping those that expired or whose user was
-    /// removed or given another password hash since.
+    /// removed or given another password hash since. A file that cannot be used (an older
+    /// format holding ids in clear, or a damaged one) is replaced by an empty table at once,
+    /// so nothing usable stays on the disk.
     pub fn open(store: Store, auth: &Auth) -> Authority {
+        let mut rewrite = false;
         let mut sessions = match store.read(sessions::FILE) {
             Ok(Some(bytes)) => Sessions::from_bytes(&bytes).unwrap_or_else(|e| {
-                warn!(
-                    "ignoring the sessions file, which cannot be read ({e}): everyone logs in again"
-                );
+                warn!("not using the sessions file: {e}; everyone logs in again");
+                rewrite = true;
                 Sessions::default()
             }),
             Ok(None) => Sessions::default(),
@@ -91,7 +93,7 @@ impl Authority {
             hasher: Hasher::new(),
             store,
         };
-        if changed {
+        if changed || rewrite {
             authority.save();
         }
         authority
@@ -107,22 +109,29 @@ impl Authority {
         identity::identify(auth, peer, cred, &lock(&self.sessions), now_unix())
     }
 
-    /// LocalUserLogin: throttled per address, verified off the event loop, one at a time.
+    /// LocalUserLogin: throttled per (address, username) and per address, verified off the
+    /// event loop, one at a time. A new session ends the user's oldest beyond
+    /// `maxSessionsPerUser`.
     pub async fn login(
         &self,
         auth: &Auth,
+        limits: &Limits,
         peer: IpAddr,
         username: &str,
         password: String,
     ) -> Login {
+        let caps = Caps {
+            per_user: limits.login_failures_per_user,
+            per_address: limits.login_failures_per_address,
+        };
         {
             let mut throttle = lock(&self.throttle);
-            if !throttle.allows(peer, Instant::now()) {
+            if !throttle.allows(peer, username, Instant::now(), caps) {
                 return Login::Throttled;
             }
             // Counted as failed until proven otherwise: verifications queue, so concurrent
             // guesses must take their places in the throttle before any of them is checked.
-            throttle.failed(peer, Instant::now());
+            throttle.failed(peer, username, Instant::now(), caps);
         }
         let user = auth
             .local_users
@@ -133,13 +142,22 @@ impl Authority {
         let verified = self.hasher.verify(password, phc).await;
         match user.filter(|_| verified) {
             Some(user) => {
-                lock(&self.throttle).succeeded(peer);
-                let sid = lock(&self.sessions).create(&user.username, &user.password, now_unix());
+                lock(&self.throttle).succeeded(peer, username);
+                let (sid, evicted) = lock(&self.sessions).create(
+                    &user.username,
+                    &user.password,
+                    now_unix(),
+                    limits.max_sessions_per_user,
+                );
                 self.save();
                 info!(user = %user.username, "logged in");
+                if evicted {
+                    info!(user = %user.username, "the oldest session of this user ended");
+                }
                 Login::Accepted { sid }
             }
             None => {
+                // Not the name: people type their password into it by mistake.
                 info!(%peer, "failed login");
                 Login::Refused
             }

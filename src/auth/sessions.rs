@@ -1,9 +1,14 @@
 //! Local-login sessions (SPEC §6.2): a random UUIDv4 per login, valid for 31556952 s, revoked
 //! by Logout. A session remembers a fingerprint (SHA-256) of the user's password hash as it
 //! was at login, so removing the user from the config or changing their password hash ends
-//! every session of theirs at the next lookup, with no bookkeeping at reload. The table is
-//! bounded and serializes to a small versioned JSON document that the store writes; this
-//! module itself does no I/O.
+//! every session of theirs at the next lookup, with no bookkeeping at reload. Each user holds
+//! at most `maxSessionsPerUser` sessions (a new login ends that user's oldest), and the whole
+//! table is bounded too.
+//!
+//! Only a hash (SHA-256) of each session id is kept, in memory and in the file: whoever reads
+//! the state directory (a backup, a copied SD card) learns no session that works. The ids
+//! are random UUIDs, so a plain hash is enough. The table serializes to a small versioned
+//! JSON document that the store writes; this module itself does no I/O.
 
 use std::collections::HashMap;
 
@@ -14,11 +19,14 @@ use super::token::sha256_hex;
 /// Seconds a session lives (the seed's cookie lifetime).
 pub const LIFETIME_SECS: u64 = 31_556_952;
 
-/// Sessions kept at most; beyond, the one expiring first is dropped.
+/// Sessions kept at most, whoever holds them; beyond, the one expiring first is dropped.
 pub const MAX_SESSIONS: usize = 4096;
 
 /// The store's file name for sessions.
 pub const FILE: &str = "sessions.json";
+
+/// The file format written now: session ids hashed. Version 1 held them in clear.
+const VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -35,8 +43,14 @@ pub fn fingerprint(phc: &str) -> String {
     sha256_hex(phc)
 }
 
+/// What the table and the file key a session by: the SHA-256 of its id.
+fn key(sid: &str) -> String {
+    sha256_hex(sid)
+}
+
 #[derive(Debug, Default)]
 pub struct Sessions {
+    /// Hash of the session id → session.
     map: HashMap<String, Session>,
 }
 
@@ -46,32 +60,72 @@ struct File {
     sessions: HashMap<String, Session>,
 }
 
+/// Why a sessions file was not used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unreadable {
+    /// Written by an older actiond with the ids in clear: they are dropped, not migrated.
+    ClearIds,
+    Other(String),
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unreadable::ClearIds => f.write_str(
+                "it was written by an older actiond and holds session ids in clear, which may \
+                 have been copied with the state directory; they are dropped",
+            ),
+            Unreadable::Other(why) => f.write_str(why),
+        }
+    }
+}
+
 impl Sessions {
-    /// Starts a session and returns its id.
-    pub fn create(&mut self, username: &str, phc: &str, now: u64) -> String {
+    /// Starts a session for `username` and returns its id. When the user already holds
+    /// `per_user` sessions, their oldest ends first; true in the second place when one did.
+    pub fn create(
+        &mut self,
+        username: &str,
+        phc: &str,
+        now: u64,
+        per_user: usize,
+    ) -> (String, bool) {
+        self.map.retain(|_, s| s.expires > now);
+        let mut evicted = false;
+        loop {
+            let theirs = self.map.iter().filter(|(_, s)| s.username == username);
+            if theirs.clone().count() < per_user.max(1) {
+                break;
+            }
+            let oldest = theirs
+                .min_by_key(|(_, s)| s.expires)
+                .map(|(k, _)| k.clone());
+            if let Some(k) = oldest {
+                self.map.remove(&k);
+                evicted = true;
+            }
+        }
         if self.map.len() >= MAX_SESSIONS {
-            self.map.retain(|_, s| s.expires > now);
-            if self.map.len() >= MAX_SESSIONS {
-                let first = self
-                    .map
-                    .iter()
-                    .min_by_key(|(_, s)| s.expires)
-                    .map(|(k, _)| k.clone());
-                if let Some(k) = first {
-                    self.map.remove(&k);
-                }
+            let first = self
+                .map
+                .iter()
+                .min_by_key(|(_, s)| s.expires)
+                .map(|(k, _)| k.clone());
+            if let Some(k) = first {
+                self.map.remove(&k);
+                evicted = true;
             }
         }
         let sid = uuid::Uuid::new_v4().to_string();
         self.map.insert(
-            sid.clone(),
+            key(&sid),
             Session {
                 username: username.to_string(),
                 password_fingerprint: fingerprint(phc),
                 expires: now.saturating_add(LIFETIME_SECS),
             },
         );
-        sid
+        (sid, evicted)
     }
 
     /// The session `sid` if it is unexpired and still belongs to a user whose current
@@ -82,7 +136,7 @@ impl Sessions {
         now: u64,
         current_phc: impl Fn(&str) -> Option<String>,
     ) -> Option<&Session> {
-        let s = self.map.get(sid)?;
+        let s = self.map.get(&key(sid))?;
         if s.expires <= now {
             return None;
         }
@@ -92,7 +146,7 @@ impl Sessions {
 
     /// Ends a session; true when it existed.
     pub fn revoke(&mut self, sid: &str) -> bool {
-        self.map.remove(sid).is_some()
+        self.map.remove(&key(sid)).is_some()
     }
 
     /// Drops expired sessions and those whose user or password hash changed; true when
@@ -109,20 +163,30 @@ impl Sessions {
 
     pub fn to_bytes(&self) -> Vec<u8> {
         let file = File {
-            version: 1,
+            version: VERSION,
             sessions: self.map.clone(),
         };
         serde_json::to_vec(&file).unwrap_or_default()
     }
 
-    pub fn from_bytes(bytes: &[u8]) -> Result<Sessions, String> {
-        let file: File = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-        if file.version != 1 {
-            return Err(format!("unknown sessions file version {}", file.version));
+    /// Reads a sessions file. One of version 1 (ids in clear) is refused rather than
+    /// migrated: hashing the old ids would keep alive sessions whose ids already lay in clear
+    /// on the disk, so everyone logs in once more instead.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Sessions, Unreadable> {
+        let file: File =
+            serde_json::from_slice(bytes).map_err(|e| Unreadable::Other(e.to_string()))?;
+        match file.version {
+            VERSION => {}
+            1 => return Err(Unreadable::ClearIds),
+            v => {
+                return Err(Unreadable::Other(format!(
+                    "unknown sessions file version {v}"
+                )));
+            }
         }
         let mut map = file.sessions;
-        // Ids are UUIDs; anything else in the file is not ours.
-        map.retain(|sid, _| uuid::Uuid::parse_str(sid).is_ok());
+        // Keys are SHA-256 hashes in hex; anything else in the file is not ours.
+        map.retain(|k, _| k.len() == 64 && k.bytes().all(|b| b.is_ascii_hexdigit()));
         Ok(Sessions { map })
     }
 }
@@ -141,7 +205,7 @@ mod tests {
     #[test]
     fn a_session_lives_until_expiry_and_logout() {
         let mut s = Sessions::default();
-        let sid = s.create("alice", "$argon2id$alice", 1000);
+        let (sid, _) = s.create("alice", "$argon2id$alice", 1000, 10);
         assert_eq!(uuid::Uuid::parse_str(&sid).unwrap().get_version_num(), 4);
         assert_eq!(s.lookup(&sid, 1000, phc_of).unwrap().username, "alice");
         assert!(s.lookup(&sid, 1000 + LIFETIME_SECS - 1, phc_of).is_some());
@@ -154,7 +218,7 @@ mod tests {
     #[test]
     fn removed_users_and_changed_hashes_end_sessions() {
         let mut s = Sessions::default();
-        let sid = s.create("alice", "$argon2id$alice", 0);
+        let (sid, _) = s.create("alice", "$argon2id$alice", 0, 10);
         assert!(s.lookup(&sid, 1, |_| None).is_none(), "user removed");
         assert!(
             s.lookup(&sid, 1, |_| Some("$argon2id$new".into()))
@@ -166,22 +230,65 @@ mod tests {
     }
 
     #[test]
-    fn round_trips_through_bytes() {
+    fn round_trips_through_bytes_with_only_hashes_of_the_ids() {
         let mut s = Sessions::default();
-        let sid = s.create("alice", "$argon2id$alice", 5);
-        let back = Sessions::from_bytes(&s.to_bytes()).unwrap();
+        let (sid, _) = s.create("alice", "$argon2id$alice", 5, 10);
+        let bytes = s.to_bytes();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(!text.contains(&sid), "the id is in the file: {text}");
+        assert!(text.contains(&sha256_hex(&sid)), "{text}");
+        let back = Sessions::from_bytes(&bytes).unwrap();
         assert_eq!(back.lookup(&sid, 6, phc_of).unwrap().username, "alice");
-        assert!(Sessions::from_bytes(b"{").is_err());
-        assert!(Sessions::from_bytes(br#"{"version":2,"sessions":{}}"#).is_err());
-        let junk = Sessions::from_bytes(br#"{"version":1,"sessions":{"not-a-uuid":{"username":"a","passwordFingerprint":"x","expires":9}}}"#).unwrap();
+        assert!(
+            back.lookup(&sha256_hex(&sid), 6, phc_of).is_none(),
+            "the hash is no id"
+        );
+        assert!(matches!(
+            Sessions::from_bytes(b"{"),
+            Err(Unreadable::Other(_))
+        ));
+        assert!(matches!(
+            Sessions::from_bytes(br#"{"version":3,"sessions":{}}"#),
+            Err(Unreadable::Other(_))
+        ));
+        let junk = Sessions::from_bytes(br#"{"version":2,"sessions":{"not-a-hash":{"username":"a","passwordFingerprint":"x","expires":9}}}"#).unwrap();
         assert!(junk.map.is_empty());
+    }
+
+    #[test]
+    fn a_file_with_ids_in_clear_is_dropped() {
+        let old = format!(
+            r#"{{"version":1,"sessions":{{"{}":{{"username":"alice","passwordFingerprint":"{}","expires":99}}}}}}"#,
+            uuid::Uuid::new_v4(),
+            fingerprint("$argon2id$alice")
+        );
+        assert_eq!(
+            Sessions::from_bytes(old.as_bytes()).err(),
+            Some(Unreadable::ClearIds)
+        );
+    }
+
+    #[test]
+    fn a_new_login_ends_that_users_oldest_session_only() {
+        let mut s = Sessions::default();
+        let (bob, _) = s.create("bob", "$argon2id$bob", 0, 3);
+        let ids: Vec<String> = (1..=3)
+            .map(|t| s.create("alice", "$argon2id$alice", t, 3).0)
+            .collect();
+        let (newest, evicted) = s.create("alice", "$argon2id$alice", 10, 3);
+        assert!(evicted);
+        let live = |sid: &str| s.map.contains_key(&key(sid));
+        assert!(!live(&ids[0]), "alice's oldest ended");
+        assert!(live(&ids[1]) && live(&ids[2]) && live(&newest));
+        assert!(live(&bob), "bob's session stays");
+        assert_eq!(s.map.values().filter(|x| x.username == "alice").count(), 3);
     }
 
     #[test]
     fn the_table_is_bounded() {
         let mut s = Sessions::default();
         for i in 0..(MAX_SESSIONS + 10) {
-            s.create("alice", "$argon2id$alice", i as u64);
+            s.create(&format!("user{i}"), "$argon2id$x", 0, 10);
         }
         assert_eq!(s.map.len(), MAX_SESSIONS);
     }

@@ -1,7 +1,8 @@
 //! An action's `arguments:` read into declarations (`crate::arguments::Argument`): names that
-//! can become environment variables without replacing one the command relies on, the type's
-//! rule parsed (and a `regex:` compiled) through `arguments::types`, choices, suggestions, and
-//! a default that breaks its own rule warned about.
+//! can become environment variables without setting one that loads or runs code (the list is
+//! `arguments::refused_name`), the type's rule parsed (and a `regex:` compiled) through
+//! `arguments::types`, choices, suggestions, and a default that breaks its own rule warned
+//! about.
 
 use std::collections::HashMap;
 
@@ -9,10 +10,6 @@ use super::checker::{Checker, Field, path_or};
 use super::schema::{ARGUMENT, CHOICE};
 use super::tree::{Node, key_path};
 use crate::arguments::{ArgType, Argument, Choice};
-
-/// Environment variables an argument may not replace, besides `LD_*` and `ACTIOND*`: the command
-/// and its shell rely on them.
-const RESERVED_ENV: &[&str] = &["PATH", "HOME", "IFS", "SHELL", "ENV", "BASH_ENV", "PS4"];
 
 /// The declarations of one action's `arguments:` list, in order.
 pub(super) fn read(c: &mut Checker<'_>, field: Field<'_, '_>) -> Vec<Argument> {
@@ -117,15 +114,12 @@ fn check_name(
         return;
     }
     let upper = name.to_ascii_uppercase();
-    if RESERVED_ENV.contains(&upper.as_str())
-        || upper.starts_with("LD_")
-        || upper.starts_with("ACTIOND")
-    {
+    if let Some(why) = crate::arguments::refused_name(name) {
         c.error(
             name_path,
             format!(
-                "argument {name:?} would replace the environment variable {upper} of the \
-                 command: rename it"
+                "argument {name:?} would become the environment variable {upper} of the \
+                 command, and so set {why}: rename it"
             ),
         );
     } else if earlier.iter().any(|a| a.name == name) {

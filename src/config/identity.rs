@@ -65,7 +65,9 @@ impl Permissions {
     };
 }
 
-/// `defaultPolicy {showDiagnostics, showLogList}`; both default to true, as in OliveTin.
+/// `defaultPolicy {showDiagnostics, showLogList}`. `showLogList` defaults to true, as in
+/// OliveTin; `showDiagnostics` to false (OliveTin: true), so that a guest, or anyone, learns
+/// about the service's files and host only through an ACL that turns it on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Policy {
     pub show_diagnostics: bool,
@@ -74,7 +76,7 @@ pub struct Policy {
 
 impl Policy {
     pub const DEFAULT: Policy = Policy {
-        show_diagnostics: true,
+        show_diagnostics: false,
         show_log_list: true,
     };
 }
@@ -118,8 +120,7 @@ const MAX_ARGON2_KIB: u64 = 65_536;
 /// The identity settings of the top-level mapping.
 pub(super) fn auth(c: &mut Checker<'_>, top: &Fields<'_>) -> Auth {
     let require_guests_to_login = c.flag(top.get("authRequireGuestsToLogin"), false);
-    let default_permissions =
-        default_permissions(c, top.get("defaultPermissions"), require_guests_to_login);
+    let default_permissions = default_permissions(c, top.get("defaultPermissions"));
     let (local_users_enabled, local_users) = local_users(c, top.get("authLocalUsers"));
     let trusted_proxies = trusted_proxies(c, top.get("trustedProxies"));
     let api_tokens = api_tokens(c, top.get("authApiTokens"));
@@ -143,18 +144,11 @@ pub(super) fn auth(c: &mut Checker<'_>, top: &Fields<'_>) -> Auth {
     }
 }
 
-/// `defaultPermissions`. With guests required to log in, a permission nobody wrote down is
-/// not granted: OliveTin forces them off too.
-fn default_permissions(
-    c: &mut Checker<'_>,
-    field: Field<'_, '_>,
-    require_guests_to_login: bool,
-) -> Permissions {
-    let base = if require_guests_to_login {
-        Permissions::NONE
-    } else {
-        Permissions::ALL
-    };
+/// `defaultPermissions`: every permission nobody wrote down is granted. Requiring guests to
+/// log in does not change them (OliveTin turns them all off then, which also locks out the
+/// logged-in users it meant to let in): the guest gate already refuses guests everything.
+fn default_permissions(c: &mut Checker<'_>, field: Field<'_, '_>) -> Permissions {
+    let base = Permissions::ALL;
     let Some(entries) = c.mapping(field) else {
         return base;
     };
@@ -174,8 +168,8 @@ pub(super) fn default_policy(c: &mut Checker<'_>, field: Field<'_, '_>) -> Polic
     };
     let f = c.fields(entries, "defaultPolicy", POLICY);
     Policy {
-        show_diagnostics: c.flag(f.get("showDiagnostics"), true),
-        show_log_list: c.flag(f.get("showLogList"), true),
+        show_diagnostics: c.flag(f.get("showDiagnostics"), Policy::DEFAULT.show_diagnostics),
+        show_log_list: c.flag(f.get("showLogList"), Policy::DEFAULT.show_log_list),
     }
 }
 
@@ -396,8 +390,9 @@ accessControlLists:
         assert!(warnings.is_empty(), "{warnings:?}");
         let a = &c.auth;
         assert!(a.require_guests_to_login);
-        // Guests must log in and defaultPermissions is not written: guests get nothing.
-        assert_eq!(a.default_permissions, Permissions::NONE);
+        // Guests must log in and defaultPermissions is not written: the gate stops guests,
+        // and everyone else keeps the defaults.
+        assert_eq!(a.default_permissions, Permissions::ALL);
         assert_eq!(
             c.default_policy,
             Policy {
@@ -462,14 +457,15 @@ accessControlLists:
                 kill: true
             }
         );
-        let (c, _) = ok("authRequireGuestsToLogin: true\ndefaultPermissions: {view: true}\n");
+        // Requiring guests to log in changes nothing here: the gate is what stops guests.
+        let (c, _) = ok("authRequireGuestsToLogin: true\ndefaultPermissions: {exec: false}\n");
         assert_eq!(
             c.auth.default_permissions,
             Permissions {
                 view: true,
                 exec: false,
-                logs: false,
-                kill: false
+                logs: true,
+                kill: true
             }
         );
     }

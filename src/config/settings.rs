@@ -127,6 +127,16 @@ settings_table! {
     event_queue_length: usize = ("eventQueueLength", 16, 65_536, 256, " events"),
     /// Records waiting to be written to the history file before starts are refused.
     history_queue_length: usize = ("historyQueueLength", 1, 65_536, 256, " records"),
+    /// Sessions one local user holds at once; a new login ends that user's oldest.
+    max_sessions_per_user: usize = ("maxSessionsPerUser", 1, 1000, 10, " sessions"),
+    /// Failed logins for one username from one address within a minute.
+    login_failures_per_user: usize = ("loginFailuresPerUser", 1, 1000, 5, " failures"),
+    /// Failed logins from one address within a minute, whatever the username.
+    login_failures_per_address: usize = ("loginFailuresPerAddress", 1, 10_000, 20, " failures"),
+    /// The size of one entity file; a larger one is refused and its previous instances stay.
+    max_entity_file_bytes: usize = ("maxEntityFileBytes", 1024, 64 * MIB, MIB, " bytes"),
+    /// Instances in one entity file; a file with more is refused and its previous ones stay.
+    max_entity_instances: usize = ("maxEntityInstances", 1, 100_000, 1000, " instances"),
 }
 
 impl Default for Limits {
@@ -325,6 +335,11 @@ maxEventSubscribers: 0
 eventQueueLength: 16
 historyQueueLength: 32
 historySync: 2s
+maxSessionsPerUser: 3
+loginFailuresPerUser: 4
+loginFailuresPerAddress: 12
+maxEntityFileBytes: 4096
+maxEntityInstances: 50
 prometheus: {enabled: true}
 insecureAllowDumpVars: true
 insecureAllowDumpSos: yes
@@ -371,6 +386,11 @@ insecureAllowDumpActionMap: TRUE
                 max_event_subscribers: 0,
                 event_queue_length: 16,
                 history_queue_length: 32,
+                max_sessions_per_user: 3,
+                login_failures_per_user: 4,
+                login_failures_per_address: 12,
+                max_entity_file_bytes: 4096,
+                max_entity_instances: 50,
             }
         );
         assert!(c.prometheus_enabled);
@@ -558,6 +578,11 @@ insecureAllowDumpActionMap: TRUE
                 max_event_subscribers: 64,
                 event_queue_length: 256,
                 history_queue_length: 256,
+                max_sessions_per_user: 10,
+                login_failures_per_user: 5,
+                login_failures_per_address: 20,
+                max_entity_file_bytes: 1024 * 1024,
+                max_entity_instances: 1000,
             }
         );
     }

@@ -54,6 +54,8 @@ pub enum Error {
     CommandTooLong(String),
     /// RestartAction of an execution whose arguments are no longer known.
     ArgumentsUnavailable(String),
+    /// RestartAction, by someone else, of an execution whose request gave password values.
+    SecretsNotReplayed(String),
     Denied(Verb),
     LoginRequired,
     NegativeOffset(i64),
@@ -89,6 +91,11 @@ impl fmt::Display for Error {
             Error::ArgumentsUnavailable(id) => write!(
                 f,
                 "the arguments of execution {id:?} are no longer known: start the action again"
+            ),
+            Error::SecretsNotReplayed(id) => write!(
+                f,
+                "execution {id:?} was started with password values, which are replayed only \
+                 for the caller who entered them: start the action again and enter them"
             ),
             Error::Denied(verb) => write!(
                 f,
@@ -172,7 +179,9 @@ impl Engine {
                 .action(&r.binding_id)
                 .cloned()
                 .unwrap_or_else(|| Arc::new(Action::removed(&r.binding_id, &r.title)));
-            history.insert(Arc::new(Execution::restored(r, action)));
+            let e = Arc::new(Execution::restored(r, action));
+            let blocked = e.phase().flags().blocked;
+            history.insert(e, blocked);
         }
         let (recorder, on_disk) = Recorder::open(store, &history, &config);
         let engine = Arc::new(Engine {
@@ -224,7 +233,7 @@ impl Engine {
             Kind::Blocked => {
                 exec.mark_recorded();
                 self.publish(
-                    Some(&exec.action),
+                    Some(&exec.binding_id),
                     &Event::ExecutionStarted(exec.snapshot()),
                 );
                 self.show_end(&exec, None);
@@ -246,7 +255,7 @@ impl Engine {
     fn launch(self: &Arc<Self>, exec: Arc<Execution>, launch: Launch) {
         exec.mark_recorded();
         self.publish(
-            Some(&exec.action),
+            Some(&exec.binding_id),
             &Event::ExecutionStarted(exec.snapshot()),
         );
         let origin = exec.origin.as_ref().unwrap_or(&Origin::Request);
@@ -273,7 +282,7 @@ impl Engine {
         let snapshot = exec.snapshot();
         let flags = snapshot.flags;
         self.metrics.finished(&exec.binding_id, &flags, ran);
-        self.publish(Some(&exec.action), &Event::ExecutionFinished(snapshot));
+        self.publish(Some(&exec.binding_id), &Event::ExecutionFinished(snapshot));
         flags
     }
 
@@ -294,7 +303,10 @@ impl Engine {
         lock(&self.history).set_limit(config.limits.log_history_limit);
         self.recorder.configure(&config);
         let setup = Arc::new(Setup::new(config, Arc::new(entities)));
-        *self.setup.write().unwrap_or_else(|p| p.into_inner()) = setup;
+        *self.setup.write().unwrap_or_else(|p| p.into_inner()) = Arc::clone(&setup);
+        // Users, tokens and the guest gate may have changed: the event streams' callers are
+        // identified again before anything else is published.
+        self.bus.revalidate(&setup.config.auth);
         self.changes.send_modify(|n| *n += 1);
         self.publish(None, &event);
     }
@@ -332,8 +344,12 @@ impl Engine {
         &self.metrics
     }
 
-    fn publish(&self, action: Option<&Action>, event: &Event) {
-        self.bus.publish(&self.config().auth, action, event);
+    /// Publishes `event`, about a run of `binding_id` (none for config events): who receives
+    /// it is decided by the config in force and its action for that binding.
+    fn publish(&self, binding_id: Option<&str>, event: &Event) {
+        let setup = self.setup();
+        let action = binding_id.map(|id| setup.action_for_run(id));
+        self.bus.publish(&setup.config.auth, action, event);
     }
 
     /// True while the service accepts work.
@@ -341,12 +357,23 @@ impl Engine {
         !self.stopping.load(Ordering::SeqCst)
     }
 
-    fn check(&self, caller: &Caller, action: &Action, verb: Verb) -> Result<(), Error> {
-        match decide(&self.config().auth, caller, action, verb) {
+    fn check(setup: &Setup, caller: &Caller, action: &Action, verb: Verb) -> Result<(), Error> {
+        match decide(&setup.config.auth, caller, action, verb) {
             Decision::Allow => Ok(()),
             Decision::Deny => Err(Error::Denied(verb)),
             Decision::LoginRequired => Err(Error::LoginRequired),
         }
+    }
+
+    /// The check of `verb` on an existing run: against the action the setup in force has for
+    /// its binding (`Setup::action_for_run`), never the one it started with.
+    fn check_run(
+        setup: &Setup,
+        caller: &Caller,
+        exec: &Execution,
+        verb: Verb,
+    ) -> Result<(), Error> {
+        Self::check(setup, caller, setup.action_for_run(&exec.binding_id), verb)
     }
 
     /// Starts an execution for a request from outside (the API). Returns once its record
@@ -385,6 +412,14 @@ impl Engine {
             .arguments
             .clone()
             .ok_or_else(|| Error::ArgumentsUnavailable(tracking_id.to_string()))?;
+        // Someone else's password is never run again under another name.
+        if old
+            .secret_owner
+            .as_ref()
+            .is_some_and(|owner| *owner != secret_owner(caller))
+        {
+            return Err(Error::SecretsNotReplayed(tracking_id.to_string()));
+        }
         let origin = old
             .origin
             .as_ref()
@@ -418,7 +453,12 @@ impl Engine {
         self.recorder.room(limits.history_queue_length)?;
         let blocked = self.admit(&exec, limits.max_concurrent_executions)?;
         if let Some(reason) = blocked {
-            info!(action = %exec.binding_id, id = %exec.tracking_id, "blocked: {reason}");
+            info!(
+                action = %exec.binding_id,
+                id = %exec.tracking_id,
+                user = %exec.user,
+                "blocked: {reason}"
+            );
             exec.conclude(Outcome::Blocked(reason), launch.plan.grace.as_secs());
             self.record(Line {
                 exec: Arc::clone(&exec),
@@ -448,7 +488,7 @@ impl Engine {
             .binding(&req.binding_id)
             .ok_or_else(|| Error::UnknownAction(req.binding_id.clone()))?;
         let action = Arc::clone(&binding.action);
-        self.check(caller, &action, Verb::Exec)?;
+        Self::check(setup, caller, &action, Verb::Exec)?;
         if !origin.trigger_values() {
             arguments::refuse_trigger_values(&action.arguments, &req.arguments)
                 .map_err(Error::BadArgument)?;
@@ -491,6 +531,8 @@ impl Engine {
             .filter(|v| v.secret)
             .map(|v| v.value.clone())
             .collect();
+        let secret_owner = arguments::carries_secret(&action.arguments, &req.arguments)
+            .then(|| secret_owner(caller));
         let exec = Arc::new(Execution::new(NewExecution {
             tracking_id,
             binding_id: req.binding_id,
@@ -498,6 +540,7 @@ impl Engine {
             user: caller.username.clone(),
             user_class: caller.usergroup.clone(),
             tags,
+            secret_owner,
             arguments: Some(req.arguments),
             origin,
             secrets: secrets.clone(),
@@ -538,7 +581,7 @@ impl Engine {
             max_running,
             earlier,
         );
-        history.insert(Arc::clone(exec));
+        history.insert(Arc::clone(exec), blocked.is_some());
         if blocked.is_none() {
             running.insert(id.to_string(), Arc::clone(exec));
         }
@@ -574,7 +617,7 @@ impl Engine {
         let exec = self
             .find(tracking_id)
             .ok_or_else(|| Error::UnknownExecution(tracking_id.to_string()))?;
-        self.check(caller, &exec.action, Verb::Kill)?;
+        Self::check_run(&self.setup(), caller, &exec, Verb::Kill)?;
         let killed = exec.request_kill(KillReason::User(caller.username.clone()));
         if killed {
             info!(id = %exec.tracking_id, by = %caller.username, "kill requested");
@@ -604,7 +647,7 @@ impl Engine {
         } else {
             return Err(Error::MissingIds);
         };
-        self.check(caller, &exec.action, Verb::Logs)?;
+        Self::check_run(&self.setup(), caller, &exec, Verb::Logs)?;
         Ok(exec)
     }
 
@@ -622,10 +665,9 @@ impl Engine {
             return Err(Error::UnknownAction(id.to_string()));
         }
         let offset = usize::try_from(offset).map_err(|_| Error::NegativeOffset(offset))?;
-        let auth = &setup.config.auth;
         let keep = |e: &Execution| {
             binding_id.is_none_or(|id| e.binding_id == id)
-                && decide(auth, caller, &e.action, Verb::Logs) == Decision::Allow
+                && Self::check_run(&setup, caller, e, Verb::Logs).is_ok()
         };
         let page_size = setup.config.limits.log_history_page_size;
         Ok(lock(&self.history).page(keep, offset, page_size))
@@ -662,6 +704,13 @@ impl Engine {
     }
 }
 
+/// Who gave a run's password values, as the run keeps it: the same user identified the same
+/// way (a local login, a token, a trusted header) may replay them; another session of that
+/// user may too, another provider's user of the same name may not.
+fn secret_owner(caller: &Caller) -> String {
+    format!("{}:{}", caller.provider.as_str(), caller.username)
+}
+
 /// Publishes a running execution's output as `outputChunk` events: UTF-8 safe, at most
 /// 4 KiB each, password values redacted; and its end.
 struct Watch {
@@ -678,7 +727,7 @@ impl Watch {
                 tracking_id: exec.tracking_id.to_string(),
                 output,
             };
-            self.engine.publish(Some(&exec.action), &event);
+            self.engine.publish(Some(&exec.binding_id), &event);
         }
     }
 }

@@ -38,6 +38,8 @@ pub struct Setup {
     pub entities: Arc<EntitySet>,
     bindings: Vec<Binding>,
     index: HashMap<String, usize>,
+    /// What a run of a binding that is gone is judged against: an action that lists no ACL.
+    gone: Action,
 }
 
 impl Setup {
@@ -85,6 +87,7 @@ impl Setup {
             entities,
             bindings,
             index,
+            gone: Action::removed("", ""),
         }
     }
 
@@ -94,6 +97,16 @@ impl Setup {
 
     pub fn action(&self, id: &str) -> Option<&Arc<Action>> {
         self.binding(id).map(|b| &b.action)
+    }
+
+    /// The action every permission check on a run of `binding_id` is made against: the
+    /// binding's action in this setup, whatever the run started with, so a reload that takes
+    /// an ACL away takes it away from old runs too. When the binding is gone (its action or
+    /// its entity instance was removed), an action that lists no ACL stands in: only
+    /// `defaultPermissions` and the ACLs added to every action grant anything on it, which is
+    /// never more than any configured action would grant.
+    pub fn action_for_run(&self, binding_id: &str) -> &Action {
+        self.action(binding_id).map_or(&self.gone, |a| a.as_ref())
     }
 
     /// Every binding, in config order (entity bindings in instance order).

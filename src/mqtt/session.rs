@@ -21,7 +21,7 @@ use tracing::{debug, info, warn};
 use super::codec::{self, Connect, Decoder, Incoming, QoS, Will};
 use super::discovery::{self, Entity, Node, OFFLINE, ONLINE, PRESS};
 use crate::config::Mqtt;
-use crate::engine::{Engine, Setup, StartRequest};
+use crate::engine::{Engine, Error as EngineError, Setup, StartRequest};
 use crate::events::{ActionWatch, Changed};
 use crate::permissions::{Caller, Provider};
 
@@ -330,9 +330,10 @@ impl<'a> Session<'a> {
             self.conn.push(&mut out, topic, payload.as_bytes());
         }
         for b in &self.states.clone() {
-            let payload = self.state(b);
-            self.conn
-                .push(&mut out, &self.node.state(b), payload.as_bytes());
+            if let Some(payload) = self.state(b) {
+                self.conn
+                    .push(&mut out, &self.node.state(b), payload.as_bytes());
+            }
         }
         self.conn
             .push(&mut out, &self.node.availability(), ONLINE.as_bytes());
@@ -340,14 +341,20 @@ impl<'a> Session<'a> {
         self.conn.send(&out).await
     }
 
-    /// The current state payload of a binding, read from the engine.
-    fn state(&self, binding: &str) -> String {
-        let latest = self
-            .engine
-            .status("", binding, &self.caller)
-            .ok()
-            .map(|e| e.snapshot());
-        discovery::state_payload(latest.as_ref(), self.engine.is_running(binding))
+    /// The current state payload of a binding, read from the engine as the `runAs` caller;
+    /// `None` when that caller may no longer read it: a reload took the permission away, and
+    /// the session's handling of that reload is about to empty the state topic, so nothing
+    /// (not even "never run") is published for it meanwhile.
+    fn state(&self, binding: &str) -> Option<String> {
+        let latest = match self.engine.status("", binding, &self.caller) {
+            Ok(e) => Some(e.snapshot()),
+            Err(EngineError::NoExecutionOf(_)) => None,
+            Err(_) => return None,
+        };
+        Some(discovery::state_payload(
+            latest.as_ref(),
+            self.engine.is_running(binding),
+        ))
     }
 
     async fn publish_states(&mut self, changed: Changed) -> Result<(), String> {
@@ -363,9 +370,13 @@ impl<'a> Session<'a> {
         }
         let mut out = Vec::new();
         for b in &ids {
-            let payload = self.state(b);
-            self.conn
-                .push(&mut out, &self.node.state(b), payload.as_bytes());
+            if let Some(payload) = self.state(b) {
+                self.conn
+                    .push(&mut out, &self.node.state(b), payload.as_bytes());
+            }
+        }
+        if out.is_empty() {
+            return Ok(());
         }
         self.conn.send(&out).await
     }
@@ -385,9 +396,10 @@ impl<'a> Session<'a> {
             self.conn.push(&mut out, &self.node.state(&gone), b"");
         }
         for new in states.difference(&self.states).cloned().collect::<Vec<_>>() {
-            let payload = self.state(&new);
-            self.conn
-                .push(&mut out, &self.node.state(&new), payload.as_bytes());
+            if let Some(payload) = self.state(&new) {
+                self.conn
+                    .push(&mut out, &self.node.state(&new), payload.as_bytes());
+            }
         }
         self.configs = configs;
         self.states = states;

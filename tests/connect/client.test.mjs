@@ -31,6 +31,8 @@ const startService = (configPath, listen) => startBinary(BIN, configPath, listen
 
 const CONFIG = `# written by tests/connect/client.test.mjs
 killGracePeriod: 1
+# Diagnostics are off by default; these tests read them as everyone.
+defaultPolicy: {showDiagnostics: true, showLogList: true}
 actions:
   - id: hello
     title: Hello

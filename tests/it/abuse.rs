@@ -648,6 +648,11 @@ fn a_subscriber_that_never_reads_costs_no_answers_and_no_memory_over_500_runs() 
             assert_eq!(end["error"]["code"], "resource_exhausted", "{end}");
         }
         (None, Next::Closed(_)) => {}
+        // When the runs outlast the server's patience with a client that reads nothing (a
+        // slow or loaded machine), the server lets the stream go: what was already handed to
+        // the connection drains, then the body ends without an end-stream message, which a
+        // Connect client reports as an error. Cut off all the same.
+        (None, Next::End) => {}
         other => panic!(
             "the stalled subscriber was not cut off ({} frames): {other:?}",
             frames.len()

@@ -1553,6 +1553,13 @@ fn reserved_argument_names_are_a_config_error() {
         "ld_preload",
         "actiond_x",
         "Path",
+        "node_options",
+        "pythonpath",
+        "perl5opt",
+        "git_ssh_command",
+        "gconv_path",
+        "bash_func_x",
+        "lc_all",
     ] {
         let run = check_config(vec![
             valid_action(),

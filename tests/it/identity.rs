@@ -187,7 +187,7 @@ fn login(server: &Server, username: &str, password: &str) -> Response {
 }
 
 /// LocalUserLogin from `local`.
-fn login_from(server: &Server, local: IpAddr, username: &str, password: &str) -> Response {
+pub fn login_from(server: &Server, local: IpAddr, username: &str, password: &str) -> Response {
     let body = json!({"username": username, "password": password});
     send_from(server.addr, local, &request("LocalUserLogin", &body, &[]))
 }
@@ -308,31 +308,7 @@ fn login_is_refused_when_local_login_is_disabled() {
     assert_eq!(init["authLocalLogin"], false, "{init}");
 }
 
-#[test]
-fn five_failed_logins_lock_out_that_address_only() {
-    let server = Server::start(config(json!({"authLocalUsers": users(true)})));
-    for i in 1..=5 {
-        assert_refused(
-            &login(&server, "alice", "not the password"),
-            &format!("failure {i}"),
-        );
-    }
-    // Further attempts are refused whatever they carry, even the right password, and
-    // whichever user they name: the rule is per address.
-    for (username, password) in [("alice", ALICE_PW), ("bob", BOB_PW), ("alice", "nope")] {
-        let resp = login(&server, username, password);
-        assert_error(&resp, 429, "resource_exhausted");
-        assert_eq!(set_cookies(&resp), Vec::<&str>::new(), "no cookie on 429");
-    }
-    // Another address is not affected.
-    session_of(&login_from(&server, OTHER_ADDRESS, "alice", ALICE_PW));
-    // And the locked address is still locked.
-    assert_error(
-        &login(&server, "alice", ALICE_PW),
-        429,
-        "resource_exhausted",
-    );
-}
+// The login throttle: `sessions.rs`.
 
 // ---------------------------------------------------------------------------------------
 // Logout

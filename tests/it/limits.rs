@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use crate::client::{Conn, Request};
 use crate::harness::{
     GATED, SOON, Server, assert_blocked, config_with, notices, send_together, shell_action,
-    started_id,
+    started_id, wait_until,
 };
 
 /// Runs a gated action to completion: lets it through first, then waits for its end.
@@ -265,4 +265,71 @@ fn two_starts_racing_for_the_last_max_rate_place_never_both_run() {
         |_| Vec::new(),
         |round| [format!("rate{round}"), format!("rate{round}")],
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Blocked runs cannot erase the history
+
+/// alice may do anything; bob and the token may only start `busy`.
+fn audit_config(quick_title: &str) -> Value {
+    crate::live_permissions::with_identities(json!({
+        "logHistoryLimit": 5,
+        "defaultPermissions": {"view": false, "exec": false, "logs": false, "kill": false},
+        "accessControlLists": [
+            {"name": "admins", "matchUsergroups": ["admins"], "addToEveryAction": true,
+             "permissions": {"view": true, "exec": true, "logs": true, "kill": true}},
+            {"name": "pressers", "matchUsergroups": ["users", "automation"],
+             "permissions": {"view": true, "exec": true}},
+        ],
+        "actions": [
+            {"id": "busy", "title": "Busy", "shell": GATED, "maxConcurrent": 1,
+             "acls": ["pressers"]},
+            {"id": "quick", "title": quick_title, "shell": "echo hi"},
+        ],
+    }))
+}
+
+#[test]
+fn blocked_runs_never_push_real_runs_out_of_the_history() {
+    use crate::live_permissions::Board;
+    let board = Board::start(audit_config("Quick"));
+    let alice = &board.alice;
+    let mut real: Vec<String> = (0..3)
+        .map(|_| {
+            let entry = board.ok(alice, "StartActionAndWait", json!({"actionId": "quick"}));
+            entry["logEntry"]["executionTrackingId"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let busy = board.ok(alice, "StartAction", json!({"actionId": "busy"}));
+    real.push(busy["executionTrackingId"].as_str().unwrap().to_string());
+    board.reload(&audit_config("Quick again"));
+
+    // Bob and the token press the busy button far more often than the history holds.
+    let before = board.server.log_count("user=bob");
+    for i in 0..120 {
+        let who = if i % 4 == 0 { &board.token } else { &board.bob };
+        let reply = board.ok(who, "StartAction", json!({"actionId": "busy"}));
+        assert!(reply["executionTrackingId"].is_string(), "{reply}");
+    }
+    // Every blocked run's log line names who pressed.
+    assert!(
+        wait_until(SOON, || board.server.log_count("user=bob") >= before + 90),
+        "the blocked runs' log lines do not name the user"
+    );
+    for id in &real {
+        let status = board.call(alice, "ExecutionStatus", json!({"executionTrackingId": id}));
+        assert_eq!(status.status, 200, "{id} was evicted: {}", status.text());
+    }
+    let logs = board.ok(alice, "GetLogs", json!({"startOffset": 0}));
+    let shown = logs["logs"].as_array().unwrap().len() as u64;
+    let total = shown + logs["countRemaining"].as_u64().unwrap_or(0);
+    assert!(total <= 5 + 32, "the blocked runs are not bounded: {total}");
+    assert!(total >= 5, "{logs}");
+
+    std::fs::write(board.server.path("go"), "").expect("write go");
+    let entry = crate::live_permissions::finished(&board, alice, &real[3]);
+    assert_eq!(entry["exitCode"], 0, "{entry}");
 }

@@ -338,6 +338,7 @@ fn metrics_off_answer_404_and_scrapers_obey_the_permissions() {
     let server = Server::start(json!({
         "prometheus": {"enabled": true},
         "authRequireGuestsToLogin": true,
+        "defaultPermissions": {"view": false, "exec": false, "logs": false, "kill": false},
         "authApiTokens": [{"name": "prometheus", "sha256": sha256_hex(TOKEN),
                            "username": "prometheus", "usergroup": "monitoring"}],
         "accessControlLists": [

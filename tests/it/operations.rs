@@ -561,7 +561,10 @@ fn get_action_binding_gives_the_action_message() {
 
 #[test]
 fn diagnostics_answer_and_dumps_name_their_flags() {
-    let server = server();
+    // Diagnostics need the showDiagnostics policy, off by default.
+    let mut config = config_with(vec![shell_action("hello", "echo hello")]);
+    config["defaultPolicy"] = json!({"showDiagnostics": true});
+    let server = Server::start(config);
     let diag = server.ok("GetDiagnostics", json!({}));
     assert!(
         diag["SshFoundKey"]
@@ -611,6 +614,7 @@ fn the_report_names_the_address_actually_listened_on() {
     let server = Server::start(json!({
         "listenAddressSingleHTTPFrontend": "0.0.0.0:1337",
         "insecureAllowDumpSos": true,
+        "defaultPolicy": {"showDiagnostics": true},
         "actions": [{"id": "a", "title": "A", "shell": "true"}],
     }));
     let sos = server.ok("SosReport", json!({}));

@@ -547,3 +547,93 @@ fn a_malformed_entity_file_keeps_the_previous_instances() {
     );
     assert_eq!(run_stdout(&server, "ping-gamma"), "gamma.lan\n");
 }
+
+#[test]
+fn an_entity_file_over_its_bounds_is_refused_and_the_previous_instances_stay() {
+    let entities = EntityDir::with_servers(&json!([
+        server_entry("alpha", "Alpha", "alpha.lan"),
+        server_entry("beta", "Beta", "beta.lan"),
+    ]));
+    let bounded = |instances: u64| {
+        let mut config = entity_config(&entities.relative());
+        config["maxEntityFileBytes"] = json!(4096);
+        config["maxEntityInstances"] = json!(instances);
+        config
+    };
+    let server = Server::start(bounded(3));
+    let mut events = Events::subscribe(&server);
+    let kept = pairs(&[("alpha", "Alpha"), ("beta", "Beta")]);
+    assert_eq!(instances(&server, "server"), kept);
+
+    // Four instances, as `docker ps --format json` writes them: one more than allowed.
+    let lines: String = (0..4)
+        .map(|i| {
+            format!(
+                "{}\n",
+                server_entry(&format!("s{i}"), &format!("S{i}"), "h")
+            )
+        })
+        .collect();
+    write_in_place(&entities.path(), &lines);
+    assert!(
+        wait_until(RELOAD, || server
+            .log_contains("more than maxEntityInstances (3")),
+        "no warning about the instance bound"
+    );
+    assert_eq!(instances(&server, "server"), kept);
+    assert_unknown_action(&server, "ping-s0");
+
+    // Two instances, but one field makes the file larger than 4096 bytes.
+    let big = json!([
+        server_entry("gamma", "Gamma", &"g".repeat(5000)),
+        server_entry("delta", "Delta", "delta.lan"),
+    ]);
+    write_in_place(&entities.path(), &big.to_string());
+    assert!(
+        wait_until(RELOAD, || server
+            .log_contains("larger than maxEntityFileBytes (4096")),
+        "no warning about the byte bound"
+    );
+    assert_eq!(instances(&server, "server"), kept);
+
+    // The bounds are the config's: a reload that allows more takes a file within them.
+    write_in_place(&entities.path(), &lines);
+    write_in_place(&config_path(&server), &to_yaml(&bounded(10)));
+    events.wait_for("configChanged", RELOAD);
+    let want = pairs(&[("s0", "S0"), ("s1", "S1"), ("s2", "S2"), ("s3", "S3")]);
+    assert!(
+        wait_until(RELOAD, || instances(&server, "server") == want),
+        "the file within the new bound was not loaded: {:?}",
+        instances(&server, "server")
+    );
+}
+
+#[test]
+fn a_reload_naming_an_argument_after_a_variable_that_runs_code_is_refused() {
+    // A caller's value in NODE_OPTIONS would be `--require=/tmp/x.js` for every Node program
+    // the command starts. The config that tries it is refused whole, naming the argument's
+    // YAML path, and the old one stays.
+    let old = config_with(vec![shell_action("a", "echo old")]);
+    let server = Server::start(old);
+    let mut events = Events::subscribe(&server);
+    for name in [
+        "node_options",
+        "pythonpath",
+        "gconv_path",
+        "git_ssh_command",
+    ] {
+        let mut action = shell_action("a", "echo new");
+        action["arguments"] = json!([{"name": name, "type": "ascii"}]);
+        let before = server.log_count("actions[0].arguments[0].name");
+        write_by_rename(&config_path(&server), &to_yaml(&config_with(vec![action])));
+        events.assert_no_reload(QUIET, name);
+        assert!(
+            wait_until(SOON, || {
+                server.log_count("actions[0].arguments[0].name") > before
+            }),
+            "the refusal of {name} does not name the argument's path"
+        );
+        assert!(server.log_contains(&name.to_uppercase()), "{name}");
+        assert_eq!(run_stdout(&server, "a"), "old\n", "{name}");
+    }
+}

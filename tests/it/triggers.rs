@@ -34,10 +34,11 @@ fn entries_of(server: &Server, action: &str) -> Vec<Value> {
 
 #[test]
 fn startup_actions_run_once_as_the_startup_user_even_where_guests_must_log_in() {
-    // With guests required to log in, permissions nobody wrote down are off (as in
-    // OliveTin): the ACL grants the trigger users' group `system` exec.
+    // Guests must log in, and the defaults are off for everyone: the ACL grants the
+    // trigger users' group `system` exec, and the gate does not stop them.
     let yaml = "\
 authRequireGuestsToLogin: true
+defaultPermissions: {view: false, exec: false, logs: false, kill: false}
 accessControlLists:
   - {name: triggers, matchUsergroups: [system], permissions: {exec: true}}
 actions:

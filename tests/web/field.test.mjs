@@ -37,6 +37,8 @@ function config(hash) {
 pageTitle: Raspberry Pi
 killGracePeriod: 1
 logHistoryPageSize: 20
+# Diagnostics are off by default; these tests read them as everyone.
+defaultPolicy: {showDiagnostics: true, showLogList: true}
 authLocalUsers:
   enabled: true
   users:

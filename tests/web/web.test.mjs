@@ -32,6 +32,8 @@ pageTitle: Workshop panel
 bannerMessage: "Maintenance window on Sunday 02:00"
 killGracePeriod: 1
 logHistoryPageSize: 4
+# Diagnostics are off by default; these tests read them as everyone.
+defaultPolicy: {showDiagnostics: true, showLogList: true}
 authLocalUsers:
   enabled: true
   users:

@@ -1,0 +1,88 @@
+//! EventStream's subscription as the API sees it: the login gate, the bus's bounds as Connect
+//! errors, and the caller identified again (`Reidentify`) from the credentials the request
+//! presented, each time who-is-who may have changed. A stream whose session ended, whose user
+//! or token left the config, or whose guest must now log in, ends with `unauthenticated`;
+//! a caller whose groups changed keeps the stream under the new permissions. The server
+//! moves the frames; this module decides who receives them and how a stream ends.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use super::{App, Ctx, login_gate};
+use crate::auth::Authority;
+use crate::auth::identity::Presented;
+use crate::config::Auth;
+use crate::engine::Error;
+use crate::events::{Cut, Refused, Reidentify, Subscription};
+use crate::permissions::{Caller, Decision, Provider, gate};
+use crate::protocol::{Code, ConnectError};
+
+/// A stream's caller, as its request identified it, and what it presented.
+struct StreamCaller {
+    authority: Arc<Authority>,
+    presented: Presented,
+    peer: IpAddr,
+    first: Caller,
+}
+
+impl Reidentify for StreamCaller {
+    fn again(&self, auth: &Auth) -> Result<Caller, String> {
+        let gone = || match self.first.provider {
+            Provider::Local => "your session ended (logged out, or your user was removed or \
+                                given another password): log in again"
+                .to_string(),
+            Provider::Token => "the API token of this stream is no longer configured".into(),
+            Provider::Header => {
+                "the trusted header no longer identifies you (authHttpHeaderUsername or \
+                 trustedProxies changed)"
+                    .into()
+            }
+            Provider::System | Provider::Mqtt => "you are no longer who opened this stream".into(),
+        };
+        let now = self
+            .authority
+            .identify(auth, self.peer, &self.presented.credentials())
+            .map_err(|_| gone())?;
+        if gate(auth, &now) == Decision::LoginRequired {
+            return Err(Error::LoginRequired.to_string());
+        }
+        if now.username != self.first.username || now.provider != self.first.provider {
+            return Err(gone());
+        }
+        Ok(now)
+    }
+}
+
+/// Subscribes the caller of `ctx` (behind the login gate), to be identified again from
+/// `presented` whenever users, tokens or sessions change.
+pub fn subscribe(app: &App, ctx: Ctx, presented: Presented) -> Result<Subscription, ConnectError> {
+    login_gate(app, &ctx.caller)?;
+    let who = StreamCaller {
+        authority: Arc::clone(&app.authority),
+        presented,
+        peer: ctx.peer,
+        first: ctx.caller.clone(),
+    };
+    match app.engine.bus().subscribe_as(ctx.caller, Box::new(who)) {
+        Ok(sub) => Ok(sub),
+        Err(Refused::TooMany(n)) => Err(ConnectError::new(
+            Code::ResourceExhausted,
+            format!("{n} event streams are open, the most this service allows: try again later"),
+        )),
+        Err(Refused::Closed) => Err(ConnectError::new(
+            Code::Unavailable,
+            "actiond is shutting down",
+        )),
+    }
+}
+
+/// How a stream the bus cut off ends.
+pub fn end_of(cut: &Cut) -> ConnectError {
+    match cut {
+        Cut::FellBehind => ConnectError::new(
+            Code::ResourceExhausted,
+            "fell behind: reconnect and re-read the logs",
+        ),
+        Cut::Revoked(why) => ConnectError::new(Code::Unauthenticated, why.clone()),
+    }
+}

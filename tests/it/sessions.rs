@@ -1,0 +1,167 @@
+//! Logins tried as an attacker would: the throttle counts failed logins per (address,
+//! username) and per address, and logging in as yourself between guesses at someone else's
+//! password resets nothing of theirs; each user holds a bounded number of sessions, so one
+//! user's logins never end another's; and the sessions file holds only hashes of the ids.
+//! Each test has two local users, a token and a reload in the middle, as the other
+//! permission tests do.
+
+use std::net::IpAddr;
+
+use serde_json::{Value, json};
+
+use crate::client::{Response, assert_error};
+use crate::harness::{SOON, Server, TempDir, wait_until};
+use crate::identity::{OTHER_ADDRESS, bearer, cookie, login_from, sha256_hex, who_am_i};
+use crate::live_permissions::{ALICE_PW, BOB_PW, TOKEN, login, merge, reload, with_identities};
+
+const LOOPBACK: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+
+fn config(extra: Value) -> Value {
+    let mut config = with_identities(json!({
+        "actions": [{"id": "hello", "title": "Hello", "shell": "echo hello"}],
+    }));
+    merge(&mut config, extra);
+    config
+}
+
+/// "ok" for a successful login, "refused" for a wrong password, "throttled" for 429.
+fn outcome(resp: &Response) -> &'static str {
+    match (resp.status, resp.json()["success"].as_bool()) {
+        (200, Some(true)) => "ok",
+        (200, Some(false)) => "refused",
+        (429, _) => {
+            assert_error(resp, 429, "resource_exhausted");
+            "throttled"
+        }
+        _ => panic!(
+            "unexpected answer to a login: {} {}",
+            resp.status,
+            resp.text()
+        ),
+    }
+}
+
+/// Who a session cookie makes its holder.
+fn user_of(server: &Server, sid: &str) -> String {
+    who_am_i(server, &[("Cookie", &cookie(sid))])["authenticatedUser"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn a_login_as_yourself_does_not_reset_the_count_of_guesses_at_someone_else() {
+    let base = config(json!({}));
+    let server = Server::start(base.clone());
+    let mut guesses = 0;
+    let mut throttled_at = None;
+    for round in 0..3 {
+        if round == 1 {
+            // A reload between rounds changes nothing of the counts.
+            let mut changed = base.clone();
+            changed["actions"][0]["title"] = json!("Hello again");
+            reload(&server, &changed);
+        }
+        for _ in 0..4 {
+            match outcome(&login_from(&server, LOOPBACK, "alice", "guess")) {
+                "refused" => guesses += 1,
+                "throttled" => {
+                    throttled_at.get_or_insert(guesses);
+                }
+                other => panic!("a wrong password gave {other}"),
+            }
+        }
+        // Bob logs in as himself between the guesses: it works, and resets nothing of alice's.
+        assert_eq!(
+            outcome(&login_from(&server, LOOPBACK, "bob", BOB_PW)),
+            "ok",
+            "round {round}"
+        );
+    }
+    assert_eq!(
+        guesses, 5,
+        "five guesses at alice per minute, however they are mixed"
+    );
+    assert_eq!(throttled_at, Some(5));
+    // Even the right password for alice is refused from that address now...
+    assert_eq!(
+        outcome(&login_from(&server, LOOPBACK, "alice", ALICE_PW)),
+        "throttled"
+    );
+    // ...but alice from another address, and the token, are not affected.
+    assert_eq!(
+        outcome(&login_from(&server, OTHER_ADDRESS, "alice", ALICE_PW)),
+        "ok"
+    );
+    let me = who_am_i(&server, &[("Authorization", &bearer(TOKEN))]);
+    assert_eq!(me["authenticatedUser"], "home-assistant", "{me}");
+}
+
+#[test]
+fn many_names_from_one_address_meet_the_address_cap() {
+    let capped = config(json!({"loginFailuresPerUser": 2, "loginFailuresPerAddress": 6}));
+    let server = Server::start(config(json!({})));
+    reload(&server, &capped);
+    let mut refused = 0;
+    for i in 0..6 {
+        let name = format!("nobody{i}");
+        refused +=
+            usize::from(outcome(&login_from(&server, OTHER_ADDRESS, &name, "x")) == "refused");
+    }
+    assert_eq!(refused, 6);
+    // The address reached its cap: no name may be tried from it, not even a right one.
+    for (name, password) in [("bob", BOB_PW), ("alice", ALICE_PW)] {
+        assert_eq!(
+            outcome(&login_from(&server, OTHER_ADDRESS, name, password)),
+            "throttled",
+            "{name}"
+        );
+    }
+    assert_eq!(outcome(&login_from(&server, LOOPBACK, "bob", BOB_PW)), "ok");
+}
+
+#[test]
+fn a_new_login_ends_the_oldest_session_of_that_user_only() {
+    let server = Server::start(config(json!({})));
+    reload(&server, &config(json!({"maxSessionsPerUser": 2})));
+    let bob = login(&server, "bob", BOB_PW);
+    let alice: Vec<String> = (0..3).map(|_| login(&server, "alice", ALICE_PW)).collect();
+    assert_eq!(user_of(&server, &alice[0]), "guest", "alice's oldest ended");
+    assert_eq!(user_of(&server, &alice[1]), "alice");
+    assert_eq!(user_of(&server, &alice[2]), "alice");
+    assert_eq!(user_of(&server, &bob), "bob", "bob's session stays");
+    assert!(server.log_contains("the oldest session of this user ended"));
+}
+
+#[test]
+fn the_sessions_file_holds_hashes_of_the_ids_and_an_old_file_in_clear_is_dropped() {
+    let state = TempDir::new();
+    let old_sid = "0b9e2c1a-5d4f-4e3a-9b8c-7d6e5f4a3b2c";
+    let old = json!({"version": 1, "sessions": {old_sid: {
+        "username": "alice", "passwordFingerprint": "x", "expires": 9_999_999_999u64}}});
+    let file = state.path().join("sessions.json");
+    std::fs::write(&file, old.to_string()).unwrap();
+    let config = config(json!({"stateDirectory": state.path().to_str().unwrap()}));
+    let server = Server::start(config.clone());
+    // The file in clear is replaced at start, before anyone logs in.
+    assert!(wait_until(SOON, || {
+        std::fs::read_to_string(&file).is_ok_and(|t| !t.contains(old_sid))
+    }));
+    assert!(server.log_contains("holds session ids in clear"));
+    assert_eq!(user_of(&server, old_sid), "guest");
+
+    let alice = login(&server, "alice", ALICE_PW);
+    let bob = login(&server, "bob", BOB_PW);
+    reload(&server, &config);
+    let text = std::fs::read_to_string(&file).unwrap();
+    for sid in [&alice, &bob] {
+        assert!(!text.contains(sid.as_str()), "an id in clear: {text}");
+        assert!(text.contains(&sha256_hex(sid)), "{text}");
+    }
+    // The hash itself opens nothing; the id still does, after a restart too.
+    assert_eq!(user_of(&server, &sha256_hex(&alice)), "guest");
+    drop(server);
+    let server = Server::start(config);
+    assert_eq!(user_of(&server, &alice), "alice");
+    assert_eq!(user_of(&server, &bob), "bob");
+}
