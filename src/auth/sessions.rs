@@ -36,6 +36,10 @@ pub struct Session {
     pub password_fingerprint: String,
     /// Unix seconds.
     pub expires: u64,
+    /// The order of the logins: logins within one second expire in the same second, and the
+    /// lower number is the older. Files written before it existed read as 0.
+    #[serde(default)]
+    pub serial: u64,
 }
 
 /// The fingerprint of a stored password hash.
@@ -52,6 +56,8 @@ fn key(sid: &str) -> String {
 pub struct Sessions {
     /// Hash of the session id → session.
     map: HashMap<String, Session>,
+    /// The serial of the next session.
+    next: u64,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -98,7 +104,7 @@ impl Sessions {
                 break;
             }
             let oldest = theirs
-                .min_by_key(|(_, s)| s.expires)
+                .min_by_key(|(_, s)| (s.expires, s.serial))
                 .map(|(k, _)| k.clone());
             if let Some(k) = oldest {
                 self.map.remove(&k);
@@ -109,7 +115,7 @@ impl Sessions {
             let first = self
                 .map
                 .iter()
-                .min_by_key(|(_, s)| s.expires)
+                .min_by_key(|(_, s)| (s.expires, s.serial))
                 .map(|(k, _)| k.clone());
             if let Some(k) = first {
                 self.map.remove(&k);
@@ -123,8 +129,10 @@ impl Sessions {
                 username: username.to_string(),
                 password_fingerprint: fingerprint(phc),
                 expires: now.saturating_add(LIFETIME_SECS),
+                serial: self.next,
             },
         );
+        self.next += 1;
         (sid, evicted)
     }
 
@@ -187,7 +195,8 @@ impl Sessions {
         let mut map = file.sessions;
         // Keys are SHA-256 hashes in hex; anything else in the file is not ours.
         map.retain(|k, _| k.len() == 64 && k.bytes().all(|b| b.is_ascii_hexdigit()));
-        Ok(Sessions { map })
+        let next = map.values().map(|s| s.serial + 1).max().unwrap_or(0);
+        Ok(Sessions { map, next })
     }
 }
 
@@ -282,6 +291,24 @@ mod tests {
         assert!(live(&ids[1]) && live(&ids[2]) && live(&newest));
         assert!(live(&bob), "bob's session stays");
         assert_eq!(s.map.values().filter(|x| x.username == "alice").count(), 3);
+    }
+
+    /// Logins within one second expire in the same second: the order of the logins decides,
+    /// not the order of a hash map, and it survives the file.
+    #[test]
+    fn logins_in_one_second_end_in_the_order_they_came() {
+        let mut s = Sessions::default();
+        let ids: Vec<String> = (0..3)
+            .map(|_| s.create("alice", "$argon2id$alice", 5, 3).0)
+            .collect();
+        let mut s = Sessions::from_bytes(&s.to_bytes()).unwrap();
+        for (n, old) in ids.iter().enumerate() {
+            s.create("alice", "$argon2id$alice", 5, 3);
+            assert!(!s.map.contains_key(&key(old)), "login {n} was not the one to end");
+            for younger in &ids[n + 1..] {
+                assert!(s.map.contains_key(&key(younger)));
+            }
+        }
     }
 
     #[test]
