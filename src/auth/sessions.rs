@@ -304,7 +304,10 @@ mod tests {
         let mut s = Sessions::from_bytes(&s.to_bytes()).unwrap();
         for (n, old) in ids.iter().enumerate() {
             s.create("alice", "$argon2id$alice", 5, 3);
-            assert!(!s.map.contains_key(&key(old)), "login {n} was not the one to end");
+            assert!(
+                !s.map.contains_key(&key(old)),
+                "login {n} was not the one to end"
+            );
             for younger in &ids[n + 1..] {
                 assert!(s.map.contains_key(&key(younger)));
             }

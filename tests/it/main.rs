@@ -12,6 +12,7 @@ mod harness;
 
 mod abuse;
 mod appliance;
+mod argument_rules;
 mod arguments;
 mod cli_credentials;
 mod config_check;
