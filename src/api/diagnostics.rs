@@ -175,8 +175,9 @@ fn report(app: &App) -> String {
     }
     let _ = writeln!(
         r,
-        "actions: {}, dashboards: {}, entity files: {}",
+        "actions: {} ({} disabled by errors), dashboards: {}, entity files: {}",
         config.actions.len(),
+        config.disabled_actions().count(),
         config.dashboards.len(),
         config.entities.len()
     );

@@ -2,19 +2,28 @@
 //! one is read from its YAML mapping (a top-level `actions:` entry or a dashboard's
 //! `inlineAction`). Every problem found in an action concerns that action alone, and reading
 //! one gives the action together with its own problems (`CheckedAction`), so `collect` alone
-//! decides what an action's problems mean for the whole file. Only a configured id used twice
-//! is found later, once every id is known (`settle_ids`). The command is `command`'s, the
-//! argument declarations `arguments`', the ids `ids`'.
+//! decides what an action's problems mean for the whole file: an error in an action disables
+//! that action (it stays in the config, named with its errors, and never runs) and leaves
+//! the rest of the file in force. Only a configured id used twice is found later, once every
+//! id is known (`settle_ids`), and disables the later action the same way. The command is
+//! `command`'s, the argument declarations `arguments`', the ids `ids`'.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::Problem;
 use super::checker::{Checker, Field, Fields, Problems, path_or};
 use super::command::{self, CommandSpec, CommandTemplate};
 use super::ids::{self, Claim};
 use super::schema::{ACTION, RATE};
 use super::tree::Node;
 use crate::arguments::{self, Argument};
+
+/// The shortest timeout, in seconds: OliveTin raises anything below it (0 included) to it,
+/// and actiond does the same, with a warning.
+pub const MIN_TIMEOUT_SECS: i64 = 3;
+/// The longest timeout, in seconds: a day.
+pub const MAX_TIMEOUT_SECS: i64 = 86_400;
 
 /// One configured action: what it runs and everything that governs a run of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +53,30 @@ pub struct Action {
     pub exec_on_cron: Vec<String>,
     pub exec_on_file_created_in_dir: Vec<String>,
     pub exec_on_file_changed_in_dir: Vec<String>,
+    /// Set when the config holds an error in this action: it is still listed (in the log,
+    /// greyed on the page, by `--check-config`) but never runs, by any route.
+    pub disabled: Option<Disabled>,
+}
+
+/// Why an action is disabled: every error found in it, each at its YAML path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Disabled {
+    pub errors: Vec<Problem>,
+    /// Whether the page may show it (greyed, with its errors) to callers who may view it.
+    /// Not when its `acls:` name a list that does not exist: who was meant to see it is then
+    /// unknown, so nobody sees it.
+    pub shown: bool,
+}
+
+impl Disabled {
+    /// The errors in one line, for the log, the page and a refused start.
+    pub fn reason(&self) -> String {
+        self.errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
 }
 
 impl Action {
@@ -69,6 +102,7 @@ impl Action {
             exec_on_cron: Vec::new(),
             exec_on_file_created_in_dir: Vec::new(),
             exec_on_file_changed_in_dir: Vec::new(),
+            disabled: None,
         }
     }
 }
@@ -128,12 +162,16 @@ pub(super) struct Draft {
     pub configured_id: Option<String>,
     /// Path of the action's mapping, for id problems.
     pub path: String,
+    /// The errors found in the action so far: any disables it.
+    pub errors: Vec<Problem>,
+    /// Whether its `acls:` name a list that does not exist (see `Disabled::shown`).
+    pub unknown_acl: bool,
 }
 
-/// What reading one action gave: the action, unless a problem left nothing to run, and every
-/// problem found in it.
+/// What reading one action gave: the action (with stand-ins where a part could not be read,
+/// so that a broken action can still be named) and every problem found in it.
 pub(super) struct CheckedAction {
-    pub draft: Option<Draft>,
+    pub draft: Draft,
     pub problems: Problems,
 }
 
@@ -163,12 +201,20 @@ pub(super) fn read(
     ctx: &ActionContext<'_>,
     inherited: Inherited<'_>,
 ) -> CheckedAction {
-    let (draft, problems) = c.scoped(|c| draft(c, entries, path, ctx, inherited));
+    let (draft, problems) = c.scoped(|c| {
+        // `${{ VAR }}` problems inside this action were found before any action was read;
+        // they are this action's, like any other problem in it.
+        c.claim_pending(path);
+        draft(c, entries, path, ctx, inherited)
+    });
     CheckedAction { draft, problems }
 }
 
-/// Reads one action and adds it to the config: its problems join the file's (today any error
-/// in it refuses the whole file), and the action joins `drafts`. Returns its title.
+/// Reads one action and adds it to the config. This is where an action's problems get their
+/// meaning: its warnings join the file's, and its errors disable the action alone (they are
+/// listed with the file's, counted as confined to one action, so they do not refuse the
+/// file). The action joins `drafts` either way, so the log, the page and `--check-config`
+/// can name it. Returns its title.
 pub(super) fn collect(
     c: &mut Checker<'_>,
     entries: &[(String, Node)],
@@ -176,13 +222,17 @@ pub(super) fn collect(
     ctx: &ActionContext<'_>,
     inherited: Inherited<'_>,
     drafts: &mut Vec<Draft>,
-) -> Option<String> {
-    let checked = read(c, entries, path, ctx, inherited);
-    c.problems.append(checked.problems);
-    let draft = checked.draft?;
+) -> String {
+    let CheckedAction {
+        mut draft,
+        problems,
+    } = read(c, entries, path, ctx, inherited);
+    c.problems.warnings.extend(problems.warnings);
+    c.problems.confine(problems.errors.clone());
+    draft.errors = problems.errors;
     let title = draft.action.title.clone();
     drafts.push(draft);
-    Some(title)
+    title
 }
 
 fn draft(
@@ -191,15 +241,16 @@ fn draft(
     path: &str,
     ctx: &ActionContext<'_>,
     inherited: Inherited<'_>,
-) -> Option<Draft> {
+) -> Draft {
     let f = c.fields(entries, path, ACTION);
     let configured_id = configured_id(c, &f, path);
-    let title = title(c, &f, path, inherited.title, configured_id.as_deref())?;
-    let command = command::read(c, &f, path)?;
+    let title = title(c, &f, path, inherited.title, configured_id.as_deref());
+    // An action with nothing to run is disabled; the empty argv stands in for its command.
+    let command = command::read(c, &f, path).unwrap_or(CommandSpec::Exec(Vec::new()));
     let timeout = timeout(c, f.get("timeout"), ctx.timeout);
     let max_concurrent = max_concurrent(c, f.get("maxConcurrent"));
     let max_rate = rate_rules(c, f.get("maxRate"));
-    let acls = acl_names(c, f.get("acls"), ctx);
+    let (acls, unknown_acl) = acl_names(c, f.get("acls"), ctx);
     let icon = match c.text(f.get("icon")) {
         Some(icon) if !icon.is_empty() => expand_icon(&icon),
         _ => ctx.icon.clone(),
@@ -247,12 +298,15 @@ fn draft(
         exec_on_cron,
         exec_on_file_created_in_dir,
         exec_on_file_changed_in_dir,
+        disabled: None,
     };
-    Some(Draft {
+    Draft {
         action,
         configured_id,
         path: path.to_string(),
-    })
+        errors: Vec::new(),
+        unknown_acl,
+    }
 }
 
 /// The `id` when it is valid; an invalid one is an error (and the id is then derived).
@@ -269,42 +323,54 @@ fn configured_id(c: &mut Checker<'_>, f: &Fields<'_>, path: &str) -> Option<Stri
 }
 
 /// The title: written, else inherited from the dashboard component, else the configured id.
-/// `None` (with an error, unless an id was written) when there is none.
+/// When there is none, an error (unless an invalid id was written, which has its own), and
+/// the action's path stands in, so the disabled action can still be named.
 fn title(
     c: &mut Checker<'_>,
     f: &Fields<'_>,
     path: &str,
     inherited: Option<&str>,
     configured_id: Option<&str>,
-) -> Option<String> {
+) -> String {
     let title = c
         .text(f.get("title"))
         .filter(|t| !t.trim().is_empty())
         .or_else(|| inherited.map(str::to_string))
         .filter(|t| !t.trim().is_empty());
     match (title, configured_id) {
-        (Some(title), _) => Some(title),
-        (None, Some(id)) => Some(id.to_string()),
+        (Some(title), _) => title,
+        (None, Some(id)) => id.to_string(),
         (None, None) => {
             if !f.written("id") {
                 c.error(path, "an action needs a title");
             }
-            None
+            path.to_string()
         }
     }
 }
 
-/// `timeout` in whole seconds, 1 to 86400; `defaultTimeout` when absent or wrong.
+/// `timeout` in whole seconds, at most a day; `defaultTimeout` when absent or wrong. Below
+/// 3 (0 included) it becomes 3 with a warning, as OliveTin makes it.
 fn timeout(c: &mut Checker<'_>, field: Field<'_, '_>, default: Duration) -> Duration {
     let Some((_, at)) = field else {
         return default;
     };
     match c.integer(field) {
-        Some(secs @ 1..=86_400) => Duration::from_secs(secs.unsigned_abs()),
+        Some(secs) if secs < MIN_TIMEOUT_SECS => {
+            c.warn(
+                at,
+                format!(
+                    "timeout {secs} is below {MIN_TIMEOUT_SECS} seconds, so it is \
+                     {MIN_TIMEOUT_SECS} (as in OliveTin)"
+                ),
+            );
+            Duration::from_secs(MIN_TIMEOUT_SECS.unsigned_abs())
+        }
+        Some(secs @ ..=MAX_TIMEOUT_SECS) => Duration::from_secs(secs.unsigned_abs()),
         Some(secs) => {
             c.error(
                 at,
-                format!("timeout must be between 1 and 86400 seconds, found {secs}"),
+                format!("timeout must be at most {MAX_TIMEOUT_SECS} seconds (a day), found {secs}"),
             );
             default
         }
@@ -327,14 +393,27 @@ fn max_concurrent(c: &mut Checker<'_>, field: Field<'_, '_>) -> usize {
     }
 }
 
-/// `acls`: each must name one of `accessControlLists`.
-fn acl_names(c: &mut Checker<'_>, field: Field<'_, '_>, ctx: &ActionContext<'_>) -> Vec<String> {
+/// `acls`: each must name one of `accessControlLists`; also whether one does not. A list
+/// named wrongly would leave out whatever it was meant to grant or keep back, so the action
+/// is disabled and hidden rather than guessed at.
+fn acl_names(
+    c: &mut Checker<'_>,
+    field: Field<'_, '_>,
+    ctx: &ActionContext<'_>,
+) -> (Vec<String>, bool) {
     let acls = c.text_list(field);
+    let mut unknown = false;
     c.each_entry(field, &acls, |_, name| {
-        (!ctx.acl_names.contains(&name))
-            .then(|| format!("no access control list is named {name:?} (see accessControlLists)"))
+        let missing = !ctx.acl_names.contains(&name);
+        unknown |= missing;
+        missing.then(|| {
+            format!(
+                "no access control list is named {name:?} (see accessControlLists): the action \
+                 is disabled and shown to nobody, since who may see and run it is unknown"
+            )
+        })
     });
-    acls
+    (acls, unknown)
 }
 
 /// `execOnCron`: each line must parse (see `schedule`); a bad one is an error at its own
@@ -445,8 +524,10 @@ pub(super) fn popup(c: &mut Checker<'_>, field: Field<'_, '_>, default: Popup) -
     default
 }
 
-/// Gives every action its id (see `ids`); a duplicate configured id is an error at its path.
-pub(super) fn settle_ids(c: &mut Checker<'_>, drafts: Vec<Draft>) -> Vec<Action> {
+/// Gives every action its id (see `ids`) and turns the errors of each into its `disabled`.
+/// A configured id used twice disables the later action, which gets an id of its own, so
+/// that it can still be named.
+pub(super) fn settle_ids(c: &mut Checker<'_>, mut drafts: Vec<Draft>) -> Vec<Action> {
     let claims: Vec<Claim<'_>> = drafts
         .iter()
         .map(|d| Claim {
@@ -455,12 +536,22 @@ pub(super) fn settle_ids(c: &mut Checker<'_>, drafts: Vec<Draft>) -> Vec<Action>
             path: &d.path,
         })
         .collect();
-    let (settled, errors) = ids::settle(&claims);
-    c.problems.errors.extend(errors);
+    let (settled, duplicates) = ids::settle(&claims);
+    for (index, problem) in duplicates {
+        c.problems.confine(vec![problem.clone()]);
+        drafts[index].errors.push(problem);
+    }
     drafts
         .into_iter()
         .zip(settled)
-        .map(|(draft, id)| Action { id, ..draft.action })
+        .map(|(draft, id)| Action {
+            id,
+            disabled: (!draft.errors.is_empty()).then_some(Disabled {
+                errors: draft.errors,
+                shown: !draft.unknown_acl,
+            }),
+            ..draft.action
+        })
         .collect()
 }
 
@@ -710,19 +801,14 @@ actions:
                 "invalid id",
             ),
             (
-                "actions:\n  - {title: x, shell: y, timeout: 0}\n",
-                "actions[0].timeout",
-                "between 1 and 86400",
-            ),
-            (
-                "actions:\n  - {title: x, shell: y, timeout: -5}\n",
-                "actions[0].timeout",
-                "between 1 and 86400",
-            ),
-            (
                 "actions:\n  - {title: x, shell: y, timeout: 86401}\n",
                 "actions[0].timeout",
-                "between 1 and 86400",
+                "at most 86400 seconds",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, timeout: soon}\n",
+                "actions[0].timeout",
+                "expected a whole number",
             ),
             (
                 "actions:\n  - {title: x, shell: y, maxConcurrent: 0}\n",

@@ -91,10 +91,8 @@ pub(super) fn component(
             entity: effective_entity,
         };
         let action_path = path_or(f.get("inlineAction"), "");
-        if let Some(action_title) =
-            actions::collect(c, entries, action_path, ctx, inherited, drafts)
-            && title.is_empty()
-        {
+        let action_title = actions::collect(c, entries, action_path, ctx, inherited, drafts);
+        if title.is_empty() {
             title = action_title;
         }
         if written.is_empty() || written.eq_ignore_ascii_case("action") {

@@ -34,7 +34,7 @@ use crate::permissions::{Caller, Decision, Verb, decide};
 use crate::store::Journal;
 use admission::{Candidate, Earlier, limit_reached};
 use recorder::Recorder;
-pub use setup::{Binding, Setup, render_for, render_html_for};
+pub use setup::{Binding, Setup, escape_html, render_for, render_html_for};
 
 /// Why the engine refused. The API maps each variant to a Connect code in one place
 /// (`api::connect_error`); the text is the message a client or the log shows.
@@ -52,6 +52,11 @@ pub enum Error {
     CommandTooLong(String),
     /// RestartAction of an execution whose arguments are no longer known.
     ArgumentsUnavailable(String),
+    /// The action is disabled by an error in the config: its id, and the errors.
+    Disabled {
+        id: String,
+        reason: String,
+    },
     Denied(Verb),
     LoginRequired,
     NegativeOffset(i64),
@@ -80,6 +85,11 @@ impl fmt::Display for Error {
             Error::ArgumentsUnavailable(id) => write!(
                 f,
                 "the arguments of execution {id:?} are no longer known: start the action again"
+            ),
+            Error::Disabled { id, reason } => write!(
+                f,
+                "action {id:?} is disabled by an error in the config, and does not run until \
+                 it is fixed: {reason}"
             ),
             Error::Denied(verb) => write!(
                 f,
@@ -340,6 +350,15 @@ impl Engine {
             .ok_or_else(|| Error::UnknownAction(req.binding_id.clone()))?;
         let action = Arc::clone(&binding.action);
         self.check(caller, &action, Verb::Exec)?;
+        // Every route meets this: requests, GET starts, restarts, triggers and MQTT presses
+        // all come through here. After the permission, so that the errors (which name parts
+        // of the config) go only to callers who may run the action.
+        if let Some(disabled) = &action.disabled {
+            return Err(Error::Disabled {
+                id: req.binding_id,
+                reason: disabled.reason(),
+            });
+        }
         if !origin.trigger_values() {
             arguments::refuse_trigger_values(&action.arguments, &req.arguments)
                 .map_err(Error::BadArgument)?;

@@ -111,20 +111,23 @@ pub fn render_for(text: &str, instance: &Instance) -> String {
 /// The same for HTML written in the config (`display` components, icons): entity values come
 /// from files that scripts write, so they are escaped, never markup.
 pub fn render_html_for(text: &str, instance: &Instance) -> String {
-    render_with(text, instance, |v| {
-        let mut out = String::with_capacity(v.len());
-        for c in v.chars() {
-            match c {
-                '&' => out.push_str("&amp;"),
-                '<' => out.push_str("&lt;"),
-                '>' => out.push_str("&gt;"),
-                '"' => out.push_str("&quot;"),
-                '\'' => out.push_str("&#39;"),
-                c => out.push(c),
-            }
+    render_with(text, instance, |v| escape_html(&v))
+}
+
+/// Text made safe to put into HTML: it reads as the same text, never as markup.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
         }
-        out
-    })
+    }
+    out
 }
 
 fn render_with(text: &str, instance: &Instance, value: impl Fn(String) -> String) -> String {
