@@ -295,6 +295,7 @@ fn root(c: &mut Checker<'_>, text: &str) -> Option<Node> {
             return None;
         }
     };
+    c.problems.warnings.extend(tree::tab_warning(text, ""));
     tree::interpolate_env(&mut root, "", c.env, &mut c.pending);
     Some(root)
 }
