@@ -321,6 +321,7 @@ fn entities_read_as_olivetin_reads_them() {
 #[ignore = "needs the corpus: scripts/test.sh's corpus stage runs it"]
 fn configs_load_their_declared_entities() {
     let mut checked = 0;
+    let mut fed = 0;
     // The folders carry their entity files; the single files name paths on their authors'
     // machines.
     for path in configs().into_iter().filter(|p| p.ends_with("config.yaml")) {
@@ -341,7 +342,22 @@ fn configs_load_their_declared_entities() {
                 source.name
             );
         }
+        // Entity-fed arguments get one rendered choice per instance.
+        let setup = crate::engine::Setup::new(std::sync::Arc::new(loaded.config), set.set.into());
+        for b in setup.bindings() {
+            for a in b.action.arguments.iter().filter(|a| a.entity.is_some()) {
+                fed += 1;
+                assert!(!a.choices.is_empty(), "{}: {}", b.id, a.name);
+                assert!(
+                    a.choices.iter().all(|c| !c.value.contains("{{")),
+                    "{}: {:?}",
+                    b.id,
+                    a.choices
+                );
+            }
+        }
         checked += 1;
     }
     assert!(checked >= 3, "only {checked} configs declare entities");
+    assert!(fed >= 1, "no entity-fed argument was rendered");
 }

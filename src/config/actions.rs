@@ -524,6 +524,36 @@ pub(super) fn popup(c: &mut Checker<'_>, field: Field<'_, '_>, default: Popup) -
     default
 }
 
+/// Warns about actions and entity-fed arguments whose entity type no `entities:` entry
+/// declares: they have no instances, so such an action has no button and such an argument
+/// no choice (OliveTin shows nothing either), which is rarely what was meant.
+pub(super) fn warn_unknown_entity_types(c: &mut Checker<'_>, drafts: &[Draft], known: &[&str]) {
+    for d in drafts {
+        let a = &d.action;
+        if let Some(t) = a.entity.as_deref().filter(|t| !known.contains(t)) {
+            c.warn(
+                &d.path,
+                format!(
+                    "no entities: entry declares the entity type {t:?}, so this action has no \
+                     button until one does"
+                ),
+            );
+        }
+        for arg in &a.arguments {
+            if let Some(t) = arg.entity.as_deref().filter(|t| !known.contains(t)) {
+                c.warn(
+                    &d.path,
+                    format!(
+                        "no entities: entry declares the entity type {t:?}, so argument {:?} \
+                         has no choices until one does",
+                        arg.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
 /// Gives every action its id (see `ids`) and turns the errors of each into its `disabled`.
 /// A configured id used twice disables the later action, which gets an id of its own, so
 /// that it can still be named.
@@ -593,6 +623,7 @@ mod tests {
     fn an_action_with_every_key() {
         let (c, warnings) = ok("
 accessControlLists: [{name: ops}]
+entities: [{file: servers.yaml, name: server}]
 actions:
   - id: ping_host
     title: Ping host

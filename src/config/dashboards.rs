@@ -259,6 +259,7 @@ dashboards:
     #[test]
     fn inline_actions_become_actions_and_links() {
         let (c, warnings) = ok("
+entities: [{file: people.yaml, name: person}]
 actions:
   - {title: Base, shell: echo base}
 dashboards:

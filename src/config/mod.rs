@@ -353,6 +353,11 @@ fn assemble(
             ));
         }
     }
+    let known: Vec<&str> = entities
+        .iter()
+        .map(|e: &EntitySource| e.name.as_str())
+        .collect();
+    actions::warn_unknown_entity_types(c, &drafts, &known);
     let actions = actions::settle_ids(c, drafts);
     Config {
         source: location.source,
