@@ -267,15 +267,28 @@ impl<'a> View<'a> {
                 return by_id;
             }
         }
-        setup.bindings().iter().find(|b| {
-            b.template_title == c.title
-                && match (instance, &b.instance) {
+        let titled = |b: &&Binding| b.template_title == c.title;
+        let same_instance =
+            setup
+                .bindings()
+                .iter()
+                .filter(titled)
+                .find(|b| match (instance, &b.instance) {
                     (Some((kind, i)), Some(bi)) => {
                         bi.key == i.key && b.action.entity.as_deref() == Some(kind)
                     }
                     (None, None) => true,
                     _ => false,
-                }
+                });
+        // Inside an entity fieldset, an action without an entity is the same button in every
+        // instance's fieldset (as in OliveTin 3).
+        same_instance.or_else(|| {
+            instance?;
+            setup
+                .bindings()
+                .iter()
+                .filter(titled)
+                .find(|b| b.instance.is_none())
         })
     }
 
@@ -305,7 +318,11 @@ impl<'a> View<'a> {
             Some((_, i)) => Cow::Owned(render_for(&c.title, i)),
             None => Cow::Borrowed(&c.title),
         };
-        let css_class: Cow<'a, str> = Cow::Borrowed(&c.css_class);
+        // A class is a plain word for the page (which keeps letters, digits, `-` and `_`).
+        let css_class: Cow<'a, str> = match instance {
+            Some((_, i)) => Cow::Owned(render_for(&c.css_class, i)),
+            None => Cow::Borrowed(&c.css_class),
+        };
         let recent = c.kind == ComponentKind::StdoutMostRecentExecution;
         if c.is_link() || recent {
             let Some(binding) = self.named_binding(c, instance) else {
