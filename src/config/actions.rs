@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::Problem;
 use super::checker::{Checker, Field, Fields, Problems, path_or};
 use super::command::{self, CommandSpec, CommandTemplate};
+use super::icons::{expand_icon, warn_online_icon};
 use super::ids::{self, Claim};
 use super::schema::{ACTION, RATE};
 use super::tree::Node;
@@ -252,7 +253,10 @@ fn draft(
     let max_rate = rate_rules(c, f.get("maxRate"));
     let (acls, unknown_acl) = acl_names(c, f.get("acls"), ctx);
     let icon = match c.text(f.get("icon")) {
-        Some(icon) if !icon.is_empty() => expand_icon(&icon),
+        Some(icon) if !icon.is_empty() => {
+            warn_online_icon(c, path_or(f.get("icon"), path), &icon);
+            expand_icon(&icon)
+        }
         _ => ctx.icon.clone(),
     };
     let popup_on_start = popup(c, f.get("popupOnStart"), ctx.popup);
@@ -585,34 +589,6 @@ pub(super) fn settle_ids(c: &mut Checker<'_>, mut drafts: Vec<Draft>) -> Vec<Act
         .collect()
 }
 
-/// OliveTin's icon short names (`icon: ping`), expanded to the HTML entities it uses, so a
-/// config written for OliveTin shows the same icons.
-const ICON_NAMES: &[(&str, &str)] = &[
-    ("poop", "&#x1f4a9;"),
-    ("smile", "&#x1F600;"),
-    ("ping", "&#x1f4e1;"),
-    ("backup", "&#128190;"),
-    ("reboot", "&#128260;"),
-    ("restart", "&#128260;"),
-    ("box", "&#128230;"),
-    ("ashtonished", "&#128562;"),
-    ("clock", "&#128338;"),
-    ("disk", "&#128189;"),
-    ("logs", "&#128269;"),
-    ("light", "&#128161;"),
-    ("robot", "&#129302;"),
-    ("ssh", "&#128272;"),
-    ("theme", "&#127912;"),
-];
-
-/// An icon as written, or the HTML entity of an OliveTin short name (`ping`).
-pub(super) fn expand_icon(icon: &str) -> String {
-    ICON_NAMES
-        .iter()
-        .find(|(name, _)| *name == icon)
-        .map_or_else(|| icon.to_string(), |(_, entity)| (*entity).to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -793,12 +769,6 @@ actions:
         assert_eq!(arg.rule, ArgType::Untyped);
         assert_eq!(arg.default.as_deref(), Some("0"));
         assert!(!arg.reject_null);
-    }
-
-    #[test]
-    fn icon_short_names_expand() {
-        let (c, _) = ok(&format!("{ONE_ACTION}    icon: restart\n"));
-        assert_eq!(c.actions[0].icon, "&#128260;");
     }
 
     #[test]

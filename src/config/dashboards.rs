@@ -131,7 +131,11 @@ pub(super) fn component(
         title,
         kind: kind.unwrap_or(resolved),
         entity,
-        icon: c.text_or(f.get("icon"), ""),
+        icon: {
+            let icon = c.text_or(f.get("icon"), "");
+            super::icons::warn_online_icon(c, path_or(f.get("icon"), path), &icon);
+            icon
+        },
         css_class: c.text_or(f.get("cssClass"), ""),
         contents,
     }

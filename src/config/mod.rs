@@ -26,6 +26,7 @@ mod checker;
 mod command;
 mod dashboards;
 mod entities;
+mod icons;
 mod identity;
 mod ids;
 mod includes;
@@ -47,6 +48,7 @@ pub use checker::EnvLookup;
 pub use command::{CommandSpec, CommandTemplate};
 pub use dashboards::{Component, ComponentKind};
 pub use entities::EntitySource;
+pub use icons::is_online_icon;
 pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Policy};
 pub use includes::IncludeReader;
 pub use mqtt::Mqtt;
@@ -313,7 +315,7 @@ fn assemble(
     let state_directory = settings::state_directory(c, top);
     let prometheus_enabled = settings::prometheus(c, top.get("prometheus"));
     let default_icon =
-        actions::expand_icon(&c.text_or(top.get("defaultIconForActions"), "&#x1F600;"));
+        icons::expand_icon(&c.text_or(top.get("defaultIconForActions"), "&#x1F600;"));
     let default_popup = actions::popup(c, top.get("defaultPopupOnStart"), Popup::Nothing);
     let additional_links = settings::links(c, top.get("additionalNavigationLinks"));
     let auth = identity::auth(c, top);
