@@ -25,6 +25,7 @@ mod limits;
 mod logs;
 mod memory;
 mod metrics;
+mod migration;
 mod mqtt;
 mod operations;
 mod permissions;
