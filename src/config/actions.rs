@@ -382,7 +382,8 @@ fn timeout(c: &mut Checker<'_>, field: Field<'_, '_>, default: Duration) -> Dura
     }
 }
 
-/// `maxConcurrent`, at least 1; 1 when absent or wrong.
+/// `maxConcurrent`; 1 when absent or not a number. Below 1 it becomes 1 with a warning, as
+/// OliveTin makes it: one run at a time is the default anyway, so nothing is opened by it.
 fn max_concurrent(c: &mut Checker<'_>, field: Field<'_, '_>) -> usize {
     let Some((_, at)) = field else {
         return 1;
@@ -390,7 +391,10 @@ fn max_concurrent(c: &mut Checker<'_>, field: Field<'_, '_>) -> usize {
     match c.integer(field) {
         Some(n) if n >= 1 => usize::try_from(n).unwrap_or(usize::MAX),
         Some(n) => {
-            c.error(at, format!("maxConcurrent must be at least 1, found {n}"));
+            c.warn(
+                at,
+                format!("maxConcurrent {n} is below 1, so it is 1 (as in OliveTin)"),
+            );
             1
         }
         None => 1,
@@ -812,9 +816,9 @@ actions:
                 "expected a whole number",
             ),
             (
-                "actions:\n  - {title: x, shell: y, maxConcurrent: 0}\n",
+                "actions:\n  - {title: x, shell: y, maxConcurrent: many}\n",
                 "actions[0].maxConcurrent",
-                "at least 1",
+                "expected a whole number",
             ),
             (
                 "actions:\n  - {title: x, shell: y, hidden: [true]}\n",
@@ -891,6 +895,34 @@ actions:
         assert_eq!(
             ok(&text).0.actions[0].popup_on_start,
             Popup::ExecutionDialog
+        );
+    }
+
+    #[test]
+    fn olivetin_leniencies_warn_and_load() {
+        for (written, secs) in [("0", 3), ("-5", 3), ("2", 3), ("3", 3), ("86400", 86_400)] {
+            let text = format!("{ONE_ACTION}    timeout: {written}\n");
+            let (c, warnings) = ok(&text);
+            assert_eq!(c.actions[0].timeout, Duration::from_secs(secs), "{written}");
+            assert_eq!(
+                warnings.len(),
+                usize::from(secs == 3 && written != "3"),
+                "{warnings:?}"
+            );
+        }
+        assert_warning(
+            &format!("{ONE_ACTION}    timeout: 0\n"),
+            "actions[0].timeout",
+            "timeout 0 is below 3 seconds, so it is 3",
+        );
+        for (written, n) in [("0", 1), ("-1", 1), ("4", 4)] {
+            let (c, _) = ok(&format!("{ONE_ACTION}    maxConcurrent: {written}\n"));
+            assert_eq!(c.actions[0].max_concurrent, n, "{written}");
+        }
+        assert_warning(
+            &format!("{ONE_ACTION}    maxConcurrent: 0\n"),
+            "actions[0].maxConcurrent",
+            "maxConcurrent 0 is below 1, so it is 1",
         );
     }
 }

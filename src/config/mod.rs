@@ -589,9 +589,9 @@ actions:
                 "at most 86400",
             ),
             (
-                "{id: x, title: X, shell: 'true', maxConcurrent: 0}",
+                "{id: x, title: X, shell: 'true', maxConcurrent: many}",
                 "actions[1].maxConcurrent",
-                "at least 1",
+                "expected a whole number",
             ),
             (
                 "{id: x, title: X, shell: 'true', maxRate: [{limit: 1, duration: soon}]}",
