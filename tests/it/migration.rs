@@ -27,9 +27,9 @@ const CHECK_BOUND: Duration = Duration::from_secs(20);
 
 const PASSWORD: &str = "open the garage";
 
-/// A garage panel as it came from OliveTin: every action but three runs in actiond, and the
-/// three that cannot carry the slips the issue found in real configs. `{HASH}` is the
-/// admin's argon2id hash; `{DIR}` a directory the file triggers watch.
+/// A garage panel as it came from OliveTin: every action but five runs in actiond, and the
+/// five that cannot carry slips found in real OliveTin configs. `{HASH}` is the admin's
+/// argon2id hash; `{DIR}` a directory the file triggers watch.
 const GARAGE: &str = r#"# Garage panel, copied from /etc/OliveTin/config.yaml
 pageTitle: Garage
 logLevel: INFO
