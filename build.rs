@@ -21,6 +21,7 @@ const FILES: &[&str] = &[
     "index.html",
     "app.js",
     "output.js",
+    "looks.js",
     "app.css",
     "icon.svg",
     "manifest.webmanifest",

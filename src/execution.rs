@@ -622,6 +622,7 @@ pub mod tests {
             exec_on_cron: vec![],
             exec_on_file_created_in_dir: vec![],
             exec_on_file_changed_in_dir: vec![],
+            disabled: None,
         })
     }
 

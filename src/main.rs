@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use actiond::config::{self, LogLevel, Source};
-use tracing::{error, info, warn};
+use tracing::{error, info};
 
 fn main() -> ExitCode {
     match cli::parse(std::env::args_os().skip(1)) {
@@ -35,22 +35,52 @@ fn main() -> ExitCode {
     }
 }
 
+/// `--check-config`: every warning and every error with its YAML path; exit 0 when nothing
+/// is wrong, 2 when something is, be it an error that refuses the file or one that only
+/// disables an action (the service would start without that action).
 fn check(source: &Source) -> ExitCode {
+    // A valid config is reported on stdout, an invalid one (warnings included) on stderr.
+    let say = |valid: bool, line: &str| {
+        if valid {
+            println!("{line}");
+        } else {
+            eprintln!("{line}");
+        }
+    };
+    let warn_all = |valid: bool, warnings: &[config::Problem]| {
+        for w in warnings {
+            say(valid, &format!("warning: {w}"));
+        }
+        if !warnings.is_empty() {
+            say(valid, &format!("({})", config::MIGRATION_POINTER));
+        }
+    };
     match config::load(source) {
         Ok(loaded) => {
-            for w in &loaded.warnings {
-                println!("warning: {w}");
-            }
             let n = loaded.config.actions.len();
             let actions = if n == 1 { "action" } else { "actions" };
-            println!("{source}: valid ({n} {actions})");
-            ExitCode::SUCCESS
+            let errors = loaded.config.action_errors();
+            let valid = errors.is_empty();
+            warn_all(valid, &loaded.warnings);
+            if valid {
+                println!("{source}: valid ({n} {actions})");
+                return ExitCode::SUCCESS;
+            }
+            for e in &errors {
+                eprintln!("error: {e}");
+            }
+            let disabled = loaded.config.disabled_actions().count();
+            eprintln!(
+                "{source}: {} error{} disable {disabled} of {n} {actions}: actiond starts, and \
+                 those never run until fixed",
+                errors.len(),
+                if errors.len() == 1 { "" } else { "s" },
+            );
+            ExitCode::from(2)
         }
         Err(e) => {
             if let config::LoadError::Invalid { warnings, .. } = &e {
-                for w in warnings {
-                    eprintln!("warning: {w}");
-                }
+                warn_all(false, warnings);
             }
             eprintln!("{source}: {e}");
             ExitCode::from(2)
@@ -149,9 +179,7 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
     };
     init_logging(loaded.config.log_level);
     info!("actiond {} using {source}", env!("CARGO_PKG_VERSION"));
-    for w in &loaded.warnings {
-        warn!("config: {w}");
-    }
+    actiond::watcher::log_loaded(&loaded);
     let config = Arc::new(loaded.config);
     if config.state_directory.is_none() {
         info!("no stateDirectory: the history is kept in memory only");

@@ -70,7 +70,9 @@ pub enum Trigger {
 /// Lines that do not parse were refused when the config loaded, so none are left here.
 pub fn armed_by(config: &Config) -> HashSet<Trigger> {
     let mut out = HashSet::new();
-    for a in &config.actions {
+    // A disabled action never runs, so its triggers are not armed (its cron lines or
+    // directories may be what is wrong with it).
+    for a in config.actions.iter().filter(|a| a.disabled.is_none()) {
         for line in &a.exec_on_cron {
             out.insert(Trigger::Cron {
                 action: a.id.clone(),
@@ -97,7 +99,11 @@ pub fn armed_by(config: &Config) -> HashSet<Trigger> {
 /// until the task is dropped (which stops them all).
 pub async fn run(engine: Arc<Engine>) {
     let config = engine.config();
-    for a in config.actions.iter().filter(|a| a.exec_on_startup) {
+    for a in config
+        .actions
+        .iter()
+        .filter(|a| a.exec_on_startup && a.disabled.is_none())
+    {
         fire(
             &engine,
             &a.id,

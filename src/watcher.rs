@@ -1,9 +1,10 @@
-//! Hot reload (SPEC §9): the directories of the config file, of its `include:` directory and
-//! of every entity file are watched with inotify (through nix), because editors, Ansible and
-//! `mv` replace a file by rename, which a watch on the file itself would miss. Events are debounced. A changed
-//! config is parsed and validated in full and swapped in whole only if it is valid (an
-//! invalid file keeps the old config, and the log says why), then announced with
-//! `configChanged`. A changed entity file is reloaded alone and announced with
+//! Hot reload: the directories of the config file, of its `include:` directory and of every
+//! entity file are watched with inotify (through nix), because editors, Ansible and `mv`
+//! replace a file by rename, which a watch on the file itself would miss. Events are
+//! debounced. A changed config is parsed and validated in full and swapped in whole unless
+//! an error refuses it (an error confined to one action only disables that action, as at
+//! start, and the log names it; a refused file keeps the old config, and the log says why),
+//! then announced with `configChanged`. A changed entity file is reloaded alone and announced with
 //! `entityChanged`; a bad entity file keeps that type's previous instances. Running
 //! executions keep the action they started with. After each config reload the watches follow
 //! the new config (other entity files, another include directory). This module decides when; loading is `config`'s and
@@ -211,9 +212,7 @@ fn reload(to: &Reloads) {
     let old = engine.config();
     match config::load(&old.source) {
         Ok(loaded) => {
-            for w in &loaded.warnings {
-                warn!("config: {w}");
-            }
+            log_loaded(&loaded);
             for name in restart_only_changes(&old, &loaded.config) {
                 warn!("config: a change to {name} takes effect only when actiond restarts");
             }
@@ -228,6 +227,26 @@ fn reload(to: &Reloads) {
             engine.metrics().reloaded(false);
             error!("config not reloaded, the previous one stays in force: {e}");
         }
+    }
+}
+
+/// Logs what loading a config found, at start and after each reload: its warnings (with
+/// where the OliveTin keys are explained), and every disabled action with its errors, since
+/// the service runs without them and the log is where an admin looks.
+pub fn log_loaded(loaded: &config::Loaded) {
+    for w in &loaded.warnings {
+        warn!("config: {w}");
+    }
+    if !loaded.warnings.is_empty() {
+        info!("config: {}", config::MIGRATION_POINTER);
+    }
+    for (action, disabled) in loaded.config.disabled_actions() {
+        error!(
+            "config: action {:?} ({}) is disabled and does not run: {}",
+            action.id,
+            action.title,
+            disabled.reason()
+        );
     }
 }
 

@@ -1,9 +1,16 @@
 //! What a caller can see of the configured actions and entities: GetDashboard (the default
 //! dashboard and the configured ones, nested directories included, entity fieldsets repeated
-//! once per instance), GetActionBinding (the seed's `Action` message, `canExec` decided per
-//! caller), GetEntities and GetEntity (an instance shows to a caller who may view one of its
-//! bindings), and ValidateArgumentType, which checks a value against a declared argument the
-//! caller may view. Only what the caller may view is shown.
+//! once per instance, with their titles and classes rendered for it), GetActionBinding (the
+//! `Action` message, `canExec` decided per caller), GetEntities and GetEntity (an instance
+//! shows to a caller who may view one of its bindings), and ValidateArgumentType, which checks
+//! a value against a declared argument the caller may view. Only what the caller may view is
+//! shown.
+//!
+//! An action disabled by an error in the config is shown greyed: its `canExec` is false for
+//! everyone, and its link carries the class `disabled` and, as its one content, a `display`
+//! component with the errors. The messages have no field for a reason, and a link's
+//! `contents` is otherwise empty, so a client that knows nothing of this still shows a button
+//! it cannot press, and actiond's page shows the reason under it.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -16,7 +23,7 @@ use super::{App, Ctx, login_gate};
 use crate::arguments;
 use crate::config::{Action, Component, ComponentKind, Config};
 use crate::dashboards::{self, DEFAULT_TITLE};
-use crate::engine::{Binding, Setup, render_for, render_html_for};
+use crate::engine::{Binding, Setup, escape_html, render_for, render_html_for};
 use crate::entities::{self, Instance};
 use crate::permissions::{Caller, Decision, Verb, decide};
 use crate::protocol::{Code, ConnectError, Fields};
@@ -30,7 +37,8 @@ pub fn action_json<'a>(setup: &'a Setup, action: &'a Action, caller: &Caller) ->
         binding_id: &action.id,
         title: &action.title,
         icon: &action.icon,
-        can_exec: decide(&config.auth, caller, action, Verb::Exec) == Decision::Allow,
+        can_exec: action.disabled.is_none()
+            && decide(&config.auth, caller, action, Verb::Exec) == Decision::Allow,
         arguments: action
             .arguments
             .iter()
@@ -60,9 +68,15 @@ pub fn action_json<'a>(setup: &'a Setup, action: &'a Action, caller: &Caller) ->
     }
 }
 
+/// Whether `caller` sees `action`: the view permission, and for a disabled action whether it
+/// is shown at all (not when its own access rules are broken).
 fn may_view(config: &Config, caller: &Caller, action: &Action) -> bool {
-    decide(&config.auth, caller, action, Verb::View) == Decision::Allow
+    action.disabled.as_ref().is_none_or(|d| d.shown)
+        && decide(&config.auth, caller, action, Verb::View) == Decision::Allow
 }
+
+/// The class a link of a disabled action carries, added to any the dashboard gives it.
+const DISABLED_CLASS: &str = "disabled";
 
 /// The action bound to `id`, if `caller` may view it.
 fn viewable<'s>(setup: &'s Setup, id: &str, caller: &Caller) -> Result<&'s Action, ConnectError> {
@@ -137,14 +151,14 @@ pub fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, Connec
             may_view(config, &ctx.caller, a)
         })
         .into_iter()
-        .map(|b| view.link(&b.action))
+        .map(|b| view.link(&b.action, Cow::Borrowed("")))
         .collect();
         let fieldset = ComponentJson {
             title: Cow::Borrowed(DEFAULT_TITLE),
             kind: "fieldset",
             contents: links,
             icon: "",
-            css_class: "",
+            css_class: Cow::Borrowed(""),
             action: None,
         };
         let dashboard = DashboardJson {
@@ -286,13 +300,37 @@ struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    fn link(&self, action: &'a Action) -> ComponentJson<'a> {
+    /// A link to `action`, with `css_class` (the dashboard's, rendered); a disabled action's
+    /// link is marked and carries its errors (see the module's note).
+    fn link(&self, action: &'a Action, css_class: Cow<'a, str>) -> ComponentJson<'a> {
+        let (css_class, contents) = match &action.disabled {
+            None => (css_class, Vec::new()),
+            Some(disabled) => {
+                let class = if css_class.trim().is_empty() {
+                    Cow::Borrowed(DISABLED_CLASS)
+                } else {
+                    Cow::Owned(format!("{} {DISABLED_CLASS}", css_class.trim()))
+                };
+                let reason = ComponentJson {
+                    title: Cow::Owned(escape_html(&format!(
+                        "Disabled by an error in the config: {}",
+                        disabled.reason()
+                    ))),
+                    kind: ComponentKind::Display.as_str(),
+                    contents: Vec::new(),
+                    icon: "",
+                    css_class: Cow::Borrowed(DISABLED_CLASS),
+                    action: None,
+                };
+                (class, vec![reason])
+            }
+        };
         ComponentJson {
             title: Cow::Borrowed(&action.title),
             kind: "link",
-            contents: Vec::new(),
+            contents,
             icon: &action.icon,
-            css_class: "",
+            css_class,
             action: Some(action_json(self.setup, action, self.caller)),
         }
     }
@@ -319,15 +357,28 @@ impl<'a> View<'a> {
                 return by_id;
             }
         }
-        setup.bindings().iter().find(|b| {
-            b.template_title == c.title
-                && match (instance, &b.instance) {
+        let titled = |b: &&Binding| b.template_title == c.title;
+        let same_instance =
+            setup
+                .bindings()
+                .iter()
+                .filter(titled)
+                .find(|b| match (instance, &b.instance) {
                     (Some((kind, i)), Some(bi)) => {
                         bi.key == i.key && b.action.entity.as_deref() == Some(kind)
                     }
                     (None, None) => true,
                     _ => false,
-                }
+                });
+        // Inside an entity fieldset, an action without an entity is the same button in every
+        // instance's fieldset (as in OliveTin 3).
+        same_instance.or_else(|| {
+            instance?;
+            setup
+                .bindings()
+                .iter()
+                .filter(titled)
+                .find(|b| b.instance.is_none())
         })
     }
 
@@ -357,6 +408,11 @@ impl<'a> View<'a> {
             Some((_, i)) => Cow::Owned(render_for(&c.title, i)),
             None => Cow::Borrowed(&c.title),
         };
+        // A class is a plain word for the page (which keeps letters, digits, `-` and `_`).
+        let css_class: Cow<'a, str> = match instance {
+            Some((_, i)) => Cow::Owned(render_for(&c.css_class, i)),
+            None => Cow::Borrowed(&c.css_class),
+        };
         let recent = c.kind == ComponentKind::StdoutMostRecentExecution;
         if c.is_link() || recent {
             let Some(binding) = self.named_binding(c, instance) else {
@@ -365,7 +421,7 @@ impl<'a> View<'a> {
             if !may_view(&self.setup.config, self.caller, &binding.action) {
                 return Vec::new();
             }
-            let mut l = self.link(&binding.action);
+            let mut l = self.link(&binding.action, css_class);
             if recent {
                 l.kind = ComponentKind::StdoutMostRecentExecution.as_str();
                 l.title = title;
@@ -373,7 +429,6 @@ impl<'a> View<'a> {
             if !c.icon.is_empty() {
                 l.icon = &c.icon;
             }
-            l.css_class = &c.css_class;
             return vec![l];
         }
         let contents: Vec<ComponentJson<'a>> = c
@@ -392,7 +447,7 @@ impl<'a> View<'a> {
             kind,
             contents,
             icon: &c.icon,
-            css_class: &c.css_class,
+            css_class,
             action: None,
         }]
     }

@@ -105,7 +105,8 @@ pub fn dump_vars(app: &App) -> Vec<u8> {
             contents: BTreeMap::new(),
         });
     }
-    let mut contents = BTreeMap::new();
+    // The entity fields a template can name (`entity.<type>.<key>.<field>`), then actiond's.
+    let mut contents = app.engine.setup().entities.vars();
     contents.insert(
         "actiond.version".to_string(),
         env!("CARGO_PKG_VERSION").to_string(),
@@ -190,8 +191,9 @@ fn report(app: &App) -> String {
     }
     let _ = writeln!(
         r,
-        "actions: {}, dashboards: {}, entity files: {}",
+        "actions: {} ({} disabled by errors), dashboards: {}, entity files: {}",
         config.actions.len(),
+        config.disabled_actions().count(),
         config.dashboards.len(),
         config.entities.len()
     );

@@ -252,7 +252,7 @@ pub struct ComponentJson<'a> {
     pub kind: &'a str,
     pub contents: Vec<ComponentJson<'a>>,
     pub icon: &'a str,
-    pub css_class: &'a str,
+    pub css_class: std::borrow::Cow<'a, str>,
     pub action: Option<ActionJson<'a>>,
 }
 

@@ -41,7 +41,7 @@ pub fn connect_error(e: Error) -> ConnectError {
         | Error::CommandTooLong(_)
         | Error::NegativeOffset(_) => Code::InvalidArgument,
         Error::TrackingIdInUse(_) => Code::AlreadyExists,
-        Error::ArgumentsUnavailable(_) => Code::FailedPrecondition,
+        Error::ArgumentsUnavailable(_) | Error::Disabled { .. } => Code::FailedPrecondition,
         Error::Denied(_) | Error::SecretsNotReplayed(_) => Code::PermissionDenied,
         Error::LoginRequired => Code::Unauthenticated,
         Error::Stopping | Error::HistoryUnwritable(_) => Code::Unavailable,

@@ -184,6 +184,13 @@ pub fn settle(d: &Argument, sent: &str) -> Result<String, String> {
         }
         return Ok(String::new());
     }
+    // An entity-fed argument's choices are its type's instances: with none loaded, no value
+    // can be right, and its type must not be taken as the rule instead.
+    if let (Some(kind), true) = (&d.entity, d.choices.is_empty()) {
+        return Err(format!(
+            "has no choices: no instance of the entity type {kind:?} is loaded"
+        ));
+    }
     let choices: Vec<&str> = d.choices.iter().map(|c| c.value.as_str()).collect();
     check(&d.rule, value, &choices)
 }
@@ -253,6 +260,23 @@ mod tests {
                 .collect();
             assert_eq!(carries_secret(&args, &request), *want, "{request:?}");
         }
+    }
+
+    #[test]
+    fn an_entity_fed_argument_without_instances_takes_no_value() {
+        let mut fed = declared("container", false);
+        fed.entity = Some("container".into());
+        let request = |v: &str| vec![("container".to_string(), v.to_string())];
+        // Its type would take anything: with no instance loaded, nothing is a choice.
+        let err = resolve(std::slice::from_ref(&fed), &request("web")).unwrap_err();
+        assert!(err.rule.contains("no instance of the entity type"), "{err}");
+        assert!(resolve(std::slice::from_ref(&fed), &request("")).is_ok());
+        fed.choices = vec![Choice {
+            value: "web".into(),
+            title: "web".into(),
+        }];
+        assert!(resolve(std::slice::from_ref(&fed), &request("web")).is_ok());
+        assert!(resolve(std::slice::from_ref(&fed), &request("db")).is_err());
     }
 
     #[test]

@@ -2,19 +2,29 @@
 //! one is read from its YAML mapping (a top-level `actions:` entry or a dashboard's
 //! `inlineAction`). Every problem found in an action concerns that action alone, and reading
 //! one gives the action together with its own problems (`CheckedAction`), so `collect` alone
-//! decides what an action's problems mean for the whole file. Only a configured id used twice
-//! is found later, once every id is known (`settle_ids`). The command is `command`'s, the
-//! argument declarations `arguments`', the ids `ids`'.
+//! decides what an action's problems mean for the whole file: an error in an action disables
+//! that action (it stays in the config, named with its errors, and never runs) and leaves
+//! the rest of the file in force. Only a configured id used twice is found later, once every
+//! id is known (`settle_ids`), and disables the later action the same way. The command is
+//! `command`'s, the argument declarations `arguments`', the ids `ids`'.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::Problem;
 use super::checker::{Checker, Field, Fields, Problems, path_or};
 use super::command::{self, CommandSpec, CommandTemplate};
+use super::icons::{expand_icon, warn_online_icon};
 use super::ids::{self, Claim};
 use super::schema::{ACTION, RATE};
 use super::tree::Node;
 use crate::arguments::{self, Argument};
+
+/// The shortest timeout, in seconds: OliveTin raises anything below it (0 included) to it,
+/// and actiond does the same, with a warning.
+pub const MIN_TIMEOUT_SECS: i64 = 3;
+/// The longest timeout, in seconds: a day.
+pub const MAX_TIMEOUT_SECS: i64 = 86_400;
 
 /// One configured action: what it runs and everything that governs a run of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +54,30 @@ pub struct Action {
     pub exec_on_cron: Vec<String>,
     pub exec_on_file_created_in_dir: Vec<String>,
     pub exec_on_file_changed_in_dir: Vec<String>,
+    /// Set when the config holds an error in this action: it is still listed (in the log,
+    /// greyed on the page, by `--check-config`) but never runs, by any route.
+    pub disabled: Option<Disabled>,
+}
+
+/// Why an action is disabled: every error found in it, each at its YAML path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Disabled {
+    pub errors: Vec<Problem>,
+    /// Whether the page may show it (greyed, with its errors) to callers who may view it.
+    /// Not when its `acls:` name a list that does not exist: who was meant to see it is then
+    /// unknown, so nobody sees it.
+    pub shown: bool,
+}
+
+impl Disabled {
+    /// The errors in one line, for the log, the page and a refused start.
+    pub fn reason(&self) -> String {
+        self.errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
 }
 
 impl Action {
@@ -69,6 +103,7 @@ impl Action {
             exec_on_cron: Vec::new(),
             exec_on_file_created_in_dir: Vec::new(),
             exec_on_file_changed_in_dir: Vec::new(),
+            disabled: None,
         }
     }
 }
@@ -128,12 +163,16 @@ pub(super) struct Draft {
     pub configured_id: Option<String>,
     /// Path of the action's mapping, for id problems.
     pub path: String,
+    /// The errors found in the action so far: any disables it.
+    pub errors: Vec<Problem>,
+    /// Whether its `acls:` name a list that does not exist (see `Disabled::shown`).
+    pub unknown_acl: bool,
 }
 
-/// What reading one action gave: the action, unless a problem left nothing to run, and every
-/// problem found in it.
+/// What reading one action gave: the action (with stand-ins where a part could not be read,
+/// so that a broken action can still be named) and every problem found in it.
 pub(super) struct CheckedAction {
-    pub draft: Option<Draft>,
+    pub draft: Draft,
     pub problems: Problems,
 }
 
@@ -163,12 +202,20 @@ pub(super) fn read(
     ctx: &ActionContext<'_>,
     inherited: Inherited<'_>,
 ) -> CheckedAction {
-    let (draft, problems) = c.scoped(|c| draft(c, entries, path, ctx, inherited));
+    let (draft, problems) = c.scoped(|c| {
+        // `${{ VAR }}` problems inside this action were found before any action was read;
+        // they are this action's, like any other problem in it.
+        c.claim_pending(path);
+        draft(c, entries, path, ctx, inherited)
+    });
     CheckedAction { draft, problems }
 }
 
-/// Reads one action and adds it to the config: its problems join the file's (today any error
-/// in it refuses the whole file), and the action joins `drafts`. Returns its title.
+/// Reads one action and adds it to the config. This is where an action's problems get their
+/// meaning: its warnings join the file's, and its errors disable the action alone (they are
+/// listed with the file's, counted as confined to one action, so they do not refuse the
+/// file). The action joins `drafts` either way, so the log, the page and `--check-config`
+/// can name it. Returns its title.
 pub(super) fn collect(
     c: &mut Checker<'_>,
     entries: &[(String, Node)],
@@ -176,13 +223,17 @@ pub(super) fn collect(
     ctx: &ActionContext<'_>,
     inherited: Inherited<'_>,
     drafts: &mut Vec<Draft>,
-) -> Option<String> {
-    let checked = read(c, entries, path, ctx, inherited);
-    c.problems.append(checked.problems);
-    let draft = checked.draft?;
+) -> String {
+    let CheckedAction {
+        mut draft,
+        problems,
+    } = read(c, entries, path, ctx, inherited);
+    c.problems.warnings.extend(problems.warnings);
+    c.problems.confine(problems.errors.clone());
+    draft.errors = problems.errors;
     let title = draft.action.title.clone();
     drafts.push(draft);
-    Some(title)
+    title
 }
 
 fn draft(
@@ -191,17 +242,21 @@ fn draft(
     path: &str,
     ctx: &ActionContext<'_>,
     inherited: Inherited<'_>,
-) -> Option<Draft> {
+) -> Draft {
     let f = c.fields(entries, path, ACTION);
     let configured_id = configured_id(c, &f, path);
-    let title = title(c, &f, path, inherited.title, configured_id.as_deref())?;
-    let command = command::read(c, &f, path)?;
+    let title = title(c, &f, path, inherited.title, configured_id.as_deref());
+    // An action with nothing to run is disabled; the empty argv stands in for its command.
+    let command = command::read(c, &f, path).unwrap_or(CommandSpec::Exec(Vec::new()));
     let timeout = timeout(c, f.get("timeout"), ctx.timeout);
     let max_concurrent = max_concurrent(c, f.get("maxConcurrent"));
     let max_rate = rate_rules(c, f.get("maxRate"));
-    let acls = acl_names(c, f.get("acls"), ctx);
+    let (acls, unknown_acl) = acl_names(c, f.get("acls"), ctx);
     let icon = match c.text(f.get("icon")) {
-        Some(icon) if !icon.is_empty() => expand_icon(&icon),
+        Some(icon) if !icon.is_empty() => {
+            warn_online_icon(c, path_or(f.get("icon"), path), &icon);
+            expand_icon(&icon)
+        }
         _ => ctx.icon.clone(),
     };
     let popup_on_start = popup(c, f.get("popupOnStart"), ctx.popup);
@@ -247,12 +302,15 @@ fn draft(
         exec_on_cron,
         exec_on_file_created_in_dir,
         exec_on_file_changed_in_dir,
+        disabled: None,
     };
-    Some(Draft {
+    Draft {
         action,
         configured_id,
         path: path.to_string(),
-    })
+        errors: Vec::new(),
+        unknown_acl,
+    }
 }
 
 /// The `id` when it is valid; an invalid one is an error (and the id is then derived).
@@ -269,42 +327,54 @@ fn configured_id(c: &mut Checker<'_>, f: &Fields<'_>, path: &str) -> Option<Stri
 }
 
 /// The title: written, else inherited from the dashboard component, else the configured id.
-/// `None` (with an error, unless an id was written) when there is none.
+/// When there is none, an error (unless an invalid id was written, which has its own), and
+/// the action's path stands in, so the disabled action can still be named.
 fn title(
     c: &mut Checker<'_>,
     f: &Fields<'_>,
     path: &str,
     inherited: Option<&str>,
     configured_id: Option<&str>,
-) -> Option<String> {
+) -> String {
     let title = c
         .text(f.get("title"))
         .filter(|t| !t.trim().is_empty())
         .or_else(|| inherited.map(str::to_string))
         .filter(|t| !t.trim().is_empty());
     match (title, configured_id) {
-        (Some(title), _) => Some(title),
-        (None, Some(id)) => Some(id.to_string()),
+        (Some(title), _) => title,
+        (None, Some(id)) => id.to_string(),
         (None, None) => {
             if !f.written("id") {
                 c.error(path, "an action needs a title");
             }
-            None
+            path.to_string()
         }
     }
 }
 
-/// `timeout` in whole seconds, 1 to 86400; `defaultTimeout` when absent or wrong.
+/// `timeout` in whole seconds, at most a day; `defaultTimeout` when absent or wrong. Below
+/// 3 (0 included) it becomes 3 with a warning, as OliveTin makes it.
 fn timeout(c: &mut Checker<'_>, field: Field<'_, '_>, default: Duration) -> Duration {
     let Some((_, at)) = field else {
         return default;
     };
     match c.integer(field) {
-        Some(secs @ 1..=86_400) => Duration::from_secs(secs.unsigned_abs()),
+        Some(secs) if secs < MIN_TIMEOUT_SECS => {
+            c.warn(
+                at,
+                format!(
+                    "timeout {secs} is below {MIN_TIMEOUT_SECS} seconds, so it is \
+                     {MIN_TIMEOUT_SECS} (as in OliveTin)"
+                ),
+            );
+            Duration::from_secs(MIN_TIMEOUT_SECS.unsigned_abs())
+        }
+        Some(secs @ ..=MAX_TIMEOUT_SECS) => Duration::from_secs(secs.unsigned_abs()),
         Some(secs) => {
             c.error(
                 at,
-                format!("timeout must be between 1 and 86400 seconds, found {secs}"),
+                format!("timeout must be at most {MAX_TIMEOUT_SECS} seconds (a day), found {secs}"),
             );
             default
         }
@@ -312,7 +382,8 @@ fn timeout(c: &mut Checker<'_>, field: Field<'_, '_>, default: Duration) -> Dura
     }
 }
 
-/// `maxConcurrent`, at least 1; 1 when absent or wrong.
+/// `maxConcurrent`; 1 when absent or not a number. Below 1 it becomes 1 with a warning, as
+/// OliveTin makes it: one run at a time is the default anyway, so nothing is opened by it.
 fn max_concurrent(c: &mut Checker<'_>, field: Field<'_, '_>) -> usize {
     let Some((_, at)) = field else {
         return 1;
@@ -320,21 +391,37 @@ fn max_concurrent(c: &mut Checker<'_>, field: Field<'_, '_>) -> usize {
     match c.integer(field) {
         Some(n) if n >= 1 => usize::try_from(n).unwrap_or(usize::MAX),
         Some(n) => {
-            c.error(at, format!("maxConcurrent must be at least 1, found {n}"));
+            c.warn(
+                at,
+                format!("maxConcurrent {n} is below 1, so it is 1 (as in OliveTin)"),
+            );
             1
         }
         None => 1,
     }
 }
 
-/// `acls`: each must name one of `accessControlLists`.
-fn acl_names(c: &mut Checker<'_>, field: Field<'_, '_>, ctx: &ActionContext<'_>) -> Vec<String> {
+/// `acls`: each must name one of `accessControlLists`; also whether one does not. A list
+/// named wrongly would leave out whatever it was meant to grant or keep back, so the action
+/// is disabled and hidden rather than guessed at.
+fn acl_names(
+    c: &mut Checker<'_>,
+    field: Field<'_, '_>,
+    ctx: &ActionContext<'_>,
+) -> (Vec<String>, bool) {
     let acls = c.text_list(field);
+    let mut unknown = false;
     c.each_entry(field, &acls, |_, name| {
-        (!ctx.acl_names.contains(&name))
-            .then(|| format!("no access control list is named {name:?} (see accessControlLists)"))
+        let missing = !ctx.acl_names.contains(&name);
+        unknown |= missing;
+        missing.then(|| {
+            format!(
+                "no access control list is named {name:?} (see accessControlLists): the action \
+                 is disabled and shown to nobody, since who may see and run it is unknown"
+            )
+        })
     });
-    acls
+    (acls, unknown)
 }
 
 /// `execOnCron`: each line must parse (see `schedule`); a bad one is an error at its own
@@ -445,8 +532,40 @@ pub(super) fn popup(c: &mut Checker<'_>, field: Field<'_, '_>, default: Popup) -
     default
 }
 
-/// Gives every action its id (see `ids`); a duplicate configured id is an error at its path.
-pub(super) fn settle_ids(c: &mut Checker<'_>, drafts: Vec<Draft>) -> Vec<Action> {
+/// Warns about actions and entity-fed arguments whose entity type no `entities:` entry
+/// declares: they have no instances, so such an action has no button and such an argument
+/// no choice (OliveTin shows nothing either), which is rarely what was meant.
+pub(super) fn warn_unknown_entity_types(c: &mut Checker<'_>, drafts: &[Draft], known: &[&str]) {
+    for d in drafts {
+        let a = &d.action;
+        if let Some(t) = a.entity.as_deref().filter(|t| !known.contains(t)) {
+            c.warn(
+                &d.path,
+                format!(
+                    "no entities: entry declares the entity type {t:?}, so this action has no \
+                     button until one does"
+                ),
+            );
+        }
+        for arg in &a.arguments {
+            if let Some(t) = arg.entity.as_deref().filter(|t| !known.contains(t)) {
+                c.warn(
+                    &d.path,
+                    format!(
+                        "no entities: entry declares the entity type {t:?}, so argument {:?} \
+                         has no choices until one does",
+                        arg.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Gives every action its id (see `ids`) and turns the errors of each into its `disabled`.
+/// A configured id used twice disables the later action, which gets an id of its own, so
+/// that it can still be named.
+pub(super) fn settle_ids(c: &mut Checker<'_>, mut drafts: Vec<Draft>) -> Vec<Action> {
     let claims: Vec<Claim<'_>> = drafts
         .iter()
         .map(|d| Claim {
@@ -455,41 +574,23 @@ pub(super) fn settle_ids(c: &mut Checker<'_>, drafts: Vec<Draft>) -> Vec<Action>
             path: &d.path,
         })
         .collect();
-    let (settled, errors) = ids::settle(&claims);
-    c.problems.errors.extend(errors);
+    let (settled, duplicates) = ids::settle(&claims);
+    for (index, problem) in duplicates {
+        c.problems.confine(vec![problem.clone()]);
+        drafts[index].errors.push(problem);
+    }
     drafts
         .into_iter()
         .zip(settled)
-        .map(|(draft, id)| Action { id, ..draft.action })
+        .map(|(draft, id)| Action {
+            id,
+            disabled: (!draft.errors.is_empty()).then_some(Disabled {
+                errors: draft.errors,
+                shown: !draft.unknown_acl,
+            }),
+            ..draft.action
+        })
         .collect()
-}
-
-/// OliveTin's icon short names (`icon: ping`), expanded to the HTML entities it uses, so a
-/// config written for OliveTin shows the same icons.
-const ICON_NAMES: &[(&str, &str)] = &[
-    ("poop", "&#x1f4a9;"),
-    ("smile", "&#x1F600;"),
-    ("ping", "&#x1f4e1;"),
-    ("backup", "&#128190;"),
-    ("reboot", "&#128260;"),
-    ("restart", "&#128260;"),
-    ("box", "&#128230;"),
-    ("ashtonished", "&#128562;"),
-    ("clock", "&#128338;"),
-    ("disk", "&#128189;"),
-    ("logs", "&#128269;"),
-    ("light", "&#128161;"),
-    ("robot", "&#129302;"),
-    ("ssh", "&#128272;"),
-    ("theme", "&#127912;"),
-];
-
-/// An icon as written, or the HTML entity of an OliveTin short name (`ping`).
-pub(super) fn expand_icon(icon: &str) -> String {
-    ICON_NAMES
-        .iter()
-        .find(|(name, _)| *name == icon)
-        .map_or_else(|| icon.to_string(), |(_, entity)| (*entity).to_string())
 }
 
 #[cfg(test)]
@@ -502,6 +603,7 @@ mod tests {
     fn an_action_with_every_key() {
         let (c, warnings) = ok("
 accessControlLists: [{name: ops}]
+entities: [{file: servers.yaml, name: server}]
 actions:
   - id: ping_host
     title: Ping host
@@ -674,12 +776,6 @@ actions:
     }
 
     #[test]
-    fn icon_short_names_expand() {
-        let (c, _) = ok(&format!("{ONE_ACTION}    icon: restart\n"));
-        assert_eq!(c.actions[0].icon, "&#128260;");
-    }
-
-    #[test]
     fn action_errors_have_exact_paths() {
         let cases: &[(&str, &str, &str)] = &[
             ("actions:\n  - shell: x\n", "actions[0]", "needs a title"),
@@ -710,24 +806,19 @@ actions:
                 "invalid id",
             ),
             (
-                "actions:\n  - {title: x, shell: y, timeout: 0}\n",
-                "actions[0].timeout",
-                "between 1 and 86400",
-            ),
-            (
-                "actions:\n  - {title: x, shell: y, timeout: -5}\n",
-                "actions[0].timeout",
-                "between 1 and 86400",
-            ),
-            (
                 "actions:\n  - {title: x, shell: y, timeout: 86401}\n",
                 "actions[0].timeout",
-                "between 1 and 86400",
+                "at most 86400 seconds",
             ),
             (
-                "actions:\n  - {title: x, shell: y, maxConcurrent: 0}\n",
+                "actions:\n  - {title: x, shell: y, timeout: soon}\n",
+                "actions[0].timeout",
+                "expected a whole number",
+            ),
+            (
+                "actions:\n  - {title: x, shell: y, maxConcurrent: many}\n",
                 "actions[0].maxConcurrent",
-                "at least 1",
+                "expected a whole number",
             ),
             (
                 "actions:\n  - {title: x, shell: y, hidden: [true]}\n",
@@ -804,6 +895,34 @@ actions:
         assert_eq!(
             ok(&text).0.actions[0].popup_on_start,
             Popup::ExecutionDialog
+        );
+    }
+
+    #[test]
+    fn olivetin_leniencies_warn_and_load() {
+        for (written, secs) in [("0", 3), ("-5", 3), ("2", 3), ("3", 3), ("86400", 86_400)] {
+            let text = format!("{ONE_ACTION}    timeout: {written}\n");
+            let (c, warnings) = ok(&text);
+            assert_eq!(c.actions[0].timeout, Duration::from_secs(secs), "{written}");
+            assert_eq!(
+                warnings.len(),
+                usize::from(secs == 3 && written != "3"),
+                "{warnings:?}"
+            );
+        }
+        assert_warning(
+            &format!("{ONE_ACTION}    timeout: 0\n"),
+            "actions[0].timeout",
+            "timeout 0 is below 3 seconds, so it is 3",
+        );
+        for (written, n) in [("0", 1), ("-1", 1), ("4", 4)] {
+            let (c, _) = ok(&format!("{ONE_ACTION}    maxConcurrent: {written}\n"));
+            assert_eq!(c.actions[0].max_concurrent, n, "{written}");
+        }
+        assert_warning(
+            &format!("{ONE_ACTION}    maxConcurrent: 0\n"),
+            "actions[0].maxConcurrent",
+            "maxConcurrent 0 is below 1, so it is 1",
         );
     }
 }

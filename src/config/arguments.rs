@@ -61,9 +61,12 @@ fn declaration(
         );
     }
     let default = c.text(f.get("default"));
+    let entity = entity_type(c, f.get("entity"), &choices, path);
+    // The choices of an entity-fed argument are templates until the entities are loaded, so
+    // a default cannot be checked against them here.
     if let Some(value) = default
         .as_deref()
-        .filter(|d| !d.is_empty() && !rule.is_display_only())
+        .filter(|d| !d.is_empty() && !rule.is_display_only() && entity.is_none())
     {
         let allowed: Vec<&str> = choices.iter().map(|c| c.value.as_str()).collect();
         if let Err(why) = crate::arguments::check(&rule, value, &allowed) {
@@ -86,10 +89,34 @@ fn declaration(
         choices,
         description: c.text_or(f.get("description"), ""),
         suggestions,
-        entity: c.text(f.get("entity")).filter(|e| !e.is_empty()),
+        entity,
         reject_null: c.flag(f.get("rejectNull"), false),
         from_trigger: false,
     }
+}
+
+/// `entity:` of an argument: its choices are templates, each rendered once per instance of
+/// that entity type (when the entities are loaded, and again whenever they change). Without
+/// a choice there is nothing to render, so the type is ignored, with a warning.
+fn entity_type(
+    c: &mut Checker<'_>,
+    field: Field<'_, '_>,
+    choices: &[Choice],
+    path: &str,
+) -> Option<String> {
+    let entity = c.text(field).filter(|e| !e.trim().is_empty())?;
+    if choices.is_empty() {
+        c.warn(
+            path_or(field, path),
+            format!(
+                "entity {entity:?} is ignored: an entity-fed argument lists one choice (such as \
+                 {{value: '{{{{ {entity}.id }}}}', title: '{{{{ {entity}.name }}}}'}}) that is \
+                 repeated for each instance"
+            ),
+        );
+        return None;
+    }
+    Some(entity)
 }
 
 /// A name is needed unless the argument is display-only; it becomes an environment variable

@@ -15,24 +15,37 @@ use super::tree::{Node, index_path, key_path};
 /// Looks up an environment variable (for `${{ VAR }}` and `$STATE_DIRECTORY`).
 pub type EnvLookup<'a> = dyn Fn(&str) -> Option<String> + 'a;
 
-/// What a reading found: errors refuse the config, warnings do not.
+/// What a reading found: every error, in the order found, and the warnings. An error
+/// refuses the config unless it is confined to one action (which it then disables); those
+/// are listed with the rest and counted in `confined`.
 #[derive(Debug, Default)]
 pub(super) struct Problems {
     pub errors: Vec<Problem>,
     pub warnings: Vec<Problem>,
+    /// How many of `errors` are confined to one action.
+    pub confined: usize,
 }
 
 impl Problems {
-    /// Adds `other`'s problems after these, each list in its own order.
-    pub fn append(&mut self, other: Problems) {
-        self.errors.extend(other.errors);
-        self.warnings.extend(other.warnings);
+    /// Adds errors that disable one action rather than refuse the config.
+    pub fn confine(&mut self, errors: Vec<Problem>) {
+        self.confined += errors.len();
+        self.errors.extend(errors);
+    }
+
+    /// Whether an error refuses the whole config.
+    pub fn fatal(&self) -> bool {
+        self.errors.len() > self.confined
     }
 }
 
 /// The state of one validation pass: the problems so far, and what values are read against.
 pub(super) struct Checker<'a> {
     pub problems: Problems,
+    /// Problems found before the part they belong to is read (`${{ VAR }}` interpolation runs
+    /// over the whole tree first): an action claims those inside it; the rest refuse the
+    /// config once every action has had its turn.
+    pub pending: Vec<Problem>,
     /// The config's directory, against which relative paths are resolved.
     pub base_dir: &'a Path,
     pub env: &'a EnvLookup<'a>,
@@ -77,6 +90,7 @@ impl<'a> Checker<'a> {
     pub fn new(base_dir: &'a Path, env: &'a EnvLookup<'a>) -> Checker<'a> {
         Checker {
             problems: Problems::default(),
+            pending: Vec::new(),
             base_dir,
             env,
         }
@@ -103,6 +117,15 @@ impl<'a> Checker<'a> {
         let made = read(self);
         let inner = std::mem::replace(&mut self.problems, outer);
         (made, inner)
+    }
+
+    /// Moves the pending problems at `path` or below it into the problems being read.
+    pub fn claim_pending(&mut self, path: &str) {
+        let (mine, rest): (Vec<Problem>, Vec<Problem>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|p| within(&p.path, path));
+        self.pending = rest;
+        self.problems.errors.extend(mine);
     }
 
     pub fn resolve(&self, path: &str) -> PathBuf {
@@ -316,6 +339,13 @@ impl<'a> Checker<'a> {
         }
         out
     }
+}
+
+/// Whether the YAML path `path` is `parent` or lies below it (`actions[2].shell` is within
+/// `actions[2]`, `actions[20]` is not).
+fn within(path: &str, parent: &str) -> bool {
+    path.strip_prefix(parent)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
 }
 
 /// Whether an unsupported key's value asks for nothing: null, false, empty text or collection.

@@ -173,6 +173,14 @@ fn placeholder_problem(
                         .filter(|a| !a.name.is_empty() && !a.rule.is_display_only())
                         .map(|a| a.name.as_str())
                         .collect();
+                    // Names are matched exactly (they become environment variables, where
+                    // case matters), so `{{ Container }}` for `container` is the usual slip.
+                    if let Some(meant) = names.iter().find(|n| n.eq_ignore_ascii_case(name)) {
+                        return Some(format!(
+                            "{p} names no argument; did you mean {{{{ {meant} }}}}? (argument \
+                             names are case-sensitive)"
+                        ));
+                    }
                     Some(if names.is_empty() {
                         format!("{p} names no argument: declare it under `arguments:`")
                     } else {
@@ -232,6 +240,11 @@ mod tests {
                 "actions:\n  - {title: x, shell: 'echo {{ a }} {{ nope }}', arguments: [{name: a}]}\n",
                 "actions[0].shell",
                 "(declared: a)",
+            ),
+            (
+                "actions:\n  - {title: x, shell: 'docker restart {{ Container }}', arguments: [{name: container}]}\n",
+                "actions[0].shell",
+                "{{ Container }} names no argument; did you mean {{ container }}? (argument names are case-sensitive)",
             ),
             (
                 "actions:\n  - {title: x, exec: [echo, '{{ nope }}']}\n",

@@ -91,10 +91,8 @@ pub(super) fn component(
             entity: effective_entity,
         };
         let action_path = path_or(f.get("inlineAction"), "");
-        if let Some(action_title) =
-            actions::collect(c, entries, action_path, ctx, inherited, drafts)
-            && title.is_empty()
-        {
+        let action_title = actions::collect(c, entries, action_path, ctx, inherited, drafts);
+        if title.is_empty() {
             title = action_title;
         }
         if written.is_empty() || written.eq_ignore_ascii_case("action") {
@@ -133,7 +131,11 @@ pub(super) fn component(
         title,
         kind: kind.unwrap_or(resolved),
         entity,
-        icon: c.text_or(f.get("icon"), ""),
+        icon: {
+            let icon = c.text_or(f.get("icon"), "");
+            super::icons::warn_online_icon(c, path_or(f.get("icon"), path), &icon);
+            icon
+        },
         css_class: c.text_or(f.get("cssClass"), ""),
         contents,
     }
@@ -261,6 +263,7 @@ dashboards:
     #[test]
     fn inline_actions_become_actions_and_links() {
         let (c, warnings) = ok("
+entities: [{file: people.yaml, name: person}]
 actions:
   - {title: Base, shell: echo base}
 dashboards:

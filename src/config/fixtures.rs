@@ -24,16 +24,41 @@ pub(super) fn base() -> PathBuf {
     PathBuf::from("/srv/actiond")
 }
 
+/// A config without any error: nothing refused, no action disabled.
 pub(super) fn ok(text: &str) -> (Config, Vec<Problem>) {
+    let (config, warnings) = loads(text);
+    let disabled = config.action_errors();
+    assert!(
+        disabled.is_empty(),
+        "expected a valid config, got disabled actions {disabled:#?}\n{text}"
+    );
+    (config, warnings)
+}
+
+/// A config that loads, possibly with disabled actions.
+pub(super) fn loads(text: &str) -> (Config, Vec<Problem>) {
     match parse(text, Source::Embedded, base(), &no_env) {
         Ok(result) => result,
-        Err((errors, _)) => panic!("expected a valid config, got errors {errors:#?}\n{text}"),
+        Err((errors, _)) => panic!("expected a config that loads, got errors {errors:#?}\n{text}"),
     }
 }
 
+/// Every error of `text`: those that refuse it, or else those that disable its actions.
 pub(super) fn errors(text: &str) -> Vec<Problem> {
     match parse(text, Source::Embedded, base(), &no_env) {
-        Ok(_) => panic!("expected errors for\n{text}"),
+        Ok((config, _)) => {
+            let errors = config.action_errors();
+            assert!(!errors.is_empty(), "expected errors for\n{text}");
+            errors
+        }
+        Err((errors, _)) => errors,
+    }
+}
+
+/// The errors that refuse `text` as a whole (it must not load).
+pub(super) fn fatal(text: &str) -> Vec<Problem> {
+    match parse(text, Source::Embedded, base(), &no_env) {
+        Ok(_) => panic!("expected {text:?} to be refused"),
         Err((errors, _)) => errors,
     }
 }

@@ -226,22 +226,35 @@ fn local_user(
         );
         return None;
     }
+    // A user without a usable hash is left out with a warning: that user cannot log in,
+    // which opens nothing, and the rest of the config works (OliveTin loads such configs
+    // too; a `password:` followed only by a comment is null, a bcrypt hash is not argon2id).
     let password = c.text(u.get("password")).unwrap_or_default();
     let password_path = path_or(u.get("password"), path);
     if !password.starts_with("$argon2id$") {
-        c.error(
+        let found = if password.is_empty() {
+            "has no password".to_string()
+        } else if password.starts_with("$2") {
+            "has a bcrypt hash, not an argon2id one".to_string()
+        } else {
+            "has a password that is not an argon2id hash ($argon2id$v=19$…)".to_string()
+        };
+        c.warn(
             password_path,
-            "the password must be an argon2id hash ($argon2id$v=19$…): make one with \
-             `actiond hash-password`",
+            format!(
+                "user {username:?} {found}, so cannot log in: make a hash with \
+                 `actiond hash-password` and put it here"
+            ),
         );
         return None;
     }
     if let Some(kib) = argon2_memory_kib(&password).filter(|m| *m > MAX_ARGON2_KIB) {
-        c.error(
+        c.warn(
             password_path,
             format!(
-                "this hash needs {kib} KiB of memory to check, more than {MAX_ARGON2_KIB} KiB a \
-                 small board can spare at login: make a new one with `actiond hash-password`"
+                "user {username:?} cannot log in: this hash needs {kib} KiB of memory to check, \
+                 more than the {MAX_ARGON2_KIB} KiB a small board can spare at login; make a \
+                 new one with `actiond hash-password`"
             ),
         );
         return None;
@@ -475,11 +488,6 @@ accessControlLists:
         let hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA";
         let cases: &[(String, &str, &str)] = &[
             (
-                "authLocalUsers: {users: [{username: a, password: secret}]}\n".into(),
-                "authLocalUsers.users[0].password",
-                "argon2id hash",
-            ),
-            (
                 format!(
                     "authLocalUsers: {{users: [{{username: a, password: '{hash}'}}, {{username: a, password: '{hash}'}}]}}\n"
                 ),
@@ -553,8 +561,52 @@ accessControlLists:
         );
         assert_eq!(argon2_memory_kib("plain"), None);
         let text = "authLocalUsers:\n  enabled: true\n  users:\n    - {username: a, password: '$argon2id$v=19$m=4194304,t=2,p=1$c2FsdA$aGFzaA'}\n";
-        assert_error(text, "authLocalUsers.users[0].password", "KiB of memory");
+        assert_warning(text, "authLocalUsers.users[0].password", "KiB of memory");
+        assert!(ok(text).0.auth.local_users.is_empty());
         let fine = "authLocalUsers:\n  enabled: true\n  users:\n    - {username: a, password: '$argon2id$v=19$m=65536,t=4,p=4$c2FsdA$aGFzaA'}\n";
         ok(fine);
+    }
+
+    #[test]
+    fn a_user_without_a_usable_hash_cannot_log_in_and_the_rest_loads() {
+        let hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA";
+        // What migrating configs hold: a value that is only a comment (null), a bcrypt hash,
+        // a plain password, nothing at all.
+        let text = format!(
+            "authLocalUsers:
+  enabled: true
+  users:
+    - username: commented
+      password: # set me
+    - {{username: bcrypt, password: '$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy'}}
+    - {{username: plain, password: hunter2}}
+    - {{username: none}}
+    - {{username: good, usergroup: admins, password: '{hash}'}}
+{ONE_ACTION}"
+        );
+        let (c, warnings) = ok(&text);
+        let users: Vec<&str> = c
+            .auth
+            .local_users
+            .iter()
+            .map(|u| u.username.as_str())
+            .collect();
+        assert_eq!(users, ["good"]);
+        let got: Vec<(&str, bool)> = warnings
+            .iter()
+            .map(|w| (w.path.as_str(), w.message.contains("cannot log in")))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("authLocalUsers.users[0]", true),
+                ("authLocalUsers.users[1].password", true),
+                ("authLocalUsers.users[2].password", true),
+                ("authLocalUsers.users[3]", true),
+            ],
+            "{warnings:#?}"
+        );
+        assert!(warnings[1].message.contains("bcrypt"), "{warnings:#?}");
+        assert_eq!(c.actions.len(), 1);
     }
 }

@@ -24,19 +24,25 @@ pub(super) fn is_valid(id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// The id of every claim, in order, and the errors: configured ids first (a duplicate is an
-/// error at its `id` key), then ids derived from titles, made unique with a numeric suffix.
-pub(super) fn settle(claims: &[Claim<'_>]) -> (Vec<String>, Vec<Problem>) {
-    let mut errors = Vec::new();
+/// The id of every claim, in order, and the duplicates: each with the index of its claim and
+/// the error at its `id` key. Configured ids come first; a configured id already taken by an
+/// earlier action is a duplicate, and that claim is given an id derived from its title
+/// instead, so the action it belongs to (disabled by the error) can still be named. Ids
+/// derived from titles are made unique with a numeric suffix.
+pub(super) fn settle(claims: &[Claim<'_>]) -> (Vec<String>, Vec<(usize, Problem)>) {
+    let mut duplicates = Vec::new();
     // Id → the path of the action that has it.
     let mut used: HashMap<String, &str> = HashMap::new();
-    for claim in claims {
+    for (index, claim) in claims.iter().enumerate() {
         if let Some(id) = claim.configured {
             if let Some(first) = used.get(id) {
-                errors.push(Problem {
-                    path: key_path(claim.path, "id"),
-                    message: format!("duplicate id {id:?} (first used by {first})"),
-                });
+                duplicates.push((
+                    index,
+                    Problem {
+                        path: key_path(claim.path, "id"),
+                        message: format!("duplicate id {id:?} (first used by {first})"),
+                    },
+                ));
             } else {
                 used.insert(id.to_string(), claim.path);
             }
@@ -44,9 +50,10 @@ pub(super) fn settle(claims: &[Claim<'_>]) -> (Vec<String>, Vec<Problem>) {
     }
     let mut ids = Vec::with_capacity(claims.len());
     for (index, claim) in claims.iter().enumerate() {
+        let duplicate = duplicates.iter().any(|(i, _)| *i == index);
         let id = match claim.configured {
-            Some(id) => id.to_string(),
-            None => {
+            Some(id) if !duplicate => id.to_string(),
+            _ => {
                 let mut base = derive(claim.title);
                 if base.is_empty() {
                     base = format!("action{}", index + 1);
@@ -65,7 +72,7 @@ pub(super) fn settle(claims: &[Claim<'_>]) -> (Vec<String>, Vec<Problem>) {
         };
         ids.push(id);
     }
-    (ids, errors)
+    (ids, duplicates)
 }
 
 /// An id from a title in lowerCamelCase ASCII alphanumerics: "Restart Docker" →

@@ -36,12 +36,8 @@ pub(super) fn read(
         let label = format!("{}/{}", dir.trim_end_matches('/'), name);
         match tree::parse_yaml(&text) {
             Ok(mut node) => {
-                tree::interpolate_env(
-                    &mut node,
-                    &format!("{label}: "),
-                    c.env,
-                    &mut c.problems.errors,
-                );
+                c.problems.warnings.extend(tree::tab_warning(&text, &label));
+                tree::interpolate_env(&mut node, &format!("{label}: "), c.env, &mut c.pending);
                 out.push((label, node));
             }
             Err(mut problem) => {

@@ -27,6 +27,7 @@ mod checker;
 mod command;
 mod dashboards;
 mod entities;
+mod icons;
 mod identity;
 mod ids;
 mod includes;
@@ -43,12 +44,13 @@ mod fixtures;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use actions::{Action, Popup, RateRule};
+pub use actions::{Action, Disabled, MAX_TIMEOUT_SECS, MIN_TIMEOUT_SECS, Popup, RateRule};
 pub use address::{Cidr, check_host_port};
 pub use checker::EnvLookup;
 pub use command::{CommandSpec, CommandTemplate};
 pub use dashboards::{Component, ComponentKind};
 pub use entities::EntitySource;
+pub use icons::is_online_icon;
 pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Policy};
 pub use includes::IncludeReader;
 pub use mqtt::Mqtt;
@@ -140,7 +142,33 @@ pub struct Config {
     pub allowed: crate::origin::Allowed,
 }
 
-/// What validation gives: the config and its warnings, or the errors and the warnings.
+/// Where a user learns what actiond does with each OliveTin key: said after the warnings of
+/// `--check-config` and of the log.
+pub const MIGRATION_POINTER: &str =
+    "see README \"Migrating from OliveTin\" for every OliveTin key and what actiond does with it";
+
+impl Config {
+    /// The actions an error in them disabled, in config order: they are named in the log and
+    /// on the page, and never run.
+    pub fn disabled_actions(&self) -> impl Iterator<Item = (&Action, &Disabled)> {
+        self.actions
+            .iter()
+            .filter_map(|a| a.disabled.as_ref().map(|d| (a, d)))
+    }
+
+    /// Every error of the disabled actions, in config order (what `--check-config` lists for
+    /// a config that loads).
+    pub fn action_errors(&self) -> Vec<Problem> {
+        self.disabled_actions()
+            .flat_map(|(_, d)| d.errors.iter().cloned())
+            .collect()
+    }
+}
+
+/// What validation gives: the config and its warnings, or the errors and the warnings. A
+/// config with errors confined to actions is `Ok`: those actions are disabled (see
+/// [`Config::disabled_actions`]). `Err` holds every error, those confined to actions too,
+/// when at least one refuses the file.
 pub type Parsed = Result<(Config, Vec<Problem>), (Vec<Problem>, Vec<Problem>)>;
 
 /// Validates a config text with no access to other files: an `include:` key is an error here.
@@ -170,6 +198,10 @@ pub fn parse_with_includes(
 ) -> Parsed {
     let mut c = Checker::new(&base_dir, env);
     let config = document(&mut c, text, source, base_dir.clone(), includes);
+    // The `${{ VAR }}` problems no action claimed concern the file (a setting, a dashboard):
+    // they refuse it. They were found first, so they are listed first.
+    let unclaimed = std::mem::take(&mut c.pending);
+    c.problems.errors.splice(0..0, unclaimed);
     if let Some(config) = &config {
         dashboards::warn_dangling_links(
             &config.dashboards,
@@ -178,7 +210,7 @@ pub fn parse_with_includes(
         );
     }
     match config {
-        Some(config) if c.problems.errors.is_empty() => Ok((config, c.problems.warnings)),
+        Some(config) if !c.problems.fatal() => Ok((config, c.problems.warnings)),
         _ => Err((c.problems.errors, c.problems.warnings)),
     }
 }
@@ -272,7 +304,8 @@ fn root(c: &mut Checker<'_>, text: &str) -> Option<Node> {
             return None;
         }
     };
-    tree::interpolate_env(&mut root, "", c.env, &mut c.problems.errors);
+    c.problems.warnings.extend(tree::tab_warning(text, ""));
+    tree::interpolate_env(&mut root, "", c.env, &mut c.pending);
     Some(root)
 }
 
@@ -290,7 +323,7 @@ fn assemble(
     let history_sync = settings::history_sync(c, top.get("historySync"));
     let prometheus_enabled = settings::prometheus(c, top.get("prometheus"));
     let default_icon =
-        actions::expand_icon(&c.text_or(top.get("defaultIconForActions"), "&#x1F600;"));
+        icons::expand_icon(&c.text_or(top.get("defaultIconForActions"), "&#x1F600;"));
     let default_popup = actions::popup(c, top.get("defaultPopupOnStart"), Popup::Nothing);
     let additional_links = settings::links(c, top.get("additionalNavigationLinks"));
     let auth = identity::auth(c, top);
@@ -330,6 +363,11 @@ fn assemble(
             ));
         }
     }
+    let known: Vec<&str> = entities
+        .iter()
+        .map(|e: &EntitySource| e.name.as_str())
+        .collect();
+    actions::warn_unknown_entity_types(c, &drafts, &known);
     let actions = actions::settle_ids(c, drafts);
     Config {
         source: location.source,
@@ -500,7 +538,7 @@ logLevel: loud
 maxConnections: 0
 actions:
   - shell: x
-  - {title: y, shell: z, timeout: 0, maxRate: [{limit: 1, duration: soon}]}
+  - {title: y, shell: z, timeout: 100000, maxRate: [{limit: 1, duration: soon}]}
 ",
         );
         let paths: Vec<&str> = errs.iter().map(|p| p.path.as_str()).collect();
@@ -514,6 +552,182 @@ actions:
                 "actions[1].maxRate[0].duration"
             ]
         );
+    }
+
+    #[test]
+    fn an_error_inside_an_action_disables_that_action_alone() {
+        // Each case: one broken action among two good ones, the path of its error, and the
+        // phrase the error holds.
+        let good = "  - {id: before, title: Before, shell: echo b}\n";
+        let after = "  - {id: after, title: After, shell: echo a}\n";
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "{id: x, title: X, shell: 'echo {{ host }}'}",
+                "actions[1].shell",
+                "names no argument",
+            ),
+            (
+                "{id: x, title: X, shell: 'echo {{ .CurrentEntity }}'}",
+                "actions[1].shell",
+                "not a placeholder",
+            ),
+            (
+                "{id: x, title: X, shell: \"cat <<EOF\\n{{ a }}\\nEOF\", arguments: [{name: a}]}",
+                "actions[1].shell",
+                "here-document",
+            ),
+            ("{id: x, title: X}", "actions[1]", "needs shell"),
+            ("{id: x, shell: ''}", "actions[1].shell", "shell is empty"),
+            (
+                "{id: x, title: X, exec: 'ls'}",
+                "actions[1].exec",
+                "exec is a list",
+            ),
+            (
+                "{id: 'x y', title: X, shell: 'true'}",
+                "actions[1].id",
+                "invalid id",
+            ),
+            (
+                "{id: before, title: X, shell: 'true'}",
+                "actions[1].id",
+                "duplicate id",
+            ),
+            (
+                "{id: x, title: X, shell: 'true', timeout: 90000}",
+                "actions[1].timeout",
+                "at most 86400",
+            ),
+            (
+                "{id: x, title: X, shell: 'true', maxConcurrent: many}",
+                "actions[1].maxConcurrent",
+                "expected a whole number",
+            ),
+            (
+                "{id: x, title: X, shell: 'true', maxRate: [{limit: 1, duration: soon}]}",
+                "actions[1].maxRate[0].duration",
+                "invalid duration",
+            ),
+            (
+                "{id: x, title: X, shell: 'true', acls: [nobody]}",
+                "actions[1].acls[0]",
+                "no access control list",
+            ),
+            (
+                "{id: x, title: X, shell: 'true', execOnCron: 'at noon'}",
+                "actions[1].execOnCron",
+                "invalid cron line",
+            ),
+            (
+                "{id: x, title: X, shell: 'true', hidden: maybe}",
+                "actions[1].hidden",
+                "expected a boolean",
+            ),
+            (
+                "{id: x, title: X, shell: 'true', arguments: [{name: path}]}",
+                "actions[1].arguments[0].name",
+                "PATH",
+            ),
+            (
+                "{id: x, title: X, shell: 'true', arguments: [{name: a, type: colour}]}",
+                "actions[1].arguments[0].type",
+                "unknown argument type",
+            ),
+            (
+                "{id: x, title: X, shell: 'true', arguments: [{name: a, type: 'regex:('}]}",
+                "actions[1].arguments[0].type",
+                "regex",
+            ),
+            (
+                "{id: x, title: 'X ${{ NOT_SET }}', shell: 'true'}",
+                "actions[1].title",
+                "NOT_SET is not set",
+            ),
+        ];
+        for (action, path, needle) in cases {
+            let text = format!("actions:\n{good}  - {action}\n{after}");
+            let (c, _) = loads(&text);
+            let ids: Vec<(&str, bool)> = c
+                .actions
+                .iter()
+                .map(|a| (a.id.as_str(), a.disabled.is_some()))
+                .collect();
+            assert_eq!(ids.len(), 3, "{text}");
+            assert_eq!(ids[0], ("before", false), "{text}");
+            assert!(ids[1].1, "{text}: {ids:?}");
+            assert_eq!(ids[2], ("after", false), "{text}");
+            assert_error(&text, path, needle);
+        }
+        // The same errors in an inline action of a dashboard, and in an included file's
+        // action (see `source`), disable that action too.
+        let (c, _) = loads(
+            "dashboards:\n  - title: D\n    contents:\n      - inlineAction: {title: X, shell: 'echo {{ y }}'}\n      - inlineAction: {title: Y, shell: 'echo y'}\n",
+        );
+        let disabled: Vec<bool> = c.actions.iter().map(|a| a.disabled.is_some()).collect();
+        assert_eq!(disabled, [true, false]);
+        assert_eq!(
+            c.action_errors()[0].path,
+            "dashboards[0].contents[0].inlineAction.shell"
+        );
+        // A disabled action without a title is named by its path.
+        let (c, _) = loads("actions:\n  - {shell: 'true'}\n");
+        assert_eq!(c.actions[0].title, "actions[0]");
+        assert_eq!(c.actions[0].id, "actions0");
+        // An unknown ACL hides the action from everyone; other errors leave it shown.
+        let (c, _) = loads(
+            "actions:\n  - {id: a, title: A, shell: 'true', acls: [x]}\n  - {id: b, title: B, shell: 'true', timeout: 90000}\n",
+        );
+        let shown: Vec<bool> = c.disabled_actions().map(|(_, d)| d.shown).collect();
+        assert_eq!(shown, [false, true]);
+    }
+
+    #[test]
+    fn what_stays_fatal_refuses_the_whole_file() {
+        let cases: &[(&str, &str)] = &[
+            ("actions: [\n", "invalid YAML"),
+            (
+                "listenAddressSingleHTTPFrontend: nowhere\n",
+                "listenAddressSingleHTTPFrontend",
+            ),
+            (
+                "authRequireGuestsToLogin: sometimes\n",
+                "authRequireGuestsToLogin",
+            ),
+            (
+                "defaultPermissions: {exec: perhaps}\n",
+                "defaultPermissions.exec",
+            ),
+            (
+                "accessControlLists: [{matchUsernames: [x]}]\n",
+                "accessControlLists[0]",
+            ),
+            ("trustedProxies: [10.0.0.0/33]\n", "trustedProxies[0]"),
+            (
+                "authApiTokens: [{name: t, sha256: abc}]\n",
+                "authApiTokens[0].sha256",
+            ),
+            (
+                "authLocalUsers: {users: [{username: a, password: '$argon2id$x'}, {username: a, password: '$argon2id$y'}]}\n",
+                "authLocalUsers.users[1].username",
+            ),
+            ("maxConnections: 0\n", "maxConnections"),
+            ("logLevel: loud\n", "logLevel"),
+            ("bannerMessage: ${{ NOT_SET }}\n", "bannerMessage"),
+            ("entities: [{name: n}]\n", "entities[0]"),
+            (
+                "dashboards: [{title: D, contents: {a: b}}]\n",
+                "dashboards[0].contents",
+            ),
+        ];
+        for (text, path) in cases {
+            let errors = fatal(&format!("{ONE_ACTION}{text}"));
+            assert!(
+                errors
+                    .iter()
+                    .any(|e| e.path.starts_with(path) || e.message.contains(path)),
+                "{text}: {errors:?}"
+            );
+        }
     }
 
     #[test]

@@ -581,4 +581,84 @@ actions:
             ok("checkForUpdates: false\nenableCustomJs: false\nstyleMods: []\nthemeName: ''\n");
         assert!(warnings.is_empty(), "{warnings:?}");
     }
+
+    /// The key paths of the table in README "Migrating from OliveTin": in each row's first
+    /// cell, a path in backticks, and after it `.key` (or an older name in backticks) for keys
+    /// beside it, under the first path's parent.
+    fn migration_table_paths() -> Vec<String> {
+        let readme = include_str!("../../README.md");
+        let section = readme
+            .split("\n## Migrating from OliveTin\n")
+            .nth(1)
+            .and_then(|rest| rest.split("\n## ").next())
+            .expect("README has a section \"Migrating from OliveTin\"");
+        let mut paths = Vec::new();
+        for row in section.lines().filter(|l| l.starts_with("| `")) {
+            let first_cell = row.split('|').nth(1).unwrap_or_default();
+            let tokens: Vec<&str> = first_cell.split('`').skip(1).step_by(2).collect();
+            let parent = tokens[0]
+                .rfind(['.', ']'])
+                .map_or("", |at| &tokens[0][..=at])
+                .trim_end_matches('.');
+            for token in tokens {
+                paths.push(if token.contains(['.', '[']) && !token.starts_with('.') {
+                    token.to_string()
+                } else if parent.is_empty() {
+                    token.trim_start_matches('.').to_string()
+                } else {
+                    format!("{parent}.{}", token.trim_start_matches('.'))
+                });
+            }
+        }
+        paths
+    }
+
+    #[test]
+    fn the_readme_names_every_olivetin_key() {
+        let paths = migration_table_paths();
+        let tables: &[(&str, super::Keys)] = &[
+            ("", super::TOP_KEYS),
+            ("actions[].", super::ACTION_KEYS),
+            ("actions[].arguments[].", super::ARGUMENT_KEYS),
+            ("actions[].arguments[].choices[].", super::CHOICE_KEYS),
+            ("actions[].maxRate[].", super::RATE_KEYS),
+            ("additionalNavigationLinks[].", super::LINK_KEYS),
+            ("prometheus.", super::PROMETHEUS_KEYS),
+            ("defaultPermissions.", super::PERMISSIONS_KEYS),
+            ("defaultPolicy.", super::POLICY_KEYS),
+            ("authLocalUsers.", super::LOCAL_USERS_KEYS),
+            ("authLocalUsers.users[].", super::LOCAL_USER_KEYS),
+            ("accessControlLists[].", super::ACL_KEYS),
+            ("entities[].", super::ENTITY_KEYS),
+            ("dashboards[].", super::COMPONENT_KEYS),
+        ];
+        // actiond's own keys, named below the table rather than in it.
+        let own = ["stateDirectory", "trustedProxies", "authApiTokens", "mqtt"];
+        let mut missing = Vec::new();
+        for (prefix, keys) in tables {
+            for (key, _) in *keys {
+                let path = format!("{prefix}{key}");
+                let named_below = prefix.is_empty() && own.contains(key);
+                if !paths.contains(&path) && !named_below {
+                    missing.push(path);
+                }
+            }
+        }
+        assert!(missing.is_empty(), "not in the README's table: {missing:?}");
+        // And the table names no key that actiond does not know.
+        let known = |path: &str| {
+            tables.iter().any(|(prefix, keys)| {
+                path.strip_prefix(prefix)
+                    .is_some_and(|key| keys.iter().any(|(k, _)| *k == key))
+            })
+        };
+        let unknown: Vec<&String> = paths
+            .iter()
+            .filter(|p| !known(p) && *p != "logHistoryPageSize")
+            .collect();
+        assert!(
+            unknown.is_empty(),
+            "the README's table names unknown keys: {unknown:?}"
+        );
+    }
 }

@@ -209,6 +209,88 @@ pub fn parse_yaml(text: &str) -> Result<Node, Problem> {
     })
 }
 
+/// A warning for the lines whose leading whitespace holds a TAB where no content follows (a
+/// comment, or nothing), outside block scalars, and for empty lines of a block scalar with a
+/// TAB before its indentation.
+/// YAML 1.2 allows a TAB there, so the file is read; but libyaml and the parsers derived from
+/// it (OliveTin's, PyYAML, yamllint) refuse the whole file, so it is worth a word: the file
+/// would not go back, and such a TAB is usually an editor's slip. `label` prefixes the path.
+///
+/// The scan is by lines and knows block scalars (`key: |`, `- >-`) by their indicator; it does
+/// not follow quoted or plain scalars over several lines, where a TAB at the start of a line
+/// is folded text: such a line may be named without need, never missed.
+pub fn tab_warning(text: &str, label: &str) -> Option<Problem> {
+    let mut lines = Vec::new();
+    // Inside a block scalar: the indentation of the line that opened it, and of its content
+    // once a content line has said it. A TAB in its content is text; a TAB before its
+    // indentation on a content line is a YAML error already, and on an empty line one that
+    // only libyaml makes.
+    let mut block: Option<(usize, Option<usize>)> = None;
+    for (index, line) in text.lines().enumerate() {
+        let spaces = line.len() - line.trim_start_matches(' ').len();
+        let lead = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let rest = &line[lead..];
+        if let Some((parent, content)) = block {
+            if rest.is_empty() {
+                if line
+                    .find('\t')
+                    .is_some_and(|tab| tab < content.unwrap_or(usize::MAX))
+                {
+                    lines.push(index + 1);
+                }
+                continue;
+            }
+            if spaces > parent {
+                block = Some((parent, content.or(Some(spaces))));
+                continue;
+            }
+            block = None;
+        }
+        if line[..lead].contains('\t') && (rest.is_empty() || rest.starts_with('#')) {
+            lines.push(index + 1);
+        }
+        if opens_block_scalar(rest) {
+            block = Some((spaces, None));
+        }
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    let numbers: Vec<String> = lines.iter().map(ToString::to_string).collect();
+    let (noun, list) = if numbers.len() == 1 {
+        ("line", numbers[0].clone())
+    } else {
+        ("lines", numbers.join(", "))
+    };
+    Some(Problem {
+        path: label.to_string(),
+        message: format!(
+            "{noun} {list}: a TAB in the indentation of a comment or an empty line; YAML 1.2 \
+             allows it and actiond reads the file, but libyaml-based parsers (OliveTin's, \
+             PyYAML, yamllint) refuse the whole file: indent with spaces"
+        ),
+    })
+}
+
+/// Whether a line's content (after its indentation) ends by opening a block scalar:
+/// `key: |`, `- >-`, `key: |2 # comment`.
+fn opens_block_scalar(content: &str) -> bool {
+    let without_comment = match content.find(" #") {
+        Some(at) => &content[..at],
+        None => content,
+    };
+    let t = without_comment.trim_end();
+    let indicator = t.trim_end_matches(|c: char| c == '+' || c == '-' || c.is_ascii_digit());
+    let Some(before) = indicator
+        .strip_suffix('|')
+        .or_else(|| indicator.strip_suffix('>'))
+    else {
+        return false;
+    };
+    let before = before.trim_end();
+    before.is_empty() || before.ends_with(':') || before.ends_with('-')
+}
+
 /// Turns a parser error into a message for the person who wrote the config: the parser's
 /// own hints are addressed to programmers using the library, so they are removed.
 fn yaml_message(raw: &str) -> String {
@@ -324,6 +406,47 @@ fn is_env_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tabs_that_libyaml_refuses_are_named() {
+        let lines = |text: &str| -> Vec<usize> {
+            // Every text here is valid YAML 1.2: the point is that it is read.
+            parse_yaml(text).unwrap_or_else(|p| panic!("{text:?}: {p}"));
+            tab_warning(text, "").map_or_else(Vec::new, |p| {
+                let list = p.message.split(':').next().unwrap_or("").to_string();
+                list.trim_start_matches("lines ")
+                    .trim_start_matches("line ")
+                    .split(", ")
+                    .map(|n| n.parse().unwrap())
+                    .collect()
+            })
+        };
+        let cases: &[(&str, &[usize])] = &[
+            ("a: 1\n\t# a comment\nb: 2\n", &[2]),
+            ("a: 1\n  \t# after spaces\n", &[2]),
+            ("a: 1\n\t\nb: 2\n", &[2]),
+            // A TAB between a value and its comment, and inside a comment, is fine.
+            ("a: 1\t# trailing\n# \tinside\n", &[]),
+            // In a block scalar, a TAB after the indentation is content.
+            ("s: |\n  if x; then\n  \t# inner\n  fi\n", &[]),
+            ("s: >-\n    a\n    \tb\n", &[]),
+            // Before the block's indentation it is a YAML error (see the end).
+            // The block ends at a line indented no deeper than its key.
+            ("s: |\n  a\n\t# comment\nt: 1\n", &[3]),
+            ("a: 1\n\t# one\nb: |\n  x\n\t\n", &[2, 5]),
+            ("b: |\n  x\n  \t\n  y\n", &[]),
+            ("a: 'x'  # plain\n", &[]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(lines(text), *want, "{text:?}");
+        }
+        let p = tab_warning("a: 1\n\t# c\n", "config.d/x.yaml").unwrap();
+        assert_eq!(p.path, "config.d/x.yaml");
+        assert!(p.message.starts_with("line 2: a TAB"), "{}", p.message);
+        // A TAB that indents content is a YAML error, not a warning.
+        assert!(parse_yaml("a:\n\tb: 1\n").is_err());
+        assert!(parse_yaml("- |\n\t\n  a\n").is_err());
+    }
 
     fn yaml(text: &str) -> Node {
         parse_yaml(text).unwrap_or_else(|p| panic!("{text:?} failed: {p}"))

@@ -36,7 +36,7 @@ use crate::permissions::{Caller, Decision, Verb, decide};
 use crate::store::Store;
 use admission::{Candidate, Earlier, limit_reached};
 use recorder::{Kind, Launch, Line, OnDisk, Recorder};
-pub use setup::{Binding, Setup, render_for, render_html_for};
+pub use setup::{Binding, Setup, escape_html, render_for, render_html_for};
 
 /// Why the engine refused. The API maps each variant to a Connect code in one place
 /// (`api::connect_error`); the text is the message a client or the log shows.
@@ -56,6 +56,11 @@ pub enum Error {
     ArgumentsUnavailable(String),
     /// RestartAction, by someone else, of an execution whose request gave password values.
     SecretsNotReplayed(String),
+    /// The action is disabled by an error in the config: its id, and the errors.
+    Disabled {
+        id: String,
+        reason: String,
+    },
     Denied(Verb),
     LoginRequired,
     NegativeOffset(i64),
@@ -96,6 +101,11 @@ impl fmt::Display for Error {
                 f,
                 "execution {id:?} was started with password values, which are replayed only \
                  for the caller who entered them: start the action again and enter them"
+            ),
+            Error::Disabled { id, reason } => write!(
+                f,
+                "action {id:?} is disabled by an error in the config, and does not run until \
+                 it is fixed: {reason}"
             ),
             Error::Denied(verb) => write!(
                 f,
@@ -489,6 +499,15 @@ impl Engine {
             .ok_or_else(|| Error::UnknownAction(req.binding_id.clone()))?;
         let action = Arc::clone(&binding.action);
         Self::check(setup, caller, &action, Verb::Exec)?;
+        // Every route meets this: requests, GET starts, restarts, triggers and MQTT presses
+        // all come through here. After the permission, so that the errors (which name parts
+        // of the config) go only to callers who may run the action.
+        if let Some(disabled) = &action.disabled {
+            return Err(Error::Disabled {
+                id: req.binding_id,
+                reason: disabled.reason(),
+            });
+        }
         if !origin.trigger_values() {
             arguments::refuse_trigger_values(&action.arguments, &req.arguments)
                 .map_err(Error::BadArgument)?;

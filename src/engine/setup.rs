@@ -4,8 +4,10 @@
 //! engine swaps it in whole; whoever took one keeps a consistent view until it drops it.
 //!
 //! It owns the bindings and the rendering of entity fields into the text and HTML the config
-//! writes (titles, icons, `display` components). It must not read files (the watcher loads
-//! config and entities) nor decide permissions. What the API shows of it to a caller
+//! writes (titles, icons, `display` components, and the choices of entity-fed arguments,
+//! rendered once per instance of their type, so that a start is checked against them and the
+//! page offers them; an entity reload builds a new `Setup`, which renders them again). It
+//! must not read files (the watcher loads config and entities) nor decide permissions. What the API shows of it to a caller
 //! (dashboards, GetActionBinding, entities) is `api::catalog`'s.
 
 use std::collections::HashMap;
@@ -13,6 +15,7 @@ use std::sync::Arc;
 
 use tracing::warn;
 
+use crate::arguments::Choice;
 use crate::config::{Action, Config};
 use crate::entities::{self, EntitySet, Instance};
 use crate::template::{Placeholder, Template};
@@ -48,10 +51,12 @@ impl Setup {
         let mut index = HashMap::new();
         for (order, action) in config.actions.iter().enumerate() {
             let Some(kind) = &action.entity else {
+                let mut copy = action.clone();
+                render_entity_choices(&mut copy, &entities);
                 index.insert(action.id.clone(), bindings.len());
                 bindings.push(Binding {
                     id: action.id.clone(),
-                    action: Arc::new(action.clone()),
+                    action: Arc::new(copy),
                     template_title: action.title.clone(),
                     order,
                     instance: None,
@@ -72,6 +77,7 @@ impl Setup {
                 copy.title = render_for(&action.title, instance);
                 // Icons are HTML (an entity or an <img>), like display components.
                 copy.icon = render_html_for(&action.icon, instance);
+                render_entity_choices(&mut copy, &entities);
                 index.insert(id.clone(), bindings.len());
                 bindings.push(Binding {
                     id,
@@ -115,6 +121,31 @@ impl Setup {
     }
 }
 
+/// The choices of each entity-fed argument (`entity: <type>` on the argument): every choice
+/// written is a template, rendered (value and title) once per instance of the type, in
+/// instance order; a value rendered twice is offered once. With no instance loaded there is
+/// no choice, and a start refuses every value but an empty one.
+fn render_entity_choices(action: &mut Action, entities: &EntitySet) {
+    for argument in &mut action.arguments {
+        let Some(kind) = &argument.entity else {
+            continue;
+        };
+        let templates = std::mem::take(&mut argument.choices);
+        let mut seen = std::collections::HashSet::new();
+        for instance in entities.instances(kind) {
+            for choice in &templates {
+                let value = render_for(&choice.value, instance);
+                if seen.insert(value.clone()) {
+                    argument.choices.push(Choice {
+                        value,
+                        title: render_for(&choice.title, instance),
+                    });
+                }
+            }
+        }
+    }
+}
+
 /// `text` with the instance's fields filled in, when every placeholder in it is an entity
 /// field; otherwise the text as written.
 pub fn render_for(text: &str, instance: &Instance) -> String {
@@ -124,20 +155,23 @@ pub fn render_for(text: &str, instance: &Instance) -> String {
 /// The same for HTML written in the config (`display` components, icons): entity values come
 /// from files that scripts write, so they are escaped, never markup.
 pub fn render_html_for(text: &str, instance: &Instance) -> String {
-    render_with(text, instance, |v| {
-        let mut out = String::with_capacity(v.len());
-        for c in v.chars() {
-            match c {
-                '&' => out.push_str("&amp;"),
-                '<' => out.push_str("&lt;"),
-                '>' => out.push_str("&gt;"),
-                '"' => out.push_str("&quot;"),
-                '\'' => out.push_str("&#39;"),
-                c => out.push(c),
-            }
+    render_with(text, instance, |v| escape_html(&v))
+}
+
+/// Text made safe to put into HTML: it reads as the same text, never as markup.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
         }
-        out
-    })
+    }
+    out
 }
 
 fn render_with(text: &str, instance: &Instance, value: impl Fn(String) -> String) -> String {
@@ -181,6 +215,69 @@ mod tests {
         // Text with an argument placeholder or no valid placeholder is left as written.
         assert_eq!(render_for("Run {{ arg }}", &i), "Run {{ arg }}");
         assert_eq!(render_for("broken {{", &i), "broken {{");
+    }
+
+    #[test]
+    fn entity_fed_choices_are_rendered_per_instance() {
+        let (config, _) = crate::config::parse(
+            "actions:
+  - id: restart
+    title: Restart
+    exec: [docker, restart, '{{ name }}']
+    arguments:
+      - name: name
+        entity: container
+        choices: [{value: '{{ container.Names }}', title: '{{ .CurrentEntity.Names }} ({{ container.Image }})'}]
+      - {name: plain, choices: [{value: a}]}
+  - id: per
+    title: 'On {{ server.name }}'
+    entity: server
+    shell: 'true'
+    arguments:
+      - {name: c, entity: container, choices: [{value: '{{ container.Names }}'}]}
+",
+            crate::config::Source::Embedded,
+            "/".into(),
+            &|_| None,
+        )
+        .unwrap();
+        let mut entities = EntitySet::default();
+        let containers = crate::entities::parse(
+            "{\"Names\":\"web\",\"Image\":\"nginx\"}\n{\"Names\":\"db\",\"Image\":\"pg\"}\n{\"Names\":\"web\",\"Image\":\"again\"}\n",
+            "c.json",
+        )
+        .unwrap();
+        entities.replace("container", containers.instances);
+        entities.replace(
+            "server",
+            crate::entities::parse("- {name: s1}\n", "s.yaml")
+                .unwrap()
+                .instances,
+        );
+        let setup = Setup::new(Arc::new(config), Arc::new(entities));
+        let choices = |id: &str, arg: usize| -> Vec<(String, String)> {
+            setup.action(id).unwrap().arguments[arg]
+                .choices
+                .iter()
+                .map(|c| (c.value.clone(), c.title.clone()))
+                .collect()
+        };
+        // One per instance, a value rendered twice offered once; other arguments as written.
+        assert_eq!(
+            choices("restart", 0),
+            [
+                ("web".to_string(), "web (nginx)".to_string()),
+                ("db".to_string(), "db (pg)".to_string())
+            ]
+        );
+        assert_eq!(choices("restart", 1), [("a".to_string(), "a".to_string())]);
+        // On an entity action's binding too.
+        assert_eq!(choices("per-0", 0).len(), 2);
+        // The config keeps the templates, for the next render.
+        assert_eq!(
+            setup.config.actions[0].arguments[0].choices[0].value,
+            "{{ container.Names }}"
+        );
     }
 
     #[test]

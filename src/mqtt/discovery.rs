@@ -240,6 +240,8 @@ pub fn entities(setup: &Setup, caller: &Caller) -> Vec<Entity> {
         .bindings()
         .iter()
         .filter(|b| is_id(&b.id))
+        // A disabled action never runs: no button, and no state that could ever change.
+        .filter(|b| b.action.disabled.is_none())
         .filter_map(|b| {
             let allowed = |verb| decide(auth, caller, &b.action, verb) == Decision::Allow;
             let button = !b.action.hidden && allowed(Verb::Exec) && pressable(&b.action);

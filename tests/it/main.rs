@@ -29,6 +29,7 @@ mod live_permissions;
 mod logs;
 mod memory;
 mod metrics;
+mod migration;
 mod mqtt;
 mod operations;
 mod permissions;

@@ -263,15 +263,17 @@ fn an_invalid_config_keeps_the_old_one_and_announces_nothing() {
     assert_eq!(run_stdout(&server, "a"), "old\n");
     assert_eq!(ids(&default_links(&server)), ["a"]);
 
-    // Valid YAML that breaks a rule (two actions with one id), replaced by rename: the whole
-    // file is refused, including its valid parts (the new shell of `a` and action `b`).
-    let invalid = config_with(vec![
+    // Valid YAML that breaks a rule of the whole file (a log level that does not exist),
+    // replaced by rename: the whole file is refused, including its valid parts (the new
+    // shell of `a` and action `b`). An error inside one action would only disable it (see
+    // `migration`).
+    let mut invalid = config_with(vec![
         shell_action("a", "echo new"),
         shell_action("b", "echo b"),
-        shell_action("b", "echo b again"),
     ]);
+    invalid["logLevel"] = json!("loud");
     write_by_rename(&path, &to_yaml(&invalid));
-    events.assert_no_reload(QUIET, "the config has a duplicate action id");
+    events.assert_no_reload(QUIET, "the config has an unknown log level");
     assert_eq!(run_stdout(&server, "a"), "old\n");
     assert_eq!(ids(&default_links(&server)), ["a"]);
     assert_unknown_action(&server, "b");

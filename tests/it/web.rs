@@ -42,6 +42,7 @@ fn files_go_out_gzipped_to_a_browser_and_revalidate() {
     for path in [
         "/app.js",
         "/output.js",
+        "/looks.js",
         "/app.css",
         "/icon.svg",
         "/manifest.webmanifest",

@@ -155,6 +155,22 @@ fn entities_follow_the_permission_function_and_the_arguments() {
         .map(|e| e.title)
         .collect();
     assert!(titles.contains(&"Ping Beta".to_string()), "{titles:?}");
+    // A disabled action (an error in the config) is offered neither as a button nor as a
+    // state: it never runs.
+    let broken = setup(&format!(
+        "{ACTIONS}  - {{id: broken, title: Broken, shell: 'echo {{{{ nope }}}}'}}\n"
+    ));
+    assert!(
+        broken
+            .action("broken")
+            .is_some_and(|a| a.disabled.is_some())
+    );
+    let ids: Vec<String> = entities(&broken, &mqtt_caller())
+        .into_iter()
+        .map(|e| e.binding)
+        .collect();
+    assert_eq!(ids.len(), want.len(), "{ids:?}");
+    assert!(!ids.contains(&"broken".to_string()), "{ids:?}");
     // A caller no ACL names gets nothing: the defaults grant nothing.
     let mut stranger = mqtt_caller();
     stranger.usergroup = "other".into();

@@ -38,8 +38,10 @@
 
   const enc = encodeURIComponent;
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  // Endings, the order of the two streams and ANSI colours live in output.js.
+  // Endings, the order of the two streams and ANSI colours live in output.js; icons' stand-ins
+  // and classes in looks.js.
   const { ending, order, Ansi, ansi } = ActiondOutput;
+  const Looks = ActiondLooks;
 
   // ---------------------------------------------------------------------------------------
   // HTML from the config: an allow-list sanitizer over an inert template
@@ -95,7 +97,12 @@
     return out;
   }
 
-  const icon = (html, cls = "icon") => h("span." + cls, { "aria-hidden": "true" }, sanitize(html));
+  // An icon is HTML from the config; one that needs the internet gets its title's first letter
+  // in a circle instead (looks.js).
+  function icon(html, cls = "icon", title = "") {
+    if (Looks.online(html)) return h("span." + cls + ".letter", { "aria-hidden": "true" }, h("span", {}, Looks.initial(title)));
+    return h("span." + cls, { "aria-hidden": "true" }, sanitize(html));
+  }
 
   // ---------------------------------------------------------------------------------------
   // The API: Connect unary calls as JSON
@@ -652,14 +659,14 @@
       if (c.type === "link" && c.action) inGrid(actionButton(c.action, c));
       else if (c.type === "directory") {
         const href = ["#/d", enc(title), ...dirs.map(enc), enc(c.title)].join("/");
-        inGrid(h("a.act.dir" + (c.cssClass ? "." + c.cssClass.replace(/[^\w-]/g, "") : ""), { href }, icon(c.icon || "&#128193;"), h("span.label", {}, c.title), h("span.chev", { "aria-hidden": "true" }, "›")));
+        inGrid(h("a.act.dir" + Looks.selector(c.cssClass), { href }, icon(c.icon || "&#128193;", "icon", c.title), h("span.label", {}, c.title), h("span.chev", { "aria-hidden": "true" }, "›")));
       } else if (c.type === RECENT) {
         // A whole row of the grid, so the buttons around it stay in one grid; without an
         // action (the server found none the caller may see) it takes no room at all.
         if (c.action) inGrid(paintRecent(h("section.recent", { dataset: { recent: c.action.bindingId, title: c.action.title } })));
       } else {
         grid = null;
-        if (c.type === "fieldset") out.push(h("section.fieldset", {}, c.title ? h("h2", {}, c.title) : null, ...components(c.contents || [], title, dirs)));
+        if (c.type === "fieldset") out.push(h("section.fieldset" + Looks.selector(c.cssClass), {}, c.title ? h("h2", {}, c.title) : null, ...components(c.contents || [], title, dirs)));
         else if (c.type === "display") out.push(h("div.display", {}, sanitize(c.title)));
       }
     }
@@ -696,17 +703,21 @@
     (action.arguments || []).some((a) => a.type === "confirmation") || /(^|\s)danger(ous)?(\s|$)/.test((comp && comp.cssClass) || "");
 
   // A button and, over its corner, the mark of its last run: a link to that run, so the
-  // output (or the error) is one tap away whatever the action's popupOnStart.
+  // output (or the error) is one tap away whatever the action's popupOnStart. A link's
+  // `display` contents are notes shown under its button: the server puts there why an action
+  // is disabled (an error in the config), and greys the button.
   function actionButton(action, comp) {
-    const cls = comp && comp.cssClass ? "." + comp.cssClass.replace(/[^\w-]/g, "") : "";
+    const cls = Looks.selector(comp && comp.cssClass);
+    const notes = ((comp && comp.contents) || []).filter((c) => c.type === "display").map((c) => h("p.note", {}, sanitize(c.title)));
+    const why = notes.map((n) => n.textContent).join(" ");
     const b = h("button.act" + cls + (dangerous(action, comp) ? ".danger" : ""), {
       type: "button",
       dataset: { binding: action.bindingId },
       disabled: !action.canExec,
-      title: action.canExec ? null : "You may not run this action",
+      title: action.canExec ? null : why || "You may not run this action",
       onclick: () => press(action),
-    }, icon(action.icon), h("span.label", {}, action.title), h("span.sr", {}));
-    const tile = h("div.tile", {}, b, h("a.mark", { hidden: true }, h("span", { "aria-hidden": "true" })));
+    }, icon(action.icon, "icon", action.title), h("span.label", {}, action.title), h("span.sr", {}));
+    const tile = h("div.tile", {}, b, h("a.mark", { hidden: true }, h("span", { "aria-hidden": "true" })), ...notes);
     if (action.popupOnStart === "execution-button") {
       tile.append(h("a.outlink", { href: "#", hidden: true, "aria-label": "Output of " + action.title, dataset: { outfor: action.bindingId } }, "Output ›"));
     }
@@ -827,7 +838,7 @@
     const form = h("form.panel.argform", { novalidate: true, autocomplete: "off" });
     const errorBox = h("div.alert", { role: "alert", hidden: true });
 
-    const header = h("div.form-head", {}, backLink(), icon(action.icon, "icon big"), h("h1", {}, action.title));
+    const header = h("div.form-head", {}, backLink(), icon(action.icon, "icon big", action.title), h("h1", {}, action.title));
     form.append(header, errorBox);
 
     for (const arg of action.arguments) {
@@ -1046,7 +1057,7 @@
     const outNote = h("p.outnote");
     const outBar = h("div.outbar", {}, outNote, wrapButton());
     const el = h("section.panel.run", {},
-      h("div.form-head", {}, backLink(), icon(run.entry.actionIcon, "icon big"), h("div.titles", {}, h("h1", {}, run.entry.actionTitle || run.entry.actionId), badge)),
+      h("div.form-head", {}, backLink(), icon(run.entry.actionIcon, "icon big", run.entry.actionTitle), h("div.titles", {}, h("h1", {}, run.entry.actionTitle || run.entry.actionId), badge)),
       meta, notice, outBar, pre, frame,
       h("div.actions", {}, killBtn, rerunBtn));
 
@@ -1211,7 +1222,7 @@
       const took = e.executionFinished ? duration(parseTime(e.datetimeFinished) - parseTime(e.datetimeStarted)) : "";
       const today = new Date().toISOString().slice(0, 10);
       return h("li", {}, h("a.logrow", { href: "#/x/" + enc(e.executionTrackingId) },
-        icon(e.actionIcon),
+        icon(e.actionIcon, "icon", e.actionTitle || e.actionId),
         h("span.what", {}, h("span.title", {}, e.actionTitle || e.actionId), h("span.sub", {}, [e.datetimeStarted.startsWith(today) ? e.datetimeStarted.slice(11) : e.datetimeStarted, took, e.user].filter(Boolean).join(" · "))),
         h("span.badge." + TONE[state], {}, state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", state === "ok" ? "OK" : state === "fail" && end.label === "Failed" ? "Exit " + e.exitCode : end.label)));
     }
