@@ -1,5 +1,5 @@
 //! Wall-clock timestamps in the board's local time zone, in the LogEntry format
-//! `YYYY-MM-DD HH:MM:SS` (SPEC §4). It owns the one call into the C library that needs
+//! `YYYY-MM-DD HH:MM:SS`. It owns the one call into the C library that needs
 //! `unsafe`: std has no local-time conversion, and the C library already knows the board's
 //! zone (`/etc/localtime`, `TZ`) and its daylight-saving rules. `LocalZone` gives schedules the
 //! same zone.

@@ -303,7 +303,7 @@ fn entities_read_as_olivetin_reads_them() {
         Some("\"/opt/entrypoint.sh\"")
     );
 
-    // Issue 616: long integers must not come out as 1.23456789e+09.
+    // Long integers must not come out as 1.23456789e+09 (OliveTin once printed them so).
     let rows = entities::load(&dir("12-OliveTin-OliveTin-it-entity-long-ints").join("data.json"))
         .expect("data.json");
     let vals: Vec<String> = rows

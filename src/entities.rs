@@ -1,10 +1,10 @@
-//! Entity files (SPEC §7): the lists of things (servers, containers, rooms) that entity
+//! Entity files: the lists of things (servers, containers, rooms) that entity
 //! actions, entity arguments and entity fieldsets repeat over.
 //!
 //! This module owns the reading of one entity file's text into instances (YAML list of
 //! mappings, JSON array, or a stream of JSON objects such as `docker ps --format json`
 //! writes), the rules for each instance's unique key and title, how a field is rendered as
-//! text for templates and DumpVars, the binding id of an entity action (SPEC §5.1), and the
+//! text for templates and DumpVars, the binding id of an entity action, and the
 //! set of all loaded types, and the bounds on one file (`Bounds`: its bytes and its
 //! instances, checked before any instance is built, so a runaway script cannot make the board
 //! hold and render a huge list). It does no I/O except the `load` helpers, which read one file
@@ -142,7 +142,7 @@ fn json_string(s: &str) -> String {
 }
 
 /// The binding id of an entity action for one instance: `<action id>-<key>`, with every
-/// character of the key outside `[A-Za-z0-9_-]` replaced by `_` (SPEC §5.1), so a key taken
+/// character of the key outside `[A-Za-z0-9_-]` replaced by `_`, so a key taken
 /// from a file can never put a slash, space or quote into a URL path or a DOM id.
 pub fn binding_id(action_id: &str, key: &str) -> String {
     let safe: String = key
@@ -474,7 +474,7 @@ pub struct Loaded {
 
 /// Loads every `entities:` entry in config order. Several files may feed one type: their
 /// instances are appended, and a file whose key repeats one of an earlier file of the same
-/// type is refused (binding ids must stay unique; SPEC §5.1).
+/// type is refused (binding ids must stay unique).
 pub fn load_all(sources: &[EntitySource]) -> Loaded {
     load_all_with(sources, &load)
 }

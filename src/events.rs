@@ -1,4 +1,4 @@
-//! The event bus behind EventStream (SPEC §2.4, §8): executions and config changes are
+//! The event bus behind EventStream: executions and config changes are
 //! published here and fanned out to subscribers. Each subscriber has its own bounded queue;
 //! publishing never waits, so a slow client cannot slow the executor or anyone else. A
 //! subscriber whose queue is full is cut off and told it fell behind. Events about an

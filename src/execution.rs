@@ -1,7 +1,7 @@
 //! One execution's record: who started which action when, its lifecycle, its captured
 //! output, and how it ended. The lifecycle and outcome are enums; the booleans and exit
 //! code of a LogEntry are derived from them by one pure function (`Phase::flags`, the table
-//! of SPEC §4), so no combination outside that table can be shown. An end is decided
+//! of the API's state table), so no combination outside that table can be shown. An end is decided
 //! (`conclude`) and shown (`commit`) in two steps, so the engine can show it only once its
 //! record is on disk; waiters wake at the second. This module does not spawn or signal
 //! anything: the executor drives a record through its phases, everyone else reads snapshots.
@@ -18,7 +18,7 @@ use crate::output::{Capture, append_notice};
 /// A tracking id: a UUIDv4 or a client's `[A-Za-z0-9._-]{1,64}`, so 64 bytes always hold it.
 pub type TrackingId = heapless::String<64>;
 
-/// Whether a client-chosen tracking id is acceptable (SPEC §3, StartAction).
+/// Whether a client-chosen tracking id is acceptable (StartAction).
 pub fn valid_tracking_id(id: &str) -> bool {
     (1..=64).contains(&id.len())
         && id
@@ -128,7 +128,7 @@ pub enum Phase {
     Finished(Outcome),
 }
 
-/// The LogEntry booleans and exit code of a phase (SPEC §4).
+/// The LogEntry booleans and exit code of a phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Flags {
     pub execution_started: bool,

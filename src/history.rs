@@ -1,6 +1,6 @@
 //! The history of executions: a ring of the newest `logHistoryLimit` records that ran, a
 //! small ring of their own for the newest blocked ones, lookup by tracking id, and
-//! newest-first paging over both (SPEC §3, GetLogs). Blocked runs are cheap to make (anyone
+//! newest-first paging over both (GetLogs). Blocked runs are cheap to make (anyone
 //! with `exec` on one rate-limited action can make hundreds a second), so they never push a
 //! record that ran out of the history: the audit trail cannot be erased by pressing a button
 //! that is busy. The main ring's storage is a heapless `Deque` whose capacity is the largest

@@ -1,4 +1,4 @@
-//! Metrics for `/metrics` (SPEC §2.1, §9 `prometheus`): counters the engine and the config
+//! Metrics for `/metrics` (the `prometheus` settings): counters the engine and the config
 //! watcher feed, and the Prometheus text exposition format as a pure function of a sample.
 //! It owns the metric names, the outcome labels, the histogram buckets and the bound on how
 //! many actions get their own series. It must not read the engine's tables itself (the API

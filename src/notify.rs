@@ -1,4 +1,4 @@
-//! Telling systemd how the service is doing (the sd_notify protocol, SPEC §11): `READY=1` once
+//! Telling systemd how the service is doing (the sd_notify protocol): `READY=1` once
 //! the listener is bound, `WATCHDOG=1` at half the `WatchdogSec` interval for as long as the
 //! event loop turns, and `STOPPING=1` when a stop signal arrives. Each message is one datagram
 //! to the Unix socket named by `$NOTIFY_SOCKET` (a path, or an abstract name written with a

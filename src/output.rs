@@ -1,4 +1,4 @@
-//! Bounded capture of one output stream of one execution (SPEC §5.4).
+//! Bounded capture of one output stream of one execution.
 //!
 //! A `Capture` keeps at most `cap` bytes: the first quarter as it arrived and a rolling tail
 //! of the last three quarters, counting what fell between them. It is pure: the executor
@@ -160,7 +160,7 @@ fn trim_partial_start(b: &[u8]) -> &[u8] {
     &b[skip..]
 }
 
-/// Largest `outputChunk` event text, in bytes (SPEC §8).
+/// Largest `outputChunk` event text, in bytes.
 pub const MAX_CHUNK: usize = 4096;
 
 /// Cuts a live byte stream into UTF-8 text chunks of at most `MAX_CHUNK` bytes for events.
@@ -246,7 +246,7 @@ fn split_at_chars(text: &str, max: usize) -> Vec<String> {
     out
 }
 
-/// Appends a service notice to a stream's text on a line of its own (SPEC §4).
+/// Appends a service notice to a stream's text on a line of its own.
 pub fn append_notice(text: &mut String, notice: &str) {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');

@@ -1,11 +1,11 @@
 //! Who may do what: the one function every operation, GET route and (later) the event stream
-//! asks (SPEC §6.3). It is pure: the caller and the config come in, a decision goes out.
+//! asks. It is pure: the caller and the config come in, a decision goes out.
 //! It decides; the API layer enforces. Identifying the caller (tokens, headers, sessions) is
 //! not done here.
 
 use crate::config::{AccessControlList, Action, Auth, Policy};
 
-/// How the caller was identified (SPEC §6.1).
+/// How the caller was identified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provider {
     /// Nobody: the guest.

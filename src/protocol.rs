@@ -1,5 +1,5 @@
 //! The Connect wire layer, as pure functions: error codes and their HTTP statuses, the error
-//! body, the request-header rules of SPEC §2.2, and typed access to the fields of a JSON
+//! body, the Connect request-header rules, and typed access to the fields of a JSON
 //! request body. It knows nothing of sockets, routes or actions; `server` feeds it header
 //! values and bytes, `api` asks it for fields and error bodies.
 
@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Serializer;
 use serde_json::{Map, Value};
 
-/// The sixteen Connect error codes (SPEC §2.3).
+/// The sixteen Connect error codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Code {
     Canceled,
@@ -51,7 +51,7 @@ impl Code {
         }
     }
 
-    /// The HTTP status of the code, from the table in SPEC §2.3.
+    /// The HTTP status of the code, as the Connect protocol maps them.
     pub fn http_status(self) -> u16 {
         match self {
             Code::Canceled => 499,
@@ -113,7 +113,7 @@ impl ConnectError {
     }
 }
 
-/// Envelope flag of the end-stream message of a server stream (SPEC §2.4).
+/// Envelope flag of the end-stream message of a server stream.
 pub const END_STREAM: u8 = 0x02;
 
 /// One server-streaming envelope: a flag byte, the payload's length as 4 big-endian bytes,

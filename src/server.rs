@@ -1,7 +1,7 @@
 //! The HTTP server: the only code that touches sockets. It accepts connections on an
 //! injected listener (at most `maxConnections` at once; beyond that they wait in the kernel
 //! backlog), sets TCP_NODELAY, serves HTTP/1.1 with a header-read timeout, applies the
-//! Connect request rules of SPEC §2.2 through `protocol`, reads bodies with a bound that
+//! Connect request-header rules through `protocol`, reads bodies with a bound that
 //! holds while they stream in (and after gzip), and hands decoded requests to `api`. On
 //! shutdown it stops accepting, lets the engine stop running executions, and closes.
 
@@ -331,7 +331,7 @@ fn credentials<'a>(auth: &Auth, parts: &'a Parts) -> Credentials<'a> {
     }
 }
 
-/// Who sent the request (SPEC §6.1). A bearer token that matches nothing is refused here,
+/// Who sent the request. A bearer token that matches nothing is refused here,
 /// for every operation: it is a client's mistake that must not pass as the guest.
 fn context(app: &App, parts: &Parts, peer: SocketAddr) -> Result<Ctx, ConnectError> {
     let auth = &app.config().auth;
@@ -350,7 +350,7 @@ fn context(app: &App, parts: &Parts, peer: SocketAddr) -> Result<Ctx, ConnectErr
     }
 }
 
-/// EventStream (SPEC §2.4). Once the handler is chosen, every error goes into the
+/// EventStream. Once the handler is chosen, every error goes into the
 /// end-stream envelope with HTTP 200 (clients ignore the body of any other status). The
 /// subscription exists before the headers are sent, so a client that starts an action as
 /// soon as it sees them gets every event of it.

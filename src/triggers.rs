@@ -1,4 +1,4 @@
-//! Triggers (SPEC §5.1): actions that start by themselves, at start-up (`execOnStartup`), on a
+//! Triggers: actions that start by themselves, at start-up (`execOnStartup`), on a
 //! schedule (`execOnCron`) or when a file appears or changes in a directory
 //! (`execOnFileCreatedInDir`, `execOnFileChangedInDir`). It owns when a triggered run starts
 //! and with what: the system user (`startup`, `cron`, `fileindir`, group `system`, as in

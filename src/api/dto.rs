@@ -1,5 +1,5 @@
-//! Response messages as they go on the wire: every field present (SPEC §2.3), names exactly
-//! the seed's, int64 as decimal strings. Only the API layer serializes; domain types are
+//! Response messages as they go on the wire: every field present, names exactly
+//! the API document's, int64 as decimal strings. Only the API layer serializes; domain types are
 //! converted here, never derived `Serialize` themselves.
 
 use serde::Serialize;
@@ -208,7 +208,7 @@ pub struct InitReply<'a> {
     pub banner_css: &'a str,
 }
 
-/// The seed's `Action` message.
+/// The API's `Action` message.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ActionJson<'a> {
@@ -243,7 +243,7 @@ pub struct ChoiceJson<'a> {
     pub title: &'a str,
 }
 
-/// The seed's recursive `DashboardComponent`; an absent action is `null`.
+/// The API's recursive `DashboardComponent`; an absent action is `null`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ComponentJson<'a> {

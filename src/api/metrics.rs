@@ -1,4 +1,4 @@
-//! `GET /metrics` (SPEC §2.1, §9): the Prometheus text when `prometheus.enabled`. The caller
+//! `GET /metrics`: the Prometheus text when `prometheus.enabled`. The caller
 //! is identified like any API caller (a scraper sends an API token as a bearer token); where
 //! guests must log in, a guest is refused, and the per-action series show only the actions
 //! the caller has the `logs` permission on, as GetLogs does. Formatting is `metrics::render`.

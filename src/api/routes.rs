@@ -1,4 +1,4 @@
-//! The route table: every path actiond answers, in one place (SPEC §2.1). `route` is a pure
+//! The route table: every path actiond answers, in one place. `route` is a pure
 //! function from method and path to what should handle it, so the whole table is tested
 //! without a socket.
 
@@ -77,7 +77,7 @@ impl Op {
             .unwrap_or("?")
     }
 
-    /// Whether a guest who must log in is refused (SPEC §3, the authentication gate).
+    /// Whether a guest who must log in is refused (the authentication gate).
     pub fn gated(self) -> bool {
         !matches!(
             self,

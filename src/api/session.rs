@@ -12,7 +12,7 @@ use crate::dashboards;
 use crate::permissions::{Decision, Verb, decide, effective_policy, matched_acls};
 use crate::protocol::{Code, ConnectError, Fields};
 
-/// The cookie of a new session (SPEC §6.2).
+/// The cookie of a new session.
 pub fn session_cookie(sid: &str) -> String {
     format!("{COOKIE}={sid}; Path=/; Max-Age={LIFETIME_SECS}; HttpOnly; SameSite=Strict")
 }

@@ -195,7 +195,7 @@ pub fn settle(d: &Argument, sent: &str) -> Result<String, String> {
     check(&d.rule, value, &choices)
 }
 
-/// One non-empty value against its declaration: choices win over the type (SPEC §5.5),
+/// One non-empty value against its declaration: choices win over the type,
 /// except for the types whose rule is about choices (checkbox, checklist).
 pub fn check(rule: &ArgType, value: &str, choices: &[&str]) -> Result<String, String> {
     let choice_rule = matches!(

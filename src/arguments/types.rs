@@ -216,7 +216,7 @@ impl ArgType {
     }
 }
 
-/// ValidateArgumentType (SPEC §3): the type rule of §5.5 alone. Ok → (true, ""); broken →
+/// ValidateArgumentType: the type's own rule alone. Ok → (true, ""); broken →
 /// (false, why); unknown type name → (false, a description saying the type is unknown and
 /// listing the known ones).
 ///
@@ -324,7 +324,7 @@ fn check_int(value: &str) -> Result<String, String> {
 }
 
 /// Decisions: with choices declared, the value must be one of them ("choices always win over
-/// type", SPEC §5.5: the author named every value the command may see). Without choices,
+/// type", the author named every value the command may see). Without choices,
 /// `true`, `false`, `1` or `0`; true and false in any letter case (`True` from a YAML-minded
 /// client is still clearly a boolean), normalized to lower case so the command sees one
 /// spelling.

@@ -1,4 +1,4 @@
-//! Who is calling (SPEC §6.1), decided by one pure function from what the request carries:
+//! Who is calling, decided by one pure function from what the request carries:
 //! an API token (`Authorization: Bearer`), then a trusted header (only from an address in
 //! `trustedProxies`), then the `svc-sid-local` session cookie, then the guest. A token that
 //! matches nothing is refused, never turned into a guest. This module reads no headers and

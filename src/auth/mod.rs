@@ -1,4 +1,4 @@
-//! Identity: who is calling (SPEC §6.1, §6.2). This module tree owns the credentials a caller
+//! Identity: who is calling. This module tree owns the credentials a caller
 //! can present and how they are checked: local users' argon2id password hashes (`password`) and
 //! API tokens configured by their SHA-256 (`token`). It decides who a caller is, never what that
 //! caller may do: permissions stay in `permissions::decide`. No password or token ever reaches a
@@ -99,7 +99,7 @@ impl Authority {
         authority
     }
 
-    /// Who is calling (SPEC §6.1).
+    /// Who is calling.
     pub fn identify(
         &self,
         auth: &Auth,

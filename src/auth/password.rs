@@ -1,4 +1,4 @@
-//! Local users' passwords (SPEC §6.2): argon2id PHC strings
+//! Local users' passwords: argon2id PHC strings
 //! (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`). This module owns making a new hash with the
 //! project's parameters, verifying a password against any stored hash, and running both off the
 //! event loop one at a time (`Hasher`). It must not log a password or put one in an error
@@ -15,7 +15,7 @@ use argon2::password_hash::phc::{Output, ParamsString, PasswordHash, Salt};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
 use tokio::sync::Semaphore;
 
-/// Memory cost of new hashes in KiB (SPEC §6.2; the OWASP minimum for argon2id).
+/// Memory cost of new hashes in KiB (the OWASP minimum for argon2id).
 pub const M_COST_KIB: u32 = 19_456;
 /// Iterations of new hashes.
 pub const T_COST: u32 = 2;
@@ -40,7 +40,7 @@ impl Memory {
     }
 }
 
-/// Hashes with the §6.2 parameters and a fresh random salt, into a PHC string.
+/// Hashes with the parameters above and a fresh random salt, into a PHC string.
 pub fn hash(password: &str) -> Result<String, String> {
     hash_with(&mut Memory::default(), password)
 }

@@ -1,4 +1,4 @@
-//! Local-login sessions (SPEC §6.2): a random UUIDv4 per login, valid for 31556952 s, revoked
+//! Local-login sessions: a random UUIDv4 per login, valid for 31556952 s, revoked
 //! by Logout. A session remembers a fingerprint (SHA-256) of the user's password hash as it
 //! was at login, so removing the user from the config or changing their password hash ends
 //! every session of theirs at the next lookup, with no bookkeeping at reload. Each user holds
@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::token::sha256_hex;
 
-/// Seconds a session lives (the seed's cookie lifetime).
+/// Seconds a session lives (the API's cookie lifetime: one year).
 pub const LIFETIME_SECS: u64 = 31_556_952;
 
 /// Sessions kept at most, whoever holds them; beyond, the one expiring first is dropped.

@@ -1,4 +1,4 @@
-//! API tokens (SPEC §6.1): `Authorization: Bearer <token>`, where the config lists only the
+//! API tokens: `Authorization: Bearer <token>`, where the config lists only the
 //! token's SHA-256 in hex (`authApiTokens[].sha256`), so a leaked config file does not leak a
 //! usable token. This module owns hashing a presented token, comparing it with a configured hash
 //! in constant time, and making new tokens for `actiond gen-token`. It must not log a token and

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::parse_with_includes;
 use super::{Config, Problem, Source};
 
-/// The embedded default config (SPEC §1): a few harmless demo actions, so that a first
+/// The embedded default config: a few harmless demo actions, so that a first
 /// `cargo run` shows something useful.
 const DEFAULT_CONFIG: &str = include_str!("default.yaml");
 

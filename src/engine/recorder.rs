@@ -56,7 +56,7 @@ pub struct Line {
 
 impl store::Record for Line {
     /// Encoded on the journal's thread, off the event loop: serializing a record is a tenth
-    /// of the service's own work per execution (callgrind, README "Performance").
+    /// of the service's own work per execution (callgrind, docs/PERFORMANCE.md).
     fn encode(&self, out: &mut Vec<u8>) {
         let binding = &self.exec.binding_id;
         match self.kind {

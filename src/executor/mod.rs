@@ -41,11 +41,11 @@ use crate::entities::Instance;
 use crate::execution::{Execution, KillReason, Outcome, Stop};
 use crate::template::{Context, Placeholder, quote_into};
 
-/// How long an execution may wait for its pipes after the leader exited (SPEC §5.2): a
+/// How long an execution may wait for its pipes after the leader exited: a
 /// command that starts a daemon with `&` leaves the daemon holding the pipes open.
 pub const PIPE_DRAIN: Duration = Duration::from_millis(250);
 
-/// The shell of `shell:` actions (SPEC §5.1: run as `sh -c`).
+/// The shell of `shell:` actions (run as `sh -c`).
 pub const SHELL: &str = "/bin/sh";
 
 /// At most this much is taken from a pipe after the 250 ms drain, so a daemon that keeps
@@ -264,10 +264,10 @@ pub trait Observer: Send + 'static {
 /// Under load the spawn runs on tokio's blocking pool. posix_spawn's vfork holds the calling
 /// thread until the child has exec'd, a fraction of a millisecond on an idle machine and
 /// over a millisecond on a busy one; on the service's one thread that capped every
-/// workload at one start per hold, however many cores there are (README "Performance").
+/// workload at one start per hold, however many cores there are (docs/PERFORMANCE.md).
 /// When nothing else runs, the spawn happens right here instead: the hold delays nobody's
 /// output or exit, and the hand-off to a pool thread and back costs about 40 µs, a sixth of
-/// actiond's own latency per run (measured single-client, README "Performance").
+/// actiond's own latency per run (measured single-client, docs/PERFORMANCE.md).
 /// The record counts as running from here on: a kill requested before the process exists
 /// is kept by the record and carried out as soon as supervision starts.
 pub fn launch(plan: Plan, exec: Arc<Execution>, reaper: &Arc<Reaper>, observer: Box<dyn Observer>) {
@@ -363,7 +363,7 @@ async fn supervise(
     let mut err = pipe::Receiver::from_owned_fd(spawned.stderr).ok();
     // Reserved, not zeroed: reads fill the spare capacity and each chunk is taken and
     // cleared at once. Zeroing 2 × 16 KiB was an eighth of the service's own instructions
-    // per execution of a command that prints a line (callgrind, README "Performance").
+    // per execution of a command that prints a line (callgrind, docs/PERFORMANCE.md).
     let mut out_buf = Vec::with_capacity(READ_CHUNK);
     let mut err_buf = Vec::with_capacity(READ_CHUNK);
 

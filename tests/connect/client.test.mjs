@@ -63,7 +63,7 @@ async function stopService() {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once("exit", r));
   child.kill("SIGTERM");
-  // SPEC §5.3: exits within killGracePeriod + 2 s.
+  // exits within killGracePeriod + 2 s.
   const t = setTimeout(() => child.kill("SIGKILL"), 5_000);
   await exited;
   clearTimeout(t);
@@ -208,7 +208,7 @@ test("StartAction returns the chosen tracking id; ExecutionStatus finds it at on
   const id = trackingId("start");
   const r = await client.startAction({ actionId: "hello", arguments: [], uniqueTrackingId: id });
   assert.equal(r.executionTrackingId, id);
-  // SPEC §3: "Returns once the entry exists, so an immediate ExecutionStatus finds it."
+  // "Returns once the entry exists, so an immediate ExecutionStatus finds it."
   const { logEntry: now } = await client.executionStatus({ executionTrackingId: id });
   assert.ok(now, "no logEntry right after StartAction");
   assert.equal(now.executionTrackingId, id);
@@ -283,7 +283,7 @@ test("GetActionLogs: only the action's entries; unknown action → NotFound", as
 });
 
 test("raw JSON (no client): every field present, names from the proto, int64 as strings", async () => {
-  // SPEC §2.3: every field present (integrations rely on "exitCode": 0); int64 as
+  // every field present (integrations rely on "exitCode": 0); int64 as
   // decimal strings. The expected names come from the generated schema, so the
   // proto and the wire are checked against each other.
   const post = async (op, body) => {
@@ -324,7 +324,7 @@ test("KillAction of a running 'slow': killed true, then exitCode -1", async () =
   assert.equal(e.timedOut, false);
   assert.equal(e.executionStarted, true);
   assert.equal(e.executionFinished, true);
-  assert.match(e.stderr, /(^|\n)actiond:/, "SPEC §4: the kill is noted on stderr as an 'actiond:' line");
+  assert.match(e.stderr, /(^|\n)actiond:/, "the kill is noted on stderr as an 'actiond:' line");
 
   const again = await client.killAction({ executionTrackingId: id });
   assert.equal(again.killed, false);
@@ -388,7 +388,7 @@ test("errors: bad uniqueTrackingId → InvalidArgument; reused → AlreadyExists
 
 test("errors: an operation the service does not have → Unimplemented", async () => {
   // A method descriptor of the same service with a name the service never serves:
-  // the client posts to /svc.api.v1.ActionApiService/NoSuchOperation (SPEC §2.1: 404, unimplemented).
+  // the client posts to /svc.api.v1.ActionApiService/NoSuchOperation (404, unimplemented).
   const real = ActionApiService.method.getReadyz;
   const fake = { ...real, name: "NoSuchOperation", localName: "noSuchOperation" };
   const fakeClient = createClient(
@@ -402,12 +402,12 @@ test("errors: an operation the service does not have → Unimplemented", async (
 // ---------------------------------------------------------------------------
 // The other operations, each with an empty request. An operation that still
 // answers `unimplemented` is reported as TODO (not built yet), not as failure;
-// any other answer must be what SPEC §3 says.
+// any other answer must be what the API document says.
 // ---------------------------------------------------------------------------
 
 const surface = [
   ["GetDashboard", (c) => c.getDashboard({ title: "" }), (r) => {
-    // SPEC §7: the default dashboard is titled Actions, with one fieldset Actions
+    // the default dashboard is titled Actions, with one fieldset Actions
     // holding a link per action in config order.
     assert.ok(r.dashboard, "the default dashboard is not null");
     assert.equal(r.dashboard.title, "Actions");
@@ -505,12 +505,12 @@ test("EventStream: executionStarted, outputChunk, executionFinished of a run", {
   reader.catch(() => {}); // observed through the races below
   const timer = new AbortController();
   try {
-    // SPEC §2.4: the subscription exists before the response headers are sent.
+    // the subscription exists before the response headers are sent.
     await Promise.race([
       headers,
       reader,
       sleep(5_000, null, { signal: timer.signal }).then(
-        () => assert.fail("EventStream: no response headers within 5 s (SPEC §2.4: headers are sent before any event)"),
+        () => assert.fail("EventStream: no response headers within 5 s (headers are sent before any event)"),
         () => new Promise(() => {}),
       ),
     ]);

@@ -1,4 +1,4 @@
-//! Hostile and careless clients against the bounds of SPEC §10: a thousand idle connections,
+//! Hostile and careless clients against the bounds of a thousand idle connections,
 //! clients that send their headers a byte at a time, oversized bodies, login floods, password
 //! hashing floods and an event subscriber that never reads. Each test asserts the bound
 //! itself where the operating system shows it (descriptors and memory of the service in
@@ -455,7 +455,7 @@ fn a_concurrent_login_flood_from_one_address_gets_no_more_than_five_guesses_chec
     );
 }
 
-/// The memory of one argon2 hash with SPEC §6.2's parameters (m = 19456 KiB).
+/// The memory of one argon2 hash with actiond's parameters (m = 19456 KiB).
 const ARGON2_BLOCK_KIB: u64 = 19_456;
 
 /// What hashing may add to the service's memory: one block, and as much again for the

@@ -1,4 +1,4 @@
-//! The appliance files (SPEC §11): every board config passes `--check-config` without a
+//! The appliance files: every board config passes `--check-config` without a
 //! warning, each board's polkit rule allows exactly the services its config offers, the
 //! board scripts behave on fake hardware tools, `scripts/install.sh` installs into a
 //! throwaway root (DESTDIR) idempotently and uninstalls cleanly, and the systemd unit passes

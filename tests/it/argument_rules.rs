@@ -463,7 +463,7 @@ fn assert_config_refused(run: &Finished, path: &str, hints: &[&str]) {
     );
 }
 
-/// What an unsafe context's refusal must suggest instead (SPEC §5.5).
+/// What an unsafe context's refusal must suggest instead.
 const FIX: &[&str] = &["exec", "environment"];
 
 fn assert_script_refused(script: &str, kind: &str) {
@@ -527,7 +527,7 @@ fn placeholder_inside_a_comment_is_a_config_error() {
 
 #[test]
 fn placeholder_right_after_dollar_is_a_config_error() {
-    // In YAML `${{ subject }}` is also the environment interpolation syntax (SPEC §9), which
+    // In YAML `${{ subject }}` is also the environment interpolation syntax, which
     // claims it first; either way the check must fail at the command's path. The template
     // rule itself is tested on the library in quoting_fuzz.
     let run = check_config(vec![
@@ -624,8 +624,8 @@ fn unknown_type_is_a_config_error() {
 }
 
 /// A default that breaks its own type loads with a warning (real OliveTin configs use
-/// defaults such as `none` as hints; README "Decisions"), and a start relying on it is
-/// refused before anything runs.
+/// defaults such as `none` as hints; docs/ARCHITECTURE.md "Decisions"), and a start relying
+/// on it is refused before anything runs.
 #[test]
 fn default_that_breaks_its_type_warns_and_is_refused_when_used() {
     for (kind, default) in [("int", "abc"), ("ascii", "a b"), ("datetime", "tomorrow")] {

@@ -1,4 +1,4 @@
-//! Typed arguments end to end (SPEC §5.2, §5.5, §3): the proof that a value cannot be
+//! Typed arguments end to end: the proof that a value cannot be
 //! injected, by a real `/bin/sh` and by the command's own output.
 //!
 //! The adversarial part starts one `actiond` per argument type, with one action per place a
@@ -38,7 +38,7 @@ pub(crate) const MARK: &str = "MARK";
 /// `long_payloads`).
 const LONG: usize = 60 * 1024;
 
-/// Beyond actiond's bound on one value: SPEC §5.5 names no such bound, so this one may be
+/// Beyond actiond's bound on one value: the API names no such bound, so this one may be
 /// refused (naming the argument) or must arrive intact.
 const TOO_LONG: usize = 100 * 1024;
 
@@ -273,7 +273,7 @@ fn is_long(value: &str) -> bool {
     value.len() >= LONG / 2
 }
 
-/// Values with NUL: refused for every type (SPEC §5.5), before anything runs.
+/// Values with NUL: refused for every type, before anything runs.
 fn nul_payloads() -> Vec<String> {
     vec![
         "\0".to_string(),
@@ -299,7 +299,7 @@ fn show(value: &str) -> String {
 enum Expect {
     Accept,
     Refuse,
-    /// The SPEC does not settle it: either answer, but an accepted value must arrive intact.
+    /// The API does not settle it: either answer, but an accepted value must arrive intact.
     Either,
 }
 
@@ -307,7 +307,7 @@ enum Expect {
 struct TypeCase {
     /// The declaration of `subject` (its name is added).
     declaration: Value,
-    /// Values the type must accept (SPEC §5.5).
+    /// Values the type must accept.
     accept: Vec<String>,
     /// Values the type must refuse.
     refuse: Vec<String>,
@@ -329,7 +329,7 @@ fn typed(kind: &str) -> Value {
     json!({"title": "Subject", "type": kind})
 }
 
-/// What the command receives for an accepted value. Only datetime changes it: SPEC §5.5 adds
+/// What the command receives for an accepted value. Only datetime changes it: the API adds
 /// the seconds when they are missing.
 fn normalized(declaration: &Value, value: &str) -> String {
     let b = value.as_bytes();
@@ -452,7 +452,7 @@ fn attack(case: TypeCase) {
                 (Expect::Either, true) => *e = Expect::Accept,
                 (Expect::Either, false) => *e = Expect::Refuse,
                 (Expect::Accept, false) | (Expect::Refuse, true) => failures.push(format!(
-                    "ValidateArgumentType says valid={valid} for {} as {kind}, the SPEC says {:?}",
+                    "ValidateArgumentType says valid={valid} for {} as {kind}, the API says {:?}",
                     show(value),
                     e
                 )),

@@ -1,4 +1,4 @@
-//! The credential commands (SPEC §1, §6): `actiond hash-password` turns a password on stdin
+//! The credential commands: `actiond hash-password` turns a password on stdin
 //! into an argon2id PHC string with the project's parameters, and `actiond gen-token` prints a
 //! fresh API token with the config entry that admits it. The token's hash is recomputed here,
 //! and the printed password hash is checked by its PHC shape and verified with the library.

@@ -411,7 +411,7 @@ pub fn assert_json_error(json: &Value, code: &str) -> String {
     message.to_string()
 }
 
-/// The LogEntry fields of SPEC §4 with their JSON types.
+/// The LogEntry fields with their JSON types.
 const ENTRY_STRINGS: [&str; 10] = [
     "datetimeStarted",
     "datetimeFinished",

@@ -1,4 +1,4 @@
-//! `actiond --check-config PATH` (SPEC §1, §9): exit 0 for a valid config (warnings
+//! `actiond --check-config PATH`: exit 0 for a valid config (warnings
 //! allowed), 2 for an invalid one, with every error printed with its YAML path. The configs
 //! here are hand-written YAML, since the YAML itself is under test.
 

@@ -1,4 +1,4 @@
-//! Dashboards and entities (SPEC §7, §3) seen from a client: the default dashboard built from
+//! Dashboards and entities seen from a client: the default dashboard built from
 //! the actions no configured dashboard places, configured dashboards and the directories
 //! nested in them reached by title, fieldsets repeated once per entity instance with their
 //! titles rendered for it (entity values escaped in display HTML and inert in the command),
@@ -7,7 +7,7 @@
 //!
 //! Components are compared through an outline (type, title, contents, and for a link its
 //! binding id) so that each test states the whole tree it expects in a few lines; the default
-//! dashboard test compares the seed's Action message of each link field by field. Entity
+//! dashboard test compares the API's Action message of each link field by field. Entity
 //! files are written before the server starts, in a directory beside the config directory
 //! and named relative to it, so the instances are there from the first request and no test
 //! here depends on reloading.
@@ -39,7 +39,7 @@ fn assert_no_dashboard(server: &Server, title: &str) {
 /// the link's title is its action's), `{"display": title}` for a display, `{"latest":
 /// bindingId}` for a latest-output component, and
 /// `{"<type> <title>": [children]}` for a container. Every component must carry all six
-/// fields of the seed's DashboardComponent with their JSON types.
+/// fields of the API's DashboardComponent with their JSON types.
 fn outline(components: &Value) -> Value {
     let list = components
         .as_array()
@@ -200,7 +200,7 @@ fn the_default_dashboard_links_every_unplaced_visible_action_in_config_order() {
     assert_eq!(reply["title"], "Actions");
     assert_eq!(outline_reply(&reply), default_outline(&["a", "g"]));
 
-    // Each link carries the seed's Action message, every field present; order is the
+    // Each link carries the API's Action message, every field present; order is the
     // action's position in the config.
     let fieldset = &reply["dashboard"]["contents"][0];
     let link_a = &fieldset["contents"][0];

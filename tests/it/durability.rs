@@ -1,4 +1,4 @@
-//! History persistence (SPEC §9) tested the hard way: the service is SIGKILLed in the middle of
+//! History persistence tested the hard way: the service is SIGKILLed in the middle of
 //! its work, as a power cut or the OOM killer would stop it, and a new service started on the
 //! same state directory must bring back every execution that had finished, whole and exactly as
 //! GetLogs showed it before (output, flags, times), and every execution that was running marked
@@ -27,7 +27,7 @@ use crate::harness::{
     shell_action, wait_until,
 };
 
-/// The history file's name in the state directory (SPEC §9; README "Disk writes").
+/// The history file's name in the state directory (README, "what is written to disk").
 const HISTORY: &str = "history.jsonl";
 
 /// A config keeping its history in `state`, showing the whole history on one GetLogs page.
@@ -170,7 +170,7 @@ fn crash_actions() -> Vec<Value> {
     ]
 }
 
-/// Runs one of everything SPEC §4's table has (exited 0, exited 7, timed out, killed,
+/// Runs one of every ending an execution can have (exited 0, exited 7, timed out, killed,
 /// blocked, and three still running), SIGKILLs the service, and returns what is left.
 fn crashed_history() -> Crashed {
     let state = TempDir::new();
@@ -314,7 +314,7 @@ fn assert_interrupted(restored: &Value, before: &Value) {
     assert_eq!(restored["blocked"], false, "{restored}");
     assert_eq!(restored["timedOut"], false, "{restored}");
     assert_eq!(restored["exitCode"], -1, "{restored}");
-    // Finished, so it has a finish time (SPEC §4: "" only while unfinished).
+    // Finished, so it has a finish time ("" only while unfinished).
     let finished = restored["datetimeFinished"].as_str().unwrap_or_default();
     assert!(is_datetime(finished), "datetimeFinished {finished:?}");
     let notices = notices(restored);
@@ -642,7 +642,7 @@ fn a_password_argument_never_reaches_the_history_file() {
 fn the_history_file_stays_bounded_over_200_runs_and_restores_the_newest() {
     const LIMIT: usize = 20;
     const RUNS: usize = 200;
-    // SPEC §9: compacted to the newest logHistoryLimit entries; the README bounds the file
+    // compacted to the newest logHistoryLimit entries; the README bounds the file
     // at twice that many lines before a rewrite. A few lines more are allowed for writes
     // that race with the rewrite.
     const MAX_LINES: usize = 2 * LIMIT + 4;

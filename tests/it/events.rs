@@ -1,4 +1,4 @@
-//! EventStream (SPEC §2.4, §8) seen from a client: a Connect server-streaming call answered
+//! EventStream seen from a client: a Connect server-streaming call answered
 //! with HTTP 200 and a chunked body of envelopes, one per event and flushed as it happens,
 //! ended by exactly one end-stream envelope. These tests read that body incrementally with a
 //! small reader of their own (the unary client in `client.rs` waits for the whole body, which
@@ -200,7 +200,7 @@ fn the_subscription_exists_when_the_headers_arrive() {
 fn the_deadline_ends_the_stream_with_deadline_exceeded() {
     let server = Server::start(config_with(vec![]));
     let began = Instant::now();
-    // The short route, which the seed's examples use.
+    // The short route, which the API document's examples use.
     let mut stream = EventStream::open(
         server.addr,
         &subscribe_at("/api/EventStream").header("Connect-Timeout-Ms", "500"),

@@ -1,4 +1,4 @@
-//! Who is calling (SPEC §3 identity rows, §6.1, §6.2), seen only through the wire: local
+//! Who is calling, seen only through the wire: local
 //! login and its cookie attribute by attribute, Logout revoking the session on the server,
 //! WhoAmI for every provider in its POST and GET forms, the identification order (token,
 //! trusted header, session cookie, guest), unknown tokens refused everywhere, trusted
@@ -40,7 +40,7 @@ pub const HA_TOKEN: &str = "ha-token-6f1c2e0b9d8a7f6e5d4c3b2a19080706";
 /// The second client address: the kernel routes all of 127.0.0.0/8 to loopback.
 pub const OTHER_ADDRESS: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
 
-/// The session cookie's name (SPEC §6.2).
+/// The session cookie's name.
 const COOKIE: &str = "svc-sid-local";
 
 /// The argon2id PHC string of `password`, made by `actiond hash-password`. Cached per
@@ -168,7 +168,7 @@ fn cookie_parts(set_cookie: &str) -> (String, Vec<String>) {
     (pair, attributes)
 }
 
-/// The attributes SPEC §6.2 gives the session cookie, apart from Max-Age.
+/// The attributes the API gives the session cookie, apart from Max-Age.
 fn cookie_attributes(max_age: &str) -> Vec<String> {
     let mut want = vec![
         "path=/".to_string(),
@@ -958,7 +958,7 @@ fn init_of_a_guest_where_login_is_optional() {
 // ---------------------------------------------------------------------------------------
 // The authentication gate
 
-/// The operations a guest may call when guests must log in (SPEC §3).
+/// The operations a guest may call when guests must log in.
 const OPEN: [&str; 5] = [
     "Init",
     "GetReadyz",

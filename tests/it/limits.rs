@@ -1,4 +1,4 @@
-//! The start limits of SPEC §5.1 and §9 seen through the records they leave: `maxConcurrent`
+//! The start limits seen through the records they leave: `maxConcurrent`
 //! (runs of one action at once), `maxConcurrentExecutions` (runs of all actions at once) and
 //! `maxRate` (starts of one action in a sliding window). A start refused by a limit is not an
 //! error: it answers like any start and leaves a blocked entry (executionStarted false,

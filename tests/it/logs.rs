@@ -1,4 +1,4 @@
-//! Execution history as GetLogs and GetActionLogs show it (SPEC §3, §9): newest first, the
+//! Execution history as GetLogs and GetActionLogs show it: newest first, the
 //! paging arithmetic (countRemaining, totalCount, pageSize, startOffset), the per-action
 //! view, and the eviction of the oldest entries at `logHistoryLimit`.
 //!

@@ -4,7 +4,7 @@
 //!
 //! All files form one test binary to keep link time down: `harness` starts the service and
 //! inspects processes, `client` speaks HTTP/1.1 and Connect JSON, and each other module
-//! covers one topic of the contract (SPEC.md).
+//! covers one topic of the API.
 
 mod broker;
 mod client;

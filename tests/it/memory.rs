@@ -1,4 +1,4 @@
-//! The memory claims of README "Performance", as a test that does not depend on speed: once
+//! The memory claims of docs/PERFORMANCE.md, as a test that does not depend on speed: once
 //! the history is full, running more commands does not grow the service. 5 000 short runs of
 //! `echo hello` from four keep-alive clients; the resident set after the last 4 000 may
 //! exceed the one after the first 1 000 (the history of `logHistoryLimit` = 200 entries is

@@ -1,4 +1,4 @@
-//! The operations of SPEC §3 that exist in this issue, each with its success path and each
+//! The operations of the API, each with its success path and each
 //! of its error answers: the start variants and their tracking-id rules, RestartAction,
 //! KillAction, ExecutionStatus, GetActionLogs' unknown action, GetReadyz, and the
 //! operations that must answer `unimplemented` until their issue lands.
@@ -62,7 +62,7 @@ fn start_action_returns_a_uuid_v4_tracking_id() {
 fn start_action_entry_exists_as_soon_as_it_returns() {
     let server = server();
     let id = server.start_action("sleeper");
-    // No waiting: SPEC §3 says the entry exists when StartAction returns.
+    // No waiting: the entry exists when StartAction returns.
     let entry = server.status(&id);
     assert_entry_shape(&entry);
     assert_eq!(entry["executionTrackingId"], id.as_str());
@@ -434,7 +434,7 @@ fn get_readyz_reports_ok() {
 // ---------------------------------------------------------------------------------------
 // Not yet implemented
 
-/// Every operation of the seed's service (SPEC §3), sent with its POST form.
+/// Every operation of the API's service, sent with its POST form.
 const ALL_UNARY: [&str; 24] = [
     "StartAction",
     "StartActionAndWait",
@@ -462,7 +462,7 @@ const ALL_UNARY: [&str; 24] = [
     "DumpPublicIdActionMap",
 ];
 
-/// SPEC: after the live issue no operation of the seed answers `unimplemented` (EventStream,
+/// No operation of the API answers `unimplemented` (EventStream,
 /// the 25th, is streaming and has its own tests).
 #[test]
 fn every_operation_of_the_seed_is_implemented() {

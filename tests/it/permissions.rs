@@ -1,4 +1,4 @@
-//! Permissions (SPEC §6.3), seen through the wire. The core is a matrix: for each verb
+//! Permissions, seen through the wire. The core is a matrix: for each verb
 //! (view, exec, logs, kill), a server where the API-token user `u` has exactly that one
 //! permission denied (defaultPermissions all false, one ACL for `u` on every action granting
 //! the other three), plus one where `u` has all four, and a table of every operation that
@@ -599,7 +599,7 @@ fn defaults_decide_when_no_acl_applies() {
 
 #[test]
 fn an_applying_acl_that_says_false_leaves_the_default() {
-    // SPEC §6.3: granted when any applying ACL grants it, *else* by defaultPermissions; an
+    // granted when any applying ACL grants it, *else* by defaultPermissions; an
     // ACL's false grants nothing, so it cannot take away what the defaults give.
     let server = Server::start(header_config(
         json!({"view": true, "exec": true, "logs": true, "kill": true}),

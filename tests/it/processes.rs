@@ -1,4 +1,4 @@
-//! Executions as the operating system sees them (SPEC §4, §5.2–5.4): every row of the
+//! Executions as the operating system sees them: every row of the
 //! LogEntry state table, the process-group kill ladder (checked in /proc, not just in the
 //! record), reaping of children and orphans, descriptor and memory bounds over many or huge
 //! runs, the output cap, and UTF-8 repair of command output.
@@ -49,7 +49,7 @@ fn start_stubborn_group(server: &Server, action: &str) -> (String, i32) {
 const STUBBORN: &str = "trap '' TERM\necho $$ > pid\nsleep 1000 & sleep 1000 & wait\n";
 
 // ---------------------------------------------------------------------------------------
-// The state table of SPEC §4
+// The state table of an execution (phase and ending → the LogEntry flags)
 
 #[test]
 fn exited_execution_records_its_status_and_streams() {
@@ -243,7 +243,7 @@ fn max_concurrent_executions_blocks_across_actions() {
 }
 
 // ---------------------------------------------------------------------------------------
-// How commands are run (SPEC §5.2)
+// How commands are run
 
 #[test]
 fn exec_runs_its_argv_without_a_shell() {
@@ -310,7 +310,7 @@ fn execution_leads_its_own_process_group() {
 }
 
 // ---------------------------------------------------------------------------------------
-// The kill ladder (SPEC §5.3)
+// The kill ladder
 
 #[test]
 fn kill_escalates_to_sigkill_for_a_group_that_ignores_sigterm() {

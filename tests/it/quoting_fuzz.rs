@@ -1,4 +1,4 @@
-//! A property-based fuzz of the command templates (SPEC §5.5) through the library and a real
+//! A property-based fuzz of the command templates through the library and a real
 //! shell, without the server: whatever a value holds, the shell reads it back as the same
 //! bytes, and no value ever runs as code.
 //!
@@ -636,7 +636,7 @@ proptest! {
 // Refusals and known holes, as plain tests
 
 /// Contexts the quoting cannot make safe are refused, with a message that says what to use
-/// instead (SPEC §5.5).
+/// instead.
 #[test]
 fn unsafe_contexts_are_refused_with_a_fix() {
     for text in [

@@ -1,4 +1,4 @@
-//! Hot reload (SPEC §9, §8) seen from a client. Each test starts a server, subscribes to the
+//! Hot reload seen from a client. Each test starts a server, subscribes to the
 //! EventStream, changes a file in the config directory the way people and tools do (written
 //! in place, or written to `<name>.tmp` and renamed over the real name, as editors and Ansible
 //! do), and then checks three things: the event that announces the change (`configChanged` for
@@ -55,7 +55,7 @@ fn config_path(server: &Server) -> std::path::PathBuf {
 // Events, read with the EventStream reader of `events.rs`
 
 /// The guest's subscription. `EventStream::subscribe` reads the reply's head before it
-/// returns: the service puts the subscription in place before it sends the head (SPEC §2.4),
+/// returns: the service puts the subscription in place before it sends the head,
 /// so no event of a change made after this returns can be missed. (The service starts its
 /// file watcher before it serves, so by the time it answers, the watches are in place too: a
 /// change it missed would make these tests fail, which is right.)
@@ -87,7 +87,7 @@ impl Events {
     }
 
     /// Reads events until one of `kind` arrives within `timeout`; returns the events before
-    /// it. The reload events carry an empty message (SPEC §8), checked exactly.
+    /// it. The reload events carry an empty message, checked exactly.
     fn wait_for(&mut self, kind: &str, timeout: Duration) -> Vec<Value> {
         let deadline = Instant::now() + timeout;
         let mut before = Vec::new();
@@ -514,7 +514,7 @@ fn a_malformed_entity_file_keeps_the_previous_instances() {
 
     // An unclosed flow mapping, written in place (a script that died half way).
     write_in_place(&path, "- {key: gamma, name: Gamma\n");
-    // SPEC does not say whether a refused entity file is announced, so an event is accepted
+    // The API does not say whether a refused entity file is announced, so an event is accepted
     // but not required; when it comes it tells us the reload was tried, else the silence
     // lasts six debounce periods.
     let deadline = Instant::now() + QUIET;

@@ -1,4 +1,4 @@
-//! Graceful shutdown (SPEC §5.3, §1): on SIGTERM or SIGINT the service stops, takes every
+//! Graceful shutdown: on SIGTERM or SIGINT the service stops, takes every
 //! running execution down with the kill ladder, leaves nothing of their process groups
 //! behind (not even unreaped zombies), and exits 0 within `killGracePeriod` + 2 s.
 
@@ -14,7 +14,7 @@ use crate::harness::{
 /// The tests' `killGracePeriod` (see `config_with`).
 const GRACE: Duration = Duration::from_secs(1);
 
-/// SPEC's bound on shutdown: the grace period plus two seconds.
+/// The bound on shutdown: the grace period plus two seconds.
 const SHUTDOWN_BOUND: Duration = Duration::from_secs(1 + 2);
 
 /// How long to wait for an exit before declaring a hang (longer than the bound, so that a

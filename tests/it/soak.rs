@@ -8,7 +8,7 @@
 //!
 //! Sizes: 3000 runs of 100 KB each through 8 KiB caps is 300 MB of output, all of it published
 //! as events to each subscriber, so the readers only classify envelopes by their first bytes
-//! instead of parsing JSON. They still fall behind now and then, and are cut off as SPEC §8
+//! instead of parsing JSON. They still fall behind now and then, and are cut off as the event bus
 //! says (the default queue of 256 events); they subscribe again, and at the end every one of
 //! them must be live. What the soak bounds is the service: memory, descriptors, history.
 
@@ -33,7 +33,7 @@ const OUTPUT_BYTES: usize = 100_000;
 /// RSS may grow this much after the warm-up: allocator noise, not per-run state (3000 runs
 /// keeping even 8 KiB each would be 24 MiB).
 const RSS_GROWTH_KIB: u64 = 16 * 1024;
-/// SPEC §9 and the README: the file is rewritten once it holds twice logHistoryLimit lines.
+/// The history file is rewritten once it holds twice logHistoryLimit lines.
 const MAX_LINES: usize = 2 * LIMIT + 4;
 
 /// What one subscriber saw.
@@ -55,7 +55,7 @@ struct Seen {
 const FINAL: &str = "soak-final";
 
 /// Reads events until the end of a [`FINAL`] run arrives or `stop` is set. A subscriber cut
-/// off for falling behind (by design, SPEC §8: ten debug-built readers on a small machine do
+/// off for falling behind (by design, ten debug-built readers on a small machine do
 /// not keep up with thousands of runs' output) subscribes again, as a real client would.
 fn read_events(addr: std::net::SocketAddr, stop: Arc<AtomicBool>) -> Seen {
     let mut seen = Seen::default();

@@ -1,4 +1,4 @@
-//! systemd integration (SPEC §11): the real binary, started the way systemd starts it with
+//! systemd integration: the real binary, started the way systemd starts it with
 //! `Type=notify` and `WatchdogSec`, must send `READY=1` once it listens, `WATCHDOG=1` pings
 //! while it runs and `STOPPING=1` when told to stop. The test plays systemd: it binds the
 //! datagram socket named by `NOTIFY_SOCKET` (a file, and an abstract name) and reads what

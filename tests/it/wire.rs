@@ -1,4 +1,4 @@
-//! The transport contract of SPEC §2.1–2.3: routes and path styles, the Connect unary header
+//! The transport contract of routes and path styles, the Connect unary header
 //! and body rules with the status of each error, body limits (plain, chunked and gzip), the
 //! lenient JSON input rules, the every-field output rule, and keep-alive connections.
 //!
@@ -15,7 +15,7 @@ use serde_json::json;
 use crate::client::{Request, SERVICE, assert_entry_shape, assert_error, is_uuid_v4, send};
 use crate::harness::{Server, config_with, shell_action, started_id};
 
-/// The three POST path prefixes of SPEC §2.1.
+/// The three POST path prefixes the API answers at.
 const PREFIXES: [&str; 3] = [SERVICE, "/api/svc.api.v1.ActionApiService/", "/api/"];
 
 fn server() -> Server {

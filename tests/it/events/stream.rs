@@ -10,7 +10,7 @@ use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-/// SPEC §8: the largest text of one outputChunk event, in bytes.
+/// the largest text of one outputChunk event, in bytes.
 pub(crate) const MAX_CHUNK: usize = 4096;
 
 /// The end-stream flag of a Connect envelope.
@@ -68,7 +68,7 @@ impl Frame {
         self.flags & END_STREAM != 0
     }
 
-    /// The event this frame carries; asserts the message rules of SPEC §2.3/§2.4 on the way:
+    /// The event this frame carries; asserts the Connect message rules on the way:
     /// flag 0, a non-empty payload, and a JSON object with exactly one member (a oneof).
     pub(crate) fn event(&self) -> Event {
         assert_eq!(
@@ -169,7 +169,7 @@ impl EventStream {
     }
 
     /// Opens the standard subscription and asserts that it was accepted: 200 and the
-    /// streaming headers of SPEC §2.4.
+    /// Connect streaming headers.
     pub(crate) fn subscribe(addr: SocketAddr) -> EventStream {
         let stream = EventStream::open(addr, &subscribe());
         stream.assert_stream_head();
@@ -259,7 +259,7 @@ impl EventStream {
             .map(|(_, v)| v.as_str())
     }
 
-    /// SPEC §2.4: 200, the Connect streaming content type, no caching and no proxy
+    /// 200, the Connect streaming content type, no caching and no proxy
     /// buffering, and a chunked body (HTTP/1.1's way to send as it happens).
     pub(crate) fn assert_stream_head(&self) {
         assert_eq!(self.status, 200, "EventStream answered {}", self.status);
@@ -486,7 +486,7 @@ pub(crate) fn assert_end_error(end: &Value, code: &str) -> String {
     message.to_string()
 }
 
-/// Asserts a refusal after the handler was chosen (SPEC §2.4): HTTP 200 with the streaming
+/// Asserts a refusal after the handler was chosen: HTTP 200 with the streaming
 /// content type and a body of exactly one end-stream envelope holding the error `code`.
 pub(crate) fn assert_refused_in_stream(resp: &Response, code: &str) -> String {
     assert_eq!(
