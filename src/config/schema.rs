@@ -633,7 +633,16 @@ actions:
             ("dashboards[].", super::COMPONENT_KEYS),
         ];
         // actiond's own keys, named below the table rather than in it.
-        let own = ["stateDirectory", "trustedProxies", "authApiTokens", "mqtt"];
+        let own = [
+            "stateDirectory",
+            "trustedProxies",
+            "authApiTokens",
+            "mqtt",
+            "allowedHosts",
+            "allowedOrigins",
+            "historySync",
+            "headerReadTimeout",
+        ];
         let mut missing = Vec::new();
         for (prefix, keys) in tables {
             for (key, _) in *keys {

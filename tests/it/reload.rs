@@ -611,10 +611,11 @@ fn an_entity_file_over_its_bounds_is_refused_and_the_previous_instances_stay() {
 }
 
 #[test]
-fn a_reload_naming_an_argument_after_a_variable_that_runs_code_is_refused() {
+fn a_reload_naming_an_argument_after_a_variable_that_runs_code_disables_that_action() {
     // A caller's value in NODE_OPTIONS would be `--require=/tmp/x.js` for every Node program
-    // the command starts. The config that tries it is refused whole, naming the argument's
-    // YAML path, and the old one stays.
+    // the command starts. An action that declares such an argument is disabled, as every
+    // error inside one action is: the reload goes through, the log names the argument's YAML
+    // path and the variable, and the action refuses every start with the reason.
     let old = config_with(vec![shell_action("a", "echo old")]);
     let server = Server::start(old);
     let mut events = Events::subscribe(&server);
@@ -628,7 +629,7 @@ fn a_reload_naming_an_argument_after_a_variable_that_runs_code_is_refused() {
         action["arguments"] = json!([{"name": name, "type": "ascii"}]);
         let before = server.log_count("actions[0].arguments[0].name");
         write_by_rename(&config_path(&server), &to_yaml(&config_with(vec![action])));
-        events.assert_no_reload(QUIET, name);
+        events.wait_for("configChanged", SOON);
         assert!(
             wait_until(SOON, || {
                 server.log_count("actions[0].arguments[0].name") > before
@@ -636,6 +637,9 @@ fn a_reload_naming_an_argument_after_a_variable_that_runs_code_is_refused() {
             "the refusal of {name} does not name the argument's path"
         );
         assert!(server.log_contains(&name.to_uppercase()), "{name}");
-        assert_eq!(run_stdout(&server, "a"), "old\n", "{name}");
+        let (_, body) = server.call("StartAction", json!({"actionId": "a"}));
+        assert_eq!(body["code"], "failed_precondition", "{name}: {body}");
+        let message = body["message"].as_str().unwrap_or_default();
+        assert!(message.contains(&name.to_uppercase()), "{name}: {message}");
     }
 }
