@@ -22,6 +22,7 @@ const FILES: &[&str] = &[
     "app.js",
     "output.js",
     "looks.js",
+    "views.js",
     "app.css",
     "icon.svg",
     "manifest.webmanifest",

@@ -157,11 +157,85 @@ fn header(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# TYPE {name} {kind}");
 }
 
+/// One series without labels: its header and its value.
+fn single(out: &mut String, name: &str, kind: &str, help: &str, value: impl std::fmt::Display) {
+    header(out, name, kind, help);
+    let _ = writeln!(out, "{name} {value}");
+}
+
 /// The sample in the Prometheus text exposition format (version 0.0.4).
 pub fn render(s: &Sample) -> String {
     let mut out = String::new();
+    executions(&mut out, s);
+    single(
+        &mut out,
+        "actiond_history_entries",
+        "gauge",
+        "Execution records kept in the history.",
+        s.history,
+    );
     header(
         &mut out,
+        "actiond_config_reloads_total",
+        "counter",
+        "Config reloads since start, by result.",
+    );
+    let _ = writeln!(
+        out,
+        "actiond_config_reloads_total{{result=\"success\"}} {}",
+        s.reloads_ok
+    );
+    let _ = writeln!(
+        out,
+        "actiond_config_reloads_total{{result=\"failure\"}} {}",
+        s.reloads_failed
+    );
+    single(
+        &mut out,
+        "actiond_event_subscribers",
+        "gauge",
+        "Open event streams.",
+        s.subscribers,
+    );
+    if let Some(h) = &s.history_file {
+        single(
+            &mut out,
+            "actiond_history_file_records_total",
+            "counter",
+            "Records written to the history file.",
+            h.records,
+        );
+        single(
+            &mut out,
+            "actiond_history_file_syncs_total",
+            "counter",
+            "fsync calls on the history file (one per batch of records).",
+            h.syncs,
+        );
+        single(
+            &mut out,
+            "actiond_history_file_waiting",
+            "gauge",
+            "Records waiting to be written to the history file.",
+            h.waiting,
+        );
+    }
+    if let Some(rss) = s.rss_bytes {
+        single(
+            &mut out,
+            "process_resident_memory_bytes",
+            "gauge",
+            "Resident memory size in bytes.",
+            rss,
+        );
+    }
+    out
+}
+
+/// The per-action series: executions by outcome, those running, and the duration histogram.
+fn executions(out: &mut String, s: &Sample) {
+    header(
+        out,
         "actiond_executions_total",
         "counter",
         "Executions that finished, by action and outcome.",
@@ -175,15 +249,15 @@ pub fn render(s: &Sample) -> String {
             );
         }
     }
-    header(
-        &mut out,
+    single(
+        out,
         "actiond_executions_running",
         "gauge",
         "Executions running now.",
+        s.running,
     );
-    let _ = writeln!(out, "actiond_executions_running {}", s.running);
     header(
-        &mut out,
+        out,
         "actiond_execution_duration_seconds",
         "histogram",
         "How long executions ran, by action.",
@@ -214,69 +288,6 @@ pub fn render(s: &Sample) -> String {
             a.count
         );
     }
-    header(
-        &mut out,
-        "actiond_history_entries",
-        "gauge",
-        "Execution records kept in the history.",
-    );
-    let _ = writeln!(out, "actiond_history_entries {}", s.history);
-    header(
-        &mut out,
-        "actiond_config_reloads_total",
-        "counter",
-        "Config reloads since start, by result.",
-    );
-    let _ = writeln!(
-        out,
-        "actiond_config_reloads_total{{result=\"success\"}} {}",
-        s.reloads_ok
-    );
-    let _ = writeln!(
-        out,
-        "actiond_config_reloads_total{{result=\"failure\"}} {}",
-        s.reloads_failed
-    );
-    header(
-        &mut out,
-        "actiond_event_subscribers",
-        "gauge",
-        "Open event streams.",
-    );
-    let _ = writeln!(out, "actiond_event_subscribers {}", s.subscribers);
-    if let Some(h) = &s.history_file {
-        header(
-            &mut out,
-            "actiond_history_file_records_total",
-            "counter",
-            "Records written to the history file.",
-        );
-        let _ = writeln!(out, "actiond_history_file_records_total {}", h.records);
-        header(
-            &mut out,
-            "actiond_history_file_syncs_total",
-            "counter",
-            "fsync calls on the history file (one per batch of records).",
-        );
-        let _ = writeln!(out, "actiond_history_file_syncs_total {}", h.syncs);
-        header(
-            &mut out,
-            "actiond_history_file_waiting",
-            "gauge",
-            "Records waiting to be written to the history file.",
-        );
-        let _ = writeln!(out, "actiond_history_file_waiting {}", h.waiting);
-    }
-    if let Some(rss) = s.rss_bytes {
-        header(
-            &mut out,
-            "process_resident_memory_bytes",
-            "gauge",
-            "Resident memory size in bytes.",
-        );
-        let _ = writeln!(out, "process_resident_memory_bytes {rss}");
-    }
-    out
 }
 
 /// The process's resident memory, from `/proc/self/statm` (pages) and the page size.

@@ -202,7 +202,14 @@ mod tests {
         }
         let index = String::from_utf8(inflate(asset("index.html").unwrap())).unwrap();
         // Relative addresses (no leading `/`), so the page also works under a sub-path.
-        for name in ["app.js", "output.js", "looks.js", "app.css", "icon.svg"] {
+        for name in [
+            "app.js",
+            "output.js",
+            "looks.js",
+            "views.js",
+            "app.css",
+            "icon.svg",
+        ] {
             let a = asset(name).unwrap();
             assert!(
                 index.contains(&format!("\"{name}?v={}\"", a.hash)),

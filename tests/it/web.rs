@@ -43,6 +43,7 @@ fn files_go_out_gzipped_to_a_browser_and_revalidate() {
         "/app.js",
         "/output.js",
         "/looks.js",
+        "/views.js",
         "/app.css",
         "/icon.svg",
         "/manifest.webmanifest",
