@@ -121,7 +121,7 @@ fn max_rate_blocks_starts_beyond_the_window_and_lets_them_through_once_it_passes
     let mut action = shell_action("paced", "echo paced");
     // maxConcurrent high enough that only the rate can refuse a start.
     action["maxConcurrent"] = json!(10);
-    action["maxRate"] = json!([{"limit": 3, "duration": "1s"}]);
+    action["maxRate"] = json!([{"limit": 3, "duration": "5s"}]);
     let server = Server::start(config_with(vec![action]));
 
     let first = Instant::now();
@@ -130,11 +130,12 @@ fn max_rate_blocks_starts_beyond_the_window_and_lets_them_through_once_it_passes
         assert_not_blocked(&entry);
         assert_eq!(entry["stdout"], "paced\n", "run {i}: {entry}");
     }
-    // Three quick runs take far less than the window; if the machine was so slow that they
-    // did not, the next start is legitimately allowed and the test proves nothing.
+    // Three quick runs take far less than the window, even on a loaded machine (a second
+    // each would still leave room); if they did not, the next start is legitimately allowed
+    // and the test proves nothing.
     assert!(
-        first.elapsed() < Duration::from_millis(800),
-        "three runs took {:?}: too slow to test a 1 s window",
+        first.elapsed() < Duration::from_millis(3500),
+        "three runs took {:?}: too slow to test a 5 s window",
         first.elapsed()
     );
     let entry = server.run("paced");
@@ -150,7 +151,7 @@ fn max_rate_blocks_starts_beyond_the_window_and_lets_them_through_once_it_passes
     // A blocked start does not count as a run: a second refusal says the same, and once
     // the window has passed the action runs although blocked starts happened inside it.
     assert_blocked(&server.run("paced"));
-    let window_over = first + Duration::from_millis(1100);
+    let window_over = first + Duration::from_millis(5100);
     thread::sleep(window_over.saturating_duration_since(Instant::now()));
     let entry = server.run("paced");
     assert_not_blocked(&entry);
