@@ -70,11 +70,15 @@ fn check(source: &Source) -> ExitCode {
                 eprintln!("error: {e}");
             }
             let disabled = loaded.config.disabled_actions().count();
+            let (noun, verb) = if errors.len() == 1 {
+                ("error", "disables")
+            } else {
+                ("errors", "disable")
+            };
             eprintln!(
-                "{source}: {} error{} disable {disabled} of {n} {actions}: actiond starts, and \
+                "{source}: {} {noun} {verb} {disabled} of {n} {actions}: actiond starts, and \
                  those never run until fixed",
                 errors.len(),
-                if errors.len() == 1 { "" } else { "s" },
             );
             ExitCode::from(2)
         }
