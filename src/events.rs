@@ -26,7 +26,7 @@
 //! behind.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
@@ -71,7 +71,7 @@ struct Subscriber {
     /// `None` for a caller that cannot change (the unit tests' subscribers).
     who: Option<Box<dyn Reidentify>>,
     /// The bus's `generation` when `caller` was last identified.
-    checked: u64,
+    checked: usize,
     tx: mpsc::Sender<Bytes>,
     cut: Arc<Mutex<Option<Cut>>>,
 }
@@ -83,7 +83,7 @@ impl Subscriber {
 
     /// Identifies the caller again if who-is-who changed since the last time; false when
     /// the caller is gone (the subscriber is then cut off).
-    fn current(&mut self, auth: &Auth, generation: u64) -> bool {
+    fn current(&mut self, auth: &Auth, generation: usize) -> bool {
         if self.checked == generation {
             return true;
         }
@@ -212,8 +212,10 @@ pub struct Bus {
     queue_length: usize,
     encode: Encoder,
     closed: AtomicBool,
-    /// Changes whenever who-is-who may have changed (`revalidate`).
-    generation: AtomicU64,
+    /// Changes whenever who-is-who may have changed (`revalidate`). A `usize`, not a `u64`:
+    /// ARMv5 (the armel build) has no 64-bit atomics, and only equality is asked of it, which
+    /// a wrap after 2^32 changes does not break.
+    generation: AtomicUsize,
 }
 
 impl Bus {
@@ -225,7 +227,7 @@ impl Bus {
             queue_length: queue_length.max(1),
             encode,
             closed: AtomicBool::new(false),
-            generation: AtomicU64::new(0),
+            generation: AtomicUsize::new(0),
         }
     }
 
@@ -279,7 +281,7 @@ impl Bus {
     /// A subscriber not reached here (one added meanwhile) is identified again before its
     /// next event.
     pub fn revalidate(&self, auth: &Auth) {
-        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst).wrapping_add(1);
         self.lock().retain_mut(|s| s.current(auth, generation));
     }
 
