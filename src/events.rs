@@ -281,7 +281,10 @@ impl Bus {
     /// A subscriber not reached here (one added meanwhile) is identified again before its
     /// next event.
     pub fn revalidate(&self, auth: &Auth) {
-        let generation = self.generation.fetch_add(1, Ordering::SeqCst).wrapping_add(1);
+        let generation = self
+            .generation
+            .fetch_add(1, Ordering::SeqCst)
+            .wrapping_add(1);
         self.lock().retain_mut(|s| s.current(auth, generation));
     }
 
