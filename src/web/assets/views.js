@@ -367,6 +367,5 @@ const ActiondViews = (core) => {
     return { el };
   }
 
-
   return { TONE, outputNodes, runView, logsView, loginView, logout, needLogin, diagView };
 };
