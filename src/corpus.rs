@@ -17,8 +17,8 @@ const VAR: &str = "ACTIOND_CORPUS";
 fn configs_dir() -> PathBuf {
     let Some(root) = std::env::var_os(VAR) else {
         panic!(
-            "{VAR} is not set: the corpus tests need the corpus directory (scripts/test.sh sets \
-             it to ../shared/corpus)"
+            "{VAR} is not set: the corpus tests need the corpus directory, which is not part of \
+             the repository; its stage in scripts/test.sh finds it and sets {VAR}"
         );
     };
     let dir = PathBuf::from(root).join("olivetin-configs");
