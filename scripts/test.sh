@@ -117,23 +117,32 @@ if [ "$soak" -ne 0 ] || ! grep -q "^test result: ok. 1 passed" "$soak_log"; then
 fi
 [ "$tests" -eq 0 ] || { echo "error: cargo test failed (see above)" >&2; exit 1; }
 
+# run_ignored WHAT COUNT SHOWN TEST...: runs the named #[ignore]d tests of tests/it by their
+# exact names, bounded in time, prints the lines of their output that match SHOWN, and fails
+# unless all COUNT ran and passed.
+run_ignored() {
+    local what=$1 count=$2 shown=$3 out
+    shift 3
+    out=$(timeout 300 "$it_binary" --ignored --exact --nocapture "$@" 2>&1) || {
+        printf '%s\n' "$out"
+        echo "error: the $what tests failed or ran out of time (output above)" >&2
+        exit 1
+    }
+    printf '%s\n' "$out" | grep -E "$shown"
+    grep -q "^test result: ok. $count passed" <<<"$out" || {
+        echo "error: the $what stage did not run its $count tests" >&2
+        exit 1
+    }
+}
+
 step "crash tests: SIGKILL under load, and compactions racing with appends (tests/it/crash.rs)"
 # Every run a client was told had started or finished must be in the history after the
 # restart. About 10 s on a loaded machine; the timeout bounds it however the kills land, and
 # ACTIOND_CRASH_ROUNDS (default 6) runs more rounds. The test prints ACTIOND_CRASH_SEED, which
 # replays where the kills landed.
-crash_out=$(timeout 300 "$it_binary" --ignored --exact --nocapture \
+run_ignored crash 2 '^(crash test|compaction test|test result)' \
     crash::sigkill_under_load_loses_no_run_a_client_was_told_about \
-    crash::compactions_racing_with_appends_lose_nothing_the_history_showed 2>&1) || {
-    printf '%s\n' "$crash_out"
-    echo "error: the crash tests failed or ran out of time (exit above)" >&2
-    exit 1
-}
-printf '%s\n' "$crash_out" | grep -E '^(crash test|compaction test|test result)'
-grep -q "^test result: ok. 2 passed" <<<"$crash_out" || {
-    echo "error: the crash stage did not run both tests" >&2
-    exit 1
-}
+    crash::compactions_racing_with_appends_lose_nothing_the_history_showed
 
 step "the history file against real storage (tests/it/storage.rs: strace, a tmpfs; needs root)"
 # Under strace: the fsync of a run's record precedes every byte that reports the run (what a
@@ -141,19 +150,10 @@ step "the history file against real storage (tests/it/storage.rs: strace, a tmpf
 # second) shares fsyncs and refuses starts beyond historyQueueLength. On a full tmpfs: starts
 # are refused, nothing unwritten is reported finished, and all is written once there is room.
 [ "$(id -u)" -eq 0 ] || { echo "error: the storage tests mount a tmpfs and need root" >&2; exit 1; }
-storage_out=$(timeout 300 "$it_binary" --ignored --exact --nocapture \
+run_ignored storage 3 '^(order|slow disk|test result)' \
     storage::every_answer_that_reports_a_run_follows_the_fsync_of_its_record \
     storage::a_slow_disk_shares_fsyncs_and_refuses_starts_beyond_the_queue \
-    storage::a_full_disk_refuses_starts_reports_nothing_unwritten_and_catches_up 2>&1) || {
-    printf '%s\n' "$storage_out"
-    echo "error: the storage tests failed or ran out of time (exit above)" >&2
-    exit 1
-}
-printf '%s\n' "$storage_out" | grep -E '^(order|slow disk|test result)'
-grep -q "^test result: ok. 3 passed" <<<"$storage_out" || {
-    echo "error: the storage stage did not run its three tests" >&2
-    exit 1
-}
+    storage::a_full_disk_refuses_starts_reports_nothing_unwritten_and_catches_up
 
 step "OliveTin compatibility corpus (the ignored corpus:: unit tests)"
 # The corpus is not part of the repository (its files carry their authors' licences), so a
