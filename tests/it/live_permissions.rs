@@ -100,6 +100,12 @@ impl Board {
         resp.json()
     }
 
+    /// Runs `action` as `who` and waits for it; returns its tracking id.
+    pub fn run(&self, who: &(&str, String), action: &str) -> String {
+        let done = self.ok(who, "StartActionAndWait", json!({"actionId": action}));
+        about(&done)
+    }
+
     /// Writes `config` over the config file (by rename, as editors do) and waits until the
     /// service says it reloaded it.
     pub fn reload(&self, config: &Value) {
@@ -258,15 +264,7 @@ fn an_event_stream_ends_with_logout_and_with_its_user_or_token_leaving_the_confi
     let mut token = board.stream(Some(&board.token));
     let mut guest = board.stream(None);
 
-    let run = board.ok(
-        &board.alice,
-        "StartActionAndWait",
-        json!({"actionId": "hello"}),
-    );
-    let id = run["logEntry"]["executionTrackingId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = board.run(&board.alice, "hello");
     for (s, who) in [
         (&mut alice, "alice"),
         (&mut bob, "bob"),
@@ -299,15 +297,7 @@ fn an_event_stream_ends_with_logout_and_with_its_user_or_token_leaving_the_confi
     assert_error(&refused, 401, "unauthenticated");
 
     // Alice and the guest go on: they see the reload and the next run.
-    let run = board.ok(
-        &board.alice,
-        "StartActionAndWait",
-        json!({"actionId": "hello"}),
-    );
-    let id = run["logEntry"]["executionTrackingId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = board.run(&board.alice, "hello");
     for (s, who) in [(&mut alice, "alice"), (&mut guest, "guest")] {
         wait_event(s, who, |k, _| k == "configChanged");
         wait_event(s, who, |k, b| k == "executionFinished" && about(b) == id);
@@ -369,14 +359,7 @@ fn metrics_show(board: &Board, who: &(&str, String), id: &str) -> bool {
 #[test]
 fn runs_are_judged_by_the_action_in_force_not_the_one_they_started_with() {
     let board = Board::start(team_config(true, true));
-    let done = board.ok(
-        &board.alice,
-        "StartActionAndWait",
-        json!({"actionId": "work"}),
-    )["logEntry"]["executionTrackingId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let done = board.run(&board.alice, "work");
     let running =
         board.ok(&board.alice, "StartAction", json!({"actionId": "long"}))["executionTrackingId"]
             .as_str()
@@ -447,22 +430,8 @@ fn runs_are_judged_by_the_action_in_force_not_the_one_they_started_with() {
     );
 
     // The next event of `work` does not reach bob; the next one of `mine` does.
-    let hidden = board.ok(
-        &board.alice,
-        "StartActionAndWait",
-        json!({"actionId": "work"}),
-    )["logEntry"]["executionTrackingId"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let seen = board.ok(
-        &board.bob,
-        "StartActionAndWait",
-        json!({"actionId": "mine"}),
-    )["logEntry"]["executionTrackingId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let hidden = board.run(&board.alice, "work");
+    let seen = board.run(&board.bob, "mine");
     let deadline = Instant::now() + SOON;
     loop {
         match next(
