@@ -9,9 +9,10 @@
 //! - **Sync levels.** `Sync::Always` fsyncs every batch before handing it back.
 //!   `Sync::Every(d)` hands a batch back once written (it survives a crash of the service,
 //!   not a power cut) and fsyncs at most once per `d`.
-//! - **Compaction** runs on the same thread, between batches, on the file itself: read it,
-//!   let the owner's function make the new content, replace the file atomically. No append
-//!   can race with it, because the thread that compacts is the only one that appends.
+//! - **Compaction** runs on the same thread, in place of a batch's append: read the file,
+//!   add the batch's records, let the owner's function make the new content, replace the
+//!   file atomically. No append can race with it, because the thread that compacts is the
+//!   only one that appends, and records queued while it waited never lengthen the file first.
 //! - **Failure.** When a write or an fsync fails (a full disk, an I/O error), nothing of the
 //!   batch is handed back. The thread says why (`Journal::failing`) and retries, with a
 //!   growing pause, by rewriting the whole file: what it holds plus the batch, through the
@@ -392,18 +393,20 @@ impl Writer {
         !self.unsynced
     }
 
-    /// Appends a batch, compacts if asked, and fsyncs as the level says.
+    /// Appends a batch, or compacts the file with the batch when asked, and fsyncs as the
+    /// level says. A compacted batch goes through the compaction with the file rather than
+    /// after it: records that were queued while the compaction waited never make the file
+    /// longer than the owner's bound, however many of them group commit gathered.
     fn write<R: Record>(&mut self, batch: &Batch<R>, shared: &Shared<R>) -> io::Result<()> {
-        for r in &batch.records {
-            r.encode(&mut self.buf);
-        }
-        if !self.buf.is_empty() {
-            self.append()?;
-        }
         if batch.compact {
-            let bytes = self.current()?;
-            let new = (self.compact)(&bytes);
-            self.replace(&new)?;
+            self.rewrite(&batch.records, shared)?;
+        } else {
+            for r in &batch.records {
+                r.encode(&mut self.buf);
+            }
+            if !self.buf.is_empty() {
+                self.append()?;
+            }
         }
         let due = match batch.sync {
             Sync::Always => true,
@@ -626,6 +629,40 @@ mod tests {
         let in_file: std::collections::HashSet<String> = file.iter().cloned().collect();
         assert_eq!(file.len(), in_file.len(), "a record is in the file twice");
         assert_eq!(in_file, back);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The most lines the file held when [`last_three`] was called.
+    static MOST_ON_DISK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// Keeps the last three lines, and notes how long the file on disk was meanwhile.
+    fn last_three(bytes: &[u8]) -> Vec<u8> {
+        let path = std::env::temp_dir()
+            .join(format!("actiond-writer-bound-{}", std::process::id()))
+            .join("j.log");
+        let on_disk = fs::read(path).unwrap_or_default();
+        let n = on_disk.iter().filter(|b| **b == b'\n').count();
+        MOST_ON_DISK.fetch_max(n, std::sync::atomic::Ordering::SeqCst);
+        let lines: Vec<&[u8]> = bytes.split_inclusive(|b| *b == b'\n').collect();
+        lines[lines.len().saturating_sub(3)..].concat()
+    }
+
+    #[test]
+    fn records_queued_behind_a_compaction_are_compacted_with_it_not_appended_first() {
+        // The owner asks for a compaction after every record, as fast as it can: the file
+        // may hold the last compaction's three lines and the one record that came before
+        // the request, never the whole group commit gathered while an fsync ran.
+        let dir = temp_dir("bound");
+        let (j, _rx) = open(&dir, b"", Sync::Always, last_three);
+        for i in 0..400 {
+            j.append(Text(format!("line {i}")));
+            j.compact();
+        }
+        assert!(j.flush(Duration::from_secs(20)));
+        let most = MOST_ON_DISK.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(most <= 4, "the file held {most} lines before a compaction");
+        assert_eq!(lines(&dir), ["line 397", "line 398", "line 399"]);
+        drop(j);
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -33,8 +33,10 @@ const OUTPUT_BYTES: usize = 100_000;
 /// RSS may grow this much after the warm-up: allocator noise, not per-run state (3000 runs
 /// keeping even 8 KiB each would be 24 MiB).
 const RSS_GROWTH_KIB: u64 = 16 * 1024;
-/// The history file is rewritten once it holds twice logHistoryLimit lines.
-const MAX_LINES: usize = 2 * LIMIT + 4;
+/// The history file is rewritten once twice logHistoryLimit lines were handed to it since
+/// the last rewrite, and records queued behind that rewrite go through it rather than being
+/// appended first: the file never holds more than this, however many runs end at once.
+const MAX_LINES: usize = 2 * LIMIT + 1;
 
 /// What one subscriber saw.
 #[derive(Debug, Default, Clone)]
