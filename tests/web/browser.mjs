@@ -70,6 +70,36 @@ export async function newPage(browser, width = 360, scheme = "light") {
   return page;
 }
 
+/// The link on the mark of `binding`'s button: the run it shows (null before any).
+export async function markHref(page, binding) {
+  await page.locator(`[data-binding="${binding}"]`).waitFor();
+  return page.evaluate(([b]) => {
+    const m = document.querySelector(`[data-binding="${b}"]`).parentElement.querySelector("a.mark");
+    return m.getAttribute("href");
+  }, [binding]);
+}
+
+/// Waits until the button of `binding` shows a run other than `before` (from `markHref`),
+/// ended in `state`. Waiting for the state alone would be satisfied at once by an earlier run
+/// that ended the same way (another width of the same test, another test on the service).
+export async function newRunShown(page, binding, state, before) {
+  await page.waitForFunction(
+    ([b, before, state]) => {
+      const button = document.querySelector(`[data-binding="${b}"]`);
+      const m = button && button.parentElement.querySelector("a.mark");
+      return !!m && m.getAttribute("href") !== before && m.dataset.state === state;
+    },
+    [binding, before, state],
+  );
+}
+
+/// Runs `act` (a press, or a call from elsewhere) and waits as `newRunShown` does.
+export async function afterNewRun(page, binding, state, act) {
+  const before = await markHref(page, binding);
+  await act();
+  await newRunShown(page, binding, state, before);
+}
+
 export async function shot(page, name) {
   const w = page.viewportSize().width;
   await page.evaluate(() => window.scrollTo(0, 0));

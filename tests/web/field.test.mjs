@@ -16,7 +16,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { BIN, CHROMIUM, api as apiAt, launch, newPage as pageIn, shot, startService, stopService } from "./browser.mjs";
+import { BIN, CHROMIUM, afterNewRun, api as apiAt, launch, markHref, newPage as pageIn, newRunShown, shot, startService, stopService } from "./browser.mjs";
 
 const PASSWORD = "correct horse battery staple";
 const TOKEN = "field-test-token-for-the-ci-bot";
@@ -214,11 +214,10 @@ test("2. a tap on a button's mark opens its last run", async () => {
     const page = await newPage(width);
     await page.goto(base + "/");
     const button = page.locator('[data-binding="backups"]');
-    await button.click();
-    // popupOnStart: nothing: the page stays, the button gets its mark.
-    await page.locator('[data-binding="backups"][data-state="fail"]').waitFor();
-    assert.ok(!page.url().includes("#/x/"));
     const mark = button.locator("xpath=..").locator("a.mark");
+    // popupOnStart: nothing: the page stays, the button gets its mark.
+    await afterNewRun(page, "backups", "fail", () => button.click());
+    assert.ok(!page.url().includes("#/x/"));
     assert.equal(await mark.getAttribute("aria-label"), "Failed: show the last run of Check backups");
     const box = await mark.boundingBox();
     assert.ok(box.width >= 44 && box.height >= 44, `the mark is ${box.width}×${box.height}`);
@@ -322,6 +321,7 @@ test("6. a required choice starts empty, and destructive actions look it", async
     const page = await newPage(width);
     await page.goto(base + "/#/d/Maintenance");
     await page.getByRole("heading", { name: "Maintenance" }).waitFor();
+    const before = await markHref(page, "restartService");
     const danger = await page.locator("button.act").evaluateAll((bs) => Object.fromEntries(bs.map((b) => [b.dataset.binding, b.classList.contains("danger")])));
     assert.deepEqual(danger, { restartService: false, reboot: true, shutdown: true, wipe: true });
     const color = (id) => page.locator(`[data-binding="${id}"] .label`).evaluate((el) => getComputedStyle(el).color);
@@ -337,7 +337,7 @@ test("6. a required choice starts empty, and destructive actions look it", async
     await shot(page, "choice-empty");
     await service.selectOption("cron");
     await page.getByRole("button", { name: "Run" }).click();
-    await page.locator('[data-binding="restartService"][data-state="ok"]').waitFor();
+    await newRunShown(page, "restartService", "ok", before);
     const { logs } = await api("GetActionLogs", { actionId: "restartService", startOffset: 0 });
     assert.equal(logs[0].stdout, "restarting cron\n");
     // The form of a destructive action says so on its Run button too.
@@ -600,8 +600,7 @@ test("10. marks of runs the service no longer has go when it restarts without it
     for (const width of both) {
       const page = await newPage(width);
       await page.goto(first.url + "/");
-      await page.getByRole("button", { name: /Quick check/ }).click();
-      await page.locator('[data-binding="quick"][data-state="ok"]').waitFor();
+      await afterNewRun(page, "quick", "ok", () => page.getByRole("button", { name: /Quick check/ }).click());
       pages.push(page);
     }
     // No state directory: the new service starts with an empty history.
