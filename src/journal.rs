@@ -4,12 +4,18 @@
 //! a finish (the service died while it ran) into a record marked as interrupted. A torn last
 //! line (power lost mid-write) is skipped and reported; so is any other unreadable line.
 //! Arguments are never written, so no password reaches the disk. Compaction keeps one line
-//! per execution, the newest `logHistoryLimit` of them. This module is pure: the store
-//! writes the bytes (and runs the compaction on its thread), the engine decides when.
+//! per execution: the newest `logHistoryLimit` that ran and the newest blocked ones, as the
+//! history in memory does. A run the history had already let go when it finished (more than
+//! `logHistoryLimit` runs started after it) is written with `evicted`: its finish completes
+//! its start line where that is still in the file, and never brings it back where a
+//! compaction has dropped it, so the file never holds a run the history did not. This
+//! module is pure: the store writes the bytes (and runs the compaction on its thread), the
+//! engine decides when.
 
 use serde::{Deserialize, Serialize};
 
 use crate::execution::{Flags, Restored, Snapshot, TrackingId};
+use crate::history::MAX_BLOCKED;
 
 /// The journal's file name in the state directory.
 pub const FILE: &str = "history.jsonl";
@@ -52,6 +58,8 @@ struct Line {
     timed_out: bool,
     #[serde(default)]
     exit_code: i32,
+    #[serde(default)]
+    evicted: bool,
 }
 
 /// A line as it is written: the snapshot's text borrowed, not copied.
@@ -75,9 +83,12 @@ struct LineOut<'a> {
     blocked: bool,
     timed_out: bool,
     exit_code: i32,
+    /// Only on the finish line of a run the history had let go: written only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    evicted: bool,
 }
 
-fn write(out: &mut Vec<u8>, kind: Kind, s: &Snapshot, binding: &str) {
+fn write(out: &mut Vec<u8>, kind: Kind, s: &Snapshot, binding: &str, evicted: bool) {
     let finished = kind == Kind::Finished;
     fn text(finished: bool, t: &str) -> &str {
         if finished { t } else { "" }
@@ -100,6 +111,7 @@ fn write(out: &mut Vec<u8>, kind: Kind, s: &Snapshot, binding: &str) {
         blocked: s.flags.blocked,
         timed_out: s.flags.timed_out,
         exit_code: s.flags.exit_code,
+        evicted,
     };
     // Writing plain strings and numbers into a Vec cannot fail; a line that did would be
     // left out rather than written half.
@@ -113,12 +125,18 @@ fn write(out: &mut Vec<u8>, kind: Kind, s: &Snapshot, binding: &str) {
 
 /// Appends the line written when an execution starts.
 pub fn write_started(out: &mut Vec<u8>, s: &Snapshot, binding: &str) {
-    write(out, Kind::Started, s, binding);
+    write(out, Kind::Started, s, binding, false);
 }
 
 /// Appends the line written when an execution has finished (its snapshot is final).
 pub fn write_finished(out: &mut Vec<u8>, s: &Snapshot, binding: &str) {
-    write(out, Kind::Finished, s, binding);
+    write(out, Kind::Finished, s, binding, false);
+}
+
+/// Appends the finish line of an execution the history let go while it ran: it completes
+/// the execution's start line if the file still has it, and is dropped otherwise.
+pub fn write_finished_evicted(out: &mut Vec<u8>, s: &Snapshot, binding: &str) {
+    write(out, Kind::Finished, s, binding, true);
 }
 
 /// The line written when an execution starts.
@@ -135,24 +153,39 @@ pub fn finished_line(s: &Snapshot, binding: &str) -> Vec<u8> {
     out
 }
 
-/// What compaction reads of a line: only whose it is and which kind. serde skips the rest
-/// (the output) without keeping it.
+/// What compaction reads of a line: whose it is, which kind, and what the history does
+/// with it. serde skips the rest (the output) without keeping it.
 #[derive(Deserialize)]
 struct Key<'a> {
     v: u32,
     kind: Kind,
     #[serde(borrow)]
     id: std::borrow::Cow<'a, str>,
+    #[serde(default)]
+    blocked: bool,
+    #[serde(default)]
+    evicted: bool,
 }
 
-/// The journal rewritten with one line per execution, for the newest `limit` executions
-/// (in order of their first line, which is the order the history holds them): the finish
-/// line of each that has one, else its start line (it is still running, or it was when a
-/// service died). Unreadable and torn lines are dropped, and so is a second copy of a line
-/// (a rewrite after a failed write may hold some twice). Lines are copied as they are.
+/// One execution as compaction keeps it.
+struct Kept<'b> {
+    /// Its place in the order of first lines, which is the order the history holds them.
+    first: usize,
+    line: &'b [u8],
+    finished: bool,
+    blocked: bool,
+}
+
+/// The journal rewritten with one line per execution, as the history in memory holds them:
+/// the newest `limit` that ran and the newest [`MAX_BLOCKED`] blocked ones, in order of
+/// their first line. Each keeps its finish line if it has one, else its start line (it is
+/// still running, or it was when a service died). An `evicted` finish line whose execution
+/// has no earlier line is dropped: a compaction let it go before it finished, as the
+/// history did. Unreadable and torn lines are dropped, and so is a second copy of a line (a
+/// rewrite after a failed write may hold some twice). Lines are copied as they are, but
+/// for that mark.
 pub fn compact(bytes: &[u8], limit: usize) -> Vec<u8> {
-    // Tracking id → (position in first-appearance order, the line kept).
-    let mut kept: std::collections::HashMap<std::borrow::Cow<'_, str>, (usize, &[u8], bool)> =
+    let mut kept: std::collections::HashMap<std::borrow::Cow<'_, str>, Kept<'_>> =
         std::collections::HashMap::new();
     let mut count = 0;
     for raw in bytes.split_inclusive(|b| *b == b'\n') {
@@ -167,27 +200,58 @@ pub fn compact(bytes: &[u8], limit: usize) -> Vec<u8> {
         }
         let finished = key.kind == Kind::Finished;
         match kept.get_mut(&key.id) {
-            Some(entry) => {
-                if finished || !entry.2 {
-                    entry.1 = raw;
-                    entry.2 |= finished;
+            Some(k) => {
+                if finished || !k.finished {
+                    k.line = raw;
+                    k.finished |= finished;
+                    k.blocked = key.blocked;
                 }
             }
+            None if key.evicted => {}
             None => {
-                kept.insert(key.id, (count, raw, finished));
+                let blocked = key.blocked;
+                kept.insert(
+                    key.id,
+                    Kept {
+                        first: count,
+                        line: raw,
+                        finished,
+                        blocked,
+                    },
+                );
                 count += 1;
             }
         }
     }
-    let mut lines: Vec<(usize, &[u8])> = kept.into_values().map(|(i, l, _)| (i, l)).collect();
-    lines.sort_unstable_by_key(|(i, _)| *i);
-    let skip = lines.len().saturating_sub(limit);
+    let mut lines: Vec<Kept<'_>> = kept.into_values().collect();
+    lines.sort_unstable_by_key(|k| k.first);
+    // Newest first, each kind up to its own bound, as `History::insert` evicts.
+    let (mut ran, mut blocked) = (limit, MAX_BLOCKED);
+    let mut keep = vec![false; lines.len()];
+    for (i, k) in lines.iter().enumerate().rev() {
+        let left = if k.blocked { &mut blocked } else { &mut ran };
+        if *left > 0 {
+            *left -= 1;
+            keep[i] = true;
+        }
+    }
     let mut out = Vec::with_capacity(bytes.len());
-    for (_, l) in &lines[skip..] {
-        out.extend_from_slice(l);
+    for (k, _) in lines.iter().zip(&keep).filter(|(_, keep)| **keep) {
+        // A kept `evicted` finish line is its run's only line from now on: without the
+        // mark, or the next compaction would take it for one whose start was dropped.
+        match k.line.strip_suffix(EVICTED_TAIL) {
+            Some(head) => {
+                out.extend_from_slice(head);
+                out.extend_from_slice(b"}\n");
+            }
+            None => out.extend_from_slice(k.line),
+        }
     }
     out
 }
+
+/// How an `evicted` finish line ends: the mark is the last field `LineOut` writes.
+const EVICTED_TAIL: &[u8] = b",\"evicted\":true}\n";
 
 /// What a journal holds: records oldest first, and what could not be read.
 #[derive(Debug, Default)]
@@ -223,6 +287,8 @@ pub fn restore(bytes: &[u8], now: &str) -> Restore {
         match seen.get_mut(&l.id) {
             Some(entry) if finished => *entry = (l, true),
             Some(_) => {}
+            // A run the history let go while it ran, whose start line a compaction dropped.
+            None if l.evicted => {}
             None => {
                 order.push(l.id.clone());
                 seen.insert(l.id.clone(), (l, finished));
@@ -295,6 +361,20 @@ mod tests {
         let e = execution(id, "act");
         e.set_running();
         started_line(&e.snapshot(), "act")
+    }
+
+    /// The finish line of a run the history let go while it ran.
+    fn evicted(id: &str) -> Vec<u8> {
+        let e = execution(id, "act");
+        e.set_running();
+        e.finish(Outcome::Exited(0), 3);
+        let mut out = Vec::new();
+        write_finished_evicted(&mut out, &e.snapshot(), "act");
+        out
+    }
+
+    fn blocked(id: &str) -> Vec<u8> {
+        finished(id, b"", Outcome::Blocked("busy".into()))
     }
 
     #[test]
@@ -415,6 +495,32 @@ mod tests {
                 10,
                 vec![("a", true), ("b", false)],
             ),
+            // A run the history let go while it ran: its finish completes its start line...
+            (
+                vec![started("a"), started("b"), evicted("a")],
+                10,
+                vec![("a", true), ("b", false)],
+            ),
+            // ...and never brings it back once a compaction has dropped that line, where it
+            // would push out a run the history still holds.
+            (
+                vec![started("b"), started("c"), evicted("a")],
+                2,
+                vec![("b", false), ("c", false)],
+            ),
+            // Blocked runs are kept beside the limit, as the history keeps them in a ring
+            // of their own: they never push out a run that ran.
+            (
+                vec![
+                    started("a"),
+                    blocked("x"),
+                    started("b"),
+                    blocked("y"),
+                    started("c"),
+                ],
+                2,
+                vec![("x", true), ("b", false), ("y", true), ("c", false)],
+            ),
             // Garbage, other versions and a torn last line are dropped.
             (
                 vec![
@@ -446,6 +552,27 @@ mod tests {
         }
         let a = finished("a", b"out\n", Outcome::Exited(3));
         assert_eq!(compact(&[started("a"), a.clone()].concat(), 1), a);
+    }
+
+    #[test]
+    fn blocked_runs_are_kept_up_to_their_own_bound() {
+        let mut lines = vec![started("ran")];
+        lines.extend((0..MAX_BLOCKED + 5).map(|i| blocked(&format!("b{i}"))));
+        let out = compact(&lines.concat(), 1);
+        let ids: Vec<String> = ids_and_kinds(&out).into_iter().map(|(id, _)| id).collect();
+        assert_eq!(ids.len(), MAX_BLOCKED + 1);
+        assert_eq!(ids[0], "ran");
+        assert_eq!(ids[1], "b5", "the oldest blocked ones go");
+    }
+
+    #[test]
+    fn an_evicted_finish_restores_only_a_run_whose_start_is_there() {
+        let file = [started("a"), evicted("a"), evicted("gone")].concat();
+        let r = restore(&file, "now");
+        let ids: Vec<&str> = r.records.iter().map(|r| r.tracking_id.as_str()).collect();
+        assert_eq!(ids, ["a"]);
+        assert!(r.records[0].flags.execution_finished && r.records[0].flags.exit_code == 0);
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
     }
 
     #[test]

@@ -248,7 +248,7 @@ impl Engine {
                 );
                 self.show_end(&exec, None);
             }
-            Kind::Finished { ran } => {
+            Kind::Finished { ran, .. } => {
                 let flags = self.show_end(&exec, ran);
                 info!(
                     action = %exec.binding_id,
@@ -611,9 +611,12 @@ impl Engine {
     /// concluded: the end is recorded, and shown once on disk.
     fn finished(self: &Arc<Self>, exec: Arc<Execution>) {
         let ran = exec.started.map(|t| t.elapsed());
+        // More than `logHistoryLimit` runs started while this one ran: the history let it go,
+        // and its finish must not bring it back into the file where a compaction dropped it.
+        let evicted = !lock(&self.history).contains(&exec.tracking_id);
         self.record(Line {
             exec,
-            kind: Kind::Finished { ran },
+            kind: Kind::Finished { ran, evicted },
         });
     }
 

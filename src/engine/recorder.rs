@@ -42,8 +42,12 @@ pub struct Launch {
 pub enum Kind {
     /// A run's start: launch it.
     Started(Box<Launch>),
-    /// A run's end, after it ran this long (if it ran): show it.
-    Finished { ran: Option<Duration> },
+    /// A run's end, after it ran this long (if it ran): show it. `evicted`: the history
+    /// had let the run go by then.
+    Finished {
+        ran: Option<Duration>,
+        evicted: bool,
+    },
     /// A blocked run, which starts and ends in one record.
     Blocked,
 }
@@ -61,6 +65,9 @@ impl store::Record for Line {
         let binding = &self.exec.binding_id;
         match self.kind {
             Kind::Started(_) => journal::write_started(out, &self.exec.snapshot(), binding),
+            Kind::Finished { evicted: true, .. } => {
+                journal::write_finished_evicted(out, &self.exec.final_snapshot(), binding)
+            }
             Kind::Finished { .. } | Kind::Blocked => {
                 journal::write_finished(out, &self.exec.final_snapshot(), binding)
             }
