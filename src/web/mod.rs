@@ -201,16 +201,18 @@ mod tests {
             assert_eq!(inflate(a).len(), a.len, "{}", a.name);
         }
         let index = String::from_utf8(inflate(asset("index.html").unwrap())).unwrap();
-        // Relative addresses (no leading `/`), so the page also works under a sub-path.
-        for name in [
-            "app.js",
-            "output.js",
-            "looks.js",
-            "views.js",
-            "app.css",
-            "icon.svg",
-        ] {
-            let a = asset(name).unwrap();
+        // Relative addresses (no leading `/`), so the page also works under a sub-path. Every
+        // script and style sheet the page is built from, and its icon, is loaded by hash: taken
+        // from the table, so a file added to `build.rs` that index.html forgets fails here.
+        let by_hash = ASSETS.iter().filter(|a| {
+            a.name.ends_with(".js") || a.name.ends_with(".css") || a.name == "icon.svg"
+        });
+        assert!(
+            by_hash.clone().count() >= 5,
+            "the table lost the page's scripts"
+        );
+        for a in by_hash {
+            let name = a.name;
             assert!(
                 index.contains(&format!("\"{name}?v={}\"", a.hash)),
                 "index.html must load {name}?v={}",

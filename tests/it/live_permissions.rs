@@ -346,6 +346,17 @@ fn total(reply: &Value) -> u64 {
         .unwrap_or_else(|| panic!("totalCount in {reply}"))
 }
 
+/// How many runs `who` sees: in GetLogs, and in GetActionLogs of `work`.
+fn seen(board: &Board, who: &(&str, String)) -> (u64, u64) {
+    let logs = board.ok(who, "GetLogs", json!({"startOffset": 0}));
+    let work = board.ok(
+        who,
+        "GetActionLogs",
+        json!({"actionId": "work", "startOffset": 0}),
+    );
+    (total(&logs), total(&work))
+}
+
 /// Whether `/metrics`, read as `who`, has a series of action `id`.
 fn metrics_show(board: &Board, who: &(&str, String), id: &str) -> bool {
     let resp = send(
@@ -376,18 +387,7 @@ fn runs_are_judged_by_the_action_in_force_not_the_one_they_started_with() {
     // Before the reload, bob and the token see alice's runs through `team`.
     for who in [&board.bob, &board.token] {
         board.ok(who, "ExecutionStatus", json!({"executionTrackingId": done}));
-        assert_eq!(
-            total(&board.ok(who, "GetLogs", json!({"startOffset": 0}))),
-            2
-        );
-        assert_eq!(
-            total(&board.ok(
-                who,
-                "GetActionLogs",
-                json!({"actionId": "work", "startOffset": 0})
-            )),
-            1
-        );
+        assert_eq!(seen(&board, who), (2, 1));
         assert!(metrics_show(&board, who, "work"));
     }
     let mut bob_events = board.stream(Some(&board.bob));
@@ -399,18 +399,7 @@ fn runs_are_judged_by_the_action_in_force_not_the_one_they_started_with() {
             let resp = board.call(who, "ExecutionStatus", json!({"executionTrackingId": id}));
             assert_error(&resp, 403, "permission_denied");
         }
-        assert_eq!(
-            total(&board.ok(who, "GetLogs", json!({"startOffset": 0}))),
-            0
-        );
-        assert_eq!(
-            total(&board.ok(
-                who,
-                "GetActionLogs",
-                json!({"actionId": "work", "startOffset": 0})
-            )),
-            0
-        );
+        assert_eq!(seen(&board, who), (0, 0));
         let kill = board.call(who, "KillAction", json!({"executionTrackingId": running}));
         assert_error(&kill, 403, "permission_denied");
         assert!(
