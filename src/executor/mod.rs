@@ -267,13 +267,16 @@ pub trait Observer: Send + 'static {
 /// workload at one start per hold, however many cores there are (docs/PERFORMANCE.md).
 /// When nothing else runs, the spawn happens right here instead: the hold delays nobody's
 /// output or exit, and the hand-off to a pool thread and back costs about 40 µs, a sixth of
-/// actiond's own latency per run (measured single-client, docs/PERFORMANCE.md).
+/// actiond's own latency per run (measured single-client, docs/PERFORMANCE.md). On a board
+/// with one core (a Pi Zero) it always happens here: the child must run on that core to
+/// exec, so a pool thread would only add its hand-off, two context switches and a wake-up
+/// of the event loop to every run, for nothing in return.
 /// The record counts as running from here on: a kill requested before the process exists
 /// is kept by the record and carried out as soon as supervision starts.
 pub fn launch(plan: Plan, exec: Arc<Execution>, reaper: &Arc<Reaper>, observer: Box<dyn Observer>) {
     let grace_secs = plan.grace.as_secs();
     exec.set_running();
-    if reaper.is_idle() {
+    if reaper.is_idle() || one_core() {
         let started = start(plan, reaper);
         tokio::spawn(run(exec, Ok(started), grace_secs, observer));
         return;
@@ -283,6 +286,13 @@ pub fn launch(plan: Plan, exec: Arc<Execution>, reaper: &Arc<Reaper>, observer: 
         let started = tokio::task::spawn_blocking(move || start(plan, &reaper)).await;
         run(exec, started, grace_secs, observer).await;
     });
+}
+
+/// Whether the service may run on one CPU only (its affinity mask, or its cgroup's CPU
+/// quota, as the standard library reads them), asked once.
+fn one_core() -> bool {
+    static ONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ONE.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() == 1))
 }
 
 /// A spawn's result: the plan back, the process, and its exit status to come.
@@ -358,9 +368,10 @@ async fn supervise(
 ) -> Outcome {
     let target = spawned.target;
     // A pipe that cannot be registered with the reactor is treated as already closed; the
-    // run still ends through the exit status, the timeout or a kill.
-    let mut out = pipe::Receiver::from_owned_fd(spawned.stdout).ok();
-    let mut err = pipe::Receiver::from_owned_fd(spawned.stderr).ok();
+    // run still ends through the exit status, the timeout or a kill. `spawn` made them
+    // non-blocking read ends of pipes, so tokio need not check (`spawn::non_blocking`).
+    let mut out = pipe::Receiver::from_owned_fd_unchecked(spawned.stdout).ok();
+    let mut err = pipe::Receiver::from_owned_fd_unchecked(spawned.stderr).ok();
     // Reserved, not zeroed: reads fill the spare capacity and each chunk is taken and
     // cleared at once. Zeroing 2 × 16 KiB was an eighth of the service's own instructions
     // per execution of a command that prints a line (callgrind, docs/PERFORMANCE.md).
