@@ -10,11 +10,12 @@
 #
 # Beside times, it counts each server's own CPU per execution (utime + stime from
 # /proc/<pid>/stat over 4-client runs, divided by the executions; for the bare spawner its
-# own CPU, the least any server starting the same command must spend) and its user-space
+# own CPU; and the floor, scripts/bench/floor.c, a C program that does nothing but start the
+# command with one pipe and wait: the least any server starting it must spend) and its user-space
 # instructions per execution (callgrind, once: the machine-independent figure; not for
 # webhook, whose Go runtime does not survive valgrind).
 #
-# It installs what it needs (webhook, wrk, binutils, valgrind, curl from Debian; fails loudly
+# It installs what it needs (webhook, wrk, binutils, valgrind, curl, gcc from Debian; fails loudly
 # when it cannot),
 # builds actiond and the helper in release, prints one table, and writes it to
 # bench-out/bench.md and bench-out/bench.json (git-ignored), with the raw figures beside them.
@@ -51,12 +52,16 @@ need wrk wrk
 need strip binutils
 need valgrind valgrind
 need curl curl
+need cc gcc
 
 step "building actiond and the bench helper (release)"
 cargo build --release --quiet
 cargo build --release --quiet --manifest-path scripts/bench/Cargo.toml --target-dir target/bench
 ACTIOND="$PWD/target/release/actiond"
 TOOL="$PWD/target/bench/release/actiond-bench"
+# The floor: a C program that only starts the command with one pipe and waits (floor.c).
+FLOOR="$PWD/target/bench/floor"
+cc -O2 -o "$FLOOR" scripts/bench/floor.c
 WEBHOOK="$(command -v webhook)"
 
 OUT="$PWD/bench-out"
@@ -280,6 +285,8 @@ for run in $(seq 1 "$RUNS"); do
             record "$run" baseline cpu_per_exec_us "$(field "$j" cpu_per_op_us)"
         fi
     done
+    j="$("$FLOOR" "$((EXECS / 4))" "echo hello")"
+    record "$run" baseline floor_cpu_per_exec_us "$(field "$j" cpu_per_op_us)"
     if [ "$run" = 1 ]; then
         # Not webhook: Go's runtime dies under valgrind ("the impossible happened"), and this
         # VM gives perf no instruction counter.

@@ -563,6 +563,11 @@ const ROWS: &[Row] = &[
         unit: Unit::Us,
     },
     Row {
+        key: "floor_cpu_per_exec_us",
+        label: "the floor: own CPU of a C program that only spawns the command with one pipe and waits",
+        unit: Unit::Us,
+    },
+    Row {
         key: "insn_per_exec",
         label: "server's own user-space instructions per execution (callgrind)",
         unit: Unit::Thousands,
