@@ -150,45 +150,38 @@ fn target() -> String {
     format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS)
 }
 
+/// A file's text, or nothing when it cannot be read (a report says what it can).
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// The value after `key` on the line that starts with it, its words joined by one space
+/// (`VmRSS:   4060 kB` gives `4060 kB`).
+fn field(text: &str, key: &str) -> Option<String> {
+    let line = text.lines().find_map(|l| l.strip_prefix(key))?;
+    Some(line.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 /// The plain-text report: facts about the service, never a secret.
 fn report(app: &App) -> String {
     let config: &Config = &app.config();
     let (history, running) = app.engine.counts();
-    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
-    let os = read("/etc/os-release")
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("PRETTY_NAME=")
-                .map(|v| v.trim_matches('"').to_string())
-        })
-        .unwrap_or_else(|| "unknown".into());
     let status = read("/proc/self/status");
-    let memory = |key: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(key))
-            .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
-    };
+    let memory = |key: &str| field(&status, key).unwrap_or_default();
     let limits = &config.limits;
     let mut r = String::new();
     let _ = writeln!(r, "actiond {} ({})", env!("CARGO_PKG_VERSION"), target());
-    let _ = writeln!(
-        r,
-        "os: {os}, kernel {}",
-        read("/proc/sys/kernel/osrelease").trim()
-    );
+    let os = field(&read("/etc/os-release"), "PRETTY_NAME=");
+    let os = os.as_deref().map_or("unknown", |v| v.trim_matches('"'));
+    let kernel = read("/proc/sys/kernel/osrelease");
+    let _ = writeln!(r, "os: {os}, kernel {}", kernel.trim());
     let _ = writeln!(r, "uptime: {} s", app.engine.uptime().as_secs());
     let _ = writeln!(r, "config: {}", config.source);
     // Where the service really listens: `--listen` overrides the config's address, and a
     // reload that changes the address only takes effect at the next start.
-    match app.listening {
-        Some(bound) => {
-            let _ = writeln!(r, "listen: {bound}");
-        }
-        None => {
-            let _ = writeln!(r, "listen: {}", config.listen_address);
-        }
-    }
+    let listen = app.listening.map(|bound| bound.to_string());
+    let listen = listen.as_deref().unwrap_or(&config.listen_address);
+    let _ = writeln!(r, "listen: {listen}");
     let _ = writeln!(
         r,
         "actions: {} ({} disabled by errors), dashboards: {}, entity files: {}",
@@ -237,8 +230,8 @@ fn report(app: &App) -> String {
     let _ = writeln!(
         r,
         "memory: rss {}, peak {}",
-        memory("VmRSS:").unwrap_or_default(),
-        memory("VmHWM:").unwrap_or_default()
+        memory("VmRSS:"),
+        memory("VmHWM:")
     );
     let _ = writeln!(
         r,
@@ -251,4 +244,29 @@ fn report(app: &App) -> String {
                 .to_string())
     );
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field;
+
+    #[test]
+    fn a_field_is_the_rest_of_its_line_with_single_spaces() {
+        let status = "Name:\tactiond\nVmHWM:\t    5120 kB\nVmRSS:\t    4060 kB\n";
+        let os = "ID=debian\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n";
+        let cases = [
+            (status, "VmRSS:", Some("4060 kB")),
+            (status, "VmHWM:", Some("5120 kB")),
+            (status, "VmSwap:", None),
+            (
+                os,
+                "PRETTY_NAME=",
+                Some("\"Debian GNU/Linux 12 (bookworm)\""),
+            ),
+            ("", "PRETTY_NAME=", None),
+        ];
+        for (text, key, want) in cases {
+            assert_eq!(field(text, key).as_deref(), want, "{key}");
+        }
+    }
 }
