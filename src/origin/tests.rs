@@ -219,14 +219,13 @@ fn browser<'a>(
     }
 }
 
-#[test]
-fn cross_site_requests_are_refused_unless_their_origin_is_allowed() {
-    let own = allowed(&[], &[]);
-    let dash = allowed(&[], &["http://dash.lan:3000"]);
-    let h = "pi.local:1337";
-    type Case<'a> = (Headers<'a>, bool, bool);
-    // (headers, served by default, served with dash.lan:3000 allowed)
-    let cases: Vec<Case<'_>> = vec![
+/// A request's headers, whether it is served by default, and whether it is served with
+/// dash.lan:3000 allowed.
+type CrossSiteCase<'a> = (Headers<'a>, bool, bool);
+
+/// The cases of `cross_site_requests_are_refused_unless_their_origin_is_allowed`, for host `h`.
+fn cross_site_cases(h: &str) -> Vec<CrossSiteCase<'_>> {
+    vec![
         // The page's own calls and the person's own navigations.
         (
             browser(h, Some("same-origin"), Some("http://pi.local:1337"), None),
@@ -353,7 +352,15 @@ fn cross_site_requests_are_refused_unless_their_origin_is_allowed() {
         ),
         // No browser at all: curl, Home Assistant, scripts.
         (browser(h, None, None, None), true, true),
-    ];
+    ]
+}
+
+#[test]
+fn cross_site_requests_are_refused_unless_their_origin_is_allowed() {
+    let own = allowed(&[], &[]);
+    let dash = allowed(&[], &["http://dash.lan:3000"]);
+    let h = "pi.local:1337";
+    let cases = cross_site_cases(h);
     for (headers, by_default, with_dash) in cases {
         assert_eq!(
             check(&own, &board(), &headers, Target::Api).is_ok(),
