@@ -119,21 +119,45 @@ impl Round {
         ))
     }
 
+    /// The next run of a client: its tracking id (`kind`, the round, the client, the count)
+    /// and its request, every `slow_every`-th run of the slower action.
+    fn next_run(
+        &self,
+        kind: char,
+        client: usize,
+        n: &mut usize,
+        slow_every: usize,
+    ) -> (String, Value) {
+        let id = format!("{kind}{}-{client}-{n}", self.number);
+        let action = if *n % slow_every == slow_every - 1 {
+            "slowish"
+        } else {
+            "quick"
+        };
+        *n += 1;
+        let body = json!({"actionId": action, "uniqueTrackingId": id});
+        (id, body)
+    }
+
+    /// Notes a run that an answer reports finished; whether it did.
+    fn note_finished(&self, status: u16, reply: &Value) -> bool {
+        let entry = &reply["logEntry"];
+        let finished = status == 200 && entry["executionFinished"] == true;
+        if finished {
+            self.told.lock().unwrap().finished(entry);
+        }
+        finished
+    }
+
     fn waiter(&self, client: usize) {
         let mut conn = Conn::open(self.addr);
         let mut n = 0;
         while self.go_on() {
-            let id = format!("w{}-{client}-{n}", self.number);
-            let action = if n % 4 == 3 { "slowish" } else { "quick" };
-            n += 1;
-            let body = json!({"actionId": action, "uniqueTrackingId": id});
+            let (_, body) = self.next_run('w', client, &mut n, 4);
             let Some((status, reply)) = Round::call(&mut conn, "StartActionAndWait", &body) else {
                 return;
             };
-            let entry = &reply["logEntry"];
-            if status == 200 && entry["executionFinished"] == true {
-                self.told.lock().unwrap().finished(entry);
-            }
+            self.note_finished(status, &reply);
         }
     }
 
@@ -141,10 +165,7 @@ impl Round {
         let mut conn = Conn::open(self.addr);
         let mut n = 0;
         while self.go_on() {
-            let id = format!("s{}-{client}-{n}", self.number);
-            let action = if n % 2 == 1 { "slowish" } else { "quick" };
-            n += 1;
-            let body = json!({"actionId": action, "uniqueTrackingId": id});
+            let (id, body) = self.next_run('s', client, &mut n, 2);
             let Some((status, _)) = Round::call(&mut conn, "StartAction", &body) else {
                 return;
             };
@@ -158,9 +179,7 @@ impl Round {
                 else {
                     return;
                 };
-                let entry = &reply["logEntry"];
-                if status == 200 && entry["executionFinished"] == true {
-                    self.told.lock().unwrap().finished(entry);
+                if self.note_finished(status, &reply) {
                     break;
                 }
                 if status != 200 {
