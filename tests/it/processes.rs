@@ -225,6 +225,60 @@ fn max_concurrent_allows_that_many_parallel_runs() {
     }
 }
 
+/// The names of the service's threads (`/proc/PID/task/*/comm`).
+fn thread_names(pid: i32) -> Vec<String> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("read the tasks");
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .map(|name| name.trim().to_string())
+        .collect()
+}
+
+/// Starts `n` gated runs of `gated`, each while the ones before it still run, then lets them
+/// all finish; the service's thread names once they have.
+fn overlapping_runs(server: &Server, n: usize) -> Vec<String> {
+    let ids: Vec<String> = (0..n)
+        .map(|_| {
+            let id = server.start_action("gated");
+            server.wait_started(&id);
+            id
+        })
+        .collect();
+    std::fs::write(server.path("go"), "").expect("write go");
+    for id in ids {
+        assert_eq!(server.wait_finished(&id, SOON)["exitCode"], 0);
+    }
+    thread_names(server.pid())
+}
+
+#[test]
+fn on_one_cpu_every_spawn_happens_on_the_event_loop() {
+    let config = || {
+        let mut action = shell_action("gated", GATED);
+        action["maxConcurrent"] = json!(4);
+        config_with(vec![action])
+    };
+    // On a board with one core the blocking pool's hand-off only costs CPU: its threads
+    // (tokio names them `tokio-rt-worker`; nothing else in actiond uses the pool) never
+    // appear, however many runs overlap.
+    let pinned = Server::start_wrapped(config(), &[], &["taskset", "-c", "0"]);
+    let status = std::fs::read_to_string(format!("/proc/{}/status", pinned.pid())).unwrap();
+    assert!(
+        status.lines().any(|l| l == "Cpus_allowed_list:	0"),
+        "taskset did not pin actiond: {status}"
+    );
+    let names = overlapping_runs(&pinned, 4);
+    assert!(!names.iter().any(|n| n == "tokio-rt-worker"), "{names:?}");
+    // With more cores the same overlapping runs are spawned on the pool, so the check above
+    // can see a pool thread when there is one.
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus >= 2 {
+        let free = Server::start(config());
+        let names = overlapping_runs(&free, 4);
+        assert!(names.iter().any(|n| n == "tokio-rt-worker"), "{names:?}");
+    }
+}
+
 #[test]
 fn max_concurrent_executions_blocks_across_actions() {
     let mut config = config_with(vec![shell_action("one", GATED), shell_action("two", GATED)]);
