@@ -310,7 +310,8 @@ const LINGER_MAX: Duration = Duration::from_millis(1);
 /// each rule (docs/PERFORMANCE.md): no linger 2.3–2.5 records per fsync; lingering until the
 /// queue is as long as the last batch 3.5–4.1; the whole time 5.6–5.9, with 8 % less of the
 /// service's CPU per run and 2 % more runs per second. A lone client's records never wait
-/// (its batches hold one record); neither do a flush, the last batch, a compaction or the
+/// (its batches hold one record; after a busy spell its first record may wait once, up to a
+/// millisecond); neither do a flush, the last batch, a compaction or the
 /// interval sync levels (which do not fsync per batch). Nothing is handed back before its
 /// fsync either way: lingering changes when, never whether, a record is durable.
 fn linger(
