@@ -676,6 +676,37 @@ mod tests {
     }
 
     #[test]
+    fn every_record_comes_back_without_a_flush_whether_the_writer_waits_or_works() {
+        // The writer is woken for a record only when it waits for work; one that writes,
+        // fsyncs or lingers must find the record itself. Nothing here flushes (a flush always
+        // wakes it), so a lost wake-up leaves a record queued and the wait below fails. Runs
+        // alone (the writer waits between them) and bursts of three (it works while they
+        // come), at both sync levels; the interval is long, so its timeout cannot stand in.
+        for sync in [Sync::Always, Sync::Every(Duration::from_secs(60))] {
+            let dir = temp_dir("wake");
+            let (j, rx) = open(&dir, b"", sync, dedup);
+            let mut sent = 0;
+            for round in 0..150 {
+                let burst = if round % 2 == 0 { 1 } else { 3 };
+                for _ in 0..burst {
+                    j.append(Text(format!("line {sent}")));
+                    sent += 1;
+                }
+                let mut back = 0;
+                while back < burst {
+                    let batch = rx
+                        .recv_timeout(Duration::from_secs(5))
+                        .unwrap_or_else(|_| panic!("{sync:?}: record {sent} never came back"));
+                    back += batch.len();
+                }
+                assert_eq!(back, burst, "{sync:?}");
+            }
+            drop(j);
+            fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+
+    #[test]
     fn no_append_is_lost_to_a_compaction_that_races_with_it() {
         // Appends from several threads while compactions are asked for as fast as they can
         // be: every record handed back must be in the file at the end, once.
