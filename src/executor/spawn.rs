@@ -132,6 +132,9 @@ pub fn spawn(
     let cwd = c_string(cwd.as_os_str().as_bytes())?;
     let (out_r, out_w) = io::pipe()?;
     let (err_r, err_w) = io::pipe()?;
+    // Before the spawn, so that a failure here leaves no process behind unsupervised.
+    non_blocking(&out_r)?;
+    non_blocking(&err_r)?;
     let pid = posix_spawn(
         &path,
         &argv,
@@ -144,8 +147,6 @@ pub fn spawn(
     // file when the command and everything it started are done writing.
     drop(out_w);
     drop(err_w);
-    non_blocking(&out_r)?;
-    non_blocking(&err_r)?;
     Ok(Child {
         pid,
         stdout: out_r.into(),
