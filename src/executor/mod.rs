@@ -407,7 +407,12 @@ async fn supervise(
             status = &mut exit_rx, if exit.is_none() => {
                 // A dropped sender would mean the reaper lost the pid; treat it as a kill.
                 exit = Some(status.unwrap_or(Exit::Signal(nix::sys::signal::Signal::SIGKILL as i32)));
-                drain.as_mut().reset(Instant::now() + PIPE_DRAIN);
+                // Most commands have closed their pipes by now, and then the loop ends without
+                // the timer: arming it would wake the runtime's driver (tokio unparks it for a
+                // timer sooner than its next wake-up), a system call and a turn of the loop.
+                if out.is_some() || err.is_some() {
+                    drain.as_mut().reset(Instant::now() + PIPE_DRAIN);
+                }
             }
             _ = &mut drain, if exit.is_some() && !drained => drained = true,
             _ = &mut deadline, if stopped_by.is_none() && exit.is_none() => {
