@@ -341,8 +341,11 @@ test("6. a required choice starts empty, and destructive actions look it", async
     const { logs } = await api("GetActionLogs", { actionId: "restartService", startOffset: 0 });
     assert.equal(logs[0].stdout, "restarting cron\n");
     // The form of a destructive action says so on its Run button too.
+    // Waited for, not read at once: until the page has drawn the new form, the Run button
+    // in the page is still the one of the form before it.
     await page.getByRole("button", { name: /Reboot/ }).click();
-    assert.ok(await page.getByRole("button", { name: "Run" }).evaluate((b) => b.classList.contains("danger")));
+    await page.waitForURL(/#\/a\/reboot$/);
+    await page.getByRole("button", { name: "Run" }).and(page.locator(".danger")).waitFor({ timeout: 5000 });
     await shot(page, "confirm-danger");
     assert.deepEqual(page.errors, []);
     await page.context().close();
