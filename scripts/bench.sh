@@ -6,7 +6,7 @@
 # ratios hold even where absolute times drift (a shared or busy machine).
 #
 #   scripts/bench.sh           5 runs of 3 s per figure, 10 000 executions for the RSS figure
-#   scripts/bench.sh --quick   3 runs of 1 s per figure, 2 000 executions (about a minute)
+#   scripts/bench.sh --quick   3 runs of 1 s per figure, 2 000 executions (two minutes or so)
 #
 # Beside times, it counts each server's own CPU per execution (utime + stime from
 # /proc/<pid>/stat over 4-client runs, divided by the executions; for the bare spawner its
@@ -14,6 +14,11 @@
 # command with one pipe and wait: the least any server starting it must spend) and its user-space
 # instructions per execution (callgrind, once: the machine-independent figure; not for
 # webhook, whose Go runtime does not survive valgrind).
+#
+# The history kept on disk is measured twice beside the in-memory figure: at the default sync
+# level (every batch fsynced before its runs are answered) and with `historySync: 100ms`; and
+# the disk's own price of one append + fdatasync (`actiond-bench fsync`) is measured on the
+# same file system, so the table says what the durable default costs and where it goes.
 #
 # It installs what it needs (webhook, wrk, binutils, valgrind, curl, gcc from Debian; fails loudly
 # when it cannot),
@@ -225,17 +230,15 @@ insn_per_exec() {
 # metric ADDR NAME: one figure from actiond's /metrics.
 metric() { curl -fsS "http://$1/metrics" | awk -v n="$2" '$1 == n {print $2}'; }
 
-# disk_figures RUN MEMORY_RPS: the 16-client throughput again with the history kept on disk
-# (stateDirectory in bench-out/, on the repository's file system; historySync at its default,
-# so every batch of records is fsynced before its runs are answered), its ratio to the
-# in-memory figure of the same run, and from /metrics the fsyncs per second and the records
-# each fsync carried (group commit).
-disk_figures() {
-    local run=$1 memory=$2 state="$OUT/state" port addr r0 s0 r1 s1 rps
+# disk_load SYNC: starts actiond with its history on disk (stateDirectory in bench-out/, on
+# the repository's file system) and `historySync: SYNC`, runs the 16-client load, and prints
+# the rate, the history file's records and its fsyncs during the load (from /metrics).
+disk_load() {
+    local state="$OUT/state" port addr r0 s0 r1 s1 rps
     rm -rf "$state"
     {
         cat "$WORK/actiond.yaml"
-        printf 'stateDirectory: "%s"\nprometheus:\n  enabled: true\n' "$state"
+        printf 'stateDirectory: "%s"\nhistorySync: %s\nprometheus:\n  enabled: true\n' "$state" "$1"
     } >"$WORK/actiond-disk.yaml"
     port="$(free_port)"
     addr="127.0.0.1:$port"
@@ -249,11 +252,27 @@ disk_figures() {
     s1="$(metric "$addr" actiond_history_file_syncs_total)"
     stop_server
     rm -rf "$state"
+    echo "$rps $((r1 - r0)) $((s1 - s0))"
+}
+
+# disk_figures RUN MEMORY_RPS: the 16-client throughput again with the history kept on disk,
+# at the default sync level (every batch of records is fsynced before its runs are
+# answered): its ratio to the in-memory figure of the same run, the fsyncs per second and
+# the records each fsync carried (group commit). Then the same with `historySync: 100ms`,
+# where every record is still written before it is answered but fsynced at most ten times a
+# second: the difference between the two is what the per-batch fsync itself costs.
+disk_figures() {
+    local run=$1 memory=$2 rps records syncs
+    read -r rps records syncs <<<"$(disk_load always)"
     record "$run" actiond rps_c16_disk "$rps"
     record "$run" actiond disk_vs_memory_c16 "$(awk -v a="$rps" -v b="$memory" 'BEGIN {print a / b}')"
-    record "$run" actiond fsyncs_per_s_c16_disk "$(awk -v n=$((s1 - s0)) -v t="$SECS" 'BEGIN {print n / t}')"
-    [ $((s1 - s0)) -gt 0 ] || die "no fsync of the history file while 16 clients ran commands"
-    record "$run" actiond records_per_fsync_c16_disk "$(awk -v r=$((r1 - r0)) -v n=$((s1 - s0)) 'BEGIN {print r / n}')"
+    record "$run" actiond fsyncs_per_s_c16_disk "$(awk -v n="$syncs" -v t="$SECS" 'BEGIN {print n / t}')"
+    [ "$syncs" -gt 0 ] || die "no fsync of the history file while 16 clients ran commands"
+    record "$run" actiond records_per_fsync_c16_disk "$(awk -v r="$records" -v n="$syncs" 'BEGIN {print r / n}')"
+    read -r rps records syncs <<<"$(disk_load 100ms)"
+    [ "$records" -gt 0 ] || die "no history record written while 16 clients ran commands"
+    record "$run" actiond rps_c16_disk_interval "$rps"
+    record "$run" actiond disk_interval_vs_memory_c16 "$(awk -v a="$rps" -v b="$memory" 'BEGIN {print a / b}')"
 }
 
 CPU_MODEL="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
@@ -287,6 +306,11 @@ for run in $(seq 1 "$RUNS"); do
     done
     j="$("$FLOOR" "$((EXECS / 4))" "echo hello")"
     record "$run" baseline floor_cpu_per_exec_us "$(field "$j" cpu_per_op_us)"
+    # The disk's own price of a durable append, on the file system the history is kept on
+    # below (the floor under each of actiond's fsyncs).
+    j="$("$TOOL" fsync --dir "$OUT" --count "$((EXECS / 5))" --bytes 400 --hz "$(getconf CLK_TCK)")"
+    record "$run" baseline fdatasync_p50_us "$(field "$j" p50_us)"
+    record "$run" baseline fdatasync_cpu_us "$(field "$j" cpu_per_op_us)"
     if [ "$run" = 1 ]; then
         # Not webhook: Go's runtime dies under valgrind ("the impossible happened"), and this
         # VM gives perf no instruction counter.

@@ -10,6 +10,9 @@
 //! - `http`: N keep-alive HTTP/1.1 clients, each sending one request after the other for a
 //!   duration or a total count; every answer must be 200 and contain the expected text.
 //! - `startup`: starts a server and times it until its first successful answer.
+//! - `fsync`: the disk's own price of a durable append, the floor under a history kept on
+//!   disk: appends a line of B bytes to a new file in a directory and `fdatasync`s it, C
+//!   times, and reports the latency of each append and the helper's own CPU per append.
 //! - `subscribe`: N Connect event-stream subscribers that read everything for a duration.
 //! - `ready`: waits until a server answers 200 on a path.
 //! - `report`: turns the raw figures of all runs into the table (Markdown) and JSON: each
@@ -37,6 +40,7 @@ fn main() -> ExitCode {
         "http" => http(&Opts::parse(rest)),
         "startup" => startup(rest),
         "subscribe" => subscribe(&Opts::parse(rest)),
+        "fsync" => fsync(&Opts::parse(rest)),
         "ready" => ready(&Opts::parse(rest)),
         "report" => report(&Opts::parse(rest)),
         _ => return usage(),
@@ -60,6 +64,7 @@ fn usage() -> ExitCode {
          [--method M] --path P [--body B] [--expect TEXT]\n\
          \x20      actiond-bench startup --addr HOST:PORT --path P -- PROGRAM [ARGS...]\n\
          \x20      actiond-bench subscribe --addr HOST:PORT --conns N --secs S\n\
+         \x20      actiond-bench fsync --dir DIR --count C [--bytes B] [--hz HZ]\n\
          \x20      actiond-bench ready --addr HOST:PORT --path P\n\
          \x20      actiond-bench report --raw FILE --md FILE --json FILE [--title TEXT]"
     );
@@ -254,6 +259,46 @@ fn spawn(o: &Opts) -> Result<String, String> {
     Ok(format!(
         "{},\"held_p50_us\":{held_p50:.1},\"cpu_per_op_us\":{cpu_per_op_us:.1}}}",
         summary.trim_end_matches('}')
+    ))
+}
+
+/// Appends `--bytes` (one line) to a new file in `--dir` and fdatasyncs it, `--count`
+/// times, as the history file's writer does with a batch when nothing else waits: what
+/// one durable append costs on this file system, in time and in the caller's own CPU
+/// (the file system's work done in the caller's thread, under `fdatasync`). The file is
+/// removed at the end.
+fn fsync(o: &Opts) -> Result<String, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = o.need("dir")?;
+    let count = o.num("count").ok_or("--count is required")?.max(1);
+    let bytes = o.num("bytes").unwrap_or(400).max(1) as usize;
+    let hz = o.num("hz").unwrap_or(100) as f64;
+    let path = std::path::Path::new(dir).join(format!("fsync-{}.tmp", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut line = vec![b'x'; bytes];
+    line[bytes - 1] = b'\n';
+    let cpu_before = own_cpu_ticks()?;
+    let began = Instant::now();
+    let mut lat = Vec::with_capacity(count as usize);
+    let result = (0..count).try_for_each(|_| {
+        let t = Instant::now();
+        file.write_all(&line)?;
+        file.sync_data()?;
+        lat.push(t.elapsed().as_nanos() as u64);
+        Ok::<(), std::io::Error>(())
+    });
+    let cpu_per_op_us = (own_cpu_ticks()? - cpu_before) as f64 / hz / count as f64 * 1e6;
+    let elapsed = began.elapsed();
+    let _ = std::fs::remove_file(&path);
+    result.map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(format!(
+        "{},\"cpu_per_op_us\":{cpu_per_op_us:.1}}}",
+        summary(lat, 0, elapsed).trim_end_matches('}')
     ))
 }
 
@@ -568,6 +613,16 @@ const ROWS: &[Row] = &[
         unit: Unit::Us,
     },
     Row {
+        key: "fdatasync_p50_us",
+        label: "the disk: one 400-byte append + fdatasync on the history's file system, p50 (idle machine)",
+        unit: Unit::Us,
+    },
+    Row {
+        key: "fdatasync_cpu_us",
+        label: "the disk: own CPU of that append + fdatasync (the file system's work in the caller)",
+        unit: Unit::Us,
+    },
+    Row {
         key: "insn_per_exec",
         label: "server's own user-space instructions per execution (callgrind)",
         unit: Unit::Thousands,
@@ -631,6 +686,16 @@ const ROWS: &[Row] = &[
         key: "records_per_fsync_c16_disk",
         label: "history records per fsync (group commit), 16 clients",
         unit: Unit::Number("records"),
+    },
+    Row {
+        key: "rps_c16_disk_interval",
+        label: "run-and-wait/s, 16 clients, history on disk fsynced at most every 100 ms (`historySync: 100ms`)",
+        unit: Unit::PerSec,
+    },
+    Row {
+        key: "disk_interval_vs_memory_c16",
+        label: "the same ÷ history in memory only (within each run): what is left without the per-batch fsync",
+        unit: Unit::Number("×"),
     },
     Row {
         key: "rps_readyz",
