@@ -674,7 +674,7 @@ const ROWS: &[Row] = &[
     },
     Row {
         key: "disk_vs_memory_c16",
-        label: "the same ÷ history in memory only (within each run)",
+        label: "the same ÷ history in memory only, measured just before it",
         unit: Unit::Number("×"),
     },
     Row {
@@ -694,7 +694,7 @@ const ROWS: &[Row] = &[
     },
     Row {
         key: "disk_interval_vs_memory_c16",
-        label: "the same ÷ history in memory only (within each run): what is left without the per-batch fsync",
+        label: "the same ÷ history in memory only, measured just before: what is left without the per-batch fsync",
         unit: Unit::Number("×"),
     },
     Row {
