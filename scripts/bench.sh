@@ -269,6 +269,7 @@ disk_figures() {
     local run=$1 memory rps records syncs
     read -r memory records syncs <<<"$(disk_load memory)"
     [ "$records" -eq 0 ] || die "a history file was written with no state directory"
+    record "$run" actiond rps_c16_memory_again "$memory"
     read -r rps records syncs <<<"$(disk_load always)"
     record "$run" actiond rps_c16_disk "$rps"
     record "$run" actiond disk_vs_memory_c16 "$(awk -v a="$rps" -v b="$memory" 'BEGIN {print a / b}')"

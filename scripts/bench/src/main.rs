@@ -668,6 +668,11 @@ const ROWS: &[Row] = &[
         unit: Unit::PerSec,
     },
     Row {
+        key: "rps_c16_memory_again",
+        label: "run-and-wait/s, 16 clients, history in memory, again just before the two rows on disk",
+        unit: Unit::PerSec,
+    },
+    Row {
         key: "rps_c16_disk",
         label: "run-and-wait/s, 16 clients, history on disk (`stateDirectory`, fsynced)",
         unit: Unit::PerSec,
