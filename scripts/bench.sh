@@ -230,12 +230,14 @@ insn_per_exec() {
 # metric ADDR NAME: one figure from actiond's /metrics.
 metric() { curl -fsS "http://$1/metrics" | awk -v n="$2" '$1 == n {print $2}'; }
 
-# disk_load SYNC: starts actiond with its history on disk (stateDirectory in bench-out/, on
-# the repository's file system) and `historySync: SYNC`, or in memory only when SYNC is
-# `memory`, runs the 16-client load, and prints the rate, the history file's records and
-# its fsyncs during the load (from /metrics; 0 in memory).
-disk_load() {
-    local state="$OUT/state" port addr r0 s0 r1 s1 rps
+# history_load SYNC: starts actiond with its history on disk (stateDirectory in bench-out/,
+# on the repository's file system) and `historySync: SYNC`, or in memory only when SYNC is
+# `memory`, and runs the 16-client load. Sets LOAD_RPS, and LOAD_RECORDS and LOAD_SYNCS: the
+# history file's records and fsyncs during the load (from /metrics; 0 in memory). It runs in
+# this shell, not in a command substitution, so that the exit trap still knows the server
+# to stop when a measurement fails.
+history_load() {
+    local state="$OUT/state" port addr r0 s0 r1 s1
     rm -rf "$state"
     {
         cat "$WORK/actiond.yaml"
@@ -249,12 +251,13 @@ disk_load() {
     "$TOOL" ready --addr "$addr" --path /readyz >/dev/null
     r0="$(metric "$addr" actiond_history_file_records_total)"
     s0="$(metric "$addr" actiond_history_file_syncs_total)"
-    rps="$(wrk_rate 16 actiond-hello "http://$addr/api/StartActionAndWait")"
+    LOAD_RPS="$(wrk_rate 16 actiond-hello "http://$addr/api/StartActionAndWait")"
     r1="$(metric "$addr" actiond_history_file_records_total)"
     s1="$(metric "$addr" actiond_history_file_syncs_total)"
     stop_server
     rm -rf "$state"
-    echo "$rps $((${r1:-0} - ${r0:-0})) $((${s1:-0} - ${s0:-0}))"
+    LOAD_RECORDS=$((${r1:-0} - ${r0:-0}))
+    LOAD_SYNCS=$((${s1:-0} - ${s0:-0}))
 }
 
 # disk_figures RUN: the 16-client throughput with the history kept on disk, at the default
@@ -266,20 +269,21 @@ disk_load() {
 # fsynced at most ten times a second: the difference between the two is what the per-batch
 # fsync itself costs.
 disk_figures() {
-    local run=$1 memory rps records syncs
-    read -r memory records syncs <<<"$(disk_load memory)"
-    [ "$records" -eq 0 ] || die "a history file was written with no state directory"
+    local run=$1 memory
+    history_load memory
+    memory="$LOAD_RPS"
+    [ "$LOAD_RECORDS" -eq 0 ] || die "a history file was written with no state directory"
     record "$run" actiond rps_c16_memory_again "$memory"
-    read -r rps records syncs <<<"$(disk_load always)"
-    record "$run" actiond rps_c16_disk "$rps"
-    record "$run" actiond disk_vs_memory_c16 "$(awk -v a="$rps" -v b="$memory" 'BEGIN {print a / b}')"
-    record "$run" actiond fsyncs_per_s_c16_disk "$(awk -v n="$syncs" -v t="$SECS" 'BEGIN {print n / t}')"
-    [ "$syncs" -gt 0 ] || die "no fsync of the history file while 16 clients ran commands"
-    record "$run" actiond records_per_fsync_c16_disk "$(awk -v r="$records" -v n="$syncs" 'BEGIN {print r / n}')"
-    read -r rps records syncs <<<"$(disk_load 100ms)"
-    [ "$records" -gt 0 ] || die "no history record written while 16 clients ran commands"
-    record "$run" actiond rps_c16_disk_interval "$rps"
-    record "$run" actiond disk_interval_vs_memory_c16 "$(awk -v a="$rps" -v b="$memory" 'BEGIN {print a / b}')"
+    history_load always
+    record "$run" actiond rps_c16_disk "$LOAD_RPS"
+    record "$run" actiond disk_vs_memory_c16 "$(awk -v a="$LOAD_RPS" -v b="$memory" 'BEGIN {print a / b}')"
+    record "$run" actiond fsyncs_per_s_c16_disk "$(awk -v n="$LOAD_SYNCS" -v t="$SECS" 'BEGIN {print n / t}')"
+    [ "$LOAD_SYNCS" -gt 0 ] || die "no fsync of the history file while 16 clients ran commands"
+    record "$run" actiond records_per_fsync_c16_disk "$(awk -v r="$LOAD_RECORDS" -v n="$LOAD_SYNCS" 'BEGIN {print r / n}')"
+    history_load 100ms
+    [ "$LOAD_RECORDS" -gt 0 ] || die "no history record written while 16 clients ran commands"
+    record "$run" actiond rps_c16_disk_interval "$LOAD_RPS"
+    record "$run" actiond disk_interval_vs_memory_c16 "$(awk -v a="$LOAD_RPS" -v b="$memory" 'BEGIN {print a / b}')"
 }
 
 CPU_MODEL="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"

@@ -1,4 +1,4 @@
-//! The helper programs of `scripts/bench.sh`, one binary with four subcommands. Each prints
+//! The helper programs of `scripts/bench.sh`, one binary with seven subcommands. Each prints
 //! one JSON object on stdout and exits non-zero when something the benchmark relies on broke,
 //! so a wrong answer never passes as a fast one.
 //!
@@ -679,7 +679,7 @@ const ROWS: &[Row] = &[
     },
     Row {
         key: "disk_vs_memory_c16",
-        label: "the same ÷ history in memory only, measured just before it",
+        label: "the same ÷ the in-memory run just before the disk runs (within each run)",
         unit: Unit::Number("×"),
     },
     Row {
@@ -699,7 +699,7 @@ const ROWS: &[Row] = &[
     },
     Row {
         key: "disk_interval_vs_memory_c16",
-        label: "the same ÷ history in memory only, measured just before: what is left without the per-batch fsync",
+        label: "the same ÷ that in-memory run: what is left without the per-batch fsync",
         unit: Unit::Number("×"),
     },
     Row {
