@@ -227,6 +227,9 @@ insn_per_exec() {
     echo $(( $(cg_total "$cg.$pid.1") / INSN_EXECS ))
 }
 
+# ratio A B: A ÷ B.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print a / b}'; }
+
 # metric ADDR NAME: one figure from actiond's /metrics.
 metric() { curl -fsS "http://$1/metrics" | awk -v n="$2" '$1 == n {print $2}'; }
 
@@ -243,10 +246,10 @@ history_load() {
         cat "$WORK/actiond.yaml"
         printf 'prometheus:\n  enabled: true\n'
         [ "$1" = memory ] || printf 'stateDirectory: "%s"\nhistorySync: %s\n' "$state" "$1"
-    } >"$WORK/actiond-disk.yaml"
+    } >"$WORK/actiond-history.yaml"
     port="$(free_port)"
     addr="127.0.0.1:$port"
-    "$ACTIOND" --config "$WORK/actiond-disk.yaml" --listen "$addr" 2>"$WORK/actiond-disk.log" &
+    "$ACTIOND" --config "$WORK/actiond-history.yaml" --listen "$addr" 2>"$WORK/actiond-history.log" &
     SERVER_PID=$!
     "$TOOL" ready --addr "$addr" --path /readyz >/dev/null
     r0="$(metric "$addr" actiond_history_file_records_total)"
@@ -276,14 +279,14 @@ disk_figures() {
     record "$run" actiond rps_c16_memory_again "$memory"
     history_load always
     record "$run" actiond rps_c16_disk "$LOAD_RPS"
-    record "$run" actiond disk_vs_memory_c16 "$(awk -v a="$LOAD_RPS" -v b="$memory" 'BEGIN {print a / b}')"
+    record "$run" actiond disk_vs_memory_c16 "$(ratio "$LOAD_RPS" "$memory")"
     record "$run" actiond fsyncs_per_s_c16_disk "$(awk -v n="$LOAD_SYNCS" -v t="$SECS" 'BEGIN {print n / t}')"
     [ "$LOAD_SYNCS" -gt 0 ] || die "no fsync of the history file while 16 clients ran commands"
     record "$run" actiond records_per_fsync_c16_disk "$(awk -v r="$LOAD_RECORDS" -v n="$LOAD_SYNCS" 'BEGIN {print r / n}')"
     history_load 100ms
     [ "$LOAD_RECORDS" -gt 0 ] || die "no history record written while 16 clients ran commands"
     record "$run" actiond rps_c16_disk_interval "$LOAD_RPS"
-    record "$run" actiond disk_interval_vs_memory_c16 "$(awk -v a="$LOAD_RPS" -v b="$memory" 'BEGIN {print a / b}')"
+    record "$run" actiond disk_interval_vs_memory_c16 "$(ratio "$LOAD_RPS" "$memory")"
 }
 
 CPU_MODEL="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
@@ -319,7 +322,7 @@ for run in $(seq 1 "$RUNS"); do
     record "$run" baseline floor_cpu_per_exec_us "$(field "$j" cpu_per_op_us)"
     # The disk's own price of a durable append, on the file system the history is kept on
     # below (the floor under each of actiond's fsyncs).
-    j="$("$TOOL" fsync --dir "$OUT" --count "$((EXECS / 5))" --bytes 400 --hz "$(getconf CLK_TCK)")"
+    j="$("$TOOL" fsync --dir "$OUT" --count "$((EXECS / 5))" --bytes 400)"
     record "$run" baseline fdatasync_p50_us "$(field "$j" p50_us)"
     record "$run" baseline fdatasync_cpu_us "$(field "$j" cpu_per_op_us)"
     if [ "$run" = 1 ]; then

@@ -64,7 +64,7 @@ fn usage() -> ExitCode {
          [--method M] --path P [--body B] [--expect TEXT]\n\
          \x20      actiond-bench startup --addr HOST:PORT --path P -- PROGRAM [ARGS...]\n\
          \x20      actiond-bench subscribe --addr HOST:PORT --conns N --secs S\n\
-         \x20      actiond-bench fsync --dir DIR --count C [--bytes B] [--hz HZ]\n\
+         \x20      actiond-bench fsync --dir DIR --count C [--bytes B]\n\
          \x20      actiond-bench ready --addr HOST:PORT --path P\n\
          \x20      actiond-bench report --raw FILE --md FILE --json FILE [--title TEXT]"
     );
@@ -265,14 +265,15 @@ fn spawn(o: &Opts) -> Result<String, String> {
 /// Appends `--bytes` (one line) to a new file in `--dir` and fdatasyncs it, `--count`
 /// times, as the history file's writer does with a batch when nothing else waits: what
 /// one durable append costs on this file system, in time and in the caller's own CPU
-/// (the file system's work done in the caller's thread, under `fdatasync`). The file is
-/// removed at the end.
+/// (the file system's work done in the caller's thread, under `fdatasync`). The CPU is the
+/// thread's on-CPU time from `/proc/thread-self/schedstat`, in nanoseconds: clock ticks
+/// (10 ms) would round a quick run's few hundred appends to a quarter of a figure. The file
+/// is removed at the end.
 fn fsync(o: &Opts) -> Result<String, String> {
     use std::os::unix::fs::OpenOptionsExt;
     let dir = o.need("dir")?;
     let count = o.num("count").ok_or("--count is required")?.max(1);
     let bytes = o.num("bytes").unwrap_or(400).max(1) as usize;
-    let hz = o.num("hz").unwrap_or(100) as f64;
     let path = std::path::Path::new(dir).join(format!("fsync-{}.tmp", std::process::id()));
     let mut file = std::fs::OpenOptions::new()
         .append(true)
@@ -282,7 +283,7 @@ fn fsync(o: &Opts) -> Result<String, String> {
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut line = vec![b'x'; bytes];
     line[bytes - 1] = b'\n';
-    let cpu_before = own_cpu_ticks()?;
+    let cpu_before = thread_cpu_ns()?;
     let began = Instant::now();
     let mut lat = Vec::with_capacity(count as usize);
     let result = (0..count).try_for_each(|_| {
@@ -292,7 +293,7 @@ fn fsync(o: &Opts) -> Result<String, String> {
         lat.push(t.elapsed().as_nanos() as u64);
         Ok::<(), std::io::Error>(())
     });
-    let cpu_per_op_us = (own_cpu_ticks()? - cpu_before) as f64 / hz / count as f64 * 1e6;
+    let cpu_per_op_us = (thread_cpu_ns()? - cpu_before) as f64 / count as f64 / 1e3;
     let elapsed = began.elapsed();
     let _ = std::fs::remove_file(&path);
     result.map_err(|e| format!("{}: {e}", path.display()))?;
@@ -300,6 +301,15 @@ fn fsync(o: &Opts) -> Result<String, String> {
         "{},\"cpu_per_op_us\":{cpu_per_op_us:.1}}}",
         summary(lat, 0, elapsed).trim_end_matches('}')
     ))
+}
+
+/// The calling thread's time on a CPU (user and system), in nanoseconds.
+fn thread_cpu_ns() -> Result<u64, String> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").map_err(|e| e.to_string())?;
+    stat.split_whitespace()
+        .next()
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| format!("unreadable /proc/thread-self/schedstat: {stat:?}"))
 }
 
 /// utime + stime of this process (all its threads, no children) in clock ticks.
