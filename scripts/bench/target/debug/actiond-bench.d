@@ -1,1 +1,0 @@
-/work/main/scripts/bench/target/debug/actiond-bench: /work/main/scripts/bench/src/main.rs
