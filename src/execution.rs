@@ -26,6 +26,26 @@ pub fn valid_tracking_id(id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
+/// Who gave the `password` values of a run: the only caller RestartAction replays them for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecretOwner {
+    /// A caller known by name: a local user, an API token's user, a trusted proxy's user.
+    Named {
+        provider: &'static str,
+        username: String,
+    },
+    /// An identity many people share (the guest, anyone on the LAN): its secrets are replayed
+    /// for nobody, not even for another caller of the same identity.
+    Shared,
+}
+
+impl SecretOwner {
+    /// Whether `caller` is the owner, and so may run the values again.
+    pub fn may_replay(&self, caller: &SecretOwner) -> bool {
+        matches!((self, caller), (SecretOwner::Named { .. }, _) if self == caller)
+    }
+}
+
 /// A new random tracking id.
 pub fn new_tracking_id() -> TrackingId {
     let mut buf = uuid::Uuid::encode_buffer();
@@ -273,9 +293,9 @@ pub struct Execution {
     /// What started it; `None` for a record read back from the history file, which does not
     /// keep it (nor the arguments, so such a record is never restarted).
     pub origin: Option<Origin>,
-    /// When the request gave a `password` value: who gave it (an opaque key the engine
-    /// makes from the caller), the only one RestartAction replays it for.
-    pub secret_owner: Option<String>,
+    /// When the request gave a `password` value: who gave it, the only one RestartAction
+    /// replays it for.
+    pub secret_owner: Option<SecretOwner>,
     /// Values of `password` arguments: replaced in every rendering of the output, so a
     /// command that prints one does not show it back.
     secrets: Vec<String>,
@@ -333,7 +353,7 @@ pub struct NewExecution {
     pub tags: Vec<String>,
     pub arguments: Option<Vec<(String, String)>>,
     pub origin: Origin,
-    pub secret_owner: Option<String>,
+    pub secret_owner: Option<SecretOwner>,
     /// Values of `password` arguments (empty ones are ignored).
     pub secrets: Vec<String>,
     pub max_output_bytes: usize,
@@ -622,6 +642,7 @@ pub mod tests {
             exec_on_cron: vec![],
             exec_on_file_created_in_dir: vec![],
             exec_on_file_changed_in_dir: vec![],
+            plain_get: Default::default(),
             disabled: None,
         })
     }

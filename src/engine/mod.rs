@@ -26,13 +26,13 @@ use crate::config::{Action, Config};
 use crate::entities::EntitySet;
 use crate::events::{Bus, Event};
 use crate::execution::{
-    Execution, KillReason, NewExecution, Origin, Outcome, Restored, TrackingId, new_tracking_id,
-    valid_tracking_id,
+    Execution, KillReason, NewExecution, Origin, Outcome, Restored, SecretOwner, TrackingId,
+    new_tracking_id, valid_tracking_id,
 };
 use crate::executor::{self, Observer, Reaper};
 use crate::history::{History, Page};
 use crate::output::Chunker;
-use crate::permissions::{Caller, Decision, Verb, decide};
+use crate::permissions::{Caller, Decision, Provider, Verb, decide};
 use crate::store::Store;
 use admission::{Candidate, Earlier, limit_reached};
 use recorder::{Kind, Launch, Line, OnDisk, Recorder};
@@ -426,7 +426,7 @@ impl Engine {
         if old
             .secret_owner
             .as_ref()
-            .is_some_and(|owner| *owner != secret_owner(caller))
+            .is_some_and(|owner| !owner.may_replay(&secret_owner(caller)))
         {
             return Err(Error::SecretsNotReplayed(tracking_id.to_string()));
         }
@@ -729,8 +729,16 @@ impl Engine {
 /// Who gave a run's password values, as the run keeps it: the same user identified the same
 /// way (a local login, a token, a trusted header) may replay them; another session of that
 /// user may too, another provider's user of the same name may not.
-fn secret_owner(caller: &Caller) -> String {
-    format!("{}:{}", caller.provider.as_str(), caller.username)
+/// The guest is everyone who reaches the port, and the system and MQTT users are shared by
+/// every trigger and every client of the broker: none of them is one person.
+fn secret_owner(caller: &Caller) -> SecretOwner {
+    match caller.provider {
+        Provider::Local | Provider::Header | Provider::Token => SecretOwner::Named {
+            provider: caller.provider.as_str(),
+            username: caller.username.clone(),
+        },
+        Provider::System | Provider::Mqtt => SecretOwner::Shared,
+    }
 }
 
 /// Publishes a running execution's output as `outputChunk` events: UTF-8 safe, at most
