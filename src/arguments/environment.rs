@@ -1,194 +1,204 @@
-//! Which environment variable names an argument may not take. Every value argument reaches
-//! its command as an environment variable named after it, upper-cased, holding the caller's
-//! value. A name some program reads as code, as a path to load code from, or as the rules
-//! its shell parses by would hand the caller that program: `node_options` would make
-//! `--require=/tmp/x.js` run in every Node process the command starts. This is the one list
-//! of such names; the config loader refuses an argument that would become one, naming its
-//! YAML path. It is pure and does no I/O.
+//! The environment variables an argument's value reaches its command through. Every value
+//! argument is `ACTIOND_ARG_<NAME>` (its name upper-cased): actiond's own namespace, which no
+//! program reads as its settings. The bare `<NAME>` (what OliveTin sets, and what scripts
+//! written for it read) is set as well only when the name has a shape no program's settings
+//! variable has. The rule is by shape, not a list of names, because a list is always one name
+//! short: `TAR_OPTIONS` runs code through `tar`, `RSYNC_RSH` through `rsync`,
+//! `DBUS_SYSTEM_BUS_ADDRESS` through sd-bus, `http_proxy` steers every download.
+//!
+//! - A bare name is one plain word: letters and digits only. Programs name their settings
+//!   `<PROGRAM>_<SETTING>`, so a name with `_` is never set bare.
+//! - Of plain words, those shaped like settings are not set bare either: ending in a settings
+//!   suffix (`…RC`, `…INIT`, `…PATH`, `…OPTS`, `…HOME`, …), starting with the name of a
+//!   program family that reads words of its own (`PYTHON…`, `PERL…`, `LESS…`, `GO…`, …), or
+//!   one of the single words the shell and common tools read (`PATH`, `IFS`, `ENV`, `EDITOR`,
+//!   `GZIP`, …).
+//!
+//! A name that is not set bare is no error: its value is in `ACTIOND_ARG_<NAME>`, and the
+//! config loader says so when the command reads the bare name. Pure; no I/O.
 
-/// How a name is matched: exactly, or by its beginning.
-#[derive(Debug, Clone, Copy)]
-enum Match {
-    Exact(&'static str),
-    Prefix(&'static str),
-}
+/// The prefix of the variables every value argument sets.
+pub const PREFIX: &str = "ACTIOND_ARG_";
 
-use Match::{Exact, Prefix};
-
-/// Every refused name (upper-case), and why. An entry's reason is shown to whoever writes
-/// the config, after "it would set".
-const REFUSED: &[(Match, &str)] = &[
-    // actiond's own variables: a command must be able to trust who started it.
-    (
-        Prefix("ACTIOND"),
-        "actiond's own variables, which tell the command who started it",
-    ),
-    // The dynamic linker loads any library these name into every program started.
-    (
-        Prefix("LD_"),
-        "the dynamic linker's variables, which load libraries into every program",
-    ),
-    (
-        Exact("GLIBC_TUNABLES"),
-        "the C library's tunables, whose parser has let local users take over programs",
-    ),
-    (Prefix("MALLOC_"), "the C library's allocator settings"),
-    // Shell start-up and parsing: the shell runs these files, functions and prompts, or
-    // splits and finds commands by them.
-    (Exact("PATH"), "where the shell finds every command"),
-    (
-        Exact("HOME"),
-        "the home directory, where programs read their start-up files",
-    ),
-    (
-        Exact("SHELL"),
-        "the shell that programs start for subcommands",
-    ),
-    (Exact("IFS"), "how the shell splits words"),
-    (Exact("ENV"), "a file that sh and ash run when they start"),
-    (
-        Prefix("BASH_"),
-        "bash's variables: BASH_ENV is a file it runs, BASH_FUNC_* functions",
-    ),
-    (
-        Exact("SHELLOPTS"),
-        "the shell's options (xtrace, and others that change what runs)",
-    ),
-    (Exact("BASHOPTS"), "bash's options"),
-    (
-        Exact("PS4"),
-        "the trace prompt, which the shell expands (running what it substitutes)",
-    ),
-    (
-        Exact("PROMPT_COMMAND"),
-        "a command bash runs before each prompt",
-    ),
-    (Exact("CDPATH"), "where cd looks for directories"),
-    (
-        Exact("GLOBIGNORE"),
-        "which names the shell's globs leave out",
-    ),
-    (Exact("ZDOTDIR"), "where zsh reads its start-up files"),
-    (
-        Exact("TMPDIR"),
-        "where programs create their temporary files",
-    ),
-    // Interpreters read code or a search path for code from these.
-    (
-        Prefix("PYTHON"),
-        "Python's variables: PYTHONPATH, PYTHONSTARTUP, PYTHONHOME load code",
-    ),
-    (
-        Prefix("PERL5"),
-        "Perl's variables: PERL5OPT and PERL5LIB load code",
-    ),
-    (Exact("PERLLIB"), "Perl's module path"),
-    (Prefix("PERL_"), "Perl's variables"),
-    (
-        Prefix("NODE_"),
-        "Node's variables: NODE_OPTIONS can --require any file",
-    ),
-    (
-        Prefix("RUBY"),
-        "Ruby's variables: RUBYOPT and RUBYLIB load code",
-    ),
-    (Prefix("LUA_"), "Lua's variables: LUA_INIT runs code"),
-    (
-        Exact("PHPRC"),
-        "PHP's configuration, which can prepend any file",
-    ),
-    (
-        Exact("PHP_INI_SCAN_DIR"),
-        "where PHP reads more configuration",
-    ),
-    (
-        Exact("JAVA_TOOL_OPTIONS"),
-        "options every Java program obeys, -javaagent among them",
-    ),
-    (Exact("_JAVA_OPTIONS"), "options every Java program obeys"),
-    (Exact("JDK_JAVA_OPTIONS"), "options the java launcher obeys"),
-    // The locale and character-set conversion load modules and data from these. TZ is not
-    // here: at worst it names a zone file to read, and real configs take the time zone as an
-    // argument named TZ.
-    (
-        Exact("LANG"),
-        "the locale, which decides what bytes the shell treats as letters",
-    ),
-    (Exact("LANGUAGE"), "the translation search list"),
-    (Prefix("LC_"), "the locale categories"),
-    (Exact("LOCPATH"), "where the C library loads locales from"),
-    (
-        Exact("NLSPATH"),
-        "where programs load message catalogues from",
-    ),
-    (
-        Exact("GCONV_PATH"),
-        "where iconv loads conversion modules (code) from",
-    ),
-    (
-        Exact("HOSTALIASES"),
-        "a file of host names the resolver reads",
-    ),
-    (Exact("RES_OPTIONS"), "the resolver's options"),
-    (Exact("LOCALDOMAIN"), "the resolver's search domains"),
-    // Tools that run commands named in their environment.
-    (
-        Prefix("GIT_"),
-        "git's variables: GIT_SSH_COMMAND and GIT_EXEC_PATH run programs",
-    ),
-    (
-        Prefix("SSH_"),
-        "ssh's variables: SSH_ASKPASS runs a program, SSH_AUTH_SOCK lends keys",
-    ),
-    (Exact("SUDO_ASKPASS"), "a program sudo runs for a password"),
-    (
-        Prefix("LESS"),
-        "less's variables: LESSOPEN and LESSCLOSE run commands",
-    ),
-    (Exact("PAGER"), "the pager programs run"),
-    (Exact("MANPAGER"), "the pager man runs"),
-    (Exact("EDITOR"), "the editor programs run"),
-    (Exact("VISUAL"), "the editor programs run"),
-    (Exact("BROWSER"), "the browser programs run"),
-    (
-        Prefix("OPENSSL_"),
-        "OpenSSL's variables: OPENSSL_CONF loads engines (code)",
-    ),
-    (
-        Exact("CURL_HOME"),
-        "where curl reads a configuration that can write any file",
-    ),
-    (
-        Exact("WGETRC"),
-        "a configuration wget obeys, which can write any file",
-    ),
-    (
-        Exact("SYSTEMD_PAGER"),
-        "the pager systemctl and journalctl run",
-    ),
-    (Exact("SYSTEMD_EDITOR"), "the editor systemctl runs"),
+/// Plain words that end like a program's settings: files it reads at start (`…RC`,
+/// `…INIT`), search paths and directories it loads from, option strings it obeys, programs
+/// it runs, proxies and addresses it connects to.
+const SUFFIXES: &[&str] = &[
+    "RC", "INIT", "PATH", "OPT", "OPTS", "OPTION", "OPTIONS", "FLAGS", "LIB", "LIBS", "HOME",
+    "DIR", "DIRS", "CONF", "CONFIG", "PAGER", "EDITOR", "SHELL", "PROXY", "ASKPASS", "PRELOAD",
 ];
 
-/// Why an argument named `name` may not be one: what its environment variable would set.
-/// None when the name is safe.
-pub fn refused_name(name: &str) -> Option<&'static str> {
+/// Plain words that start like a program family's settings: interpreters (`PYTHONSTARTUP`,
+/// `PERL5OPT`, `RUBYOPT`), shells (`BASHOPTS`), the C library, and tools that run programs
+/// named in their environment (`LESSOPEN`, `GOTOOLCHAIN`, which downloads and runs a
+/// compiler, `RUSTC`).
+const PREFIXES: &[&str] = &[
+    "ACTIOND", "PYTHON", "PERL", "RUBY", "PHP", "LUA", "JAVA", "BASH", "ZSH", "LESS", "GO", "RUST",
+    "KUBE", "OPENSSL", "TERM", "GCONV", "GLIBC", "MALLOC",
+];
+
+/// Single words the shell, the C library and common tools read as settings. `TZ` and `USER`
+/// are not here: at worst they name a zone file to read or a name to show, and real configs
+/// take both as arguments.
+const WORDS: &[&str] = &[
+    "PATH",
+    "HOME",
+    "SHELL",
+    "IFS",
+    "ENV",
+    "CDPATH",
+    "FPATH",
+    "LANG",
+    "LANGUAGE",
+    "NLSPATH",
+    "HOSTALIASES",
+    "LOCALDOMAIN",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "BROWSER",
+    "DISPLAY",
+    "XAUTHORITY",
+    "GZIP",
+    "BZIP",
+    "BZIP2",
+    "XZ",
+    "ZSTD",
+    "MORE",
+    "MANOPT",
+    "EXINIT",
+    "VIMINIT",
+    "GVIMINIT",
+    "MYVIMRC",
+    "CC",
+    "CXX",
+    "CPP",
+    "LEX",
+    "YACC",
+    "MAKE",
+    "MAKEFLAGS",
+    "MAKEFILES",
+    "MFLAGS",
+    "CLASSPATH",
+    "TEXINPUTS",
+    "PROMPT",
+    "COLUMNS",
+    "LINES",
+    "PWD",
+    "OLDPWD",
+    "SHLVL",
+    "OPTIND",
+    "OPTARG",
+    "TAPE",
+    "PRINTER",
+    "LPDEST",
+    "TMP",
+    "TEMP",
+    "MAIL",
+    "MAILCHECK",
+    "MAILER",
+    "HISTFILE",
+    "SSLKEYLOGFILE",
+    "PS1",
+    "PS2",
+    "PS3",
+    "PS4",
+];
+
+/// The arguments actiond itself declares for a file trigger, set bare as OliveTin sets them;
+/// a name such as `FILEPATH` is no program's setting, though it ends like one.
+const FILE_TRIGGER: &[&str] = &[
+    "FILEPATH",
+    "FILENAME",
+    "FILEDIR",
+    "FILEEXT",
+    "FILESIZEBYTES",
+    "FILEMODE",
+    "FILEMTIME",
+    "FILEISDIR",
+];
+
+/// Why `name` is not set as a bare variable, or `None` when it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotBare {
+    /// It has characters no environment variable name has: not set at all, not even
+    /// prefixed. Its value reaches the command through `{{ name }}` only.
+    NoVariable,
+    /// It has `_` (or starts with a digit): `<PROGRAM>_<SETTING>` is how programs name their
+    /// settings.
+    Compound,
+    /// A plain word shaped like a program's settings.
+    Settings,
+}
+
+impl NotBare {
+    /// The reason, after "… is not set as $NAME because …".
+    pub fn why(self) -> &'static str {
+        match self {
+            NotBare::NoVariable => "it has characters an environment variable name cannot have",
+            NotBare::Compound => {
+                "a name with `_` may be a program's settings (as TAR_OPTIONS and RSYNC_RSH are)"
+            }
+            NotBare::Settings => {
+                "it is shaped like a program's settings (a word such as PATH, EDITOR or \
+                 VIMINIT, one ending in RC, PATH, OPTS or HOME, or starting with PYTHON, LESS \
+                 or GIT)"
+            }
+        }
+    }
+}
+
+/// Whether an argument named `name` also sets its bare, upper-cased variable.
+pub fn bare(name: &str) -> Result<(), NotBare> {
+    if prefixed(name).is_none() {
+        return Err(NotBare::NoVariable);
+    }
     let upper = name.to_ascii_uppercase();
-    REFUSED.iter().find_map(|(m, why)| {
-        let hit = match m {
-            Exact(n) => upper == *n,
-            Prefix(p) => upper.starts_with(p),
-        };
-        hit.then_some(*why)
-    })
+    let plain = upper.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
+        && upper.bytes().all(|b| b.is_ascii_alphanumeric());
+    if !plain {
+        return Err(NotBare::Compound);
+    }
+    if FILE_TRIGGER.contains(&upper.as_str()) {
+        return Ok(());
+    }
+    let settings = WORDS.contains(&upper.as_str())
+        || SUFFIXES.iter().any(|s| upper.ends_with(s))
+        || PREFIXES.iter().any(|p| upper.starts_with(p));
+    if settings {
+        Err(NotBare::Settings)
+    } else {
+        Ok(())
+    }
+}
+
+/// `ACTIOND_ARG_<NAME>`, or `None` when the name has characters no variable name has (only
+/// letters, digits and `_` are kept by every shell).
+pub fn prefixed(name: &str) -> Option<String> {
+    let valid = !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    valid.then(|| format!("{PREFIX}{}", name.to_ascii_uppercase()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Every name a finding or a program's manual showed to run code, load code or steer a
+    /// program through its environment: none is set bare.
     #[test]
-    fn dangerous_names_are_refused_in_any_case() {
+    fn settings_variables_are_never_set_bare() {
         for name in [
+            "tar_options",
+            "rsync_rsh",
+            "rsync_connect_prog",
+            "dbus_system_bus_address",
+            "http_proxy",
+            "HTTPS_PROXY",
+            "all_proxy",
+            "xdg_config_home",
+            "sudo_editor",
+            "viminit",
+            "psqlrc",
             "node_options",
             "pythonpath",
             "PythonStartup",
@@ -197,7 +207,6 @@ mod tests {
             "git_ssh_command",
             "gconv_path",
             "bash_env",
-            "Bash_Func_x%%",
             "ld_preload",
             "LD_LIBRARY_PATH",
             "path",
@@ -215,43 +224,96 @@ mod tests {
             "ps4",
             "java_tool_options",
             "openssl_conf",
+            "gzip",
+            "grep_options",
+            "wgetrc",
+            "curl_home",
+            "inputrc",
+            "gotoolchain",
+            "goflags",
+            "lessopen",
+            "rustc",
+            "bashopts",
+            "goflags",
+            "editor",
+            "pager",
+            "manpager",
+            "systemd_pager",
+            "mysql_home",
+            "docker_host",
+            "kubeconfig",
+            "histfile",
+            "tmpdir",
+            "makeflags",
+            "git_config_key_0",
+            "npm_config_script_shell",
         ] {
-            assert!(refused_name(name).is_some(), "{name} should be refused");
+            assert!(bare(name).is_err(), "{name} should not be set bare");
         }
     }
 
     #[test]
-    fn ordinary_names_pass() {
+    fn plain_words_are_set_bare_as_well() {
         for name in [
             "host",
             "target",
             "message",
-            "environment",
-            "envelope",
-            "paths",
-            "language_code",
+            "pin",
+            "service",
+            "container",
+            "count",
+            "duration",
+            "tz",
+            "user",
+            "password",
+            "filename",
+            "filepath",
+            "email",
+            "url",
+            "key",
+            "name",
+            "state",
             "node",
             "git",
             "ssh",
             "lcd",
-            "tz",
-            "tz_offset",
-            "home_dir",
-            "user",
-            "password",
+            "level",
+            "dvr",
+            "channel",
+            "Host2",
+            "file",
+            "command",
+            "location",
+            "temperature",
+            "manual",
+            "history",
+            "power",
             "filepath",
-            "filename",
+            "filedir",
         ] {
-            assert_eq!(refused_name(name), None, "{name} should pass");
+            assert_eq!(bare(name), Ok(()), "{name} should be set bare");
         }
     }
 
     #[test]
-    fn every_entry_says_why_and_is_upper_case() {
-        for (m, why) in REFUSED {
-            let (Exact(n) | Prefix(n)) = m;
-            assert_eq!(n.to_ascii_uppercase(), *n);
-            assert!(!why.is_empty(), "{n}");
+    fn every_argument_with_a_variable_name_is_set_prefixed() {
+        assert_eq!(prefixed("tar_options").unwrap(), "ACTIOND_ARG_TAR_OPTIONS");
+        assert_eq!(prefixed("Host").unwrap(), "ACTIOND_ARG_HOST");
+        assert_eq!(prefixed("9lives").unwrap(), "ACTIOND_ARG_9LIVES");
+        for odd in ["", "a-b", "a b", "a=b", "é", "a.b"] {
+            assert_eq!(prefixed(odd), None, "{odd:?}");
+            assert_eq!(bare(odd), Err(NotBare::NoVariable), "{odd:?}");
+        }
+        assert_eq!(bare("9lives"), Err(NotBare::Compound));
+        assert_eq!(bare("container_name"), Err(NotBare::Compound));
+    }
+
+    #[test]
+    fn the_tables_are_upper_case() {
+        for list in [SUFFIXES, PREFIXES, WORDS, FILE_TRIGGER] {
+            for entry in list {
+                assert_eq!(entry.to_ascii_uppercase(), *entry);
+            }
         }
     }
 }

@@ -1,12 +1,12 @@
 //! Arguments of an execution: the declarations an action carries (`Argument`, read from YAML
 //! by `config`), and a request's name/value pairs checked against them before anything is
 //! created. `types` holds the rule of each argument type, `file_trigger` the arguments a file
-//! trigger fills in, `environment` the names an argument may not take (its environment
-//! variable would load or run code); this file resolves one request: undeclared names refused, defaults
-//! applied, `rejectNull` enforced, choices before types. It is pure: it does not quote or
+//! trigger fills in, `environment` the variables a value reaches its command
+//! through (by shape, never one a program reads as its settings); this file resolves one
+//! request: undeclared names refused, defaults applied, `rejectNull` enforced, choices before types. It is pure: it does not quote or
 //! substitute (that is `template`), never logs a value and knows nothing of YAML.
 
-mod environment;
+pub mod environment;
 mod file_trigger;
 mod formats;
 mod pattern;
@@ -15,7 +15,6 @@ pub mod types;
 #[cfg(test)]
 mod fixtures;
 
-pub use environment::refused_name;
 pub use file_trigger::{declare_file_arguments, file_values};
 pub use types::{ArgType, validate_type};
 

@@ -1,6 +1,6 @@
-//! An action's `arguments:` read into declarations (`crate::arguments::Argument`): names that
-//! can become environment variables without setting one that loads or runs code (the list is
-//! `arguments::refused_name`), the type's rule parsed (and a `regex:` compiled) through
+//! An action's `arguments:` read into declarations (`crate::arguments::Argument`): names
+//! unique also once upper-cased (they name environment variables, see
+//! `arguments::environment`), the type's rule parsed (and a `regex:` compiled) through
 //! `arguments::types`, choices, suggestions, and a default that breaks its own rule warned
 //! about.
 
@@ -141,15 +141,7 @@ fn check_name(
         return;
     }
     let upper = name.to_ascii_uppercase();
-    if let Some(why) = crate::arguments::refused_name(name) {
-        c.error(
-            name_path,
-            format!(
-                "argument {name:?} would become the environment variable {upper} of the \
-                 command, and so set {why}: rename it"
-            ),
-        );
-    } else if earlier.iter().any(|a| a.name == name) {
+    if earlier.iter().any(|a| a.name == name) {
         c.error(name_path, format!("duplicate argument name {name:?}"));
     } else if let Some(other) = env_names.get(&upper) {
         c.error(
@@ -248,26 +240,6 @@ mod tests {
                 wrap("      - {name: host}\n      - {name: HOST}\n"),
                 "actions[0].arguments[1].name",
                 "both become the environment variable HOST",
-            ),
-            (
-                wrap("      - {name: path}\n"),
-                "actions[0].arguments[0].name",
-                "environment variable PATH",
-            ),
-            (
-                wrap("      - {name: Ld_Preload}\n"),
-                "actions[0].arguments[0].name",
-                "LD_PRELOAD",
-            ),
-            (
-                wrap("      - {name: actiond_user}\n"),
-                "actions[0].arguments[0].name",
-                "ACTIOND_USER",
-            ),
-            (
-                wrap("      - {name: bash_env}\n"),
-                "actions[0].arguments[0].name",
-                "BASH_ENV",
             ),
             (
                 wrap("      - {name: a, default: [1]}\n"),

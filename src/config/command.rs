@@ -6,7 +6,7 @@
 
 use super::checker::{Checker, Fields, path_or};
 use super::tree::{Node, index_path};
-use crate::arguments::Argument;
+use crate::arguments::{Argument, environment};
 use crate::template::{Placeholder, Template};
 
 /// What an action runs.
@@ -144,12 +144,101 @@ pub(super) fn compile(
             }
         }
     }
+    check_environment(c, command, f, path, arguments);
     match command {
         CommandSpec::Shell(_) => {
             CommandTemplate::Shell(compiled.pop().unwrap_or_else(Template::empty))
         }
         CommandSpec::Exec(_) => CommandTemplate::Exec(compiled),
     }
+}
+
+/// The arguments whose bare variable is not set (`arguments::environment`): a command that
+/// reads one would read nothing, or the service's own value, so it is an error; an argument
+/// the command never names may be read by a script it runs, so the loader says where its
+/// value is.
+fn check_environment(
+    c: &mut Checker<'_>,
+    command: &CommandSpec,
+    f: &Fields<'_>,
+    path: &str,
+    arguments: &[Argument],
+) {
+    let texts: Vec<&str> = match command {
+        CommandSpec::Shell(text) => vec![text.as_str()],
+        CommandSpec::Exec(argv) => argv.iter().map(String::as_str).collect(),
+    };
+    let at = match command {
+        CommandSpec::Shell(_) => path_or(f.get("shell"), path),
+        CommandSpec::Exec(_) => path_or(f.get("exec"), path),
+    };
+    for a in arguments {
+        if a.name.is_empty() || a.rule.is_display_only() || a.from_trigger {
+            continue;
+        }
+        let Err(why) = environment::bare(&a.name) else {
+            continue;
+        };
+        let upper = a.name.to_ascii_uppercase();
+        let name = &a.name;
+        let instead = match environment::prefixed(name) {
+            Some(var) => format!("\"${var}\" or {{{{ {name} }}}}"),
+            None => format!("{{{{ {name} }}}}"),
+        };
+        if texts.iter().any(|t| reads_variable(t, &upper)) {
+            c.error(
+                at,
+                format!(
+                    "the command reads ${upper}, but argument {name:?} does not set it because \
+                     {}: write {instead} instead",
+                    why.why()
+                ),
+            );
+        } else if !texts.iter().any(|t| names_placeholder(t, name)) {
+            let reaches = match environment::prefixed(name) {
+                Some(var) => format!("reaches the command as ${var}, not as ${upper}"),
+                None => "reaches the command only through {{ name }}".replace("name", name),
+            };
+            c.warn(
+                at,
+                format!(
+                    "argument {name:?} {reaches}, because {}: a script that reads ${upper} \
+                     must read that instead",
+                    why.why()
+                ),
+            );
+        }
+    }
+}
+
+/// Whether `text` holds `$NAME` or `${NAME…` for exactly this name (the shell's names are
+/// case-sensitive, and `$NAMES` is another variable).
+fn reads_variable(text: &str, upper: &str) -> bool {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = text[from..].find('$').map(|i| from + i) {
+        from = i + 1;
+        let start = if b.get(i + 1) == Some(&b'{') {
+            i + 2
+        } else {
+            i + 1
+        };
+        if text[start..].starts_with(upper) {
+            let after = b.get(start + upper.len());
+            if !after.is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_') {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether `text` has a `{{ name }}` (or `{{ .Arguments.name }}`) placeholder of this name.
+fn names_placeholder(text: &str, name: &str) -> bool {
+    Template::literal(text).is_ok_and(|t| {
+        t.placeholders()
+            .any(|(p, _)| matches!(p, Placeholder::Argument(n) if n == name))
+    })
 }
 
 /// Why a placeholder cannot be filled, if it cannot.
@@ -227,6 +316,56 @@ fn secret_in_argv(p: &Placeholder, arguments: &[Argument], shell: bool) -> Optio
 mod tests {
     use super::*;
     use crate::config::fixtures::*;
+
+    #[test]
+    fn a_command_that_reads_a_bare_variable_the_argument_does_not_set_is_refused() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "actions:\n  - {title: x, shell: 'tar cf /b.tar \"$TAR_OPTIONS\" .', arguments: [{name: tar_options}]}\n",
+                "actions[0].shell",
+                "the command reads $TAR_OPTIONS, but argument \"tar_options\" does not set it because a name with `_`",
+            ),
+            (
+                "actions:\n  - {title: x, shell: 'echo ${CONTAINER_NAME:-none}', arguments: [{name: container_name}]}\n",
+                "actions[0].shell",
+                "write \"$ACTIOND_ARG_CONTAINER_NAME\" or {{ container_name }} instead",
+            ),
+            (
+                "actions:\n  - {title: x, exec: [sh, -c, 'vim -c \"$VIMINIT\"'], arguments: [{name: viminit}]}\n",
+                "actions[0].exec",
+                "shaped like a program's settings",
+            ),
+        ];
+        for (text, path, needle) in cases {
+            assert_error(text, path, needle);
+        }
+        // The prefixed variable, a placeholder, and other variables are fine.
+        for text in [
+            "actions:\n  - {title: x, shell: 'echo \"$ACTIOND_ARG_TAR_OPTIONS\"', arguments: [{name: tar_options}]}\n",
+            "actions:\n  - {title: x, shell: 'echo {{ tar_options }} $TAR_OPTIONSX', arguments: [{name: tar_options}]}\n",
+            "actions:\n  - {title: x, shell: 'echo \"$HOST\" \"${HOST}\"', arguments: [{name: host}]}\n",
+        ] {
+            ok(text);
+        }
+    }
+
+    #[test]
+    fn an_argument_not_set_bare_and_not_in_the_command_is_pointed_at_its_variable() {
+        assert_warning(
+            "actions:\n  - {title: x, shell: /opt/backup.sh, arguments: [{name: backup_target}]}\n",
+            "actions[0].shell",
+            "argument \"backup_target\" reaches the command as $ACTIOND_ARG_BACKUP_TARGET, not as $BACKUP_TARGET",
+        );
+        let (_, warnings) = ok(
+            "actions:\n  - {title: x, shell: '/opt/backup.sh {{ backup_target }}', arguments: [{name: backup_target}]}\n",
+        );
+        assert!(
+            !warnings
+                .iter()
+                .any(|w| w.message.contains("reaches the command")),
+            "{warnings:?}"
+        );
+    }
 
     #[test]
     fn placeholders_must_name_a_value_argument_in_a_safe_context() {

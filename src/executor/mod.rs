@@ -35,7 +35,7 @@ pub use cgroup::{ENV as CGROUP_ENV, Mode as Containment, mode as containment};
 pub use ladder::{Target, group_gone, terminate};
 pub use reaper::{Exit, Reaper};
 
-use crate::arguments::Value;
+use crate::arguments::{Value, environment};
 use crate::config::{Action, CommandTemplate};
 use crate::entities::Instance;
 use crate::execution::{Execution, KillReason, Outcome, Stop};
@@ -112,16 +112,22 @@ pub fn plan(
             ("ACTIOND_USER".to_string(), user.to_string()),
         ]
         .into_iter()
-        .chain(
-            values
-                .iter()
-                .map(|v| (v.name.to_ascii_uppercase(), v.value.clone())),
-        )
+        .chain(values.iter().flat_map(argument_variables))
         .collect(),
         cwd,
         timeout: action.timeout,
         grace,
     }
+}
+
+/// The variables one value sets: `ACTIOND_ARG_<NAME>`, and `<NAME>` too when its shape is
+/// no program's settings (`arguments::environment`).
+fn argument_variables(v: &Value) -> impl Iterator<Item = (String, String)> + '_ {
+    let bare = environment::bare(&v.name)
+        .is_ok()
+        .then(|| (v.name.to_ascii_uppercase(), v.value.clone()));
+    let prefixed = environment::prefixed(&v.name).map(|name| (name, v.value.clone()));
+    prefixed.into_iter().chain(bare)
 }
 
 /// Linux refuses any single argument or environment string of this size or more

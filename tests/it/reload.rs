@@ -611,35 +611,60 @@ fn an_entity_file_over_its_bounds_is_refused_and_the_previous_instances_stay() {
 }
 
 #[test]
-fn a_reload_naming_an_argument_after_a_variable_that_runs_code_disables_that_action() {
-    // A caller's value in NODE_OPTIONS would be `--require=/tmp/x.js` for every Node program
-    // the command starts. An action that declares such an argument is disabled, as every
-    // error inside one action is: the reload goes through, the log names the argument's YAML
-    // path and the variable, and the action refuses every start with the reason.
+fn an_argument_named_like_a_programs_settings_reaches_the_command_only_prefixed() {
+    // A caller's value in TAR_OPTIONS runs a program through `tar`, in NODE_OPTIONS it is
+    // `--require=/tmp/x.js` for every Node program the command starts. Such a name sets
+    // `ACTIOND_ARG_<NAME>` only (a rule by shape: names with `_`, words shaped like settings),
+    // and a command that reads the bare name is disabled at the reload, with the fix.
     let old = config_with(vec![shell_action("a", "echo old")]);
     let server = Server::start(old);
     let mut events = Events::subscribe(&server);
     for name in [
+        "tar_options",
+        "rsync_rsh",
+        "dbus_system_bus_address",
+        "http_proxy",
+        "xdg_config_home",
         "node_options",
         "pythonpath",
-        "gconv_path",
-        "git_ssh_command",
+        "viminit",
+        "psqlrc",
     ] {
-        let mut action = shell_action("a", "echo new");
-        action["arguments"] = json!([{"name": name, "type": "ascii"}]);
-        let before = server.log_count("actions[0].arguments[0].name");
+        let upper = name.to_uppercase();
+        let mut action = shell_action(
+            "a",
+            &format!("env | grep -c '^{upper}=' || true; printf '%s' \"$ACTIOND_ARG_{upper}\""),
+        );
+        action["arguments"] = json!([{"name": name, "type": "very_dangerous_raw_string"}]);
         write_by_rename(&config_path(&server), &to_yaml(&config_with(vec![action])));
         events.wait_for("configChanged", SOON);
-        assert!(
-            wait_until(SOON, || {
-                server.log_count("actions[0].arguments[0].name") > before
-            }),
-            "the refusal of {name} does not name the argument's path"
+        let value = "--checkpoint=1 --checkpoint-action=exec=touch PWN";
+        let entry = server.ok(
+            "StartActionAndWait",
+            json!({"actionId": "a", "arguments": [{"name": name, "value": value}]}),
+        )["logEntry"]
+            .clone();
+        assert_eq!(entry["stdout"], format!("0\n{value}"), "{name}: {entry}");
+
+        let mut reads_bare = shell_action("a", &format!("echo \"${upper}\""));
+        reads_bare["arguments"] = json!([{"name": name, "type": "ascii"}]);
+        let before = server.log_count("actions[0].shell");
+        write_by_rename(
+            &config_path(&server),
+            &to_yaml(&config_with(vec![reads_bare])),
         );
-        assert!(server.log_contains(&name.to_uppercase()), "{name}");
+        events.wait_for("configChanged", SOON);
+        assert!(
+            wait_until(SOON, || server.log_count("actions[0].shell") > before),
+            "reading ${upper} was not refused at the command's path"
+        );
         let (_, body) = server.call("StartAction", json!({"actionId": "a"}));
         assert_eq!(body["code"], "failed_precondition", "{name}: {body}");
         let message = body["message"].as_str().unwrap_or_default();
-        assert!(message.contains(&name.to_uppercase()), "{name}: {message}");
+        assert!(
+            message.contains(&format!("ACTIOND_ARG_{upper}")),
+            "{name}: {message}"
+        );
     }
+    assert!(!server.path("PWN").exists());
 }
