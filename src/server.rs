@@ -254,7 +254,11 @@ async fn answer(app: &App, route: Route<'_>, parts: &Parts, peer: SocketAddr) ->
             let result = async {
                 let limit = deadline(parts)?;
                 let ctx = context(app, parts, peer)?;
-                with_deadline(limit, api::get_start(app, op, &id, &ctx)).await
+                let key = query_value(parts.uri.query(), "key");
+                let by = api::StartBy::PlainGet {
+                    key: key.as_deref(),
+                };
+                with_deadline(limit, api::get_start(app, op, &id, &ctx, by)).await
             };
             reply(result.await)
         }
@@ -297,6 +301,22 @@ async fn answer(app: &App, route: Route<'_>, parts: &Parts, peer: SocketAddr) ->
         }
         Route::NotFound => text(StatusCode::NOT_FOUND, "not found\n"),
     }
+}
+
+/// The first value of `name` in a URL query (`a=1&key=x`), percent-decoded (`+` is a space,
+/// as forms write it); `None` when absent or not valid UTF-8.
+fn query_value<'a>(query: Option<&'a str>, name: &str) -> Option<std::borrow::Cow<'a, str>> {
+    query?.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        if k != name {
+            return None;
+        }
+        if v.contains('+') {
+            api::routes::percent_decode(&v.replace('+', " ")).map(|c| c.into_owned().into())
+        } else {
+            api::routes::percent_decode(v)
+        }
+    })
 }
 
 fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {

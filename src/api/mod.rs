@@ -19,12 +19,12 @@ pub use metrics::metrics;
 pub use routes::{Op, Route, route};
 pub use stream::{end_of as stream_end, subscribe};
 
-use crate::auth::Authority;
-use crate::config::Config;
+use crate::auth::{Authority, token};
+use crate::config::{Config, PlainGet};
 use crate::engine::{Engine, Error, StartRequest};
 use crate::execution::{Execution, Snapshot};
 use crate::output;
-use crate::permissions::{Caller, Decision, gate};
+use crate::permissions::{Caller, Decision, Provider, gate};
 use crate::protocol::{Code, ConnectError, Fields};
 use dto::{KillReply, LogsReply, ReadyzReply, TrackingIdReply, to_json};
 
@@ -120,7 +120,7 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
             wait_for_entry(&e).await
         }
         Op::StartActionByGet | Op::StartActionByGetAndWait => {
-            return get_start(app, op, &f.string("actionId")?, ctx).await;
+            return get_start(app, op, &f.string("actionId")?, ctx, StartBy::Post).await;
         }
         Op::RestartAction => {
             let e = engine.restart(&f.string("executionTrackingId")?, caller)?;
@@ -185,10 +185,30 @@ pub fn get_who_am_i(app: &App, ctx: &Ctx) -> Result<Reply, ConnectError> {
     Ok(session::who_am_i(app, ctx).into())
 }
 
+/// How a start of StartActionByGet[AndWait] arrived.
+#[derive(Debug, Clone, Copy)]
+pub enum StartBy<'a> {
+    /// `GET /api/StartActionByGet[AndWait]/<id>`, with the `key` of its query, if any. Any web
+    /// page can make a browser send it, with the board's cookies.
+    PlainGet { key: Option<&'a str> },
+    /// The POST form: only a client that may send Connect's headers can make it (a page of
+    /// another site cannot without the browser asking first, and actiond never says yes).
+    Post,
+}
+
 /// `GET /api/StartActionByGet[AndWait]/<id>` and the POST forms of those two operations:
 /// a start without arguments, so every argument takes its default.
-pub async fn get_start(app: &App, op: Op, id: &str, ctx: &Ctx) -> Result<Reply, ConnectError> {
+pub async fn get_start(
+    app: &App,
+    op: Op,
+    id: &str,
+    ctx: &Ctx,
+    by: StartBy<'_>,
+) -> Result<Reply, ConnectError> {
     login_gate(app, &ctx.caller)?;
+    if let StartBy::PlainGet { key } = by {
+        plain_get_allowed(app, id, key, &ctx.caller)?;
+    }
     let request = StartRequest {
         binding_id: id.to_string(),
         ..StartRequest::default()
@@ -200,6 +220,44 @@ pub async fn get_start(app: &App, op: Op, id: &str, ctx: &Ctx) -> Result<Reply, 
         started_reply(&e).await
     };
     Ok(body.into())
+}
+
+/// Whether a plain GET may start `id` (`config::PlainGet`): with an API token, with the
+/// action's link key, or where the config lets any page do it. Neither the session cookie nor
+/// Fetch Metadata can decide it: a page's `<img>` carries the cookie, and over plain HTTP to a
+/// LAN name the browser sends no Fetch Metadata. An id that names no action goes on to the
+/// start, which answers it as any start does.
+fn plain_get_allowed(
+    app: &App,
+    id: &str,
+    key: Option<&str>,
+    caller: &Caller,
+) -> Result<(), ConnectError> {
+    if caller.provider == Provider::Token {
+        return Ok(());
+    }
+    let setup = app.engine.setup();
+    let Some(action) = setup.action(id) else {
+        return Ok(());
+    };
+    let refusal = match (&action.plain_get, key) {
+        (PlainGet::AnyPage, _) => return Ok(()),
+        (PlainGet::Key { sha256 }, Some(key)) if token::matches(key, sha256) => return Ok(()),
+        (PlainGet::Key { .. }, Some(_)) => {
+            "the key in this link is not the action's link key (linkKeySha256): check the link"
+        }
+        (PlainGet::Key { .. }, None) => {
+            "a plain GET starts this action only with its link key (?key=… in the URL) or an \
+             API token in the Authorization header, because any web page you open could make \
+             your browser send this GET"
+        }
+        (PlainGet::TokenOnly, _) => {
+            "a plain GET starts an action only with an API token in the Authorization header, \
+             because any web page you open could make your browser send it: give the action a \
+             link key (linkKeySha256) for links and QR codes, or use POST StartAction"
+        }
+    };
+    Err(ConnectError::new(Code::PermissionDenied, refusal))
 }
 
 fn start_request(f: &Fields) -> Result<StartRequest, ConnectError> {

@@ -14,7 +14,7 @@ use std::time::Duration;
 use super::Problem;
 use super::checker::{Checker, Field, Fields, Problems, path_or};
 use super::command::{self, CommandSpec, CommandTemplate};
-use super::icons::{expand_icon, warn_online_icon};
+use super::icons::{expand_icon, warn_online_icon, warn_unsafe_html_placeholder};
 use super::ids::{self, Claim};
 use super::schema::{ACTION, RATE};
 use super::tree::Node;
@@ -54,9 +54,29 @@ pub struct Action {
     pub exec_on_cron: Vec<String>,
     pub exec_on_file_created_in_dir: Vec<String>,
     pub exec_on_file_changed_in_dir: Vec<String>,
+    /// Whether a plain `GET /api/StartActionByGet/<id>` may start it, and with what.
+    pub plain_get: PlainGet,
     /// Set when the config holds an error in this action: it is still listed (in the log,
     /// greyed on the page, by `--check-config`) but never runs, by any route.
     pub disabled: Option<Disabled>,
+}
+
+/// How an action may be started by a plain GET (`/api/StartActionByGet/<id>` and
+/// `…AndWait/<id>`). Any web page can make a browser send a GET, with the board's cookies,
+/// and over plain HTTP to a LAN name the browser marks it with no `Sec-Fetch-*`, `Origin` or
+/// `Referer`; so a GET alone proves nothing about who wanted it. It starts an action only with
+/// an API token in `Authorization` (which no page can add without the browser asking the
+/// board first), or with what this says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum PlainGet {
+    /// Only with an API token (the default).
+    #[default]
+    TokenOnly,
+    /// Also with `?key=<key>`, the key whose SHA-256 is `linkKeySha256` (a link for a QR
+    /// code, a bookmark or a Stream Deck button).
+    Key { sha256: String },
+    /// `insecureAllowStartFromAnyWebPage: true`: any GET, whatever page caused it.
+    AnyPage,
 }
 
 /// Why an action is disabled: every error found in it, each at its YAML path.
@@ -103,6 +123,7 @@ impl Action {
             exec_on_cron: Vec::new(),
             exec_on_file_created_in_dir: Vec::new(),
             exec_on_file_changed_in_dir: Vec::new(),
+            plain_get: PlainGet::TokenOnly,
             disabled: None,
         }
     }
@@ -255,6 +276,7 @@ fn draft(
     let icon = match c.text(f.get("icon")) {
         Some(icon) if !icon.is_empty() => {
             warn_online_icon(c, path_or(f.get("icon"), path), &icon);
+            warn_unsafe_html_placeholder(c, path_or(f.get("icon"), path), &icon);
             expand_icon(&icon)
         }
         _ => ctx.icon.clone(),
@@ -279,6 +301,7 @@ fn draft(
     }
     let template = command::compile(c, &command, &f, path, &arguments, entity.as_deref());
     let exec_on_startup = c.flag(f.get("execOnStartup"), false);
+    let plain_get = plain_get(c, &f, path);
     if exec_on_startup || !exec_on_cron.is_empty() {
         warn_required_without_default(c, path, &arguments);
     }
@@ -302,6 +325,7 @@ fn draft(
         exec_on_cron,
         exec_on_file_created_in_dir,
         exec_on_file_changed_in_dir,
+        plain_get,
         disabled: None,
     };
     Draft {
@@ -311,6 +335,38 @@ fn draft(
         errors: Vec::new(),
         unknown_acl,
     }
+}
+
+/// `linkKeySha256` and `insecureAllowStartFromAnyWebPage`. Both at once is an error: the
+/// second makes the first pointless, and the author meant one of them.
+fn plain_get(c: &mut Checker<'_>, f: &Fields<'_>, path: &str) -> PlainGet {
+    let any_page = c.flag(f.get("insecureAllowStartFromAnyWebPage"), false);
+    let Some(written) = c.text(f.get("linkKeySha256")) else {
+        return if any_page {
+            PlainGet::AnyPage
+        } else {
+            PlainGet::TokenOnly
+        };
+    };
+    let key_path = path_or(f.get("linkKeySha256"), path);
+    let sha256 = written.trim().to_ascii_lowercase();
+    if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+        c.error(
+            key_path,
+            "linkKeySha256 must be the 64 hex digits of the link key's SHA-256 (`actiond \
+             gen-token` prints a key and its hash)",
+        );
+        return PlainGet::TokenOnly;
+    }
+    if any_page {
+        c.error(
+            key_path,
+            "linkKeySha256 and insecureAllowStartFromAnyWebPage: true together: the key would \
+             protect nothing; keep the key and remove the other",
+        );
+        return PlainGet::TokenOnly;
+    }
+    PlainGet::Key { sha256 }
 }
 
 /// The `id` when it is valid; an invalid one is an error (and the id is then derived).

@@ -127,13 +127,19 @@ pub(super) fn component(
             ),
         );
     }
+    let kind = kind.unwrap_or(resolved);
+    if kind == ComponentKind::Display {
+        super::icons::warn_unsafe_html_placeholder(c, path_or(f.get("title"), path), &title);
+    }
     Component {
         title,
-        kind: kind.unwrap_or(resolved),
+        kind,
         entity,
         icon: {
             let icon = c.text_or(f.get("icon"), "");
-            super::icons::warn_online_icon(c, path_or(f.get("icon"), path), &icon);
+            let at = path_or(f.get("icon"), path);
+            super::icons::warn_online_icon(c, at, &icon);
+            super::icons::warn_unsafe_html_placeholder(c, at, &icon);
             icon
         },
         css_class: c.text_or(f.get("cssClass"), ""),

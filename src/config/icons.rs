@@ -22,6 +22,18 @@ pub fn is_online_icon(icon: &str) -> bool {
     iconify_name || icon.to_ascii_lowercase().contains("<iconify-icon")
 }
 
+/// Warns about a placeholder in config HTML (an icon, a `display` component) that stands
+/// where no encoding makes an entity's value safe (`Template::html`): the page shows the HTML
+/// without that value.
+pub(super) fn warn_unsafe_html_placeholder(c: &mut Checker<'_>, at: &str, html: &str) {
+    if !html.contains("{{") {
+        return;
+    }
+    if let Err(e) = crate::template::Template::html(html) {
+        c.warn(at, format!("{}: the value is left out", e.message));
+    }
+}
+
 /// Warns about an icon the page cannot show offline (see [`is_online_icon`]).
 pub(super) fn warn_online_icon(c: &mut Checker<'_>, at: &str, icon: &str) {
     if is_online_icon(icon) {
@@ -68,6 +80,27 @@ pub(super) fn expand_icon(icon: &str) -> String {
 mod tests {
     use super::*;
     use crate::config::fixtures::*;
+
+    #[test]
+    fn html_placeholders_where_no_encoding_is_safe_are_warned_about() {
+        assert_warning(
+            "entities: [{file: s.yaml, name: server}]\nactions:\n  - {title: x, shell: 'true', entity: server, icon: '<img src={{ .CurrentEntity.img }}>'}\n",
+            "actions[0].icon",
+            "inside a quoted attribute value",
+        );
+        assert_warning(
+            "dashboards:\n  - title: D\n    contents:\n      - {type: display, title: '<b onclick=\"{{ server.name }}\">x</b>'}\n",
+            "dashboards[0].contents[0].title",
+            "the value is left out",
+        );
+        let (_, warnings) = ok(
+            "dashboards:\n  - title: D\n    contents:\n      - {type: display, title: '<img src=\"{{ server.img }}\" alt=\"{{ server.name }}\">'}\n",
+        );
+        assert!(
+            warnings.iter().all(|w| !w.message.contains("left out")),
+            "{warnings:?}"
+        );
+    }
 
     #[test]
     fn icon_short_names_expand() {

@@ -44,7 +44,9 @@ mod fixtures;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use actions::{Action, Disabled, MAX_TIMEOUT_SECS, MIN_TIMEOUT_SECS, Popup, RateRule};
+pub use actions::{
+    Action, Disabled, MAX_TIMEOUT_SECS, MIN_TIMEOUT_SECS, PlainGet, Popup, RateRule,
+};
 pub use address::{Cidr, check_host_port};
 pub use checker::EnvLookup;
 pub use command::{CommandSpec, CommandTemplate};
@@ -624,9 +626,9 @@ actions:
                 "expected a boolean",
             ),
             (
-                "{id: x, title: X, shell: 'true', arguments: [{name: path}]}",
-                "actions[1].arguments[0].name",
-                "PATH",
+                "{id: x, title: X, shell: 'echo $TAR_OPTIONS', arguments: [{name: tar_options}]}",
+                "actions[1].shell",
+                "ACTIOND_ARG_TAR_OPTIONS",
             ),
             (
                 "{id: x, title: X, shell: 'true', arguments: [{name: a, type: colour}]}",

@@ -244,6 +244,8 @@ const ACTION_KEYS: Keys = &[
     ("execOnCron", Read),
     ("execOnFileCreatedInDir", Read),
     ("execOnFileChangedInDir", Read),
+    ("linkKeySha256", Read),
+    ("insecureAllowStartFromAnyWebPage", Read),
     (
         "shellAfterCompleted",
         Unsupported("the command runs without it; nothing runs after the action completes"),
@@ -643,11 +645,18 @@ actions:
             "historySync",
             "headerReadTimeout",
         ];
+        let own_action = ["linkKeySha256", "insecureAllowStartFromAnyWebPage"];
+        let readme = include_str!("../../README.md");
         let mut missing = Vec::new();
         for (prefix, keys) in tables {
             for (key, _) in *keys {
                 let path = format!("{prefix}{key}");
-                let named_below = prefix.is_empty() && own.contains(key);
+                let named_below = (prefix.is_empty() && own.contains(key))
+                    || (*prefix == "actions[]." && own_action.contains(key));
+                assert!(
+                    !named_below || readme.contains(&format!("`{key}`")),
+                    "{path} is actiond's own and not named in the README"
+                );
                 if !paths.contains(&path) && !named_below {
                     missing.push(path);
                 }

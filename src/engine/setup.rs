@@ -18,6 +18,7 @@ use tracing::warn;
 use crate::arguments::Choice;
 use crate::config::{Action, Config};
 use crate::entities::{self, EntitySet, Instance};
+pub use crate::template::escape_html;
 use crate::template::{Placeholder, Template};
 
 /// One way to start an action: the action itself, or, for an entity action, one instance
@@ -153,25 +154,25 @@ pub fn render_for(text: &str, instance: &Instance) -> String {
 }
 
 /// The same for HTML written in the config (`display` components, icons): entity values come
-/// from files that scripts write, so they are escaped, never markup.
+/// from files that scripts write, so they are data wherever they stand (`Template::html`
+/// escapes them, and percent-encodes them inside an address). A placeholder where no
+/// encoding is safe (the config loader warned about it) is left empty.
 pub fn render_html_for(text: &str, instance: &Instance) -> String {
-    render_with(text, instance, |v| escape_html(&v))
-}
-
-/// Text made safe to put into HTML: it reads as the same text, never as markup.
-pub fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+    match Template::html(text) {
+        Ok(t)
+            if t.placeholders()
+                .all(|(p, _)| matches!(p, Placeholder::Entity(_))) =>
+        {
+            t.render(&|p| match p {
+                Placeholder::Entity(field) => instance.field(field),
+                Placeholder::Argument(_) => None,
+            })
+        }
+        Ok(_) => text.to_string(),
+        Err(_) => {
+            Template::literal(text).map_or_else(|_| text.to_string(), |t| t.render(&|_| None))
         }
     }
-    out
 }
 
 fn render_with(text: &str, instance: &Instance, value: impl Fn(String) -> String) -> String {

@@ -14,6 +14,7 @@
 //! the arguments module) nor runs anything.
 
 mod commands;
+mod html;
 mod lexer;
 #[cfg(test)]
 mod tests;
@@ -60,6 +61,11 @@ pub enum Context {
     SingleQuoted,
     /// Not read by a shell (`exec:` elements, titles): the value as it is.
     Literal,
+    /// HTML text or a quoted attribute value (`html`): the value HTML-escaped.
+    HtmlText,
+    HtmlAttribute,
+    /// A quoted attribute that holds an address: percent-encoded as one piece of it.
+    HtmlUrl,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,7 +99,7 @@ pub(crate) fn refuse(message: String) -> TemplateError {
 }
 
 pub(crate) const UNSAFE_HINT: &str = "actiond cannot quote a value safely there; use `exec:` instead of `shell:`, \
-                           or read the value from its environment variable (e.g. \"$NAME\")";
+                           or read the value from its environment variable (e.g. \"$ACTIOND_ARG_NAME\")";
 
 impl Template {
     /// A template with no text at all.
@@ -118,6 +124,12 @@ impl Template {
         }
         push_text(&mut parts, rest);
         Ok(Template { parts })
+    }
+
+    /// Compiles HTML written in the config (icons, `display` components), with each
+    /// placeholder placed where a browser reads it (`html`).
+    pub fn html(text: &str) -> Result<Template, TemplateError> {
+        html::compile(text).map(|parts| Template { parts })
     }
 
     /// Every placeholder with its context, in order.
@@ -160,6 +172,8 @@ pub(crate) fn push_text(parts: &mut Vec<Part>, text: &str) {
 pub fn quote_into(out: &mut String, value: &str, ctx: Context) {
     match ctx {
         Context::Literal => out.push_str(value),
+        Context::HtmlText | Context::HtmlAttribute => html::escape(out, value),
+        Context::HtmlUrl => html::encode_url_piece(out, value),
         Context::Unquoted => single_quoted(out, value),
         Context::SingleQuoted => {
             // Close the surrounding quote, add the value as its own single-quoted word
@@ -177,6 +191,13 @@ pub fn quote_into(out: &mut String, value: &str, ctx: Context) {
             }
         }
     }
+}
+
+/// Text made safe to put into HTML: it reads as the same text, never as markup.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    html::escape(&mut out, text);
+    out
 }
 
 /// `'…'` with every `'` written as `'\''`: inside single quotes nothing is special.

@@ -138,6 +138,22 @@ pub fn shell_action(id: &str, script: &str) -> Value {
     json!({"id": id, "title": format!("Title {id}"), "shell": script})
 }
 
+/// A link key for plain GET starts (`?key=`), and its SHA-256 for `linkKeySha256`.
+pub const LINK_KEY: &str = "test-link-key-0123456789abcdef";
+pub const LINK_KEY_SHA256: &str =
+    "4c84028385594d8ddeb3b53b7d55d63e0a99dd17208cc6d5cd943f59bf8da0b4";
+
+/// `action` with the test link key: a plain GET with `?key=LINK_KEY` starts it.
+pub fn keyed(mut action: Value) -> Value {
+    action["linkKeySha256"] = json!(LINK_KEY_SHA256);
+    action
+}
+
+/// `GET path?key=LINK_KEY`: a plain GET start of an action made with `keyed`.
+pub fn keyed_get(path: &str) -> client::Request {
+    client::Request::get(&format!("{path}?key={LINK_KEY}"))
+}
+
 /// A config with the test defaults (a 1 s kill grace period keeps the ladder tests fast) and
 /// the given actions.
 pub fn config_with(actions: Vec<Value>) -> Value {

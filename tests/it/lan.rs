@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::client::{self, Request, assert_error};
-use crate::harness::{Server, config_with, shell_action};
+use crate::harness::{
+    LINK_KEY, LINK_KEY_SHA256, Server, config_with, keyed, keyed_get, shell_action,
+};
 
 /// Far above a readiness call's normal time (about a millisecond), far below what a service
 /// held by one request for a whole match of a hostile pattern would take (seconds).
@@ -213,14 +215,139 @@ fn a_request_for_another_host_name_runs_nothing() {
     }
 }
 
+/// Every request a browser sends for a page's <img>, link, form GET or no-cors fetch to a
+/// board on `http://pi.local` looks like this: no Fetch Metadata, no Origin, no Referer (with
+/// `referrerpolicy="no-referrer"`), and the board's cookie when the page is its own. None of
+/// that may start anything: only an API token, the action's link key, or the action's own
+/// opt-in does.
+#[test]
+fn a_plain_get_starts_only_with_a_token_the_link_key_or_the_opt_in() {
+    let token = "tok-0123456789-abcdefghij";
+    let token_sha = "eb6bc07d764f0e79f09bd55764ba5040c7df0f83fcb674993af54f86d558660c";
+    let mut any_page = shell_action("anyPage", "touch ANY; echo any");
+    any_page["insecureAllowStartFromAnyWebPage"] = json!(true);
+    let server = Server::start(config(
+        vec![
+            shell_action("plain", "touch PLAIN; echo plain"),
+            keyed(shell_action("keyed", "touch KEYED; echo keyed")),
+            any_page,
+        ],
+        json!({"authApiTokens": [{"name": "ha", "sha256": token_sha, "username": "ha"}]}),
+    ));
+    let bearer = format!("Bearer {token}");
+    for op in ["StartActionByGet", "StartActionByGetAndWait"] {
+        for (path, why) in [
+            (format!("/api/{op}/plain"), "only with an API token"),
+            (format!("/api/{op}/keyed"), "only with its link key"),
+            (
+                format!("/api/{op}/keyed?key=guessed"),
+                "is not the action's link key",
+            ),
+            (
+                format!("/api/{op}/keyed?key="),
+                "is not the action's link key",
+            ),
+            (
+                format!("/api/{op}/plain?key={LINK_KEY}"),
+                "only with an API token",
+            ),
+            (
+                format!("/api/{op}/keyed?Key={LINK_KEY}"),
+                "only with its link key",
+            ),
+        ] {
+            let resp = client::send(server.addr, &Request::get(&path));
+            let message = assert_error(&resp, 403, "permission_denied");
+            assert!(message.contains(why), "{path}: {message}");
+            // A session cookie changes nothing: a page's <img> carries it too.
+            let resp = client::send(
+                server.addr,
+                &Request::get(&path).header("Cookie", "svc-sid-local=not-a-session"),
+            );
+            assert_eq!(resp.status, 403, "{path}");
+        }
+    }
+    for f in ["PLAIN", "KEYED", "ANY"] {
+        assert!(!server.path(f).exists(), "{f} ran");
+    }
+    let ok = [
+        Request::get("/api/StartActionByGetAndWait/plain").header("Authorization", &bearer),
+        Request::get(&format!(
+            "/api/StartActionByGetAndWait/keyed?key={LINK_KEY}"
+        )),
+        Request::get(&format!(
+            "/api/StartActionByGetAndWait/keyed?a=1&key={LINK_KEY}&b"
+        )),
+        Request::get("/api/StartActionByGetAndWait/anyPage"),
+    ];
+    for req in ok {
+        let resp = client::send(server.addr, &req);
+        assert_eq!(resp.status, 200, "{:?}: {}", req.headers, resp.text());
+    }
+    for f in ["PLAIN", "KEYED", "ANY"] {
+        assert!(server.path(f).exists(), "{f} did not run");
+    }
+    // The POST forms need Connect's headers, which no page sends without asking first.
+    let resp = client::send(
+        server.addr,
+        &Request::connect("StartActionByGetAndWait", br#"{"actionId":"plain"}"#),
+    );
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    // The key is checked in constant time against its hash, never shown back.
+    assert!(!server.log_contains(LINK_KEY) && !server.log_contains(LINK_KEY_SHA256));
+}
+
+/// What a page can send without a CORS preflight to the other routes: a form's or plain
+/// text's POST is refused before its body is read as a request, and a preflight gets no CORS
+/// permission, so the browser never sends the real request.
+#[test]
+fn what_a_page_sends_without_asking_first_starts_nothing() {
+    let server = Server::start(config(vec![shell_action("mark", "touch MARK")], json!({})));
+    for content_type in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+    ] {
+        for path in [
+            "/api/StartAction",
+            "/api/StartActionAndWait",
+            "/api/StartActionByGet",
+        ] {
+            let req = Request::post(path)
+                .body(br#"{"actionId":"mark"}"#)
+                .header("Content-Type", content_type)
+                .header("Connect-Protocol-Version", "1");
+            let resp = client::send(server.addr, &req);
+            assert_eq!(resp.status, 415, "{content_type} {path}: {}", resp.text());
+        }
+    }
+    let preflight = Request::new("OPTIONS", "/api/StartAction")
+        .header("Origin", "http://evil.test")
+        .header("Access-Control-Request-Method", "POST")
+        .header(
+            "Access-Control-Request-Headers",
+            "content-type,connect-protocol-version",
+        );
+    let resp = client::send(server.addr, &preflight);
+    assert!(resp.status >= 400, "{}", resp.status);
+    assert!(resp.header("Access-Control-Allow-Origin").is_none());
+    let head = Request::new("HEAD", "/api/StartActionByGet/mark");
+    assert_eq!(client::send(server.addr, &head).status, 405);
+    assert!(
+        !server.path("MARK").exists(),
+        "a page's request ran the action"
+    );
+}
+
 #[test]
 fn a_request_a_browser_marks_as_from_another_site_runs_nothing() {
     let server = Server::start(config(
-        vec![shell_action("mark", "touch MARK")],
+        vec![keyed(shell_action("mark", "touch MARK"))],
         json!({"allowedOrigins": ["https://home.example"]}),
     ));
     let post = || Request::connect("StartActionAndWait", br#"{"actionId":"mark"}"#);
-    let get = || Request::get("/api/StartActionByGet/mark");
+    // Even with the link key, the browser's own marks refuse it (the second line).
+    let get = || keyed_get("/api/StartActionByGet/mark");
     let own = format!("http://{}", server.addr);
     // A browser names the port it addressed in Host; the client sends none unless told.
     let addressed = server.addr.to_string();

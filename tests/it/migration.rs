@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::client::{Request, assert_json_error, send};
+use crate::client::{Request, assert_error, assert_json_error, send};
 use crate::harness::{SOON, Server, TempDir, run_binary, wait_until};
 use crate::identity::phc;
 
@@ -204,16 +204,13 @@ fn a_panel_with_broken_actions_starts_and_its_good_actions_run() {
         assert_disabled(status, &body, needle);
         let (status, body) = server.call("StartActionAndWait", json!({"actionId": id}));
         assert_disabled(status, &body, needle);
-        let resp = send(
-            server.addr,
-            &Request::get(&format!("/api/StartActionByGet/{id}")),
-        );
-        assert_disabled(resp.status, &resp.json(), needle);
-        let resp = send(
-            server.addr,
-            &Request::get(&format!("/api/StartActionByGetAndWait/{id}")),
-        );
-        assert_disabled(resp.status, &resp.json(), needle);
+        for op in ["StartActionByGet", "StartActionByGetAndWait"] {
+            let (status, body) = server.call(op, json!({"actionId": id}));
+            assert_disabled(status, &body, needle);
+            // The plain GET form is refused before that: it carries no link key.
+            let resp = send(server.addr, &Request::get(&format!("/api/{op}/{id}")));
+            assert_error(&resp, 403, "permission_denied");
+        }
     }
 
     // The page: each disabled action greyed with its reason, except the one whose access

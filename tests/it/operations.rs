@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::client::{
     Request, SERVICE, assert_entry_shape, assert_error, assert_json_error, is_uuid_v4, send,
 };
-use crate::harness::{SOON, Server, config_with, shell_action};
+use crate::harness::{SOON, Server, config_with, keyed, keyed_get, shell_action};
 
 fn server() -> Server {
     Server::start(config_with(vec![
@@ -23,12 +23,12 @@ fn server() -> Server {
             "shell": "echo plain",
             "arguments": [{"name": "who", "type": "ascii", "default": "world"}],
         }),
-        json!({
+        keyed(json!({
             "id": "templated",
             "title": "Templated",
             "shell": "echo {{ who }}",
             "arguments": [{"name": "who", "type": "ascii", "default": "world"}],
-        }),
+        })),
     ]))
 }
 
@@ -171,7 +171,7 @@ fn every_start_form_applies_the_defaults() {
     }
     let resp = send(
         server.addr,
-        &Request::get("/api/StartActionByGetAndWait/templated"),
+        &keyed_get("/api/StartActionByGetAndWait/templated"),
     );
     assert_eq!(resp.status, 200, "{}", resp.text());
     assert_eq!(resp.json()["logEntry"]["stdout"], "world\n");

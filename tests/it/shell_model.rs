@@ -48,7 +48,7 @@ fn assert_refused(shell: &str, kind: &str, why: &str) {
         "{shell:?}: not refused for {why:?}:\n{out}"
     );
     assert!(
-        out.contains("exec:") && out.contains("\"$NAME\""),
+        out.contains("exec:") && out.contains("\"$ACTIOND_ARG_NAME\""),
         "{shell:?}: no fix offered:\n{out}"
     );
 }

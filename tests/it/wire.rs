@@ -13,15 +13,15 @@ use flate2::write::GzEncoder;
 use serde_json::json;
 
 use crate::client::{Request, SERVICE, assert_entry_shape, assert_error, is_uuid_v4, send};
-use crate::harness::{Server, config_with, shell_action, started_id};
+use crate::harness::{Server, config_with, keyed, keyed_get, shell_action, started_id};
 
 /// The three POST path prefixes the API answers at.
 const PREFIXES: [&str; 3] = [SERVICE, "/api/svc.api.v1.ActionApiService/", "/api/"];
 
 fn server() -> Server {
     Server::start(config_with(vec![
-        shell_action("hello", "echo hello"),
-        shell_action("my-action_1", "echo decoded"),
+        keyed(shell_action("hello", "echo hello")),
+        keyed(shell_action("my-action_1", "echo decoded")),
     ]))
 }
 
@@ -116,7 +116,7 @@ fn get_start_percent_decodes_the_action_id() {
     // `%2D` is `-` and `%5F` is `_`: the id must be decoded before it is looked up.
     let resp = send(
         server.addr,
-        &Request::get("/api/StartActionByGet/my%2Daction%5F1"),
+        &keyed_get("/api/StartActionByGet/my%2Daction%5F1"),
     );
     let id = started_id(&resp);
     let entry = server.wait_finished(&id, Duration::from_secs(10));
@@ -125,9 +125,9 @@ fn get_start_percent_decodes_the_action_id() {
 }
 
 #[test]
-fn get_start_needs_no_headers_or_body() {
+fn get_start_with_its_link_key_needs_no_headers_or_body() {
     let server = server();
-    let resp = send(server.addr, &Request::get("/api/StartActionByGet/hello"));
+    let resp = send(server.addr, &keyed_get("/api/StartActionByGet/hello"));
     assert_eq!(resp.status, 200, "{}", resp.text());
     let json = resp.json();
     assert!(
@@ -141,7 +141,7 @@ fn get_start_and_wait_returns_the_entry() {
     let server = server();
     let resp = send(
         server.addr,
-        &Request::get("/api/StartActionByGetAndWait/my%2daction_1"),
+        &keyed_get("/api/StartActionByGetAndWait/my%2daction_1"),
     );
     assert_eq!(resp.status, 200, "{}", resp.text());
     let entry = &resp.json()["logEntry"];

@@ -52,9 +52,21 @@
   const DROP = new Set("SCRIPT STYLE IFRAME OBJECT EMBED TEMPLATE NOSCRIPT SVG MATH FORM INPUT BUTTON TEXTAREA SELECT LINK META BASE FRAME FRAMESET".split(" "));
   const ATTRS = { A: ["href", "title"], IMG: ["src", "alt", "title", "width", "height"], ABBR: ["title"], TD: ["colspan", "rowspan"], TH: ["colspan", "rowspan"] };
 
+  // An address on this board that reaches the API (a start URL above all): HTML from the
+  // config or an entity file must never make the browser load one, nor link to one (the
+  // page's own calls do not go through here).
+  const API_PATH = /(^|\/)(api|svc\.api\.v1\.[^/]*)(\/|$)/i;
+  function apiAddress(u) {
+    if (u.origin !== location.origin) return false;
+    let path = u.pathname;
+    try { path = decodeURIComponent(path); } catch { return true; }
+    return API_PATH.test(path);
+  }
+
   function safeUrl(value, forImage) {
     try {
       const u = new URL(value, location.href);
+      if (apiAddress(u)) return null;
       if (forImage) return u.origin === location.origin || /^data:image\/(png|gif|jpeg|webp);/i.test(value) ? u.href : null;
       return ["http:", "https:", "mailto:"].includes(u.protocol) ? u.href : null;
     } catch {
