@@ -1,319 +1,252 @@
-//! The environment variables an argument's value reaches its command through. Every value
-//! argument is `ACTIOND_ARG_<NAME>` (its name upper-cased): actiond's own namespace, which no
-//! program reads as its settings. The bare `<NAME>` (what OliveTin sets, and what scripts
-//! written for it read) is set as well only when the name has a shape no program's settings
-//! variable has. The rule is by shape, not a list of names, because a list is always one name
-//! short: `TAR_OPTIONS` runs code through `tar`, `RSYNC_RSH` through `rsync`,
-//! `DBUS_SYSTEM_BUS_ADDRESS` through sd-bus, `http_proxy` steers every download.
+//! How an argument's value reaches its command besides `{{ name }}`. The only environment
+//! variable it sets is `ACTIOND_ARG_<NAME>` (its name upper-cased): actiond's own namespace,
+//! which no program reads as its settings. That is the rule, by shape, not by a list of names,
+//! because a list is always one name short: `TAR_OPTIONS` makes `tar` run a program,
+//! `RSYNC_RSH` makes `rsync` run one, `GREP` makes `zgrep` evaluate its value, `ZIP` gives `zip`
+//! options that run commands, `DBUS_SYSTEM_BUS_ADDRESS`, `http_proxy` and `VIMINIT` steer
+//! others, and every program the command starts inherits the environment.
 //!
-//! - A bare name is one plain word: letters and digits only. Programs name their settings
-//!   `<PROGRAM>_<SETTING>`, so a name with `_` is never set bare.
-//! - Of plain words, those shaped like settings are not set bare either: ending in a settings
-//!   suffix (`…RC`, `…INIT`, `…PATH`, `…OPTS`, `…HOME`, …), starting with the name of a
-//!   program family that reads words of its own (`PYTHON…`, `PERL…`, `LESS…`, `GO…`, …), or
-//!   one of the single words the shell and common tools read (`PATH`, `IFS`, `ENV`, `EDITOR`,
-//!   `GZIP`, …).
-//!
-//! A name that is not set bare is no error: its value is in `ACTIOND_ARG_<NAME>`, and the
-//! config loader says so when the command reads the bare name. Pure; no I/O.
+//! OliveTin sets the bare `<NAME>` instead, and a `shell:` command written for it reads
+//! `$NAME`. For such a command actiond defines `NAME` as a shell variable of the command's own
+//! shell, never exported (the command's text starts with `unset NAME; NAME=$ACTIOND_ARG_NAME;`):
+//! the command reads it, the programs it starts do not. The shell's own variables (`IFS`,
+//! `PATH`, `PS4`, `ENV`, …) are never defined that way: they change how the shell itself reads
+//! the rest of the command. Pure; no I/O.
 
-/// The prefix of the variables every value argument sets.
+/// The prefix of the only variables a value sets.
 pub const PREFIX: &str = "ACTIOND_ARG_";
 
-/// Plain words that end like a program's settings: files it reads at start (`…RC`,
-/// `…INIT`), search paths and directories it loads from, option strings it obeys, programs
-/// it runs, proxies and addresses it connects to.
-const SUFFIXES: &[&str] = &[
-    "RC", "INIT", "PATH", "OPT", "OPTS", "OPTION", "OPTIONS", "FLAGS", "LIB", "LIBS", "HOME",
-    "DIR", "DIRS", "CONF", "CONFIG", "PAGER", "EDITOR", "SHELL", "PROXY", "ASKPASS", "PRELOAD",
-];
-
-/// Plain words that start like a program family's settings: interpreters (`PYTHONSTARTUP`,
-/// `PERL5OPT`, `RUBYOPT`), shells (`BASHOPTS`), the C library, and tools that run programs
-/// named in their environment (`LESSOPEN`, `GOTOOLCHAIN`, which downloads and runs a
-/// compiler, `RUSTC`).
-const PREFIXES: &[&str] = &[
-    "ACTIOND", "PYTHON", "PERL", "RUBY", "PHP", "LUA", "JAVA", "BASH", "ZSH", "LESS", "GO", "RUST",
-    "KUBE", "OPENSSL", "TERM", "GCONV", "GLIBC", "MALLOC",
-];
-
-/// Single words the shell, the C library and common tools read as settings. `TZ` and `USER`
-/// are not here: at worst they name a zone file to read or a name to show, and real configs
-/// take both as arguments.
-const WORDS: &[&str] = &[
-    "PATH",
-    "HOME",
-    "SHELL",
-    "IFS",
-    "ENV",
+/// The variables dash, bash (plain and `--posix`) and busybox ash read themselves, or keep
+/// read-only, as their manuals list them: defining one of them changes how the shell reads
+/// the command, finds programs, expands `~`, prompts or traces, or fails.
+const SHELL_VARIABLES: &[&str] = &[
     "CDPATH",
-    "FPATH",
+    "COLUMNS",
+    "COPROC",
+    "DIRSTACK",
+    "EMACS",
+    "ENV",
+    "EPOCHREALTIME",
+    "EPOCHSECONDS",
+    "EUID",
+    "EXECIGNORE",
+    "FCEDIT",
+    "FIGNORE",
+    "FUNCNAME",
+    "FUNCNEST",
+    "GLOBIGNORE",
+    "GLOBSORT",
+    "GROUPS",
+    "HISTCMD",
+    "HISTCONTROL",
+    "HISTFILE",
+    "HISTFILESIZE",
+    "HISTIGNORE",
+    "HISTSIZE",
+    "HISTTIMEFORMAT",
+    "HOME",
+    "HOSTFILE",
+    "HOSTNAME",
+    "HOSTTYPE",
+    "IFS",
+    "IGNOREEOF",
+    "INPUTRC",
+    "INSIDE_EMACS",
     "LANG",
     "LANGUAGE",
-    "NLSPATH",
-    "HOSTALIASES",
-    "LOCALDOMAIN",
-    "EDITOR",
-    "VISUAL",
-    "PAGER",
-    "BROWSER",
-    "DISPLAY",
-    "XAUTHORITY",
-    "GZIP",
-    "BZIP",
-    "BZIP2",
-    "XZ",
-    "ZSTD",
-    "MORE",
-    "MANOPT",
-    "EXINIT",
-    "VIMINIT",
-    "GVIMINIT",
-    "MYVIMRC",
-    "CC",
-    "CXX",
-    "CPP",
-    "LEX",
-    "YACC",
-    "MAKE",
-    "MAKEFLAGS",
-    "MAKEFILES",
-    "MFLAGS",
-    "CLASSPATH",
-    "TEXINPUTS",
-    "PROMPT",
-    "COLUMNS",
+    "LINENO",
     "LINES",
-    "PWD",
-    "OLDPWD",
-    "SHLVL",
-    "OPTIND",
-    "OPTARG",
-    "TAPE",
-    "PRINTER",
-    "LPDEST",
-    "TMP",
-    "TEMP",
+    "MACHTYPE",
     "MAIL",
     "MAILCHECK",
-    "MAILER",
-    "HISTFILE",
-    "SSLKEYLOGFILE",
+    "MAILPATH",
+    "MAPFILE",
+    "NLSPATH",
+    "OLDPWD",
+    "OPTARG",
+    "OPTERR",
+    "OPTIND",
+    "OSTYPE",
+    "PATH",
+    "PIPESTATUS",
+    "POSIXLY_CORRECT",
+    "PPID",
+    "PROMPT_COMMAND",
+    "PROMPT_DIRTRIM",
+    "PS0",
     "PS1",
     "PS2",
     "PS3",
     "PS4",
+    "PWD",
+    "RANDOM",
+    "REPLY",
+    "SECONDS",
+    "SHELL",
+    "SHELLOPTS",
+    "SHLVL",
+    "SRANDOM",
+    "TIMEFORMAT",
+    "TMOUT",
+    "TMPDIR",
+    "UID",
 ];
 
-/// The arguments actiond itself declares for a file trigger, set bare as OliveTin sets them;
-/// a name such as `FILEPATH` is no program's setting, though it ends like one.
-const FILE_TRIGGER: &[&str] = &[
-    "FILEPATH",
-    "FILENAME",
-    "FILEDIR",
-    "FILEEXT",
-    "FILESIZEBYTES",
-    "FILEMODE",
-    "FILEMTIME",
-    "FILEISDIR",
-];
+/// Prefixes of the shell's own variables (`BASH_ENV`, `BASH_FUNC_…`, `LC_ALL`, completion
+/// and readline state), and of actiond's own (`ACTIOND_USER`, which a command must be able to
+/// trust).
+const SHELL_PREFIXES: &[&str] = &["BASH", "LC_", "COMP_", "READLINE_", "ACTIOND"];
 
-/// Why `name` is not set as a bare variable, or `None` when it is.
+/// Why an argument's bare name cannot be a shell variable of its command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NotBare {
-    /// It has characters no environment variable name has: not set at all, not even
-    /// prefixed. Its value reaches the command through `{{ name }}` only.
+pub enum NotShellVariable {
+    /// It has characters no variable name has (only letters, digits and `_`, not first a
+    /// digit): the value reaches the command through `{{ name }}` only.
     NoVariable,
-    /// It has `_` (or starts with a digit): `<PROGRAM>_<SETTING>` is how programs name their
-    /// settings.
-    Compound,
-    /// A plain word shaped like a program's settings.
-    Settings,
+    /// It is one of the shell's own variables, or actiond's.
+    Reserved,
 }
 
-impl NotBare {
-    /// The reason, after "… is not set as $NAME because …".
+impl NotShellVariable {
+    /// The reason, after "… because …".
     pub fn why(self) -> &'static str {
         match self {
-            NotBare::NoVariable => "it has characters an environment variable name cannot have",
-            NotBare::Compound => {
-                "a name with `_` may be a program's settings (as TAR_OPTIONS and RSYNC_RSH are)"
-            }
-            NotBare::Settings => {
-                "it is shaped like a program's settings (a word such as PATH, EDITOR or \
-                 VIMINIT, one ending in RC, PATH, OPTS or HOME, or starting with PYTHON, LESS \
-                 or GIT)"
+            NotShellVariable::NoVariable => "its name has characters a variable name cannot have",
+            NotShellVariable::Reserved => {
+                "the shell reads that variable itself (as it reads IFS, PATH or PS4), or \
+                 actiond sets it"
             }
         }
     }
 }
 
-/// Whether an argument named `name` also sets its bare, upper-cased variable.
-pub fn bare(name: &str) -> Result<(), NotBare> {
-    if prefixed(name).is_none() {
-        return Err(NotBare::NoVariable);
+/// Whether an argument named `name` may be read as `$NAME` in its `shell:` command, as a shell
+/// variable that is never exported.
+pub fn shell_variable(name: &str) -> Result<String, NotShellVariable> {
+    let valid = name.as_bytes().first().is_some_and(|b| !b.is_ascii_digit())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !valid {
+        return Err(NotShellVariable::NoVariable);
     }
     let upper = name.to_ascii_uppercase();
-    let plain = upper.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
-        && upper.bytes().all(|b| b.is_ascii_alphanumeric());
-    if !plain {
-        return Err(NotBare::Compound);
-    }
-    if FILE_TRIGGER.contains(&upper.as_str()) {
-        return Ok(());
-    }
-    let settings = WORDS.contains(&upper.as_str())
-        || SUFFIXES.iter().any(|s| upper.ends_with(s))
-        || PREFIXES.iter().any(|p| upper.starts_with(p));
-    if settings {
-        Err(NotBare::Settings)
+    let reserved = SHELL_VARIABLES.contains(&upper.as_str())
+        || SHELL_PREFIXES.iter().any(|p| upper.starts_with(p));
+    if reserved {
+        Err(NotShellVariable::Reserved)
     } else {
-        Ok(())
+        Ok(upper)
     }
 }
 
-/// `ACTIOND_ARG_<NAME>`, or `None` when the name has characters no variable name has (only
-/// letters, digits and `_` are kept by every shell).
+/// `ACTIOND_ARG_<NAME>`, or `None` when the name has characters no variable name has.
 pub fn prefixed(name: &str) -> Option<String> {
     let valid = !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     valid.then(|| format!("{PREFIX}{}", name.to_ascii_uppercase()))
+}
+
+/// What a `shell:` command's text starts with so that it reads each of `names` (upper-cased,
+/// each passed by [`shell_variable`]) as the value of its argument: the variable unset first,
+/// so one inherited from the service's environment is not exported, then assigned from
+/// `ACTIOND_ARG_<NAME>` (an assignment neither splits nor globs its value). Empty for none.
+pub fn shell_prelude(names: &[String]) -> String {
+    if names.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("unset {}; ", names.join(" "));
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&format!("{name}=${PREFIX}{name}"));
+    }
+    out.push_str("; ");
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every name a finding or a program's manual showed to run code, load code or steer a
-    /// program through its environment: none is set bare.
     #[test]
-    fn settings_variables_are_never_set_bare() {
-        for name in [
-            "tar_options",
-            "rsync_rsh",
-            "rsync_connect_prog",
-            "dbus_system_bus_address",
-            "http_proxy",
-            "HTTPS_PROXY",
-            "all_proxy",
-            "xdg_config_home",
-            "sudo_editor",
-            "viminit",
-            "psqlrc",
-            "node_options",
-            "pythonpath",
-            "PythonStartup",
-            "perl5opt",
-            "perl5lib",
-            "git_ssh_command",
-            "gconv_path",
-            "bash_env",
-            "ld_preload",
-            "LD_LIBRARY_PATH",
-            "path",
-            "ifs",
-            "env",
-            "shellopts",
-            "rubyopt",
-            "ssh_askpass",
-            "lessopen",
-            "lc_all",
-            "lang",
-            "glibc_tunables",
-            "actiond_user",
-            "actiond",
-            "ps4",
-            "java_tool_options",
-            "openssl_conf",
-            "gzip",
-            "grep_options",
-            "wgetrc",
-            "curl_home",
-            "inputrc",
-            "gotoolchain",
-            "goflags",
-            "lessopen",
-            "rustc",
-            "bashopts",
-            "goflags",
-            "editor",
-            "pager",
-            "manpager",
-            "systemd_pager",
-            "mysql_home",
-            "docker_host",
-            "kubeconfig",
-            "histfile",
-            "tmpdir",
-            "makeflags",
-            "git_config_key_0",
-            "npm_config_script_shell",
-        ] {
-            assert!(bare(name).is_err(), "{name} should not be set bare");
-        }
-    }
-
-    #[test]
-    fn plain_words_are_set_bare_as_well() {
-        for name in [
-            "host",
-            "target",
-            "message",
-            "pin",
-            "service",
-            "container",
-            "count",
-            "duration",
-            "tz",
-            "user",
-            "password",
-            "filename",
-            "filepath",
-            "email",
-            "url",
-            "key",
-            "name",
-            "state",
-            "node",
-            "git",
-            "ssh",
-            "lcd",
-            "level",
-            "dvr",
-            "channel",
-            "Host2",
-            "file",
-            "command",
-            "location",
-            "temperature",
-            "manual",
-            "history",
-            "power",
-            "filepath",
-            "filedir",
-        ] {
-            assert_eq!(bare(name), Ok(()), "{name} should be set bare");
-        }
-    }
-
-    #[test]
-    fn every_argument_with_a_variable_name_is_set_prefixed() {
+    fn every_argument_with_a_variable_name_is_set_prefixed_only() {
         assert_eq!(prefixed("tar_options").unwrap(), "ACTIOND_ARG_TAR_OPTIONS");
         assert_eq!(prefixed("Host").unwrap(), "ACTIOND_ARG_HOST");
         assert_eq!(prefixed("9lives").unwrap(), "ACTIOND_ARG_9LIVES");
         for odd in ["", "a-b", "a b", "a=b", "é", "a.b"] {
             assert_eq!(prefixed(odd), None, "{odd:?}");
-            assert_eq!(bare(odd), Err(NotBare::NoVariable), "{odd:?}");
+            assert_eq!(shell_variable(odd), Err(NotShellVariable::NoVariable));
         }
-        assert_eq!(bare("9lives"), Err(NotBare::Compound));
-        assert_eq!(bare("container_name"), Err(NotBare::Compound));
     }
 
     #[test]
-    fn the_tables_are_upper_case() {
-        for list in [SUFFIXES, PREFIXES, WORDS, FILE_TRIGGER] {
-            for entry in list {
-                assert_eq!(entry.to_ascii_uppercase(), *entry);
-            }
+    fn the_shells_own_variables_are_never_defined() {
+        for name in [
+            "path",
+            "Path",
+            "ifs",
+            "env",
+            "home",
+            "ps4",
+            "bash_env",
+            "bash_func_x",
+            "bashopts",
+            "shellopts",
+            "lc_all",
+            "lang",
+            "cdpath",
+            "optind",
+            "uid",
+            "euid",
+            "ppid",
+            "pwd",
+            "histfile",
+            "prompt_command",
+            "actiond_user",
+            "actiond",
+            "tmpdir",
+        ] {
+            assert_eq!(
+                shell_variable(name),
+                Err(NotShellVariable::Reserved),
+                "{name}"
+            );
         }
+        assert_eq!(shell_variable("9lives"), Err(NotShellVariable::NoVariable));
+    }
+
+    /// Names a program reads from its environment are fine as shell variables: the command's
+    /// shell reads them, and the programs it starts never see them.
+    #[test]
+    fn other_names_are_shell_variables() {
+        for name in [
+            "host",
+            "grep",
+            "zip",
+            "tar_options",
+            "rsync_rsh",
+            "http_proxy",
+            "viminit",
+            "pin",
+            "container_name",
+            "filepath",
+            "user",
+            "tz",
+            "node_options",
+        ] {
+            assert_eq!(
+                shell_variable(name),
+                Ok(name.to_ascii_uppercase()),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_prelude_unsets_then_assigns_without_exporting() {
+        assert_eq!(shell_prelude(&[]), "");
+        assert_eq!(
+            shell_prelude(&["GREP".into(), "PIN".into()]),
+            "unset GREP PIN; GREP=$ACTIOND_ARG_GREP PIN=$ACTIOND_ARG_PIN; "
+        );
     }
 }

@@ -144,84 +144,124 @@ pub(super) fn compile(
             }
         }
     }
-    check_environment(c, command, f, path, arguments);
+    let variables = environment_names(c, command, f, path, arguments);
     match command {
         CommandSpec::Shell(_) => {
-            CommandTemplate::Shell(compiled.pop().unwrap_or_else(Template::empty))
+            let template = compiled.pop().unwrap_or_else(Template::empty);
+            CommandTemplate::Shell(template.after(&environment::shell_prelude(&variables)))
         }
         CommandSpec::Exec(_) => CommandTemplate::Exec(compiled),
     }
 }
 
-/// The arguments whose bare variable is not set (`arguments::environment`): a command that
-/// reads one would read nothing, or the service's own value, so it is an error; an argument
-/// the command never names may be read by a script it runs, so the loader says where its
-/// value is.
-fn check_environment(
+/// How the arguments' values reach a command besides `{{ }}` (`arguments::environment`): the
+/// environment holds `ACTIOND_ARG_<NAME>` only, and a `shell:` command that names an
+/// argument's upper-cased name as a word (`$NAME`, `${#NAME}`, `$(( NAME + 1 ))`, as commands
+/// written for OliveTin do) gets it as a shell variable of its own, never exported. Returns
+/// those names. Reading a name that cannot be one (the shell's own, such as `$PATH`), or any
+/// bare name in an `exec:` command, whose program's own shell would read the environment, is
+/// an error with the fix; an argument the command does not name at all gets a warning saying
+/// where its value is, since a script the command runs may read it.
+fn environment_names(
     c: &mut Checker<'_>,
     command: &CommandSpec,
     f: &Fields<'_>,
     path: &str,
     arguments: &[Argument],
-) {
-    let texts: Vec<&str> = match command {
-        CommandSpec::Shell(text) => vec![text.as_str()],
-        CommandSpec::Exec(argv) => argv.iter().map(String::as_str).collect(),
+) -> Vec<String> {
+    let (texts, shell): (Vec<&str>, bool) = match command {
+        CommandSpec::Shell(text) => (vec![text.as_str()], true),
+        CommandSpec::Exec(argv) => (argv.iter().map(String::as_str).collect(), false),
     };
     let at = match command {
         CommandSpec::Shell(_) => path_or(f.get("shell"), path),
         CommandSpec::Exec(_) => path_or(f.get("exec"), path),
     };
+    let mut defined = Vec::new();
     for a in arguments {
-        if a.name.is_empty() || a.rule.is_display_only() || a.from_trigger {
+        if a.name.is_empty() || a.rule.is_display_only() {
             continue;
         }
-        let Err(why) = environment::bare(&a.name) else {
-            continue;
-        };
-        let upper = a.name.to_ascii_uppercase();
         let name = &a.name;
-        let instead = match environment::prefixed(name) {
+        let upper = name.to_ascii_uppercase();
+        let prefixed = environment::prefixed(name);
+        let instead = match &prefixed {
             Some(var) => format!("\"${var}\" or {{{{ {name} }}}}"),
             None => format!("{{{{ {name} }}}}"),
         };
-        if texts.iter().any(|t| reads_variable(t, &upper)) {
-            c.error(
-                at,
-                format!(
-                    "the command reads ${upper}, but argument {name:?} does not set it because \
-                     {}: write {instead} instead",
-                    why.why()
-                ),
-            );
-        } else if !texts.iter().any(|t| names_placeholder(t, name)) {
-            let reaches = match environment::prefixed(name) {
+        let reads = texts.iter().any(|t| reads_variable(t, &upper));
+        let variable = environment::shell_variable(name);
+        match (&variable, shell) {
+            (Ok(v), true) if texts.iter().any(|t| names_word(t, v)) => {
+                defined.push(v.clone());
+                continue;
+            }
+            (Err(why), true) if reads => {
+                c.error(
+                    at,
+                    format!(
+                        "the command reads ${upper}, which argument {name:?} cannot set because \
+                         {}: write {instead} instead",
+                        why.why()
+                    ),
+                );
+                continue;
+            }
+            (_, false) if reads => {
+                c.error(
+                    at,
+                    format!(
+                        "the command reads ${upper}, but an `exec:` command's environment holds \
+                         argument {name:?} only as {instead}: no program is given a variable it \
+                         could read as its settings"
+                    ),
+                );
+                continue;
+            }
+            _ => {}
+        }
+        let named = texts.iter().any(|t| {
+            names_placeholder(t, name) || prefixed.as_ref().is_some_and(|p| names_word(t, p))
+        });
+        if !named && !a.from_trigger {
+            let reaches = match &prefixed {
                 Some(var) => format!("reaches the command as ${var}, not as ${upper}"),
-                None => "reaches the command only through {{ name }}".replace("name", name),
+                None => format!("reaches the command only through {{{{ {name} }}}}"),
             };
             c.warn(
                 at,
                 format!(
-                    "argument {name:?} {reaches}, because {}: a script that reads ${upper} \
-                     must read that instead",
-                    why.why()
+                    "argument {name:?} {reaches}: a script that reads ${upper} must read that \
+                     instead (no argument sets a variable a program could read as its settings)"
                 ),
             );
         }
     }
+    defined
 }
 
-/// Whether `text` holds `$NAME` or `${NAME…` for exactly this name (the shell's names are
+/// Whether `word` stands in `text` as a whole word (not inside a longer name).
+fn names_word(text: &str, word: &str) -> bool {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    text.match_indices(word).any(|(i, _)| {
+        let before = i > 0 && ident(b[i - 1]);
+        let after = b.get(i + word.len()).is_some_and(|&c| ident(c));
+        !before && !after
+    })
+}
+
+/// Whether `text` holds `$NAME`, `${NAME…`, `${#NAME}` or `${!NAME}` for exactly this name (the shell's names are
 /// case-sensitive, and `$NAMES` is another variable).
 fn reads_variable(text: &str, upper: &str) -> bool {
     let b = text.as_bytes();
     let mut from = 0;
     while let Some(i) = text[from..].find('$').map(|i| from + i) {
         from = i + 1;
-        let start = if b.get(i + 1) == Some(&b'{') {
-            i + 2
-        } else {
-            i + 1
+        let start = match (b.get(i + 1), b.get(i + 2)) {
+            (Some(b'{'), Some(b'#' | b'!')) => i + 3,
+            (Some(b'{'), _) => i + 2,
+            _ => i + 1,
         };
         if text[start..].starts_with(upper) {
             let after = b.get(start + upper.len());
@@ -318,39 +358,67 @@ mod tests {
     use crate::config::fixtures::*;
 
     #[test]
-    fn a_command_that_reads_a_bare_variable_the_argument_does_not_set_is_refused() {
+    fn a_bare_name_a_command_reads_is_a_shell_variable_of_its_own_never_exported() {
+        let render = |text: &str| {
+            let (c, _) = ok(text);
+            match &c.actions[0].template {
+                CommandTemplate::Shell(t) => t.render(&|_| Some("v".into())),
+                CommandTemplate::Exec(_) => unreachable!(),
+            }
+        };
+        assert_eq!(
+            render(
+                "actions:\n  - {title: x, shell: 'zgrep -i \"$GREP\" log.gz', arguments: [{name: grep}]}\n"
+            ),
+            "unset GREP; GREP=$ACTIOND_ARG_GREP; zgrep -i \"$GREP\" log.gz"
+        );
+        assert_eq!(
+            render(
+                "actions:\n  - {title: x, shell: 'echo ${#TAR_OPTIONS} $(( COUNT + 1 ))', arguments: [{name: tar_options}, {name: count, type: int}, {name: other}]}\n"
+            ),
+            "unset TAR_OPTIONS COUNT; TAR_OPTIONS=$ACTIOND_ARG_TAR_OPTIONS COUNT=$ACTIOND_ARG_COUNT; echo ${#TAR_OPTIONS} $(( COUNT + 1 ))"
+        );
+        // A placeholder alone, or a longer name, defines nothing.
+        assert_eq!(
+            render(
+                "actions:\n  - {title: x, shell: 'echo {{ pin }} $PINS', arguments: [{name: pin}]}\n"
+            ),
+            "echo 'v' $PINS"
+        );
+    }
+
+    #[test]
+    fn a_command_that_reads_a_name_no_argument_can_set_is_refused() {
         let cases: &[(&str, &str, &str)] = &[
             (
-                "actions:\n  - {title: x, shell: 'tar cf /b.tar \"$TAR_OPTIONS\" .', arguments: [{name: tar_options}]}\n",
+                "actions:\n  - {title: x, shell: 'ls \"$PATH\"', arguments: [{name: path}]}\n",
                 "actions[0].shell",
-                "the command reads $TAR_OPTIONS, but argument \"tar_options\" does not set it because a name with `_`",
+                "the command reads $PATH, which argument \"path\" cannot set because the shell reads that variable itself",
             ),
             (
-                "actions:\n  - {title: x, shell: 'echo ${CONTAINER_NAME:-none}', arguments: [{name: container_name}]}\n",
+                "actions:\n  - {title: x, shell: 'echo ${IFS}', arguments: [{name: ifs}]}\n",
                 "actions[0].shell",
-                "write \"$ACTIOND_ARG_CONTAINER_NAME\" or {{ container_name }} instead",
+                "write \"$ACTIOND_ARG_IFS\" or {{ ifs }} instead",
             ),
             (
-                "actions:\n  - {title: x, exec: [sh, -c, 'vim -c \"$VIMINIT\"'], arguments: [{name: viminit}]}\n",
+                "actions:\n  - {title: x, exec: [sh, -c, 'echo \"$HOST\"'], arguments: [{name: host}]}\n",
                 "actions[0].exec",
-                "shaped like a program's settings",
+                "an `exec:` command's environment holds argument \"host\" only as \"$ACTIOND_ARG_HOST\"",
             ),
         ];
         for (text, path, needle) in cases {
             assert_error(text, path, needle);
         }
-        // The prefixed variable, a placeholder, and other variables are fine.
         for text in [
-            "actions:\n  - {title: x, shell: 'echo \"$ACTIOND_ARG_TAR_OPTIONS\"', arguments: [{name: tar_options}]}\n",
-            "actions:\n  - {title: x, shell: 'echo {{ tar_options }} $TAR_OPTIONSX', arguments: [{name: tar_options}]}\n",
-            "actions:\n  - {title: x, shell: 'echo \"$HOST\" \"${HOST}\"', arguments: [{name: host}]}\n",
+            "actions:\n  - {title: x, shell: 'echo \"$ACTIOND_ARG_PATH\" {{ path }}', arguments: [{name: path}]}\n",
+            "actions:\n  - {title: x, exec: [sh, -c, 'echo \"$ACTIOND_ARG_HOST\"'], arguments: [{name: host}]}\n",
         ] {
             ok(text);
         }
     }
 
     #[test]
-    fn an_argument_not_set_bare_and_not_in_the_command_is_pointed_at_its_variable() {
+    fn an_argument_the_command_does_not_name_is_pointed_at_its_variable() {
         assert_warning(
             "actions:\n  - {title: x, shell: /opt/backup.sh, arguments: [{name: backup_target}]}\n",
             "actions[0].shell",

@@ -626,9 +626,9 @@ actions:
                 "expected a boolean",
             ),
             (
-                "{id: x, title: X, shell: 'echo $TAR_OPTIONS', arguments: [{name: tar_options}]}",
+                "{id: x, title: X, shell: 'echo $PATH', arguments: [{name: path}]}",
                 "actions[1].shell",
-                "ACTIOND_ARG_TAR_OPTIONS",
+                "ACTIOND_ARG_PATH",
             ),
             (
                 "{id: x, title: X, shell: 'true', arguments: [{name: a, type: colour}]}",

@@ -418,6 +418,9 @@ impl Engine {
         let old = self
             .find(tracking_id)
             .ok_or_else(|| Error::UnknownExecution(tracking_id.to_string()))?;
+        // First whether the caller may run it at all: what follows says things about the run
+        // (its arguments are gone, it had password values) that only such a caller may learn.
+        Self::check_run(&self.setup(), caller, &old, Verb::Exec)?;
         let arguments = old
             .arguments
             .clone()

@@ -120,14 +120,10 @@ pub fn plan(
     }
 }
 
-/// The variables one value sets: `ACTIOND_ARG_<NAME>`, and `<NAME>` too when its shape is
-/// no program's settings (`arguments::environment`).
-fn argument_variables(v: &Value) -> impl Iterator<Item = (String, String)> + '_ {
-    let bare = environment::bare(&v.name)
-        .is_ok()
-        .then(|| (v.name.to_ascii_uppercase(), v.value.clone()));
-    let prefixed = environment::prefixed(&v.name).map(|name| (name, v.value.clone()));
-    prefixed.into_iter().chain(bare)
+/// The one variable a value sets: `ACTIOND_ARG_<NAME>`, a name no program reads as its
+/// settings (`arguments::environment`).
+fn argument_variables(v: &Value) -> Option<(String, String)> {
+    environment::prefixed(&v.name).map(|name| (name, v.value.clone()))
 }
 
 /// Linux refuses any single argument or environment string of this size or more
@@ -558,8 +554,13 @@ mod tests {
         let values = [value("count", "3"), value("host", "a\"b$(x)")];
         let p = plan(&a, Path::new("/"), "t", "u", Duration::ZERO, &values, None);
         assert_eq!(p.args[1], "ping -c '3' \"a\\\"b\\$(x)\"");
-        assert!(p.env.contains(&("COUNT".into(), "3".into())));
-        assert!(p.env.contains(&("HOST".into(), "a\"b$(x)".into())));
+        assert!(p.env.contains(&("ACTIOND_ARG_COUNT".into(), "3".into())));
+        assert!(
+            p.env
+                .contains(&("ACTIOND_ARG_HOST".into(), "a\"b$(x)".into()))
+        );
+        // No other variable carries a value: a program reads none as its settings.
+        assert!(!p.env.iter().any(|(n, _)| n == "COUNT" || n == "HOST"));
     }
 
     #[test]

@@ -125,6 +125,9 @@ pub(super) fn compile(text: &str) -> Result<Vec<Part>, TemplateError> {
                     let end = text[name_start..]
                         .find(|ch: char| ch.is_ascii_whitespace() || ch == '>' || ch == '/')
                         .map_or(b.len(), |e| name_start + e);
+                    if text[name_start..end].contains("{{") {
+                        return Err(refuse(REFUSED.into()));
+                    }
                     tag.push_str(&text[name_start..end].to_ascii_lowercase());
                     if b[i + 1] == b'/' {
                         tag.clear();
@@ -286,6 +289,8 @@ mod tests {
             "<img srcset=\"{{ a.b }} 2x\">",
             "<!-- {{ a.b }} -->",
             "</{{ a.b }}>",
+            "<a{{ a.b }}>",
+            "<a title=\"x\"{{ a.b }}>",
             "x<!{{ a.b }}",
             "<script>{{ a.b }}</script>",
             "<style>p{}{{ a.b }}</style>",

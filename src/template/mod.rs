@@ -132,6 +132,15 @@ impl Template {
         html::compile(text).map(|parts| Template { parts })
     }
 
+    /// The template with `text` in front of it, written as it is (no placeholder in it is
+    /// read). For actiond's own shell lines before a command (`arguments::environment`).
+    pub fn after(mut self, text: &str) -> Template {
+        if !text.is_empty() {
+            self.parts.insert(0, Part::Text(text.to_string()));
+        }
+        self
+    }
+
     /// Every placeholder with its context, in order.
     pub fn placeholders(&self) -> impl Iterator<Item = (&Placeholder, Context)> {
         self.parts.iter().filter_map(|p| match p {

@@ -291,6 +291,41 @@ fn call(server: &Server, op: &str, body: Value) -> (u16, Value) {
     crate::client::connect_json(server.addr, op, &body)
 }
 
+/// A caller who may not run the action learns nothing about one of its runs from
+/// RestartAction: not that it had password values, not that its arguments are gone.
+#[test]
+fn a_restart_by_a_caller_without_exec_says_only_that() {
+    let mut config = config_with(vec![json!({
+        "id": "login",
+        "title": "Login",
+        "shell": "true",
+        "arguments": [{"name": "pw", "type": "password"}],
+    })]);
+    config["defaultPermissions"] = json!({"view": true, "exec": false, "logs": true});
+    config["authApiTokens"] = json!([{"name": "ha", "username": "ha",
+        "sha256": "eb6bc07d764f0e79f09bd55764ba5040c7df0f83fcb674993af54f86d558660c"}]);
+    config["accessControlLists"] = json!([{"name": "ha", "matchUsernames": ["ha"],
+        "addToEveryAction": true, "permissions": {"view": true, "exec": true, "logs": true}}]);
+    let server = Server::start(config);
+    let token = crate::client::Request::connect(
+        "StartActionAndWait",
+        start_body("login", &[("pw", "hunter2")])
+            .to_string()
+            .as_bytes(),
+    )
+    .header("Authorization", "Bearer tok-0123456789-abcdefghij");
+    let reply = send(server.addr, &token).json();
+    let id = reply["logEntry"]["executionTrackingId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, reply) = call(&server, "RestartAction", json!({"executionTrackingId": id}));
+    assert_eq!(status, 403, "{reply}");
+    let message = reply["message"].as_str().unwrap_or_default();
+    assert!(message.contains("exec permission"), "{message}");
+    assert!(!message.contains("password"), "{message}");
+}
+
 #[test]
 fn password_never_reaches_actionds_log_or_any_answer() {
     let nanos = SystemTime::now()
@@ -561,9 +596,10 @@ fn placeholder_naming_a_display_only_argument_is_a_config_error() {
 }
 
 #[test]
-fn a_command_that_reads_a_settings_variable_an_argument_is_named_after_is_a_config_error() {
-    // The argument itself loads (its value is in ACTIOND_ARG_<NAME> only); a command that
-    // reads the bare name would read the service's own value, or nothing.
+fn a_command_that_reads_one_of_the_shells_own_variables_by_an_arguments_name_is_a_config_error() {
+    // `$PATH` in a command is the shell's PATH: an argument named `path` cannot stand for it
+    // (defining it would change how the shell finds every program). Its value is in
+    // ACTIOND_ARG_PATH, and the refusal says so.
     for name in [
         "path",
         "home",
@@ -572,17 +608,12 @@ fn a_command_that_reads_a_settings_variable_an_argument_is_named_after_is_a_conf
         "env",
         "bash_env",
         "ps4",
-        "ld_preload",
         "actiond_x",
         "Path",
-        "node_options",
-        "pythonpath",
-        "perl5opt",
-        "git_ssh_command",
-        "gconv_path",
         "bash_func_x",
         "lc_all",
-        "tar_options",
+        "cdpath",
+        "optind",
     ] {
         let upper = name.to_uppercase();
         let loads = check_config(vec![json!({

@@ -467,6 +467,7 @@ http {
     location /actiond/ {
       proxy_pass http://${upstream}/;
       proxy_http_version 1.1;
+      proxy_set_header Host $http_host;
       proxy_read_timeout 1h;
     }
   }

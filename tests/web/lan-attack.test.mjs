@@ -44,6 +44,8 @@ const exists = (p) => access(p).then(() => true, () => false);
 const sha256 = (text) => createHash("sha256").update(text).digest("hex");
 
 const config = (hash) => `# written by tests/web/lan-attack.test.mjs
+bannerMessage: Welcome
+bannerCss: "color: red; background-image: url(api/StartActionByGet/secret); border-image: url('/api/StartActionByGetAndWait/secret') 30"
 authLocalUsers:
   enabled: true
   users:

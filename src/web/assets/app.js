@@ -63,6 +63,17 @@
     return API_PATH.test(path);
   }
 
+  // The banner's CSS from the config, without any declaration that loads something (`url()`,
+  // `image-set()`): styles may colour the banner, never make the browser fetch an address.
+  function safeCss(text) {
+    const probe = document.createElement("div").style;
+    probe.cssText = text || "";
+    for (const name of [...probe]) {
+      if (/(url|image-set|image|cross-fade|element)\s*\(/i.test(probe.getPropertyValue(name))) probe.removeProperty(name);
+    }
+    return probe.cssText;
+  }
+
   function safeUrl(value, forImage) {
     try {
       const u = new URL(value, location.href);
@@ -433,7 +444,7 @@
     const banner = $("#banner");
     banner.hidden = !i.bannerMessage;
     banner.textContent = i.bannerMessage || "";
-    banner.style.cssText = i.bannerCss || "";
+    banner.style.cssText = safeCss(i.bannerCss);
 
     const nav = $("#nav");
     nav.replaceChildren();
