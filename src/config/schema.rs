@@ -244,6 +244,7 @@ const ACTION_KEYS: Keys = &[
     ("execOnCron", Read),
     ("execOnFileCreatedInDir", Read),
     ("execOnFileChangedInDir", Read),
+    ("deviceClass", Read),
     (
         "shellAfterCompleted",
         Unsupported("the command runs without it; nothing runs after the action completes"),
