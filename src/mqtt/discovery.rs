@@ -29,8 +29,8 @@
 //! dashboard Home Assistant makes and the rest goes to the device page. The last-run sensor
 //! is an `enum` with its `options` (words, through a `value_template`: an MQTT entity has no
 //! translations) and takes its attributes from the same topic; the timestamp sensor is of
-//! class `timestamp`; the binary sensor of class `running`, disabled until a user enables it;
-//! the `event` lists the outcomes as its `event_types` and fires on every finish, so an
+//! class `timestamp`; the binary sensor of class `running` (none is disabled by default:
+//! Home Assistant would keep a disabled one after its action is removed); the `event` lists the outcomes as its `event_types` and fires on every finish, so an
 //! automation on it runs once per run, however alike two runs are.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -492,12 +492,12 @@ pub fn configs(node: &Node, device: &Device, entities: &[Entity]) -> BTreeMap<St
                     "payload_on": "ON",
                     "payload_off": "OFF",
                     "device_class": "running",
+                    // Not disabled by default, though it flips twice per run: Home
+                    // Assistant (2026.2) keeps the registry entry of a disabled entity
+                    // whose discovery message is removed, so a deleted action would leave
+                    // it behind on the device page. Its category keeps it off the
+                    // dashboard Home Assistant makes.
                     "entity_category": "diagnostic",
-                    // Off by default: it flips twice per run, each flip a row in Home
-                    // Assistant's database, and most runs last seconds. The event and the
-                    // two sensors carry every finish; a user who watches long runs
-                    // enables it.
-                    "enabled_by_default": false,
                 }),
             );
             add(

@@ -273,7 +273,6 @@ fn assert_home_assistant_accepts(topic: &str, payload: &Value, node: &Node) {
         "payload_available",
         "payload_not_available",
         "entity_category",
-        "enabled_by_default",
         "icon",
         "device_class",
     ];
@@ -445,7 +444,6 @@ fn discovery_payloads_carry_home_assistants_keys() {
                 "payload_on": "ON", "payload_off": "OFF",
                 "device_class": "running",
                 "entity_category": "diagnostic",
-                "enabled_by_default": false,
             }),
         ),
         (
