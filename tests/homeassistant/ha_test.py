@@ -246,6 +246,9 @@ class HomeAssistant:
         # A session of its own, without the total timeout of the REST calls' (which would
         # end the websocket after it).
         self.wss = aiohttp.ClientSession()
+        await self.open_ws()
+
+    async def open_ws(self) -> None:
         self.ws = await self.wss.ws_connect(self.url("/api/websocket"))
         await self.ws.receive_json()
         await self.ws.send_json({"type": "auth", "access_token": self.token})
@@ -253,13 +256,26 @@ class HomeAssistant:
         assert ok["type"] == "auth_ok", ok
 
     async def call(self, kind: str, **kw):
-        self.ids += 1
-        await self.ws.send_json({"id": self.ids, "type": kind, **kw})
-        while True:
-            msg = await self.ws.receive_json()
-            if msg.get("id") == self.ids and msg.get("type") == "result":
-                assert msg["success"], f"{kind}: {msg}"
-                return msg["result"]
+        # Home Assistant pings every 55 s and closes a connection that does not answer; this
+        # client reads (and so answers) only during a call, so a connection left alone
+        # through a long wait is opened again.
+        for attempt in (1, 2):
+            try:
+                if self.ws.closed:
+                    await self.open_ws()
+                self.ids += 1
+                await self.ws.send_json({"id": self.ids, "type": kind, **kw})
+                while True:
+                    # A close frame is not JSON: TypeError.
+                    msg = await self.ws.receive_json()
+                    if msg.get("id") == self.ids and msg.get("type") == "result":
+                        assert msg["success"], f"{kind}: {msg}"
+                        return msg["result"]
+            except (aiohttp.ClientConnectionResetError, ConnectionResetError, TypeError):
+                if attempt == 2:
+                    raise
+                await self.ws.close()
+                await self.open_ws()
 
     async def registry(self) -> dict[str, dict]:
         """Entity registry entries of actiond's entities, by unique id."""
