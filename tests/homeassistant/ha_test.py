@@ -648,7 +648,7 @@ async def screenshot(ha: HomeAssistant, device_id: str, out: Path) -> None:
         ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--no-first-run", f"--remote-debugging-port={port}", f"--user-data-dir={profile}",
-         "--window-size=1280,900", "--hide-scrollbars", "about:blank"],
+         "--window-size=1280,1500", "--hide-scrollbars", "about:blank"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         async with aiohttp.ClientSession() as http:
@@ -674,7 +674,11 @@ async def screenshot(ha: HomeAssistant, device_id: str, out: Path) -> None:
                         return msg.get("result", {})
 
             await cdp("Page.enable")
-            await cdp("Emulation.setDeviceMetricsOverride", width=1280, height=900,
+            # Home Assistant is served over plain http on loopback; anything else the page
+            # asks for (integration logos from a CDN) would leave the machine: refused.
+            await cdp("Network.enable")
+            await cdp("Network.setBlockedURLs", urls=["https://*"])
+            await cdp("Emulation.setDeviceMetricsOverride", width=1280, height=1500,
                       deviceScaleFactor=1, mobile=False)
             await cdp("Page.navigate", url=ha.url("/onboarding.html"))
             await asyncio.sleep(2)
@@ -696,7 +700,18 @@ async def screenshot(ha: HomeAssistant, device_id: str, out: Path) -> None:
                 return r.get("result", {}).get("value")
 
             await until(rendered, timeout=60, every=1)
-            await asyncio.sleep(4)  # pictures and the entity cards settle
+
+            async def icons():
+                # The entity rows draw their icons once the frontend's icon set has loaded.
+                r = await cdp("Runtime.evaluate", expression=(
+                    "(() => { let n = 0; const walk = (root) => { for (const el of"
+                    " root.querySelectorAll('*')) { if (el.tagName === 'PATH' ||"
+                    " el.tagName === 'path') n++; if (el.shadowRoot) walk(el.shadowRoot); } };"
+                    " walk(document); return n > 40; })()"))
+                return r.get("result", {}).get("value")
+
+            await until(icons, timeout=30, every=1)
+            await asyncio.sleep(3)  # the last cards settle
             shot = await cdp("Page.captureScreenshot", format="png")
             out.write_bytes(base64.b64decode(shot["data"]))
             say(f"screenshot of the device page: {out}")
