@@ -388,14 +388,13 @@ pub fn page_url(public_url: Option<&str>, board: &Board) -> Option<String> {
     Some(format!("http://{addr}/"))
 }
 
-/// The retained discovery messages for `entities`: topic → payload.
-pub fn configs(node: &Node, device: &Device, entities: &[Entity]) -> BTreeMap<String, String> {
-    let version = env!("CARGO_PKG_VERSION");
-    let mut device_json = json!({
+/// The `device` of every discovery message: the same in each, so Home Assistant makes one.
+fn device_json(node: &Node, device: &Device) -> Value {
+    let mut out = json!({
         "identifiers": [format!("{BASE}_{}", node.id)],
         "name": device.name,
         "model": device.model,
-        "sw_version": format!("actiond {version}"),
+        "sw_version": format!("actiond {}", env!("CARGO_PKG_VERSION")),
     });
     for (key, value) in [
         ("manufacturer", &device.manufacturer),
@@ -403,20 +402,15 @@ pub fn configs(node: &Node, device: &Device, entities: &[Entity]) -> BTreeMap<St
         ("configuration_url", &device.configuration_url),
     ] {
         if let Some(v) = value {
-            device_json[key] = json!(v);
+            out[key] = json!(v);
         }
     }
-    let common = |e: &Entity, c: Component, name: String| -> Value {
-        json!({
-            "name": name,
-            "unique_id": format!("{BASE}_{}_{}_{}", node.id, e.binding, c.suffix()),
-            "device": device_json,
-            "origin": {"name": "actiond", "sw_version": version},
-            "availability_topic": node.availability(),
-            "payload_available": ONLINE,
-            "payload_not_available": OFFLINE,
-        })
-    };
+    out
+}
+
+/// The last-run sensor's options (the words of every outcome a run that ran can have, and
+/// "Never run") and the template that turns the state's label into its words.
+fn last_run_words() -> (Vec<&'static str>, String) {
     let words: Vec<&str> = OUTCOMES
         .iter()
         .filter(|(label, _)| *label != NOT_A_RUN)
@@ -429,6 +423,25 @@ pub fn configs(node: &Node, device: &Device, entities: &[Entity]) -> BTreeMap<St
         .map(|(label, words)| format!("'{label}': '{words}'"))
         .collect::<Vec<_>>()
         .join(", ");
+    (words, format!("{{{{ {{{to_words}}}[value_json.state] }}}}"))
+}
+
+/// The retained discovery messages for `entities`: topic → payload.
+pub fn configs(node: &Node, device: &Device, entities: &[Entity]) -> BTreeMap<String, String> {
+    let version = env!("CARGO_PKG_VERSION");
+    let device_json = device_json(node, device);
+    let common = |e: &Entity, c: Component, name: String| -> Value {
+        json!({
+            "name": name,
+            "unique_id": format!("{BASE}_{}_{}_{}", node.id, e.binding, c.suffix()),
+            "device": device_json,
+            "origin": {"name": "actiond", "sw_version": version},
+            "availability_topic": node.availability(),
+            "payload_available": ONLINE,
+            "payload_not_available": OFFLINE,
+        })
+    };
+    let (words, words_template) = last_run_words();
     let mut out = BTreeMap::new();
     for e in entities {
         let mut add = |c: Component, name: String, extra: Value| {
@@ -463,7 +476,7 @@ pub fn configs(node: &Node, device: &Device, entities: &[Entity]) -> BTreeMap<St
                 format!("{} last run", e.title),
                 json!({
                     "state_topic": state_topic,
-                    "value_template": format!("{{{{ {{{to_words}}}[value_json.state] }}}}"),
+                    "value_template": words_template,
                     "device_class": "enum",
                     "options": words,
                     "entity_category": "diagnostic",
