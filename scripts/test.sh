@@ -217,7 +217,8 @@ step "Home Assistant itself against two boards (tests/homeassistant: its REST an
 # target/homeassistant, made again only when the pins change; it runs on the pyenv's Python
 # 3.13 (ACTIOND_HA_PYTHON names another). Its requirements are resolved by uv, which Home
 # Assistant itself uses (pip's resolver backtracked for many minutes over source builds).
-# Warm, the stage takes about a minute and a half, most of it Home Assistant starting.
+# Warm, the stage takes one to two minutes, most of it Home Assistant starting; making the
+# venv adds about five.
 ha_python="${ACTIOND_HA_PYTHON:-$HOME/.pyenv/versions/3.13.0/bin/python3}"
 [ -x "$ha_python" ] || {
     echo "error: no Python 3.13 for Home Assistant at $ha_python (set ACTIOND_HA_PYTHON)" >&2
