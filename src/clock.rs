@@ -1,8 +1,9 @@
 //! Wall-clock timestamps in the board's local time zone, in the LogEntry format
-//! `YYYY-MM-DD HH:MM:SS`. It owns the one call into the C library that needs
-//! `unsafe`: std has no local-time conversion, and the C library already knows the board's
-//! zone (`/etc/localtime`, `TZ`) and its daylight-saving rules. `LocalZone` gives schedules the
-//! same zone.
+//! `YYYY-MM-DD HH:MM:SS`, and the same timestamps in ISO 8601 with their offset (`iso8601`)
+//! for what actiond publishes beyond its API (MQTT). It owns the one call into the C library
+//! that needs `unsafe`: std has no local-time conversion, and the C library already knows the
+//! board's zone (`/etc/localtime`, `TZ`) and its daylight-saving rules. `LocalZone` gives
+//! schedules the same zone.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -47,6 +48,59 @@ fn datetime(year: i64, fields: [i32; 5]) -> String {
         out.push(char::from(b'0' + f % 10));
     }
     out
+}
+
+/// A timestamp of the `local_datetime` format in ISO 8601 with the offset `zone` had then
+/// (`2026-11-27 21:45:09` → `2026-11-27T21:45:09+01:00`); `None` for text of another form
+/// (an empty finish). The history keeps local wall-clock time only, so in the hour that a
+/// change back from daylight-saving time repeats, the earlier of the two instants is given.
+pub fn iso8601(local: &str, zone: &dyn crate::schedule::Zone) -> Option<String> {
+    let b = local.as_bytes();
+    let digits = |r: std::ops::Range<usize>| -> Option<i64> {
+        let part = b.get(r)?;
+        part.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| part.iter().fold(0, |n, d| n * 10 + i64::from(d - b'0')))
+    };
+    let shape = b.len() == 19
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b' '
+        && b[13] == b':'
+        && b[16] == b':';
+    if !shape {
+        return None;
+    }
+    let (y, mo, d) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    let (h, mi, s) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 60 {
+        return None;
+    }
+    // The wall-clock time read as if it were UTC; the instant is that minus the offset in
+    // force at the instant. Every offset the zone has within a day of it is tried.
+    let wall = crate::schedule::days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s;
+    let mut candidates: Vec<i32> = [wall - 86_400, wall, wall + 86_400]
+        .iter()
+        .map(|t| zone.offset(*t))
+        .collect();
+    candidates.sort_unstable();
+    candidates.dedup();
+    let offset = candidates
+        .iter()
+        .map(|o| (wall - i64::from(*o), *o))
+        .filter(|(t, o)| zone.offset(*t) == *o)
+        .min_by_key(|(t, _)| *t)
+        // A time the clocks skipped (never written by `local_datetime`): the offset before.
+        .map_or_else(|| zone.offset(wall - 86_400), |(_, o)| o);
+    let sign = if offset < 0 { '-' } else { '+' };
+    let abs = offset.unsigned_abs();
+    Some(format!(
+        "{}T{}{sign}{:02}:{:02}",
+        &local[..10],
+        &local[11..],
+        abs / 3600,
+        abs % 3600 / 60
+    ))
 }
 
 /// The board's time zone as the C library knows it, for schedules (`schedule::Zone`).
@@ -129,5 +183,105 @@ mod tests {
                 _ => assert!(c.is_ascii_digit(), "{s}"),
             }
         }
+    }
+
+    /// A zone with daylight-saving time: UTC+1, and UTC+2 from `from` to `to` (Unix times).
+    struct Summer {
+        from: i64,
+        to: i64,
+    }
+
+    impl Zone for Summer {
+        fn offset(&self, t: i64) -> i32 {
+            if (self.from..self.to).contains(&t) {
+                7200
+            } else {
+                3600
+            }
+        }
+    }
+
+    #[test]
+    fn iso8601_carries_the_offset_in_force() {
+        struct Fixed(i32);
+        impl Zone for Fixed {
+            fn offset(&self, _: i64) -> i32 {
+                self.0
+            }
+        }
+        // 2026-03-29 01:00 UTC the clocks go forward (02:00 → 03:00 local), and 2026-10-25
+        // 01:00 UTC back (03:00 → 02:00 local): Europe's rule.
+        let summer = Summer {
+            from: 1_774_746_000,
+            to: 1_792_890_000,
+        };
+        let cases: &[(&str, &dyn Zone, Option<&str>)] = &[
+            (
+                "2026-11-27 21:45:09",
+                &Fixed(0),
+                Some("2026-11-27T21:45:09+00:00"),
+            ),
+            (
+                "2026-11-27 21:45:09",
+                &Fixed(3600),
+                Some("2026-11-27T21:45:09+01:00"),
+            ),
+            (
+                "2026-11-27 21:45:09",
+                &Fixed(-34_200),
+                Some("2026-11-27T21:45:09-09:30"),
+            ),
+            (
+                "2026-01-15 12:00:00",
+                &summer,
+                Some("2026-01-15T12:00:00+01:00"),
+            ),
+            (
+                "2026-07-15 12:00:00",
+                &summer,
+                Some("2026-07-15T12:00:00+02:00"),
+            ),
+            // Just before and after the jump forward.
+            (
+                "2026-03-29 01:59:59",
+                &summer,
+                Some("2026-03-29T01:59:59+01:00"),
+            ),
+            (
+                "2026-03-29 03:00:00",
+                &summer,
+                Some("2026-03-29T03:00:00+02:00"),
+            ),
+            // The repeated hour: the earlier instant, still in summer time.
+            (
+                "2026-10-25 02:30:00",
+                &summer,
+                Some("2026-10-25T02:30:00+02:00"),
+            ),
+            (
+                "2026-10-25 03:00:00",
+                &summer,
+                Some("2026-10-25T03:00:00+01:00"),
+            ),
+            // A skipped time (never written): the offset before the jump.
+            (
+                "2026-03-29 02:30:00",
+                &summer,
+                Some("2026-03-29T02:30:00+01:00"),
+            ),
+            ("", &Fixed(0), None),
+            ("2026-11-27T21:45:09", &Fixed(0), None),
+            ("2026-13-27 21:45:09", &Fixed(0), None),
+            ("2026-11-27 24:45:09", &Fixed(0), None),
+            ("2026-11-27 21:45:0x", &Fixed(0), None),
+            ("12345-01-02 03:04:05", &Fixed(0), None),
+        ];
+        for (local, zone, want) in cases {
+            assert_eq!(iso8601(local, *zone).as_deref(), *want, "{local:?}");
+        }
+        // The board's own zone, through the C library, agrees with local_datetime.
+        let now = SystemTime::now();
+        let iso = iso8601(&local_datetime(now), &LocalZone).unwrap();
+        assert_eq!(iso.len(), 25, "{iso}");
     }
 }

@@ -7,7 +7,7 @@
 //! anything: the executor drives a record through its phases, everyone else reads snapshots.
 
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::{Notify, watch};
 
@@ -247,6 +247,9 @@ struct Live {
     /// Set once finished: the rendered text, after which the captures are dropped.
     final_text: Option<(String, String)>,
     datetime_finished: String,
+    /// How long it took, from its record's creation to its end; once it shows as finished.
+    /// `None` for a record restored after a restart, which does not keep it.
+    took: Option<Duration>,
     kill_request: Option<KillReason>,
     /// How it ended, once that is known and before it is shown: the end is shown only once
     /// its record is on disk (`commit`).
@@ -260,6 +263,7 @@ struct Ending {
     stdout: String,
     stderr: String,
     datetime_finished: String,
+    took: Option<Duration>,
 }
 
 /// How far an execution has come, as its waiters see it.
@@ -383,6 +387,7 @@ impl Execution {
                 stderr: Capture::new(n.max_output_bytes),
                 final_text: None,
                 datetime_finished: String::new(),
+                took: None,
                 kill_request: None,
                 ending: None,
             }),
@@ -415,6 +420,7 @@ impl Execution {
                 stderr: Capture::new(0),
                 final_text: Some((r.stdout, r.stderr)),
                 datetime_finished: r.datetime_finished,
+                took: None,
                 kill_request: None,
                 ending: None,
             }),
@@ -476,6 +482,7 @@ impl Execution {
             stdout,
             stderr,
             datetime_finished: local_datetime(SystemTime::now()),
+            took: self.started.map(|t| t.elapsed()),
         });
     }
 
@@ -516,6 +523,7 @@ impl Execution {
             live.stdout = Capture::new(0);
             live.stderr = Capture::new(0);
             live.datetime_finished = e.datetime_finished;
+            live.took = e.took;
             live.phase = Phase::Finished(e.outcome);
         }
         self.stage.send_replace(Stage::Finished);
@@ -574,6 +582,12 @@ impl Execution {
             }
             self.kill.notified().await;
         }
+    }
+
+    /// How long it took, once it shows as finished; `None` before, and for a record restored
+    /// after a restart.
+    pub fn took(&self) -> Option<Duration> {
+        self.live().took
     }
 
     pub fn snapshot(&self) -> Snapshot {
@@ -643,6 +657,7 @@ pub mod tests {
             exec_on_file_created_in_dir: vec![],
             exec_on_file_changed_in_dir: vec![],
             plain_get: Default::default(),
+            device_class: None,
             disabled: None,
         })
     }

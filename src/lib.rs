@@ -104,7 +104,7 @@ pub async fn run(
         listening,
         board,
     });
-    let mqtt = mqtt::Client::spawn(Arc::clone(&app.engine), action_watch);
+    let mqtt = mqtt::Client::spawn(Arc::clone(&app.engine), action_watch, app.listening);
     let served = server::serve(listener, app, shutdown).await;
     triggering.abort();
     watching.abort();

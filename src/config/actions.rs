@@ -56,6 +56,9 @@ pub struct Action {
     pub exec_on_file_changed_in_dir: Vec<String>,
     /// Whether a plain `GET /api/StartActionByGet/<id>` may start it, and with what.
     pub plain_get: PlainGet,
+    /// `deviceClass`: what Home Assistant shows its button as (`restart`, `identify`,
+    /// `update`); `None` for a plain button.
+    pub device_class: Option<ButtonClass>,
     /// Set when the config holds an error in this action: it is still listed (in the log,
     /// greyed on the page, by `--check-config`) but never runs, by any route.
     pub disabled: Option<Disabled>,
@@ -124,9 +127,60 @@ impl Action {
             exec_on_file_created_in_dir: Vec::new(),
             exec_on_file_changed_in_dir: Vec::new(),
             plain_get: PlainGet::TokenOnly,
+            device_class: None,
             disabled: None,
         }
     }
+}
+
+/// Home Assistant's device classes for a button (its documented list): they choose the
+/// button's icon and tell Home Assistant's users what pressing it does to the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ButtonClass {
+    /// The button restarts the device (a reboot).
+    Restart,
+    /// The button makes the device show itself (a blinking LED, a beep).
+    Identify,
+    /// The button updates the device's software.
+    Update,
+}
+
+impl ButtonClass {
+    pub const ALL: [ButtonClass; 3] = [
+        ButtonClass::Restart,
+        ButtonClass::Identify,
+        ButtonClass::Update,
+    ];
+
+    /// Home Assistant's name of the class.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ButtonClass::Restart => "restart",
+            ButtonClass::Identify => "identify",
+            ButtonClass::Update => "update",
+        }
+    }
+}
+
+/// `deviceClass`. A class Home Assistant does not know is left out with a warning: Home
+/// Assistant would refuse the button's whole discovery message for it, and the action
+/// itself is fine.
+fn device_class(c: &mut Checker<'_>, field: Field<'_, '_>) -> Option<ButtonClass> {
+    let at = field.map(|(_, p)| p.to_string())?;
+    let text = c.text(field)?;
+    let class = ButtonClass::ALL
+        .into_iter()
+        .find(|k| k.as_str() == text.trim());
+    if class.is_none() {
+        c.warn(
+            &at,
+            format!(
+                "{text:?} is not one of Home Assistant's button classes (restart, identify, \
+                 update): the button is announced without a class"
+            ),
+        );
+    }
+    class
 }
 
 /// What the web page shows when an action starts (`popupOnStart`): OliveTin's values plus
@@ -326,6 +380,7 @@ fn draft(
         exec_on_file_created_in_dir,
         exec_on_file_changed_in_dir,
         plain_get,
+        device_class: device_class(c, f.get("deviceClass")),
         disabled: None,
     };
     Draft {
@@ -980,5 +1035,37 @@ actions:
             "actions[0].maxConcurrent",
             "maxConcurrent 0 is below 1, so it is 1",
         );
+    }
+
+    #[test]
+    fn device_classes_are_home_assistants() {
+        let cases: &[(&str, Option<ButtonClass>)] = &[
+            ("restart", Some(ButtonClass::Restart)),
+            ("identify", Some(ButtonClass::Identify)),
+            ("update", Some(ButtonClass::Update)),
+            (" restart ", Some(ButtonClass::Restart)),
+            ("reboot", None),
+            ("Restart", None),
+            ("", None),
+        ];
+        for (class, want) in cases {
+            let (c, warnings) = loads(&format!("{ONE_ACTION}    deviceClass: '{class}'\n"));
+            assert_eq!(c.actions[0].device_class, *want, "{class:?}");
+            // A class Home Assistant does not know is left out, with a warning; the action
+            // runs.
+            assert_eq!(
+                warnings.is_empty(),
+                want.is_some(),
+                "{class:?}: {warnings:?}"
+            );
+            assert!(c.actions[0].disabled.is_none());
+        }
+        assert_warning(
+            &format!("{ONE_ACTION}    deviceClass: reboot\n"),
+            "actions[0].deviceClass",
+            "\"reboot\" is not one of Home Assistant's button classes",
+        );
+        let (c, _) = ok(ONE_ACTION);
+        assert_eq!(c.actions[0].device_class, None);
     }
 }

@@ -1,8 +1,10 @@
 //! Icons: OliveTin's short names (`icon: ping`) expanded to the HTML entities it uses, and
 //! the icons OliveTin's page fetches from the internet (Iconify), which actiond's page, made
 //! to work on a board without internet access, replaces with the title's first letter in a
-//! circle; the config warns about each at load. An icon is otherwise HTML written in the
-//! config, passed on as written (the page sanitizes it).
+//! circle; the config warns about each at load, except Material Design Icons names
+//! (`mdi:garage`), which are Home Assistant's own: those go to Home Assistant as the button's
+//! icon (`home_assistant_icon`), and the page's letter is their documented fallback. An icon
+//! is otherwise HTML written in the config, passed on as written (the page sanitizes it).
 
 use super::checker::Checker;
 
@@ -34,9 +36,24 @@ pub(super) fn warn_unsafe_html_placeholder(c: &mut Checker<'_>, at: &str, html: 
     }
 }
 
-/// Warns about an icon the page cannot show offline (see [`is_online_icon`]).
+/// The icon Home Assistant gets for an action: a Material Design Icons name as written
+/// (`mdi:garage`), which Home Assistant ships; any other icon (HTML, an emoji, another
+/// Iconify set Home Assistant does not ship) is not one it can show.
+pub fn home_assistant_icon(icon: &str) -> Option<&str> {
+    let icon = icon.trim();
+    let glyph = icon.strip_prefix("mdi:")?;
+    let ok = !glyph.is_empty()
+        && !glyph.starts_with('-')
+        && glyph
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    ok.then_some(icon)
+}
+
+/// Warns about an icon the page cannot show offline (see [`is_online_icon`]), unless it is
+/// one Home Assistant shows: written for Home Assistant, it is not a mistake.
 pub(super) fn warn_online_icon(c: &mut Checker<'_>, at: &str, icon: &str) {
-    if is_online_icon(icon) {
+    if is_online_icon(icon) && home_assistant_icon(icon).is_none() {
         c.warn(
             at,
             format!(
@@ -134,10 +151,13 @@ mod tests {
             assert!(!is_online_icon(offline), "{offline:?}");
         }
         assert_warning(
-            &format!("{ONE_ACTION}    icon: 'mdi:garage'\n"),
+            &format!("{ONE_ACTION}    icon: 'material-symbols:garage'\n"),
             "actions[0].icon",
-            "the icon \"mdi:garage\" is fetched from the internet",
+            "the icon \"material-symbols:garage\" is fetched from the internet",
         );
+        // Home Assistant's own icons are written for it: no warning.
+        let (_, warnings) = loads(&format!("{ONE_ACTION}    icon: 'mdi:garage'\n"));
+        assert!(warnings.is_empty(), "{warnings:?}");
         assert_warning(
             "dashboards:\n  - {title: D, icon: '<iconify-icon icon=\"a:b\"></iconify-icon>', contents: [{title: x}]}\n",
             "dashboards[0].icon",
@@ -146,5 +166,26 @@ mod tests {
         // The icon is passed on as written: a page with internet access may still show it.
         let (c, _) = loads(&format!("{ONE_ACTION}    icon: 'mdi:garage'\n"));
         assert_eq!(c.actions[0].icon, "mdi:garage");
+    }
+
+    #[test]
+    fn home_assistant_icons_are_mdi_names() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("mdi:garage", Some("mdi:garage")),
+            (" mdi:garage-open ", Some("mdi:garage-open")),
+            ("mdi:numeric-1-box", Some("mdi:numeric-1-box")),
+            ("mdi:", None),
+            ("mdi:-x", None),
+            ("mdi:Garage", None),
+            ("mdi:garage open", None),
+            ("mdi:garage\"", None),
+            ("material-symbols:garage", None),
+            ("&#128274;", None),
+            ("🔒", None),
+            ("<b>mdi:garage</b>", None),
+        ];
+        for (icon, want) in cases {
+            assert_eq!(home_assistant_icon(icon), *want, "{icon:?}");
+        }
     }
 }

@@ -45,14 +45,14 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use actions::{
-    Action, Disabled, MAX_TIMEOUT_SECS, MIN_TIMEOUT_SECS, PlainGet, Popup, RateRule,
+    Action, ButtonClass, Disabled, MAX_TIMEOUT_SECS, MIN_TIMEOUT_SECS, PlainGet, Popup, RateRule,
 };
 pub use address::{Cidr, check_host_port};
 pub use checker::EnvLookup;
 pub use command::{CommandSpec, CommandTemplate};
 pub use dashboards::{Component, ComponentKind};
 pub use entities::EntitySource;
-pub use icons::is_online_icon;
+pub use icons::{home_assistant_icon, is_online_icon};
 pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Policy};
 pub use includes::IncludeReader;
 pub use mqtt::Mqtt;

@@ -1,5 +1,6 @@
 //! The `mqtt:` section: the broker address, credentials by file, Home Assistant's discovery
-//! prefix, the board's node id and the caller MQTT presses run as. Like the rest of the
+//! prefix, the board's node id, the caller MQTT presses run as, and what the board's device
+//! page in Home Assistant shows (its name, area and the page's URL). Like the rest of the
 //! validator it is pure: the password file is only named here (it is read at each connection
 //! by the MQTT client), and the hostname that stands in for a missing `nodeId` is looked up
 //! there too.
@@ -35,6 +36,13 @@ pub struct Mqtt {
     /// to this user and group as to any caller.
     pub run_as_username: String,
     pub run_as_usergroup: String,
+    /// `deviceName`: the device's name in Home Assistant. `None`: `pageTitle`, or the node id.
+    pub device_name: Option<String>,
+    /// `suggestedArea`: the area Home Assistant puts the device in when it first sees it.
+    pub suggested_area: Option<String>,
+    /// `publicUrl`: the page's address as Home Assistant's users reach it (the device page's
+    /// link). `None`: made from the listen address (see `mqtt::discovery::page_url`).
+    pub public_url: Option<String>,
 }
 
 const MQTT_KEYS: Keys = &[
@@ -44,6 +52,9 @@ const MQTT_KEYS: Keys = &[
     ("discoveryPrefix", Read),
     ("nodeId", Read),
     ("runAs", Read),
+    ("deviceName", Read),
+    ("suggestedArea", Read),
+    ("publicUrl", Read),
     (
         "password",
         Unsupported(
@@ -64,6 +75,10 @@ pub const DEFAULT_PORT: u16 = 1883;
 /// part of every Home Assistant unique id.
 const MAX_NODE_ID: usize = 64;
 const MAX_PREFIX: usize = 128;
+/// The longest device name and area: what a device page shows in one line.
+const MAX_LABEL: usize = 64;
+/// The longest `publicUrl`.
+const MAX_URL: usize = 512;
 
 /// `mqtt:`, or `None` when the config has none (or it is unusable, with its errors).
 pub(super) fn mqtt(c: &mut Checker<'_>, field: Field<'_, '_>) -> Option<Mqtt> {
@@ -116,6 +131,25 @@ pub(super) fn mqtt(c: &mut Checker<'_>, field: Field<'_, '_>) -> Option<Mqtt> {
         }
         None => ("mqtt".to_string(), "mqtt".to_string()),
     };
+    let mut label = |key: &str| {
+        let text = c.text(f.get(key))?.trim().to_string();
+        let at = f.get(key).map_or(path.clone(), |(_, p)| p.to_string());
+        match check_label(&text) {
+            Ok(()) => Some(text),
+            Err(why) => {
+                c.error(&at, why);
+                None
+            }
+        }
+    };
+    let device_name = label("deviceName");
+    let suggested_area = label("suggestedArea");
+    let public_url = c.text(f.get("publicUrl")).map(|u| u.trim().to_string());
+    if let (Some(url), Some((_, at))) = (&public_url, f.get("publicUrl"))
+        && let Err(why) = check_public_url(url)
+    {
+        c.error(at, why);
+    }
     Some(Mqtt {
         broker,
         host,
@@ -126,7 +160,41 @@ pub(super) fn mqtt(c: &mut Checker<'_>, field: Field<'_, '_>) -> Option<Mqtt> {
         node_id,
         run_as_username,
         run_as_usergroup,
+        device_name,
+        suggested_area,
+        public_url,
     })
+}
+
+/// A device name or area: one line of at most `MAX_LABEL` characters, not empty.
+pub fn check_label(text: &str) -> Result<(), String> {
+    if text.is_empty() || text.chars().count() > MAX_LABEL || text.chars().any(char::is_control) {
+        return Err(format!(
+            "{text:?} is not a name: use 1 to {MAX_LABEL} characters on one line"
+        ));
+    }
+    Ok(())
+}
+
+/// `publicUrl` is the address Home Assistant links the device page to: an `http://` or
+/// `https://` URL with a host. Home Assistant refuses every discovery message of a device
+/// whose `configuration_url` it cannot parse, so a bad one is refused here, with the reason.
+pub fn check_public_url(url: &str) -> Result<(), String> {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"));
+    let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or(""));
+    let ok = url.len() <= MAX_URL
+        && host.is_some_and(|h| !h.is_empty() && !h.starts_with(':') && !h.contains('@'))
+        && !url.chars().any(|c| c.is_whitespace() || c.is_control());
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{url:?} is not a page address: write the URL your browser shows for actiond's \
+             page, http:// or https:// with a host (at most {MAX_URL} bytes, no credentials)"
+        ))
+    }
 }
 
 /// `mqtt://host[:port]` (or just `host[:port]`) → (host, port). An IPv6 address is written in
@@ -312,12 +380,16 @@ mod tests {
                 node_id: None,
                 run_as_username: "mqtt".into(),
                 run_as_usergroup: "mqtt".into(),
+                device_name: None,
+                suggested_area: None,
+                public_url: None,
             }
         );
         let m = load(
             "mqtt:\n  broker: mqtt://10.0.0.2:1884\n  username: actiond\n  \
              passwordFile: mqtt.secret\n  discoveryPrefix: ha\n  nodeId: garage-pi\n  \
-             runAs: {username: door, usergroup: automation}\n",
+             runAs: {username: door, usergroup: automation}\n  deviceName: Garage Pi\n  \
+             suggestedArea: Garage\n  publicUrl: 'https://pi.example.net/actiond/'\n",
         )
         .unwrap()
         .mqtt
@@ -334,6 +406,44 @@ mod tests {
             (m.run_as_username.as_str(), m.run_as_usergroup.as_str()),
             ("door", "automation")
         );
+        assert_eq!(m.device_name.as_deref(), Some("Garage Pi"));
+        assert_eq!(m.suggested_area.as_deref(), Some("Garage"));
+        assert_eq!(
+            m.public_url.as_deref(),
+            Some("https://pi.example.net/actiond/")
+        );
+    }
+
+    #[test]
+    fn public_urls_and_labels() {
+        for ok in [
+            "http://pi.local:1337/",
+            "https://pi.example.net/actiond/",
+            "http://[fe80::1]:1337",
+            "https://h",
+        ] {
+            assert!(check_public_url(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "pi.local:1337",
+            "ftp://pi.local/",
+            "http://",
+            "http:///path",
+            "http://:1337/",
+            "https://user:pw@pi.local/",
+            "http://pi local/",
+            "http://pi.local/\n",
+        ] {
+            assert!(check_public_url(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_public_url(&format!("http://h/{}", "x".repeat(600))).is_err());
+        for ok in ["Garage Pi", "x", "Küche", &"é".repeat(64)] {
+            assert!(check_label(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "a\nb", &"x".repeat(65)] {
+            assert!(check_label(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
@@ -354,6 +464,15 @@ mod tests {
                 "mqtt.runAs: runAs.username",
             ),
             ("mqtt: true\n", "mqtt: expected a mapping"),
+            (
+                "mqtt: {broker: b, publicUrl: 'pi.local:1337'}\n",
+                "mqtt.publicUrl: \"pi.local:1337\" is not a page address",
+            ),
+            ("mqtt: {broker: b, deviceName: ''}\n", "mqtt.deviceName:"),
+            (
+                "mqtt: {broker: b, suggestedArea: {a: b}}\n",
+                "mqtt.suggestedArea: expected text",
+            ),
         ];
         for (text, needle) in cases {
             let errors = load(text).unwrap_err();

@@ -246,6 +246,7 @@ const ACTION_KEYS: Keys = &[
     ("execOnFileChangedInDir", Read),
     ("linkKeySha256", Read),
     ("insecureAllowStartFromAnyWebPage", Read),
+    ("deviceClass", Read),
     (
         "shellAfterCompleted",
         Unsupported("the command runs without it; nothing runs after the action completes"),

@@ -676,6 +676,30 @@ impl Engine {
         Ok(exec)
     }
 
+    /// Shows `visit` the executions of one binding, newest first (GetLogs' order, blocked
+    /// ones included), until it returns false; checked like `status` (the caller needs
+    /// `logs`). For mirrors that follow every run (MQTT's events). `visit` runs under the
+    /// history lock, so it must be short and must not call back into the engine.
+    pub fn visit_newest(
+        &self,
+        binding_id: &str,
+        caller: &Caller,
+        mut visit: impl FnMut(&Arc<Execution>) -> bool,
+    ) -> Result<(), Error> {
+        let setup = self.setup();
+        Self::check(&setup, caller, setup.action_for_run(binding_id), Verb::Logs)?;
+        let history = lock(&self.history);
+        for e in history
+            .newest_first()
+            .filter(|e| e.binding_id == binding_id)
+        {
+            if !visit(e) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// A newest-first page of the executions the caller may see, of one binding or all.
     pub fn logs(
         &self,

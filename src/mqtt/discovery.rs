@@ -1,10 +1,10 @@
 //! What a board shows Home Assistant over MQTT, as pure functions of the engine's setup: the
 //! topics of one node, which bindings get which entities (decided by the one permission
-//! function for the `runAs` caller), the retained discovery payloads in Home Assistant's
-//! documented schema, the state payload of a binding, and the messages that bring the
-//! broker from one set of entities to the next after a reload. It must not do I/O, start
-//! anything or read the engine's tables: the client hands it a setup, a caller and
-//! snapshots.
+//! function for the `runAs` caller), the board's device, the retained discovery payloads in
+//! Home Assistant's documented schema, the state payload of a binding and the event of a
+//! finished run, and the messages that bring the broker from one set of entities to the next
+//! after a reload. It must not do I/O, start anything or read the engine's tables: the client
+//! hands it a setup, a caller, what it read of the board, and snapshots.
 //!
 //! Topics (`<node>` is the node id, `<b>` a binding id; both are `[A-Za-z0-9_-]`):
 //!
@@ -13,77 +13,117 @@
 //! | `actiond/<node>/availability` | yes | `online`, or `offline` (also the last will) |
 //! | `actiond/<node>/<b>/press` | no | `PRESS` from Home Assistant's button |
 //! | `actiond/<node>/<b>/state` | yes | the binding's state as JSON (`state_payload`) |
-//! | `<prefix>/{button,sensor,binary_sensor}/<node>/<b>/config` | yes | discovery |
+//! | `actiond/<node>/<b>/event` | no | one per finished run (`event_payload`) |
+//! | `<prefix>/{button,sensor,binary_sensor,event}/<node>/<b>/config` | yes | discovery |
+//! | `<prefix>/sensor/<node>/<b>_last_finished/config` | yes | the timestamp's discovery |
 //!
 //! Home Assistant's keys sent, and why: every entity has `unique_id` (so Home Assistant
-//! keeps it across restarts and ties it to the device), `name`, `device` (`identifiers`,
-//! one device per board, plus `name`, `manufacturer`, `model`, `sw_version`), `origin`
-//! (recommended, it names actiond in Home Assistant's log), and `availability_topic` with
-//! `payload_available` / `payload_not_available`. A `button` has its required
-//! `command_topic` and `payload_press`. A `sensor` and a `binary_sensor` have their required
-//! `state_topic` and a `value_template`; the sensor is an `enum` with its `options`, so
-//! automations can choose an outcome from a list, and takes its attributes from the same
-//! topic (`json_attributes_topic`, `json_attributes_template`). The binary sensor is of
-//! class `running`.
+//! keeps it across restarts and ties it to the device), `name`, `device` (`identifiers`, one
+//! device per board, named by `deviceName` or `pageTitle` while the node id stays its id,
+//! plus the board's `model`, actiond's `sw_version`, and `manufacturer`, `suggested_area` and
+//! `configuration_url` when known), `origin` (recommended, it names actiond in Home
+//! Assistant's log), and `availability_topic` with `payload_available` /
+//! `payload_not_available`. A `button` has its required `command_topic` and `payload_press`,
+//! and an `icon` and a `device_class` when configured. The others have their required
+//! `state_topic` and are `entity_category: diagnostic`, so the device's controls stay on the
+//! dashboard Home Assistant makes and the rest goes to the device page. The last-run sensor
+//! is an `enum` with its `options` (words, through a `value_template`: an MQTT entity has no
+//! translations) and takes its attributes from the same topic; the timestamp sensor is of
+//! class `timestamp`; the binary sensor of class `running` (none is disabled by default:
+//! Home Assistant would keep a disabled one after its action is removed); the `event` lists the outcomes as its `event_types` and fires on every finish, so an
+//! automation on it runs once per run, however alike two runs are.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::net::SocketAddr;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::config::Action;
+use crate::clock::iso8601;
+use crate::config::{Action, ButtonClass, Mqtt, home_assistant_icon};
 use crate::engine::Setup;
 use crate::execution::Snapshot;
 use crate::permissions::{Caller, Decision, Verb, decide};
+use crate::schedule::Zone;
 
 /// The payload Home Assistant's button publishes, and the only one that presses.
 pub const PRESS: &str = "PRESS";
 pub const ONLINE: &str = "online";
 pub const OFFLINE: &str = "offline";
-/// What the sensor shows for a binding with no execution in the history.
+/// What the state says of a binding with no finished run that ran.
 pub const NEVER_RUN: &str = "never_run";
-/// What the sensor shows while the latest execution has not finished.
-pub const RUNNING: &str = "running";
 /// How much of the latest run's output the state carries: its last 1 KiB.
 pub const OUTPUT_TAIL: usize = 1024;
 
-/// Every state the sensor can show: the outcome labels of `metrics::outcome`, and the two
-/// states of a binding without a finished latest run.
-pub const STATES: [&str; 8] = [
-    "succeeded",
-    "failed",
-    "killed",
-    "timed_out",
-    "blocked",
-    "failed_to_start",
-    RUNNING,
-    NEVER_RUN,
+/// Every way a run ends (the outcome labels of `metrics::outcome`), with the words the
+/// last-run sensor shows. Home Assistant translates the states of its own integrations'
+/// enum sensors; a sensor discovered over MQTT cannot carry translations, so it would show
+/// `timed_out` as written. The state topic keeps the labels (for automations and other
+/// readers); the sensor's template shows the words. The event entity's types are the labels.
+pub const OUTCOMES: [(&str, &str); 6] = [
+    ("succeeded", "Succeeded"),
+    ("failed", "Failed"),
+    ("killed", "Killed"),
+    ("timed_out", "Timed out"),
+    ("blocked", "Blocked"),
+    ("failed_to_start", "Failed to start"),
 ];
+
+/// What the last-run sensor shows for a binding that never finished a run.
+pub const NEVER_RUN_WORDS: &str = "Never run";
+
+/// An outcome the last-run sensor never shows: a blocked press did not run, so it never
+/// replaces the outcome of the last run that did. The event entity reports it.
+const NOT_A_RUN: &str = "blocked";
 
 /// The first level of actiond's own topics.
 const BASE: &str = "actiond";
 
-/// The kinds of Home Assistant entity a binding can have.
+/// The Home Assistant entities a binding can have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Component {
+    /// Presses the action.
     Button,
+    /// The last run's outcome (an `enum` sensor).
     Sensor,
+    /// On while a run of the action runs.
     BinarySensor,
+    /// Fires on every finish, with its outcome as the event type.
+    Event,
+    /// When the last run finished (a `timestamp` sensor).
+    Finished,
 }
 
 impl Component {
+    /// Home Assistant's platform: the topic level of the discovery message.
     pub fn as_str(self) -> &'static str {
         match self {
             Component::Button => "button",
-            Component::Sensor => "sensor",
+            Component::Sensor | Component::Finished => "sensor",
             Component::BinarySensor => "binary_sensor",
+            Component::Event => "event",
         }
     }
 
+    /// The end of the entity's unique id, and of its object id after the binding's.
     fn suffix(self) -> &'static str {
         match self {
             Component::Button => "press",
             Component::Sensor => "last_run",
             Component::BinarySensor => "running",
+            Component::Event => "finished",
+            Component::Finished => "last_finished",
+        }
+    }
+
+    /// The object id (the discovery topic's last level but one) of a binding's entity. The
+    /// timestamp sensor shares its platform with the last-run sensor, whose object id is the
+    /// binding id alone (as it was before the timestamp existed, so that an upgrade keeps
+    /// Home Assistant's entities), so its own carries its suffix.
+    fn object_id(self, binding: &str) -> String {
+        match self {
+            Component::Finished => format!("{binding}_{}", self.suffix()),
+            _ => binding.to_string(),
         }
     }
 }
@@ -155,12 +195,18 @@ impl Node {
         format!("{}/{binding}/state", self.base)
     }
 
+    /// The topic of the non-retained event of each finish.
+    pub fn event(&self, binding: &str) -> String {
+        format!("{}/{binding}/event", self.base)
+    }
+
     pub fn config(&self, component: Component, binding: &str) -> String {
         format!(
-            "{}/{}/{}/{binding}/config",
+            "{}/{}/{}/{}/config",
             self.prefix,
             component.as_str(),
-            self.id
+            self.id,
+            component.object_id(binding)
         )
     }
 
@@ -216,8 +262,12 @@ pub struct Entity {
     pub title: String,
     /// A button: the caller may exec it, it is not hidden, and it needs no input.
     pub button: bool,
-    /// A last-run sensor and a running binary sensor: the caller may read its logs.
+    /// The sensors and the event: the caller may read its logs.
     pub state: bool,
+    /// The button's icon, when the action's is one Home Assistant ships (`mdi:…`).
+    pub icon: Option<String>,
+    /// The button's device class (`deviceClass`).
+    pub device_class: Option<ButtonClass>,
 }
 
 /// Whether a press with no input may start `action`: every argument a person would fill in
@@ -251,46 +301,172 @@ pub fn entities(setup: &Setup, caller: &Caller) -> Vec<Entity> {
                 title: b.action.title.clone(),
                 button,
                 state,
+                icon: home_assistant_icon(&b.action.icon).map(str::to_string),
+                device_class: b.action.device_class,
             })
         })
         .collect()
 }
 
-/// The retained discovery messages for `entities`: topic → payload.
-pub fn configs(node: &Node, entities: &[Entity]) -> BTreeMap<String, String> {
-    let version = env!("CARGO_PKG_VERSION");
-    let device = json!({
+/// What the board's device page in Home Assistant shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Device {
+    pub name: String,
+    pub model: String,
+    /// The hardware's maker, when the board says (DMI); a Raspberry Pi's model names it.
+    pub manufacturer: Option<String>,
+    pub suggested_area: Option<String>,
+    /// The page's address, the device page's "Visit" link.
+    pub configuration_url: Option<String>,
+}
+
+/// What the MQTT client learns about the board it runs on (read once, by `mqtt`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Board {
+    /// `/proc/sys/kernel/hostname`.
+    pub hostname: String,
+    /// The hardware model (`/proc/device-tree/model`, or DMI's product name), if known.
+    pub model: Option<String>,
+    /// DMI's vendor, if known.
+    pub vendor: Option<String>,
+    /// Where the page is served.
+    pub listening: Option<SocketAddr>,
+}
+
+/// Titles that name the product rather than the board: actiond's default `pageTitle`, and
+/// OliveTin's, which configs written for it carry. Two boards would get one name.
+const PRODUCT_TITLES: [&str; 2] = ["actiond", "OliveTin"];
+
+impl Device {
+    /// The device of a board: named by `mqtt.deviceName`, else by `pageTitle` (unless that
+    /// names the product), else by the node id, which stays the device's id whatever its name.
+    pub fn new(settings: &Mqtt, page_title: &str, node: &Node, board: &Board) -> Device {
+        let title = page_title.trim();
+        let name = settings.device_name.clone().unwrap_or_else(|| {
+            if title.is_empty() || PRODUCT_TITLES.iter().any(|p| p.eq_ignore_ascii_case(title)) {
+                node.id().to_string()
+            } else {
+                title.to_string()
+            }
+        });
+        Device {
+            name,
+            model: board
+                .model
+                .clone()
+                .unwrap_or_else(|| format!("Linux {}", std::env::consts::ARCH)),
+            manufacturer: board.vendor.clone(),
+            suggested_area: settings.suggested_area.clone(),
+            configuration_url: page_url(settings.public_url.as_deref(), board),
+        }
+    }
+}
+
+/// The page's address for Home Assistant's link: `publicUrl` as configured (behind a proxy,
+/// or to name the board otherwise); else, when actiond listens on every interface,
+/// `http://<hostname>.local:<port>/` (the name mDNS gives the board); else the address it
+/// listens on, unless that is loopback, which no other machine reaches.
+pub fn page_url(public_url: Option<&str>, board: &Board) -> Option<String> {
+    if let Some(url) = public_url {
+        return Some(url.to_string());
+    }
+    let addr = board.listening?;
+    let ip = addr.ip();
+    if ip.is_loopback() {
+        return None;
+    }
+    if ip.is_unspecified() {
+        // mDNS publishes the first label of the hostname under .local.
+        let host = board.hostname.trim().split('.').next().unwrap_or("");
+        let ok = !host.is_empty()
+            && host.len() <= 63
+            && !host.starts_with('-')
+            && host.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        return ok.then(|| format!("http://{host}.local:{}/", addr.port()));
+    }
+    // A SocketAddr writes an IPv6 address in brackets.
+    Some(format!("http://{addr}/"))
+}
+
+/// The `device` of every discovery message: the same in each, so Home Assistant makes one.
+fn device_json(node: &Node, device: &Device) -> Value {
+    let mut out = json!({
         "identifiers": [format!("{BASE}_{}", node.id)],
-        "name": node.id,
-        "manufacturer": "actiond",
-        "model": "actiond",
-        "sw_version": version,
+        "name": device.name,
+        "model": device.model,
+        "sw_version": format!("actiond {}", env!("CARGO_PKG_VERSION")),
     });
+    for (key, value) in [
+        ("manufacturer", &device.manufacturer),
+        ("suggested_area", &device.suggested_area),
+        ("configuration_url", &device.configuration_url),
+    ] {
+        if let Some(v) = value {
+            out[key] = json!(v);
+        }
+    }
+    out
+}
+
+/// The last-run sensor's options (the words of every outcome a run that ran can have, and
+/// "Never run") and the template that turns the state's label into its words.
+fn last_run_words() -> (Vec<&'static str>, String) {
+    let words: Vec<&str> = OUTCOMES
+        .iter()
+        .filter(|(label, _)| *label != NOT_A_RUN)
+        .map(|(_, words)| *words)
+        .chain([NEVER_RUN_WORDS])
+        .collect();
+    let to_words = OUTCOMES
+        .iter()
+        .chain(&[(NEVER_RUN, NEVER_RUN_WORDS)])
+        .map(|(label, words)| format!("'{label}': '{words}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (words, format!("{{{{ {{{to_words}}}[value_json.state] }}}}"))
+}
+
+/// The retained discovery messages for `entities`: topic → payload.
+pub fn configs(node: &Node, device: &Device, entities: &[Entity]) -> BTreeMap<String, String> {
+    let version = env!("CARGO_PKG_VERSION");
+    let device_json = device_json(node, device);
     let common = |e: &Entity, c: Component, name: String| -> Value {
         json!({
             "name": name,
             "unique_id": format!("{BASE}_{}_{}_{}", node.id, e.binding, c.suffix()),
-            "device": device,
+            "device": device_json,
             "origin": {"name": "actiond", "sw_version": version},
             "availability_topic": node.availability(),
             "payload_available": ONLINE,
             "payload_not_available": OFFLINE,
         })
     };
+    let (words, words_template) = last_run_words();
     let mut out = BTreeMap::new();
     for e in entities {
         let mut add = |c: Component, name: String, extra: Value| {
+            let topic = node.config(c, &e.binding);
+            // The timestamp sensor's object id could be another binding's (`x` has
+            // `x_last_finished`, which a binding may be named): the first one keeps it.
+            if out.contains_key(&topic) {
+                return;
+            }
             let mut payload = common(e, c, name);
             if let (Value::Object(p), Value::Object(x)) = (&mut payload, extra) {
-                p.extend(x);
+                p.extend(x.into_iter().filter(|(_, v)| !v.is_null()));
             }
-            out.insert(node.config(c, &e.binding), payload.to_string());
+            out.insert(topic, payload.to_string());
         };
         if e.button {
             add(
                 Component::Button,
                 e.title.clone(),
-                json!({"command_topic": node.press(&e.binding), "payload_press": PRESS}),
+                json!({
+                    "command_topic": node.press(&e.binding),
+                    "payload_press": PRESS,
+                    "icon": e.icon,
+                    "device_class": e.device_class.map(ButtonClass::as_str),
+                }),
             );
         }
         if e.state {
@@ -300,11 +476,24 @@ pub fn configs(node: &Node, entities: &[Entity]) -> BTreeMap<String, String> {
                 format!("{} last run", e.title),
                 json!({
                     "state_topic": state_topic,
-                    "value_template": "{{ value_json.state }}",
+                    "value_template": words_template,
                     "device_class": "enum",
-                    "options": STATES,
+                    "options": words,
+                    "entity_category": "diagnostic",
                     "json_attributes_topic": state_topic,
                     "json_attributes_template": "{{ value_json.attributes | tojson }}",
+                }),
+            );
+            add(
+                Component::Finished,
+                format!("{} last finished", e.title),
+                json!({
+                    "state_topic": state_topic,
+                    // null (never run) renders as None, which Home Assistant reads as
+                    // "unknown".
+                    "value_template": "{{ value_json.attributes.finished }}",
+                    "device_class": "timestamp",
+                    "entity_category": "diagnostic",
                 }),
             );
             add(
@@ -316,6 +505,21 @@ pub fn configs(node: &Node, entities: &[Entity]) -> BTreeMap<String, String> {
                     "payload_on": "ON",
                     "payload_off": "OFF",
                     "device_class": "running",
+                    // Not disabled by default, though it flips twice per run: Home
+                    // Assistant (2026.2) keeps the registry entry of a disabled entity
+                    // whose discovery message is removed, so a deleted action would leave
+                    // it behind on the device page. Its category keeps it off the
+                    // dashboard Home Assistant makes.
+                    "entity_category": "diagnostic",
+                }),
+            );
+            add(
+                Component::Event,
+                format!("{} finished", e.title),
+                json!({
+                    "state_topic": node.event(&e.binding),
+                    "event_types": OUTCOMES.map(|(label, _)| label),
+                    "entity_category": "diagnostic",
                 }),
             );
         }
@@ -365,19 +569,53 @@ fn tail(text: &str, max: usize) -> &str {
     &text[start..]
 }
 
-/// The retained state of a binding: its latest execution (none if it never ran) and
-/// whether any execution of it is running now. The latest may be a blocked press while an
-/// earlier run goes on, so `running` is given separately.
-pub fn state_payload(latest: Option<&Snapshot>, running: bool) -> String {
-    let Some(s) = latest else {
-        return json!({"state": NEVER_RUN, "running": running, "attributes": {}}).to_string();
+/// One finished run, as MQTT tells of it.
+pub struct Run<'a> {
+    pub snapshot: &'a Snapshot,
+    /// How long it took; `None` when not known (a record restored after a restart).
+    pub took: Option<Duration>,
+}
+
+impl Run<'_> {
+    fn outcome(&self) -> &'static str {
+        crate::metrics::outcome(&self.snapshot.flags)
+    }
+
+    /// Seconds, to the millisecond; none for a blocked press, which never ran.
+    fn duration(&self) -> Option<f64> {
+        let took = self.took.filter(|_| !self.snapshot.flags.blocked)?;
+        Some((took.as_secs_f64() * 1000.0).round() / 1000.0)
+    }
+
+    /// What the run's state and its event say alike.
+    fn facts(&self, zone: &dyn Zone) -> Value {
+        let s = self.snapshot;
+        json!({
+            "exit_code": s.flags.exit_code,
+            "started": iso8601(&s.datetime_started, zone),
+            "finished": iso8601(&s.datetime_finished, zone),
+            "duration": self.duration(),
+            "user": s.user,
+            "tracking_id": s.execution_tracking_id,
+        })
+    }
+}
+
+/// The retained state of a binding: its last finished run that ran (none if it never
+/// finished one), and whether a run of it is running now. A blocked press is not a run, so
+/// it never takes the last run's place (its event says it was blocked), and a run still
+/// going shows as `running` beside the outcome of the one before it. Every key is always
+/// there (null when unknown), so Home Assistant's templates never meet a missing one.
+pub fn state_payload(last: Option<&Run>, running: bool, zone: &dyn Zone) -> String {
+    let Some(run) = last else {
+        let attributes = json!({
+            "exit_code": null, "started": null, "finished": null, "duration": null,
+            "user": null, "tracking_id": null, "output": null,
+        });
+        return json!({"state": NEVER_RUN, "running": running, "attributes": attributes})
+            .to_string();
     };
-    let finished = s.flags.execution_finished;
-    let state = if finished {
-        crate::metrics::outcome(&s.flags)
-    } else {
-        RUNNING
-    };
+    let s = run.snapshot;
     let mut output = s.stdout.clone();
     if !s.stderr.is_empty() {
         if !output.is_empty() && !output.ends_with('\n') {
@@ -385,19 +623,17 @@ pub fn state_payload(latest: Option<&Snapshot>, running: bool) -> String {
         }
         output.push_str(&s.stderr);
     }
-    json!({
-        "state": state,
-        "running": running,
-        "attributes": {
-            "exit_code": finished.then_some(s.flags.exit_code),
-            "started": s.datetime_started,
-            "finished": (!s.datetime_finished.is_empty()).then_some(&s.datetime_finished),
-            "user": s.user,
-            "tracking_id": s.execution_tracking_id,
-            "output": tail(&output, OUTPUT_TAIL),
-        },
-    })
-    .to_string()
+    let mut attributes = run.facts(zone);
+    attributes["output"] = json!(tail(&output, OUTPUT_TAIL));
+    json!({"state": run.outcome(), "running": running, "attributes": attributes}).to_string()
+}
+
+/// The event of one finish, for Home Assistant's event entity: its outcome as the event
+/// type, and the run's exit code, times, duration, user and tracking id as attributes.
+pub fn event_payload(run: &Run, zone: &dyn Zone) -> String {
+    let mut event = run.facts(zone);
+    event["event_type"] = json!(run.outcome());
+    event.to_string()
 }
 
 #[cfg(test)]

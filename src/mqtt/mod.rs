@@ -1,14 +1,16 @@
 //! Home Assistant over MQTT (the `mqtt:` section): the board announces one device with a
-//! button per action its `runAs` caller may run, and a last-run sensor and a running binary
-//! sensor per action it may read, through Home Assistant's MQTT discovery; presses arrive on
-//! command topics and start runs through the engine's one start path as that caller.
+//! button per action its `runAs` caller may run, and per action it may read a last-run
+//! sensor, a last-finished timestamp, a running binary sensor and an event that fires on
+//! every finish, through Home Assistant's MQTT discovery; presses arrive on command topics
+//! and start runs through the engine's one start path as that caller.
 //!
 //! The client is written here rather than taken from a crate: actiond needs a small subset of
 //! MQTT 3.1.1, and measured on the release build this subset costs far less than `rumqttc`
 //! (see `Cargo.toml`). The parts: `codec` (packets, pure), `discovery` (topics, entities and
-//! payloads, pure), `session` (one connection) and, here, the task that keeps a session
-//! going: it connects with backoff, logs a broker that is down once per change of state,
-//! follows reloads, and says `offline` when actiond stops.
+//! payloads, pure), `runs` (which finishes each binding has reported), `session` (one
+//! connection) and, here, the task that keeps a session going: it reads what the device page
+//! says of the board once, connects with backoff, logs a broker that is down once per change
+//! of state, follows reloads, and says `offline` when actiond stops.
 //!
 //! The engine never waits for MQTT. Execution changes reach the client through an
 //! `events::ActionWatch`, which coalesces them and cannot overflow or be cut off, and the
@@ -18,8 +20,10 @@
 
 mod codec;
 pub mod discovery;
+mod runs;
 mod session;
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,7 +34,7 @@ use tracing::{info, warn};
 use crate::config::Mqtt;
 use crate::engine::Engine;
 use crate::events::ActionWatch;
-use discovery::Node;
+use discovery::{Board, Node};
 use session::{Ended, Session};
 
 /// The running client: stop it to say `offline` and disconnect.
@@ -41,10 +45,15 @@ pub struct Client {
 
 impl Client {
     /// Starts the client task. It idles while the config has no `mqtt` section, and
-    /// follows reloads that add, change or remove it.
-    pub fn spawn(engine: Arc<Engine>, watch: Arc<ActionWatch>) -> Client {
+    /// follows reloads that add, change or remove it. `listening` is where the page is
+    /// served, for the device page's link.
+    pub fn spawn(
+        engine: Arc<Engine>,
+        watch: Arc<ActionWatch>,
+        listening: Option<SocketAddr>,
+    ) -> Client {
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(run(engine, watch, stopped));
+        let task = tokio::spawn(run(engine, watch, stopped, listening));
         Client { stop, task }
     }
 
@@ -66,15 +75,55 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
 }
 
 /// The node id in force: the configured one, else the hostname made safe.
-fn node_id(settings: &Mqtt) -> String {
-    settings.node_id.clone().unwrap_or_else(|| {
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-        discovery::node_id_from_hostname(&host)
-    })
+fn node_id(settings: &Mqtt, board: &Board) -> String {
+    settings
+        .node_id
+        .clone()
+        .unwrap_or_else(|| discovery::node_id_from_hostname(&board.hostname))
 }
 
-/// Whether a connection made with `old` can go on serving `new` (only `runAs` differs, or
-/// nothing): the rest needs a new connection.
+/// What the device page says of the board, read once at start (the unit runs with
+/// `ProtectHostname=`, which hides a later rename anyway): its hostname, and its hardware
+/// model from the device tree (a Raspberry Pi's `Raspberry Pi 4 Model B Rev 1.4`) or DMI.
+fn read_board(listening: Option<SocketAddr>) -> Board {
+    let read = |path: &str| {
+        std::fs::read_to_string(path)
+            .ok()
+            .map(|t| {
+                t.trim_matches(|c: char| c == '\0' || c.is_whitespace())
+                    .to_string()
+            })
+            .filter(|t| known(t))
+    };
+    let hostname = read("/proc/sys/kernel/hostname").unwrap_or_default();
+    let model = read("/proc/device-tree/model")
+        .or_else(|| read("/sys/devices/virtual/dmi/id/product_name"));
+    let vendor = read("/sys/devices/virtual/dmi/id/sys_vendor");
+    Board {
+        hostname,
+        model,
+        vendor,
+        listening,
+    }
+}
+
+/// Whether a DMI or device-tree string says something: firmware often leaves placeholders.
+fn known(text: &str) -> bool {
+    const PLACEHOLDERS: [&str; 5] = [
+        "to be filled by o.e.m.",
+        "default string",
+        "system product name",
+        "system manufacturer",
+        "not specified",
+    ];
+    !text.is_empty()
+        && text.len() <= 128
+        && !text.chars().any(char::is_control)
+        && !PLACEHOLDERS.contains(&text.to_ascii_lowercase().as_str())
+}
+
+/// Whether a connection made with `old` can go on serving `new` (only `runAs` or what the
+/// device page says differs, or nothing): the rest needs a new connection.
 fn same_connection(old: &Mqtt, new: &Mqtt) -> bool {
     let key = |m: &Mqtt| {
         (
@@ -153,7 +202,13 @@ impl Link {
     }
 }
 
-async fn run(engine: Arc<Engine>, watch: Arc<ActionWatch>, mut stop: watch::Receiver<bool>) {
+async fn run(
+    engine: Arc<Engine>,
+    watch: Arc<ActionWatch>,
+    mut stop: watch::Receiver<bool>,
+    listening: Option<SocketAddr>,
+) {
+    let board = read_board(listening);
     let mut reloads = engine.setup_changes();
     let mut link = Link::default();
     let mut backoff = Backoff::default();
@@ -170,12 +225,12 @@ async fn run(engine: Arc<Engine>, watch: Arc<ActionWatch>, mut stop: watch::Rece
             }
             continue;
         };
-        let node = Node::new(&settings.discovery_prefix, &node_id(&settings));
+        let node = Node::new(&settings.discovery_prefix, &node_id(&settings, &board));
         let ended = match session::connect(&settings, &node).await {
             Ok(conn) => {
                 link.up(&settings, &node);
                 backoff.reset();
-                Session::new(&engine, &watch, settings.clone(), node, conn)
+                Session::new(&engine, &watch, settings.clone(), node, conn, &board)
                     .serve(&mut reloads, &mut stop, same_connection)
                     .await
             }
@@ -233,6 +288,9 @@ mod tests {
             node_id: Some("n".into()),
             run_as_username: "mqtt".into(),
             run_as_usergroup: "mqtt".into(),
+            device_name: None,
+            suggested_area: None,
+            public_url: None,
         }
     }
 
@@ -241,6 +299,9 @@ mod tests {
         let old = settings();
         let mut same = settings();
         same.run_as_usergroup = "automation".into();
+        same.device_name = Some("Garage".into());
+        same.suggested_area = Some("Garage".into());
+        same.public_url = Some("https://g.example/".into());
         assert!(same_connection(&old, &same));
         let changes: [fn(&mut Mqtt); 5] = [
             |m| m.port = 1884,
@@ -253,6 +314,16 @@ mod tests {
             let mut new = settings();
             change(&mut new);
             assert!(!same_connection(&old, &new), "{new:?}");
+        }
+    }
+
+    #[test]
+    fn placeholders_are_not_models() {
+        for text in ["Raspberry Pi 4 Model B Rev 1.4", "OptiPlex 7050", "QEMU"] {
+            assert!(known(text), "{text}");
+        }
+        for text in ["", "To Be Filled By O.E.M.", "Default string", "a\u{1}b"] {
+            assert!(!known(text), "{text:?}");
         }
     }
 

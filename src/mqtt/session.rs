@@ -19,9 +19,10 @@ use tokio::time::{Instant, timeout};
 use tracing::{debug, info, warn};
 
 use super::codec::{self, Connect, Decoder, Incoming, QoS, Will};
-use super::discovery::{self, Entity, Node, OFFLINE, ONLINE, PRESS};
+use super::discovery::{self, Board, Device, Entity, Node, OFFLINE, ONLINE, PRESS};
+use super::runs::Runs;
 use crate::config::Mqtt;
-use crate::engine::{Engine, Error as EngineError, Setup, StartRequest};
+use crate::engine::{Engine, Setup, StartRequest};
 use crate::events::{ActionWatch, Changed};
 use crate::permissions::{Caller, Provider};
 
@@ -111,8 +112,14 @@ impl Conn {
     /// message). PUBACKs are not waited for: a message lost with the connection is
     /// replaced by the full publish of the next one.
     fn push(&mut self, out: &mut Vec<u8>, topic: &str, payload: &[u8]) {
+        self.push_as(out, topic, payload, true);
+    }
+
+    /// `push`, not retained: an event happens once (Home Assistant ignores a retained one,
+    /// which the broker would replay at every subscription).
+    fn push_as(&mut self, out: &mut Vec<u8>, topic: &str, payload: &[u8], retain: bool) {
         let id = self.id();
-        if let Err(e) = codec::publish(out, topic, payload, QoS::AtLeastOnce, true, id) {
+        if let Err(e) = codec::publish(out, topic, payload, QoS::AtLeastOnce, retain, id) {
             warn!("MQTT: not published to {topic}: {e}");
         }
     }
@@ -216,7 +223,11 @@ pub struct Session<'a> {
     pub settings: Mqtt,
     pub node: Node,
     pub conn: Conn,
+    /// What the client read of the board, for the device.
+    board: &'a Board,
     caller: Caller,
+    /// What each binding's state and events have told so far.
+    runs: Runs,
     /// The discovery messages the broker holds now (topic → payload).
     configs: BTreeMap<String, String>,
     /// Bindings with a state topic, and bindings with a button.
@@ -234,10 +245,13 @@ impl<'a> Session<'a> {
         settings: Mqtt,
         node: Node,
         conn: Conn,
+        board: &'a Board,
     ) -> Session<'a> {
         Session {
             engine,
             watch,
+            board,
+            runs: Runs::default(),
             caller: caller(&settings),
             settings,
             node,
@@ -322,18 +336,16 @@ impl<'a> Session<'a> {
         let _ = self.watch.take();
         let setup = self.engine.setup();
         let entities = discovery::entities(&setup, &self.caller);
-        self.configs = discovery::configs(&self.node, &entities);
+        self.configs = discovery::configs(&self.node, &self.device(&setup), &entities);
         self.states = discovery::bindings(&entities, |e| e.state);
         self.buttons = discovery::bindings(&entities, |e| e.button);
+        self.runs.keep_only(&self.states);
         let mut out = Vec::new();
         for (topic, payload) in &self.configs {
             self.conn.push(&mut out, topic, payload.as_bytes());
         }
         for b in &self.states.clone() {
-            if let Some(payload) = self.state(b) {
-                self.conn
-                    .push(&mut out, &self.node.state(b), payload.as_bytes());
-            }
+            self.push_state(&mut out, b);
         }
         self.conn
             .push(&mut out, &self.node.availability(), ONLINE.as_bytes());
@@ -341,20 +353,31 @@ impl<'a> Session<'a> {
         self.conn.send(&out).await
     }
 
-    /// The current state payload of a binding, read from the engine as the `runAs` caller;
-    /// `None` when that caller may no longer read it: a reload took the permission away, and
-    /// the session's handling of that reload is about to empty the state topic, so nothing
-    /// (not even "never run") is published for it meanwhile.
-    fn state(&self, binding: &str) -> Option<String> {
-        let latest = match self.engine.status("", binding, &self.caller) {
-            Ok(e) => Some(e.snapshot()),
-            Err(EngineError::NoExecutionOf(_)) => None,
-            Err(_) => return None,
+    /// The board's device as the config in force describes it.
+    fn device(&self, setup: &Setup) -> Device {
+        Device::new(
+            &self.settings,
+            &setup.config.page_title,
+            &self.node,
+            self.board,
+        )
+    }
+
+    /// Appends a binding's current state, read from the engine as the `runAs` caller, and an
+    /// event for each of its runs that finished since the last look. Nothing when that
+    /// caller may no longer read it: a reload took the permission away, and the session's
+    /// handling of that reload is about to empty the state topic, so nothing (not even
+    /// "never run") is published for it meanwhile.
+    fn push_state(&mut self, out: &mut Vec<u8>, binding: &str) {
+        let Some(look) = self.runs.look(self.engine, binding, &self.caller) else {
+            return;
         };
-        Some(discovery::state_payload(
-            latest.as_ref(),
-            self.engine.is_running(binding),
-        ))
+        self.conn
+            .push(out, &self.node.state(binding), look.state.as_bytes());
+        let topic = self.node.event(binding);
+        for event in look.events {
+            self.conn.push_as(out, &topic, event.as_bytes(), false);
+        }
     }
 
     async fn publish_states(&mut self, changed: Changed) -> Result<(), String> {
@@ -370,10 +393,7 @@ impl<'a> Session<'a> {
         }
         let mut out = Vec::new();
         for b in &ids {
-            if let Some(payload) = self.state(b) {
-                self.conn
-                    .push(&mut out, &self.node.state(b), payload.as_bytes());
-            }
+            self.push_state(&mut out, b);
         }
         if out.is_empty() {
             return Ok(());
@@ -386,7 +406,7 @@ impl<'a> Session<'a> {
     async fn reload(&mut self) -> Result<(), String> {
         let setup = self.engine.setup();
         let entities: Vec<Entity> = discovery::entities(&setup, &self.caller);
-        let configs = discovery::configs(&self.node, &entities);
+        let configs = discovery::configs(&self.node, &self.device(&setup), &entities);
         let states = discovery::bindings(&entities, |e| e.state);
         let mut out = Vec::new();
         for (topic, payload) in discovery::diff(&self.configs, &configs) {
@@ -395,11 +415,9 @@ impl<'a> Session<'a> {
         for gone in self.states.difference(&states).cloned().collect::<Vec<_>>() {
             self.conn.push(&mut out, &self.node.state(&gone), b"");
         }
+        self.runs.keep_only(&states);
         for new in states.difference(&self.states).cloned().collect::<Vec<_>>() {
-            if let Some(payload) = self.state(&new) {
-                self.conn
-                    .push(&mut out, &self.node.state(&new), payload.as_bytes());
-            }
+            self.push_state(&mut out, &new);
         }
         self.configs = configs;
         self.states = states;
@@ -482,6 +500,11 @@ impl<'a> Session<'a> {
     /// A press: only a button's topic, only `PRESS`, never a retained message; then the
     /// engine's one start path decides, as the `runAs` caller.
     fn press(&mut self, binding: &str, p: &codec::Publish) {
+        // An empty message is how a retained press is cleared (the broker hands it on to
+        // those subscribed at the time, as a plain message): nothing to run or to say.
+        if p.payload.is_empty() {
+            return;
+        }
         if p.retain {
             self.quiet.retained_press.warn(|| {
                 format!(

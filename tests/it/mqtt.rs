@@ -1,8 +1,9 @@
 //! Home Assistant through MQTT, against a real broker (Debian's mosquitto, started by each
 //! test on a free loopback port) and its command-line clients: the discovery payloads and
-//! the keys Home Assistant requires, presses as the `runAs` caller, a refused press leaving
-//! no trace, reloads, the last will, a broker restart in the middle of a run, and a fleet of
-//! boards on one broker. These are `#[ignore]`d because a fresh clone need not have
+//! the keys Home Assistant requires, presses as the `runAs` caller, an event per finish, a
+//! blocked press that leaves the last outcome, a refused press leaving no trace, reloads, the
+//! last will, a broker restart in the middle of a run, and a fleet of boards on one broker.
+//! (Home Assistant itself reads these in `tests/homeassistant`.) These are `#[ignore]`d because a fresh clone need not have
 //! mosquitto; `scripts/test.sh` installs it and runs them by name (`-- --ignored mqtt::`).
 //!
 //! The two tests at the end need no broker and always run: a broker that never answers, or
@@ -47,6 +48,10 @@ fn press_topic(node: &str, binding: &str) -> String {
     format!("actiond/{node}/{binding}/press")
 }
 
+fn event_topic(node: &str, binding: &str) -> String {
+    format!("actiond/{node}/{binding}/event")
+}
+
 fn config_topic(component: &str, node: &str, binding: &str) -> String {
     format!("homeassistant/{component}/{node}/{binding}/config")
 }
@@ -71,7 +76,7 @@ fn assert_home_assistant_keys(topic: &str, payload: &Value, node: &str) {
     let component = topic.split('/').nth(1).unwrap();
     let required: &[&str] = match component {
         "button" => &["command_topic"],
-        "sensor" | "binary_sensor" => &["state_topic"],
+        "sensor" | "binary_sensor" | "event" => &["state_topic"],
         other => panic!("{topic}: unexpected component {other}"),
     };
     for key in required
@@ -140,7 +145,13 @@ fn discovery_announces_one_device_with_home_assistants_keys() {
     }
     for b in ["door", "hidden", "needsInput", "ping-a", "ping-b"] {
         want.push(config_topic("sensor", "board-a", b));
+        want.push(config_topic(
+            "sensor",
+            "board-a",
+            &format!("{b}_last_finished"),
+        ));
         want.push(config_topic("binary_sensor", "board-a", b));
+        want.push(config_topic("event", "board-a", b));
     }
     want.sort();
     assert_eq!(topics, want);
@@ -242,10 +253,10 @@ fn a_press_runs_as_the_run_as_caller_and_the_state_follows_every_run() {
     wait_online(&broker, "garage");
     let state = state_topic("garage", "door");
     broker.publish(&press_topic("garage", "door"), "PRESS", false);
-    let running = watcher.wait_for(&state, WAIT, |m| m.json()["state"] == "running");
+    // While the first run runs, the last outcome is still that it never ran.
+    let running = watcher.wait_for(&state, WAIT, |m| m.json()["running"] == true);
     let r = running.json();
-    assert_eq!(r["running"], true);
-    assert_eq!(r["attributes"]["user"], "door-bot");
+    assert_eq!(r["state"], "never_run");
     assert!(r["attributes"]["exit_code"].is_null());
 
     std::fs::write(server.path("go"), "").unwrap();
@@ -255,7 +266,26 @@ fn a_press_runs_as_the_run_as_caller_and_the_state_follows_every_run() {
     assert_eq!(d["attributes"]["exit_code"], 0);
     assert_eq!(d["attributes"]["user"], "door-bot");
     assert_eq!(d["attributes"]["output"], "by door-bot\n");
-    assert!(d["attributes"]["finished"].is_string());
+    // Times in ISO 8601 with the offset: 2026-11-27T21:45:09+00:00.
+    for key in ["started", "finished"] {
+        let t = d["attributes"][key].as_str().unwrap();
+        assert_eq!(t.len(), 25, "{key}: {t}");
+        assert_eq!(&t[10..11], "T", "{key}: {t}");
+        assert!(matches!(&t[19..20], "+" | "-"), "{key}: {t}");
+    }
+    assert!(
+        d["attributes"]["duration"]
+            .as_f64()
+            .is_some_and(|s| s >= 0.0)
+    );
+    // And one event for the finish, not retained.
+    let event = watcher.wait_for(&event_topic("garage", "door"), WAIT, |_| true);
+    assert!(!event.retain);
+    let e = event.json();
+    assert_eq!(e["event_type"], "succeeded");
+    assert_eq!(e["exit_code"], 0);
+    assert_eq!(e["user"], "door-bot");
+    assert_eq!(e["finished"], d["attributes"]["finished"]);
     assert_eq!(
         broker.retained_one(&state).map(|p| parse(&p)),
         Some(d.clone())
@@ -276,6 +306,77 @@ fn a_press_runs_as_the_run_as_caller_and_the_state_follows_every_run() {
         let j = m.json();
         j["attributes"]["user"] == "guest" && j["state"] == "succeeded"
     });
+}
+
+#[test]
+#[ignore = "needs mosquitto: scripts/test.sh runs it"]
+fn a_blocked_press_keeps_the_last_outcome_and_every_finish_is_an_event() {
+    let broker = Broker::start();
+    let watcher = broker.subscribe("actiond/#");
+    let server = Server::start(board(
+        &broker,
+        "barn",
+        json!({}),
+        json!({"actions": [{"id": "gate", "title": "Gate",
+                            "shell": format!("{GATED}; rm -f go")}]}),
+    ));
+    wait_online(&broker, "barn");
+    let state = state_topic("barn", "gate");
+    let events = event_topic("barn", "gate");
+    let press = || broker.publish(&press_topic("barn", "gate"), "PRESS", false);
+    let go = || std::fs::write(server.path("go"), "").unwrap();
+    // Two identical runs: two events, though the state says "succeeded" throughout.
+    for n in 1..=2 {
+        press();
+        broker.wait_retained(&state, WAIT, |p| parse(p)["running"] == true);
+        go();
+        assert!(wait_until(WAIT, || watcher.on(&events).len() == n));
+    }
+    let first = parse(&broker.retained_one(&state).unwrap());
+    assert_eq!(first["state"], "succeeded");
+    let ids: Vec<Value> = watcher
+        .on(&events)
+        .iter()
+        .map(|m| m.json()["tracking_id"].clone())
+        .collect();
+    assert_ne!(ids[0], ids[1]);
+    assert_eq!(first["attributes"]["tracking_id"], ids[1]);
+
+    // A run, then a press while it runs: blocked. The state keeps the last real outcome,
+    // and the blocked press is an event of its own.
+    press();
+    broker.wait_retained(&state, WAIT, |p| parse(p)["running"] == true);
+    press();
+    assert!(wait_until(WAIT, || watcher.on(&events).len() == 3));
+    let blocked = watcher.on(&events)[2].json();
+    assert_eq!(blocked["event_type"], "blocked");
+    assert!(blocked["duration"].is_null());
+    let during = parse(&broker.retained_one(&state).unwrap());
+    assert_eq!(during["state"], "succeeded");
+    assert_eq!(during["running"], true);
+    assert_eq!(during["attributes"]["tracking_id"], ids[1]);
+    let states = watcher.on(&state);
+    assert!(
+        states.iter().all(|m| m.json()["state"] != "blocked"),
+        "{states:?}"
+    );
+    go();
+    // (The watcher holds every state since the start: the new run's is the one with a
+    // tracking id not seen before.)
+    let after = watcher.wait_for(&state, WAIT, |m| {
+        let id = &m.json()["attributes"]["tracking_id"];
+        m.json()["running"] == false && id.is_string() && !ids.contains(id)
+    });
+    assert_eq!(after.json()["state"], "succeeded");
+    assert!(wait_until(WAIT, || watcher.on(&events).len() == 4));
+    let last = watcher.on(&events)[3].json();
+    assert_eq!(last["event_type"], "succeeded");
+    assert_eq!(
+        last["tracking_id"],
+        after.json()["attributes"]["tracking_id"]
+    );
+    // No event is retained: Home Assistant would ignore it, and the broker replay it.
+    assert!(broker.retained_one(&events).is_none());
 }
 
 #[test]
@@ -347,6 +448,8 @@ fn a_denied_or_retained_press_is_refused_and_recorded_nowhere() {
     );
 
     broker.publish(&press_topic("lab", "denied"), "PRESS", false);
+    // Clearing the retained press, as the warning about it says: nothing to say about that.
+    broker.publish(&press_topic("lab", "allowed"), "", true);
     broker.publish(&press_topic("lab", "allowed"), "not a press", false);
     // Larger than any packet the client buffers: skipped as it streams in, and the
     // connection goes on.
@@ -356,6 +459,13 @@ fn a_denied_or_retained_press_is_refused_and_recorded_nowhere() {
     assert!(wait_until(WAIT, || server.log_contains("refused a press of denied")));
     assert!(server.log_contains("ignored a retained press of allowed"));
     assert!(server.log_contains("the payload is not PRESS"));
+    // One line about a payload: the "not a press", not the empty message before it.
+    assert_eq!(server.log_count("the payload is not PRESS"), 1);
+    assert!(
+        broker
+            .retained_one(&press_topic("lab", "allowed"))
+            .is_none()
+    );
     assert!(server.log_contains("skipped a message of 100"));
     assert_eq!(
         server.log_count("MQTT: connected"),
@@ -489,7 +599,7 @@ fn a_broker_restarting_mid_run_loses_no_state() {
     wait_online(&broker, "cellar");
     let state = state_topic("cellar", "pump");
     let id = server.start_action("pump");
-    broker.wait_retained(&state, WAIT, |p| parse(p)["state"] == "running");
+    broker.wait_retained(&state, WAIT, |p| parse(p)["running"] == true);
 
     // The broker dies, the run ends while it is away, and it comes back empty (it keeps no
     // retained messages on disk).
@@ -499,7 +609,7 @@ fn a_broker_restarting_mid_run_loses_no_state() {
     assert_eq!(entry["exitCode"], 0);
     broker.restart();
 
-    let p = parse(&broker.wait_retained(&state, WAIT, |p| parse(p)["state"] != "running"));
+    let p = parse(&broker.wait_retained(&state, WAIT, |p| parse(p)["running"] == false));
     assert_eq!(p["state"], "succeeded");
     assert_eq!(p["running"], false);
     assert_eq!(p["attributes"]["tracking_id"], json!(id));
