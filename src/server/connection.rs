@@ -19,12 +19,16 @@ use std::future::Future;
 use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::Notify;
 use tokio::time::{Instant, Sleep};
+
+use crate::auth::identity::Network;
 
 /// Where a connection is in the life of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,8 +37,9 @@ enum Phase {
     Idle(Instant),
     /// A request's first bytes arrived then; its head is not complete yet.
     Head(Instant),
-    /// The server has the head and reads the body (it keeps the deadline itself).
-    Serving,
+    /// The server has the head of a request whose first bytes arrived then, and reads the
+    /// body (it keeps the deadline itself).
+    Serving(Instant),
     /// The request is in; its answer is being made or written.
     Answering,
 }
@@ -52,6 +57,10 @@ struct State {
 pub struct Tracker {
     timeout: Duration,
     state: Mutex<State>,
+    /// Told when the connection is to be closed to make room for another.
+    closing: Notify,
+    /// Set once it was told, so that it is not chosen twice.
+    chosen: AtomicBool,
 }
 
 impl Tracker {
@@ -62,7 +71,24 @@ impl Tracker {
                 phase: Phase::Idle(Instant::now()),
                 next: None,
             }),
+            closing: Notify::new(),
+            chosen: AtomicBool::new(false),
         })
+    }
+
+    /// Since when the connection has waited on its client without a whole request (idle, or
+    /// a head or a body under way); `None` while its answer is made or written, which is
+    /// the server's work, not the client's.
+    fn waiting_since(&self) -> Option<Instant> {
+        match self.state().phase {
+            Phase::Idle(since) | Phase::Head(since) | Phase::Serving(since) => Some(since),
+            Phase::Answering => None,
+        }
+    }
+
+    /// Resolves once the connection was chosen to be closed (`Open::close_slowest`).
+    pub async fn closed(&self) {
+        self.closing.notified().await;
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -77,14 +103,14 @@ impl Tracker {
             // The head was already buffered (it came with the previous request's bytes).
             _ => s.next.take().unwrap_or_else(Instant::now),
         };
-        s.phase = Phase::Serving;
+        s.phase = Phase::Serving(first);
         first + self.timeout
     }
 
     /// The body is read (or given up on): from now on only the answer's writes are timed.
     pub fn body_read(&self) {
         let mut s = self.state();
-        if s.phase == Phase::Serving {
+        if matches!(s.phase, Phase::Serving(_)) {
             s.phase = Phase::Answering;
         }
     }
@@ -106,7 +132,7 @@ impl Tracker {
             Phase::Answering => {
                 s.next.get_or_insert_with(Instant::now);
             }
-            Phase::Head(_) | Phase::Serving => {}
+            Phase::Head(_) | Phase::Serving(_) => {}
         }
     }
 
@@ -115,7 +141,7 @@ impl Tracker {
         match self.state().phase {
             Phase::Idle(since) => Some((since + self.timeout, Late::Idle)),
             Phase::Head(first) => Some((first + self.timeout, Late::Head)),
-            Phase::Serving | Phase::Answering => None,
+            Phase::Serving(_) | Phase::Answering => None,
         }
     }
 }
@@ -301,43 +327,23 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Timed<S> {
     }
 }
 
-/// How connections count toward an address's share: an IPv4 address alone, an IPv6
-/// address by its /64 (an IPv4-mapped one as IPv4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Holder {
-    V4(u32),
-    V6(u64),
-}
-
-impl Holder {
-    fn of(ip: IpAddr) -> Holder {
-        match ip {
-            IpAddr::V4(v4) => Holder::V4(v4.into()),
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => Holder::V4(v4.into()),
-                None => Holder::V6((u128::from(v6) >> 64) as u64),
-            },
-        }
-    }
-}
-
 /// The connections each address holds.
 #[derive(Debug, Default)]
 pub struct Shares {
-    held: Mutex<HashMap<Holder, usize>>,
+    held: Mutex<HashMap<Network, usize>>,
 }
 
 /// One counted connection; dropping it gives the place back.
 pub struct Share {
     shares: Arc<Shares>,
-    holder: Holder,
+    holder: Network,
 }
 
 impl Shares {
     /// Counts a connection from `ip` if its address holds fewer than `most`; `None` when it
     /// holds its share already.
     pub fn admit(self: &Arc<Shares>, ip: IpAddr, most: usize) -> Option<Share> {
-        let holder = Holder::of(ip);
+        let holder = Network::of(ip);
         let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
         let n = held.entry(holder).or_insert(0);
         if *n >= most {
@@ -364,6 +370,68 @@ impl Drop for Share {
                 held.remove(&self.holder);
             }
         }
+    }
+}
+
+/// Every connection being served, so that when all slots are taken the one that has waited
+/// longest on its client can be closed for a newcomer: a client slow to send its request
+/// (or sending nothing) must not keep out one that sends at once.
+#[derive(Debug, Default)]
+pub struct Open {
+    conns: Mutex<HashMap<u64, Arc<Tracker>>>,
+    next: AtomicU64,
+}
+
+/// A connection's place in `Open`; dropping it takes the connection out.
+pub struct Registered {
+    open: Arc<Open>,
+    id: u64,
+}
+
+impl Open {
+    pub fn register(self: &Arc<Open>, tracker: &Arc<Tracker>) -> Registered {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        self.conns
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, Arc::clone(tracker));
+        Registered {
+            open: Arc::clone(self),
+            id,
+        }
+    }
+
+    /// Closes the connection that has waited on its client the longest, if one has for at
+    /// least `min_age` (younger ones are requests simply under way); true when one was told to
+    /// close. Its slot comes back once its task has dropped it.
+    pub fn close_slowest(&self, min_age: Duration) -> bool {
+        let now = Instant::now();
+        let conns = self.conns.lock().unwrap_or_else(PoisonError::into_inner);
+        let slowest = conns
+            .values()
+            .filter(|t| !t.chosen.load(Ordering::Relaxed))
+            .filter_map(|t| t.waiting_since().map(|since| (since, t)))
+            .filter(|(since, _)| now.saturating_duration_since(*since) >= min_age)
+            .min_by_key(|(since, _)| *since);
+        match slowest {
+            Some((_, tracker)) => {
+                tracker.chosen.store(true, Ordering::Relaxed);
+                // notify_one keeps the wake-up for a task not waiting yet.
+                tracker.closing.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.open
+            .conns
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
     }
 }
 
