@@ -224,12 +224,16 @@ impl Watcher {
         quiet: Duration,
     ) -> io::Result<bool> {
         let mut changed = false;
+        // Only a change that concerns the targets moves the deadline: other files of the
+        // directories (an action's log beside the config) may change all the time.
+        let mut until = tokio::time::Instant::now() + quiet;
         loop {
             tokio::select! {
-                _ = tokio::time::sleep(quiet) => return Ok(changed),
+                _ = tokio::time::sleep_until(until) => return Ok(changed),
                 changes = self.next() => {
                     if pending.note(targets, &changes?) {
                         changed = true;
+                        until = tokio::time::Instant::now() + quiet;
                     }
                 }
             }
