@@ -157,8 +157,11 @@ fn a_broker_that_publishes_before_connack_and_drops_after_it_is_logged_by_size_a
     );
 }
 
+/// The PUBLISHes actiond sent: when, the topic, the payload.
+type Seen = Arc<Mutex<Vec<(Instant, String, Vec<u8>)>>>;
+
 /// Reads what actiond sends, answering SUBSCRIBE and PINGREQ, and keeps the PUBLISHes.
-fn follow(mut s: TcpStream, seen: Arc<Mutex<Vec<(Instant, String, Vec<u8>)>>>) {
+fn follow(mut s: TcpStream, seen: Seen) {
     let mut out = s.try_clone().unwrap();
     while let Ok((first, body)) = read_packet(&mut s) {
         match first >> 4 {
@@ -201,7 +204,7 @@ fn two_thousand_mqtt_presses_of_a_busy_button_cost_a_few_log_lines_and_state_pub
     let mut conn = accept(&listener, &stop).expect("actiond connects");
     read_packet(&mut conn).expect("CONNECT");
     conn.write_all(&CONNACK).unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
+    let seen: Seen = Arc::new(Mutex::new(Vec::new()));
     let reader = {
         let (s, seen) = (conn.try_clone().unwrap(), Arc::clone(&seen));
         thread::spawn(move || follow(s, seen))
