@@ -215,6 +215,8 @@ pub static FAILED_LOGINS: Quiet = Quiet::new(Level::INFO, "lines about failed lo
 pub static LOGIN_CEILING: Quiet = Quiet::new(Level::WARN, "lines about guessed usernames");
 /// A request refused before it reached an operation (Host, origin, connection share).
 pub static REFUSED_REQUESTS: Quiet = Quiet::new(Level::DEBUG, "lines about refused requests");
+/// A connection that ended in an error (a client gone, a deadline passed).
+pub static CONNECTION_ERRORS: Quiet = Quiet::new(Level::DEBUG, "lines about failed connections");
 /// MQTT: a retained press.
 pub static MQTT_RETAINED_PRESS: Quiet =
     Quiet::new(Level::WARN, "MQTT lines about retained presses");
@@ -224,6 +226,10 @@ pub static MQTT_BAD_PAYLOAD: Quiet = Quiet::new(Level::WARN, "MQTT lines about b
 pub static MQTT_REFUSED_PRESS: Quiet = Quiet::new(Level::WARN, "MQTT lines about refused presses");
 /// MQTT: a packet over the size bound, skipped unread.
 pub static MQTT_TOO_LARGE: Quiet = Quiet::new(Level::WARN, "MQTT lines about skipped packets");
+/// MQTT: a subscription the broker refused (a broker may answer with SUBACKs at will).
+pub static MQTT_SUBSCRIPTION: Quiet = Quiet::new(Level::WARN, "MQTT lines about subscriptions");
+/// MQTT: a stale retained message of ours cleared (another client can publish them at will).
+pub static MQTT_STALE: Quiet = Quiet::new(Level::DEBUG, "MQTT lines about stale messages");
 /// MQTT: the connection to the broker, made or lost (a broker that accepts and drops).
 pub static MQTT_LINK: Quiet = Quiet::new(Level::WARN, "MQTT lines about the broker connection");
 

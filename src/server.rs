@@ -191,8 +191,10 @@ pub async fn serve(
         let conn = graceful.watch(http.serve_connection(io, service));
         tokio::spawn(async move {
             tokio::select! {
-                ended = conn => if let Err(e) = ended {
-                    debug!(%peer, "connection ended: {e}");
+                ended = conn => if let Err(e) = ended
+                    && let Some(more) = ratelog::CONNECTION_ERRORS.admit()
+                {
+                    debug!(%peer, "connection ended: {e}{more}");
                 },
                 // Dropping the connection closes its socket.
                 _ = tracker.closed() => {

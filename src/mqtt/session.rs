@@ -406,10 +406,12 @@ impl<'a> Session<'a> {
             }
             Incoming::SubAck { codes, .. } => {
                 for (filter, code) in self.node.filters().iter().zip(codes) {
-                    if code == 0x80 {
+                    if code == 0x80
+                        && let Some(more) = ratelog::MQTT_SUBSCRIPTION.admit()
+                    {
                         warn!(
                             "MQTT: the broker refused the subscription to {filter}; check \
-                             its access rules for user {:?}",
+                             its access rules for user {:?}{more}",
                             self.settings.username.as_deref().unwrap_or("(none)")
                         );
                     }
@@ -444,7 +446,9 @@ impl<'a> Session<'a> {
         if stale {
             // A retained message of ours for an entity that no longer exists (removed while
             // actiond was stopped, or under another runAs): delete it.
-            debug!(topic = %p.topic, "clearing a stale retained message");
+            if let Some(more) = ratelog::MQTT_STALE.admit() {
+                debug!(topic = %p.topic, "clearing a stale retained message{more}");
+            }
             let mut out = Vec::new();
             self.conn.push(&mut out, &p.topic, b"");
             return self.conn.send(&out).await;

@@ -6,6 +6,9 @@
 //! - a keep-alive connection that stays idle that long is closed;
 //! - a client that takes nothing of its answer for that long (every write waits on it) is
 //!   dropped, so an answer nobody reads cannot hold memory or a connection slot;
+//! - when every slot is taken and a connection waits to be accepted, the connection that has
+//!   waited longest on its client (for its request, or to take its answer) is closed
+//!   (`Open`), so clients slow to send or to read cannot keep out one that is quick;
 //! - one address holds at most `maxConnectionsPerAddress` of the `maxConnections` slots
 //!   (an IPv6 client by its /64, since one host has a whole /64 to choose from);
 //!   `trustedProxies` are exempt, since a proxy carries everyone.
@@ -50,6 +53,8 @@ struct State {
     /// When the first bytes of the next request arrived while an answer was under way
     /// (pipelining).
     next: Option<Instant>,
+    /// Since when every write has waited on the client (an answer it does not read).
+    stalled: Option<Instant>,
 }
 
 /// What the server and the socket wrapper share about one connection.
@@ -70,20 +75,27 @@ impl Tracker {
             state: Mutex::new(State {
                 phase: Phase::Idle(Instant::now()),
                 next: None,
+                stalled: None,
             }),
             closing: Notify::new(),
             chosen: AtomicBool::new(false),
         })
     }
 
-    /// Since when the connection has waited on its client without a whole request (idle, or
-    /// a head or a body under way); `None` while its answer is made or written, which is
-    /// the server's work, not the client's.
+    /// Since when the connection has waited on its client: for a whole request (idle, or a
+    /// head or a body under way), or to take its answer; `None` while its answer is made or
+    /// taken, which is the server's work, not the client's.
     fn waiting_since(&self) -> Option<Instant> {
-        match self.state().phase {
+        let s = self.state();
+        match s.phase {
             Phase::Idle(since) | Phase::Head(since) | Phase::Serving(since) => Some(since),
-            Phase::Answering => None,
+            Phase::Answering => s.stalled,
         }
+    }
+
+    /// A write began to wait on the client (`Some`), or got somewhere (`None`).
+    fn write_stalled(&self, since: Option<Instant>) {
+        self.state().stalled = since;
     }
 
     /// Resolves once the connection was chosen to be closed (`Open::close_slowest`).
@@ -269,7 +281,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Timed<S> {
         match result {
             Poll::Ready(Ok(n)) => {
                 if n > 0 {
-                    self.stalled = None;
+                    if self.stalled.take().is_some() {
+                        self.tracker.write_stalled(None);
+                    }
                     self.write_timer = None;
                     self.wrote = Some(Instant::now());
                 }
@@ -277,7 +291,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Timed<S> {
             }
             Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
             Poll::Pending => {
-                let since = *self.stalled.get_or_insert_with(Instant::now);
+                let since = *self.stalled.get_or_insert_with(|| {
+                    let now = Instant::now();
+                    self.tracker.write_stalled(Some(now));
+                    now
+                });
                 if passed(&mut self.write_timer, since + self.tracker.timeout, cx) {
                     self.dead = true;
                     return Poll::Ready(Err(timed_out("the client took none of its answer")));
@@ -503,6 +521,50 @@ mod tests {
         t.body_read();
         t.answered();
         assert!(matches!(t.read_deadline(), Some((_, Late::Idle))));
+    }
+
+    /// The connection that has waited longest on its client goes first: idle, head or body
+    /// under way, or an answer it does not take; never one whose answer is being made, nor
+    /// one younger than the bound, nor one already told.
+    #[test]
+    fn the_slowest_connection_is_the_one_closed() {
+        let open = Arc::new(Open::default());
+        let timeout = Duration::from_secs(10);
+        let chosen = |t: &Tracker| t.chosen.load(Ordering::Relaxed);
+        let oldest = Tracker::new(timeout);
+        std::thread::sleep(Duration::from_millis(20));
+        let body = Tracker::new(timeout);
+        body.got_bytes();
+        body.serving();
+        std::thread::sleep(Duration::from_millis(20));
+        let answering = Tracker::new(timeout);
+        answering.got_bytes();
+        answering.serving();
+        answering.body_read();
+        let held: Vec<Registered> = [&oldest, &body, &answering]
+            .iter()
+            .map(|t| open.register(t))
+            .collect();
+        assert!(
+            !open.close_slowest(Duration::from_secs(3600)),
+            "none is that old"
+        );
+        assert!(open.close_slowest(Duration::ZERO));
+        assert!(chosen(&oldest) && !chosen(&body));
+        assert!(open.close_slowest(Duration::ZERO));
+        assert!(chosen(&body));
+        assert!(
+            !open.close_slowest(Duration::ZERO),
+            "the answer is being made"
+        );
+        answering.write_stalled(Some(Instant::now()));
+        assert!(
+            open.close_slowest(Duration::ZERO),
+            "the answer is not taken"
+        );
+        assert!(chosen(&answering));
+        drop(held);
+        assert!(open.conns.lock().unwrap().is_empty());
     }
 
     #[test]
