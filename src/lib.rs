@@ -99,6 +99,13 @@ pub async fn run(
         Ok(None) => journal::Restore::default(),
         Err(e) => {
             tracing::warn!("cannot read the history file ({e}); starting with an empty history");
+            // A FIFO in its place would hold the writer's open for ever: an empty file
+            // replaces it, so runs are recorded from now on.
+            if e.kind() == std::io::ErrorKind::InvalidInput
+                && let Err(e) = store.replace(journal::FILE, b"")
+            {
+                tracing::warn!("cannot replace the history file ({e})");
+            }
             journal::Restore::default()
         }
     };

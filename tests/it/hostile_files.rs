@@ -87,7 +87,8 @@ fn entity_config(file: &str) -> Value {
         "killGracePeriod": 1,
         "entities": [{"file": file, "name": "server"}],
         "actions": [{"id": "ping", "title": "Ping {{ .CurrentEntity.title }}",
-                     "shell": "true", "entity": "server"}],
+                     "shell": "true", "entity": "server"},
+                    {"id": "hello", "title": "Hello", "shell": "echo hello"}],
     })
 }
 
@@ -122,6 +123,7 @@ fn a_fifo_as_entity_file_or_sessions_file_at_start_is_refused_and_the_service_st
     mkfifo(&fifo);
     let state = TempDir::new();
     mkfifo(&state.path().join("sessions.json"));
+    mkfifo(&state.path().join("history.jsonl"));
     let mut config = entity_config(fifo.to_str().unwrap());
     config["stateDirectory"] = json!(state.path());
     let server = Server::start(config);
@@ -132,9 +134,15 @@ fn a_fifo_as_entity_file_or_sessions_file_at_start_is_refused_and_the_service_st
     );
     assert!(server.log_contains("cannot read the sessions file"));
     assert_eq!(titles(&server, "server"), Vec::<String>::new());
-    // The FIFO in the state directory was replaced by a real (empty) sessions file.
-    let meta = std::fs::metadata(state.path().join("sessions.json")).unwrap();
-    assert!(meta.is_file(), "sessions.json is still not a file");
+    assert!(server.log_contains("cannot read the history file"));
+    // The FIFOs in the state directory were replaced by real (empty) files, and runs are
+    // recorded.
+    for name in ["sessions.json", "history.jsonl"] {
+        let meta = std::fs::metadata(state.path().join(name)).unwrap();
+        assert!(meta.is_file(), "{name} is still not a file");
+    }
+    let entry = server.run("hello");
+    assert_eq!(entry["exitCode"], 0, "{entry}");
 }
 
 #[test]
