@@ -6,6 +6,8 @@
 //!   before it is opened, since opening a FIFO waits for a writer and reading a device may
 //!   never end; the file is then opened with `O_NONBLOCK` and checked again on the open
 //!   descriptor, so a swap between the check and the open is refused too;
+//! - the descriptor stays `O_NONBLOCK`, so a pseudo-file that looks regular but would wait
+//!   for data (`/proc/kmsg`, a tracing pipe) answers "would block", an error, instead;
 //! - at most a given number of bytes is read: a larger file is refused (`read`), or only its
 //!   end is read (`read_tail`, for a journal whose newest lines are what matters).
 //!

@@ -128,8 +128,7 @@ fn password(settings: &Mqtt) -> Result<Option<Vec<u8>>, String> {
     let Some(path) = &settings.password_file else {
         return Ok(None);
     };
-    // A FIFO in its place is refused unopened (this runs on the event loop), and a password
-    // is short.
+    // A FIFO in its place is refused unopened, and a password is short.
     let mut bytes = crate::files::read(path, MAX_PASSWORD_BYTES)
         .map_err(|e| format!("cannot read passwordFile {}: {e}", path.display()))?;
     while bytes.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
@@ -140,7 +139,13 @@ fn password(settings: &Mqtt) -> Result<Option<Vec<u8>>, String> {
 
 /// Opens a connection: TCP, CONNECT with the last will (`offline`, retained), CONNACK.
 pub async fn connect(settings: &Mqtt, node: &Node) -> Result<Conn, String> {
-    let password = password(settings)?;
+    // Off the event loop: the file may sit on a slow or hung filesystem.
+    let password = {
+        let settings = settings.clone();
+        tokio::task::spawn_blocking(move || password(&settings))
+            .await
+            .map_err(|e| format!("cannot read passwordFile: {e}"))??
+    };
     let stream = timeout(
         CONNECT_TIMEOUT,
         TcpStream::connect((settings.host.as_str(), settings.port)),
