@@ -71,8 +71,8 @@ fn current_hash(auth: &Auth) -> impl Fn(&str) -> Option<String> + '_ {
 }
 
 /// Says why a login was throttled: per network at info level (the same line as a failed
-/// login), the username's ceiling at warn level, naming the user, since someone is guessing
-/// their password from many addresses.
+/// login), the username's ceiling at warn level, naming the name, since someone is guessing
+/// its password from many addresses.
 fn log_throttled(why: Throttled, peer: IpAddr, username: &str) {
     match why {
         Throttled::Network => {
@@ -82,9 +82,11 @@ fn log_throttled(why: Throttled, peer: IpAddr, username: &str) {
         }
         Throttled::Username => {
             if let Some(more) = ratelog::LOGIN_CEILING.admit() {
+                // The name is the client's: quoted and escaped (no forged lines), and short.
+                let name: String = username.chars().take(64).collect();
                 warn!(
                     %peer,
-                    user = %username,
+                    user = ?name,
                     "login throttled: this user's password is being guessed from many \
                      addresses; only addresses the user logged in from may try for now{more}"
                 );
@@ -160,17 +162,16 @@ impl Authority {
             .iter()
             .find(|u| u.username == username)
             .filter(|_| auth.local_users_enabled);
-        let configured = user.is_some();
         {
             let mut throttle = lock(&self.throttle);
-            if let Err(why) = throttle.allows(peer, username, configured, Instant::now(), caps) {
+            if let Err(why) = throttle.allows(peer, username, Instant::now(), caps) {
                 drop(throttle);
                 log_throttled(why, peer, username);
                 return Login::Throttled(why);
             }
             // Counted as failed until proven otherwise: verifications queue, so concurrent
             // guesses must take their places in the throttle before any of them is checked.
-            throttle.failed(peer, username, configured, Instant::now(), caps);
+            throttle.failed(peer, username, Instant::now(), caps);
         }
         let phc = user.map_or(DUMMY_PHC, |u| u.password.as_str()).to_string();
         let verified = self.hasher.verify(password, phc).await;

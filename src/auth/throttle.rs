@@ -6,13 +6,15 @@
 //! - A pair that reached its cap may not try that username again from that network until its
 //!   oldest failure leaves the window; a network that reached its (higher) cap may not try any
 //!   username.
-//! - A configured username that reached its ceiling (failures from every network together)
-//!   may not be tried from a network it has never logged in from until the window passes, so
-//!   guessing from many addresses is slowed to the ceiling per minute. The networks the user
-//!   logged in from before (remembered for `KNOWN_FOR`) are exempt: during such an attack the
-//!   real user still logs in from their phone or laptop, and from a new place waits at most
-//!   until the attack stops plus a minute. Unknown usernames are not counted here, so a flood
-//!   of made-up names cannot push a real one out of the table.
+//! - A username that reached its ceiling (failures from every network together) may not be
+//!   tried from a network it has never logged in from until the window passes, so guessing
+//!   from many addresses is slowed to the ceiling per minute. The networks the user logged in
+//!   from before (remembered for `KNOWN_FOR`) are exempt: during such an attack the real user
+//!   still logs in from their phone or laptop, and from a new place waits at most until the
+//!   attack stops plus a minute. Names that no user has are counted the same way, so the
+//!   answers do not tell which names exist; and when the table is full, a name under its
+//!   ceiling is forgotten before one over it, so a flood of made-up names cannot push a
+//!   guessed one out.
 //!
 //! A success clears the failures of its own pair only: logging in as yourself does not reset
 //! anyone else's count, nor the network's. Every table is bounded: when one is full, the
@@ -77,11 +79,11 @@ impl Failures {
 
 /// Makes room for `key` in a full table: first by dropping what `stale` says is over, then the
 /// entry `age` says was least recently active.
-fn make_room<K: std::hash::Hash + Eq + Clone, V>(
+fn make_room<K: std::hash::Hash + Eq + Clone, V, A: Ord>(
     table: &mut HashMap<K, V>,
     key: &K,
     mut stale: impl FnMut(&mut V) -> bool,
-    age: impl Fn(&V) -> Option<Instant>,
+    age: impl Fn(&V) -> A,
 ) {
     if table.contains_key(key) || table.len() < MAX_ENTRIES {
         return;
@@ -129,13 +131,11 @@ pub struct Throttle {
 }
 
 impl Throttle {
-    /// Whether `addr` may try to log in as `username` now; `configured` says whether the
-    /// name is a configured user's (only those have a ceiling).
+    /// Whether `addr` may try to log in as `username` now.
     pub fn allows(
         &mut self,
         addr: IpAddr,
         username: &str,
-        configured: bool,
         now: Instant,
         caps: Caps,
     ) -> Result<(), Throttled> {
@@ -154,11 +154,10 @@ impl Throttle {
             return Err(Throttled::Network);
         }
         let (_, name) = pair;
-        let over_ceiling = configured
-            && self
-                .by_name
-                .get_mut(&name)
-                .is_some_and(|f| f.recent(now) >= caps.per_username);
+        let over_ceiling = self
+            .by_name
+            .get_mut(&name)
+            .is_some_and(|f| f.recent(now) >= caps.per_username);
         if over_ceiling && !self.is_known(net, name, now) {
             return Err(Throttled::Username);
         }
@@ -172,22 +171,24 @@ impl Throttle {
     }
 
     /// Records a failed login from `addr` as `username`.
-    pub fn failed(
-        &mut self,
-        addr: IpAddr,
-        username: &str,
-        configured: bool,
-        now: Instant,
-        caps: Caps,
-    ) {
+    pub fn failed(&mut self, addr: IpAddr, username: &str, now: Instant, caps: Caps) {
         let net = Network::of(addr);
         let name = name_key(username);
-        if configured {
-            // Known networks may try past the ceiling, and a success takes its own attempt
-            // back: room beyond the cap keeps the count at the cap through both.
-            let keep = caps.per_username.saturating_mul(2).saturating_add(16);
-            record(&mut self.by_name, name.clone(), now, keep);
-        }
+        // A name over its ceiling is the last to be forgotten.
+        let ceiling = caps.per_username;
+        make_room(
+            &mut self.by_name,
+            &name,
+            |f| f.recent(now) == 0,
+            |f| Some((f.0.len() >= ceiling, f.last())),
+        );
+        // Known networks may try past the ceiling, and a success takes its own attempt back:
+        // room beyond the cap keeps the count at the cap through both.
+        let keep = ceiling.saturating_mul(2).saturating_add(16);
+        self.by_name
+            .entry(name.clone())
+            .or_default()
+            .push(now, keep);
         record(&mut self.by_pair, (net, name), now, caps.per_user);
         record(&mut self.by_address, net, now, caps.per_address);
     }
@@ -242,14 +243,14 @@ mod tests {
         start + Duration::from_secs(secs)
     }
 
-    /// The tests' shorthand: every name is a configured user's.
+    /// The tests' shorthand.
     impl Throttle {
         fn ok(&mut self, addr: IpAddr, name: &str, now: Instant) -> bool {
-            self.allows(addr, name, true, now, CAPS).is_ok()
+            self.allows(addr, name, now, CAPS).is_ok()
         }
 
         fn fail(&mut self, addr: IpAddr, name: &str, now: Instant) {
-            self.failed(addr, name, true, now, CAPS);
+            self.failed(addr, name, now, CAPS);
         }
     }
 
@@ -263,7 +264,7 @@ mod tests {
         }
         let later = at(start, 10);
         assert_eq!(
-            t.allows(ip(1), "alice", true, later, CAPS),
+            t.allows(ip(1), "alice", later, CAPS),
             Err(Throttled::Network)
         );
         assert!(t.ok(ip(1), "bob", later), "another name");
@@ -347,7 +348,7 @@ mod tests {
     }
 
     /// Many addresses guessing one name meet its ceiling; a network the user logged in from
-    /// before is exempt; the ceiling passes with the window; made-up names have none.
+    /// before is exempt; made-up names cannot push it out; it passes with the window.
     #[test]
     fn the_username_ceiling_spans_addresses_but_spares_known_ones() {
         let mut t = Throttle::default();
@@ -367,7 +368,7 @@ mod tests {
         }
         assert_eq!(guesses, CAPS.per_username, "40 addresses x 5 guesses");
         assert_eq!(
-            t.allows(ip(99), "alice", true, now, CAPS),
+            t.allows(ip(99), "alice", now, CAPS),
             Err(Throttled::Username)
         );
         assert!(t.ok(ip(1), "alice", now), "home is exempt");
@@ -376,14 +377,17 @@ mod tests {
         t.succeeded(ip(1), "alice", now);
         assert!(!t.ok(ip(99), "alice", now));
         assert!(t.ok(ip(99), "bob", now), "another user is not concerned");
-        assert!(t.ok(ip(99), "alice", at(start, 160)), "the window passed");
-        // A name no user has is not counted across addresses (the per-pair and per-address
-        // caps still hold).
-        for a in 100..140 {
-            assert!(t.allows(ip(a), "mallory", false, now, CAPS).is_ok());
-            t.failed(ip(a), "mallory", false, now, CAPS);
+        // A flood of made-up names from many addresses fills the table, but forgets the
+        // names under their ceiling first: alice's ceiling holds.
+        for n in 0..(2 * MAX_ENTRIES as u32) {
+            t.fail(ip(1000 + n / 10), &format!("made-up{n}"), now);
         }
-        assert!(!t.by_name.contains_key("mallory"));
+        assert!(t.by_name.len() <= MAX_ENTRIES);
+        assert_eq!(
+            t.allows(ip(99), "alice", now, CAPS),
+            Err(Throttled::Username)
+        );
+        assert!(t.ok(ip(99), "alice", at(start, 160)), "the window passed");
     }
 
     #[test]

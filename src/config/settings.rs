@@ -133,8 +133,8 @@ settings_table! {
     login_failures_per_user: usize = ("loginFailuresPerUser", 1, 1000, 5, " failures"),
     /// Failed logins from one address within a minute, whatever the username.
     login_failures_per_address: usize = ("loginFailuresPerAddress", 1, 10_000, 20, " failures"),
-    /// Failed logins for one configured username within a minute, from every address
-    /// together; addresses where that user logged in before are exempt.
+    /// Failed logins for one username within a minute, from every address together;
+    /// addresses where its user logged in before are exempt.
     login_failures_per_username: usize = ("loginFailuresPerUsername", 1, 10_000, 20, " failures"),
     /// The size of one entity file; a larger one is refused and its previous instances stay.
     max_entity_file_bytes: usize = ("maxEntityFileBytes", 1024, 64 * MIB, MIB, " bytes"),
