@@ -39,7 +39,7 @@ use crate::ratelog;
 
 mod connection;
 
-use connection::{Open, Shares, Timed, Tracker};
+use connection::{Open, Share, Shares, Timed, Tracker};
 
 /// An answer's body: a whole message, or an event stream fed envelope by envelope.
 type Answer = Response<Either<Full<Bytes>, StreamBody>>;
@@ -85,6 +85,34 @@ const MIN_WAIT_BEFORE_CLOSE: Duration = Duration::from_millis(250);
 
 /// How often a newcomer that found every slot taken, and no connection to close, looks again.
 const RECHECK: Duration = Duration::from_millis(50);
+
+/// A new connection refused by its address's share (answered 429; dropping it closes it).
+struct OverShare;
+
+/// The place of a new connection in its address's share of the slots (`None` for a trusted
+/// proxy, which carries everyone).
+fn share_for(
+    app: &App,
+    shares: &Arc<Shares>,
+    stream: &tokio::net::TcpStream,
+    peer: SocketAddr,
+) -> Result<Option<Share>, OverShare> {
+    let config = app.config();
+    if identity::trusted(&config.auth.trusted_proxies, peer.ip()) {
+        return Ok(None);
+    }
+    let most = config.limits.max_connections_per_address;
+    if let Some(share) = shares.admit(peer.ip(), most) {
+        return Ok(Some(share));
+    }
+    if let Some(more) = ratelog::REFUSED_REQUESTS.admit() {
+        debug!(%peer, "refused: the address holds its share of connections{more}");
+    }
+    // A short answer fits in the socket's buffer; a client that reads nothing loses it with
+    // the connection.
+    let _ = stream.try_write(&connection::over_share(most));
+    Err(OverShare)
+}
 
 /// A connection slot for the next connection. When all are taken and a connection waits in
 /// the kernel's queue, the connection that has waited longest on its client is closed to make
@@ -156,26 +184,10 @@ pub async fn serve(
         };
         // Without it a keep-alive client waits ~40 ms per call for delayed ACKs.
         let _ = stream.set_nodelay(true);
-        let config = app.config();
-        let limits = &config.limits;
-        let share = if identity::trusted(&config.auth.trusted_proxies, peer.ip()) {
-            None
-        } else {
-            match shares.admit(peer.ip(), limits.max_connections_per_address) {
-                Some(share) => Some(share),
-                None => {
-                    if let Some(more) = ratelog::REFUSED_REQUESTS.admit() {
-                        debug!(%peer, "refused: the address holds its share of connections{more}");
-                    }
-                    // A short answer fits in the socket's buffer; a client that reads nothing
-                    // loses it with the connection.
-                    let _ = stream
-                        .try_write(&connection::over_share(limits.max_connections_per_address));
-                    continue;
-                }
-            }
+        let Ok(share) = share_for(&app, &shares, &stream, peer) else {
+            continue;
         };
-        let tracker = Tracker::new(limits.client_timeout);
+        let tracker = Tracker::new(app.config().limits.client_timeout);
         let registered = open.register(&tracker);
         let app = Arc::clone(&app);
         let conn_tracker = Arc::clone(&tracker);
@@ -199,7 +211,7 @@ pub async fn serve(
                 // Dropping the connection closes its socket.
                 _ = tracker.closed() => {
                     if let Some(more) = ratelog::REFUSED_REQUESTS.admit() {
-                        debug!(%peer, "closed a connection slow to send its request, to make room{more}");
+                        debug!(%peer, "closed a connection that waited longest on its client, to make room{more}");
                     }
                 }
             }
