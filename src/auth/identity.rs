@@ -81,15 +81,6 @@ impl Network {
     }
 }
 
-impl std::fmt::Display for Network {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            Network::V4(a) => write!(f, "{}", std::net::Ipv4Addr::from(a)),
-            Network::V6(n) => write!(f, "{}/64", std::net::Ipv6Addr::from(u128::from(n) << 64)),
-        }
-    }
-}
-
 /// Why a request was refused before any operation ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
