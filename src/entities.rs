@@ -14,11 +14,11 @@
 //! (its type keeps its instances).
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::config::tree::{self, Node};
 use crate::config::{EntitySource, Limits};
+use crate::files;
 
 /// One entity instance: one mapping of the file.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,19 +184,15 @@ pub fn load(path: &Path) -> Result<EntityFile, String> {
 /// Reads one entity file and parses it within `bounds`; errors name the file.
 pub fn load_within(path: &Path, bounds: Bounds) -> Result<EntityFile, String> {
     let name = path.display().to_string();
-    let cannot = |e: std::io::Error| format!("{name}: cannot read the file: {e}");
-    let file = std::fs::File::open(path).map_err(cannot)?;
-    // Read at most one byte past the bound: the file may grow while it is read.
-    let mut bytes = Vec::new();
-    file.take(bounds.bytes as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(cannot)?;
-    if bytes.len() > bounds.bytes {
-        return Err(format!(
+    // A FIFO or a device in place of the file is refused unopened; the read stops one byte
+    // past the bound.
+    let bytes = files::read(path, bounds.bytes as u64).map_err(|e| match e {
+        files::ReadError::TooLarge { .. } => format!(
             "{name}: the file is larger than maxEntityFileBytes ({} bytes)",
             bounds.bytes
-        ));
-    }
+        ),
+        e => format!("{name}: cannot read the file: {e}"),
+    })?;
     let text = String::from_utf8(bytes)
         .map_err(|_| format!("{name}: cannot read the file: it is not UTF-8 text"))?;
     parse_within(&text, &name, bounds.instances)

@@ -43,19 +43,37 @@ impl Watch {
         }
     }
 
-    /// The paths that changed since the last call, without waiting. One directory reached
-    /// by two paths (`.` and its absolute path, a symlink) has one watch descriptor; a change
-    /// in it is reported under every path given for that descriptor.
-    pub fn changed(&self, dirs: &[(WatchDescriptor, PathBuf)]) -> io::Result<Vec<PathBuf>> {
-        let mut paths = Vec::new();
+    /// What changed since the last call, without waiting. One directory reached by two paths
+    /// (`.` and its absolute path, a symlink) has one watch descriptor; a change in it is
+    /// reported under every path given for that descriptor.
+    pub fn changed(&self, dirs: &[(WatchDescriptor, PathBuf)]) -> io::Result<Vec<Change>> {
+        let mut changes = Vec::new();
         for e in self.events()? {
+            if e.mask.contains(AddWatchFlags::IN_Q_OVERFLOW) {
+                changes.push(Change::Overflow);
+                continue;
+            }
             let Some(name) = e.name else { continue };
+            let created = e.mask.contains(AddWatchFlags::IN_CREATE);
             for (_, dir) in dirs.iter().filter(|(wd, _)| *wd == e.wd) {
-                paths.push(dir.join(&name));
+                changes.push(Change::Entry {
+                    path: dir.join(&name),
+                    created,
+                });
             }
         }
-        Ok(paths)
+        Ok(changes)
     }
+}
+
+/// One change the kernel reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// An entry of a watched directory changed; `created` when it was only created (its
+    /// content, if any, comes with a later event).
+    Entry { path: PathBuf, created: bool },
+    /// The kernel's queue overflowed: events were lost, so anything may have changed.
+    Overflow,
 }
 
 #[allow(unsafe_code)]

@@ -19,6 +19,7 @@ pub mod entities;
 pub mod events;
 pub mod execution;
 pub mod executor;
+pub mod files;
 pub mod history;
 pub mod inotify;
 pub mod journal;
@@ -28,6 +29,7 @@ pub mod origin;
 pub mod output;
 pub mod permissions;
 pub mod protocol;
+pub mod ratelog;
 pub mod schedule;
 pub mod server;
 pub mod store;
@@ -44,6 +46,20 @@ use tokio::net::TcpListener;
 /// How long the MQTT client gets at shutdown to publish the last states and `offline`; a
 /// broker that does not take them in time is left to the last will.
 const MQTT_FAREWELL: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// How much of the history file's end is read at start: what twice the history holds (runs
+/// that ran and blocked ones, each with both streams' output, its start line and a margin for
+/// JSON escapes), within 1 MiB and 64 MiB. The file is compacted once it holds twice
+/// `logHistoryLimit` lines, so a file written by actiond is within it; an older part of a
+/// larger one would be dropped by the history anyway.
+fn history_read_bound(limits: &config::Limits) -> u64 {
+    const MIB: u64 = 1024 * 1024;
+    let runs = (limits.log_history_limit + history::MAX_BLOCKED) as u64;
+    let per_run = 4 * limits.max_output_bytes as u64 + 16 * 1024;
+    runs.saturating_mul(2)
+        .saturating_mul(per_run)
+        .clamp(MIB, 64 * MIB)
+}
 
 /// Serves `config` on `listener` until `shutdown` resolves, then stops every running
 /// execution through the kill ladder and returns. Must run inside a tokio runtime with IO,
@@ -63,13 +79,33 @@ pub async fn run(
         api::dto::encode_event,
     ));
     let entities = watcher::load_entities(&config, None);
-    let restored = match store.read(journal::FILE) {
-        Ok(Some(bytes)) => {
-            journal::restore(&bytes, &clock::local_datetime(std::time::SystemTime::now()))
+    let restored = match store.read_tail(journal::FILE, history_read_bound(limits)) {
+        Ok(Some((bytes, skipped))) => {
+            let bytes = if skipped > 0 {
+                tracing::warn!(
+                    "the history file holds more than the history keeps; its oldest {skipped}                      bytes were not read"
+                );
+                // The first line read is a cut one.
+                let start = bytes
+                    .iter()
+                    .position(|b| *b == b'\n')
+                    .map_or(bytes.len(), |i| i + 1);
+                &bytes[start..]
+            } else {
+                &bytes[..]
+            };
+            journal::restore(bytes, &clock::local_datetime(std::time::SystemTime::now()))
         }
         Ok(None) => journal::Restore::default(),
         Err(e) => {
             tracing::warn!("cannot read the history file ({e}); starting with an empty history");
+            // A FIFO in its place would hold the writer's open for ever: an empty file
+            // replaces it, so runs are recorded from now on.
+            if e.kind() == std::io::ErrorKind::InvalidInput
+                && let Err(e) = store.replace(journal::FILE, b"")
+            {
+                tracing::warn!("cannot replace the history file ({e})");
+            }
             journal::Restore::default()
         }
     };

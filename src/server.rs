@@ -8,6 +8,7 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::os::fd::AsFd;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -25,7 +26,7 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError, mpsc};
 use tracing::{debug, info, warn};
 
 use crate::api::{self, App, Ctx, Op, Route};
@@ -34,10 +35,11 @@ use crate::config::Auth;
 use crate::events::{Cut, Subscription};
 use crate::origin::{self, Target};
 use crate::protocol::{self, Code, ConnectError, Encoding, Fields};
+use crate::ratelog;
 
 mod connection;
 
-use connection::{Shares, Timed, Tracker};
+use connection::{Open, Share, Shares, Timed, Tracker};
 
 /// An answer's body: a whole message, or an event stream fed envelope by envelope.
 type Answer = Response<Either<Full<Bytes>, StreamBody>>;
@@ -77,6 +79,74 @@ const CLOSE_GRACE: Duration = Duration::from_millis(400);
 /// default, and keeps `maxConnections` connections within a few MiB.
 const MAX_BUFFER: usize = 16 * 1024;
 
+/// A connection that has waited this long on its client without a whole request may be
+/// closed for a newcomer when every slot is taken; a younger one is a request under way.
+const MIN_WAIT_BEFORE_CLOSE: Duration = Duration::from_millis(250);
+
+/// How often a newcomer that found every slot taken, and no connection to close, looks again.
+const RECHECK: Duration = Duration::from_millis(50);
+
+/// A new connection refused by its address's share (answered 429; dropping it closes it).
+struct OverShare;
+
+/// The place of a new connection in its address's share of the slots (`None` for a trusted
+/// proxy, which carries everyone).
+fn share_for(
+    app: &App,
+    shares: &Arc<Shares>,
+    stream: &tokio::net::TcpStream,
+    peer: SocketAddr,
+) -> Result<Option<Share>, OverShare> {
+    let config = app.config();
+    if identity::trusted(&config.auth.trusted_proxies, peer.ip()) {
+        return Ok(None);
+    }
+    let most = config.limits.max_connections_per_address;
+    if let Some(share) = shares.admit(peer.ip(), most) {
+        return Ok(Some(share));
+    }
+    if let Some(more) = ratelog::REFUSED_REQUESTS.admit() {
+        debug!(%peer, "refused: the address holds its share of connections{more}");
+    }
+    // A short answer fits in the socket's buffer; a client that reads nothing loses it with
+    // the connection.
+    let _ = stream.try_write(&connection::over_share(most));
+    Err(OverShare)
+}
+
+/// A connection slot for the next connection. When all are taken and a connection waits in
+/// the kernel's queue, the connection that has waited longest on its client is closed to make
+/// room (`Open::close_slowest`); when none has waited long enough, or nobody is queued, this
+/// waits for a slot and looks again now and then. `None` once the semaphore is closed.
+async fn slot(
+    slots: &Arc<Semaphore>,
+    open: &Open,
+    listener: &TcpListener,
+) -> Option<OwnedSemaphorePermit> {
+    loop {
+        match Arc::clone(slots).try_acquire_owned() {
+            Ok(p) => return Some(p),
+            Err(TryAcquireError::Closed) => return None,
+            Err(TryAcquireError::NoPermits) => {}
+        }
+        if queued(listener) {
+            open.close_slowest(MIN_WAIT_BEFORE_CLOSE);
+        }
+        tokio::select! {
+            p = Arc::clone(slots).acquire_owned() => return p.ok(),
+            _ = tokio::time::sleep(RECHECK) => {}
+        }
+    }
+}
+
+/// Whether a connection waits in the listener's queue, asked without waiting (a `poll` with
+/// no timeout), so the service accepts nothing it has no slot for.
+fn queued(listener: &TcpListener) -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    let mut fds = [PollFd::new(listener.as_fd(), PollFlags::POLLIN)];
+    poll(&mut fds, PollTimeout::ZERO).is_ok_and(|n| n > 0)
+}
+
 /// Serves until `shutdown` resolves, then shuts down in order.
 pub async fn serve(
     listener: TcpListener,
@@ -85,6 +155,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let slots = Arc::new(Semaphore::new(app.config().limits.max_connections));
     let shares = Arc::new(Shares::default());
+    let open = Arc::new(Open::default());
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
     // `Timed` keeps every deadline (hyper's own header timer would close a late head
@@ -96,7 +167,7 @@ pub async fn serve(
 
     loop {
         let permit = tokio::select! {
-            p = Arc::clone(&slots).acquire_owned() => match p { Ok(p) => p, Err(_) => break },
+            p = slot(&slots, &open, &listener) => match p { Some(p) => p, None => break },
             _ = &mut shutdown => break,
         };
         let (stream, peer) = tokio::select! {
@@ -113,24 +184,11 @@ pub async fn serve(
         };
         // Without it a keep-alive client waits ~40 ms per call for delayed ACKs.
         let _ = stream.set_nodelay(true);
-        let config = app.config();
-        let limits = &config.limits;
-        let share = if identity::trusted(&config.auth.trusted_proxies, peer.ip()) {
-            None
-        } else {
-            match shares.admit(peer.ip(), limits.max_connections_per_address) {
-                Some(share) => Some(share),
-                None => {
-                    debug!(%peer, "refused: the address holds its share of connections");
-                    // A short answer fits in the socket's buffer; a client that reads nothing
-                    // loses it with the connection.
-                    let _ = stream
-                        .try_write(&connection::over_share(limits.max_connections_per_address));
-                    continue;
-                }
-            }
+        let Ok(share) = share_for(&app, &shares, &stream, peer) else {
+            continue;
         };
-        let tracker = Tracker::new(limits.client_timeout);
+        let tracker = Tracker::new(app.config().limits.client_timeout);
+        let registered = open.register(&tracker);
         let app = Arc::clone(&app);
         let conn_tracker = Arc::clone(&tracker);
         let service = service_fn(move |req| {
@@ -141,12 +199,23 @@ pub async fn serve(
                 Ok::<_, Infallible>(answer.map(|body| Tracked { body, tracker }))
             }
         });
-        let io = TokioIo::new(Timed::new(stream, tracker));
+        let io = TokioIo::new(Timed::new(stream, Arc::clone(&tracker)));
         let conn = graceful.watch(http.serve_connection(io, service));
         tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                debug!(%peer, "connection ended: {e}");
+            tokio::select! {
+                ended = conn => if let Err(e) = ended
+                    && let Some(more) = ratelog::CONNECTION_ERRORS.admit()
+                {
+                    debug!(%peer, "connection ended: {e}{more}");
+                },
+                // Dropping the connection closes its socket.
+                _ = tracker.closed() => {
+                    if let Some(more) = ratelog::REFUSED_REQUESTS.admit() {
+                        debug!(%peer, "closed a connection that waited longest on its client, to make room{more}");
+                    }
+                }
             }
+            drop(registered);
             drop(share);
             drop(permit);
         });
@@ -180,7 +249,9 @@ async fn handle(app: &App, peer: SocketAddr, tracker: &Tracker, req: Request<Inc
     };
     let route = api::route(parts.method.as_str(), parts.uri.path());
     if let Err(e) = provenance(app, &parts, &route) {
-        debug!(%peer, "refused: {}", e.message);
+        if let Some(more) = ratelog::REFUSED_REQUESTS.admit() {
+            debug!(%peer, "refused: {}{more}", e.message);
+        }
         return refuse(body, &e).await;
     }
     if let Route::Call(op) = route

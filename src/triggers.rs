@@ -211,6 +211,9 @@ fn unix_now() -> i64 {
 /// clock that is set (NTP at boot on a board without a battery-backed clock) is noticed.
 const CLOCK_RECHECK: Duration = Duration::from_secs(30);
 
+/// A file fires its trigger once it has been quiet this long.
+const FILE_DEBOUNCE: Duration = Duration::from_millis(250);
+
 async fn cron(engine: Arc<Engine>, action: String, line: String) {
     let schedule = match schedule::parse(&line, crate::duration::parse) {
         Ok(s) => s,
@@ -277,7 +280,7 @@ async fn watch_files(
     watch.add(dir, starts | writes | AddWatchFlags::IN_DELETE_SELF)?;
     let fd = register(watch)?;
     info!("{} of {action}: watching {}", event.tag(), dir.display());
-    let debounce = crate::watcher::DEBOUNCE;
+    let debounce = FILE_DEBOUNCE;
     let mut pending = Pending::default();
     loop {
         let due = pending.due();

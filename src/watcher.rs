@@ -1,21 +1,34 @@
 //! Hot reload: the directories of the config file, of its `include:` directory and of every
 //! entity file are watched with inotify (through nix), because editors, Ansible and `mv`
-//! replace a file by rename, which a watch on the file itself would miss. Events are
-//! debounced. A changed config is parsed and validated in full and swapped in whole unless
-//! an error refuses it (an error confined to one action only disables that action, as at
-//! start, and the log names it; a refused file keeps the old config, and the log says why),
-//! then announced with `configChanged`. A changed entity file is reloaded alone and announced with
-//! `entityChanged`; a bad entity file keeps that type's previous instances. Running
-//! executions keep the action they started with. After each config reload the watches follow
-//! the new config (other entity files, another include directory). This module decides when; loading is `config`'s and
-//! `entities`', swapping is the engine's.
+//! replace a file by rename, which a watch on the file itself would miss.
+//!
+//! A change is applied only once the files are done changing: nothing changed for `SETTLE`,
+//! and the files read the same twice, `CONFIRM` apart (a writer inotify does not see, or one
+//! that writes in steps, such as `>` then `>>`, is waited out). The creation of the config
+//! file or of an include (an empty file whose text is yet to come) is no change, and an empty
+//! config file is never applied. A changed config is then parsed and validated in full and
+//! swapped in whole unless an error refuses it (an error confined to one action only disables
+//! that action, as at start, and the log names it; a refused file keeps the old config, and
+//! the log says why), then announced with `configChanged`; a reload that gives someone a right
+//! they did not have says who gains what at warn level (`rights`). A changed entity file is
+//! reloaded alone and announced with `entityChanged`; a bad entity file keeps that type's
+//! previous instances. Running executions keep the action they started with. After each config
+//! reload the watches follow the new config (other entity files, another include directory).
+//!
+//! Every file is read off the event loop (tokio's blocking pool), through `files`, which
+//! refuses a FIFO or a device in place of a file. This module decides when; loading is
+//! `config`'s and `entities`', swapping is the engine's.
 
+mod rights;
+
+use std::hash::{Hash, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use nix::sys::inotify::{AddWatchFlags, WatchDescriptor};
+use tokio::io::unix::AsyncFd;
 use tracing::{error, info, warn};
 
 use crate::auth::Authority;
@@ -23,10 +36,15 @@ use crate::config::{self, Config, Source};
 use crate::engine::Engine;
 use crate::entities::{self, EntitySet};
 use crate::events::Event;
-use crate::inotify::{Watch, register};
+use crate::files;
+use crate::inotify::{Change, Watch, register};
 
-/// Changes arriving within this time of each other are one change.
-pub const DEBOUNCE: Duration = Duration::from_millis(250);
+/// A change is applied once nothing changed for this long: a script that writes a file in
+/// two steps a second apart is applied once, whole.
+pub const SETTLE: Duration = Duration::from_secs(2);
+
+/// ... and once the files read the same twice this far apart.
+pub const CONFIRM: Duration = Duration::from_millis(250);
 
 /// What a reload changes: the engine's setup, and the identity state (users, tokens and
 /// sessions follow the config).
@@ -55,10 +73,12 @@ fn dir_of(path: &Path) -> PathBuf {
 
 /// What the watcher reacts to, from the config in force: the config file, the YAML files of
 /// its `include:` directory, and its entity files.
+#[derive(Clone)]
 struct Targets {
     config: PathBuf,
     include_dir: Option<PathBuf>,
     entities: Vec<PathBuf>,
+    entity_bytes: u64,
 }
 
 impl Targets {
@@ -67,15 +87,19 @@ impl Targets {
             config: config_path.to_path_buf(),
             include_dir: config.include_dir.clone(),
             entities: config.entities.iter().map(|e| e.file.clone()).collect(),
+            entity_bytes: config.limits.max_entity_file_bytes as u64,
         }
     }
 
     /// Whether a change to `path` is a change of the config (the file or an included one).
     fn is_config(&self, path: &Path) -> bool {
-        same(path, &self.config)
-            || self.include_dir.as_deref().is_some_and(|dir| {
-                dir_of(path) == dir && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
-            })
+        same(path, &self.config) || self.is_include(path)
+    }
+
+    fn is_include(&self, path: &Path) -> bool {
+        self.include_dir.as_deref().is_some_and(|dir| {
+            dir_of(path) == dir && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+        })
     }
 
     fn is_entity(&self, path: &Path) -> bool {
@@ -97,7 +121,53 @@ fn same(a: &Path, b: &Path) -> bool {
     a.file_name() == b.file_name() && dir_of(a) == dir_of(b)
 }
 
+/// What waits to be applied.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Pending {
+    config: bool,
+    entities: bool,
+}
+
+impl Pending {
+    fn any(self) -> bool {
+        self.config || self.entities
+    }
+
+    /// Notes the changes that concern `targets`; true when one did.
+    fn note(&mut self, targets: &Targets, changes: &[Change]) -> bool {
+        let mut relevant = false;
+        for change in changes {
+            match change {
+                // Events were lost: anything may have changed.
+                Change::Overflow => {
+                    *self = Pending {
+                        config: true,
+                        entities: true,
+                    };
+                    relevant = true;
+                }
+                // A config file or include being created is empty yet: its text comes with
+                // the write that follows.
+                Change::Entry { path, created } if targets.is_config(path) => {
+                    if !created {
+                        self.config = true;
+                        relevant = true;
+                    }
+                }
+                Change::Entry { path, .. } if targets.is_entity(path) => {
+                    self.entities = true;
+                    relevant = true;
+                }
+                Change::Entry { .. } => {}
+            }
+        }
+        relevant
+    }
+}
+
+/// IN_MODIFY too: a writer that keeps the file open is still writing it.
 const MASK: AddWatchFlags = AddWatchFlags::IN_CLOSE_WRITE
+    .union(AddWatchFlags::IN_MODIFY)
     .union(AddWatchFlags::IN_MOVED_TO)
     .union(AddWatchFlags::IN_CREATE)
     .union(AddWatchFlags::IN_DELETE);
@@ -128,50 +198,98 @@ fn arm(
     Ok(())
 }
 
+/// The inotify descriptor and the directories it watches.
+struct Watcher {
+    fd: AsyncFd<Watch>,
+    dirs: Vec<(WatchDescriptor, PathBuf)>,
+}
+
+impl Watcher {
+    /// The next changes, waiting for them.
+    async fn next(&self) -> io::Result<Vec<Change>> {
+        let mut ready = self.fd.readable().await?;
+        // `changed` reads until the kernel says EAGAIN, so the queue is empty now: tell the
+        // reactor, or `readable` would report ready forever (a busy loop).
+        let changes = self.fd.get_ref().changed(&self.dirs);
+        ready.clear_ready();
+        changes
+    }
+
+    /// Waits until `quiet` has passed with no change that concerns `targets`, noting those
+    /// that come in `pending`; true when one came meanwhile.
+    async fn settle(
+        &self,
+        targets: &Targets,
+        pending: &mut Pending,
+        quiet: Duration,
+    ) -> io::Result<bool> {
+        let mut changed = false;
+        // Only a change that concerns the targets moves the deadline: other files of the
+        // directories (an action's log beside the config) may change all the time.
+        let mut until = tokio::time::Instant::now() + quiet;
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep_until(until) => return Ok(changed),
+                changes = self.next() => {
+                    if pending.note(targets, &changes?) {
+                        changed = true;
+                        until = tokio::time::Instant::now() + quiet;
+                    }
+                }
+            }
+        }
+    }
+}
+
 async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
     let engine = &to.engine;
-    let fd = register(Watch::new()?)?;
-    let mut dirs: Vec<(WatchDescriptor, PathBuf)> = Vec::new();
+    let mut w = Watcher {
+        fd: register(Watch::new()?)?,
+        dirs: Vec::new(),
+    };
     let mut targets = Targets::of(&engine.config(), &config_path);
-    arm(fd.get_ref(), &mut dirs, &targets)?;
+    arm(w.fd.get_ref(), &mut w.dirs, &targets)?;
     info!(
         "watching {} and {} entity file(s) for changes",
         config_path.display(),
         targets.entities.len()
     );
     loop {
-        let mut ready = fd.readable().await?;
-        // `changed` reads until the kernel says EAGAIN, so the queue is empty now: tell the
-        // reactor, or `readable` would report ready forever (a busy loop).
-        let first = fd.get_ref().changed(&dirs);
-        ready.clear_ready();
-        let mut changed = first?;
-        if !changed
-            .iter()
-            .any(|p| targets.is_config(p) || targets.is_entity(p))
-        {
-            continue;
+        let mut pending = Pending::default();
+        while !pending.any() {
+            let changes = w.next().await?;
+            pending.note(&targets, &changes);
         }
-        // An editor may write a file in several steps: wait until it has been quiet.
+        // Applied only once the files are done changing: quiet for a while, and the same
+        // when read twice.
         loop {
-            tokio::time::sleep(DEBOUNCE).await;
-            let more = fd.get_ref().changed(&dirs)?;
-            if more.is_empty() {
+            w.settle(&targets, &mut pending, SETTLE).await?;
+            let first = fingerprint(&targets, pending).await;
+            if w.settle(&targets, &mut pending, CONFIRM).await? {
+                continue;
+            }
+            if fingerprint(&targets, pending).await == first {
                 break;
             }
-            changed.extend(more);
         }
-        if changed.iter().any(|p| targets.is_config(p)) {
+        if pending.config {
             if config_path.exists() {
-                reload(to);
+                reload(to).await;
                 // The new config may name other entity files or another include directory.
                 targets = Targets::of(&engine.config(), &config_path);
-                arm(fd.get_ref(), &mut dirs, &targets)?;
+                arm(w.fd.get_ref(), &mut w.dirs, &targets)?;
             }
         } else {
             let config = engine.config();
             let previous = engine.setup().entities.clone();
-            let entities = load_entities(&config, Some(&previous));
+            let load = {
+                let (config, previous) = (Arc::clone(&config), Arc::clone(&previous));
+                move || load_entities(&config, Some(&previous))
+            };
+            let Ok(entities) = tokio::task::spawn_blocking(load).await else {
+                error!("entities not reloaded: the loader failed");
+                continue;
+            };
             // A malformed file keeps its previous instances: then nothing changed, and
             // nothing is announced.
             if entities != *previous {
@@ -180,6 +298,43 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
             }
         }
     }
+}
+
+/// A digest of what `pending` concerns, read off the event loop: the config file and its
+/// includes, or the entity files, with what reading each gave (its bytes, or why not). Equal
+/// digests a moment apart mean the files read the same twice.
+async fn fingerprint(targets: &Targets, pending: Pending) -> u64 {
+    let targets = targets.clone();
+    let digest = move || {
+        let mut h = std::hash::DefaultHasher::new();
+        let mut read = |path: &Path, max: u64| {
+            path.hash(&mut h);
+            match files::read(path, max) {
+                Ok(bytes) => bytes.hash(&mut h),
+                Err(e) => e.to_string().hash(&mut h),
+            }
+        };
+        if pending.config {
+            read(&targets.config, config::MAX_CONFIG_BYTES);
+            if let Some(dir) = &targets.include_dir {
+                let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+                    .map(|entries| entries.flatten().map(|e| e.path()).collect())
+                    .unwrap_or_default();
+                names.retain(|p| targets.is_include(p));
+                names.sort();
+                for p in names.iter().take(config::MAX_INCLUDE_FILES + 1) {
+                    read(p, config::MAX_CONFIG_BYTES);
+                }
+            }
+        }
+        if pending.entities {
+            for p in &targets.entities {
+                read(p, targets.entity_bytes);
+            }
+        }
+        h.finish()
+    };
+    tokio::task::spawn_blocking(digest).await.unwrap_or(0)
 }
 
 /// Loads every entity file of `config`. A file that fails is logged; its type keeps the
@@ -206,26 +361,83 @@ pub fn load_entities(config: &Config, previous: Option<&EntitySet>) -> EntitySet
     set
 }
 
+/// A valid config, the entities it names, and who it gives what.
+struct Valid {
+    loaded: config::Loaded,
+    entities: EntitySet,
+    gains: Vec<rights::Gain>,
+}
+
+/// What loading a changed config gave, off the event loop.
+enum Loaded {
+    Valid(Box<Valid>),
+    Invalid(config::LoadError),
+    /// The file is empty: what `>` leaves before the text arrives, never meant as a config.
+    Empty,
+}
+
 /// Loads the config again and swaps it in if it is valid.
-fn reload(to: &Reloads) {
+async fn reload(to: &Reloads) {
     let engine = &to.engine;
     let old = engine.config();
-    match config::load(&old.source) {
-        Ok(loaded) => {
+    let load = {
+        let old = Arc::clone(&old);
+        let previous = Arc::clone(&engine.setup().entities);
+        move || {
+            if let Source::File(path) = &old.source
+                && files::read(path, config::MAX_CONFIG_BYTES)
+                    .is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace))
+            {
+                return Loaded::Empty;
+            }
+            match config::load(&old.source) {
+                Ok(loaded) => Loaded::Valid(Box::new(Valid {
+                    entities: load_entities(&loaded.config, Some(&previous)),
+                    gains: rights::gains(&old, &loaded.config),
+                    loaded,
+                })),
+                Err(e) => Loaded::Invalid(e),
+            }
+        }
+    };
+    let Ok(outcome) = tokio::task::spawn_blocking(load).await else {
+        engine.metrics().reloaded(false);
+        error!("config not reloaded: the loader failed; the previous one stays in force");
+        return;
+    };
+    match outcome {
+        Loaded::Valid(valid) => {
+            let Valid {
+                loaded,
+                entities,
+                gains,
+            } = *valid;
             log_loaded(&loaded);
             for name in restart_only_changes(&old, &loaded.config) {
                 warn!("config: a change to {name} takes effect only when actiond restarts");
             }
+            for g in &gains {
+                warn!(
+                    "config: this reload gives {} what they did not have: {}",
+                    g.who, g.what
+                );
+            }
             let new = Arc::new(loaded.config);
             to.authority.reload(&new.auth);
-            let entities = load_entities(&new, Some(&engine.setup().entities));
             engine.swap(new, entities, Event::ConfigChanged);
             engine.metrics().reloaded(true);
             info!("config reloaded");
         }
-        Err(e) => {
+        Loaded::Invalid(e) => {
             engine.metrics().reloaded(false);
             error!("config not reloaded, the previous one stays in force: {e}");
+        }
+        Loaded::Empty => {
+            engine.metrics().reloaded(false);
+            warn!(
+                "config not reloaded: the file is empty (still being written?); the previous \
+                 one stays in force"
+            );
         }
     }
 }

@@ -4,10 +4,10 @@
 
 use super::dto::{HashReply, InitReply, LinkJson, LoginReply, PolicyJson, WhoAmIReply, to_json};
 use super::{App, Ctx, Reply};
-use crate::auth::Login;
 use crate::auth::identity::COOKIE;
 use crate::auth::password::HashError;
 use crate::auth::sessions::LIFETIME_SECS;
+use crate::auth::{Login, Throttled};
 use crate::dashboards;
 use crate::permissions::{Decision, Verb, decide, effective_policy, matched_acls};
 use crate::protocol::{Code, ConnectError, Fields};
@@ -31,10 +31,15 @@ pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectErr
         .login(&config.auth, &config.limits, ctx.peer, &username, password)
         .await
     {
-        Login::Throttled => Err(ConnectError::new(
+        Login::Throttled(Throttled::Network) => Err(ConnectError::new(
             Code::ResourceExhausted,
             "too many failed logins for this user, or from your address: wait a minute, then \
              try again",
+        )),
+        Login::Throttled(Throttled::Username) => Err(ConnectError::new(
+            Code::ResourceExhausted,
+            "too many failed logins for this user from many addresses: for now only a device \
+             that logged in as this user before may try; wait a minute, then try again",
         )),
         Login::Refused => Ok(to_json(&LoginReply { success: false }).into()),
         Login::Accepted { sid } => {

@@ -18,10 +18,12 @@ use tracing::{info, warn};
 
 use crate::config::{Auth, Limits};
 use crate::permissions::Caller;
+use crate::ratelog;
 use crate::store::Store;
 use identity::{Credentials, Refusal};
 use password::{HashError, Hasher};
 use sessions::Sessions;
+pub use throttle::Throttled;
 use throttle::{Caps, Throttle};
 
 /// A hash of a password nobody knows, verified when the username is unknown so that a
@@ -31,8 +33,9 @@ const DUMMY_PHC: &str = "$argon2id$v=19$m=19456,t=2,p=1$ybSy+XeOa5u/na8IWS4PUw$d
 /// How a login attempt ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Login {
-    /// Too many recent failures for this name from this address, or from this address.
-    Throttled,
+    /// Too many recent failures: for this name from this network, from this network, or for
+    /// this name from everywhere.
+    Throttled(Throttled),
     /// Login disabled, unknown user or wrong password (the caller cannot tell which).
     Refused,
     /// A new session.
@@ -67,6 +70,31 @@ fn current_hash(auth: &Auth) -> impl Fn(&str) -> Option<String> + '_ {
     }
 }
 
+/// Says why a login was throttled: per network at info level (the same line as a failed
+/// login), the username's ceiling at warn level, naming the name, since someone is guessing
+/// its password from many addresses.
+fn log_throttled(why: Throttled, peer: IpAddr, username: &str) {
+    match why {
+        Throttled::Network => {
+            if let Some(more) = ratelog::FAILED_LOGINS.admit() {
+                info!(%peer, "login throttled: too many failures from this network{more}");
+            }
+        }
+        Throttled::Username => {
+            if let Some(more) = ratelog::LOGIN_CEILING.admit() {
+                // The name is the client's: quoted and escaped (no forged lines), and short.
+                let name: String = username.chars().take(64).collect();
+                warn!(
+                    %peer,
+                    user = ?name,
+                    "login throttled: this user's password is being guessed from many \
+                     addresses; only addresses the user logged in from may try for now{more}"
+                );
+            }
+        }
+    }
+}
+
 impl Authority {
     /// Loads the sessions the store kept, dropping those that expired or whose user was
     /// removed or given another password hash since. A file that cannot be used (an older
@@ -74,7 +102,7 @@ impl Authority {
     /// so nothing usable stays on the disk.
     pub fn open(store: Store, auth: &Auth) -> Authority {
         let mut rewrite = false;
-        let mut sessions = match store.read(sessions::FILE) {
+        let mut sessions = match store.read(sessions::FILE, sessions::MAX_FILE_BYTES) {
             Ok(Some(bytes)) => Sessions::from_bytes(&bytes).unwrap_or_else(|e| {
                 warn!("not using the sessions file: {e}; everyone logs in again");
                 rewrite = true;
@@ -83,6 +111,10 @@ impl Authority {
             Ok(None) => Sessions::default(),
             Err(e) => {
                 warn!("cannot read the sessions file ({e}): everyone logs in again");
+                // A file too large to be ours, or a FIFO in its place, is replaced, so the
+                // next start does not meet it.
+                use std::io::ErrorKind::{FileTooLarge, InvalidInput};
+                rewrite = matches!(e.kind(), FileTooLarge | InvalidInput);
                 Sessions::default()
             }
         };
@@ -109,9 +141,9 @@ impl Authority {
         identity::identify(auth, peer, cred, &lock(&self.sessions), now_unix())
     }
 
-    /// LocalUserLogin: throttled per (address, username) and per address, verified off the
-    /// event loop, one at a time. A new session ends the user's oldest beyond
-    /// `maxSessionsPerUser`.
+    /// LocalUserLogin: throttled per (network, username), per network and per username
+    /// (`throttle`), verified off the event loop, one at a time. A new session ends the
+    /// user's oldest beyond `maxSessionsPerUser`.
     pub async fn login(
         &self,
         auth: &Auth,
@@ -123,26 +155,29 @@ impl Authority {
         let caps = Caps {
             per_user: limits.login_failures_per_user,
             per_address: limits.login_failures_per_address,
+            per_username: limits.login_failures_per_username,
         };
-        {
-            let mut throttle = lock(&self.throttle);
-            if !throttle.allows(peer, username, Instant::now(), caps) {
-                return Login::Throttled;
-            }
-            // Counted as failed until proven otherwise: verifications queue, so concurrent
-            // guesses must take their places in the throttle before any of them is checked.
-            throttle.failed(peer, username, Instant::now(), caps);
-        }
         let user = auth
             .local_users
             .iter()
             .find(|u| u.username == username)
             .filter(|_| auth.local_users_enabled);
+        {
+            let mut throttle = lock(&self.throttle);
+            if let Err(why) = throttle.allows(peer, username, Instant::now(), caps) {
+                drop(throttle);
+                log_throttled(why, peer, username);
+                return Login::Throttled(why);
+            }
+            // Counted as failed until proven otherwise: verifications queue, so concurrent
+            // guesses must take their places in the throttle before any of them is checked.
+            throttle.failed(peer, username, Instant::now(), caps);
+        }
         let phc = user.map_or(DUMMY_PHC, |u| u.password.as_str()).to_string();
         let verified = self.hasher.verify(password, phc).await;
         match user.filter(|_| verified) {
             Some(user) => {
-                lock(&self.throttle).succeeded(peer, username);
+                lock(&self.throttle).succeeded(peer, username, Instant::now());
                 let (sid, evicted) = lock(&self.sessions).create(
                     &user.username,
                     &user.password,
@@ -158,7 +193,9 @@ impl Authority {
             }
             None => {
                 // Not the name: people type their password into it by mistake.
-                info!(%peer, "failed login");
+                if let Some(more) = ratelog::FAILED_LOGINS.admit() {
+                    info!(%peer, "failed login{more}");
+                }
                 Login::Refused
             }
         }

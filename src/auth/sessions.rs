@@ -25,6 +25,10 @@ pub const MAX_SESSIONS: usize = 4096;
 /// The store's file name for sessions.
 pub const FILE: &str = "sessions.json";
 
+/// A sessions file larger than this was not written by actiond (`MAX_SESSIONS` sessions take
+/// about a quarter of it) and is not read.
+pub const MAX_FILE_BYTES: u64 = MAX_SESSIONS as u64 * 1024;
+
 /// The file format written now: session ids hashed. Version 1 held them in clear.
 const VERSION: u32 = 2;
 
@@ -97,18 +101,24 @@ impl Sessions {
         per_user: usize,
     ) -> (String, bool) {
         self.map.retain(|_, s| s.expires > now);
-        let mut evicted = false;
-        loop {
-            let theirs = self.map.iter().filter(|(_, s)| s.username == username);
-            if theirs.clone().count() < per_user.max(1) {
-                break;
-            }
-            let oldest = theirs
-                .min_by_key(|(_, s)| (s.expires, s.serial))
-                .map(|(k, _)| k.clone());
-            if let Some(k) = oldest {
+        // One pass over the table, whatever the user holds (a file may have given them
+        // thousands): their sessions oldest first, and as many of those ended as make room.
+        let mut theirs: Vec<(u64, u64, &String)> = self
+            .map
+            .iter()
+            .filter(|(_, s)| s.username == username)
+            .map(|(k, s)| (s.expires, s.serial, k))
+            .collect();
+        let excess = (theirs.len() + 1).saturating_sub(per_user.max(1));
+        let mut evicted = excess > 0;
+        if evicted {
+            theirs.sort_unstable();
+            let ended: Vec<String> = theirs[..excess]
+                .iter()
+                .map(|(_, _, k)| (*k).clone())
+                .collect();
+            for k in ended {
                 self.map.remove(&k);
-                evicted = true;
             }
         }
         if self.map.len() >= MAX_SESSIONS {
@@ -195,6 +205,17 @@ impl Sessions {
         let mut map = file.sessions;
         // Keys are SHA-256 hashes in hex; anything else in the file is not ours.
         map.retain(|k, _| k.len() == 64 && k.bytes().all(|b| b.is_ascii_hexdigit()));
+        // The table's bound holds from the start: the sessions that expire last stay.
+        if map.len() > MAX_SESSIONS {
+            let mut order: Vec<(u64, u64, String)> = map
+                .iter()
+                .map(|(k, s)| (s.expires, s.serial, k.clone()))
+                .collect();
+            order.sort_unstable();
+            for (_, _, k) in &order[..order.len() - MAX_SESSIONS] {
+                map.remove(k);
+            }
+        }
         let next = map.values().map(|s| s.serial + 1).max().unwrap_or(0);
         Ok(Sessions { map, next })
     }
@@ -312,6 +333,40 @@ mod tests {
                 assert!(s.map.contains_key(&key(younger)));
             }
         }
+    }
+
+    /// A file of far more sessions than the table holds, all of one user: it loads within
+    /// the table's bound, and the next login of that user ends the excess in one pass.
+    #[test]
+    fn a_file_of_too_many_sessions_is_cut_to_the_bound_at_load() {
+        let fp = fingerprint("$argon2id$alice");
+        let mut text = String::from(r#"{"version":2,"sessions":{"#);
+        let n = 3 * MAX_SESSIONS;
+        for i in 0..n {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(&format!(
+                r#""{}":{{"username":"alice","passwordFingerprint":"{fp}","expires":{},"serial":{i}}}"#,
+                sha256_hex(&i.to_string()),
+                1000 + i
+            ));
+        }
+        text.push_str("}}");
+        let mut s = Sessions::from_bytes(text.as_bytes()).unwrap();
+        assert_eq!(s.map.len(), MAX_SESSIONS);
+        assert!(
+            s.map
+                .values()
+                .all(|x| x.serial as usize >= n - MAX_SESSIONS),
+            "the newest stay"
+        );
+        let began = std::time::Instant::now();
+        let (sid, evicted) = s.create("alice", "$argon2id$alice", 0, 10);
+        assert!(evicted);
+        assert_eq!(s.map.len(), 10);
+        assert!(s.lookup(&sid, 1, phc_of).is_some());
+        assert!(began.elapsed() < std::time::Duration::from_secs(1));
     }
 
     #[test]

@@ -1,28 +1,58 @@
-//! Login throttling: failed logins are counted per (client address, username) and per client
-//! address, each over the last 60 s. A pair that reached its cap may not try that username
-//! again from that address until its oldest failure leaves the window; an address that
-//! reached its (higher) cap may not try any username. A success clears the failures of its
-//! own pair only: logging in as yourself does not reset anyone else's count, nor the
-//! address's. Both tables are bounded: when one is full, the entry with the oldest activity
-//! is forgotten, so a flood of addresses or names cannot grow memory. Pure: the caller
-//! passes the time and the caps.
+//! Login throttling. Failed logins are counted over the last 60 s per (client network,
+//! username), per client network, and per username across all networks. A client network is
+//! an IPv4 address or an IPv6 /64 (`identity::Network`, the key of the connection share too),
+//! so a host cannot reset its count by taking another address of its /64.
+//!
+//! - A pair that reached its cap may not try that username again from that network until its
+//!   oldest failure leaves the window; a network that reached its (higher) cap may not try any
+//!   username.
+//! - A username that reached its ceiling (failures from every network together) may not be
+//!   tried from a network it has never logged in from until the window passes, so guessing
+//!   from many addresses is slowed to the ceiling per minute. The networks the user logged in
+//!   from before (remembered for `KNOWN_FOR`) are exempt: during such an attack the real user
+//!   still logs in from their phone or laptop, and from a new place waits at most until the
+//!   attack stops plus a minute. Names that no user has are counted the same way, so the
+//!   answers do not tell which names exist; and when the table is full, a name under its
+//!   ceiling is forgotten before one over it, so a flood of made-up names cannot push a
+//!   guessed one out.
+//!
+//! A success clears the failures of its own pair only: logging in as yourself does not reset
+//! anyone else's count, nor the network's. Every table is bounded: when one is full, the
+//! entry with the oldest activity is forgotten, so a flood of addresses or names cannot grow
+//! memory. Pure: the caller passes the time and the caps.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
+use super::identity::Network;
+
 pub const WINDOW: Duration = Duration::from_secs(60);
 /// Entries remembered at most, in each table.
 pub const MAX_ENTRIES: usize = 1024;
+/// How long a network where a user logged in stays exempt from that user's ceiling.
+pub const KNOWN_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
 /// A username is remembered by at most its first this many bytes: longer names sharing them
 /// share a count, which only makes the throttle stricter.
 const NAME_BYTES: usize = 64;
 
-/// The caps, from the config (`loginFailuresPerUser`, `loginFailuresPerAddress`).
+/// The caps, from the config (`loginFailuresPerUser`, `loginFailuresPerAddress`,
+/// `loginFailuresPerUsername`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Caps {
     pub per_user: usize,
     pub per_address: usize,
+    pub per_username: usize,
+}
+
+/// Why an attempt may not be made now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Throttled {
+    /// Too many failures from this network, for this name or for any.
+    Network,
+    /// Too many failures for this username from all networks together, and this network is
+    /// not one the user logged in from.
+    Username,
 }
 
 /// Recent failures under one key, newest last; at most the largest cap of them are kept.
@@ -47,6 +77,29 @@ impl Failures {
     }
 }
 
+/// Makes room for `key` in a full table: first by dropping what `stale` says is over, then the
+/// entry `age` says was least recently active.
+fn make_room<K: std::hash::Hash + Eq + Clone, V, A: Ord>(
+    table: &mut HashMap<K, V>,
+    key: &K,
+    mut stale: impl FnMut(&mut V) -> bool,
+    age: impl Fn(&V) -> A,
+) {
+    if table.contains_key(key) || table.len() < MAX_ENTRIES {
+        return;
+    }
+    table.retain(|_, v| !stale(v));
+    if table.len() >= MAX_ENTRIES {
+        let oldest = table
+            .iter()
+            .min_by_key(|(_, v)| age(v))
+            .map(|(k, _)| k.clone());
+        if let Some(k) = oldest {
+            table.remove(&k);
+        }
+    }
+}
+
 /// Adds a failure under `key`, forgetting the least recently active key when the table is
 /// full.
 fn record<K: std::hash::Hash + Eq + Clone>(
@@ -55,18 +108,7 @@ fn record<K: std::hash::Hash + Eq + Clone>(
     now: Instant,
     keep: usize,
 ) {
-    if !table.contains_key(&key) && table.len() >= MAX_ENTRIES {
-        table.retain(|_, f| f.recent(now) > 0);
-        if table.len() >= MAX_ENTRIES {
-            let oldest = table
-                .iter()
-                .min_by_key(|(_, f)| f.last())
-                .map(|(k, _)| k.clone());
-            if let Some(k) = oldest {
-                table.remove(&k);
-            }
-        }
-    }
+    make_room(table, &key, |f| f.recent(now) == 0, Failures::last);
     table.entry(key).or_default().push(now, keep);
 }
 
@@ -80,43 +122,102 @@ fn name_key(username: &str) -> String {
 
 #[derive(Debug, Default)]
 pub struct Throttle {
-    by_pair: HashMap<(IpAddr, String), Failures>,
-    by_address: HashMap<IpAddr, Failures>,
+    by_pair: HashMap<(Network, String), Failures>,
+    by_address: HashMap<Network, Failures>,
+    /// Configured usernames only.
+    by_name: HashMap<String, Failures>,
+    /// Where each user last logged in, and when.
+    known: HashMap<(Network, String), Instant>,
 }
 
 impl Throttle {
     /// Whether `addr` may try to log in as `username` now.
-    pub fn allows(&mut self, addr: IpAddr, username: &str, now: Instant, caps: Caps) -> bool {
-        let pair = (addr, name_key(username));
+    pub fn allows(
+        &mut self,
+        addr: IpAddr,
+        username: &str,
+        now: Instant,
+        caps: Caps,
+    ) -> Result<(), Throttled> {
+        let net = Network::of(addr);
+        let name = name_key(username);
+        let pair = (net, name);
         let user_ok = self
             .by_pair
             .get_mut(&pair)
             .is_none_or(|f| f.recent(now) < caps.per_user);
         let address_ok = self
             .by_address
-            .get_mut(&addr)
+            .get_mut(&net)
             .is_none_or(|f| f.recent(now) < caps.per_address);
-        user_ok && address_ok
+        if !(user_ok && address_ok) {
+            return Err(Throttled::Network);
+        }
+        let (_, name) = pair;
+        let over_ceiling = self
+            .by_name
+            .get_mut(&name)
+            .is_some_and(|f| f.recent(now) >= caps.per_username);
+        if over_ceiling && !self.is_known(net, name, now) {
+            return Err(Throttled::Username);
+        }
+        Ok(())
+    }
+
+    fn is_known(&self, net: Network, name: String, now: Instant) -> bool {
+        self.known
+            .get(&(net, name))
+            .is_some_and(|t| now.duration_since(*t) < KNOWN_FOR)
     }
 
     /// Records a failed login from `addr` as `username`.
     pub fn failed(&mut self, addr: IpAddr, username: &str, now: Instant, caps: Caps) {
-        let pair = (addr, name_key(username));
-        record(&mut self.by_pair, pair, now, caps.per_user);
-        record(&mut self.by_address, addr, now, caps.per_address);
+        let net = Network::of(addr);
+        let name = name_key(username);
+        // A name over its ceiling is the last to be forgotten.
+        let ceiling = caps.per_username;
+        make_room(
+            &mut self.by_name,
+            &name,
+            |f| f.recent(now) == 0,
+            |f| Some((f.0.len() >= ceiling, f.last())),
+        );
+        // Known networks may try past the ceiling, and a success takes its own attempt back:
+        // room beyond the cap keeps the count at the cap through both.
+        let keep = ceiling.saturating_mul(2).saturating_add(16);
+        self.by_name
+            .entry(name.clone())
+            .or_default()
+            .push(now, keep);
+        record(&mut self.by_pair, (net, name), now, caps.per_user);
+        record(&mut self.by_address, net, now, caps.per_address);
     }
 
     /// A successful login of `username` from `addr`, whose attempt was recorded as failed
-    /// beforehand: that pair's failures are cleared, and the attempt no longer counts
-    /// against the address. Other pairs, and the address's other failures, stay.
-    pub fn succeeded(&mut self, addr: IpAddr, username: &str) {
-        self.by_pair.remove(&(addr, name_key(username)));
-        if let Some(f) = self.by_address.get_mut(&addr) {
+    /// beforehand: that pair's failures are cleared, the attempt no longer counts against the
+    /// network or the name, and the network is known for the user from now on. Other pairs,
+    /// and the network's and the name's other failures, stay.
+    pub fn succeeded(&mut self, addr: IpAddr, username: &str, now: Instant) {
+        let net = Network::of(addr);
+        let name = name_key(username);
+        self.by_pair.remove(&(net, name.clone()));
+        if let Some(f) = self.by_address.get_mut(&net) {
             f.0.pop();
             if f.0.is_empty() {
-                self.by_address.remove(&addr);
+                self.by_address.remove(&net);
             }
         }
+        if let Some(f) = self.by_name.get_mut(&name) {
+            f.0.pop();
+        }
+        let key = (net, name);
+        make_room(
+            &mut self.known,
+            &key,
+            |t| now.duration_since(*t) >= KNOWN_FOR,
+            |t| Some(*t),
+        );
+        self.known.insert(key, now);
     }
 }
 
@@ -127,14 +228,30 @@ mod tests {
     const CAPS: Caps = Caps {
         per_user: 5,
         per_address: 20,
+        per_username: 12,
     };
 
     fn ip(n: u32) -> IpAddr {
         IpAddr::from(n.to_be_bytes())
     }
 
+    fn v6(s: &str) -> IpAddr {
+        IpAddr::V6(s.parse().unwrap())
+    }
+
     fn at(start: Instant, secs: u64) -> Instant {
         start + Duration::from_secs(secs)
+    }
+
+    /// The tests' shorthand.
+    impl Throttle {
+        fn ok(&mut self, addr: IpAddr, name: &str, now: Instant) -> bool {
+            self.allows(addr, name, now, CAPS).is_ok()
+        }
+
+        fn fail(&mut self, addr: IpAddr, name: &str, now: Instant) {
+            self.failed(addr, name, now, CAPS);
+        }
     }
 
     #[test]
@@ -142,16 +259,19 @@ mod tests {
         let mut t = Throttle::default();
         let start = Instant::now();
         for i in 0..5 {
-            assert!(t.allows(ip(1), "alice", at(start, i), CAPS), "attempt {i}");
-            t.failed(ip(1), "alice", at(start, i), CAPS);
+            assert!(t.ok(ip(1), "alice", at(start, i)), "attempt {i}");
+            t.fail(ip(1), "alice", at(start, i));
         }
         let later = at(start, 10);
-        assert!(!t.allows(ip(1), "alice", later, CAPS));
-        assert!(t.allows(ip(1), "bob", later, CAPS), "another name");
-        assert!(t.allows(ip(2), "alice", later, CAPS), "another address");
+        assert_eq!(
+            t.allows(ip(1), "alice", later, CAPS),
+            Err(Throttled::Network)
+        );
+        assert!(t.ok(ip(1), "bob", later), "another name");
+        assert!(t.ok(ip(2), "alice", later), "another address");
         // The first failure (at 0 s) leaves the window at 60 s.
-        assert!(!t.allows(ip(1), "alice", at(start, 59), CAPS));
-        assert!(t.allows(ip(1), "alice", at(start, 60), CAPS));
+        assert!(!t.ok(ip(1), "alice", at(start, 59)));
+        assert!(t.ok(ip(1), "alice", at(start, 60)));
     }
 
     #[test]
@@ -160,8 +280,8 @@ mod tests {
         let start = Instant::now();
         for i in 0..40 {
             let now = at(start, i * 13);
-            assert!(t.allows(ip(1), "alice", now, CAPS), "attempt {i}");
-            t.failed(ip(1), "alice", now, CAPS);
+            assert!(t.ok(ip(1), "alice", now), "attempt {i}");
+            t.fail(ip(1), "alice", now);
         }
     }
 
@@ -175,18 +295,18 @@ mod tests {
         for round in 0..3 {
             let now = at(start, round);
             for _ in 0..4 {
-                if t.allows(ip(1), "alice", now, CAPS) {
-                    t.failed(ip(1), "alice", now, CAPS);
+                if t.ok(ip(1), "alice", now) {
+                    t.fail(ip(1), "alice", now);
                     guesses += 1;
                 }
             }
-            assert!(t.allows(ip(1), "bob", now, CAPS));
-            t.failed(ip(1), "bob", now, CAPS);
-            t.succeeded(ip(1), "bob");
+            assert!(t.ok(ip(1), "bob", now));
+            t.fail(ip(1), "bob", now);
+            t.succeeded(ip(1), "bob", now);
         }
         assert_eq!(guesses, 5, "only five guesses at alice in the window");
-        assert!(!t.allows(ip(1), "alice", at(start, 5), CAPS));
-        assert!(t.allows(ip(1), "bob", at(start, 5), CAPS));
+        assert!(!t.ok(ip(1), "alice", at(start, 5)));
+        assert!(t.ok(ip(1), "bob", at(start, 5)));
     }
 
     #[test]
@@ -195,19 +315,79 @@ mod tests {
         let now = Instant::now();
         for i in 0..20 {
             let name = format!("user{i}");
-            assert!(t.allows(ip(1), &name, now, CAPS), "name {i}");
-            t.failed(ip(1), &name, now, CAPS);
+            assert!(t.ok(ip(1), &name, now), "name {i}");
+            t.fail(ip(1), &name, now);
         }
-        assert!(
-            !t.allows(ip(1), "alice", now, CAPS),
-            "the address is locked"
-        );
-        assert!(t.allows(ip(2), "alice", now, CAPS));
+        assert!(!t.ok(ip(1), "alice", now), "the address is locked");
+        assert!(t.ok(ip(2), "alice", now));
         // A success of one of them does not reopen the address for all.
-        t.succeeded(ip(1), "user0");
-        assert!(t.allows(ip(1), "user0", now, CAPS));
-        t.failed(ip(1), "user0", now, CAPS);
-        assert!(!t.allows(ip(1), "alice", now, CAPS));
+        t.succeeded(ip(1), "user0", now);
+        assert!(t.ok(ip(1), "user0", now));
+        t.fail(ip(1), "user0", now);
+        assert!(!t.ok(ip(1), "alice", now));
+    }
+
+    /// An IPv6 host may take any address of its /64: they are one network here, as in the
+    /// connection share. Another /64 is another network.
+    #[test]
+    fn ipv6_addresses_count_by_their_64() {
+        let mut t = Throttle::default();
+        let now = Instant::now();
+        for i in 0..5 {
+            let addr = v6(&format!("2001:db8:0:1::{:x}", i + 1));
+            assert!(t.ok(addr, "alice", now), "guess {i}");
+            t.fail(addr, "alice", now);
+        }
+        assert!(!t.ok(v6("2001:db8:0:1:ffff:ffff:ffff:ffff"), "alice", now));
+        assert!(t.ok(v6("2001:db8:0:2::1"), "alice", now));
+        // An IPv4-mapped address is the IPv4 address.
+        for _ in 0..5 {
+            t.fail(ip(0x0a00_0001), "bob", now);
+        }
+        assert!(!t.ok(v6("::ffff:10.0.0.1"), "bob", now));
+    }
+
+    /// Many addresses guessing one name meet its ceiling; a network the user logged in from
+    /// before is exempt; made-up names cannot push it out; it passes with the window.
+    #[test]
+    fn the_username_ceiling_spans_addresses_but_spares_known_ones() {
+        let mut t = Throttle::default();
+        let start = Instant::now();
+        // alice logged in from home (ip 1) earlier.
+        t.fail(ip(1), "alice", start);
+        t.succeeded(ip(1), "alice", start);
+        let now = at(start, 100);
+        let mut guesses = 0;
+        for a in 10..50 {
+            for _ in 0..5 {
+                if t.ok(ip(a), "alice", now) {
+                    t.fail(ip(a), "alice", now);
+                    guesses += 1;
+                }
+            }
+        }
+        assert_eq!(guesses, CAPS.per_username, "40 addresses x 5 guesses");
+        assert_eq!(
+            t.allows(ip(99), "alice", now, CAPS),
+            Err(Throttled::Username)
+        );
+        assert!(t.ok(ip(1), "alice", now), "home is exempt");
+        // alice logs in from home meanwhile: the ceiling still holds for everyone else.
+        t.fail(ip(1), "alice", now);
+        t.succeeded(ip(1), "alice", now);
+        assert!(!t.ok(ip(99), "alice", now));
+        assert!(t.ok(ip(99), "bob", now), "another user is not concerned");
+        // A flood of made-up names from many addresses fills the table, but forgets the
+        // names under their ceiling first: alice's ceiling holds.
+        for n in 0..(2 * MAX_ENTRIES as u32) {
+            t.fail(ip(1000 + n / 10), &format!("made-up{n}"), now);
+        }
+        assert!(t.by_name.len() <= MAX_ENTRIES);
+        assert_eq!(
+            t.allows(ip(99), "alice", now, CAPS),
+            Err(Throttled::Username)
+        );
+        assert!(t.ok(ip(99), "alice", at(start, 160)), "the window passed");
     }
 
     #[test]
@@ -215,14 +395,17 @@ mod tests {
         let mut t = Throttle::default();
         let now = Instant::now();
         let long = "é".repeat(10_000);
-        t.failed(ip(1), &long, now, CAPS);
+        t.fail(ip(1), &long, now);
         assert!(t.by_pair.keys().all(|(_, n)| n.len() <= NAME_BYTES));
         for n in 0..(MAX_ENTRIES as u32 + 100) {
             let when = now + Duration::from_millis(u64::from(n));
-            t.failed(ip(n + 10), "alice", when, CAPS);
-            t.failed(ip(1), &format!("name{n}"), when, CAPS);
+            t.fail(ip(n + 10), "alice", when);
+            t.fail(ip(1), &format!("name{n}"), when);
+            t.succeeded(ip(n + 10), &format!("name{n}"), when);
         }
         assert!(t.by_pair.len() <= MAX_ENTRIES);
         assert!(t.by_address.len() <= MAX_ENTRIES);
+        assert!(t.by_name.len() <= MAX_ENTRIES);
+        assert!(t.known.len() <= MAX_ENTRIES);
     }
 }

@@ -57,7 +57,7 @@ pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Po
 pub use includes::IncludeReader;
 pub use mqtt::Mqtt;
 pub use settings::{HistorySync, Limits, Link, LogLevel};
-pub use source::{LoadError, Loaded, load, locate};
+pub use source::{LoadError, Loaded, MAX_CONFIG_BYTES, MAX_INCLUDE_FILES, load, locate};
 
 use actions::{ActionContext, Draft, Inherited};
 use checker::{Checker, Field, Fields, path_or};

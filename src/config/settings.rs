@@ -133,6 +133,9 @@ settings_table! {
     login_failures_per_user: usize = ("loginFailuresPerUser", 1, 1000, 5, " failures"),
     /// Failed logins from one address within a minute, whatever the username.
     login_failures_per_address: usize = ("loginFailuresPerAddress", 1, 10_000, 20, " failures"),
+    /// Failed logins for one username within a minute, from every address together;
+    /// addresses where its user logged in before are exempt.
+    login_failures_per_username: usize = ("loginFailuresPerUsername", 1, 10_000, 20, " failures"),
     /// The size of one entity file; a larger one is refused and its previous instances stay.
     max_entity_file_bytes: usize = ("maxEntityFileBytes", 1024, 64 * MIB, MIB, " bytes"),
     /// Instances in one entity file; a file with more is refused and its previous ones stay.
@@ -338,6 +341,7 @@ historySync: 2s
 maxSessionsPerUser: 3
 loginFailuresPerUser: 4
 loginFailuresPerAddress: 12
+loginFailuresPerUsername: 30
 maxEntityFileBytes: 4096
 maxEntityInstances: 50
 prometheus: {enabled: true}
@@ -389,6 +393,7 @@ insecureAllowDumpActionMap: TRUE
                 max_sessions_per_user: 3,
                 login_failures_per_user: 4,
                 login_failures_per_address: 12,
+                login_failures_per_username: 30,
                 max_entity_file_bytes: 4096,
                 max_entity_instances: 50,
             }
@@ -581,6 +586,7 @@ insecureAllowDumpActionMap: TRUE
                 max_sessions_per_user: 10,
                 login_failures_per_user: 5,
                 login_failures_per_address: 20,
+                login_failures_per_username: 20,
                 max_entity_file_bytes: 1024 * 1024,
                 max_entity_instances: 1000,
             }

@@ -11,6 +11,14 @@ use std::path::{Path, PathBuf};
 
 use super::parse_with_includes;
 use super::{Config, Problem, Source};
+use crate::files;
+
+/// The config file and each included file are refused beyond this size: the largest config
+/// of the OliveTin corpus is a few dozen KiB, and the whole text is parsed in memory.
+pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
+
+/// An include directory may hold at most this many YAML files.
+pub const MAX_INCLUDE_FILES: usize = 256;
 
 /// The embedded default config: a few harmless demo actions, so that a first
 /// `cargo run` shows something useful.
@@ -87,9 +95,9 @@ pub fn locate(explicit: Option<&Path>) -> Source {
 pub fn load(source: &Source) -> Result<Loaded, LoadError> {
     let (text, base_dir) = match source {
         Source::File(path) => {
-            let text = std::fs::read_to_string(path).map_err(|error| LoadError::Read {
+            let text = files::read_text(path, MAX_CONFIG_BYTES).map_err(|e| LoadError::Read {
                 path: path.clone(),
-                error,
+                error: e.into(),
             })?;
             let dir = match path.parent() {
                 Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
@@ -115,7 +123,8 @@ pub fn load(source: &Source) -> Result<Loaded, LoadError> {
     }
 }
 
-/// Every `*.yml` / `*.yaml` file directly in `dir`, sorted by file name, with its text.
+/// Every `*.yml` / `*.yaml` file directly in `dir`, sorted by file name, with its text; at
+/// most `MAX_INCLUDE_FILES` of them, each within `MAX_CONFIG_BYTES`.
 fn read_include_dir(dir: &Path) -> Result<Vec<(String, String)>, String> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read the include directory {}: {e}", dir.display()))?;
@@ -125,9 +134,16 @@ fn read_include_dir(dir: &Path) -> Result<Vec<(String, String)>, String> {
             .map_err(|e| format!("cannot list the include directory {}: {e}", dir.display()))?;
         let name = entry.file_name().to_string_lossy().into_owned();
         let is_yaml = name.ends_with(".yml") || name.ends_with(".yaml");
-        // A directory named `x.yaml` or a dangling link is not a config fragment.
-        if is_yaml && entry.path().is_file() {
+        // A directory named `x.yaml` or a dangling link is not a config fragment; a FIFO or a
+        // device named so is refused below, where it is read.
+        if is_yaml && std::fs::metadata(entry.path()).is_ok_and(|m| !m.is_dir()) {
             names.push(name);
+        }
+        if names.len() > MAX_INCLUDE_FILES {
+            return Err(format!(
+                "the include directory {} holds more than {MAX_INCLUDE_FILES} YAML files",
+                dir.display()
+            ));
         }
     }
     names.sort();
@@ -135,7 +151,7 @@ fn read_include_dir(dir: &Path) -> Result<Vec<(String, String)>, String> {
         .into_iter()
         .map(|name| {
             let path = dir.join(&name);
-            std::fs::read_to_string(&path)
+            files::read_text(&path, MAX_CONFIG_BYTES)
                 .map(|text| (name, text))
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))
         })

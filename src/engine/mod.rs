@@ -466,12 +466,15 @@ impl Engine {
         self.recorder.room(limits.history_queue_length)?;
         let blocked = self.admit(&exec, limits.max_concurrent_executions)?;
         if let Some(reason) = blocked {
-            info!(
-                action = %exec.binding_id,
-                id = %exec.tracking_id,
-                user = %exec.user,
-                "blocked: {reason}"
-            );
+            // Anyone allowed to press can press a busy button in a loop: rate-limited.
+            if let Some(more) = crate::ratelog::BLOCKED_STARTS.admit() {
+                info!(
+                    action = %exec.binding_id,
+                    id = %exec.tracking_id,
+                    user = %exec.user,
+                    "blocked: {reason}{more}"
+                );
+            }
             exec.conclude(Outcome::Blocked(reason), launch.plan.grace.as_secs());
             self.record(Line {
                 exec: Arc::clone(&exec),

@@ -34,6 +34,7 @@ use tracing::{info, warn};
 use crate::config::Mqtt;
 use crate::engine::Engine;
 use crate::events::ActionWatch;
+use crate::ratelog;
 use discovery::{Board, Node};
 use session::{Ended, Session};
 
@@ -145,6 +146,9 @@ struct Backoff {
     failures: u32,
 }
 
+/// A session that lasted this long resets the backoff.
+const SESSION_LASTED: Duration = Duration::from_secs(60);
+
 const BACKOFF_FIRST: Duration = Duration::from_secs(1);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 
@@ -174,10 +178,13 @@ enum Link {
 }
 
 impl Link {
+    /// A broker that accepts and drops makes a change each time: the lines are rate-limited.
     fn up(&mut self, settings: &Mqtt, node: &Node) {
-        if *self != Link::Up {
+        if *self != Link::Up
+            && let Some(more) = ratelog::MQTT_LINK.admit()
+        {
             info!(
-                "MQTT: connected to {} as node {}",
+                "MQTT: connected to {} as node {}{more}",
                 settings.broker,
                 node.id()
             );
@@ -186,17 +193,20 @@ impl Link {
     }
 
     fn down(&mut self, settings: &Mqtt, why: String) {
-        match self {
-            Link::Down(before) if *before == why => {}
-            Link::Up => warn!(
-                "MQTT: lost the connection to {}: {why}; reconnecting with backoff",
-                settings.broker
-            ),
-            _ => warn!(
-                "MQTT: cannot connect to {}: {why}; retrying with backoff (said again only \
-                 when this changes)",
-                settings.broker
-            ),
+        let said = matches!(self, Link::Down(before) if *before == why);
+        if !said && let Some(more) = ratelog::MQTT_LINK.admit() {
+            if *self == Link::Up {
+                warn!(
+                    "MQTT: lost the connection to {}: {why}; reconnecting with backoff{more}",
+                    settings.broker
+                );
+            } else {
+                warn!(
+                    "MQTT: cannot connect to {}: {why}; retrying with backoff (said again only \
+                     when this changes){more}",
+                    settings.broker
+                );
+            }
         }
         *self = Link::Down(why);
     }
@@ -229,10 +239,16 @@ async fn run(
         let ended = match session::connect(&settings, &node).await {
             Ok(conn) => {
                 link.up(&settings, &node);
-                backoff.reset();
-                Session::new(&engine, &watch, settings.clone(), node, conn, &board)
+                let began = tokio::time::Instant::now();
+                let ended = Session::new(&engine, &watch, settings.clone(), node, conn, &board)
                     .serve(&mut reloads, &mut stop, same_connection)
-                    .await
+                    .await;
+                // Only a session that lasted proves the broker well: one that accepts and
+                // drops at once must not earn a reconnection (and a full publish) a second.
+                if began.elapsed() >= SESSION_LASTED {
+                    backoff.reset();
+                }
+                ended
             }
             Err(e) => Ended::Lost(e),
         };

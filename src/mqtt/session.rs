@@ -25,6 +25,7 @@ use crate::config::Mqtt;
 use crate::engine::{Engine, Setup, StartRequest};
 use crate::events::{ActionWatch, Changed};
 use crate::permissions::{Caller, Provider};
+use crate::ratelog;
 
 /// Seconds of silence after which the broker may drop us; we ping at a third of it.
 pub const KEEP_ALIVE_SECS: u16 = 30;
@@ -41,9 +42,10 @@ const MAX_INCOMING: usize = 64 * 1024;
 /// Home Assistant's birth message triggers a full publish at most this often, so a client
 /// repeating it cannot make the board flood the broker.
 const REPUBLISH_AT_MOST_EVERY: Duration = Duration::from_secs(5);
-/// Refused presses and skipped messages are logged at most this often (a client flooding
-/// the command topics must not flood the journal); the next line counts what was left out.
-const QUIET: Duration = Duration::from_secs(10);
+/// Execution states are published at most this often (a press flood on a busy button
+/// changes its state hundreds of times a second); the states that change meanwhile are
+/// coalesced and published together, read from the engine when they are sent.
+const STATES_AT_MOST_EVERY: Duration = Duration::from_millis(500);
 
 /// How a session ended.
 pub enum Ended {
@@ -125,12 +127,16 @@ impl Conn {
     }
 }
 
+/// The password file holds one password: MQTT allows 65,535 bytes, nobody needs more than this.
+const MAX_PASSWORD_BYTES: u64 = 4096;
+
 /// Reads the password file; a trailing newline (as `echo` writes) is not part of it.
 fn password(settings: &Mqtt) -> Result<Option<Vec<u8>>, String> {
     let Some(path) = &settings.password_file else {
         return Ok(None);
     };
-    let mut bytes = std::fs::read(path)
+    // A FIFO in its place is refused unopened, and a password is short.
+    let mut bytes = crate::files::read(path, MAX_PASSWORD_BYTES)
         .map_err(|e| format!("cannot read passwordFile {}: {e}", path.display()))?;
     while bytes.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
         bytes.pop();
@@ -140,7 +146,13 @@ fn password(settings: &Mqtt) -> Result<Option<Vec<u8>>, String> {
 
 /// Opens a connection: TCP, CONNECT with the last will (`offline`, retained), CONNACK.
 pub async fn connect(settings: &Mqtt, node: &Node) -> Result<Conn, String> {
-    let password = password(settings)?;
+    // Off the event loop: the file may sit on a slow or hung filesystem.
+    let password = {
+        let settings = settings.clone();
+        tokio::task::spawn_blocking(move || password(&settings))
+            .await
+            .map_err(|e| format!("cannot read passwordFile: {e}"))??
+    };
     let stream = timeout(
         CONNECT_TIMEOUT,
         TcpStream::connect((settings.host.as_str(), settings.port)),
@@ -179,40 +191,11 @@ pub async fn connect(settings: &Mqtt, node: &Node) -> Result<Conn, String> {
         Ok(Err(e)) => Err(e),
         Ok(Ok(Incoming::ConnAck { code: 0, .. })) => Ok(conn),
         Ok(Ok(Incoming::ConnAck { code, .. })) => Err(codec::connack_reason(code).to_string()),
-        Ok(Ok(other)) => Err(format!("the broker answered CONNECT with {other:?}")),
-    }
-}
-
-/// The kinds of message the session logs quietly, each with its own `Quiet`, so a flood of
-/// one kind does not hide the first line of another.
-#[derive(Default)]
-struct Quiets {
-    retained_press: Quiet,
-    bad_payload: Quiet,
-    refused: Quiet,
-    too_large: Quiet,
-}
-
-/// Logs at most one line per `QUIET`, counting the lines left out.
-#[derive(Default)]
-struct Quiet {
-    last: Option<Instant>,
-    left_out: u64,
-}
-
-impl Quiet {
-    fn warn(&mut self, line: impl FnOnce() -> String) {
-        if self.last.is_some_and(|t| t.elapsed() < QUIET) {
-            self.left_out += 1;
-            return;
-        }
-        let more = std::mem::take(&mut self.left_out);
-        if more > 0 {
-            warn!("MQTT: {} ({more} similar lines left out)", line());
-        } else {
-            warn!("MQTT: {}", line());
-        }
-        self.last = Some(Instant::now());
+        // Named by kind and size: a hostile broker's bytes never reach the log.
+        Ok(Ok(other)) => Err(format!(
+            "the broker answered CONNECT with {} instead of a CONNACK",
+            describe(&other)
+        )),
     }
 }
 
@@ -235,7 +218,8 @@ pub struct Session<'a> {
     buttons: BTreeSet<String>,
     last_full: Option<Instant>,
     last_rx: Instant,
-    quiet: Quiets,
+    /// When states were last published.
+    last_states: Option<Instant>,
 }
 
 impl<'a> Session<'a> {
@@ -261,7 +245,7 @@ impl<'a> Session<'a> {
             buttons: BTreeSet::new(),
             last_full: None,
             last_rx: Instant::now(),
-            quiet: Quiets::default(),
+            last_states: None,
         }
     }
 
@@ -284,7 +268,10 @@ impl<'a> Session<'a> {
                     Ok(p) => self.incoming(p).await,
                     Err(e) => Err(e),
                 },
-                changed = self.watch.changed() => self.publish_states(changed).await,
+                changed = coalesced(self.watch, self.last_states) => {
+                    self.last_states = Some(Instant::now());
+                    self.publish_states(changed).await
+                }
                 r = reloads.changed() => {
                     if r.is_err() {
                         return self.farewell().await;
@@ -442,10 +429,12 @@ impl<'a> Session<'a> {
             }
             Incoming::SubAck { codes, .. } => {
                 for (filter, code) in self.node.filters().iter().zip(codes) {
-                    if code == 0x80 {
+                    if code == 0x80
+                        && let Some(more) = ratelog::MQTT_SUBSCRIPTION.admit()
+                    {
                         warn!(
                             "MQTT: the broker refused the subscription to {filter}; check \
-                             its access rules for user {:?}",
+                             its access rules for user {:?}{more}",
                             self.settings.username.as_deref().unwrap_or("(none)")
                         );
                     }
@@ -453,9 +442,9 @@ impl<'a> Session<'a> {
                 Ok(())
             }
             Incoming::TooLarge { len, .. } => {
-                self.quiet
-                    .too_large
-                    .warn(|| format!("skipped a message of {len} bytes (at most {MAX_INCOMING})"));
+                if let Some(more) = ratelog::MQTT_TOO_LARGE.admit() {
+                    warn!("MQTT: skipped a message of {len} bytes (at most {MAX_INCOMING}){more}");
+                }
                 Ok(())
             }
             Incoming::ConnAck { .. } => Err("the broker sent a second CONNACK".into()),
@@ -480,7 +469,9 @@ impl<'a> Session<'a> {
         if stale {
             // A retained message of ours for an entity that no longer exists (removed while
             // actiond was stopped, or under another runAs): delete it.
-            debug!(topic = %p.topic, "clearing a stale retained message");
+            if let Some(more) = ratelog::MQTT_STALE.admit() {
+                debug!(topic = %p.topic, "clearing a stale retained message{more}");
+            }
             let mut out = Vec::new();
             self.conn.push(&mut out, &p.topic, b"");
             return self.conn.send(&out).await;
@@ -506,30 +497,31 @@ impl<'a> Session<'a> {
             return;
         }
         if p.retain {
-            self.quiet.retained_press.warn(|| {
-                format!(
-                    "ignored a retained press of {binding}: a retained press would run again \
-                     at every reconnection (clear it with an empty retained message)"
-                )
-            });
+            if let Some(more) = ratelog::MQTT_RETAINED_PRESS.admit() {
+                warn!(
+                    "MQTT: ignored a retained press of {binding}: a retained press would run \
+                     again at every reconnection (clear it with an empty retained message){more}"
+                );
+            }
             return;
         }
         if p.payload != PRESS.as_bytes() {
-            self.quiet.bad_payload.warn(|| {
-                format!(
-                    "ignored a message on the press topic of {binding}: the payload is not {PRESS}"
-                )
-            });
+            if let Some(more) = ratelog::MQTT_BAD_PAYLOAD.admit() {
+                warn!(
+                    "MQTT: ignored a message on the press topic of {binding}: the payload is \
+                     not {PRESS}{more}"
+                );
+            }
             return;
         }
         if !self.buttons.contains(binding) {
-            let user = &self.caller.username;
-            self.quiet.refused.warn(|| {
-                format!(
-                    "refused a press of {binding}: it has no button for user {user:?} (not \
-                     an action it may run, hidden, or it needs input)"
-                )
-            });
+            if let Some(more) = ratelog::MQTT_REFUSED_PRESS.admit() {
+                warn!(
+                    "MQTT: refused a press of {binding}: it has no button for user {:?} (not \
+                     an action it may run, hidden, or it needs input){more}",
+                    self.caller.username
+                );
+            }
             return;
         }
         let req = StartRequest {
@@ -539,10 +531,9 @@ impl<'a> Session<'a> {
         match self.engine.start(req, &self.caller) {
             Ok(exec) => debug!(action = %binding, id = %exec.tracking_id, "pressed over MQTT"),
             Err(e) => {
-                let why = e.to_string();
-                self.quiet
-                    .refused
-                    .warn(|| format!("refused a press of {binding}: {why}"));
+                if let Some(more) = ratelog::MQTT_REFUSED_PRESS.admit() {
+                    warn!("MQTT: refused a press of {binding}: {e}{more}");
+                }
             }
         }
     }
@@ -597,6 +588,33 @@ impl<'a> Session<'a> {
         let _ = self.conn.send(&out).await;
         Ended::Stopped
     }
+}
+
+/// A packet by its kind and size, never its content.
+fn describe(packet: &Incoming) -> String {
+    match packet {
+        Incoming::ConnAck { .. } => "a CONNACK".into(),
+        Incoming::Publish(p) => format!(
+            "a PUBLISH ({} bytes of topic, {} of payload)",
+            p.topic.len(),
+            p.payload.len()
+        ),
+        Incoming::PubAck(_) => "a PUBACK".into(),
+        Incoming::SubAck { codes, .. } => format!("a SUBACK ({} codes)", codes.len()),
+        Incoming::UnsubAck(_) => "an UNSUBACK".into(),
+        Incoming::PingResp => "a PINGRESP".into(),
+        Incoming::TooLarge { kind, len } => format!("a packet of type {kind} and {len} bytes"),
+    }
+}
+
+/// The next execution changes, no sooner than `STATES_AT_MOST_EVERY` after the last publish
+/// of states: what changes meanwhile waits in the watch, coalesced. Cancel-safe: the watch is
+/// taken only when this returns.
+async fn coalesced(watch: &ActionWatch, last: Option<Instant>) -> Changed {
+    if let Some(last) = last {
+        tokio::time::sleep_until(last + STATES_AT_MOST_EVERY).await;
+    }
+    watch.changed().await
 }
 
 /// Says at debug level what the board announces, so an operator can see why an action has no

@@ -6,6 +6,9 @@
 //! - a keep-alive connection that stays idle that long is closed;
 //! - a client that takes nothing of its answer for that long (every write waits on it) is
 //!   dropped, so an answer nobody reads cannot hold memory or a connection slot;
+//! - when every slot is taken and a connection waits to be accepted, the connection that has
+//!   waited longest on its client (for its request, or to take its answer) is closed
+//!   (`Open`), so clients slow to send or to read cannot keep out one that is quick;
 //! - one address holds at most `maxConnectionsPerAddress` of the `maxConnections` slots
 //!   (an IPv6 client by its /64, since one host has a whole /64 to choose from);
 //!   `trustedProxies` are exempt, since a proxy carries everyone.
@@ -19,12 +22,16 @@ use std::future::Future;
 use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::Notify;
 use tokio::time::{Instant, Sleep};
+
+use crate::auth::identity::Network;
 
 /// Where a connection is in the life of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,8 +40,9 @@ enum Phase {
     Idle(Instant),
     /// A request's first bytes arrived then; its head is not complete yet.
     Head(Instant),
-    /// The server has the head and reads the body (it keeps the deadline itself).
-    Serving,
+    /// The server has the head of a request whose first bytes arrived then, and reads the
+    /// body (it keeps the deadline itself).
+    Serving(Instant),
     /// The request is in; its answer is being made or written.
     Answering,
 }
@@ -45,6 +53,8 @@ struct State {
     /// When the first bytes of the next request arrived while an answer was under way
     /// (pipelining).
     next: Option<Instant>,
+    /// Since when every write has waited on the client (an answer it does not read).
+    stalled: Option<Instant>,
 }
 
 /// What the server and the socket wrapper share about one connection.
@@ -52,6 +62,10 @@ struct State {
 pub struct Tracker {
     timeout: Duration,
     state: Mutex<State>,
+    /// Told when the connection is to be closed to make room for another.
+    closing: Notify,
+    /// Set once it was told, so that it is not chosen twice.
+    chosen: AtomicBool,
 }
 
 impl Tracker {
@@ -61,8 +75,32 @@ impl Tracker {
             state: Mutex::new(State {
                 phase: Phase::Idle(Instant::now()),
                 next: None,
+                stalled: None,
             }),
+            closing: Notify::new(),
+            chosen: AtomicBool::new(false),
         })
+    }
+
+    /// Since when the connection has waited on its client: for a whole request (idle, or a
+    /// head or a body under way), or to take its answer; `None` while its answer is made or
+    /// taken, which is the server's work, not the client's.
+    fn waiting_since(&self) -> Option<Instant> {
+        let s = self.state();
+        match s.phase {
+            Phase::Idle(since) | Phase::Head(since) | Phase::Serving(since) => Some(since),
+            Phase::Answering => s.stalled,
+        }
+    }
+
+    /// A write began to wait on the client (`Some`), or got somewhere (`None`).
+    fn write_stalled(&self, since: Option<Instant>) {
+        self.state().stalled = since;
+    }
+
+    /// Resolves once the connection was chosen to be closed (`Open::close_slowest`).
+    pub async fn closed(&self) {
+        self.closing.notified().await;
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -77,14 +115,14 @@ impl Tracker {
             // The head was already buffered (it came with the previous request's bytes).
             _ => s.next.take().unwrap_or_else(Instant::now),
         };
-        s.phase = Phase::Serving;
+        s.phase = Phase::Serving(first);
         first + self.timeout
     }
 
     /// The body is read (or given up on): from now on only the answer's writes are timed.
     pub fn body_read(&self) {
         let mut s = self.state();
-        if s.phase == Phase::Serving {
+        if matches!(s.phase, Phase::Serving(_)) {
             s.phase = Phase::Answering;
         }
     }
@@ -106,7 +144,7 @@ impl Tracker {
             Phase::Answering => {
                 s.next.get_or_insert_with(Instant::now);
             }
-            Phase::Head(_) | Phase::Serving => {}
+            Phase::Head(_) | Phase::Serving(_) => {}
         }
     }
 
@@ -115,7 +153,7 @@ impl Tracker {
         match self.state().phase {
             Phase::Idle(since) => Some((since + self.timeout, Late::Idle)),
             Phase::Head(first) => Some((first + self.timeout, Late::Head)),
-            Phase::Serving | Phase::Answering => None,
+            Phase::Serving(_) | Phase::Answering => None,
         }
     }
 }
@@ -243,7 +281,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Timed<S> {
         match result {
             Poll::Ready(Ok(n)) => {
                 if n > 0 {
-                    self.stalled = None;
+                    if self.stalled.take().is_some() {
+                        self.tracker.write_stalled(None);
+                    }
                     self.write_timer = None;
                     self.wrote = Some(Instant::now());
                 }
@@ -251,7 +291,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Timed<S> {
             }
             Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
             Poll::Pending => {
-                let since = *self.stalled.get_or_insert_with(Instant::now);
+                let since = *self.stalled.get_or_insert_with(|| {
+                    let now = Instant::now();
+                    self.tracker.write_stalled(Some(now));
+                    now
+                });
                 if passed(&mut self.write_timer, since + self.tracker.timeout, cx) {
                     self.dead = true;
                     return Poll::Ready(Err(timed_out("the client took none of its answer")));
@@ -301,43 +345,23 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Timed<S> {
     }
 }
 
-/// How connections count toward an address's share: an IPv4 address alone, an IPv6
-/// address by its /64 (an IPv4-mapped one as IPv4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Holder {
-    V4(u32),
-    V6(u64),
-}
-
-impl Holder {
-    fn of(ip: IpAddr) -> Holder {
-        match ip {
-            IpAddr::V4(v4) => Holder::V4(v4.into()),
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => Holder::V4(v4.into()),
-                None => Holder::V6((u128::from(v6) >> 64) as u64),
-            },
-        }
-    }
-}
-
 /// The connections each address holds.
 #[derive(Debug, Default)]
 pub struct Shares {
-    held: Mutex<HashMap<Holder, usize>>,
+    held: Mutex<HashMap<Network, usize>>,
 }
 
 /// One counted connection; dropping it gives the place back.
 pub struct Share {
     shares: Arc<Shares>,
-    holder: Holder,
+    holder: Network,
 }
 
 impl Shares {
     /// Counts a connection from `ip` if its address holds fewer than `most`; `None` when it
     /// holds its share already.
     pub fn admit(self: &Arc<Shares>, ip: IpAddr, most: usize) -> Option<Share> {
-        let holder = Holder::of(ip);
+        let holder = Network::of(ip);
         let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
         let n = held.entry(holder).or_insert(0);
         if *n >= most {
@@ -364,6 +388,68 @@ impl Drop for Share {
                 held.remove(&self.holder);
             }
         }
+    }
+}
+
+/// Every connection being served, so that when all slots are taken the one that has waited
+/// longest on its client can be closed for a newcomer: a client slow to send its request
+/// (or sending nothing) must not keep out one that sends at once.
+#[derive(Debug, Default)]
+pub struct Open {
+    conns: Mutex<HashMap<u64, Arc<Tracker>>>,
+    next: AtomicU64,
+}
+
+/// A connection's place in `Open`; dropping it takes the connection out.
+pub struct Registered {
+    open: Arc<Open>,
+    id: u64,
+}
+
+impl Open {
+    pub fn register(self: &Arc<Open>, tracker: &Arc<Tracker>) -> Registered {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        self.conns
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, Arc::clone(tracker));
+        Registered {
+            open: Arc::clone(self),
+            id,
+        }
+    }
+
+    /// Closes the connection that has waited on its client the longest, if one has for at
+    /// least `min_age` (younger ones are requests simply under way); true when one was told to
+    /// close. Its slot comes back once its task has dropped it.
+    pub fn close_slowest(&self, min_age: Duration) -> bool {
+        let now = Instant::now();
+        let conns = self.conns.lock().unwrap_or_else(PoisonError::into_inner);
+        let slowest = conns
+            .values()
+            .filter(|t| !t.chosen.load(Ordering::Relaxed))
+            .filter_map(|t| t.waiting_since().map(|since| (since, t)))
+            .filter(|(since, _)| now.saturating_duration_since(*since) >= min_age)
+            .min_by_key(|(since, _)| *since);
+        match slowest {
+            Some((_, tracker)) => {
+                tracker.chosen.store(true, Ordering::Relaxed);
+                // notify_one keeps the wake-up for a task not waiting yet.
+                tracker.closing.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.open
+            .conns
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
     }
 }
 
@@ -435,6 +521,50 @@ mod tests {
         t.body_read();
         t.answered();
         assert!(matches!(t.read_deadline(), Some((_, Late::Idle))));
+    }
+
+    /// The connection that has waited longest on its client goes first: idle, head or body
+    /// under way, or an answer it does not take; never one whose answer is being made, nor
+    /// one younger than the bound, nor one already told.
+    #[test]
+    fn the_slowest_connection_is_the_one_closed() {
+        let open = Arc::new(Open::default());
+        let timeout = Duration::from_secs(10);
+        let chosen = |t: &Tracker| t.chosen.load(Ordering::Relaxed);
+        let oldest = Tracker::new(timeout);
+        std::thread::sleep(Duration::from_millis(20));
+        let body = Tracker::new(timeout);
+        body.got_bytes();
+        body.serving();
+        std::thread::sleep(Duration::from_millis(20));
+        let answering = Tracker::new(timeout);
+        answering.got_bytes();
+        answering.serving();
+        answering.body_read();
+        let held: Vec<Registered> = [&oldest, &body, &answering]
+            .iter()
+            .map(|t| open.register(t))
+            .collect();
+        assert!(
+            !open.close_slowest(Duration::from_secs(3600)),
+            "none is that old"
+        );
+        assert!(open.close_slowest(Duration::ZERO));
+        assert!(chosen(&oldest) && !chosen(&body));
+        assert!(open.close_slowest(Duration::ZERO));
+        assert!(chosen(&body));
+        assert!(
+            !open.close_slowest(Duration::ZERO),
+            "the answer is being made"
+        );
+        answering.write_stalled(Some(Instant::now()));
+        assert!(
+            open.close_slowest(Duration::ZERO),
+            "the answer is not taken"
+        );
+        assert!(chosen(&answering));
+        drop(held);
+        assert!(open.conns.lock().unwrap().is_empty());
     }
 
     #[test]

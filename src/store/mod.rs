@@ -16,6 +16,8 @@ use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use crate::files;
+
 /// A state directory, or none (everything in memory only).
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -32,15 +34,29 @@ impl Store {
         self.dir.as_deref()
     }
 
-    /// Reads a file of the state directory; `Ok(None)` when there is no directory or no file.
-    pub fn read(&self, name: &str) -> io::Result<Option<Vec<u8>>> {
+    /// Reads a file of the state directory, refused when it holds more than `max` bytes or
+    /// is not a regular file; `Ok(None)` when there is no directory or no file.
+    pub fn read(&self, name: &str, max: u64) -> io::Result<Option<Vec<u8>>> {
         let Some(dir) = &self.dir else {
             return Ok(None);
         };
-        match fs::read(dir.join(name)) {
+        match files::read(&dir.join(name), max) {
             Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The last `max` bytes at most of a file of the state directory, with the count of bytes
+    /// before them left unread; `Ok(None)` when there is no directory or no file.
+    pub fn read_tail(&self, name: &str, max: u64) -> io::Result<Option<(Vec<u8>, u64)>> {
+        let Some(dir) = &self.dir else {
+            return Ok(None);
+        };
+        match files::read_tail(&dir.join(name), max) {
+            Ok(read) => Ok(Some(read)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -86,10 +102,18 @@ mod tests {
     fn replace_then_read_round_trips_privately() {
         let dir = temp_dir("rt");
         let store = Store::new(Some(dir.join("state")));
-        assert_eq!(store.read("x.json").unwrap(), None);
+        assert_eq!(store.read("x.json", 10).unwrap(), None);
         store.replace("x.json", b"one").unwrap();
         store.replace("x.json", b"two").unwrap();
-        assert_eq!(store.read("x.json").unwrap().as_deref(), Some(&b"two"[..]));
+        assert_eq!(
+            store.read("x.json", 10).unwrap().as_deref(),
+            Some(&b"two"[..])
+        );
+        assert!(store.read("x.json", 2).is_err(), "over the bound");
+        assert_eq!(
+            store.read_tail("x.json", 2).unwrap(),
+            Some((b"wo".to_vec(), 1))
+        );
         let mode = fs::metadata(dir.join("state/x.json"))
             .unwrap()
             .permissions()
@@ -103,6 +127,7 @@ mod tests {
     fn a_memory_store_keeps_nothing() {
         let store = Store::new(None);
         store.replace("x", b"y").unwrap();
-        assert_eq!(store.read("x").unwrap(), None);
+        assert_eq!(store.read("x", 10).unwrap(), None);
+        assert_eq!(store.read_tail("x", 10).unwrap(), None);
     }
 }

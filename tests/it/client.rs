@@ -194,21 +194,8 @@ impl Conn {
     /// as two clients (login throttling, trusted proxies). std cannot bind before connecting,
     /// so tokio's socket does it, on a throwaway runtime, and hands back a blocking stream.
     pub fn open_from(addr: SocketAddr, local: IpAddr) -> Conn {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .build()
-            .expect("tokio runtime for binding the client socket");
-        let stream = runtime
-            .block_on(async {
-                let socket = match local {
-                    IpAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
-                    IpAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
-                };
-                socket.bind(SocketAddr::new(local, 0))?;
-                socket.connect(addr).await?.into_std()
-            })
+        let stream = connect_from(addr, local)
             .unwrap_or_else(|e| panic!("connect to {addr} from {local}: {e}"));
-        stream.set_nonblocking(false).expect("blocking socket");
         Conn::from_stream(stream, IO_TIMEOUT)
     }
 
@@ -361,6 +348,24 @@ fn bad(msg: String) -> io::Error {
 }
 
 /// Sends one request on a fresh connection.
+/// A blocking socket connected to `addr` whose local end is bound to `local` (any port): see
+/// `Conn::open_from`.
+pub fn connect_from(addr: SocketAddr, local: IpAddr) -> io::Result<TcpStream> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()?;
+    let stream = runtime.block_on(async {
+        let socket = match local {
+            IpAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+            IpAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+        };
+        socket.bind(SocketAddr::new(local, 0))?;
+        socket.connect(addr).await?.into_std()
+    })?;
+    stream.set_nonblocking(false)?;
+    Ok(stream)
+}
+
 pub fn send(addr: SocketAddr, req: &Request) -> Response {
     Conn::open(addr).send(req)
 }

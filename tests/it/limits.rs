@@ -315,11 +315,14 @@ fn blocked_runs_never_push_real_runs_out_of_the_history() {
         let reply = board.ok(who, "StartAction", json!({"actionId": "busy"}));
         assert!(reply["executionTrackingId"].is_string(), "{reply}");
     }
-    // Every blocked run's log line names who pressed.
+    // The blocked runs' log lines name who pressed, and the flood costs a handful of them
+    // (the rest are counted, not written: see hostile_clients).
     assert!(
-        wait_until(SOON, || board.server.log_count("user=bob") >= before + 90),
+        wait_until(SOON, || board.server.log_count("user=bob") > before),
         "the blocked runs' log lines do not name the user"
     );
+    let lines = board.server.log_count("blocked: ");
+    assert!(lines <= 10, "{lines} lines about 120 blocked presses");
     for id in &real {
         let status = board.call(alice, "ExecutionStatus", json!({"executionTrackingId": id}));
         assert_eq!(status.status, 200, "{id} was evicted: {}", status.text());

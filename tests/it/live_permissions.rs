@@ -29,7 +29,7 @@ pub const ALICE_PW: &str = "alice live permissions";
 pub const BOB_PW: &str = "bob live permissions";
 pub const TOKEN: &str = "ha-live-permissions-0f1e2d3c4b5a69788796a5b4c3d2e1f0";
 
-/// How long a reload may take: the watcher's 250 ms debounce plus a wide margin.
+/// How long a reload may take: the watcher's 2 s settle and second read, plus a wide margin.
 const RELOAD: Duration = Duration::from_secs(10);
 
 const ALL: &str = "all";

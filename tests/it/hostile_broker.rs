@@ -1,0 +1,301 @@
+//! A broker, or a client allowed to publish to it, that means harm: a broker that sends a
+//! large PUBLISH before its CONNACK and drops every connection right after the CONNACK, and
+//! two thousand presses of a busy button. A small fake broker written here speaks just
+//! enough MQTT 3.1.1 for that (no real broker would misbehave on purpose), so these tests
+//! need no mosquitto and always run.
+//!
+//! What must hold: no byte of a packet reaches the log, the reconnections slow down (the
+//! backoff is not reset by a session that did not last), the log holds a handful of lines
+//! whatever the flood, and the button's state is published a few times, not once per press.
+
+use std::io::{self, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::harness::{GATED, Server, wait_until};
+
+fn packet(first: u8, body: &[u8]) -> Vec<u8> {
+    let mut out = vec![first];
+    let mut len = body.len();
+    loop {
+        let mut byte = (len % 128) as u8;
+        len /= 128;
+        if len > 0 {
+            byte |= 0x80;
+        }
+        out.push(byte);
+        if len == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(body);
+    out
+}
+
+fn publish(topic: &str, payload: &[u8]) -> Vec<u8> {
+    let mut body = (topic.len() as u16).to_be_bytes().to_vec();
+    body.extend_from_slice(topic.as_bytes());
+    body.extend_from_slice(payload);
+    packet(0x30, &body)
+}
+
+const CONNACK: [u8; 4] = [0x20, 2, 0, 0];
+
+/// One packet: its first byte and its body.
+fn read_packet(s: &mut TcpStream) -> io::Result<(u8, Vec<u8>)> {
+    let mut first = [0u8; 1];
+    s.read_exact(&mut first)?;
+    let (mut len, mut shift) = (0usize, 0);
+    loop {
+        let mut b = [0u8; 1];
+        s.read_exact(&mut b)?;
+        len |= usize::from(b[0] & 0x7F) << shift;
+        if b[0] & 0x80 == 0 {
+            break;
+        }
+        shift += 7;
+    }
+    let mut body = vec![0; len];
+    s.read_exact(&mut body)?;
+    Ok((first[0], body))
+}
+
+/// A free loopback port and its listener, non-blocking so the broker thread can stop.
+fn listen() -> (TcpListener, u16) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    let port = l.local_addr().unwrap().port();
+    (l, port)
+}
+
+fn accept(l: &TcpListener, stop: &AtomicBool) -> Option<TcpStream> {
+    while !stop.load(Ordering::SeqCst) {
+        match l.accept() {
+            Ok((s, _)) => {
+                s.set_nonblocking(false).unwrap();
+                s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+                return Some(s);
+            }
+            Err(_) => thread::sleep(Duration::from_millis(10)),
+        }
+    }
+    None
+}
+
+fn config(port: u16, node: &str) -> serde_json::Value {
+    json!({
+        "killGracePeriod": 1,
+        "mqtt": {"broker": format!("mqtt://127.0.0.1:{port}"), "nodeId": node},
+        "actions": [{"id": "busy", "title": "Busy", "shell": GATED}],
+    })
+}
+
+/// The first connection gets a PUBLISH of 60 KiB before any CONNACK; every later one a
+/// CONNACK and then the door. Over 20 s, a backoff that a CONNACK resets would reconnect
+/// about every second; one that only a lasting session resets doubles each time.
+#[test]
+fn a_broker_that_publishes_before_connack_and_drops_after_it_is_logged_by_size_and_backed_off() {
+    let (listener, port) = listen();
+    let stop = Arc::new(AtomicBool::new(false));
+    let accepted = Arc::new(Mutex::new(Vec::<Instant>::new()));
+    let broker = {
+        let (stop, accepted) = (Arc::clone(&stop), Arc::clone(&accepted));
+        thread::spawn(move || {
+            while let Some(mut s) = accept(&listener, &stop) {
+                let n = {
+                    let mut a = accepted.lock().unwrap();
+                    a.push(Instant::now());
+                    a.len()
+                };
+                if read_packet(&mut s).is_err() {
+                    continue;
+                }
+                if n == 1 {
+                    let payload: Vec<u8> = (0..60 * 1024).map(|i| (i % 251) as u8).collect();
+                    let _ = s.write_all(&publish("not/yours", &payload));
+                } else {
+                    let _ = s.write_all(&CONNACK);
+                }
+                thread::sleep(Duration::from_millis(50));
+            }
+        })
+    };
+    let server = Server::start(config(port, "hostile"));
+    let began = Instant::now();
+    thread::sleep(Duration::from_secs(20));
+    stop.store(true, Ordering::SeqCst);
+    broker.join().unwrap();
+    let times = accepted.lock().unwrap().clone();
+    let log = server.stop_and_log();
+    let gaps: Vec<Duration> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    eprintln!("{} connections in 20 s, gaps {gaps:?}", times.len());
+    assert!(
+        times.len() >= 3,
+        "the client stopped reconnecting ({} connections since {:?})",
+        times.len(),
+        began.elapsed()
+    );
+    assert!(
+        times.len() <= 7,
+        "{} connections in 20 s: the backoff was reset by sessions that did not last",
+        times.len()
+    );
+    assert!(
+        log.contains("instead of a CONNACK") && log.contains("61440 of payload"),
+        "the PUBLISH is not named by kind and size:\n{log}"
+    );
+    let longest = log.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 1000, "a log line of {longest} bytes");
+    assert!(
+        !log.contains("0, 1, 2, 3"),
+        "the payload's bytes reached the log"
+    );
+}
+
+/// The PUBLISHes actiond sent: when, the topic, the payload.
+type Seen = Arc<Mutex<Vec<(Instant, String, Vec<u8>)>>>;
+
+/// Reads what actiond sends, answering SUBSCRIBE and PINGREQ, and keeps the PUBLISHes.
+fn follow(mut s: TcpStream, seen: Seen) {
+    let mut out = s.try_clone().unwrap();
+    while let Ok((first, body)) = read_packet(&mut s) {
+        match first >> 4 {
+            8 => {
+                // SUBSCRIBE: the id, then (length, filter, QoS) per filter.
+                let mut at = 2;
+                let mut codes = Vec::new();
+                while at + 2 <= body.len() {
+                    let len = usize::from(u16::from_be_bytes([body[at], body[at + 1]]));
+                    at += 2 + len + 1;
+                    codes.push(0u8);
+                }
+                let mut ack = body[..2].to_vec();
+                ack.extend(codes);
+                let _ = out.write_all(&packet(0x90, &ack));
+            }
+            3 => {
+                let len = usize::from(u16::from_be_bytes([body[0], body[1]]));
+                let topic = String::from_utf8_lossy(&body[2..2 + len]).into_owned();
+                let qos = (first >> 1) & 3;
+                let start = 2 + len + if qos > 0 { 2 } else { 0 };
+                seen.lock()
+                    .unwrap()
+                    .push((Instant::now(), topic, body[start..].to_vec()));
+            }
+            12 => {
+                let _ = out.write_all(&[0xD0, 0]);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn two_thousand_mqtt_presses_of_a_busy_button_cost_a_few_log_lines_and_state_publishes() {
+    const PRESSES: usize = 2000;
+    let (listener, port) = listen();
+    let stop = AtomicBool::new(false);
+    let server = Server::start(config(port, "flood"));
+    let mut conn = accept(&listener, &stop).expect("actiond connects");
+    read_packet(&mut conn).expect("CONNECT");
+    conn.write_all(&CONNACK).unwrap();
+    let seen: Seen = Arc::new(Mutex::new(Vec::new()));
+    let reader = {
+        let (s, seen) = (conn.try_clone().unwrap(), Arc::clone(&seen));
+        thread::spawn(move || follow(s, seen))
+    };
+    let published = |topic: &str| -> Vec<(Instant, Vec<u8>)> {
+        let seen = seen.lock().unwrap();
+        seen.iter()
+            .filter(|(_, t, _)| t == topic)
+            .map(|(at, _, p)| (*at, p.clone()))
+            .collect()
+    };
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            published("actiond/flood/availability")
+                .iter()
+                .any(|(_, p)| p == b"online")
+        }),
+        "actiond never said online"
+    );
+    let press = publish("actiond/flood/busy/press", b"PRESS");
+    conn.write_all(&press).unwrap();
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            let logs = server.ok("GetLogs", json!({"startOffset": 0}));
+            logs["logs"][0]["executionFinished"] == false
+        }),
+        "the first press did not start the button"
+    );
+    let flood_began = Instant::now();
+    let all: Vec<u8> = press
+        .iter()
+        .copied()
+        .cycle()
+        .take(press.len() * PRESSES)
+        .collect();
+    conn.write_all(&all).unwrap();
+    let summary = "more lines about blocked starts left out of the log";
+    assert!(
+        wait_until(Duration::from_secs(15), || server.log_contains(summary)),
+        "no summary of the left-out lines"
+    );
+    let flood_took = flood_began.elapsed();
+    let states = published("actiond/flood/busy/state")
+        .into_iter()
+        .filter(|(at, _)| *at >= flood_began)
+        .count();
+    std::fs::write(server.path("go"), "").unwrap();
+    let log = server.stop_and_log();
+    drop(conn);
+    let _ = reader.join();
+    let blocked = log.lines().filter(|l| l.contains("blocked: ")).count();
+    eprintln!(
+        "{PRESSES} presses: {blocked} log lines about them, {states} state publishes in {flood_took:?}"
+    );
+    // Five lines, then one per 10 s while the presses come.
+    let most_lines = 5 + flood_took.as_secs() as usize / 10 + 1;
+    assert!(
+        blocked <= most_lines,
+        "{blocked} lines about blocked starts"
+    );
+    // One publish per 500 ms at most while the presses come, and the last one after.
+    let most = (flood_took.as_millis() / 500) as usize + 2;
+    assert!(states <= most, "{states} state publishes in {flood_took:?}");
+    assert!(states >= 1, "the blocked presses were never published");
+}
+
+/// The MQTT password file replaced by a FIFO: the connection is not made, the log says why,
+/// and the service answers (the file is read on the event loop, so a blocking open would
+/// freeze it).
+#[test]
+fn a_fifo_as_the_mqtt_password_file_is_refused_and_the_service_answers() {
+    let (_listener, port) = listen();
+    let dir = crate::harness::TempDir::new();
+    let secret = dir.path().join("mqtt.secret");
+    let made = std::process::Command::new("mkfifo").arg(&secret).status();
+    assert!(made.unwrap().success());
+    let mut config = config(port, "fifo");
+    config["mqtt"]["username"] = json!("actiond");
+    config["mqtt"]["passwordFile"] = json!(secret);
+    let server = Server::start(config);
+    assert!(
+        wait_until(Duration::from_secs(10), || server
+            .log_contains("cannot read passwordFile")),
+        "the FIFO is not named"
+    );
+    assert!(server.log_contains("a FIFO (named pipe)"));
+    for _ in 0..5 {
+        let began = Instant::now();
+        let resp = crate::client::send(server.addr, &crate::client::Request::get("/readyz"));
+        assert_eq!(resp.status, 200);
+        assert!(began.elapsed() < Duration::from_secs(1));
+        thread::sleep(Duration::from_millis(100));
+    }
+}

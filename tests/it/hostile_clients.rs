@@ -1,0 +1,253 @@
+//! Clients on the LAN that try to crowd out, guess or flood: slow bodies from eight addresses
+//! holding every connection slot while a ninth asks for readiness; a password guessed from
+//! forty addresses; a busy button pressed two thousand times while the log is counted. The
+//! addresses are loopback ones (every 127.0.0.0/8 address is loopback on Linux), with
+//! `trustedProxies` emptied so loopback gets no exemption.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::client::{Request, Response, assert_error, connect_from, send_from};
+use crate::harness::{GATED, SOON, Server, fd_count, wait_until};
+use crate::identity::{login_from, phc};
+
+fn v4(a: u8, b: u8, c: u8) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(127, a, b, c))
+}
+
+/// A connection that sends its head at once and then its body a byte every 2 s, reopened
+/// as soon as the service closes it: what an attacker keeps up.
+fn slow_bodies(addr: SocketAddr, from: IpAddr, count: usize, stop: Arc<AtomicBool>) -> usize {
+    const HEAD: &[u8] = b"POST /api/GetReadyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\
+        Content-Type: application/json\r\nConnect-Protocol-Version: 1\r\n\
+        Content-Length: 1000\r\n\r\n";
+    let open = || {
+        let mut s = connect_from(addr, from).ok()?;
+        s.write_all(HEAD).ok()?;
+        s.set_nonblocking(true).ok()?;
+        Some(s)
+    };
+    // Whether the service closed it or answered (408, 429): then it is reopened.
+    let alive = |s: &mut TcpStream| {
+        let mut buf = [0u8; 512];
+        match s.read(&mut buf) {
+            Err(e) if e.kind() == ErrorKind::WouldBlock => s.write(b" ").is_ok(),
+            _ => false,
+        }
+    };
+    let mut socks: Vec<Option<TcpStream>> = (0..count).map(|_| None).collect();
+    let mut opened = 0;
+    while !stop.load(Ordering::SeqCst) {
+        for sock in socks.iter_mut() {
+            if !sock.as_mut().is_some_and(alive) {
+                *sock = open();
+                opened += 1;
+            }
+        }
+        for _ in 0..20 {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+    opened
+}
+
+/// 8 addresses x 32 connections sending a body byte every 2 s hold all 256 slots (the
+/// default `maxConnections`, and 32 is the default share of one address). A ninth address
+/// asks for readiness all along, over three client timeouts: it must be answered within a
+/// second each time, because the connection that has waited longest on its client gives way.
+#[test]
+fn slow_bodies_from_eight_addresses_do_not_keep_out_a_ninth() {
+    let server = Server::start(json!({
+        "killGracePeriod": 1,
+        "trustedProxies": [],
+        "actions": [{"id": "a", "title": "A", "shell": "true"}],
+    }));
+    let pid = server.pid();
+    // Settle: one call, so lazily opened descriptors exist before the baseline is taken.
+    send_from(server.addr, v4(0, 2, 1), &Request::get("/readyz"));
+    let baseline = fd_count(pid);
+    let stop = Arc::new(AtomicBool::new(false));
+    let attackers: Vec<_> = (0..8)
+        .map(|i| {
+            let (addr, stop) = (server.addr, Arc::clone(&stop));
+            thread::spawn(move || slow_bodies(addr, v4(0, 1, 10 + i), 32, stop))
+        })
+        .collect();
+    assert!(
+        wait_until(SOON, || fd_count(pid) >= baseline + 250),
+        "the attack never held the slots: {} descriptors over {baseline}",
+        fd_count(pid) - baseline
+    );
+    let began = Instant::now();
+    let mut slowest = Duration::ZERO;
+    let mut asked = 0;
+    let mut most = 0;
+    while began.elapsed() < Duration::from_secs(32) {
+        let t = Instant::now();
+        let resp = send_from(server.addr, v4(0, 2, 1), &Request::get("/readyz"));
+        let took = t.elapsed();
+        assert_eq!(resp.status, 200, "readyz: {}", resp.text());
+        slowest = slowest.max(took);
+        asked += 1;
+        most = most.max(fd_count(pid).saturating_sub(baseline));
+        thread::sleep(Duration::from_millis(150));
+    }
+    stop.store(true, Ordering::SeqCst);
+    let opened: usize = attackers.into_iter().map(|a| a.join().unwrap()).sum();
+    eprintln!(
+        "{asked} readiness calls, the slowest {slowest:?}; the attackers opened {opened} \
+         connections; the service held at most {most} beyond its baseline"
+    );
+    assert!(
+        slowest < Duration::from_secs(1),
+        "readiness took {slowest:?} behind slow bodies"
+    );
+    assert!(most <= 256, "the service held {most} connections");
+}
+
+fn login_outcome(resp: &Response) -> &'static str {
+    match (resp.status, resp.json()["success"].as_bool()) {
+        (200, Some(true)) => "ok",
+        (200, Some(false)) => "refused",
+        (429, _) => {
+            assert_error(resp, 429, "resource_exhausted");
+            "throttled"
+        }
+        _ => panic!("a login answered {} {}", resp.status, resp.text()),
+    }
+}
+
+/// 40 addresses x 5 guesses at alice: before, 200 guesses were checked; now the username's
+/// ceiling (`loginFailuresPerUsername`, 20 a minute) holds across addresses. alice herself,
+/// from where she logged in before, is not locked out; from a new address she is told why.
+#[test]
+fn guesses_from_forty_addresses_meet_the_usernames_ceiling_but_not_alice_at_home() {
+    let password = "alice at home";
+    let server = Server::start(json!({
+        "killGracePeriod": 1,
+        "authLocalUsers": {"enabled": true, "users": [
+            {"username": "alice", "usergroup": "admins", "password": phc(password)}]},
+        "actions": [{"id": "a", "title": "A", "shell": "true"}],
+    }));
+    let home = v4(0, 0, 1);
+    assert_eq!(
+        login_outcome(&login_from(&server, home, "alice", password)),
+        "ok"
+    );
+    let (mut refused, mut throttled) = (0, 0);
+    let began = Instant::now();
+    for a in 0..40 {
+        for _ in 0..5 {
+            match login_outcome(&login_from(&server, v4(0, 3, a), "alice", "guess")) {
+                "refused" => refused += 1,
+                "throttled" => throttled += 1,
+                other => panic!("a guess gave {other}"),
+            }
+        }
+    }
+    assert_eq!(
+        (refused, throttled),
+        (20, 180),
+        "checked and throttled guesses"
+    );
+    assert_eq!(
+        login_outcome(&login_from(&server, home, "alice", password)),
+        "ok",
+        "alice from home"
+    );
+    let elsewhere = login_from(&server, v4(0, 4, 1), "alice", password);
+    assert_eq!(login_outcome(&elsewhere), "throttled");
+    assert!(
+        elsewhere.text().contains("many addresses"),
+        "{}",
+        elsewhere.text()
+    );
+    let log = server.stop_and_log();
+    let lines = |needle: &str| log.lines().filter(|l| l.contains(needle)).count();
+    // Five lines of each kind, then one per 10 s (and a summary): 200 guesses cost a handful.
+    let most = 5 + 2 * (began.elapsed().as_secs() as usize / 10 + 1);
+    assert!(lines("being guessed from many addresses") <= most, "{log}");
+    assert!(lines("failed login") <= most, "{log}");
+}
+
+/// The number of lines a flood left out, from what the log says of them: the counts appended
+/// to the lines it wrote, and its summaries.
+fn left_out(log: &str, line: &str, summary: &str) -> usize {
+    let number_before = |text: &str, marker: &str| -> usize {
+        let Some(at) = text.find(marker) else {
+            return 0;
+        };
+        let digits: String = text[..at]
+            .trim_end()
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits
+            .chars()
+            .rev()
+            .collect::<String>()
+            .parse()
+            .unwrap_or(0)
+    };
+    log.lines()
+        .map(|l| {
+            if l.contains(line) {
+                number_before(l, " similar line")
+            } else if l.contains(summary) {
+                number_before(l, summary)
+            } else {
+                0
+            }
+        })
+        .sum()
+}
+
+/// 2,000 presses of a button that is already running: each is recorded as blocked, but the
+/// log holds a handful of lines, and what they left out is counted, to the last press.
+#[test]
+fn two_thousand_presses_of_a_busy_button_cost_a_handful_of_log_lines() {
+    const PRESSES: usize = 2000;
+    let server = Server::start(json!({
+        "killGracePeriod": 1,
+        "actions": [{"id": "busy", "title": "Busy", "shell": GATED}],
+    }));
+    let first = server.start_action("busy");
+    server.wait_started(&first);
+    let mut conn = server.conn();
+    let began = Instant::now();
+    for i in 0..PRESSES {
+        let resp = conn.send(&Request::connect("StartAction", br#"{"actionId":"busy"}"#));
+        assert_eq!(resp.status, 200, "press {i}: {}", resp.text());
+    }
+    let flood = began.elapsed();
+    let summary = "more lines about blocked starts left out of the log";
+    assert!(
+        wait_until(Duration::from_secs(15), || server.log_contains(summary)),
+        "no summary of the left-out lines"
+    );
+    std::fs::write(server.path("go"), "").unwrap();
+    let log = server.stop_and_log();
+    let written = log.lines().filter(|l| l.contains("blocked: ")).count();
+    // Five lines, then one per 10 s while the presses come.
+    let most = 5 + flood.as_secs() as usize / 10 + 1;
+    eprintln!("{PRESSES} presses in {flood:?}: {written} lines about them");
+    assert!(
+        written <= most,
+        "{written} lines about blocked starts in {flood:?}"
+    );
+    assert_eq!(
+        written + left_out(&log, "blocked: ", summary),
+        PRESSES,
+        "every blocked press is either a line or counted in one:\n{log}"
+    );
+}

@@ -1,0 +1,338 @@
+//! Files put in actiond's way, as a careless script or a local attacker would: a FIFO in place
+//! of an entity file, an include, the config or the sessions file (which a blocking open would
+//! wait on for ever); a config written in two steps a second apart; a reload that takes rights
+//! away from nobody but gives them to guests; a sessions file of 300,000 entries. Throughout,
+//! readiness must answer within a second, and what the file could not give keeps what was
+//! there before.
+
+use std::path::Path;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::client::{Request, send};
+use crate::harness::{SOON, Server, TempDir, run_binary, to_yaml, wait_until};
+use crate::identity::{phc, sha256_hex};
+use crate::live_permissions::login;
+
+/// A reload waits for files to settle (2 s of quiet and two equal reads): its effect is
+/// expected within this.
+const RELOAD: Duration = Duration::from_secs(10);
+
+/// Readiness under test must answer within this.
+const PROMPT: Duration = Duration::from_secs(1);
+
+fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.expect("mkfifo").success(), "mkfifo {}", path.display());
+}
+
+/// Replaces `path` by a FIFO the way `mkfifo f && mv f <path>` does.
+fn fifo_over(path: &Path) {
+    let tmp = path.with_extension("fifo-tmp");
+    mkfifo(&tmp);
+    std::fs::rename(&tmp, path).expect("mv the FIFO over the file");
+}
+
+/// GET /readyz on a fresh connection, which must answer 200 within `PROMPT`.
+fn assert_ready_promptly(server: &Server) {
+    let began = Instant::now();
+    let resp = send(server.addr, &Request::get("/readyz"));
+    let took = began.elapsed();
+    assert_eq!(resp.status, 200, "readyz: {}", resp.text());
+    assert!(took < PROMPT, "readyz took {took:?}");
+}
+
+/// Waits until the log holds `needle` `n` times, checking readiness all along.
+fn wait_log_ready(server: &Server, needle: &str, n: usize) {
+    let deadline = Instant::now() + RELOAD;
+    while server.log_count(needle) < n {
+        assert!(
+            Instant::now() < deadline,
+            "the log never said {needle:?} ({n} times)"
+        );
+        assert_ready_promptly(server);
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn watching(server: &Server) {
+    assert!(
+        wait_until(SOON, || server.log_contains("for changes")),
+        "the service never said it watches its files"
+    );
+}
+
+/// The titles of the instances of entity type `kind`.
+fn titles(server: &Server, kind: &str) -> Vec<String> {
+    let reply = server.ok("GetEntities", json!({}));
+    let defs = reply["entityDefinitions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let Some(def) = defs.iter().find(|d| d["title"] == kind) else {
+        return Vec::new();
+    };
+    def["instances"]
+        .as_array()
+        .expect("instances")
+        .iter()
+        .map(|i| i["title"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn entity_config(file: &str) -> Value {
+    json!({
+        "killGracePeriod": 1,
+        "entities": [{"file": file, "name": "server"}],
+        "actions": [{"id": "ping", "title": "Ping {{ .CurrentEntity.title }}",
+                     "shell": "true", "entity": "server"},
+                    {"id": "hello", "title": "Hello", "shell": "echo hello"}],
+    })
+}
+
+#[test]
+fn an_entity_file_replaced_by_a_fifo_keeps_its_instances_and_the_service_answers() {
+    let server = Server::start(entity_config("servers.yaml"));
+    watching(&server);
+    std::fs::write(server.path("servers.yaml"), "- {title: alpha}\n").unwrap();
+    wait_log_ready(&server, "entities reloaded", 1);
+    assert_eq!(titles(&server, "server"), ["alpha"]);
+
+    fifo_over(&server.path("servers.yaml"));
+    wait_log_ready(&server, "a FIFO (named pipe), not a regular file", 1);
+    assert!(server.log_contains("its previous instances stay"));
+    assert_eq!(titles(&server, "server"), ["alpha"]);
+    for _ in 0..10 {
+        assert_ready_promptly(&server);
+        thread::sleep(Duration::from_millis(100));
+    }
+    // The watcher lives on: a file again is read again.
+    let tmp = server.path("servers.yaml.tmp");
+    std::fs::write(&tmp, "- {title: beta}\n").unwrap();
+    std::fs::rename(&tmp, server.path("servers.yaml")).unwrap();
+    wait_log_ready(&server, "entities reloaded", 2);
+    assert_eq!(titles(&server, "server"), ["beta"]);
+}
+
+#[test]
+fn a_fifo_as_entity_file_or_sessions_file_at_start_is_refused_and_the_service_starts() {
+    let elsewhere = TempDir::new();
+    let fifo = elsewhere.path().join("servers.yaml");
+    mkfifo(&fifo);
+    let state = TempDir::new();
+    mkfifo(&state.path().join("sessions.json"));
+    mkfifo(&state.path().join("history.jsonl"));
+    let mut config = entity_config(fifo.to_str().unwrap());
+    config["stateDirectory"] = json!(state.path());
+    let server = Server::start(config);
+    assert_ready_promptly(&server);
+    assert!(
+        wait_until(SOON, || server.log_contains("a FIFO (named pipe)")),
+        "the log does not name the FIFO"
+    );
+    assert!(server.log_contains("cannot read the sessions file"));
+    assert_eq!(titles(&server, "server"), Vec::<String>::new());
+    assert!(server.log_contains("cannot read the history file"));
+    // The FIFOs in the state directory were replaced by real (empty) files, and runs are
+    // recorded.
+    for name in ["sessions.json", "history.jsonl"] {
+        let meta = std::fs::metadata(state.path().join(name)).unwrap();
+        assert!(meta.is_file(), "{name} is still not a file");
+    }
+    let entry = server.run("hello");
+    assert_eq!(entry["exitCode"], 0, "{entry}");
+}
+
+#[test]
+fn a_fifo_as_config_or_include_is_refused_on_reload_and_at_start() {
+    // The include directory must exist before the service starts.
+    let include_dir = TempDir::new();
+    std::fs::create_dir(include_dir.path().join("config.d")).unwrap();
+    let server = Server::start(json!({
+        "killGracePeriod": 1,
+        "include": include_dir.path().join("config.d"),
+        "actions": [{"id": "a", "title": "A", "shell": "true"}],
+    }));
+    watching(&server);
+
+    // A FIFO made in the include directory is only created (no text comes with it): it is
+    // met by the next reload, here a config saved again.
+    mkfifo(&include_dir.path().join("config.d/50-fifo.yaml"));
+    let text = std::fs::read_to_string(server.path("config.yaml")).unwrap();
+    std::fs::write(server.path("config.yaml.tmp"), text).unwrap();
+    std::fs::rename(server.path("config.yaml.tmp"), server.path("config.yaml")).unwrap();
+    wait_log_ready(&server, "config not reloaded", 1);
+    assert!(server.log_contains("a FIFO (named pipe)"));
+    std::fs::remove_file(include_dir.path().join("config.d/50-fifo.yaml")).unwrap();
+
+    fifo_over(&server.path("config.yaml"));
+    wait_log_ready(&server, "config not reloaded", 2);
+    for _ in 0..5 {
+        assert_ready_promptly(&server);
+        thread::sleep(Duration::from_millis(100));
+    }
+    let entry = server.run("a");
+    assert_eq!(entry["exitCode"], 0, "{entry}");
+
+    // At start, before anything listens: refused at once with the reason, no hang.
+    let dir = TempDir::new();
+    let fifo = dir.path().join("config.yaml");
+    mkfifo(&fifo);
+    let out = run_binary(
+        &[
+            "--config",
+            fifo.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        dir.path(),
+        SOON,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("a FIFO (named pipe)"), "{}", out.stderr);
+    let out = run_binary(
+        &["--check-config", fifo.to_str().unwrap()],
+        dir.path(),
+        SOON,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+}
+
+/// The locked config: guests may view and read logs; only admins may run `reboot`.
+fn locked() -> Value {
+    json!({
+        "killGracePeriod": 1,
+        "defaultPermissions": {"view": true, "exec": false, "logs": true, "kill": false},
+        "authLocalUsers": {"enabled": true, "users": [
+            {"username": "alice", "usergroup": "admins", "password": phc("alice pw")}]},
+        "accessControlLists": [{"name": "admin", "matchUsergroups": ["admins"],
+                                "permissions": {"exec": true, "kill": true}}],
+        "actions": [{"id": "reboot", "title": "Reboot", "shell": "echo rebooted",
+                     "acls": ["admin"]}],
+    })
+}
+
+/// Whether the guest may start `reboot` now.
+fn guest_may_reboot(server: &Server) -> bool {
+    let (status, _) = server.call("StartAction", json!({"actionId": "reboot"}));
+    status == 200
+}
+
+/// A script writes the config with `>`, then appends its access rules with `>>` 1.2 s later:
+/// the first half alone (OliveTin's allow-all defaults) must never be in force.
+#[test]
+fn a_config_written_in_two_steps_is_applied_once_whole() {
+    let server = Server::start(locked());
+    watching(&server);
+    assert!(!guest_may_reboot(&server));
+    // The first half has everything but the access rules; the second appends them.
+    let mut whole = locked();
+    whole["actions"][0]["title"] = json!("Reboot now");
+    let mut rest = json!({});
+    for key in ["accessControlLists", "defaultPermissions"] {
+        rest[key] = whole.as_object_mut().unwrap().remove(key).unwrap();
+    }
+    let (first, second) = (to_yaml(&whole), to_yaml(&rest));
+    let path = server.path("config.yaml");
+    std::fs::write(&path, &first).unwrap();
+    let began = Instant::now();
+    while began.elapsed() < Duration::from_millis(1200) {
+        assert!(!guest_may_reboot(&server), "the first half is in force");
+        thread::sleep(Duration::from_millis(50));
+    }
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(second.as_bytes()).unwrap();
+    drop(f);
+    wait_log_ready(&server, "config reloaded", 1);
+    let deadline = Instant::now() + Duration::from_secs(4);
+    while Instant::now() < deadline {
+        assert!(!guest_may_reboot(&server), "a guest may reboot");
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        server.log_count("config reloaded"),
+        1,
+        "applied once, whole"
+    );
+    let (status, body) = server.call("GetDashboard", json!({"title": ""}));
+    assert_eq!(status, 200);
+    assert!(body.to_string().contains("Reboot now"), "{body}");
+    assert!(!server.log_contains("what they did not have"));
+}
+
+#[test]
+fn a_reload_that_widens_rights_says_who_gains_what_and_an_empty_file_is_not_applied() {
+    let server = Server::start(locked());
+    watching(&server);
+    // Emptied in place (what `>` leaves before the text comes): not applied.
+    std::fs::write(server.path("config.yaml"), "").unwrap();
+    wait_log_ready(&server, "the file is empty", 1);
+    assert!(!guest_may_reboot(&server));
+
+    let mut open = locked();
+    open.as_object_mut().unwrap().remove("defaultPermissions");
+    let tmp = server.path("config.yaml.tmp");
+    std::fs::write(&tmp, to_yaml(&open)).unwrap();
+    std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
+    wait_log_ready(&server, "config reloaded", 1);
+    assert!(guest_may_reboot(&server));
+    let log = server.stop_and_log();
+    let line = log
+        .lines()
+        .find(|l| l.contains("this reload gives guests what they did not have"))
+        .unwrap_or_else(|| panic!("no line about the guests' gain:\n{log}"));
+    assert!(line.contains("WARN"), "{line}");
+    assert!(line.contains("exec on reboot; kill on reboot"), "{line}");
+}
+
+/// 300,000 sessions of one user (about 60 MB): more than a sessions file of actiond ever
+/// holds. It is refused at start as too large, replaced, and the first login is prompt.
+#[test]
+fn a_sessions_file_of_300000_entries_is_refused_at_start_and_logins_stay_prompt() {
+    let state = TempDir::new();
+    let password = "alice pw";
+    let hash = phc(password);
+    let fingerprint = sha256_hex(&hash);
+    let mut text = String::with_capacity(300_000 * 200);
+    text.push_str(r#"{"version":2,"sessions":{"#);
+    for i in 0..300_000u32 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            r#""{}":{{"username":"alice","passwordFingerprint":"{fingerprint}","expires":4102444800,"serial":{i}}}"#,
+            sha256_hex(&i.to_string())
+        ));
+    }
+    text.push_str("}}");
+    std::fs::write(state.path().join("sessions.json"), &text).unwrap();
+    drop(text);
+    let mut config = locked();
+    config["stateDirectory"] = json!(state.path());
+    config["authLocalUsers"]["users"][0]["password"] = json!(hash);
+    let began = Instant::now();
+    let server = Server::start(config);
+    assert_ready_promptly(&server);
+    assert!(began.elapsed() < SOON, "start took {:?}", began.elapsed());
+    assert!(
+        server.log_contains("cannot read the sessions file"),
+        "the oversized file was not refused"
+    );
+    let began = Instant::now();
+    login(&server, "alice", password);
+    assert!(
+        began.elapsed() < Duration::from_secs(3),
+        "the first login took {:?}",
+        began.elapsed()
+    );
+    let size = std::fs::metadata(state.path().join("sessions.json"))
+        .unwrap()
+        .len();
+    assert!(size < 10_000, "the sessions file holds {size} bytes");
+}
