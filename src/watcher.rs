@@ -1,5 +1,5 @@
-//! Hot reload: the directories of the config file, of its `include:` directory and of every
-//! entity file are watched with inotify (through nix), because editors, Ansible and `mv`
+//! Hot reload: the directories of the config file and its `board:` file, its `include:` and
+//! `overlay:` directories and of every entity file are watched with inotify (through nix), because editors, Ansible and `mv`
 //! replace a file by rename, which a watch on the file itself would miss. Events are
 //! debounced. A changed config is parsed and validated in full and swapped in whole unless
 //! an error refuses it (an error confined to one action only disables that action, as at
@@ -53,11 +53,14 @@ fn dir_of(path: &Path) -> PathBuf {
     }
 }
 
-/// What the watcher reacts to, from the config in force: the config file, the YAML files of
-/// its `include:` directory, and its entity files.
+/// What the watcher reacts to, from the config in force: the config file and its board
+/// file, the YAML files of its `include:` and `overlay:` directories, and its entity files.
 struct Targets {
     config: PathBuf,
-    include_dir: Option<PathBuf>,
+    /// The `board:` file, if any.
+    board: Option<PathBuf>,
+    /// The `include:` and `overlay:` directories.
+    config_dirs: Vec<PathBuf>,
     entities: Vec<PathBuf>,
 }
 
@@ -65,16 +68,26 @@ impl Targets {
     fn of(config: &Config, config_path: &Path) -> Targets {
         Targets {
             config: config_path.to_path_buf(),
-            include_dir: config.include_dir.clone(),
+            board: config.board_file.clone(),
+            config_dirs: config
+                .include_dir
+                .iter()
+                .chain(&config.overlay_dir)
+                .cloned()
+                .collect(),
             entities: config.entities.iter().map(|e| e.file.clone()).collect(),
         }
     }
 
-    /// Whether a change to `path` is a change of the config (the file or an included one).
+    /// Whether a change to `path` is a change of the config: the file, its board, a YAML
+    /// file of a config directory, or such a directory itself (made or removed).
     fn is_config(&self, path: &Path) -> bool {
         same(path, &self.config)
-            || self.include_dir.as_deref().is_some_and(|dir| {
-                dir_of(path) == dir && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+            || self.board.as_deref().is_some_and(|board| same(path, board))
+            || self.config_dirs.iter().any(|dir| {
+                path == dir
+                    || dir_of(path) == *dir
+                        && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
             })
     }
 
@@ -85,10 +98,12 @@ impl Targets {
     /// The directories to watch: a file is replaced by rename, which a watch on the file
     /// itself would miss.
     fn dirs(&self) -> Vec<PathBuf> {
-        let files = std::iter::once(&self.config).chain(&self.entities);
+        let files = std::iter::once(&self.config)
+            .chain(&self.board)
+            .chain(&self.entities);
         files
             .map(|f| dir_of(f))
-            .chain(self.include_dir.clone())
+            .chain(self.config_dirs.iter().cloned())
             .collect()
     }
 }
@@ -163,6 +178,9 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
         }
         if changed.iter().any(|p| targets.is_config(p)) {
             if config_path.exists() {
+                // A config directory made since the last load is watched before it is read,
+                // so that a file written into it now is not missed.
+                arm(fd.get_ref(), &mut dirs, &targets)?;
                 reload(to);
                 // The new config may name other entity files or another include directory.
                 targets = Targets::of(&engine.config(), &config_path);

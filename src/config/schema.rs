@@ -106,6 +106,9 @@ pub(super) const TOP_KEYS: Keys = &[
     ("entities", Read),
     ("dashboards", Read),
     ("include", Read),
+    // actiond's layers (config::layers): a board file below, an overlay directory above.
+    ("board", Read),
+    ("overlay", Read),
     ("authRequireGuestsToLogin", Read),
     ("defaultPermissions", Read),
     ("defaultPolicy", Read),
@@ -642,6 +645,8 @@ actions:
             "allowedOrigins",
             "historySync",
             "headerReadTimeout",
+            "board",
+            "overlay",
         ];
         let mut missing = Vec::new();
         for (prefix, keys) in tables {

@@ -24,6 +24,7 @@ mod events;
 mod home_assistant;
 mod identity;
 mod lan;
+mod layers;
 mod limits;
 mod live_permissions;
 mod logs;
