@@ -304,7 +304,7 @@ if ! wait "$prepare"; then
     exit 1
 fi
 prepare=
-bash scripts/nspawn-test.sh "dist/deb/actiond_${version}_amd64.deb"
+bash scripts/nspawn-test.sh
 
 if [ "$cycles" -ne 0 ]; then
     echo "error: modules of src/ depend on each other in a cycle (printed under its step above)" >&2
