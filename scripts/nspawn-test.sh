@@ -746,22 +746,19 @@ check_a_tampered_release_is_refused() {
     # A Release that says something else than what was signed: Release.gpg no longer matches.
     sed -i 's/^Date: .*/Date: Thu, 01 Jan 2099 00:00:00 UTC/' "$dists/Release"
     rm "$dists/InRelease"
-    if apt_in_ct update && ! has "$(cat "$RUN/apt.log")" "$URL"; then die "apt accepted a tampered Release"; fi
-    has "$(cat "$RUN/apt.log")" 'BADSIG' || has "$(cat "$RUN/apt.log")" 'signatures were invalid' \
-        || die "apt did not refuse the tampered Release for its signature: $(cat "$RUN/apt.log")"
+    refused() { ! apt_in_ct update && grep -q "BADSIG\|signatures were invalid" "$RUN/apt.log"; }
+    refused || die "apt did not refuse the tampered Release for its signature: $(cat "$RUN/apt.log")"
     cp "$RUN/apt.log" "$RUN/tampered-release.log"
     # The same in InRelease, the clearsigned one apt reads first.
     cp "$saved/Release" "$dists/Release"
     sed 's/^Date: .*/Date: Thu, 01 Jan 2099 00:00:00 UTC/' "$saved/InRelease" >"$dists/InRelease"
-    if apt_in_ct update && ! has "$(cat "$RUN/apt.log")" "$URL"; then die "apt accepted a tampered InRelease"; fi
-    has "$(cat "$RUN/apt.log")" 'BADSIG' || has "$(cat "$RUN/apt.log")" 'signatures were invalid' \
-        || die "apt did not refuse the tampered InRelease for its signature: $(cat "$RUN/apt.log")"
+    refused || die "apt did not refuse the tampered InRelease for its signature: $(cat "$RUN/apt.log")"
     cp "$RUN/apt.log" "$RUN/tampered-inrelease.log"
     # Put back, the repository is good again.
     rm -rf "$dists"
     mv "$saved" "$dists"
-    apt_in_ct update || { cat "$RUN/apt.log" >&2; die "apt-get update failed on the restored repository"; }
-    ! has "$(cat "$RUN/apt.log")" "$URL stable InRelease"$'\n'"Err" || die "the restored repository fails: $(cat "$RUN/apt.log")"
+    apt_in_ct update && ! grep -q "BADSIG\|signatures were invalid" "$RUN/apt.log" \
+        || { cat "$RUN/apt.log" >&2; die "apt-get update fails on the restored repository"; }
     pass "refused: $(grep -o 'BADSIG [0-9A-F]*\|The following signatures were invalid' "$RUN/tampered-release.log" | head -1)"
 }
 
