@@ -360,7 +360,6 @@ rest_of_config() { sed '/^board: /d' "$ROOT/etc/actiond/config.yaml"; }
 # signing_key: a throwaway signing key for the run (gpg, under the run's directory); prints
 # its fingerprint.
 signing_key() {
-    export GNUPGHOME=$RUN/gnupg
     if [ ! -d "$GNUPGHOME" ]; then
         mkdir -m 0700 "$GNUPGHOME"
         gpg --batch --quiet --passphrase '' --quick-gen-key "actiond CI <ci@actiond.invalid>" ed25519 sign 1d \
@@ -373,6 +372,7 @@ signing_key() {
 # (already in TREE/dist/deb) into the repository, signed with the run's key.
 publish() {
     local key
+    export GNUPGHOME=$RUN/gnupg
     key=$(signing_key)
     (cd "$1" && bash scripts/release.sh --no-build --arch amd64 --repo "$REPO" --key "$key" \
         --url "$URL" "$2") >"$RUN/release-$2.log" 2>&1 \
@@ -455,8 +455,9 @@ check_image_build_install() {
     grep -qx 'board: /usr/share/actiond/board/generic/config.yaml' "$ROOT/etc/actiond/config.yaml" \
         || die "no admin config on the generic board: $(head -20 "$ROOT/etc/actiond/config.yaml")"
     [ -d "$ROOT/etc/actiond/config.d" ] || die "no /etc/actiond/config.d"
-    [ "$(stat -c '%a %G' "$ROOT/etc/actiond/config.yaml")" = "640 actiond" ] \
-        || die "config.yaml is $(stat -c '%a %G' "$ROOT/etc/actiond/config.yaml")"
+    # (the group by number: this machine's names are not the image's)
+    [ "$(stat -c '%a %g' "$ROOT/etc/actiond/config.yaml")" = "640 $(chroot "$ROOT" getent group actiond | cut -d: -f3)" ] \
+        || die "config.yaml is $(stat -c '%a %g' "$ROOT/etc/actiond/config.yaml"), not 640 group actiond"
     [ -z "$(chroot "$ROOT" dpkg-query -W -f='${Conffiles}' actiond)" ] || die "the package has conffiles"
     pass "enabled, user created, the admin's config written from the template, nothing started"
 }
@@ -560,8 +561,10 @@ check_boards_keep_the_admins_users_and_sessions() {
 check_overlay_and_an_admins_own_files() {
     step "the admin's actions in config.d/ are read; a polkit rule the admin wrote is never replaced"
     cat >"$RUN/ci.yaml" <<EOF
-# Written by scripts/nspawn-test.sh: every action this test needs.
+# Written by scripts/nspawn-test.sh: every action this test needs, which its guest calls may
+# run (a setting here replaces the board's).
 killGracePeriod: 2
+defaultPermissions: {view: true, exec: true, logs: true, kill: true}
 actions:
   - {id: hello, title: Hello, shell: 'echo "hello from \$(id -un)"'}
   - {id: sleep, title: Sleep, exec: [sleep, "$MARK"], timeout: 600}
@@ -580,7 +583,7 @@ EOF
     HISTORY+=("$(run hello)")
     local checked
     checked=$(in_ct actiond --check-config /etc/actiond/config.yaml 2>&1) || die "--check-config failed: $checked"
-    has "$checked" '/etc/actiond/config.d/50-ci.yaml (overlay): hello, sleep, reboot' \
+    has "$checked" '/etc/actiond/config.d/50-ci.yaml (overlay): reboot, hello, sleep, restartJournal' \
         || die "--check-config does not say where the actions are: $checked"
     # The admin's own rule in the board's place: refused, nothing changes.
     printf '// mine\n' >"$RUN/rule"

@@ -76,14 +76,17 @@ configure|abort-upgrade|abort-deconfigure|abort-remove)
 
     # The admin's config: written from the template once, and never again (it is not a
     # conffile, so no upgrade asks about it). The board panel it names is the package's.
-    mkdir -p "$DPKG_ROOT/etc/actiond"
+    mkdir -p "$DPKG_ROOT/etc/actiond/config.d"
     if [ ! -e "$DPKG_ROOT/etc/actiond/config.yaml" ]; then
-        cp "$DPKG_ROOT/usr/share/actiond/config.yaml" "$DPKG_ROOT/etc/actiond/config.yaml"
+        # Readable by the service only (as tmpfiles.d below, which a chroot does not apply).
+        install -m 0640 -g actiond "$DPKG_ROOT/usr/share/actiond/config.yaml" "$DPKG_ROOT/etc/actiond/config.yaml"
+        chgrp actiond "$DPKG_ROOT/etc/actiond" "$DPKG_ROOT/etc/actiond/config.d"
+        chmod 0750 "$DPKG_ROOT/etc/actiond" "$DPKG_ROOT/etc/actiond/config.d"
     elif [ -n "$2" ] && dpkg --compare-versions "$2" lt-nl 0.2.0~; then
         # 0.1 kept the panel and the admin's settings in one file (a conffile then).
         actiond-board --migrate || echo "actiond: the config was left as it was (see above)" >&2
     fi
-    # /etc/actiond/config.d, and the group and modes of it all.
+    # The group and modes of it all.
     systemd-tmpfiles ${DPKG_ROOT:+--root="$DPKG_ROOT"} --create actiond.conf >/dev/null || true
 
     deb-systemd-helper unmask actiond.service >/dev/null || true
