@@ -210,22 +210,23 @@ pick_subnet() {
 
 # network: the veth pair's addresses (the container's side set from here, with the host's
 # `ip` in the container's network namespace), and the HTTP server of the repository on the
-# host's side, on the same port across reboots.
+# host, started once: bound to every address of the host, so that it stays up while the
+# container reboots and its veth pair is made anew (a test repository, for a few minutes).
 network() {
     [ -n "$HOST_IP" ] || pick_subnet
     ip addr add "$HOST_IP/30" dev "$HOSTIF" || die "cannot address $HOSTIF"
     ip link set "$HOSTIF" up
     nsenter --target "$INIT" --net ip addr add "$CT_IP/30" dev host1 || die "cannot address host1 in the container"
     nsenter --target "$INIT" --net ip link set host1 up
-    mkdir -p "$REPO"
-    if [ -n "$HTTP" ]; then kill "$HTTP" 2>/dev/null; wait "$HTTP" 2>/dev/null || true; fi
-    python3 -u -m http.server --bind "$HOST_IP" --directory "$REPO" "${PORT:-0}" \
-        >"$RUN/http.log" 2>&1 </dev/null &
-    HTTP=$!
-    serving() { grep -q '^Serving HTTP on' "$RUN/http.log"; }
-    wait_for 10 serving || die "the repository's HTTP server did not start: $(cat "$RUN/http.log")"
-    PORT=$(sed -n 's/^Serving HTTP on [^ ]* port \([0-9]*\).*/\1/p' "$RUN/http.log" | head -1)
-    URL=http://$HOST_IP:$PORT
+    if [ -z "$HTTP" ]; then
+        mkdir -p "$REPO"
+        python3 -u -m http.server --bind 0.0.0.0 --directory "$REPO" 0 >"$RUN/http.log" 2>&1 </dev/null &
+        HTTP=$!
+        serving() { grep -q '^Serving HTTP on .* port [0-9]' "$RUN/http.log"; }
+        wait_for 10 serving || die "the repository's HTTP server did not start: $(cat "$RUN/http.log")"
+        PORT=$(sed -n 's/^Serving HTTP on [^ ]* port \([0-9]*\).*/\1/p' "$RUN/http.log" | head -1)
+        URL=http://$HOST_IP:$PORT
+    fi
     in_ct curl -sSf --max-time 10 -o /dev/null "$URL/" || die "the container does not reach $URL"
 }
 
@@ -565,6 +566,8 @@ check_overlay_and_an_admins_own_files() {
 # run (a setting here replaces the board's).
 killGracePeriod: 2
 defaultPermissions: {view: true, exec: true, logs: true, kill: true}
+# One page of GetLogs holds every run the checks look for.
+logHistoryPageSize: 100
 actions:
   - {id: hello, title: Hello, shell: 'echo "hello from \$(id -un)"'}
   - {id: sleep, title: Sleep, exec: [sleep, "$MARK"], timeout: 600}
