@@ -35,11 +35,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SUITE=bookworm
-# polkitd and iproute2: the package recommends them, and the Reboot check needs polkitd
+# polkitd, iproute2 and procps: the package recommends them, and the Reboot check needs polkitd
 # (libpam-systemd provides the logind it depends on, which debootstrap does not resolve by
 # itself). Everything the package needs is in the image, so installing it needs no network
 # inside the container but the host's apt repository of actiond.
-INCLUDE=systemd,systemd-sysv,dbus,curl,polkitd,libpam-systemd,iproute2
+INCLUDE=systemd,systemd-sysv,dbus,curl,polkitd,libpam-systemd,iproute2,procps
 # Bump when the recipe below changes in a way the key does not show.
 RECIPE=1
 NSPAWN_DIR=$PWD/target/nspawn

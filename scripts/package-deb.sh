@@ -186,7 +186,7 @@ Architecture: $1
 Maintainer: $maintainer
 Installed-Size: $2
 Depends: systemd (>= 247)
-Recommends: polkitd, iproute2
+Recommends: polkitd, iproute2, procps
 Section: admin
 Priority: optional
 Description: run predefined commands from a web page, Home Assistant or curl
@@ -201,8 +201,8 @@ Description: run predefined commands from a web page, Home Assistant or curl
  current (the generic server panel; "actiond-board raspberry-pi" switches to
  the Raspberry Pi's). Only the status actions are open to guests; add a user
  with "actiond hash-password" for the rest. polkitd lets the service reboot
- the board and restart the services its config names; iproute2 gives the
- generic panel its network addresses.
+ the board and restart the services its config names; iproute2 and procps
+ give the generic panel its network addresses, uptime and memory.
 EOF
 }
 
