@@ -77,45 +77,64 @@ add_arch() {
     apt-get update -qq || [ "$1" != arm64 ] || die "apt-get update failed after adding arm64"
 }
 
-need_32bit=false need_amd64_musl=false
-for t in "$@"; do
-    case $t in
-        arm*) need_32bit=true ;;
-        x86_64-*) need_amd64_musl=true ;;
+# What each target needs from Debian beside the compiler: the foreign architecture of its C
+# library ("-" for none) and its packages. A build installs what its targets need and nothing
+# more: x86_64 alone adds no architecture, no cross compiler and no emulator, so it cannot
+# drag the host's libraries to the versions a foreign architecture has (apt keeps a library
+# the same version on every architecture it is installed for). qemu-user-static is not for the
+# build: scripts/cross-smoke.sh runs the ARM binaries with it.
+needs() {
+    case $1 in
+        x86_64-unknown-linux-musl)
+            echo "- musl-dev:amd64" ;;
+        aarch64-unknown-linux-musl)
+            echo "arm64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross musl-dev:arm64 libunwind-14-dev:arm64 qemu-user-static" ;;
+        aarch64-unknown-linux-gnu)
+            echo "arm64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstd-rust-web-dev:arm64 qemu-user-static" ;;
+        arm-unknown-linux-musleabi|armv5te-unknown-linux-musleabi)
+            echo "armel gcc-arm-linux-gnueabi libc6-dev-armel-cross musl-dev:armel qemu-user-static" ;;
+        armv7-unknown-linux-musleabihf)
+            echo "armhf gcc-arm-linux-gnueabihf libc6-dev-armhf-cross musl-dev:armhf qemu-user-static" ;;
     esac
-done
+}
 
-base=(rustc-web cargo-web rust-web-src libstd-rust-web-dev:arm64 gcc-aarch64-linux-gnu
-      libc6-dev-arm64-cross musl-dev:arm64 libunwind-14-dev:arm64 qemu-user-static file binutils)
-$need_32bit && base+=(gcc-arm-linux-gnueabihf libc6-dev-armhf-cross gcc-arm-linux-gnueabi
-                      libc6-dev-armel-cross)
-$need_amd64_musl && base+=(musl-dev:amd64)
+packages=(rustc-web cargo-web rust-web-src file binutils)
+arches=()
+for t in "$@"; do
+    read -r arch pkgs <<<"$(needs "$t")"
+    [ "$arch" = - ] || case " ${arches[*]} " in *" $arch "*) ;; *) arches+=("$arch") ;; esac
+    for p in $pkgs; do
+        case " ${packages[*]} " in *" $p "*) ;; *) packages+=("$p") ;; esac
+    done
+done
 all_there=true
-for p in "${base[@]}"; do installed "$p" || all_there=false; done
-if $need_32bit && ! { installed musl-dev:armhf && installed musl-dev:armel; }; then all_there=false; fi
+for p in "${packages[@]}"; do installed "$p" || all_there=false; done
 
 if ! $all_there; then
-    # arm64 alone first: when armhf is added in the same update and its security index fails,
-    # apt keeps stale lists and offers only bookworm's older rustc (see the cross reference).
-    if dpkg --print-foreign-architectures | grep -qx arm64; then
-        [ "$(id -u)" -eq 0 ] || die "missing Debian packages and not root to install them"
-        apt-get update -qq || echo "cross-build: apt-get update reported errors; going on with the lists it has" >&2
-    else
-        add_arch arm64
-    fi
-    apt_install "${base[@]}"
-    if $need_32bit; then
-        add_arch armhf
-        add_arch armel
-        apt_install musl-dev:armhf musl-dev:armel
-    fi
+    [ "$(id -u)" -eq 0 ] || die "missing Debian packages and not root to install them"
+    # One architecture at a time, arm64 first: when armhf is added in the same update and its
+    # security index fails, apt keeps stale lists and offers only bookworm's older rustc.
+    new_arch=false
+    for a in arm64 armel armhf; do
+        case " ${arches[*]} " in *" $a "*) ;; *) continue ;; esac
+        dpkg --print-foreign-architectures | grep -qx "$a" && continue
+        add_arch "$a"
+        new_arch=true
+    done
+    $new_arch || apt-get update -qq \
+        || echo "cross-build: apt-get update reported errors; going on with the lists it has" >&2
+    apt_install "${packages[@]}"
 fi
 
-# The compiler and the arm64 standard library must be the very same release, and the project
-# needs at least its rust-version (1.89; bookworm main's 1.85 is too old).
+# The compiler and the arm64 standard library (for the glibc build, which uses Debian's) must be
+# the very same release, and the project needs at least its rust-version (bookworm main's 1.85
+# is too old; bookworm-security has newer ones).
 ver() { dpkg-query -W -f='${Version}' "$1"; }
-[ "$(ver rustc-web)" = "$(ver libstd-rust-web-dev:arm64)" ] \
-    || die "rustc-web $(ver rustc-web) and libstd-rust-web-dev:arm64 $(ver libstd-rust-web-dev:arm64) differ; run apt-get update && apt-get install --only-upgrade rustc-web libstd-rust-web-dev:arm64"
+case " $* " in
+    *" aarch64-unknown-linux-gnu "*)
+        [ "$(ver rustc-web)" = "$(ver libstd-rust-web-dev:arm64)" ] \
+            || die "rustc-web $(ver rustc-web) and libstd-rust-web-dev:arm64 $(ver libstd-rust-web-dev:arm64) differ; run apt-get update && apt-get install --only-upgrade rustc-web libstd-rust-web-dev:arm64" ;;
+esac
 rust_version=$(/usr/bin/rustc --version | awk '{print $2}')
 min=$(sed -n 's/^rust-version *= *"\(.*\)"/\1/p' Cargo.toml)
 [ "$(printf '%s\n%s\n' "$min" "$rust_version" | sort -V | head -1)" = "$min" ] \
@@ -129,7 +148,7 @@ mkdir -p "$CACHE/link/x86_64-musl" "$CACHE/link/aarch64-musl" "$CACHE/link/arm-m
 # std's `unwind` crate asks for -lunwind on musl even with panic=abort. On x86_64 and aarch64
 # gcc 12's libgcc_eh needs glibc's _dl_find_object, so LLVM's libunwind stands in; on 32-bit
 # ARM, libgcc_eh (ARM EHABI) links against musl. One-line GNU ld scripts named libunwind.a:
-if $need_amd64_musl; then
+if case " $* " in *" x86_64-unknown-linux-musl "*) true ;; *) false ;; esac; then
     # libunwind-14-dev cannot be installed for amd64 beside the arm64 one (both own
     # /usr/lib/llvm-14/lib/libunwind.a), so the amd64 archive is unpacked into the cache.
     unwind_amd64="$CACHE/sysroot/amd64/usr/lib/llvm-14/lib/libunwind.a"
@@ -237,7 +256,7 @@ for t in "$@"; do
         *) want_arch= ;;
     esac
     if [ -n "$want_arch" ]; then
-        got_arch=$(arm-linux-gnueabi-readelf -A "$DIST/$t/actiond" | sed -n 's/^ *Tag_CPU_arch: //p')
+        got_arch=$(readelf -A "$DIST/$t/actiond" | sed -n 's/^ *Tag_CPU_arch: //p')
         [ "$got_arch" = "$want_arch" ] || die "$t binary is marked $got_arch, not $want_arch"
         desc="$desc, Tag_CPU_arch $got_arch"
     fi

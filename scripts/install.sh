@@ -10,13 +10,17 @@
 #   $PREFIX/lib/systemd/system/actiond.service        the unit (systemd/actiond.service)
 #   $PREFIX/lib/systemd/system/actiond.service.d/<board>.conf   the board's relaxations, if any
 #   $PREFIX/share/doc/actiond/README.md
+#   $PREFIX/share/actiond/board/<name>/               every board's panel (board/<name>/)
 #   /usr/lib/sysusers.d/actiond.conf                  the system user actiond (and, on a Pi,
 #                                                     its membership of gpio and video)
 #   /usr/lib/tmpfiles.d/actiond.conf                  root:actiond 0750 on /etc/actiond, 0640 on
 #                                                     its config, so the service can read it
-#   /etc/actiond/config.yaml                          the board's config (board/<board>/config.yaml)
-#   /etc/polkit-1/rules.d/50-actiond.rules            what the actiond user may do through
-#                                                     systemd and logind (reboot, restart units)
+#   /etc/actiond/config.yaml                          the admin's settings (board/config.yaml),
+#                                                     whose board: line names the board's panel
+#   /etc/actiond/config.d/                            the overlay directory, empty
+#   /etc/polkit-1/rules.d/50-actiond.rules            a link to the board's polkit rule: what the
+#                                                     actiond user may do through systemd and
+#                                                     logind (reboot, restart units)
 #
 # Everything goes under $DESTDIR when it is set (a package build or a test): then nothing on
 # this machine is touched, no user is created and no systemctl is run; the sysusers.d and
@@ -25,8 +29,9 @@
 # applies them at once (systemd-sysusers, or useradd where that is missing) and reloads systemd.
 #
 # It is idempotent: a file already as it should be is left alone (not even its time changes),
-# so a second run reports nothing changed. The config and the polkit rule are the admin's:
-# once edited (different from every board's shipped file) they are never overwritten or removed.
+# so a second run reports nothing changed. The config is the admin's: written once, after that
+# only its board: line changes (--board on a later run switches boards, keeping everything else
+# in it); a polkit rule an admin wrote in place of the link is never replaced or removed.
 # --uninstall removes what install put there, except an edited config or rule and the state
 # directory /var/lib/actiond; --purge removes those too. The actiond user is kept (Debian's
 # rule for system users: files it owned may remain).
@@ -75,6 +80,7 @@ unitdir=$PREFIX/lib/systemd/system
 unit=$unitdir/actiond.service
 dropins=$unitdir/actiond.service.d
 doc=$PREFIX/share/doc/actiond
+share=$PREFIX/share/actiond
 sysusers=/usr/lib/sysusers.d/actiond.conf
 tmpfiles=/usr/lib/tmpfiles.d/actiond.conf
 etc=/etc/actiond
@@ -105,26 +111,64 @@ put_text() {
     rm -f "$tmp"
 }
 
-# shipped NAME PATH: true when $root/PATH equals board/*/NAME for some board, i.e. the admin
-# has not edited it (comparing with every board lets a pristine config follow a board change).
-shipped() {
+# ours PATH: true when $root/PATH is ours: a link into $share, or (as install.sh of 0.1
+# copied it) a file with the bytes of some board's polkit rule.
+ours() {
     local f
-    for f in "$here"/board/*/"$1"; do
-        [ -f "$f" ] && cmp -s "$f" "$root$2" && return 0
+    if [ -L "$root$1" ]; then
+        case $(readlink "$root$1") in "$share"/*) return 0 ;; esac
+        return 1
+    fi
+    for f in "$here"/board/*/polkit.rules; do
+        [ -f "$f" ] && cmp -s "$f" "$root$1" && return 0
     done
     return 1
 }
 
-# admin_file NAME DEST MODE: installs board/$board/NAME at DEST unless the admin edited DEST.
-admin_file() {
-    local src=$here/board/$board/$1 dst=$2 mode=$3
-    if [ -f "$root$dst" ] && ! shipped "$1" "$dst"; then
-        if ! cmp -s "$src" "$root$dst"; then
-            say "kept $dst: it was edited (the $board board's version is $src)"
-        fi
+# link TARGET DEST: makes $root/DEST a link to TARGET (a path on the target system), unless
+# it is one already or an admin put a file of their own there.
+link() {
+    if [ -L "$root$2" ] && [ "$(readlink "$root$2")" = "$1" ]; then return 0; fi
+    if [ -e "$root$2" ] && ! ours "$2"; then
+        say "kept $2: it is not the board's (the $board board's rule is $1)"
         return 0
     fi
-    put "$src" "$dst" "$mode"
+    mkdir -p "$(dirname "$root$2")"
+    ln -sfn "$1" "$root$2"
+    say "linked $2 to $1"
+    changed=$((changed + 1))
+}
+
+# config_text: the admin's config as a first install writes it, on $board.
+config_text() {
+    sed "s|^board: .*|board: $share/board/$board/config.yaml|" "$here/board/config.yaml"
+}
+
+# pristine: true when the admin's config is as a first install wrote it (on any board).
+pristine() {
+    [ "$(sed '/^board: /d' "$root$config")" = "$(sed '/^board: /d' "$here/board/config.yaml")" ]
+}
+
+# admin_config: writes the admin's config once; after that only sets its board: line.
+admin_config() {
+    local line tmp
+    if [ ! -f "$root$config" ]; then
+        put_text "$config" 0640 "$(config_text)
+"
+        return 0
+    fi
+    line=$(sed -n 's/^board: *//p' "$root$config" | head -1)
+    if [ -z "$line" ]; then
+        say "kept $config: it has no board: line, so it holds a panel of its own (README \"The config in layers\")"
+        return 0
+    fi
+    [ "$line" = "$share/board/$board/config.yaml" ] && return 0
+    tmp=$(mktemp)
+    sed "s|^board: .*|board: $share/board/$board/config.yaml|" "$root$config" >"$tmp"
+    chmod --reference="$root$config" "$tmp"
+    mv -f "$tmp" "$root$config"
+    say "set the board: line of $config to the $board board (the rest of it is as it was)"
+    changed=$((changed + 1))
 }
 
 # drop DEST: removes $root/DEST if present.
@@ -161,7 +205,7 @@ install_all() {
         # working one; a package build (DESTDIR) may well be cross-installing.
         "$binary" --version >/dev/null 2>&1 || die "$binary does not run on this machine (built for another CPU?)"
         "$binary" --check-config "$here/board/$board/config.yaml" >/dev/null \
-            || die "the $board config does not pass $binary --check-config"
+            || die "the $board panel does not pass $binary --check-config"
     fi
 
     put "$binary" "$bin" 0755
@@ -174,14 +218,20 @@ install_all() {
     done
     prune "$dropins"
     [ -f "$here/README.md" ] && put "$here/README.md" "$doc/README.md" 0644
+    for d in "$here"/board/*/; do
+        [ -f "${d}config.yaml" ] || continue
+        for f in "$d"*; do
+            put "$f" "$share/board/$(basename "$d")/$(basename "$f")" 0644
+        done
+    done
     put_text "$sysusers" 0644 "$(sysusers_text)
 "
     put "$here/systemd/actiond.tmpfiles" "$tmpfiles" 0644
-    mkdir -p "$root$etc"
-    chmod 0750 "$root$etc"
-    admin_file config.yaml "$config" 0640
+    mkdir -p "$root$etc" "$root$etc/config.d"
+    chmod 0750 "$root$etc" "$root$etc/config.d"
+    admin_config
     if [ -f "$here/board/$board/polkit.rules" ]; then
-        admin_file polkit.rules "$rules" 0644
+        link "$share/board/$board/polkit.rules" "$rules"
     fi
 
     if $live; then
@@ -195,7 +245,7 @@ install_all() {
         if command -v systemd-tmpfiles >/dev/null 2>&1; then
             systemd-tmpfiles --create "$tmpfiles" || die "systemd-tmpfiles $tmpfiles failed"
         else
-            chown root:actiond "$etc" "$config" && chmod 0750 "$etc" && chmod 0640 "$config"
+            chown root:actiond "$etc" "$etc/config.d" "$config" && chmod 0640 "$config"
         fi
         systemctl daemon-reload || die "systemctl daemon-reload failed"
         if [ $changed -gt 0 ] && systemctl is-active --quiet actiond; then
@@ -222,14 +272,22 @@ uninstall_all() {
     prune "$dropins"
     drop "$doc/README.md"
     prune "$doc"
+    for d in "$here"/board/*/; do
+        [ -f "${d}config.yaml" ] || continue
+        for f in "$d"*; do drop "$share/board/$(basename "$d")/$(basename "$f")"; done
+        prune "$share/board/$(basename "$d")"
+    done
+    prune "$share/board"
+    prune "$share"
     drop "$sysusers"
     drop "$tmpfiles"
-    for pair in "config.yaml $config" "polkit.rules $rules"; do
-        set -- $pair
-        if [ -f "$root$2" ]; then
-            if $purge || shipped "$1" "$2"; then drop "$2"; else say "kept $2: it was edited (--purge removes it)"; fi
-        fi
-    done
+    if [ -e "$root$rules" ] || [ -L "$root$rules" ]; then
+        if $purge || ours "$rules"; then drop "$rules"; else say "kept $rules: it was edited (--purge removes it)"; fi
+    fi
+    if [ -f "$root$config" ]; then
+        if $purge || pristine; then drop "$config"; else say "kept $config: it was edited (--purge removes it)"; fi
+    fi
+    prune "$etc/config.d"
     prune "$etc"
     if $purge && [ -d "$root$state" ]; then
         rm -rf -- "$root$state"

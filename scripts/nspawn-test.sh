@@ -4,17 +4,27 @@
 # overlaid, the package is installed into it as an image build would (chroot: enabled, not
 # started), the container is booted with systemd-nspawn, and everything is checked from outside
 # through nsenter: the service comes up at boot and reaches READY, remove stops it, an
-# install inside the running system starts it, boards switch, the watchdog restarts a
+# install from a signed apt repository served from the host (README's commands, signed-by)
+# starts it, boards switch keeping the admin's users and their sessions, the watchdog restarts a
 # stopped process, a stop records a running action as killed and leaves no process, each run
 # gets a cgroup of its own (Delegate=yes) so a kill reaches a child that called setsid and
 # cleared its environment (the host needs a cgroup v2 hierarchy; scripts/test.sh mounts one
 # beside a legacy one), the
 # history survives restarts, Reboot goes through polkit (which refuses what the rule does
-# not name), an upgrade keeps an edited config and the history, and a purge removes all of it.
+# not name), `apt upgrade` to the next version published to the repository keeps the config
+# and the history and brings the new panel without a question, a tampered Release is refused,
+# a purge removes all of it (the groups a board added included), and an upgrade from a 0.1.0
+# install moves its one-file config onto the layers losing nothing.
 #
-#   scripts/nspawn-test.sh [DEB]     default: dist/deb/actiond_<version>_amd64.deb
+#   scripts/nspawn-test.sh           tests dist/deb/actiond_<version>_amd64.deb
 #   scripts/nspawn-test.sh --prepare only make the cached rootfs (scripts/test.sh runs this
 #                                    in the background while the packages build)
+#
+# The repository: scripts/release.sh publishes the package into target/nspawn/run/repo,
+# signed with a throwaway key made for the run (target/nspawn/run/gnupg), and the host serves
+# it over HTTP on a free port of a link-local address of a veth pair into the container (the
+# container has no other network). The next version is the same tree with a bumped version
+# and one more action in the generic panel, packaged and published the same way.
 #
 # Each check is a function named in CHECKS below; a new assertion is one more function and
 # one more name there. The container's root is an overlay on the cached rootfs. Nothing
@@ -25,10 +35,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SUITE=bookworm
-# polkitd: the package recommends it, and the Reboot check needs it (libpam-systemd provides
-# the logind it depends on, which debootstrap does not resolve by itself). Everything the package
-# needs is in the image, so installing it needs no network inside the container.
-INCLUDE=systemd,systemd-sysv,dbus,curl,polkitd,libpam-systemd
+# polkitd, iproute2 and procps: the package recommends them, and the Reboot check needs polkitd
+# (libpam-systemd provides the logind it depends on, which debootstrap does not resolve by
+# itself). Everything the package needs is in the image, so installing it needs no network
+# inside the container but the host's apt repository of actiond.
+INCLUDE=systemd,systemd-sysv,dbus,curl,polkitd,libpam-systemd,iproute2,procps
 # Bump when the recipe below changes in a way the key does not show.
 RECIPE=1
 NSPAWN_DIR=$PWD/target/nspawn
@@ -36,11 +47,22 @@ RUN=$NSPAWN_DIR/run
 ROOT=$RUN/root
 # A sleep no other process on the machine has on its command line.
 MARK=4127
-MACHINE=actiond-ci
+MACHINE=actiond-ci-$$
 version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
 prepare_only=false
 if [ "${1:-}" = --prepare ]; then prepare_only=true; shift; fi
-DEB=${1:-dist/deb/actiond_${version}_amd64.deb}
+[ $# -eq 0 ] || { echo "usage: scripts/nspawn-test.sh [--prepare]" >&2; exit 2; }
+DEB=dist/deb/actiond_${version}_amd64.deb
+# The next version, published to the same repository for the upgrade.
+NEXT=$version+ci1
+# The last commit of the one-file config (version 0.1.0): its package is built from it for
+# the check of an upgrade from 0.1.0.
+OLD_COMMIT=839d6a3
+# The veth pair into the container (interface names are at most 15 characters) and its
+# link-local /30, the host at .1, the container at .2.
+HOSTIF=actd$(printf %x $$)
+REPO=$RUN/repo
+HTTP="" PORT="" URL="" HOST_IP="" CT_IP=""
 started=$SECONDS
 
 die() {
@@ -65,6 +87,10 @@ need debootstrap debootstrap
 need systemd-nspawn systemd-container
 need nsenter util-linux
 need pgrep procps
+need ip iproute2
+need reprepro reprepro
+need gpg gnupg
+need python3 python3
 $prepare_only || [ -f "$DEB" ] || die "no package at $DEB (scripts/package-deb.sh amd64 makes it)"
 
 # wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds or time runs out.
@@ -156,6 +182,7 @@ system_up() {
 boot() {
     local t0=$SECONDS
     systemd-nspawn --directory="$ROOT" --boot --private-network --register=no --keep-unit \
+        --network-veth-extra="$HOSTIF:host1" \
         --machine="$MACHINE" --console=read-only >>"$RUN/console.log" 2>&1 </dev/null &
     NSPAWN=$!
     wait_for 120 system_up || {
@@ -166,6 +193,41 @@ boot() {
         echo "    (degraded: $(in_ct systemctl --failed --no-legend --plain | awk '{print $1}' | tr '\n' ' '))"
     fi
     echo "    booted in $((SECONDS - t0)) s (container init is pid $INIT here)"
+    network
+}
+
+# pick_subnet: a link-local 169.254.N.0/30 no interface here has.
+pick_subnet() {
+    local n
+    for _ in $(seq 50); do
+        n=$((RANDOM % 250 + 2))
+        ip -4 addr show | grep -q " 169\.254\.$n\." && continue
+        HOST_IP=169.254.$n.1 CT_IP=169.254.$n.2
+        return 0
+    done
+    die "no free 169.254.N.0/30 for the veth pair"
+}
+
+# network: the veth pair's addresses (the container's side set from here, with the host's
+# `ip` in the container's network namespace), and the HTTP server of the repository on the
+# host, started once: bound to every address of the host, so that it stays up while the
+# container reboots and its veth pair is made anew (a test repository, for a few minutes).
+network() {
+    [ -n "$HOST_IP" ] || pick_subnet
+    ip addr add "$HOST_IP/30" dev "$HOSTIF" || die "cannot address $HOSTIF"
+    ip link set "$HOSTIF" up
+    nsenter --target "$INIT" --net ip addr add "$CT_IP/30" dev host1 || die "cannot address host1 in the container"
+    nsenter --target "$INIT" --net ip link set host1 up
+    if [ -z "$HTTP" ]; then
+        mkdir -p "$REPO"
+        python3 -u -m http.server --bind 0.0.0.0 --directory "$REPO" 0 >"$RUN/http.log" 2>&1 </dev/null &
+        HTTP=$!
+        serving() { grep -q '^Serving HTTP on .* port [0-9]' "$RUN/http.log"; }
+        wait_for 10 serving || die "the repository's HTTP server did not start: $(cat "$RUN/http.log")"
+        PORT=$(sed -n 's/^Serving HTTP on [^ ]* port \([0-9]*\).*/\1/p' "$RUN/http.log" | head -1)
+        URL=http://$HOST_IP:$PORT
+    fi
+    in_ct curl -sSf --max-time 10 -o /dev/null "$URL/" || die "the container does not reach $URL"
 }
 
 # unmount_root: takes the run's overlay down, if it is up (also one a killed run left).
@@ -177,6 +239,8 @@ unmount_root() {
 
 cleanup() {
     set +e
+    if [ -n "$HTTP" ]; then kill "$HTTP" 2>/dev/null; wait "$HTTP" 2>/dev/null; fi
+    [ -d "$RUN/gnupg" ] && GNUPGHOME=$RUN/gnupg gpgconf --kill all 2>/dev/null
     # A debootstrap cut short leaves its mounts and an unfinished rootfs.
     if [ -n "$MAKING" ]; then
         unmount_under "$MAKING"
@@ -195,6 +259,7 @@ cleanup() {
         wait "$NSPAWN" 2>/dev/null
     fi
     unmount_root
+    ip link del "$HOSTIF" 2>/dev/null
     if grep -q " $RUN/" /proc/self/mounts; then
         echo "nspawn-test: left mounts under $RUN:" >&2
         grep " $RUN/" /proc/self/mounts >&2
@@ -264,6 +329,92 @@ actiond_processes() {
 # put_in_ct FILE DEST: copies a host file into the container's filesystem.
 put_in_ct() { in_ct sh -c 'cat >"$1"' sh "$2" <"$1"; }
 
+# add_user NAME PASSWORD: a user of group admins under authLocalUsers in the admin's config,
+# the way README says (`actiond hash-password`, then a line under users:).
+add_user() {
+    local hash
+    hash=$(printf '%s\n' "$2" | in_ct actiond hash-password) || die "actiond hash-password failed"
+    in_ct sed -i "s|^  users:\$|  users:\n    - {username: $1, usergroup: admins, password: '$hash'}|" \
+        /etc/actiond/config.yaml
+    grep -q "username: $1," "$ROOT/etc/actiond/config.yaml" || die "no users: line to add $1 under"
+}
+
+# login NAME PASSWORD: the session cookie (svc-sid-local=…) of a login.
+login() {
+    in_ct curl -sS --max-time 30 -D - -o /dev/null -H 'Content-Type: application/json' \
+        -H 'Connect-Protocol-Version: 1' -d "{\"username\":\"$1\",\"password\":\"$2\"}" \
+        http://localhost:1337/api/LocalUserLogin | tr -d '\r' | sed -n 's/^[Ss]et-[Cc]ookie: *\(svc-sid-local=[^;]*\).*/\1/p'
+}
+
+# who COOKIE: the user a session cookie makes its holder.
+who() {
+    in_ct curl -sS --max-time 30 -H "Cookie: $1" -H 'Content-Type: application/json' \
+        -H 'Connect-Protocol-Version: 1' -d '{}' http://localhost:1337/api/WhoAmI | field authenticatedUser
+}
+
+# rest_of_config: the admin's config but its board: line.
+rest_of_config() { sed '/^board: /d' "$ROOT/etc/actiond/config.yaml"; }
+
+# ---------------------------------------------------------------------------------------
+# The repository
+
+# signing_key: a throwaway signing key for the run (gpg, under the run's directory); prints
+# its fingerprint.
+signing_key() {
+    if [ ! -d "$GNUPGHOME" ]; then
+        mkdir -m 0700 "$GNUPGHOME"
+        gpg --batch --quiet --passphrase '' --quick-gen-key "actiond CI <ci@actiond.invalid>" ed25519 sign 1d \
+            2>>"$RUN/gpg.log" || die "gpg could not make a key: $(cat "$RUN/gpg.log")"
+    fi
+    gpg --batch --list-secret-keys --with-colons | awk -F: '$1 == "fpr" { print $10; exit }'
+}
+
+# publish TREE VERSION: scripts/release.sh of TREE publishes its amd64 package of VERSION
+# (already in TREE/dist/deb) into the repository, signed with the run's key.
+publish() {
+    local key
+    export GNUPGHOME=$RUN/gnupg
+    key=$(signing_key)
+    (cd "$1" && bash scripts/release.sh --no-build --arch amd64 --repo "$REPO" --key "$key" \
+        --url "$URL" "$2") >"$RUN/release-$2.log" 2>&1 \
+        || { cat "$RUN/release-$2.log" >&2; die "scripts/release.sh $2 failed"; }
+}
+
+# next_release: the same tree with a bumped version and one more action in the generic panel,
+# packaged from the same binary: what the repository gets for the upgrade.
+next_release() {
+    local tree=$RUN/next
+    rm -rf "$tree"
+    mkdir -p "$tree/dist/x86_64-unknown-linux-musl"
+    git ls-files -z | xargs -0 tar -cf - 2>/dev/null | tar -xf - -C "$tree"
+    cp dist/x86_64-unknown-linux-musl/actiond "$tree/dist/x86_64-unknown-linux-musl/"
+    sed -i "0,/^version = \"$version\"/s//version = \"$NEXT\"/" "$tree/Cargo.toml"
+    cat >>"$tree/board/generic/config.yaml" <<'EOF2'
+
+  - id: ciNewPanel
+    title: New in the next release
+    acls: [status]
+    exec: [echo, new panel]
+EOF2
+    (cd "$tree" && bash scripts/package-deb.sh --no-build amd64) >"$RUN/next-package.log" 2>&1 \
+        || { cat "$RUN/next-package.log" >&2; die "packaging $NEXT failed"; }
+    echo "$tree"
+}
+
+# readme_install: the commands of README's "From the apt repository", for the container: the
+# repository's address is the host's, and root needs no sudo.
+readme_install() {
+    awk '/^### From the apt repository/ { on = 1 } on && /^```sh/ { block = 1; next }
+         block && /^```/ { exit } block { print }' README.md \
+        | sed -e "s|https://OWNER.github.io/actiond|$URL|g" -e 's/sudo //g'
+}
+
+# apt_in_ct ARGS...: apt-get in the container, unattended, with no standard input (so a
+# conffile question would fail it); the output goes to $RUN/apt.log.
+apt_in_ct() {
+    in_ct env DEBIAN_FRONTEND=noninteractive apt-get -q "$@" >"$RUN/apt.log" 2>&1 </dev/null
+}
+
 # ---------------------------------------------------------------------------------------
 # The checks, in order. Each leaves the service running with its last config, unless it
 # says otherwise.
@@ -271,20 +422,24 @@ put_in_ct() { in_ct sh -c 'cat >"$1"' sh "$2" <"$1"; }
 CHECKS=(
     check_image_build_install
     check_boot_brings_it_up
-    check_remove_stops_and_install_starts
-    check_boards
-    check_edited_config
+    check_install_from_the_repository
+    check_boards_keep_the_admins_users_and_sessions
+    check_overlay_and_an_admins_own_files
     check_watchdog_restarts_a_stopped_service
     check_stop_kills_a_running_action
     check_kill_reaches_escaped_processes
     check_history_survives_a_restart
     check_polkit_refuses_what_the_rule_does_not_name
     check_reboot_through_polkit
-    check_upgrade_keeps_config_and_history
+    check_upgrade_from_the_repository
+    check_a_tampered_release_is_refused
     check_purge_removes_everything
+    check_upgrade_from_0_1_0
 )
 
 HISTORY=()   # tracking ids that must stay in the history
+ADMIN_PW="door bell 1337"
+COOKIE=""    # the session of the user `ci`, which board switches and upgrades must keep
 
 check_image_build_install() {
     step "install into the image with apt in a chroot (as an image build does): enabled, not started"
@@ -297,7 +452,15 @@ check_image_build_install() {
     grep -q '^actiond:' "$ROOT/etc/passwd" || die "no actiond user in the image"
     [ -z "$(pgrep -f "^$ROOT/usr/bin/actiond|^/usr/bin/actiond --config")" ] \
         || die "the install in a chroot started actiond: $(pgrep -af actiond)"
-    pass "enabled, user created, nothing started"
+    # The admin's config, from the template, on the generic board; the overlay directory.
+    grep -qx 'board: /usr/share/actiond/board/generic/config.yaml' "$ROOT/etc/actiond/config.yaml" \
+        || die "no admin config on the generic board: $(head -20 "$ROOT/etc/actiond/config.yaml")"
+    [ -d "$ROOT/etc/actiond/config.d" ] || die "no /etc/actiond/config.d"
+    # (the group by number: this machine's names are not the image's)
+    [ "$(stat -c '%a %g' "$ROOT/etc/actiond/config.yaml")" = "640 $(chroot "$ROOT" getent group actiond | cut -d: -f3)" ] \
+        || die "config.yaml is $(stat -c '%a %g' "$ROOT/etc/actiond/config.yaml"), not 640 group actiond"
+    [ -z "$(chroot "$ROOT" dpkg-query -W -f='${Conffiles}' actiond)" ] || die "the package has conffiles"
+    pass "enabled, user created, the admin's config written from the template, nothing started"
 }
 
 check_boot_brings_it_up() {
@@ -312,55 +475,99 @@ check_boot_brings_it_up() {
     out=$(api StartActionAndWait '{"actionId":"disk"}')
     case $out in *'"exitCode":0'*) ;; *) die "disk did not run: $out" ;; esac
     HISTORY+=("$(echo "$out" | field executionTrackingId)")
-    pass "active (running), $(prop StatusText), the generic board's disk action ran"
+    out=$(api StartActionAndWait '{"actionId":"network"}')
+    case $out in *'"exitCode":0'*) ;; *) die "network (ip, from iproute2) did not run: $out" ;; esac
+    pass "active (running), $(prop StatusText), the generic board's disk and network actions ran"
 }
 
-check_remove_stops_and_install_starts() {
-    step "apt remove stops the service and keeps config and history; apt install ./deb starts it"
-    in_ct env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q actiond >"$RUN/remove.log" 2>&1 \
-        || { cat "$RUN/remove.log" >&2; die "apt-get remove failed"; }
+check_install_from_the_repository() {
+    step "apt remove keeps config and history; README's commands install from the signed repository served by the host"
+    apt_in_ct remove -y actiond || { cat "$RUN/apt.log" >&2; die "apt-get remove failed"; }
     [ -z "$(actiond_processes)" ] || die "actiond processes left after remove: $(actiond_processes)"
-    [ -f "$ROOT/etc/actiond/config.yaml" ] || die "remove took the conffile"
+    [ -f "$ROOT/etc/actiond/config.yaml" ] || die "remove took the config"
     [ -d "$ROOT/var/lib/actiond" ] || die "remove took the state directory"
     [ ! -e "$ROOT/usr/bin/actiond" ] || die "remove left the binary"
-    cp "$DEB" "$ROOT/root/actiond.deb"
-    in_ct sh -c 'cd /root && DEBIAN_FRONTEND=noninteractive apt-get install -y -q ./actiond.deb' \
-        >"$RUN/install.log" 2>&1 || { cat "$RUN/install.log" >&2; die "apt install ./actiond.deb failed"; }
-    wait_for 30 active || die "not active after apt install: $(cat "$RUN/install.log")"
-    grep -q 'actiond is running: open http://' "$RUN/install.log" || die "the install did not say where to go: $(cat "$RUN/install.log")"
+    publish "$PWD" "$version"
+    local commands
+    commands=$(readme_install)
+    case $commands in
+        *"signed-by="*"$URL"*"apt install actiond"*) ;;
+        *) die "README's install commands are not what they should be: $commands" ;;
+    esac
+    printf '%s\n' "$commands" | sed 's/^/    $ /'
+    in_ct sh -ec "$commands" >"$RUN/install.log" 2>&1 < <(yes) \
+        || { cat "$RUN/install.log" >&2; die "README's install commands failed"; }
+    [ "$(in_ct dpkg-query -W -f='${Version}' actiond)" = "$version" ] || die "actiond $version is not installed"
+    has "$(in_ct apt-cache policy actiond)" "$URL stable/main" \
+        || die "apt does not know the repository: $(in_ct apt-cache policy actiond)"
+    wait_for 30 active || die "not active after the install: $(cat "$RUN/install.log")"
+    grep -q 'actiond is running: open http://' "$RUN/install.log" \
+        || die "the install did not say where to go: $(cat "$RUN/install.log")"
     wait_for 10 history_has "${HISTORY[@]}" || die "the history before the remove is gone"
-    pass "stopped by remove, started by install, history kept"
+    pass "installed $version from $URL (signed-by), started, history kept"
 }
 
-check_boards() {
-    step "actiond-board switches to the Raspberry Pi board and back"
+check_boards_keep_the_admins_users_and_sessions() {
+    step "a user in the admin's config; actiond-board switches to the Pi board and back, keeping the user and the session"
     has "$(in_ct actiond-board)" '* generic ' || die "generic is not the board in use: $(in_ct actiond-board)"
-    local before
+    add_user ci "$ADMIN_PW"
+    logged_in() { COOKIE=$(login ci "$ADMIN_PW"); [ -n "$COOKIE" ]; }
+    wait_for 30 logged_in || die "the user ci cannot log in after the config reloaded"
+    [ "$(who "$COOKIE")" = ci ] || die "the session is not ci's"
+    local before rest groups
+    rest=$(rest_of_config)
+    # Not a Raspberry Pi (no device tree here): refused, nothing changed.
+    if in_ct actiond-board raspberry-pi >"$RUN/board.log" 2>&1; then die "actiond-board switched a machine that is no Pi"; fi
+    grep -q 'for a Raspberry Pi' "$RUN/board.log" && grep -q -- '--force raspberry-pi' "$RUN/board.log" \
+        || die "the refusal does not say why: $(cat "$RUN/board.log")"
+    has "$(in_ct actiond-board)" '* generic ' || die "the refusal changed the board"
+    [ ! -e "$ROOT/etc/sysusers.d/actiond.conf" ] || die "the refusal wrote the groups"
+    ! in_ct getent group gpio >/dev/null || die "there is a gpio group before the switch"
+    # A machine that says it is one.
+    echo "Raspberry Pi 4 Model B Rev 1.4" >"$ROOT/root/model"
     before=$(prop InvocationID)
-    in_ct actiond-board raspberry-pi >"$RUN/board.log" 2>&1 || { cat "$RUN/board.log" >&2; die "actiond-board raspberry-pi failed"; }
-    cmp -s "$ROOT/usr/share/actiond/board/raspberry-pi/config.yaml" "$ROOT/etc/actiond/config.yaml" || die "the Pi config is not installed"
-    [ -f "$ROOT/etc/systemd/system/actiond.service.d/raspberry-pi.conf" ] || die "no Pi drop-in"
-    [ -f "$ROOT/etc/polkit-1/rules.d/50-actiond.rules" ] || die "no Pi polkit rule"
+    in_ct env ACTIOND_MODEL_FILE=/root/model actiond-board raspberry-pi >"$RUN/board.log" 2>&1 \
+        || { cat "$RUN/board.log" >&2; die "actiond-board raspberry-pi failed"; }
+    grep -qx 'board: /usr/share/actiond/board/raspberry-pi/config.yaml' "$ROOT/etc/actiond/config.yaml" \
+        || die "the board: line is not the Pi's"
+    [ "$(rest_of_config)" = "$rest" ] || die "the switch changed more of the admin's config than its board: line"
+    [ "$(readlink "$ROOT/etc/systemd/system/actiond.service.d/raspberry-pi.conf")" = /usr/share/actiond/board/raspberry-pi/service.conf ] \
+        || die "no link to the Pi drop-in"
+    [ "$(readlink "$ROOT/etc/polkit-1/rules.d/50-actiond.rules")" = /usr/share/actiond/board/raspberry-pi/polkit.rules ] \
+        || die "no link to the Pi polkit rule"
     [ "$(prop PrivateDevices)" = no ] || die "the drop-in is not in force"
-    has " $(in_ct id -nG actiond) " ' gpio ' || die "actiond is not in group gpio: $(in_ct id -nG actiond)"
+    groups=" $(in_ct id -nG actiond) "
+    has "$groups" ' gpio ' && has "$groups" ' video ' || die "actiond is not in gpio and video: $groups"
+    grep -qx '# created-groups: gpio' "$ROOT/etc/sysusers.d/actiond.conf" \
+        || die "the created gpio group is not recorded: $(cat "$ROOT/etc/sysusers.d/actiond.conf")"
     wait_for 30 active || die "not active on the Pi board"
     [ "$(prop InvocationID)" != "$before" ] || die "the service was not restarted"
     has "$(in_ct actiond-board)" '* raspberry-pi ' || die "raspberry-pi is not marked: $(in_ct actiond-board)"
+    has "$(api StartActionAndWait '{"actionId":"temperature"}')" '"actionId":"temperature"' || die "the Pi panel is not in force"
+    [ "$(who "$COOKIE")" = ci ] || die "the session did not survive the switch and its restart"
     in_ct actiond-board generic >"$RUN/board.log" 2>&1 || { cat "$RUN/board.log" >&2; die "actiond-board generic failed"; }
     [ ! -e "$ROOT/etc/systemd/system/actiond.service.d" ] || die "the Pi drop-in is left"
-    [ ! -e "$ROOT/etc/polkit-1/rules.d/50-actiond.rules" ] || die "the Pi rule is left"
+    [ ! -L "$ROOT/etc/polkit-1/rules.d/50-actiond.rules" ] || die "the Pi rule is left"
     [ ! -e "$ROOT/etc/sysusers.d/actiond.conf" ] || die "the Pi sysusers entry is left"
-    ! has " $(in_ct id -nG actiond) " ' gpio ' || die "actiond is still in group gpio"
+    groups=" $(in_ct id -nG actiond) "
+    ! has "$groups" ' gpio ' && ! has "$groups" ' video ' || die "actiond is still in gpio or video: $groups"
+    ! in_ct getent group gpio >/dev/null || die "the gpio group actiond-board created is left"
     [ "$(prop PrivateDevices)" = yes ] || die "PrivateDevices is not back"
+    [ "$(rest_of_config)" = "$rest" ] || die "the switch back changed the admin's config"
     wait_for 30 active || die "not active back on the generic board"
-    pass "switched both ways; files, groups and drop-in follow the board"
+    [ "$(who "$COOKIE")" = ci ] || die "the session did not survive the switch back"
+    pass "refused on a non-Pi; switched both ways by the board: line, links and groups (the created gpio deleted again); user and session kept"
 }
 
-check_edited_config() {
-    step "an edited config: the board tool refuses to replace it, the service uses it"
-    cat >"$RUN/config.yaml" <<EOF
-# Edited by scripts/nspawn-test.sh: every action this test needs.
+check_overlay_and_an_admins_own_files() {
+    step "the admin's actions in config.d/ are read; a polkit rule the admin wrote is never replaced"
+    cat >"$RUN/ci.yaml" <<EOF
+# Written by scripts/nspawn-test.sh: every action this test needs, which its guest calls may
+# run (a setting here replaces the board's).
 killGracePeriod: 2
+defaultPermissions: {view: true, exec: true, logs: true, kill: true}
+# One page of GetLogs holds every run the checks look for.
+logHistoryPageSize: 100
 actions:
   - {id: hello, title: Hello, shell: 'echo "hello from \$(id -un)"'}
   - {id: sleep, title: Sleep, exec: [sleep, "$MARK"], timeout: 600}
@@ -372,15 +579,26 @@ actions:
   # A daemon started on purpose, by a run that then ends normally: it is left running.
   - {id: daemon, title: Starts a daemon, shell: 'setsid env -i sleep $((MARK + 3)) >/dev/null 2>&1 </dev/null &'}
 EOF
-    put_in_ct "$RUN/config.yaml" /etc/actiond/config.yaml
-    if in_ct actiond-board raspberry-pi >"$RUN/board.log" 2>&1; then die "actiond-board replaced an edited config"; fi
-    grep -q 'edited by hand' "$RUN/board.log" || die "the refusal does not say why: $(cat "$RUN/board.log")"
-    cmp -s "$RUN/config.yaml" "$ROOT/etc/actiond/config.yaml" || die "the refusal changed the config"
-    # actiond reloads the file by itself.
+    put_in_ct "$RUN/ci.yaml" /etc/actiond/config.d/50-ci.yaml
+    # actiond reloads by itself.
     hello_runs() { has "$(api StartActionAndWait '{"actionId":"hello"}')" 'hello from actiond'; }
-    wait_for 30 hello_runs || die "the edited config was not picked up: $(api StartActionAndWait '{"actionId":"hello"}')"
+    wait_for 30 hello_runs || die "the overlay file was not picked up: $(api StartActionAndWait '{"actionId":"hello"}')"
     HISTORY+=("$(run hello)")
-    pass "refused, config kept, reloaded"
+    local checked
+    checked=$(in_ct actiond --check-config /etc/actiond/config.yaml 2>&1) || die "--check-config failed: $checked"
+    has "$checked" '/etc/actiond/config.d/50-ci.yaml (overlay): reboot, hello, sleep, restartJournal' \
+        || die "--check-config does not say where the actions are: $checked"
+    # The admin's own rule in the board's place: refused, nothing changes.
+    printf '// mine\n' >"$RUN/rule"
+    put_in_ct "$RUN/rule" /etc/polkit-1/rules.d/50-actiond.rules
+    if in_ct env ACTIOND_MODEL_FILE=/root/model actiond-board raspberry-pi >"$RUN/board.log" 2>&1; then
+        die "actiond-board replaced the admin's polkit rule"
+    fi
+    grep -q 'written by an admin' "$RUN/board.log" || die "the refusal does not say why: $(cat "$RUN/board.log")"
+    cmp -s "$RUN/rule" "$ROOT/etc/polkit-1/rules.d/50-actiond.rules" || die "the refusal changed the rule"
+    has "$(in_ct actiond-board)" '* generic ' || die "the refusal changed the board"
+    in_ct rm /etc/polkit-1/rules.d/50-actiond.rules
+    pass "overlay read and named by --check-config; the admin's rule refused and kept"
 }
 
 check_watchdog_restarts_a_stopped_service() {
@@ -501,43 +719,68 @@ check_reboot_through_polkit() {
     pass "rebooted (new boot id), service back, the reboot's own run recorded"
 }
 
-check_upgrade_keeps_config_and_history() {
-    step "upgrade to a newer build: the edited config and the history stay"
-    local new=$RUN/upgrade newdeb before
-    rm -rf "$new"
-    mkdir -p "$new"
-    dpkg-deb -R "$DEB" "$new/root"
-    # A newer version whose shipped config differs too, so dpkg has to choose; with the
-    # choice unattended upgrades make (keep the admin's file) the new one lands beside it.
-    sed -i "s/^Version: .*/Version: $version+ci1/" "$new/root/DEBIAN/control"
-    echo "# newer build" >>"$new/root/etc/actiond/config.yaml"
-    newdeb=$new/actiond_${version}+ci1_amd64.deb
-    dpkg-deb --root-owner-group --build "$new/root" "$newdeb" >/dev/null
-    cp "$newdeb" "$ROOT/root/"
+check_upgrade_from_the_repository() {
+    step "the next version published to the repository: apt update && apt upgrade keeps the config and the history, brings the new panel, restarts"
+    local tree before
+    tree=$(next_release)
+    publish "$tree" "$NEXT"
+    in_ct cp -a /etc/actiond /root/etc-before
     before=$(prop InvocationID)
-    in_ct sh -c "cd /root && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-        -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold ./$(basename "$newdeb")" \
-        >"$RUN/upgrade.log" 2>&1 || { cat "$RUN/upgrade.log" >&2; die "the upgrade failed"; }
-    [ "$(in_ct dpkg-query -W -f='${Version}' actiond)" = "$version+ci1" ] || die "not upgraded"
-    cmp -s "$RUN/config.yaml" "$ROOT/etc/actiond/config.yaml" || die "the upgrade changed the edited config"
-    grep -q '^# newer build' "$ROOT/etc/actiond/config.yaml.dpkg-dist" || die "no config.yaml.dpkg-dist with the new config"
+    # No standard input and no --force-conf option: a conffile question would fail the upgrade.
+    apt_in_ct update || { cat "$RUN/apt.log" >&2; die "apt-get update failed"; }
+    has "$(in_ct apt-cache policy actiond)" "Candidate: $NEXT" || die "apt does not offer $NEXT: $(in_ct apt-cache policy actiond)"
+    apt_in_ct upgrade -y || { cat "$RUN/apt.log" >&2; die "apt-get upgrade failed"; }
+    cp "$RUN/apt.log" "$RUN/upgrade.log"
+    [ "$(in_ct dpkg-query -W -f='${Version}' actiond)" = "$NEXT" ] || die "not upgraded to $NEXT: $(cat "$RUN/upgrade.log")"
+    in_ct diff -r /root/etc-before /etc/actiond >/dev/null || die "the upgrade changed /etc/actiond: $(in_ct diff -r /root/etc-before /etc/actiond)"
+    [ -z "$(find "$ROOT/etc/actiond" -name '*.dpkg-*')" ] || die "dpkg left files beside the config: $(find "$ROOT/etc/actiond" -name '*.dpkg-*')"
     wait_for 30 active || die "not active after the upgrade"
     [ "$(prop InvocationID)" != "$before" ] || die "the upgrade did not restart the service"
     history_has "${HISTORY[@]}" || die "history lost in the upgrade"
+    has "$(api StartActionAndWait '{"actionId":"ciNewPanel"}')" 'new panel' || die "the new panel is not in force"
+    has "$(api StartActionAndWait '{"actionId":"hello"}')" 'hello from actiond' || die "the admin's overlay is lost"
+    [ "$(who "$COOKIE")" = ci ] || die "the session did not survive the upgrade"
     HISTORY+=("$(run hello)")
-    pass "config kept (new one as .dpkg-dist), restarted, history kept"
+    pass "$version -> $NEXT from the repository without a question; /etc/actiond unchanged, new panel in force, restarted, history and session kept"
+}
+
+check_a_tampered_release_is_refused() {
+    step "a tampered Release (and InRelease) is refused by apt"
+    local dists=$REPO/dists/stable saved=$RUN/dists-saved
+    rm -rf "$saved"
+    cp -a "$dists" "$saved"
+    # A Release that says something else than what was signed: Release.gpg no longer matches.
+    sed -i 's/^Date: .*/Date: Thu, 01 Jan 2099 00:00:00 UTC/' "$dists/Release"
+    rm "$dists/InRelease"
+    # apt fails or, with lists from before, warns that it keeps them: either way the signature
+    # is what it names, and the tampered lists are not used.
+    refused() { apt_in_ct update || true; grep -q "BADSIG\|signatures were invalid" "$RUN/apt.log"; }
+    refused || die "apt did not refuse the tampered Release for its signature: $(cat "$RUN/apt.log")"
+    cp "$RUN/apt.log" "$RUN/tampered-release.log"
+    # The same in InRelease, the clearsigned one apt reads first.
+    cp "$saved/Release" "$dists/Release"
+    sed 's/^Date: .*/Date: Thu, 01 Jan 2099 00:00:00 UTC/' "$saved/InRelease" >"$dists/InRelease"
+    refused || die "apt did not refuse the tampered InRelease for its signature: $(cat "$RUN/apt.log")"
+    cp "$RUN/apt.log" "$RUN/tampered-inrelease.log"
+    # Put back, the repository is good again.
+    rm -rf "$dists"
+    mv "$saved" "$dists"
+    apt_in_ct update && ! grep -q "BADSIG\|signatures were invalid" "$RUN/apt.log" \
+        || { cat "$RUN/apt.log" >&2; die "apt-get update fails on the restored repository"; }
+    pass "refused: $(grep -o 'BADSIG [0-9A-F]*\|The following signatures were invalid' "$RUN/tampered-release.log" | head -1)"
 }
 
 check_purge_removes_everything() {
-    step "apt purge removes everything"
+    step "apt purge removes everything, the groups a board added included"
     local files left=""
+    in_ct actiond-board --force raspberry-pi >"$RUN/board.log" 2>&1 || { cat "$RUN/board.log" >&2; die "actiond-board --force raspberry-pi failed"; }
+    grep -q 'warning: the raspberry-pi board is for a Raspberry Pi' "$RUN/board.log" || die "--force did not warn: $(cat "$RUN/board.log")"
+    has " $(in_ct id -nG actiond) " ' gpio ' || die "actiond is not in gpio before the purge"
     files=$(in_ct dpkg-query -L actiond)
     # What actiond-board and admins add in actiond's places goes too.
-    in_ct mkdir -p /etc/systemd/system/actiond.service.d
     printf '[Service]\nEnvironment=X=1\n' >"$RUN/override.conf"
     put_in_ct "$RUN/override.conf" /etc/systemd/system/actiond.service.d/override.conf
-    in_ct env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q actiond >"$RUN/purge.log" 2>&1 \
-        || { cat "$RUN/purge.log" >&2; die "apt-get purge failed"; }
+    apt_in_ct purge -y actiond || { cat "$RUN/apt.log" >&2; die "apt-get purge failed"; }
     for f in $files /etc/actiond /var/lib/actiond /etc/systemd/system/actiond.service.d \
              /etc/systemd/system/multi-user.target.wants/actiond.service \
              /etc/polkit-1/rules.d/50-actiond.rules /etc/sysusers.d/actiond.conf; do
@@ -550,7 +793,64 @@ check_purge_removes_everything() {
     [ "$(prop LoadState)" = not-found ] || die "systemd still knows the unit: $(prop LoadState)"
     [ -z "$(actiond_processes)" ] || die "actiond processes left: $(actiond_processes)"
     ! in_ct dpkg-query -W actiond >/dev/null 2>&1 || die "dpkg still lists actiond: $(in_ct dpkg-query -W actiond 2>&1)"
-    pass "no file, unit, process or state left (the system user stays, as Debian does)"
+    local groups
+    groups=" $(in_ct id -nG actiond) "
+    ! has "$groups" ' gpio ' && ! has "$groups" ' video ' || die "the purge left actiond in gpio or video: $groups"
+    ! in_ct getent group gpio >/dev/null || die "the purge left the gpio group actiond-board created"
+    pass "no file, unit, process, state or board group left (the system user stays, as Debian does)"
+}
+
+# old_package: the amd64 package of 0.1.0, built by that commit's own scripts from its tree
+# (with this build's binary, whose version does not matter to dpkg).
+old_package() {
+    local tree=$RUN/old
+    rm -rf "$tree"
+    mkdir -p "$tree/dist/x86_64-unknown-linux-musl"
+    git cat-file -e "$OLD_COMMIT^{commit}" 2>/dev/null \
+        || die "commit $OLD_COMMIT (version 0.1.0) is not in this clone (a shallow one?); it is needed to build 0.1.0"
+    git archive "$OLD_COMMIT" | tar -xf - -C "$tree"
+    cp dist/x86_64-unknown-linux-musl/actiond "$tree/dist/x86_64-unknown-linux-musl/"
+    (cd "$tree" && bash scripts/package-deb.sh --no-build amd64) >"$RUN/old-package.log" 2>&1 \
+        || { cat "$RUN/old-package.log" >&2; die "packaging 0.1.0 failed"; }
+    echo "$tree/dist/deb/actiond_0.1.0_amd64.deb"
+}
+
+check_upgrade_from_0_1_0() {
+    step "an install of 0.1.0 (one config file, edited as its README said) upgrades from the repository onto the layers, losing nothing"
+    local old id sid migrated
+    old=$(old_package)
+    cp "$old" "$ROOT/root/actiond_0.1.0_amd64.deb"
+    in_ct sh -c 'cd /root && DEBIAN_FRONTEND=noninteractive apt-get install -y -q ./actiond_0.1.0_amd64.deb' \
+        >"$RUN/old-install.log" 2>&1 </dev/null || { cat "$RUN/old-install.log" >&2; die "installing 0.1.0 failed"; }
+    [ "$(in_ct dpkg-query -W -f='${Version}' actiond)" = 0.1.0 ] || die "0.1.0 is not installed"
+    has "$(in_ct dpkg-query -W -f='${Conffiles}' actiond)" /etc/actiond/config.yaml || die "0.1.0 has no conffile"
+    ! grep -q '^board:' "$ROOT/etc/actiond/config.yaml" || die "0.1.0's config has a board: line"
+    wait_for 30 active || die "0.1.0 is not active"
+    # What 0.1.0's README said to do: a user under authLocalUsers; and a title of one's own.
+    add_user ada "$ADMIN_PW"
+    in_ct sed -i 's/^pageTitle: .*/pageTitle: Door/' /etc/actiond/config.yaml
+    cp "$ROOT/etc/actiond/config.yaml" "$RUN/config-0.1.0.yaml"
+    ada_in() { sid=$(login ada "$ADMIN_PW"); [ -n "$sid" ]; }
+    wait_for 30 ada_in || die "ada cannot log in on 0.1.0"
+    id=$(run disk)
+    # The upgrade, as a board would get it: from the repository, unattended, no questions.
+    apt_in_ct install -y actiond || { cat "$RUN/apt.log" >&2; die "the upgrade from 0.1.0 failed"; }
+    cp "$RUN/apt.log" "$RUN/upgrade-0.1.0.log"
+    [ "$(in_ct dpkg-query -W -f='${Version}' actiond)" = "$NEXT" ] || die "not upgraded to $NEXT"
+    grep -q "actiond-board: moved /etc/actiond/config.yaml onto the generic board's panel" "$RUN/upgrade-0.1.0.log" \
+        || die "the upgrade did not say what it did with the config: $(cat "$RUN/upgrade-0.1.0.log")"
+    migrated=$(cat "$ROOT/etc/actiond/config.yaml")
+    has "$migrated" $'\nboard: /usr/share/actiond/board/generic/config.yaml\n' || die "no board: line after the upgrade: $migrated"
+    has "$migrated" "username: ada," || die "ada's line is lost: $migrated"
+    has "$migrated" $'\npageTitle: Door\n' || die "the title is lost: $migrated"
+    cmp -s "$RUN/config-0.1.0.yaml" "$ROOT/etc/actiond/config.yaml.from-0.1" || die "the old config is not kept whole"
+    [ -d "$ROOT/etc/actiond/config.d" ] || die "no config.d after the upgrade"
+    wait_for 30 active || die "not active after the upgrade from 0.1.0"
+    [ "$(who "$sid")" = ada ] || die "ada's session did not survive the upgrade"
+    history_has "$id" || die "the history of 0.1.0 is lost"
+    has "$(api Init '{}')" '"pageTitle":"Door"' || die "the title is not in force: $(api Init '{}')"
+    has "$(api StartActionAndWait '{"actionId":"ciNewPanel"}')" 'new panel' || die "the package's new panel is not in force"
+    pass "moved onto the generic board; ada, her session, the title and the history kept; dpkg lists the old conffile as: $(in_ct dpkg-query -W -f='${Conffiles}' actiond | tr -s ' ' | sed 's/^ //')"
 }
 
 # ---------------------------------------------------------------------------------------

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Debian packages of actiond, one per architecture, made with dpkg-deb (no docker, no
 # debhelper): the static binary from scripts/cross-build.sh, the unit, its sysusers.d and
-# tmpfiles.d entries, the generic board's config as the conffile /etc/actiond/config.yaml, its
-# polkit rule, every board for `actiond-board`, the man pages, README, LICENSE and changelog.
+# tmpfiles.d entries, the template of the admin's /etc/actiond/config.yaml (written by the
+# postinst once, never a conffile), every board's panel for `actiond-board` with the generic
+# board's polkit rule, the panels of 0.1.0 for the migration, the man pages, README, LICENSE
+# and changelog.
 #
 #   scripts/package-deb.sh [--no-build] [ARCH...]    default: amd64 arm64 armhf armel
 #   --no-build: package the binaries already in dist/<target>/ (from cross-build.sh).
 #
-# Output: dist/deb/actiond_<version>_<arch>.deb, then a table of sizes. Which Rust target
-# each architecture gets, and why, is in scripts/cross-build.sh. The maintainer scripts are
-# written here too (below); docs/PACKAGING.md says what they do.
+# Output: dist/deb/actiond_<version>_<arch>.deb, then a table of sizes. When it makes all four,
+# it also writes that table into README.md and docs/PACKAGING.md (between the "sizes" marks),
+# so the sizes there are always a build's, never typed. Which Rust target each architecture
+# gets, and why, is in scripts/cross-build.sh. The maintainer scripts are written here too
+# (below); docs/PACKAGING.md says what they do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,8 +71,22 @@ running_systemd() {
 case "$1" in
 configure|abort-upgrade|abort-deconfigure|abort-remove)
     # The system user (and a board's extra groups: actiond-board may override the file in
-    # /etc/sysusers.d), then the config's group and modes.
+    # /etc/sysusers.d).
     systemd-sysusers ${DPKG_ROOT:+--root="$DPKG_ROOT"} actiond.conf
+
+    # The admin's config: written from the template once, and never again (it is not a
+    # conffile, so no upgrade asks about it). The board panel it names is the package's.
+    mkdir -p "$DPKG_ROOT/etc/actiond/config.d"
+    if [ ! -e "$DPKG_ROOT/etc/actiond/config.yaml" ]; then
+        # Readable by the service only (as tmpfiles.d below, which a chroot does not apply).
+        install -m 0640 -g actiond "$DPKG_ROOT/usr/share/actiond/config.yaml" "$DPKG_ROOT/etc/actiond/config.yaml"
+        chgrp actiond "$DPKG_ROOT/etc/actiond" "$DPKG_ROOT/etc/actiond/config.d"
+        chmod 0750 "$DPKG_ROOT/etc/actiond" "$DPKG_ROOT/etc/actiond/config.d"
+    elif [ -n "$2" ] && dpkg --compare-versions "$2" lt-nl 0.2.0~; then
+        # 0.1 kept the panel and the admin's settings in one file (a conffile then).
+        actiond-board --migrate || echo "actiond: the config was left as it was (see above)" >&2
+    fi
+    # The group and modes of it all.
     systemd-tmpfiles ${DPKG_ROOT:+--root="$DPKG_ROOT"} --create actiond.conf >/dev/null || true
 
     deb-systemd-helper unmask actiond.service >/dev/null || true
@@ -136,6 +154,18 @@ if [ "$1" = purge ]; then
         deb-systemd-helper purge actiond.service >/dev/null || true
         deb-systemd-helper unmask actiond.service >/dev/null || true
     fi
+    # The groups actiond-board added the user to (sysusers.d never takes them back), and
+    # those it created, once nobody is in them: a reinstall starts without them.
+    if [ -f /etc/sysusers.d/actiond.conf ]; then
+        for g in $(sed -n 's/^m[[:space:]][[:space:]]*actiond[[:space:]][[:space:]]*\([^[:space:]]*\).*/\1/p' /etc/sysusers.d/actiond.conf); do
+            gpasswd -d actiond "$g" >/dev/null 2>&1 || true
+        done
+        for g in $(sed -n 's/^# created-groups://p' /etc/sysusers.d/actiond.conf); do
+            if getent group "$g" >/dev/null && [ -z "$(getent group "$g" | cut -d: -f4)" ]; then
+                groupdel "$g" 2>/dev/null || true
+            fi
+        done
+    fi
     rm -rf /var/lib/actiond /etc/actiond /etc/systemd/system/actiond.service.d
     rm -f /etc/polkit-1/rules.d/50-actiond.rules /etc/sysusers.d/actiond.conf
     if [ -d /run/systemd/system ]; then
@@ -156,7 +186,7 @@ Architecture: $1
 Maintainer: $maintainer
 Installed-Size: $2
 Depends: systemd (>= 247)
-Recommends: polkitd
+Recommends: polkitd, iproute2, procps
 Section: admin
 Priority: optional
 Description: run predefined commands from a web page, Home Assistant or curl
@@ -166,11 +196,13 @@ Description: run predefined commands from a web page, Home Assistant or curl
  group of its own with typed, checked arguments, kills what it starts, keeps
  a bounded history across restarts, and needs a few MiB of memory.
  .
- The package runs it as a hardened systemd service with the generic server
- panel in /etc/actiond/config.yaml; "actiond-board raspberry-pi" switches to
- the Raspberry Pi panel. Only the status actions are open to guests; add a
- user with "actiond hash-password" for the rest. polkitd lets the service
- reboot the board and restart the services its config names.
+ The package runs it as a hardened systemd service. /etc/actiond/config.yaml
+ holds the admin's settings and starts from a board panel the package keeps
+ current (the generic server panel; "actiond-board raspberry-pi" switches to
+ the Raspberry Pi's). Only the status actions are open to guests; add a user
+ with "actiond hash-password" for the rest. polkitd lets the service reboot
+ the board and restart the services its config names; iproute2 and procps
+ give the generic panel its network addresses, uptime and memory.
 EOF
 }
 
@@ -213,7 +245,11 @@ EOF
 
 # ---------------------------------------------------------------------------------------
 
+# thousands N: N with a comma every three digits, as the documentation writes bytes.
+thousands() { echo "$1" | sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta'; }
+
 sizes=()
+rows=()
 for arch in "$@"; do
     target=$(target_of "$arch")
     bin=dist/$target/actiond
@@ -233,16 +269,21 @@ for arch in "$@"; do
         systemd/actiond.service >"$root/usr/lib/systemd/system/actiond.service"
     install -D -m 0644 systemd/actiond.sysusers "$root/usr/lib/sysusers.d/actiond.conf"
     install -D -m 0644 systemd/actiond.tmpfiles "$root/usr/lib/tmpfiles.d/actiond.conf"
-    # Readable by all in the package, as Debian wants; the postinst (tmpfiles.d) makes the
-    # directory 0750 and the config 0640 root:actiond before the service starts. The shipped
-    # config holds no secret, and dpkg never replaces a config the admin edited.
-    install -D -m 0644 board/generic/config.yaml "$root/etc/actiond/config.yaml"
+    # The template of the admin's config: the postinst copies it to /etc/actiond/config.yaml
+    # when there is none (tmpfiles.d then makes it 0640 root:actiond). Every board's panel,
+    # rule and drop-in, for the config's board: line and actiond-board, and the panels as
+    # 0.1.0 shipped them, from which `actiond-board --migrate` tells the admin's edits.
+    install -D -m 0644 board/config.yaml "$root/usr/share/actiond/config.yaml"
     mkdir -p "$root/usr/share/lintian/overrides"
     install -D -m 0644 board/generic/polkit.rules "$root/usr/share/polkit-1/rules.d/50-actiond.rules"
     for d in board/*/; do
+        [ -f "${d}config.yaml" ] || continue
         for f in "$d"*; do
             install -D -m 0644 "$f" "$root/usr/share/actiond/$f"
         done
+    done
+    for f in board/migrate/*/*.yaml; do
+        install -D -m 0644 "$f" "$root/usr/share/actiond/${f#board/}"
     done
     lintian_overrides >"$root/usr/share/lintian/overrides/actiond"
     doc=$root/usr/share/doc/actiond
@@ -259,9 +300,8 @@ for arch in "$@"; do
     prerm >"$root/DEBIAN/prerm"
     postrm >"$root/DEBIAN/postrm"
     chmod 0755 "$root/DEBIAN/postinst" "$root/DEBIAN/prerm" "$root/DEBIAN/postrm"
-    echo /etc/actiond/config.yaml >"$root/DEBIAN/conffiles"
     (cd "$root" && find usr -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
-    chmod 0644 "$root/DEBIAN/conffiles" "$root/DEBIAN/md5sums"
+    chmod 0644 "$root/DEBIAN/md5sums"
     kib=$(du -sk --apparent-size --exclude=DEBIAN "$root" | cut -f1)
     control "$arch" "$kib" >"$root/DEBIAN/control"
 
@@ -270,7 +310,37 @@ for arch in "$@"; do
     dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
     bytes=$(stat -c %s "$deb")
     sizes+=("$(printf '%-40s %9s bytes  %5s KiB  (installed %s KiB)' "$deb" "$bytes" $((bytes / 1024)) "$kib")")
+    rows+=("| \`$(basename "$deb")\` | $(thousands "$bytes") | $(thousands "$kib") KiB | \`$target\` | $(thousands "$(stat -c %s "$bin")") |")
 done
 
 echo
 printf '%s\n' "${sizes[@]}"
+
+# The sizes in the documentation are this build's: with all four packages made, the table
+# between the marks in README.md and docs/PACKAGING.md is written anew.
+[ "$*" = "amd64 arm64 armhf armel" ] || exit 0
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The two files written here do not count as changes to the source.
+if [ -n "$(git status --porcelain -- . ':!README.md' ':!docs/PACKAGING.md' 2>/dev/null)" ]; then
+    commit="$commit with local changes"
+fi
+table=$(mktemp)
+{
+    echo "From \`scripts/package-deb.sh\`, version $version, commit $commit (written by the build):"
+    echo
+    echo "| package | bytes | installed | binary | bytes |"
+    echo "|---|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+} >"$table"
+for doc in README.md docs/PACKAGING.md; do
+    grep -q '^<!-- sizes -->$' "$doc" && grep -q '^<!-- /sizes -->$' "$doc" \
+        || die "$doc has no <!-- sizes --> ... <!-- /sizes --> marks for the table"
+    awk -v table="$table" '
+        $0 == "<!-- /sizes -->" { skip = 0 }
+        !skip { print }
+        $0 == "<!-- sizes -->" { while ((getline line < table) > 0) print line; skip = 1 }
+    ' "$doc" >"$doc.new"
+    mv "$doc.new" "$doc"
+done
+rm -f "$table"
+echo "the sizes table in README.md and docs/PACKAGING.md is this build's"

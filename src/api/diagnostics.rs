@@ -190,6 +190,16 @@ fn report(app: &App) -> String {
         config.dashboards.len(),
         config.entities.len()
     );
+    // Which file each action is written in: the board's panel, the admin's config, an overlay.
+    for (file, ids) in config.actions_by_file() {
+        let _ = writeln!(
+            r,
+            "actions from {} ({}): {}",
+            file.name,
+            file.role.as_str(),
+            ids.join(", ")
+        );
+    }
     let auth = &config.auth;
     let _ = writeln!(
         r,

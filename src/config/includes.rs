@@ -1,20 +1,60 @@
 //! `include:`: a directory of YAML files whose `actions`, `dashboards` and `entities` are
 //! appended to the main file's, file by file in name order. The files are read through a
 //! closure (`source` passes one that reads the disk; tests pass their own), and a problem in
-//! one is reported as `<dir>/<file>: <path>`.
+//! one is reported as `<dir>/<file>: <path>`. The overlay directory of `layers` is listed
+//! the same way.
 
 use std::path::Path;
 
 use super::checker::{Checker, Fields};
 use super::tree::{self, Node, key_path};
 
-/// Reads the YAML files of an `include:` directory: given the directory (already resolved
-/// against the config's directory), the `(file name, text)` of every `*.yml` / `*.yaml` in it,
-/// sorted by name; or a message saying why it could not.
-pub type IncludeReader<'a> = dyn Fn(&Path) -> Result<Vec<(String, String)>, String> + 'a;
+/// Reads the YAML files of a directory (`include:`, `overlay:`): given the directory
+/// (already resolved against the config's directory), the `(file name, text)` of every
+/// `*.yml` / `*.yaml` in it, sorted by name; `None` when the directory does not exist; or a
+/// message saying why it could not be read.
+pub type IncludeReader<'a> = dyn Fn(&Path) -> Result<Option<Vec<(String, String)>>, String> + 'a;
 
 /// The keys read from an included file.
 const READ: [&str; 3] = ["actions", "dashboards", "entities"];
+
+/// The files of the directory `dir` (as written; `path` is the key's), each as its file name,
+/// its label (`config.d/00-first.yml`) and its text. A directory that does not exist is an
+/// error when `required`, and otherwise has no files.
+pub(super) fn texts(
+    c: &mut Checker<'_>,
+    dir: &str,
+    path: &str,
+    reader: &IncludeReader<'_>,
+    required: bool,
+) -> Vec<(String, String, String)> {
+    let resolved = c.resolve(dir);
+    let files = match reader(&resolved) {
+        Ok(Some(files)) => files,
+        Ok(None) if !required => return Vec::new(),
+        Ok(None) => {
+            c.error(
+                path,
+                format!(
+                    "cannot read the include directory {}: it does not exist",
+                    resolved.display()
+                ),
+            );
+            return Vec::new();
+        }
+        Err(message) => {
+            c.error(path, message);
+            return Vec::new();
+        }
+    };
+    files
+        .into_iter()
+        .map(|(name, text)| {
+            let label = format!("{}/{}", dir.trim_end_matches('/'), name);
+            (name, label, text)
+        })
+        .collect()
+}
 
 /// Reads and parses the files of the `include:` directory `dir` (as written; `path` is the
 /// key's); each comes back with its label (`config.d/00-first.yml`) and its interpolated tree.
@@ -24,16 +64,9 @@ pub(super) fn read(
     path: &str,
     reader: &IncludeReader<'_>,
 ) -> Vec<(String, Node)> {
-    let files = match reader(&c.resolve(dir)) {
-        Ok(files) => files,
-        Err(message) => {
-            c.error(path, message);
-            return Vec::new();
-        }
-    };
+    let files = texts(c, dir, path, reader, true);
     let mut out = Vec::with_capacity(files.len());
-    for (name, text) in files {
-        let label = format!("{}/{}", dir.trim_end_matches('/'), name);
+    for (_, label, text) in files {
         match tree::parse_yaml(&text) {
             Ok(mut node) => {
                 c.problems.warnings.extend(tree::tab_warning(&text, &label));
@@ -94,13 +127,17 @@ pub(super) fn fields<'n>(c: &mut Checker<'_>, label: &str, node: &'n Node) -> Fi
 mod tests {
     use super::*;
     use crate::config::fixtures::*;
-    use crate::config::{Source, parse_with_includes};
+    use crate::config::{FileReader, Files, Source, parse_with_files};
+
+    fn no_file() -> impl Fn(&Path) -> Result<String, String> {
+        |_: &Path| Err("no files here".to_string())
+    }
 
     #[test]
     fn includes_merge_lists_and_name_their_files() {
-        let reader = |dir: &Path| -> Result<Vec<(String, String)>, String> {
+        let reader = |dir: &Path| -> Result<Option<Vec<(String, String)>>, String> {
             assert_eq!(dir, Path::new("/srv/actiond/config.d"));
-            Ok(vec![
+            Ok(Some(vec![
                 (
                     "00-first.yml".to_string(),
                     "actions:\n  - {title: First, shell: echo 1}\nentities:\n  - {file: e.yaml, name: e}\n".to_string(),
@@ -110,10 +147,17 @@ mod tests {
                     "logLevel: debug\nActions:\n  - {title: Second, shell: echo 2}\n  - {shell: nameless}\ndashboards:\n  - {title: Extra}\n".to_string(),
                 ),
                 ("02-broken.yml".to_string(), "actions: [\n".to_string()),
-            ])
+            ]))
         };
+        let file: &FileReader<'_> = &no_file();
         let text = "include: config.d/\nactions:\n  - {title: Main, shell: echo 0}\n";
-        let result = parse_with_includes(text, Source::Embedded, base(), &no_env, &reader);
+        let result = parse_with_files(
+            text,
+            Source::Embedded,
+            base(),
+            &no_env,
+            &Files { dir: &reader, file },
+        );
         let Err((errs, warnings)) = result else {
             panic!("the broken include must fail the load");
         };
@@ -133,8 +177,8 @@ mod tests {
                 .contains("only actions, dashboards and entities")
         );
 
-        let good = |_: &Path| -> Result<Vec<(String, String)>, String> {
-            Ok(vec![
+        let good = |_: &Path| -> Result<Option<Vec<(String, String)>>, String> {
+            Ok(Some(vec![
                 (
                     "a.yml".to_string(),
                     "actions:\n  - {title: First, shell: echo 1}\n".to_string(),
@@ -144,9 +188,10 @@ mod tests {
                     "entities:\n  - {file: e.yaml, name: e}\ndashboards:\n  - {title: Extra}\n"
                         .to_string(),
                 ),
-            ])
+            ]))
         };
-        let (c, _) = parse_with_includes(text, Source::Embedded, base(), &no_env, &good)
+        let files = Files { dir: &good, file };
+        let (c, _) = parse_with_files(text, Source::Embedded, base(), &no_env, &files)
             .unwrap_or_else(|(e, _)| panic!("{e:?}"));
         let titles: Vec<&str> = c.actions.iter().map(|a| a.title.as_str()).collect();
         assert_eq!(titles, vec!["Main", "First"]);
@@ -154,6 +199,10 @@ mod tests {
         assert_eq!(c.dashboards[0].title, "Extra");
 
         // Without a reader (plain `parse`), an include cannot be honoured.
-        assert_error("include: config.d\n", "include", "includes are only read");
+        assert_error(
+            "include: config.d\n",
+            "include",
+            "only read when the config is loaded",
+        );
     }
 }

@@ -11,11 +11,14 @@
 //! - `actions` (with `command`, `arguments` and `ids`): actions, their commands compiled for
 //!   substitution, their argument declarations, their ids;
 //! - `dashboards`, `entities`, `includes`: the dashboard tree, entity files, `include:`;
+//! - `layers`: `board:` and `overlay:`, the config in layers, and which file each action is
+//!   from;
 //! - `schema`: the key tables; `checker`: reading a mapping and typed values;
 //! - `address`: `host:port` and `Cidr`; `tree`: YAML to an ordered tree with `${{ VAR }}`;
-//! - `source`: finding and reading the file, its includes and the embedded default.
+//! - `source`: finding and reading the file, its board, overlay and includes, and the
+//!   embedded default.
 //!
-//! Only `source` reads files; the rest is pure, with included files and environment
+//! Only `source` reads files; the rest is pure, with the other files and environment
 //! variables reached through closures, so tests drive every case. Nothing here spawns
 //! processes, opens sockets or writes files, and a `Config` is immutable once built: a reload
 //! builds a new one and the engine swaps it whole.
@@ -31,6 +34,7 @@ mod icons;
 mod identity;
 mod ids;
 mod includes;
+mod layers;
 mod mqtt;
 mod origins;
 mod schema;
@@ -55,6 +59,7 @@ pub use entities::EntitySource;
 pub use icons::{home_assistant_icon, is_online_icon};
 pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Policy};
 pub use includes::IncludeReader;
+pub use layers::{ConfigFile, FileReader, Files, Role};
 pub use mqtt::Mqtt;
 pub use settings::{HistorySync, Limits, Link, LogLevel};
 pub use source::{LoadError, Loaded, MAX_CONFIG_BYTES, MAX_INCLUDE_FILES, load, locate};
@@ -129,6 +134,16 @@ pub struct Config {
     /// The `include:` directory, resolved against `base_dir`: its YAML files are part of the
     /// config, so the watcher reloads when one changes.
     pub include_dir: Option<PathBuf>,
+    /// The `board:` file, resolved against `base_dir`: read first, and watched like the config.
+    pub board_file: Option<PathBuf>,
+    /// The `overlay:` directory, resolved against `base_dir`: its YAML files are read last,
+    /// and watched like `include:`'s.
+    pub overlay_dir: Option<PathBuf>,
+    /// Every file the config was read from: the board, the file itself, its included files,
+    /// its overlay files, in that order.
+    pub files: Vec<ConfigFile>,
+    /// For each of `actions`, the index in `files` of the file it is written in.
+    pub action_files: Vec<usize>,
     pub dashboards: Vec<Component>,
     pub insecure_allow_dump_vars: bool,
     pub insecure_allow_dump_sos: bool,
@@ -165,6 +180,30 @@ impl Config {
             .flat_map(|(_, d)| d.errors.iter().cloned())
             .collect()
     }
+
+    /// The file `actions[index]` is written in.
+    pub fn file_of(&self, index: usize) -> &ConfigFile {
+        &self.files[self.action_files[index]]
+    }
+
+    /// Each file with the ids of the actions written in it, in the order of `files`; files
+    /// without an action are left out.
+    pub fn actions_by_file(&self) -> Vec<(&ConfigFile, Vec<&str>)> {
+        let mut out: Vec<(&ConfigFile, Vec<&str>)> = Vec::new();
+        for (index, file) in self.files.iter().enumerate() {
+            let ids: Vec<&str> = self
+                .actions
+                .iter()
+                .zip(&self.action_files)
+                .filter(|(_, f)| **f == index)
+                .map(|(a, _)| a.id.as_str())
+                .collect();
+            if !ids.is_empty() {
+                out.push((file, ids));
+            }
+        }
+        out
+    }
 }
 
 /// What validation gives: the config and its warnings, or the errors and the warnings. A
@@ -173,33 +212,47 @@ impl Config {
 /// when at least one refuses the file.
 pub type Parsed = Result<(Config, Vec<Problem>), (Vec<Problem>, Vec<Problem>)>;
 
-/// Validates a config text with no access to other files: an `include:` key is an error here.
+/// Validates a config text with no access to other files: an `include:`, `board:` or
+/// `overlay:` key is an error here.
 ///
 /// `Ok` holds the config and the warnings; `Err` holds the errors and the warnings. Use
-/// [`parse_with_includes`] (as `source::load` does) when includes should be read.
+/// [`parse_with_files`] (as `source::load` does) when the other files should be read.
 pub fn parse(text: &str, source: Source, base_dir: PathBuf, env: &EnvLookup<'_>) -> Parsed {
-    let no_includes = |dir: &Path| -> Result<Vec<(String, String)>, String> {
-        Err(format!(
-            "cannot read {}: includes are only read when the config is loaded from a file",
-            dir.display()
-        ))
+    let refused = |path: &Path| {
+        format!(
+            "cannot read {}: other files are only read when the config is loaded from a file",
+            path.display()
+        )
     };
-    parse_with_includes(text, source, base_dir, env, &no_includes)
+    let dir = |path: &Path| -> Result<Option<Vec<(String, String)>>, String> { Err(refused(path)) };
+    let file = |path: &Path| -> Result<String, String> { Err(refused(path)) };
+    parse_with_files(
+        text,
+        source,
+        base_dir,
+        env,
+        &Files {
+            dir: &dir,
+            file: &file,
+        },
+    )
 }
 
-/// Validates a config text, reading the files of its `include:` directory through `includes`.
+/// Validates a config text, reading the files it names (`board:`, `overlay:`, `include:`)
+/// through `files`.
 ///
 /// From an included file only `actions`, `dashboards` and `entities` are taken (appended after
-/// the main file's, file by file); problems in it are reported as `<dir>/<file>: <path>`.
-pub fn parse_with_includes(
+/// the main file's, file by file); the board and overlay files are layers (see `layers`).
+/// Problems in another file are reported as `<file as written>: <path>`.
+pub fn parse_with_files(
     text: &str,
     source: Source,
     base_dir: PathBuf,
     env: &EnvLookup<'_>,
-    includes: &IncludeReader<'_>,
+    files: &Files<'_>,
 ) -> Parsed {
     let mut c = Checker::new(&base_dir, env);
-    let config = document(&mut c, text, source, base_dir.clone(), includes);
+    let config = document(&mut c, text, source, base_dir.clone(), files);
     // The `${{ VAR }}` problems no action claimed concern the file (a setting, a dashboard):
     // they refuse it. They were found first, so they are listed first.
     let unclaimed = std::mem::take(&mut c.pending);
@@ -217,7 +270,8 @@ pub fn parse_with_includes(
     }
 }
 
-/// The lists a config gathers from the main file and its included files, in that order.
+/// The lists a config gathers from its files, in the order of `Config::files`: the list of
+/// each file at the file's index.
 struct Lists<'f, 'n> {
     actions: Vec<Field<'f, 'n>>,
     dashboards: Vec<Field<'f, 'n>>,
@@ -248,6 +302,9 @@ struct Location {
     source: Source,
     base_dir: PathBuf,
     include_dir: Option<PathBuf>,
+    board_file: Option<PathBuf>,
+    overlay_dir: Option<PathBuf>,
+    files: Vec<ConfigFile>,
 }
 
 /// The whole document, part by part; `None` when it is not a mapping at all.
@@ -256,7 +313,7 @@ fn document(
     text: &str,
     source: Source,
     base_dir: PathBuf,
-    reader: &IncludeReader<'_>,
+    files: &Files<'_>,
 ) -> Option<Config> {
     let root = root(c, text)?;
     let empty = Vec::new();
@@ -276,25 +333,55 @@ fn document(
         }
     };
     let top = c.fields(entries, "", TOP);
-    // Included files are parsed and interpolated up front, so that their lists can be
-    // borrowed next to the main file's.
+    // The other files are parsed and interpolated up front, so that their lists can be
+    // borrowed next to the main file's: the board first, then included files, then overlays.
+    let board = layers::board(c, &top, files);
     let include = c.text(top.get("include")).filter(|d| !d.trim().is_empty());
     let included = match &include {
-        Some(dir) => includes::read(c, dir, path_or(top.get("include"), "include"), reader),
+        Some(dir) => includes::read(c, dir, path_or(top.get("include"), "include"), files.dir),
         None => Vec::new(),
     };
     let include_dir = include.map(|dir| c.resolve(&dir));
+    let (overlay_dir, overlays) = layers::overlays(c, &top, files);
+    let board_fields: Option<Fields<'_>> = board.as_ref().map(|(_, l)| layers::fields(c, l, TOP));
     let include_fields: Vec<Fields<'_>> = included
         .iter()
         .map(|(label, node)| includes::fields(c, label, node))
         .collect();
-    let lists = Lists::of(std::iter::once(&top).chain(&include_fields));
+    let overlay_fields: Vec<Fields<'_>> =
+        overlays.iter().map(|l| layers::fields(c, l, TOP)).collect();
+    let settings = layers::settings(
+        board_fields
+            .iter()
+            .chain(std::iter::once(&top))
+            .chain(&overlay_fields),
+    );
+    let lists = Lists::of(
+        board_fields
+            .iter()
+            .chain(std::iter::once(&top))
+            .chain(&include_fields)
+            .chain(&overlay_fields),
+    );
+    let mut config_files: Vec<ConfigFile> = board.iter().map(|(_, l)| l.file.clone()).collect();
+    config_files.push(ConfigFile {
+        name: source.to_string(),
+        role: Role::Main,
+    });
+    config_files.extend(included.iter().map(|(label, _)| ConfigFile {
+        name: c.resolve(label).display().to_string(),
+        role: Role::Include,
+    }));
+    config_files.extend(overlays.iter().map(|l| l.file.clone()));
     let location = Location {
         source,
         base_dir,
         include_dir,
+        board_file: board.as_ref().map(|(path, _)| path.clone()),
+        overlay_dir,
+        files: config_files,
     };
-    Some(assemble(c, &top, lists, location))
+    Some(assemble(c, &settings, lists, location))
 }
 
 /// The text parsed as YAML, with `${{ VAR }}` filled in.
@@ -341,10 +428,13 @@ fn assemble(
             .collect(),
     };
     let mut drafts: Vec<Draft> = Vec::new();
-    for list in lists.actions {
+    // The file of each draft, as an index into `location.files`.
+    let mut origins: Vec<usize> = Vec::new();
+    for (file, list) in lists.actions.into_iter().enumerate() {
         for (entries, path) in c.mappings(list) {
             actions::collect(c, entries, &path, &ctx, Inherited::default(), &mut drafts);
         }
+        origins.resize(drafts.len(), file);
     }
     let mut entities = Vec::new();
     for list in lists.entities {
@@ -353,7 +443,7 @@ fn assemble(
         }
     }
     let mut dashboards = Vec::new();
-    for list in lists.dashboards {
+    for (file, list) in lists.dashboards.into_iter().enumerate() {
         for (entries, path) in c.mappings(list) {
             dashboards.push(dashboards::component(
                 c,
@@ -364,12 +454,14 @@ fn assemble(
                 &mut drafts,
             ));
         }
+        origins.resize(drafts.len(), file);
     }
     let known: Vec<&str> = entities
         .iter()
         .map(|e: &EntitySource| e.name.as_str())
         .collect();
     actions::warn_unknown_entity_types(c, &drafts, &known);
+    layers::override_by_id(c, &mut drafts, &mut origins);
     let actions = actions::settle_ids(c, drafts);
     Config {
         source: location.source,
@@ -392,6 +484,10 @@ fn assemble(
         auth,
         entities,
         include_dir: location.include_dir,
+        board_file: location.board_file,
+        overlay_dir: location.overlay_dir,
+        files: location.files,
+        action_files: origins,
         dashboards,
         insecure_allow_dump_vars: c.flag(top.get("insecureAllowDumpVars"), false),
         insecure_allow_dump_sos: c.flag(top.get("insecureAllowDumpSos"), false),

@@ -106,6 +106,9 @@ pub(super) const TOP_KEYS: Keys = &[
     ("entities", Read),
     ("dashboards", Read),
     ("include", Read),
+    // actiond's layers (config::layers): a board file below, an overlay directory above.
+    ("board", Read),
+    ("overlay", Read),
     ("authRequireGuestsToLogin", Read),
     ("defaultPermissions", Read),
     ("defaultPolicy", Read),
@@ -645,6 +648,8 @@ actions:
             "allowedOrigins",
             "historySync",
             "headerReadTimeout",
+            "board",
+            "overlay",
         ];
         let own_action = ["linkKeySha256", "insecureAllowStartFromAnyWebPage"];
         let readme = include_str!("../../README.md");

@@ -1,5 +1,5 @@
-//! Where the config comes from: the search order, reading the file and its `include:`
-//! directory, and the embedded default.
+//! Where the config comes from: the search order, reading the file and the files it names
+//! (its `board:` file, its `include:` and `overlay:` directories), and the embedded default.
 //!
 //! This module owns every file read the config needs (and only reads: nothing here ever
 //! writes, creates or renames a file) and hands the text to `validate`, with the real process
@@ -9,12 +9,12 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::parse_with_includes;
-use super::{Config, Problem, Source};
+use super::{Config, Files, Problem, Source, parse_with_files};
 use crate::files;
 
-/// The config file and each included file are refused beyond this size: the largest config
-/// of the OliveTin corpus is a few dozen KiB, and the whole text is parsed in memory.
+/// The config file and each included or layered file are refused beyond this size: the
+/// largest config of the OliveTin corpus is a few dozen KiB, and the whole text is parsed in
+/// memory.
 pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 
 /// An include directory may hold at most this many YAML files.
@@ -114,7 +114,11 @@ pub fn load(source: &Source) -> Result<Loaded, LoadError> {
         }
     };
     let env = |name: &str| std::env::var(name).ok();
-    match parse_with_includes(&text, source.clone(), base_dir, &env, &read_include_dir) {
+    let files = Files {
+        dir: &read_include_dir,
+        file: &read_layer_file,
+    };
+    match parse_with_files(&text, source.clone(), base_dir, &env, &files) {
         Ok((config, mut warnings)) => {
             warn_missing_entity_files(&config, &mut warnings);
             Ok(Loaded { config, warnings })
@@ -123,11 +127,25 @@ pub fn load(source: &Source) -> Result<Loaded, LoadError> {
     }
 }
 
+/// The text of the `board:` file (a regular file, within `MAX_CONFIG_BYTES`).
+fn read_layer_file(path: &Path) -> Result<String, String> {
+    files::read_text(path, MAX_CONFIG_BYTES).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
 /// Every `*.yml` / `*.yaml` file directly in `dir`, sorted by file name, with its text; at
-/// most `MAX_INCLUDE_FILES` of them, each within `MAX_CONFIG_BYTES`.
-fn read_include_dir(dir: &Path) -> Result<Vec<(String, String)>, String> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read the include directory {}: {e}", dir.display()))?;
+/// most `MAX_INCLUDE_FILES` of them, each within `MAX_CONFIG_BYTES`; `None` when `dir` does not
+/// exist.
+fn read_include_dir(dir: &Path) -> Result<Option<Vec<(String, String)>>, String> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(format!(
+                "cannot read the include directory {}: {e}",
+                dir.display()
+            ));
+        }
+    };
     let mut names = Vec::new();
     for entry in entries {
         let entry = entry
@@ -155,7 +173,8 @@ fn read_include_dir(dir: &Path) -> Result<Vec<(String, String)>, String> {
                 .map(|text| (name, text))
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))
         })
-        .collect()
+        .collect::<Result<_, _>>()
+        .map(Some)
 }
 
 /// Entity files are often generated at run time (by an action, or `docker ps`), so a missing

@@ -1,8 +1,10 @@
 //! The appliance files: every board config passes `--check-config` without a
-//! warning, each board's polkit rule allows exactly the services its config offers, the
-//! board scripts behave on fake hardware tools, `scripts/install.sh` installs into a
-//! throwaway root (DESTDIR) idempotently and uninstalls cleanly, and the systemd unit passes
-//! `systemd-analyze verify`. Nothing here touches the machine outside temp directories.
+//! warning, alone and under the admin's config that starts from it, each board's polkit rule
+//! allows exactly the services its config offers, the board scripts behave on fake hardware
+//! tools, `scripts/install.sh` installs into a throwaway root (DESTDIR) idempotently and
+//! uninstalls cleanly, `actiond-board --migrate` moves a one-file config of 0.1.0 onto the
+//! layers losing nothing, and the systemd unit passes `systemd-analyze verify`. Nothing here
+//! touches the machine outside temp directories.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -20,12 +22,12 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every `board/<name>/` directory, by name.
+/// Every `board/<name>/` directory (one with a `config.yaml`), by name.
 fn boards() -> Vec<(String, PathBuf)> {
     let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(repo().join("board"))
         .expect("board/ exists")
         .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
+        .filter(|e| e.path().join("config.yaml").is_file())
         .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
         .collect();
     out.sort();
@@ -61,6 +63,48 @@ fn every_board_config_passes_check_config_without_warnings() {
         let all = format!("{}{}", run.stdout, run.stderr);
         assert_eq!(run.status.code(), Some(0), "{name}: {all}");
         assert!(!all.contains("warning"), "{name} config warns: {all}");
+    }
+}
+
+/// The admin's config as the package writes it (board/config.yaml), in `dir`, on `board`:
+/// its path.
+fn admin_config(dir: &Path, board: &Path) -> PathBuf {
+    let template = std::fs::read_to_string(repo().join("board/config.yaml")).expect("template");
+    let line = format!("board: {}", board.join("config.yaml").display());
+    let text: Vec<String> = template
+        .lines()
+        .map(|l| {
+            if l.starts_with("board: ") {
+                line.clone()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    assert!(text.contains(&line), "no board: line in board/config.yaml");
+    let path = dir.join("config.yaml");
+    std::fs::write(&path, text.join("\n") + "\n").expect("write config");
+    std::fs::create_dir_all(dir.join("config.d")).expect("config.d");
+    path
+}
+
+#[test]
+fn the_admin_config_on_each_board_passes_check_config_and_names_the_files() {
+    for (name, dir) in boards() {
+        let etc = TempDir::new();
+        let path = admin_config(etc.path(), &dir);
+        let run = run_binary(
+            &["--check-config", path.to_str().expect("utf-8 path")],
+            etc.path(),
+            BOUND,
+        );
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert_eq!(run.status.code(), Some(0), "{name}: {all}");
+        assert!(!all.contains("warning"), "{name} config warns: {all}");
+        // Which file each action is in: the board's panel has them all.
+        let panel = format!("  {} (board): ", dir.join("config.yaml").display());
+        assert!(all.contains(&panel), "{name}: {all}");
+        assert!(all.contains("(config): no actions"), "{name}: {all}");
     }
 }
 
@@ -259,9 +303,9 @@ fn install_sh_installs_once_changes_nothing_twice_and_uninstalls() {
     install(root.path(), &args);
     let first = tree(root.path());
     let modes: BTreeMap<&str, u32> = first.iter().map(|(p, (m, _))| (p.as_str(), *m)).collect();
-    let want: BTreeMap<&str, u32> = [
+    let mut want: BTreeMap<&str, u32> = [
         ("etc/actiond/config.yaml", 0o640),
-        ("etc/polkit-1/rules.d/50-actiond.rules", 0o644),
+        ("etc/polkit-1/rules.d/50-actiond.rules", 0o777),
         ("usr/lib/sysusers.d/actiond.conf", 0o644),
         ("usr/lib/tmpfiles.d/actiond.conf", 0o644),
         ("usr/local/bin/actiond", 0o755),
@@ -274,7 +318,33 @@ fn install_sh_installs_once_changes_nothing_twice_and_uninstalls() {
     ]
     .into_iter()
     .collect();
+    // Every board, for the config's board: line.
+    let shared: Vec<String> = boards()
+        .iter()
+        .flat_map(|(name, dir)| {
+            let mut files: Vec<String> = std::fs::read_dir(dir)
+                .expect("board dir")
+                .map(|e| {
+                    let file = e.expect("entry").file_name();
+                    format!(
+                        "usr/local/share/actiond/board/{name}/{}",
+                        file.to_string_lossy()
+                    )
+                })
+                .collect();
+            files.sort();
+            files
+        })
+        .collect();
+    want.extend(shared.iter().map(|f| (f.as_str(), 0o644)));
     assert_eq!(modes, want, "installed tree");
+    let rule = std::fs::read_link(root.path().join("etc/polkit-1/rules.d/50-actiond.rules"))
+        .expect("the rule is a link");
+    assert_eq!(
+        rule,
+        Path::new("/usr/local/share/actiond/board/raspberry-pi/polkit.rules")
+    );
+    assert!(root.path().join("etc/actiond/config.d").is_dir());
     let etc = std::fs::metadata(root.path().join("etc/actiond")).expect("etc/actiond");
     assert_eq!(etc.permissions().mode() & 0o7777, 0o750);
     let sysusers = std::fs::read_to_string(root.path().join("usr/lib/sysusers.d/actiond.conf"))
@@ -282,9 +352,16 @@ fn install_sh_installs_once_changes_nothing_twice_and_uninstalls() {
     assert!(sysusers.contains("u actiond "), "{sysusers}");
     assert!(sysusers.contains("m actiond gpio"), "{sysusers}");
     let config = root.path().join("etc/actiond/config.yaml");
+    let template = std::fs::read_to_string(repo().join("board/config.yaml")).expect("template");
+    let on = |board: &str| {
+        template.replace(
+            "board: /usr/share/actiond/board/generic/config.yaml",
+            &format!("board: /usr/local/share/actiond/board/{board}/config.yaml"),
+        )
+    };
     assert_eq!(
-        std::fs::read(&config).expect("config"),
-        std::fs::read(repo().join("board/raspberry-pi/config.yaml")).expect("board config")
+        std::fs::read_to_string(&config).expect("config"),
+        on("raspberry-pi")
     );
 
     // Twice: nothing changes, not even a modification time.
@@ -292,23 +369,30 @@ fn install_sh_installs_once_changes_nothing_twice_and_uninstalls() {
     assert!(again.contains("nothing to change"), "{again}");
     assert_eq!(tree(root.path()), first, "second install changed files");
 
-    // An edited config survives a reinstall, even onto another board; the board's drop-in
-    // follows the board.
-    std::fs::write(&config, "actions: []\n").expect("edit config");
+    // The admin's settings survive a reinstall onto another board: only the board: line
+    // changes. The board's drop-in and rule follow the board.
+    let user = "    - {username: pi, usergroup: admins, password: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA'}\n";
+    let edited = on("raspberry-pi").replace("  users:\n", &format!("  users:\n{user}"));
+    std::fs::write(&config, &edited).expect("edit config");
     let switched = install(root.path(), &["--board", "generic", "--binary", BIN]);
-    assert!(
-        switched.contains("kept /etc/actiond/config.yaml"),
-        "{switched}"
-    );
+    assert!(switched.contains("set the board: line"), "{switched}");
     assert_eq!(
         std::fs::read_to_string(&config).expect("config"),
-        "actions: []\n"
+        on("generic").replace("  users:\n", &format!("  users:\n{user}"))
     );
     assert!(
         !root
             .path()
             .join("usr/local/lib/systemd/system/actiond.service.d")
             .exists()
+    );
+    // A config of its own (no board: line) is left as it is.
+    std::fs::write(&config, "actions: []\n").expect("edit config");
+    let kept = install(root.path(), &["--board", "raspberry-pi", "--binary", BIN]);
+    assert!(kept.contains("kept /etc/actiond/config.yaml"), "{kept}");
+    assert_eq!(
+        std::fs::read_to_string(&config).expect("config"),
+        "actions: []\n"
     );
 
     // Uninstall keeps the edited config only; --purge removes it too.
@@ -384,4 +468,150 @@ fn the_unit_and_each_board_drop_in_pass_systemd_analyze_verify() {
             "{name}: systemd-analyze says:\n{text}"
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// actiond-board --migrate: the one-file config of 0.1.0 onto the layers
+
+/// A root as the package lays it out (`ACTIOND_ROOT` for actiond-board): the template, every
+/// board and the panels of 0.1.0 under usr/share/actiond, and `config` as etc/actiond/config.yaml.
+fn packaged_root(config: &str) -> TempDir {
+    let root = TempDir::new();
+    let share = root.path().join("usr/share/actiond");
+    for (_, dir) in boards() {
+        let to = share.join("board").join(dir.file_name().expect("name"));
+        std::fs::create_dir_all(&to).expect("board dir");
+        for entry in std::fs::read_dir(&dir).expect("board") {
+            let entry = entry.expect("entry");
+            std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
+        }
+    }
+    let migrate = share.join("migrate/0.1.0");
+    std::fs::create_dir_all(&migrate).expect("migrate dir");
+    for entry in std::fs::read_dir(repo().join("board/migrate/0.1.0")).expect("0.1.0 panels") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), migrate.join(entry.file_name())).expect("copy");
+    }
+    std::fs::copy(repo().join("board/config.yaml"), share.join("config.yaml")).expect("template");
+    std::fs::create_dir_all(root.path().join("etc/actiond")).expect("etc");
+    std::fs::write(root.path().join("etc/actiond/config.yaml"), config).expect("config");
+    root
+}
+
+/// Runs `actiond-board --migrate` on `root`, with the actiond under test on PATH.
+fn migrate(root: &Path) -> String {
+    let bin_dir = Path::new(BIN).parent().expect("bin dir");
+    let out = Command::new("sh")
+        .arg(repo().join("scripts/actiond-board"))
+        .arg("--migrate")
+        .env("ACTIOND_ROOT", root)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin_dir.display()))
+        .output()
+        .expect("run actiond-board");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "actiond-board --migrate: {text}");
+    text
+}
+
+/// `--check-config` of the config in `root`: exit code and output.
+fn check_in(root: &Path) -> (Option<i32>, String) {
+    let path = root.join("etc/actiond/config.yaml");
+    let run = run_binary(
+        &["--check-config", path.to_str().expect("utf-8")],
+        root,
+        BOUND,
+    );
+    (run.status.code(), format!("{}{}", run.stdout, run.stderr))
+}
+
+#[test]
+fn a_one_file_config_of_0_1_0_moves_onto_the_layers_losing_nothing() {
+    let old = std::fs::read_to_string(repo().join("board/migrate/0.1.0/raspberry-pi.yaml"))
+        .expect("0.1.0 panel");
+    // What README told a 0.1.0 user to do: a user under authLocalUsers. And a title of their
+    // own, a grace period deleted, a token added.
+    let user = "    - {username: ada, usergroup: admins, password: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA'}\n";
+    let edited = old
+        .replace("  users:\n", &format!("  users:\n{user}"))
+        .replace("pageTitle: Raspberry Pi", "pageTitle: Door Pi")
+        .replace("killGracePeriod: 3\n", "")
+        + "# Home Assistant's\nauthApiTokens:\n  - {name: ha, sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08, username: ha, usergroup: automation}\n";
+    let root = packaged_root(&edited);
+    let said = migrate(root.path());
+    assert!(said.contains("moved"), "{said}");
+    for key in [
+        "pageTitle",
+        "authLocalUsers",
+        "killGracePeriod",
+        "authApiTokens",
+    ] {
+        assert!(said.contains(key), "{key} not named in: {said}");
+    }
+    let etc = root.path().join("etc/actiond");
+    assert_eq!(
+        std::fs::read_to_string(etc.join("config.yaml.from-0.1")).expect("old kept"),
+        edited
+    );
+    let new = std::fs::read_to_string(etc.join("config.yaml")).expect("new config");
+    let board = root
+        .path()
+        .join("usr/share/actiond/board/raspberry-pi/config.yaml");
+    assert!(
+        new.contains(&format!("board: {}\n", board.display())),
+        "{new}"
+    );
+    assert!(new.contains(user), "{new}");
+    assert!(new.contains("pageTitle: Door Pi\n"), "{new}");
+    assert!(new.contains("# Home Assistant's\nauthApiTokens:"), "{new}");
+    assert!(new.contains("\nkillGracePeriod:"), "{new}");
+    // The actions are the board's, from the package's file; the settings are the admin's.
+    let (code, out) = check_in(root.path());
+    assert_eq!(code, Some(0), "{out}");
+    assert!(!out.contains("warning"), "{out}");
+    assert!(
+        out.contains(&format!("{} (board): temperature,", board.display())),
+        "{out}"
+    );
+    // Once is enough: a second run changes nothing.
+    let again = migrate(root.path());
+    assert!(again.is_empty(), "{again}");
+    assert_eq!(
+        std::fs::read_to_string(etc.join("config.yaml")).expect("config"),
+        new
+    );
+}
+
+#[test]
+fn an_untouched_0_1_0_config_becomes_the_template_and_a_changed_panel_stays_whole() {
+    let old = std::fs::read_to_string(repo().join("board/migrate/0.1.0/generic.yaml"))
+        .expect("0.1.0 panel");
+    let root = packaged_root(&old);
+    migrate(root.path());
+    let template = std::fs::read_to_string(repo().join("board/config.yaml")).expect("template");
+    let board = root
+        .path()
+        .join("usr/share/actiond/board/generic/config.yaml");
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("etc/actiond/config.yaml")).expect("config"),
+        template.replace(
+            "board: /usr/share/actiond/board/generic/config.yaml",
+            &format!("board: {}", board.display())
+        )
+    );
+
+    // An action of the panel changed: the file is a panel of its own, and stays as it was.
+    let own = old.replace("exec: [free, -h]", "exec: [free, -m]");
+    let root = packaged_root(&own);
+    let said = migrate(root.path());
+    assert!(said.contains("kept"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("etc/actiond/config.yaml")).expect("config"),
+        own
+    );
+    let (code, out) = check_in(root.path());
+    assert_eq!(code, Some(0), "{out}");
 }

@@ -27,6 +27,7 @@ mod hostile_clients;
 mod hostile_files;
 mod identity;
 mod lan;
+mod layers;
 mod limits;
 mod live_permissions;
 mod logs;
