@@ -201,6 +201,17 @@ fn unsafe_contexts_are_refused_with_a_fix() {
             "cat <<-EOF\n\tE\\\nOF\necho {{ a }}\nEOF",
             "delimiter only once a line continuation is removed",
         ),
+        // dash strips the tab, reads `\` where `E` should be and keeps `\⏎` in the body:
+        // the next line is no delimiter line to it. bash joins, strips and ends the body.
+        (
+            "cat <<-E\n\t\\\n\tE\necho {{ a }}\nE",
+            "delimiter only once a line continuation is removed",
+        ),
+        // Found by tests/shells against the model before this one: the same after a pipe.
+        (
+            "cat<<END|cat\nE\\\nND\n\"{{ a }}\"",
+            "delimiter only once a line continuation is removed",
+        ),
         // The shell reads `{\⏎{` as `{{`, actiond as no placeholder.
         ("echo {\\\n{ a }}", "splits a `{{`"),
         ("echo '{\\\n\\\n{ a }}'", "splits a `{{`"),

@@ -1,9 +1,11 @@
 //! A generator of `shell:` templates from a small shell grammar: every quote kind, `$( )`,
-//! backticks, `$(( ))`, the `${ }` forms, `case`, here-documents (quoted and not, `<<-`, with
-//! continuations and delimiter-like lines in their bodies), comments, line continuations,
-//! redirections, subshells, groups, functions, bash's `[[ ]]`, `(( ))`, `$'…'`, `<( )` and
-//! `<<<`, and the builtins that read a value as a name. `{{ v }}` lands in random places,
-//! mostly where it is printed, so that what the shell makes of it can be compared.
+//! backticks, `$(( ))`, the `${ }` forms, `case` (with bash's `;&` and `;;&`), here-documents
+//! (quoted and not, `<<-`, two on one line, inside `$( )`, with continuations and
+//! delimiter-like lines in their bodies), comments, line continuations, redirections (`<>`,
+//! `>|`, `3>&1`), subshells, groups, functions, `while`, `until`, `!`, `alias`, bash's
+//! `[[ ]]`, `(( ))`, `$'…'`, `<( )` and `<<<`, and the builtins that read a value as a name.
+//! `{{ v }}` lands in random places, mostly where it is printed, so that what the shell makes
+//! of it can be compared.
 //!
 //! A placeholder is put only where the command's behaviour does not depend on the value
 //! itself (arguments of `p`, which prints each argument as `<arg>`; values of assignments

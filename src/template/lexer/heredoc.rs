@@ -1,11 +1,12 @@
 //! Here-documents: the delimiter word after `<<` or `<<-`, and the bodies read after the
 //! newline that ends their line. In an unquoted body a backslash-newline joins two lines, so
-//! the line after one is never a delimiter line (all four shells agree), but only bash removes
-//! the continuations before it compares a line with the delimiter: `EO\⏎F` ends the body for
-//! bash and not for dash or busybox ash, so there the model stops. `$( )`, `${ }` and
-//! backticks in an unquoted body are read as code that must close on its own line: bash finds
-//! the delimiter line by line and expands afterwards, while dash and ash parse a `$(` as they
-//! read, so a `$(` that runs past its line would end the body at different lines.
+//! the line after one is never a delimiter line (all four shells agree). bash compares the
+//! joined line with the delimiter; dash and busybox ash remove only the continuations that
+//! start the line and compare the rest as written, so `EO\⏎F` ends the body for bash and not
+//! for them: there the model stops. `$( )`, `${ }` and backticks in an unquoted body are read
+//! as code that must close on its own line: bash finds the delimiter line by line and expands
+//! afterwards, while dash and ash parse a `$(` as they read, so a `$(` that runs past its line
+//! would end the body at different lines.
 
 use super::super::commands::Word;
 use super::super::{UNSAFE_HINT, parse_placeholder};
@@ -98,9 +99,10 @@ impl Lexer<'_> {
     /// One here-document body, up to and including its delimiter line. In an unquoted body a
     /// backslash-newline joins two lines, and a line that starts after one is no delimiter
     /// line in any of the four shells; but a joined line that reads as the delimiter ends the
-    /// body for bash only, so the model stops there. `$( )`, `${ }` and backticks in an
-    /// unquoted body are read as code that must close on its line. `<<-` strips the tabs
-    /// that start a joined line, not those after a continuation, in all four.
+    /// body for bash, and for dash and ash only when its sole continuations start it
+    /// (`delimiter_as_written`), so elsewhere the model stops there. `$( )`, `${ }` and
+    /// backticks in an unquoted body are read as code that must close on its line. `<<-`
+    /// strips the tabs that start a joined line, not those after a continuation, in all four.
     pub(super) fn body(&mut self, h: &Heredoc) -> Scan {
         while self.pos < self.b.len() {
             let start = self.pos;

@@ -388,6 +388,8 @@ impl<'a> Lexer<'a> {
             b'\n' => {
                 self.finish(cmd)?;
                 self.pos += 1;
+                // The bodies belong to no command: where one stops the model, say its line.
+                *cmd = Command::new(self.pos);
                 self.bodies()?;
                 *cmd_pos = true;
             }
