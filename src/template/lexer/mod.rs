@@ -14,9 +14,10 @@
 //! them, which is everywhere but inside `'…'`, `$'…'`, comments and here-document bodies:
 //! inside words, operators, reserved words, `$\⏎(`, `${ }` and here-document delimiters
 //! alike. The cursor (`peek`, `at`, `bump`) reads the text that way, so every rule below sees
-//! what the shells see. The one place where they differ, a here-document line that matches its
-//! delimiter only once joined, stops the model; a continuation between the braces of `{{`
-//! is refused outright.
+//! what the shells see. Where they differ the model stops: at a here-document line that
+//! matches its delimiter only once joined, and at a backslash that ends the text (bash drops
+//! it after a `'…'` spanning lines). A continuation between the braces of `{{` is refused
+//! outright.
 //!
 //! Where the model is not exact (the shells disagree, as they do about quotes inside a
 //! double-quoted `${ }`, or a construct it does not follow, such as an alias or a `$(` in a
