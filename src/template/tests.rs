@@ -107,6 +107,41 @@ fn placeholders_are_found_in_each_context() {
             "printf '%s\\n' {{ a }}; printf -- {{ a }}",
             &[Unquoted, Unquoted],
         ),
+        // Line continuations: dash, bash (plain and --posix) and busybox ash all remove them
+        // inside words, operators, reserved words, `$\⏎(`, `${ }` and here-document
+        // delimiters, and keep them inside '…', comments and quoted here-document bodies.
+        ("p a &\\\n& echo {{ a }}", &[Unquoted]),
+        ("false |\\\n| echo {{ a }}", &[Unquoted]),
+        ("case x in x) ;\\\n; esac; echo {{ a }}", &[Unquoted]),
+        (
+            "ca\\\nse {{ a }} i\\\nn x) echo '{{ a }}';; es\\\nac",
+            &[Unquoted, SingleQuoted],
+        ),
+        ("i\\\nf true; th\\\nen echo {{ a }}; f\\\ni", &[Unquoted]),
+        ("cat <\\\n<EOF\nx\nEOF\necho {{ a }}", &[Unquoted]),
+        ("cat <<\\\n-EOF\n\tx\n\tEOF\necho {{ a }}", &[Unquoted]),
+        ("cat <<EO\\\nF\nx\nEOF\necho {{ a }}", &[Unquoted]),
+        ("cat << \\\nEOF\nx\nEOF\necho {{ a }}", &[Unquoted]),
+        ("echo $\\\n(echo a) {{ a }}", &[Unquoted]),
+        ("echo $(\\\n( 1 )) {{ a }}", &[Unquoted]),
+        (
+            "echo $\\\n{x:-a} ${x\\\n:-b} \"${x%\\\nc}\" {{ a }}",
+            &[Unquoted],
+        ),
+        (
+            "echo 'a\\\n{{ a }}' \"b\\\n{{ a }}\"",
+            &[SingleQuoted, DoubleQuoted],
+        ),
+        ("echo a # c \\\necho {{ a }}", &[Unquoted]),
+        ("echo a\\\n#'{{ a }}'", &[SingleQuoted]),
+        ("f(\\\n) { echo {{ a }}; }; f", &[Unquoted]),
+        // A value on an earlier line does not move where the last line starts.
+        ("p {{ a }}\np a\\", &[Unquoted]),
+        // A continuation that starts a body line is removed by all four before the delimiter
+        // is looked for, so this body ends on its first line.
+        ("cat <<EOF\n\\\nEOF\necho {{ a }}\nEOF", &[Unquoted]),
+        // `<<-` strips the tabs that start a joined line only, in all four shells.
+        ("cat <<-EOF\n\tx\\\n\tEOF\nEOF\necho {{ a }}", &[Unquoted]),
     ];
     for (text, want) in table {
         let got: Vec<Context> = contexts(text).into_iter().map(|(_, c)| c).collect();
@@ -145,11 +180,52 @@ fn unsafe_contexts_are_refused_with_a_fix() {
         ),
         ("cat <(echo {{ a }})", "inside <( )"),
         ("(( x = {{ a }} ))", "inside (( ))"),
-        // Regression found by tests/it/quoting_fuzz.rs: bash joins `$\<newline>'` into `$'`.
-        ("echo $\\\n{{ a }}", "line continuation"),
-        ("echo \"$\\\n{{ a }}\"", "line continuation"),
-        ("cat <\\\n<EOF\n{{ a }}\nEOF", "line continuation"),
-        ("echo $(\\\n( 1 )) {{ a }}", "line continuation"),
+        // Regression found by tests/it/quoting_fuzz.rs: the shells join `$\<newline>'` into
+        // `$'`, which bash reads as an escaped string.
+        ("echo $\\\n{{ a }}", "right after `$`"),
+        ("echo \"$\\\n{{ a }}\"", "right after `$`"),
+        ("cat <\\\n<EOF\n{{ a }}\nEOF", "inside a here-document"),
+        // A here-document line that is the delimiter only once its continuation is removed:
+        // bash ends the body there, dash and busybox ash read on, so the line below is code to
+        // bash and body to dash, where `$( )` and backticks in a value run (with `{{ a }}` a
+        // `url` argument, `http://x/$(touch$IFS./PWN)` made the file under dash).
+        (
+            "cat <<EOF\nEO\\\nF\necho {{ a }}\nEOF",
+            "delimiter only once a line continuation is removed",
+        ),
+        (
+            "cat <<EOF\nEOF\\\n\necho {{ a }}\nEOF",
+            "delimiter only once a line continuation is removed",
+        ),
+        (
+            "cat <<-EOF\n\tE\\\nOF\necho {{ a }}\nEOF",
+            "delimiter only once a line continuation is removed",
+        ),
+        // dash strips the tab, reads `\` where `E` should be and keeps `\⏎` in the body:
+        // the next line is no delimiter line to it. bash joins, strips and ends the body.
+        (
+            "cat <<-E\n\t\\\n\tE\necho {{ a }}\nE",
+            "delimiter only once a line continuation is removed",
+        ),
+        // Found by tests/shells against the model before this one: the same after a pipe.
+        (
+            "cat<<END|cat\nE\\\nND\n\"{{ a }}\"",
+            "delimiter only once a line continuation is removed",
+        ),
+        // The shell reads `{\⏎{` as `{{`, actiond as no placeholder.
+        ("echo {\\\n{ a }}", "splits a `{{`"),
+        ("echo '{\\\n\\\n{ a }}'", "splits a `{{`"),
+        // Joined by a continuation, the value still lengthens the name.
+        ("echo \"$x\\\n{{ a }}\"", "lengthen the variable's name"),
+        // Found by tests/shells: a backslash at the very end escapes nothing. bash drops it
+        // when its line began inside a '…' spanning lines, which a value with a newline makes
+        // happen (`p 'x⏎y' a\` prints `<x⏎y><a>` under bash, `<x⏎y><a\>` under dash and
+        // busybox ash); with a value without one, all four print the backslash.
+        ("p \\'{{ a }}\\", "a backslash that ends the command text"),
+        ("p {{ a }}; p a\\", "a backslash that ends the command text"),
+        // Quote removal and continuations make these the same builtins.
+        ("ev\\\nal {{ a }}", "`eval`"),
+        ("printf -\\\nv {{ a }} x", "`printf`"),
         // The four templates that passed the old lexer and ran a value under dash.
         (
             "echo \"$(case a in a) echo {{ a }};; esac)\"",

@@ -101,6 +101,64 @@ fn the_four_templates_that_let_a_value_run_are_refused_or_read_right() {
     assert!(!files.iter().any(|f| f == "MARK"), "a value ran: {files:?}");
 }
 
+/// A here-document line that is its delimiter only once a line continuation is removed: bash
+/// ends the body there, dash (Debian's `/bin/sh`) and busybox ash read on, so the placeholders
+/// below stand in an unquoted body where `$( )` and backticks in a value run. The config check
+/// refuses them, saying why and what to do instead.
+#[test]
+fn a_delimiter_split_by_a_continuation_is_refused() {
+    let template = "cat <<EOF\nEO\\\nF\necho {{ site }} {{ mail }}\nEOF";
+    let config = config_with(vec![json!({
+        "id": "t",
+        "title": "T",
+        "shell": template,
+        "arguments": [
+            {"name": "site", "type": "url"},
+            {"name": "mail", "type": "email"},
+        ],
+    })]);
+    let run = check(&config);
+    let out = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.status.code(),
+        Some(2),
+        "{template:?} was accepted:\n{out}"
+    );
+    for want in [
+        "actions[0].shell",
+        "{{ site }}",
+        "delimiter only once a line continuation is removed",
+        "exec:",
+        "\"$NAME\"",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+}
+
+/// Where all four shells remove a continuation (inside a word, an operator, a reserved word, a
+/// here-document delimiter, after `$`), the model reads the command as they do and the value
+/// arrives intact under the board's `/bin/sh`.
+#[test]
+fn continuations_the_shells_agree_on_keep_the_value_intact() {
+    let server = Server::start(config_with(vec![action(
+        "ca\\\nt <\\\n<EO\\\nF\nbody $\\\n(echo x)\nEOF\ntrue &\\\n& x=h; printf '[%s]' \\\n{{ v }} \"$\\\n{x\\\n}{{ v }}\"",
+        "very_dangerous_raw_string",
+    )]));
+    let value = "a\nEOF\n;touch MARK\n$(touch MARK)'\"`touch MARK`\\";
+    let entry = server.ok(
+        "StartActionAndWait",
+        json!({"actionId": "t", "arguments": [{"name": "v", "value": value}]}),
+    )["logEntry"]
+        .clone();
+    assert_eq!(
+        entry["stdout"],
+        format!("body x\n[{value}][h{value}]"),
+        "{entry}"
+    );
+    let files = files_in(server.dir());
+    assert!(!files.iter().any(|f| f == "MARK"), "a value ran: {files:?}");
+}
+
 /// `[[ n -eq 1 ]]` makes bash evaluate `n` as arithmetic, where `a[$(cmd)]` runs cmd.
 #[test]
 fn placeholders_bash_evaluates_as_arithmetic_or_names_are_refused() {

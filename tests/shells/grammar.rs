@@ -1,9 +1,11 @@
 //! A generator of `shell:` templates from a small shell grammar: every quote kind, `$( )`,
-//! backticks, `$(( ))`, the `${ }` forms, `case`, here-documents (quoted and not, `<<-`, with
-//! continuations and delimiter-like lines in their bodies), comments, line continuations,
-//! redirections, subshells, groups, functions, bash's `[[ ]]`, `(( ))`, `$'…'`, `<( )` and
-//! `<<<`, and the builtins that read a value as a name. `{{ v }}` lands in random places,
-//! mostly where it is printed, so that what the shell makes of it can be compared.
+//! backticks, `$(( ))`, the `${ }` forms, `case` (with bash's `;&` and `;;&`), here-documents
+//! (quoted and not, `<<-`, two on one line, inside `$( )`, with continuations and
+//! delimiter-like lines in their bodies), comments, line continuations, redirections (`<>`,
+//! `>|`, `3>&1`), subshells, groups, functions, `while`, `until`, `!`, `alias`, bash's
+//! `[[ ]]`, `(( ))`, `$'…'`, `<( )` and `<<<`, and the builtins that read a value as a name.
+//! `{{ v }}` lands in random places, mostly where it is printed, so that what the shell makes
+//! of it can be compared.
 //!
 //! A placeholder is put only where the command's behaviour does not depend on the value
 //! itself (arguments of `p`, which prints each argument as `<arg>`; values of assignments
@@ -115,6 +117,26 @@ impl Gen {
         text
     }
 
+    /// A template of one or two lines and at most `max` bytes, with one or two placeholders:
+    /// short enough to be run with a line continuation at every position (`variants.rs`).
+    pub fn short_template(&mut self, max: usize) -> String {
+        loop {
+            self.budget = 1 + self.rng.below(2) as u32;
+            self.probed = false;
+            let lines = 1 + self.rng.below(2);
+            let mut text = self.script(lines);
+            if self.rng.chance(50) {
+                // A placeholder after everything else: where a construct above is misread,
+                // the model must refuse it.
+                text.push('\n');
+                text.push_str(self.rng.one(&["p {{ v }}", "p \"{{ v }}\"", "p '{{ v }}'"]));
+            }
+            if text.len() <= max && text.contains(HOLE) {
+                return text;
+            }
+        }
+    }
+
     /// Inserts backslash-newlines between characters (never inside `{{ v }}`).
     fn sprinkle_continuations(&mut self, text: &str) -> String {
         let holes: Vec<(usize, usize)> = text
@@ -212,7 +234,7 @@ impl Gen {
         let choice = if deep {
             self.rng.below(4)
         } else {
-            self.rng.below(22)
+            self.rng.below(28)
         };
         match choice {
             0..=2 => format!("p {}{}", self.words_upto(3), self.redirect()),
@@ -255,7 +277,35 @@ impl Gen {
                 let inner = self.nested(|g| g.script(1));
                 format!("x=$({inner}); p \"$x\" {}", self.word())
             }
-            _ => format!("p {} 2>&1 >/dev/null; p {}", self.word(), self.word()),
+            20 => {
+                let first = self.heredoc();
+                let second = self.heredoc_operator();
+                format!("{first} {second}")
+            }
+            21 => format!(
+                "while false; do {}; done; p {}",
+                self.script(1),
+                self.word()
+            ),
+            22 => format!("until true; do {}; done; p {}", self.script(1), self.word()),
+            23 => format!("! p {}", self.words_upto(2)),
+            24 => {
+                // An alias changes how the next lines are read (bash reads aliases only in
+                // posix mode when not interactive): the model must stop after one.
+                let (depth, first, second) = (self.depth, self.word(), self.word());
+                format!("alias q{depth}='p {first}'\nq{depth} {second}")
+            }
+            25 => format!(
+                "p {} <>/dev/null >|/dev/null; p {}",
+                self.word(),
+                self.word()
+            ),
+            26 => format!(
+                "case qq9 in qq9) p {} {} q) ;; esac",
+                self.word(),
+                self.rng.one(&[";&", ";;&", ";;"])
+            ),
+            _ => format!("p {} 3>&1 >/dev/null; p {}", self.word(), self.word()),
         }
     }
 
@@ -312,6 +362,17 @@ impl Gen {
     }
 
     fn heredoc(&mut self) -> String {
+        let op = self.heredoc_operator();
+        let rest = match self.rng.below(3) {
+            0 => String::new(),
+            1 => format!("; p {}", self.word()),
+            _ => " | cat".to_string(),
+        };
+        format!("cat {op}{rest}")
+    }
+
+    /// `<<DELIM` (or `<<-`, quoted or not); its body follows the line.
+    fn heredoc_operator(&mut self) -> String {
         let delimiter = self.rng.one(DELIMITERS);
         let quoted = self.rng.chance(50) || delimiter.contains(' ');
         let strip_tabs = self.rng.chance(30);
@@ -326,18 +387,15 @@ impl Gen {
             delimiter,
             strip_tabs,
         });
-        let rest = match self.rng.below(3) {
-            0 => String::new(),
-            1 => format!("; p {}", self.word()),
-            _ => " | cat".to_string(),
-        };
-        format!("cat {op}{word}{rest}")
+        format!("{op}{word}")
     }
 
     fn redirect(&mut self) -> String {
         match self.rng.below(8) {
             0 => " >/dev/null".to_string(),
-            1 => " 2>&1".to_string(),
+            // Not `2>&1`: the shells' own messages (a value that became a command's name, in
+            // bash's `$'…'` quotes or cut short by dash) would reach the compared output.
+            1 => " 3>&1".to_string(),
             2 => format!(" <<<{}", self.word()),
             3 => " >&2".to_string(),
             _ => String::new(),

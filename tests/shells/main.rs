@@ -3,21 +3,26 @@
 //! `grammar` writes templates from a shell grammar with `{{ v }}` in random places. Each one
 //! the model accepts is rendered with a plain token and with hostile values (every shell
 //! metacharacter, quotes, newlines, `{{ }}`, here-document delimiters, arithmetic payloads,
-//! long runs), and run with `-c` under dash, bash, `bash --posix` and busybox ash. The oracle:
-//! what the shell prints and its exit status with a hostile value are exactly what it does with
-//! the token, the token replaced by the value (so the value arrived byte for byte where the
-//! template put it), and the marker file that every payload tries to create never appears
-//! (no value ran). A template that breaks the oracle in any shell is a divergence: the test
-//! shrinks it to a small template, prints it, and fails. Each one found became a row of
-//! `src/template/tests.rs`.
+//! control bytes, long runs), and run with `-c` under dash, bash, `bash --posix` and busybox
+//! ash. Short templates also run as `variants`: with a line continuation at every character
+//! boundary, CR LF newlines, blanks swapped and odd bytes put in, each with one value that
+//! holds every payload. The oracle: what the shell prints and its exit status with a hostile
+//! value are exactly what it does with the token, the token replaced by the value (so the
+//! value arrived byte for byte where the template put it), and the marker file that every
+//! payload tries to create never appears (no value ran). A template that breaks the oracle in
+//! any shell is a divergence: the test shrinks it to a small template, prints it, and fails.
+//! Each one found became a row of `src/template/tests.rs`.
 //!
 //! It needs the four shells (Debian: dash, bash, busybox), so `cargo test` leaves it out
 //! (`#[ignore]`); `scripts/test.sh` runs it with a fixed seed as its own stage. The
-//! environment variables `ACTIOND_SHELLS_TEMPLATES` (how many templates, default 2500, about a
-//! minute and a half on two cores) and `ACTIOND_SHELLS_SEED` run it longer or elsewhere;
-//! `ACTIOND_SHELLS_ONLY=<template>` checks one template.
+//! environment variables `ACTIOND_SHELLS_TEMPLATES` (how many templates, default 2500),
+//! `ACTIOND_SHELLS_SWEPT` (how many short templates run with all their variants, default 200),
+//! `ACTIOND_SHELLS_SWEPT_LEN` (how long they may be, default 90 bytes) and
+//! `ACTIOND_SHELLS_SEED` run it longer or elsewhere; `ACTIOND_SHELLS_ONLY=<template>`
+//! checks one template, and its variants too with `ACTIOND_SHELLS_VARIANTS=1`.
 
 mod grammar;
+mod variants;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -29,6 +34,7 @@ use actiond::template::Template;
 use grammar::{DELIMITERS, Gen, Rng};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+use variants::{Change, variants};
 
 const SHELLS: &[(&str, &[&str])] = &[
     ("dash", &["/bin/dash"]),
@@ -54,6 +60,10 @@ const MAX_SCRIPT: usize = 128 * 1024 - 1;
 const RUN_TIMEOUT: Duration = Duration::from_secs(10);
 
 const DEFAULT_TEMPLATES: usize = 2500;
+/// How many short templates run with all their variants (`variants.rs`).
+const DEFAULT_SWEPT: usize = 200;
+/// The longest short template (its variants are one per byte and more).
+const DEFAULT_SWEPT_LEN: usize = 90;
 const DEFAULT_SEED: u64 = 0x0015_5eed;
 
 /// Values in every template's set: the payloads that try to run `touch MARK` from each
@@ -71,6 +81,16 @@ fn core_values(rng: &mut Rng) -> Vec<String> {
         format!("x\n{d}\ntouch MARK\n"),
         format!("x\n\t{d}\ntouch MARK\n"),
     ]
+}
+
+/// The value a variant is run with: every payload of `core_values` in one, so that a
+/// variant costs one run per shell beside its token run. Whatever context the value lands
+/// in, if it is not the one the model placed it in, some part of it is read as syntax.
+fn composite(rng: &mut Rng) -> String {
+    let d = rng.pick(DELIMITERS);
+    format!(
+        "x'\";$(touch MARK)`touch MARK`;touch MARK;'\"#\n{d}\n\t{d}\ntouch MARK\na[$(touch MARK)]\\"
+    )
 }
 
 /// Further values, of which each template gets a few.
@@ -123,6 +143,10 @@ fn other_values() -> Vec<String> {
         "x\nE F\ntouch MARK\n",
         "\\\"`touch MARK`",
         "a\rb\r\n",
+        "\u{1}$(touch MARK)\u{7f}",
+        "\u{81}\u{82}\u{88}'\u{1}\"\u{7f}",
+        "\r\n;touch MARK\r\n",
+        "\\\r\ntouch MARK",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -325,18 +349,25 @@ fn shrink(shell: &[&str], text: &str, value: &str, kind: &Kind, dir: &Path) -> S
 struct Divergence {
     shell: &'static str,
     kind: Kind,
+    change: Change,
     template: String,
     value: String,
     shrunk: String,
 }
 
-#[derive(Default)]
-struct Tally {
+/// Counts per kind of variant.
+#[derive(Default, Clone, Copy)]
+struct Count {
     generated: usize,
     refused: usize,
     without_placeholders: usize,
     accepted: usize,
     runs: usize,
+}
+
+#[derive(Default)]
+struct Tally {
+    counts: std::collections::BTreeMap<Change, Count>,
     reasons: std::collections::BTreeMap<String, usize>,
     divergences: Vec<Divergence>,
 }
@@ -362,13 +393,38 @@ fn scratch(worker: usize) -> PathBuf {
     dir
 }
 
-/// Tests one template: every value in every shell.
-fn check(index: usize, text: &str, probed: bool, seed: u64, dir: &Path, tally: &Mutex<Tally>) {
+/// One template to check: a generated one (`Change::Base`) or a variant of one.
+struct Case {
+    text: String,
+    probed: bool,
+    change: Change,
+}
+
+/// The values a case is run with. A base template gets the injection payloads, a few more
+/// and two random ones; a variant, which differs from its base only in how the shells read
+/// its text, gets the composite payload.
+fn values_for(case: &Case, rng: &mut Rng) -> Vec<String> {
+    if case.change != Change::Base {
+        return vec![composite(rng)];
+    }
+    let others = other_values();
+    let mut values = core_values(rng);
+    for _ in 0..4 {
+        values.push(rng.pick(&others).clone());
+    }
+    values.push(random_value(rng));
+    values.push(random_value(rng));
+    values
+}
+
+/// Tests one case: its values in every shell.
+fn check(index: usize, case: &Case, seed: u64, dir: &Path, tally: &Mutex<Tally>) {
+    let text = case.text.as_str();
     let template = match Template::shell(text) {
         Ok(t) => t,
         Err(e) => {
             let mut t = tally.lock().unwrap();
-            t.refused += 1;
+            t.counts.entry(case.change).or_default().refused += 1;
             // The reason, without the placeholder's name and the hint.
             let why = e
                 .message
@@ -381,28 +437,33 @@ fn check(index: usize, text: &str, probed: bool, seed: u64, dir: &Path, tally: &
         }
     };
     if !template.has_placeholders() {
-        tally.lock().unwrap().without_placeholders += 1;
+        let mut t = tally.lock().unwrap();
+        t.counts
+            .entry(case.change)
+            .or_default()
+            .without_placeholders += 1;
         return;
     }
     let mut rng = Rng::new(seed ^ (index as u64).wrapping_mul(0x9e37_79b9));
-    let others = other_values();
-    let mut values = core_values(&mut rng);
-    for _ in 0..4 {
-        values.push(rng.pick(&others).clone());
-    }
-    values.push(random_value(&mut rng));
-    values.push(random_value(&mut rng));
+    let values = values_for(case, &mut rng);
     let mut runs = 0;
     let mut found = Vec::new();
     for &(name, shell) in SHELLS {
         let token = run(shell, &render(&template, TOKEN), dir);
-        let again = run(shell, &render(&template, TOKEN), dir);
-        runs += 2;
-        if !token.same(&again) || token.hung {
-            // Not the same twice without any value (`$$`, a pid), or hung without one:
-            // nothing to compare with.
+        runs += 1;
+        if token.hung {
+            // Hung without any value: nothing to compare with.
             continue;
         }
+        // Whether the token run gives the same output twice (not so with `$$`, a pid):
+        // asked only when a value's output differs from it.
+        let mut steady = None;
+        let mut is_steady = |runs: &mut usize| {
+            *steady.get_or_insert_with(|| {
+                *runs += 1;
+                token.same(&run(shell, &render(&template, TOKEN), dir))
+            })
+        };
         for value in &values {
             let script = render(&template, value);
             if script.len() > MAX_SCRIPT {
@@ -413,8 +474,9 @@ fn check(index: usize, text: &str, probed: bool, seed: u64, dir: &Path, tally: &
             let want = replace(&token.stdout, TOKEN.as_bytes(), value.as_bytes());
             let kind = if hostile.marked || token.marked {
                 Some(Kind::Injection)
-            } else if !probed
+            } else if !case.probed
                 && (hostile.hung || hostile.stdout != want || hostile.status != token.status)
+                && is_steady(&mut runs)
             {
                 Some(Kind::Changed)
             } else {
@@ -430,6 +492,7 @@ fn check(index: usize, text: &str, probed: bool, seed: u64, dir: &Path, tally: &
                 found.push(Divergence {
                     shell: name,
                     kind,
+                    change: case.change,
                     template: text.to_string(),
                     value: value.clone(),
                     shrunk,
@@ -439,18 +502,21 @@ fn check(index: usize, text: &str, probed: bool, seed: u64, dir: &Path, tally: &
         }
     }
     let mut t = tally.lock().unwrap();
-    t.accepted += 1;
-    t.runs += runs;
+    let count = t.counts.entry(case.change).or_default();
+    count.accepted += 1;
+    count.runs += runs;
     t.divergences.extend(found);
 }
 
-/// Without any shell: the model reads many generated templates (and every prefix-cut of
-/// them, which leaves constructs open) without panicking or looping. Plain `cargo test` runs it.
+/// Without any shell: the model reads many generated templates and their variants (and
+/// every prefix-cut of them, which leaves constructs open) without panicking or looping.
+/// Plain `cargo test` runs it.
 #[test]
 fn the_model_reads_any_generated_template() {
     let mut generator = Gen::new(Rng::new(DEFAULT_SEED ^ 0xabcd));
+    let mut rng = Rng::new(DEFAULT_SEED ^ 0xdcba);
     let started = Instant::now();
-    for _ in 0..600 {
+    for n in 0..600 {
         let text = generator.template();
         let _ = Template::shell(&text);
         for cut in (0..text.len())
@@ -458,6 +524,11 @@ fn the_model_reads_any_generated_template() {
             .filter(|&i| text.is_char_boundary(i))
         {
             let _ = Template::shell(&text[..cut]);
+        }
+        if n % 15 == 0 {
+            for (variant, _) in variants(&text, &mut rng) {
+                let _ = Template::shell(&variant);
+            }
         }
     }
     assert!(
@@ -477,55 +548,100 @@ fn the_model_agrees_with_dash_bash_and_busybox_ash() {
         );
     }
     let count = env_number("ACTIOND_SHELLS_TEMPLATES", DEFAULT_TEMPLATES as u64) as usize;
+    let swept = env_number("ACTIOND_SHELLS_SWEPT", DEFAULT_SWEPT as u64) as usize;
+    let swept_len = env_number("ACTIOND_SHELLS_SWEPT_LEN", DEFAULT_SWEPT_LEN as u64) as usize;
     let seed = env_number("ACTIOND_SHELLS_SEED", DEFAULT_SEED);
     let mut generator = Gen::new(Rng::new(seed));
-    let mut templates: Vec<(String, bool)> = (0..count)
-        .map(|_| {
-            let text = generator.template();
-            (text, generator.probed)
+    let mut cases: Vec<Case> = (0..count)
+        .map(|_| Case {
+            text: generator.template(),
+            probed: generator.probed,
+            change: Change::Base,
         })
         .collect();
-    // `ACTIOND_SHELLS_ONLY=<template>` checks that one template (to reproduce a divergence).
-    if let Ok(only) = std::env::var("ACTIOND_SHELLS_ONLY") {
-        templates = vec![(only, false)];
+    // The sweep: short templates of their own stream, each with all its variants.
+    let mut short = Gen::new(Rng::new(seed ^ 0x5407_7e5e));
+    let mut rng = Rng::new(seed ^ 0x7a71_a275);
+    for _ in 0..swept {
+        let text = short.short_template(swept_len);
+        let probed = short.probed;
+        cases.extend(
+            variants(&text, &mut rng)
+                .into_iter()
+                .map(|(text, change)| Case {
+                    text,
+                    probed,
+                    change,
+                }),
+        );
     }
-    let count = templates.len();
-    let tally = Mutex::new(Tally {
-        generated: count,
-        ..Tally::default()
-    });
+    // `ACTIOND_SHELLS_ONLY=<template>` checks that one template (to reproduce a divergence),
+    // with `ACTIOND_SHELLS_VARIANTS=1` its variants too.
+    if let Ok(only) = std::env::var("ACTIOND_SHELLS_ONLY") {
+        cases = if std::env::var_os("ACTIOND_SHELLS_VARIANTS").is_some() {
+            variants(&only, &mut rng)
+        } else {
+            vec![(only, Change::Base)]
+        }
+        .into_iter()
+        .map(|(text, change)| Case {
+            text,
+            probed: false,
+            change,
+        })
+        .collect();
+    }
+    let tally = Mutex::new(Tally::default());
+    for case in &cases {
+        let mut t = tally.lock().unwrap();
+        t.counts.entry(case.change).or_default().generated += 1;
+    }
     let next = AtomicUsize::new(0);
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
     let started = Instant::now();
     std::thread::scope(|s| {
         for worker in 0..workers {
-            let (tally, next, templates) = (&tally, &next, &templates);
+            let (tally, next, cases) = (&tally, &next, &cases);
             s.spawn(move || {
                 let dir = scratch(worker);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((text, probed)) = templates.get(i) else {
+                    let Some(case) = cases.get(i) else {
                         break;
                     };
-                    check(i, text, *probed, seed, &dir, tally);
+                    check(i, case, seed, &dir, tally);
                 }
                 let _ = std::fs::remove_dir_all(&dir);
             });
         }
     });
     let t = tally.into_inner().unwrap();
+    let total = t.counts.values().fold(Count::default(), |a, c| Count {
+        generated: a.generated + c.generated,
+        refused: a.refused + c.refused,
+        without_placeholders: a.without_placeholders + c.without_placeholders,
+        accepted: a.accepted + c.accepted,
+        runs: a.runs + c.runs,
+    });
     println!(
-        "shells: seed {seed:#x}: {} templates generated, {} refused by the model, {} without \
-         placeholders, {} accepted with placeholders; {} runs (template × value × shell, \
-         token runs included) in {:.0?}; {} divergences",
-        t.generated,
-        t.refused,
-        t.without_placeholders,
-        t.accepted,
-        t.runs,
+        "shells: seed {seed:#x}: {count} templates and {swept} short ones with all their \
+         variants; {} cases, {} refused by the model, {} without placeholders, {} accepted with \
+         placeholders; {} runs (case × value × shell, token runs included) in {:.0?}; {} \
+         divergences",
+        total.generated,
+        total.refused,
+        total.without_placeholders,
+        total.accepted,
+        total.runs,
         started.elapsed(),
         t.divergences.len()
     );
+    for (change, c) in &t.counts {
+        println!(
+            "  {change:?}: {} cases, {} refused, {} without placeholders, {} accepted, {} runs",
+            c.generated, c.refused, c.without_placeholders, c.accepted, c.runs
+        );
+    }
     if std::env::var_os("ACTIOND_SHELLS_REASONS").is_some() {
         let mut reasons: Vec<_> = t.reasons.iter().collect();
         reasons.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
@@ -535,8 +651,8 @@ fn the_model_agrees_with_dash_bash_and_busybox_ash() {
     }
     for d in &t.divergences {
         println!(
-            "\nDIVERGENCE ({:?}) under {}: value {:?}\n  template {:?}\n  shrunk   {:?}",
-            d.kind, d.shell, d.value, d.template, d.shrunk
+            "\nDIVERGENCE ({:?}, {:?}) under {}: value {:?}\n  template {:?}\n  shrunk   {:?}",
+            d.kind, d.change, d.shell, d.value, d.template, d.shrunk
         );
     }
     assert!(

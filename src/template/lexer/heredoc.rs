@@ -1,13 +1,16 @@
 //! Here-documents: the delimiter word after `<<` or `<<-`, and the bodies read after the
-//! newline that ends their line. In an unquoted body a backslash-newline joins two lines before
-//! the delimiter is looked for (all four shells do), and `$( )`, `${ }` and backticks in it are
-//! read as code that must close on its own line: bash finds the delimiter line by line and
-//! expands afterwards, while dash and ash parse a `$(` as they read, so a `$(` that runs past
-//! its line would end the body at different lines.
+//! newline that ends their line. In an unquoted body a backslash-newline joins two lines, so
+//! the line after one is never a delimiter line (all four shells agree). bash compares the
+//! joined line with the delimiter; dash and busybox ash remove only the continuations that
+//! start the line and compare the rest as written, so `EO\⏎F` ends the body for bash and not
+//! for them: there the model stops. `$( )`, `${ }` and backticks in an unquoted body are read
+//! as code that must close on its own line: bash finds the delimiter line by line and expands
+//! afterwards, while dash and ash parse a `$(` as they read, so a `$(` that runs past its line
+//! would end the body at different lines.
 
 use super::super::commands::Word;
 use super::super::{UNSAFE_HINT, parse_placeholder};
-use super::{Heredoc, Lexer, Scan, Stop, find, is_blank, is_operator};
+use super::{Heredoc, Lexer, Scan, Stop, find, is_blank, is_operator, past_continuations};
 
 impl Lexer<'_> {
     /// A here-document delimiter word; its body starts after the current line.
@@ -27,7 +30,13 @@ impl Lexer<'_> {
                     quoted = true;
                     self.pos += 1;
                     loop {
-                        match self.peek() {
+                        // Continuations are removed inside `"…"`, kept inside `'…'`.
+                        let next = if c == b'"' {
+                            self.peek()
+                        } else {
+                            self.raw_at(0)
+                        };
+                        match next {
                             None | Some(b'\n') => {
                                 return Err(self.lost("a quoted here-document delimiter"));
                             }
@@ -49,12 +58,8 @@ impl Lexer<'_> {
                 b'\\' => {
                     quoted = true;
                     self.check_escape()?;
-                    match self.peek_at(1) {
-                        None | Some(b'\n') => {
-                            return Err(
-                                self.lost("a line continuation in a here-document delimiter")
-                            );
-                        }
+                    match self.raw_at(1) {
+                        None => return Err(self.lost("a here-document delimiter ending in `\\`")),
                         Some(d) => delimiter.push(d),
                     }
                     self.pos += 2;
@@ -92,8 +97,12 @@ impl Lexer<'_> {
     }
 
     /// One here-document body, up to and including its delimiter line. In an unquoted body a
-    /// backslash-newline joins two lines before the delimiter is looked for, as all four
-    /// shells do, and `$( )`, `${ }` and backticks are read as code that must close on its line.
+    /// backslash-newline joins two lines, and a line that starts after one is no delimiter
+    /// line in any of the four shells; but a joined line that reads as the delimiter ends the
+    /// body for bash, and for dash and ash only when its sole continuations start it
+    /// (`delimiter_as_written`), so elsewhere the model stops there. `$( )`, `${ }` and
+    /// backticks in an unquoted body are read as code that must close on its line. `<<-`
+    /// strips the tabs that start a joined line, not those after a continuation, in all four.
     pub(super) fn body(&mut self, h: &Heredoc) -> Scan {
         while self.pos < self.b.len() {
             let start = self.pos;
@@ -120,9 +129,6 @@ impl Lexer<'_> {
                     Err(e) => Stop::Refused(e.message),
                 });
             }
-            if joined && h.strip_tabs {
-                return Err(self.lost_at(start, "a line continuation in a `<<-` here-document"));
-            }
             let mut content: Vec<u8> = if joined {
                 line.split(|&c| c == b'\n')
                     .flat_map(|l| l.strip_suffix(b"\\").unwrap_or(l).iter().copied())
@@ -134,15 +140,40 @@ impl Lexer<'_> {
                 let tabs = content.iter().take_while(|&&c| c == b'\t').count();
                 content.drain(..tabs);
             }
-            self.pos = (end + 1).min(self.b.len());
             if content == h.delimiter {
+                if joined && !self.delimiter_as_written(h, start, end) {
+                    // bash joins the line first and ends the body here; dash and busybox ash
+                    // compare the delimiter with the line as written (`EO\⏎F` is no `EOF`)
+                    // and read on, so the rest is body to them and code to bash.
+                    return Err(self.lost_at(
+                        start,
+                        "a here-document line that is its delimiter only once a line \
+                         continuation is removed (bash ends the here-document there, dash and \
+                         busybox ash do not)",
+                    ));
+                }
+                self.pos = (end + 1).min(self.b.len());
                 return Ok(());
             }
+            self.pos = (end + 1).min(self.b.len());
             if !h.quoted {
                 self.body_expansions(start, end)?;
             }
         }
         Ok(())
+    }
+
+    /// Whether dash and busybox ash see the delimiter in the unquoted body line
+    /// `start..end`: they remove the continuations that start the line (they read its first
+    /// character as they read code), then `<<-`'s tabs, then compare the rest as written.
+    fn delimiter_as_written(&self, h: &Heredoc, start: usize, end: usize) -> bool {
+        let mut j = past_continuations(self.b, start).min(end);
+        if h.strip_tabs {
+            while j < end && self.b[j] == b'\t' {
+                j += 1;
+            }
+        }
+        self.b[j..end] == h.delimiter[..]
     }
 
     /// The expansions in one logical line of an unquoted here-document body.

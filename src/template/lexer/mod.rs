@@ -4,11 +4,20 @@
 //!
 //! It follows words, the three quotes, `$name`, `${ }` with plain words, `$( )` (itself shell
 //! code, so `case` patterns, comments and quotes inside it are read as such), `$(( ))`,
-//! backticks, `$'…'`, comments, line continuations, redirections, here-documents (their
-//! delimiter words, quoted or not, `<<-`, and bodies whose lines may be joined by a
-//! continuation), subshells, `case`, `[[ ]]`, `(( ))` and the reserved words that decide where a
-//! command starts. A placeholder may stand only at the top level: unquoted, or directly inside
-//! `"…"` or `'…'`. Anywhere nested it is refused with the construct's name.
+//! backticks, `$'…'`, comments, redirections, here-documents (their delimiter words, quoted or
+//! not, `<<-`, and bodies whose lines may be joined by a continuation), subshells, `case`,
+//! `[[ ]]`, `(( ))` and the reserved words that decide where a command starts. A placeholder
+//! may stand only at the top level: unquoted, or directly inside `"…"` or `'…'`. Anywhere
+//! nested it is refused with the construct's name.
+//!
+//! Line continuations (a backslash before a newline) are removed wherever the shells remove
+//! them, which is everywhere but inside `'…'`, `$'…'`, comments and here-document bodies:
+//! inside words, operators, reserved words, `$\⏎(`, `${ }` and here-document delimiters
+//! alike. The cursor (`peek`, `at`, `bump`) reads the text that way, so every rule below sees
+//! what the shells see. Where they differ the model stops: at a here-document line that
+//! matches its delimiter only once joined, and at a backslash that ends the text (bash drops
+//! it after a `'…'` spanning lines). A continuation between the braces of `{{` is refused
+//! outright.
 //!
 //! Where the model is not exact (the shells disagree, as they do about quotes inside a
 //! double-quoted `${ }`, or a construct it does not follow, such as an alias or a `$(` in a
@@ -92,6 +101,13 @@ const RESERVED_CLOSING: &[&[u8]] = &[b"}", b"fi", b"done"];
 
 /// Compiles a `shell:` command into text and placeholders with their contexts.
 pub(super) fn compile(text: &str) -> Result<Vec<Part>, TemplateError> {
+    if split_braces(text.as_bytes()) {
+        return Err(refuse(format!(
+            "a line continuation (a backslash at the end of a line) splits a `{{{{`, which the \
+             shell reads as `{{{{` but actiond as no placeholder: write each placeholder on one \
+             line; and if braces must reach the command, {UNSAFE_HINT}"
+        )));
+    }
     let mut lx = Lexer {
         text,
         b: text.as_bytes(),
@@ -137,6 +153,25 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// The first index at or after `i` where no line continuation (backslash-newline) starts.
+fn past_continuations(b: &[u8], mut i: usize) -> usize {
+    while b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'\n') {
+        i += 2;
+    }
+    i
+}
+
+/// A `{` and a `{` joined by line continuations: the shell reads `{{`, actiond no
+/// placeholder. Whoever wrote it meant one.
+fn split_braces(b: &[u8]) -> bool {
+    (0..b.len()).any(|i| {
+        b[i] == b'{' && b.get(i + 1) == Some(&b'\\') && {
+            let j = past_continuations(b, i + 1);
+            j > i + 1 && b.get(j) == Some(&b'{')
+        }
+    })
+}
+
 struct Lexer<'a> {
     text: &'a str,
     b: &'a [u8],
@@ -155,16 +190,59 @@ struct Lexer<'a> {
 }
 
 impl<'a> Lexer<'a> {
-    fn peek(&self) -> Option<u8> {
+    // The cursor. Outside single quotes, comments, `$'…'` and here-document bodies, all four
+    // shells remove a backslash-newline wherever it stands, inside words, operators (`&\⏎&`
+    // is `&&`), keywords, `$\⏎(` and `${ }` alike (dash and ash as they read each character,
+    // bash when it reads the line). So `peek`, `peek_at`, `at` and `bump` read the text with
+    // the continuations removed, and leave `pos` on a real character: what follows a
+    // backslash there is an escaped character, read with `raw_at`. The raw contexts read
+    // `self.b` directly.
+
+    /// Moves `pos` past line continuations.
+    fn settle(&mut self) {
+        self.pos = past_continuations(self.b, self.pos);
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.settle();
         self.b.get(self.pos).copied()
     }
 
-    fn peek_at(&self, i: usize) -> Option<u8> {
-        self.b.get(self.pos + i).copied()
+    /// The raw index of the `i`-th character from `pos`, continuations removed.
+    fn index_of(&self, i: usize) -> Option<usize> {
+        let mut j = past_continuations(self.b, self.pos);
+        for _ in 0..i {
+            if j >= self.b.len() {
+                return None;
+            }
+            j = past_continuations(self.b, j + 1);
+        }
+        (j < self.b.len()).then_some(j)
     }
 
-    fn at(&self, s: &[u8]) -> bool {
-        self.b[self.pos..].starts_with(s)
+    fn peek_at(&mut self, i: usize) -> Option<u8> {
+        self.settle();
+        self.index_of(i).map(|j| self.b[j])
+    }
+
+    fn at(&mut self, s: &[u8]) -> bool {
+        self.settle();
+        s.iter()
+            .enumerate()
+            .all(|(i, &c)| self.index_of(i).is_some_and(|j| self.b[j] == c))
+    }
+
+    /// Moves past `n` characters, continuations removed.
+    fn bump(&mut self, n: usize) {
+        self.settle();
+        if n > 0 {
+            self.pos = self.index_of(n - 1).map_or(self.b.len(), |j| j + 1);
+        }
+    }
+
+    /// The raw byte `i` bytes after `pos`: what a backslash at `pos` escapes.
+    fn raw_at(&self, i: usize) -> Option<u8> {
+        self.b.get(self.pos + i).copied()
     }
 
     fn lost(&self, why: impl Into<String>) -> Stop {
@@ -176,22 +254,6 @@ impl<'a> Lexer<'a> {
             at,
             why: why.into(),
         }
-    }
-
-    /// Whether a line continuation right after the operator character at `pos + i` joins it
-    /// with another operator character (`<\⏎<` reads as `<<`, `;\⏎;` as `;;`).
-    fn continuation_joins(&self, i: usize) -> bool {
-        let mut j = self.pos + i + 1;
-        let mut joined = false;
-        while self.b[j..].starts_with(b"\\\n") {
-            j += 2;
-            joined = true;
-        }
-        joined
-            && self
-                .b
-                .get(j)
-                .is_some_and(|&c| is_operator(c) || c == b'-' || c == b'(')
     }
 
     fn enter(&mut self) -> Scan {
@@ -239,7 +301,6 @@ impl<'a> Lexer<'a> {
         loop {
             match self.peek() {
                 Some(c) if is_blank(c) => self.pos += 1,
-                Some(b'\\') if self.peek_at(1) == Some(b'\n') => self.pos += 2,
                 _ => return,
             }
         }
@@ -323,14 +384,13 @@ impl<'a> Lexer<'a> {
                 _ => Err(self.lost("a `$(`, `(` or `case` that is never closed")),
             };
         };
-        if is_operator(c) && self.continuation_joins(0) {
-            return Err(self.lost("a line continuation inside an operator"));
-        }
         match c {
             b'#' => self.comment()?,
             b'\n' => {
                 self.finish(cmd)?;
                 self.pos += 1;
+                // The bodies belong to no command: where one stops the model, say its line.
+                *cmd = Command::new(self.pos);
                 self.bodies()?;
                 *cmd_pos = true;
             }
@@ -349,7 +409,7 @@ impl<'a> Lexer<'a> {
                         if end != End::CaseItem {
                             return Err(self.lost("`;;` outside a `case`"));
                         }
-                        self.pos += op.len();
+                        self.bump(op.len());
                         return Ok(Some(Ended::CaseBreak));
                     }
                 }
@@ -359,14 +419,15 @@ impl<'a> Lexer<'a> {
             b'&' if self.at(b"&>") => {
                 // bash: both streams to a file; dash: `&` then a redirection. Either way a
                 // file name follows.
-                self.pos += if self.at(b"&>>") { 3 } else { 2 };
+                let n = if self.at(b"&>>") { 3 } else { 2 };
+                self.bump(n);
                 self.target(nest)?;
                 *cmd_pos = false;
             }
             b'&' | b'|' => {
                 self.finish(cmd)?;
                 let two = self.at(b"&&") || self.at(b"||") || self.at(b"|&");
-                self.pos += if two { 2 } else { 1 };
+                self.bump(if two { 2 } else { 1 });
                 *cmd_pos = true;
             }
             b'(' => self.paren(nest, cmd, cmd_pos)?,
@@ -430,19 +491,17 @@ impl<'a> Lexer<'a> {
             b"function" => {
                 self.skip_blanks();
                 self.word(nest, false)?;
-                let mut j = self.pos;
-                while self.b.get(j).is_some_and(|&c| is_blank(c)) {
-                    j += 1;
-                }
-                if self.b.get(j) == Some(&b'(') {
-                    j += 1;
-                    while self.b.get(j).is_some_and(|&c| is_blank(c)) {
-                        j += 1;
-                    }
-                    if self.b.get(j) != Some(&b')') {
+                let back = self.pos;
+                self.skip_blanks();
+                if self.peek() == Some(b'(') {
+                    self.bump(1);
+                    self.skip_blanks();
+                    if self.peek() != Some(b')') {
                         return Err(self.lost("a `function` definition"));
                     }
-                    self.pos = j + 1;
+                    self.bump(1);
+                } else {
+                    self.pos = back;
                 }
                 *cmd_pos = true;
             }
@@ -463,7 +522,7 @@ impl<'a> Lexer<'a> {
             if self.at(b"((") {
                 self.arith(2, nest.or(Some("inside (( ))")))?;
             } else {
-                self.pos += 1;
+                self.bump(1);
                 if self.code(End::Paren, nest, false)? != Ended::Paren {
                     return Err(self.lost("an unclosed `(`"));
                 }
@@ -473,16 +532,16 @@ impl<'a> Lexer<'a> {
             return Ok(());
         }
         if cmd.is_function_name() {
-            let mut j = self.pos + 1;
-            while self.b.get(j).is_some_and(|&c| is_blank(c)) {
-                j += 1;
-            }
-            if self.b.get(j) == Some(&b')') {
-                self.pos = j + 1;
+            let back = self.pos;
+            self.bump(1);
+            self.skip_blanks();
+            if self.peek() == Some(b')') {
+                self.bump(1);
                 *cmd = Command::new(self.pos);
                 *cmd_pos = true;
                 return Ok(());
             }
+            self.pos = back;
         }
         Err(self.lost("a `(` in the middle of a command"))
     }
@@ -595,11 +654,11 @@ impl<'a> Lexer<'a> {
                         return Err(self.lost("a process substitution inside `[[ ]]`"));
                     }
                     words.push(Word::operator(self.pos, &self.b[self.pos..self.pos + 1]));
-                    self.pos += 1;
+                    self.bump(1);
                 }
-                Some(b'&' | b'|') if self.at(b"&&") || self.at(b"||") => {
-                    words.push(Word::operator(self.pos, &self.b[self.pos..self.pos + 2]));
-                    self.pos += 2;
+                Some(c @ (b'&' | b'|')) if self.at(&[c, c]) => {
+                    words.push(Word::operator(self.pos, &[c, c]));
+                    self.bump(2);
                 }
                 Some(c) if is_operator(c) => return Err(self.lost("an operator inside `[[ ]]`")),
                 Some(_) => {
@@ -618,7 +677,7 @@ impl<'a> Lexer<'a> {
     /// bash's `<( )` / `>( )`.
     fn redirect(&mut self, nest: Nest, cmd: &mut Command) -> Scan {
         if self.at(b"<(") || self.at(b">(") {
-            self.pos += 2;
+            self.bump(2);
             if self.code(End::Paren, Some("inside <( )"), true)? != Ended::Paren {
                 return Err(self.lost("an unclosed `<(`"));
             }
@@ -626,31 +685,25 @@ impl<'a> Lexer<'a> {
             return Ok(());
         }
         if self.at(b"<<<") {
-            self.pos += 3;
+            self.bump(3);
             return self.target(nest);
         }
         if self.at(b"<<") {
-            self.pos += 2;
+            self.bump(2);
             let strip_tabs = self.peek() == Some(b'-');
             if strip_tabs {
-                self.pos += 1;
-            }
-            if self.b[self.pos..].starts_with(b"\\\n") {
-                return Err(self.lost("a line continuation after `<<`"));
+                self.bump(1);
             }
             return self.delimiter(strip_tabs);
         }
         let op = self.peek();
-        self.pos += 1;
+        self.bump(1);
         let second = match op {
             Some(b'>') => matches!(self.peek(), Some(b'>' | b'&' | b'|')),
             _ => matches!(self.peek(), Some(b'>' | b'&')),
         };
         if second {
-            if self.continuation_joins(0) {
-                return Err(self.lost("a line continuation inside an operator"));
-            }
-            self.pos += 1;
+            self.bump(1);
         }
         self.target(nest)
     }
@@ -665,13 +718,15 @@ impl<'a> Lexer<'a> {
         Ok(())
     }
 
-    /// A comment, up to (not including) the newline; a backslash does not continue it.
+    /// A comment, up to (not including) the newline, read raw: a backslash does not
+    /// continue it.
     fn comment(&mut self) -> Scan {
-        while let Some(c) = self.peek() {
+        self.settle();
+        while let Some(c) = self.raw_at(0) {
             if c == b'\n' {
                 break;
             }
-            if self.at(b"{{") {
+            if self.b[self.pos..].starts_with(b"{{") {
                 return Err(self.refuse_here("inside a comment"));
             }
             self.pos += 1;

@@ -16,16 +16,23 @@ impl Lexer<'_> {
         while let Some(c) = self.peek() {
             match c {
                 _ if is_blank(c) || c == b'\n' || is_operator(c) => break,
+                b'\\' if self.raw_at(1).is_none() => {
+                    // A backslash that ends the text escapes nothing. bash drops it when the
+                    // line it stands on began inside a `'…'` that spans lines, which a value
+                    // with a newline on this line makes it do; dash and ash keep it.
+                    let line = self.b[..self.pos]
+                        .iter()
+                        .rposition(|&c| c == b'\n')
+                        .map_or(0, |i| i + 1);
+                    return Err(self.lost_at(line, "a backslash that ends the command text"));
+                }
                 b'\\' => {
-                    if self.peek_at(1) == Some(b'\n') {
-                        self.pos += 2;
-                        continue;
-                    }
+                    // `peek` left no continuation here: the next byte is escaped.
                     self.check_escape()?;
-                    if let Some(&e) = self.b.get(self.pos + 1) {
+                    if let Some(e) = self.raw_at(1) {
                         w.keep(e);
                     }
-                    self.pos = (self.pos + 2).min(self.b.len());
+                    self.pos += 2;
                     plain = false;
                     w.text();
                 }
@@ -124,16 +131,18 @@ impl Lexer<'_> {
         }
     }
 
-    /// `'…'`: nothing is special inside but the closing quote.
+    /// `'…'`: nothing is special inside but the closing quote (a backslash-newline stays).
     pub(super) fn single(&mut self, nest: Nest, w: &mut Word) -> Scan {
-        self.pos += 1;
-        while let Some(c) = self.peek() {
+        self.bump(1);
+        while let Some(c) = self.raw_at(0) {
             match c {
                 b'\'' => {
                     self.pos += 1;
                     return Ok(());
                 }
-                b'{' if self.at(b"{{") => self.hole(nest, Context::SingleQuoted, w)?,
+                b'{' if self.b[self.pos..].starts_with(b"{{") => {
+                    self.hole(nest, Context::SingleQuoted, w)?;
+                }
                 _ => {
                     w.keep(c);
                     self.pos += 1;
@@ -146,7 +155,7 @@ impl Lexer<'_> {
 
     /// `"…"`: backslash escapes, `$` and backticks are active inside.
     pub(super) fn double(&mut self, nest: Nest, w: &mut Word) -> Scan {
-        self.pos += 1;
+        self.bump(1);
         while let Some(c) = self.peek() {
             match c {
                 b'"' => {
@@ -155,8 +164,7 @@ impl Lexer<'_> {
                 }
                 b'\\' => {
                     self.check_escape()?;
-                    match self.peek_at(1) {
-                        Some(b'\n') => {}
+                    match self.raw_at(1) {
                         Some(e @ (b'$' | b'`' | b'"' | b'\\')) => w.keep(e),
                         Some(e) => {
                             w.keep(b'\\');
@@ -195,10 +203,9 @@ impl Lexer<'_> {
 
     /// `$`: an expansion, or a plain dollar.
     pub(super) fn dollar(&mut self, in_double: bool, w: &mut Word) -> Scan {
-        if self.b[self.pos + 1..].starts_with(b"\\\n") {
-            return Err(self.lost("a line continuation right after `$`"));
-        }
-        if self.b[self.pos + 1..].starts_with(b"{{") {
+        // `$\⏎{{ v }}` too: the shell joins `$` and the value's opening quote, and bash
+        // reads `$'…'` as an escaped string.
+        if self.peek_at(1) == Some(b'{') && self.peek_at(2) == Some(b'{') {
             return Err(Stop::Refused(format!(
                 "a placeholder right after `$` would be expanded by the shell: {UNSAFE_HINT}"
             )));
@@ -206,10 +213,7 @@ impl Lexer<'_> {
         match self.peek_at(1) {
             Some(b'(') if self.peek_at(2) == Some(b'(') => self.arith(3, Some("inside $(( ))")),
             Some(b'(') => {
-                if self.b[self.pos + 2..].starts_with(b"\\\n") {
-                    return Err(self.lost("a line continuation right after `$(`"));
-                }
-                self.pos += 2;
+                self.bump(2);
                 match self.code(End::Paren, Some("inside $( )"), true)? {
                     Ended::Paren => Ok(()),
                     _ => Err(self.lost("an unclosed `$(`")),
@@ -218,12 +222,12 @@ impl Lexer<'_> {
             Some(b'{') => self.param(in_double),
             Some(b'\'') if !in_double => self.dollar_single(),
             Some(b'"') if !in_double => {
-                self.pos += 1;
+                self.bump(1);
                 self.double(Some("inside $\" \""), w)
             }
             Some(b'[') => Err(self.lost("bash's `$[ ]`")),
             Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
-                self.pos += 1;
+                self.bump(1);
                 while self
                     .peek()
                     .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
@@ -234,7 +238,7 @@ impl Lexer<'_> {
                 Ok(())
             }
             _ => {
-                self.pos += 1;
+                self.bump(1);
                 Ok(())
             }
         }
@@ -243,22 +247,24 @@ impl Lexer<'_> {
     /// bash's `$'…'`. dash reads it as `$` and a single-quoted string: the two agree on where
     /// it ends unless a `\'` stands inside.
     pub(super) fn dollar_single(&mut self) -> Scan {
-        self.pos += 2;
-        while let Some(c) = self.peek() {
+        self.bump(2);
+        while let Some(c) = self.raw_at(0) {
             match c {
                 b'\'' => {
                     self.pos += 1;
                     return Ok(());
                 }
-                b'\\' if self.peek_at(1) == Some(b'\'') => {
+                b'\\' if self.raw_at(1) == Some(b'\'') => {
                     return Err(self
                         .lost("`\\'` inside `$'…'` (dash ends the string there, bash does not)"));
                 }
                 b'\\' => {
                     self.check_escape()?;
-                    self.pos += 2;
+                    self.pos = (self.pos + 2).min(self.b.len());
                 }
-                b'{' if self.at(b"{{") => return Err(self.refuse_here("inside $' '")),
+                b'{' if self.b[self.pos..].starts_with(b"{{") => {
+                    return Err(self.refuse_here("inside $' '"));
+                }
                 _ => self.pos += 1,
             }
         }
@@ -276,7 +282,7 @@ impl Lexer<'_> {
         ];
         self.enter()?;
         let start = self.pos;
-        self.pos += 2;
+        self.bump(2);
         if matches!(self.peek(), Some(b'#' | b'!')) && self.peek_at(1) != Some(b'}') {
             self.pos += 1;
         }
@@ -303,7 +309,7 @@ impl Lexer<'_> {
         }
         if self.peek() != Some(b'}') {
             match OPS.iter().find(|op| self.at(op)) {
-                Some(op) => self.pos += op.len(),
+                Some(op) => self.bump(op.len()),
                 None => return Err(self.lost_at(start, "a `${ }` form actiond does not know")),
             }
         }
@@ -338,7 +344,7 @@ impl Lexer<'_> {
     pub(super) fn arith(&mut self, skip: usize, nest: Nest) -> Scan {
         self.enter()?;
         let start = self.pos;
-        self.pos += skip;
+        self.bump(skip);
         let mut depth = 0u32;
         loop {
             if skip == 2 && matches!(self.peek(), Some(b'<' | b'#' | b'$' | b'`')) {
@@ -358,7 +364,7 @@ impl Lexer<'_> {
                     self.pos += 1;
                 }
                 Some(b')') if self.peek_at(1) == Some(b')') => {
-                    self.pos += 2;
+                    self.bump(2);
                     self.depth -= 1;
                     return Ok(());
                 }
