@@ -172,6 +172,13 @@ pub fn single_envelope(
     }
 }
 
+/// The keep-alive of a quiet server stream: one envelope holding an empty message, an
+/// `EventStreamResponse` with no event. Every Connect client decodes it as a message (JSON `{}`
+/// is the message with every field at its default) and hands on no event; a reader that waits
+/// for one of the events reads past it. Its arrival tells a client the stream still carries
+/// bytes, so a connection that stopped carrying them without closing is noticed.
+pub const KEEP_ALIVE: &[u8] = b"\0\0\0\0\x02{}";
+
 /// The end-stream envelope: `{}` after a clean end, `{"error": {code, message}}` otherwise.
 pub fn end_stream(error: Option<&ConnectError>) -> Vec<u8> {
     #[derive(serde::Serialize)]
@@ -398,6 +405,11 @@ pub fn int64_as_string<S: Serializer>(value: &i64, s: S) -> Result<S::Ok, S::Err
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_keep_alive_is_an_envelope_of_the_empty_message() {
+        assert_eq!(KEEP_ALIVE, envelope(0, b"{}").as_slice());
+    }
 
     #[test]
     fn every_code_has_its_status() {

@@ -158,6 +158,8 @@ pub(crate) struct EventStream {
     pub(crate) body_done: bool,
     pub(crate) status: u16,
     pub(crate) headers: Vec<(String, String)>,
+    /// Keep-alives read past so far (an empty message on a quiet stream).
+    pub(crate) keep_alives: usize,
 }
 
 impl EventStream {
@@ -191,6 +193,7 @@ impl EventStream {
             body_done: false,
             status: 0,
             headers: Vec::new(),
+            keep_alives: 0,
         };
         stream.read_head();
         stream
@@ -366,8 +369,21 @@ impl EventStream {
         Ok(())
     }
 
-    /// The next envelope, the end of the body, a closed connection, or a timeout.
+    /// The next envelope, the end of the body, a closed connection, or a timeout. A
+    /// keep-alive (an envelope of the empty message, sent after a few seconds of quiet) is
+    /// counted and read past, as every Connect client reads past a message without an event.
     pub(crate) fn next(&mut self, timeout: Duration) -> Next {
+        let deadline = Instant::now() + timeout;
+        loop {
+            match self.next_envelope(deadline.saturating_duration_since(Instant::now())) {
+                Next::Frame(f) if f.flags == 0 && f.payload == b"{}" => self.keep_alives += 1,
+                other => return other,
+            }
+        }
+    }
+
+    /// The next envelope, keep-alives included.
+    pub(crate) fn next_envelope(&mut self, timeout: Duration) -> Next {
         let deadline = Instant::now() + timeout;
         loop {
             if self.body.len() >= 5 {
