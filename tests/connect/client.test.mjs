@@ -544,3 +544,32 @@ test("EventStream: executionStarted, outputChunk, executionFinished of a run", {
   assert.equal(fin.stdout, "hello\n");
   assert.equal(fin.executionFinished, true);
 });
+
+// A quiet stream carries a keep-alive after about 5 s without an event: an empty message,
+// which the strict client decodes as a message whose event is not set, and reads past. The
+// events of a run still come whole after it.
+test("EventStream: keep-alives on a quiet stream decode as messages without an event", { timeout: 30_000 }, async () => {
+  const ac = new AbortController();
+  const seen = [];
+  const id = trackingId("quiet");
+  let quietLongEnough;
+  const quiet = new Promise((r) => (quietLongEnough = r));
+  const reader = (async () => {
+    for await (const ev of client.eventStream({}, { signal: ac.signal })) {
+      seen.push(ev.event.case);
+      if (ev.event.case === undefined) quietLongEnough();
+      if (ev.event.case === "executionFinished" && ev.event.value.logEntry?.executionTrackingId === id) return;
+    }
+    throw new Error("the stream ended before executionFinished");
+  })();
+  reader.catch(() => {});
+  try {
+    await Promise.race([quiet, reader, sleep(12_000).then(() => assert.fail(`no keep-alive in 12 s of quiet: ${seen}`))]);
+    await client.startAction({ actionId: "hello", uniqueTrackingId: id });
+    await Promise.race([reader, sleep(10_000).then(() => assert.fail(`no executionFinished for ${id}: ${seen}`))]);
+  } finally {
+    ac.abort();
+  }
+  assert.equal(seen[0], undefined, `the first message of a quiet stream: ${seen}`);
+  assert.deepEqual(seen.filter((c) => c !== undefined).slice(0, 1), ["executionStarted"], `${seen}`);
+});
