@@ -44,7 +44,6 @@ http {
     location /actiond/ {
       proxy_pass http://${upstream}/;
       proxy_http_version 1.1;
-      proxy_read_timeout 1h;
     }
   }
 }

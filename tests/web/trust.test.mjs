@@ -202,7 +202,7 @@ test("1. a tap on a running action opens its live view and records no blocked ru
   await page.goto(base + "/");
   const button = page.getByRole("button", { name: /Back up now/ });
   await button.click();
-  await sheet(page).getByText("copying").waitFor();
+  await page.locator('[data-binding="slow"][data-state="running"]').waitFor();
   const runs = await runsOf("slow");
   const running = runs.find((e) => !e.executionFinished);
   assert.ok(running, "the backup runs");
@@ -221,18 +221,21 @@ test("1. a tap on a running action opens its live view and records no blocked ru
 test("2. Run again on a confirmed action starts nothing until the box is ticked again", async () => {
   const page = await newPage(PHONE);
   await page.goto(base + "/#/d/Maintenance");
+  const first = await markHref(page, "purge");
   await page.getByRole("button", { name: /Purge the cache/ }).click();
   await page.getByLabel(/Delete every cached file/).check();
   await page.getByRole("button", { name: "Run" }).click();
-  await sheet(page).getByText("Succeeded").waitFor();
-  await sheet(page).getByRole("link", { name: /Details/ }).click();
+  await newRunShown(page, "purge", "ok", first);
+  await page.goto(base + "/" + (await markHref(page, "purge")));
+  const before = (await runsOf("purge")).length;
   await page.getByRole("button", { name: "Run again" }).click();
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal((await runsOf("purge")).length, before, "Run again started nothing by itself");
   await page.waitForURL(/#\/a\/purge\/again$/);
   const box = page.getByLabel(/Delete every cached file/);
   assert.equal(await box.isChecked(), false, "the confirmation is cleared");
   await page.locator("form.argform.danger").waitFor();
   await shot(page, "run-again");
-  const before = (await runsOf("purge")).length;
   await page.getByRole("button", { name: "Run" }).click();
   await page.getByText("Delete every cached file? must be ticked to confirm").waitFor();
   await new Promise((r) => setTimeout(r, 500));
@@ -269,7 +272,7 @@ actions:
     await page.getByRole("button", { name: /Reboot/ }).click();
     await page.getByLabel(/Reboot the Pi now/).check();
     await page.getByRole("button", { name: "Run" }).click();
-    await sheet(page).getByText("Succeeded").waitFor();
+    await page.locator('[data-binding="reboot"][data-state="ok"]').waitFor();
     // The board goes away, as a reboot makes it.
     await stopService(board.proc);
     await sheet(page).getByText("The board went away after Reboot").waitFor({ timeout: 15_000 });
@@ -306,7 +309,6 @@ test("3. after logout the DOM holds none of the admin's output", async () => {
     await page.goto(base + "/#/login");
     await logIn(page);
     await page.getByRole("button", { name: /Read the admin log/ }).click();
-    await sheet(page).getByText("ADMIN-ONLY-OUTPUT-4242").waitFor();
     await page.locator(".recent").getByText("ADMIN-ONLY-OUTPUT-4242").waitFor();
     await page.getByRole("button", { name: "Log out" }).click();
     await page.getByRole("link", { name: "Log in" }).waitFor();
@@ -324,7 +326,7 @@ test("3. a session ended elsewhere is forgotten too", async () => {
   await page.goto(base + "/#/login");
   await logIn(page);
   await page.getByRole("button", { name: /Read the admin log/ }).click();
-  await sheet(page).getByText("ADMIN-ONLY-OUTPUT-4242").waitFor();
+  await page.locator(".recent").getByText("ADMIN-ONLY-OUTPUT-4242").waitFor();
   // Another tab logs this session out.
   const cookie = (await page.context().cookies()).find((c) => c.name === "svc-sid-local");
   await api("Logout", {}, { Cookie: `${cookie.name}=${cookie.value}` });
@@ -584,8 +586,8 @@ test("9. axe-core reports no violation on the main views in both themes; focus r
     };
     await page.goto(base + "/");
     await page.getByRole("button", { name: /Read the sensor/ }).click();
-    await sheet(page).getByText("Failed").waitFor();
-    await check("dashboard with a sheet");
+    await page.locator('[data-binding="sensor"][data-state="fail"]').waitFor();
+    await check("dashboard after a press");
     // Every control shows a focus ring: the action buttons too, under their own shadow.
     await page.keyboard.press("Tab");
     for (let i = 0; i < 40; i++) {
