@@ -237,7 +237,7 @@ test("2. Run again on a confirmed action starts nothing until the box is ticked 
   await page.locator("form.argform.danger").waitFor();
   await shot(page, "run-again");
   await page.getByRole("button", { name: "Run" }).click();
-  await page.getByText("Delete every cached file? must be ticked to confirm").waitFor();
+  await page.getByText("Tick “Delete every cached file?” to confirm.").waitFor();
   await new Promise((r) => setTimeout(r, 500));
   assert.equal((await runsOf("purge")).length, before, "nothing started");
   await box.check();
@@ -591,13 +591,21 @@ test("9. axe-core reports no violation on the main views in both themes; focus r
     // Every control shows a focus ring: the action buttons too, under their own shadow.
     await page.keyboard.press("Tab");
     for (let i = 0; i < 40; i++) {
+      // A ring is a visible change of the control's outline or shadow when it takes focus.
       const ring = await page.evaluate(() => {
         const el = document.activeElement;
         if (!el || el === document.body) return null;
-        const s = getComputedStyle(el);
-        return { tag: el.tagName, cls: el.className, outline: s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 2, shadow: s.boxShadow };
+        const look = () => {
+          const s = getComputedStyle(el);
+          return `${s.outlineStyle} ${s.outlineWidth} ${s.outlineColor} | ${s.boxShadow}`;
+        };
+        const focused = look();
+        el.blur();
+        const blurred = look();
+        el.focus();
+        return { control: el.tagName + "." + el.className, focused, blurred };
       });
-      if (ring) assert.ok(ring.outline, `no focus ring on ${JSON.stringify(ring)}`);
+      if (ring) assert.notEqual(ring.focused, ring.blurred, `no focus ring on ${JSON.stringify(ring)}`);
       await page.keyboard.press("Tab");
     }
     await page.goto(base + "/#/d/Maintenance");
@@ -605,7 +613,7 @@ test("9. axe-core reports no violation on the main views in both themes; focus r
     await check("dashboard with locked buttons");
     await page.getByRole("button", { name: /Purge the cache/ }).click();
     await page.getByRole("button", { name: "Run" }).click();
-    await page.getByText("must be ticked to confirm").waitFor();
+    await page.getByText(/Tick “.*” to confirm/).waitFor();
     await check("form with an error");
     await page.goto(base + "/");
     await page.getByRole("button", { name: /Wait forever/ }).click();

@@ -182,8 +182,10 @@ const ActiondForms = (core) => {
     const runBtn = h("button.btn.primary" + (danger ? ".danger" : ""), { type: "submit" }, h("span.label", {}, "Run"));
     form.append(errorBox, h("div.actions", {}, runBtn, backLink("Cancel", "a.btn")));
 
+    // `text` follows the field's title ("Count must be a whole number"), or, starting with a
+    // capital, is a sentence that names it itself.
     function showErr(field, text) {
-      field.err.textContent = text ? field.title + " " + text : "";
+      field.err.textContent = !text ? "" : /^[A-Z]/.test(text) ? text : field.title + " " + text;
       field.input.setAttribute("aria-invalid", text ? "true" : "false");
       field.input.closest(".field").classList.toggle("bad", !!text);
     }
@@ -191,7 +193,8 @@ const ActiondForms = (core) => {
     let serverSaid = "";
     function summary() {
       const bad = fields.filter((f) => f.err.textContent);
-      const text = bad.length ? (bad.length === 1 ? "Check " : "Check these fields: ") + bad.map((f) => f.title).join(", ") + "." : serverSaid;
+      const list = bad.map((f) => f.title).join(", ");
+      const text = bad.length ? (bad.length === 1 ? "Check " : "Check these fields: ") + list + (/[.?!]$/.test(list) ? "" : ".") : serverSaid;
       errorBox.textContent = text;
       errorBox.hidden = !text;
     }
@@ -207,7 +210,7 @@ const ActiondForms = (core) => {
       let firstBad = null;
       for (const f of fields) {
         const value = f.get();
-        const why = f.confirm ? (value ? "" : "must be ticked to confirm") : f.must && !value ? (f.arg.choices && f.arg.choices.length ? "must be chosen" : "is required") : localCheck(f.arg, value);
+        const why = f.confirm ? (value ? "" : "Tick “" + f.title + "” to confirm.") : f.must && !value ? (f.arg.choices && f.arg.choices.length ? "must be chosen" : "is required") : localCheck(f.arg, value);
         showErr(f, why);
         if (why && !firstBad) firstBad = f;
       }
