@@ -332,6 +332,7 @@ test("3. a session ended elsewhere is forgotten too", async () => {
   await api("Logout", {}, { Cookie: `${cookie.name}=${cookie.value}` });
   await page.getByRole("link", { name: "Log in" }).waitFor({ timeout: 10_000 });
   await page.locator('[data-binding="secret"]').waitFor();
+  await page.locator(".toast", { hasText: "Your session ended" }).waitFor();
   assert.deepEqual(await adminTraces(page), []);
   assert.deepEqual(page.errors, []);
   await page.context().close();

@@ -5,7 +5,8 @@
 // Safety rule for the whole file: text from the server (titles, output, descriptions, user
 // names) is put into the page with textContent or text nodes, never as markup. Only values
 // the config declares as HTML (icons, `display` components, `html` arguments) go through
-// `sanitize`, which keeps an allow-list of tags and attributes and drops everything else.
+// `sanitize` (looks.js), which keeps an allow-list of tags and attributes and drops
+// everything else.
 "use strict";
 
 (() => {
@@ -42,72 +43,8 @@
   // and classes in looks.js.
   const { ending, MARK, order } = ActiondOutput;
   const Looks = ActiondLooks;
-
-  // ---------------------------------------------------------------------------------------
-  // HTML from the config: an allow-list sanitizer over an inert template
-  // ---------------------------------------------------------------------------------------
-
-  const KEEP = new Set(("A ABBR B BLOCKQUOTE BR CODE DD DEL DIV DL DT EM H1 H2 H3 H4 H5 H6 HR I " +
-    "IMG KBD LI MARK OL P PRE S SMALL SPAN STRONG SUB SUP TABLE TBODY TD TFOOT TH THEAD TR U UL").split(" "));
-  const DROP = new Set("SCRIPT STYLE IFRAME OBJECT EMBED TEMPLATE NOSCRIPT SVG MATH FORM INPUT BUTTON TEXTAREA SELECT LINK META BASE FRAME FRAMESET".split(" "));
-  const ATTRS = { A: ["href", "title"], IMG: ["src", "alt", "title", "width", "height"], ABBR: ["title"], TD: ["colspan", "rowspan"], TH: ["colspan", "rowspan"] };
-
-  // An address on this board that reaches the API (a start URL above all): HTML from the
-  // config or an entity file must never make the browser load one, nor link to one (the
-  // page's own calls do not go through here).
-  const API_PATH = /(^|\/)(api|svc\.api\.v1\.[^/]*)(\/|$)/i;
-  function apiAddress(u) {
-    if (u.origin !== location.origin) return false;
-    let path = u.pathname;
-    try { path = decodeURIComponent(path); } catch { return true; }
-    return API_PATH.test(path);
-  }
-
-  function safeUrl(value, forImage) {
-    try {
-      const u = new URL(value, location.href);
-      if (apiAddress(u)) return null;
-      if (forImage) return u.origin === location.origin || /^data:image\/(png|gif|jpeg|webp);/i.test(value) ? u.href : null;
-      return ["http:", "https:", "mailto:"].includes(u.protocol) ? u.href : null;
-    } catch {
-      return null;
-    }
-  }
-
-  function sanitize(html) {
-    // A template's content is parsed but never rendered: its scripts do not run. Chromium
-    // still tries an image's inline onerror there; the page's Content-Security-Policy
-    // (script-src 'self', served with index.html) refuses it, and nothing of it is copied.
-    const doc = document.createElement("template");
-    doc.innerHTML = String(html || "");
-    const out = document.createDocumentFragment();
-    const walk = (src, dst) => {
-      for (const n of src.childNodes) {
-        if (n.nodeType === Node.TEXT_NODE) dst.append(n.data);
-        if (n.nodeType !== Node.ELEMENT_NODE || DROP.has(n.tagName)) continue;
-        if (!KEEP.has(n.tagName)) {
-          walk(n, dst); // unknown wrapper: keep its text, lose the tag
-          continue;
-        }
-        const el = document.createElement(n.tagName);
-        for (const name of ATTRS[n.tagName] || []) {
-          const v = n.getAttribute(name);
-          if (v === null) continue;
-          if (name === "href" || name === "src") {
-            const u = safeUrl(v, name === "src");
-            if (u) el.setAttribute(name, u);
-          } else el.setAttribute(name, v);
-        }
-        const cls = n.getAttribute("class");
-        if (cls) el.className = cls.replace(/[^\w -]/g, "");
-        if (n.tagName === "A") el.setAttribute("rel", "noopener noreferrer");
-        walk(n, el);
-        dst.append(el);
-      }
-    };
-    walk(doc.content, out);
-    return out;
-  }
+  // HTML from the config goes through looks.js's allow-list sanitizer.
+  const { sanitize, safeUrl } = Looks;
 
   // An icon is HTML from the config; one that needs the internet gets its title's first letter
   // in a circle instead (looks.js).
@@ -465,8 +402,8 @@
   // or expired: the page forgets it and starts over.
   async function sessionEnded() {
     forgetAll();
+    S.notice = "Your session ended, so this page forgot what it showed. Log in again to see it.";
     await boot("#/");
-    toast("Your session ended, so this page forgot what it showed. Log in again to see it.");
   }
 
   // ---------------------------------------------------------------------------------------
@@ -580,10 +517,10 @@
 
   // A toast says something about the view it was shown on: it goes with that view (and after
   // a while, or at a tap).
-  function toast(text, kind = "info") {
+  function toast(text, kind = "info", ms = kind === "error" ? 8000 : 5000) {
     const t = h("div.toast." + kind, { onclick: () => t.remove() }, text);
     $("#toasts").append(t);
-    setTimeout(() => t.remove(), kind === "error" ? 8000 : 5000);
+    setTimeout(() => t.remove(), ms);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -636,6 +573,9 @@
     showMain();
     main.replaceChildren(view.el);
     S.view = view;
+    // Something to say about how the page got here (a session that ended), once.
+    if (S.notice) toast(S.notice, "info", 10000);
+    S.notice = null;
     if (view.focus) view.focus();
     else if (document.activeElement === document.body || !main.contains(document.activeElement)) {
       const h1 = main.querySelector("h1");
