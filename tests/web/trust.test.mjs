@@ -485,6 +485,7 @@ test("6. a run view made for a phone: one line of metadata, wrapped lines, Kill 
   await api("StartActionAndWait", { actionId: "sensor" });
   await api("StartActionAndWait", { actionId: "date" });
   await page.goto(base + "/#/logs");
+  await page.locator(".loglist .badge").first().waitFor();
   const words = await page.locator(".loglist .badge").allInnerTexts();
   for (const w of ["Killed", "Timed out", "Blocked", "Succeeded", "Failed"]) assert.ok(words.some((x) => x.includes(w)), `${w} in ${words}`);
   assert.ok(!words.some((x) => /^(OK|Exit )/.test(x)), `${words}`);

@@ -771,6 +771,7 @@
       type: "button",
       dataset: { binding: action.bindingId },
       "aria-disabled": locked ? "true" : null,
+      title: locked === "broken" ? why : null,
       "aria-describedby": locked ? "lock-" + action.bindingId : null,
       onclick: () => press(action, locked, why),
     }, icon(action.icon, "icon", action.title), h("span.label", {}, action.title),

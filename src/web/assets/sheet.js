@@ -30,13 +30,17 @@ const ActiondSheet = (core) => {
   // service's times (whole seconds).
   function took(run) {
     const e = run.entry;
-    if (run.t0 && run.t1) return duration(run.t1 - run.t0, true);
-    if (!e.executionFinished) return run.t0 ? duration(Date.now() - run.t0) : "";
     const t = (s) => {
       const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(s || "");
       return m ? new Date(+m[1], m[2] - 1, +m[3], +m[4], +m[5], +m[6]).getTime() : NaN;
     };
-    return duration(t(e.datetimeFinished) - t(e.datetimeStarted));
+    if (run.t0 && run.t1) return duration(run.t1 - run.t0, true);
+    if (e.executionFinished) return duration(t(e.datetimeFinished) - t(e.datetimeStarted));
+    if (run.t0) return duration(Date.now() - run.t0);
+    // The board's clock and this device's may disagree: its start time counts only when it is
+    // plausible here, else the time since this page saw the run.
+    const since = Date.now() - t(e.datetimeStarted);
+    return duration(since >= 0 && since < 864e5 ? since : Date.now() - (run.seen || Date.now()));
   }
 
   // A sentence for a finished run: "Show the date: Succeeded, 0.4 s".
