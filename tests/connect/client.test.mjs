@@ -545,10 +545,10 @@ test("EventStream: executionStarted, outputChunk, executionFinished of a run", {
   assert.equal(fin.executionFinished, true);
 });
 
-// A quiet stream carries a keep-alive after about 5 s without an event: an empty message,
-// which the strict client decodes as a message whose event is not set, and reads past. The
-// events of a run still come whole after it.
-test("EventStream: keep-alives on a quiet stream decode as messages without an event", { timeout: 30_000 }, async () => {
+// A quiet stream carries a keep-alive after about 5 s without an event: an outputChunk of no
+// execution and no text, which the strict client decodes like any chunk, and a reader of
+// its runs' output reads past. The events of a run still come whole after it.
+test("EventStream: keep-alives on a quiet stream decode as empty output chunks", { timeout: 30_000 }, async () => {
   const ac = new AbortController();
   const seen = [];
   const id = trackingId("quiet");
@@ -556,8 +556,9 @@ test("EventStream: keep-alives on a quiet stream decode as messages without an e
   const quiet = new Promise((r) => (quietLongEnough = r));
   const reader = (async () => {
     for await (const ev of client.eventStream({}, { signal: ac.signal })) {
-      seen.push(ev.event.case);
-      if (ev.event.case === undefined) quietLongEnough();
+      const keepAlive = ev.event.case === "outputChunk" && ev.event.value.executionTrackingId === "" && ev.event.value.output === "";
+      seen.push(keepAlive ? "keep-alive" : ev.event.case);
+      if (keepAlive) quietLongEnough();
       if (ev.event.case === "executionFinished" && ev.event.value.logEntry?.executionTrackingId === id) return;
     }
     throw new Error("the stream ended before executionFinished");
@@ -570,6 +571,6 @@ test("EventStream: keep-alives on a quiet stream decode as messages without an e
   } finally {
     ac.abort();
   }
-  assert.equal(seen[0], undefined, `the first message of a quiet stream: ${seen}`);
-  assert.deepEqual(seen.filter((c) => c !== undefined).slice(0, 1), ["executionStarted"], `${seen}`);
+  assert.equal(seen[0], "keep-alive", `the first message of a quiet stream: ${seen}`);
+  assert.deepEqual(seen.filter((c) => c !== "keep-alive").slice(0, 1), ["executionStarted"], `${seen}`);
 });

@@ -109,11 +109,14 @@ async def check(base):
         event = await asyncio.wait_for(listener, 15)
         assert event is not None, "the stream ended without an event of the run"
 
-        # A quiet stream carries a keep-alive after about 5 s: an empty message, which the
-        # client hands on as a response with no event set. A run's events still follow it.
+        # A quiet stream carries a keep-alive after about 5 s: an output chunk of no execution
+        # and no text, which the client decodes like any chunk. A run's events still follow it.
         kinds = []
 
         def kind(event):
+            chunk = event.event is not None and event.event.field == "output_chunk" and event.event.value
+            if chunk and not chunk.execution_tracking_id and not chunk.output:
+                return "keep-alive"
             return event.event.field if event.event is not None else None
 
         async def quiet():
@@ -129,7 +132,7 @@ async def check(base):
             if kinds:
                 break
             await asyncio.sleep(0.1)
-        assert kinds == [None], f"the first message of a quiet stream: {kinds}"
+        assert kinds == ["keep-alive"], f"the first message of a quiet stream: {kinds}"
         started = await client.start_action(pb.StartActionRequest(action_id="hello"))
         wanted["id"] = started.execution_tracking_id
         await asyncio.wait_for(listener, 15)

@@ -181,9 +181,10 @@
   // One envelope: flag 0, length 2 (big-endian), then "{}".
   const REQUEST_ENVELOPE = new Uint8Array([0, 0, 0, 0, 2, 123, 125]);
 
-  // The service sends a keep-alive (an empty message) on a stream quiet for 5 s, so a stream
-  // that carried nothing for this long is dead, not quiet: a board that lost power, a stale
-  // socket, a proxy that stopped forwarding without closing. It is dropped and opened anew.
+  // The service sends a keep-alive (an output chunk of no run) on a stream quiet for 5 s, so
+  // a stream that carried nothing for this long is dead, not quiet: a board that lost power, a
+  // stale socket, a proxy that stopped forwarding without closing. It is dropped and opened
+  // anew.
   const SILENT = 11000;
 
   async function streamLoop(ctrl) {
