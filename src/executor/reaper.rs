@@ -48,7 +48,17 @@ struct Watched {
     early: HashMap<i32, (u64, Exit)>,
 }
 
-/// A spawn under way: hand it back to `end_spawn`, whether the spawn worked or not.
+impl Watched {
+    /// Takes `ticket`'s spawn off the list. A status kept for spawns that have all ended
+    /// belonged to none of them, and is dropped.
+    fn settle(&mut self, ticket: Ticket) {
+        self.in_flight.remove(&ticket.0);
+        let floor = self.in_flight.first().copied().unwrap_or(u64::MAX);
+        self.early.retain(|_, (newest, _)| *newest >= floor);
+    }
+}
+
+/// A spawn under way: hand it back to `end_spawn` or `spawn_failed`.
 #[derive(Debug)]
 #[must_use]
 pub struct Ticket(u64);
@@ -91,27 +101,27 @@ impl Reaper {
         Ticket(ticket)
     }
 
-    /// Ends a spawn. With the pid it started, returns the receiver of that pid's exit status
-    /// (already filled if the process ended and was reaped in the meantime).
-    pub fn end_spawn(&self, ticket: Ticket, pid: Option<i32>) -> Option<oneshot::Receiver<Exit>> {
+    /// Ends a spawn that started `pid`: returns the receiver of its exit status (already
+    /// filled if the process ended and was reaped in the meantime).
+    pub fn end_spawn(&self, ticket: Ticket, pid: i32) -> oneshot::Receiver<Exit> {
         let mut w = self.lock();
-        w.in_flight.remove(&ticket.0);
-        let rx = pid.map(|pid| {
-            let (tx, rx) = oneshot::channel();
-            match w.early.remove(&pid) {
-                Some((_, exit)) => {
-                    let _ = tx.send(exit);
-                }
-                None => {
-                    w.watchers.insert(pid, tx);
-                }
+        let (tx, rx) = oneshot::channel();
+        match w.early.remove(&pid) {
+            Some((_, exit)) => {
+                let _ = tx.send(exit);
             }
-            rx
-        });
-        // A status kept for spawns that have all ended belonged to none of them.
-        let floor = w.in_flight.first().copied().unwrap_or(u64::MAX);
-        w.early.retain(|_, (newest, _)| *newest >= floor);
+            None => {
+                w.watchers.insert(pid, tx);
+            }
+        }
+        w.settle(ticket);
         rx
+    }
+
+    /// Ends a spawn that started nothing (a child that failed before its `execve` is reaped
+    /// here like an orphan).
+    pub fn spawn_failed(&self, ticket: Ticket) {
+        self.lock().settle(ticket);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Watched> {
@@ -159,7 +169,7 @@ mod tests {
         let r = Reaper::default();
         let t = r.begin_spawn();
         r.deliver(42, Exit::Code(3));
-        let mut rx = r.end_spawn(t, Some(42)).expect("a receiver");
+        let mut rx = r.end_spawn(t, 42);
         assert_eq!(rx.try_recv(), Ok(Exit::Code(3)));
         assert!(r.lock().early.is_empty());
     }
@@ -168,7 +178,7 @@ mod tests {
     fn a_status_after_the_spawn_ended_goes_to_its_watcher() {
         let r = Reaper::default();
         let t = r.begin_spawn();
-        let mut rx = r.end_spawn(t, Some(7)).expect("a receiver");
+        let mut rx = r.end_spawn(t, 7);
         assert!(rx.try_recv().is_err());
         r.deliver(7, Exit::Signal(9));
         assert_eq!(rx.try_recv(), Ok(Exit::Signal(9)));
@@ -185,10 +195,10 @@ mod tests {
         r.deliver(2, Exit::Code(0)); // an orphan, or a's leader
         let b = r.begin_spawn();
         r.deliver(3, Exit::Code(0)); // an orphan, or a's or b's leader
-        let _ = r.end_spawn(a, Some(100));
+        drop(r.end_spawn(a, 100));
         // pid 2 could only have been a's; pid 3 may still be b's.
         assert_eq!(r.lock().early.keys().copied().collect::<Vec<_>>(), [3]);
-        let _ = r.end_spawn(b, None);
+        r.spawn_failed(b);
         assert!(r.lock().early.is_empty());
         assert!(r.lock().in_flight.is_empty());
     }
