@@ -7,6 +7,15 @@
 //! that watcher, anything else is an orphan and is simply reaped. Because this is the only
 //! `waitpid` caller, no status is ever stolen.
 //!
+//! SIGCHLD is read from a signalfd on the event loop, not by a handler: the kernel sends it
+//! to the thread that started the child (a thread of the blocking pool, under load) or to any
+//! thread that does not block it, so a handler woke an idle helper thread for most exits, only
+//! to write a byte that woke the event loop. `start` blocks SIGCHLD on the thread that runs
+//! it, the first thing `run` does, before the service starts its other threads, which inherit
+//! the mask. A thread that was started before (one the runtime made to resolve the listen
+//! address) still takes SIGCHLD with tokio's handler, which stays installed for that, so no
+//! exit is lost either way.
+//!
 //! Processes are started on other threads (so that one slow `posix_spawn` does not stop the
 //! service), so a leader can exit and be reaped before its spawner has registered it. Each
 //! spawn therefore takes a ticket first (`begin_spawn`) and registers its pid when it returns
@@ -19,10 +28,15 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use nix::errno::Errno;
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
+use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use tokio::io::unix::AsyncFd;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::oneshot;
 use tracing::{debug, warn};
+
+use super::spawn;
 
 /// How a watched process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,8 +78,8 @@ impl Watched {
 pub struct Ticket(u64);
 
 impl Reaper {
-    /// Becomes a subreaper and starts the SIGCHLD task. Call once, inside the runtime,
-    /// before the first spawn.
+    /// Becomes a subreaper and starts the SIGCHLD task. Call once, inside the runtime, on its
+    /// thread, before the first spawn and before starting other threads.
     pub fn start() -> std::io::Result<Arc<Reaper>> {
         if let Err(e) = nix::sys::prctl::set_child_subreaper(true) {
             // Without it orphans go to PID 1, which reaps them too; only our count of them
@@ -74,11 +88,25 @@ impl Reaper {
         }
         // Decide (and log) how executions are contained before the first one starts.
         super::cgroup::mode();
+        // The handler first: from here on no SIGCHLD can be lost, whichever thread takes it.
         let mut sigchld = signal(SignalKind::child())?;
+        let mut signalfd = sigchld_fd();
         let reaper = Arc::new(Reaper::default());
         let task_reaper = Arc::clone(&reaper);
         tokio::spawn(async move {
-            while sigchld.recv().await.is_some() {
+            loop {
+                tokio::select! {
+                    ready = readable(&signalfd), if signalfd.is_some() => {
+                        if !ready {
+                            signalfd = None;
+                        }
+                    }
+                    got = sigchld.recv() => {
+                        if got.is_none() {
+                            return;
+                        }
+                    }
+                }
                 task_reaper.reap();
             }
         });
@@ -156,6 +184,50 @@ impl Reaper {
                 }
             };
             self.deliver(pid.as_raw(), exit);
+        }
+    }
+}
+
+/// SIGCHLD blocked on this thread (and so on every thread started from it later) and read
+/// from a signalfd registered with the event loop, or `None` (the log says why) where that
+/// fails: then tokio's handler takes every SIGCHLD, as it does for threads started before.
+fn sigchld_fd() -> Option<AsyncFd<SignalFd>> {
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGCHLD);
+    let fd = SignalFd::with_flags(&set, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC)
+        .map_err(std::io::Error::from)
+        .and_then(spawn::register_signalfd);
+    match fd {
+        Ok(fd) => match pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None) {
+            Ok(()) => Some(fd),
+            Err(e) => {
+                warn!("could not block SIGCHLD ({e}); its handler takes it");
+                None
+            }
+        },
+        Err(e) => {
+            warn!("no signalfd for SIGCHLD ({e}); its handler takes it");
+            None
+        }
+    }
+}
+
+/// Waits until the signalfd has a SIGCHLD, and takes what it holds; false if it cannot be
+/// waited on any more (the handler goes on alone).
+async fn readable(fd: &Option<AsyncFd<SignalFd>>) -> bool {
+    let Some(fd) = fd else {
+        return std::future::pending().await;
+    };
+    match fd.readable().await {
+        Ok(mut ready) => {
+            // Standard signals do not queue: one read takes all, a second finds none.
+            while let Ok(Some(_)) = fd.get_ref().read_signal() {}
+            ready.clear_ready();
+            true
+        }
+        Err(e) => {
+            warn!("the SIGCHLD signalfd failed ({e}); its handler takes it");
+            false
         }
     }
 }

@@ -26,7 +26,8 @@
 //! `Command` rebuilt the whole environment on every spawn: 70 000 of the 96 000 instructions
 //! actiond spent per spawn, docs/PERFORMANCE.md), and each spawn only adds the few variables
 //! of its plan. This module must not wait for, signal or supervise a process (the reaper
-//! and the supervising task do).
+//! and the supervising task do). It also holds the executor's one other `unsafe` call,
+//! handing the reaper's SIGCHLD signalfd to the event loop (`register_signalfd`).
 
 use std::ffi::{CStr, CString, OsStr};
 use std::io;
@@ -216,6 +217,19 @@ fn non_blocking(fd: &impl AsRawFd) -> io::Result<()> {
     } else {
         Ok(())
     }
+}
+
+/// The reaper's SIGCHLD signalfd, registered with the event loop (readable while a SIGCHLD
+/// is pending).
+#[allow(unsafe_code)]
+pub fn register_signalfd(
+    fd: nix::sys::signalfd::SignalFd,
+) -> io::Result<tokio::io::unix::AsyncFd<nix::sys::signalfd::SignalFd>> {
+    // SAFETY: a `SignalFd` owns its descriptor (an `OwnedFd` inside, closed only when it is
+    // dropped) and its `as_raw_fd` always returns that descriptor; the `AsyncFd` owns it
+    // from here until it is dropped.
+    unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) }
+        .map_err(|e| e.into_parts().1)
 }
 
 /// What a child needs between `clone` and `execve`, all of it prepared by the parent: the
