@@ -41,11 +41,12 @@ RUNS=5
 SECS=3
 EXECS=10000
 INSN_EXECS=300
-# The mode phase: rounds of presses per action and mode.
+# The mode phase: rounds, presses per action and mode and round, presses after a pause.
 ROUNDS=5
-PRESSES=300
+PRESSES=1000
+IDLE=4
 case "${1:-}" in
-    --quick) RUNS=3 SECS=1 EXECS=2000 INSN_EXECS=100 ROUNDS=3 PRESSES=100 ;;
+    --quick) RUNS=3 SECS=1 EXECS=2000 INSN_EXECS=100 ROUNDS=3 PRESSES=500 IDLE=3 ;;
     "") ;;
     *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
 esac
@@ -111,12 +112,10 @@ CG_MOUNT="$(sed -n 's/^[^ ]* [^ ]* [^ ]* [^ ]* \([^ ]*\) .* - cgroup2 .*/\1/p' /
 [ -d "$CG_MOUNT" ] || die "no cgroup v2 mount point found"
 CGROUPS="$CG_MOUNT/actiond-bench-$$"
 mkdir "$CGROUPS" || die "cannot create the cgroup $CGROUPS"
-CG_NEXT=0
-# fresh_cgroup: sets CG to a new directory below the bench's cgroup.
+# fresh_cgroup: sets CG to a new directory below the bench's cgroup (a unique name, since
+# it is also called in command substitutions, whose changes to variables do not come back).
 fresh_cgroup() {
-    CG_NEXT=$((CG_NEXT + 1))
-    CG="$CGROUPS/s$CG_NEXT"
-    mkdir "$CG" || die "cannot create the cgroup $CG"
+    CG="$(mktemp -d -p "$CGROUPS" s.XXXXXX)" || die "cannot create a cgroup below $CGROUPS"
 }
 # drop_cgroup DIR: kills what is left in DIR and removes it with everything below it.
 drop_cgroup() {
@@ -211,10 +210,13 @@ vm() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # cpu_all PID: its own CPU ticks and those of its reaped children, "OWN ALL".
 cpu_all() { awk '{print $14 + $15, $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
+# free_port: a port nothing listens on, below the kernel's range for outgoing connections
+# (the bench's own clients take those, and a server cannot bind a port a connection uses).
+EPHEMERAL_LOW="$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range)"
 free_port() {
     local p
     while :; do
-        p=$((20000 + RANDOM % 30000))
+        p=$((10000 + RANDOM % (EPHEMERAL_LOW - 10000)))
         (echo >"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
     done
 }
@@ -234,14 +236,14 @@ wrk_rate() {
 start_server() {
     case "$1" in
         actiond) ACTIOND_CGROUP=off "$ACTIOND" --config "$WORK/actiond.yaml" --listen "127.0.0.1:$2" \
-                     2>"$WORK/actiond.log" &
+                     2>"$WORK/$1.log" &
                  SERVER_PID=$! ;;
         actiond-cgroup)
                  fresh_cgroup
                  ACTIOND_CGROUP="$CG" "$ACTIOND" --config "$WORK/actiond.yaml" --listen "127.0.0.1:$2" \
-                     2>"$WORK/actiond.log" &
+                     2>"$WORK/$1.log" &
                  SERVER_PID=$! ;;
-        webhook) "$WEBHOOK" -hooks "$WORK/hooks.json" -ip 127.0.0.1 -port "$2" >"$WORK/webhook.log" 2>&1 &
+        webhook) "$WEBHOOK" -hooks "$WORK/hooks.json" -ip 127.0.0.1 -port "$2" >"$WORK/$1.log" 2>&1 &
                  SERVER_PID=$! ;;
     esac
 }
@@ -298,6 +300,14 @@ insn_per_exec() {
     echo $(( $(cg_total "$cg.$pid.1") / INSN_EXECS ))
 }
 
+# wait_ready ADDR PATH LOG: waits until the server answers, or stops with its log.
+wait_ready() {
+    "$TOOL" ready --addr "$1" --path "$2" >/dev/null || {
+        tail -20 "$3" >&2
+        die "the server on $1 did not answer (its log is above)"
+    }
+}
+
 # ratio A B: A ÷ B.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print a / b}'; }
 
@@ -322,7 +332,7 @@ history_load() {
     addr="127.0.0.1:$port"
     "$ACTIOND" --config "$WORK/actiond-history.yaml" --listen "$addr" 2>"$WORK/actiond-history.log" &
     SERVER_PID=$!
-    "$TOOL" ready --addr "$addr" --path /readyz >/dev/null
+    wait_ready "$addr" /readyz "$WORK/actiond-history.log"
     r0="$(metric "$addr" actiond_history_file_records_total)"
     s0="$(metric "$addr" actiond_history_file_syncs_total)"
     LOAD_RPS="$(wrk_rate 16 actiond-hello "http://$addr/api/StartActionAndWait")"
@@ -364,10 +374,14 @@ disk_figures() {
 # (`shell: 'true'`) in each mode, one client, StartActionAndWait: the service's own CPU, and
 # the service's and its children's together. A group-mode and a cgroup-mode actiond run side
 # by side and take turns, ROUNDS rounds of PRESSES presses per action and mode, so that the
-# machine's drift falls on both modes alike; the cgroup ÷ group ratio is the report's.
+# machine's drift falls on both modes alike; the cgroup ÷ group ratio is the report's. Each
+# round also takes 16 clients' throughput of `exec-true` for SECS in each mode, and IDLE
+# presses of `exec-true` one at a time with a pause before each (a board pressed now and
+# then: a cgroup move after a pause waits for the kernel's RCU grace period, see
+# docs/PERFORMANCE.md), their median latency.
 mode_presses() {
-    local run=$1 gaddr caddr gpid cpid round action mode pid addr b a
-    local -A own=() all=()
+    local run=$1 gaddr caddr gpid cpid round action mode pid addr b a j i
+    local -A own=() all=() rps=() idle=()
     gaddr="127.0.0.1:$(free_port)"
     ACTIOND_CGROUP=off "$ACTIOND" --config "$WORK/actiond.yaml" --listen "$gaddr" 2>"$WORK/modes-group.log" &
     gpid=$!
@@ -378,8 +392,8 @@ mode_presses() {
     ACTIOND_CGROUP="$cg" "$ACTIOND" --config "$WORK/actiond.yaml" --listen "$caddr" 2>"$WORK/modes-cgroup.log" &
     cpid=$!
     OTHER_PIDS+=("$cpid")
-    "$TOOL" ready --addr "$gaddr" --path /readyz >/dev/null
-    "$TOOL" ready --addr "$caddr" --path /readyz >/dev/null
+    wait_ready "$gaddr" /readyz "$WORK/modes-group.log"
+    wait_ready "$caddr" /readyz "$WORK/modes-cgroup.log"
     in_cgroup_mode "$WORK/modes-cgroup.log"
     grep -q "kill containment: process group" "$WORK/modes-group.log" || die "the group-mode actiond is not in group mode"
     press() {
@@ -402,6 +416,20 @@ mode_presses() {
                 all[$mode.$action]=$(( ${all[$mode.$action]:-0} + a[1] - b[1] ))
             done
         done
+        for mode in group cgroup; do
+            if [ "$mode" = group ]; then addr=$gaddr; else addr=$caddr; fi
+            j="$("$TOOL" http --addr "$addr" --conns 16 --secs "$SECS" --method POST \
+                --path /api/StartActionAndWait --body '{"actionId":"exec-true"}' --expect '"exitCode":0')" \
+                || die "16 clients of exec-true failed against $addr"
+            rps[$mode]="${rps[$mode]:-} $(field "$j" rate)"
+            for i in $(seq 1 "$IDLE"); do
+                sleep 0.3
+                j="$("$TOOL" http --addr "$addr" --conns 1 --count 1 --method POST \
+                    --path /api/StartActionAndWait --body '{"actionId":"exec-true"}' --expect '"exitCode":0')" \
+                    || die "a press of exec-true failed against $addr"
+                idle[$mode]="${idle[$mode]:-} $(field "$j" p50_us)"
+            done
+        done
     done
     kill "$gpid" "$cpid"
     wait "$gpid" "$cpid" 2>/dev/null || true
@@ -418,8 +446,13 @@ mode_presses() {
             record "$run" "$subject" "press_${key}_own_us" "$(awk -v t="${own[$mode.$action]}" -v hz="$hz" -v n="$n" 'BEGIN {print t / hz / n * 1e6}')"
             record "$run" "$subject" "press_${key}_all_us" "$(awk -v t="${all[$mode.$action]}" -v hz="$hz" -v n="$n" 'BEGIN {print t / hz / n * 1e6}')"
         done
+        record "$run" "$subject" rps_c16_exec_true "$(median ${rps[$mode]})"
+        record "$run" "$subject" idle_exec_true_p50_us "$(median ${idle[$mode]})"
     done
 }
+
+# median X...: the median of the numbers given.
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 CPU_MODEL="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
 MACHINE="$(nproc) CPU(s), ${CPU_MODEL:-unknown CPU}, $(uname -sm) $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
@@ -495,8 +528,8 @@ for run in $(seq 1 "$RUNS"); do
         record "$run" "$subject" startup_ms "$(field "$j" ms)"
 
         start_server "$subject" "$port"
-        "$TOOL" ready --addr "$addr" --path "$ready" >/dev/null
-        if [ "$subject" = actiond-cgroup ]; then in_cgroup_mode "$WORK/actiond.log"; fi
+        wait_ready "$addr" "$ready" "$WORK/$subject.log"
+        if [ "$subject" = actiond-cgroup ]; then in_cgroup_mode "$WORK/$subject.log"; fi
         sleep 1
         record "$run" "$subject" rss_idle_kib "$(vm "$SERVER_PID" VmRSS)"
 

@@ -643,6 +643,16 @@ const ROWS: &[Row] = &[
         unit: Unit::Us,
     },
     Row {
+        key: "rps_c16_exec_true",
+        label: "run-and-wait/s of `exec: [/bin/true]`, 16 clients, the modes taking turns",
+        unit: Unit::PerSec,
+    },
+    Row {
+        key: "idle_exec_true_p50_us",
+        label: "one press of `exec: [/bin/true]` after 0.3 s without any, the modes taking turns, p50",
+        unit: Unit::Us,
+    },
+    Row {
         key: "floor_cpu_per_exec_us",
         label: "the floor: own CPU of a C program that only spawns the command with one pipe and waits",
         unit: Unit::Us,
