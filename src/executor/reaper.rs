@@ -220,8 +220,11 @@ async fn readable(fd: &Option<AsyncFd<SignalFd>>) -> bool {
     };
     match fd.readable().await {
         Ok(mut ready) => {
-            // Standard signals do not queue: one read takes all, a second finds none.
-            while let Ok(Some(_)) = fd.get_ref().read_signal() {}
+            // One read takes what is pending: a standard signal does not queue, so a second
+            // would only find none (a system call per exit). A SIGCHLD that comes after it
+            // makes the descriptor readable again, and the reactor reports that anew; and the
+            // reaper's waitpid loop takes every exited child, whichever signal announced it.
+            let _ = fd.get_ref().read_signal();
             ready.clear_ready();
             true
         }
