@@ -277,11 +277,11 @@ CHECKS=(
     check_watchdog_restarts_a_stopped_service
     check_stop_kills_a_running_action
     check_kill_reaches_escaped_processes
-    check_exec_children_are_born_in_their_cgroup
     check_history_survives_a_restart
     check_polkit_refuses_what_the_rule_does_not_name
     check_reboot_through_polkit
     check_upgrade_keeps_config_and_history
+    check_exec_children_are_born_in_their_cgroup
     check_purge_removes_everything
 )
 
@@ -466,7 +466,9 @@ check_kill_reaches_escaped_processes() {
 # ---------------------------------------------------------------------------------------
 # `exec:` commands under the shipped unit: born in their cgroup, no wrapper shell. Kept in a
 # function of its own, with the actions it needs added to the config here and the config
-# put back at the end, so that it stands apart from the checks above.
+# put back at the end, so that it stands apart from the other checks; it runs just before
+# the purge, so that its runs do not push the runs the history checks look for off the
+# first page of GetLogs.
 
 check_exec_children_are_born_in_their_cgroup() {
     step "exec: commands are born in run-N with no shell above them; a setsid + env -i grandchild is killed"
