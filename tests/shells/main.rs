@@ -80,6 +80,11 @@ fn core_values(rng: &mut Rng) -> Vec<String> {
         "-va[$(touch MARK)]".into(),
         format!("x\n{d}\ntouch MARK\n"),
         format!("x\n\t{d}\ntouch MARK\n"),
+        // A bare program name or path: harmless as text, but where a shell reads the value as
+        // a command's name (dash after `[[ … ||`, or after `cmd &>f`), the words after it
+        // become files that `created` finds.
+        "touch".into(),
+        "/usr/bin/touch".into(),
     ]
 }
 
@@ -205,6 +210,8 @@ struct Ran {
     status: Option<i32>,
     marked: bool,
     hung: bool,
+    /// The files the run left in its directory (removed after), sorted.
+    created: Vec<Vec<u8>>,
 }
 
 /// Runs `script` with `-c` in `dir` (empty before), in its own process group, stdin from
@@ -243,16 +250,24 @@ fn run(shell: &[&str], script: &str, dir: &Path) -> Ran {
     let hung = watchdog.join().unwrap_or(false);
     // Whatever the script left behind in its group goes with it.
     let _ = killpg(group, Signal::SIGKILL);
-    let mark = dir.join(MARK);
-    let marked = mark.exists();
-    if marked {
-        let _ = std::fs::remove_file(&mark);
+    let marked = dir.join(MARK).exists();
+    let mut created = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("scratch dir").flatten() {
+        created.push(entry.file_name().into_encoded_bytes());
+        let path = entry.path();
+        if path.is_dir() {
+            let _ = std::fs::remove_dir_all(&path);
+        } else {
+            let _ = std::fs::remove_file(&path);
+        }
     }
+    created.sort();
     Ran {
         stdout,
         status: status.code(),
         marked,
         hung,
+        created,
     }
 }
 
@@ -260,7 +275,25 @@ use std::os::unix::process::CommandExt;
 
 impl Ran {
     fn same(&self, other: &Ran) -> bool {
-        self.stdout == other.stdout && self.status == other.status && self.hung == other.hung
+        self.stdout == other.stdout
+            && self.status == other.status
+            && self.hung == other.hung
+            && self.created == other.created
+    }
+
+    /// Whether the value ran: the marker file appeared, or the run left a file that the
+    /// token run (with the token replaced by the value) did not, which is what a value read
+    /// as a command's name (`touch`) does with the words after it.
+    fn injected(&self, token: &Ran, value: &str) -> bool {
+        if self.marked || token.marked {
+            return true;
+        }
+        let expected: Vec<Vec<u8>> = token
+            .created
+            .iter()
+            .map(|f| replace(f, TOKEN.as_bytes(), value.as_bytes()))
+            .collect();
+        self.created.iter().any(|f| !expected.contains(f))
     }
 }
 
@@ -300,7 +333,7 @@ fn diverges(shell: &[&str], text: &str, value: &str, dir: &Path) -> Option<Kind>
     let token = run(shell, &render(&template, TOKEN), dir);
     let again = run(shell, &render(&template, TOKEN), dir);
     let hostile = run(shell, &script, dir);
-    if hostile.marked || token.marked {
+    if hostile.injected(&token, value) {
         return Some(Kind::Injection);
     }
     if token.hung || !token.same(&again) {
@@ -472,7 +505,7 @@ fn check(index: usize, case: &Case, seed: u64, dir: &Path, tally: &Mutex<Tally>)
             let hostile = run(shell, &script, dir);
             runs += 1;
             let want = replace(&token.stdout, TOKEN.as_bytes(), value.as_bytes());
-            let kind = if hostile.marked || token.marked {
+            let kind = if hostile.injected(&token, value) {
                 Some(Kind::Injection)
             } else if !case.probed
                 && (hostile.hung || hostile.stdout != want || hostile.status != token.status)
