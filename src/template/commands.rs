@@ -17,6 +17,7 @@
 
 use super::Placeholder;
 use super::Stop;
+use super::UNSAFE_HINT;
 use super::reread::{Notes, Read, Rereading, arithmetic_names, scripts};
 
 /// One word of a command, as far as the rules need to know it.
@@ -139,7 +140,11 @@ impl Word {
         let mut out: Vec<Read> = self.holes.iter().cloned().map(Read::Hole).collect();
         out.extend(self.vars.iter().cloned().map(Read::Variable));
         if arithmetic {
-            out.extend(arithmetic_names(&self.unquoted).into_iter().map(Read::Variable));
+            out.extend(
+                arithmetic_names(&self.unquoted)
+                    .into_iter()
+                    .map(Read::Variable),
+            );
         }
         if let Some(what) = &self.opaque {
             out.push(Read::Unknown(what.clone()));
@@ -187,7 +192,14 @@ pub(super) struct Command {
 
 /// Builtins that read every argument as code.
 const READ_AS_CODE: &[&[u8]] = &[
-    b"eval", b"trap", b"alias", b"compgen", b"complete", b"fc", b"enable", b"bind",
+    b"eval",
+    b"trap",
+    b"alias",
+    b"compgen",
+    b"complete",
+    b"fc",
+    b"enable",
+    b"bind",
 ];
 
 /// Builtins that read their arguments as variable names.
@@ -294,7 +306,7 @@ impl Command {
                 return Err(Stop::Refused(format!(
                     "{p} is an argument of a command whose name comes from an expansion or a \
                      value, so actiond cannot tell whether it reads its arguments as code (it \
-                     could be `eval`): write the command's name out"
+                     could be `eval`); write the command's name out: {UNSAFE_HINT}"
                 )));
             }
             for w in &self.args {
@@ -315,7 +327,12 @@ impl Command {
                 return Err(refused(w, name, Rereading::Code));
             }
             for w in &self.args {
-                notes.reread(w.start, format!("`{shown}`"), Rereading::Code, w.reads(false));
+                notes.reread(
+                    w.start,
+                    format!("`{shown}`"),
+                    Rereading::Code,
+                    w.reads(false),
+                );
             }
         }
         if name == b"let" {
@@ -426,7 +443,12 @@ impl Command {
                 Some(_) => {}
                 None => {
                     notes.analysis.written_unknown = true;
-                    notes.reread(w.start, format!("`{shown}`"), Rereading::Name, w.reads(false));
+                    notes.reread(
+                        w.start,
+                        format!("`{shown}`"),
+                        Rereading::Name,
+                        w.reads(false),
+                    );
                 }
             }
         }
@@ -517,7 +539,12 @@ pub(super) fn check_cond(words: &[Word], notes: &mut Notes) -> Result<(), String
                     how.hint()
                 ));
             }
-            notes.reread(w.start, "an arithmetic comparison in `[[ ]]`", how, w.reads(true));
+            notes.reread(
+                w.start,
+                "an arithmetic comparison in `[[ ]]`",
+                how,
+                w.reads(true),
+            );
         }
         if name_test {
             let how = Rereading::Name;

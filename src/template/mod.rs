@@ -15,6 +15,7 @@
 
 mod commands;
 mod html;
+mod judge;
 mod lexer;
 pub mod reread;
 #[cfg(test)]
@@ -22,6 +23,7 @@ mod tests;
 
 use std::fmt;
 
+pub use judge::{Values, judge};
 use reread::{Analysis, Read, Reread, Rereading};
 
 /// What a placeholder names.
@@ -183,7 +185,11 @@ fn read_shell_at(text: &str, depth: u32) -> Result<(Template, Analysis), Templat
     let reading = lexer::compile(text)?;
     let mut analysis = reading.analysis;
     for (at, script, place) in reading.scripts {
-        let line = text.as_bytes()[..at].iter().filter(|&&c| c == b'\n').count() + 1;
+        let line = text.as_bytes()[..at]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count()
+            + 1;
         inner_script(&mut analysis, &script, place, line, depth);
     }
     Ok((
@@ -213,7 +219,10 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         match (values[i], &templates[i]) {
             (Some(script), _) => inner_script(&mut analysis, script, place, 1, 0),
             (None, Some(t)) => {
-                let mut reads: Vec<Read> = t.placeholders().map(|(p, _)| Read::Hole(p.clone())).collect();
+                let mut reads: Vec<Read> = t
+                    .placeholders()
+                    .map(|(p, _)| Read::Hole(p.clone()))
+                    .collect();
                 reads.push(Read::Unknown(format!(
                     "the rest of {place}, which is built from values and so not read by actiond"
                 )));

@@ -235,7 +235,12 @@ pub fn scripts(words: &[Option<&[u8]>]) -> Vec<(usize, &'static str)> {
             return shell_script(words, from);
         }
         if base == b"su" || base == b"runuser" {
-            return option_argument(words, i + 1, &[b"-c", b"--command"], "the command of `su -c`");
+            return option_argument(
+                words,
+                i + 1,
+                &[b"-c", b"--command"],
+                "the command of `su -c`",
+            );
         }
         if base == b"env" {
             let found = option_argument(

@@ -80,7 +80,7 @@ fn placeholders_are_found_in_each_context() {
             &[Unquoted, SingleQuoted],
         ),
         (
-            "[[ {{ a }} == x && -n \"{{ a }}\" ]]",
+            "[[ {{ a }} == x ]] && [[ -n \"{{ a }}\" ]]",
             &[Unquoted, DoubleQuoted],
         ),
         ("[ {{ a }} -eq 1 ]", &[Unquoted]),
@@ -308,8 +308,17 @@ fn unsafe_contexts_are_refused_with_a_fix() {
             }
             Err(e) => e.message,
         };
-        // Every refusal says why, and how to fix it.
-        let hint = err.contains("exec:") && err.contains("environment variable");
+        // Every refusal says why, and how to fix it: where bash reads the value again, the
+        // fix is that place's own (`reread::Rereading::hint`).
+        let hint = (err.contains("exec:") && err.contains("environment variable"))
+            || [
+                reread::Rereading::Arithmetic,
+                reread::Rereading::Code,
+                reread::Rereading::Name,
+                reread::Rereading::Redirection,
+            ]
+            .iter()
+            .any(|r| err.contains(r.hint()));
         if !err.contains(why) || !hint {
             wrong.push(format!("{text:?}: {err}"));
         }

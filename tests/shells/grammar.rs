@@ -365,7 +365,12 @@ impl Gen {
     fn both_streams(&mut self) -> String {
         let op = self.rng.one(&["&>", "&>>", "&> "]);
         match self.rng.below(3) {
-            0 => format!("p {} {op}/dev/null {} {}", self.word(), self.word(), self.word()),
+            0 => format!(
+                "p {} {op}/dev/null {} {}",
+                self.word(),
+                self.word(),
+                self.word()
+            ),
             1 => format!("p {} {op}/dev/null; p {}", self.word(), self.word()),
             _ => format!("p {op}/dev/null {}; p {}", self.word(), self.word()),
         }
@@ -374,7 +379,9 @@ impl Gen {
     /// Duplications: bash expands the word after `>&` (and `1>&`) a second time when it is
     /// no number, and writes both streams to that file.
     fn duplicate(&mut self) -> String {
-        let op = self.rng.one(&[">&", "1>&", ">& ", "2>&", "<&", "0<&", "3>&"]);
+        let op = self
+            .rng
+            .one(&[">&", "1>&", ">& ", "2>&", "<&", "0<&", "3>&"]);
         match self.rng.below(3) {
             0 => format!("p {} {op}x{}", self.word(), self.word()),
             1 => format!("exec 3>&1; p {} >&3; p {}", self.word(), self.word()),
@@ -398,10 +405,7 @@ impl Gen {
         ]);
         let flag = self.rng.one(&["-c", "-ec", "-c --"]);
         match self.rng.below(3) {
-            0 => format!(
-                "{shell} {flag} 'printf \"<%s>\" \"$1\"' sh {}",
-                self.word()
-            ),
+            0 => format!("{shell} {flag} 'printf \"<%s>\" \"$1\"' sh {}", self.word()),
             1 => format!("{shell} {flag} \"echo {}\"", self.word()),
             _ => format!("{shell} {flag} 'echo {}'", self.word()),
         }

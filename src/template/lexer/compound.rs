@@ -231,7 +231,6 @@ impl Lexer<'_> {
         check_cond(&words, &mut self.notes).map_err(Stop::Refused)
     }
 
-
     /// `for NAME [in WORDS] do` and bash's `select`, after the word, through `do`: the body's
     /// first word starts a command (`for x do eval …` runs eval). The name is written with
     /// the words, or with the positional parameters when there is no `in`.
@@ -282,5 +281,4 @@ impl Lexer<'_> {
         self.bump(2);
         Ok(())
     }
-
 }

@@ -545,7 +545,8 @@ impl<'a> Lexer<'a> {
         // and what it expands is noted.
         let how = Rereading::Redirection;
         let word = self.target(Some(DUPLICATION_TARGET))?;
-        self.notes.reread(word.start, "the target of `>&`", how, word.reads(false));
+        self.notes
+            .reread(word.start, "the target of `>&`", how, word.reads(false));
         Ok(())
     }
 

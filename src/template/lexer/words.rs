@@ -378,8 +378,7 @@ impl Lexer<'_> {
             (_, true, _) => w.note_expansion(),
             (Some(n), _, true) if !n.is_empty() => {
                 let reads = vec![Read::Variable(n.clone())];
-                self.notes
-                    .reread(start, "`${!…}`", Rereading::Name, reads);
+                self.notes.reread(start, "`${!…}`", Rereading::Name, reads);
                 w.note_opaque("a variable named by a value (`${!…}`)");
             }
             (Some(n), _, _) if !n.is_empty() => w.note_variable(n.as_bytes()),
