@@ -58,20 +58,22 @@ impl Rereading {
         match self {
             Rereading::Arithmetic => {
                 "declare the argument `type: int` (whose values cannot hold code) and write its \
-                 variable there (`$(( N * 60 ))` for an argument `n`), or compare the value as \
-                 text inside [ ] (`[ \"$N\" -gt 3 ]`)"
+                 variable there (`$(( N * 60 ))` for an argument `n`), compare the value as text \
+                 inside [ ] (`[ \"$ACTIOND_ARG_NAME\" -gt 3 ]`), or hand it to a program with \
+                 `exec:`"
             }
             Rereading::Code => {
                 "pass the value as data instead: as a positional parameter of the script (`sh \
-                 -c 'echo \"$1\"' sh {{ v }}`), or read \"$ACTIOND_ARG_NAME\" inside it; an \
-                 argument of `type: int` may stand there"
+                 -c 'echo \"$1\"' sh {{ v }}`), or read \"$ACTIOND_ARG_NAME\" inside it, or \
+                 use `exec:` with no shell; an argument of `type: int` may stand there"
             }
             Rereading::Name => {
                 "a value cannot be a variable name: write the name out in the command (and the \
-                 value as data, e.g. `printf -v out %s \"$ACTIOND_ARG_NAME\"`)"
+                 value as data, e.g. `printf -v out %s \"$ACTIOND_ARG_NAME\"`), or use `exec:`"
             }
             Rereading::Redirection => {
-                "write `>FILE 2>&1` instead of `>& FILE` (the word after `>` is expanded once)"
+                "write `>FILE 2>&1` instead of `>& FILE` (the word after `>` is expanded once: \
+                 `>\"$ACTIOND_ARG_NAME\" 2>&1`), or use `exec:`"
             }
         }
     }

@@ -21,6 +21,7 @@
 //! `ACTIOND_SHELLS_SEED` run it longer or elsewhere; `ACTIOND_SHELLS_ONLY=<template>`
 //! checks one template, and its variants too with `ACTIOND_SHELLS_VARIANTS=1`.
 
+mod findings;
 mod grammar;
 mod variants;
 
@@ -30,7 +31,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use actiond::template::Template;
+use actiond::template::{Template, TemplateError, Values, judge, read_shell};
 use grammar::{DELIMITERS, Gen, Rng};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
@@ -322,7 +323,7 @@ enum Kind {
 
 /// What a template with `value` does in `shell` compared with the token, if it diverges.
 fn diverges(shell: &[&str], text: &str, value: &str, dir: &Path) -> Option<Kind> {
-    let template = Template::shell(text).ok()?;
+    let template = compile(text).ok()?;
     if !template.has_placeholders() {
         return None;
     }
@@ -344,6 +345,18 @@ fn diverges(shell: &[&str], text: &str, value: &str, dir: &Path) -> Option<Kind>
         return Some(Kind::Changed);
     }
     None
+}
+
+/// What a config check accepts: the shell model's contexts, and its verdict on what bash
+/// reads again, with `{{ v }}` an argument whose values are text (no `type: int`).
+fn compile(text: &str) -> Result<Template, TemplateError> {
+    let (template, analysis) = read_shell(text)?;
+    let values = Values {
+        any: true,
+        ..Values::default()
+    };
+    judge(text, &analysis, &values).map_err(|message| TemplateError { message })?;
+    Ok(template)
 }
 
 fn render(template: &Template, value: &str) -> String {
@@ -453,7 +466,7 @@ fn values_for(case: &Case, rng: &mut Rng) -> Vec<String> {
 /// Tests one case: its values in every shell.
 fn check(index: usize, case: &Case, seed: u64, dir: &Path, tally: &Mutex<Tally>) {
     let text = case.text.as_str();
-    let template = match Template::shell(text) {
+    let template = match compile(text) {
         Ok(t) => t,
         Err(e) => {
             let mut t = tally.lock().unwrap();
