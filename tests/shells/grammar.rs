@@ -308,6 +308,16 @@ impl Gen {
             28 => self.cond_list(),
             29 => self.both_streams(),
             30 => self.duplicate(),
+            31..=34 => self.hidden_command(choice),
+            _ => format!("p {} 3>&1 >/dev/null; p {}", self.word(), self.word()),
+        }
+    }
+
+    /// Commands whose name the rules must find behind something: a `for NAME do` body, bash's
+    /// `time` options and the builtin prefixes, a shell started with a script, a value kept in
+    /// a variable.
+    fn hidden_command(&mut self, choice: usize) -> String {
+        match choice {
             31 => {
                 // `for NAME do` on one line (no `in`): the body's first command is a command.
                 let name = format!("i{}", self.sub);
@@ -333,12 +343,11 @@ impl Gen {
                 format!("{prefix}p {}", self.words_upto(2))
             }
             33 => self.nested_shell(),
-            34 => {
+            _ => {
                 // A value kept in a variable, read back as text.
                 let name = format!("m{}", self.sub);
                 format!("{name}={}; p \"${name}\" \"${{{name}}}\"", self.word())
             }
-            _ => format!("p {} 3>&1 >/dev/null; p {}", self.word(), self.word()),
         }
     }
 
@@ -362,17 +371,19 @@ impl Gen {
 
     /// bash's `&>` and `&>>`: dash reads `cmd &>f w` as `cmd &` and `>f w`, so the word after
     /// the file starts a command of its own.
+    /// Each form ends in `wait`: under dash the first `p` runs in the background, and what it
+    /// prints must come before what follows in every run, or the oracle compares a race.
     fn both_streams(&mut self) -> String {
         let op = self.rng.one(&["&>", "&>>", "&> "]);
         match self.rng.below(3) {
             0 => format!(
-                "p {} {op}/dev/null {} {}",
+                "p {} {op}/dev/null {} {}; wait",
                 self.word(),
                 self.word(),
                 self.word()
             ),
-            1 => format!("p {} {op}/dev/null; p {}", self.word(), self.word()),
-            _ => format!("p {op}/dev/null {}; p {}", self.word(), self.word()),
+            1 => format!("p {} {op}/dev/null; wait; p {}", self.word(), self.word()),
+            _ => format!("p {op}/dev/null {}; wait; p {}", self.word(), self.word()),
         }
     }
 

@@ -348,6 +348,113 @@ impl Lexer<'_> {
         self.enter()?;
         let start = self.pos;
         self.bump(2);
+        let name = self.param_name(start, w)?;
+        if self.peek() == Some(b'[') {
+            self.subscript()?;
+        }
+        // `${x:offset:length}` (but not `${x:-…}`): arithmetic.
+        let mut slice = None;
+        // `${x/pattern}`: whether its replacement's `/` came.
+        let mut replaced = None;
+        if self.peek() != Some(b'}') {
+            match OPS.iter().find(|op| self.at(op)) {
+                Some(op) => {
+                    if *op == b":" {
+                        slice = Some((Word::new(self.pos), Vec::new()));
+                    }
+                    if op.starts_with(b"/") {
+                        replaced = Some(false);
+                    }
+                    if matches!(*op, b":=" | b"=")
+                        && let Some(n) = name.as_ref().filter(|n| !n.is_empty())
+                    {
+                        self.notes.analysis.write(n.as_bytes(), true);
+                    }
+                    self.bump(op.len());
+                }
+                None => return Err(self.lost_at(start, "a `${ }` form actiond does not know")),
+            }
+        }
+        loop {
+            match self.peek() {
+                None => return Err(self.lost_at(start, "an unclosed `${`")),
+                Some(b'}') => {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    if let Some((inner, names)) = slice {
+                        let reads = arithmetic_reads(&inner, names);
+                        self.notes.reread(
+                            start,
+                            "`${x:offset:length}`",
+                            Rereading::Arithmetic,
+                            reads,
+                        );
+                    }
+                    // busybox ash reads the rest of the word after `${x/pattern}` (no
+                    // replacement) as more of it: `${x/}'/a/b'` is `kk` and `b` there.
+                    if replaced == Some(false) && self.word_goes_on(in_double) {
+                        return Err(self.lost_at(
+                            start,
+                            "a `${x/pattern}` without a replacement, with more of the word \
+                             after it (busybox ash reads that text as part of the expansion)",
+                        ));
+                    }
+                    return Ok(());
+                }
+                Some(b'/') if replaced == Some(false) => {
+                    replaced = Some(true);
+                    self.pos += 1;
+                }
+                Some(b'{') if self.at(b"{{") => return Err(self.refuse_here("inside ${ }")),
+                Some(b'$') if matches!(self.peek_at(1), Some(b'\'' | b'"')) => {
+                    return Err(self.lost_at(start, "a quote inside `${ }`"));
+                }
+                Some(b'$') => match &mut slice {
+                    Some((inner, _)) => self.dollar(in_double, inner)?,
+                    None => self.dollar(in_double, w)?,
+                },
+                Some(b'\'' | b'"' | b'\\' | b'`' | b'{' | b'\n') => {
+                    return Err(self.lost_at(
+                        start,
+                        "a quote, backslash, backtick, brace or newline inside `${ }`",
+                    ));
+                }
+                Some(c) if (c.is_ascii_alphabetic() || c == b'_') && slice.is_some() => {
+                    let n = self.name();
+                    if let Some((_, names)) = &mut slice {
+                        names.push(n);
+                    }
+                }
+                Some(c) if c.is_ascii_digit() && slice.is_some() => {
+                    while self
+                        .peek()
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+                    {
+                        self.pos += 1;
+                    }
+                }
+                Some(_) => self.pos += 1,
+            }
+        }
+    }
+
+    /// Whether the word goes on after the `}` just read (inside `"…"`: after its `"`).
+    fn word_goes_on(&mut self, in_double: bool) -> bool {
+        let mut i = 0;
+        if in_double {
+            if self.peek() != Some(b'"') {
+                return true;
+            }
+            i = 1;
+        }
+        !self
+            .peek_at(i)
+            .is_none_or(|c| is_blank(c) || c == b'\n' || is_operator(c))
+    }
+
+    /// The parameter of `${`, after it (and its `#` or `!`), noted in `w`: `Some(name)` for a
+    /// named or special one (empty for `$#`, `$?`, …), `None` for a positional one.
+    fn param_name(&mut self, start: usize, w: &mut Word) -> Scan<Option<String>> {
         let mut length = false;
         let mut indirect = false;
         if matches!(self.peek(), Some(b'#' | b'!')) && self.peek_at(1) != Some(b'}') {
@@ -385,75 +492,7 @@ impl Lexer<'_> {
             (Some(_), _, _) => w.note_expansion(),
             (None, _, _) => w.note_opaque("a positional parameter"),
         }
-        if self.peek() == Some(b'[') {
-            self.subscript()?;
-        }
-        // `${x:offset:length}` (but not `${x:-…}`): arithmetic.
-        let mut slice = None;
-        if self.peek() != Some(b'}') {
-            match OPS.iter().find(|op| self.at(op)) {
-                Some(op) => {
-                    if *op == b":" {
-                        slice = Some((Word::new(self.pos), Vec::new()));
-                    }
-                    if matches!(*op, b":=" | b"=")
-                        && let Some(n) = name.as_ref().filter(|n| !n.is_empty())
-                    {
-                        self.notes.analysis.write(n.as_bytes(), true);
-                    }
-                    self.bump(op.len());
-                }
-                None => return Err(self.lost_at(start, "a `${ }` form actiond does not know")),
-            }
-        }
-        loop {
-            match self.peek() {
-                None => return Err(self.lost_at(start, "an unclosed `${`")),
-                Some(b'}') => {
-                    self.pos += 1;
-                    self.depth -= 1;
-                    if let Some((inner, names)) = slice {
-                        let reads = arithmetic_reads(&inner, names);
-                        self.notes.reread(
-                            start,
-                            "`${x:offset:length}`",
-                            Rereading::Arithmetic,
-                            reads,
-                        );
-                    }
-                    return Ok(());
-                }
-                Some(b'{') if self.at(b"{{") => return Err(self.refuse_here("inside ${ }")),
-                Some(b'$') if matches!(self.peek_at(1), Some(b'\'' | b'"')) => {
-                    return Err(self.lost_at(start, "a quote inside `${ }`"));
-                }
-                Some(b'$') => match &mut slice {
-                    Some((inner, _)) => self.dollar(in_double, inner)?,
-                    None => self.dollar(in_double, w)?,
-                },
-                Some(b'\'' | b'"' | b'\\' | b'`' | b'{' | b'\n') => {
-                    return Err(self.lost_at(
-                        start,
-                        "a quote, backslash, backtick, brace or newline inside `${ }`",
-                    ));
-                }
-                Some(c) if (c.is_ascii_alphabetic() || c == b'_') && slice.is_some() => {
-                    let n = self.name();
-                    if let Some((_, names)) = &mut slice {
-                        names.push(n);
-                    }
-                }
-                Some(c) if c.is_ascii_digit() && slice.is_some() => {
-                    while self
-                        .peek()
-                        .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-                    {
-                        self.pos += 1;
-                    }
-                }
-                Some(_) => self.pos += 1,
-            }
-        }
+        Ok(name)
     }
 
     /// `$(( … ))` (`skip` = 3) or bash's `(( … ))` command (`skip` = 2): arithmetic, up to
