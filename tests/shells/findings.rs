@@ -63,7 +63,14 @@ const ROWS: &[(&str, &str, Quoting, &[&str])] = &[
         Quoting::Single,
         &["dash", "bash", "bash --posix", "busybox ash"],
     ),
-    // 5. bash evaluates a variable's value in arithmetic again.
+    // 5. bash evaluates a variable's value in arithmetic again: actiond's own variable for
+    // the argument (set here as actiond sets it in the environment), or another.
+    (
+        "ACTIOND_ARG_V={{ v }}; p $(( ACTIOND_ARG_V ))",
+        "a[$(touch MARK)]",
+        Quoting::Single,
+        &["bash", "bash --posix"],
+    ),
     (
         "m={{ v }}; p $(( m ))",
         "a[$(touch MARK)]",

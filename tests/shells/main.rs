@@ -351,10 +351,16 @@ fn diverges(shell: &[&str], text: &str, value: &str, dir: &Path) -> Option<Kind>
 /// reads again, with `{{ v }}` an argument whose values are text (no `type: int`).
 fn compile(text: &str) -> Result<Template, TemplateError> {
     let (template, analysis) = read_shell(text)?;
-    let values = Values {
+    let mut values = Values {
         any: true,
         ..Values::default()
     };
+    // The variables actiond gives the argument's value (`findings` reads them).
+    for (variable, bare) in [("ACTIOND_ARG_V", false), ("V", true)] {
+        values
+            .variables
+            .insert(variable.to_string(), ("v".to_string(), bare));
+    }
     judge(text, &analysis, &values).map_err(|message| TemplateError { message })?;
     Ok(template)
 }
