@@ -299,6 +299,7 @@ impl Command {
             }
         }
         self.scripts(notes);
+        self.environment(notes);
         let holes = || self.args.iter().filter(|w| w.first.is_some());
         if self.unknown {
             if let Some(w) = holes().next() {
@@ -409,6 +410,49 @@ impl Command {
                     notes.reread(w.start, place, Rereading::Code, reads);
                 }
             }
+        }
+    }
+
+    /// The variables the command puts in the environment of a program: its prefix
+    /// assignments (`NAME=value cmd`), `export NAME=value` (and `declare -x`), and the
+    /// `NAME=value` words of `env` before its command. A program may read them as code.
+    fn environment(&self, notes: &mut Notes) {
+        let mut exported: Vec<&Word> = Vec::new();
+        if self.name_word.is_some() {
+            exported.extend(&self.assignments);
+        }
+        let name = self.name.as_deref().unwrap_or_default();
+        let base = name.rsplit(|&c| c == b'/').next().unwrap_or(name);
+        let exports = base == b"export"
+            || (matches!(base, b"declare" | b"typeset" | b"local")
+                && self.args.iter().any(|w| {
+                    w.value()
+                        .is_some_and(|v| v.starts_with(b"-") && v.contains(&b'x'))
+                }));
+        if exports {
+            exported.extend(self.args.iter().filter(|w| w.assignment));
+        }
+        if base == b"env" {
+            let mut skip = false;
+            for w in &self.args {
+                match w.value() {
+                    _ if std::mem::take(&mut skip) => {}
+                    // `-u NAME` and `-C DIR` take a word.
+                    Some(v) if v.starts_with(b"-") => skip = matches!(v, b"-u" | b"-C"),
+                    Some(v) if !v.contains(&b'=') => break,
+                    _ => exported.push(w),
+                }
+            }
+        }
+        for w in exported {
+            let end = w.unquoted.iter().position(|&c| c == b'=');
+            let shown = String::from_utf8_lossy(&w.unquoted[..end.unwrap_or(0)]).into_owned();
+            notes.reread(
+                w.start,
+                format!("the environment variable `{shown}` of what the command starts"),
+                Rereading::Environment,
+                w.reads(false),
+            );
         }
     }
 

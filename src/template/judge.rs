@@ -186,6 +186,23 @@ mod tests {
             ("time -p -- eval {{ a }}", Some("`eval`"), true),
             ("command -p eval {{ a }}", Some("`eval`"), true),
             ("builtin let x=$A", Some("`let`"), false),
+            // A value in the environment of a program, which may read it as code.
+            ("BASH_ENV={{ a }} bash -c :", Some("`BASH_ENV`"), false),
+            (
+                "GIT_SSH_COMMAND=\"$ACTIOND_ARG_A\" git fetch",
+                Some("environment"),
+                false,
+            ),
+            ("export ENV={{ a }}; sh -i", Some("`ENV`"), false),
+            ("declare -x ENV=$A", Some("`ENV`"), false),
+            (
+                "env -u X TAR_OPTIONS={{ a }} tar x",
+                Some("`TAR_OPTIONS`"),
+                false,
+            ),
+            ("/usr/bin/env -i LANG=C x={{ a }} cmd", Some("`x`"), false),
+            ("x={{ a }}; p \"$x\"", None, false),
+            ("y={{ a }}; env p {{ a }} \"$y\"", None, false),
             // Scripts handed to another shell.
             ("sh -c \"echo {{ a }}\"", Some("sh -c"), false),
             ("bash -c 'echo {{ a }}'", Some("sh -c"), false),

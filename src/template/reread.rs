@@ -2,7 +2,7 @@
 //! shell has read it back as the same bytes, is read again as code, arithmetic or a variable
 //! name. Quoting cannot help there, and what helps depends on the arguments (an `int` value
 //! cannot hold code), which this module does not know: it lists the places and what each
-//! reads, and the config check (`config::reread`) judges them against the declared types.
+//! reads, and `judge` weighs them against what the caller knows of the values.
 //!
 //! The places: bash's arithmetic (`$(( ))`, `(( ))`, `let`, the operands of `[[ -eq ]]` and
 //! its kin, `${x:offset:length}`, array subscripts), which evaluates a variable's value as an
@@ -10,11 +10,13 @@
 //! name; the word after `>&`, which bash expands a second time when it is no number; the
 //! arguments of the builtins that read them as code or names (`eval`, `read`, …); the script
 //! of a shell the command starts (`sh -c SCRIPT`, also behind `env`, `sudo`, `nohup`, …)
-//! and the string of `env -S`, which are parsed as shell code or split again; and the first
-//! argument of `.` / `source`, a file read as code. It also lists the variables the command
-//! writes (a variable read in one of those places may hold what was written to it), and the
-//! `$NAME`s the shell leaves as text (inside `'…'`), which a shell the command starts reads
-//! from its environment. Pure: it neither reads arguments nor decides.
+//! and the string of `env -S`, which are parsed as shell code or split again; the first
+//! argument of `.` / `source`, a file read as code; and the variables put in the environment
+//! of a program the command starts (`NAME=v cmd`, `export`, `env NAME=v`). It also lists the
+//! variables the command writes (a variable read in one of those places may hold what was
+//! written to it), and the `$NAME`s the shell leaves as text (inside `'…'`), which a shell
+//! the command starts reads from its environment. Pure: it neither reads arguments nor
+//! decides.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -31,6 +33,9 @@ pub enum Rereading {
     Name,
     /// As a file name expanded a second time (`>&`).
     Redirection,
+    /// As a variable in the environment of a program the command starts, which may read it
+    /// as its settings or as code (`BASH_ENV`, `ENV`, `GIT_SSH_COMMAND`, `TAR_OPTIONS`).
+    Environment,
 }
 
 impl Rereading {
@@ -49,6 +54,11 @@ impl Rereading {
             Rereading::Redirection => {
                 "bash expands a second time when it is no number (a value holding `$(cmd)` \
                  runs cmd)"
+            }
+            Rereading::Environment => {
+                "a program the command starts may read as its settings, and some run as code \
+                 (bash expands `BASH_ENV` and sources the file, `GIT_SSH_COMMAND` and \
+                 `TAR_OPTIONS` run programs)"
             }
         }
     }
@@ -74,6 +84,11 @@ impl Rereading {
             Rereading::Redirection => {
                 "write `>FILE 2>&1` instead of `>& FILE` (the word after `>` is expanded once: \
                  `>\"$ACTIOND_ARG_NAME\" 2>&1`), or use `exec:`"
+            }
+            Rereading::Environment => {
+                "the programs the command starts already have the value as \
+                 \"$ACTIOND_ARG_NAME\", a name no program reads as its settings: pass it to \
+                 them as an argument (`cmd \"$ACTIOND_ARG_NAME\"`), or use `exec:`"
             }
         }
     }

@@ -97,6 +97,14 @@ const ROWS: &[(&str, &str, Quoting, &[&str])] = &[
         Quoting::Single,
         &["bash", "bash --posix"],
     ),
+    // Found by this branch: a value in the environment of a program the command starts,
+    // which bash expands and sources (`BASH_ENV`).
+    (
+        "BASH_ENV={{ v }} bash -c :",
+        "$(touch MARK)",
+        Quoting::Single,
+        &["dash", "bash", "bash --posix", "busybox ash"],
+    ),
 ];
 
 #[test]
