@@ -6,8 +6,9 @@
 
 use super::checker::{Checker, Fields, path_or};
 use super::tree::{Node, index_path};
+use crate::arguments::ArgType;
 use crate::arguments::{Argument, environment};
-use crate::template::{Placeholder, Template};
+use crate::template::{Placeholder, Template, Values, judge, read_exec, read_shell};
 
 /// What an action runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,9 +121,13 @@ pub(super) fn compile(
         }
     };
     let mut compiled = Vec::new();
+    let mut analyses = Vec::new();
     for (at, text, shell) in texts {
         let result = if shell {
-            Template::shell(text)
+            read_shell(text).map(|(t, analysis)| {
+                analyses.push((at.clone(), text, analysis));
+                t
+            })
         } else {
             Template::literal(text)
         };
@@ -145,6 +150,16 @@ pub(super) fn compile(
         }
     }
     let variables = environment_names(c, command, f, path, arguments);
+    if let CommandSpec::Exec(argv) = command {
+        let at = path_or(f.get("exec"), path).to_string();
+        analyses.push((at, "", read_exec(argv)));
+    }
+    let values = values(arguments, &compiled);
+    for (at, text, analysis) in &analyses {
+        if let Err(why) = judge(text, analysis, &values) {
+            c.error(at, why);
+        }
+    }
     match command {
         CommandSpec::Shell(_) => {
             let template = compiled.pop().unwrap_or_else(Template::empty);
@@ -152,6 +167,36 @@ pub(super) fn compile(
         }
         CommandSpec::Exec(_) => CommandTemplate::Exec(compiled),
     }
+}
+
+/// What the shell model's verdict (`template::judge`) needs to know of the values: which
+/// arguments hold integers only, and which variables hold an argument's value.
+fn values(arguments: &[Argument], compiled: &[Template]) -> Values {
+    let mut values = Values::default();
+    let integer = |v: &str| v.parse::<i64>().is_ok();
+    for a in arguments {
+        if a.name.is_empty() || a.rule.is_display_only() {
+            continue;
+        }
+        // Choices win over the type, so an `int` with choices is int-only when they are.
+        if a.rule == ArgType::Int && a.choices.iter().all(|c| integer(&c.value)) {
+            values.int.insert(a.name.clone());
+        } else {
+            values.any = true;
+        }
+        if let Some(v) = environment::prefixed(&a.name) {
+            values.variables.insert(v, (a.name.clone(), false));
+        }
+        if let Ok(v) = environment::shell_variable(&a.name) {
+            values.variables.insert(v, (a.name.clone(), true));
+        }
+    }
+    let entity = |t: &Template| {
+        t.placeholders()
+            .any(|(p, _)| matches!(p, Placeholder::Entity(_)))
+    };
+    values.any |= compiled.iter().any(entity);
+    values
 }
 
 /// How the arguments' values reach a command besides `{{ }}` (`arguments::environment`): the
@@ -415,6 +460,48 @@ mod tests {
         ] {
             ok(text);
         }
+    }
+
+    #[test]
+    fn a_value_bash_reads_again_must_be_an_int() {
+        let a = |shell: &str, ty: &str| {
+            format!("actions:\n  - {{title: x, shell: '{shell}', arguments: [{{name: n{ty}}}]}}\n")
+        };
+        let int = ", type: int";
+        for shell in [
+            "echo $(( N * 60 ))",
+            "sleep $(( ACTIOND_ARG_N ))",
+            "[[ $N -gt 3 ]] && echo big",
+        ] {
+            assert_error(&a(shell, ""), "actions[0].shell", "type: int");
+            ok(&a(shell, int));
+        }
+        // Choices win over the type: an int whose choices are no integers is no int.
+        assert_error(
+            "actions:\n  - {title: x, shell: 'echo $(( N ))', arguments: [{name: n, type: int, choices: [{value: '1'}, {value: 'a[1]'}]}]}\n",
+            "actions[0].shell",
+            "type: int",
+        );
+        // A script handed to another shell, in `shell:` or in `exec:`.
+        assert_error(
+            &a("sh -c \"echo {{ n }}\"", ""),
+            "actions[0].shell",
+            "the script of `sh -c`",
+        );
+        assert_error(
+            "actions:\n  - {title: x, exec: [bash, -c, 'echo {{ n }}'], arguments: [{name: n}]}\n",
+            "actions[0].exec",
+            "the script of `sh -c`",
+        );
+        ok(
+            "actions:\n  - {title: x, exec: [bash, -c, 'echo \"$1\"', sh, '{{ n }}'], arguments: [{name: n}]}\n",
+        );
+        // A bare name inside single quotes reaches no other shell.
+        assert_error(
+            &a("sh -c ''echo $N''", ""),
+            "actions[0].shell",
+            "write \"$ACTIOND_ARG_N\" there",
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@
 use super::Placeholder;
 use super::Stop;
 use super::UNSAFE_HINT;
+use super::reread::{Notes, Read, Rereading, arithmetic_names, scripts};
 
 /// One word of a command, as far as the rules need to know it.
 #[derive(Debug, Clone, Default)]
@@ -29,8 +30,12 @@ pub(super) struct Word {
     pub prefix: Option<Vec<u8>>,
     /// The first placeholder in the word, if any.
     pub first: Option<Placeholder>,
+    /// Every placeholder in the word.
+    pub holes: Vec<Placeholder>,
     /// A placeholder comes before any other character: the value starts the word.
     pub leading_hole: bool,
+    /// An expansion or a placeholder comes before any other character.
+    pub leading_expansion: bool,
     /// A placeholder stands before the first unquoted `=`.
     pub hole_before_eq: bool,
     /// `NAME=…` or `NAME+=…` with a plain NAME.
@@ -45,6 +50,10 @@ pub(super) struct Word {
     pub unquoted: Vec<u8>,
     /// It holds an expansion or a placeholder, so `unquoted` is not all of it.
     pub expanded: bool,
+    /// The variables it expands by name (`$x`, `${x:-…}`).
+    pub vars: Vec<String>,
+    /// An expansion whose value is no named variable's (`$1`, `$@`, `$_`, `$( )`), described.
+    pub opaque: Option<String>,
 }
 
 impl Word {
@@ -77,7 +86,7 @@ impl Word {
     }
 
     /// The word as the command will see it, when no expansion makes it unknown.
-    fn value(&self) -> Option<&[u8]> {
+    pub fn value(&self) -> Option<&[u8]> {
         (!self.expanded).then_some(self.unquoted.as_slice())
     }
 
@@ -86,18 +95,73 @@ impl Word {
     }
 
     pub fn note_hole(&mut self, p: Placeholder) {
-        self.expanded = true;
+        self.note_expansion();
         if !self.seen_text {
             self.leading_hole = true;
         }
         if !self.seen_eq {
             self.hole_before_eq = true;
         }
-        self.first.get_or_insert(p);
+        self.first.get_or_insert(p.clone());
+        self.holes.push(p);
+    }
+
+    pub fn note_expansion(&mut self) {
+        self.expanded = true;
+        if !self.seen_text {
+            self.leading_expansion = true;
+        }
+    }
+
+    /// `$name` or `${name…}`.
+    pub fn note_variable(&mut self, name: &[u8]) {
+        self.note_expansion();
+        self.vars.push(String::from_utf8_lossy(name).into_owned());
+    }
+
+    /// An expansion that may hold anything: `$1`, `$( )`, …
+    pub fn note_opaque(&mut self, what: &str) {
+        self.note_expansion();
+        self.opaque.get_or_insert_with(|| what.to_string());
     }
 
     fn is(&self, lit: &[u8]) -> bool {
         self.literal.as_deref() == Some(lit)
+    }
+
+    /// Whether the word may carry data: a placeholder or an expansion.
+    pub fn carries_data(&self) -> bool {
+        !self.holes.is_empty() || !self.vars.is_empty() || self.opaque.is_some()
+    }
+
+    /// What a place that reads this word again reads: its variables, its placeholders, what
+    /// else it expands, and as arithmetic also the names written in it.
+    pub fn reads(&self, arithmetic: bool) -> Vec<Read> {
+        let mut out: Vec<Read> = self.holes.iter().cloned().map(Read::Hole).collect();
+        out.extend(self.vars.iter().cloned().map(Read::Variable));
+        if arithmetic {
+            out.extend(
+                arithmetic_names(&self.unquoted)
+                    .into_iter()
+                    .map(Read::Variable),
+            );
+        }
+        if let Some(what) = &self.opaque {
+            out.push(Read::Unknown(what.clone()));
+        }
+        out
+    }
+
+    /// The name an assignment word assigns (`NAME` of `NAME=`, `NAME+=`, `NAME[…]=`).
+    pub fn assigned_name(&self) -> Option<&[u8]> {
+        if !self.assignment {
+            return None;
+        }
+        let end = self
+            .unquoted
+            .iter()
+            .position(|&c| matches!(c, b'=' | b'+' | b'['))?;
+        Some(&self.unquoted[..end])
     }
 }
 
@@ -106,9 +170,9 @@ impl Word {
 pub(super) struct Command {
     pub start: usize,
     /// Words before the name: assignments (and nothing else).
-    prefix: usize,
-    /// The command word was read.
-    named: bool,
+    assignments: Vec<Word>,
+    /// The command word, once read.
+    name_word: Option<Word>,
     /// The command's name after quote removal; `None` when an expansion or a placeholder
     /// makes it unknown (and it is no path, which no builtin is).
     name: Option<Vec<u8>>,
@@ -121,14 +185,25 @@ pub(super) struct Command {
     args: Vec<Word>,
     /// What follows a compound command (`esac`, `)`, `]]`): redirections only, no rules.
     compound: bool,
+    /// bash's `&>` was read: dash ran the command so far in the background, so a word after
+    /// it would start another command there.
+    pub both_streams: bool,
 }
 
-/// Builtins that read every argument as code, arithmetic or a variable name.
-const READ_AS_CODE_OR_NAME: &[&[u8]] = &[
+/// Builtins that read every argument as code.
+const READ_AS_CODE: &[&[u8]] = &[
     b"eval",
     b"trap",
-    b"let",
     b"alias",
+    b"compgen",
+    b"complete",
+    b"fc",
+    b"enable",
+    b"bind",
+];
+
+/// Builtins that read their arguments as variable names.
+const READ_AS_NAME: &[&[u8]] = &[
     b"read",
     b"mapfile",
     b"readarray",
@@ -140,6 +215,9 @@ const READ_AS_CODE_OR_NAME: &[&[u8]] = &[
     b"local",
 ];
 
+/// The options of `read` (`-p PROMPT`, …) and `mapfile` whose word is no name.
+const READ_OPTION_WORDS: &[u8] = b"dinNptuOsc";
+
 /// `[[ ]]` operators whose operands bash evaluates as arithmetic.
 const ARITHMETIC: &[&[u8]] = &[b"-eq", b"-ne", b"-lt", b"-le", b"-gt", b"-ge"];
 
@@ -150,14 +228,15 @@ impl Command {
     pub fn new(start: usize) -> Command {
         Command {
             start,
-            prefix: 0,
-            named: false,
+            assignments: Vec::new(),
+            name_word: None,
             name: None,
             unknown: false,
             literal_name: false,
             wrapped: false,
             args: Vec::new(),
             compound: false,
+            both_streams: false,
         }
     }
 
@@ -169,26 +248,29 @@ impl Command {
     }
 
     pub fn is_empty(&self) -> bool {
-        !self.compound && !self.named && self.prefix == 0 && self.args.is_empty()
+        !self.compound
+            && self.name_word.is_none()
+            && self.assignments.is_empty()
+            && self.args.is_empty()
     }
 
     /// Whether a `(` now makes this a function definition `name()`.
     pub fn is_function_name(&self) -> bool {
-        !self.compound && self.prefix == 0 && self.literal_name && self.args.is_empty()
+        !self.compound && self.assignments.is_empty() && self.literal_name && self.args.is_empty()
     }
 
     /// Whether the next word may be a bash array assignment `name[…]=`.
     pub fn assignment_allowed(&self) -> bool {
-        !self.compound && !self.named
+        !self.compound && self.name_word.is_none()
     }
 
     pub fn push(&mut self, word: Word) {
         if self.compound {
             return;
         }
-        if !self.named {
+        if self.name_word.is_none() {
             if word.assignment {
-                self.prefix += 1;
+                self.assignments.push(word);
                 return;
             }
             // `command read x`, `builtin printf -v x`, `command -p read x`: the next word that
@@ -200,51 +282,93 @@ impl Command {
             if self.wrapped && word.value().is_some_and(|v| v.starts_with(b"-")) {
                 return;
             }
-            self.named = true;
             self.literal_name = word.literal.is_some();
             self.name = word.value().map(<[u8]>::to_vec);
             self.unknown = self.name.is_none() && !word.unquoted.contains(&b'/');
+            self.name_word = Some(word);
             return;
         }
         self.args.push(word);
     }
 
-    /// The rules, once the command is complete.
-    pub fn check(&self) -> Result<(), Stop> {
+    /// The rules, once the command is complete; what bash reads again goes into `notes`.
+    pub fn check(&self, notes: &mut Notes) -> Result<(), Stop> {
+        for w in &self.assignments {
+            if let Some(name) = w.assigned_name() {
+                notes.analysis.write(name, w.carries_data());
+            }
+        }
+        self.scripts(notes);
+        self.environment(notes);
         let holes = || self.args.iter().filter(|w| w.first.is_some());
-        if let Some(w) = holes().next().filter(|_| self.unknown) {
-            let p = w.first.as_ref().map_or(String::new(), ToString::to_string);
-            return Err(Stop::Refused(format!(
-                "{p} is an argument of a command whose name comes from an expansion or a \
-                 value, so actiond cannot tell whether it reads its arguments as code (it \
-                 could be `eval`); write the command's name out: {UNSAFE_HINT}"
-            )));
+        if self.unknown {
+            if let Some(w) = holes().next() {
+                let p = w.first.as_ref().map_or(String::new(), ToString::to_string);
+                return Err(Stop::Refused(format!(
+                    "{p} is an argument of a command whose name comes from an expansion or a \
+                     value, so actiond cannot tell whether it reads its arguments as code (it \
+                     could be `eval`); write the command's name out: {UNSAFE_HINT}"
+                )));
+            }
+            for w in &self.args {
+                notes.reread(
+                    w.start,
+                    "the arguments of a command whose name comes from an expansion",
+                    Rereading::Code,
+                    w.reads(false),
+                );
+            }
         }
         let Some(name) = self.name.as_deref() else {
             return Ok(());
         };
-        if let Some(w) = holes()
-            .next()
-            .filter(|_| READ_AS_CODE_OR_NAME.contains(&name))
-        {
-            return Err(refused(
-                w,
-                name,
-                "reads its arguments as code or as variable names",
-            ));
+        let shown = String::from_utf8_lossy(name).into_owned();
+        if READ_AS_CODE.contains(&name) {
+            if let Some(w) = holes().next() {
+                return Err(refused(w, name, Rereading::Code));
+            }
+            for w in &self.args {
+                notes.reread(
+                    w.start,
+                    format!("`{shown}`"),
+                    Rereading::Code,
+                    w.reads(false),
+                );
+            }
+        }
+        if name == b"let" {
+            if let Some(w) = holes().next() {
+                return Err(refused(w, name, Rereading::Arithmetic));
+            }
+            for w in &self.args {
+                notes.reread(w.start, "`let`", Rereading::Arithmetic, w.reads(true));
+            }
+        }
+        if READ_AS_NAME.contains(&name) {
+            if let Some(w) = holes().next() {
+                return Err(refused(w, name, Rereading::Name));
+            }
+            self.names(name, notes);
         }
         match name {
             b"export" | b"readonly" => {
                 if let Some(w) = holes().find(|w| !w.assignment || w.hole_before_eq) {
-                    return Err(refused(
-                        w,
-                        name,
-                        "reads the part before `=` as a variable name",
-                    ));
+                    return Err(refused(w, name, Rereading::Name));
+                }
+                self.names(name, notes);
+            }
+            b"printf" => self.printf(notes)?,
+            b"test" | b"[" => self.test(notes)?,
+            b"." | b"source" => {
+                if let Some(w) = self.args.first() {
+                    notes.reread(
+                        w.start,
+                        format!("the file `{shown}` reads as code"),
+                        Rereading::Code,
+                        w.reads(false),
+                    );
                 }
             }
-            b"printf" => self.printf()?,
-            b"test" | b"[" => self.test()?,
             _ => {}
         }
         let lost = |why: &str| {
@@ -264,6 +388,116 @@ impl Command {
         }
     }
 
+    /// The script a shell the command starts runs (`sh -c SCRIPT`, `env -S`): whatever
+    /// reaches it is code. A script in plain text is read itself, after the command.
+    fn scripts(&self, notes: &mut Notes) {
+        let Some(name) = &self.name_word else { return };
+        let words: Vec<&Word> = std::iter::once(name).chain(&self.args).collect();
+        let values: Vec<Option<&[u8]>> = words.iter().map(|w| w.value()).collect();
+        for (i, place) in scripts(&values) {
+            let w = words[i];
+            match w.value() {
+                Some(script) if !script.is_empty() => {
+                    notes.scripts.push((w.start, script.to_vec(), place));
+                }
+                Some(_) => {}
+                None => {
+                    let mut reads = w.reads(false);
+                    reads.push(Read::Unknown(format!(
+                        "the rest of {place}, which is built from values and so not read by \
+                         actiond"
+                    )));
+                    notes.reread(w.start, place, Rereading::Code, reads);
+                }
+            }
+        }
+    }
+
+    /// The variables the command puts in the environment of a program: its prefix
+    /// assignments (`NAME=value cmd`), `export NAME=value` (and `declare -x`), and the
+    /// `NAME=value` words of `env` before its command. A program may read them as code.
+    fn environment(&self, notes: &mut Notes) {
+        let mut exported: Vec<&Word> = Vec::new();
+        if self.name_word.is_some() {
+            exported.extend(&self.assignments);
+        }
+        let name = self.name.as_deref().unwrap_or_default();
+        let base = name.rsplit(|&c| c == b'/').next().unwrap_or(name);
+        let exports = base == b"export"
+            || (matches!(base, b"declare" | b"typeset" | b"local")
+                && self.args.iter().any(|w| {
+                    w.value()
+                        .is_some_and(|v| v.starts_with(b"-") && v.contains(&b'x'))
+                }));
+        if exports {
+            exported.extend(self.args.iter().filter(|w| w.assignment));
+        }
+        if base == b"env" {
+            let mut skip = false;
+            for w in &self.args {
+                match w.value() {
+                    _ if std::mem::take(&mut skip) => {}
+                    // `-u NAME` and `-C DIR` take a word.
+                    Some(v) if v.starts_with(b"-") => skip = matches!(v, b"-u" | b"-C"),
+                    Some(v) if !v.contains(&b'=') => break,
+                    _ => exported.push(w),
+                }
+            }
+        }
+        for w in exported {
+            let end = w.unquoted.iter().position(|&c| c == b'=');
+            let shown = String::from_utf8_lossy(&w.unquoted[..end.unwrap_or(0)]).into_owned();
+            notes.reread(
+                w.start,
+                format!("the environment variable `{shown}` of what the command starts"),
+                Rereading::Environment,
+                w.reads(false),
+            );
+        }
+    }
+
+    /// The arguments of a builtin that reads names: a name from an expansion is evaluated,
+    /// and each name it writes may hold data.
+    fn names(&self, name: &[u8], notes: &mut Notes) {
+        let shown = String::from_utf8_lossy(name).into_owned();
+        let assigns = matches!(
+            name,
+            b"declare" | b"typeset" | b"local" | b"export" | b"readonly"
+        );
+        let reads = matches!(name, b"read" | b"mapfile" | b"readarray" | b"getopts");
+        let mut skip_next = false;
+        for (i, w) in self.args.iter().enumerate() {
+            if std::mem::take(&mut skip_next) {
+                continue;
+            }
+            if let Some(v) = w.value().filter(|v| v.len() > 1 && v[0] == b'-') {
+                // `read -p PROMPT`: the option's word is no name (`-a NAME` is one).
+                skip_next = reads && v.last().is_some_and(|c| READ_OPTION_WORDS.contains(c));
+                continue;
+            }
+            if name == b"getopts" && i == 0 {
+                continue;
+            }
+            if assigns && let Some(n) = w.assigned_name() {
+                notes.analysis.write(n, w.carries_data());
+                continue;
+            }
+            match w.value() {
+                Some(v) if reads => notes.analysis.write(v, true),
+                Some(_) => {}
+                None => {
+                    notes.analysis.written_unknown = true;
+                    notes.reread(
+                        w.start,
+                        format!("`{shown}`"),
+                        Rereading::Name,
+                        w.reads(false),
+                    );
+                }
+            }
+        }
+    }
+
     /// Whether an option word (`-x`, `+x`) holds one of `letters`.
     fn has_option(&self, letters: &[u8]) -> bool {
         self.args.iter().any(|w| {
@@ -275,22 +509,27 @@ impl Command {
 
     /// `printf -v NAME` assigns to NAME; a value at the start of the first argument could be
     /// that option itself.
-    fn printf(&self) -> Result<(), Stop> {
+    fn printf(&self, notes: &mut Notes) -> Result<(), Stop> {
         let mut options = true;
         for (i, w) in self.args.iter().enumerate() {
+            let after_v = i > 0 && self.args[i - 1].is_value(b"-v");
+            let glued_v = w.unquoted.starts_with(b"-v");
+            if after_v {
+                match w.value() {
+                    Some(v) => notes.analysis.write(v, true),
+                    None => notes.analysis.written_unknown = true,
+                }
+            }
+            let leads = options && i == 0 && w.leading_expansion;
+            if after_v || glued_v || leads {
+                notes.reread(w.start, "`printf -v`", Rereading::Name, w.reads(false));
+            }
             if w.first.is_none() {
                 options &= !w.is_value(b"--");
                 continue;
             }
-            let after_v = i > 0 && self.args[i - 1].is_value(b"-v");
-            let glued_v = w.unquoted.starts_with(b"-v");
-            let leads = options && i == 0 && w.leading_hole;
-            if after_v || glued_v || leads {
-                return Err(refused(
-                    w,
-                    b"printf",
-                    "assigns to the variable named after `-v`, and bash evaluates that name",
-                ));
+            if after_v || glued_v || (leads && w.leading_hole) {
+                return Err(refused(w, b"printf", Rereading::Name));
             }
             options = false;
         }
@@ -299,50 +538,68 @@ impl Command {
 
     /// `test` and `[`: the operand of `-v` or `-R` is a variable name, and a value can be an
     /// operator itself, so a value right after another value is refused too.
-    fn test(&self) -> Result<(), Stop> {
+    fn test(&self, notes: &mut Notes) -> Result<(), Stop> {
         for (i, w) in self.args.iter().enumerate() {
-            if w.first.is_none() || i == 0 {
+            if i == 0 {
                 continue;
             }
             let prev = &self.args[i - 1];
-            if prev.first.is_some() || NAME_TESTS.iter().any(|t| prev.is_value(t)) {
-                return Err(refused(
-                    w,
-                    b"test",
-                    "may read it as the variable name of `-v`, which bash evaluates",
-                ));
+            let name_test = NAME_TESTS.iter().any(|t| prev.is_value(t));
+            if name_test {
+                notes.reread(w.start, "`test -v`", Rereading::Name, w.reads(false));
+            }
+            if w.first.is_some() && (prev.first.is_some() || name_test) {
+                return Err(refused(w, b"test", Rereading::Name));
             }
         }
         Ok(())
     }
 }
 
-fn refused(w: &Word, name: &[u8], why: &str) -> Stop {
+fn refused(w: &Word, name: &[u8], how: Rereading) -> Stop {
     let p = w.first.as_ref().map_or(String::new(), ToString::to_string);
     Stop::Refused(format!(
-        "{p} is an argument of `{}`, which {why}: {UNSAFE_HINT}",
-        String::from_utf8_lossy(name)
+        "{p} is an argument of `{}`, which {}: {}",
+        String::from_utf8_lossy(name),
+        how.does(),
+        how.hint()
     ))
 }
 
-/// `[[ … ]]`: a placeholder may not be an operand of an arithmetic comparison or of `-v`.
-pub(super) fn check_cond(words: &[Word]) -> Result<(), String> {
+/// `[[ … ]]`: a placeholder may not be an operand of an arithmetic comparison or of `-v`;
+/// what those operands read is noted.
+pub(super) fn check_cond(words: &[Word], notes: &mut Notes) -> Result<(), String> {
     for (i, w) in words.iter().enumerate() {
-        let Some(p) = &w.first else { continue };
         let prev = i.checked_sub(1).map(|j| &words[j]);
         let next = words.get(i + 1);
         let arithmetic = |o: Option<&Word>| o.is_some_and(|o| ARITHMETIC.iter().any(|a| o.is(a)));
+        let name_test = prev.is_some_and(|o| NAME_TESTS.iter().any(|t| o.is(t)));
         if arithmetic(prev) || arithmetic(next) {
-            return Err(format!(
-                "{p} is an operand of an arithmetic comparison inside [[ ]], which bash \
-                 evaluates as arithmetic (a value such as `a[$(cmd)]` would run cmd); compare \
-                 inside [ ] instead, or: {UNSAFE_HINT}"
-            ));
+            let how = Rereading::Arithmetic;
+            if let Some(p) = &w.first {
+                return Err(format!(
+                    "{p} is an operand of an arithmetic comparison inside [[ ]], which {}: {}",
+                    how.does(),
+                    how.hint()
+                ));
+            }
+            notes.reread(
+                w.start,
+                "an arithmetic comparison in `[[ ]]`",
+                how,
+                w.reads(true),
+            );
         }
-        if prev.is_some_and(|o| NAME_TESTS.iter().any(|t| o.is(t))) {
-            return Err(format!(
-                "{p} is the variable name of `-v` inside [[ ]], which bash evaluates: {UNSAFE_HINT}"
-            ));
+        if name_test {
+            let how = Rereading::Name;
+            if let Some(p) = &w.first {
+                return Err(format!(
+                    "{p} is the variable name of `-v` inside [[ ]], which {}: {}",
+                    how.does(),
+                    how.hint()
+                ));
+            }
+            notes.reread(w.start, "`-v` in `[[ ]]`", how, w.reads(false));
         }
     }
     Ok(())

@@ -15,11 +15,16 @@
 
 mod commands;
 mod html;
+mod judge;
 mod lexer;
+pub mod reread;
 #[cfg(test)]
 mod tests;
 
 use std::fmt;
+
+pub use judge::{Values, judge};
+use reread::{Analysis, Read, Reread, Rereading};
 
 /// What a placeholder names.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -109,7 +114,7 @@ impl Template {
 
     /// Compiles a `shell:` command.
     pub fn shell(text: &str) -> Result<Template, TemplateError> {
-        lexer::compile(text).map(|parts| Template { parts })
+        read_shell(text).map(|(template, _)| template)
     }
 
     /// Compiles text that no shell reads (`exec:` elements, titles, icons).
@@ -163,6 +168,113 @@ impl Template {
             }
         }
         out
+    }
+}
+
+/// Compiles a `shell:` command, with what the model noted besides the placeholders' contexts
+/// (`reread`): the places bash reads a value again, the variables the command writes, where
+/// the model stopped. The scripts of shells the command starts (`sh -c '…'`) are read too.
+pub fn read_shell(text: &str) -> Result<(Template, Analysis), TemplateError> {
+    read_shell_at(text, 0)
+}
+
+/// How deep scripts inside scripts are read (`sh -c 'bash -c …'`).
+const MAX_SCRIPT_DEPTH: u32 = 4;
+
+fn read_shell_at(text: &str, depth: u32) -> Result<(Template, Analysis), TemplateError> {
+    let reading = lexer::compile(text)?;
+    let mut analysis = reading.analysis;
+    for (at, script, place) in reading.scripts {
+        let line = text.as_bytes()[..at]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count()
+            + 1;
+        inner_script(&mut analysis, &script, place, line, depth);
+    }
+    Ok((
+        Template {
+            parts: reading.parts,
+        },
+        analysis,
+    ))
+}
+
+/// What an `exec:` command's argv holds besides its placeholders: the script of a shell it
+/// starts (`exec: [sh, -c, SCRIPT]`, behind any wrapper) is shell code. Elements that are no
+/// template (an unclosed `{{`) are left to the caller, which refuses them.
+pub fn read_exec(argv: &[String]) -> Analysis {
+    let templates: Vec<Option<Template>> = argv.iter().map(|a| Template::literal(a).ok()).collect();
+    let values: Vec<Option<&[u8]>> = templates
+        .iter()
+        .zip(argv)
+        .map(|(t, a)| {
+            t.as_ref()
+                .filter(|t| !t.has_placeholders())
+                .map(|_| a.as_bytes())
+        })
+        .collect();
+    let mut analysis = Analysis::default();
+    for (i, place) in reread::scripts(&values) {
+        match (values[i], &templates[i]) {
+            (Some(script), _) => inner_script(&mut analysis, script, place, 1, 0),
+            (None, Some(t)) => {
+                let mut reads: Vec<Read> = t
+                    .placeholders()
+                    .map(|(p, _)| Read::Hole(p.clone()))
+                    .collect();
+                reads.push(Read::Unknown(format!(
+                    "the rest of {place}, which is built from values and so not read by actiond"
+                )));
+                analysis.rereads.push(Reread {
+                    place: place.to_string(),
+                    rereading: Rereading::Code,
+                    line: 1,
+                    reads,
+                });
+            }
+            (None, None) => {}
+        }
+    }
+    analysis
+}
+
+/// A script in plain text that a shell the command starts runs, read as a command of its
+/// own: what it reads again is noted for the command, and where actiond cannot read it to
+/// its end, what reaches it may be read as anything.
+fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize, depth: u32) {
+    let mut unknown = |why: String| {
+        analysis.rereads.push(Reread {
+            place: place.to_string(),
+            rereading: Rereading::Code,
+            line,
+            reads: vec![Read::Unknown(why)],
+        });
+    };
+    if depth >= MAX_SCRIPT_DEPTH {
+        return unknown("a script nested deeper than actiond reads".to_string());
+    }
+    let Ok(text) = std::str::from_utf8(script) else {
+        return unknown("a script that is no UTF-8 text".to_string());
+    };
+    match read_shell_at(text, depth + 1) {
+        Err(_) => unknown("a script actiond cannot read".to_string()),
+        Ok((_, inner)) => {
+            if let Some(lost) = &inner.lost {
+                unknown(format!("what follows {} in it", lost.why));
+            }
+            for r in inner.rereads {
+                analysis.rereads.push(Reread {
+                    place: format!("{} in {place}", r.place),
+                    line,
+                    ..r
+                });
+            }
+            for (name, data) in inner.written {
+                analysis.write(name.as_bytes(), data);
+            }
+            analysis.written_unknown |= inner.written_unknown;
+        }
     }
 }
 

@@ -80,8 +80,12 @@ fn placeholders_are_found_in_each_context() {
             &[Unquoted, SingleQuoted],
         ),
         (
-            "[[ {{ a }} == x && -n \"{{ a }}\" ]]",
+            "[[ {{ a }} == x ]] && [[ -n \"{{ a }}\" ]]",
             &[Unquoted, DoubleQuoted],
+        ),
+        (
+            "p ${x/a/b}{{ a }} ${x/a} {{ a }} \"${x//a}\" {{ a }}",
+            &[Unquoted, Unquoted, Unquoted],
         ),
         ("[ {{ a }} -eq 1 ]", &[Unquoted]),
         ("export A={{ a }} B=\"{{ a }}\"", &[Unquoted, DoubleQuoted]),
@@ -290,6 +294,11 @@ fn unsafe_contexts_are_refused_with_a_fix() {
             "cat<<<''\n[[ # ]] $(((()))){{ a }}\n)",
             "`#` inside `[[ ]]`",
         ),
+        // Found by tests/shells under busybox ash: after `${x/pattern}` with no replacement,
+        // ash reads the rest of the word as part of the expansion (`${x/}'/a/b'` is `kk b`).
+        ("p ${x/a}{{ a }}", "without a replacement"),
+        ("p \"${x/}{{ a }}\"", "without a replacement"),
+        ("p \"${@/}\"'{{ a }}'", "without a replacement"),
         // Found by tests/shells in all four shells: inside double quotes a value right after
         // `$x` lengthens the name (`"$xvalue"`), so the value never arrives.
         ("cat<<<\"$x{{ a }}\"", "lengthen the variable's name"),
@@ -308,8 +317,17 @@ fn unsafe_contexts_are_refused_with_a_fix() {
             }
             Err(e) => e.message,
         };
-        // Every refusal says why, and how to fix it.
-        let hint = err.contains("exec:") && err.contains("environment variable");
+        // Every refusal says why, and how to fix it: where bash reads the value again, the
+        // fix is that place's own (`reread::Rereading::hint`).
+        let hint = (err.contains("exec:") && err.contains("environment variable"))
+            || [
+                reread::Rereading::Arithmetic,
+                reread::Rereading::Code,
+                reread::Rereading::Name,
+                reread::Rereading::Redirection,
+            ]
+            .iter()
+            .any(|r| err.contains(r.hint()));
         if !err.contains(why) || !hint {
             wrong.push(format!("{text:?}: {err}"));
         }

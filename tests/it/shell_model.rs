@@ -1,8 +1,8 @@
 //! The shell model through the real binary: templates that once passed the config check
 //! and let a value run under dash are now refused at load, with their YAML path and the fix
 //! (`exec:` or `"$NAME"`), or, where the model now reads them as the shell does, run with the
-//! value intact. Also the placeholders bash would evaluate as arithmetic, and the warning for
-//! a password on the command line.
+//! value intact. Also the placeholders and variables bash would evaluate as arithmetic, and the
+//! warning for a password on the command line.
 
 use std::time::Duration;
 
@@ -173,6 +173,29 @@ fn placeholders_bash_evaluates_as_arithmetic_or_names_are_refused() {
         "int",
     )]));
     assert_eq!(run.status.code(), Some(0), "{}{}", run.stdout, run.stderr);
+}
+
+/// bash evaluates a variable's value inside arithmetic again (`N='a[$(cmd)]'` runs cmd in
+/// `$(( N ))`), through the environment too and in a script the command starts: only an
+/// argument of `type: int` may be read there, and then the command runs with it.
+#[test]
+fn a_variable_in_arithmetic_needs_an_int_argument() {
+    for shell in [
+        "echo $(( V * 2 ))",
+        "echo $(( ACTIOND_ARG_V * 2 ))",
+        "sh -c 'echo $(( ACTIOND_ARG_V * 2 ))'",
+    ] {
+        assert_refused(shell, "ascii", "type: int");
+        let server = Server::start(config_with(vec![action(shell, "int")]));
+        let entry = server.ok(
+            "StartActionAndWait",
+            json!({"actionId": "t", "arguments": [{"name": "v", "value": "21"}]}),
+        )["logEntry"]
+            .clone();
+        assert_eq!(entry["stdout"], "42\n", "{shell:?}: {entry}");
+    }
+    // A placeholder inside the script of `sh -c` is code to that shell.
+    assert_refused("sh -c \"echo {{ v }}\"", "ascii", "the script of `sh -c`");
 }
 
 /// A password on the command line is readable with `ps`: the check warns and names the

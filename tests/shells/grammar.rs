@@ -234,7 +234,7 @@ impl Gen {
         let choice = if deep {
             self.rng.below(4)
         } else {
-            self.rng.below(28)
+            self.rng.below(36)
         };
         match choice {
             0..=2 => format!("p {}{}", self.words_upto(3), self.redirect()),
@@ -305,7 +305,120 @@ impl Gen {
                 self.word(),
                 self.rng.one(&[";&", ";;&", ";;"])
             ),
+            28 => self.cond_list(),
+            29 => self.both_streams(),
+            30 => self.duplicate(),
+            31..=34 => self.hidden_command(choice),
             _ => format!("p {} 3>&1 >/dev/null; p {}", self.word(), self.word()),
+        }
+    }
+
+    /// Commands whose name the rules must find behind something: a `for NAME do` body, bash's
+    /// `time` options and the builtin prefixes, a shell started with a script, a value kept in
+    /// a variable.
+    fn hidden_command(&mut self, choice: usize) -> String {
+        match choice {
+            31 => {
+                // `for NAME do` on one line (no `in`): the body's first command is a command.
+                let name = format!("i{}", self.sub);
+                let sep = self.rng.one(&[" ", "; ", "\n", " \\\n"]);
+                format!(
+                    "set -- {}; for {name}{sep}do p \"${name}\" {}; done",
+                    self.word(),
+                    self.word()
+                )
+            }
+            32 => {
+                // bash's `time` with its options, and the prefixes that run a builtin.
+                let prefix = self.rng.one(&[
+                    "time -p ",
+                    "time -- ",
+                    "time -p -- ",
+                    "! time ",
+                    "command ",
+                    "builtin ",
+                    "command -p ",
+                    "time command ",
+                ]);
+                format!("{prefix}p {}", self.words_upto(2))
+            }
+            33 => self.nested_shell(),
+            _ => {
+                // A value kept in a variable, read back as text.
+                let name = format!("m{}", self.sub);
+                format!("{name}={}; p \"${name}\" \"${{{name}}}\"", self.word())
+            }
+        }
+    }
+
+    /// bash's `[[ ]]` with `||`, `&&`, `<`, `>`, `(` or `)` inside, which dash and busybox
+    /// ash read as a failing command `[[` followed by another command or a redirection: a
+    /// value after `||` becomes a command name there.
+    fn cond_list(&mut self) -> String {
+        let (a, b, c) = (self.word(), self.word(), self.word());
+        let form = match self.rng.below(8) {
+            0 => format!("[[ {a} == qq9 || {b} == zz ]]"),
+            1 => format!("[[ -n {a} && {b} == zz ]]"),
+            2 => format!("! [[ qq9 == zz && {a} == {b} ]]"),
+            3 => format!("[[ qq9 > {a} ]]"),
+            4 => format!("[[ {a} < qq9 ]]"),
+            5 => format!("[[ ( {a} == qq9 ) ]]"),
+            6 => format!("if ! [[ -e /nonexistent && {a} == k ]]; then p {b}; fi"),
+            _ => format!("[[ {a} == qq9 ]] || [[ {b} == zz ]]"),
+        };
+        format!("{form}; p {c}")
+    }
+
+    /// bash's `&>` and `&>>`: dash reads `cmd &>f w` as `cmd &` and `>f w`, so the word after
+    /// the file starts a command of its own.
+    /// Each form ends in `wait`: under dash the first `p` runs in the background, and what it
+    /// prints must come before what follows in every run, or the oracle compares a race.
+    fn both_streams(&mut self) -> String {
+        let op = self.rng.one(&["&>", "&>>", "&> "]);
+        match self.rng.below(3) {
+            0 => format!(
+                "p {} {op}/dev/null {} {}; wait",
+                self.word(),
+                self.word(),
+                self.word()
+            ),
+            1 => format!("p {} {op}/dev/null; wait; p {}", self.word(), self.word()),
+            _ => format!("p {op}/dev/null {}; wait; p {}", self.word(), self.word()),
+        }
+    }
+
+    /// Duplications: bash expands the word after `>&` (and `1>&`) a second time when it is
+    /// no number, and writes both streams to that file.
+    fn duplicate(&mut self) -> String {
+        let op = self
+            .rng
+            .one(&[">&", "1>&", ">& ", "2>&", "<&", "0<&", "3>&"]);
+        match self.rng.below(3) {
+            0 => format!("p {} {op}x{}", self.word(), self.word()),
+            1 => format!("exec 3>&1; p {} >&3; p {}", self.word(), self.word()),
+            _ => format!("p {} >&2 {}", self.word(), self.word()),
+        }
+    }
+
+    /// A shell started by the command, with a script of its own: a value in the script is
+    /// read as code, a value after it is a positional parameter.
+    fn nested_shell(&mut self) -> String {
+        let shell = self.rng.one(&[
+            "sh",
+            "bash",
+            "dash",
+            "/bin/sh",
+            "busybox sh",
+            "env sh",
+            "timeout 9 sh",
+            "nice sh",
+            "bash -e",
+        ]);
+        let flag = self.rng.one(&["-c", "-ec", "-c --"]);
+        match self.rng.below(3) {
+            0 => format!("{shell} {flag} 'printf \"<%s>\" \"$1\"' sh {}", self.word()),
+            1 => format!("{shell} {flag} \"echo {}\"", self.word()),
+            _ => format!("{shell} {flag} 'echo {}'", self.word()),
         }
     }
 
@@ -333,6 +446,22 @@ impl Gen {
             format!("'printf' '-v' {w} x"),
             format!("x=eval; $x p {w}"),
             format!("{w} p {w}"),
+            format!("time -p let \"x = {w}\""),
+            format!("time -- eval p {w}"),
+            format!("set -- a; for i do eval p {w}; done"),
+            format!("set -- a; for i do let x={w}; done"),
+            format!("m={w}; p $(( m ))"),
+            format!("m={w}; [[ \"$m\" -gt 1 ]]"),
+            format!("m={w}; (( m > 1 ))"),
+            format!("m={w}; p ${{#m}} ${{m:m}}"),
+            format!("m={w}; p \"${{!m}}\""),
+            format!("compgen -W {w} a"),
+            format!("sh -c 'p=1; echo {w}'"),
+            format!("env bash -c \"echo {w}\""),
+            format!("p a >&{w}"),
+            format!("for m in {w}; do p $(( m )); done"),
+            format!("builtin eval p {w}"),
+            format!("q() {{ p $(( $1 )); }}; q {w}"),
         ];
         self.rng.pick(&forms).clone()
     }

@@ -21,6 +21,7 @@
 //! `ACTIOND_SHELLS_SEED` run it longer or elsewhere; `ACTIOND_SHELLS_ONLY=<template>`
 //! checks one template, and its variants too with `ACTIOND_SHELLS_VARIANTS=1`.
 
+mod findings;
 mod grammar;
 mod variants;
 
@@ -30,7 +31,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use actiond::template::Template;
+use actiond::template::{Template, TemplateError, Values, judge, read_shell};
 use grammar::{DELIMITERS, Gen, Rng};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
@@ -80,6 +81,11 @@ fn core_values(rng: &mut Rng) -> Vec<String> {
         "-va[$(touch MARK)]".into(),
         format!("x\n{d}\ntouch MARK\n"),
         format!("x\n\t{d}\ntouch MARK\n"),
+        // A bare program name or path: harmless as text, but where a shell reads the value as
+        // a command's name (dash after `[[ … ||`, or after `cmd &>f`), the words after it
+        // become files that `created` finds.
+        "touch".into(),
+        "/usr/bin/touch".into(),
     ]
 }
 
@@ -205,6 +211,8 @@ struct Ran {
     status: Option<i32>,
     marked: bool,
     hung: bool,
+    /// The files the run left in its directory (removed after), sorted.
+    created: Vec<Vec<u8>>,
 }
 
 /// Runs `script` with `-c` in `dir` (empty before), in its own process group, stdin from
@@ -243,16 +251,24 @@ fn run(shell: &[&str], script: &str, dir: &Path) -> Ran {
     let hung = watchdog.join().unwrap_or(false);
     // Whatever the script left behind in its group goes with it.
     let _ = killpg(group, Signal::SIGKILL);
-    let mark = dir.join(MARK);
-    let marked = mark.exists();
-    if marked {
-        let _ = std::fs::remove_file(&mark);
+    let marked = dir.join(MARK).exists();
+    let mut created = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("scratch dir").flatten() {
+        created.push(entry.file_name().into_encoded_bytes());
+        let path = entry.path();
+        if path.is_dir() {
+            let _ = std::fs::remove_dir_all(&path);
+        } else {
+            let _ = std::fs::remove_file(&path);
+        }
     }
+    created.sort();
     Ran {
         stdout,
         status: status.code(),
         marked,
         hung,
+        created,
     }
 }
 
@@ -260,7 +276,25 @@ use std::os::unix::process::CommandExt;
 
 impl Ran {
     fn same(&self, other: &Ran) -> bool {
-        self.stdout == other.stdout && self.status == other.status && self.hung == other.hung
+        self.stdout == other.stdout
+            && self.status == other.status
+            && self.hung == other.hung
+            && self.created == other.created
+    }
+
+    /// Whether the value ran: the marker file appeared, or the run left a file that the
+    /// token run (with the token replaced by the value) did not, which is what a value read
+    /// as a command's name (`touch`) does with the words after it.
+    fn injected(&self, token: &Ran, value: &str) -> bool {
+        if self.marked || token.marked {
+            return true;
+        }
+        let expected: Vec<Vec<u8>> = token
+            .created
+            .iter()
+            .map(|f| replace(f, TOKEN.as_bytes(), value.as_bytes()))
+            .collect();
+        self.created.iter().any(|f| !expected.contains(f))
     }
 }
 
@@ -289,7 +323,7 @@ enum Kind {
 
 /// What a template with `value` does in `shell` compared with the token, if it diverges.
 fn diverges(shell: &[&str], text: &str, value: &str, dir: &Path) -> Option<Kind> {
-    let template = Template::shell(text).ok()?;
+    let template = compile(text).ok()?;
     if !template.has_placeholders() {
         return None;
     }
@@ -300,7 +334,7 @@ fn diverges(shell: &[&str], text: &str, value: &str, dir: &Path) -> Option<Kind>
     let token = run(shell, &render(&template, TOKEN), dir);
     let again = run(shell, &render(&template, TOKEN), dir);
     let hostile = run(shell, &script, dir);
-    if hostile.marked || token.marked {
+    if hostile.injected(&token, value) {
         return Some(Kind::Injection);
     }
     if token.hung || !token.same(&again) {
@@ -311,6 +345,24 @@ fn diverges(shell: &[&str], text: &str, value: &str, dir: &Path) -> Option<Kind>
         return Some(Kind::Changed);
     }
     None
+}
+
+/// What a config check accepts: the shell model's contexts, and its verdict on what bash
+/// reads again, with `{{ v }}` an argument whose values are text (no `type: int`).
+fn compile(text: &str) -> Result<Template, TemplateError> {
+    let (template, analysis) = read_shell(text)?;
+    let mut values = Values {
+        any: true,
+        ..Values::default()
+    };
+    // The variables actiond gives the argument's value (`findings` reads them).
+    for (variable, bare) in [("ACTIOND_ARG_V", false), ("V", true)] {
+        values
+            .variables
+            .insert(variable.to_string(), ("v".to_string(), bare));
+    }
+    judge(text, &analysis, &values).map_err(|message| TemplateError { message })?;
+    Ok(template)
 }
 
 fn render(template: &Template, value: &str) -> String {
@@ -420,7 +472,7 @@ fn values_for(case: &Case, rng: &mut Rng) -> Vec<String> {
 /// Tests one case: its values in every shell.
 fn check(index: usize, case: &Case, seed: u64, dir: &Path, tally: &Mutex<Tally>) {
     let text = case.text.as_str();
-    let template = match Template::shell(text) {
+    let template = match compile(text) {
         Ok(t) => t,
         Err(e) => {
             let mut t = tally.lock().unwrap();
@@ -472,7 +524,7 @@ fn check(index: usize, case: &Case, seed: u64, dir: &Path, tally: &Mutex<Tally>)
             let hostile = run(shell, &script, dir);
             runs += 1;
             let want = replace(&token.stdout, TOKEN.as_bytes(), value.as_bytes());
-            let kind = if hostile.marked || token.marked {
+            let kind = if hostile.injected(&token, value) {
                 Some(Kind::Injection)
             } else if !case.probed
                 && (hostile.hung || hostile.stdout != want || hostile.status != token.status)

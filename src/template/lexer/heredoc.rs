@@ -158,6 +158,12 @@ impl Lexer<'_> {
             self.pos = (end + 1).min(self.b.len());
             if !h.quoted {
                 self.body_expansions(start, end)?;
+            } else {
+                // A `$NAME` left as text here reaches whatever reads the body: a shell
+                // (`cat <<'EOF' | sh`) reads it from its environment.
+                for k in start..end {
+                    self.note_unexpanded(k);
+                }
             }
         }
         Ok(())
@@ -184,7 +190,7 @@ impl Lexer<'_> {
             match self.b[self.pos] {
                 b'\\' => self.pos += 2,
                 b'$' => self.dollar(true, &mut Word::default())?,
-                b'`' => self.backtick()?,
+                b'`' => self.backtick(&mut Word::default())?,
                 _ => self.pos += 1,
             }
             if self.pos > end {

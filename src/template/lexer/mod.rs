@@ -29,11 +29,13 @@
 //! as code or a variable name) are `commands`'.
 
 use super::TemplateError;
+mod compound;
 mod heredoc;
 mod words;
 
 use super::Stop;
-use super::commands::{Command, Word, check_cond};
+use super::commands::{Command, Word};
+use super::reread::{Analysis, DATA_VARIABLES, Lost, Notes, Rereading};
 use super::{Context, Part, UNSAFE_HINT, parse_placeholder, push_text, refuse};
 
 /// Where the scan stands, for a placeholder found there: `None` at the top level, where a
@@ -80,6 +82,10 @@ struct Heredoc {
     frame: u32,
 }
 
+/// Where a placeholder in the word after `>&` stands.
+const DUPLICATION_TARGET: &str =
+    "in the target of `>&`, which bash expands a second time when it is no number";
+
 /// Deeper nesting than this is not followed (and no real command needs it).
 const MAX_DEPTH: u32 = 64;
 
@@ -99,8 +105,19 @@ const RESERVED_OPENING: &[&[u8]] = &[
 ];
 const RESERVED_CLOSING: &[&[u8]] = &[b"}", b"fi", b"done"];
 
-/// Compiles a `shell:` command into text and placeholders with their contexts.
-pub(super) fn compile(text: &str) -> Result<Vec<Part>, TemplateError> {
+/// A `shell:` command as the model read it.
+pub(super) struct Reading {
+    /// Text and placeholders with their contexts.
+    pub parts: Vec<Part>,
+    pub analysis: Analysis,
+    /// Scripts in plain text that a shell the command starts runs: their offset, text and
+    /// what they are.
+    pub scripts: Vec<(usize, Vec<u8>, &'static str)>,
+}
+
+/// Reads a `shell:` command: its text and placeholders with their contexts, and what the
+/// model noted on the way (`reread`).
+pub(super) fn compile(text: &str) -> Result<Reading, TemplateError> {
     if split_braces(text.as_bytes()) {
         return Err(refuse(format!(
             "a line continuation (a backslash at the end of a line) splits a `{{{{`, which the \
@@ -119,20 +136,25 @@ pub(super) fn compile(text: &str) -> Result<Vec<Part>, TemplateError> {
         frames: 0,
         depth: 0,
         bare_name_end: usize::MAX,
+        notes: Notes::new(text.as_bytes()),
     };
     match lx.code(End::Eof, None, false) {
         Ok(_) => {}
         Err(Stop::Refused(message)) => return Err(refuse(message)),
         Err(Stop::Lost { at, why }) => {
+            let line = lx.notes.line(at);
             if let Some(i) = find(&lx.b[at..], b"{{") {
                 let (p, _) = parse_placeholder(&text[at + i..])?;
-                let line = lx.b[..at].iter().filter(|&&c| c == b'\n').count() + 1;
                 return Err(refuse(format!(
                     "{p} stands after {why} (line {line}), where actiond cannot tell how the \
                      shell will read a value: {UNSAFE_HINT}"
                 )));
             }
+            lx.notes.analysis.lost = Some(Lost { at, line, why });
         }
+    }
+    for name in DATA_VARIABLES {
+        lx.notes.analysis.write(name.as_bytes(), true);
     }
     let mut parts = lx.parts;
     push_text(&mut parts, &text[lx.copied..]);
@@ -146,7 +168,11 @@ pub(super) fn compile(text: &str) -> Result<Vec<Part>, TemplateError> {
             "a `{{{{` stands where actiond could not place it as a placeholder: {UNSAFE_HINT}"
         )));
     }
-    Ok(parts)
+    Ok(Reading {
+        parts,
+        analysis: lx.notes.analysis,
+        scripts: lx.notes.scripts,
+    })
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -187,6 +213,8 @@ struct Lexer<'a> {
     /// Where the last bare `$name` ended: a value right there, inside double quotes, would
     /// lengthen the name.
     bare_name_end: usize,
+    /// What bash reads again, what the command writes (`reread`).
+    notes: Notes<'a>,
 }
 
 impl<'a> Lexer<'a> {
@@ -232,6 +260,15 @@ impl<'a> Lexer<'a> {
             .all(|(i, &c)| self.index_of(i).is_some_and(|j| self.b[j] == c))
     }
 
+    /// Whether the plain word `s` stands at `pos`, ended by a blank, a newline, an operator
+    /// or the end (a reserved word, `in`, `do`, `-p`).
+    fn at_word(&mut self, s: &[u8]) -> bool {
+        self.at(s)
+            && self
+                .peek_at(s.len())
+                .is_none_or(|c| is_blank(c) || c == b'\n' || is_operator(c))
+    }
+
     /// Moves past `n` characters, continuations removed.
     fn bump(&mut self, n: usize) {
         self.settle();
@@ -269,7 +306,12 @@ impl<'a> Lexer<'a> {
         let (p, len) =
             parse_placeholder(&self.text[self.pos..]).map_err(|e| Stop::Refused(e.message))?;
         if let Some(place) = nest {
-            return Err(Stop::Refused(format!("{p} stands {place}: {UNSAFE_HINT}")));
+            let hint = if place == DUPLICATION_TARGET {
+                Rereading::Redirection.hint()
+            } else {
+                UNSAFE_HINT
+            };
+            return Err(Stop::Refused(format!("{p} stands {place}: {hint}")));
         }
         push_text(&mut self.parts, &self.text[self.copied..self.pos]);
         self.parts.push(Part::Hole(p.clone(), ctx));
@@ -364,7 +406,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn finish(&mut self, cmd: &mut Command) -> Scan {
-        let result = cmd.check();
+        let result = cmd.check(&mut self.notes);
         *cmd = Command::new(self.pos);
         result
     }
@@ -417,11 +459,13 @@ impl<'a> Lexer<'a> {
                 *cmd_pos = true;
             }
             b'&' if self.at(b"&>") => {
-                // bash: both streams to a file; dash: `&` then a redirection. Either way a
-                // file name follows.
+                // bash: both streams to a file; dash: `&` (the command so far runs in the
+                // background) then a redirection. The two agree only while nothing but
+                // redirections follows: a word after it starts a command of its own to dash.
                 let n = if self.at(b"&>>") { 3 } else { 2 };
                 self.bump(n);
                 self.target(nest)?;
+                cmd.both_streams = true;
                 *cmd_pos = false;
             }
             b'&' | b'|' => {
@@ -436,6 +480,12 @@ impl<'a> Lexer<'a> {
                 *cmd_pos = false;
             }
             _ => {
+                if cmd.both_streams {
+                    return Err(self.lost(
+                        "bash's `&>` in the middle of a command (dash runs what stands before \
+                         it in the background and the word after its file as a command)",
+                    ));
+                }
                 let word = self.word(nest, cmd.assignment_allowed())?;
                 if word.io_number {
                     return Ok(None);
@@ -454,225 +504,6 @@ impl<'a> Lexer<'a> {
         Ok(None)
     }
 
-    /// A reserved word at the start of a command.
-    fn reserved(
-        &mut self,
-        word: &Word,
-        end: End,
-        nest: Nest,
-        cmd: &mut Command,
-        cmd_pos: &mut bool,
-    ) -> Scan<Reserved> {
-        let Some(lit) = word.literal.as_deref() else {
-            return Ok(Reserved::Not);
-        };
-        match lit {
-            b"case" => {
-                self.case_clause(nest)?;
-                *cmd = Command::compound(self.pos);
-                *cmd_pos = false;
-            }
-            b"[[" => {
-                self.cond(nest)?;
-                *cmd = Command::compound(self.pos);
-                *cmd_pos = false;
-            }
-            b"esac" => {
-                if end == End::CaseItem {
-                    return Ok(Reserved::Ended(Ended::Esac));
-                }
-                return Err(self.lost("an `esac` outside a `case`"));
-            }
-            b"for" | b"select" => {
-                // The loop's name and word list are plain words up to `;` or a newline.
-                *cmd = Command::compound(word.start);
-                *cmd_pos = false;
-            }
-            b"function" => {
-                self.skip_blanks();
-                self.word(nest, false)?;
-                let back = self.pos;
-                self.skip_blanks();
-                if self.peek() == Some(b'(') {
-                    self.bump(1);
-                    self.skip_blanks();
-                    if self.peek() != Some(b')') {
-                        return Err(self.lost("a `function` definition"));
-                    }
-                    self.bump(1);
-                } else {
-                    self.pos = back;
-                }
-                *cmd_pos = true;
-            }
-            b"coproc" => return Err(self.lost("bash's `coproc`")),
-            _ if RESERVED_OPENING.contains(&lit) => *cmd_pos = true,
-            _ if RESERVED_CLOSING.contains(&lit) => {
-                *cmd = Command::compound(self.pos);
-                *cmd_pos = false;
-            }
-            _ => return Ok(Reserved::Not),
-        }
-        Ok(Reserved::Read)
-    }
-
-    /// `(`: a subshell, bash's `(( ))`, or the `()` of a function definition.
-    fn paren(&mut self, nest: Nest, cmd: &mut Command, cmd_pos: &mut bool) -> Scan {
-        if *cmd_pos && cmd.is_empty() {
-            if self.at(b"((") {
-                self.arith(2, nest.or(Some("inside (( ))")))?;
-            } else {
-                self.bump(1);
-                if self.code(End::Paren, nest, false)? != Ended::Paren {
-                    return Err(self.lost("an unclosed `(`"));
-                }
-            }
-            *cmd = Command::compound(self.pos);
-            *cmd_pos = false;
-            return Ok(());
-        }
-        if cmd.is_function_name() {
-            let back = self.pos;
-            self.bump(1);
-            self.skip_blanks();
-            if self.peek() == Some(b')') {
-                self.bump(1);
-                *cmd = Command::new(self.pos);
-                *cmd_pos = true;
-                return Ok(());
-            }
-            self.pos = back;
-        }
-        Err(self.lost("a `(` in the middle of a command"))
-    }
-
-    /// `case WORD in pattern) list ;; … esac`, after the word `case`.
-    fn case_clause(&mut self, nest: Nest) -> Scan {
-        self.skip_blanks();
-        if self.peek().is_none_or(|c| c == b'\n' || is_operator(c)) {
-            return Err(self.lost("a `case` without its word"));
-        }
-        self.word(nest, false)?;
-        self.skip_linebreaks()?;
-        let word = self.word(nest, false)?;
-        if word.literal.as_deref() != Some(b"in") {
-            return Err(self.lost("a `case` without `in`"));
-        }
-        loop {
-            self.skip_linebreaks()?;
-            match self.peek() {
-                None => return Err(self.lost("a `case` without `esac`")),
-                Some(b'(') => self.pos += 1,
-                Some(c) if is_operator(c) => return Err(self.lost("a `case` pattern")),
-                Some(_) => {
-                    let first = self.word(nest, false)?;
-                    if first.literal.as_deref() == Some(b"esac") {
-                        return Ok(());
-                    }
-                    self.pattern_end()?;
-                    if self.peek() == Some(b')') {
-                        self.pos += 1;
-                        if self.case_item(nest)? {
-                            return Ok(());
-                        }
-                        continue;
-                    }
-                    self.pos += 1; // `|`
-                }
-            }
-            // The rest of the patterns: `a | b )`.
-            loop {
-                self.skip_blanks();
-                if self.peek().is_none_or(|c| c == b'\n' || is_operator(c)) {
-                    return Err(self.lost("a `case` pattern"));
-                }
-                self.word(nest, false)?;
-                self.pattern_end()?;
-                if self.peek() == Some(b')') {
-                    self.pos += 1;
-                    break;
-                }
-                self.pos += 1;
-            }
-            if self.case_item(nest)? {
-                return Ok(());
-            }
-        }
-    }
-
-    /// After a pattern word: blanks, then `|` or `)`.
-    fn pattern_end(&mut self) -> Scan {
-        self.skip_blanks();
-        match self.peek() {
-            Some(b'|' | b')') => Ok(()),
-            _ => Err(self.lost("a `case` pattern")),
-        }
-    }
-
-    /// The commands of one `case` item; true when `esac` ended them.
-    fn case_item(&mut self, nest: Nest) -> Scan<bool> {
-        match self.code(End::CaseItem, nest, false)? {
-            Ended::CaseBreak => Ok(false),
-            Ended::Esac => Ok(true),
-            _ => Err(self.lost("a `case` item")),
-        }
-    }
-
-    /// bash's `[[ … ]]`, after the `[[`: words up to `]]` on the same line, where `<`, `>`,
-    /// `(`, `)`, `&&` and `||` are operators of the test.
-    fn cond(&mut self, nest: Nest) -> Scan {
-        let mut words: Vec<Word> = Vec::new();
-        loop {
-            self.skip_blanks();
-            let after_regex = words
-                .last()
-                .is_some_and(|w| w.literal.as_deref() == Some(b"=~"));
-            let regex_end = |c: u8| matches!(c, b'(' | b')' | b'|' | b'<' | b'>');
-            if after_regex {
-                // bash reads the regular expression as one word, with `(`, `)` and `|`.
-                if self.peek().is_some_and(regex_end) {
-                    return Err(self.lost("a regular expression after `=~` with `(`, `)` or `|`"));
-                }
-                if !self.peek().is_none_or(|c| is_operator(c) || c == b'\n') {
-                    words.push(self.word(nest, false)?);
-                    if self.peek().is_some_and(regex_end) {
-                        return Err(
-                            self.lost("a regular expression after `=~` with `(`, `)` or `|`")
-                        );
-                    }
-                    continue;
-                }
-            }
-            match self.peek() {
-                None | Some(b'\n') => return Err(self.lost("a `[[` without `]]` on its line")),
-                // dash and ash read `[[` as a command: there `#` starts a comment and `<<` a
-                // here-document.
-                Some(b'#') => return Err(self.lost("a `#` inside `[[ ]]`")),
-                Some(b'<') if self.at(b"<<") => return Err(self.lost("`<<` inside `[[ ]]`")),
-                Some(b'(' | b')' | b'<' | b'>') => {
-                    if self.at(b"<(") || self.at(b">(") {
-                        return Err(self.lost("a process substitution inside `[[ ]]`"));
-                    }
-                    words.push(Word::operator(self.pos, &self.b[self.pos..self.pos + 1]));
-                    self.bump(1);
-                }
-                Some(c @ (b'&' | b'|')) if self.at(&[c, c]) => {
-                    words.push(Word::operator(self.pos, &[c, c]));
-                    self.bump(2);
-                }
-                Some(c) if is_operator(c) => return Err(self.lost("an operator inside `[[ ]]`")),
-                Some(_) => {
-                    let w = self.word(nest, false)?;
-                    if w.literal.as_deref() == Some(b"]]") {
-                        break;
-                    }
-                    words.push(w);
-                }
-            }
-        }
-        check_cond(&words).map_err(Stop::Refused)
-    }
-
     /// A redirection operator and its file, or a here-document operator and its delimiter, or
     /// bash's `<( )` / `>( )`.
     fn redirect(&mut self, nest: Nest, cmd: &mut Command) -> Scan {
@@ -686,7 +517,7 @@ impl<'a> Lexer<'a> {
         }
         if self.at(b"<<<") {
             self.bump(3);
-            return self.target(nest);
+            return self.target(nest).map(drop);
         }
         if self.at(b"<<") {
             self.bump(2);
@@ -702,20 +533,30 @@ impl<'a> Lexer<'a> {
             Some(b'>') => matches!(self.peek(), Some(b'>' | b'&' | b'|')),
             _ => matches!(self.peek(), Some(b'>' | b'&')),
         };
+        let duplicate = second && self.peek() == Some(b'&');
         if second {
             self.bump(1);
         }
-        self.target(nest)
+        if !duplicate {
+            return self.target(nest).map(drop);
+        }
+        // `>&WORD`, `N<&WORD`: bash expands a WORD that is no number a second time (for
+        // `>&` and `1>&`; dash refuses it, ash expands it once), so no value may stand there
+        // and what it expands is noted.
+        let how = Rereading::Redirection;
+        let word = self.target(Some(DUPLICATION_TARGET))?;
+        self.notes
+            .reread(word.start, "the target of `>&`", how, word.reads(false));
+        Ok(())
     }
 
     /// The file word of a redirection.
-    fn target(&mut self, nest: Nest) -> Scan {
+    fn target(&mut self, nest: Nest) -> Scan<Word> {
         self.skip_blanks();
         if self.peek().is_none_or(|c| c == b'\n' || is_operator(c)) {
             return Err(self.lost("a redirection without a file"));
         }
-        self.word(nest, false)?;
-        Ok(())
+        self.word(nest, false)
     }
 
     /// A comment, up to (not including) the newline, read raw: a backslash does not

@@ -5,6 +5,7 @@
 use super::super::Context;
 use super::super::UNSAFE_HINT;
 use super::super::commands::Word;
+use super::super::reread::{Read, Rereading};
 use super::{End, Ended, Lexer, Nest, Scan, Stop, is_blank, is_name, is_operator};
 
 impl Lexer<'_> {
@@ -29,6 +30,7 @@ impl Lexer<'_> {
                 b'\\' => {
                     // `peek` left no continuation here: the next byte is escaped.
                     self.check_escape()?;
+                    self.note_unexpanded(self.pos + 1);
                     if let Some(e) = self.raw_at(1) {
                         w.keep(e);
                     }
@@ -46,8 +48,7 @@ impl Lexer<'_> {
                 }
                 b'`' => {
                     plain = false;
-                    w.expanded = true;
-                    self.backtick()?;
+                    self.backtick(&mut w)?;
                 }
                 b'$' => {
                     plain = false;
@@ -104,22 +105,28 @@ impl Lexer<'_> {
         Ok(w)
     }
 
-    /// bash's array subscript in `name[…]=value`, after the name: bash evaluates it as
-    /// arithmetic, so no placeholder may stand in it.
+    /// bash's array subscript in `name[…]=value` or `${name[…]}`, after the name: bash
+    /// evaluates it as arithmetic, so no placeholder may stand in it, and what it reads is
+    /// noted.
     pub(super) fn subscript(&mut self) -> Scan {
         let start = self.pos;
         self.pos += 1;
+        let mut inner = Word::new(start);
+        let mut names = Vec::new();
         loop {
             match self.peek() {
                 Some(b']') => {
                     self.pos += 1;
+                    let reads = arithmetic_reads(&inner, names);
+                    self.notes
+                        .reread(start, "an array subscript", Rereading::Arithmetic, reads);
                     return Ok(());
                 }
                 Some(b'{') if self.at(b"{{") => {
-                    return Err(self
-                        .refuse_here("in an array subscript, which bash evaluates as arithmetic"));
+                    return Err(self.refuse_arith("in an array subscript"));
                 }
-                Some(b'$') => self.dollar(false, &mut Word::default())?,
+                Some(b'$') => self.dollar(false, &mut inner)?,
+                Some(c) if c.is_ascii_alphabetic() || c == b'_' => names.push(self.name()),
                 Some(c) if c.is_ascii_alphanumeric() || b"_@*+-/%".contains(&c) => self.pos += 1,
                 _ => {
                     return Err(self.lost_at(
@@ -128,6 +135,50 @@ impl Lexer<'_> {
                     ));
                 }
             }
+        }
+    }
+
+    /// A name at `pos` (continuations removed), read past.
+    fn name(&mut self) -> String {
+        let mut out = Vec::new();
+        while let Some(c) = self
+            .peek()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            out.push(c);
+            self.pos += 1;
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// A placeholder at `pos` inside arithmetic: refused, with the way that works.
+    pub(super) fn refuse_arith(&self, place: &str) -> Stop {
+        let how = Rereading::Arithmetic;
+        match super::super::parse_placeholder(&self.text[self.pos..]) {
+            Ok((p, _)) => Stop::Refused(format!(
+                "{p} stands {place}, which {}: {}",
+                how.does(),
+                how.hint()
+            )),
+            Err(e) => Stop::Refused(e.message),
+        }
+    }
+
+    /// A `$NAME` or `${NAME` at raw index `i` that the shell leaves as text.
+    pub(super) fn note_unexpanded(&mut self, i: usize) {
+        if self.b.get(i) != Some(&b'$') {
+            return;
+        }
+        let mut j = i + 1;
+        if self.b.get(j) == Some(&b'{') {
+            j += 1;
+        }
+        let end = (j..self.b.len())
+            .find(|&k| !(self.b[k].is_ascii_alphanumeric() || self.b[k] == b'_'))
+            .unwrap_or(self.b.len());
+        if end > j && is_name(&self.b[j..end]) {
+            let name = String::from_utf8_lossy(&self.b[j..end]).into_owned();
+            self.notes.analysis.unexpanded.insert(name);
         }
     }
 
@@ -144,6 +195,7 @@ impl Lexer<'_> {
                     self.hole(nest, Context::SingleQuoted, w)?;
                 }
                 _ => {
+                    self.note_unexpanded(self.pos);
                     w.keep(c);
                     self.pos += 1;
                     w.text();
@@ -164,6 +216,7 @@ impl Lexer<'_> {
                 }
                 b'\\' => {
                     self.check_escape()?;
+                    self.note_unexpanded(self.pos + 1);
                     match self.raw_at(1) {
                         Some(e @ (b'$' | b'`' | b'"' | b'\\')) => w.keep(e),
                         Some(e) => {
@@ -175,14 +228,8 @@ impl Lexer<'_> {
                     self.pos = (self.pos + 2).min(self.b.len());
                     w.text();
                 }
-                b'$' => {
-                    w.expanded = true;
-                    self.dollar(true, w)?;
-                }
-                b'`' => {
-                    w.expanded = true;
-                    self.backtick()?;
-                }
+                b'$' => self.dollar(true, w)?,
+                b'`' => self.backtick(w)?,
                 b'{' if self.at(b"{{") && self.pos == self.bare_name_end => {
                     // `"$x{{ v }}"` would read `$xvalue`: the value lengthens the name.
                     return Err(self.refuse_here(
@@ -201,7 +248,7 @@ impl Lexer<'_> {
         Ok(())
     }
 
-    /// `$`: an expansion, or a plain dollar.
+    /// `$`: an expansion, or a plain dollar. What it expands is noted in `w`.
     pub(super) fn dollar(&mut self, in_double: bool, w: &mut Word) -> Scan {
         // `$\⏎{{ v }}` too: the shell joins `$` and the value's opening quote, and bash
         // reads `$'…'` as an escaped string.
@@ -211,30 +258,44 @@ impl Lexer<'_> {
             )));
         }
         match self.peek_at(1) {
-            Some(b'(') if self.peek_at(2) == Some(b'(') => self.arith(3, Some("inside $(( ))")),
+            Some(b'(') if self.peek_at(2) == Some(b'(') => {
+                w.note_expansion();
+                self.arith(3, Some("inside $(( ))"))
+            }
             Some(b'(') => {
+                w.note_opaque("the output of `$( )`");
                 self.bump(2);
                 match self.code(End::Paren, Some("inside $( )"), true)? {
                     Ended::Paren => Ok(()),
                     _ => Err(self.lost("an unclosed `$(`")),
                 }
             }
-            Some(b'{') => self.param(in_double),
-            Some(b'\'') if !in_double => self.dollar_single(),
+            Some(b'{') => self.param(in_double, w),
+            Some(b'\'') if !in_double => {
+                w.note_expansion();
+                self.dollar_single()
+            }
             Some(b'"') if !in_double => {
+                w.note_expansion();
                 self.bump(1);
                 self.double(Some("inside $\" \""), w)
             }
             Some(b'[') => Err(self.lost("bash's `$[ ]`")),
             Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
                 self.bump(1);
-                while self
-                    .peek()
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-                {
-                    self.pos += 1;
-                }
+                let name = self.name();
+                w.note_variable(name.as_bytes());
                 self.bare_name_end = self.pos;
+                Ok(())
+            }
+            Some(c @ (b'0'..=b'9' | b'@' | b'*')) => {
+                w.note_opaque(&format!("`${}`", c as char));
+                self.bump(2);
+                Ok(())
+            }
+            Some(b'?' | b'#' | b'$' | b'!' | b'-') => {
+                w.note_expansion();
+                self.bump(2);
                 Ok(())
             }
             _ => {
@@ -265,7 +326,10 @@ impl Lexer<'_> {
                 b'{' if self.b[self.pos..].starts_with(b"{{") => {
                     return Err(self.refuse_here("inside $' '"));
                 }
-                _ => self.pos += 1,
+                _ => {
+                    self.note_unexpanded(self.pos);
+                    self.pos += 1;
+                }
             }
         }
         Ok(())
@@ -274,8 +338,9 @@ impl Lexer<'_> {
     /// `${…}`: a name, then `}` or an operator and a plain word. Quotes, backslashes,
     /// backticks, braces and newlines inside the word are not followed: the shells disagree
     /// about them (a `'` inside a double-quoted `${x:-'}` is a quote to bash and a character
-    /// to dash).
-    pub(super) fn param(&mut self, in_double: bool) -> Scan {
+    /// to dash). `${!name}` reads a value as a name, and `${x:offset:length}` and a
+    /// subscript are arithmetic: what they read is noted.
+    pub(super) fn param(&mut self, in_double: bool, w: &mut Word) -> Scan {
         const OPS: &[&[u8]] = &[
             b":-", b":=", b":?", b":+", b"##", b"%%", b"//", b"/#", b"/%", b"^^", b",,", b"-",
             b"=", b"?", b"+", b"#", b"%", b"/", b"^", b",", b"@", b":",
@@ -283,33 +348,30 @@ impl Lexer<'_> {
         self.enter()?;
         let start = self.pos;
         self.bump(2);
-        if matches!(self.peek(), Some(b'#' | b'!')) && self.peek_at(1) != Some(b'}') {
-            self.pos += 1;
-        }
-        match self.peek() {
-            Some(b'{') if self.at(b"{{") => return Err(self.refuse_here("inside ${ }")),
-            Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
-                while self
-                    .peek()
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-                {
-                    self.pos += 1;
-                }
-            }
-            Some(c) if c.is_ascii_digit() => {
-                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-                    self.pos += 1;
-                }
-            }
-            Some(b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') => self.pos += 1,
-            _ => return Err(self.lost_at(start, "a `${` without a parameter name")),
-        }
+        let name = self.param_name(start, w)?;
         if self.peek() == Some(b'[') {
             self.subscript()?;
         }
+        // `${x:offset:length}` (but not `${x:-…}`): arithmetic.
+        let mut slice = None;
+        // `${x/pattern}`: whether its replacement's `/` came.
+        let mut replaced = None;
         if self.peek() != Some(b'}') {
             match OPS.iter().find(|op| self.at(op)) {
-                Some(op) => self.bump(op.len()),
+                Some(op) => {
+                    if *op == b":" {
+                        slice = Some((Word::new(self.pos), Vec::new()));
+                    }
+                    if op.starts_with(b"/") {
+                        replaced = Some(false);
+                    }
+                    if matches!(*op, b":=" | b"=")
+                        && let Some(n) = name.as_ref().filter(|n| !n.is_empty())
+                    {
+                        self.notes.analysis.write(n.as_bytes(), true);
+                    }
+                    self.bump(op.len());
+                }
                 None => return Err(self.lost_at(start, "a `${ }` form actiond does not know")),
             }
         }
@@ -319,33 +381,132 @@ impl Lexer<'_> {
                 Some(b'}') => {
                     self.pos += 1;
                     self.depth -= 1;
+                    if let Some((inner, names)) = slice {
+                        let reads = arithmetic_reads(&inner, names);
+                        self.notes.reread(
+                            start,
+                            "`${x:offset:length}`",
+                            Rereading::Arithmetic,
+                            reads,
+                        );
+                    }
+                    // busybox ash reads the rest of the word after `${x/pattern}` (no
+                    // replacement) as more of it: `${x/}'/a/b'` is `kk` and `b` there.
+                    if replaced == Some(false) && self.word_goes_on(in_double) {
+                        return Err(self.lost_at(
+                            start,
+                            "a `${x/pattern}` without a replacement, with more of the word \
+                             after it (busybox ash reads that text as part of the expansion)",
+                        ));
+                    }
                     return Ok(());
+                }
+                Some(b'/') if replaced == Some(false) => {
+                    replaced = Some(true);
+                    self.pos += 1;
                 }
                 Some(b'{') if self.at(b"{{") => return Err(self.refuse_here("inside ${ }")),
                 Some(b'$') if matches!(self.peek_at(1), Some(b'\'' | b'"')) => {
                     return Err(self.lost_at(start, "a quote inside `${ }`"));
                 }
-                Some(b'$') => self.dollar(in_double, &mut Word::default())?,
+                Some(b'$') => match &mut slice {
+                    Some((inner, _)) => self.dollar(in_double, inner)?,
+                    None => self.dollar(in_double, w)?,
+                },
                 Some(b'\'' | b'"' | b'\\' | b'`' | b'{' | b'\n') => {
                     return Err(self.lost_at(
                         start,
                         "a quote, backslash, backtick, brace or newline inside `${ }`",
                     ));
                 }
+                Some(c) if (c.is_ascii_alphabetic() || c == b'_') && slice.is_some() => {
+                    let n = self.name();
+                    if let Some((_, names)) = &mut slice {
+                        names.push(n);
+                    }
+                }
+                Some(c) if c.is_ascii_digit() && slice.is_some() => {
+                    while self
+                        .peek()
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+                    {
+                        self.pos += 1;
+                    }
+                }
                 Some(_) => self.pos += 1,
             }
         }
     }
 
+    /// Whether the word goes on after the `}` just read (inside `"…"`: after its `"`).
+    fn word_goes_on(&mut self, in_double: bool) -> bool {
+        let mut i = 0;
+        if in_double {
+            if self.peek() != Some(b'"') {
+                return true;
+            }
+            i = 1;
+        }
+        !self
+            .peek_at(i)
+            .is_none_or(|c| is_blank(c) || c == b'\n' || is_operator(c))
+    }
+
+    /// The parameter of `${`, after it (and its `#` or `!`), noted in `w`: `Some(name)` for a
+    /// named or special one (empty for `$#`, `$?`, …), `None` for a positional one.
+    fn param_name(&mut self, start: usize, w: &mut Word) -> Scan<Option<String>> {
+        let mut length = false;
+        let mut indirect = false;
+        if matches!(self.peek(), Some(b'#' | b'!')) && self.peek_at(1) != Some(b'}') {
+            length = self.peek() == Some(b'#');
+            indirect = self.peek() == Some(b'!');
+            self.pos += 1;
+        }
+        let name = match self.peek() {
+            Some(b'{') if self.at(b"{{") => return Err(self.refuse_here("inside ${ }")),
+            Some(c) if c.is_ascii_alphabetic() || c == b'_' => Some(self.name()),
+            Some(c) if c.is_ascii_digit() => {
+                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    self.pos += 1;
+                }
+                None
+            }
+            Some(b'@' | b'*') => {
+                self.pos += 1;
+                None
+            }
+            Some(b'#' | b'?' | b'-' | b'$' | b'!') => {
+                self.pos += 1;
+                Some(String::new())
+            }
+            _ => return Err(self.lost_at(start, "a `${` without a parameter name")),
+        };
+        match (&name, length, indirect) {
+            (_, true, _) => w.note_expansion(),
+            (Some(n), _, true) if !n.is_empty() => {
+                let reads = vec![Read::Variable(n.clone())];
+                self.notes.reread(start, "`${!…}`", Rereading::Name, reads);
+                w.note_opaque("a variable named by a value (`${!…}`)");
+            }
+            (Some(n), _, _) if !n.is_empty() => w.note_variable(n.as_bytes()),
+            (Some(_), _, _) => w.note_expansion(),
+            (None, _, _) => w.note_opaque("a positional parameter"),
+        }
+        Ok(name)
+    }
+
     /// `$(( … ))` (`skip` = 3) or bash's `(( … ))` command (`skip` = 2): arithmetic, up to
     /// the `))` that closes it. dash and ash read the command `(( … ))` as two nested
     /// subshells, so there `<<` opens a here-document and `#` may start a comment: the
-    /// model follows the command only while both readings agree.
+    /// model follows the command only while both readings agree. The names it reads (bash
+    /// evaluates their values again) are noted.
     pub(super) fn arith(&mut self, skip: usize, nest: Nest) -> Scan {
         self.enter()?;
         let start = self.pos;
         self.bump(skip);
         let mut depth = 0u32;
+        let mut inner = Word::new(start);
+        let mut names = Vec::new();
         loop {
             if skip == 2 && matches!(self.peek(), Some(b'<' | b'#' | b'$' | b'`')) {
                 return Err(self.lost_at(
@@ -366,20 +527,40 @@ impl Lexer<'_> {
                 Some(b')') if self.peek_at(1) == Some(b')') => {
                     self.bump(2);
                     self.depth -= 1;
+                    let place = if skip == 2 { "`(( ))`" } else { "`$(( ))`" };
+                    let reads = arithmetic_reads(&inner, names);
+                    self.notes
+                        .reread(start, place, Rereading::Arithmetic, reads);
                     return Ok(());
                 }
                 Some(b')') => return Err(self.lost_at(start, "a `((` closed by a single `)`")),
                 Some(b'$') if matches!(self.peek_at(1), Some(b'\'' | b'"')) => {
                     return Err(self.lost_at(start, "a quote inside `$(( ))`"));
                 }
-                Some(b'$') => self.dollar(false, &mut Word::default())?,
-                Some(b'`') => self.backtick()?,
-                Some(b'{') if self.at(b"{{") => return Err(self.refuse_here(nest.unwrap_or(""))),
+                Some(b'$') => self.dollar(false, &mut inner)?,
+                Some(b'`') => self.backtick(&mut inner)?,
+                Some(b'{') if self.at(b"{{") => {
+                    return Err(self.refuse_arith(nest.unwrap_or("inside arithmetic")));
+                }
                 Some(b'\'' | b'"' | b'\\') => {
                     return Err(self.lost_at(start, "a quote or backslash inside `$(( ))`"));
                 }
                 Some(b'\n') if !self.heredocs.is_empty() || skip == 2 => {
                     return Err(self.lost_at(start, "a newline inside `$(( ))`"));
+                }
+                Some(c) if c.is_ascii_alphabetic() || c == b'_' => names.push(self.name()),
+                Some(c) if c.is_ascii_digit() => {
+                    // A number: `0x1F`, `16#ff` (`#` only in `$(( ))`, see above).
+                    while let Some(c) = self.peek() {
+                        let part = c.is_ascii_alphanumeric()
+                            || c == b'_'
+                            || c == b'@'
+                            || (c == b'#' && skip == 3);
+                        if !part {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
                 }
                 Some(_) => self.pos += 1,
             }
@@ -387,7 +568,8 @@ impl Lexer<'_> {
     }
 
     /// `` `…` ``: it ends at the first backtick no backslash escapes.
-    pub(super) fn backtick(&mut self) -> Scan {
+    pub(super) fn backtick(&mut self, w: &mut Word) -> Scan {
+        w.note_opaque("the output of a backtick command");
         let start = self.pos;
         self.pos += 1;
         loop {
@@ -406,4 +588,11 @@ impl Lexer<'_> {
             }
         }
     }
+}
+
+/// What arithmetic reads: the variables and other expansions in it, and its bare names.
+fn arithmetic_reads(inner: &Word, names: Vec<String>) -> Vec<Read> {
+    let mut reads = inner.reads(false);
+    reads.extend(names.into_iter().map(Read::Variable));
+    reads
 }

@@ -1,0 +1,408 @@
+//! What the shell model learns besides quoting contexts: the places where a value, once the
+//! shell has read it back as the same bytes, is read again as code, arithmetic or a variable
+//! name. Quoting cannot help there, and what helps depends on the arguments (an `int` value
+//! cannot hold code), which this module does not know: it lists the places and what each
+//! reads, and `judge` weighs them against what the caller knows of the values.
+//!
+//! The places: bash's arithmetic (`$(( ))`, `(( ))`, `let`, the operands of `[[ -eq ]]` and
+//! its kin, `${x:offset:length}`, array subscripts), which evaluates a variable's value as an
+//! expression again, so `a[$(cmd)]` in it runs cmd; `${!name}`, which reads a value as a
+//! name; the word after `>&`, which bash expands a second time when it is no number; the
+//! arguments of the builtins that read them as code or names (`eval`, `read`, …); the script
+//! of a shell the command starts (`sh -c SCRIPT`, also behind `env`, `sudo`, `nohup`, …)
+//! and the string of `env -S`, which are parsed as shell code or split again; the first
+//! argument of `.` / `source`, a file read as code; and the variables put in the environment
+//! of a program the command starts (`NAME=v cmd`, `export`, `env NAME=v`). It also lists the
+//! variables the command writes (a variable read in one of those places may hold what was
+//! written to it), and the `$NAME`s the shell leaves as text (inside `'…'`), which a shell
+//! the command starts reads from its environment. Pure: it neither reads arguments nor
+//! decides.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::Placeholder;
+
+/// How a place reads what reaches it, which decides the advice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rereading {
+    /// As an arithmetic expression (bash evaluates variables in it recursively).
+    Arithmetic,
+    /// As shell code, or split and parsed again.
+    Code,
+    /// As the name of a variable (bash evaluates a subscript in it).
+    Name,
+    /// As a file name expanded a second time (`>&`).
+    Redirection,
+    /// As a variable in the environment of a program the command starts, which may read it
+    /// as its settings or as code (`BASH_ENV`, `ENV`, `GIT_SSH_COMMAND`, `TAR_OPTIONS`).
+    Environment,
+}
+
+impl Rereading {
+    /// What the place does with a value, after "which …".
+    pub fn does(self) -> &'static str {
+        match self {
+            Rereading::Arithmetic => {
+                "bash evaluates as arithmetic, where a variable's value is evaluated again (a \
+                 value such as `a[$(cmd)]` runs cmd)"
+            }
+            Rereading::Code => "is read as shell code again",
+            Rereading::Name => {
+                "bash reads as a variable name, whose subscript it evaluates (a value such as \
+                 `a[$(cmd)]` runs cmd)"
+            }
+            Rereading::Redirection => {
+                "bash expands a second time when it is no number (a value holding `$(cmd)` \
+                 runs cmd)"
+            }
+            Rereading::Environment => {
+                "a program the command starts may read as its settings, and some run as code \
+                 (bash expands `BASH_ENV` and sources the file, `GIT_SSH_COMMAND` and \
+                 `TAR_OPTIONS` run programs)"
+            }
+        }
+    }
+
+    /// How to do without it. None of these routes reads the value as code again.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Rereading::Arithmetic => {
+                "declare the argument `type: int` (whose values cannot hold code) and write its \
+                 variable there (`$(( N * 60 ))` for an argument `n`), compare the value as text \
+                 inside [ ] (`[ \"$ACTIOND_ARG_NAME\" -gt 3 ]`), or hand it to a program with \
+                 `exec:`"
+            }
+            Rereading::Code => {
+                "pass the value as data instead: as a positional parameter of the script (`sh \
+                 -c 'echo \"$1\"' sh {{ v }}`), or read \"$ACTIOND_ARG_NAME\" inside it, or \
+                 use `exec:` with no shell; an argument of `type: int` may stand there"
+            }
+            Rereading::Name => {
+                "a value cannot be a variable name: write the name out in the command (and the \
+                 value as data, e.g. `printf -v out %s \"$ACTIOND_ARG_NAME\"`), or use `exec:`"
+            }
+            Rereading::Redirection => {
+                "write `>FILE 2>&1` instead of `>& FILE` (the word after `>` is expanded once: \
+                 `>\"$ACTIOND_ARG_NAME\" 2>&1`), or use `exec:`"
+            }
+            Rereading::Environment => {
+                "the programs the command starts already have the value as \
+                 \"$ACTIOND_ARG_NAME\", a name no program reads as its settings: pass it to \
+                 them as an argument (`cmd \"$ACTIOND_ARG_NAME\"`), or use `exec:`"
+            }
+        }
+    }
+}
+
+/// What a place reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Read {
+    /// A variable by name: `N`, `$N`, `${N}`, `ACTIOND_ARG_N`.
+    Variable(String),
+    /// A placeholder, quoted for the shell that reads it first and read again after.
+    Hole(Placeholder),
+    /// Something that may hold any value the command has: a positional parameter (`$1`,
+    /// `$@`), `$_`, the output of `$( )`, a script actiond cannot read. Described.
+    Unknown(String),
+}
+
+/// One place where bash reads a value again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reread {
+    /// The construct, as a reader finds it: "`$(( ))`", "the script of `sh -c`".
+    pub place: String,
+    pub rereading: Rereading,
+    /// The line of the command text it stands on (1-based).
+    pub line: usize,
+    pub reads: Vec<Read>,
+}
+
+/// Where the model stopped following the command (see `lexer`): names after it are unseen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lost {
+    /// The byte offset in the command text.
+    pub at: usize,
+    pub line: usize,
+    pub why: String,
+}
+
+/// Everything the model noted about one command besides its placeholders.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Analysis {
+    pub rereads: Vec<Reread>,
+    /// Variables the command assigns, each with whether the value may hold data (anything
+    /// but a plain literal, a number or arithmetic).
+    pub written: BTreeMap<String, bool>,
+    /// A builtin writes a variable whose name actiond cannot read (`read "$x"`): any
+    /// variable may hold data.
+    pub written_unknown: bool,
+    /// `$NAME`s the shell leaves as text (inside `'…'`, `$'…'`, a quoted here-document, or
+    /// after a backslash): a shell the command starts reads them from its environment.
+    pub unexpanded: BTreeSet<String>,
+    pub lost: Option<Lost>,
+}
+
+impl Analysis {
+    /// Whether `name` may hold data the command put there.
+    pub fn may_hold_data(&self, name: &str) -> bool {
+        self.written_unknown || self.written.get(name).copied().unwrap_or(false)
+    }
+
+    /// Notes an assignment to `name`.
+    pub(crate) fn write(&mut self, name: &[u8], data: bool) {
+        let name = String::from_utf8_lossy(name).into_owned();
+        let entry = self.written.entry(name).or_insert(false);
+        *entry |= data;
+    }
+}
+
+/// What the lexer and the command rules note while they read one command text.
+#[derive(Debug)]
+pub(crate) struct Notes<'a> {
+    text: &'a [u8],
+    pub analysis: Analysis,
+    /// Scripts in plain text that a shell the command starts runs (`sh -c '…'`): the offset
+    /// of their word, their text and what they are. Read after the command (`template`).
+    pub scripts: Vec<(usize, Vec<u8>, &'static str)>,
+}
+
+impl<'a> Notes<'a> {
+    pub fn new(text: &'a [u8]) -> Notes<'a> {
+        Notes {
+            text,
+            analysis: Analysis::default(),
+            scripts: Vec::new(),
+        }
+    }
+
+    /// The line of byte offset `at` (1-based).
+    pub fn line(&self, at: usize) -> usize {
+        self.text[..at.min(self.text.len())]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count()
+            + 1
+    }
+
+    /// Notes a place at `at` that reads `reads` again (nothing when it reads nothing).
+    pub fn reread(
+        &mut self,
+        at: usize,
+        place: impl Into<String>,
+        rereading: Rereading,
+        reads: Vec<Read>,
+    ) {
+        if reads.is_empty() {
+            return;
+        }
+        let line = self.line(at);
+        self.analysis.rereads.push(Reread {
+            place: place.into(),
+            rereading,
+            line,
+            reads,
+        });
+    }
+}
+
+/// The variables bash fills with data on its own: what `read` and `select` read (`REPLY`),
+/// `getopts`' `OPTARG`, `mapfile`'s `MAPFILE`, what `=~` matched, the last argument of the
+/// last command (`$_`), the command being run and the whole `-c` text, the directory `cd`
+/// went to.
+pub const DATA_VARIABLES: &[&str] = &[
+    "_",
+    "REPLY",
+    "OPTARG",
+    "MAPFILE",
+    "BASH_REMATCH",
+    "BASH_ARGV",
+    "BASH_COMMAND",
+    "BASH_EXECUTION_STRING",
+    "COPROC",
+    "READLINE_LINE",
+    "PWD",
+    "OLDPWD",
+];
+
+/// Programs that run their `-c` argument as shell code.
+const SHELLS: &[&[u8]] = &[
+    b"sh", b"bash", b"dash", b"ash", b"zsh", b"ksh", b"mksh", b"yash", b"posh", b"rbash", b"hush",
+];
+
+/// Where a command's words hold a script that a program parses again: for `words` (the
+/// command's words from its name on, each `Some(value)` when it is plain text), the indexes
+/// of the words that hold one, with what they are. A shell's script is the first word after
+/// its options when one of them holds `c` (`sh -c`, `bash -ec`, `busybox sh -c`, behind any
+/// wrapper: `env`, `sudo`, `nohup`, `timeout 5`, `docker exec c`); `su` and `runuser` take the
+/// word after `-c`; `env -S` splits its string again. Where a shell's option cannot be read (it
+/// comes from an expansion), every word after it may be the script.
+pub fn scripts(words: &[Option<&[u8]>]) -> Vec<(usize, &'static str)> {
+    for (i, w) in words.iter().enumerate() {
+        let Some(w) = w else { continue };
+        let base = w.rsplit(|&c| c == b'/').next().unwrap_or(w);
+        let shell = SHELLS.contains(&base)
+            || (base == b"busybox"
+                && words
+                    .get(i + 1)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|a| SHELLS.contains(&a)));
+        if shell {
+            let from = if base == b"busybox" { i + 2 } else { i + 1 };
+            return shell_script(words, from);
+        }
+        if base == b"su" || base == b"runuser" {
+            return option_argument(
+                words,
+                i + 1,
+                &[b"-c", b"--command"],
+                "the command of `su -c`",
+            );
+        }
+        if base == b"env" {
+            let found = option_argument(
+                words,
+                i + 1,
+                &[b"-S", b"--split-string"],
+                "the string of `env -S`",
+            );
+            if !found.is_empty() {
+                return found;
+            }
+        }
+    }
+    Vec::new()
+}
+
+const SCRIPT: &str = "the script of `sh -c`";
+
+/// A shell's options from `from` on: the script's index when one holds `c`.
+fn shell_script(words: &[Option<&[u8]>], from: usize) -> Vec<(usize, &'static str)> {
+    let mut command = false;
+    let mut j = from;
+    while let Some(w) = words.get(j) {
+        let Some(w) = w else {
+            // An option from an expansion: any word from here on may be the script.
+            return (j..words.len()).map(|k| (k, SCRIPT)).collect();
+        };
+        if *w == b"--" || *w == b"-" {
+            j += 1;
+            break;
+        }
+        if w.len() < 2 || !matches!(w[0], b'-' | b'+') {
+            break;
+        }
+        if w.starts_with(b"--") {
+            // `--rcfile FILE` and `--init-file FILE` take a word.
+            let takes = *w == b"--rcfile" || *w == b"--init-file";
+            j += if takes { 2 } else { 1 };
+            continue;
+        }
+        command |= w[1..].contains(&b'c');
+        // `-o OPTION` and `-O OPTION` take a word.
+        j += if w[1..].iter().any(|&c| c == b'o' || c == b'O') {
+            2
+        } else {
+            1
+        };
+    }
+    if command && j < words.len() {
+        vec![(j, SCRIPT)]
+    } else {
+        Vec::new()
+    }
+}
+
+/// The word after one of `options` (or glued to it, `-cSCRIPT`, `--command=SCRIPT`).
+fn option_argument(
+    words: &[Option<&[u8]>],
+    from: usize,
+    options: &[&[u8]],
+    what: &'static str,
+) -> Vec<(usize, &'static str)> {
+    let mut out = Vec::new();
+    for j in from..words.len() {
+        let Some(w) = words[j] else { continue };
+        if options.contains(&w) && j + 1 < words.len() {
+            out.push((j + 1, what));
+        } else if options
+            .iter()
+            .any(|o| w.len() > o.len() && w.starts_with(o))
+        {
+            out.push((j, what));
+        }
+    }
+    out
+}
+
+/// The identifiers of arithmetic text (`x * 60 + y[1]` names `x` and `y`), which bash reads
+/// as variables; numbers (`0x1F`, `16#ff`) are not names.
+pub fn arithmetic_names(text: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let c = text[i];
+        if c.is_ascii_digit() {
+            while i < text.len() && (text[i].is_ascii_alphanumeric() || b"_#@".contains(&text[i])) {
+                i += 1;
+            }
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < text.len() && (text[i].is_ascii_alphanumeric() || text[i] == b'_') {
+                i += 1;
+            }
+            out.push(String::from_utf8_lossy(&text[start..i]).into_owned());
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(words: &[&str]) -> Vec<usize> {
+        let words: Vec<Option<&[u8]>> = words
+            .iter()
+            .map(|w| (*w != "$").then_some(w.as_bytes()))
+            .collect();
+        scripts(&words).into_iter().map(|(i, _)| i).collect()
+    }
+
+    #[test]
+    fn the_script_of_a_shell_is_found_behind_any_wrapper() {
+        let table: &[(&[&str], &[usize])] = &[
+            (&["sh", "-c", "s"], &[2]),
+            (&["/bin/bash", "-ec", "s", "x"], &[2]),
+            (&["bash", "-o", "pipefail", "-c", "s"], &[4]),
+            (&["bash", "-c", "-e", "s"], &[3]),
+            (&["bash", "-c", "--", "s"], &[3]),
+            (&["busybox", "sh", "-c", "s"], &[3]),
+            (&["env", "A=1", "sh", "-c", "s"], &[4]),
+            (&["sudo", "-u", "pi", "dash", "-c", "s"], &[5]),
+            (&["timeout", "5", "zsh", "-c", "s"], &[4]),
+            (&["sh", "$", "s"], &[1, 2]),
+            (&["su", "-", "pi", "-c", "s"], &[4]),
+            (&["su", "--command=s"], &[1]),
+            (&["env", "-S", "s"], &[2]),
+            (&["env", "-Ss"], &[1]),
+            // No `-c`: a script file, whose arguments are data.
+            (&["sh", "script.sh", "x"], &[]),
+            (&["bash", "-e", "script.sh"], &[]),
+            (&["echo", "x"], &[]),
+            (&["shellcheck", "-c", "x"], &[]),
+        ];
+        for (words, want) in table {
+            assert_eq!(&found(words), want, "{words:?}");
+        }
+    }
+
+    #[test]
+    fn arithmetic_names_are_the_identifiers_not_the_numbers() {
+        assert_eq!(arithmetic_names(b"x * 60 + y[1]"), ["x", "y"]);
+        assert_eq!(arithmetic_names(b"0x1F + 16#ff - 2#101 + _a"), ["_a"]);
+        assert!(arithmetic_names(b"1 << 2").is_empty());
+    }
+}

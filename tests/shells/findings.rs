@@ -1,0 +1,144 @@
+//! The fresh-eyes findings against the shell model, each run in the real shells: the
+//! template with the value quoted as the model quotes its context (what a build that
+//! accepted it ran) makes the shells named run the value (the marker file, or a file the
+//! token run did not make), and the model now refuses it.
+
+use std::collections::BTreeSet;
+
+use super::{PRELUDE, SHELLS, TOKEN, compile, run, scratch};
+
+/// How the model quotes the placeholder's context: `'…'` outside quotes, escaped inside
+/// `"…"`.
+#[derive(Clone, Copy)]
+enum Quoting {
+    Single,
+    Double,
+}
+
+fn quote(value: &str, how: Quoting) -> String {
+    match how {
+        Quoting::Single => format!("'{}'", value.replace('\'', "'\\''")),
+        Quoting::Double => {
+            let mut out = String::new();
+            for c in value.chars() {
+                if matches!(c, '$' | '`' | '"' | '\\') {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+            out
+        }
+    }
+}
+
+/// Each row: the template, the value, how its context is quoted, and the shells in which
+/// that rendering runs the value (creates a file).
+const ROWS: &[(&str, &str, Quoting, &[&str])] = &[
+    // 1. bash expands the target of `>&` a second time.
+    (
+        "p a >&{{ v }}",
+        "$(touch MARK)",
+        Quoting::Single,
+        &["bash", "bash --posix"],
+    ),
+    // 2. dash reads `||` inside `[[ ]]` as its own: the value names a command. (busybox ash
+    // parses `[[` as bash does here, but other operators differ; the model refuses all.)
+    (
+        "[[ x == y || {{ v }} == MARK ]]",
+        "touch",
+        Quoting::Single,
+        &["dash"],
+    ),
+    // 3. dash reads `p &> f w` as `p &` and `> f w`.
+    (
+        "p &> /dev/null {{ v }} MARK",
+        "touch",
+        Quoting::Single,
+        &["dash"],
+    ),
+    // 4. `for NAME do` without `in` hid `eval` from the rules.
+    (
+        "set -- x; for i do eval p {{ v }}; done",
+        ";touch MARK",
+        Quoting::Single,
+        &["dash", "bash", "bash --posix", "busybox ash"],
+    ),
+    // 5. bash evaluates a variable's value in arithmetic again: actiond's own variable for
+    // the argument (set here as actiond sets it in the environment), or another.
+    (
+        "ACTIOND_ARG_V={{ v }}; p $(( ACTIOND_ARG_V ))",
+        "a[$(touch MARK)]",
+        Quoting::Single,
+        &["bash", "bash --posix"],
+    ),
+    (
+        "m={{ v }}; p $(( m ))",
+        "a[$(touch MARK)]",
+        Quoting::Single,
+        &["bash", "bash --posix"],
+    ),
+    // 6. bash's `time -p` hid `eval` (`bash --posix` reads no option after `time`).
+    (
+        "time -p eval p {{ v }}",
+        ";touch MARK",
+        Quoting::Single,
+        &["bash"],
+    ),
+    // 7. Scripts handed to another shell, or split again by `compgen -W`.
+    (
+        "sh -c \"p {{ v }}\"",
+        ";touch MARK",
+        Quoting::Double,
+        &["dash", "bash", "bash --posix", "busybox ash"],
+    ),
+    (
+        "compgen -W {{ v }} x",
+        "$(touch MARK)",
+        Quoting::Single,
+        &["bash", "bash --posix"],
+    ),
+    // Found by this branch: a value in the environment of a program the command starts,
+    // which bash expands and sources (`BASH_ENV`).
+    (
+        "BASH_ENV={{ v }} bash -c :",
+        "$(touch MARK)",
+        Quoting::Single,
+        &["dash", "bash", "bash --posix", "busybox ash"],
+    ),
+];
+
+#[test]
+#[ignore = "needs dash, bash and busybox: scripts/test.sh runs it (cargo test --test shells -- --ignored)"]
+fn each_finding_injected_in_real_shells_and_is_now_refused() {
+    let dir = scratch(900);
+    let mut wrong = Vec::new();
+    for &(text, value, how, want) in ROWS {
+        // `sh -c` inside the script: the shell under test's own `p` is not there.
+        let script = |v: &str| {
+            let body = text.replace("{{ v }}", &quote(v, how));
+            format!("{PRELUDE}{}", body.replace("\"p ", "\"printf %s "))
+        };
+        let mut injected = BTreeSet::new();
+        for (name, shell) in SHELLS {
+            // A file the token run did not make (named after the value) is the value run.
+            let token = run(shell, &script(TOKEN), &dir);
+            if run(shell, &script(value), &dir).injected(&token, value) {
+                injected.insert(*name);
+            }
+        }
+        let want: BTreeSet<&str> = want.iter().copied().collect();
+        if injected != want {
+            wrong.push(format!(
+                "{text:?} with {value:?} ran in {injected:?}, expected {want:?}"
+            ));
+        }
+        if let Ok(t) = compile(text) {
+            wrong.push(format!(
+                "{text:?} is accepted: {:?}",
+                t.render(&|_| Some(value.to_string()))
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
