@@ -129,7 +129,8 @@ pub fn load(source: &Source) -> Result<Loaded, LoadError> {
 
 /// The text of the `board:` file (a regular file, within `MAX_CONFIG_BYTES`).
 fn read_layer_file(path: &Path) -> Result<String, String> {
-    files::read_text(path, MAX_CONFIG_BYTES).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    files::read_text(path, MAX_CONFIG_BYTES)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 /// Every `*.yml` / `*.yaml` file directly in `dir`, sorted by file name, with its text; at
