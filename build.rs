@@ -2,7 +2,8 @@
 //! gzipped once here, at the best level, so the binary carries only the compressed bytes and
 //! the server never compresses at run time. It also computes each file's content hash (the
 //! strong ETag) and writes the hashes of the files index.html names as `@v:NAME@` into it, so
-//! a new build changes their URLs (`app.js?v=HASH`) and browsers may cache them for a year.
+//! a new build changes their URLs (`app.js?v=HASH`) and browsers may cache them for a year;
+//! the service worker (`sw.js`) is stamped the same way, so a new offline page installs anew.
 //! It must not read anything outside src/web/assets.
 //!
 //! `FILES` is the one list of the page's files: the server answers `GET /NAME` for exactly
@@ -23,6 +24,8 @@ const FILES: &[&str] = &[
     "output.js",
     "looks.js",
     "views.js",
+    "forms.js",
+    "sheet.js",
     "app.css",
     "icon.svg",
     "manifest.webmanifest",
@@ -30,7 +33,12 @@ const FILES: &[&str] = &[
     "icon-512.png",
     "icon-maskable-512.png",
     "apple-touch-icon.png",
+    "sw.js",
+    "offline.html",
 ];
+
+/// The files whose `@v:NAME@` marks become NAME's hash.
+const STAMPED: &[&str] = &["index.html", "sw.js"];
 
 fn main() {
     let src = Path::new("src/web/assets");
@@ -62,21 +70,26 @@ fn main() {
         })
         .collect();
 
-    // index.html names the other files as `@v:NAME@`; replace each with NAME's hash.
+    // index.html and sw.js name other files as `@v:NAME@`; replace each with NAME's hash
+    // (of the file as written: the stamped files do not name each other).
     let hashes: Vec<(String, String)> = texts
         .iter()
         .map(|(name, bytes)| (name.clone(), hash(bytes)))
         .collect();
-    let index = String::from_utf8(texts[0].1.clone()).expect("index.html is UTF-8");
-    let mut index = index;
-    for (name, h) in &hashes {
-        index = index.replace(&format!("@v:{name}@"), h);
+    for (name, bytes) in texts
+        .iter_mut()
+        .filter(|(n, _)| STAMPED.contains(&n.as_str()))
+    {
+        let mut text = String::from_utf8(bytes.clone()).expect("a stamped file is UTF-8");
+        for (other, h) in &hashes {
+            text = text.replace(&format!("@v:{other}@"), h);
+        }
+        assert!(
+            !text.contains("@v:"),
+            "{name} names a file that is not in FILES"
+        );
+        *bytes = text.into_bytes();
     }
-    assert!(
-        !index.contains("@v:"),
-        "index.html names a file that is not in FILES"
-    );
-    texts[0].1 = index.into_bytes();
 
     let mut table = String::from("pub static ASSETS: &[Asset] = &[\n");
     for (name, bytes) in &texts {

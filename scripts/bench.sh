@@ -5,6 +5,15 @@
 # Everything runs on this machine in one go, and each ratio is taken within one run, so the
 # ratios hold even where absolute times drift (a shared or busy machine).
 #
+# actiond is measured in both containment modes: group mode (no delegated cgroup, as on a
+# developer's machine) and cgroup mode (each execution in a cgroup of its own, as under the
+# shipped unit), the latter in a cgroup of the bench's own below the cgroup v2 hierarchy
+# (mounted beside a legacy one when there is none, as scripts/test.sh does; needs root). A
+# separate phase prices one press of an `exec: [/bin/true]` and of a `shell: 'true'` action in
+# each mode, the service's own CPU and that of the service and its children together
+# (utime + stime + cutime + cstime): both servers run side by side and take turns, so the
+# machine's drift falls on both alike.
+#
 #   scripts/bench.sh           5 runs of 3 s per figure, 10 000 executions for the RSS figure
 #   scripts/bench.sh --quick   3 runs of 1 s per figure, 2 000 executions (two minutes or so)
 #
@@ -32,8 +41,12 @@ RUNS=5
 SECS=3
 EXECS=10000
 INSN_EXECS=300
+# The mode phase: rounds, presses per action and mode and round, presses after a pause.
+ROUNDS=5
+PRESSES=1000
+IDLE=4
 case "${1:-}" in
-    --quick) RUNS=3 SECS=1 EXECS=2000 INSN_EXECS=100 ;;
+    --quick) RUNS=3 SECS=1 EXECS=2000 INSN_EXECS=100 ROUNDS=3 PRESSES=500 IDLE=3 ;;
     "") ;;
     *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
 esac
@@ -75,11 +88,53 @@ RAW="$OUT/raw.tsv"
 : >"$RAW"
 WORK="$(mktemp -d)"
 SERVER_PID=""
+OTHER_PIDS=()
+CGROUPS=""
 cleanup() {
     if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; fi
+    for p in "${OTHER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    if [ -n "$CGROUPS" ]; then drop_cgroup "$CGROUPS"; fi
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+
+# Cgroup mode: a cgroup of the bench's own on the v2 hierarchy, with a fresh directory below
+# it for each server (actiond moves itself into its `supervisor/` and runs each execution in a
+# `run-<n>/` beside it).
+[ "$(id -u)" -eq 0 ] || die "cgroup mode needs root here (it creates cgroups); run as root"
+if ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then
+    step "no cgroup v2 mounted: mounting one at /sys/fs/cgroup/unified"
+    mkdir -p /sys/fs/cgroup/unified
+    mount -t cgroup2 cgroup2 /sys/fs/cgroup/unified || die "could not mount cgroup v2"
+fi
+CG_MOUNT="$(sed -n 's/^[^ ]* [^ ]* [^ ]* [^ ]* \([^ ]*\) .* - cgroup2 .*/\1/p' /proc/self/mountinfo | head -1)"
+[ -d "$CG_MOUNT" ] || die "no cgroup v2 mount point found"
+CGROUPS="$CG_MOUNT/actiond-bench-$$"
+mkdir "$CGROUPS" || die "cannot create the cgroup $CGROUPS"
+# fresh_cgroup: sets CG to a new directory below the bench's cgroup (a unique name, since
+# it is also called in command substitutions, whose changes to variables do not come back).
+fresh_cgroup() {
+    CG="$(mktemp -d -p "$CGROUPS" s.XXXXXX)" || die "cannot create a cgroup below $CGROUPS"
+}
+# drop_cgroup DIR: kills what is left in DIR and removes it with everything below it.
+drop_cgroup() {
+    [ -d "$1" ] || return 0
+    if [ -e "$1/cgroup.kill" ]; then echo 1 >"$1/cgroup.kill" 2>/dev/null || true; fi
+    local i
+    for i in $(seq 1 50); do
+        find "$1" -depth -type d -exec rmdir {} + 2>/dev/null || true
+        [ -d "$1" ] || return 0
+        sleep 0.1
+    done
+}
+# in_cgroup_mode LOG: fails unless actiond's log says it runs each execution in its cgroup.
+in_cgroup_mode() {
+    grep -q "each execution in its own cgroup" "$1" || {
+        cat "$1" >&2
+        die "actiond did not take its cgroup (see its log above)"
+    }
+}
 
 # The same two commands for everyone: `echo hello` (its output is returned) and `true`.
 # actiond runs them as `/bin/sh -c CMD`, so webhook is told to run exactly that too.
@@ -95,6 +150,10 @@ actions:
   - id: "true"
     title: Do nothing
     shell: "true"
+    maxConcurrent: 64
+  - id: exec-true
+    title: Do nothing, no shell
+    exec: [/bin/true]
     maxConcurrent: 64
 EOF
 cat >"$WORK/hooks.json" <<'EOF'
@@ -149,10 +208,15 @@ record() {
 field() { sed -n "s/.*\"$2\":\([0-9.e+-]*\).*/\1/p" <<<"$1"; }
 vm() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# cpu_all PID: its own CPU ticks and those of its reaped children, "OWN ALL".
+cpu_all() { awk '{print $14 + $15, $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
+# free_port: a port nothing listens on, below the kernel's range for outgoing connections
+# (the bench's own clients take those, and a server cannot bind a port a connection uses).
+EPHEMERAL_LOW="$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range)"
 free_port() {
     local p
     while :; do
-        p=$((20000 + RANDOM % 30000))
+        p=$((10000 + RANDOM % (EPHEMERAL_LOW - 10000)))
         (echo >"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
     done
 }
@@ -171,9 +235,15 @@ wrk_rate() {
 # start_server SUBJECT PORT: starts actiond or webhook in the background (SERVER_PID).
 start_server() {
     case "$1" in
-        actiond) "$ACTIOND" --config "$WORK/actiond.yaml" --listen "127.0.0.1:$2" 2>"$WORK/actiond.log" &
+        actiond) ACTIOND_CGROUP=off "$ACTIOND" --config "$WORK/actiond.yaml" --listen "127.0.0.1:$2" \
+                     2>"$WORK/$1.log" &
                  SERVER_PID=$! ;;
-        webhook) "$WEBHOOK" -hooks "$WORK/hooks.json" -ip 127.0.0.1 -port "$2" >"$WORK/webhook.log" 2>&1 &
+        actiond-cgroup)
+                 fresh_cgroup
+                 ACTIOND_CGROUP="$CG" "$ACTIOND" --config "$WORK/actiond.yaml" --listen "127.0.0.1:$2" \
+                     2>"$WORK/$1.log" &
+                 SERVER_PID=$! ;;
+        webhook) "$WEBHOOK" -hooks "$WORK/hooks.json" -ip 127.0.0.1 -port "$2" >"$WORK/$1.log" 2>&1 &
                  SERVER_PID=$! ;;
     esac
 }
@@ -207,16 +277,19 @@ insn_per_exec() {
     port="$(free_port)"
     addr="127.0.0.1:$port"
     local start_cmd=() load_args=()
-    if [ "$1" = actiond ]; then
-        start_cmd=("$ACTIOND" --config "$WORK/actiond.yaml" --listen "$addr")
-        load_args=(--method POST --path /api/StartActionAndWait --body '{"actionId":"hello"}' --expect 'hello\n')
-    else
-        die "no instruction count for $1"
-    fi
-    valgrind --tool=callgrind --trace-children=no --vgdb-prefix="$WORK/vgdb-$1" \
-        --callgrind-out-file="$cg.%p" "${start_cmd[@]}" >>"$WORK/valgrind.log" 2>&1 &
+    case "$1" in
+        actiond | actiond-cgroup)
+            start_cmd=("$ACTIOND" --config "$WORK/actiond.yaml" --listen "$addr")
+            load_args=(--method POST --path /api/StartActionAndWait --body '{"actionId":"hello"}' --expect 'hello\n') ;;
+        *) die "no instruction count for $1" ;;
+    esac
+    local cgroup=""
+    if [ "$1" = actiond-cgroup ]; then fresh_cgroup; cgroup="$CG"; fi
+    ACTIOND_CGROUP="${cgroup:-off}" valgrind --tool=callgrind --trace-children=no --vgdb-prefix="$WORK/vgdb-$1" \
+        --callgrind-out-file="$cg.%p" "${start_cmd[@]}" >>"$WORK/valgrind-$1.log" 2>&1 &
     SERVER_PID=$!
     "$TOOL" ready --addr "$addr" --path /readyz >/dev/null || die "$1 did not start under callgrind"
+    if [ -n "$cgroup" ]; then in_cgroup_mode "$WORK/valgrind-$1.log"; fi
     "$TOOL" http --addr "$addr" --conns 1 --count 50 "${load_args[@]}" >/dev/null
     callgrind_control --vgdb-prefix="$WORK/vgdb-$1" -z "$SERVER_PID" >/dev/null 2>&1
     "$TOOL" http --addr "$addr" --conns 1 --count "$INSN_EXECS" "${load_args[@]}" >/dev/null
@@ -225,6 +298,14 @@ insn_per_exec() {
     stop_server
     # Part 1 is the dump asked for after the measured runs (part 2 is written at exit).
     echo $(( $(cg_total "$cg.$pid.1") / INSN_EXECS ))
+}
+
+# wait_ready ADDR PATH LOG: waits until the server answers, or stops with its log.
+wait_ready() {
+    "$TOOL" ready --addr "$1" --path "$2" >/dev/null || {
+        tail -20 "$3" >&2
+        die "the server on $1 did not answer (its log is above)"
+    }
 }
 
 # ratio A B: A ÷ B.
@@ -251,7 +332,7 @@ history_load() {
     addr="127.0.0.1:$port"
     "$ACTIOND" --config "$WORK/actiond-history.yaml" --listen "$addr" 2>"$WORK/actiond-history.log" &
     SERVER_PID=$!
-    "$TOOL" ready --addr "$addr" --path /readyz >/dev/null
+    wait_ready "$addr" /readyz "$WORK/actiond-history.log"
     r0="$(metric "$addr" actiond_history_file_records_total)"
     s0="$(metric "$addr" actiond_history_file_syncs_total)"
     LOAD_RPS="$(wrk_rate 16 actiond-hello "http://$addr/api/StartActionAndWait")"
@@ -289,6 +370,90 @@ disk_figures() {
     record "$run" actiond disk_interval_vs_memory_c16 "$(ratio "$LOAD_RPS" "$memory")"
 }
 
+# mode_presses RUN: the price of one press of `exec-true` (`exec: [/bin/true]`) and of `true`
+# (`shell: 'true'`) in each mode, one client, StartActionAndWait: the service's own CPU, and
+# the service's and its children's together. A group-mode and a cgroup-mode actiond run side
+# by side and take turns, ROUNDS rounds of PRESSES presses per action and mode, so that the
+# machine's drift falls on both modes alike; the cgroup ÷ group ratio is the report's. Each
+# round also takes 16 clients' throughput of `exec-true` for SECS in each mode, and IDLE
+# presses of `exec-true` one at a time with a pause before each (a board pressed now and
+# then: a cgroup move after a pause waits for the kernel's RCU grace period, see
+# docs/PERFORMANCE.md), their median latency.
+mode_presses() {
+    local run=$1 gaddr caddr gpid cpid round action mode pid addr b a j i
+    local -A own=() all=() rps=() idle=()
+    gaddr="127.0.0.1:$(free_port)"
+    ACTIOND_CGROUP=off "$ACTIOND" --config "$WORK/actiond.yaml" --listen "$gaddr" 2>"$WORK/modes-group.log" &
+    gpid=$!
+    OTHER_PIDS+=("$gpid")
+    fresh_cgroup
+    local cg="$CG"
+    caddr="127.0.0.1:$(free_port)"
+    ACTIOND_CGROUP="$cg" "$ACTIOND" --config "$WORK/actiond.yaml" --listen "$caddr" 2>"$WORK/modes-cgroup.log" &
+    cpid=$!
+    OTHER_PIDS+=("$cpid")
+    wait_ready "$gaddr" /readyz "$WORK/modes-group.log"
+    wait_ready "$caddr" /readyz "$WORK/modes-cgroup.log"
+    in_cgroup_mode "$WORK/modes-cgroup.log"
+    grep -q "kill containment: process group" "$WORK/modes-group.log" || die "the group-mode actiond is not in group mode"
+    press() {
+        "$TOOL" http --addr "$1" --conns 1 --count "$3" --method POST --path /api/StartActionAndWait \
+            --body "{\"actionId\":\"$2\"}" --expect '"exitCode":0' >/dev/null \
+            || die "a press of $2 failed against $1"
+    }
+    for action in exec-true true; do
+        press "$gaddr" "$action" 50
+        press "$caddr" "$action" 50
+    done
+    for round in $(seq 1 "$ROUNDS"); do
+        for action in exec-true true; do
+            for mode in group cgroup; do
+                if [ "$mode" = group ]; then pid=$gpid addr=$gaddr; else pid=$cpid addr=$caddr; fi
+                read -r -a b <<<"$(cpu_all "$pid")"
+                press "$addr" "$action" "$PRESSES"
+                read -r -a a <<<"$(cpu_all "$pid")"
+                own[$mode.$action]=$(( ${own[$mode.$action]:-0} + a[0] - b[0] ))
+                all[$mode.$action]=$(( ${all[$mode.$action]:-0} + a[1] - b[1] ))
+            done
+        done
+        for mode in group cgroup; do
+            if [ "$mode" = group ]; then addr=$gaddr; else addr=$caddr; fi
+            j="$("$TOOL" http --addr "$addr" --conns 16 --secs "$SECS" --method POST \
+                --path /api/StartActionAndWait --body '{"actionId":"exec-true"}' --expect '"exitCode":0')" \
+                || die "16 clients of exec-true failed against $addr"
+            rps[$mode]="${rps[$mode]:-} $(field "$j" rate)"
+            for i in $(seq 1 "$IDLE"); do
+                sleep 0.3
+                j="$("$TOOL" http --addr "$addr" --conns 1 --count 1 --method POST \
+                    --path /api/StartActionAndWait --body '{"actionId":"exec-true"}' --expect '"exitCode":0')" \
+                    || die "a press of exec-true failed against $addr"
+                idle[$mode]="${idle[$mode]:-} $(field "$j" p50_us)"
+            done
+        done
+    done
+    kill "$gpid" "$cpid"
+    wait "$gpid" "$cpid" 2>/dev/null || true
+    OTHER_PIDS=()
+    drop_cgroup "$cg"
+    local hz n key
+    hz="$(getconf CLK_TCK)"
+    n=$((ROUNDS * PRESSES))
+    for mode in group cgroup; do
+        local subject=actiond
+        [ "$mode" = cgroup ] && subject=actiond-cgroup
+        for action in exec-true true; do
+            key="${action//-/_}"
+            record "$run" "$subject" "press_${key}_own_us" "$(awk -v t="${own[$mode.$action]}" -v hz="$hz" -v n="$n" 'BEGIN {print t / hz / n * 1e6}')"
+            record "$run" "$subject" "press_${key}_all_us" "$(awk -v t="${all[$mode.$action]}" -v hz="$hz" -v n="$n" 'BEGIN {print t / hz / n * 1e6}')"
+        done
+        record "$run" "$subject" rps_c16_exec_true "$(median ${rps[$mode]})"
+        record "$run" "$subject" idle_exec_true_p50_us "$(median ${idle[$mode]})"
+    done
+}
+
+# median X...: the median of the numbers given.
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
 CPU_MODEL="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
 MACHINE="$(nproc) CPU(s), ${CPU_MODEL:-unknown CPU}, $(uname -sm) $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo '+changes')"
@@ -319,7 +484,8 @@ for run in $(seq 1 "$RUNS"); do
         fi
     done
     j="$("$FLOOR" "$((EXECS / 4))" "echo hello")"
-    record "$run" baseline floor_cpu_per_exec_us "$(field "$j" cpu_per_op_us)"
+    FLOOR_CPU="$(field "$j" cpu_per_op_us)"
+    record "$run" baseline floor_cpu_per_exec_us "$FLOOR_CPU"
     # The disk's own price of a durable append, on the file system the history is kept on
     # below (the floor under each of actiond's fsyncs).
     j="$("$TOOL" fsync --dir "$OUT" --count "$((EXECS / 5))" --bytes 400)"
@@ -328,22 +494,29 @@ for run in $(seq 1 "$RUNS"); do
     if [ "$run" = 1 ]; then
         # Not webhook: Go's runtime dies under valgrind ("the impossible happened"), and this
         # VM gives perf no instruction counter.
-        for subject in baseline actiond; do
+        for subject in baseline actiond actiond-cgroup; do
             step "run $run of $RUNS: $subject, instructions per execution (callgrind)"
             record "$run" "$subject" insn_per_exec "$(insn_per_exec "$subject")"
         done
     fi
 
-    for subject in actiond webhook; do
+    step "run $run of $RUNS: one press in group and in cgroup mode, taking turns"
+    mode_presses "$run"
+
+    for subject in actiond actiond-cgroup webhook; do
         step "run $run of $RUNS: $subject"
         port="$(free_port)"
         addr="127.0.0.1:$port"
-        if [ "$subject" = actiond ]; then
+        actiond=false
+        case "$subject" in actiond*) actiond=true ;; esac
+        if $actiond; then
             ready=/readyz
             start_cmd=("$ACTIOND" --config "$WORK/actiond.yaml" --listen "$addr")
             run_path=/api/StartActionAndWait
             run_args=(--method POST)
             expect='hello\n'
+            startup_cgroup=off
+            if [ "$subject" = actiond-cgroup ]; then fresh_cgroup; startup_cgroup="$CG"; fi
         else
             ready=/
             start_cmd=("$WEBHOOK" -hooks "$WORK/hooks.json" -ip 127.0.0.1 -port "$port")
@@ -351,17 +524,18 @@ for run in $(seq 1 "$RUNS"); do
             run_args=(--method POST)
             expect=hello
         fi
-        j="$("$TOOL" startup --addr "$addr" --path "$ready" -- "${start_cmd[@]}")"
+        j="$(ACTIOND_CGROUP="${startup_cgroup:-off}" "$TOOL" startup --addr "$addr" --path "$ready" -- "${start_cmd[@]}")"
         record "$run" "$subject" startup_ms "$(field "$j" ms)"
 
         start_server "$subject" "$port"
-        "$TOOL" ready --addr "$addr" --path "$ready" >/dev/null
+        wait_ready "$addr" "$ready" "$WORK/$subject.log"
+        if [ "$subject" = actiond-cgroup ]; then in_cgroup_mode "$WORK/$subject.log"; fi
         sleep 1
         record "$run" "$subject" rss_idle_kib "$(vm "$SERVER_PID" VmRSS)"
 
         # RSS after EXECS executions (4 clients), and the service's own CPU per execution.
         before="$(cpu_ticks "$SERVER_PID")"
-        if [ "$subject" = actiond ]; then
+        if $actiond; then
             "$TOOL" http --addr "$addr" --conns 4 --count "$EXECS" "${run_args[@]}" \
                 --path "$run_path" --body '{"actionId":"hello"}' --expect "$expect" >/dev/null
         else
@@ -369,15 +543,18 @@ for run in $(seq 1 "$RUNS"); do
                 --path "$run_path/hello" --expect "$expect" >/dev/null
         fi
         after="$(cpu_ticks "$SERVER_PID")"
-        record "$run" "$subject" cpu_per_exec_us \
-            "$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$EXECS" 'BEGIN {print t / hz / n * 1e6}')"
+        cpu="$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$EXECS" 'BEGIN {print t / hz / n * 1e6}')"
+        record "$run" "$subject" cpu_per_exec_us "$cpu"
+        if $actiond; then
+            record "$run" "$subject" cpu_vs_floor "$(ratio "$cpu" "$FLOOR_CPU")"
+        fi
         sleep 0.5
         record "$run" "$subject" rss_after_kib "$(vm "$SERVER_PID" VmRSS)"
 
         # Latency of one client, after the warm-up above.
         for cmd in hello true; do
             exp="$expect"; [ "$cmd" = true ] && exp=""
-            if [ "$subject" = actiond ]; then
+            if $actiond; then
                 j="$("$TOOL" http --addr "$addr" --conns 1 --secs "$SECS" "${run_args[@]}" \
                     --path "$run_path" --body "{\"actionId\":\"$cmd\"}" --expect "$exp")"
             else
@@ -389,7 +566,7 @@ for run in $(seq 1 "$RUNS"); do
         done
 
         # Throughput: wrk, one thread, N keep-alive connections.
-        if [ "$subject" = actiond ]; then
+        if $actiond; then
             url="http://$addr$run_path"; script=actiond-hello
         else
             url="http://$addr$run_path/hello"; script=webhook-hello
@@ -399,21 +576,23 @@ for run in $(seq 1 "$RUNS"); do
             record "$run" "$subject" "rps_c$n" "$rps"
         done
 
-        if [ "$subject" = actiond ]; then
+        if $actiond; then
             # Ten subscribers read every event while 16 clients run commands.
             "$TOOL" subscribe --addr "$addr" --conns 10 --secs $((SECS + 2)) >"$WORK/sub.json" &
             sub=$!
             sleep 0.5
-            record "$run" actiond rps_c16_sub10 "$(wrk_rate 16 "$script" "$url")"
+            record "$run" "$subject" rps_c16_sub10 "$(wrk_rate 16 "$script" "$url")"
             wait "$sub" || die "the event subscribers failed"
             [ "$(field "$(cat "$WORK/sub.json")" bytes)" -gt 0 ] || die "the subscribers saw no event"
-            record "$run" actiond rps_readyz "$(wrk_rate 16 actiond-readyz "http://$addr/api/GetReadyz")"
-            record "$run" actiond rps_dashboard "$(wrk_rate 16 actiond-dashboard "http://$addr/api/GetDashboard")"
+            record "$run" "$subject" rps_readyz "$(wrk_rate 16 actiond-readyz "http://$addr/api/GetReadyz")"
+            record "$run" "$subject" rps_dashboard "$(wrk_rate 16 actiond-dashboard "http://$addr/api/GetDashboard")"
         else
             record "$run" webhook rps_readyz "$(wrk_rate 16 webhook-root "http://$addr/")"
         fi
         record "$run" "$subject" rss_peak_kib "$(vm "$SERVER_PID" VmHWM)"
         stop_server
+        if [ "$subject" = actiond-cgroup ]; then drop_cgroup "$CG"; fi
+        # The history on disk costs the same in both modes: measured in group mode only.
         if [ "$subject" = actiond ]; then
             step "run $run of $RUNS: actiond with its history on disk ($(stat -f -c %T "$OUT"))"
             disk_figures "$run"

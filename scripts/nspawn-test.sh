@@ -433,6 +433,7 @@ CHECKS=(
     check_reboot_through_polkit
     check_upgrade_from_the_repository
     check_a_tampered_release_is_refused
+    check_exec_children_are_born_in_their_cgroup
     check_purge_removes_everything
     check_upgrade_from_0_1_0
 )
@@ -678,6 +679,69 @@ check_kill_reaches_escaped_processes() {
     wait_for 30 active || die "not active after restart"
     gone $((MARK + 3)) || die "the daemon outlived the service: $(processes "sleep $((MARK + 3))")"
     pass "cgroup mode; killed by KillAction and by timeout; a finished run's daemon lives until stop"
+}
+
+# ---------------------------------------------------------------------------------------
+# `exec:` commands under the shipped unit: born in their cgroup, no wrapper shell. Kept in a
+# function of its own, with the actions it needs added to the config here and the config
+# put back at the end, so that it stands apart from the other checks; it runs just before
+# the purge, so that its runs do not push the runs the history checks look for off the
+# first page of GetLogs.
+
+check_exec_children_are_born_in_their_cgroup() {
+    step "exec: commands are born in run-N with no shell above them; a setsid + env -i grandchild is killed"
+    local main log id body pid chain p argv0 env probe
+    main=$(prop MainPID)
+    log=$(in_ct journalctl -u actiond --no-pager -o cat _SYSTEMD_INVOCATION_ID="$(prop InvocationID)")
+    has "$log" 'which its process enters between clone and execve, with no wrapper shell' \
+        || die "the log does not say how executions enter their cgroup: $(echo "$log" | grep 'kill containment' || echo 'no kill containment line')"
+    {
+        cat "$RUN/config.yaml"
+        echo "  - {id: execNap, title: Exec nap, exec: [sleep, \"$((MARK + 4))\"], timeout: 600}"
+        echo "  - {id: execEscape, title: Exec escape, exec: [setsid, --wait, env, -i, sleep, \"$((MARK + 5))\"], timeout: 600}"
+        # What clone3 answers under the unit's seccomp filters (RestrictNamespaces=): a
+        # command inherits them. 38 is ENOSYS, 22 EINVAL (allowed, refused for its null args).
+        echo "  - {id: clone3Probe, title: clone3 probe, exec: [perl, -e, 'syscall(435, 0, 0); print \$!+0']}"
+    } >"$RUN/config-exec.yaml"
+    put_in_ct "$RUN/config-exec.yaml" /etc/actiond/config.yaml
+    napping() { [ -n "$(processes "sleep $1")" ]; }
+    gone() { [ -z "$(processes "sleep $1")" ]; }
+    starts_nap() {
+        body=$(api StartAction '{"actionId":"execNap"}') && id=$(echo "$body" | field executionTrackingId) && [ -n "$id" ]
+    }
+    wait_for 30 starts_nap || die "the config with exec actions was not picked up: $body"
+    wait_for 30 napping $((MARK + 4)) || die "exec: [sleep $((MARK + 4))] never started"
+    pid=$(processes "sleep $((MARK + 4))")
+    case $(in_ct cat "/proc/$pid/cgroup") in
+        *"/actiond.service/run-"*) ;;
+        *) die "the exec: command is not in a run cgroup: $(in_ct cat "/proc/$pid/cgroup")" ;;
+    esac
+    # From the command up to actiond by the ppid chain: no shell anywhere.
+    p=$pid chain=""
+    while [ "$p" != "$main" ]; do
+        [ -n "$p" ] && [ "$p" -gt 1 ] || die "actiond ($main) is not above the exec: command: $chain"
+        argv0=$(in_ct sh -c 'tr "\0" "\n" <"/proc/$1/cmdline" | head -1' sh "$p")
+        chain="$chain $p:$argv0"
+        case ${argv0##*/} in sh|dash|bash|ash|busybox) die "a shell above the exec: command:$chain" ;; esac
+        p=$(in_ct sh -c 'sed "s/.*) //" "/proc/$1/stat" | cut -d" " -f2' sh "$p")
+    done
+    [ "$(in_ct sh -c 'sed "s/.*) //" "/proc/$1/stat" | cut -d" " -f2' sh "$pid")" = "$main" ] \
+        || die "the exec: command is not actiond's own child:$chain"
+    api KillAction "{\"executionTrackingId\":\"$id\"}" >/dev/null || die "KillAction failed"
+    wait_for 30 gone $((MARK + 4)) || die "KillAction left the exec: command"
+    # setsid + env -i below an exec: command: out of the group and unmarked, still in the cgroup.
+    body=$(api StartAction '{"actionId":"execEscape"}') || die "StartAction execEscape failed"
+    id=$(echo "$body" | field executionTrackingId)
+    wait_for 30 napping $((MARK + 5)) || die "the setsid, env -i grandchild never started"
+    pid=$(processes "sleep $((MARK + 5))")
+    env=$(in_ct sh -c 'tr "\0" " " <"/proc/$1/environ"' sh "$pid")
+    ! has "$env" ACTIOND || die "the grandchild kept the execution's marker: $env"
+    api KillAction "{\"executionTrackingId\":\"$id\"}" >/dev/null || die "KillAction failed"
+    wait_for 30 gone $((MARK + 5)) || die "KillAction left the setsid, env -i grandchild: $(processes "sleep $((MARK + 5))")"
+    probe=$(api StartActionAndWait '{"actionId":"clone3Probe"}' | field stdout)
+    echo "    clone3 under the unit answers errno ${probe:-?}; outside it $(in_ct perl -e 'syscall(435, 0, 0); print $!+0')"
+    put_in_ct "$RUN/config.yaml" /etc/actiond/config.yaml
+    pass "born in run-N, actiond's own child, no shell above it; the grandchild killed"
 }
 
 check_history_survives_a_restart() {

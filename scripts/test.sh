@@ -128,6 +128,12 @@ step "no cycle between the modules of src/ (scripts/module-cycles.py)"
 cycles=0
 python3 scripts/module-cycles.py || cycles=$?
 
+step "no 64-bit atomics in src/ (armel, ARMv5, has none; the release build there fails late)"
+if grep -rnE 'Atomic[UI]64' src; then
+    echo "error: armel has no 64-bit atomics; keep the counter under a Mutex or use a 32-bit one" >&2
+    exit 1
+fi
+
 step "cargo test (unit tests and tests/it against the real binary), the soak test beside them"
 # The soak (tests/it/soak.rs, about 85 s) is #[ignore]d so that a plain `cargo test` stays
 # short; here it runs by its exact name, from the already-built test binary, while the other

@@ -56,6 +56,12 @@ type Answer = Response<Either<Full<Bytes>, StreamBody>>;
 /// How long a stream waits for a client that stopped reading before it gives up on it.
 const STALLED: Duration = Duration::from_secs(10);
 
+/// How long an event stream stays silent before it carries a keep-alive
+/// (`protocol::KEEP_ALIVE`). The web page takes a stream that carried nothing for more than
+/// twice this as dead (a board that lost power, a phone's stale socket, a proxy that stopped
+/// forwarding) and reconnects; proxies with an idle timeout keep the stream open too.
+const KEEP_ALIVE: Duration = Duration::from_secs(5);
+
 /// A response body written as frames arrive on a channel, each flushed as it comes
 /// (chunked on HTTP/1.1) and written as its protocol frames it (`Framing`). It ends when the
 /// channel closes.
@@ -436,8 +442,8 @@ async fn answer(app: &App, route: Route<'_>, parts: &Parts, peer: SocketAddr) ->
                 error(&e)
             }
         },
-        Route::Index => static_file("index.html", parts),
-        Route::Static(name) => static_file(name, parts),
+        Route::Index => static_file(app, "index.html", parts),
+        Route::Static(name) => static_file(app, name, parts),
         Route::UnknownOp(name) => {
             let e = ConnectError::new(Code::Unimplemented, format!("no operation named {name:?}"))
                 .with_status(404);
@@ -612,9 +618,10 @@ fn protocol_version(app: &App, wire: Wire, parts: &Parts) -> Result<(), ConnectE
     protocol::check_protocol_version(header(parts, "connect-protocol-version"), required)
 }
 
-/// Moves one subscriber's events to its response body until the bus ends the subscription
-/// (service stopping, or the subscriber fell behind), the deadline passes, or the client
-/// goes away; then writes the end-stream envelope.
+/// Moves one subscriber's events to its response body, with a keep-alive in the stream's
+/// codec after each `KEEP_ALIVE` of quiet, until the bus ends the subscription (service
+/// stopping, or the subscriber fell behind), the deadline passes, or the client goes away;
+/// then writes the end of the stream as its protocol writes it.
 async fn pump(mut sub: Subscription, limit: Option<Duration>, tx: mpsc::Sender<Bytes>, wire: Wire) {
     let deadline = async {
         match limit {
@@ -623,21 +630,31 @@ async fn pump(mut sub: Subscription, limit: Option<Duration>, tx: mpsc::Sender<B
         }
     };
     tokio::pin!(deadline);
+    // Reset by every frame sent: only a quiet stream carries keep-alives.
+    let quiet = tokio::time::sleep(KEEP_ALIVE);
+    tokio::pin!(quiet);
     let end = loop {
-        tokio::select! {
+        let frame = tokio::select! {
             frame = sub.rx.recv() => match (frame, sub.cut()) {
                 // A caller who is gone gets nothing more, not even what was queued.
                 (_, Some(cut @ Cut::Revoked(_))) => break Some(api::stream_end(&cut)),
-                // A client that stops reading is let go rather than waited on forever.
-                (Some(f), _) => if tx.send_timeout(f, STALLED).await.is_err() { return },
+                (Some(f), _) => f,
                 (None, cut) => break cut.as_ref().map(api::stream_end),
             },
+            _ = &mut quiet => api::dto::keep_alive(wire.codec),
             _ = &mut deadline => break Some(ConnectError::new(
                 Code::DeadlineExceeded,
                 "the call's deadline (Connect-Timeout-Ms or grpc-timeout) passed",
             )),
             _ = tx.closed() => return,
+        };
+        // A client that stops reading is let go rather than waited on forever.
+        if tx.send_timeout(frame, STALLED).await.is_err() {
+            return;
         }
+        quiet
+            .as_mut()
+            .reset(tokio::time::Instant::now() + KEEP_ALIVE);
     };
     let _ = tx
         .send_timeout(Bytes::from(wire.end(end.as_ref())), STALLED)
@@ -843,19 +860,21 @@ fn text(status: StatusCode, body: &'static str) -> Answer {
     r
 }
 
-/// A file of the web page; `web` decides the headers and the body (gzip, ETag, 304, cache).
-fn static_file(name: &str, parts: &Parts) -> Answer {
-    let Some(asset) = crate::web::asset(name) else {
+/// A file of the web page; `web` decides the headers and the body (gzip, ETag, 304, cache),
+/// and names the manifest after the config's `pageTitle`.
+fn static_file(app: &App, name: &str, parts: &Parts) -> Answer {
+    let when = crate::web::Conditions {
+        accept_encoding: header(parts, "accept-encoding"),
+        if_none_match: header(parts, "if-none-match"),
+        query: parts.uri.query(),
+    };
+    let reply = if name == crate::web::MANIFEST {
+        crate::web::manifest(&app.config().page_title, when)
+    } else if let Some(asset) = crate::web::asset(name) {
+        crate::web::respond(asset, when)
+    } else {
         return text(StatusCode::NOT_FOUND, "not found\n");
     };
-    let reply = crate::web::respond(
-        asset,
-        crate::web::Conditions {
-            accept_encoding: header(parts, "accept-encoding"),
-            if_none_match: header(parts, "if-none-match"),
-            query: parts.uri.query(),
-        },
-    );
     let body = match reply.body {
         std::borrow::Cow::Borrowed(bytes) => Bytes::from_static(bytes),
         std::borrow::Cow::Owned(bytes) => Bytes::from(bytes),

@@ -4,6 +4,7 @@
 //! converted here, never derived `Serialize` themselves. `Out` is how one request's answer is
 //! written: the codec it asked for, and its operation's answer message.
 
+use bytes::Bytes;
 use serde::Serialize;
 use tracing::warn;
 
@@ -13,7 +14,7 @@ use crate::events::{Event, Form};
 use crate::execution::Snapshot;
 use crate::history::Page;
 use crate::protocol::protobuf::{self, Message};
-use crate::protocol::{Codec, envelope, int64_as_string};
+use crate::protocol::{Codec, KEEP_ALIVE, envelope, int64_as_string};
 
 /// How an answer is written: chosen once per request (its codec), for its operation (the
 /// answer message the binary codec numbers the fields by).
@@ -380,6 +381,18 @@ pub fn form(codec: Codec) -> Form {
     }
 }
 
+/// The keep-alive of an event stream in its codec: an outputChunk of no execution and no
+/// text (`protocol::KEEP_ALIVE` in JSON; in binary field 5 of EventStreamResponse, empty).
+pub fn keep_alive(codec: Codec) -> Bytes {
+    match codec {
+        Codec::Json => Bytes::from_static(KEEP_ALIVE),
+        Codec::Proto => Bytes::from_static(KEEP_ALIVE_PROTO),
+    }
+}
+
+/// An envelope of 2 bytes: the tag of `output_chunk` (5, length-delimited) and length 0.
+const KEEP_ALIVE_PROTO: &[u8] = &[0, 0, 0, 0, 2, 5 << 3 | 2, 0];
+
 /// An event as one stream envelope (Connect's and gRPC's are alike), in the codec of `form`.
 /// Only the member that is set appears: connect-es rejects a oneof with the other members
 /// present as null.
@@ -529,6 +542,21 @@ mod tests {
                 log_entry: LogEntry::from(&snap)
             })
         );
+    }
+
+    #[test]
+    fn the_keep_alive_is_an_empty_output_chunk_in_both_codecs() {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct KeepAlive {
+            output_chunk: Empty,
+        }
+        let message = KeepAlive {
+            output_chunk: Empty {},
+        };
+        assert_eq!(keep_alive(Codec::Json), envelope(0, &to_json(&message)));
+        let proto = to_proto(&message, &schema::EVENT_STREAM_RESPONSE);
+        assert_eq!(keep_alive(Codec::Proto), envelope(0, &proto));
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //! `Delegate=yes` with `User=`: actiond's own cgroup on the v2 hierarchy is owned by its
 //! non-root user and its parent is not; or the directory named by `ACTIOND_CGROUP`), actiond moves itself into `supervisor/`
 //! below it (the kernel allows processes only in leaves once controllers are enabled) and
-//! each execution gets a `run-<n>/` beside it, reused once empty. The execution's shell writes its own
-//! pid into that cgroup before it runs anything else (see `executor::contained`), so every
+//! each execution gets a `run-<n>/` beside it, reused once empty. The execution's process
+//! enters that cgroup through its `cgroup.procs`, kept open here (`Run`), as the first thing
+//! it does after `clone` (see `executor::spawn`), before its program runs, so every
 //! descendant is born inside. The kill ladder ends it with `cgroup.kill`, or on kernels before
 //! 5.14 by freezing it, killing every member and thawing it. Without a delegated cgroup
 //! (run by hand, cgroup v1, no write access, `ACTIOND_CGROUP=off`) the mode is `Group`, and the
@@ -15,8 +16,10 @@
 //!
 //! This module owns the cgroup files; it neither spawns nor waits.
 
+use std::fs::File;
 use std::io::ErrorKind;
-use std::os::unix::fs::MetadataExt;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -48,10 +51,10 @@ static POOL: Mutex<Pool> = Mutex::new(Pool {
 
 struct Pool {
     /// Empty, ready for the next execution.
-    free: Vec<PathBuf>,
+    free: Vec<Run>,
     /// Of finished executions, still holding processes (a daemon started with `&`, which the
     /// 250 ms rule leaves running): free again once empty.
-    lingering: Vec<PathBuf>,
+    lingering: Vec<Run>,
     /// The number in the next new cgroup's name (`run-<n>`).
     next: u64,
 }
@@ -81,7 +84,8 @@ pub fn mode() -> &'static Mode {
         };
         match &mode {
             Mode::Cgroup(dir) => info!(
-                "kill containment: each execution in its own cgroup below {} ({})",
+                "kill containment: each execution in its own cgroup below {}, which its process \
+                 enters between clone and execve, with no wrapper shell ({})",
                 dir.display(),
                 if dir.join("cgroup.kill").exists() {
                     "cgroup.kill"
@@ -199,28 +203,72 @@ fn enter(dir: &Path) -> std::io::Result<()> {
     )
 }
 
+/// One execution's cgroup, with the two files each run uses kept open (an open and a close
+/// fewer per file and run): `cgroup.procs`, which the execution's process writes to enter
+/// it, and `cgroup.events`, read to see whether it is empty.
+#[derive(Debug)]
+pub struct Run {
+    pub path: PathBuf,
+    procs: File,
+    events: File,
+}
+
+impl Run {
+    fn open(path: PathBuf) -> std::io::Result<Run> {
+        let procs = File::options()
+            .write(true)
+            .open(path.join("cgroup.procs"))?;
+        let events = File::open(path.join("cgroup.events"))?;
+        Ok(Run {
+            path,
+            procs,
+            events,
+        })
+    }
+
+    /// The open `cgroup.procs`, for `spawn`.
+    pub fn procs(&self) -> BorrowedFd<'_> {
+        self.procs.as_fd()
+    }
+
+    /// `populated`, read through the open `cgroup.events` (kernfs makes the text afresh for
+    /// a read from offset 0).
+    fn populated(&self) -> bool {
+        let mut buf = [0u8; 64];
+        match self.events.read_at(&mut buf, 0) {
+            Ok(n) => events_say_populated(&buf[..n]),
+            Err(_) => populated(&self.path),
+        }
+    }
+}
+
 /// A cgroup for one execution (an empty one from the pool, or a new one), or `None` in
 /// group mode. A cgroup that cannot be created (the kernel's `cgroup.max.descendants`)
 /// leaves that execution with the group-mode guarantee, and the log says so.
-pub fn create() -> Option<PathBuf> {
+pub fn create() -> Option<Run> {
     let Mode::Cgroup(dir) = mode() else {
         return None;
     };
     let mut pool = POOL.lock().unwrap_or_else(|p| p.into_inner());
     if !pool.lingering.is_empty() {
-        let (emptied, still): (Vec<PathBuf>, Vec<PathBuf>) =
-            pool.lingering.drain(..).partition(|p| !populated(p));
+        let (emptied, still): (Vec<Run>, Vec<Run>) =
+            pool.lingering.drain(..).partition(|r| !r.populated());
         pool.lingering = still;
         pool.free.extend(emptied);
     }
-    if let Some(path) = pool.free.pop() {
-        return Some(path);
+    if let Some(run) = pool.free.pop() {
+        return Some(run);
     }
     let path = dir.join(format!("run-{}", pool.next));
     pool.next += 1;
     drop(pool);
-    match std::fs::create_dir(&path) {
-        Ok(()) => Some(path),
+    let made = std::fs::create_dir(&path).and_then(|()| {
+        Run::open(path.clone()).inspect_err(|_| {
+            let _ = std::fs::remove_dir(&path);
+        })
+    });
+    match made {
+        Ok(run) => Some(run),
         Err(e) => {
             warn!(
                 "could not create the cgroup {}: {e}; this execution is contained by its \
@@ -264,10 +312,15 @@ pub fn populated(path: &Path) -> bool {
     // `statx` and an allocation. The file is `populated N\nfrozen N\n`.
     let mut buf = [0u8; 64];
     match std::fs::File::open(path.join("cgroup.events")).and_then(|mut f| f.read(&mut buf)) {
-        Ok(n) => buf[..n].split(|&b| b == b'\n').any(|l| l == b"populated 1"),
+        Ok(n) => events_say_populated(&buf[..n]),
         // A cgroup that is gone holds nothing.
         Err(_) => false,
     }
+}
+
+/// Whether the text of a `cgroup.events` (`populated N\nfrozen N\n`) says `populated 1`.
+fn events_say_populated(text: &[u8]) -> bool {
+    text.split(|&b| b == b'\n').any(|l| l == b"populated 1")
 }
 
 /// SIGKILL to everything in `path` and below, with no window for a fork to escape:
@@ -306,15 +359,16 @@ fn is_frozen(path: &Path) -> bool {
 
 /// Gives an execution's cgroup back: to the pool when it is empty, else to the lingering
 /// list (a backgrounded daemon still runs in it), until it empties.
-pub fn release(path: PathBuf) {
-    let empty = !populated(&path);
+pub fn release(run: Run) {
+    let empty = !run.populated();
     let mut pool = POOL.lock().unwrap_or_else(|p| p.into_inner());
     let kept = pool.free.len() + pool.lingering.len();
     match (empty, kept < MAX_KEPT) {
-        (true, true) => pool.free.push(path),
-        (false, true) => pool.lingering.push(path),
+        (true, true) => pool.free.push(run),
+        (false, true) => pool.lingering.push(run),
         (true, false) => {
             drop(pool);
+            let Run { path, .. } = run;
             remove(&path);
         }
         (false, false) => {}
@@ -369,6 +423,42 @@ mod tests {
         let hybrid = "12:memory:/system.slice/actiond.service\n1:name=systemd:/x\n0::/x\n";
         assert_eq!(own_cgroup(hybrid), Some("/x"));
         assert_eq!(own_cgroup("4:memory:/\n1:name=systemd:/\n"), None);
+    }
+
+    /// A process spawned with a `Run`'s `cgroup.procs` is in that cgroup when its program
+    /// runs, and the `Run`'s open `cgroup.events` follows it: populated while it lives, empty
+    /// once it is gone (read again from offset 0 each time).
+    #[test]
+    #[ignore = "needs a writable cgroup v2 hierarchy (root): scripts/test.sh runs it"]
+    fn a_spawned_process_is_in_its_run_and_the_open_events_follow_it() {
+        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+        let mount = cgroup2_mount(&mountinfo).expect("a cgroup v2 hierarchy");
+        let dir = mount.join(format!("actiond-unit-run-{}", std::process::id()));
+        std::fs::create_dir(&dir).expect("a writable cgroup v2 hierarchy");
+        let run = Run::open(dir.clone()).unwrap();
+        assert!(!run.populated());
+        let child = super::super::spawn::spawn(
+            "sleep",
+            &["30".to_string()],
+            &[],
+            Path::new("/"),
+            Some(run.procs()),
+        )
+        .unwrap();
+        let own = std::fs::read_to_string(format!("/proc/{}/cgroup", child.pid)).unwrap();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(own.contains(&format!("::/{name}")), "{own}");
+        assert!(run.populated());
+        assert_eq!(members(&dir), [child.pid]);
+        let _ = kill(Pid::from_raw(child.pid), Signal::SIGKILL);
+        let _ = nix::sys::wait::waitpid(Pid::from_raw(child.pid), None);
+        let end = Instant::now() + Duration::from_secs(10);
+        while run.populated() && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!run.populated());
+        drop(run);
+        assert!(remove(&dir));
     }
 
     /// The path for kernels without `cgroup.kill`, on a real cgroup: a `setsid` child and

@@ -2,17 +2,15 @@
 //!
 //! `Plan` is the pure description of one run (argv, environment, directory, timeout), built
 //! from an action and the execution's context. `launch` spawns the plan as the leader of a
-//! new process group with stdin from /dev/null and two pipes, through the C library's
-//! `posix_spawn` (`spawn`: one `clone3` and one `execve`, nothing run between them), then
-//! hands it to one supervising
+//! new process group with stdin from /dev/null and two pipes (`spawn`: one `clone`, a few
+//! system calls of ours in the child, one `execve`), then hands it to one supervising
 //! task that owns the process until the end: it reads both pipes into the record's bounded
-//! captures, waits for the leader's exit status from the reaper, enforces the timeout and
-//! kill requests through the one kill ladder, applies the 250 ms rule for backgrounded
-//! children, and concludes the record (the engine shows the end once it is recorded). In
-//! cgroup mode (`cgroup`) each execution also gets a cgroup of its own, which its shell
-//! enters before running anything (`contained`), so the ladder reaches what left the
-//! process group. The executor knows nothing of users, HTTP or
-//! YAML.
+//! captures, waits for the leader's exit status (from its pidfd, or from the reaper),
+//! enforces the timeout and kill requests through the one kill ladder, applies the 250 ms
+//! rule for backgrounded children, and concludes the record (the engine shows the end once
+//! it is recorded). In cgroup mode (`cgroup`) each execution also gets a cgroup of its own,
+//! which its process enters before it runs the command, so the ladder reaches what left the
+//! process group. The executor knows nothing of users, HTTP or YAML.
 
 mod cgroup;
 mod descendants;
@@ -39,7 +37,7 @@ use crate::arguments::{Value, environment};
 use crate::config::{Action, CommandTemplate};
 use crate::entities::Instance;
 use crate::execution::{Execution, KillReason, Outcome, Stop};
-use crate::template::{Context, Placeholder, quote_into};
+use crate::template::Placeholder;
 
 /// How long an execution may wait for its pipes after the leader exited: a
 /// command that starts a daemon with `&` leaves the daemon holding the pipes open.
@@ -130,10 +128,6 @@ fn argument_variables(v: &Value) -> Option<(String, String)> {
 /// (MAX_ARG_STRLEN, 32 pages).
 pub const MAX_ARG_BYTES: usize = 128 * 1024;
 
-/// Room kept in every argument for what cgroup mode puts in front of a command (the shell's
-/// move into its cgroup names the cgroup's path, at most a path's length).
-const CONTAINMENT_RESERVE: usize = 4096 + 64;
-
 /// A bound on everything a plan adds to the command line and environment together, well
 /// under the kernel's total (a quarter of the stack limit, 2 MiB by default) so that the
 /// service's own environment still fits.
@@ -146,7 +140,7 @@ pub fn fits(plan: &Plan) -> Result<(), String> {
         .chain(plan.args.iter().map(String::len))
         .chain(plan.env.iter().map(|(k, v)| k.len() + 1 + v.len()));
     let mut total = 0usize;
-    let limit = MAX_ARG_BYTES - CONTAINMENT_RESERVE;
+    let limit = MAX_ARG_BYTES;
     for len in strings {
         if len >= limit {
             return Err(format!(
@@ -171,85 +165,53 @@ struct Spawned {
     target: Target,
     stdout: OwnedFd,
     stderr: OwnedFd,
-}
-
-/// The exit status of a contained command whose shell could not enter its cgroup.
-pub const CGROUP_ENTRY_FAILED: i32 = 125;
-
-/// The program and arguments that run `plan` inside the cgroup whose `cgroup.procs` is
-/// `procs`: the shell writes its own pid there before it runs anything else, so everything
-/// the command starts is born inside. A `shell:` command gets that as a first command on
-/// its first line (still one `execve`); an `exec:` command runs through `/bin/sh -c`, which
-/// then replaces itself with `program` (the caller has checked that it exists, so a missing
-/// program is still a spawn failure, not exit 127).
-pub fn contained(plan: &Plan, program: &str, procs: &Path) -> (String, Vec<String>) {
-    let mut path = String::new();
-    quote_into(&mut path, &procs.to_string_lossy(), Context::Unquoted);
-    // `>|`: a `set -o noclobber` from the environment must not stop the write.
-    let enter = format!("echo $$ >|{path} || exit {CGROUP_ENTRY_FAILED};");
-    if plan.program == SHELL && plan.args.len() == 2 && plan.args[0] == "-c" {
-        let script = format!("{enter} {}", plan.args[1]);
-        return (SHELL.to_string(), vec!["-c".to_string(), script]);
-    }
-    let mut args = vec![
-        "-c".to_string(),
-        format!("{enter} exec \"$@\""),
-        "sh".to_string(),
-        program.to_string(),
-    ];
-    args.extend(plan.args.iter().cloned());
-    (SHELL.to_string(), args)
+    /// Its exit status, from the reaper.
+    exit: tokio::sync::oneshot::Receiver<Exit>,
+    /// Its cgroup, in cgroup mode, given back once the run is over.
+    cgroup: Option<cgroup::Run>,
 }
 
 /// Starts the plan's process (`spawn::spawn`: a new process group, stdin from /dev/null,
-/// two pipes, the service's environment without systemd's notify variables plus the plan's).
-fn spawn(plan: &Plan, cgroup: Option<PathBuf>) -> std::io::Result<Spawned> {
+/// two pipes, the service's environment without systemd's notify variables plus the plan's,
+/// inside `cgroup` in cgroup mode) under a reaper ticket (see the reaper's invariant).
+/// Gives `cgroup` back when the spawn failed.
+fn spawn(
+    plan: &Plan,
+    cgroup: Option<cgroup::Run>,
+    reaper: &Reaper,
+) -> (std::io::Result<Spawned>, Option<cgroup::Run>) {
     if plan.program.is_empty() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "empty command",
-        ));
+        let error = std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command");
+        return (Err(error), cgroup);
     }
-    let child = match &cgroup {
-        Some(dir) => {
-            // Looked up here only so that a missing program is a spawn failure, as without a
-            // cgroup, rather than the shell's exit 127 (on the command's PATH, as the shell
-            // will look). The shell looks the name up again and it, not the path, becomes
-            // argv[0]: `ps`, `pgrep -x` and multi-call binaries (busybox) see the command as
-            // the config wrote it. dash's `exec` takes no `--`, so a name that starts with
-            // `-` goes as its path instead of being read as an option.
-            let search = plan
-                .env
-                .iter()
-                .rev()
-                .find(|(k, _)| k == "PATH")
-                .map(|(_, v)| std::ffi::OsStr::new(v.as_str()));
-            let resolved = spawn::resolve(&plan.program, search)?;
-            let program = if plan.program.starts_with('-') {
-                resolved
-            } else {
-                plan.program.clone()
-            };
-            let (program, args) = contained(plan, &program, &dir.join("cgroup.procs"));
-            spawn::spawn(&program, &args, &plan.env, &plan.cwd)?
+    let ticket = reaper.begin_spawn();
+    let procs = cgroup.as_ref().map(cgroup::Run::procs);
+    let child = match spawn::spawn(&plan.program, &plan.args, &plan.env, &plan.cwd, procs) {
+        Ok(child) => child,
+        Err(e) => {
+            reaper.spawn_failed(ticket);
+            return (Err(e), cgroup);
         }
-        None => spawn::spawn(&plan.program, &plan.args, &plan.env, &plan.cwd)?,
     };
+    let exit = reaper.end_spawn(ticket, child.pid);
     let tracking_id = plan
         .env
         .iter()
         .find(|(k, _)| k == "ACTIOND_TRACKING_ID")
         .map(|(_, v)| v.clone())
         .unwrap_or_default();
-    Ok(Spawned {
+    let spawned = Spawned {
         target: Target {
             pgid: child.pid,
             tracking_id,
-            cgroup,
+            cgroup: cgroup.as_ref().map(|c| c.path.clone()),
         },
         stdout: child.stdout,
         stderr: child.stderr,
-    })
+        exit,
+        cgroup,
+    };
+    (Ok(spawned), None)
 }
 
 /// Hears what an execution produces while its supervising task runs: every read from its
@@ -297,24 +259,16 @@ fn one_core() -> bool {
     *ONE.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() == 1))
 }
 
-/// A spawn's result: the plan back, the process, and its exit status to come.
-type Started = (
-    Plan,
-    std::io::Result<Spawned>,
-    Option<tokio::sync::oneshot::Receiver<Exit>>,
-);
+/// A spawn's result: the plan back, and the process.
+type Started = (Plan, std::io::Result<Spawned>);
 
-/// Spawns the plan's process under a reaper ticket (see the reaper's invariant), in a
-/// cgroup of its own in cgroup mode.
+/// Spawns the plan's process, in a cgroup of its own in cgroup mode.
 fn start(plan: Plan, reaper: &Reaper) -> Started {
-    let cgroup = cgroup::create();
-    let ticket = reaper.begin_spawn();
-    let spawned = spawn(&plan, cgroup.clone());
-    let exit = reaper.end_spawn(ticket, spawned.as_ref().ok().map(|s| s.target.pgid));
-    if let (Err(_), Some(dir)) = (&spawned, cgroup) {
-        cgroup::release(dir);
+    let (spawned, unused) = spawn(&plan, cgroup::create(), reaper);
+    if let Some(run) = unused {
+        cgroup::release(run);
     }
-    (plan, spawned, exit)
+    (plan, spawned)
 }
 
 /// Supervises a started process to its end, or records why it did not start.
@@ -324,9 +278,9 @@ async fn run(
     grace_secs: u64,
     mut observer: Box<dyn Observer>,
 ) {
-    let (plan, spawned, exit) = match started {
-        Ok((plan, Ok(spawned), Some(exit))) => (plan, spawned, exit),
-        Ok((plan, Err(e), _)) => {
+    let (plan, mut spawned) = match started {
+        Ok((plan, Ok(spawned))) => (plan, spawned),
+        Ok((plan, Err(e))) => {
             let what = if plan.program.is_empty() {
                 "empty command".to_string()
             } else {
@@ -336,18 +290,18 @@ async fn run(
             observer.done(&exec);
             return;
         }
-        // end_spawn always answers a pid, and the closure cannot panic short of a bug.
-        Ok((_, Ok(_), None)) | Err(_) => {
+        // The closure cannot panic short of a bug.
+        Err(_) => {
             let what = "the spawning thread failed".to_string();
             exec.conclude(Outcome::SpawnFailed(what), grace_secs);
             observer.done(&exec);
             return;
         }
     };
-    let cgroup = spawned.target.cgroup.clone();
-    let outcome = supervise(&exec, spawned, exit, &plan, observer.as_mut()).await;
-    if let Some(dir) = cgroup {
-        cgroup::release(dir);
+    let cgroup = spawned.cgroup.take();
+    let outcome = supervise(&exec, spawned, &plan, observer.as_mut()).await;
+    if let Some(run) = cgroup {
+        cgroup::release(run);
     }
     exec.conclude(outcome, grace_secs);
     observer.done(&exec);
@@ -364,11 +318,11 @@ enum Cause {
 async fn supervise(
     exec: &Execution,
     spawned: Spawned,
-    mut exit_rx: tokio::sync::oneshot::Receiver<Exit>,
     plan: &Plan,
     observer: &mut dyn Observer,
 ) -> Outcome {
     let target = spawned.target;
+    let mut exit_rx = spawned.exit;
     // A pipe that cannot be registered with the reactor is treated as already closed; the
     // run still ends through the exit status, the timeout or a kill. `spawn` made them
     // non-blocking read ends of pipes, so tokio need not check (`spawn::non_blocking`).
@@ -604,52 +558,6 @@ mod tests {
             None,
         );
         assert!(fits(&long).unwrap_err().contains("environment variable"));
-    }
-
-    #[test]
-    fn contained_commands_enter_their_cgroup_before_anything_else() {
-        let procs = Path::new("/sys/fs/cgroup/a.service/run-x/cgroup.procs");
-        let shell = plan(
-            &with_shell("echo {{ v }}"),
-            Path::new("/"),
-            "t",
-            "u",
-            Duration::ZERO,
-            &[value("v", "it's")],
-            None,
-        );
-        let (program, args) = contained(&shell, SHELL, procs);
-        assert_eq!(program, "/bin/sh");
-        assert_eq!(
-            args,
-            [
-                "-c",
-                "echo $$ >|'/sys/fs/cgroup/a.service/run-x/cgroup.procs' || exit 125; \
-                 echo 'it'\\''s'"
-            ]
-        );
-        let mut a = (*action("x")).clone();
-        a.template = CommandTemplate::Exec(
-            ["ls", "-l", "a b"]
-                .iter()
-                .map(|t| Template::literal(t).unwrap())
-                .collect(),
-        );
-        let exec = plan(&a, Path::new("/"), "t", "u", Duration::ZERO, &[], None);
-        let (program, args) = contained(&exec, "/usr/bin/ls", procs);
-        assert_eq!(program, "/bin/sh");
-        assert_eq!(
-            args,
-            [
-                "-c",
-                "echo $$ >|'/sys/fs/cgroup/a.service/run-x/cgroup.procs' || exit 125; \
-                 exec \"$@\"",
-                "sh",
-                "/usr/bin/ls",
-                "-l",
-                "a b"
-            ]
-        );
     }
 
     #[test]

@@ -7,6 +7,15 @@
 //! that watcher, anything else is an orphan and is simply reaped. Because this is the only
 //! `waitpid` caller, no status is ever stolen.
 //!
+//! SIGCHLD is read from a signalfd on the event loop, not by a handler: the kernel sends it
+//! to the thread that started the child (a thread of the blocking pool, under load) or to any
+//! thread that does not block it, so a handler woke an idle helper thread for most exits, only
+//! to write a byte that woke the event loop. `start` blocks SIGCHLD on the thread that runs
+//! it, the first thing `run` does, before the service starts its other threads, which inherit
+//! the mask. A thread that was started before (one the runtime made to resolve the listen
+//! address) still takes SIGCHLD with tokio's handler, which stays installed for that, so no
+//! exit is lost either way.
+//!
 //! Processes are started on other threads (so that one slow `posix_spawn` does not stop the
 //! service), so a leader can exit and be reaped before its spawner has registered it. Each
 //! spawn therefore takes a ticket first (`begin_spawn`) and registers its pid when it returns
@@ -19,10 +28,15 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use nix::errno::Errno;
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
+use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use tokio::io::unix::AsyncFd;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::oneshot;
 use tracing::{debug, warn};
+
+use super::spawn;
 
 /// How a watched process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,14 +62,24 @@ struct Watched {
     early: HashMap<i32, (u64, Exit)>,
 }
 
-/// A spawn under way: hand it back to `end_spawn`, whether the spawn worked or not.
+impl Watched {
+    /// Takes `ticket`'s spawn off the list. A status kept for spawns that have all ended
+    /// belonged to none of them, and is dropped.
+    fn settle(&mut self, ticket: Ticket) {
+        self.in_flight.remove(&ticket.0);
+        let floor = self.in_flight.first().copied().unwrap_or(u64::MAX);
+        self.early.retain(|_, (newest, _)| *newest >= floor);
+    }
+}
+
+/// A spawn under way: hand it back to `end_spawn` or `spawn_failed`.
 #[derive(Debug)]
 #[must_use]
 pub struct Ticket(u64);
 
 impl Reaper {
-    /// Becomes a subreaper and starts the SIGCHLD task. Call once, inside the runtime,
-    /// before the first spawn.
+    /// Becomes a subreaper and starts the SIGCHLD task. Call once, inside the runtime, on its
+    /// thread, before the first spawn and before starting other threads.
     pub fn start() -> std::io::Result<Arc<Reaper>> {
         if let Err(e) = nix::sys::prctl::set_child_subreaper(true) {
             // Without it orphans go to PID 1, which reaps them too; only our count of them
@@ -64,11 +88,25 @@ impl Reaper {
         }
         // Decide (and log) how executions are contained before the first one starts.
         super::cgroup::mode();
+        // The handler first: from here on no SIGCHLD can be lost, whichever thread takes it.
         let mut sigchld = signal(SignalKind::child())?;
+        let mut signalfd = sigchld_fd();
         let reaper = Arc::new(Reaper::default());
         let task_reaper = Arc::clone(&reaper);
         tokio::spawn(async move {
-            while sigchld.recv().await.is_some() {
+            loop {
+                tokio::select! {
+                    ready = readable(&signalfd), if signalfd.is_some() => {
+                        if !ready {
+                            signalfd = None;
+                        }
+                    }
+                    got = sigchld.recv() => {
+                        if got.is_none() {
+                            return;
+                        }
+                    }
+                }
                 task_reaper.reap();
             }
         });
@@ -91,27 +129,27 @@ impl Reaper {
         Ticket(ticket)
     }
 
-    /// Ends a spawn. With the pid it started, returns the receiver of that pid's exit status
-    /// (already filled if the process ended and was reaped in the meantime).
-    pub fn end_spawn(&self, ticket: Ticket, pid: Option<i32>) -> Option<oneshot::Receiver<Exit>> {
+    /// Ends a spawn that started `pid`: returns the receiver of its exit status (already
+    /// filled if the process ended and was reaped in the meantime).
+    pub fn end_spawn(&self, ticket: Ticket, pid: i32) -> oneshot::Receiver<Exit> {
         let mut w = self.lock();
-        w.in_flight.remove(&ticket.0);
-        let rx = pid.map(|pid| {
-            let (tx, rx) = oneshot::channel();
-            match w.early.remove(&pid) {
-                Some((_, exit)) => {
-                    let _ = tx.send(exit);
-                }
-                None => {
-                    w.watchers.insert(pid, tx);
-                }
+        let (tx, rx) = oneshot::channel();
+        match w.early.remove(&pid) {
+            Some((_, exit)) => {
+                let _ = tx.send(exit);
             }
-            rx
-        });
-        // A status kept for spawns that have all ended belonged to none of them.
-        let floor = w.in_flight.first().copied().unwrap_or(u64::MAX);
-        w.early.retain(|_, (newest, _)| *newest >= floor);
+            None => {
+                w.watchers.insert(pid, tx);
+            }
+        }
+        w.settle(ticket);
         rx
+    }
+
+    /// Ends a spawn that started nothing (a child that failed before its `execve` is reaped
+    /// here like an orphan).
+    pub fn spawn_failed(&self, ticket: Ticket) {
+        self.lock().settle(ticket);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Watched> {
@@ -150,6 +188,53 @@ impl Reaper {
     }
 }
 
+/// SIGCHLD blocked on this thread (and so on every thread started from it later) and read
+/// from a signalfd registered with the event loop, or `None` (the log says why) where that
+/// fails: then tokio's handler takes every SIGCHLD, as it does for threads started before.
+fn sigchld_fd() -> Option<AsyncFd<SignalFd>> {
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGCHLD);
+    let fd = SignalFd::with_flags(&set, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC)
+        .map_err(std::io::Error::from)
+        .and_then(spawn::register_signalfd);
+    match fd {
+        Ok(fd) => match pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None) {
+            Ok(()) => Some(fd),
+            Err(e) => {
+                warn!("could not block SIGCHLD ({e}); its handler takes it");
+                None
+            }
+        },
+        Err(e) => {
+            warn!("no signalfd for SIGCHLD ({e}); its handler takes it");
+            None
+        }
+    }
+}
+
+/// Waits until the signalfd has a SIGCHLD, and takes what it holds; false if it cannot be
+/// waited on any more (the handler goes on alone).
+async fn readable(fd: &Option<AsyncFd<SignalFd>>) -> bool {
+    let Some(fd) = fd else {
+        return std::future::pending().await;
+    };
+    match fd.readable().await {
+        Ok(mut ready) => {
+            // One read takes what is pending: a standard signal does not queue, so a second
+            // would only find none (a system call per exit). A SIGCHLD that comes after it
+            // makes the descriptor readable again, and the reactor reports that anew; and the
+            // reaper's waitpid loop takes every exited child, whichever signal announced it.
+            let _ = fd.get_ref().read_signal();
+            ready.clear_ready();
+            true
+        }
+        Err(e) => {
+            warn!("the SIGCHLD signalfd failed ({e}); its handler takes it");
+            false
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,7 +244,7 @@ mod tests {
         let r = Reaper::default();
         let t = r.begin_spawn();
         r.deliver(42, Exit::Code(3));
-        let mut rx = r.end_spawn(t, Some(42)).expect("a receiver");
+        let mut rx = r.end_spawn(t, 42);
         assert_eq!(rx.try_recv(), Ok(Exit::Code(3)));
         assert!(r.lock().early.is_empty());
     }
@@ -168,7 +253,7 @@ mod tests {
     fn a_status_after_the_spawn_ended_goes_to_its_watcher() {
         let r = Reaper::default();
         let t = r.begin_spawn();
-        let mut rx = r.end_spawn(t, Some(7)).expect("a receiver");
+        let mut rx = r.end_spawn(t, 7);
         assert!(rx.try_recv().is_err());
         r.deliver(7, Exit::Signal(9));
         assert_eq!(rx.try_recv(), Ok(Exit::Signal(9)));
@@ -185,10 +270,10 @@ mod tests {
         r.deliver(2, Exit::Code(0)); // an orphan, or a's leader
         let b = r.begin_spawn();
         r.deliver(3, Exit::Code(0)); // an orphan, or a's or b's leader
-        let _ = r.end_spawn(a, Some(100));
+        drop(r.end_spawn(a, 100));
         // pid 2 could only have been a's; pid 3 may still be b's.
         assert_eq!(r.lock().early.keys().copied().collect::<Vec<_>>(), [3]);
-        let _ = r.end_spawn(b, None);
+        r.spawn_failed(b);
         assert!(r.lock().early.is_empty());
         assert!(r.lock().in_flight.is_empty());
     }

@@ -1,24 +1,42 @@
-//! The one call that starts a process: `posix_spawn` from the C library, as the leader of a
-//! new process group, with stdin from /dev/null, stdout and stderr into two new pipes, its
-//! signal mask cleared and SIGPIPE back to its default, in a given directory.
+//! The one call that starts a process, and the only `unsafe` of the executor: `clone` with
+//! `CLONE_VM | CLONE_VFORK` (what the C library's `posix_spawn` does inside), then a short
+//! child path of ours, then `execve`. The process leads a new process group, reads
+//! /dev/null, writes into two new pipes, runs in a given directory with an empty signal mask,
+//! SIGPIPE at its default and no handler of ours left, and, in cgroup mode, sits in its
+//! execution's cgroup before its program runs its first instruction.
 //!
-//! std's `Command` does the same through the same call, but it rebuilds the whole
-//! environment on every spawn (the service's variables read into a sorted map, each copied
-//! into a new C string, all freed after): with 35 variables that was 70 000 of the 96 000
-//! instructions actiond spent per spawn (callgrind, docs/PERFORMANCE.md). Here the service's
-//! environment is turned into C strings once, since actiond never changes it, and each spawn
-//! only adds the few variables of its plan. It must not wait for, signal or supervise the
-//! process (the reaper and the supervising task do), and must not run anything in the child
-//! between `vfork` and `execve` beyond the C library's own file actions: that is what keeps
-//! one `clone3` and one `execve` per run.
+//! Why not `posix_spawn` (which this module called until cgroup mode needed more): entering
+//! the cgroup had to be done by a wrapper shell (`sh -c 'echo $$ >…/cgroup.procs; exec "$@"'`),
+//! a whole shell start before every `exec:` command, 2.2 times the CPU of a press without
+//! cgroups. The kernel's own way to start a child in a cgroup, `clone3` with
+//! `CLONE_INTO_CGROUP`, is refused under the shipped unit: systemd answers every `clone3`
+//! with ENOSYS where `RestrictNamespaces=` is set, because a seccomp filter cannot read its
+//! flags. So the child writes `0` (itself) into the `cgroup.procs` the parent opened, as its
+//! first act: nothing of the command has run yet, so everything it starts is born inside.
+//! `clone` is in both C libraries (glibc and musl) and needs no assembly.
+//!
+//! The child path (`child`) runs on a stack in the parent's frame, sharing the parent's
+//! memory while the parent's thread waits for it (vfork semantics), so it is held to what
+//! the C library's own `posix_spawn` child does: system calls only, async-signal-safe, no
+//! allocation, no lock, no panic, everything it reads prepared before the clone and nothing
+//! it writes read by the parent except its error number. A child that fails leaves that
+//! number and `_exit(127)`s (the reaper reaps it), and the spawn returns the error.
+//!
+//! Beside the child path, the service's environment is turned into C strings once (std's
+//! `Command` rebuilt the whole environment on every spawn: 70 000 of the 96 000 instructions
+//! actiond spent per spawn, docs/PERFORMANCE.md), and each spawn only adds the few variables
+//! of its plan. This module must not wait for, signal or supervise a process (the reaper
+//! and the supervising task do). It also holds the executor's one other `unsafe` call,
+//! handing the reaper's SIGCHLD signalfd to the event loop (`register_signalfd`).
 
 use std::ffi::{CStr, CString, OsStr};
 use std::io;
 use std::mem::MaybeUninit;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 /// Variables of the service's environment a command must not inherit: they address
 /// actiond, and a command that speaks sd_notify itself (a daemon started by an action,
@@ -103,12 +121,13 @@ pub fn resolve(program: &str, search: Option<&OsStr>) -> io::Result<String> {
 
 /// Starts `program` (found as `resolve` finds it, with the PATH of `env` when it sets one)
 /// with `args` after `program` itself as argv[0], the service's environment plus `env`, in
-/// `cwd`.
+/// `cwd`; with `cgroup` (an open `cgroup.procs`), inside that cgroup.
 pub fn spawn(
     program: &str,
     args: &[String],
     env: &[(String, String)],
     cwd: &Path,
+    cgroup: Option<BorrowedFd<'_>>,
 ) -> io::Result<Child> {
     let search = env
         .iter()
@@ -135,23 +154,51 @@ pub fn spawn(
     // Before the spawn, so that a failure here leaves no process behind unsupervised.
     non_blocking(&out_r)?;
     non_blocking(&err_r)?;
-    let pid = posix_spawn(
-        &path,
-        &argv,
-        &envp,
-        &cwd,
-        out_w.as_raw_fd(),
-        err_w.as_raw_fd(),
-    )?;
+    let argv_p = null_terminated(argv.iter().map(CString::as_c_str));
+    let envp_p = null_terminated(envp.iter().copied());
+    let plan = ChildPlan {
+        path: path.as_ptr(),
+        argv: argv_p.as_ptr(),
+        envp: envp_p.as_ptr(),
+        cwd: cwd.as_ptr(),
+        stdout: out_w.as_raw_fd(),
+        stderr: err_w.as_raw_fd(),
+        cgroup: cgroup.map_or(-1, |fd| fd.as_raw_fd()),
+        error: AtomicI32::new(0),
+        in_cgroup: AtomicBool::new(false),
+    };
+    let pid = clone_vfork(&plan)?;
     // The write ends now belong to the child; ours close here, so the reads see the end of
     // file when the command and everything it started are done writing.
     drop(out_w);
     drop(err_w);
+    // Once `clone_vfork` returned, the child has called execve or exited: its error, if any,
+    // is written. A kernel's vfork completion orders that write before our read.
+    let error = plan.error.load(Ordering::Relaxed);
+    if error != 0 {
+        // It has exited with 127; the reaper reaps it as a status nobody waits for.
+        let error = io::Error::from_raw_os_error(error);
+        if plan.in_cgroup.load(Ordering::Relaxed) {
+            return Err(io::Error::new(
+                error.kind(),
+                format!("could not enter the execution's cgroup: {error}"),
+            ));
+        }
+        return Err(error);
+    }
     Ok(Child {
         pid,
         stdout: out_r.into(),
         stderr: err_r.into(),
     })
+}
+
+/// Pointers to `items`, then a null pointer, as `execve` reads its argv and envp.
+fn null_terminated<'a>(items: impl Iterator<Item = &'a CStr>) -> Vec<*const libc::c_char> {
+    items
+        .map(CStr::as_ptr)
+        .chain(std::iter::once(std::ptr::null()))
+        .collect()
 }
 
 /// Makes our read end of a pipe non-blocking, as the reactor needs it. Only the read end:
@@ -172,116 +219,239 @@ fn non_blocking(fd: &impl AsRawFd) -> io::Result<()> {
     }
 }
 
-/// An error from a `posix_spawn*` function (they return the error number).
-fn check(rc: libc::c_int) -> io::Result<()> {
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::from_raw_os_error(rc))
-    }
+/// The reaper's SIGCHLD signalfd, registered with the event loop (readable while a SIGCHLD
+/// is pending).
+#[allow(unsafe_code)]
+pub fn register_signalfd(
+    fd: nix::sys::signalfd::SignalFd,
+) -> io::Result<tokio::io::unix::AsyncFd<nix::sys::signalfd::SignalFd>> {
+    // SAFETY: a `SignalFd` owns its descriptor (an `OwnedFd` inside, closed only when it is
+    // dropped) and its `as_raw_fd` always returns that descriptor; the `AsyncFd` owns it
+    // from here until it is dropped.
+    unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) }
+        .map_err(|e| e.into_parts().1)
 }
 
-/// The file actions, destroyed when dropped.
-struct Actions(MaybeUninit<libc::posix_spawn_file_actions_t>);
-/// The spawn attributes, destroyed when dropped.
-struct Attributes(MaybeUninit<libc::posix_spawnattr_t>);
-
-#[allow(unsafe_code)]
-impl Drop for Actions {
-    fn drop(&mut self) {
-        // SAFETY: an `Actions` exists only once `posix_spawn_file_actions_init` succeeded on
-        // it, and it is destroyed exactly once, here.
-        unsafe { libc::posix_spawn_file_actions_destroy(self.0.as_mut_ptr()) };
-    }
+/// What a child needs between `clone` and `execve`, all of it prepared by the parent: the
+/// child only reads it, and writes `error` when it fails.
+struct ChildPlan {
+    path: *const libc::c_char,
+    argv: *const *const libc::c_char,
+    envp: *const *const libc::c_char,
+    cwd: *const libc::c_char,
+    stdout: RawFd,
+    stderr: RawFd,
+    /// An open `cgroup.procs`, or -1.
+    cgroup: RawFd,
+    /// The error number of the step that failed; 0 while none did.
+    error: AtomicI32,
+    /// Whether that step was the entry into the cgroup.
+    in_cgroup: AtomicBool,
 }
 
+/// Bytes of stack for the child path: a few frames of ours and the C library's system call
+/// wrappers use well under 2 KiB (musl's own `posix_spawn` gives its child about 5 KiB).
+const CHILD_STACK: usize = 16 * 1024;
+
+#[repr(C, align(16))]
+struct ChildStack([MaybeUninit<u8>; CHILD_STACK]);
+
+/// A kernel signal set with every signal (the kernel's `sigset_t` is 64 bits on every
+/// architecture actiond runs on), and with none.
+const ALL_SIGNALS: u64 = !0;
+const NO_SIGNALS: u64 = 0;
+/// Its size, as `rt_sigprocmask` and `rt_sigaction` want it.
+const SIGSET_SIZE: usize = 8;
+
+/// Clones a child that shares our memory until it calls `execve` or exits (our thread waits
+/// for that), runs `child(plan)` on a stack in this frame, and returns its pid.
 #[allow(unsafe_code)]
-impl Drop for Attributes {
-    fn drop(&mut self) {
-        // SAFETY: as for `Actions`: initialised before it exists, destroyed once.
-        unsafe { libc::posix_spawnattr_destroy(self.0.as_mut_ptr()) };
-    }
-}
-
-/// The C library's `posix_spawn`, with the file actions and attributes of a command: stdin
-/// from /dev/null, stdout and stderr onto `stdout` and `stderr`, `cwd` as its directory, a
-/// new process group, an empty signal mask and SIGPIPE at its default (the Rust runtime
-/// ignores SIGPIPE, and an ignored signal stays ignored across `execve`).
-#[allow(unsafe_code)]
-fn posix_spawn(
-    path: &CStr,
-    argv: &[CString],
-    envp: &[&CStr],
-    cwd: &CStr,
-    stdout: libc::c_int,
-    stderr: libc::c_int,
-) -> io::Result<i32> {
-    let argv_p: Vec<*mut libc::c_char> = argv
-        .iter()
-        .map(|a| a.as_ptr().cast_mut())
-        .chain(std::iter::once(std::ptr::null_mut()))
-        .collect();
-    let envp_p: Vec<*mut libc::c_char> = envp
-        .iter()
-        .map(|e| e.as_ptr().cast_mut())
-        .chain(std::iter::once(std::ptr::null_mut()))
-        .collect();
-    let mut pid: libc::pid_t = 0;
-    // SAFETY: each init is called on storage we own before any other use, and the value is
-    // wrapped for destruction only once its init succeeded (both types hold no pointer into
-    // themselves, so moving them after init is sound). Every pointer passed stays valid for
-    // the call: the C strings and the two pointer arrays (each ending in a null pointer, as
-    // posix_spawn requires) live until this function returns, and posix_spawn reads them
-    // only until the child has called execve, which is before it returns (vfork
-    // semantics). The `*mut` casts are what the C prototypes ask for; the C library does
-    // not write through them. `sigset_t` is plain data, initialised by sigemptyset before
-    // use.
-    unsafe {
-        let mut fa = MaybeUninit::uninit();
-        check(libc::posix_spawn_file_actions_init(fa.as_mut_ptr()))?;
-        let mut actions = Actions(fa);
-        let fa = actions.0.as_mut_ptr();
-        check(libc::posix_spawn_file_actions_addopen(
-            fa,
-            0,
-            c"/dev/null".as_ptr(),
-            libc::O_RDONLY,
-            0,
-        ))?;
-        check(libc::posix_spawn_file_actions_adddup2(fa, stdout, 1))?;
-        check(libc::posix_spawn_file_actions_adddup2(fa, stderr, 2))?;
-        check(libc::posix_spawn_file_actions_addchdir_np(fa, cwd.as_ptr()))?;
-
-        let mut at = MaybeUninit::uninit();
-        check(libc::posix_spawnattr_init(at.as_mut_ptr()))?;
-        let mut attrs = Attributes(at);
-        let at = attrs.0.as_mut_ptr();
-        let mut set = MaybeUninit::<libc::sigset_t>::uninit();
-        libc::sigemptyset(set.as_mut_ptr());
-        check(libc::posix_spawnattr_setsigmask(at, set.as_ptr()))?;
-        libc::sigaddset(set.as_mut_ptr(), libc::SIGPIPE);
-        check(libc::posix_spawnattr_setsigdefault(at, set.as_ptr()))?;
-        check(libc::posix_spawnattr_setpgroup(at, 0))?;
-        let flags = libc::POSIX_SPAWN_SETPGROUP
-            | libc::POSIX_SPAWN_SETSIGMASK
-            | libc::POSIX_SPAWN_SETSIGDEF;
-        check(libc::posix_spawnattr_setflags(at, flags as libc::c_short))?;
-
-        check(libc::posix_spawn(
-            &mut pid,
-            path.as_ptr(),
-            fa,
-            at,
-            argv_p.as_ptr(),
-            envp_p.as_ptr(),
-        ))?;
-    }
+fn clone_vfork(plan: &ChildPlan) -> io::Result<i32> {
+    let mut stack = ChildStack([MaybeUninit::uninit(); CHILD_STACK]);
+    // Stacks grow down on every architecture actiond is built for: the child starts at the
+    // end. CHILD_STACK is a multiple of 16, so the end keeps the 16-byte alignment.
+    let top = stack.0.as_mut_ptr_range().end.cast::<libc::c_void>();
+    // SIGCHLD: the reaper reaps it (an execve would turn any other exit signal back into
+    // SIGCHLD anyway, so a pidfd could not keep the leader from the reaper's waitpid(-1)).
+    let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
+    let mut saved: u64 = 0;
+    let arg = std::ptr::from_ref(plan).cast_mut().cast::<libc::c_void>();
+    // SAFETY: rt_sigprocmask reads and writes the two 8-byte sets we pass (SIGSET_SIZE).
+    // Every signal is blocked around the clone, as the C library's posix_spawn does: the
+    // child starts with our handlers and our memory, and must not run a handler of ours
+    // before it has reset them (`child`). The old mask is restored right after.
+    //
+    // clone: `child` is an `extern "C"` function that never returns (it ends in execve or
+    // _exit); `top` is the end of a 16 KiB, 16-aligned buffer in this frame, which stays
+    // alive and untouched while the child runs, because CLONE_VFORK holds this thread in
+    // the call until the child has exec'd or exited; `arg` points at `plan`, which the
+    // caller keeps alive across this call, and every pointer in it points at C strings and
+    // arrays the caller also keeps alive. Nothing is passed through the variadic part.
+    let pid = unsafe {
+        let block = libc::syscall(
+            libc::SYS_rt_sigprocmask,
+            libc::SIG_SETMASK as libc::c_long,
+            std::ptr::from_ref(&ALL_SIGNALS),
+            std::ptr::from_mut(&mut saved),
+            SIGSET_SIZE,
+        );
+        if block != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let pid = libc::clone(child, top, flags, arg);
+        let error = io::Error::last_os_error();
+        libc::syscall(
+            libc::SYS_rt_sigprocmask,
+            libc::SIG_SETMASK as libc::c_long,
+            std::ptr::from_ref(&saved),
+            std::ptr::null_mut::<u64>(),
+            SIGSET_SIZE,
+        );
+        if pid == -1 {
+            return Err(error);
+        }
+        pid
+    };
     Ok(pid)
 }
 
+/// The child path, from `clone` to `execve`: in its cgroup first, then no handler of ours
+/// left, a process group of its own, /dev/null, the pipes, the directory, an empty signal
+/// mask, the program. It runs in the parent's memory on the parent's waiting thread's
+/// behalf, so it only makes system calls (the C library's wrappers, which are
+/// async-signal-safe, and raw ones), allocates nothing, takes no lock, and cannot panic.
+/// A failure leaves its error number in the plan and exits with 127.
+///
+/// This is where a change of user would go (setgroups, setresgid, setresuid, as raw system
+/// calls: the C library's wrappers would signal every thread of the parent to change them
+/// too), after the cgroup and before the file actions.
+#[allow(unsafe_code)]
+extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the `ChildPlan` that `clone_vfork`'s caller keeps alive until this
+    // process has exec'd or exited; see `clone_vfork`. Everything below is a system call on
+    // descriptors and C strings from that plan, or on this process's own state.
+    unsafe {
+        let plan = &*arg.cast::<ChildPlan>();
+        if plan.cgroup >= 0 && libc::write(plan.cgroup, c"0".as_ptr().cast(), 1) != 1 {
+            plan.in_cgroup.store(true, Ordering::Relaxed);
+            fail(plan);
+        }
+        reset_handlers();
+        if libc::setpgid(0, 0) != 0 {
+            fail(plan);
+        }
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY);
+        // actiond's descriptors 0, 1 and 2 are always open (the Rust runtime opens
+        // /dev/null for any that is closed at start), so `null` and the pipes are above 2
+        // and each dup2 below moves a descriptor onto another one.
+        if null < 0
+            || libc::dup2(null, 0) < 0
+            || libc::close(null) != 0
+            || libc::dup2(plan.stdout, 1) < 0
+            || libc::dup2(plan.stderr, 2) < 0
+            || libc::chdir(plan.cwd) != 0
+        {
+            fail(plan);
+        }
+        libc::syscall(
+            libc::SYS_rt_sigprocmask,
+            libc::SIG_SETMASK as libc::c_long,
+            std::ptr::from_ref(&NO_SIGNALS),
+            std::ptr::null_mut::<u64>(),
+            SIGSET_SIZE,
+        );
+        libc::execve(plan.path, plan.argv, plan.envp);
+        fail(plan)
+    }
+}
+
+/// Leaves the child's error number for the parent and exits.
+#[allow(unsafe_code)]
+fn fail(plan: &ChildPlan) -> ! {
+    let errno = io::Error::last_os_error()
+        .raw_os_error()
+        .unwrap_or(libc::EIO);
+    plan.error.store(errno, Ordering::Relaxed);
+    // SAFETY: _exit ends this process at once, without running anything of the parent's
+    // (no atexit handler, no stdio flush).
+    unsafe { libc::_exit(127) }
+}
+
+/// The real-time signals the C library keeps for itself (glibc: 32 and 33; musl: 32 to 34).
+/// Its `posix_spawn` leaves them ignored in a child whatever they are in the parent, and so
+/// does this module.
+#[cfg(target_env = "musl")]
+const LIBC_INTERNAL: std::ops::RangeInclusive<i32> = 32..=34;
+#[cfg(not(target_env = "musl"))]
+const LIBC_INTERNAL: std::ops::RangeInclusive<i32> = 32..=33;
+
+/// Every signal that has a handler (ours: shared memory means our handlers) goes back to
+/// its default, and SIGPIPE too (the Rust runtime ignores it, and an ignored signal stays
+/// ignored across `execve`); other ignored signals stay ignored, and the C library's own
+/// signals are ignored, as its `posix_spawn` leaves them. Raw `rt_sigaction` calls, past
+/// the C library's wrapper (musl's takes a lock for SIGABRT; glibc's refuses its internal
+/// signals). The signals are still all blocked.
+#[allow(unsafe_code)]
+fn reset_handlers() {
+    // The kernel's `struct sigaction` starts with the handler, and is at most 32 bytes; an
+    // all-zero one is SIG_DFL with no flags and an empty mask.
+    let default = [0u64; 4];
+    let ignore = [libc::SIG_IGN as u64, 0, 0, 0];
+    for signal in 1..=64 {
+        if signal == libc::SIGKILL || signal == libc::SIGSTOP {
+            continue;
+        }
+        if LIBC_INTERNAL.contains(&signal) {
+            // SAFETY: as below, reading `ignore` (SIG_IGN, the first word on every
+            // architecture, no flags, an empty mask).
+            unsafe {
+                libc::syscall(
+                    libc::SYS_rt_sigaction,
+                    libc::c_long::from(signal),
+                    ignore.as_ptr(),
+                    std::ptr::null_mut::<u64>(),
+                    SIGSET_SIZE,
+                );
+            }
+            continue;
+        }
+        let mut old = [0u64; 4];
+        // SAFETY: rt_sigaction reads `act` and writes `oldact`, each at most 32 bytes on
+        // every architecture, which the arrays hold; it fails harmlessly (EINVAL) for a
+        // signal number the kernel does not have.
+        let handler = unsafe {
+            let rc = libc::syscall(
+                libc::SYS_rt_sigaction,
+                libc::c_long::from(signal),
+                std::ptr::null::<u64>(),
+                old.as_mut_ptr(),
+                SIGSET_SIZE,
+            );
+            if rc != 0 {
+                continue;
+            }
+            old.as_ptr().cast::<usize>().read()
+        };
+        let caught = handler != libc::SIG_DFL && handler != libc::SIG_IGN;
+        if caught || signal == libc::SIGPIPE {
+            // SAFETY: as above, reading `default`.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_rt_sigaction,
+                    libc::c_long::from(signal),
+                    default.as_ptr(),
+                    std::ptr::null_mut::<u64>(),
+                    SIGSET_SIZE,
+                );
+            }
+        }
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
+    use std::os::fd::AsFd;
 
     fn own(pairs: &[(&str, &str)]) -> Vec<String> {
         let extra: Vec<(String, String)> = pairs
@@ -293,6 +463,15 @@ mod tests {
             .into_iter()
             .map(|c| c.into_string().unwrap())
             .collect()
+    }
+
+    /// Waits for a child and returns its exit code, or minus the signal that ended it.
+    fn wait(pid: i32) -> i32 {
+        match nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None).unwrap() {
+            nix::sys::wait::WaitStatus::Exited(_, code) => code,
+            nix::sys::wait::WaitStatus::Signaled(_, signal, _) => -(signal as i32),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -308,7 +487,7 @@ mod tests {
             environment(&extra).unwrap_err().kind(),
             io::ErrorKind::InvalidInput
         );
-        let err = spawn("/bin/true", &["a\0".into()], &[], Path::new("/")).err();
+        let err = spawn("/bin/true", &["a\0".into()], &[], Path::new("/"), None).err();
         assert_eq!(err.map(|e| e.kind()), Some(io::ErrorKind::InvalidInput));
     }
 
@@ -338,50 +517,341 @@ mod tests {
 
     #[test]
     fn a_command_runs_with_its_pipes_directory_and_group() {
-        use std::io::Read;
-        let env = [("ACTIOND_T".to_string(), "v".to_string())];
-        // stderr: the process group, then the status flags of the command's stdout.
-        let script = "echo \"$ACTIOND_T $(pwd) $$\"; cut -d' ' -f5 /proc/$$/stat >&2; \
-                      sed -n 's/^flags:[[:space:]]*//p' /proc/$$/fdinfo/1 >&2; read x; echo \"[$x]\"";
-        let child = spawn(
-            "/bin/sh",
-            &["-c".into(), script.into()],
-            &env,
-            Path::new("/tmp"),
-        )
-        .unwrap();
-        // Our read ends are non-blocking (the reactor needs that); the command's stdout is
-        // not, or a command writing faster than we read would see EAGAIN.
-        for fd in [&child.stdout, &child.stderr] {
-            let info =
-                std::fs::read_to_string(format!("/proc/self/fdinfo/{}", fd.as_raw_fd())).unwrap();
-            let flags = octal_flags(&info);
-            assert_ne!(flags & libc::O_NONBLOCK, 0, "our read end blocks: {info}");
+        {
+            let env = [("ACTIOND_T".to_string(), "v".to_string())];
+            // stderr: the process group, then the status flags of the command's stdout.
+            let script = "echo \"$ACTIOND_T $(pwd) $$\"; cut -d' ' -f5 /proc/$$/stat >&2; \
+                          sed -n 's/^flags:[[:space:]]*//p' /proc/$$/fdinfo/1 >&2; read x; echo \"[$x]\"";
+            let args = ["-c".to_string(), script.to_string()];
+            let child = spawn("/bin/sh", &args, &env, Path::new("/tmp"), None).unwrap();
+            // Our read ends are non-blocking (the reactor needs that); the command's stdout
+            // is not, or a command writing faster than we read would see EAGAIN.
+            for fd in [&child.stdout, &child.stderr] {
+                let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", fd.as_raw_fd()))
+                    .unwrap();
+                assert_ne!(
+                    octal_flags(&info) & libc::O_NONBLOCK,
+                    0,
+                    "our read end blocks: {info}"
+                );
+            }
+            // The output fits in the pipes: read once the command is done, without waiting.
+            assert_eq!(wait(child.pid), 0);
+            let Child {
+                pid,
+                stdout,
+                stderr,
+                ..
+            } = child;
+            let (out, err) = (read_all(stdout), read_all(stderr));
+            assert_eq!(out, format!("v /tmp {pid}\n[]\n"));
+            let mut lines = err.lines();
+            assert_eq!(lines.next(), Some(pid.to_string().as_str()));
+            let theirs = i32::from_str_radix(lines.next().unwrap(), 8).unwrap();
+            assert_eq!(
+                theirs & libc::O_NONBLOCK,
+                0,
+                "the command's stdout is non-blocking"
+            );
         }
-        // The output fits in the pipes: read once the command is done, without waiting.
-        let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(child.pid), None);
-        let mut out = String::new();
-        std::fs::File::from(child.stdout)
-            .read_to_string(&mut out)
+    }
+
+    #[test]
+    fn a_failure_in_the_child_is_the_spawn_s_error() {
+        {
+            let missing = Path::new("/nonexistent-dir");
+            let e = spawn("/bin/true", &[], &[], missing, None).err().unwrap();
+            assert_eq!(e.kind(), io::ErrorKind::NotFound, "{e}");
+            let not_a_program = spawn("/dev/null", &[], &[], Path::new("/"), None);
+            let e = not_a_program.err().unwrap();
+            assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}");
+            // A cgroup.procs that cannot be written (here: read-only) fails the spawn, and
+            // the error says where.
+            let read_only = std::fs::File::open("/dev/null").unwrap();
+            let e = spawn(
+                "/bin/true",
+                &[],
+                &[],
+                Path::new("/"),
+                Some(read_only.as_fd()),
+            )
+            .err()
             .unwrap();
-        let mut err = String::new();
-        std::fs::File::from(child.stderr)
-            .read_to_string(&mut err)
-            .unwrap();
-        assert_eq!(out, format!("v /tmp {}\n[]\n", child.pid));
-        let mut lines = err.lines();
-        assert_eq!(lines.next(), Some(child.pid.to_string().as_str()));
-        let theirs = i32::from_str_radix(lines.next().unwrap(), 8).unwrap();
-        assert_eq!(
-            theirs & libc::O_NONBLOCK,
-            0,
-            "the command's stdout is non-blocking"
-        );
+            assert!(
+                e.to_string()
+                    .contains("could not enter the execution's cgroup"),
+                "{e}"
+            );
+        }
+    }
+
+    /// Everything a non-blocking read end gives until its end of file. Another test's child
+    /// may hold a copy of the write end for a moment (between its clone and its execve,
+    /// before close-on-exec applies), so "nothing yet" is waited out.
+    fn read_all(fd: OwnedFd) -> String {
+        let mut file = std::fs::File::from(fd);
+        let mut text = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match file.read(&mut buf) {
+                Ok(0) => return String::from_utf8(text).unwrap(),
+                Ok(n) => text.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
     }
 
     /// The `flags:` field of a /proc fdinfo file (octal).
     fn octal_flags(info: &str) -> i32 {
         let field = info.lines().find_map(|l| l.strip_prefix("flags:")).unwrap();
         i32::from_str_radix(field.trim(), 8).unwrap()
+    }
+
+    /// What a started process looks like from /proc: its signal mask and dispositions, its
+    /// group and session (the group relative to its pid), its descriptors with what each is
+    /// (a pipe, /dev/null) and its flags, its environment, command line and directory.
+    fn observe(pid: i32) -> Vec<String> {
+        let proc = format!("/proc/{pid}");
+        // The parent is let go once the new program's memory replaced ours, a moment before
+        // the kernel has put its arguments in place, and `sleep` opens and closes its locale
+        // files before it sleeps: look once it sleeps.
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let sleeping = || {
+            let stat = std::fs::read_to_string(format!("{proc}/stat")).unwrap_or_default();
+            stat.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('S')
+        };
+        while !sleeping() && std::time::Instant::now() < end {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let status = std::fs::read_to_string(format!("{proc}/status")).unwrap();
+        let mut seen: Vec<String> = status
+            .lines()
+            .filter(|l| {
+                ["SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt"]
+                    .iter()
+                    .any(|k| l.starts_with(k))
+            })
+            .map(String::from)
+            .collect();
+        let stat = std::fs::read_to_string(format!("{proc}/stat")).unwrap();
+        let fields: Vec<&str> = stat
+            .rsplit(')')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        let own_session = nix::unistd::getsid(None).unwrap().as_raw().to_string();
+        seen.push(format!("group is pid: {}", fields[2] == pid.to_string()));
+        seen.push(format!("our session: {}", fields[3] == own_session));
+        let mut fds: Vec<String> = std::fs::read_dir(format!("{proc}/fd"))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let n = e.file_name().to_string_lossy().into_owned();
+                let target = std::fs::read_link(e.path())
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                let what = if target.starts_with("pipe:") {
+                    "pipe".into()
+                } else {
+                    target
+                };
+                let info = std::fs::read_to_string(format!("{proc}/fdinfo/{n}")).unwrap();
+                format!("fd {n}: {what}, flags {:o}", octal_flags(&info))
+            })
+            .collect();
+        fds.sort();
+        seen.extend(fds);
+        let environ = std::fs::read(format!("{proc}/environ")).unwrap();
+        seen.push(format!("environ: {}", String::from_utf8_lossy(&environ)));
+        let cmdline = std::fs::read(format!("{proc}/cmdline")).unwrap();
+        seen.push(format!("cmdline: {}", String::from_utf8_lossy(&cmdline)));
+        let cwd = std::fs::read_link(format!("{proc}/cwd")).unwrap();
+        seen.push(format!("cwd: {}", cwd.display()));
+        seen
+    }
+
+    /// The child of the clone path is set up exactly as `posix_spawn` set it up (the path
+    /// this module took before, kept below as the reference): same signal mask (empty,
+    /// though the spawning thread blocks a signal), same dispositions (a handler of ours
+    /// reset, an ignored signal kept ignored, SIGPIPE back to its default), same group and
+    /// session, same descriptors with the same flags and nothing else, same environment,
+    /// argv[0] and directory. Seen from /proc while both run `sleep`.
+    #[test]
+    #[allow(unsafe_code)]
+    fn the_child_is_set_up_as_posix_spawn_set_it_up() {
+        use nix::sys::signal::{
+            SigHandler, SigSet, SigmaskHow, Signal, pthread_sigmask, sigaction,
+        };
+        extern "C" fn handler(_: libc::c_int) {}
+        let caught = nix::sys::signal::SigAction::new(
+            SigHandler::Handler(handler),
+            nix::sys::signal::SaFlags::empty(),
+            SigSet::empty(),
+        );
+        let ignored = nix::sys::signal::SigAction::new(
+            SigHandler::SigIgn,
+            nix::sys::signal::SaFlags::empty(),
+            SigSet::empty(),
+        );
+        // SAFETY: the handler does nothing, and nothing else in the test binary uses
+        // SIGURG or SIGXFSZ.
+        unsafe {
+            sigaction(Signal::SIGURG, &caught).unwrap();
+            sigaction(Signal::SIGXFSZ, &ignored).unwrap();
+        }
+        let mut blocked = SigSet::empty();
+        blocked.add(Signal::SIGWINCH);
+        pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&blocked), None).unwrap();
+
+        let env = [
+            ("ACTIOND_TRACKING_ID".to_string(), "t-1".to_string()),
+            ("HOME".to_string(), "/overridden".to_string()),
+        ];
+        let args = ["30".to_string()];
+        let reference = reference_spawn("sleep", &args, &env, Path::new("/tmp"));
+        let expected = observe(reference.0);
+        {
+            let child = spawn("sleep", &args, &env, Path::new("/tmp"), None).unwrap();
+            let seen = observe(child.pid);
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.pid), Signal::SIGKILL);
+            assert_eq!(wait(child.pid), -(Signal::SIGKILL as i32));
+            assert_eq!(seen, expected);
+        }
+        let pid = nix::unistd::Pid::from_raw(reference.0);
+        let _ = nix::sys::signal::kill(pid, Signal::SIGKILL);
+        let _ = nix::sys::wait::waitpid(pid, None);
+        pthread_sigmask(SigmaskHow::SIG_UNBLOCK, Some(&blocked), None).unwrap();
+
+        // And what they agree on is what it should be.
+        let has = |line: &str| expected.iter().any(|l| l == line);
+        assert!(has("SigBlk:\t0000000000000000"), "{expected:#?}");
+        assert!(has("SigCgt:\t0000000000000000"), "{expected:#?}");
+        let ign = expected
+            .iter()
+            .find_map(|l| l.strip_prefix("SigIgn:\t"))
+            .unwrap();
+        let ign = u64::from_str_radix(ign, 16).unwrap();
+        assert_ne!(
+            ign & (1 << (libc::SIGXFSZ - 1)),
+            0,
+            "SIGXFSZ not ignored: {expected:#?}"
+        );
+        assert_eq!(
+            ign & (1 << (libc::SIGPIPE - 1)),
+            0,
+            "SIGPIPE ignored: {expected:#?}"
+        );
+        assert!(
+            has("group is pid: true") && has("our session: true"),
+            "{expected:#?}"
+        );
+        // Only 0, 1 and 2 of ours: the test binary itself may pass on descriptors it inherited
+        // without close-on-exec (cargo's jobserver), which both paths pass on alike.
+        let fds: Vec<&String> = ["fd 0:", "fd 1:", "fd 2:"]
+            .iter()
+            .filter_map(|n| expected.iter().find(|l| l.starts_with(n)))
+            .collect();
+        assert_eq!(fds.len(), 3, "{expected:#?}");
+        assert!(fds[0].starts_with("fd 0: /dev/null"), "{fds:#?}");
+        assert!(
+            fds[1].starts_with("fd 1: pipe") && fds[2].starts_with("fd 2: pipe"),
+            "{fds:#?}"
+        );
+        assert!(has("cmdline: sleep\u{0}30\u{0}"), "{expected:#?}");
+        let environ = expected
+            .iter()
+            .find(|l| l.starts_with("environ: "))
+            .unwrap();
+        assert!(
+            environ.contains("\u{0}HOME=/overridden\u{0}")
+                || environ.contains(" HOME=/overridden\u{0}")
+        );
+        assert!(
+            environ.contains("ACTIOND_TRACKING_ID=t-1\u{0}"),
+            "{environ}"
+        );
+    }
+
+    /// The spawn this module made before the clone path, kept as the reference the test
+    /// above compares with: the C library's `posix_spawn` with a new process group, an empty
+    /// signal mask, SIGPIPE at its default, /dev/null, the two pipes and the directory as
+    /// file actions. Returns the pid and our read ends.
+    #[allow(unsafe_code)]
+    fn reference_spawn(
+        program: &str,
+        args: &[String],
+        env: &[(String, String)],
+        cwd: &Path,
+    ) -> (i32, OwnedFd, OwnedFd) {
+        let path = c_string(resolve(program, None).unwrap().as_bytes()).unwrap();
+        let mut argv = vec![c_string(program.as_bytes()).unwrap()];
+        argv.extend(args.iter().map(|a| c_string(a.as_bytes()).unwrap()));
+        let own = environment(env).unwrap();
+        let overridden = |key: &[u8]| env.iter().any(|(k, _)| k.as_bytes() == key);
+        let envp: Vec<&CStr> = inherited()
+            .iter()
+            .filter(|(k, _)| !overridden(k))
+            .map(|(_, kv)| kv.as_c_str())
+            .chain(own.iter().map(CString::as_c_str))
+            .collect();
+        let cwd = c_string(cwd.as_os_str().as_bytes()).unwrap();
+        let (out_r, out_w) = io::pipe().unwrap();
+        let (err_r, err_w) = io::pipe().unwrap();
+        let argv_p: Vec<*mut libc::c_char> = null_terminated(argv.iter().map(CString::as_c_str))
+            .into_iter()
+            .map(<*const _>::cast_mut)
+            .collect();
+        let envp_p: Vec<*mut libc::c_char> = null_terminated(envp.iter().copied())
+            .into_iter()
+            .map(<*const _>::cast_mut)
+            .collect();
+        let mut pid: libc::pid_t = 0;
+        // SAFETY: as the module did it before: each init on storage we own before use, every
+        // pointer valid until posix_spawn returns (the child has exec'd by then), the
+        // attribute objects destroyed once, after the call.
+        unsafe {
+            let mut fa = MaybeUninit::<libc::posix_spawn_file_actions_t>::uninit();
+            assert_eq!(libc::posix_spawn_file_actions_init(fa.as_mut_ptr()), 0);
+            let fa = fa.as_mut_ptr();
+            libc::posix_spawn_file_actions_addopen(fa, 0, c"/dev/null".as_ptr(), libc::O_RDONLY, 0);
+            libc::posix_spawn_file_actions_adddup2(fa, out_w.as_raw_fd(), 1);
+            libc::posix_spawn_file_actions_adddup2(fa, err_w.as_raw_fd(), 2);
+            libc::posix_spawn_file_actions_addchdir_np(fa, cwd.as_ptr());
+            let mut at = MaybeUninit::<libc::posix_spawnattr_t>::uninit();
+            assert_eq!(libc::posix_spawnattr_init(at.as_mut_ptr()), 0);
+            let at = at.as_mut_ptr();
+            let mut set = MaybeUninit::<libc::sigset_t>::uninit();
+            libc::sigemptyset(set.as_mut_ptr());
+            libc::posix_spawnattr_setsigmask(at, set.as_ptr());
+            libc::sigaddset(set.as_mut_ptr(), libc::SIGPIPE);
+            libc::posix_spawnattr_setsigdefault(at, set.as_ptr());
+            libc::posix_spawnattr_setpgroup(at, 0);
+            let flags = libc::POSIX_SPAWN_SETPGROUP
+                | libc::POSIX_SPAWN_SETSIGMASK
+                | libc::POSIX_SPAWN_SETSIGDEF;
+            libc::posix_spawnattr_setflags(at, flags as libc::c_short);
+            let rc = libc::posix_spawn(
+                &mut pid,
+                path.as_ptr(),
+                fa,
+                at,
+                argv_p.as_ptr(),
+                envp_p.as_ptr(),
+            );
+            libc::posix_spawn_file_actions_destroy(fa);
+            libc::posix_spawnattr_destroy(at);
+            assert_eq!(rc, 0, "posix_spawn");
+        }
+        (pid, out_r.into(), err_r.into())
     }
 }

@@ -183,6 +183,14 @@ pub fn single_envelope(
     }
 }
 
+/// The keep-alive of a quiet event stream: an `outputChunk` of no execution and no text. The
+/// API document has every message hold exactly one of its five events, so the keep-alive is
+/// one of them, the one that says nothing: a client finds no execution with the empty tracking
+/// id and adds no output (connect-es and the Python client are tested reading past it). Its
+/// arrival tells a client the stream still carries bytes, so a connection that stopped
+/// carrying them without closing is noticed.
+pub const KEEP_ALIVE: &[u8] = b"\0\0\0\0\x12{\"outputChunk\":{}}";
+
 /// The end-stream envelope: `{}` after a clean end, `{"error": {code, message}}` otherwise.
 pub fn end_stream(error: Option<&ConnectError>) -> Vec<u8> {
     #[derive(serde::Serialize)]
@@ -539,6 +547,11 @@ pub fn int64_as_string<S: Serializer>(value: &i64, s: S) -> Result<S::Ok, S::Err
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_keep_alive_is_an_envelope_of_the_empty_message() {
+        assert_eq!(KEEP_ALIVE, envelope(0, br#"{"outputChunk":{}}"#).as_slice());
+    }
 
     #[test]
     fn every_code_has_its_status() {

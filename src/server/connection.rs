@@ -22,7 +22,7 @@ use std::future::Future;
 use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
@@ -396,8 +396,15 @@ impl Drop for Share {
 /// (or sending nothing) must not keep out one that sends at once.
 #[derive(Debug, Default)]
 pub struct Open {
-    conns: Mutex<HashMap<u64, Arc<Tracker>>>,
-    next: AtomicU64,
+    conns: Mutex<Conns>,
+}
+
+/// The connections by id, and the next id. The counter lives under the same lock because
+/// armel (ARMv5) has no 64-bit atomics.
+#[derive(Debug, Default)]
+struct Conns {
+    by_id: HashMap<u64, Arc<Tracker>>,
+    next: u64,
 }
 
 /// A connection's place in `Open`; dropping it takes the connection out.
@@ -408,11 +415,11 @@ pub struct Registered {
 
 impl Open {
     pub fn register(self: &Arc<Open>, tracker: &Arc<Tracker>) -> Registered {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        self.conns
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id, Arc::clone(tracker));
+        let mut conns = self.conns.lock().unwrap_or_else(PoisonError::into_inner);
+        let id = conns.next;
+        conns.next += 1;
+        conns.by_id.insert(id, Arc::clone(tracker));
+        drop(conns);
         Registered {
             open: Arc::clone(self),
             id,
@@ -426,6 +433,7 @@ impl Open {
         let now = Instant::now();
         let conns = self.conns.lock().unwrap_or_else(PoisonError::into_inner);
         let slowest = conns
+            .by_id
             .values()
             .filter(|t| !t.chosen.load(Ordering::Relaxed))
             .filter_map(|t| t.waiting_since().map(|since| (since, t)))
@@ -449,6 +457,7 @@ impl Drop for Registered {
             .conns
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+            .by_id
             .remove(&self.id);
     }
 }
@@ -564,7 +573,7 @@ mod tests {
         );
         assert!(chosen(&answering));
         drop(held);
-        assert!(open.conns.lock().unwrap().is_empty());
+        assert!(open.conns.lock().unwrap().by_id.is_empty());
     }
 
     #[test]

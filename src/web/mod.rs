@@ -12,6 +12,12 @@
 //! for by fixed names (home screens keep the addresses they were given), so they are always
 //! revalidated.
 //!
+//! The manifest is the one file answered with something of the config in it: its `name` and
+//! `short_name` are the board's `pageTitle` ([`manifest`]), so two boards on one home screen
+//! are told apart. It has no `id`: a manifest's `id` is resolved against the site's root, not
+//! against the manifest, so under a sub-path (`https://home.lan/actiond/`) `"./"` named the
+//! whole site; without one, the app's id is its `start_url`, the page's own address.
+//!
 //! Only the gzipped bytes are embedded. Every browser accepts gzip, so inflating for the
 //! rare client that does not (curl without `--compressed`) is cheaper than carrying both
 //! forms in the binary of a small board.
@@ -32,6 +38,9 @@ pub struct Asset {
 }
 
 include!(concat!(env!("OUT_DIR"), "/web_assets.rs"));
+
+/// The manifest's file name; its text is a template (see [`manifest`]).
+pub const MANIFEST: &str = "manifest.webmanifest";
 
 /// The page's budget: every file together, gzipped.
 pub const BUDGET_GZIP_BYTES: usize = 60 * 1024;
@@ -120,7 +129,7 @@ pub fn respond(asset: &'static Asset, when: Conditions<'_>) -> Reply {
     }
     headers.push(("content-type", Cow::Borrowed(content_type(asset.name))));
     headers.push((NOSNIFF.0, Cow::Borrowed(NOSNIFF.1)));
-    if asset.name == "index.html" {
+    if asset.name.ends_with(".html") {
         headers.push(("content-security-policy", Cow::Borrowed(CSP)));
         headers.push(("referrer-policy", Cow::Borrowed("no-referrer")));
     }
@@ -135,6 +144,88 @@ pub fn respond(asset: &'static Asset, when: Conditions<'_>) -> Reply {
         headers,
         body,
     }
+}
+
+/// The web manifest of a board whose page is titled `page_title`: the template's `"@name@"`
+/// becomes the title and `"@short_name@"` its [`short_name`], each as a JSON string. It is
+/// made per request (about 600 bytes, gzipped on the spot for a browser), with a strong ETag
+/// of its own bytes, and revalidated (`no-cache`): a new title shows at the next look.
+pub fn manifest(page_title: &str, when: Conditions<'_>) -> Reply {
+    let template = asset(MANIFEST).map(inflate).unwrap_or_default();
+    let json = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"actiond\"".into());
+    let body = String::from_utf8_lossy(&template)
+        .replace("\"@name@\"", &json(page_title))
+        .replace("\"@short_name@\"", &json(&short_name(page_title)))
+        .into_bytes();
+    let gzip = accepts_gzip(when.accept_encoding.unwrap_or(""));
+    let etag = if gzip {
+        format!("\"m{}-gz\"", fnv(&body))
+    } else {
+        format!("\"m{}\"", fnv(&body))
+    };
+    let mut headers: Vec<(&'static str, Cow<'static, str>)> = vec![
+        ("etag", Cow::Owned(etag.clone())),
+        ("cache-control", Cow::Borrowed("no-cache")),
+        ("vary", Cow::Borrowed("Accept-Encoding")),
+    ];
+    if when.if_none_match.is_some_and(|v| matches_etag(v, &etag)) {
+        return Reply {
+            status: 304,
+            headers,
+            body: Cow::Borrowed(&[]),
+        };
+    }
+    headers.push(("content-type", Cow::Borrowed(content_type(MANIFEST))));
+    headers.push((NOSNIFF.0, Cow::Borrowed(NOSNIFF.1)));
+    let body = if gzip {
+        headers.push(("content-encoding", Cow::Borrowed("gzip")));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        // Writing into memory cannot fail.
+        let _ = std::io::Write::write_all(&mut gz, &body);
+        gz.finish().unwrap_or_default()
+    } else {
+        body
+    };
+    Reply {
+        status: 200,
+        headers,
+        body: Cow::Owned(body),
+    }
+}
+
+/// The name under a home-screen icon, where about 12 characters fit: the title when it fits,
+/// else its first words that do, else its first 12 characters.
+pub fn short_name(title: &str) -> String {
+    const FITS: usize = 12;
+    let title = title.trim();
+    if title.chars().count() <= FITS {
+        return title.to_string();
+    }
+    let mut out = String::new();
+    for word in title.split_whitespace() {
+        let more = if out.is_empty() { 0 } else { 1 } + word.chars().count();
+        if out.chars().count() + more > FITS {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    if out.is_empty() {
+        out = title.chars().take(FITS).collect();
+    }
+    out
+}
+
+/// FNV-1a 64 as 16 hex digits, as build.rs hashes the files: a validator, not a secret.
+fn fnv(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }
 
 /// The asset's own bytes. The input was made by build.rs from our files, so it cannot fail;
@@ -204,8 +295,12 @@ mod tests {
         // Relative addresses (no leading `/`), so the page also works under a sub-path. Every
         // script and style sheet the page is built from, and its icon, is loaded by hash: taken
         // from the table, so a file added to `build.rs` that index.html forgets fails here.
+        // The service worker is the exception: it is registered by its fixed name (a new one
+        // is found by the browser comparing its bytes), never loaded as a script.
         let by_hash = ASSETS.iter().filter(|a| {
-            a.name.ends_with(".js") || a.name.ends_with(".css") || a.name == "icon.svg"
+            (a.name.ends_with(".js") && a.name != "sw.js")
+                || a.name.ends_with(".css")
+                || a.name == "icon.svg"
         });
         assert!(
             by_hash.clone().count() >= 5,
@@ -223,6 +318,64 @@ mod tests {
             assert!(index.contains(&format!("\"{name}\"")), "{name}");
         }
         assert!(!index.contains("=\"/"), "an absolute address in index.html");
+    }
+
+    #[test]
+    fn the_manifest_carries_the_page_title_and_no_id() {
+        let cases = [
+            ("Raspberry Pi", "Raspberry Pi"),
+            ("Workshop panel", "Workshop"),
+            ("Garage \"door\" \\ 🚪", "Garage"),
+            ("Überwachungskamera-Steuerung", "Überwachungs"),
+            ("", ""),
+        ];
+        for (title, short) in cases {
+            let r = manifest(title, Conditions::default());
+            assert_eq!(r.status, 200, "{title}");
+            let m: serde_json::Value =
+                serde_json::from_slice(&r.body).expect("the manifest is JSON");
+            assert_eq!(m["name"], title);
+            assert_eq!(m["short_name"], short, "{title:?}");
+            assert_eq!(m["start_url"], "./");
+            assert!(
+                m.get("id").is_none(),
+                "an id resolves against the site's root"
+            );
+            assert_eq!(
+                header(&r, "content-type"),
+                Some("application/manifest+json")
+            );
+            let etag = header(&r, "etag").unwrap_or_default().to_string();
+            let again = manifest(
+                title,
+                Conditions {
+                    if_none_match: Some(&etag),
+                    ..Conditions::default()
+                },
+            );
+            assert_eq!(again.status, 304);
+            assert!(again.body.is_empty());
+            let other = Conditions {
+                if_none_match: Some(&etag),
+                ..Conditions::default()
+            };
+            assert_eq!(manifest("another board", other).status, 200);
+            let zipped = manifest(
+                title,
+                Conditions {
+                    accept_encoding: Some("gzip"),
+                    ..Conditions::default()
+                },
+            );
+            assert_eq!(header(&zipped, "content-encoding"), Some("gzip"));
+            let mut inflated = Vec::new();
+            flate2::read::GzDecoder::new(&zipped.body[..])
+                .read_to_end(&mut inflated)
+                .expect("gzip");
+            assert_eq!(inflated, r.body.to_vec());
+            assert_ne!(header(&zipped, "etag"), Some(etag.as_str()));
+        }
+        assert_eq!(short_name("  Pi  "), "Pi");
     }
 
     #[test]

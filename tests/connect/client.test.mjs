@@ -545,6 +545,36 @@ test("EventStream: executionStarted, outputChunk, executionFinished of a run", {
   assert.equal(fin.executionFinished, true);
 });
 
+// A quiet stream carries a keep-alive after about 5 s without an event: an outputChunk of no
+// execution and no text, which the strict client decodes like any chunk, and a reader of
+// its runs' output reads past. The events of a run still come whole after it.
+test("EventStream: keep-alives on a quiet stream decode as empty output chunks", { timeout: 30_000 }, async () => {
+  const ac = new AbortController();
+  const seen = [];
+  const id = trackingId("quiet");
+  let quietLongEnough;
+  const quiet = new Promise((r) => (quietLongEnough = r));
+  const reader = (async () => {
+    for await (const ev of client.eventStream({}, { signal: ac.signal })) {
+      const keepAlive = ev.event.case === "outputChunk" && ev.event.value.executionTrackingId === "" && ev.event.value.output === "";
+      seen.push(keepAlive ? "keep-alive" : ev.event.case);
+      if (keepAlive) quietLongEnough();
+      if (ev.event.case === "executionFinished" && ev.event.value.logEntry?.executionTrackingId === id) return;
+    }
+    throw new Error("the stream ended before executionFinished");
+  })();
+  reader.catch(() => {});
+  try {
+    await Promise.race([quiet, reader, sleep(12_000).then(() => assert.fail(`no keep-alive in 12 s of quiet: ${seen}`))]);
+    await client.startAction({ actionId: "hello", uniqueTrackingId: id });
+    await Promise.race([reader, sleep(10_000).then(() => assert.fail(`no executionFinished for ${id}: ${seen}`))]);
+  } finally {
+    ac.abort();
+  }
+  assert.equal(seen[0], "keep-alive", `the first message of a quiet stream: ${seen}`);
+  assert.deepEqual(seen.filter((c) => c !== "keep-alive").slice(0, 1), ["executionStarted"], `${seen}`);
+});
+
 // ---------------------------------------------------------------------------
 // The transports' defaults: binary protobuf, and gRPC-Web
 // ---------------------------------------------------------------------------

@@ -4,8 +4,9 @@
 //! The adversarial part starts one `actiond` per argument type, with one action per place a
 //! value can stand: unquoted, inside `"…"` and `'…'`, between literal text, twice and three
 //! times in one word, as the only word (`"$#"` must stay 1), in an assignment, on the second
-//! line of a script, as an `exec:` element, and through the environment variable (`$SUBJECT`
-//! in a shell, `printenv` without one). Every hostile payload (quotes, `$( )`, backticks,
+//! line of a script, as an `exec:` element, and through the environment (`$SUBJECT` read in a
+//! shell, which actiond makes a variable of that shell alone, and `printenv
+//! ACTIOND_ARG_SUBJECT` without one). Every hostile payload (quotes, `$( )`, backticks,
 //! `${ }`, operators, redirections, globs, `~`, `#`, line breaks, backslashes, option-like
 //! words, `{{ }}` naming a real argument, non-ASCII, 60 and 100 KiB) goes to every action.
 //! A value the type accepts must come back byte for byte in stdout; a value it refuses must answer
@@ -27,7 +28,7 @@ use serde_json::{Value, json};
 use crate::client::{Conn, Request, assert_json_error};
 use crate::harness::{Server, files_in};
 
-/// The argument under attack; its environment variable is `SUBJECT`.
+/// The argument under attack; its environment variable is `ACTIOND_ARG_SUBJECT`.
 pub(crate) const SUBJECT: &str = "subject";
 
 /// The file every hostile payload tries to create in the command's working directory.
@@ -151,7 +152,7 @@ pub(crate) const PLACES: &[Place] = &[
     Place {
         // Set even when empty: printenv prints the empty line, or nothing and exit 1.
         id: "environmentExec",
-        command: Run::Exec(&["printenv", "SUBJECT"]),
+        command: Run::Exec(&["printenv", "ACTIOND_ARG_SUBJECT"]),
         around: &["", "\n"],
         long_ok: true,
     },

@@ -18,8 +18,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::harness::{
-    PidGuard, ProcStat, Server, all_processes, config_with, marked_processes, proc_stat,
-    read_pid_file, shell_action, wait_until, zombie_children,
+    PidGuard, Server, all_processes, config_with, marked_processes, proc_stat, read_pid_file,
+    shell_action, wait_until, zombie_children,
 };
 
 /// Bound for things that should happen at once; only a hang detector.
@@ -263,39 +263,131 @@ fn cgroup_mode_puts_each_execution_in_a_cgroup_of_its_own_and_reuses_it_once_emp
     assert_eq!(used[0], used[1], "an empty cgroup was not reused");
 }
 
-/// The shell that enters the cgroup replaces itself with an `exec:` command's program, which
-/// keeps the name the config wrote: `ps`, `pgrep -x sleep` and busybox's applet lookup see
-/// the same command line as without a cgroup.
+/// Starts actiond in cgroup mode with `actions`.
+fn cgroup_server(cg: &TestCgroup, actions: Vec<serde_json::Value>) -> Server {
+    let dir = cg.0.to_string_lossy().into_owned();
+    let server = Server::start_env(config_with(actions), &[("ACTIOND_CGROUP", &dir)]);
+    assert!(
+        wait_until(SOON, || server
+            .log_contains("each execution in its own cgroup")),
+        "actiond did not take the cgroup {dir}"
+    );
+    server
+}
+
+/// The cgroup of `pid` on the v2 hierarchy (`0::/…`), or "" once it is gone.
+fn cgroup_of(pid: i32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .unwrap_or("")
+        .to_string()
+}
+
+fn cmdline(pid: i32) -> Vec<u8> {
+    std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default()
+}
+
+/// An `exec:` command runs in its execution's cgroup from its first instruction, with no
+/// shell between it and actiond: a `cat` of its own `/proc/self/cgroup` (the first thing
+/// the program does) names `run-N`, and a running `sleep` is actiond's own child, in
+/// `run-N`, with the command line the config wrote (`ps`, `pgrep -x` and busybox's applet
+/// lookup see what they would see without a cgroup). Every process from it up to actiond,
+/// by the ppid chain, is checked by its command line.
 #[test]
 #[ignore = "needs a writable cgroup v2 hierarchy (root): scripts/test.sh runs it"]
-fn cgroup_mode_exec_commands_keep_their_command_line() {
-    let mode = Mode::cgroup();
-    let Mode::Cgroup(cg) = &mode else {
-        unreachable!()
-    };
-    let config = config_with(vec![
-        json!({"id": "nap", "title": "nap", "exec": ["sleep", "303"]}),
-    ]);
-    let dir = cg.0.to_string_lossy().into_owned();
-    let server = Server::start_env(config, &[("ACTIOND_CGROUP", &dir)]);
-    assert!(wait_until(SOON, || server
-        .log_contains("each execution in its own cgroup")));
+fn cgroup_mode_exec_commands_are_born_in_their_cgroup_with_no_shell_above_them() {
+    let cg = TestCgroup::new();
+    let name = cg.0.file_name().unwrap().to_string_lossy().into_owned();
+    let server = cgroup_server(
+        &cg,
+        vec![
+            json!({"id": "own", "title": "own", "exec": ["cat", "/proc/self/cgroup"]}),
+            json!({"id": "nap", "title": "nap", "exec": ["sleep", "303"]}),
+        ],
+    );
+    let entry = server.run("own");
+    assert_eq!(entry["exitCode"], 0, "{entry}");
+    let own = entry["stdout"].as_str().unwrap_or("").to_string();
+    assert!(
+        own.lines()
+            .any(|l| l.starts_with("0::") && l.contains(&format!("/{name}/run-"))),
+        "cat saw itself in {own:?}, not in a run cgroup below {name}"
+    );
+
     let id = server.start_action("nap");
-    let cmdline =
-        |p: &ProcStat| std::fs::read(format!("/proc/{}/cmdline", p.pid)).unwrap_or_default();
     let found = wait_until(SOON, || {
         all_processes()
             .iter()
-            .any(|p| p.ppid == server.pid() && cmdline(p) == b"sleep\x00303\x00")
+            .any(|p| cmdline(p.pid) == b"sleep\x00303\x00")
     });
-    let children: Vec<_> = all_processes()
-        .iter()
-        .filter(|p| p.ppid == server.pid())
-        .map(|p| String::from_utf8_lossy(&cmdline(p)).replace('\0', " "))
-        .collect();
-    assert!(found, "no child `sleep 303`; children: {children:?}");
+    assert!(found, "no process `sleep 303`");
+    let sleep = all_processes()
+        .into_iter()
+        .find(|p| cmdline(p.pid) == b"sleep\x00303\x00")
+        .unwrap();
+    let _guard = PidGuard(sleep.pid);
+    assert!(
+        cgroup_of(sleep.pid).contains(&format!("/{name}/run-")),
+        "sleep {} is in {:?}",
+        sleep.pid,
+        cgroup_of(sleep.pid)
+    );
+    assert_eq!(sleep.ppid, server.pid(), "sleep's parent is not actiond");
+    // The whole chain, from the command up to actiond, has no shell in it.
+    let shells = ["sh", "dash", "bash", "ash", "busybox"];
+    let mut pid = sleep.pid;
+    while pid != server.pid() {
+        let line = cmdline(pid);
+        let argv0 = line.split(|&b| b == 0).next().unwrap_or(b"");
+        let base = String::from_utf8_lossy(argv0.rsplit(|&b| b == b'/').next().unwrap_or(b""))
+            .into_owned();
+        assert!(
+            !shells.contains(&base.as_str()),
+            "a shell above the command: {pid} {base}"
+        );
+        pid = proc_stat(pid).map_or(server.pid(), |p| p.ppid);
+    }
     server.ok("KillAction", json!({"executionTrackingId": id}));
     server.wait_finished(&id, SOON);
+}
+
+/// An `exec:` command that starts a grandchild in a session of its own with an empty
+/// environment (`setsid`, `env -i`: neither the process group nor the execution's marker
+/// reach it) still loses it to KillAction: it was born in the cgroup.
+#[test]
+#[ignore = "needs a writable cgroup v2 hierarchy (root): scripts/test.sh runs it"]
+fn cgroup_mode_kill_action_ends_a_setsid_env_cleared_grandchild_of_an_exec_command() {
+    let cg = TestCgroup::new();
+    let server = cgroup_server(
+        &cg,
+        vec![json!({
+            "id": "escape",
+            "title": "escape",
+            "exec": ["setsid", "--wait", "env", "-i", "/bin/sh", "-c",
+                     "echo $$ > escaped.pid; exec sleep 300"],
+        })],
+    );
+    let (id, escapee, _guard) = start_with_escapee(&server);
+    let environ = std::fs::read(format!("/proc/{escapee}/environ")).unwrap_or_default();
+    let environ = String::from_utf8_lossy(&environ);
+    assert!(
+        !environ.contains("ACTIOND"),
+        "the grandchild kept the marker: {environ}"
+    );
+    let leader = proc_stat(escapee).map(|p| p.pgrp);
+    assert_eq!(
+        leader,
+        Some(escapee),
+        "the grandchild is not in a group of its own"
+    );
+    let reply = server.ok("KillAction", json!({"executionTrackingId": id}));
+    assert_eq!(reply["killed"], true, "{reply}");
+    let entry = server.wait_finished(&id, SOON);
+    assert_eq!(entry["exitCode"], -1, "{entry}");
+    assert_nothing_left(&id, escapee);
+    assert_no_zombie_children(&server);
 }
 
 /// As systemd does it for `Delegate=yes` with `User=`: a cgroup owned by the service's user

@@ -193,6 +193,41 @@ fn the_subscription_exists_when_the_headers_arrive() {
     }
 }
 
+/// A quiet stream carries keep-alives (an `outputChunk` of no execution and no text, flag 0)
+/// after about 5 s without an event, so a client can tell a dead connection from a quiet one;
+/// the events of a run still come whole after them.
+#[test]
+fn a_quiet_stream_carries_keep_alives_and_then_every_event() {
+    let server = Server::start(config_with(vec![shell_action("hi", "echo hi")]));
+    let mut stream = EventStream::subscribe(server.addr);
+    let began = Instant::now();
+    match stream.next_envelope(Duration::from_secs(12)) {
+        Next::Frame(f) => {
+            assert_eq!(
+                (f.flags, String::from_utf8_lossy(&f.payload).into_owned()),
+                (0, r#"{"outputChunk":{}}"#.to_string()),
+                "the first envelope of a quiet stream"
+            );
+            // One event, as every message of the stream holds.
+            assert_eq!(f.event().kind, "outputChunk");
+        }
+        other => panic!("no keep-alive within 12 s of quiet: {other:?}"),
+    }
+    let quiet = began.elapsed();
+    assert!(
+        quiet >= Duration::from_secs(4),
+        "a keep-alive after {quiet:?}, before the stream was quiet for long"
+    );
+    let id = server.start_action("hi");
+    let events = stream.events_until(|e| e.is("executionFinished", &id));
+    assert!(events[0].is("executionStarted", &id), "{events:?}");
+    // The reader skips a keep-alive as the Connect clients do.
+    match stream.next(Duration::from_secs(7)) {
+        Next::Timeout => assert!(stream.keep_alives >= 1, "no keep-alive after the run"),
+        other => panic!("nothing but keep-alives was due: {other:?}"),
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // How a stream ends
 

@@ -129,7 +129,7 @@ fn a_delimiter_split_by_a_continuation_is_refused() {
         "{{ site }}",
         "delimiter only once a line continuation is removed",
         "exec:",
-        "\"$NAME\"",
+        "\"$ACTIOND_ARG_NAME\"",
     ] {
         assert!(out.contains(want), "{want:?} missing:\n{out}");
     }

@@ -100,8 +100,12 @@ fn the_manifest_and_icons_have_their_types() {
         serde_json::from_str(&send(server.addr, &Request::get("/manifest.webmanifest")).text())
             .expect("the manifest is JSON");
     assert_eq!(manifest["display"], "standalone");
-    // Relative to the manifest, so a sub-path keeps working.
+    // Relative to the manifest, so a sub-path keeps working; no `id`, which would resolve
+    // against the site's root: the app's id is then its start_url.
     assert_eq!(manifest["start_url"], "./");
+    assert!(manifest.get("id").is_none(), "{manifest}");
+    // Named after the board (the harness's config keeps the default title).
+    assert_eq!(manifest["name"], "actiond");
     for icon in manifest["icons"].as_array().expect("icons") {
         let src = icon["src"].as_str().expect("src");
         assert!(!src.starts_with('/'), "{src}");
@@ -110,4 +114,18 @@ fn the_manifest_and_icons_have_their_types() {
             200
         );
     }
+}
+
+/// The manifest names the app after the config's `pageTitle`, so two boards on one home
+/// screen are told apart.
+#[test]
+fn the_manifest_is_named_after_the_page_title() {
+    let mut config = config_with(vec![shell_action("date", "date")]);
+    config["pageTitle"] = serde_json::json!("Garage \"door\" 🚪");
+    let server = Server::start(config);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&send(server.addr, &Request::get("/manifest.webmanifest")).text())
+            .expect("the manifest is JSON");
+    assert_eq!(manifest["name"], "Garage \"door\" 🚪");
+    assert_eq!(manifest["short_name"], "Garage");
 }

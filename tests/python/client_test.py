@@ -111,6 +111,36 @@ async def check(base, codec):
         event = await asyncio.wait_for(listener, 15)
         assert event is not None, "the stream ended without an event of the run"
 
+        # A quiet stream carries a keep-alive after about 5 s: an output chunk of no execution
+        # and no text, which the client decodes like any chunk. A run's events still follow it.
+        kinds = []
+
+        def kind(event):
+            chunk = event.event is not None and event.event.field == "output_chunk" and event.event.value
+            if chunk and not chunk.execution_tracking_id and not chunk.output:
+                return "keep-alive"
+            return event.event.field if event.event is not None else None
+
+        async def quiet():
+            stream = client.event_stream(pb.EventStreamRequest(), timeout_ms=30000)
+            async for event in stream:
+                kinds.append(kind(event))
+                if "id" in wanted and wanted["id"] in str(event) and kind(event) == "execution_finished":
+                    return
+
+        wanted.clear()
+        listener = asyncio.create_task(quiet())
+        for _ in range(120):
+            if kinds:
+                break
+            await asyncio.sleep(0.1)
+        assert kinds == ["keep-alive"], f"the first message of a quiet stream: {kinds}"
+        started = await client.start_action(pb.StartActionRequest(action_id="hello"))
+        wanted["id"] = started.execution_tracking_id
+        await asyncio.wait_for(listener, 15)
+        assert "execution_started" in kinds, kinds
+        print(f"python connectrpc client: a quiet stream's messages: {kinds}")
+
 
 def main():
     binary = os.environ.get("ACTIOND_BIN", "target/debug/actiond")

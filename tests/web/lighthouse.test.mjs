@@ -1,8 +1,8 @@
 // Lighthouse (npm, pinned in package-lock.json) on the demo page, as a phone sees it (its
 // default: a mid-range phone on a slow 4G link, simulated), in Debian's chromium. The page
 // must keep performance at 96 or more, accessibility and best practices at 100, and a
-// cumulative layout shift under 0.1. Nothing is downloaded: chrome-launcher starts
-// $CHROMIUM, and every request of every run must stay on the board.
+// cumulative layout shift under 0.01 (none, in practice). Nothing is downloaded:
+// chrome-launcher starts $CHROMIUM, and every request of every run must stay on the board.
 //
 // Accessibility, best practices and layout shift do not depend on the machine, so every run
 // must meet them. The performance score does: its blocking time is measured on this
@@ -22,7 +22,7 @@ import { CHROMIUM, OUT, launch, startService, stopService } from "./browser.mjs"
 
 const here = dirname(fileURLToPath(import.meta.url));
 const MIN_SCORE = { performance: 96, accessibility: 100, "best-practices": 100 };
-const MAX_CLS = 0.1;
+const MAX_CLS = 0.01;
 const RUNS = 5;
 
 let service;

@@ -1,8 +1,8 @@
-// An OliveTin config copied over, in the browser: a broken action is a greyed button with its
-// reason under it while the others run, an Iconify icon shows as the title's letter (and the
-// page asks nothing of the internet), an entity-fed argument offers one rendered choice per
-// instance, and an entity fieldset carries its rendered class and the plain action linked in
-// it. Screenshots go to out/migration-*.png.
+// An OliveTin config copied over, in the browser: a broken action is a locked button ("Cannot
+// run") with its reason under it while the others run, an Iconify icon shows as the title's
+// letter (and the page asks nothing of the internet), an entity-fed argument offers one
+// rendered choice per instance, and an entity fieldset carries its rendered class and the
+// plain action linked in it. Screenshots go to out/migration-*.png.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -79,12 +79,14 @@ after(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-test("a broken action is greyed with its reason, and an Iconify icon is a letter", async () => {
+test("a broken action is locked with its reason, and an Iconify icon is a letter", async () => {
   const page = await newPage(browser, 390);
   await page.goto(base + "/#/d/Actions");
   const broken = page.getByRole("button", { name: /Restart container/ });
   await broken.waitFor();
-  assert.equal(await broken.isDisabled(), true);
+  // aria-disabled: it keeps its focus, and says why.
+  assert.equal(await broken.getAttribute("aria-disabled"), "true");
+  await broken.getByText("Cannot run").waitFor();
   const tile = page.locator(".tile", { has: broken });
   const note = tile.locator("p.note");
   assert.match(await note.innerText(), /^Disabled by an error in the config: actions\[1\]\.shell: \{\{ Container \}\} names no argument; did you mean \{\{ container \}\}\?/);

@@ -618,6 +618,41 @@ const ROWS: &[Row] = &[
         unit: Unit::Us,
     },
     Row {
+        key: "cpu_vs_floor",
+        label: "the same ÷ the floor below (within each run)",
+        unit: Unit::Number("×"),
+    },
+    Row {
+        key: "press_exec_true_own_us",
+        label: "one press of `exec: [/bin/true]`, 1 client, the modes taking turns: the service's own CPU",
+        unit: Unit::Us,
+    },
+    Row {
+        key: "press_exec_true_all_us",
+        label: "the same, the service and its children (utime+stime+cutime+cstime)",
+        unit: Unit::Us,
+    },
+    Row {
+        key: "press_true_own_us",
+        label: "one press of `shell: 'true'`, 1 client, the modes taking turns: the service's own CPU",
+        unit: Unit::Us,
+    },
+    Row {
+        key: "press_true_all_us",
+        label: "the same, the service and its children (utime+stime+cutime+cstime)",
+        unit: Unit::Us,
+    },
+    Row {
+        key: "rps_c16_exec_true",
+        label: "run-and-wait/s of `exec: [/bin/true]`, 16 clients, the modes taking turns",
+        unit: Unit::PerSec,
+    },
+    Row {
+        key: "idle_exec_true_p50_us",
+        label: "one press of `exec: [/bin/true]` after 0.3 s without any, the modes taking turns, p50",
+        unit: Unit::Us,
+    },
+    Row {
         key: "floor_cpu_per_exec_us",
         label: "the floor: own CPU of a C program that only spawns the command with one pipe and waits",
         unit: Unit::Us,
@@ -724,8 +759,14 @@ const ROWS: &[Row] = &[
     },
 ];
 
-const SUBJECTS: &[&str] = &["baseline", "actiond", "webhook"];
-const RATIOS: &[(&str, &str)] = &[("actiond", "baseline"), ("actiond", "webhook")];
+/// `actiond` runs in group mode, `actiond-cgroup` in cgroup mode (an execution's cgroup each).
+const SUBJECTS: &[&str] = &["baseline", "actiond", "actiond-cgroup", "webhook"];
+const RATIOS: &[(&str, &str)] = &[
+    ("actiond", "baseline"),
+    ("actiond-cgroup", "baseline"),
+    ("actiond", "webhook"),
+    ("actiond-cgroup", "actiond"),
+];
 
 fn unit_name(u: Unit) -> &'static str {
     match u {
@@ -844,8 +885,12 @@ fn report(o: &Opts) -> Result<String, String> {
     md.push_str(&format!(
         "Median of {runs} run(s), (min–max); ratios are taken within each run.\n\n"
     ));
-    md.push_str("| figure | unit | bare spawn | actiond | webhook | actiond ÷ bare spawn | actiond ÷ webhook |\n");
-    md.push_str("|---|---|---|---|---|---|---|\n");
+    md.push_str(
+        "| figure | unit | bare spawn | actiond | actiond, cgroup mode | webhook \
+         | actiond ÷ bare spawn | cgroup mode ÷ bare spawn | actiond ÷ webhook \
+         | cgroup mode ÷ group mode |\n",
+    );
+    md.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
     let mut json_metrics = Vec::new();
     for row in ROWS {
         let mut cols = Vec::new();

@@ -5,7 +5,8 @@
 // Safety rule for the whole file: text from the server (titles, output, descriptions, user
 // names) is put into the page with textContent or text nodes, never as markup. Only values
 // the config declares as HTML (icons, `display` components, `html` arguments) go through
-// `sanitize`, which keeps an allow-list of tags and attributes and drops everything else.
+// `sanitize` (looks.js), which keeps an allow-list of tags and attributes and drops
+// everything else.
 "use strict";
 
 (() => {
@@ -40,85 +41,10 @@
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   // Endings, the order of the two streams and ANSI colours live in output.js; icons' stand-ins
   // and classes in looks.js.
-  const { ending, order, Ansi, ansi } = ActiondOutput;
+  const { ending, MARK, order } = ActiondOutput;
   const Looks = ActiondLooks;
-
-  // ---------------------------------------------------------------------------------------
-  // HTML from the config: an allow-list sanitizer over an inert template
-  // ---------------------------------------------------------------------------------------
-
-  const KEEP = new Set(("A ABBR B BLOCKQUOTE BR CODE DD DEL DIV DL DT EM H1 H2 H3 H4 H5 H6 HR I " +
-    "IMG KBD LI MARK OL P PRE S SMALL SPAN STRONG SUB SUP TABLE TBODY TD TFOOT TH THEAD TR U UL").split(" "));
-  const DROP = new Set("SCRIPT STYLE IFRAME OBJECT EMBED TEMPLATE NOSCRIPT SVG MATH FORM INPUT BUTTON TEXTAREA SELECT LINK META BASE FRAME FRAMESET".split(" "));
-  const ATTRS = { A: ["href", "title"], IMG: ["src", "alt", "title", "width", "height"], ABBR: ["title"], TD: ["colspan", "rowspan"], TH: ["colspan", "rowspan"] };
-
-  // An address on this board that reaches the API (a start URL above all): HTML from the
-  // config or an entity file must never make the browser load one, nor link to one (the
-  // page's own calls do not go through here).
-  const API_PATH = /(^|\/)(api|svc\.api\.v1\.[^/]*)(\/|$)/i;
-  function apiAddress(u) {
-    if (u.origin !== location.origin) return false;
-    let path = u.pathname;
-    try { path = decodeURIComponent(path); } catch { return true; }
-    return API_PATH.test(path);
-  }
-
-  // The banner's CSS from the config, without any declaration that loads something (`url()`,
-  // `image-set()`): styles may colour the banner, never make the browser fetch an address.
-  function safeCss(text) {
-    const probe = document.createElement("div").style;
-    probe.cssText = text || "";
-    for (const name of [...probe]) {
-      if (/(url|image-set|image|cross-fade|element)\s*\(/i.test(probe.getPropertyValue(name))) probe.removeProperty(name);
-    }
-    return probe.cssText;
-  }
-
-  function safeUrl(value, forImage) {
-    try {
-      const u = new URL(value, location.href);
-      if (apiAddress(u)) return null;
-      if (forImage) return u.origin === location.origin || /^data:image\/(png|gif|jpeg|webp);/i.test(value) ? u.href : null;
-      return ["http:", "https:", "mailto:"].includes(u.protocol) ? u.href : null;
-    } catch {
-      return null;
-    }
-  }
-
-  function sanitize(html) {
-    // A template's content is parsed but never rendered: its scripts do not run. Chromium
-    // still tries an image's inline onerror there; the page's Content-Security-Policy
-    // (script-src 'self', served with index.html) refuses it, and nothing of it is copied.
-    const doc = document.createElement("template");
-    doc.innerHTML = String(html || "");
-    const out = document.createDocumentFragment();
-    const walk = (src, dst) => {
-      for (const n of src.childNodes) {
-        if (n.nodeType === Node.TEXT_NODE) dst.append(n.data);
-        if (n.nodeType !== Node.ELEMENT_NODE || DROP.has(n.tagName)) continue;
-        if (!KEEP.has(n.tagName)) {
-          walk(n, dst); // unknown wrapper: keep its text, lose the tag
-          continue;
-        }
-        const el = document.createElement(n.tagName);
-        for (const name of ATTRS[n.tagName] || []) {
-          const v = n.getAttribute(name);
-          if (v === null) continue;
-          if (name === "href" || name === "src") {
-            const u = safeUrl(v, name === "src");
-            if (u) el.setAttribute(name, u);
-          } else el.setAttribute(name, v);
-        }
-        const cls = n.getAttribute("class");
-        if (cls) el.className = cls.replace(/[^\w -]/g, "");
-        if (n.tagName === "A") el.setAttribute("rel", "noopener noreferrer");
-        walk(n, el);
-        dst.append(el);
-      }
-    };
-    walk(doc.content, out);
-    return out;
-  }
+  // HTML from the config goes through looks.js's allow-list sanitizer.
+  const { sanitize, safeUrl } = Looks;
 
   // An icon is HTML from the config; one that needs the internet gets its title's first letter
   // in a circle instead (looks.js).
@@ -139,10 +65,18 @@
     }
   }
 
+  // A call that gets no answer in this time is given up: a connection that stopped carrying
+  // packets without closing (a stale socket on a phone) would otherwise hold it for minutes.
+  const CALL_TIMEOUT = 20000;
+
   // Addresses are relative to the page (api/…, not /api/…), so a reverse proxy may serve it
   // under a sub-path. `quiet` calls leave a refusal to the caller instead of showing the login.
+  // An answer that arrives after the page forgot its user (a logout, a session that ended) is
+  // dropped: it belongs to the previous user.
   async function call(op, body = {}, quiet = false) {
+    const epoch = S.epoch;
     let r;
+    let json;
     try {
       r = await fetch("api/" + op, {
         method: "POST",
@@ -150,11 +84,13 @@
         body: JSON.stringify(body),
         credentials: "same-origin",
         cache: "no-store",
+        signal: AbortSignal.timeout(CALL_TIMEOUT),
       });
+      json = await r.json().catch(() => null);
     } catch {
       throw new ApiError("unavailable", "actiond cannot be reached. Check the network and try again.", 0);
     }
-    const json = await r.json().catch(() => null);
+    if (epoch !== S.epoch) throw new ApiError("aborted", "the page forgot the user this was asked for", 0);
     if (!r.ok) {
       const e = new ApiError((json && json.code) || "unknown", (json && json.message) || "HTTP " + r.status, r.status);
       if (e.code === "unauthenticated" && S.init && !quiet && op !== "LocalUserLogin") needLogin();
@@ -179,6 +115,10 @@
     view: null, // {update(kind, id)} of the view on screen
     stream: null, // AbortController of the event stream
     live: false,
+    danger: new Set(), // bindingIds a dashboard shows as dangerous
+    epoch: 0, // counts the times the page forgot its user (forgetAll)
+    afterLogin: null, // {to, binding}: where a locked button's login returns to
+    watch: null, // {id, title, icon, until}: a dangerous run that may take the board away
   };
 
   // Records an entry. A finished entry never goes back to running: events and re-reads may
@@ -196,7 +136,13 @@
       prune();
     }
     if (run.entry && run.entry.executionFinished && !entry.executionFinished) return run;
+    // Timed here to the millisecond when this page saw the run start and end.
+    if (!entry.executionFinished && fromStart && !run.t0) run.t0 = Date.now();
+    const ends = entry.executionFinished && !(run.entry && run.entry.executionFinished);
+    if (ends && run.t0 && run.whole) run.t1 = Date.now();
     run.entry = entry;
+    // A run this page started is announced when it ends, wherever the user is.
+    if (ends && run.mine) sheet.say(sheet.sentence(run));
     if (entry.executionFinished && run.chunks) {
       run.ordered = run.trimmed ? null : order(run.chunks, entry.stdout || "", entry.stderr || "");
       run.chunks = null;
@@ -225,6 +171,7 @@
   function notify(kind, id, bindingId) {
     if (bindingId) for (const b of document.querySelectorAll("[data-binding]")) if (b.dataset.binding === bindingId) paintButton(b);
     if (S.view && S.view.update) S.view.update(kind, id, bindingId);
+    if (id) sheet.update(id);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -234,10 +181,27 @@
   // One envelope: flag 0, length 2 (big-endian), then "{}".
   const REQUEST_ENVELOPE = new Uint8Array([0, 0, 0, 0, 2, 123, 125]);
 
+  // The service sends a keep-alive (an output chunk of no run) on a stream quiet for 5 s, so
+  // a stream that carried nothing for this long is dead, not quiet: a board that lost power, a
+  // stale socket, a proxy that stopped forwarding without closing. It is dropped and opened
+  // anew.
+  const SILENT = 11000;
+
   async function streamLoop(ctrl) {
     let delay = 500;
+    let first = true;
     while (!ctrl.signal.aborted) {
       let failure = null;
+      const attempt = new AbortController();
+      const stop = () => attempt.abort();
+      ctrl.signal.addEventListener("abort", stop);
+      let dog = null;
+      const pet = () => {
+        clearTimeout(dog);
+        dog = setTimeout(stop, SILENT);
+      };
+      S.petStream = pet;
+      pet();
       try {
         const r = await fetch("api/EventStream", {
           method: "POST",
@@ -245,19 +209,27 @@
           body: REQUEST_ENVELOPE,
           credentials: "same-origin",
           cache: "no-store",
-          signal: ctrl.signal,
+          signal: attempt.signal,
         });
         if (!r.ok || !r.body) throw new ApiError("unavailable", "event stream answered HTTP " + r.status);
+        pet();
         setLive(true);
         // The subscription exists once the headers are here, so re-reading now misses nothing.
-        resync();
-        await readEnvelopes(r.body.getReader(), () => (delay = 500));
+        resync(!first);
+        first = false;
+        await readEnvelopes(r.body.getReader(), () => {
+          delay = 500;
+          pet();
+        });
       } catch (e) {
         failure = e;
+      } finally {
+        clearTimeout(dog);
+        ctrl.signal.removeEventListener("abort", stop);
       }
       setLive(false);
       if (ctrl.signal.aborted) return;
-      if (failure && failure.code === "unauthenticated") return needLogin();
+      if (failure && failure.code === "unauthenticated") return sessionEnded();
       await Promise.race([sleep(delay * (0.75 + Math.random() / 2)), wake()]);
       delay = Math.min(delay * 2, 15000);
     }
@@ -272,6 +244,7 @@
     for (;;) {
       const { value, done } = await reader.read();
       if (done) throw new ApiError("unavailable", "event stream closed");
+      onData();
       const joined = new Uint8Array(buf.length + value.length);
       joined.set(buf);
       joined.set(value, buf.length);
@@ -286,7 +259,6 @@
           const e = msg.error;
           throw new ApiError(e ? e.code : "unavailable", e ? e.message : "event stream ended");
         }
-        onData();
         onEvent(msg);
       }
     }
@@ -315,9 +287,16 @@
   }
 
   function setLive(live) {
+    const was = S.live;
     S.live = live;
     // Chunks published while the stream is down are lost to this page.
     if (!live) for (const run of S.runs.values()) run.whole = false;
+    // A dangerous run this page started, then the board went away: most likely a reboot.
+    if (!live && was && S.watch && Date.now() < S.watch.until) {
+      sheet.away(S.watch.title, S.watch.icon);
+      S.watch = null;
+    }
+    if (live && !was && sheet.isAway()) sheet.back();
     const el = $("#conn");
     el.className = "conn " + (live ? "on" : "off");
     el.textContent = live ? "" : "Reconnecting…";
@@ -340,7 +319,19 @@
 
   // After a (re)connect: re-read what may have happened while the stream was down. A mark
   // whose run the service no longer knows (it restarted without keeping its history) goes.
-  async function resync() {
+  // After a reconnect the page also asks who it is now: a session that ended meanwhile (it
+  // expired, or was ended elsewhere) makes it forget its user.
+  async function resync(again) {
+    if (again) {
+      try {
+        const i = await call("Init", {}, true);
+        if (i.authenticatedUser !== S.init.authenticatedUser || i.authenticatedUserProvider !== S.init.authenticatedUserProvider) return sessionEnded();
+        S.init = i;
+        chrome();
+      } catch {
+        // The stream's next drop brings the page here again.
+      }
+    }
     const running = [...S.runs.entries()].filter(([, r]) => r.entry && !r.entry.executionFinished).map(([id]) => id);
     await Promise.all(running.map((id) => refreshRun(id).catch(() => {})));
     const listed = await loadRecent();
@@ -392,6 +383,30 @@
     if (!document.hidden && !S.live && waker) waker();
   });
 
+  // Forgets everything the page holds for its user, as a fresh load would: runs, marks,
+  // outputs, dashboards, forms, the sheet, the toasts. Answers still on their way are dropped
+  // (`call` compares the epoch). Then `boot` starts over as whoever the service says is here.
+  function forgetAll() {
+    S.epoch++;
+    if (S.stream) S.stream.abort();
+    S.stream = null;
+    S.live = false;
+    for (const m of [S.runs, S.last, S.dashboards, S.actions, S.danger, askedLatest, hiddenLatest]) m.clear();
+    S.view = S.prev = S.here = S.watch = null;
+    sheet.close();
+    $("#toasts").replaceChildren();
+    $("#say").textContent = "";
+    for (const id of ["#main", "#nav", "#user"]) $(id).replaceChildren();
+  }
+
+  // The session ended elsewhere (a logout in another tab, a password change, a removed user)
+  // or expired: the page forgets it and starts over.
+  async function sessionEnded() {
+    forgetAll();
+    S.notice = "Your session ended, so this page forgot what it showed. Log in again to see it.";
+    await boot("#/");
+  }
+
   // ---------------------------------------------------------------------------------------
   // Config and dashboards
   // ---------------------------------------------------------------------------------------
@@ -407,6 +422,7 @@
   function indexActions(list) {
     for (const c of list) {
       if (c.action) S.actions.set(c.action.bindingId, c.action);
+      if (c.action && /(^|\s)danger(ous)?(\s|$)/.test(c.cssClass || "")) S.danger.add(c.action.bindingId);
       if (c.contents) indexActions(c.contents);
     }
   }
@@ -444,7 +460,7 @@
     const banner = $("#banner");
     banner.hidden = !i.bannerMessage;
     banner.textContent = i.bannerMessage || "";
-    banner.style.cssText = safeCss(i.bannerCss);
+    banner.style.cssText = Looks.safeCss(i.bannerCss);
 
     const nav = $("#nav");
     nav.replaceChildren();
@@ -500,10 +516,12 @@
   // Toasts
   // ---------------------------------------------------------------------------------------
 
-  function toast(text, kind = "info") {
-    const t = h("div.toast." + kind, {}, text);
+  // A toast says something about the view it was shown on: it goes with that view (and after
+  // a while, or at a tap).
+  function toast(text, kind = "info", ms = kind === "error" ? 8000 : 5000) {
+    const t = h("div.toast." + kind, { onclick: () => t.remove() }, text);
     $("#toasts").append(t);
-    setTimeout(() => t.remove(), kind === "error" ? 8000 : 4000);
+    setTimeout(() => t.remove(), ms);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -528,6 +546,8 @@
     });
     const [head, ...rest] = parts;
     if (S.init.loginRequired && head !== "login") return go("#/login");
+    sheet.route(head);
+    if (S.here !== undefined && S.here !== (location.hash || "#/")) $("#toasts").replaceChildren();
     S.view = null;
     S.prev = S.here;
     S.here = location.hash || "#/";
@@ -536,14 +556,14 @@
     try {
       if (head === "" || head === undefined) view = await dashboardView(rootTitle(), []);
       else if (head === "d") view = await dashboardView(rest[0] || rootTitle(), rest.slice(1).filter(Boolean));
-      else if (head === "a") view = await formView(rest[0]);
+      else if (head === "a") view = await formView(rest[0], rest[1] === "again");
       else if (head === "x") view = await runView(rest[0]);
       else if (head === "logs") view = await logsView(Math.max(0, parseInt(rest[0] || "0", 10) || 0));
       else if (head === "login") view = loginView();
       else if (head === "diag") view = await diagView();
       else view = messageView("Not found", "There is nothing at this address.");
     } catch (e) {
-      if (e.code === "unauthenticated") return;
+      if (e.code === "unauthenticated" || e.code === "aborted") return;
       view = messageView("Something went wrong", e.message);
     }
     // A newer address was asked for while this view loaded: that one wins.
@@ -554,6 +574,9 @@
     showMain();
     main.replaceChildren(view.el);
     S.view = view;
+    // Something to say about how the page got here (a session that ended), once.
+    if (S.notice) toast(S.notice, "info", 10000);
+    S.notice = null;
     if (view.focus) view.focus();
     else if (document.activeElement === document.body || !main.contains(document.activeElement)) {
       const h1 = main.querySelector("h1");
@@ -628,7 +651,11 @@
       head.append(h("h1", {}, heading));
       // The default dashboard's one fieldset repeats the page's title; say it once.
       const shown = list.length === 1 && list[0].type === "fieldset" && list[0].title === heading ? list[0].contents : list;
+      // A repaint (a reload of the config, a reconnect) keeps the focus on the same button.
+      const had = el.contains(document.activeElement) && document.activeElement.dataset.binding;
       el.replaceChildren(head, ...components(shown, title, dirs));
+      const again = had && el.querySelector(`[data-binding="${CSS.escape(had)}"]`);
+      if (again) again.focus({ preventScroll: true });
       if (!list.length) el.append(h("p.empty", {}, "No actions here yet. Add some to the config file; the page updates by itself."));
     };
     // The latest outputs are read before the first paint, so they do not push the page
@@ -708,7 +735,7 @@
     if (!pre) {
       const none = hiddenLatest.has(box.dataset.recent) ? "You may not see the runs of this action." : "Not run yet.";
       pre = h("pre.out", { tabindex: "0", "aria-label": "Latest output of " + box.dataset.title }, h("span.none", {}, none));
-      box.append(h("div.recent-head", {}, h("h3", {}, box.dataset.title), h("span.when")), pre);
+      box.append(h("div.recent-head", {}, h("h2", {}, box.dataset.title), h("span.when")), pre);
     }
     const when = box.querySelector(".when");
     if (e) {
@@ -721,25 +748,35 @@
   }
 
   // Destructive actions look it: those that ask for a confirmation, and those a dashboard
-  // marks with `cssClass: danger` (or `dangerous`).
+  // marks with `cssClass: danger` (or `dangerous`). A dashboard's mark is remembered, so
+  // that a run's "Run again" treats the action as its button does.
   const dangerous = (action, comp) =>
-    (action.arguments || []).some((a) => a.type === "confirmation") || /(^|\s)danger(ous)?(\s|$)/.test((comp && comp.cssClass) || "");
+    (action.arguments || []).some((a) => a.type === "confirmation") || S.danger.has(action.bindingId) || /(^|\s)danger(ous)?(\s|$)/.test((comp && comp.cssClass) || "");
 
   // A button and, over its corner, the mark of its last run: a link to that run, so the
   // output (or the error) is one tap away whatever the action's popupOnStart. A link's
   // `display` contents are notes shown under its button: the server puts there why an action
-  // is disabled (an error in the config), and greys the button.
+  // is disabled (an error in the config). A button the caller may not press stays a button
+  // (focusable, aria-disabled) with a lock and what would open it: "Log in to run" for a
+  // guest where users can log in.
   function actionButton(action, comp) {
     const cls = Looks.selector(comp && comp.cssClass);
     const notes = ((comp && comp.contents) || []).filter((c) => c.type === "display").map((c) => h("p.note", {}, sanitize(c.title)));
     const why = notes.map((n) => n.textContent).join(" ");
-    const b = h("button.act" + cls + (dangerous(action, comp) ? ".danger" : ""), {
+    const danger = dangerous(action, comp);
+    if (danger) S.danger.add(action.bindingId);
+    const guest = S.init.authenticatedUserProvider === "system";
+    const locked = action.canExec ? "" : why ? "broken" : guest && S.init.authLocalLogin ? "login" : "denied";
+    const lockText = { login: "Log in to run", denied: "Not allowed", broken: "Cannot run" }[locked];
+    const b = h("button.act" + cls + (danger ? ".danger" : "") + (locked ? ".locked" : ""), {
       type: "button",
       dataset: { binding: action.bindingId },
-      disabled: !action.canExec,
-      title: action.canExec ? null : why || "You may not run this action",
-      onclick: () => press(action),
-    }, icon(action.icon, "icon", action.title), h("span.label", {}, action.title), h("span.sr", {}));
+      "aria-disabled": locked ? "true" : null,
+      title: locked === "broken" ? why : null,
+      "aria-describedby": locked ? "lock-" + action.bindingId : null,
+      onclick: () => press(action, locked, why),
+    }, icon(action.icon, "icon", action.title), h("span.label", {}, action.title),
+    locked ? h("span.lock", { id: "lock-" + action.bindingId }, h("span", { "aria-hidden": "true" }, "🔒 "), lockText) : null, h("span.sr", {}));
     const tile = h("div.tile", {}, b, h("a.mark", { hidden: true }, h("span", { "aria-hidden": "true" })), ...notes);
     if (action.popupOnStart === "execution-button") {
       tile.append(h("a.outlink", { href: "#", hidden: true, "aria-label": "Output of " + action.title, dataset: { outfor: action.bindingId } }, "Output ›"));
@@ -747,8 +784,6 @@
     paintButton(b);
     return tile;
   }
-
-  const MARK = { idle: "", running: "", ok: "✓", fail: "✕", timeout: "⏱", blocked: "⛔", killed: "■" };
 
   function paintButton(b) {
     const id = S.last.get(b.dataset.binding);
@@ -775,13 +810,24 @@
     }
   }
 
-  function press(action) {
-    if (!action.canExec) return;
+  // A press: a running action opens its live view (a second start would only be blocked); a
+  // locked one says why, and a guest's opens the login, which comes back to it.
+  function press(action, locked, why) {
+    const last = S.last.get(action.bindingId);
+    const run = last && S.runs.get(last);
+    if (run && run.entry && !run.entry.executionFinished) return go("#/x/" + enc(last));
+    if (locked === "login") {
+      S.afterLogin = { to: S.here || "#/", binding: action.bindingId };
+      return go("#/login");
+    }
+    if (locked) return toast(action.title + ": " + (why || "you may not run this action."));
     if (action.arguments && action.arguments.length) return go("#/a/" + enc(action.bindingId));
-    start(action, []);
+    start(action, []).catch(() => {});
   }
 
-  async function start(action, args) {
+  // Starts `action`. Its answer shows where the press was made: the run's view for the
+  // `execution-dialog` modes, else the sheet. `fromForm`: a refusal is the form's to show.
+  async function start(action, args, fromForm) {
     try {
       const r = await call("StartAction", { actionId: action.bindingId, arguments: args });
       const id = r.executionTrackingId;
@@ -789,8 +835,13 @@
         // A placeholder until the executionStarted event (or a re-read) brings the entry.
         upsert({ executionTrackingId: id, actionId: action.bindingId, actionTitle: action.title, actionIcon: action.icon, executionStarted: false, executionFinished: false, blocked: false, timedOut: false, exitCode: 0, stdout: "", stderr: "", datetimeStarted: "", datetimeFinished: "", user: "", userClass: "", tags: [] }, S.live);
       }
-      S.runs.get(id).seen = Date.now();
+      const run = S.runs.get(id);
+      run.seen = Date.now();
+      run.mine = true;
+      // It may have ended before its id came back.
+      if (run.entry.executionFinished) sheet.say(sheet.sentence(run));
       S.last.set(action.bindingId, id);
+      if (dangerous(action)) S.watch = { id, title: action.title, icon: action.icon, until: Date.now() + 120000 };
       notify("run", id, action.bindingId);
       if (!S.live) refreshRun(id).catch(() => {});
       if ((action.popupOnStart || "").startsWith("execution-dialog")) {
@@ -800,214 +851,40 @@
           S.here = S.prev;
           location.replace("#/x/" + enc(id));
         } else go("#/x/" + enc(id));
-      }
+      } else sheet.show(id);
       return id;
     } catch (e) {
-      if (e.code !== "unauthenticated") toast(action.title + ": " + e.message, "error");
+      if (e.code !== "unauthenticated" && e.code !== "aborted" && !fromForm) sheet.failed(action, e.message);
       throw e;
     }
   }
 
   // ---------------------------------------------------------------------------------------
-  // Argument forms
+  // The sheet (sheet.js), the argument forms (forms.js), and the run, history, login and
+  // diagnostics views (views.js)
   // ---------------------------------------------------------------------------------------
 
-  const RULES = {
-    ascii: [/^[A-Za-z0-9]+$/, "must be letters and digits only (A-Z, a-z, 0-9)"],
-    ascii_identifier: [/^[A-Za-z0-9._-]+$/, "must be letters, digits, dots, underscores and hyphens only (A-Z, a-z, 0-9, '.', '_', '-')"],
-    ascii_sentence: [/^[A-Za-z0-9._, -]+$/, "must be letters, digits, spaces, commas, dots, underscores and hyphens only (A-Z, a-z, 0-9, ' ', ',', '.', '_', '-')"],
-    unicode_identifier: [/^[\p{L}\p{N}_.-]+$/u, "must be letters and digits of any script, dots, underscores and hyphens only"],
-    int: [/^-?[0-9]+$/, "must be a whole number: an optional '-' followed by the digits 0-9"],
-    email: [/^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/, "must be an email address like name@example.com"],
-    url: [/^https?:\/\/[\x21-\x7e]+$/i, "must be an absolute http:// or https:// URL"],
-    datetime: [/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/, "must be a date and time written YYYY-MM-DDTHH:MM or YYYY-MM-DDTHH:MM:SS"],
-  };
-  const INT_MAX = 9223372036854775807n;
+  const sheet = ActiondSheet({ $, h, enc, icon, S });
+  const { formView, findAction } = ActiondForms({ h, call, S, icon, sanitize, backLink, start, goBack, dangerous });
 
-  // The local mirror of ValidateArgumentType for one value; "" when it passes. An empty value
-  // is left to the server: it then takes the argument's default or is refused as required.
-  function localCheck(arg, value) {
-    if (value === "") return "";
-    if (value.includes("\0")) return "must not contain a NUL byte";
-    const choices = (arg.choices || []).map((c) => c.value);
-    if (arg.type === "checkbox") return ["true", "false", "1", "0", ...choices].includes(value) ? "" : "must be true, false, 1 or 0";
-    if (arg.type === "checklist") return value.split(",").every((v) => choices.includes(v)) ? "" : "must be a comma-separated list of the choices";
-    if (choices.length) return choices.includes(value) ? "" : "must be one of the declared choices";
-    const rule = RULES[arg.type || "ascii"];
-    if (!rule) return "";
-    if (!rule[0].test(value)) return rule[1];
-    if (arg.type === "int") {
-      const n = BigInt(value);
-      if (n > INT_MAX || n < -INT_MAX - 1n) return "must be a whole number between -9223372036854775808 and 9223372036854775807";
-    }
-    return "";
+  // What "Run again" needs to know of an action: its declaration, and whether a dashboard
+  // shows it as dangerous (every dashboard is read for that when this page has not yet).
+  async function actionForRerun(bindingId) {
+    await Promise.all(dashboardOrder().map((t) => getDashboard(t).catch(() => null)));
+    return findAction(bindingId).catch(() => null);
   }
-
-  // Types with a rule to check beyond the local mirror: the server checks the value against
-  // the argument as declared (its `regex:` pattern included), by binding id and name.
-  const SERVER_CHECKED = (t) => t && !["password", "raw_string_multiline", "very_dangerous_raw_string", "checklist", "confirmation", "html"].includes(t);
-
-  async function findAction(bindingId) {
-    if (!S.actions.has(bindingId)) {
-      const r = await call("GetActionBinding", { bindingId });
-      S.actions.set(bindingId, r.action);
-    }
-    return S.actions.get(bindingId);
-  }
-
-  async function formView(bindingId) {
-    const action = await findAction(bindingId);
-    const fields = [];
-    const form = h("form.panel.argform", { novalidate: true, autocomplete: "off" });
-    const errorBox = h("div.alert", { role: "alert", hidden: true });
-
-    const header = h("div.form-head", {}, backLink(), icon(action.icon, "icon big", action.title), h("h1", {}, action.title));
-    form.append(header, errorBox);
-
-    for (const arg of action.arguments) {
-      const id = "arg-" + arg.name.replace(/[^\w-]/g, "_");
-      const label = arg.title || arg.name;
-      const hint = arg.description ? h("p.hint", { id: id + "-hint" }, arg.description) : null;
-      const err = h("p.err", { id: id + "-err", "aria-live": "polite" });
-      const describedBy = [hint ? id + "-hint" : "", id + "-err"].join(" ").trim();
-      const type = arg.type || "";
-      let field;
-      if (type === "html") {
-        form.append(h("div.field.htmlarg", {}, sanitize(arg.defaultValue || arg.description || arg.title)));
-        continue;
-      } else if (type === "confirmation") {
-        const input = h("input", { type: "checkbox", id, "aria-describedby": describedBy });
-        field = { arg, input, err, get: () => (input.checked ? "1" : ""), confirm: true };
-        form.append(h("div.field.check", {}, h("label", { for: id }, input, h("span", {}, label)), hint, err));
-      } else if (type === "checkbox") {
-        const [on, off] = arg.choices && arg.choices.length ? [arg.choices[0].value, (arg.choices[1] || { value: "" }).value] : ["true", "false"];
-        const input = h("input", { type: "checkbox", id, checked: ["true", "1", on].includes(arg.defaultValue), "aria-describedby": describedBy });
-        field = { arg, input, err, get: () => (input.checked ? on : off) };
-        form.append(h("div.field.check", {}, h("label", { for: id }, input, h("span", {}, label)), hint, err));
-      } else if (type === "checklist") {
-        const initial = (arg.defaultValue || "").split(",");
-        const boxes = arg.choices.map((c) => h("input", { type: "checkbox", value: c.value, checked: initial.includes(c.value) }));
-        field = { arg, input: boxes[0], err, get: () => boxes.filter((b) => b.checked).map((b) => b.value).join(",") };
-        form.append(h("fieldset.field.list", { "aria-describedby": describedBy }, h("legend", {}, label), ...boxes.map((b, i) => h("label.opt", {}, b, h("span", {}, arg.choices[i].title || arg.choices[i].value))), hint, err));
-      } else if (arg.choices && arg.choices.length) {
-        // Without a default nothing is chosen for the user: a list that opened on its first
-        // entry would run that one on a careless tap.
-        const preset = arg.choices.some((c) => c.value === arg.defaultValue);
-        const pick = !preset && !arg.choices.some((c) => c.value === "");
-        const input = h("select", { id, "aria-describedby": describedBy, "aria-required": pick ? "true" : null },
-          pick ? h("option", { value: "", disabled: true }, "Choose…") : null,
-          ...arg.choices.map((c) => h("option", { value: c.value }, c.title || c.value)));
-        input.value = preset ? arg.defaultValue : "";
-        field = { arg, input, err, get: () => input.value, pick };
-        form.append(h("div.field", {}, h("label", { for: id }, label), input, hint, err));
-      } else {
-        const attrs = { id, name: arg.name, value: arg.defaultValue || "", "aria-describedby": describedBy, spellcheck: "false", autocapitalize: "off" };
-        let input;
-        if (type === "raw_string_multiline") input = h("textarea", Object.assign(attrs, { rows: 5 }));
-        else {
-          const kind = { password: "password", email: "email", url: "url", datetime: "datetime-local", int: "text" }[type] || "text";
-          Object.assign(attrs, { type: kind });
-          if (type === "int") Object.assign(attrs, { inputmode: "numeric" });
-          if (type === "datetime") Object.assign(attrs, { step: 1 });
-          if (type === "password") Object.assign(attrs, { autocomplete: "new-password" });
-          const sugg = Object.entries(arg.suggestions || {});
-          if (sugg.length) attrs.list = id + "-list";
-          input = h("input", attrs);
-          if (sugg.length) form.append(h("datalist", { id: id + "-list" }, ...sugg.map(([v, t]) => h("option", { value: v }, t || v))));
-        }
-        field = { arg, input, err, get: () => input.value };
-        form.append(h("div.field", {}, h("label", { for: id }, label), input, hint, err));
-      }
-      fields.push(field);
-      let timer = null;
-      let asked = 0;
-      const check = async () => {
-        const value = field.get();
-        const local = field.confirm ? "" : localCheck(arg, value);
-        showErr(field, local);
-        if (local || !value || !SERVER_CHECKED(type) || (arg.choices && arg.choices.length)) return;
-        const mine = ++asked;
-        try {
-          const r = await call("ValidateArgumentType", { bindingId, argumentName: arg.name, value });
-          if (mine === asked && field.get() === value) showErr(field, r.valid ? "" : r.description);
-        } catch {
-          // The start will answer anyway.
-        }
-      };
-      const later = () => {
-        clearTimeout(timer);
-        timer = setTimeout(check, 250);
-      };
-      const box = field.input.closest(".field");
-      box.addEventListener("input", later);
-      box.addEventListener("change", later);
-    }
-
-    const runBtn = h("button.btn.primary" + (dangerous(action) ? ".danger" : ""), { type: "submit" }, h("span.label", {}, "Run"));
-    form.append(h("div.actions", {}, runBtn, backLink("Cancel", "a.btn")));
-
-    function showErr(field, text) {
-      field.err.textContent = text ? (field.arg.title || field.arg.name) + " " + text : "";
-      field.input.setAttribute("aria-invalid", text ? "true" : "false");
-      field.input.closest(".field").classList.toggle("bad", !!text);
-    }
-
-    form.addEventListener("submit", async (ev) => {
-      ev.preventDefault();
-      errorBox.hidden = true;
-      let firstBad = null;
-      for (const f of fields) {
-        const value = f.get();
-        const why = f.confirm ? (value ? "" : "must be ticked to confirm") : f.pick && !value ? "must be chosen" : localCheck(f.arg, value);
-        showErr(f, why);
-        if (why && !firstBad) firstBad = f;
-      }
-      if (firstBad) {
-        errorBox.textContent = "Please correct the highlighted field before running.";
-        errorBox.hidden = false;
-        firstBad.input.focus();
-        return;
-      }
-      const args = fields.filter((f) => !f.confirm).map((f) => ({ name: f.arg.name, value: f.get() }));
-      runBtn.disabled = true;
-      runBtn.classList.add("busy");
-      try {
-        await start(action, args);
-        if (!(action.popupOnStart || "").startsWith("execution-dialog")) goBack();
-      } catch (e) {
-        errorBox.textContent = e.message;
-        errorBox.hidden = false;
-        const named = fields.find((f) => e.message.includes('"' + f.arg.name + '"') || e.message.includes("argument " + f.arg.name));
-        if (named) showErr(named, "is not accepted: see above");
-        errorBox.focus && errorBox.scrollIntoView({ block: "nearest" });
-      } finally {
-        runBtn.disabled = false;
-        runBtn.classList.remove("busy");
-      }
-    });
-
-    return {
-      el: form,
-      focus: () => {
-        const first = form.querySelector("input, select, textarea");
-        if (first) first.focus();
-      },
-    };
-  }
-
-  // ---------------------------------------------------------------------------------------
-  // The run, history, login and diagnostics views live in views.js
-  // ---------------------------------------------------------------------------------------
 
   const { TONE, outputNodes, runView, logsView, loginView, logout, needLogin, diagView } = ActiondViews({
-    $, h, enc, icon, call, S, upsert, resync, refreshRun, toast, go, backLink, start, boot,
+    $, h, enc, icon, call, S, upsert, refreshRun, toast, go, backLink, boot, forgetAll, dangerous, sheet, actionForRerun,
   });
 
   // ---------------------------------------------------------------------------------------
   // Start
   // ---------------------------------------------------------------------------------------
 
-  async function boot(to) {
+  // `focus`: the binding whose button (or form, when it takes arguments) to return to, after
+  // a locked button's login.
+  async function boot(to, focus) {
     let logs;
     for (;;) {
       // The newest runs are asked for beside Init, not after it: one round trip less before
@@ -1034,6 +911,22 @@
     await loadRecent(logs);
     if (to) go(to);
     else route();
+    if (focus) returnTo(focus);
+    // Where the browser allows a service worker (HTTPS, localhost), it shows an offline page
+    // when the board cannot be reached, and tries again.
+    if (window.isSecureContext && "serviceWorker" in navigator) navigator.serviceWorker.register("sw.js").catch(() => {});
+  }
+
+  // After the login a locked button asked for: its form when it takes arguments, else the
+  // button itself, focused (it is not pressed for the user: a reboot must be asked for).
+  async function returnTo(binding) {
+    const action = S.actions.get(binding);
+    if (action && action.canExec && action.arguments && action.arguments.length) return go("#/a/" + enc(binding));
+    for (let i = 0; i < 50 && !document.querySelector(`[data-binding="${CSS.escape(binding)}"]`); i++) await sleep(100);
+    const b = document.querySelector(`[data-binding="${CSS.escape(binding)}"]`);
+    if (!b) return;
+    b.focus({ preventScroll: true });
+    b.scrollIntoView({ block: "center" });
   }
 
   window.addEventListener("hashchange", route);

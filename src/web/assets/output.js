@@ -1,6 +1,7 @@
 // What a run printed and how it ended, for actiond's page: the ending of a log entry (killed,
-// and by whom; timed out; interrupted), the order in which stdout and stderr were written,
-// and ANSI colours turned into page elements. It keeps no state and sends no request; app.js
+// and by whom; timed out; interrupted; blocked, and by what), its mark and duration, its first
+// lines, the order in which stdout and stderr were written, and ANSI colours turned into page
+// elements. It keeps no state and sends no request; app.js
 // calls it. It is loaded before app.js, and everything in it is under one name,
 // ActiondOutput. tests/web/output.test.mjs runs its pure parts in Node with tables of cases.
 "use strict";
@@ -25,7 +26,10 @@ var ActiondOutput = (() => {
   // Exit code -1 is every ending the command did not choose; the notice says which one.
   function ending(e) {
     if (!e) return { state: "idle", label: "", why: "" };
-    if (e.blocked) return { state: "blocked", label: "Blocked", why: "This run was blocked by a limit; stderr says which one." };
+    if (e.blocked) {
+      const n = lastNotice(e.stderr).replace(/^blocked: /, "");
+      return { state: "blocked", label: "Blocked", why: n ? "Not run: " + n + "." : "This run was blocked by a limit." };
+    }
     if (!e.executionFinished) return { state: "running", label: "Running", why: "" };
     if (e.timedOut) return { state: "timeout", label: "Timed out", why: "This run passed its timeout and was stopped." };
     if (e.exitCode === 0) return { state: "ok", label: "Succeeded", why: "" };
@@ -39,6 +43,32 @@ var ActiondOutput = (() => {
     if (/^the service stopped while this was running/.test(n)) return { state: "fail", label: "Interrupted", why: "actiond stopped while this was running; its output was not kept." };
     if (/^failed to start/.test(n)) return { state: "fail", label: "Failed", why: "The command could not be started; stderr says why." };
     return { state: "fail", label: "Failed", why: "" };
+  }
+
+  // The mark of each ending, beside its word (never instead of it).
+  const MARK = { idle: "", running: "", ok: "✓", fail: "✕", timeout: "⏱", blocked: "⛔", killed: "■" };
+
+  // How long a run took, for people: "0.4 s" when it was timed to the millisecond (this page
+  // watched it), else whole seconds as the service's times give them.
+  function duration(ms, precise) {
+    if (!(ms >= 0)) return "";
+    if (precise && ms < 10000) return (Math.max(ms, 100) / 1000).toFixed(1) + " s";
+    const s = Math.round(ms / 1000);
+    if (s < 1) return "under 1 s";
+    if (s < 60) return s + " s";
+    if (s < 3600) return Math.floor(s / 60) + " min " + (s % 60) + " s";
+    return Math.floor(s / 3600) + " h " + Math.floor((s % 3600) / 60) + " min";
+  }
+
+  // The first `n` lines a run printed, for the answer to a press: stdout for a run that
+  // succeeded, else stderr first (where the reason is), then stdout. Empty lines are skipped;
+  // `more` says whether anything was left out.
+  function firstLines(e, n) {
+    if (!e) return { lines: [], more: false };
+    const split = (t) => (t || "").split("\n").map((l) => l.replace(/\r$/, "")).filter((l) => l.trim() !== "");
+    const ok = ending(e).state === "ok" || !e.executionFinished;
+    const all = ok ? split(e.stdout).map((l) => [false, l]) : [...split(e.stderr).map((l) => [true, l]), ...split(e.stdout).map((l) => [false, l])];
+    return { lines: all.slice(0, n), more: all.length > n };
   }
 
   // ---------------------------------------------------------------------------------------
@@ -185,5 +215,5 @@ var ActiondOutput = (() => {
 
   const ansi = (text) => new Ansi().push(text || "");
 
-  return { ending, order, Ansi, ansi };
+  return { ending, MARK, duration, firstLines, order, Ansi, ansi };
 })();

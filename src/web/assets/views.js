@@ -6,8 +6,8 @@
 "use strict";
 
 const ActiondViews = (core) => {
-  const { $, h, enc, icon, call, S, upsert, resync, refreshRun, toast, go, backLink, start, boot } = core;
-  const { ending, order, Ansi, ansi } = ActiondOutput;
+  const { $, h, enc, icon, call, S, upsert, refreshRun, toast, go, backLink, boot, forgetAll, dangerous, sheet, actionForRerun } = core;
+  const { ending, MARK, Ansi, ansi } = ActiondOutput;
 
   // ---------------------------------------------------------------------------------------
   // Execution view
@@ -16,22 +16,10 @@ const ActiondViews = (core) => {
   // The colour of each ending's badge.
   const TONE = { idle: "run", running: "run", ok: "ok", fail: "fail", timeout: "warn", blocked: "warn", killed: "warn" };
 
-  function parseTime(s) {
-    const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(s || "");
-    return m ? new Date(+m[1], m[2] - 1, +m[3], +m[4], +m[5], +m[6]).getTime() : NaN;
-  }
-
-  function duration(ms) {
-    if (!(ms >= 0)) return "";
-    const s = Math.round(ms / 1000);
-    if (s < 1) return "under 1 s";
-    if (s < 60) return s + " s";
-    if (s < 3600) return Math.floor(s / 60) + " min " + (s % 60) + " s";
-    return Math.floor(s / 3600) + " h " + Math.floor((s % 3600) / 60) + " min";
-  }
-
-  // Long lines (the tables of df, free, docker ps) scroll sideways unless the user asks for
-  // them to wrap; the choice is kept on this device.
+  // Long lines (the tables of df, free, docker ps) wrap on a narrow screen, where a line cut
+  // off at the edge hides its end (a Use% column, the reason a run was killed), and scroll
+  // sideways on a wide one, keeping their columns; "Wrap lines" turns either way, and the
+  // choice is kept on this device.
   const WRAP_KEY = "actiond.wrap";
   function setWrap(on, keep) {
     document.documentElement.classList.toggle("wrap", on);
@@ -42,11 +30,13 @@ const ActiondViews = (core) => {
       // Storage refused (a private window): the choice lasts until the page is closed.
     }
   }
+  let kept = null;
   try {
-    setWrap(localStorage.getItem(WRAP_KEY) === "1", false);
+    kept = localStorage.getItem(WRAP_KEY);
   } catch {
     // As above.
   }
+  setWrap(kept === null ? matchMedia("(max-width: 699px)").matches : kept === "1", false);
   const wrapButton = () => h("button.btn.small.wrapbtn", { type: "button", "aria-pressed": String(document.documentElement.classList.contains("wrap")), onclick: () => setWrap(!document.documentElement.classList.contains("wrap"), true) }, "Wrap lines");
 
   // The output of a finished run as page nodes, and a note about them. Both streams go in
@@ -85,7 +75,8 @@ const ActiondViews = (core) => {
     const action = S.actions.get(run.entry.actionId);
     const mode = (action && action.popupOnStart) || "";
     const badge = h("span.badge");
-    const meta = h("dl.meta");
+    // One line: how it ended, how long it took, who started it, when.
+    const meta = h("p.runmeta");
     const pre = h("pre.out", { tabindex: "0", "aria-label": "Output", "aria-live": "off" });
     const frame = h("iframe.htmlout", { sandbox: "", title: "Output", hidden: true });
     const killBtn = h("button.btn.danger", { type: "button", onclick: kill }, "Kill");
@@ -96,8 +87,12 @@ const ActiondViews = (core) => {
     const el = h("section.panel.run", {},
       h("div.form-head", {}, backLink(), icon(run.entry.actionIcon, "icon big", run.entry.actionTitle), h("div.titles", {}, h("h1", {}, run.entry.actionTitle || run.entry.actionId), badge)),
       meta, notice, outBar, pre, frame,
-      h("div.actions", {}, killBtn, rerunBtn));
+      h("div.actions.runbar", {}, killBtn, rerunBtn));
 
+    let said = !!run.entry.executionFinished;
+    // The newest line stays in view while the run goes on, until the user scrolls up to read.
+    let follow = true;
+    pre.addEventListener("scroll", () => (follow = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 40), { passive: true });
     let renderer = null;
     let base = -1; // run.dropped when the live output was last drawn from scratch
     let drawn = 0; // chunks drawn, counted from the first chunk ever received
@@ -152,15 +147,15 @@ const ActiondViews = (core) => {
       const end = ending(e);
       badge.className = "badge " + TONE[end.state];
       badge.replaceChildren(end.state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", end.label || "Starting");
-      const started = parseTime(e.datetimeStarted);
-      // While running, the board's clock and this device's may disagree; trust the start
-      // time only when it is plausible here, else count from when this page saw the run.
-      const since = Date.now() - started;
-      const took = e.executionFinished ? parseTime(e.datetimeFinished) - started : since >= 0 && since < 864e5 ? since : Date.now() - run.seen;
-      const rows = [["Started", e.datetimeStarted || "—"], ["Duration", duration(took) || "—"]];
-      if (e.executionFinished) rows.push(["Exit code", String(e.exitCode)]);
-      if (e.user) rows.push(["Started by", e.user]);
-      meta.replaceChildren(...rows.map(([k, v]) => h("div", { dataset: { k: k.toLowerCase().replace(" ", "") } }, h("dt", {}, k), h("dd", {}, v))));
+      // Exit -1 is every ending the command did not choose: its word says which.
+      const how = !e.executionFinished ? "Running" : e.exitCode === -1 || end.state === "blocked" ? end.label : "exit " + e.exitCode;
+      const today = new Date().toISOString().slice(0, 10);
+      const at = (e.datetimeStarted || "").startsWith(today) ? e.datetimeStarted.slice(11, 16) : (e.datetimeStarted || "").slice(0, 16);
+      const parts = [sheet.took(run), e.user, at].filter(Boolean);
+      meta.replaceChildren(h("span.how", { dataset: { state: end.state } }, MARK[end.state] ? h("span", { "aria-hidden": "true" }, MARK[end.state] + " ") : "", how), ...parts.map((p) => h("span", {}, " · " + p)));
+      meta.title = "Started " + (e.datetimeStarted || "") + (e.user ? " by " + e.user : "");
+      if (e.executionFinished && !said && !run.mine) sheet.say(sheet.sentence(run));
+      said = said || e.executionFinished;
       killBtn.hidden = e.executionFinished;
       if (e.executionFinished) {
         killBtn.classList.remove("busy");
@@ -169,10 +164,9 @@ const ActiondViews = (core) => {
       rerunBtn.hidden = !e.executionFinished;
       notice.hidden = !end.why;
       notice.textContent = end.why;
-      const stick = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 40;
       if (!e.executionFinished) paintLive();
       else if (!finalShown) paintFinal(e, end);
-      if (stick) pre.scrollTop = pre.scrollHeight;
+      if (follow) pre.scrollTop = pre.scrollHeight;
     }
 
     // The button says "Stopping…" until the run has ended; the kill ladder may take the
@@ -193,7 +187,16 @@ const ActiondViews = (core) => {
       }
     }
 
+    // A run with a confirmation, a password, or of a dangerous action is not repeated as it
+    // was: its form opens again, unticked and without secrets.
     async function rerun() {
+      rerunBtn.disabled = true;
+      const action = await actionForRerun(run.entry.actionId);
+      rerunBtn.disabled = false;
+      const args = (action && action.arguments) || [];
+      if (action && (dangerous(action) || args.some((a) => a.type === "confirmation" || a.type === "password"))) {
+        return go("#/a/" + enc(action.bindingId) + "/again");
+      }
       rerunBtn.disabled = true;
       try {
         const r = await call("RestartAction", { executionTrackingId: id });
@@ -256,12 +259,12 @@ const ActiondViews = (core) => {
     function row(e) {
       const end = ending(e);
       const state = end.state;
-      const took = e.executionFinished ? duration(parseTime(e.datetimeFinished) - parseTime(e.datetimeStarted)) : "";
+      const took = e.executionFinished ? sheet.took({ entry: e }) : "";
       const today = new Date().toISOString().slice(0, 10);
       return h("li", {}, h("a.logrow", { href: "#/x/" + enc(e.executionTrackingId) },
         icon(e.actionIcon, "icon", e.actionTitle || e.actionId),
         h("span.what", {}, h("span.title", {}, e.actionTitle || e.actionId), h("span.sub", {}, [e.datetimeStarted.startsWith(today) ? e.datetimeStarted.slice(11) : e.datetimeStarted, took, e.user].filter(Boolean).join(" · "))),
-        h("span.badge." + TONE[state], {}, state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", state === "ok" ? "OK" : state === "fail" && end.label === "Failed" ? "Exit " + e.exitCode : end.label)));
+        h("span.badge." + TONE[state], {}, state === "running" ? h("span.spin", { "aria-hidden": "true" }) : "", end.label)));
     }
 
     await load();
@@ -284,9 +287,12 @@ const ActiondViews = (core) => {
     const pass = h("input", { id: "login-pass", type: "password", autocomplete: "current-password", required: true });
     const err = h("div.alert", { role: "alert", hidden: true });
     const btn = h("button.btn.primary", { type: "submit" }, "Log in");
+    // Opened by a locked button: the login says what it is for, and returns there.
+    const wanted = S.afterLogin && S.actions.get(S.afterLogin.binding);
     const form = h("form.panel.loginform", { novalidate: true },
       h("img.logo", { src: $("link[rel=icon]").href, alt: "", width: 56, height: 56 }),
       h("h1", {}, "Log in to " + (S.init.pageTitle || "actiond")),
+      wanted ? h("p.hint", {}, "Log in to run " + wanted.title + ".") : null,
       S.init.loginRequired ? h("p.hint", {}, "This board asks everyone to log in before using it.") : null,
       err,
       h("div.field", {}, h("label", { for: "login-user" }, "Username"), user),
@@ -316,7 +322,11 @@ const ActiondViews = (core) => {
           return;
         }
         pass.value = "";
-        await boot("#/");
+        const after = S.afterLogin;
+        S.afterLogin = null;
+        // The guest's runs and outputs are not the user's: the page starts over.
+        forgetAll();
+        await boot(after ? after.to : "#/", after && after.binding);
       } catch (e) {
         err.textContent = e.message;
         err.hidden = false;
@@ -328,20 +338,25 @@ const ActiondViews = (core) => {
     return { el: form, focus: () => user.focus() };
   }
 
+  // Logging out forgets everything the page holds for the user, as a fresh load would.
   async function logout() {
+    let failed = null;
     try {
       await call("Logout");
     } catch (e) {
-      toast(e.message, "error");
+      failed = e;
     }
+    forgetAll();
     await boot("#/");
+    if (failed) toast(failed.message, "error");
   }
 
+  // The service wants a login (guests must log in, and the session ended): the page forgets
+  // the user and shows the login.
   function needLogin() {
     if (!S.init || S.init.loginRequired) return;
-    S.init.loginRequired = true;
-    if (S.stream) S.stream.abort();
-    go("#/login");
+    forgetAll();
+    boot("#/login");
   }
 
   async function diagView() {

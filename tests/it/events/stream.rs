@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 /// the largest text of one outputChunk event, in bytes.
 pub(crate) const MAX_CHUNK: usize = 4096;
 
+/// The payload of the keep-alive a quiet stream carries.
+pub(crate) const KEEP_ALIVE: &[u8] = br#"{"outputChunk":{}}"#;
+
 /// The end-stream flag of a Connect envelope.
 pub(crate) const END_STREAM: u8 = 0x02;
 
@@ -158,6 +161,8 @@ pub(crate) struct EventStream {
     pub(crate) body_done: bool,
     pub(crate) status: u16,
     pub(crate) headers: Vec<(String, String)>,
+    /// Keep-alives read past so far (an empty `outputChunk` on a quiet stream).
+    pub(crate) keep_alives: usize,
 }
 
 impl EventStream {
@@ -191,6 +196,7 @@ impl EventStream {
             body_done: false,
             status: 0,
             headers: Vec::new(),
+            keep_alives: 0,
         };
         stream.read_head();
         stream
@@ -366,8 +372,21 @@ impl EventStream {
         Ok(())
     }
 
-    /// The next envelope, the end of the body, a closed connection, or a timeout.
+    /// The next envelope, the end of the body, a closed connection, or a timeout. A
+    /// keep-alive (an `outputChunk` of no execution and no text, sent after a few seconds of
+    /// quiet) is counted and read past, as a client that finds no such execution does.
     pub(crate) fn next(&mut self, timeout: Duration) -> Next {
+        let deadline = Instant::now() + timeout;
+        loop {
+            match self.next_envelope(deadline.saturating_duration_since(Instant::now())) {
+                Next::Frame(f) if f.flags == 0 && f.payload == KEEP_ALIVE => self.keep_alives += 1,
+                other => return other,
+            }
+        }
+    }
+
+    /// The next envelope, keep-alives included.
+    pub(crate) fn next_envelope(&mut self, timeout: Duration) -> Next {
         let deadline = Instant::now() + timeout;
         loop {
             if self.body.len() >= 5 {
