@@ -491,7 +491,7 @@ fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
 }
 
 /// What the request presents to identify its caller: a bearer token, the trusted header
-/// (when configured), the session cookie.
+/// (when configured), the session in `Actiond-Session` (the page's) or else the cookie.
 fn credentials<'a>(auth: &Auth, parts: &'a Parts) -> Credentials<'a> {
     let named = |name: &str| {
         if name.is_empty() {
@@ -500,12 +500,17 @@ fn credentials<'a>(auth: &Auth, parts: &'a Parts) -> Credentials<'a> {
             header(parts, name)
         }
     };
-    let session = parts
-        .headers
-        .get_all("cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find_map(identity::session_cookie);
+    let session = header(parts, identity::SESSION_HEADER)
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .or_else(|| {
+            parts
+                .headers
+                .get_all("cookie")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .find_map(identity::session_cookie)
+        });
     Credentials {
         bearer: header(parts, "authorization").and_then(identity::bearer),
         header_user: named(&auth.http_header_username),
@@ -527,6 +532,7 @@ fn context(app: &App, parts: &Parts, peer: SocketAddr, out: Out) -> Result<Ctx, 
             caller,
             peer: peer.ip(),
             out,
+            session_header: parts.headers.contains_key(identity::SESSION_HEADER),
         }),
         Err(Refusal::UnknownToken) => Err(ConnectError::new(
             Code::Unauthenticated,

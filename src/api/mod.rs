@@ -93,19 +93,27 @@ pub struct Ctx {
     pub caller: Caller,
     pub peer: IpAddr,
     pub out: Out,
+    /// Whether the request carried `Actiond-Session` (`auth::identity::SESSION_HEADER`): a
+    /// login then answers the session in that header, with no cookie.
+    pub session_header: bool,
 }
 
 /// A successful answer: the body in the request's codec and, for login and logout, a
-/// `Set-Cookie` value.
+/// `Set-Cookie` value or the new session for the `Actiond-Session` header.
 #[derive(Debug)]
 pub struct Reply {
     pub body: Vec<u8>,
     pub cookie: Option<String>,
+    pub session: Option<String>,
 }
 
 impl From<Vec<u8>> for Reply {
     fn from(body: Vec<u8>) -> Reply {
-        Reply { body, cookie: None }
+        Reply {
+            body,
+            cookie: None,
+            session: None,
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The identity operations: LocalUserLogin, Logout, WhoAmI, PasswordHash, and Init (what
 //! the web page needs to boot, including who is calling). Each decodes, asks `auth` or
-//! `permissions`, and encodes; the session cookie is written here and nowhere else.
+//! `permissions`, and encodes; the session cookie (or, for the page, the `Actiond-Session`
+//! header) is written here and nowhere else.
 
 use super::dto::{Empty, HashReply, InitReply, LinkJson, LoginReply, PolicyJson, WhoAmIReply};
 use super::{App, Ctx, Reply};
@@ -45,9 +46,21 @@ pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectErr
         Login::Accepted { sid } => {
             // The new session may have evicted the user's oldest: its streams end now.
             app.engine.bus().revalidate(&app.config().auth);
-            Ok(Reply {
-                body: ctx.out.encode(&LoginReply { success: true }),
-                cookie: Some(session_cookie(&sid)),
+            let body = ctx.out.encode(&LoginReply { success: true });
+            // Asked for in the header (the web page): no cookie, which the browser would send
+            // to every other port of the board's name too.
+            Ok(if ctx.session_header {
+                Reply {
+                    body,
+                    cookie: None,
+                    session: Some(sid),
+                }
+            } else {
+                Reply {
+                    body,
+                    cookie: Some(session_cookie(&sid)),
+                    session: None,
+                }
             })
         }
     }
@@ -63,6 +76,7 @@ pub fn logout(app: &App, ctx: &Ctx) -> Reply {
     Reply {
         body: ctx.out.encode(&Empty {}),
         cookie: Some(cleared_cookie()),
+        session: None,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Who is calling, decided by one pure function from what the request carries:
-//! an API token (`Authorization: Bearer`, or `token`), then a trusted header (only from an address in
-//! `trustedProxies`), then the `svc-sid-local` session cookie, then the guest. A token that
+//! an API token (`Authorization: Bearer`, or `token`), then a trusted header (only from an
+//! address in `trustedProxies`), then the session in `Actiond-Session` (the page's) or else the
+//! `svc-sid-local` cookie, then the guest. A token that
 //! matches nothing is refused, never turned into a guest. This module reads no headers and
 //! no clock itself: the server extracts `Credentials`, the caller passes the time.
 
@@ -13,6 +14,13 @@ use crate::permissions::{Caller, Provider};
 
 /// The session cookie's name.
 pub const COOKIE: &str = "svc-sid-local";
+
+/// The header that carries a session instead of the cookie (the web page's way). A browser
+/// sends a cookie to every port of the board's name, so any other web service on the board
+/// would see it; a header the page adds itself goes only where the page sends it. On
+/// LocalUserLogin the header asks for the new session in the answer's header of the same
+/// name, and no cookie.
+pub const SESSION_HEADER: &str = "actiond-session";
 
 /// What a request offers to identify itself.
 #[derive(Debug, Default, Clone, Copy)]

@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 
 use super::{Answer, StreamBody, error, full};
 use crate::api;
+use crate::auth::identity;
 use crate::protocol::{self, ConnectError, Protocol, Wire, grpc};
 
 /// How the frames of a streamed body are written.
@@ -70,7 +71,7 @@ pub fn request(wire: Wire, raw: Bytes) -> Result<Bytes, ConnectError> {
 }
 
 /// The answer to a unary call, in the request's protocol and codec, with the session cookie
-/// when the operation set one.
+/// or `Actiond-Session` header when the operation set one.
 pub fn unary(wire: Wire, result: Result<api::Reply, ConnectError>) -> Answer {
     if wire.protocol == Protocol::Connect {
         return match result {
@@ -80,7 +81,7 @@ pub fn unary(wire: Wire, result: Result<api::Reply, ConnectError>) -> Answer {
                     CONTENT_TYPE,
                     HeaderValue::from_static(wire.content_type(false)),
                 );
-                cookie(&mut answer, reply.cookie);
+                session(&mut answer, reply.cookie, reply.session);
                 answer
             }
             // An error is always JSON, whatever the codec (Connect says so).
@@ -88,12 +89,13 @@ pub fn unary(wire: Wire, result: Result<api::Reply, ConnectError>) -> Answer {
         };
     }
     // gRPC: HTTP 200 whatever happened; the trailers say how the call ended.
-    let (frames, cookie_value) = match result {
+    let (frames, cookie, sid) = match result {
         Ok(reply) => (
             vec![protocol::envelope(0, &reply.body), wire.end(None)],
             reply.cookie,
+            reply.session,
         ),
-        Err(e) => (vec![wire.end(Some(&e))], None),
+        Err(e) => (vec![wire.end(Some(&e))], None, None),
     };
     let framing = Framing::of(wire);
     let body = if framing == Framing::Trailers {
@@ -119,12 +121,16 @@ pub fn unary(wire: Wire, result: Result<api::Reply, ConnectError>) -> Answer {
         CONTENT_TYPE,
         HeaderValue::from_static(wire.content_type(false)),
     );
-    cookie(&mut answer, cookie_value);
+    session(&mut answer, cookie, sid);
     answer
 }
 
-fn cookie(answer: &mut Answer, cookie: Option<String>) {
+/// The session a login or logout set: a cookie, or the page's `Actiond-Session` header.
+fn session(answer: &mut Answer, cookie: Option<String>, sid: Option<String>) {
     if let Some(value) = cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
         answer.headers_mut().insert("set-cookie", value);
+    }
+    if let Some(value) = sid.and_then(|s| HeaderValue::from_str(&s).ok()) {
+        answer.headers_mut().insert(identity::SESSION_HEADER, value);
     }
 }

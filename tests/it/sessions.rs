@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::client::{Response, assert_error};
 use crate::harness::{SOON, Server, TempDir, wait_until};
-use crate::identity::{OTHER_ADDRESS, bearer, cookie, login_from, sha256_hex, who_am_i};
+use crate::identity::{OTHER_ADDRESS, bearer, call_with, cookie, login_from, sha256_hex, who_am_i};
 use crate::live_permissions::{ALICE_PW, BOB_PW, TOKEN, login, merge, reload, with_identities};
 
 const LOOPBACK: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
@@ -164,4 +164,64 @@ fn the_sessions_file_holds_hashes_of_the_ids_and_an_old_file_in_clear_is_dropped
     let server = Server::start(config);
     assert_eq!(user_of(&server, &alice), "alice");
     assert_eq!(user_of(&server, &bob), "bob");
+}
+
+/// The page's way: a login that sends `Actiond-Session` gets its session back in that header
+/// and no cookie, which a browser would also send to every other port of the board's name.
+/// The header then identifies its holder; it wins over a cookie; Logout ends it.
+#[test]
+fn a_login_asked_for_in_the_header_answers_in_the_header_and_sets_no_cookie() {
+    let server = Server::start(config(json!({})));
+    let resp = call_with(
+        &server,
+        "LocalUserLogin",
+        json!({"username": "alice", "password": ALICE_PW}),
+        &[("Actiond-Session", "new")],
+    );
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    assert_eq!(resp.json()["success"], true);
+    assert_eq!(resp.header("Set-Cookie"), None, "no cookie for the page");
+    let sid = resp
+        .header("Actiond-Session")
+        .expect("the session in the header")
+        .to_string();
+    let by_header = |sid: &str| {
+        who_am_i(&server, &[("Actiond-Session", sid)])["authenticatedUser"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(by_header(&sid), "alice");
+    assert_eq!(
+        user_of(&server, &sid),
+        "alice",
+        "the same id works as a cookie"
+    );
+    // A header wins over a cookie: a page that sends its own (or "new") is never someone
+    // else through a cookie left in the browser.
+    let bob = login(&server, "bob", BOB_PW);
+    let both = who_am_i(
+        &server,
+        &[("Actiond-Session", "new"), ("Cookie", &cookie(&bob))],
+    );
+    assert_eq!(both["authenticatedUser"], "guest");
+    // A wrong password answers no session at all.
+    let wrong = call_with(
+        &server,
+        "LocalUserLogin",
+        json!({"username": "alice", "password": "not it"}),
+        &[("Actiond-Session", "new")],
+    );
+    assert_eq!(wrong.json()["success"], false);
+    assert_eq!(wrong.header("Actiond-Session"), None);
+    assert_eq!(wrong.header("Set-Cookie"), None);
+    // Logout through the header ends that session.
+    let out = call_with(&server, "Logout", json!({}), &[("Actiond-Session", &sid)]);
+    assert_eq!(out.status, 200, "{}", out.text());
+    assert_eq!(by_header(&sid), "guest");
+    assert_eq!(
+        user_of(&server, &bob),
+        "bob",
+        "bob's session is not touched"
+    );
 }

@@ -456,7 +456,7 @@ test("9. the page works behind nginx under a sub-path", async () => {
       await page.locator(".badge", { hasText: "Running" }).waitFor();
       await page.getByRole("button", { name: "Kill" }).click();
       await page.locator(".titles .badge", { hasText: "Killed" }).waitFor();
-      // Logging in sets a cookie the proxied page sends back.
+      // Logging in keeps a session the proxied page sends back, in its header.
       await page.getByRole("link", { name: "Log in" }).click();
       await page.getByLabel("Username").fill("alice");
       await page.getByLabel("Password").fill(PASSWORD);

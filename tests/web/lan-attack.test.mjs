@@ -204,6 +204,16 @@ test(`a page of another site presses nothing on http://${BOARD}, by any request 
 
 test("the logged-in admin's own page loads no API URL that config or entity HTML names", async () => {
   const context = await browser.newContext();
+  // The page itself keeps its session in a header, never a cookie. A browser may still hold
+  // the admin's cookie from another client's login (an older page, a script): the browser
+  // gets one here too, so that an <img> the page drew would carry it.
+  const login = await fetch(`http://127.0.0.1:${port}/api/LocalUserLogin`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Connect-Protocol-Version": "1" },
+    body: JSON.stringify({ username: "admin", password: PASSWORD }),
+  });
+  const sid = /svc-sid-local=([^;]+)/.exec(login.headers.get("set-cookie") || "")[1];
+  await context.addCookies([{ name: "svc-sid-local", value: sid, url: board }]);
   const sent = recordRequests(context);
   const page = await context.newPage();
   await page.goto(`${board}/#/login`);

@@ -328,8 +328,9 @@ test("3. a session ended elsewhere is forgotten too", async () => {
   await page.getByRole("button", { name: /Read the admin log/ }).click();
   await page.locator(".recent").getByText("ADMIN-ONLY-OUTPUT-4242").waitFor();
   // Another tab logs this session out.
-  const cookie = (await page.context().cookies()).find((c) => c.name === "svc-sid-local");
-  await api("Logout", {}, { Cookie: `${cookie.name}=${cookie.value}` });
+  const sid = await page.evaluate(() => localStorage.getItem("actiond-session:/"));
+  assert.ok(sid, "the page keeps its session in storage");
+  await api("Logout", {}, { "Actiond-Session": sid });
   await page.getByRole("link", { name: "Log in" }).waitFor({ timeout: 10_000 });
   await page.locator('[data-binding="secret"]').waitFor();
   await page.locator(".toast", { hasText: "Your session ended" }).waitFor();

@@ -251,14 +251,29 @@ test("log in and out", async () => {
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Log in" }).click();
   await page.getByTitle("Signed in as alice").waitFor();
-  const cookies = await page.context().cookies();
-  assert.ok(cookies.some((c) => c.name === "svc-sid-local" && c.httpOnly));
+  // No cookie, which the browser would send to every port of the board's name: the session
+  // is in this origin's storage, under the page's path, and goes out in a header.
+  assert.deepEqual(await page.context().cookies(), []);
+  const stored = () => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("actiond-session:")).map((k) => [k, localStorage.getItem(k)]));
+  const [[key, sid]] = await stored();
+  assert.equal(key, "actiond-session:/");
+  assert.match(sid, /^[0-9a-f-]{36}$/);
+  // A second tab of the page is the same user; logging out in the first is seen there at once.
+  const other = await page.context().newPage();
+  await other.goto(base + "/");
+  await other.getByTitle("Signed in as alice").waitFor();
   await page.getByRole("link", { name: "Actions", exact: true }).click();
   await page.getByRole("button", { name: /Quick check/ }).waitFor();
   await shot(page, "dashboard-alice");
   await page.getByRole("button", { name: "Log out" }).click();
   await page.getByRole("link", { name: "Log in" }).waitFor();
   assert.equal(await page.locator(".who").count(), 0);
+  assert.deepEqual(await stored(), []);
+  await other.getByRole("link", { name: "Log in" }).waitFor({ timeout: 5_000 });
+  assert.equal(await other.locator(".who").count(), 0);
+  // The ended session is no one's, whichever way it is sent.
+  const who = await api("WhoAmI", {}, { "Actiond-Session": sid });
+  assert.equal(who.authenticatedUser, "guest");
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

@@ -65,6 +65,34 @@
     }
   }
 
+  // The session lives in this origin's storage and goes out in a header the page adds
+  // itself, never in a cookie: a browser sends a cookie to every port of the board's name, so
+  // any other web service on the board (a router page, a NAS app) would receive it. Storage is
+  // per origin (scheme, name and port), and keyed by the page's path, so two actiond behind
+  // one proxy under different sub-paths keep apart. A login sends the header with "new" to
+  // ask for its session in the answer's header.
+  const SESSION_HEADER = "Actiond-Session";
+  const SESSION_KEY = "actiond-session:" + location.pathname.replace(/[^/]*$/, "");
+  function storedSession() {
+    try {
+      return localStorage.getItem(SESSION_KEY);
+    } catch {
+      return null; // storage refused (a private mode): the user stays a guest
+    }
+  }
+  function keepSession(sid) {
+    try {
+      if (sid) localStorage.setItem(SESSION_KEY, sid);
+      else localStorage.removeItem(SESSION_KEY);
+    } catch {
+      // storage refused: nothing is kept, which is the safe side
+    }
+  }
+  function withSession(headers) {
+    headers[SESSION_HEADER] = storedSession() || "new";
+    return headers;
+  }
+
   // A call that gets no answer in this time is given up: a connection that stopped carrying
   // packets without closing (a stale socket on a phone) would otherwise hold it for minutes.
   const CALL_TIMEOUT = 20000;
@@ -77,12 +105,17 @@
     const epoch = S.epoch;
     let r;
     let json;
+    const headers = withSession({ "Content-Type": "application/json", "Connect-Protocol-Version": "1" });
+    // Logout forgets the session before it is sent: its answer may never be read (the ended
+    // session ends this tab's event stream first, which starts the page over).
+    if (op === "Logout") keepSession(null);
     try {
       r = await fetch("api/" + op, {
         method: "POST",
-        headers: { "Content-Type": "application/json", "Connect-Protocol-Version": "1" },
+        headers,
         body: JSON.stringify(body),
-        credentials: "same-origin",
+        // No cookie: the page's session travels in the Actiond-Session header only.
+        credentials: "omit",
         cache: "no-store",
         signal: AbortSignal.timeout(CALL_TIMEOUT),
       });
@@ -91,6 +124,7 @@
       throw new ApiError("unavailable", "actiond cannot be reached. Check the network and try again.", 0);
     }
     if (epoch !== S.epoch) throw new ApiError("aborted", "the page forgot the user this was asked for", 0);
+    if (op === "LocalUserLogin" && r.ok) keepSession(r.headers.get(SESSION_HEADER));
     if (!r.ok) {
       const e = new ApiError((json && json.code) || "unknown", (json && json.message) || "HTTP " + r.status, r.status);
       if (e.code === "unauthenticated" && S.init && !quiet && op !== "LocalUserLogin") needLogin();
@@ -205,9 +239,9 @@
       try {
         const r = await fetch("api/EventStream", {
           method: "POST",
-          headers: { "Content-Type": "application/connect+json", "Connect-Protocol-Version": "1" },
+          headers: withSession({ "Content-Type": "application/connect+json", "Connect-Protocol-Version": "1" }),
           body: REQUEST_ENVELOPE,
-          credentials: "same-origin",
+          credentials: "omit",
           cache: "no-store",
           signal: attempt.signal,
         });
@@ -928,6 +962,14 @@
     b.focus({ preventScroll: true });
     b.scrollIntoView({ block: "center" });
   }
+
+  // A login or logout in another tab of this page changes the stored session: this tab
+  // forgets what it showed for the previous user and starts over as the new one.
+  window.addEventListener("storage", (e) => {
+    if (e.key !== SESSION_KEY && e.key !== null) return;
+    forgetAll();
+    boot("#/");
+  });
 
   window.addEventListener("hashchange", route);
   $("#nav").addEventListener("scroll", () => navEdges(false), { passive: true });
