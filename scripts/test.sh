@@ -298,10 +298,14 @@ step "Connect client from npm against the real binary: JSON, binary and gRPC-Web
     ACTIOND_BIN="$PWD/../../target/debug/actiond" npm test
 )
 
-step "buf curl (npm @bufbuild/buf, pinned) with its defaults (Connect, binary) and --protocol grpcweb: every operation (tests/connect)"
+step "buf curl (npm @bufbuild/buf, pinned) with its defaults (Connect, binary), --protocol grpcweb, and --protocol grpc against the grpc feature's build: every operation (tests/connect)"
+# The grpc feature's build (HTTP/2 beside HTTP/1.1) gets a target directory of its own, kept,
+# so that it never replaces the default binary the other stages drive.
+cargo build --quiet --features grpc --target-dir target/grpc
 (
     cd tests/connect
-    ACTIOND_BIN="$PWD/../../target/debug/actiond" npm run --silent test:buf
+    ACTIOND_BIN="$PWD/../../target/debug/actiond" ACTIOND_GRPC_BIN="$PWD/../../target/grpc/debug/actiond" \
+        npm run --silent test:buf
 )
 
 step "Connect client from PyPI (connectrpc): its default binary codec and JSON, gzipped requests, against the real binary (tests/python)"

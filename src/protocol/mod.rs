@@ -362,7 +362,8 @@ pub fn check_protocol_version(value: Option<&str>, required: bool) -> Result<(),
         Some("1") => Ok(()),
         None if !required => Ok(()),
         None => Err(ConnectError::invalid(
-            "missing required header: add Connect-Protocol-Version: 1",
+            "missing required header: add Connect-Protocol-Version: 1 (a client that cannot, \
+             such as OliveTin's, needs connectProtocolHeader: optional in the config)",
         )),
         Some(other) => Err(ConnectError::invalid(format!(
             "Connect-Protocol-Version must be 1, got {other:?}"

@@ -1,11 +1,13 @@
 // `buf curl` (the Buf CLI from npm, pinned in package.json) against the real binary, with its
 // defaults: the Connect protocol with the binary protobuf codec, which it cannot change. Every
 // unary operation, an error, and EventStream, then all of it again with `--protocol grpcweb`
-// (gRPC-Web, binary). The schema is proto/, the one the service answers by, built once into an
+// (gRPC-Web, binary), and with `--protocol grpc --http2-prior-knowledge` against a build with
+// the `grpc` feature when $ACTIOND_GRPC_BIN names one (scripts/test.sh builds it). The schema is proto/, the one the service answers by, built once into an
 // image so that each call does not compile it again.
 //
 // Run (see package.json):   npm ci && npm run test:buf
 // Binary under test:        $ACTIOND_BIN, default ../../target/debug/actiond
+// With the grpc feature:     $ACTIOND_GRPC_BIN (gRPC over HTTP/2), tested when set
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -22,6 +24,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const BIN = process.env.ACTIOND_BIN
   ? resolve(process.env.ACTIOND_BIN)
   : resolve(here, "../../target/debug/actiond");
+const GRPC_BIN = process.env.ACTIOND_GRPC_BIN ? resolve(process.env.ACTIOND_GRPC_BIN) : null;
 const BUF = join(here, "node_modules/.bin/buf");
 const SERVICE = "svc.api.v1.ActionApiService";
 const PASSWORD = "buf curl password";
@@ -58,9 +61,15 @@ actions:
   return path;
 }
 
+/** How `buf curl` is told the protocol: gRPC needs HTTP/2, which over cleartext it only
+ * speaks with prior knowledge. */
+function protocolArgs(protocol) {
+  return protocol === "grpc" ? ["--protocol", "grpc", "--http2-prior-knowledge"] : ["--protocol", protocol];
+}
+
 /** One `buf curl`: the answer as JSON on success, or the error (code, message) it reports. */
 async function bufCurl(base, protocol, op, data) {
-  const args = ["curl", "--schema", image, "--protocol", protocol, "-d", JSON.stringify(data ?? {})];
+  const args = ["curl", "--schema", image, ...protocolArgs(protocol), "-d", JSON.stringify(data ?? {})];
   args.push(`${base}/${SERVICE}/${op}`);
   try {
     const { stdout } = await run(BUF, args, { timeout: 60_000 });
@@ -84,9 +93,9 @@ after(async () => {
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-async function withService(fn) {
+async function withService(protocol, fn) {
   const dir = await mkdtemp(join(tmp, "svc-"));
-  const started = await startService(BIN, await config(dir));
+  const started = await startService(protocol === "grpc" ? GRPC_BIN : BIN, await config(dir));
   try {
     return await fn(`http://${started.addr}`, started);
   } finally {
@@ -94,9 +103,10 @@ async function withService(fn) {
   }
 }
 
-for (const protocol of ["connect", "grpcweb"]) {
+const protocols = ["connect", "grpcweb", ...(GRPC_BIN ? ["grpc"] : [])];
+for (const protocol of protocols) {
   test(`buf curl --protocol ${protocol} (binary): every unary operation`, async () => {
-    await withService(async (base) => {
+    await withService(protocol, async (base) => {
       const call = (op, data) => bufCurl(base, protocol, op, data);
       const ok = async (op, data) => {
         const r = await call(op, data);
@@ -155,8 +165,8 @@ for (const protocol of ["connect", "grpcweb"]) {
   });
 
   test(`buf curl --protocol ${protocol} (binary): EventStream`, async () => {
-    await withService(async (base, service) => {
-      const child = spawn(BUF, ["curl", "--schema", image, "--protocol", protocol, `${base}/${SERVICE}/EventStream`], {
+    await withService(protocol, async (base, service) => {
+      const child = spawn(BUF, ["curl", "--schema", image, ...protocolArgs(protocol), `${base}/${SERVICE}/EventStream`], {
         stdio: ["ignore", "pipe", "pipe"],
       });
       let out = "";
