@@ -260,6 +260,9 @@ pub struct Restore {
     pub problems: Vec<String>,
 }
 
+/// Bad lines of the history file named one by one at start; the rest are counted.
+const NAMED_BAD_LINES: usize = 3;
+
 /// Reads a journal. `now` is the local time written as the finish of interrupted records.
 pub fn restore(bytes: &[u8], now: &str) -> Restore {
     let mut out = Restore::default();
@@ -270,17 +273,26 @@ pub fn restore(bytes: &[u8], now: &str) -> Restore {
     let ends_cleanly = bytes.is_empty() || bytes.ends_with(b"\n");
     let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
     let last = lines.len().saturating_sub(1);
+    let mut unreadable = 0usize;
     for (i, raw) in lines.iter().enumerate() {
         if raw.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         let parsed: Option<Line> = serde_json::from_slice(raw).ok().filter(|l: &Line| l.v == 1);
         let Some(l) = parsed else {
-            out.problems.push(if i == last && !ends_cleanly {
-                format!("the last line of {FILE} was cut off (power lost while writing?) and was skipped")
+            if i == last && !ends_cleanly {
+                out.problems.push(format!(
+                    "the last line of {FILE} was cut off (power lost while writing?) and was skipped"
+                ));
+            } else if unreadable < NAMED_BAD_LINES {
+                out.problems.push(format!(
+                    "line {} of {FILE} could not be read and was skipped",
+                    i + 1
+                ));
+                unreadable += 1;
             } else {
-                format!("line {} of {FILE} could not be read and was skipped", i + 1)
-            });
+                unreadable += 1;
+            }
             continue;
         };
         let finished = l.kind == Kind::Finished;
@@ -294,6 +306,13 @@ pub fn restore(bytes: &[u8], now: &str) -> Restore {
                 seen.insert(l.id.clone(), (l, finished));
             }
         }
+    }
+    if unreadable > NAMED_BAD_LINES {
+        // One line per bad line would let a file of garbage flood the journal at start.
+        out.problems.push(format!(
+            "{} more lines of {FILE} could not be read and were skipped",
+            unreadable - NAMED_BAD_LINES
+        ));
     }
     for id in order {
         let Some((l, finished)) = seen.remove(&id) else {
@@ -573,6 +592,23 @@ mod tests {
         assert_eq!(ids, ["a"]);
         assert!(r.records[0].flags.execution_finished && r.records[0].flags.exit_code == 0);
         assert!(r.problems.is_empty(), "{:?}", r.problems);
+    }
+
+    #[test]
+    fn a_file_of_garbage_names_three_lines_and_counts_the_rest() {
+        let mut file = b"x\n".repeat(100_000);
+        file.extend(finished("ok", b"", Outcome::Exited(0)));
+        let r = restore(&file, "now");
+        assert_eq!(r.records.len(), 1);
+        assert_eq!(
+            r.problems,
+            [
+                format!("line 1 of {FILE} could not be read and was skipped"),
+                format!("line 2 of {FILE} could not be read and was skipped"),
+                format!("line 3 of {FILE} could not be read and was skipped"),
+                format!("99997 more lines of {FILE} could not be read and were skipped"),
+            ]
+        );
     }
 
     #[test]

@@ -83,7 +83,8 @@ pub async fn run(
         Ok(Some((bytes, skipped))) => {
             let bytes = if skipped > 0 {
                 tracing::warn!(
-                    "the history file holds more than the history keeps; its oldest {skipped}                      bytes were not read"
+                    "the history file holds more than the history keeps; its oldest {skipped} \
+                     bytes were not read"
                 );
                 // The first line read is a cut one.
                 let start = bytes

@@ -211,6 +211,8 @@ impl Quiet {
 pub static BLOCKED_STARTS: Quiet = Quiet::new(Level::INFO, "lines about blocked starts");
 /// A login refused (wrong password, unknown user) or throttled.
 pub static FAILED_LOGINS: Quiet = Quiet::new(Level::INFO, "lines about failed logins");
+/// A login turned away because the hasher's queue is full.
+pub static BUSY_LOGINS: Quiet = Quiet::new(Level::WARN, "lines about logins turned away");
 /// A username guessed at from more addresses than its ceiling allows.
 pub static LOGIN_CEILING: Quiet = Quiet::new(Level::WARN, "lines about guessed usernames");
 /// A request refused before it reached an operation (Host, origin, connection share).

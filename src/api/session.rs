@@ -42,6 +42,10 @@ pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectErr
             "too many failed logins for this user from many addresses: for now only a device \
              that logged in as this user before may try; wait a minute, then try again",
         )),
+        Login::Busy => Err(ConnectError::new(
+            Code::ResourceExhausted,
+            "too many logins are being checked right now: try again in a few seconds",
+        )),
         Login::Refused => Ok(ctx.out.encode(&LoginReply { success: false }).into()),
         Login::Accepted { sid } => {
             // The new session may have evicted the user's oldest: its streams end now.

@@ -38,6 +38,8 @@ pub enum Login {
     Throttled(Throttled),
     /// Login disabled, unknown user or wrong password (the caller cannot tell which).
     Refused,
+    /// `MAX_QUEUED_VERIFICATIONS` logins are being checked already; nothing was counted.
+    Busy,
     /// A new session.
     Accepted { sid: String },
 }
@@ -162,6 +164,13 @@ impl Authority {
             .iter()
             .find(|u| u.username == username)
             .filter(|_| auth.local_users_enabled);
+        // Before the throttle: a login turned away for want of a place is not a guess.
+        let Some(place) = self.hasher.place() else {
+            if let Some(more) = ratelog::BUSY_LOGINS.admit() {
+                warn!(%peer, "a login was turned away: {} are being checked already{more}", password::MAX_QUEUED_VERIFICATIONS);
+            }
+            return Login::Busy;
+        };
         {
             let mut throttle = lock(&self.throttle);
             if let Err(why) = throttle.allows(peer, username, Instant::now(), caps) {
@@ -174,7 +183,7 @@ impl Authority {
             throttle.failed(peer, username, Instant::now(), caps);
         }
         let phc = user.map_or(DUMMY_PHC, |u| u.password.as_str()).to_string();
-        let verified = self.hasher.verify(password, phc).await;
+        let verified = self.hasher.verify(place, password, phc).await;
         match user.filter(|_| verified) {
             Some(user) => {
                 lock(&self.throttle).succeeded(peer, username, Instant::now());

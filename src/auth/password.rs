@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use argon2::password_hash::phc::{Output, ParamsString, PasswordHash, Salt};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Memory cost of new hashes in KiB (the OWASP minimum for argon2id).
 pub const M_COST_KIB: u32 = 19_456;
@@ -142,7 +142,21 @@ impl std::error::Error for HashError {}
 #[derive(Debug)]
 pub struct Hasher {
     permit: Arc<Semaphore>,
+    /// Places for verifications waiting or running: a login beyond them is answered "busy"
+    /// at once. Unbounded, a flood of guesses under every throttle cap (many addresses, made-up
+    /// names) held a connection per guess, for minutes at ~8 checks a second, until every
+    /// connection slot was taken and the board answered no one.
+    places: Arc<Semaphore>,
     jobs: std::sync::mpsc::Sender<Job>,
+}
+
+/// Verifications that may wait for the hasher or run at once; a ninth login is "busy".
+pub const MAX_QUEUED_VERIFICATIONS: usize = 8;
+
+/// A place in the hasher's queue, taken before a login is counted or checked.
+#[derive(Debug)]
+pub struct Place {
+    _held: OwnedSemaphorePermit,
 }
 
 enum Job {
@@ -188,6 +202,7 @@ impl Hasher {
             });
         Hasher {
             permit: Arc::new(Semaphore::new(1)),
+            places: Arc::new(Semaphore::new(MAX_QUEUED_VERIFICATIONS)),
             jobs,
         }
     }
@@ -217,10 +232,21 @@ impl Hasher {
         }
     }
 
-    /// Verifies `password` against `phc` off the event loop. Waits for the permit: logins
-    /// queue behind each other (in arrival order, the semaphore is fair) and are throttled per
-    /// address elsewhere.
-    pub async fn verify(&self, password: String, phc: String) -> bool {
+    /// A place in the queue of verifications, or None when `MAX_QUEUED_VERIFICATIONS` are
+    /// waiting or running already.
+    pub fn place(&self) -> Option<Place> {
+        Arc::clone(&self.places)
+            .try_acquire_owned()
+            .ok()
+            .map(|held| Place { _held: held })
+    }
+
+    /// Verifies `password` against `phc` off the event loop, in the place taken with
+    /// `place`. Waits for the permit: logins queue behind each other (in arrival order, the
+    /// semaphore is fair) and are throttled per address elsewhere.
+    pub async fn verify(&self, place: Place, password: String, phc: String) -> bool {
+        // The place is given back when the check is over (or its request dropped).
+        let _place = place;
         // `acquire_owned` fails only on a closed semaphore, and this one is never closed; if it
         // were, refusing the login is the safe answer.
         let Ok(permit) = Arc::clone(&self.permit).acquire_owned().await else {
@@ -308,8 +334,16 @@ mod tests {
     async fn hasher_hashes_and_verifies_off_the_event_loop() {
         let hasher = Hasher::new();
         let phc = hasher.hash("pw".to_string()).await.expect("hash");
-        assert!(hasher.verify("pw".to_string(), phc.clone()).await);
-        assert!(!hasher.verify("wrong".to_string(), phc).await);
+        assert!(
+            hasher
+                .verify(hasher.place().unwrap(), "pw".to_string(), phc.clone())
+                .await
+        );
+        assert!(
+            !hasher
+                .verify(hasher.place().unwrap(), "wrong".to_string(), phc)
+                .await
+        );
         // Every permit came back.
         assert_eq!(hasher.permit.available_permits(), 1);
     }
@@ -334,7 +368,7 @@ mod tests {
         let running = Arc::clone(&hasher.permit)
             .try_acquire_owned()
             .expect("permit");
-        let queued = hasher.verify("pw".to_string(), phc);
+        let queued = hasher.verify(hasher.place().unwrap(), "pw".to_string(), phc);
         tokio::pin!(queued);
         // Polled once while the permit is held: it must wait, not fail.
         tokio::select! {

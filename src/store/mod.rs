@@ -76,11 +76,19 @@ impl Store {
     }
 }
 
+/// Writes a new file at `path`, which must not exist once any old one is removed: whatever
+/// someone put there (a symlink to a file of theirs, a FIFO that would hold the open for
+/// ever) is removed, never followed or opened.
 fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    match fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
     let mut f = OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .mode(0o600)
         .open(path)?;
     f.write_all(bytes)?;
@@ -96,6 +104,41 @@ mod tests {
         let d = std::env::temp_dir().join(format!("actiond-store-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&d);
         d
+    }
+
+    #[test]
+    fn a_symlink_or_fifo_in_the_temp_files_place_is_removed_not_followed() {
+        let dir = temp_dir("hostile");
+        let store = Store::new(Some(dir.join("state")));
+        fs::create_dir_all(dir.join("state")).unwrap();
+        let victim = dir.join("victim");
+        fs::write(&victim, b"keep me").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join("state/.s.json.tmp")).unwrap();
+        store.replace("s.json", b"one").unwrap();
+        assert_eq!(
+            fs::read(&victim).unwrap(),
+            b"keep me",
+            "the symlink was followed"
+        );
+        assert!(
+            !fs::symlink_metadata(dir.join("state/s.json"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read(dir.join("state/s.json")).unwrap(), b"one");
+        // A FIFO would hold an open for writing until a reader came: removed, not opened.
+        let fifo = dir.join("state/.s.json.tmp");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        store.replace("s.json", b"two").unwrap();
+        assert_eq!(fs::read(dir.join("state/s.json")).unwrap(), b"two");
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

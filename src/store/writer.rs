@@ -34,6 +34,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::Store;
+use crate::files;
 
 /// Something a journal holds: it encodes itself as the bytes to append.
 pub trait Record: Send + 'static {
@@ -292,6 +293,10 @@ struct Writer {
     sync_took: Duration,
 }
 
+/// The most of the file read back to rewrite it after a failure. Compaction keeps the file
+/// far below this; a file grown past it by someone else is not read whole into memory.
+const CURRENT_MAX: u64 = 256 * 1024 * 1024;
+
 /// The longest a batch waits for company; see [`linger`].
 const LINGER_MAX: Duration = Duration::from_millis(1);
 
@@ -502,11 +507,20 @@ impl Writer {
             None => {
                 fs::create_dir_all(&self.dir)?;
                 let existed = fs::symlink_metadata(&self.path).is_ok();
+                // Never through a symlink, never a FIFO (its open would wait for a reader for
+                // ever) or a device: only a regular file of our own is appended to.
                 let f = OpenOptions::new()
                     .append(true)
                     .create(true)
+                    .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
                     .mode(0o600)
                     .open(&self.path)?;
+                if !f.metadata()?.is_file() {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("{} is not a regular file", self.path.display()),
+                    ));
+                }
                 if !existed {
                     File::open(&self.dir)?.sync_all()?;
                     self.syncs += 1;
@@ -537,10 +551,15 @@ impl Writer {
 
     /// The file's current content (empty when there is none).
     fn current(&self) -> io::Result<Vec<u8>> {
-        match fs::read(&self.path) {
+        // Only a regular file, read without blocking; what is not one is started over.
+        match files::read(&self.path, CURRENT_MAX) {
             Ok(bytes) => Ok(bytes),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
-            Err(e) => Err(e),
+            Err(e) if e.is_not_found() => Ok(Vec::new()),
+            Err(e @ files::ReadError::NotRegular(_)) => {
+                tracing::warn!("{e}: the history file is started over");
+                Ok(Vec::new())
+            }
+            Err(e) => Err(e.into()),
         }
     }
 

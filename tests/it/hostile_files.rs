@@ -336,3 +336,44 @@ fn a_sessions_file_of_300000_entries_is_refused_at_start_and_logins_stay_prompt(
         .len();
     assert!(size < 10_000, "the sessions file holds {size} bytes");
 }
+
+/// A local attacker who can write the state directory puts a FIFO and a symlink where the
+/// state files' temporary copies go, and a symlink in the history file's place: a login, runs
+/// and a compaction go on, nothing outside the directory is written, and readiness answers.
+#[test]
+fn fifos_and_symlinks_in_the_state_files_places_are_removed_never_opened_or_followed() {
+    let state = TempDir::new();
+    let elsewhere = TempDir::new();
+    let victim = elsewhere.path().join("victim");
+    std::fs::write(&victim, b"not actiond's").unwrap();
+    mkfifo(&state.path().join(".sessions.json.tmp"));
+    mkfifo(&state.path().join(".history.jsonl.tmp"));
+    let mut config = locked();
+    config["stateDirectory"] = json!(state.path());
+    // Small, so that a few runs make the journal compact through its temporary file.
+    config["logHistoryLimit"] = json!(3);
+    config["defaultPermissions"]["exec"] = json!(true);
+    let password = "alice pw";
+    config["authLocalUsers"]["users"][0]["password"] = json!(phc(password));
+    let server = Server::start(config);
+    assert_ready_promptly(&server);
+    login(&server, "alice", password);
+    assert_ready_promptly(&server);
+    std::fs::remove_file(state.path().join(".sessions.json.tmp")).ok();
+    std::os::unix::fs::symlink(&victim, state.path().join(".sessions.json.tmp")).unwrap();
+    login(&server, "alice", password);
+    for _ in 0..12 {
+        let entry = server.run("reboot");
+        assert_eq!(entry["exitCode"], 0, "{entry}");
+    }
+    assert_ready_promptly(&server);
+    assert_eq!(std::fs::read(&victim).unwrap(), b"not actiond's");
+    assert!(
+        !state.path().join(".history.jsonl.tmp").exists(),
+        "the journal never compacted through its temporary file"
+    );
+    for name in ["sessions.json", "history.jsonl"] {
+        let meta = std::fs::symlink_metadata(state.path().join(name)).unwrap();
+        assert!(meta.is_file(), "{name} is not a regular file");
+    }
+}

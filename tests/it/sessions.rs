@@ -225,3 +225,41 @@ fn a_login_asked_for_in_the_header_answers_in_the_header_and_sets_no_cookie() {
         "bob's session is not touched"
     );
 }
+
+/// Guesses under every throttle cap (one address, a different made-up name each) arriving
+/// together: at most `MAX_QUEUED_VERIFICATIONS` (8) wait for the hasher, the rest are told
+/// at once that logins are busy, uncounted, so connections are not held for minutes and the
+/// service keeps answering.
+#[test]
+fn a_flood_of_logins_waits_in_a_bounded_queue_and_the_rest_are_told_at_once() {
+    let server = Server::start(config(json!({})));
+    let calls = (0..20)
+        .map(|i| {
+            let body = json!({"username": format!("nobody{i}"), "password": "guess"});
+            let req =
+                crate::client::Request::connect("LocalUserLogin", body.to_string().as_bytes());
+            (server.conn(), req)
+        })
+        .collect();
+    let answers = crate::harness::send_together(calls);
+    let busy: Vec<&Response> = answers.iter().filter(|r| r.status == 429).collect();
+    let refused = answers.iter().filter(|r| outcome(r) == "refused").count();
+    assert!(
+        refused <= 8,
+        "{refused} guesses were checked, more than the queue holds"
+    );
+    assert!(busy.len() >= 12, "only {} turned away", busy.len());
+    for r in &busy {
+        assert!(
+            assert_error(r, 429, "resource_exhausted").contains("being checked"),
+            "{}",
+            r.text()
+        );
+    }
+    assert!(server.log_contains("a login was turned away"));
+    // Turned away is not a failed guess: the right password still works at once.
+    assert_eq!(
+        outcome(&login_from(&server, LOOPBACK, "alice", ALICE_PW)),
+        "ok"
+    );
+}
