@@ -290,7 +290,7 @@ grep -qE '^homeassistant: [1-9][0-9]* passed, 0 failed' <<<"$ha_out" || {
     exit 1
 }
 
-step "Connect client from npm against the real binary (tests/connect)"
+step "Connect client from npm against the real binary: JSON, binary and gRPC-Web (tests/connect)"
 (
     cd tests/connect
     npm ci --no-audit --no-fund --loglevel=error
@@ -298,7 +298,17 @@ step "Connect client from npm against the real binary (tests/connect)"
     ACTIOND_BIN="$PWD/../../target/debug/actiond" npm test
 )
 
-step "Connect client from PyPI (connectrpc, gzipped requests by default) against the real binary (tests/python)"
+step "buf curl (npm @bufbuild/buf, pinned) with its defaults (Connect, binary), --protocol grpcweb, and --protocol grpc against the grpc feature's build: every operation (tests/connect)"
+# The grpc feature's build (HTTP/2 beside HTTP/1.1) gets a target directory of its own, kept,
+# so that it never replaces the default binary the other stages drive.
+cargo build --quiet --features grpc --target-dir target/grpc
+(
+    cd tests/connect
+    ACTIOND_BIN="$PWD/../../target/debug/actiond" ACTIOND_GRPC_BIN="$PWD/../../target/grpc/debug/actiond" \
+        npm run --silent test:buf
+)
+
+step "Connect client from PyPI (connectrpc): its default binary codec and JSON, gzipped requests, against the real binary (tests/python)"
 # The venv is kept under target/ so that later runs only check the pins.
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
     echo "error: the Python Connect client needs Python 3.11 or newer" >&2
@@ -309,8 +319,8 @@ target/python/bin/pip install -q --disable-pip-version-check -r tests/python/req
 rm -rf tests/python/gen
 mkdir -p tests/python/gen
 PATH="$PWD/target/python/bin:$PATH" target/python/bin/python -m grpc_tools.protoc \
-    -I tests/connect/proto --py_out=tests/python/gen --connectrpc_out=tests/python/gen \
-    tests/connect/proto/svc/api/v1/actiond.proto
+    -I proto --py_out=tests/python/gen --connectrpc_out=tests/python/gen \
+    proto/svc/api/v1/actiond.proto
 ACTIOND_BIN="$PWD/target/debug/actiond" target/python/bin/python tests/python/client_test.py
 
 step "web page in Debian's chromium against the real binary, behind nginx, and Lighthouse (tests/web; screenshots in tests/web/out)"

@@ -15,7 +15,8 @@
 //! as they are now.
 //!
 //! The bus does not know the wire format: the API layer gives it an encoder when it is
-//! built, and each event is encoded once, however many subscribers receive it.
+//! built, and each subscriber says which of the encoder's forms it takes (the API's codecs);
+//! each event is encoded once per form, however many subscribers receive it.
 //!
 //! A service inside actiond that mirrors state elsewhere (the MQTT client) must never be cut
 //! off, and must never slow the bus either. It takes an `ActionWatch` instead of a queue:
@@ -47,8 +48,14 @@ pub enum Event {
     EntityChanged,
 }
 
-/// Turns an event into the bytes a subscriber receives (one Connect envelope).
-pub type Encoder = fn(&Event) -> Vec<u8>;
+/// Which of the encoder's forms a subscriber receives, below [`FORMS`].
+pub type Form = usize;
+
+/// How many forms an encoder has.
+pub const FORMS: usize = 2;
+
+/// Turns an event into the bytes a subscriber of a form receives (one envelope).
+pub type Encoder = fn(&Event, Form) -> Vec<u8>;
 
 /// Identifies a stream's caller again, from what its request presented. Implemented by the
 /// API, which knows credentials; the bus only asks.
@@ -72,6 +79,7 @@ struct Subscriber {
     who: Option<Box<dyn Reidentify>>,
     /// The bus's `generation` when `caller` was last identified.
     checked: usize,
+    form: Form,
     tx: mpsc::Sender<Bytes>,
     cut: Arc<Mutex<Option<Cut>>>,
 }
@@ -238,22 +246,25 @@ impl Bus {
     /// Adds a subscriber whose caller never changes; from now on it receives every event it
     /// may see.
     pub fn subscribe(&self, caller: Caller) -> Result<Subscription, Refused> {
-        self.add(caller, None)
+        self.add(caller, None, 0)
     }
 
-    /// Adds a subscriber whose caller `who` identifies again after every `revalidate`.
+    /// Adds a subscriber whose caller `who` identifies again after every `revalidate`, and
+    /// which receives the encoder's `form` of each event.
     pub fn subscribe_as(
         &self,
         caller: Caller,
         who: Box<dyn Reidentify>,
+        form: Form,
     ) -> Result<Subscription, Refused> {
-        self.add(caller, Some(who))
+        self.add(caller, Some(who), form.min(FORMS - 1))
     }
 
     fn add(
         &self,
         caller: Caller,
         who: Option<Box<dyn Reidentify>>,
+        form: Form,
     ) -> Result<Subscription, Refused> {
         if self.closed.load(Ordering::SeqCst) {
             return Err(Refused::Closed);
@@ -270,6 +281,7 @@ impl Bus {
             caller,
             who,
             checked: self.generation.load(Ordering::SeqCst),
+            form,
             tx,
             cut: Arc::clone(&cut),
         });
@@ -316,7 +328,9 @@ impl Bus {
         if subs.is_empty() {
             return;
         }
-        let frame = Bytes::from((self.encode)(event));
+        // Each form is encoded when the first subscriber that takes it is reached.
+        let mut frames: [Option<Bytes>; FORMS] = Default::default();
+        let encode = self.encode;
         let generation = self.generation.load(Ordering::SeqCst);
         subs.retain_mut(|s| {
             if !s.current(auth, generation) {
@@ -327,6 +341,7 @@ impl Bus {
             {
                 return true;
             }
+            let frame = frames[s.form].get_or_insert_with(|| Bytes::from(encode(event, s.form)));
             match s.tx.try_send(frame.clone()) {
                 Ok(()) => true,
                 Err(TrySendError::Full(_)) => {
@@ -357,7 +372,7 @@ mod tests {
     use crate::execution::tests::action;
     use crate::permissions::Provider;
 
-    fn encode(e: &Event) -> Vec<u8> {
+    fn encode(e: &Event, _: Form) -> Vec<u8> {
         format!("{e:?}").into_bytes()
     }
 

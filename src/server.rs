@@ -1,9 +1,13 @@
 //! The HTTP server: the only code that touches sockets. It accepts connections on an
 //! injected listener (at most `maxConnections` at once; beyond that they wait in the kernel
-//! backlog), sets TCP_NODELAY, serves HTTP/1.1 with a header-read timeout, applies the
-//! Connect request-header rules through `protocol`, reads bodies with a bound that
-//! holds while they stream in (and after gzip), and hands decoded requests to `api`. On
-//! shutdown it stops accepting, lets the engine stop running executions, and closes.
+//! backlog), sets TCP_NODELAY, serves HTTP/1.1 with a header-read timeout, chooses each
+//! call's protocol and codec once from its Content-Type (`protocol::Wire`: Connect with JSON
+//! or protobuf, gRPC-Web), applies that protocol's request-header rules through `protocol`,
+//! reads bodies with a bound that holds while they stream in (and after gzip), and hands
+//! decoded requests to `api`; `framing` writes the answer as the protocol frames it. Every
+//! refused API request is logged at DEBUG (rate-limited) with its operation, caller and
+//! reason. On shutdown it stops accepting, lets the engine stop running executions, and
+//! closes.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -20,6 +24,7 @@ use hyper::body::Frame;
 use hyper::body::Incoming;
 use hyper::header::{ALLOW, CONTENT_ENCODING, CONTENT_TYPE, HOST, HeaderValue, ORIGIN, REFERER};
 use hyper::http::request::Parts;
+#[cfg(not(feature = "grpc"))]
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
@@ -29,17 +34,21 @@ use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError, mpsc};
 use tracing::{debug, info, warn};
 
-use crate::api::{self, App, Ctx, Op, Route};
+use crate::api::dto::Out;
+use crate::api::{self, App, Ctx, Op, Route, schema};
 use crate::auth::identity::{self, Credentials, Presented, Refusal};
-use crate::config::Auth;
+use crate::config::{Auth, ProtocolHeader};
 use crate::events::{Cut, Subscription};
 use crate::origin::{self, Target};
-use crate::protocol::{self, Code, ConnectError, Encoding, Fields};
+use crate::permissions::Caller;
+use crate::protocol::{self, Code, Codec, ConnectError, Encoding, Fields, Protocol, Wire};
 use crate::ratelog;
 
 mod connection;
+mod framing;
 
 use connection::{Open, Share, Shares, Timed, Tracker};
+use framing::Framing;
 
 /// An answer's body: a whole message, or an event stream fed envelope by envelope.
 type Answer = Response<Either<Full<Bytes>, StreamBody>>;
@@ -54,9 +63,11 @@ const STALLED: Duration = Duration::from_secs(10);
 const KEEP_ALIVE: Duration = Duration::from_secs(5);
 
 /// A response body written as frames arrive on a channel, each flushed as it comes
-/// (chunked on HTTP/1.1). It ends when the channel closes.
+/// (chunked on HTTP/1.1) and written as its protocol frames it (`Framing`). It ends when the
+/// channel closes.
 pub struct StreamBody {
     rx: mpsc::Receiver<Bytes>,
+    framing: Framing,
 }
 
 impl hyper::body::Body for StreamBody {
@@ -67,9 +78,10 @@ impl hyper::body::Body for StreamBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let framing = self.framing;
         self.rx
             .poll_recv(cx)
-            .map(|frame| frame.map(|b| Ok(Frame::data(b))))
+            .map(|frame| frame.map(|b| Ok(framing.frame(b))))
     }
 }
 
@@ -153,6 +165,43 @@ fn queued(listener: &TcpListener) -> bool {
     poll(&mut fds, PollTimeout::ZERO).is_ok_and(|n| n > 0)
 }
 
+/// The protocol handler of every connection: HTTP/1.1, and with the `grpc` feature HTTP/2
+/// too (cleartext with prior knowledge, as gRPC clients speak it), told apart by the
+/// connection's first bytes.
+#[cfg(not(feature = "grpc"))]
+type Http = http1::Builder;
+#[cfg(feature = "grpc")]
+type Http = hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>;
+
+/// How many requests one HTTP/2 connection may have under way at once: its streams share
+/// one connection slot, so they are bounded as a few connections would be.
+#[cfg(feature = "grpc")]
+const MAX_STREAMS: u32 = 8;
+
+fn http_builder() -> Http {
+    #[cfg(not(feature = "grpc"))]
+    let mut http = http1::Builder::new();
+    #[cfg(feature = "grpc")]
+    let mut http = Http::new(hyper_util::rt::TokioExecutor::new());
+    #[cfg(feature = "grpc")]
+    http.http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(MAX_STREAMS)
+        .max_header_list_size(MAX_BUFFER as u32)
+        .max_send_buf_size(MAX_BUFFER);
+    #[cfg(feature = "grpc")]
+    let mut http1 = http.http1();
+    #[cfg(not(feature = "grpc"))]
+    let http1 = &mut http;
+    // `Timed` keeps every deadline (hyper's own header timer would close a late head
+    // without the 408 a client can act on).
+    http1
+        .timer(TokioTimer::new())
+        .header_read_timeout(None)
+        .max_buf_size(MAX_BUFFER);
+    http
+}
+
 /// Serves until `shutdown` resolves, then shuts down in order.
 pub async fn serve(
     listener: TcpListener,
@@ -163,12 +212,7 @@ pub async fn serve(
     let shares = Arc::new(Shares::default());
     let open = Arc::new(Open::default());
     let graceful = GracefulShutdown::new();
-    let mut http = http1::Builder::new();
-    // `Timed` keeps every deadline (hyper's own header timer would close a late head
-    // without the 408 a client can act on).
-    http.timer(TokioTimer::new())
-        .header_read_timeout(None)
-        .max_buf_size(MAX_BUFFER);
+    let http = Arc::new(http_builder());
     tokio::pin!(shutdown);
 
     loop {
@@ -206,8 +250,9 @@ pub async fn serve(
             }
         });
         let io = TokioIo::new(Timed::new(stream, Arc::clone(&tracker)));
-        let conn = graceful.watch(http.serve_connection(io, service));
+        let (http, watcher) = (Arc::clone(&http), graceful.watcher());
         tokio::spawn(async move {
+            let conn = watcher.watch(http.serve_connection(io, service));
             tokio::select! {
                 ended = conn => if let Err(e) = ended
                     && let Some(more) = ratelog::CONNECTION_ERRORS.admit()
@@ -255,9 +300,7 @@ async fn handle(app: &App, peer: SocketAddr, tracker: &Tracker, req: Request<Inc
     };
     let route = api::route(parts.method.as_str(), parts.uri.path());
     if let Err(e) = provenance(app, &parts, &route) {
-        if let Some(more) = ratelog::REFUSED_REQUESTS.admit() {
-            debug!(%peer, "refused: {}{more}", e.message);
-        }
+        refused(parts.uri.path(), None, peer, &e);
         return refuse(body, &e).await;
     }
     if let Route::Call(op) = route
@@ -277,7 +320,26 @@ async fn handle(app: &App, peer: SocketAddr, tracker: &Tracker, req: Request<Inc
     let Route::Call(op) = route else {
         unreachable!("checked above")
     };
-    reply(call(app, op, &parts, body, peer).await)
+    call(app, op, &parts, body, peer).await
+}
+
+/// Logs a refused API request at DEBUG, within the rate limit of such lines: what was asked
+/// (the operation, or the path when none was chosen yet), who asked (the caller once
+/// identified, and always the address), and the answer with its reason.
+fn refused(what: &str, caller: Option<&Caller>, peer: SocketAddr, e: &ConnectError) {
+    let Some(more) = ratelog::REFUSED_REQUESTS.admit() else {
+        return;
+    };
+    let code = e.code.as_str();
+    match caller {
+        Some(c) => debug!(
+            "refused {what} from {} ({}) at {peer}: {code}: {}{more}",
+            c.username,
+            c.provider.as_str(),
+            e.message
+        ),
+        None => debug!("refused {what} from {peer}: {code}: {}{more}", e.message),
+    }
 }
 
 /// Answers `e` once the body is read; a body that is late gets the 408 instead.
@@ -328,19 +390,34 @@ async fn answer(app: &App, route: Route<'_>, parts: &Parts, peer: SocketAddr) ->
             format!("{} was misrouted", op.name()),
         )),
         Route::GetStart(op, id) => {
+            let mut caller = None;
             let result = async {
-                let limit = deadline(parts)?;
-                let ctx = context(app, parts, peer)?;
+                let limit = Wire::JSON.deadline(|name| header(parts, name))?;
+                let ctx = context(app, parts, peer, Out::new(op, Codec::Json))?;
                 let key = query_value(parts.uri.query(), "key");
                 let by = api::StartBy::PlainGet {
                     key: key.as_deref(),
                 };
-                with_deadline(limit, api::get_start(app, op, &id, &ctx, by)).await
+                let result = with_deadline(limit, api::get_start(app, op, &id, &ctx, by)).await;
+                caller = Some(ctx.caller);
+                result
             };
-            reply(result.await)
+            let result = result.await;
+            if let Err(e) = &result {
+                refused(op.name(), caller.as_ref(), peer, e);
+            }
+            framing::unary(Wire::JSON, result)
         }
         Route::GetWhoAmI => {
-            reply(context(app, parts, peer).and_then(|ctx| api::get_who_am_i(app, &ctx)))
+            let ctx = context(app, parts, peer, Out::new(Op::WhoAmI, Codec::Json));
+            let result = ctx
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|ctx| api::get_who_am_i(app, ctx));
+            if let Err(e) = &result {
+                refused("WhoAmI", ctx.as_ref().ok().map(|c| &c.caller), peer, e);
+            }
+            framing::unary(Wire::JSON, result)
         }
         Route::Readyz => {
             if app.engine.ready() {
@@ -349,7 +426,9 @@ async fn answer(app: &App, route: Route<'_>, parts: &Parts, peer: SocketAddr) ->
                 text(StatusCode::SERVICE_UNAVAILABLE, "STOPPING")
             }
         }
-        Route::Metrics => match context(app, parts, peer).and_then(|ctx| api::metrics(app, &ctx)) {
+        Route::Metrics => match context(app, parts, peer, Out::new(Op::GetReadyz, Codec::Json))
+            .and_then(|ctx| api::metrics(app, &ctx))
+        {
             Ok(body) => {
                 let mut r = Response::new(full(body));
                 r.headers_mut().insert(
@@ -358,20 +437,27 @@ async fn answer(app: &App, route: Route<'_>, parts: &Parts, peer: SocketAddr) ->
                 );
                 r
             }
-            Err(e) => error(&e),
+            Err(e) => {
+                refused("/metrics", None, peer, &e);
+                error(&e)
+            }
         },
         Route::Index => static_file(app, "index.html", parts),
         Route::Static(name) => static_file(app, name, parts),
-        Route::UnknownOp(name) => error(
-            &ConnectError::new(Code::Unimplemented, format!("no operation named {name:?}"))
-                .with_status(404),
-        ),
+        Route::UnknownOp(name) => {
+            let e = ConnectError::new(Code::Unimplemented, format!("no operation named {name:?}"))
+                .with_status(404);
+            refused(parts.uri.path(), None, peer, &e);
+            error(&e)
+        }
         Route::WrongMethod(allow) => {
             let e = ConnectError::new(
                 Code::Unknown,
                 format!("method not allowed here: use {allow}"),
-            );
-            let mut r = error(&e.with_status(405));
+            )
+            .with_status(405);
+            refused(parts.uri.path(), None, peer, &e);
+            let mut r = error(&e);
             r.headers_mut()
                 .insert(ALLOW, HeaderValue::from_static(allow));
             r
@@ -433,9 +519,10 @@ fn credentials<'a>(auth: &Auth, parts: &'a Parts) -> Credentials<'a> {
     }
 }
 
-/// Who sent the request. A bearer token that matches nothing is refused here,
-/// for every operation: it is a client's mistake that must not pass as the guest.
-fn context(app: &App, parts: &Parts, peer: SocketAddr) -> Result<Ctx, ConnectError> {
+/// Who sent the request, and how its answer is written. A bearer token that matches nothing
+/// is refused here, for every operation: it is a client's mistake that must not pass as the
+/// guest.
+fn context(app: &App, parts: &Parts, peer: SocketAddr, out: Out) -> Result<Ctx, ConnectError> {
     let auth = &app.config().auth;
     match app
         .authority
@@ -444,6 +531,7 @@ fn context(app: &App, parts: &Parts, peer: SocketAddr) -> Result<Ctx, ConnectErr
         Ok(caller) => Ok(Ctx {
             caller,
             peer: peer.ip(),
+            out,
             session_header: parts.headers.contains_key(identity::SESSION_HEADER),
         }),
         Err(Refusal::UnknownToken) => Err(ConnectError::new(
@@ -453,28 +541,37 @@ fn context(app: &App, parts: &Parts, peer: SocketAddr) -> Result<Ctx, ConnectErr
     }
 }
 
-/// EventStream. Once the handler is chosen, every error goes into the
-/// end-stream envelope with HTTP 200 (clients ignore the body of any other status). The
-/// subscription exists before the headers are sent, so a client that starts an action as
-/// soon as it sees them gets every event of it.
+/// EventStream. Once the handler is chosen, every error goes into the last frame (Connect's
+/// end-stream envelope, gRPC's trailers) with HTTP 200 (clients ignore the body of any other
+/// status). The subscription exists before the headers are sent, so a client that starts an
+/// action as soon as it sees them gets every event of it.
 async fn stream(app: &App, parts: &Parts, body: Body<'_>, peer: SocketAddr) -> Answer {
-    if let Err(e) = protocol::check_stream_content_type(header(parts, CONTENT_TYPE.as_str())) {
-        return refuse(body, &e).await;
-    }
+    let wire = match negotiate(parts, true) {
+        Ok(wire) => wire,
+        Err(e) => {
+            refused("EventStream", None, peer, &e);
+            return refuse(body, &e).await;
+        }
+    };
     let request = body.read(Encoding::Identity).await;
     if let Err(e) = &request
         && e.status == 408
     {
         return error(e);
     }
+    let mut caller = None;
     let subscribed = (|| -> Result<(Subscription, Option<Duration>), ConnectError> {
-        protocol::check_protocol_version(header(parts, "connect-protocol-version"))?;
-        let limit = deadline(parts)?;
-        let ctx = context(app, parts, peer)?;
-        // Connect names the compression of a stream's envelopes in a header of its own.
-        let encoding = protocol::parse_content_encoding(header(parts, "connect-content-encoding"))?;
+        protocol_version(app, wire, parts)?;
+        let limit = wire.deadline(|name| header(parts, name))?;
+        let ctx = context(app, parts, peer, Out::new(Op::EventStream, wire.codec))?;
+        caller = Some(ctx.caller.clone());
+        // Enveloped messages name their compression in a header of their own.
+        let encoding =
+            protocol::parse_content_encoding(header(parts, wire.envelope_encoding_header()))?;
         let max = app.config().limits.max_request_body_bytes;
-        Fields::parse(&protocol::single_envelope(&request?, encoding, max)?)?;
+        let raw = framing::request(wire, request?)?;
+        let message = protocol::single_envelope(&raw, encoding, max)?;
+        Fields::decode(wire.codec, &message, schema::messages(Op::EventStream).0)?;
         // Kept so the caller can be identified again after logins, logouts and reloads.
         let presented = Presented::of(&credentials(&app.config().auth, parts));
         Ok((api::subscribe(app, ctx, presented)?, limit))
@@ -482,28 +579,56 @@ async fn stream(app: &App, parts: &Parts, body: Body<'_>, peer: SocketAddr) -> A
     let (tx, rx) = mpsc::channel(16);
     match subscribed {
         Ok((sub, limit)) => {
-            tokio::spawn(pump(sub, limit, tx));
+            tokio::spawn(pump(sub, limit, tx, wire));
         }
         Err(e) => {
-            let _ = tx.try_send(Bytes::from(protocol::end_stream(Some(&e))));
+            refused("EventStream", caller.as_ref(), peer, &e);
+            let _ = tx.try_send(Bytes::from(wire.end(Some(&e))));
         }
     }
-    let mut r = Response::new(Either::Right(StreamBody { rx }));
+    let mut r = Response::new(Either::Right(StreamBody {
+        rx,
+        framing: Framing::of(wire),
+    }));
     let h = r.headers_mut();
     h.insert(
         CONTENT_TYPE,
-        HeaderValue::from_static("application/connect+json"),
+        HeaderValue::from_static(wire.content_type(true)),
     );
     h.insert("cache-control", HeaderValue::from_static("no-cache"));
     h.insert("x-accel-buffering", HeaderValue::from_static("no"));
     r
 }
 
-/// Moves one subscriber's events to its response body, with a keep-alive after each
-/// `KEEP_ALIVE` of quiet, until the bus ends the subscription (service stopping, or the
-/// subscriber fell behind), the deadline passes, or the client goes away; then writes the
-/// end-stream envelope.
-async fn pump(mut sub: Subscription, limit: Option<Duration>, tx: mpsc::Sender<Bytes>) {
+/// The protocol and codec of a call (`Wire::negotiate`); gRPC itself only over HTTP/2.
+fn negotiate(parts: &Parts, streaming: bool) -> Result<Wire, ConnectError> {
+    let wire = Wire::negotiate(header(parts, CONTENT_TYPE.as_str()), streaming)?;
+    if wire.protocol == Protocol::Grpc && parts.version != hyper::Version::HTTP_2 {
+        return Err(ConnectError::new(
+            Code::Unknown,
+            "gRPC (application/grpc) needs HTTP/2, which this connection is not: send gRPC-Web \
+             (application/grpc-web+proto) or Connect (application/proto) over HTTP/1.1",
+        )
+        .with_status(415));
+    }
+    Ok(wire)
+}
+
+/// Connect's `Connect-Protocol-Version` rule, as `connectProtocolHeader` sets it; gRPC has
+/// no such header.
+fn protocol_version(app: &App, wire: Wire, parts: &Parts) -> Result<(), ConnectError> {
+    if wire.protocol != Protocol::Connect {
+        return Ok(());
+    }
+    let required = app.config().connect_protocol_header == ProtocolHeader::Required;
+    protocol::check_protocol_version(header(parts, "connect-protocol-version"), required)
+}
+
+/// Moves one subscriber's events to its response body, with a keep-alive in the stream's
+/// codec after each `KEEP_ALIVE` of quiet, until the bus ends the subscription (service
+/// stopping, or the subscriber fell behind), the deadline passes, or the client goes away;
+/// then writes the end of the stream as its protocol writes it.
+async fn pump(mut sub: Subscription, limit: Option<Duration>, tx: mpsc::Sender<Bytes>, wire: Wire) {
     let deadline = async {
         match limit {
             Some(d) => tokio::time::sleep(d).await,
@@ -522,10 +647,10 @@ async fn pump(mut sub: Subscription, limit: Option<Duration>, tx: mpsc::Sender<B
                 (Some(f), _) => f,
                 (None, cut) => break cut.as_ref().map(api::stream_end),
             },
-            _ = &mut quiet => Bytes::from_static(protocol::KEEP_ALIVE),
+            _ = &mut quiet => api::dto::keep_alive(wire.codec),
             _ = &mut deadline => break Some(ConnectError::new(
                 Code::DeadlineExceeded,
-                "the deadline set by Connect-Timeout-Ms passed",
+                "the call's deadline (Connect-Timeout-Ms or grpc-timeout) passed",
             )),
             _ = tx.closed() => return,
         };
@@ -538,43 +663,58 @@ async fn pump(mut sub: Subscription, limit: Option<Duration>, tx: mpsc::Sender<B
             .reset(tokio::time::Instant::now() + KEEP_ALIVE);
     };
     let _ = tx
-        .send_timeout(Bytes::from(protocol::end_stream(end.as_ref())), STALLED)
+        .send_timeout(Bytes::from(wire.end(end.as_ref())), STALLED)
         .await;
 }
 
-/// A unary POST operation: the Connect checks in the order a client can act on them.
-async fn call(
-    app: &App,
-    op: Op,
-    parts: &Parts,
-    body: Body<'_>,
-    peer: SocketAddr,
-) -> Result<api::Reply, ConnectError> {
+/// A unary POST operation: its protocol's checks in the order a client can act on them,
+/// then the operation; a refusal is logged with the caller once known.
+async fn call(app: &App, op: Op, parts: &Parts, body: Body<'_>, peer: SocketAddr) -> Answer {
+    let wire = match negotiate(parts, false) {
+        Ok(wire) => wire,
+        Err(e) => {
+            refused(op.name(), None, peer, &e);
+            return refuse(body, &e).await;
+        }
+    };
     let checked = (|| {
-        protocol::check_unary_content_type(header(parts, CONTENT_TYPE.as_str()))?;
-        protocol::check_protocol_version(header(parts, "connect-protocol-version"))?;
-        let limit = deadline(parts)?;
-        let encoding = protocol::parse_content_encoding(header(parts, CONTENT_ENCODING.as_str()))?;
-        let ctx = context(app, parts, peer)?;
+        protocol_version(app, wire, parts)?;
+        let limit = wire.deadline(|name| header(parts, name))?;
+        // Connect compresses a unary body whole; gRPC each envelope, as it says.
+        let encoding = protocol::parse_content_encoding(header(
+            parts,
+            if wire.enveloped(false) {
+                wire.envelope_encoding_header()
+            } else {
+                CONTENT_ENCODING.as_str()
+            },
+        ))?;
+        let ctx = context(app, parts, peer, Out::new(op, wire.codec))?;
         Ok((limit, encoding, ctx))
     })();
     let (limit, encoding, ctx) = match checked {
         Ok(c) => c,
         Err(e) => {
-            body.drain().await?;
-            return Err(e);
+            refused(op.name(), None, peer, &e);
+            return framing::unary(wire, body.drain().await.and(Err(e)));
         }
     };
     let work = async {
-        let body = body.read(encoding).await?;
-        let fields = Fields::parse(&body)?;
+        let message = if wire.enveloped(false) {
+            let raw = framing::request(wire, body.read(Encoding::Identity).await?)?;
+            let max = app.config().limits.max_request_body_bytes;
+            Bytes::from(protocol::single_envelope(&raw, encoding, max)?)
+        } else {
+            body.read(encoding).await?
+        };
+        let fields = Fields::decode(wire.codec, &message, schema::messages(op).0)?;
         api::call(app, op, &fields, &ctx).await
     };
-    with_deadline(limit, work).await
-}
-
-fn deadline(parts: &Parts) -> Result<Option<Duration>, ConnectError> {
-    protocol::parse_timeout(header(parts, "connect-timeout-ms"))
+    let result = with_deadline(limit, work).await;
+    if let Err(e) = &result {
+        refused(op.name(), Some(&ctx.caller), peer, e);
+    }
+    framing::unary(wire, result)
 }
 
 async fn with_deadline<T>(
@@ -586,26 +726,10 @@ async fn with_deadline<T>(
         Some(d) => tokio::time::timeout(d, work).await.unwrap_or_else(|_| {
             Err(ConnectError::new(
                 Code::DeadlineExceeded,
-                "the deadline set by Connect-Timeout-Ms passed; an execution that was started goes on",
+                "the call's deadline (Connect-Timeout-Ms or grpc-timeout) passed; an execution \
+                 that was started goes on",
             ))
         }),
-    }
-}
-
-/// A JSON answer, with the session cookie when the operation set one.
-fn reply(result: Result<api::Reply, ConnectError>) -> Answer {
-    match result {
-        Ok(r) => {
-            let mut answer = json(StatusCode::OK, r.body);
-            if let Some(cookie) = r.cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
-                answer.headers_mut().insert("set-cookie", cookie);
-            }
-            if let Some(sid) = r.session.and_then(|s| HeaderValue::from_str(&s).ok()) {
-                answer.headers_mut().insert(identity::SESSION_HEADER, sid);
-            }
-            answer
-        }
-        Err(e) => error(&e),
     }
 }
 
@@ -722,7 +846,7 @@ fn error(e: &ConnectError) -> Answer {
     let mut r = json(status, e.body());
     if e.status == 415 {
         r.headers_mut()
-            .insert("accept-post", HeaderValue::from_static("application/json"));
+            .insert("accept-post", HeaderValue::from_static(protocol::ACCEPTED));
     }
     if e.status == 408 {
         // The rest of a late body is not worth reading.

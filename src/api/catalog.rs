@@ -17,7 +17,7 @@ use std::collections::HashSet;
 
 use super::dto::{
     ActionJson, ArgumentJson, BindingReply, ChoiceJson, ComponentJson, DashboardJson,
-    DashboardReply, EntitiesReply, EntityDefinitionJson, EntityJson, ValidateReply, to_json,
+    DashboardReply, EntitiesReply, EntityDefinitionJson, EntityJson, ValidateReply,
 };
 use super::{App, Ctx, login_gate};
 use crate::arguments;
@@ -96,7 +96,7 @@ pub fn get_action_binding(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, C
     let id = f.string("bindingId")?;
     let setup = app.engine.setup();
     let action = viewable(&setup, &id, &ctx.caller)?;
-    Ok(to_json(&BindingReply {
+    Ok(ctx.out.encode(&BindingReply {
         action: action_json(&setup, action, &ctx.caller),
     }))
 }
@@ -132,7 +132,7 @@ pub fn validate_argument(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, Co
             Err(why) => (false, why),
         }
     };
-    Ok(to_json(&ValidateReply {
+    Ok(ctx.out.encode(&ValidateReply {
         valid,
         description: &description,
     }))
@@ -165,7 +165,7 @@ pub fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, Connec
             title: DEFAULT_TITLE,
             contents: vec![fieldset],
         };
-        return Ok(to_json(&DashboardReply {
+        return Ok(ctx.out.encode(&DashboardReply {
             title: DEFAULT_TITLE,
             dashboard,
         }));
@@ -185,7 +185,7 @@ pub fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, Connec
         title: &found.title,
         contents,
     };
-    Ok(to_json(&DashboardReply {
+    Ok(ctx.out.encode(&DashboardReply {
         title: &found.title,
         dashboard,
     }))
@@ -249,7 +249,7 @@ pub fn get_entities(app: &App, ctx: &Ctx) -> Vec<u8> {
             used_on_dashboards: dashboards::dashboards_using(&setup.config, t),
         })
         .collect();
-    to_json(&EntitiesReply {
+    ctx.out.encode(&EntitiesReply {
         entity_definitions: definitions,
     })
 }
@@ -269,7 +269,7 @@ pub fn get_entity(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, ConnectEr
             "you do not have the view permission on any action of this entity",
         ));
     }
-    Ok(to_json(&EntityJson {
+    Ok(ctx.out.encode(&EntityJson {
         title: &instance.title,
         unique_key: &instance.key,
         kind: &kind,

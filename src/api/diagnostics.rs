@@ -10,7 +10,6 @@ use std::fmt::Write;
 use serde::Serialize;
 use tracing::info;
 
-use super::dto::to_json;
 use super::{App, Ctx};
 use crate::config::Config;
 use crate::permissions::effective_policy;
@@ -75,7 +74,7 @@ pub fn get_diagnostics(app: &App, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
             format!("not found at {}", path.display())
         }
     };
-    Ok(to_json(&Diagnostics {
+    Ok(ctx.out.encode(&Diagnostics {
         ssh_found_key: found("id_rsa"),
         ssh_found_config: found("config"),
     }))
@@ -85,7 +84,7 @@ pub fn sos_report(app: &App, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
     may_diagnose(app, ctx)?;
     let report = report(app);
     if app.config().insecure_allow_dump_sos {
-        return Ok(to_json(&Alert { alert: &report }));
+        return Ok(ctx.out.encode(&Alert { alert: &report }));
     }
     // One log line (journald makes an entry of each line), its parts separated by " | ".
     info!(
@@ -93,14 +92,14 @@ pub fn sos_report(app: &App, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
         "sos report: {}",
         report.trim_end().replace('\n', " | ")
     );
-    Ok(to_json(&Alert {
+    Ok(ctx.out.encode(&Alert {
         alert: "The report was written to the service log. Set insecureAllowDumpSos: true to receive it here.",
     }))
 }
 
-pub fn dump_vars(app: &App) -> Vec<u8> {
+pub fn dump_vars(app: &App, ctx: &Ctx) -> Vec<u8> {
     if !app.config().insecure_allow_dump_vars {
-        return to_json(&Vars {
+        return ctx.out.encode(&Vars {
             alert: "Set insecureAllowDumpVars: true to see the template variables here.",
             contents: BTreeMap::new(),
         });
@@ -112,15 +111,15 @@ pub fn dump_vars(app: &App) -> Vec<u8> {
         env!("CARGO_PKG_VERSION").to_string(),
     );
     contents.insert("actiond.target".to_string(), target());
-    to_json(&Vars {
+    ctx.out.encode(&Vars {
         alert: "",
         contents,
     })
 }
 
-pub fn dump_action_map(app: &App) -> Vec<u8> {
+pub fn dump_action_map(app: &App, ctx: &Ctx) -> Vec<u8> {
     if !app.config().insecure_allow_dump_action_map {
-        return to_json(&ActionMap {
+        return ctx.out.encode(&ActionMap {
             alert: "Set insecureAllowDumpActionMap: true to see the binding ids here.",
             contents: BTreeMap::new(),
         });
@@ -140,7 +139,7 @@ pub fn dump_action_map(app: &App) -> Vec<u8> {
             )
         })
         .collect();
-    to_json(&ActionMap {
+    ctx.out.encode(&ActionMap {
         alert: "",
         contents,
     })
@@ -258,7 +257,45 @@ fn report(app: &App) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::field;
+    use std::collections::BTreeMap;
+
+    use super::{ActionMap, Alert, Diagnostics, Pair, Vars, field};
+    use crate::api::codec_tests::assert_same_in_both;
+    use crate::api::routes::Op;
+
+    #[test]
+    fn every_answer_reads_the_same_in_both_codecs() {
+        assert_same_in_both(
+            Op::GetDiagnostics,
+            &Diagnostics {
+                ssh_found_key: "k".into(),
+                ssh_found_config: String::new(),
+            },
+        );
+        assert_same_in_both(Op::SosReport, &Alert { alert: "a" });
+        let vars = BTreeMap::from([
+            ("a.b".to_string(), "1".to_string()),
+            (String::new(), String::new()),
+        ]);
+        assert_same_in_both(
+            Op::DumpVars,
+            &Vars {
+                alert: "",
+                contents: vars,
+            },
+        );
+        let pair = || Pair {
+            action_title: "T",
+            entity_prefix: "",
+        };
+        assert_same_in_both(
+            Op::DumpPublicIdActionMap,
+            &ActionMap {
+                alert: "x",
+                contents: BTreeMap::from([("b", pair()), ("c", pair())]),
+            },
+        );
+    }
 
     #[test]
     fn a_field_is_the_rest_of_its_line_with_single_spaces() {

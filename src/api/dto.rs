@@ -1,13 +1,62 @@
-//! Response messages as they go on the wire: every field present, names exactly
-//! the API document's, int64 as decimal strings. Only the API layer serializes; domain types are
-//! converted here, never derived `Serialize` themselves.
+//! Response messages as they go on the wire: in JSON every field present, names exactly
+//! the API document's, int64 as decimal strings; in binary protobuf the same structs, each
+//! field by its number in `proto/` (`schema`). Only the API layer serializes; domain types are
+//! converted here, never derived `Serialize` themselves. `Out` is how one request's answer is
+//! written: the codec it asked for, and its operation's answer message.
 
+use bytes::Bytes;
 use serde::Serialize;
+use tracing::warn;
 
-use crate::events::Event;
+use super::routes::Op;
+use super::schema;
+use crate::events::{Event, Form};
 use crate::execution::Snapshot;
 use crate::history::Page;
-use crate::protocol::{envelope, int64_as_string};
+use crate::protocol::protobuf::{self, Message};
+use crate::protocol::{Codec, KEEP_ALIVE, envelope, int64_as_string};
+
+/// How an answer is written: chosen once per request (its codec), for its operation (the
+/// answer message the binary codec numbers the fields by).
+#[derive(Debug, Clone, Copy)]
+pub struct Out {
+    codec: Codec,
+    message: &'static Message,
+}
+
+impl Out {
+    pub fn new(op: Op, codec: Codec) -> Out {
+        Out {
+            codec,
+            message: schema::messages(op).1,
+        }
+    }
+
+    pub fn codec(&self) -> Codec {
+        self.codec
+    }
+
+    /// `value`, an answer struct of this operation, in the request's codec.
+    pub fn encode<T: Serialize>(&self, value: &T) -> Vec<u8> {
+        match self.codec {
+            Codec::Json => to_json(value),
+            Codec::Proto => to_proto(value, self.message),
+        }
+    }
+}
+
+/// An answer in binary protobuf. Failing is a bug (a struct field the schema lacks), which
+/// the codec tests rule out for every answer: logged, and answered as the empty message.
+fn to_proto<T: Serialize + ?Sized>(value: &T, message: &'static Message) -> Vec<u8> {
+    protobuf::encode(value, message).unwrap_or_else(|e| {
+        warn!("could not encode a {} in protobuf: {e}", message.name);
+        Vec::new()
+    })
+}
+
+/// A message without fields (LogoutResponse, the empty events).
+#[derive(Serialize)]
+pub struct Empty {}
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -95,9 +144,14 @@ impl LogEntry<'_> {
     }
 }
 
-/// `{"logEntry": …}` for one snapshot, the answer of the waiting and status operations,
-/// written by `LogEntry::write_json`.
-pub fn log_entry_reply(s: &Snapshot) -> Vec<u8> {
+/// `{"logEntry": …}` for one snapshot, the answer of the waiting and status operations, in
+/// JSON written by `LogEntry::write_json`.
+pub fn log_entry_reply(to: &Out, s: &Snapshot) -> Vec<u8> {
+    if to.codec == Codec::Proto {
+        return to.encode(&LogEntryReply {
+            log_entry: LogEntry::from(s),
+        });
+    }
     let mut out = Vec::with_capacity(JSON_CAPACITY + s.stdout.len() + s.stderr.len());
     out.extend_from_slice(b"{\"logEntry\":");
     LogEntry::from(s).write_json(&mut out);
@@ -319,17 +373,36 @@ pub struct ReadyzReply<'a> {
     pub status: &'a str,
 }
 
-/// An event as one Connect stream envelope. Only the member that is set appears: connect-es
-/// rejects a oneof with the other members present as null.
-pub fn encode_event(event: &Event) -> Vec<u8> {
+/// The form of the event bus's frames for a codec: the bus encodes each event once per form.
+pub fn form(codec: Codec) -> Form {
+    match codec {
+        Codec::Json => 0,
+        Codec::Proto => 1,
+    }
+}
+
+/// The keep-alive of an event stream in its codec: an outputChunk of no execution and no
+/// text (`protocol::KEEP_ALIVE` in JSON; in binary field 5 of EventStreamResponse, empty).
+pub fn keep_alive(codec: Codec) -> Bytes {
+    match codec {
+        Codec::Json => Bytes::from_static(KEEP_ALIVE),
+        Codec::Proto => Bytes::from_static(KEEP_ALIVE_PROTO),
+    }
+}
+
+/// An envelope of 2 bytes: the tag of `output_chunk` (5, length-delimited) and length 0.
+const KEEP_ALIVE_PROTO: &[u8] = &[0, 0, 0, 0, 2, 5 << 3 | 2, 0];
+
+/// An event as one stream envelope (Connect's and gRPC's are alike), in the codec of `form`.
+/// Only the member that is set appears: connect-es rejects a oneof with the other members
+/// present as null.
+pub fn encode_event(event: &Event, form: Form) -> Vec<u8> {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Output<'a> {
         execution_tracking_id: &'a str,
         output: &'a str,
     }
-    #[derive(Serialize)]
-    struct Empty {}
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     enum Message<'a> {
@@ -356,7 +429,12 @@ pub fn encode_event(event: &Event) -> Vec<u8> {
         Event::ConfigChanged => Message::ConfigChanged(Empty {}),
         Event::EntityChanged => Message::EntityChanged(Empty {}),
     };
-    envelope(0, &to_json(&message))
+    let payload = if form == self::form(Codec::Proto) {
+        to_proto(&message, &schema::EVENT_STREAM_RESPONSE)
+    } else {
+        to_json(&message)
+    };
+    envelope(0, &payload)
 }
 
 /// The first allocation of an answer: a LogEntry without its output fits, and growing from
@@ -459,7 +537,7 @@ mod tests {
         x.finish(Outcome::Exited(3), 3);
         let snap = x.snapshot();
         assert_eq!(
-            log_entry_reply(&snap),
+            log_entry_reply(&Out::new(Op::StartActionAndWait, Codec::Json), &snap),
             to_json(&LogEntryReply {
                 log_entry: LogEntry::from(&snap)
             })
@@ -467,24 +545,43 @@ mod tests {
     }
 
     #[test]
+    fn the_keep_alive_is_an_empty_output_chunk_in_both_codecs() {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct KeepAlive {
+            output_chunk: Empty,
+        }
+        let message = KeepAlive {
+            output_chunk: Empty {},
+        };
+        assert_eq!(keep_alive(Codec::Json), envelope(0, &to_json(&message)));
+        let proto = to_proto(&message, &schema::EVENT_STREAM_RESPONSE);
+        assert_eq!(keep_alive(Codec::Proto), envelope(0, &proto));
+    }
+
+    #[test]
     fn events_carry_only_their_member() {
-        let framed = encode_event(&Event::OutputChunk {
-            tracking_id: "t".into(),
-            output: "o\n".into(),
-        });
+        let framed = encode_event(
+            &Event::OutputChunk {
+                tracking_id: "t".into(),
+                output: "o\n".into(),
+            },
+            form(Codec::Json),
+        );
         assert_eq!(framed[0], 0);
         assert_eq!(
             &framed[5..],
             br#"{"outputChunk":{"executionTrackingId":"t","output":"o\n"}}"#
         );
         assert_eq!(
-            &encode_event(&Event::ConfigChanged)[5..],
+            &encode_event(&Event::ConfigChanged, form(Codec::Json))[5..],
             br#"{"configChanged":{}}"#
         );
         let e = execution("abc", "date");
-        let started: serde_json::Value =
-            serde_json::from_slice(&encode_event(&Event::ExecutionStarted(e.snapshot()))[5..])
-                .unwrap();
+        let started: serde_json::Value = serde_json::from_slice(
+            &encode_event(&Event::ExecutionStarted(e.snapshot()), form(Codec::Json))[5..],
+        )
+        .unwrap();
         assert_eq!(
             started["executionStarted"]["logEntry"]["executionTrackingId"],
             "abc"

@@ -1,14 +1,18 @@
 //! The API: one function per operation, each short (decode → authorize → call the engine →
 //! encode), the one exhaustive mapping from domain errors to Connect codes, and the one login
 //! gate (also used by the server for the event stream). Only this module and `protocol` know
-//! Connect and JSON; the server hands in decoded fields and a caller, and gets bytes or a
-//! `ConnectError` back.
+//! Connect, JSON and protobuf; the server hands in decoded fields, a caller and the codec of
+//! the answer, and gets bytes or a `ConnectError` back. The operations do not know the
+//! codec: they read `Fields` and encode their answer structs through `Ctx::out`.
 
 mod catalog;
+#[cfg(test)]
+mod codec_tests;
 mod diagnostics;
 pub mod dto;
 mod metrics;
 pub mod routes;
+pub mod schema;
 mod session;
 mod stream;
 
@@ -26,7 +30,7 @@ use crate::execution::{Execution, Snapshot};
 use crate::output;
 use crate::permissions::{Caller, Decision, Provider, gate};
 use crate::protocol::{Code, ConnectError, Fields};
-use dto::{KillReply, LogsReply, ReadyzReply, TrackingIdReply, to_json};
+use dto::{KillReply, LogsReply, Out, ReadyzReply, TrackingIdReply};
 
 /// The one mapping from what the engine refused to what the client sees: the code here,
 /// the message from the error itself.
@@ -83,18 +87,19 @@ impl App {
     }
 }
 
-/// Who sent a request, and from where.
+/// Who sent a request, from where, and how its answer is written.
 #[derive(Debug, Clone)]
 pub struct Ctx {
     pub caller: Caller,
     pub peer: IpAddr,
+    pub out: Out,
     /// Whether the request carried `Actiond-Session` (`auth::identity::SESSION_HEADER`): a
     /// login then answers the session in that header, with no cookie.
     pub session_header: bool,
 }
 
-/// A successful answer: the JSON body and, for login and logout, a `Set-Cookie` value or
-/// the new session for the `Actiond-Session` header.
+/// A successful answer: the body in the request's codec and, for login and logout, a
+/// `Set-Cookie` value or the new session for the `Actiond-Session` header.
 #[derive(Debug)]
 pub struct Reply {
     pub body: Vec<u8>,
@@ -122,23 +127,23 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
     let body = match op {
         Op::StartAction => {
             let e = engine.start(start_request(f)?, caller)?;
-            started_reply(&e).await
+            started_reply(&e, &ctx.out).await
         }
         Op::StartActionAndWait => {
             let e = engine.start(start_request(f)?, caller)?;
-            wait_for_entry(&e).await
+            wait_for_entry(&e, &ctx.out).await
         }
         Op::StartActionByGet | Op::StartActionByGetAndWait => {
             return get_start(app, op, &f.string("actionId")?, ctx, StartBy::Post).await;
         }
         Op::RestartAction => {
             let e = engine.restart(&f.string("executionTrackingId")?, caller)?;
-            started_reply(&e).await
+            started_reply(&e, &ctx.out).await
         }
         Op::KillAction => {
             let id = f.string("executionTrackingId")?;
             let r = engine.kill(&id, caller).await?;
-            to_json(&KillReply {
+            ctx.out.encode(&KillReply {
                 execution_tracking_id: &id,
                 killed: r.killed,
                 already_completed: r.already_completed,
@@ -151,17 +156,17 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
                 &f.string("actionId")?,
                 caller,
             )?;
-            entry_reply(&e.snapshot())
+            dto::log_entry_reply(&ctx.out, &e.snapshot())
         }
-        Op::GetLogs => logs(engine, None, f.int64("startOffset")?, caller)?,
+        Op::GetLogs => logs(engine, None, f.int64("startOffset")?, ctx)?,
         Op::GetActionLogs => logs(
             engine,
             Some(&f.string("actionId")?),
             f.int64("startOffset")?,
-            caller,
+            ctx,
         )?,
         Op::ValidateArgumentType => catalog::validate_argument(app, f, ctx)?,
-        Op::GetReadyz => to_json(&ReadyzReply {
+        Op::GetReadyz => ctx.out.encode(&ReadyzReply {
             status: if engine.ready() { "OK" } else { "STOPPING" },
         }),
         Op::LocalUserLogin => return session::login(app, f, ctx).await,
@@ -173,8 +178,8 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
         Op::GetActionBinding => catalog::get_action_binding(app, f, ctx)?,
         Op::GetDiagnostics => diagnostics::get_diagnostics(app, ctx)?,
         Op::SosReport => diagnostics::sos_report(app, ctx)?,
-        Op::DumpVars => diagnostics::dump_vars(app),
-        Op::DumpPublicIdActionMap => diagnostics::dump_action_map(app),
+        Op::DumpVars => diagnostics::dump_vars(app, ctx),
+        Op::DumpPublicIdActionMap => diagnostics::dump_action_map(app, ctx),
         Op::GetEntities => catalog::get_entities(app, ctx),
         Op::GetEntity => catalog::get_entity(app, f, ctx)?,
         // The server answers streams itself (`server::stream`); they never come here.
@@ -224,9 +229,9 @@ pub async fn get_start(
     };
     let e = app.engine.start(request, &ctx.caller)?;
     let body = if op == Op::StartActionByGetAndWait {
-        wait_for_entry(&e).await
+        wait_for_entry(&e, &ctx.out).await
     } else {
-        started_reply(&e).await
+        started_reply(&e, &ctx.out).await
     };
     Ok(body.into())
 }
@@ -281,29 +286,41 @@ fn start_request(f: &Fields) -> Result<StartRequest, ConnectError> {
         arguments.push((name, value));
     }
     Ok(StartRequest {
-        binding_id: f.string("actionId")?,
+        binding_id: action_id(f)?,
         arguments,
         tracking_id: f.string("uniqueTrackingId")?,
     })
 }
 
+/// The action a start names: `actionId`, or `bindingId` (OliveTin's name for it, which its
+/// clients send). Both, naming different actions, is refused rather than one picked.
+fn action_id(f: &Fields) -> Result<String, ConnectError> {
+    let (action, binding) = (f.string("actionId")?, f.string("bindingId")?);
+    if binding.is_empty() || binding == action {
+        return Ok(action);
+    }
+    if action.is_empty() {
+        return Ok(binding);
+    }
+    Err(ConnectError::invalid(format!(
+        "actionId {action:?} and bindingId {binding:?} name different actions: send one of \
+         them (bindingId is OliveTin's name for actionId)"
+    )))
+}
+
 /// The tracking id of a start, once its record is on disk: a client told that a run
 /// started finds it in the history after any crash.
-async fn started_reply(e: &Execution) -> Vec<u8> {
+async fn started_reply(e: &Execution, out: &Out) -> Vec<u8> {
     e.recorded().await;
-    to_json(&TrackingIdReply {
+    out.encode(&TrackingIdReply {
         execution_tracking_id: &e.tracking_id,
     })
 }
 
 /// The entry of a finished run, once its end is on disk (`wait` resolves only then).
-async fn wait_for_entry(e: &Execution) -> Vec<u8> {
+async fn wait_for_entry(e: &Execution, out: &Out) -> Vec<u8> {
     e.wait().await;
-    entry_reply(&e.snapshot())
-}
-
-fn entry_reply(s: &Snapshot) -> Vec<u8> {
-    dto::log_entry_reply(s)
+    dto::log_entry_reply(out, &e.snapshot())
 }
 
 /// What the output of all the entries of one list answer (GetLogs, GetActionLogs) may take,
@@ -324,9 +341,9 @@ fn logs(
     engine: &Engine,
     binding: Option<&str>,
     offset: i64,
-    caller: &Caller,
+    ctx: &Ctx,
 ) -> Result<Vec<u8>, ConnectError> {
-    let page = engine.logs(binding, offset, caller)?;
+    let page = engine.logs(binding, offset, &ctx.caller)?;
     let budget = list_stream_budget(page.entries.len());
     let snapshots: Vec<Snapshot> = page
         .entries
@@ -342,7 +359,9 @@ fn logs(
         })
         .collect();
     let size = engine.config().limits.log_history_page_size;
-    Ok(to_json(&LogsReply::new(&page, &snapshots, size, offset)))
+    Ok(ctx
+        .out
+        .encode(&LogsReply::new(&page, &snapshots, size, offset)))
 }
 
 #[cfg(test)]

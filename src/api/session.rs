@@ -3,7 +3,7 @@
 //! `permissions`, and encodes; the session cookie (or, for the page, the `Actiond-Session`
 //! header) is written here and nowhere else.
 
-use super::dto::{HashReply, InitReply, LinkJson, LoginReply, PolicyJson, WhoAmIReply, to_json};
+use super::dto::{Empty, HashReply, InitReply, LinkJson, LoginReply, PolicyJson, WhoAmIReply};
 use super::{App, Ctx, Reply};
 use crate::auth::identity::COOKIE;
 use crate::auth::password::HashError;
@@ -46,11 +46,11 @@ pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectErr
             Code::ResourceExhausted,
             "too many logins are being checked right now: try again in a few seconds",
         )),
-        Login::Refused => Ok(to_json(&LoginReply { success: false }).into()),
+        Login::Refused => Ok(ctx.out.encode(&LoginReply { success: false }).into()),
         Login::Accepted { sid } => {
             // The new session may have evicted the user's oldest: its streams end now.
             app.engine.bus().revalidate(&app.config().auth);
-            let body = to_json(&LoginReply { success: true });
+            let body = ctx.out.encode(&LoginReply { success: true });
             // Asked for in the header (the web page): no cookie, which the browser would send
             // to every other port of the board's name too.
             Ok(if ctx.session_header {
@@ -78,7 +78,7 @@ pub fn logout(app: &App, ctx: &Ctx) -> Reply {
         app.engine.bus().revalidate(&app.config().auth);
     }
     Reply {
-        body: b"{}".to_vec(),
+        body: ctx.out.encode(&Empty {}),
         cookie: Some(cleared_cookie()),
         session: None,
     }
@@ -86,7 +86,7 @@ pub fn logout(app: &App, ctx: &Ctx) -> Reply {
 
 pub fn who_am_i(app: &App, ctx: &Ctx) -> Vec<u8> {
     let c = &ctx.caller;
-    to_json(&WhoAmIReply {
+    ctx.out.encode(&WhoAmIReply {
         authenticated_user: &c.username,
         usergroup: &c.usergroup,
         provider: c.provider.as_str(),
@@ -108,7 +108,7 @@ pub async fn password_hash(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, 
         return Err(ConnectError::invalid("password: give the password to hash"));
     }
     match app.authority.hash(password).await {
-        Ok(hash) => Ok(to_json(&HashReply { hash: &hash })),
+        Ok(hash) => Ok(ctx.out.encode(&HashReply { hash: &hash })),
         Err(HashError::Busy) => Err(ConnectError::new(
             Code::ResourceExhausted,
             "another password is being hashed: try again in a moment",
@@ -126,7 +126,7 @@ pub fn init(app: &App, ctx: &Ctx) -> Vec<u8> {
     let c = &ctx.caller;
     let policy = effective_policy(auth, config.default_policy, c);
     let may_view = |a: &crate::config::Action| decide(auth, c, a, Verb::View) == Decision::Allow;
-    to_json(&InitReply {
+    ctx.out.encode(&InitReply {
         page_title: &config.page_title,
         show_footer: config.show_footer,
         show_navigation: config.show_navigation,

@@ -57,13 +57,18 @@ impl Reidentify for StreamCaller {
 /// `presented` whenever users, tokens or sessions change.
 pub fn subscribe(app: &App, ctx: Ctx, presented: Presented) -> Result<Subscription, ConnectError> {
     login_gate(app, &ctx.caller)?;
+    let form = super::dto::form(ctx.out.codec());
     let who = StreamCaller {
         authority: Arc::clone(&app.authority),
         presented,
         peer: ctx.peer,
         first: ctx.caller.clone(),
     };
-    match app.engine.bus().subscribe_as(ctx.caller, Box::new(who)) {
+    match app
+        .engine
+        .bus()
+        .subscribe_as(ctx.caller, Box::new(who), form)
+    {
         Ok(sub) => Ok(sub),
         Err(Refused::TooMany(n)) => Err(ConnectError::new(
             Code::ResourceExhausted,

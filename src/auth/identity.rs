@@ -1,6 +1,6 @@
 //! Who is calling, decided by one pure function from what the request carries:
-//! an API token (`Authorization: Bearer`), then a trusted header (only from an address in
-//! `trustedProxies`), then the session in `Actiond-Session` (the page's) or else the
+//! an API token (`Authorization: Bearer`, or `token`), then a trusted header (only from an
+//! address in `trustedProxies`), then the session in `Actiond-Session` (the page's) or else the
 //! `svc-sid-local` cookie, then the guest. A token that
 //! matches nothing is refused, never turned into a guest. This module reads no headers and
 //! no clock itself: the server extracts `Credentials`, the caller passes the time.
@@ -155,11 +155,13 @@ pub fn identify(
     Ok(Caller::guest())
 }
 
-/// The token of an `Authorization` header value, if it is a Bearer one.
+/// The token of an `Authorization` header value, if it is a `Bearer` one or a `token` one.
+/// `token` is the scheme OliveTin's n8n node (and GitHub's API) writes; it means the same
+/// here, so such a client is its token's user rather than silently the guest. Any other
+/// scheme (`Basic` from a proxy's own login, say) is not actiond's and is ignored.
 pub fn bearer(authorization: &str) -> Option<&str> {
     let (scheme, rest) = authorization.trim().split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
+    (scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("token"))
         .then(|| rest.trim())
         .filter(|t| !t.is_empty())
 }
@@ -307,6 +309,10 @@ mod tests {
         assert_eq!(bearer("Bearer abc"), Some("abc"));
         assert_eq!(bearer("bearer   abc "), Some("abc"));
         assert_eq!(bearer("Basic abc"), None);
+        assert_eq!(bearer("token abc"), Some("abc"));
+        assert_eq!(bearer("Token  abc"), Some("abc"));
+        assert_eq!(bearer("tokens abc"), None);
+        assert_eq!(bearer("token "), None);
         assert_eq!(bearer("Bearer "), None);
         assert_eq!(session_cookie("a=b; svc-sid-local=xyz; c=d"), Some("xyz"));
         assert_eq!(session_cookie("svc-sid-local="), None);

@@ -61,7 +61,7 @@ pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Po
 pub use includes::IncludeReader;
 pub use layers::{ConfigFile, FileReader, Files, Role};
 pub use mqtt::Mqtt;
-pub use settings::{HistorySync, Limits, Link, LogLevel};
+pub use settings::{HistorySync, Limits, Link, LogLevel, ProtocolHeader};
 pub use source::{LoadError, Loaded, MAX_CONFIG_BYTES, MAX_INCLUDE_FILES, load, locate};
 
 use actions::{ActionContext, Draft, Inherited};
@@ -127,6 +127,8 @@ pub struct Config {
     pub state_directory: Option<PathBuf>,
     /// `historySync`: when the history file is fsynced.
     pub history_sync: HistorySync,
+    /// `connectProtocolHeader`: whether Connect calls must carry Connect-Protocol-Version.
+    pub connect_protocol_header: ProtocolHeader,
     pub prometheus_enabled: bool,
     pub actions: Vec<Action>,
     pub auth: Auth,
@@ -410,6 +412,7 @@ fn assemble(
     let limits = settings::limits(c, top);
     let state_directory = settings::state_directory(c, top);
     let history_sync = settings::history_sync(c, top.get("historySync"));
+    let connect_protocol_header = settings::protocol_header(c, top.get("connectProtocolHeader"));
     let prometheus_enabled = settings::prometheus(c, top.get("prometheus"));
     let default_icon =
         icons::expand_icon(&c.text_or(top.get("defaultIconForActions"), "&#x1F600;"));
@@ -479,6 +482,7 @@ fn assemble(
         limits,
         state_directory,
         history_sync,
+        connect_protocol_header,
         prometheus_enabled,
         actions,
         auth,

@@ -228,6 +228,34 @@ pub(super) fn state_directory(c: &mut Checker<'_>, top: &Fields<'_>) -> Option<P
     (!first.is_empty()).then(|| PathBuf::from(first))
 }
 
+/// Whether a Connect call must carry `Connect-Protocol-Version: 1` (`connectProtocolHeader`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProtocolHeader {
+    /// The API document's rule, the default: a call without it is refused, naming it.
+    Required,
+    /// A call without it is served (OliveTin's clients and plain `curl` never send it); one
+    /// that sends another value is still refused.
+    Optional,
+}
+
+/// `connectProtocolHeader`: `required` (the default) or `optional`.
+pub(super) fn protocol_header(c: &mut Checker<'_>, field: Field<'_, '_>) -> ProtocolHeader {
+    let Some(text) = c.text(field) else {
+        return ProtocolHeader::Required;
+    };
+    match text.trim().to_ascii_lowercase().as_str() {
+        "required" => ProtocolHeader::Required,
+        "optional" => ProtocolHeader::Optional,
+        _ => {
+            c.error(
+                path_or(field, ""),
+                format!("{text:?} is not `required` nor `optional`"),
+            );
+            ProtocolHeader::Required
+        }
+    }
+}
+
 /// When the history file is fsynced (`historySync`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HistorySync {

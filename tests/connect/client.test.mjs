@@ -20,7 +20,7 @@ import { startService as startBinary } from "../service.mjs";
 import { setTimeout as sleep } from "node:timers/promises";
 
 import { createClient, ConnectError, Code } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { ActionApiService, LogEntrySchema, GetLogsResponseSchema } from "./gen/svc/api/v1/actiond_pb.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -573,4 +573,50 @@ test("EventStream: keep-alives on a quiet stream decode as empty output chunks",
   }
   assert.equal(seen[0], "keep-alive", `the first message of a quiet stream: ${seen}`);
   assert.deepEqual(seen.filter((c) => c !== "keep-alive").slice(0, 1), ["executionStarted"], `${seen}`);
+});
+
+// ---------------------------------------------------------------------------
+// The transports' defaults: binary protobuf, and gRPC-Web
+// ---------------------------------------------------------------------------
+
+/** A unary call, an error and a stream through `transport`, as its users write it. */
+async function exercise(transport, what) {
+  const c = createClient(ActionApiService, transport);
+  assert.equal((await c.getReadyz({})).status, "OK", what);
+  const { logEntry: e } = await c.startActionAndWait({ actionId: "fail" });
+  assert.equal(e.exitCode, 3, what);
+  assert.ok(e.stderr.startsWith("oops\n"), `${what}: ${JSON.stringify(e.stderr)}`);
+  await expectCode(c.startAction({ actionId: "no-such-action" }), Code.NotFound, what);
+  const logs = await c.getLogs({ startOffset: 0n });
+  assert.equal(typeof logs.totalCount, "bigint", what);
+  assert.ok(logs.totalCount > 0n, what);
+  // The stream: everything of one run, then the end.
+  const ac = new AbortController();
+  const id = trackingId("transport");
+  const seen = [];
+  const reading = (async () => {
+    for await (const ev of c.eventStream({}, { signal: ac.signal, timeoutMs: 15_000 })) {
+      const v = ev.event.value;
+      if ((v?.logEntry?.executionTrackingId ?? v?.executionTrackingId) !== id) continue;
+      seen.push(ev.event.case);
+      if (ev.event.case === "executionFinished") return;
+    }
+  })();
+  await sleep(300);
+  await c.startAction({ actionId: "hello", uniqueTrackingId: id });
+  await reading;
+  ac.abort();
+  assert.equal(seen[0], "executionStarted", `${what}: ${seen}`);
+  assert.equal(seen.at(-1), "executionFinished", `${what}: ${seen}`);
+}
+
+test("connect-node's default codec (binary protobuf) works", async () => {
+  await exercise(createConnectTransport({ baseUrl, httpVersion: "1.1" }), "Connect, binary");
+});
+
+test("gRPC-Web, binary and JSON (connect-node's gRPC-Web transport, as browsers speak it)", async () => {
+  for (const useBinaryFormat of [true, false]) {
+    const transport = createGrpcWebTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat });
+    await exercise(transport, `gRPC-Web, ${useBinaryFormat ? "binary" : "JSON"}`);
+  }
 });

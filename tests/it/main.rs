@@ -15,6 +15,8 @@ mod appliance;
 mod argument_rules;
 mod arguments;
 mod cli_credentials;
+mod clients;
+mod codecs;
 mod config_check;
 mod crash;
 mod dashboards;

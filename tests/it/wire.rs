@@ -241,7 +241,9 @@ fn wrong_content_type_is_415() {
     for content_type in [
         "text/plain",
         "application/x-www-form-urlencoded",
-        "application/proto",
+        "application/x-protobuf",
+        "application/connect+json",
+        "application/connect+proto",
     ] {
         let req = readyz_call().set_header("Content-Type", content_type);
         let resp = send(server.addr, &req);

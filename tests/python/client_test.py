@@ -1,7 +1,8 @@
-"""The official Python Connect client (PyPI connectrpc) against the real binary, with its
-defaults but the codec (actiond speaks JSON): it gzips request bodies, so this is the client that shows whether actiond reads
-Connect-Content-Encoding on a stream. The code is generated from tests/connect/proto by
-grpcio-tools' protoc with protoc-gen-py and protoc-gen-connectrpc (scripts/test.sh does it).
+"""The official Python Connect client (PyPI connectrpc) against the real binary, twice: with
+its defaults (the binary protobuf codec, gzipped request bodies), and with the JSON codec, the
+API document's own. Gzip makes it the client that shows whether actiond reads
+Connect-Content-Encoding on a stream. The code is generated from proto/ by grpcio-tools'
+protoc with protoc-gen-py and protoc-gen-connectrpc (scripts/test.sh does it).
 
 Run: ACTIOND_BIN=target/debug/actiond python client_test.py (from a venv with those
 packages, with the generated code in ./gen). Exits non-zero on the first failure.
@@ -56,10 +57,11 @@ def start(binary, directory):
     raise SystemExit("actiond exited before it listened")
 
 
-async def check(base):
-    # actiond speaks Connect's JSON codec; everything else is the client's default, gzipped
-    # requests included.
-    async with ActionApiServiceClient(base, codec=proto_json_codec()) as client:
+async def check(base, codec):
+    # Everything is the client's default, gzipped requests included, but the codec when one
+    # is given.
+    options = {} if codec is None else {"codec": codec}
+    async with ActionApiServiceClient(base, **options) as client:
         # Unary calls, gzipped by default.
         ready = await client.get_readyz(pb.GetReadyzRequest())
         assert ready.status == "OK", ready
@@ -145,11 +147,12 @@ def main():
     with tempfile.TemporaryDirectory() as directory:
         proc, base = start(os.path.abspath(binary), directory)
         try:
-            asyncio.run(check(base))
+            for name, codec in [("binary (the default)", None), ("JSON", proto_json_codec())]:
+                asyncio.run(check(base, codec))
+                print(f"python connectrpc client, {name} codec: ok")
         finally:
             proc.terminate()
             proc.wait(timeout=10)
-    print("python connectrpc client: ok")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,13 @@
-//! The Connect wire layer, as pure functions: error codes and their HTTP statuses, the error
-//! body, the Connect request-header rules, and typed access to the fields of a JSON
-//! request body. It knows nothing of sockets, routes or actions; `server` feeds it header
-//! values and bytes, `api` asks it for fields and error bodies.
+//! The wire layer, as pure functions: which protocol and codec a request speaks (chosen once,
+//! from its Content-Type: Connect with JSON or binary protobuf, gRPC-Web, gRPC), error codes
+//! and their HTTP statuses, the error body, the request-header rules, envelopes, and typed
+//! access to the fields of a request, whichever codec brought them (`Fields`). It knows
+//! nothing of sockets, routes or actions; `server` feeds it header values and bytes, `api`
+//! asks it for fields and error bodies. `protobuf` is the binary codec, `grpc` gRPC's own
+//! rules.
+
+pub mod grpc;
+pub mod protobuf;
 
 use std::time::Duration;
 
@@ -127,10 +133,10 @@ pub fn envelope(flags: u8, payload: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The message of a server-streaming request: exactly one envelope. A compressed one (flag
-/// 0x01) is inflated within `max` bytes when the request named its compression
-/// (`Connect-Content-Encoding: gzip`, as Python's Connect client sends by default), and
-/// refused as Connect says when it did not.
+/// The message of an enveloped request (a server stream's, or any gRPC call's): exactly one
+/// envelope. A compressed one (flag 0x01) is inflated within `max` bytes when the request
+/// named its compression (`Connect-Content-Encoding: gzip`, as Python's Connect client sends
+/// by default, or `grpc-encoding: gzip`), and refused as Connect says when it did not.
 pub fn single_envelope(
     body: &[u8],
     encoding: Encoding,
@@ -153,8 +159,13 @@ pub fn single_envelope(
             return Err(ConnectError::new(
                 Code::Internal,
                 "a compressed message was sent, but no compression was negotiated \
-                 (send Connect-Content-Encoding: gzip)",
+                 (send Connect-Content-Encoding: gzip, or grpc-encoding: gzip)",
             ));
+        }
+        if flags & !0x01 != 0 {
+            return Err(ConnectError::invalid(format!(
+                "a request envelope has flags {flags:#04x}: only 0x01 (compressed) is allowed"
+            )));
         }
         messages.push((flags & 0x01 != 0, payload));
         rest = &rest[5 + len..];
@@ -165,7 +176,7 @@ pub fn single_envelope(
         other => Err(ConnectError::new(
             Code::Unimplemented,
             format!(
-                "a server-streaming call takes exactly one message, got {}",
+                "a server-streaming or gRPC call takes exactly one request message, got {}",
                 other.len()
             ),
         )),
@@ -204,43 +215,155 @@ pub fn end_stream(error: Option<&ConnectError>) -> Vec<u8> {
     )
 }
 
-/// `Content-Type` of a unary call must be `application/json`, parameters allowed.
-pub fn check_unary_content_type(value: Option<&str>) -> Result<(), ConnectError> {
-    check_content_type(value, "application/json")
+/// How the messages of a request and its answer are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec {
+    /// ProtoJSON, the reference.
+    Json,
+    /// Binary protobuf (`protobuf`).
+    Proto,
 }
 
-/// `Content-Type` of a server-streaming call must be `application/connect+json`.
-pub fn check_stream_content_type(value: Option<&str>) -> Result<(), ConnectError> {
-    check_content_type(value, "application/connect+json")
+/// The protocol a request speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// Connect: a bare message for unary calls, envelopes and an end-stream message for
+    /// streams, errors as JSON bodies with their HTTP status.
+    Connect,
+    /// gRPC-Web over HTTP/1.1: envelopes, and the trailers in a last frame of the body;
+    /// `text` is `application/grpc-web-text`, the same frames in base64.
+    GrpcWeb { text: bool },
+    /// gRPC over HTTP/2: envelopes, and the trailers as HTTP trailers.
+    Grpc,
 }
 
-/// The media type must be `want`, compared case-insensitively; parameters such as
-/// `; charset=utf-8` are allowed. Anything else is HTTP 415.
-fn check_content_type(value: Option<&str>, want: &str) -> Result<(), ConnectError> {
-    let media = value.map(|v| {
-        v.split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase()
-    });
-    if media.as_deref() == Some(want) {
-        return Ok(());
+/// A request's protocol and codec, chosen once from its Content-Type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wire {
+    pub protocol: Protocol,
+    pub codec: Codec,
+}
+
+/// What a 415 lists as accepted.
+pub const ACCEPTED: &str = "application/json, application/proto, application/grpc-web+proto, \
+                            application/grpc-web+json, application/grpc-web-text";
+
+impl Wire {
+    /// Connect with JSON: the API document's own wire, and that of the GET routes.
+    pub const JSON: Wire = Wire {
+        protocol: Protocol::Connect,
+        codec: Codec::Json,
+    };
+
+    /// The protocol and codec of a call from its `Content-Type` (compared case-insensitively,
+    /// parameters such as `; charset=utf-8` allowed); anything else is HTTP 415. Connect's
+    /// unary and streaming media types are not interchangeable; gRPC's serve both.
+    pub fn negotiate(content_type: Option<&str>, streaming: bool) -> Result<Wire, ConnectError> {
+        use {Codec::*, Protocol::*};
+        let media = content_type.map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        });
+        let web = GrpcWeb { text: false };
+        let text = GrpcWeb { text: true };
+        let found = match (media.as_deref(), streaming) {
+            (Some("application/json"), false) => Some((Connect, Json)),
+            (Some("application/proto"), false) => Some((Connect, Proto)),
+            (Some("application/connect+json"), true) => Some((Connect, Json)),
+            (Some("application/connect+proto"), true) => Some((Connect, Proto)),
+            (Some("application/grpc-web" | "application/grpc-web+proto"), _) => Some((web, Proto)),
+            (Some("application/grpc-web+json"), _) => Some((web, Json)),
+            (Some("application/grpc-web-text" | "application/grpc-web-text+proto"), _) => {
+                Some((text, Proto))
+            }
+            (Some("application/grpc" | "application/grpc+proto"), _) => Some((Grpc, Proto)),
+            (Some("application/grpc+json"), _) => Some((Grpc, Json)),
+            _ => None,
+        };
+        if let Some((protocol, codec)) = found {
+            return Ok(Wire { protocol, codec });
+        }
+        let (json, proto) = if streaming {
+            ("application/connect+json", "application/connect+proto")
+        } else {
+            ("application/json", "application/proto")
+        };
+        let found = content_type.unwrap_or("none");
+        Err(ConnectError::new(
+            Code::Unknown,
+            format!(
+                "unsupported Content-Type {found:?}: send Content-Type: {json} (or {proto}, \
+                 or gRPC-Web's application/grpc-web+proto)"
+            ),
+        )
+        .with_status(415))
     }
-    let found = value.unwrap_or("none");
-    Err(ConnectError::new(
-        Code::Unknown,
-        format!("unsupported Content-Type {found:?}: send Content-Type: {want}"),
-    )
-    .with_status(415))
+
+    /// The `Content-Type` of the answer: the request's protocol and codec.
+    pub fn content_type(self, streaming: bool) -> &'static str {
+        use {Codec::*, Protocol::*};
+        match (self.protocol, self.codec, streaming) {
+            (Connect, Json, false) => "application/json",
+            (Connect, Proto, false) => "application/proto",
+            (Connect, Json, true) => "application/connect+json",
+            (Connect, Proto, true) => "application/connect+proto",
+            (GrpcWeb { text: true }, _, _) => "application/grpc-web-text+proto",
+            (GrpcWeb { .. }, Json, _) => "application/grpc-web+json",
+            (GrpcWeb { .. }, Proto, _) => "application/grpc-web+proto",
+            (Grpc, Json, _) => "application/grpc+json",
+            (Grpc, Proto, _) => "application/grpc+proto",
+        }
+    }
+
+    /// Whether the request's messages and the answer's come in envelopes: gRPC's always,
+    /// Connect's on streams only.
+    pub fn enveloped(self, streaming: bool) -> bool {
+        streaming || self.protocol != Protocol::Connect
+    }
+
+    /// The header that names the compression of enveloped messages.
+    pub fn envelope_encoding_header(self) -> &'static str {
+        match self.protocol {
+            Protocol::Connect => "connect-content-encoding",
+            _ => "grpc-encoding",
+        }
+    }
+
+    /// The call's deadline, from `Connect-Timeout-Ms` or `grpc-timeout`, as the protocol
+    /// names it; `header` looks a request header up.
+    pub fn deadline<'a>(
+        self,
+        header: impl Fn(&str) -> Option<&'a str>,
+    ) -> Result<Option<Duration>, ConnectError> {
+        match self.protocol {
+            Protocol::Connect => parse_timeout(header("connect-timeout-ms")),
+            _ => grpc::parse_timeout(header("grpc-timeout")),
+        }
+    }
+
+    /// The last frame of a stream, or of a gRPC call: Connect's end-stream message (always
+    /// JSON, whatever the codec), or gRPC's trailers.
+    pub fn end(self, error: Option<&ConnectError>) -> Vec<u8> {
+        match self.protocol {
+            Protocol::Connect => end_stream(error),
+            _ => grpc::trailer_frame(error),
+        }
+    }
 }
 
-/// `Connect-Protocol-Version` is required on POST operations and must be `1`.
-pub fn check_protocol_version(value: Option<&str>) -> Result<(), ConnectError> {
+/// `Connect-Protocol-Version` must be `1`. It is required on POST operations unless
+/// `required` is false (`connectProtocolHeader: optional`), which lets clients that never
+/// send it through; a wrong value is refused either way.
+pub fn check_protocol_version(value: Option<&str>, required: bool) -> Result<(), ConnectError> {
     match value.map(str::trim) {
         Some("1") => Ok(()),
+        None if !required => Ok(()),
         None => Err(ConnectError::invalid(
-            "missing required header: add Connect-Protocol-Version: 1",
+            "missing required header: add Connect-Protocol-Version: 1 (a client that cannot, \
+             such as OliveTin's, needs connectProtocolHeader: optional in the config)",
         )),
         Some(other) => Err(ConnectError::invalid(format!(
             "Connect-Protocol-Version must be 1, got {other:?}"
@@ -296,15 +419,34 @@ pub fn gunzip(raw: &[u8], max: usize) -> Result<Vec<u8>, ConnectError> {
     Ok(out)
 }
 
-/// The fields of a JSON request object, read by their lowerCamelCase name or its
-/// snake_case form; `null` and absent mean the default, unknown fields are ignored.
-#[derive(Debug, Default)]
+/// The fields of a request, by JSON name, whichever codec brought them: read by their
+/// lowerCamelCase name or its snake_case form; `null` and absent mean the default, unknown
+/// fields are ignored.
+#[derive(Debug, Default, PartialEq)]
 pub struct Fields {
     map: Map<String, Value>,
 }
 
 impl Fields {
-    /// Parses a request body. An empty body is refused: Connect wants `{}` at least.
+    /// The fields of a request body in `codec`, as the message `schema` (which the binary
+    /// codec needs to name its fields; JSON names its own).
+    pub fn decode(
+        codec: Codec,
+        body: &[u8],
+        schema: &'static protobuf::Message,
+    ) -> Result<Fields, ConnectError> {
+        match codec {
+            Codec::Json => Fields::parse(body),
+            // Zero bytes are a message with every field at its default.
+            Codec::Proto => protobuf::decode(body, schema)
+                .map(|map| Fields { map })
+                .map_err(|e| {
+                    ConnectError::invalid(format!("malformed protobuf in the request body: {e}"))
+                }),
+        }
+    }
+
+    /// Parses a JSON request body. An empty body is refused: Connect wants `{}` at least.
     pub fn parse(body: &[u8]) -> Result<Fields, ConnectError> {
         if body.is_empty() {
             return Err(ConnectError::invalid(
@@ -449,35 +591,135 @@ mod tests {
     }
 
     #[test]
-    fn content_type_rules() {
-        for ok in [
-            "application/json",
-            "application/json; charset=utf-8",
-            "Application/JSON;charset=UTF-8",
-        ] {
-            assert!(check_unary_content_type(Some(ok)).is_ok(), "{ok}");
+    fn content_types_choose_protocol_and_codec() {
+        use {Codec::*, Protocol::*};
+        let web = GrpcWeb { text: false };
+        type Case = (&'static str, bool, Option<(Protocol, Codec)>, &'static str);
+        let cases: &[Case] = &[
+            (
+                "application/json",
+                false,
+                Some((Connect, Json)),
+                "application/json",
+            ),
+            (
+                "application/json; charset=utf-8",
+                false,
+                Some((Connect, Json)),
+                "application/json",
+            ),
+            (
+                "Application/JSON;charset=UTF-8",
+                false,
+                Some((Connect, Json)),
+                "application/json",
+            ),
+            (
+                "application/proto",
+                false,
+                Some((Connect, Proto)),
+                "application/proto",
+            ),
+            ("application/connect+json", false, None, ""),
+            ("application/connect+proto", false, None, ""),
+            (
+                "application/connect+json",
+                true,
+                Some((Connect, Json)),
+                "application/connect+json",
+            ),
+            (
+                "application/connect+proto",
+                true,
+                Some((Connect, Proto)),
+                "application/connect+proto",
+            ),
+            ("application/json", true, None, ""),
+            ("application/proto", true, None, ""),
+            (
+                "application/grpc-web",
+                false,
+                Some((web, Proto)),
+                "application/grpc-web+proto",
+            ),
+            (
+                "application/grpc-web+proto",
+                true,
+                Some((web, Proto)),
+                "application/grpc-web+proto",
+            ),
+            (
+                "application/grpc-web+json",
+                false,
+                Some((web, Json)),
+                "application/grpc-web+json",
+            ),
+            (
+                "application/grpc-web-text",
+                true,
+                Some((GrpcWeb { text: true }, Proto)),
+                "application/grpc-web-text+proto",
+            ),
+            (
+                "application/grpc",
+                false,
+                Some((Grpc, Proto)),
+                "application/grpc+proto",
+            ),
+            (
+                "application/grpc+json",
+                true,
+                Some((Grpc, Json)),
+                "application/grpc+json",
+            ),
+            ("text/plain", false, None, ""),
+            ("application/x-protobuf", false, None, ""),
+            ("application/grpc-web+thrift", false, None, ""),
+        ];
+        for &(content_type, streaming, want, answer) in cases {
+            let got = Wire::negotiate(Some(content_type), streaming);
+            match want {
+                Some((protocol, codec)) => {
+                    let wire = got.unwrap();
+                    assert_eq!(wire, Wire { protocol, codec }, "{content_type}");
+                    assert_eq!(wire.content_type(streaming), answer, "{content_type}");
+                }
+                None => assert_eq!(got.unwrap_err().status, 415, "{content_type} {streaming}"),
+            }
         }
-        for bad in [
-            None,
-            Some("text/plain"),
-            Some("application/connect+json"),
-            Some("application/proto"),
-        ] {
-            assert_eq!(
-                check_unary_content_type(bad).unwrap_err().status,
-                415,
-                "{bad:?}"
-            );
-        }
+        let none = Wire::negotiate(None, false).unwrap_err();
+        assert_eq!((none.status, none.code), (415, Code::Unknown));
+        assert!(none.message.contains("send Content-Type: application/json"));
+    }
+
+    #[test]
+    fn only_grpc_and_streams_are_enveloped() {
+        let web = Wire {
+            protocol: Protocol::GrpcWeb { text: false },
+            codec: Codec::Proto,
+        };
+        assert!(!Wire::JSON.enveloped(false));
+        assert!(Wire::JSON.enveloped(true));
+        assert!(web.enveloped(false));
+        assert_eq!(Wire::JSON.end(None), end_stream(None));
+        assert_eq!(web.end(None), grpc::trailer_frame(None));
     }
 
     #[test]
     fn protocol_version_rules() {
-        assert!(check_protocol_version(Some("1")).is_ok());
-        let missing = check_protocol_version(None).unwrap_err();
+        for required in [true, false] {
+            assert!(check_protocol_version(Some("1"), required).is_ok());
+            assert_eq!(
+                check_protocol_version(Some("2"), required)
+                    .unwrap_err()
+                    .status,
+                400
+            );
+        }
+        let missing = check_protocol_version(None, true).unwrap_err();
         assert_eq!(missing.code, Code::InvalidArgument);
         assert!(missing.message.contains("Connect-Protocol-Version: 1"));
-        assert_eq!(check_protocol_version(Some("2")).unwrap_err().status, 400);
+        assert!(check_protocol_version(None, false).is_ok());
     }
 
     #[test]
@@ -634,15 +876,6 @@ mod tests {
         // Encodings other than gzip are refused by name.
         let e = parse_content_encoding(Some("br")).unwrap_err();
         assert_eq!(e.code, Code::Unimplemented);
-    }
-
-    #[test]
-    fn stream_content_type_rules() {
-        assert!(check_stream_content_type(Some("application/connect+json")).is_ok());
-        assert!(check_stream_content_type(Some("Application/Connect+JSON; charset=utf-8")).is_ok());
-        for bad in [None, Some("application/json")] {
-            assert_eq!(check_stream_content_type(bad).unwrap_err().status, 415);
-        }
     }
 
     #[test]
