@@ -683,8 +683,8 @@ check_kill_reaches_escaped_processes() {
 
 # ---------------------------------------------------------------------------------------
 # `exec:` commands under the shipped unit: born in their cgroup, no wrapper shell. Kept in a
-# function of its own, with the actions it needs added to the config here and the config
-# put back at the end, so that it stands apart from the other checks; it runs just before
+# function of its own, with the actions it needs in an overlay file of their own that is
+# removed at the end, so that it stands apart from the other checks; it runs just before
 # the purge, so that its runs do not push the runs the history checks look for off the
 # first page of GetLogs.
 
@@ -696,14 +696,14 @@ check_exec_children_are_born_in_their_cgroup() {
     has "$log" 'which its process enters between clone and execve, with no wrapper shell' \
         || die "the log does not say how executions enter their cgroup: $(echo "$log" | grep 'kill containment' || echo 'no kill containment line')"
     {
-        cat "$RUN/config.yaml"
+        echo "actions:"
         echo "  - {id: execNap, title: Exec nap, exec: [sleep, \"$((MARK + 4))\"], timeout: 600}"
         echo "  - {id: execEscape, title: Exec escape, exec: [setsid, --wait, env, -i, sleep, \"$((MARK + 5))\"], timeout: 600}"
         # What clone3 answers under the unit's seccomp filters (RestrictNamespaces=): a
         # command inherits them. 38 is ENOSYS, 22 EINVAL (allowed, refused for its null args).
         echo "  - {id: clone3Probe, title: clone3 probe, exec: [perl, -e, 'syscall(435, 0, 0); print \$!+0']}"
-    } >"$RUN/config-exec.yaml"
-    put_in_ct "$RUN/config-exec.yaml" /etc/actiond/config.yaml
+    } >"$RUN/exec.yaml"
+    put_in_ct "$RUN/exec.yaml" /etc/actiond/config.d/60-exec.yaml
     napping() { [ -n "$(processes "sleep $1")" ]; }
     gone() { [ -z "$(processes "sleep $1")" ]; }
     starts_nap() {
@@ -740,7 +740,7 @@ check_exec_children_are_born_in_their_cgroup() {
     wait_for 30 gone $((MARK + 5)) || die "KillAction left the setsid, env -i grandchild: $(processes "sleep $((MARK + 5))")"
     probe=$(api StartActionAndWait '{"actionId":"clone3Probe"}' | field stdout)
     echo "    clone3 under the unit answers errno ${probe:-?}; outside it $(in_ct perl -e 'syscall(435, 0, 0); print $!+0')"
-    put_in_ct "$RUN/config.yaml" /etc/actiond/config.yaml
+    in_ct rm /etc/actiond/config.d/60-exec.yaml
     pass "born in run-N, actiond's own child, no shell above it; the grandchild killed"
 }
 
