@@ -250,6 +250,45 @@ test("2. Run again on a confirmed action starts nothing until the box is ticked 
   await page.context().close();
 });
 
+test("2. a double tap presses once: on a confirmed form's Run, on a button, on what replaces them", async () => {
+  const page = await newPage(PHONE);
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const centre = async (locator) => {
+    const b = await locator.boundingBox();
+    return [b.x + b.width / 2, b.y + b.height / 2];
+  };
+  const doubleTap = async (x, y, gap) => {
+    await page.touchscreen.tap(x, y);
+    if (gap) await sleep(gap);
+    await page.touchscreen.tap(x, y);
+  };
+  // The confirmed form: Run tapped twice, 0 to 600 ms apart. The second tap finds Run still
+  // there, or the dashboard that replaced the form under the finger.
+  for (const gap of [0, 20, 120, 300, 600]) {
+    await page.goto(base + "/#/d/Maintenance");
+    await page.getByRole("button", { name: /Purge the cache/ }).click();
+    await page.getByLabel(/Delete every cached file/).check();
+    const before = (await runsOf("purge")).length;
+    const [x, y] = await centre(page.getByRole("button", { name: "Run" }));
+    await doubleTap(x, y, gap);
+    await sleep(1500);
+    assert.equal((await runsOf("purge")).length, before + 1, `a double tap ${gap} ms apart on Run`);
+    assert.ok(!page.url().endsWith("#/login"), `the second tap (${gap} ms) pressed a locked button beneath`);
+  }
+  // A button of the dashboard, twice within a second: one run.
+  for (const gap of [0, 120, 400]) {
+    await page.goto(base + "/#/d/Status");
+    const button = page.getByRole("button", { name: /Show the date/ });
+    const before = (await runsOf("date")).length;
+    const [x, y] = await centre(button);
+    await doubleTap(x, y, gap);
+    await sleep(1500);
+    assert.equal((await runsOf("date")).length, before + 1, `a double tap ${gap} ms apart on a button`);
+  }
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
 test("2. a confirmed reboot shows the board going away, and the page reconnects by itself", async () => {
   const own = await mkdtemp(join(tmpdir(), "actiond-reboot-"));
   const path = join(own, "config.yaml");

@@ -844,19 +844,73 @@
     }
   }
 
+  // Taps that belong to the screen before. A phone's double tap is two clicks 40–600 ms
+  // apart at one spot; when the first one changes what is under the finger (a form gives way
+  // to the dashboard), the second lands on something else and presses it. So a click within
+  // ECHO_MS of the one before, and within ECHO_PX of where it was, is that click's echo:
+  // controls that start something ignore it (`echo()`, read while the click is handled; a
+  // keyboard's Enter clicks too, at one spot, so two Enters are one press as well). Where the
+  // page itself puts a control under a finger that did not move (Run again taking Kill's
+  // place as a run ends), `unsettle` makes that control deaf for ECHO_MS (`settled`). A press
+  // of a button within REPEAT ms of its last press, or while that press is on its way, is
+  // the same press too: a desktop double-click is two clicks.
+  const ECHO_MS = 700;
+  const ECHO_PX = 40;
+  const REPEAT = 1000;
+  let lastClick = null;
+  let echoing = false;
+  window.addEventListener(
+    "click",
+    (ev) => {
+      const at = { t: ev.timeStamp, x: ev.clientX, y: ev.clientY };
+      echoing = !!lastClick && at.t - lastClick.t < ECHO_MS && Math.hypot(at.x - lastClick.x, at.y - lastClick.y) < ECHO_PX;
+      lastClick = at;
+    },
+    true,
+  );
+  // Typing between two clicks makes the second one a click of its own (a corrected value, sent).
+  for (const kind of ["input", "keydown"]) window.addEventListener(kind, () => (lastClick = null), true);
+  function echo() {
+    return echoing;
+  }
+  let stillFrom = 0;
+  function unsettle() {
+    stillFrom = Date.now() + ECHO_MS;
+  }
+  function settled() {
+    return Date.now() >= stillFrom;
+  }
+  const pressedAt = new Map(); // bindingId → when its button was last pressed
+  const pressing = new Set(); // bindingIds whose StartAction is on its way
+
   // A press: a running action opens its live view (a second start would only be blocked); a
   // locked one says why, and a guest's opens the login, which comes back to it.
   function press(action, locked, why) {
+    // Opening a run in progress starts nothing, so no tap is too quick for it.
     const last = S.last.get(action.bindingId);
     const run = last && S.runs.get(last);
     if (run && run.entry && !run.entry.executionFinished) return go("#/x/" + enc(last));
+    if (echo() || pressing.has(action.bindingId)) return;
+    const before = pressedAt.get(action.bindingId);
+    if (before && Date.now() - before < REPEAT) return;
+    pressedAt.set(action.bindingId, Date.now());
     if (locked === "login") {
       S.afterLogin = { to: S.here || "#/", binding: action.bindingId };
       return go("#/login");
     }
     if (locked) return toast(action.title + ": " + (why || "you may not run this action."));
     if (action.arguments && action.arguments.length) return go("#/a/" + enc(action.bindingId));
-    start(action, []).catch(() => {});
+    // The button says it was heard until the answer comes: a tap with no sign of it is tapped
+    // again.
+    pressing.add(action.bindingId);
+    const buttons = () => document.querySelectorAll(`button.act[data-binding="${CSS.escape(action.bindingId)}"]`);
+    for (const b of buttons()) b.classList.add("busy");
+    start(action, [])
+      .catch(() => {})
+      .finally(() => {
+        pressing.delete(action.bindingId);
+        for (const b of buttons()) b.classList.remove("busy");
+      });
   }
 
   // Starts `action`. Its answer shows where the press was made: the run's view for the
@@ -899,7 +953,7 @@
   // ---------------------------------------------------------------------------------------
 
   const sheet = ActiondSheet({ $, h, enc, icon, S });
-  const { formView, findAction } = ActiondForms({ h, call, S, icon, sanitize, backLink, start, goBack, dangerous });
+  const { formView, findAction } = ActiondForms({ h, call, S, icon, sanitize, backLink, start, goBack, dangerous, echo });
 
   // What "Run again" needs to know of an action: its declaration, and whether a dashboard
   // shows it as dangerous (every dashboard is read for that when this page has not yet).
@@ -909,7 +963,7 @@
   }
 
   const { TONE, outputNodes, runView, logsView, loginView, logout, needLogin, diagView } = ActiondViews({
-    $, h, enc, icon, call, S, upsert, refreshRun, toast, go, backLink, boot, forgetAll, dangerous, sheet, actionForRerun,
+    $, h, enc, icon, call, S, upsert, refreshRun, toast, go, backLink, boot, forgetAll, dangerous, sheet, actionForRerun, echo, settled, unsettle,
   });
 
   // ---------------------------------------------------------------------------------------

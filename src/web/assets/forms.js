@@ -7,7 +7,7 @@
 "use strict";
 
 const ActiondForms = (core) => {
-  const { h, call, S, icon, sanitize, backLink, start, goBack, dangerous } = core;
+  const { h, call, S, icon, sanitize, backLink, start, goBack, dangerous, echo } = core;
 
   const RULES = {
     ascii: [/^[A-Za-z0-9]+$/, "must be letters and digits only (A-Z, a-z, 0-9)"],
@@ -204,8 +204,13 @@ const ActiondForms = (core) => {
       summary();
     });
 
+    // Once sent, the form stays sent: Run comes back only after a refusal. A second tap of a
+    // double tap would otherwise find Run enabled again in the moment before the page moves
+    // on, and start the action twice (a reboot, twice).
+    let sent = false;
     form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
+      if (sent || echo()) return;
       serverSaid = "";
       let firstBad = null;
       for (const f of fields) {
@@ -223,6 +228,7 @@ const ActiondForms = (core) => {
       const args = fields.filter((f) => !f.confirm).map((f) => ({ name: f.arg.name, value: f.get() }));
       runBtn.disabled = true;
       runBtn.classList.add("busy");
+      sent = true;
       try {
         const id = await start(action, args, true);
         // The answer shows where the form was opened from: on its dashboard (the sheet), or,
@@ -240,8 +246,9 @@ const ActiondForms = (core) => {
           named.input.focus();
         } else serverSaid = e.message;
         summary();
-      } finally {
+        sent = false;
         runBtn.disabled = false;
+      } finally {
         runBtn.classList.remove("busy");
       }
     });

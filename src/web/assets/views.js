@@ -6,7 +6,7 @@
 "use strict";
 
 const ActiondViews = (core) => {
-  const { $, h, enc, icon, call, S, upsert, refreshRun, toast, go, backLink, boot, forgetAll, dangerous, sheet, actionForRerun } = core;
+  const { $, h, enc, icon, call, S, upsert, refreshRun, toast, go, backLink, boot, forgetAll, dangerous, sheet, actionForRerun, echo, settled, unsettle } = core;
   const { ending, MARK, Ansi, ansi } = ActiondOutput;
 
   // ---------------------------------------------------------------------------------------
@@ -97,6 +97,7 @@ const ActiondViews = (core) => {
     let base = -1; // run.dropped when the live output was last drawn from scratch
     let drawn = 0; // chunks drawn, counted from the first chunk ever received
     let finalShown = false;
+    let shownRunning = false; // Kill is on screen, where Run again comes when the run ends
 
     function paintLive() {
       // When this page missed chunks (it was opened during the run, or the stream dropped),
@@ -156,6 +157,10 @@ const ActiondViews = (core) => {
       meta.title = "Started " + (e.datetimeStarted || "") + (e.user ? " by " + e.user : "");
       if (e.executionFinished && !said && !run.mine) sheet.say(sheet.sentence(run));
       said = said || e.executionFinished;
+      // Run again takes Kill's place when the run ends: a tap meant for Kill in that moment
+      // must not start the action again.
+      if (e.executionFinished && shownRunning) unsettle();
+      shownRunning = !e.executionFinished;
       killBtn.hidden = e.executionFinished;
       if (e.executionFinished) {
         killBtn.classList.remove("busy");
@@ -190,6 +195,7 @@ const ActiondViews = (core) => {
     // A run with a confirmation, a password, or of a dangerous action is not repeated as it
     // was: its form opens again, unticked and without secrets.
     async function rerun() {
+      if (rerunBtn.disabled || echo() || !settled()) return;
       rerunBtn.disabled = true;
       const action = await actionForRerun(run.entry.actionId);
       rerunBtn.disabled = false;
