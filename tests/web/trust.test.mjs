@@ -552,6 +552,16 @@ test("7. forms: required fields marked and checked first, refusals by title next
   await hostError.getByText("Host name is required").waitFor();
   assert.equal(await page.evaluate(() => document.activeElement.id), "arg-host");
   await page.getByRole("alert").getByText("Check Host name.").waitFor();
+  // The tabs, the user box and the footer's links are 44 px tall to tap, as README says.
+  const small = await page.evaluate(() => [...document.querySelectorAll("#nav a, #user a, #user button, .foot a")]
+    .filter((e) => e.offsetParent !== null)
+    .map((e) => [e.textContent.trim(), Math.round(e.getBoundingClientRect().height)])
+    .filter(([, height]) => height < 44));
+  assert.deepEqual(small, [], "controls under 44 px");
+  // Spaces alone are no answer to a required field.
+  await host.fill("   ");
+  await page.getByRole("button", { name: "Run" }).click();
+  await hostError.getByText("Host name is required").waitFor();
   await page.getByLabel(/^Label/).fill("x");
   const labelError = page.locator("#arg-label-err");
   await labelError.getByText("Label is not in the expected form: Two to four small letters.").waitFor();

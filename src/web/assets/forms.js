@@ -215,7 +215,7 @@ const ActiondForms = (core) => {
       let firstBad = null;
       for (const f of fields) {
         const value = f.get();
-        const why = f.confirm ? (value ? "" : "Tick “" + f.title + "” to confirm.") : f.must && !value ? (f.arg.choices && f.arg.choices.length ? "must be chosen" : "is required") : localCheck(f.arg, value);
+        const why = f.confirm ? (value ? "" : "Tick “" + f.title + "” to confirm.") : f.must && !(typeof value === "string" ? value.trim() : value) ? (f.arg.choices && f.arg.choices.length ? "must be chosen" : "is required") : localCheck(f.arg, value);
         showErr(f, why);
         if (why && !firstBad) firstBad = f;
       }
