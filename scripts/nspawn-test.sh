@@ -55,9 +55,8 @@ if [ "${1:-}" = --prepare ]; then prepare_only=true; shift; fi
 DEB=dist/deb/actiond_${version}_amd64.deb
 # The next version, published to the same repository for the upgrade.
 NEXT=$version+ci1
-# The last commit of the one-file config (version 0.1.0): its package is built from it for
-# the check of an upgrade from 0.1.0.
-OLD_COMMIT=839d6a3
+# The upgrade from 0.1.0 is checked with the packaging files of 0.1.0's last commit (839d6a3,
+# the one-file config), kept in tests/nspawn/.
 # The veth pair into the container (interface names are at most 15 characters) and its
 # link-local /30, the host at .1, the container at .2.
 HOSTIF=actd$(printf %x $$)
@@ -864,15 +863,18 @@ check_purge_removes_everything() {
     pass "no file, unit, process, state or board group left (the system user stays, as Debian does)"
 }
 
-# old_package: the amd64 package of 0.1.0, built by that commit's own scripts from its tree
-# (with this build's binary, whose version does not matter to dpkg).
+# old_package: the amd64 package of 0.1.0, built by 0.1.0's own packaging script from its
+# own files (tests/nspawn/actiond-0.1.0-packaging.tar.gz: `git archive` of 839d6a3 for the
+# paths the script reads), with this build's binary, whose version
+# does not matter to dpkg. A fixture, not the commit itself, so that a shallow clone runs the
+# check too.
 old_package() {
     local tree=$RUN/old
     rm -rf "$tree"
     mkdir -p "$tree/dist/x86_64-unknown-linux-musl"
-    git cat-file -e "$OLD_COMMIT^{commit}" 2>/dev/null \
-        || die "commit $OLD_COMMIT (version 0.1.0) is not in this clone (a shallow one?); it is needed to build 0.1.0"
-    git archive "$OLD_COMMIT" | tar -xf - -C "$tree"
+    tar -xzf tests/nspawn/actiond-0.1.0-packaging.tar.gz -C "$tree" \
+        || die "cannot unpack tests/nspawn/actiond-0.1.0-packaging.tar.gz"
+    grep -qx 'version = "0.1.0"' "$tree/Cargo.toml" || die "the 0.1.0 fixture is not 0.1.0's"
     cp dist/x86_64-unknown-linux-musl/actiond "$tree/dist/x86_64-unknown-linux-musl/"
     (cd "$tree" && bash scripts/package-deb.sh --no-build amd64) >"$RUN/old-package.log" 2>&1 \
         || { cat "$RUN/old-package.log" >&2; die "packaging 0.1.0 failed"; }
