@@ -503,20 +503,23 @@ fn credentials<'a>(auth: &Auth, parts: &'a Parts) -> Credentials<'a> {
     let session = header(parts, identity::SESSION_HEADER)
         .map(str::trim)
         .filter(|v| !v.is_empty())
-        .or_else(|| {
-            parts
-                .headers
-                .get_all("cookie")
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .find_map(identity::session_cookie)
-        });
+        .or_else(|| cookie_session(parts));
     Credentials {
         bearer: header(parts, "authorization").and_then(identity::bearer),
         header_user: named(&auth.http_header_username),
         header_group: named(&auth.http_header_usergroup),
         session,
     }
+}
+
+/// The session id in the request's `svc-sid-local` cookie.
+fn cookie_session(parts: &Parts) -> Option<&str> {
+    parts
+        .headers
+        .get_all("cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(identity::session_cookie)
 }
 
 /// Who sent the request, and how its answer is written. A bearer token that matches nothing
@@ -529,10 +532,13 @@ fn context(app: &App, parts: &Parts, peer: SocketAddr, out: Out) -> Result<Ctx, 
         .identify(auth, peer.ip(), &credentials(auth, parts))
     {
         Ok(caller) => Ok(Ctx {
-            caller,
             peer: peer.ip(),
             out,
             session_header: parts.headers.contains_key(identity::SESSION_HEADER),
+            cookie_session: cookie_session(parts)
+                .filter(|sid| caller.sid.as_deref() != Some(*sid))
+                .map(str::to_string),
+            caller,
         }),
         Err(Refusal::UnknownToken) => Err(ConnectError::new(
             Code::Unauthenticated,

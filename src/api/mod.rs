@@ -96,6 +96,10 @@ pub struct Ctx {
     /// Whether the request carried `Actiond-Session` (`auth::identity::SESSION_HEADER`): a
     /// login then answers the session in that header, with no cookie.
     pub session_header: bool,
+    /// The session in the `svc-sid-local` cookie when the request identified itself another
+    /// way (the header): a cookie an older page left in the browser, which Login and Logout
+    /// end, so that it cannot outlive the page's own session on other ports of the board.
+    pub cookie_session: Option<String>,
 }
 
 /// A successful answer: the body in the request's codec and, for login and logout, a

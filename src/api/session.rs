@@ -48,6 +48,9 @@ pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectErr
         )),
         Login::Refused => Ok(ctx.out.encode(&LoginReply { success: false }).into()),
         Login::Accepted { sid } => {
+            // A login replaces what the request presented: the previous user's session on a
+            // shared phone, an older page's cookie.
+            end_presented_sessions(app, ctx);
             // The new session may have evicted the user's oldest: its streams end now.
             app.engine.bus().revalidate(&app.config().auth);
             let body = ctx.out.encode(&LoginReply { success: true });
@@ -56,7 +59,8 @@ pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectErr
             Ok(if ctx.session_header {
                 Reply {
                     body,
-                    cookie: None,
+                    // An older page's cookie goes from the browser too.
+                    cookie: ctx.cookie_session.as_ref().map(|_| cleared_cookie()),
                     session: Some(sid),
                 }
             } else {
@@ -70,11 +74,22 @@ pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectErr
     }
 }
 
+/// Ends every session the request presents: the one it was identified by, and a cookie's
+/// beside the page's header (an older page's, which would otherwise live on for a year and
+/// reach every port of the board's name). True when one ended.
+fn end_presented_sessions(app: &App, ctx: &Ctx) -> bool {
+    let mut ended = false;
+    for sid in ctx.caller.sid.iter().chain(ctx.cookie_session.iter()) {
+        app.authority.logout(sid);
+        ended = true;
+    }
+    ended
+}
+
 /// Ends the caller's session on the server and clears the cookie.
 pub fn logout(app: &App, ctx: &Ctx) -> Reply {
-    if let Some(sid) = &ctx.caller.sid {
-        app.authority.logout(sid);
-        // Its event streams end before this answer leaves.
+    if end_presented_sessions(app, ctx) {
+        // Their event streams end before this answer leaves.
         app.engine.bus().revalidate(&app.config().auth);
     }
     Reply {

@@ -132,6 +132,10 @@ pub fn respond(asset: &'static Asset, when: Conditions<'_>) -> Reply {
     if asset.name.ends_with(".html") {
         headers.push(("content-security-policy", Cow::Borrowed(CSP)));
         headers.push(("referrer-policy", Cow::Borrowed("no-referrer")));
+        // A page of another site that opened this one keeps no handle on it: it cannot steer
+        // the logged-in page to the view it wants under the user's next click. Browsers honour
+        // it on HTTPS and loopback only; over plain HTTP to a LAN name it is not enforced.
+        headers.push(("cross-origin-opener-policy", Cow::Borrowed("same-origin")));
     }
     let body = if gzip {
         headers.push(("content-encoding", Cow::Borrowed("gzip")));

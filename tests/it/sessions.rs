@@ -263,3 +263,66 @@ fn a_flood_of_logins_waits_in_a_bounded_queue_and_the_rest_are_told_at_once() {
         "ok"
     );
 }
+
+/// A cookie an older page (0.1) left in the browser lives a year and reaches every port of
+/// the board's name. The page's Login and Logout send it beside the header: both end it and
+/// clear it. A login also ends the session the request presented (the previous user of a
+/// shared phone).
+#[test]
+fn the_pages_login_and_logout_end_an_older_cookie_session_and_the_one_presented() {
+    let server = Server::start(config(json!({})));
+    let as_header = |sid: &str| {
+        who_am_i(&server, &[("Actiond-Session", sid)])["authenticatedUser"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let page_login = |user: &str, pw: &str, headers: &[(&str, &str)]| {
+        let resp = call_with(
+            &server,
+            "LocalUserLogin",
+            json!({"username": user, "password": pw}),
+            headers,
+        );
+        assert_eq!(resp.json()["success"], true, "{}", resp.text());
+        resp
+    };
+    // The 0.1 page's cookie session, then the new page's login beside it.
+    let old = login(&server, "bob", BOB_PW);
+    let jar = cookie(&old);
+    let resp = page_login(
+        "alice",
+        ALICE_PW,
+        &[("Actiond-Session", "new"), ("Cookie", &jar)],
+    );
+    let alice = resp.header("Actiond-Session").unwrap().to_string();
+    let cleared = resp
+        .header("Set-Cookie")
+        .expect("the old cookie is cleared");
+    assert!(cleared.starts_with("svc-sid-local=;"), "{cleared}");
+    assert_eq!(
+        user_of(&server, &old),
+        "guest",
+        "the old cookie's session ended"
+    );
+    assert_eq!(as_header(&alice), "alice");
+    // A second user logs in on the same page: the first one's session ends.
+    let resp = page_login("bob", BOB_PW, &[("Actiond-Session", &alice)]);
+    let bob = resp.header("Actiond-Session").unwrap().to_string();
+    assert_eq!(
+        as_header(&alice),
+        "guest",
+        "the previous user's session ended"
+    );
+    // Logout with the header and a cookie that came back ends both.
+    let other = login(&server, "alice", ALICE_PW);
+    let out = call_with(
+        &server,
+        "Logout",
+        json!({}),
+        &[("Actiond-Session", &bob), ("Cookie", &cookie(&other))],
+    );
+    assert_eq!(out.status, 200, "{}", out.text());
+    assert_eq!(as_header(&bob), "guest");
+    assert_eq!(user_of(&server, &other), "guest");
+}

@@ -121,6 +121,7 @@ test("the page is served gzipped, with a strong ETag, 304 on revalidation and ca
   assert.equal(r.headers.get("content-encoding"), "gzip");
   assert.equal(r.headers.get("cache-control"), "no-cache");
   assert.match(r.headers.get("content-security-policy"), /default-src 'self'/);
+  assert.equal(r.headers.get("cross-origin-opener-policy"), "same-origin");
   const etag = r.headers.get("etag");
   assert.match(etag, /^"[0-9a-f]{16}-gz"$/);
   const html = await r.text();

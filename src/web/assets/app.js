@@ -114,8 +114,10 @@
         method: "POST",
         headers,
         body: JSON.stringify(body),
-        // No cookie: the page's session travels in the Actiond-Session header only.
-        credentials: "omit",
+        // No cookie: the page's session travels in the Actiond-Session header only. Login
+        // and Logout send one an older page may have left, for the service to end it and
+        // clear it from the browser.
+        credentials: op === "LocalUserLogin" || op === "Logout" ? "same-origin" : "omit",
         cache: "no-store",
         signal: AbortSignal.timeout(CALL_TIMEOUT),
       });
@@ -869,7 +871,9 @@
     true,
   );
   // Typing between two clicks makes the second one a click of its own (a corrected value, sent).
-  for (const kind of ["input", "keydown"]) window.addEventListener(kind, () => (lastClick = null), true);
+  // A held key repeats: its repeats are not typing.
+  window.addEventListener("input", () => (lastClick = null), true);
+  window.addEventListener("keydown", (e) => e.repeat || (lastClick = null), true);
   function echo() {
     return echoing;
   }
