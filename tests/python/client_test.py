@@ -96,7 +96,9 @@ async def check(base, codec):
             stream = client.event_stream(pb.EventStreamRequest(), timeout_ms=20000)
             opened.set()
             async for event in stream:
-                if "id" in wanted and wanted["id"] in str(event):
+                # Its finish: a quiet stream opened after it must not see the run's last event.
+                finished = event.event is not None and event.event.field == "execution_finished"
+                if "id" in wanted and wanted["id"] in str(event) and finished:
                     return event
 
         listener = asyncio.create_task(listen())
