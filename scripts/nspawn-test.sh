@@ -330,6 +330,14 @@ put_in_ct() { in_ct sh -c 'cat >"$1"' sh "$2" <"$1"; }
 
 # add_user NAME PASSWORD: a user of group admins under authLocalUsers in the admin's config,
 # the way README says (`actiond hash-password`, then a line under users:).
+# reloads: how many times the running service has said "config reloaded". A login is tried
+# only after the reload that brings its user: every earlier try is a failed login, and five
+# of them within a minute throttle that name for the minute.
+reloads() {
+    in_ct journalctl -u actiond --no-pager -o cat _SYSTEMD_INVOCATION_ID="$(prop InvocationID)" \
+        | grep -c 'config reloaded' || true
+}
+
 add_user() {
     local hash
     hash=$(printf '%s\n' "$2" | in_ct actiond hash-password) || die "actiond hash-password failed"
@@ -510,9 +518,13 @@ check_install_from_the_repository() {
 check_boards_keep_the_admins_users_and_sessions() {
     step "a user in the admin's config; actiond-board switches to the Pi board and back, keeping the user and the session"
     has "$(in_ct actiond-board)" '* generic ' || die "generic is not the board in use: $(in_ct actiond-board)"
+    local r0
+    r0=$(reloads)
     add_user ci "$ADMIN_PW"
+    reloaded() { [ "$(reloads)" -gt "$r0" ]; }
+    wait_for 30 reloaded || die "the config with the user ci was not reloaded"
     logged_in() { COOKIE=$(login ci "$ADMIN_PW"); [ -n "$COOKIE" ]; }
-    wait_for 30 logged_in || die "the user ci cannot log in after the config reloaded"
+    wait_for 10 logged_in || die "the user ci cannot log in after the config reloaded"
     [ "$(who "$COOKIE")" = ci ] || die "the session is not ci's"
     local before rest groups
     rest=$(rest_of_config)
@@ -893,11 +905,15 @@ check_upgrade_from_0_1_0() {
     ! grep -q '^board:' "$ROOT/etc/actiond/config.yaml" || die "0.1.0's config has a board: line"
     wait_for 30 active || die "0.1.0 is not active"
     # What 0.1.0's README said to do: a user under authLocalUsers; and a title of one's own.
+    local r0
+    r0=$(reloads)
     add_user ada "$ADMIN_PW"
     in_ct sed -i 's/^pageTitle: .*/pageTitle: Door/' /etc/actiond/config.yaml
     cp "$ROOT/etc/actiond/config.yaml" "$RUN/config-0.1.0.yaml"
+    reloaded() { [ "$(reloads)" -gt "$r0" ]; }
+    wait_for 30 reloaded || die "0.1.0 did not reload the config with the user ada"
     ada_in() { sid=$(login ada "$ADMIN_PW"); [ -n "$sid" ]; }
-    wait_for 30 ada_in || die "ada cannot log in on 0.1.0"
+    wait_for 10 ada_in || die "ada cannot log in on 0.1.0"
     id=$(run disk)
     # The upgrade, as a board would get it: from the repository, unattended, no questions.
     apt_in_ct install -y actiond || { cat "$RUN/apt.log" >&2; die "the upgrade from 0.1.0 failed"; }
