@@ -10,7 +10,7 @@
 #   --no-build: package the binaries already in dist/<target>/ (from cross-build.sh).
 #
 # Output: dist/deb/actiond_<version>_<arch>.deb, then a table of sizes. When it makes all four,
-# it also writes that table into README.md and docs/PACKAGING.md (between the "sizes" marks),
+# it also writes that table into docs/install.md and docs/PACKAGING.md (between the "sizes" marks),
 # so the sizes there are always a build's, never typed. Which Rust target each architecture
 # gets, and why, is in scripts/cross-build.sh. The maintainer scripts are written here too
 # (below); docs/PACKAGING.md says what they do.
@@ -317,11 +317,11 @@ echo
 printf '%s\n' "${sizes[@]}"
 
 # The sizes in the documentation are this build's: with all four packages made, the table
-# between the marks in README.md and docs/PACKAGING.md is written anew.
+# between the marks in docs/install.md and docs/PACKAGING.md is written anew.
 [ "$*" = "amd64 arm64 armhf armel" ] || exit 0
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 # The two files written here do not count as changes to the source.
-if [ -n "$(git status --porcelain -- . ':!README.md' ':!docs/PACKAGING.md' 2>/dev/null)" ]; then
+if [ -n "$(git status --porcelain -- . ':!docs/install.md' ':!docs/PACKAGING.md' 2>/dev/null)" ]; then
     commit="$commit with local changes"
 fi
 table=$(mktemp)
@@ -332,7 +332,7 @@ table=$(mktemp)
     echo "|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
 } >"$table"
-for doc in README.md docs/PACKAGING.md; do
+for doc in docs/install.md docs/PACKAGING.md; do
     grep -q '^<!-- sizes -->$' "$doc" && grep -q '^<!-- /sizes -->$' "$doc" \
         || die "$doc has no <!-- sizes --> ... <!-- /sizes --> marks for the table"
     awk -v table="$table" '
@@ -343,4 +343,4 @@ for doc in README.md docs/PACKAGING.md; do
     mv "$doc.new" "$doc"
 done
 rm -f "$table"
-echo "the sizes table in README.md and docs/PACKAGING.md is this build's"
+echo "the sizes table in docs/install.md and docs/PACKAGING.md is this build's"
