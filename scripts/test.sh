@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run) and as docs/TESTING.md describes it:
-# format check, clippy with warnings as errors, the check that no modules of src/ depend on
-# each other in a cycle, unit tests, black-box tests of the real binary with the soak test
+# format check, clippy with warnings as errors, the checks of src/ against docs/ARCHITECTURE.md
+# (no module cycle, the layers, the rules, the unsafe inventory), unit tests, black-box tests of the real binary with the soak test
 # beside them, the crash tests (SIGKILL under load must lose no run a client was told about),
 # the history file under strace and on a full disk, the OliveTin compatibility corpus (kept beside the repository, in
 # ../shared/corpus or wherever ACTIOND_CORPUS names), kill containment in a cgroup, the shell
@@ -123,8 +123,8 @@ echo "$(target/ci-tools/bin/actionlint --version | head -1), $(target/ci-tools/b
 target/ci-tools/bin/actionlint -color=false .github/workflows/*.yml
 target/ci-tools/bin/zizmor --offline --no-progress .github/workflows/
 
-step "no cycle between the modules of src/ (scripts/module-cycles.py)"
-# A cycle fails the run at its end, so that the other steps still report.
+step "the modules of src/ against docs/ARCHITECTURE.md: no cycle, the layers, the rules, the unsafe inventory (scripts/module-cycles.py)"
+# A broken rule fails the run at its end, so that the other steps still report.
 cycles=0
 python3 scripts/module-cycles.py || cycles=$?
 
@@ -360,7 +360,7 @@ prepare=
 bash scripts/nspawn-test.sh
 
 if [ "$cycles" -ne 0 ]; then
-    echo "error: modules of src/ depend on each other in a cycle (printed under its step above)" >&2
+    echo "error: modules of src/ break a rule of docs/ARCHITECTURE.md (printed under its step above)" >&2
     exit 1
 fi
 
