@@ -16,23 +16,12 @@
 # (below); docs/PACKAGING.md says what they do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCRIPT=package-deb
+. scripts/lib.sh
 
 build=true
 if [ "${1:-}" = --no-build ]; then build=false; shift; fi
-[ $# -gt 0 ] || set -- amd64 arm64 armhf armel
-
-die() { echo "package-deb: error: $*" >&2; exit 1; }
-step() { printf '\n==> %s\n' "$*" >&2; }
-
-target_of() {
-    case $1 in
-        amd64) echo x86_64-unknown-linux-musl ;;
-        arm64) echo aarch64-unknown-linux-musl ;;
-        armhf) echo arm-unknown-linux-musleabi ;;
-        armel) echo armv5te-unknown-linux-musleabi ;;
-        *) die "unknown architecture '$1' (known: amd64 arm64 armhf armel)" ;;
-    esac
-}
+[ $# -gt 0 ] || set -- "${ARCHES[@]}"
 
 targets=()
 for arch in "$@"; do targets+=("$(target_of "$arch")"); done
@@ -41,7 +30,7 @@ for tool in dpkg-deb gzip md5sum; do
 done
 if $build; then bash scripts/cross-build.sh "${targets[@]}"; fi
 
-version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
+version=$(cargo_version)
 [ -n "$version" ] || die "no version in Cargo.toml"
 # Every file gets the time of the last commit, so two builds of one commit are the same bytes.
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
@@ -318,7 +307,7 @@ printf '%s\n' "${sizes[@]}"
 
 # The sizes in the documentation are this build's: with all four packages made, the table
 # between the marks in docs/install.md and docs/PACKAGING.md is written anew.
-[ "$*" = "amd64 arm64 armhf armel" ] || exit 0
+[ "$*" = "${ARCHES[*]}" ] || exit 0
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 # The two files written here do not count as changes to the source.
 if [ -n "$(git status --porcelain -- . ':!docs/install.md' ':!docs/PACKAGING.md' 2>/dev/null)" ]; then
