@@ -40,7 +40,6 @@ ALL_TARGETS=("${PACKAGE_TARGETS[@]}" aarch64-unknown-linux-gnu armv7-unknown-lin
 CACHE="${ACTIOND_CROSS_CACHE:-$PWD/target/cross}"
 DIST="$PWD/dist"
 
-
 [ $# -gt 0 ] || set -- "${PACKAGE_TARGETS[@]}"
 for t in "$@"; do
     case " ${ALL_TARGETS[*]} " in

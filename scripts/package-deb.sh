@@ -278,12 +278,19 @@ for arch in "$@"; do
     doc=$root/usr/share/doc/actiond
     mkdir -p "$doc" "$root/usr/share/man/man1" "$root/usr/share/man/man8"
     gzip -9n <README.md >"$doc/README.md.gz"
+    # The user's guide README links to (docs/ beside it); the developers' documents stay in
+    # the repository.
+    mkdir -p "$doc/docs"
+    for f in install configuration arguments web-page home-assistant security \
+        migration-from-olivetin api; do
+        gzip -9n <"docs/$f.md" >"$doc/docs/$f.md.gz"
+    done
     gzip -9n <CHANGELOG.md >"$doc/CHANGELOG.md.gz"
     changelog | gzip -9n >"$doc/changelog.gz"
     copyright >"$doc/copyright"
     gzip -9n <docs/man/actiond.1 >"$root/usr/share/man/man1/actiond.1.gz"
     gzip -9n <docs/man/actiond-board.8 >"$root/usr/share/man/man8/actiond-board.8.gz"
-    chmod 0644 "$doc"/* "$root"/usr/share/man/man*/* "$root/usr/share/lintian/overrides/actiond"
+    chmod 0644 "$doc"/*.gz "$doc"/copyright "$doc"/docs/* "$root"/usr/share/man/man*/* "$root/usr/share/lintian/overrides/actiond"
 
     postinst >"$root/DEBIAN/postinst"
     prerm >"$root/DEBIAN/prerm"
