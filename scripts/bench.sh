@@ -51,18 +51,8 @@ case "${1:-}" in
     *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
 esac
 
-step() { printf '==> %s\n' "$*" >&2; }
-die() { echo "error: $*" >&2; exit 1; }
-need() {
-    # need COMMAND DEBIAN-PACKAGE: install the package when the command is missing.
-    if ! command -v "$1" >/dev/null 2>&1; then
-        step "installing $2 (for $1)"
-        [ "$(id -u)" -eq 0 ] || die "$1 is missing and installing $2 needs root"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
-    fi
-    command -v "$1" >/dev/null || die "$1 still missing after installing $2"
-}
+SCRIPT=bench.sh
+. scripts/lib.sh
 
 need cargo cargo
 need webhook webhook

@@ -32,15 +32,13 @@
 # Installs what it needs with apt (root) and fails loudly when it cannot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCRIPT=cross-build
+. scripts/lib.sh
 
-PACKAGE_TARGETS=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl
-                 arm-unknown-linux-musleabi armv5te-unknown-linux-musleabi)
+# PACKAGE_TARGETS (lib.sh): the four above that the packages are built from.
 ALL_TARGETS=("${PACKAGE_TARGETS[@]}" aarch64-unknown-linux-gnu armv7-unknown-linux-musleabihf)
 CACHE="${ACTIOND_CROSS_CACHE:-$PWD/target/cross}"
 DIST="$PWD/dist"
-
-die() { echo "cross-build: error: $*" >&2; exit 1; }
-step() { printf '\n==> %s\n' "$*" >&2; }
 
 [ $# -gt 0 ] || set -- "${PACKAGE_TARGETS[@]}"
 for t in "$@"; do

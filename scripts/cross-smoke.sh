@@ -17,6 +17,8 @@
 # qemu-user hands execve to the kernel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCRIPT=cross-smoke
+. scripts/lib.sh
 
 mode=build
 case ${1:-} in
@@ -25,30 +27,18 @@ case ${1:-} in
 esac
 started=$SECONDS
 
-die() { echo "cross-smoke: FAIL: $*" >&2; exit 1; }
-step() { printf '\n==> %s\n' "$*"; }
 
 command -v curl >/dev/null || {
     [ "$(id -u)" -eq 0 ] || die "curl is missing and installing it needs root"
     apt-get install -y -qq curl >/dev/null || die "apt-get install curl failed"
 }
 
-target_of() {
-    case $1 in
-        amd64) echo x86_64-unknown-linux-musl ;;
-        arm64) echo aarch64-unknown-linux-musl ;;
-        armhf) echo arm-unknown-linux-musleabi ;;
-        armel) echo armv5te-unknown-linux-musleabi ;;
-        *) die "unknown architecture '$1'" ;;
-    esac
-}
-
 # Pairs of "TARGET BINARY" to test.
 runs=()
 case $mode in
     debs)
-        [ $# -gt 0 ] || set -- amd64 arm64 armhf armel
-        version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
+        [ $# -gt 0 ] || set -- "${ARCHES[@]}"
+        version=$(cargo_version)
         unpacked=$(mktemp -d)
         for arch in "$@"; do
             deb=dist/deb/actiond_${version}_$arch.deb
@@ -58,8 +48,7 @@ case $mode in
         done
         ;;
     *)
-        [ $# -gt 0 ] || set -- x86_64-unknown-linux-musl aarch64-unknown-linux-musl \
-            arm-unknown-linux-musleabi armv5te-unknown-linux-musleabi
+        [ $# -gt 0 ] || set -- "${PACKAGE_TARGETS[@]}"
         if [ $mode = build ]; then bash scripts/cross-build.sh "$@"; fi
         for t in "$@"; do runs+=("$t dist/$t/actiond"); done
         ;;

@@ -159,7 +159,7 @@ admin_config() {
     fi
     line=$(sed -n 's/^board: *//p' "$root$config" | head -1)
     if [ -z "$line" ]; then
-        say "kept $config: it has no board: line, so it holds a panel of its own (README \"The config in layers\")"
+        say "kept $config: it has no board: line, so it holds a panel of its own (docs/configuration.md, \"The config in layers\")"
         return 0
     fi
     [ "$line" = "$share/board/$board/config.yaml" ] && return 0

@@ -1,11 +1,22 @@
 #!/usr/bin/env python3
-"""Fails when the modules of the library crate (src/) depend on each other in a cycle.
+"""Fails when the modules of the library crate (src/) depend on each other in a cycle, or
+break a rule of docs/ARCHITECTURE.md that can be checked from the code:
 
-Run by scripts/test.sh; alone: `python3 scripts/module-cycles.py [--graph]`.
+- the layers of "Dependency direction" (its table): a module uses only modules of the layers
+  below its own;
+- the rules of "Rules the build checks": "`A` does not use `B`, `C`" and "`B` is used only
+  by `A`, `C`", each module named by its path (`executor::spawn`), covering its submodules;
+- the `unsafe` inventory there: the files of src/ that hold `unsafe` in production code, and
+  how many times, must be those the table lists; and every `unsafe` in src/, tests included,
+  has a `SAFETY:` comment on its line or in the comment right above it.
+
+A module the document names that the crate does not have fails too, so a rename cannot turn a
+rule into one that checks nothing. Run by scripts/test.sh (the full run and `quick`); alone:
+`python3 scripts/module-cycles.py [--graph]`.
 
 What counts as a module: every file module the crate declares, found by following the `mod`
 declarations from src/lib.rs (so main.rs and cli.rs, the binary's own files, are not part of
-the graph). A module is named by its path: `engine`, `config::validate`, `api::catalog`.
+the graph). A module is named by its path: `engine`, `config::source`, `api::catalog`.
 
 What counts as a dependency: every path in the production code that starts with `crate::`
 (in a `use`, with its braces expanded, or written inline), and `super::`/`self::` paths,
@@ -15,16 +26,17 @@ count: tests may reach across layers.
 
 The graphs checked, each of which must be acyclic:
 
-- the top-level graph: every module folded into its first segment (`config::validate` is
+- the top-level graph: every module folded into its first segment (`config::source` is
   `config`), with the crate root (lib.rs) as `lib`. This is the layering that
   docs/ARCHITECTURE.md describes.
-- one graph per directory module: its files (`config::source`, `config::validate`, ...) and
+- one graph per directory module: its files (`config::source`, `config::tree`, ...) and
   their dependencies on each other. The directory's own `mod.rs` is not a node of it: a
   parent may call its files and its files may use what it defines, so only dependencies
   between sibling files can make a cycle there.
 
 For every cycle found it prints the modules of the knot, one shortest cycle through each of
-them, and for every edge of those cycles the first place (file:line) that makes it.
+them, and for every edge of those cycles the first place (file:line) that makes it. A broken
+rule is printed with the first place that breaks it.
 """
 
 import os
@@ -33,6 +45,7 @@ import sys
 from collections import defaultdict, deque
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+ARCHITECTURE = os.path.join(ROOT, "..", "docs", "ARCHITECTURE.md")
 
 
 def strip(text):
@@ -155,7 +168,7 @@ class Crate:
         text, test_mods = without_tests(strip(open(file, encoding="utf-8").read()))
         here = os.path.dirname(file)
         base = os.path.splitext(os.path.basename(file))[0]
-        sub = here if base in ("lib", "mod") else os.path.join(here, base)
+        sub = here if base in ("lib", "mod", "main") else os.path.join(here, base)
         for m in re.finditer(r"(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", text):
             name = m.group(1)
             if name in test_mods:
@@ -286,10 +299,13 @@ def main():
     crate = Crate(ROOT)
     # graphs[parent] = {child: {child: (file, line, text)}}; parent () is the top level.
     graphs = defaultdict(lambda: defaultdict(dict))
+    edges = {}  # (module, module it uses) → first (file, line, text), at full depth
     for path in crate.files:
         for target, line, raw in crate.references(path):
             # The crate root is the node `lib` of the top-level graph.
             path_, target = path or ("lib",), target or ("lib",)
+            if path_ != target:
+                edges.setdefault((path_, target), (os.path.relpath(crate.files[path], os.path.join(ROOT, "..")), line, raw))
             common = 0
             while common < min(len(path_), len(target)) and path_[common] == target[common]:
                 common += 1
@@ -326,9 +342,160 @@ def main():
                     print(f"      {name(a)} -> {name(b)}: {file}:{line} ({raw})")
     if knots:
         print(f"module-cycles: {knots} cycle(s) between modules; see scripts/module-cycles.py for what counts")
-        return 1
-    print(f"module-cycles: no cycle between the {len(crate.files)} modules of src/")
-    return 0
+    else:
+        print(f"module-cycles: no cycle between the {len(crate.files)} modules of src/")
+    broken = check_rules(crate, edges) + check_unsafe(crate)
+    return 1 if knots or broken else 0
+
+
+def sections(text):
+    """{heading: its text} for the `##` and `###` sections of a Markdown text."""
+    out, name, lines = {}, None, []
+    for line in text.split("\n"):
+        m = re.match(r"#{2,3} (.*)", line)
+        if m:
+            if name:
+                out[name] = "\n".join(lines)
+            name, lines = m.group(1).strip(), []
+        else:
+            lines.append(line)
+    if name:
+        out[name] = "\n".join(lines)
+    return out
+
+
+def modules_in(cell):
+    return [tuple(m.split("::")) for m in re.findall(r"`([a-z_][a-z_0-9:]*)`", cell)]
+
+
+def within(path, module):
+    return path[:len(module)] == module
+
+
+def check_rules(crate, edges):
+    """The layers and the rules of docs/ARCHITECTURE.md against the edges. Returns how many
+    failed."""
+    doc = sections(open(ARCHITECTURE, encoding="utf-8").read())
+    failed = []
+    known = set(crate.files) | {("lib",)}
+
+    def exists(module, where):
+        if module not in known:
+            failed.append(f"{where} names `{name(module)}`, which is no module of src/")
+            return False
+        return True
+
+    # The layers: rows `| 1 | `server` | … |` of the table under "Dependency direction".
+    layer = {}
+    for row in re.findall(r"(?m)^\| *(\d+) *\|([^|]*)\|", doc.get("Dependency direction", "")):
+        for module in modules_in(row[1]):
+            if exists(module, f"layer {row[0]}"):
+                if module in layer:
+                    failed.append(f"`{name(module)}` is in layers {layer[module]} and {row[0]}")
+                layer[module] = int(row[0])
+    tops = {p[:1] for p in crate.files if p}
+    if not layer:
+        failed.append("docs/ARCHITECTURE.md has no table of layers under \"Dependency direction\"")
+    for top in sorted(tops - set(layer)):
+        failed.append(f"`{name(top)}` is in no layer of docs/ARCHITECTURE.md")
+    downward = 0
+    for (src, dst), (file, line, raw) in sorted(edges.items()):
+        a, b = src[:1], dst[:1]
+        if a == b or a == ("lib",) or a not in layer or b not in layer:
+            continue
+        if layer[a] < layer[b]:
+            downward += 1
+        else:
+            failed.append(f"`{name(a)}` (layer {layer[a]}) uses `{name(b)}` (layer {layer[b]}): {file}:{line} ({raw})")
+
+    # The rules: bullets of "Rules the build checks".
+    rules = 0
+    for line in doc.get("Rules the build checks", "").split("\n"):
+        m = re.match(r"- ((?:`[^`]+`(?:, )?)+) (does not use|is used only by) ((?:`[^`]+`(?:, )?)+)(?::|$)", line)
+        if not m:
+            continue
+        rules += 1
+        left, kind, right = modules_in(m.group(1)), m.group(2), modules_in(m.group(3))
+        if not all(exists(x, f"the rule \"{line[2:].split(':')[0]}\"") for x in left + right):
+            continue
+        for (src, dst), (file, line_no, raw) in sorted(edges.items()):
+            if kind == "does not use":
+                hit = any(within(src, a) for a in left) and any(within(dst, b) for b in right) \
+                    and not any(within(src, b) for b in right)
+            else:
+                hit = any(within(dst, b) for b in left) and not any(within(src, b) for b in left) \
+                    and not any(within(src, a) for a in right)
+            if hit:
+                what = "does not use" if kind == "does not use" else "is used only by"
+                failed.append(f"the rule \"{', '.join(f'`{name(x)}`' for x in left)} {what} "
+                              f"{', '.join(f'`{name(x)}`' for x in right)}\" is broken: `{name(src)}` uses "
+                              f"`{name(dst)}` at {file}:{line_no} ({raw})")
+    if rules == 0:
+        failed.append("docs/ARCHITECTURE.md has no rules under \"Rules the build checks\"")
+    for f in failed:
+        print(f"module rules: {f}")
+    if not failed:
+        print(f"module rules: {len(tops)} top-level modules in {len(set(layer.values()))} layers, "
+              f"{downward} uses between them, each into a lower layer; {rules} rules of "
+              f"docs/ARCHITECTURE.md hold")
+    return len(failed)
+
+
+def production_files(crate):
+    """Every file of src/ that is built outside tests: the library's and the binary's."""
+    files = set(crate.files.values())
+    binary = Crate.__new__(Crate)
+    binary.root, binary.files, binary.dirs, binary.reexports = crate.root, {}, set(), defaultdict(dict)
+    binary.walk(("main",), os.path.join(crate.root, "main.rs"))
+    return files | set(binary.files.values())
+
+
+def check_unsafe(crate):
+    """The files with `unsafe` in production code, and how many, against the inventory of
+    docs/ARCHITECTURE.md; and a SAFETY comment on every `unsafe` of src/. Returns how many
+    failed."""
+    src = os.path.join(ROOT, "..")
+    production = production_files(crate)
+    found, failed = {}, []
+    for here, _, names in os.walk(ROOT):
+        for n in sorted(names):
+            if not n.endswith(".rs"):
+                continue
+            file = os.path.join(here, n)
+            raw = open(file, encoding="utf-8").read()
+            code = strip(raw)
+            rel = os.path.relpath(file, src)
+            lines = raw.split("\n")
+            for m in re.finditer(r"\bunsafe\b", code):
+                # The comment that says why: on the line, or the comment lines (and
+                # attributes) right above it.
+                no = code.count("\n", 0, m.start())
+                above, k = [lines[no]], no - 1
+                while k >= 0 and lines[k].strip().startswith(("//", "#[")):
+                    above.append(lines[k])
+                    k -= 1
+                if not any("SAFETY" in line for line in above):
+                    failed.append(f"{rel}:{no + 1}: `unsafe` without a SAFETY comment on it or right above it")
+            if file in production:
+                count = len(re.findall(r"\bunsafe\b", without_tests(code)[0]))
+                if count:
+                    found[rel] = count
+    listed = {}
+    table = sections(open(ARCHITECTURE, encoding="utf-8").read()).get("The `unsafe` inventory", "")
+    for file, count in re.findall(r"(?m)^\| *`(src/[^`]+)` *\| *(\d+) *\|", table):
+        listed[file] = int(count)
+    if not listed:
+        failed.append("docs/ARCHITECTURE.md has no table under \"The `unsafe` inventory\"")
+    for file in sorted(set(found) | set(listed)):
+        if found.get(file, 0) != listed.get(file, 0):
+            failed.append(f"{file} holds `unsafe` {found.get(file, 0)} time(s) in production code; "
+                          f"docs/ARCHITECTURE.md's inventory says {listed.get(file, 0)}")
+    for f in failed:
+        print(f"unsafe: {f}")
+    if not failed:
+        print("unsafe: " + ", ".join(f"{f} {c}" for f, c in sorted(found.items()))
+              + ", as docs/ARCHITECTURE.md's inventory lists them, each with its SAFETY comment")
+    return len(failed)
 
 
 if __name__ == "__main__":

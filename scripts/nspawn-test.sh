@@ -33,6 +33,9 @@
 # (target/nspawn/run/upper) for a look after a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCRIPT=nspawn-test
+STEP_PREFIX="nspawn: "
+. scripts/lib.sh
 
 SUITE=bookworm
 # polkitd, iproute2 and procps: the package recommends them, and the Reboot check needs polkitd
@@ -48,7 +51,7 @@ ROOT=$RUN/root
 # A sleep no other process on the machine has on its command line.
 MARK=4127
 MACHINE=actiond-ci-$$
-version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
+version=$(cargo_version)
 prepare_only=false
 if [ "${1:-}" = --prepare ]; then prepare_only=true; shift; fi
 [ $# -eq 0 ] || { echo "usage: scripts/nspawn-test.sh [--prepare]" >&2; exit 2; }
@@ -73,15 +76,9 @@ die() {
     fi
     exit 1
 }
-step() { printf '\n==> nspawn: %s\n' "$*"; }
 pass() { echo "    ok: $*"; }
 
 [ "$(id -u)" -eq 0 ] || die "booting a container needs root"
-need() {
-    command -v "$1" >/dev/null 2>&1 && return 0
-    step "installing $2 (for $1)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null || die "apt-get install $2 failed"
-}
 need debootstrap debootstrap
 need systemd-nspawn systemd-container
 need nsenter util-linux

@@ -10,29 +10,18 @@
 #   --no-build: package the binaries already in dist/<target>/ (from cross-build.sh).
 #
 # Output: dist/deb/actiond_<version>_<arch>.deb, then a table of sizes. When it makes all four,
-# it also writes that table into README.md and docs/PACKAGING.md (between the "sizes" marks),
+# it also writes that table into docs/install.md and docs/PACKAGING.md (between the "sizes" marks),
 # so the sizes there are always a build's, never typed. Which Rust target each architecture
 # gets, and why, is in scripts/cross-build.sh. The maintainer scripts are written here too
 # (below); docs/PACKAGING.md says what they do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCRIPT=package-deb
+. scripts/lib.sh
 
 build=true
 if [ "${1:-}" = --no-build ]; then build=false; shift; fi
-[ $# -gt 0 ] || set -- amd64 arm64 armhf armel
-
-die() { echo "package-deb: error: $*" >&2; exit 1; }
-step() { printf '\n==> %s\n' "$*" >&2; }
-
-target_of() {
-    case $1 in
-        amd64) echo x86_64-unknown-linux-musl ;;
-        arm64) echo aarch64-unknown-linux-musl ;;
-        armhf) echo arm-unknown-linux-musleabi ;;
-        armel) echo armv5te-unknown-linux-musleabi ;;
-        *) die "unknown architecture '$1' (known: amd64 arm64 armhf armel)" ;;
-    esac
-}
+[ $# -gt 0 ] || set -- "${ARCHES[@]}"
 
 targets=()
 for arch in "$@"; do targets+=("$(target_of "$arch")"); done
@@ -41,7 +30,7 @@ for tool in dpkg-deb gzip md5sum; do
 done
 if $build; then bash scripts/cross-build.sh "${targets[@]}"; fi
 
-version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
+version=$(cargo_version)
 [ -n "$version" ] || die "no version in Cargo.toml"
 # Every file gets the time of the last commit, so two builds of one commit are the same bytes.
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
@@ -289,12 +278,19 @@ for arch in "$@"; do
     doc=$root/usr/share/doc/actiond
     mkdir -p "$doc" "$root/usr/share/man/man1" "$root/usr/share/man/man8"
     gzip -9n <README.md >"$doc/README.md.gz"
+    # The user's guide README links to (docs/ beside it); the developers' documents stay in
+    # the repository.
+    mkdir -p "$doc/docs"
+    for f in install configuration arguments web-page home-assistant security \
+        migration-from-olivetin api; do
+        gzip -9n <"docs/$f.md" >"$doc/docs/$f.md.gz"
+    done
     gzip -9n <CHANGELOG.md >"$doc/CHANGELOG.md.gz"
     changelog | gzip -9n >"$doc/changelog.gz"
     copyright >"$doc/copyright"
     gzip -9n <docs/man/actiond.1 >"$root/usr/share/man/man1/actiond.1.gz"
     gzip -9n <docs/man/actiond-board.8 >"$root/usr/share/man/man8/actiond-board.8.gz"
-    chmod 0644 "$doc"/* "$root"/usr/share/man/man*/* "$root/usr/share/lintian/overrides/actiond"
+    chmod 0644 "$doc"/*.gz "$doc"/copyright "$doc"/docs/* "$root"/usr/share/man/man*/* "$root/usr/share/lintian/overrides/actiond"
 
     postinst >"$root/DEBIAN/postinst"
     prerm >"$root/DEBIAN/prerm"
@@ -317,11 +313,11 @@ echo
 printf '%s\n' "${sizes[@]}"
 
 # The sizes in the documentation are this build's: with all four packages made, the table
-# between the marks in README.md and docs/PACKAGING.md is written anew.
-[ "$*" = "amd64 arm64 armhf armel" ] || exit 0
+# between the marks in docs/install.md and docs/PACKAGING.md is written anew.
+[ "$*" = "${ARCHES[*]}" ] || exit 0
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 # The two files written here do not count as changes to the source.
-if [ -n "$(git status --porcelain -- . ':!README.md' ':!docs/PACKAGING.md' 2>/dev/null)" ]; then
+if [ -n "$(git status --porcelain -- . ':!docs/install.md' ':!docs/PACKAGING.md' 2>/dev/null)" ]; then
     commit="$commit with local changes"
 fi
 table=$(mktemp)
@@ -332,7 +328,7 @@ table=$(mktemp)
     echo "|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
 } >"$table"
-for doc in README.md docs/PACKAGING.md; do
+for doc in docs/install.md docs/PACKAGING.md; do
     grep -q '^<!-- sizes -->$' "$doc" && grep -q '^<!-- /sizes -->$' "$doc" \
         || die "$doc has no <!-- sizes --> ... <!-- /sizes --> marks for the table"
     awk -v table="$table" '
@@ -343,4 +339,4 @@ for doc in README.md docs/PACKAGING.md; do
     mv "$doc.new" "$doc"
 done
 rm -f "$table"
-echo "the sizes table in README.md and docs/PACKAGING.md is this build's"
+echo "the sizes table in docs/install.md and docs/PACKAGING.md is this build's"

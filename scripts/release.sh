@@ -25,11 +25,10 @@
 # Installs reprepro and gnupg with apt when they are missing, and fails loudly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCRIPT=release
+. scripts/lib.sh
 
-die() { echo "release: error: $*" >&2; exit 1; }
-step() { printf '\n==> %s\n' "$*" >&2; }
-
-build=true arches="amd64 arm64 armhf armel" repo=dist/apt key="" url=""
+build=true arches="${ARCHES[*]}" repo=dist/apt key="" url=""
 while [ $# -gt 0 ]; do
     case $1 in
         --no-build) build=false; shift ;;
@@ -44,9 +43,9 @@ while [ $# -gt 0 ]; do
 done
 [ $# -eq 1 ] || die "usage: scripts/release.sh [options] VERSION (--help)"
 version=$1
-cargo_version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
-[ "$version" = "$cargo_version" ] \
-    || die "releasing $version, but Cargo.toml says $cargo_version: bump Cargo.toml (and CHANGELOG.md) first, then tag v$cargo_version"
+in_cargo=$(cargo_version)
+[ "$version" = "$in_cargo" ] \
+    || die "releasing $version, but Cargo.toml says $in_cargo: bump Cargo.toml (and CHANGELOG.md) first, then tag v$in_cargo"
 case $version in *[!0-9A-Za-z.+~-]*|'') die "'$version' is not a Debian version" ;; esac
 url=${url:-https://OWNER.github.io/actiond}
 url=${url%/}
@@ -106,7 +105,7 @@ Origin: actiond
 Label: actiond
 Suite: stable
 Codename: stable
-Architectures: amd64 arm64 armhf armel
+Architectures: ${ARCHES[*]}
 Components: main
 Description: actiond, press a button and run a command on a small Linux board
 SignWith: $key

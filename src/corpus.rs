@@ -38,8 +38,8 @@ fn keys_titles(file: &EntityFile) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Corpus files with actions that actiond disables on purpose (also in the README's
-/// decisions): the file, the reason, the paths of the errors, and a phrase each error holds.
+/// Corpus files with actions that actiond disables on purpose (also in the decisions of
+/// docs/ARCHITECTURE.md): the file, the reason, the paths of the errors, and a phrase each error holds.
 /// The rest of each file loads and runs.
 const DISABLED: &[(&str, &str, &[&str], &str)] = &[(
     "13-bnhf-OliveTin-scripts-config.yaml",

@@ -76,7 +76,7 @@ pub async fn run(
     let bus = Arc::new(events::Bus::new(
         limits.max_event_subscribers,
         limits.event_queue_length,
-        api::dto::encode_event,
+        api::encode_event,
     ));
     let entities = watcher::load_entities(&config, None);
     let restored = match store.read_tail(journal::FILE, history_read_bound(limits)) {

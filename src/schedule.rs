@@ -5,7 +5,7 @@
 //! a transition built in the test and never wait. It must not sleep, read clocks or start
 //! anything; `triggers` does that.
 //!
-//! Daylight saving (README "Triggers"): a schedule whose hour field allows every hour runs
+//! Daylight saving (docs/configuration.md, "Triggers"): a schedule whose hour field allows every hour runs
 //! by elapsed time across a change (an hourly job runs every 60 minutes, before, during and
 //! after it). Any other schedule names wall-clock times, and each wall-clock time runs once:
 //! a time skipped when the clocks go forward runs at the first instant after the gap, and a

@@ -34,7 +34,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError, mpsc};
 use tracing::{debug, info, warn};
 
-use crate::api::dto::Out;
+use crate::api::Out;
 use crate::api::{self, App, Ctx, Op, Route, schema};
 use crate::auth::identity::{self, Credentials, Presented, Refusal};
 use crate::config::{Auth, ProtocolHeader};
@@ -653,7 +653,7 @@ async fn pump(mut sub: Subscription, limit: Option<Duration>, tx: mpsc::Sender<B
                 (Some(f), _) => f,
                 (None, cut) => break cut.as_ref().map(api::stream_end),
             },
-            _ = &mut quiet => api::dto::keep_alive(wire.codec),
+            _ = &mut quiet => api::keep_alive(wire.codec),
             _ = &mut deadline => break Some(ConnectError::new(
                 Code::DeadlineExceeded,
                 "the call's deadline (Connect-Timeout-Ms or grpc-timeout) passed",

@@ -1,15 +1,17 @@
 //! The API: one function per operation, each short (decode → authorize → call the engine →
 //! encode), the one exhaustive mapping from domain errors to Connect codes, and the one login
-//! gate (also used by the server for the event stream). Only this module and `protocol` know
-//! Connect, JSON and protobuf; the server hands in decoded fields, a caller and the codec of
-//! the answer, and gets bytes or a `ConnectError` back. The operations do not know the
+//! gate (also used by the server for the event stream). Only this module, `protocol` and the
+//! server, which carries calls on the wire, know Connect; the server hands in decoded fields,
+//! a caller and the codec of the answer, and gets bytes or a `ConnectError` back. The answer
+//! messages (`dto`) are this module's own: it hands out only `Out`, which writes them, and
+//! the event stream's frames (`encode_event` for the event bus, `keep_alive`). The operations do not know the
 //! codec: they read `Fields` and encode their answer structs through `Ctx::out`.
 
 mod catalog;
 #[cfg(test)]
 mod codec_tests;
 mod diagnostics;
-pub mod dto;
+mod dto;
 mod metrics;
 pub mod routes;
 pub mod schema;
@@ -19,6 +21,7 @@ mod stream;
 use std::net::IpAddr;
 use std::sync::Arc;
 
+pub use dto::{Out, encode_event, keep_alive};
 pub use metrics::metrics;
 pub use routes::{Op, Route, route};
 pub use stream::{end_of as stream_end, subscribe};
@@ -30,7 +33,7 @@ use crate::execution::{Execution, Snapshot};
 use crate::output;
 use crate::permissions::{Caller, Decision, Provider, gate};
 use crate::protocol::{Code, ConnectError, Fields};
-use dto::{KillReply, LogsReply, Out, ReadyzReply, TrackingIdReply};
+use dto::{KillReply, LogsReply, ReadyzReply, TrackingIdReply};
 
 /// The one mapping from what the engine refused to what the client sees: the code here,
 /// the message from the error itself.

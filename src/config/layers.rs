@@ -1,8 +1,8 @@
 //! The config in layers: a config file may start from a board file (`board: PATH`, read
 //! before it) and have the YAML files of an overlay directory (`overlay: DIR`, read after it,
 //! in name order) put on top. That is how a packaged install keeps the package's board panel,
-//! the admin's own settings and local additions in separate files (README "The config in
-//! layers").
+//! the admin's own settings and local additions in separate files (docs/configuration.md,
+//! "The config in layers").
 //!
 //! The rules, lowest layer first (board, the file itself, overlay files):
 //!

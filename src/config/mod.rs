@@ -164,7 +164,7 @@ pub struct Config {
 /// Where a user learns what actiond does with each OliveTin key: said after the warnings of
 /// `--check-config` and of the log.
 pub const MIGRATION_POINTER: &str =
-    "see README \"Migrating from OliveTin\" for every OliveTin key and what actiond does with it";
+    "see docs/migration-from-olivetin.md for every OliveTin key and what actiond does with it";
 
 impl Config {
     /// The actions an error in them disabled, in config order: they are named in the log and

@@ -7,7 +7,8 @@
 //!
 //! What makes a value acceptable is decided by the rules topics and Home Assistant's ids
 //! follow: a node id is `[A-Za-z0-9_-]`, a prefix has no wildcard, and a broker is plain
-//! `mqtt://` (TLS is not built in; a local mosquitto bridge adds it, see README).
+//! `mqtt://` (TLS is not built in; a local mosquitto bridge adds it, see
+//! docs/home-assistant.md).
 
 use std::path::PathBuf;
 
@@ -207,7 +208,7 @@ pub fn parse_broker(url: &str) -> Result<(String, u16), String> {
             return Err(
                 "TLS (mqtts://) is not built into actiond, to keep the binary small: connect \
                  to a mosquitto on the board or the LAN that bridges to the TLS broker \
-                 (README \"Home Assistant\" shows one)"
+                 (docs/home-assistant.md shows one)"
                     .into(),
             );
         }

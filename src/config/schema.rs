@@ -589,16 +589,15 @@ actions:
         assert!(warnings.is_empty(), "{warnings:?}");
     }
 
-    /// The key paths of the table in README "Migrating from OliveTin": in each row's first
+    /// The key paths of the table in docs/migration-from-olivetin.md: in each row's first
     /// cell, a path in backticks, and after it `.key` (or an older name in backticks) for keys
     /// beside it, under the first path's parent.
     fn migration_table_paths() -> Vec<String> {
-        let readme = include_str!("../../README.md");
-        let section = readme
-            .split("\n## Migrating from OliveTin\n")
-            .nth(1)
-            .and_then(|rest| rest.split("\n## ").next())
-            .expect("README has a section \"Migrating from OliveTin\"");
+        let doc = include_str!("../../docs/migration-from-olivetin.md");
+        let section = doc
+            .split("\n## ")
+            .next()
+            .expect("the migration table comes before the first section");
         let mut paths = Vec::new();
         for row in section.lines().filter(|l| l.starts_with("| `")) {
             let first_cell = row.split('|').nth(1).unwrap_or_default();
@@ -621,7 +620,7 @@ actions:
     }
 
     #[test]
-    fn the_readme_names_every_olivetin_key() {
+    fn the_migration_guide_names_every_olivetin_key() {
         let paths = migration_table_paths();
         let tables: &[(&str, super::Keys)] = &[
             ("", super::TOP_KEYS),
@@ -654,7 +653,7 @@ actions:
             "overlay",
         ];
         let own_action = ["linkKeySha256", "insecureAllowStartFromAnyWebPage"];
-        let readme = include_str!("../../README.md");
+        let doc = include_str!("../../docs/migration-from-olivetin.md");
         let mut missing = Vec::new();
         for (prefix, keys) in tables {
             for (key, _) in *keys {
@@ -662,15 +661,18 @@ actions:
                 let named_below = (prefix.is_empty() && own.contains(key))
                     || (*prefix == "actions[]." && own_action.contains(key));
                 assert!(
-                    !named_below || readme.contains(&format!("`{key}`")),
-                    "{path} is actiond's own and not named in the README"
+                    !named_below || doc.contains(&format!("`{key}`")),
+                    "{path} is actiond's own and not named in docs/migration-from-olivetin.md"
                 );
                 if !paths.contains(&path) && !named_below {
                     missing.push(path);
                 }
             }
         }
-        assert!(missing.is_empty(), "not in the README's table: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "not in the table of docs/migration-from-olivetin.md: {missing:?}"
+        );
         // And the table names no key that actiond does not know.
         let known = |path: &str| {
             tables.iter().any(|(prefix, keys)| {
@@ -684,7 +686,7 @@ actions:
             .collect();
         assert!(
             unknown.is_empty(),
-            "the README's table names unknown keys: {unknown:?}"
+            "the table of docs/migration-from-olivetin.md names unknown keys: {unknown:?}"
         );
     }
 }

@@ -2,8 +2,9 @@
 //! (its `board:` file, its `include:` and `overlay:` directories), and the embedded default.
 //!
 //! This module owns every file read the config needs (and only reads: nothing here ever
-//! writes, creates or renames a file) and hands the text to `validate`, with the real process
-//! environment for `${{ VAR }}`. It decides nothing about the meaning of keys.
+//! writes, creates or renames a file) and hands the text to the validation pass of `config`
+//! (`parse_with_files`), with the real process environment for `${{ VAR }}`. It decides
+//! nothing about the meaning of keys.
 
 use std::fmt;
 use std::io;

@@ -3,9 +3,10 @@
 //!
 //! This module owns the parser settings (the YAML 1.2 scalar rules OliveTin's configs rely
 //! on, and serde-saphyr's default budget, so that an alias bomb fails fast instead of eating
-//! the board's memory) and the `Node` tree that `validate` walks. It knows nothing about
-//! config keys, never reads files and never reads the process environment itself: the caller
-//! hands it the text and a lookup closure, so tests stay hermetic.
+//! the board's memory) and the `Node` tree that the validation pass of `config` walks. It
+//! knows nothing about config keys, never reads files and never reads the process
+//! environment itself: the caller hands it the text and a lookup closure, so tests stay
+//! hermetic.
 
 use std::fmt;
 

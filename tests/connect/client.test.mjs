@@ -86,8 +86,8 @@ before(async () => {
       baseUrl,
       httpVersion: "1.1",
       useBinaryFormat: false,
-      // connect-es ignores unknown response fields by default. The seed says
-      // "only the listed fields exist", so the main client is strict.
+      // connect-es ignores unknown response fields by default. The API document
+      // lists every field that exists, so the main client is strict.
       jsonOptions: { ignoreUnknownFields: false },
     }),
   );
@@ -155,7 +155,7 @@ async function waitStarted(executionTrackingId, ms = 10_000) {
   }
 }
 
-/** Operations outside the brief's core list may not be built yet: report, don't fail. */
+/** An operation that answers unimplemented is reported as not built yet, not failed. */
 function todoIfUnimplemented(t, e, op) {
   const ce = ConnectError.from(e);
   if (ce.code === Code.Unimplemented) {

@@ -350,7 +350,8 @@ fn password_never_reaches_actionds_log_or_any_answer() {
         json!({
             "id": "show",
             "title": "Show",
-            // A command that prints the password: still not in the entry (the brief).
+            // A command that prints the password: still not in the entry (docs/ARCHITECTURE.md,
+            // "Injection-proof by construction": redacted from the output).
             "shell": "printf 'pw=[%s]\\n' {{ pw }}",
             "arguments": [{"name": "pw", "type": "password"}],
         }),

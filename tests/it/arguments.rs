@@ -317,8 +317,8 @@ struct TypeCase {
     /// The type as ValidateArgumentType knows it, to cross-check every start against.
     validate_as: Option<&'static str>,
     /// Pipe every command's output through `od` and compare the decoded bytes: actiond
-    /// masks a password's value wherever it appears in the output (the brief: never in the
-    /// entry), so only an encoding shows whether it arrived intact.
+    /// masks a password's value wherever it appears in the output (docs/ARCHITECTURE.md: redacted
+    /// from the entry), so only an encoding shows whether it arrived intact.
     hex: bool,
 }
 

@@ -27,7 +27,7 @@ use crate::harness::{
     shell_action, wait_until,
 };
 
-/// The history file's name in the state directory (README, "what is written to disk").
+/// The history file's name in the state directory (docs/configuration.md, "what is written to disk").
 const HISTORY: &str = "history.jsonl";
 
 /// A config keeping its history in `state`, showing the whole history on one GetLogs page.
@@ -642,7 +642,7 @@ fn a_password_argument_never_reaches_the_history_file() {
 fn the_history_file_stays_bounded_over_200_runs_and_restores_the_newest() {
     const LIMIT: usize = 20;
     const RUNS: usize = 200;
-    // compacted to the newest logHistoryLimit entries; the README bounds the file
+    // compacted to the newest logHistoryLimit entries; docs/configuration.md bounds the file
     // at twice that many lines before a rewrite. A few lines more are allowed for writes
     // that race with the rewrite.
     const MAX_LINES: usize = 2 * LIMIT + 4;

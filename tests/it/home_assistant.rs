@@ -1,7 +1,7 @@
-//! The Home Assistant guide of README ("Home Assistant"): the two requests it makes Home
+//! The Home Assistant guide (docs/home-assistant.md): the two requests it makes Home
 //! Assistant send, sent here byte for byte as the guide shows them (method, path, headers,
 //! body) to the real binary running the guide's actiond config, and the answers read the way
-//! the guide's templates read them. The test first checks that README still shows exactly
+//! the guide's templates read them. The test first checks that the guide still shows exactly
 //! these requests, so the guide and the test cannot drift apart.
 
 use serde_json::{Value, json};
@@ -13,7 +13,7 @@ use crate::identity::sha256_hex;
 /// What `actiond gen-token` could have printed.
 const TOKEN: &str = "Hk3vXq0b7a2Lw9Rz5Jt1Nc8Ue4Gy6Pd";
 
-/// The lines of README's Home Assistant YAML that define the two requests.
+/// The lines of the guide's Home Assistant YAML that define the two requests.
 const GUIDE: &[&str] = &[
     "url: \"http://pi.local:1337/api/StartActionByGetAndWait/garageDoor\"",
     "method: get",
@@ -64,15 +64,21 @@ fn server() -> Server {
 }
 
 #[test]
-fn readme_shows_the_requests_this_test_sends() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
-    let section = readme
-        .split("\n## Home Assistant")
+fn the_guide_shows_the_requests_this_test_sends() {
+    let guide = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/home-assistant.md"
+    ))
+    .expect("docs/home-assistant.md");
+    let section = guide
+        .split("\n## Without a broker")
         .nth(1)
-        .expect("a Home Assistant section");
+        .expect("a section \"Without a broker\"");
     for line in GUIDE {
-        assert!(section.contains(line), "README no longer shows {line:?}");
+        assert!(
+            section.contains(line),
+            "docs/home-assistant.md no longer shows {line:?}"
+        );
     }
 }
 

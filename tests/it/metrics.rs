@@ -1,4 +1,4 @@
-//! `GET /metrics` (README "Metrics"): scraped from the real binary and read
+//! `GET /metrics` (docs/configuration.md, "Metrics"): scraped from the real binary and read
 //! line by line against the Prometheus text exposition grammar, written here independently
 //! of the service's formatter. Then the figures: executions by action and outcome, the
 //! duration histogram, running executions, history size, reloads by result, resident memory;

@@ -293,7 +293,7 @@ fn a_panel_with_broken_actions_starts_and_its_good_actions_run() {
         "actions[0].timeout: timeout 0 is below 3 seconds, so it is 3",
         "authLocalUsers.users[1]: user \"kid\" has no password, so cannot log in",
         "authLocalUsers.users[2].password: user \"legacy\" has a bcrypt hash",
-        "see README \"Migrating from OliveTin\"",
+        "see docs/migration-from-olivetin.md for every OliveTin key",
     ] {
         assert!(log.contains(warning), "{warning} not in:\n{log}");
     }
@@ -319,12 +319,14 @@ fn check_config_lists_every_error_of_a_panel_that_starts_and_exits_2() {
         "error: actions[6].id: duplicate id \"uptime\"",
         "5 errors disable 5 of 8 actions: actiond starts",
         "warning: actions[0].timeout: timeout 0 is below 3 seconds",
-        "(see README \"Migrating from OliveTin\"",
+        "(see docs/migration-from-olivetin.md",
     ] {
         assert!(out.contains(error), "{error:?} not in:\n{out}");
     }
     // Warnings come before the errors, and the pointer follows the warnings.
-    let pointer = out.find("(see README").expect("pointer");
+    let pointer = out
+        .find("(see docs/migration-from-olivetin.md")
+        .expect("pointer");
     assert!(pointer < out.find("error: ").expect("errors"), "{out}");
 
     // An error outside any action still refuses the file, and lists the action errors too.

@@ -1,4 +1,4 @@
-//! Triggers (README "Triggers") in real time: start-up runs, an `@every 1s` and a
+//! Triggers (docs/configuration.md, "Triggers") in real time: start-up runs, an `@every 1s` and a
 //! six-field every-second schedule, re-arming on reload (a removed trigger stops, a new one
 //! starts, an unchanged one is not doubled), and file triggers fed hostile file names whose
 //! details must reach the command as plain text. Each run is checked in the history too:

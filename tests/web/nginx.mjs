@@ -1,5 +1,5 @@
-// nginx from Debian in front of actiond under /actiond/, with the location block README "The
-// web page" recommends; the rest of its config only keeps nginx inside a temporary directory.
+// nginx from Debian in front of actiond under /actiond/, with the location block docs/web-page.md
+// recommends; the rest of its config only keeps nginx inside a temporary directory.
 // Shared by the tests that look at the page behind a sub-path.
 
 import { spawn } from "node:child_process";
@@ -20,8 +20,8 @@ function freePort() {
   });
 }
 
-/// nginx from Debian in front of actiond under /actiond/, with the location block README
-/// "The web page" recommends; the rest only keeps nginx inside a temporary directory.
+/// nginx from Debian in front of actiond under /actiond/, with the location block
+/// docs/web-page.md recommends; the rest only keeps nginx inside a temporary directory.
 export async function startNginx(upstream) {
   const own = await mkdtemp(join(tmpdir(), "actiond-nginx-"));
   await chmod(own, 0o755);

@@ -1,4 +1,4 @@
-// Not a test: makes the phone screenshots of the README (docs/phone-*.png) at 390 px, from a
+// Not a test: makes the phone screenshots of README and docs/web-page.md (docs/phone-*.png) at 390 px, from a
 // config of the Raspberry Pi board's kind whose commands print what a Pi prints (so nothing
 // here reboots anything). Take them with an emoji font installed (Debian's
 // fonts-noto-color-emoji), or the icons show as empty boxes.

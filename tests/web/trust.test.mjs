@@ -552,7 +552,7 @@ test("7. forms: required fields marked and checked first, refusals by title next
   await hostError.getByText("Host name is required").waitFor();
   assert.equal(await page.evaluate(() => document.activeElement.id), "arg-host");
   await page.getByRole("alert").getByText("Check Host name.").waitFor();
-  // The tabs, the user box and the footer's links are 44 px tall to tap, as README says.
+  // The tabs, the user box and the footer's links are 44 px tall to tap, as docs/web-page.md says.
   const small = await page.evaluate(() => [...document.querySelectorAll("#nav a, #user a, #user button, .foot a")]
     .filter((e) => e.offsetParent !== null)
     .map((e) => [e.textContent.trim(), Math.round(e.getBoundingClientRect().height)])
