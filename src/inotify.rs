@@ -55,10 +55,12 @@ impl Watch {
             }
             let Some(name) = e.name else { continue };
             let created = e.mask.contains(AddWatchFlags::IN_CREATE);
+            let writing = e.mask.contains(AddWatchFlags::IN_MODIFY);
             for (_, dir) in dirs.iter().filter(|(wd, _)| *wd == e.wd) {
                 changes.push(Change::Entry {
                     path: dir.join(&name),
                     created,
+                    writing,
                 });
             }
         }
@@ -70,8 +72,14 @@ impl Watch {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
     /// An entry of a watched directory changed; `created` when it was only created (its
-    /// content, if any, comes with a later event).
-    Entry { path: PathBuf, created: bool },
+    /// content, if any, comes with a later event); `writing` when it was written to
+    /// (IN_MODIFY): until an event of another kind (IN_CLOSE_WRITE, a rename, a removal), a
+    /// writer may still hold it open.
+    Entry {
+        path: PathBuf,
+        created: bool,
+        writing: bool,
+    },
     /// The kernel's queue overflowed: events were lost, so anything may have changed.
     Overflow,
 }

@@ -107,6 +107,34 @@ impl SiteOrigin {
     }
 }
 
+impl std::fmt::Display for SiteOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let default = match self.scheme.as_str() {
+            "https" => 443,
+            _ => 80,
+        };
+        let host = if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
+        write!(f, "{}://{host}", self.scheme)?;
+        if self.port != default {
+            write!(f, ":{}", self.port)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for HostPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HostPattern::Name(n) => f.write_str(n),
+            HostPattern::Below(d) => write!(f, "*.{d}"),
+        }
+    }
+}
+
 impl HostPattern {
     /// Reads a config entry: a host name, or `*.` and a domain.
     pub fn parse(text: &str) -> Result<HostPattern, String> {

@@ -1,9 +1,10 @@
 //! Log lines that someone outside can cause, rate-limited: a blocked start, a failed login, a
-//! refused request, a press or a packet a broker sends. Each kind of line is a [`Quiet`]
-//! (listed here, so the kinds are one list) with a budget: a burst of lines, then one more per
-//! period. A line over the budget is left out and counted, and the count is said, by the next
-//! line of that kind or, when none comes, by a summary line once the budget allows one. So a
-//! flood costs the journal one line per period per kind, and nothing is left out silently.
+//! refused request, a press, a packet a broker sends, files dropped in a watched directory.
+//! Each kind of line is a [`Quiet`] (listed here, so the kinds are one list) with a budget: a
+//! burst of lines, then one more per period. A line over the budget is left out and counted,
+//! and the count is said, by the next line of that kind or, when none comes, by a summary line
+//! once the budget allows one. So a flood costs the journal one line per period per kind, and
+//! nothing is left out silently.
 //!
 //! [`Limiter`] is the rule, pure and table-tested (the caller passes the time). [`Quiet`] wraps
 //! it for the log: the caller asks `admit()` and, when it says yes, logs its own line (with
@@ -219,6 +220,13 @@ pub static LOGIN_CEILING: Quiet = Quiet::new(Level::WARN, "lines about guessed u
 pub static REFUSED_REQUESTS: Quiet = Quiet::new(Level::DEBUG, "lines about refused requests");
 /// A connection that ended in an error (a client gone, a deadline passed).
 pub static CONNECTION_ERRORS: Quiet = Quiet::new(Level::DEBUG, "lines about failed connections");
+/// A trigger (start-up, cron, file): a run not started (no permission, a limit, the history
+/// queue full).
+pub static TRIGGER_NOT_STARTED: Quiet = Quiet::new(Level::WARN, "lines about triggers not started");
+/// A file trigger: a file name that is not UTF-8 (anyone who may write the directory).
+pub static TRIGGER_BAD_NAME: Quiet = Quiet::new(Level::WARN, "lines about file names not UTF-8");
+/// A file trigger: files ignored because too many wait, or events the kernel lost.
+pub static TRIGGER_FLOOD: Quiet = Quiet::new(Level::WARN, "lines about ignored files");
 /// MQTT: a retained press.
 pub static MQTT_RETAINED_PRESS: Quiet =
     Quiet::new(Level::WARN, "MQTT lines about retained presses");

@@ -7,6 +7,10 @@
 //! function, limits, history and events as a button press; it must not spawn, decide
 //! permissions or quote anything itself.
 //!
+//! Every line a file in a watched directory can cause (a name that is not UTF-8, files ignored
+//! in a flood, a run not started) goes through `ratelog`: whoever may write the directory must
+//! not flood the journal.
+//!
 //! Triggers are armed from the config in force and re-armed after every reload: a trigger
 //! that is still configured keeps running untouched (an `@every` keeps its rhythm), a removed
 //! one stops, a new one starts. Start-up runs happen once, when actiond starts.
@@ -28,6 +32,7 @@ use crate::config::Config;
 use crate::engine::{Engine, Error, StartRequest};
 use crate::inotify::{Watch, register};
 use crate::permissions::Caller;
+use crate::ratelog;
 use crate::schedule::{self, Schedule};
 
 /// At most this many files wait for their debounce in one watched directory; beyond it, new
@@ -194,7 +199,9 @@ fn fire(
                     ),
                     _ => String::new(),
                 };
-                warn!("{user} trigger of {}: not started: {e}{hint}", b.id);
+                if let Some(more) = ratelog::TRIGGER_NOT_STARTED.admit() {
+                    warn!("{user} trigger of {}: not started: {e}{hint}{more}", b.id);
+                }
             }
         }
     }
@@ -295,8 +302,10 @@ async fn watch_files(
                     if e.mask.intersects(gone) {
                         return Err(std::io::Error::other("the directory went away"));
                     }
-                    if e.mask.contains(AddWatchFlags::IN_Q_OVERFLOW) {
-                        warn!("{} of {action}: too many changes at once, some were missed", event.tag());
+                    if e.mask.contains(AddWatchFlags::IN_Q_OVERFLOW)
+                        && let Some(more) = ratelog::TRIGGER_FLOOD.admit()
+                    {
+                        warn!("{} of {action}: too many changes at once, some were missed{more}", event.tag());
                     }
                     let Some(name) = e.name else { continue };
                     let begins = e.mask.intersects(starts) || event == FileEvent::Changed;
@@ -304,8 +313,10 @@ async fn watch_files(
                         dropped += 1;
                     }
                 }
-                if dropped > 0 {
-                    warn!("{} of {action}: {dropped} file(s) ignored, {MAX_PENDING_FILES} already waiting", event.tag());
+                if dropped > 0
+                    && let Some(more) = ratelog::TRIGGER_FLOOD.admit()
+                {
+                    warn!("{} of {action}: {dropped} file(s) ignored, {MAX_PENDING_FILES} already waiting{more}", event.tag());
                 }
             }
             _ = sleep_until(due) => {
@@ -368,11 +379,13 @@ async fn sleep_until(due: Option<Instant>) {
 
 fn run_for_file(engine: &Arc<Engine>, action: &str, dir: &Path, event: FileEvent, name: OsString) {
     let Ok(name) = name.into_string() else {
-        warn!(
-            "{} of {action}: a file name in {} is not UTF-8; not run for it",
-            event.tag(),
-            dir.display()
-        );
+        if let Some(more) = ratelog::TRIGGER_BAD_NAME.admit() {
+            warn!(
+                "{} of {action}: a file name in {} is not UTF-8; not run for it{more}",
+                event.tag(),
+                dir.display()
+            );
+        }
         return;
     };
     // A file that is already gone (a temporary file renamed away) is not run for.

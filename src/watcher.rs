@@ -3,8 +3,12 @@
 //! replace a file by rename, which a watch on the file itself would miss.
 //!
 //! A change is applied only once the files are done changing: nothing changed for `SETTLE`,
-//! and the files read the same twice, `CONFIRM` apart (a writer inotify does not see, or one
-//! that writes in steps, such as `>` then `>>`, is waited out). The creation of the config
+//! no file is still open for writing (its last event a write with no close after it), and
+//! the files read the same twice, `CONFIRM` apart (a writer inotify does not see, or one that
+//! writes in steps, such as `>` then `>>`, is waited out). The config (with its board and
+//! includes) and the entity files settle apart (`settle`), so files that keep changing hold
+//! back only their own group, and `CAP` after its first change a group is applied as it
+//! reads then, with a warning that names why. The creation of the config
 //! file or of an include (an empty file whose text is yet to come) is no change (the creation
 //! of a config directory is: its files are read once it is watched), and an empty
 //! config file is never applied. A changed config is then parsed and validated in full and
@@ -21,6 +25,7 @@
 //! `config`'s and `entities`', swapping is the engine's.
 
 mod rights;
+mod settle;
 
 use std::hash::{Hash, Hasher};
 use std::io;
@@ -40,11 +45,10 @@ use crate::events::Event;
 use crate::files;
 use crate::inotify::{Change, Watch, register};
 
-/// A change is applied once nothing changed for this long: a script that writes a file in
-/// two steps a second apart is applied once, whole.
-pub const SETTLE: Duration = Duration::from_secs(2);
+pub use settle::{CAP, SETTLE};
+use settle::{Group, Ready};
 
-/// ... and once the files read the same twice this far apart.
+/// A settled group is applied once its files read the same twice this far apart.
 pub const CONFIRM: Duration = Duration::from_millis(250);
 
 /// What a reload changes: the engine's setup, and the identity state (users, tokens and
@@ -143,48 +147,66 @@ fn same(a: &Path, b: &Path) -> bool {
     a.file_name() == b.file_name() && dir_of(a) == dir_of(b)
 }
 
-/// What waits to be applied.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+/// Which files a fingerprint reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The config file, its board and the YAML files of its config directories.
+    Config,
+    Entities,
+}
+
+impl Kind {
+    /// What the log calls the group, and its verb: `the config has`.
+    fn words(self) -> &'static str {
+        match self {
+            Kind::Config => "the config has",
+            Kind::Entities => "the entity files have",
+        }
+    }
+}
+
+/// What waits to be applied: the config's changes and the entity files', settled apart.
+#[derive(Debug, Default)]
 struct Pending {
-    config: bool,
-    entities: bool,
+    config: Group,
+    entities: Group,
 }
 
 impl Pending {
-    fn any(self) -> bool {
-        self.config || self.entities
+    fn group(&mut self, kind: Kind) -> &mut Group {
+        match kind {
+            Kind::Config => &mut self.config,
+            Kind::Entities => &mut self.entities,
+        }
     }
 
-    /// Notes the changes that concern `targets`; true when one did.
-    fn note(&mut self, targets: &Targets, changes: &[Change]) -> bool {
-        let mut relevant = false;
+    /// Notes the changes that concern `targets`, each in its group.
+    fn note(&mut self, targets: &Targets, changes: &[Change], now: tokio::time::Instant) {
         for change in changes {
             match change {
                 // Events were lost: anything may have changed.
                 Change::Overflow => {
-                    *self = Pending {
-                        config: true,
-                        entities: true,
-                    };
-                    relevant = true;
+                    self.config.overflow(now);
+                    self.entities.overflow(now);
                 }
                 // A config file or include being created is empty yet: its text comes with
                 // the write that follows. A config directory being created is a change: its
                 // files are read once it is watched.
-                Change::Entry { path, created } if targets.is_config(path) => {
+                Change::Entry {
+                    path,
+                    created,
+                    writing,
+                } if targets.is_config(path) => {
                     if !created || targets.is_config_dir(path) {
-                        self.config = true;
-                        relevant = true;
+                        self.config.note(now, path, *writing);
                     }
                 }
-                Change::Entry { path, .. } if targets.is_entity(path) => {
-                    self.entities = true;
-                    relevant = true;
+                Change::Entry { path, writing, .. } if targets.is_entity(path) => {
+                    self.entities.note(now, path, *writing);
                 }
                 Change::Entry { .. } => {}
             }
         }
-        relevant
     }
 }
 
@@ -238,29 +260,35 @@ impl Watcher {
         changes
     }
 
-    /// Waits until `quiet` has passed with no change that concerns `targets`, noting those
-    /// that come in `pending`; true when one came meanwhile.
-    async fn settle(
+    /// Whether `kind`'s files read the same twice `CONFIRM` apart with no change of them
+    /// in between (changes of either group that come meanwhile are noted in `pending`). When
+    /// they read differently with no event (a writer inotify does not see), the group waits
+    /// again as if they had changed now.
+    async fn confirm(
         &self,
         targets: &Targets,
         pending: &mut Pending,
-        quiet: Duration,
+        kind: Kind,
     ) -> io::Result<bool> {
-        let mut changed = false;
-        // Only a change that concerns the targets moves the deadline: other files of the
-        // directories (an action's log beside the config) may change all the time.
-        let mut until = tokio::time::Instant::now() + quiet;
+        let seen = pending.group(kind).last();
+        let first = fingerprint(targets, kind).await;
+        let until = tokio::time::Instant::now() + CONFIRM;
         loop {
             tokio::select! {
-                _ = tokio::time::sleep_until(until) => return Ok(changed),
+                _ = tokio::time::sleep_until(until) => break,
                 changes = self.next() => {
-                    if pending.note(targets, &changes?) {
-                        changed = true;
-                        until = tokio::time::Instant::now() + quiet;
-                    }
+                    pending.note(targets, &changes?, tokio::time::Instant::now());
                 }
             }
         }
+        if pending.group(kind).last() != seen {
+            return Ok(false);
+        }
+        if fingerprint(targets, kind).await != first {
+            pending.group(kind).touch(tokio::time::Instant::now());
+            return Ok(false);
+        }
+        Ok(true)
     }
 }
 
@@ -277,35 +305,97 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
         config_path.display(),
         targets.entities.len()
     );
+    let mut pending = Pending::default();
     loop {
-        let mut pending = Pending::default();
-        while !pending.any() {
-            let changes = w.next().await?;
-            pending.note(&targets, &changes);
-        }
-        // Applied only once the files are done changing: quiet for a while, and the same
-        // when read twice.
-        loop {
-            w.settle(&targets, &mut pending, SETTLE).await?;
-            let first = fingerprint(&targets, pending).await;
-            if w.settle(&targets, &mut pending, CONFIRM).await? {
-                continue;
+        let now = tokio::time::Instant::now();
+        let mut next = None;
+        // The config first: its reload reads the entity files too.
+        for kind in [Kind::Config, Kind::Entities] {
+            if let Some(open) = pending.group(kind).held(now) {
+                warn!(
+                    "{} changed but {} still open for writing; the change is applied once \
+                     closed, or at the latest {} s after it",
+                    kind.words(),
+                    names(&open),
+                    CAP.as_secs()
+                );
             }
-            if fingerprint(&targets, pending).await == first {
-                break;
+            match pending.group(kind).check(now) {
+                Ready::Idle => {}
+                Ready::Wait(at) => {
+                    next = Some(next.map_or(at, |n: tokio::time::Instant| n.min(at)))
+                }
+                Ready::Settled => {
+                    if w.confirm(&targets, &mut pending, kind).await? {
+                        pending.group(kind).applied();
+                        apply(to, &mut w, &mut targets, &config_path, kind).await?;
+                    }
+                    next = Some(tokio::time::Instant::now());
+                    break;
+                }
+                Ready::Forced { open } => {
+                    let why = if open.is_empty() {
+                        "they kept changing".to_string()
+                    } else {
+                        format!("{} still open for writing", names(&open))
+                    };
+                    warn!(
+                        "{} not settled {} s after changing ({why}); applying the change as \
+                         the files read now",
+                        kind.words(),
+                        CAP.as_secs()
+                    );
+                    pending.group(kind).applied();
+                    apply(to, &mut w, &mut targets, &config_path, kind).await?;
+                    next = Some(tokio::time::Instant::now());
+                    break;
+                }
             }
         }
-        if pending.config {
+        tokio::select! {
+            changes = w.next() => pending.note(&targets, &changes?, tokio::time::Instant::now()),
+            _ = sleep_until(next) => {}
+        }
+    }
+}
+
+/// `paths` in words: `/etc/actiond/config.yaml is`, `a, b are`.
+fn names(paths: &[PathBuf]) -> String {
+    let list: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let verb = if list.len() == 1 { "is" } else { "are" };
+    format!("{} {verb}", list.join(", "))
+}
+
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Applies `kind`'s changes: reloads the config (and the watches follow it), or the entity
+/// files alone.
+async fn apply(
+    to: &Reloads,
+    w: &mut Watcher,
+    targets: &mut Targets,
+    config_path: &Path,
+    kind: Kind,
+) -> io::Result<()> {
+    let engine = &to.engine;
+    match kind {
+        Kind::Config => {
             if config_path.exists() {
                 // A config directory made since the last load is watched before it is read,
                 // so that a file written into it now is not missed.
-                arm(w.fd.get_ref(), &mut w.dirs, &targets)?;
+                arm(w.fd.get_ref(), &mut w.dirs, targets)?;
                 reload(to).await;
                 // The new config may name other entity files or another include directory.
-                targets = Targets::of(&engine.config(), &config_path);
-                arm(w.fd.get_ref(), &mut w.dirs, &targets)?;
+                *targets = Targets::of(&engine.config(), config_path);
+                arm(w.fd.get_ref(), &mut w.dirs, targets)?;
             }
-        } else {
+        }
+        Kind::Entities => {
             let config = engine.config();
             let previous = engine.setup().entities.clone();
             let load = {
@@ -314,7 +404,7 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
             };
             let Ok(entities) = tokio::task::spawn_blocking(load).await else {
                 error!("entities not reloaded: the loader failed");
-                continue;
+                return Ok(());
             };
             // A malformed file keeps its previous instances: then nothing changed, and
             // nothing is announced.
@@ -324,12 +414,13 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
             }
         }
     }
+    Ok(())
 }
 
-/// A digest of what `pending` concerns, read off the event loop: the config file and its
+/// A digest of `kind`'s files, read off the event loop: the config file and its
 /// includes, or the entity files, with what reading each gave (its bytes, or why not). Equal
 /// digests a moment apart mean the files read the same twice.
-async fn fingerprint(targets: &Targets, pending: Pending) -> u64 {
+async fn fingerprint(targets: &Targets, kind: Kind) -> u64 {
     let targets = targets.clone();
     let digest = move || {
         let mut h = std::hash::DefaultHasher::new();
@@ -340,7 +431,7 @@ async fn fingerprint(targets: &Targets, pending: Pending) -> u64 {
                 Err(e) => e.to_string().hash(&mut h),
             }
         };
-        if pending.config {
+        if kind == Kind::Config {
             read(&targets.config, config::MAX_CONFIG_BYTES);
             if let Some(board) = &targets.board {
                 read(board, config::MAX_CONFIG_BYTES);
@@ -356,7 +447,7 @@ async fn fingerprint(targets: &Targets, pending: Pending) -> u64 {
                 }
             }
         }
-        if pending.entities {
+        if kind == Kind::Entities {
             for p in &targets.entities {
                 read(p, targets.entity_bytes);
             }

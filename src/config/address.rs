@@ -85,6 +85,12 @@ impl Cidr {
         Some(Cidr { addr, bits })
     }
 
+    /// Whether every address of this network is in `other` too (a reload that trusts a
+    /// network not within the old ones widens the trust).
+    pub fn within(&self, other: &Cidr) -> bool {
+        other.bits <= self.bits && other.contains(self.addr)
+    }
+
     /// Whether `ip` is in this network. Addresses of the other family never are: an IPv4
     /// peer seen as IPv4-mapped IPv6 is the caller's to convert.
     pub fn contains(&self, ip: IpAddr) -> bool {

@@ -1,9 +1,10 @@
 //! Files put in actiond's way, as a careless script or a local attacker would: a FIFO in place
 //! of an entity file, an include, the config or the sessions file (which a blocking open would
-//! wait on for ever); a config written in two steps a second apart; a reload that takes rights
-//! away from nobody but gives them to guests; a sessions file of 300,000 entries. Throughout,
-//! readiness must answer within a second, and what the file could not give keeps what was
-//! there before.
+//! wait on for ever); a config written in two steps a second apart, or written in part and
+//! held open by its writer; an entity file rewritten every second while the config changes; a
+//! reload that takes rights away from nobody but gives them to guests; a sessions file of
+//! 300,000 entries. Throughout, readiness must answer within a second, and what the file could
+//! not give keeps what was there before.
 
 use std::path::Path;
 use std::thread;
@@ -264,6 +265,100 @@ fn a_config_written_in_two_steps_is_applied_once_whole() {
     assert_eq!(status, 200);
     assert!(body.to_string().contains("Reboot now"), "{body}");
     assert!(!server.log_contains("what they did not have"));
+}
+
+/// A writer truncates the config, writes the part before the access rules and keeps the file
+/// open: the part (OliveTin's allow-all defaults) is never in force while it is open, the log
+/// says what the reload waits for, and the whole file is applied once it is closed.
+#[test]
+fn a_config_held_open_by_its_writer_is_applied_only_once_closed() {
+    use std::io::Write;
+    let server = Server::start(locked());
+    watching(&server);
+    let mut whole = locked();
+    whole["actions"][0]["title"] = json!("Reboot now");
+    let mut rest = json!({});
+    for key in ["accessControlLists", "defaultPermissions"] {
+        rest[key] = whole.as_object_mut().unwrap().remove(key).unwrap();
+    }
+    let path = server.path("config.yaml");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(to_yaml(&whole).as_bytes()).unwrap();
+    // Open well past the 2 s of quiet a closed file would be applied after.
+    let began = Instant::now();
+    while began.elapsed() < Duration::from_secs(5) {
+        assert!(!guest_may_reboot(&server), "the open part is in force");
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(server.log_count("config reloaded"), 0, "applied while open");
+    assert!(
+        server.log_contains("the config has changed but"),
+        "the wait for the writer is not said"
+    );
+    assert!(server.log_contains("still open for writing"));
+    f.write_all(to_yaml(&rest).as_bytes()).unwrap();
+    drop(f);
+    wait_log_ready(&server, "config reloaded", 1);
+    assert!(!guest_may_reboot(&server), "a guest may reboot");
+    let (status, body) = server.call("GetDashboard", json!({"title": ""}));
+    assert_eq!(status, 200);
+    assert!(body.to_string().contains("Reboot now"), "{body}");
+    assert_eq!(
+        server.log_count("config reloaded"),
+        1,
+        "applied once, whole"
+    );
+}
+
+/// While a script rewrites an entity file every second, a config change that takes exec away
+/// from guests is applied as promptly as ever (the two settle apart), and the entity file,
+/// which never settles, is applied at the cap with a warning.
+#[test]
+fn an_entity_file_that_keeps_changing_holds_back_no_config_change() {
+    let entities = TempDir::new();
+    let file = entities.path().join("servers.yaml");
+    std::fs::write(&file, "- {key: a, name: A}\n").unwrap();
+    let mut config = locked();
+    config["entities"] = json!([{"file": file, "name": "server"}]);
+    let mut open = config.clone();
+    open["defaultPermissions"]["exec"] = json!(true);
+    let server = Server::start(open);
+    watching(&server);
+    assert!(guest_may_reboot(&server));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (stop, file) = (std::sync::Arc::clone(&stop), file.clone());
+        thread::spawn(move || {
+            let mut n = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                n += 1;
+                std::fs::write(&file, format!("- {{key: a, name: A{n}}}\n")).unwrap();
+                thread::sleep(Duration::from_secs(1));
+            }
+        })
+    };
+    thread::sleep(Duration::from_millis(1500));
+    let changed = Instant::now();
+    std::fs::write(server.path("config.yaml"), to_yaml(&config)).unwrap();
+    while guest_may_reboot(&server) {
+        assert!(
+            changed.elapsed() < Duration::from_secs(12),
+            "the config change is not in force {:?} after it",
+            changed.elapsed()
+        );
+        assert_ready_promptly(&server);
+        thread::sleep(Duration::from_millis(200));
+    }
+    let forced = "the entity files have not settled 10 s after changing (they kept changing)";
+    let ok = wait_until(Duration::from_secs(15), || server.log_contains(forced));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+    assert!(ok, "the forced reload of the entity file is not said");
+    assert!(!guest_may_reboot(&server));
 }
 
 #[test]

@@ -671,3 +671,62 @@ fn no_argument_sets_a_variable_a_program_reads_as_its_settings() {
         );
     }
 }
+
+/// A reload that widens trust or identity says so at warn level, naming who gains what: the
+/// whole LAN trusted to name the caller in a header, a password hash replaced, a dump switch
+/// turned on, every web page let through, an action any page may start by a plain GET, a new
+/// action guests may run.
+#[test]
+fn a_reload_that_widens_trust_says_who_gains_what() {
+    use crate::identity::phc;
+    let config = |hash: &str| {
+        json!({
+            "defaultPermissions": {"view": true, "exec": true, "logs": true, "kill": false},
+            "authLocalUsers": {"enabled": true, "users": [
+                {"username": "alice", "usergroup": "admins", "password": hash}]},
+            "actions": [{"id": "uptime", "title": "Uptime", "shell": "uptime"}],
+        })
+    };
+    let server = Server::start(config(&phc("old pw")));
+    let mut events = Events::subscribe(&server);
+    let mut wide = config(&phc("new pw"));
+    wide["authHttpHeaderUsername"] = json!("X-User");
+    wide["trustedProxies"] = json!(["0.0.0.0/0"]);
+    wide["insecureAllowDumpVars"] = json!(true);
+    wide["allowedOrigins"] = json!(["*"]);
+    wide["actions"][0]["insecureAllowStartFromAnyWebPage"] = json!(true);
+    wide["actions"]
+        .as_array_mut()
+        .unwrap()
+        .push(shell_action("fresh", "true"));
+    write_by_rename(&config_path(&server), &to_yaml(&wide));
+    events.wait_for("configChanged", RELOAD);
+    let log = server.stop_and_log();
+    let warned = |who: &str, what: &str| {
+        let needle = format!("config: this reload gives {who} what they did not have: ");
+        let line = log
+            .lines()
+            .find(|l| l.contains(&needle))
+            .unwrap_or_else(|| panic!("no line about {who}:\n{log}"));
+        assert!(line.contains("WARN"), "{line}");
+        assert!(line.contains(what), "{line}");
+    };
+    warned(
+        "clients at 0.0.0.0/0",
+        "any user and group they name in the header X-User (trustedProxies)",
+    );
+    warned(
+        "user \"alice\" (group \"admins\")",
+        "a new password hash (whoever knows its password logs in as them)",
+    );
+    warned("callers of the API", "insecureAllowDumpVars");
+    warned(
+        "every web page",
+        "the API through their visitors' browsers (allowedOrigins)",
+    );
+    warned(
+        "any web page a visitor opens",
+        "a plain GET that starts uptime (insecureAllowStartFromAnyWebPage)",
+    );
+    warned("guests", "exec on the new fresh");
+}

@@ -394,3 +394,59 @@ fn entries_title_is(server: &Server, title: &str) -> bool {
     let (status, reply) = server.call("GetActionBinding", json!({"bindingId": "w"}));
     status == 200 && reply["action"]["title"] == title
 }
+
+/// 2,000 files dropped at once in a watched directory, half with names that are not UTF-8,
+/// for an action the trigger user may not run: every line they cause (a bad name, files
+/// ignored beyond the waiting bound, a run not started) is rate-limited, and what was left out
+/// is counted, not lost silently.
+#[test]
+fn a_flood_of_files_costs_the_log_a_bounded_number_of_lines() {
+    use std::os::unix::ffi::OsStrExt;
+    let inbox = TempDir::new();
+    let config = json!({
+        "defaultPermissions": {"view": true, "exec": false, "logs": true, "kill": false},
+        "actions": [{
+            "id": "dropped", "title": "Dropped", "shell": "echo {{ filename }}",
+            "execOnFileCreatedInDir": inbox.path().to_str().unwrap(),
+        }]
+    });
+    let server = Server::start(config);
+    assert!(wait_until(SOON, || server
+        .log_contains("fileCreatedInDir of dropped: watching")));
+    for i in 0..2000u32 {
+        // A lone 0xFF byte: not UTF-8.
+        let bytes = if i % 2 == 0 {
+            [b"bad-\xff".as_slice(), i.to_string().as_bytes()].concat()
+        } else {
+            format!("good-{i}.txt").into_bytes()
+        };
+        std::fs::write(inbox.path().join(std::ffi::OsStr::from_bytes(&bytes)), "x").unwrap();
+    }
+    // Each kind is summed up once its budget allows (within one period, 10 s).
+    let said = |needle: &str| server.log_contains(needle);
+    assert!(
+        wait_until(Duration::from_secs(25), || said(
+            "more lines about file names not UTF-8 left out of the log"
+        ) && said(
+            "more lines about triggers not started left out of the log"
+        )),
+        "no summary of the lines left out"
+    );
+    let log = server.stop_and_log();
+    let caused: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("of dropped:") || l.contains("left out of the log"))
+        .filter(|l| !l.contains(": watching"))
+        .collect();
+    assert!(
+        caused.len() <= 40,
+        "{} lines for 2,000 files:\n{}",
+        caused.len(),
+        caused.join("\n")
+    );
+    assert!(log.contains("is not UTF-8; not run for it"), "{log}");
+    assert!(
+        log.contains("fileindir trigger of dropped: not started"),
+        "{log}"
+    );
+}
