@@ -140,6 +140,7 @@ pub async fn run(
         authority,
         listening,
         board,
+        dashboards: Default::default(),
     });
     let mqtt = mqtt::Client::spawn(Arc::clone(&app.engine), action_watch, app.listening);
     let served = server::serve(listener, app, shutdown).await;

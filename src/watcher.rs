@@ -39,7 +39,7 @@ use tracing::{error, info, warn};
 
 use crate::auth::Authority;
 use crate::config::{self, Config, Source};
-use crate::engine::Engine;
+use crate::engine::{Engine, Setup};
 use crate::entities::{self, EntitySet};
 use crate::events::Event;
 use crate::files;
@@ -398,18 +398,18 @@ async fn apply(
         Kind::Entities => {
             let config = engine.config();
             let previous = engine.setup().entities.clone();
-            let load = {
-                let (config, previous) = (Arc::clone(&config), Arc::clone(&previous));
-                move || load_entities(&config, Some(&previous))
+            // A malformed file keeps its previous instances: then nothing changed, and
+            // nothing is announced. The new setup is made off the event loop too.
+            let load = move || {
+                let entities = load_entities(&config, Some(&previous));
+                (entities != *previous).then(|| Setup::new(config, Arc::new(entities)))
             };
-            let Ok(entities) = tokio::task::spawn_blocking(load).await else {
+            let Ok(built) = tokio::task::spawn_blocking(load).await else {
                 error!("entities not reloaded: the loader failed");
                 return Ok(());
             };
-            // A malformed file keeps its previous instances: then nothing changed, and
-            // nothing is announced.
-            if entities != *previous {
-                engine.swap(config, entities, Event::EntityChanged);
+            if let Some(setup) = built {
+                engine.swap_setup(setup, Event::EntityChanged);
                 info!("entities reloaded");
             }
         }
@@ -483,8 +483,9 @@ pub fn load_entities(config: &Config, previous: Option<&EntitySet>) -> EntitySet
 
 /// A valid config, the entities it names, and who it gives what.
 struct Valid {
-    loaded: config::Loaded,
-    entities: EntitySet,
+    warnings: Vec<config::Problem>,
+    /// Built off the event loop too: thousands of entity bindings take a while to make.
+    setup: Setup,
     gains: Vec<rights::Gain>,
 }
 
@@ -511,11 +512,16 @@ async fn reload(to: &Reloads) {
                 return Loaded::Empty;
             }
             match config::load(&old.source) {
-                Ok(loaded) => Loaded::Valid(Box::new(Valid {
-                    entities: load_entities(&loaded.config, Some(&previous)),
-                    gains: rights::gains(&old, &loaded.config),
-                    loaded,
-                })),
+                Ok(loaded) => {
+                    let entities = load_entities(&loaded.config, Some(&previous));
+                    let gains = rights::gains(&old, &loaded.config);
+                    let setup = Setup::new(Arc::new(loaded.config), Arc::new(entities));
+                    Loaded::Valid(Box::new(Valid {
+                        warnings: loaded.warnings,
+                        setup,
+                        gains,
+                    }))
+                }
                 Err(e) => Loaded::Invalid(e),
             }
         }
@@ -528,12 +534,12 @@ async fn reload(to: &Reloads) {
     match outcome {
         Loaded::Valid(valid) => {
             let Valid {
-                loaded,
-                entities,
+                warnings,
+                setup,
                 gains,
             } = *valid;
-            log_loaded(&loaded);
-            for name in restart_only_changes(&old, &loaded.config) {
+            log_config(&warnings, &setup.config);
+            for name in restart_only_changes(&old, &setup.config) {
                 warn!("config: a change to {name} takes effect only when actiond restarts");
             }
             for g in &gains {
@@ -542,9 +548,8 @@ async fn reload(to: &Reloads) {
                     g.who, g.what
                 );
             }
-            let new = Arc::new(loaded.config);
-            to.authority.reload(&new.auth);
-            engine.swap(new, entities, Event::ConfigChanged);
+            to.authority.reload(&setup.config.auth);
+            engine.swap_setup(setup, Event::ConfigChanged);
             engine.metrics().reloaded(true);
             info!("config reloaded");
         }
@@ -566,13 +571,17 @@ async fn reload(to: &Reloads) {
 /// where the OliveTin keys are explained), and every disabled action with its errors, since
 /// the service runs without them and the log is where an admin looks.
 pub fn log_loaded(loaded: &config::Loaded) {
-    for w in &loaded.warnings {
+    log_config(&loaded.warnings, &loaded.config);
+}
+
+fn log_config(warnings: &[config::Problem], config: &Config) {
+    for w in warnings {
         warn!("config: {w}");
     }
-    if !loaded.warnings.is_empty() {
+    if !warnings.is_empty() {
         info!("config: {}", config::MIGRATION_POINTER);
     }
-    for (action, disabled) in loaded.config.disabled_actions() {
+    for (action, disabled) in config.disabled_actions() {
         error!(
             "config: action {:?} ({}) is disabled and does not run: {}",
             action.id,

@@ -15,10 +15,14 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+use bytes::Bytes;
+
+use super::dto::Out;
 use super::dto::{
     ActionJson, ArgumentJson, BindingReply, ChoiceJson, ComponentJson, DashboardJson,
     DashboardReply, EntitiesReply, EntityDefinitionJson, EntityJson, ValidateReply,
 };
+use super::rendered::{self, Key};
 use super::{App, Ctx, login_gate};
 use crate::arguments;
 use crate::config::{Action, Component, ComponentKind, Config};
@@ -138,21 +142,36 @@ pub fn validate_argument(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, Co
     }))
 }
 
-pub fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, ConnectError> {
+/// GetDashboard: the kept answer for this setup, title, codec and the caller's rights, or one
+/// rendered off the event loop (`rendered`).
+pub async fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Bytes, ConnectError> {
     let title = f.string("title")?;
     let setup = app.engine.setup();
-    let view = View {
-        setup: &setup,
-        caller: &ctx.caller,
-    };
+    let key = Key::new(&setup.config.auth, &ctx.caller, &title, ctx.out.codec());
+    let (caller, out) = (ctx.caller.clone(), ctx.out);
+    app.dashboards
+        .answer(&setup, key, move |setup| {
+            render_dashboard(setup, &caller, &title, out)
+        })
+        .await
+}
+
+/// The dashboard titled `title` as `caller` sees it, in `out`'s codec, within the answer's
+/// size bound.
+fn render_dashboard(
+    setup: &Setup,
+    caller: &Caller,
+    title: &str,
+    out: Out,
+) -> Result<Vec<u8>, ConnectError> {
+    let view = View { setup, caller };
     let config = &*setup.config;
     if title.is_empty() || title == "default" || title == DEFAULT_TITLE {
-        let links = dashboards::default_bindings(config, setup.bindings(), |a| {
-            may_view(config, &ctx.caller, a)
-        })
-        .into_iter()
-        .map(|b| view.link(&b.action, Cow::Borrowed("")))
-        .collect();
+        let links =
+            dashboards::default_bindings(config, setup.bindings(), |a| may_view(config, caller, a))
+                .into_iter()
+                .map(|b| view.link(&b.action, Cow::Borrowed("")))
+                .collect();
         let fieldset = ComponentJson {
             title: Cow::Borrowed(DEFAULT_TITLE),
             kind: "fieldset",
@@ -161,31 +180,34 @@ pub fn get_dashboard(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, Connec
             css_class: Cow::Borrowed(""),
             action: None,
         };
+        let mut contents = vec![fieldset];
+        rendered::bound(&mut contents);
         let dashboard = DashboardJson {
             title: DEFAULT_TITLE,
-            contents: vec![fieldset],
+            contents,
         };
-        return Ok(ctx.out.encode(&DashboardReply {
+        return rendered::checked(out.encode(&DashboardReply {
             title: DEFAULT_TITLE,
             dashboard,
         }));
     }
-    let found = find(&config.dashboards, &title).ok_or_else(|| {
+    let found = find(&config.dashboards, title).ok_or_else(|| {
         ConnectError::new(
             Code::NotFound,
             format!("no dashboard or directory titled {title:?}"),
         )
     })?;
-    let contents = found
+    let mut contents: Vec<ComponentJson> = found
         .contents
         .iter()
         .flat_map(|c| view.render(c, None))
         .collect();
+    rendered::bound(&mut contents);
     let dashboard = DashboardJson {
         title: &found.title,
         contents,
     };
-    Ok(ctx.out.encode(&DashboardReply {
+    rendered::checked(out.encode(&DashboardReply {
         title: &found.title,
         dashboard,
     }))

@@ -13,6 +13,7 @@ mod codec_tests;
 mod diagnostics;
 mod dto;
 mod metrics;
+mod rendered;
 pub mod routes;
 pub mod schema;
 mod session;
@@ -20,6 +21,8 @@ mod stream;
 
 use std::net::IpAddr;
 use std::sync::Arc;
+
+use bytes::Bytes;
 
 pub use dto::{Out, encode_event, keep_alive};
 pub use metrics::metrics;
@@ -81,6 +84,8 @@ pub struct App {
     pub listening: Option<std::net::SocketAddr>,
     /// The names the board answers to without `allowedHosts`, from its hostname at start.
     pub board: crate::origin::Board,
+    /// GetDashboard's answers, kept per setup, title, codec and rights.
+    pub dashboards: rendered::Dashboards,
 }
 
 impl App {
@@ -109,13 +114,20 @@ pub struct Ctx {
 /// `Set-Cookie` value or the new session for the `Actiond-Session` header.
 #[derive(Debug)]
 pub struct Reply {
-    pub body: Vec<u8>,
+    /// Shared bytes: a kept answer (a dashboard) is handed to every connection without a copy.
+    pub body: Bytes,
     pub cookie: Option<String>,
     pub session: Option<String>,
 }
 
 impl From<Vec<u8>> for Reply {
     fn from(body: Vec<u8>) -> Reply {
+        Bytes::from(body).into()
+    }
+}
+
+impl From<Bytes> for Reply {
+    fn from(body: Bytes) -> Reply {
         Reply {
             body,
             cookie: None,
@@ -181,7 +193,7 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
         Op::WhoAmI => session::who_am_i(app, ctx),
         Op::PasswordHash => session::password_hash(app, f, ctx).await?,
         Op::Init => session::init(app, ctx),
-        Op::GetDashboard => catalog::get_dashboard(app, f, ctx)?,
+        Op::GetDashboard => return Ok(catalog::get_dashboard(app, f, ctx).await?.into()),
         Op::GetActionBinding => catalog::get_action_binding(app, f, ctx)?,
         Op::GetDiagnostics => diagnostics::get_diagnostics(app, ctx)?,
         Op::SosReport => diagnostics::sos_report(app, ctx)?,

@@ -53,7 +53,7 @@ pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectErr
             end_presented_sessions(app, ctx);
             // The new session may have evicted the user's oldest: its streams end now.
             app.engine.bus().revalidate(&app.config().auth);
-            let body = ctx.out.encode(&LoginReply { success: true });
+            let body = ctx.out.encode(&LoginReply { success: true }).into();
             // Asked for in the header (the web page): no cookie, which the browser would send
             // to every other port of the board's name too.
             Ok(if ctx.session_header {
@@ -93,7 +93,7 @@ pub fn logout(app: &App, ctx: &Ctx) -> Reply {
         app.engine.bus().revalidate(&app.config().auth);
     }
     Reply {
-        body: ctx.out.encode(&Empty {}),
+        body: ctx.out.encode(&Empty {}).into(),
         cookie: Some(cleared_cookie()),
         session: None,
     }

@@ -316,9 +316,15 @@ impl Engine {
     /// Running executions keep the action they started with; the history is trimmed to a
     /// smaller limit.
     pub fn swap(&self, config: Arc<Config>, entities: EntitySet, event: Event) {
-        lock(&self.history).set_limit(config.limits.log_history_limit);
-        self.recorder.configure(&config);
-        let setup = Arc::new(Setup::new(config, Arc::new(entities)));
+        self.swap_setup(Setup::new(config, Arc::new(entities)), event);
+    }
+
+    /// `swap` with the setup made already: a reload makes it off the event loop, since
+    /// thousands of entity bindings take a while to make.
+    pub fn swap_setup(&self, setup: Setup, event: Event) {
+        lock(&self.history).set_limit(setup.config.limits.log_history_limit);
+        self.recorder.configure(&setup.config);
+        let setup = Arc::new(setup);
         *self.setup.write().unwrap_or_else(|p| p.into_inner()) = Arc::clone(&setup);
         // Users, tokens and the guest gate may have changed: the event streams' callers are
         // identified again before anything else is published.

@@ -426,8 +426,38 @@ fn last_run_words() -> (Vec<&'static str>, String) {
     (words, format!("{{{{ {{{to_words}}}[value_json.state] }}}}"))
 }
 
+/// At most this many discovery messages a board publishes (five per action that shows a
+/// state, one per button): an entity file of thousands of instances would otherwise flood the
+/// broker and Home Assistant with tens of thousands of retained messages at every reload.
+pub const MAX_CONFIGS: usize = 2000;
+/// At most this many bytes of discovery payloads a board publishes, whatever their titles.
+pub const MAX_CONFIG_BYTES: usize = 2 * 1024 * 1024;
+
+/// What a board announces: the discovery messages (topic → payload) of the entities kept
+/// within the bounds, those entities, and the bindings left out (in binding order).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Announced {
+    pub configs: BTreeMap<String, String>,
+    pub entities: Vec<Entity>,
+    pub left_out: Vec<String>,
+}
+
 /// The retained discovery messages for `entities`: topic → payload.
 pub fn configs(node: &Node, device: &Device, entities: &[Entity]) -> BTreeMap<String, String> {
+    within(node, device, entities.to_vec(), usize::MAX, usize::MAX).configs
+}
+
+/// The discovery messages of `entities` in binding order, as long as they stay within
+/// `max_messages` and `max_bytes` of payload: the first binding that would go over, and every
+/// one after it, is left out whole (a binding is never announced by half), so what is kept
+/// does not depend on the order a reload happens to meet them.
+pub fn within(
+    node: &Node,
+    device: &Device,
+    entities: Vec<Entity>,
+    max_messages: usize,
+    max_bytes: usize,
+) -> Announced {
     let version = env!("CARGO_PKG_VERSION");
     let device_json = device_json(node, device);
     let common = |e: &Entity, c: Component, name: String| -> Value {
@@ -442,20 +472,26 @@ pub fn configs(node: &Node, device: &Device, entities: &[Entity]) -> BTreeMap<St
         })
     };
     let (words, words_template) = last_run_words();
-    let mut out = BTreeMap::new();
+    let mut out = Announced::default();
+    let mut bytes = 0usize;
     for e in entities {
+        if !out.left_out.is_empty() {
+            out.left_out.push(e.binding);
+            continue;
+        }
+        let mut mine: Vec<(String, String)> = Vec::new();
         let mut add = |c: Component, name: String, extra: Value| {
             let topic = node.config(c, &e.binding);
             // The timestamp sensor's object id could be another binding's (`x` has
             // `x_last_finished`, which a binding may be named): the first one keeps it.
-            if out.contains_key(&topic) {
+            if out.configs.contains_key(&topic) || mine.iter().any(|(t, _)| *t == topic) {
                 return;
             }
-            let mut payload = common(e, c, name);
+            let mut payload = common(&e, c, name);
             if let (Value::Object(p), Value::Object(x)) = (&mut payload, extra) {
                 p.extend(x.into_iter().filter(|(_, v)| !v.is_null()));
             }
-            out.insert(topic, payload.to_string());
+            mine.push((topic, payload.to_string()));
         };
         if e.button {
             add(
@@ -523,6 +559,14 @@ pub fn configs(node: &Node, device: &Device, entities: &[Entity]) -> BTreeMap<St
                 }),
             );
         }
+        let size: usize = mine.iter().map(|(t, p)| t.len() + p.len()).sum();
+        if out.configs.len() + mine.len() > max_messages || bytes + size > max_bytes {
+            out.left_out.push(e.binding);
+            continue;
+        }
+        bytes += size;
+        out.configs.extend(mine);
+        out.entities.push(e);
     }
     out
 }
@@ -537,13 +581,31 @@ pub fn bindings(entities: &[Entity], has: impl Fn(&Entity) -> bool) -> BTreeSet<
         .collect()
 }
 
-/// The retained messages that take the broker from `old` to `new` (both topic → payload):
-/// each new or changed one, and an empty payload for each one that is gone, which makes
-/// Home Assistant delete that entity and the broker forget the message.
-pub fn diff(
-    old: &BTreeMap<String, String>,
-    new: &BTreeMap<String, String>,
-) -> Vec<(String, String)> {
+/// What the broker holds of a board's discovery: topic → a digest of its payload (the
+/// payloads themselves would double what the session keeps, for a comparison).
+pub type Published = BTreeMap<String, u64>;
+
+/// The digest `Published` keeps of a payload.
+pub fn digest(payload: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    payload.hash(&mut h);
+    h.finish()
+}
+
+/// The digests of `configs`.
+pub fn digests(configs: &BTreeMap<String, String>) -> Published {
+    configs
+        .iter()
+        .map(|(t, p)| (t.clone(), digest(p)))
+        .collect()
+}
+
+/// The retained messages that take the broker from `old` (what it holds) to `new` (topic →
+/// payload): each new or changed one, and an empty payload for each one that is gone, which
+/// makes Home Assistant delete that entity and the broker forget the message. What is the
+/// same is not sent again.
+pub fn diff(old: &Published, new: &BTreeMap<String, String>) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = old
         .keys()
         .filter(|t| !new.contains_key(*t))
@@ -551,7 +613,7 @@ pub fn diff(
         .collect();
     out.extend(
         new.iter()
-            .filter(|(t, p)| old.get(*t) != Some(*p))
+            .filter(|(t, p)| old.get(*t) != Some(&digest(p)))
             .map(|(t, p)| (t.clone(), p.clone())),
     );
     out

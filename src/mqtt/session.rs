@@ -8,7 +8,7 @@
 //! with a full publish, so nothing waits in memory for a broker to come back: a message
 //! lost with a connection is replaced by the current truth on the next one.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,7 +19,10 @@ use tokio::time::{Instant, timeout};
 use tracing::{debug, info, warn};
 
 use super::codec::{self, Connect, Decoder, Incoming, QoS, Will};
-use super::discovery::{self, Board, Device, Entity, Node, OFFLINE, ONLINE, PRESS};
+use super::discovery::{
+    self, Announced, Board, Device, Entity, MAX_CONFIG_BYTES, MAX_CONFIGS, Node, OFFLINE, ONLINE,
+    PRESS, Published,
+};
 use super::runs::Runs;
 use crate::config::Mqtt;
 use crate::engine::{Engine, Setup, StartRequest};
@@ -46,6 +49,10 @@ const REPUBLISH_AT_MOST_EVERY: Duration = Duration::from_secs(5);
 /// changes its state hundreds of times a second); the states that change meanwhile are
 /// coalesced and published together, read from the engine when they are sent.
 const STATES_AT_MOST_EVERY: Duration = Duration::from_millis(500);
+/// Messages per write of a publish: between two writes the session yields to the runtime, so
+/// that a board with thousands of entities never holds the event loop for long (the messages
+/// themselves are built off the loop).
+const CHUNK_MESSAGES: usize = 64;
 
 /// How a session ended.
 pub enum Ended {
@@ -211,8 +218,12 @@ pub struct Session<'a> {
     caller: Caller,
     /// What each binding's state and events have told so far.
     runs: Runs,
-    /// The discovery messages the broker holds now (topic → payload).
-    configs: BTreeMap<String, String>,
+    /// The discovery messages the broker holds now (topic → digest of the payload), updated
+    /// as each write goes out, so that a publish cut short by a newer reload is resumed from
+    /// what was really sent.
+    configs: Published,
+    /// How many bindings the bounds left out, and the first: said again only when it changes.
+    left_out: (usize, Option<String>),
     /// Bindings with a state topic, and bindings with a button.
     states: BTreeSet<String>,
     buttons: BTreeSet<String>,
@@ -240,7 +251,8 @@ impl<'a> Session<'a> {
             settings,
             node,
             conn,
-            configs: BTreeMap::new(),
+            configs: Published::new(),
+            left_out: (0, None),
             states: BTreeSet::new(),
             buttons: BTreeSet::new(),
             last_full: None,
@@ -281,7 +293,7 @@ impl<'a> Session<'a> {
                         Some(new) if same(&self.settings, new) => {
                             self.settings = new.clone();
                             self.caller = caller(new);
-                            self.reload().await
+                            self.reload(reloads).await
                         }
                         _ => return self.close().await,
                     }
@@ -321,23 +333,112 @@ impl<'a> Session<'a> {
     /// watch noted before is covered by it.
     async fn full_publish(&mut self) -> Result<(), String> {
         let _ = self.watch.take();
-        let setup = self.engine.setup();
-        let entities = discovery::entities(&setup, &self.caller);
-        self.configs = discovery::configs(&self.node, &self.device(&setup), &entities);
-        self.states = discovery::bindings(&entities, |e| e.state);
-        self.buttons = discovery::bindings(&entities, |e| e.button);
+        let (built, changes) = self.build(&Published::new()).await?;
+        self.configs.clear();
+        self.states = discovery::bindings(&built.entities, |e| e.state);
+        self.buttons = discovery::bindings(&built.entities, |e| e.button);
         self.runs.keep_only(&self.states);
+        self.log_left_out(&built.left_out);
+        self.send_configs(changes, None).await?;
+        let states: Vec<String> = self.states.iter().cloned().collect();
+        self.send_states(&states).await?;
         let mut out = Vec::new();
-        for (topic, payload) in &self.configs {
-            self.conn.push(&mut out, topic, payload.as_bytes());
-        }
-        for b in &self.states.clone() {
-            self.push_state(&mut out, b);
-        }
         self.conn
             .push(&mut out, &self.node.availability(), ONLINE.as_bytes());
         self.last_full = Some(Instant::now());
         self.conn.send(&out).await
+    }
+
+    /// The entities and discovery messages of the setup in force for the `runAs` caller,
+    /// within the bounds, and what brings the broker from `held` to them: built off the event
+    /// loop (thousands of entity instances make megabytes of JSON).
+    async fn build(&self, held: &Published) -> Result<(Announced, Vec<(String, String)>), String> {
+        let setup = self.engine.setup();
+        let device = self.device(&setup);
+        let (node, caller, held) = (self.node.clone(), self.caller.clone(), held.clone());
+        tokio::task::spawn_blocking(move || {
+            let entities = discovery::entities(&setup, &caller);
+            let mut built =
+                discovery::within(&node, &device, entities, MAX_CONFIGS, MAX_CONFIG_BYTES);
+            let changes = discovery::diff(&held, &built.configs);
+            // Only the changes are sent: the payloads are not kept.
+            built.configs.clear();
+            (built, changes)
+        })
+        .await
+        .map_err(|e| format!("cannot build the discovery messages: {e}"))
+    }
+
+    /// Sends `changes` a chunk at a time, noting each in `configs` once written, and yields
+    /// between chunks. Stops early, returning false, when `newer` says a reload came in
+    /// meanwhile: the newest setup wins, and its diff starts from what was really sent.
+    async fn send_configs(
+        &mut self,
+        changes: Vec<(String, String)>,
+        newer: Option<&watch::Receiver<u64>>,
+    ) -> Result<bool, String> {
+        for chunk in changes.chunks(CHUNK_MESSAGES) {
+            if newer.is_some_and(|r| r.has_changed().unwrap_or(false)) {
+                return Ok(false);
+            }
+            let mut out = Vec::new();
+            for (topic, payload) in chunk {
+                self.conn.push(&mut out, topic, payload.as_bytes());
+            }
+            self.conn.send(&out).await?;
+            for (topic, payload) in chunk {
+                if payload.is_empty() {
+                    self.configs.remove(topic);
+                } else {
+                    self.configs
+                        .insert(topic.clone(), discovery::digest(payload));
+                }
+            }
+            tokio::task::yield_now().await;
+        }
+        Ok(true)
+    }
+
+    /// Publishes the states of `bindings` a chunk at a time, yielding between chunks.
+    async fn send_states(&mut self, bindings: &[String]) -> Result<(), String> {
+        for chunk in bindings.chunks(CHUNK_MESSAGES) {
+            let mut out = Vec::new();
+            for b in chunk {
+                self.push_state(&mut out, b);
+            }
+            if !out.is_empty() {
+                self.conn.send(&out).await?;
+            }
+            tokio::task::yield_now().await;
+        }
+        Ok(())
+    }
+
+    /// Says at warn level which bindings the bounds leave without entities, once per change.
+    fn log_left_out(&mut self, left_out: &[String]) {
+        let now = (left_out.len(), left_out.first().cloned());
+        if now == self.left_out {
+            return;
+        }
+        self.left_out = now;
+        if left_out.is_empty() {
+            info!("MQTT: every action is announced to Home Assistant again");
+            return;
+        }
+        let named: Vec<&str> = left_out.iter().take(5).map(String::as_str).collect();
+        let more = left_out.len().saturating_sub(named.len());
+        warn!(
+            "MQTT: {} actions are not announced to Home Assistant: a board announces at most \
+             {MAX_CONFIGS} entities and {} MiB of discovery, in config order; left out: {}{}",
+            left_out.len(),
+            MAX_CONFIG_BYTES / (1024 * 1024),
+            named.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        );
     }
 
     /// The board's device as the config in force describes it.
@@ -375,45 +476,36 @@ impl<'a> Session<'a> {
                 .filter(|id| self.states.contains(id))
                 .collect(),
         };
-        if ids.is_empty() {
-            return Ok(());
-        }
-        let mut out = Vec::new();
-        for b in &ids {
-            self.push_state(&mut out, b);
-        }
-        if out.is_empty() {
-            return Ok(());
-        }
-        self.conn.send(&out).await
+        self.send_states(&ids).await
     }
 
-    /// After a reload: changed and new configs re-published, removed ones emptied; states
-    /// for bindings that gained one, emptied for those that lost it.
-    async fn reload(&mut self) -> Result<(), String> {
+    /// After a reload: changed and new configs re-published, removed ones emptied, nothing
+    /// that is the same sent again; states for bindings that gained one, emptied for those
+    /// that lost it. A reload that comes in meanwhile cuts this one short: the session's loop
+    /// then takes it, and the newest setup is published from what was sent so far.
+    async fn reload(&mut self, reloads: &watch::Receiver<u64>) -> Result<(), String> {
         let setup = self.engine.setup();
-        let entities: Vec<Entity> = discovery::entities(&setup, &self.caller);
-        let configs = discovery::configs(&self.node, &self.device(&setup), &entities);
-        let states = discovery::bindings(&entities, |e| e.state);
-        let mut out = Vec::new();
-        for (topic, payload) in discovery::diff(&self.configs, &configs) {
-            self.conn.push(&mut out, &topic, payload.as_bytes());
-        }
-        for gone in self.states.difference(&states).cloned().collect::<Vec<_>>() {
-            self.conn.push(&mut out, &self.node.state(&gone), b"");
-        }
-        self.runs.keep_only(&states);
-        for new in states.difference(&self.states).cloned().collect::<Vec<_>>() {
-            self.push_state(&mut out, &new);
-        }
-        self.configs = configs;
-        self.states = states;
-        self.buttons = discovery::bindings(&entities, |e| e.button);
-        log_entities(&setup, &entities, &self.node);
-        if out.is_empty() {
+        let (built, changes) = self.build(&self.configs).await?;
+        self.log_left_out(&built.left_out);
+        if !self.send_configs(changes, Some(reloads)).await? {
             return Ok(());
         }
-        self.conn.send(&out).await
+        let states = discovery::bindings(&built.entities, |e| e.state);
+        let gone: Vec<String> = self.states.difference(&states).cloned().collect();
+        for chunk in gone.chunks(CHUNK_MESSAGES) {
+            let mut out = Vec::new();
+            for b in chunk {
+                self.conn.push(&mut out, &self.node.state(b), b"");
+            }
+            self.conn.send(&out).await?;
+        }
+        self.runs.keep_only(&states);
+        let new: Vec<String> = states.difference(&self.states).cloned().collect();
+        self.states = states;
+        self.buttons = discovery::bindings(&built.entities, |e| e.button);
+        self.send_states(&new).await?;
+        log_entities(&setup, &built.entities, &self.node);
+        Ok(())
     }
 
     async fn incoming(&mut self, packet: Incoming) -> Result<(), String> {

@@ -216,7 +216,7 @@ pub fn end_stream(error: Option<&ConnectError>) -> Vec<u8> {
 }
 
 /// How the messages of a request and its answer are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Codec {
     /// ProtoJSON, the reference.
     Json,

@@ -726,3 +726,123 @@ fn init_leaves_out_actions_when_every_action_is_placed_or_hidden() {
     }));
     assert_eq!(root_dashboards(&server.ok("Init", json!({}))), ["Only"]);
 }
+
+// ---------------------------------------------------------------------------------------
+// Kept answers and their size
+
+/// The titles of the links on the default dashboard, as the caller with `headers` sees it.
+fn default_links(server: &Server, headers: &[(&str, &str)]) -> Vec<String> {
+    let resp = call_with(server, "GetDashboard", json!({"title": ""}), headers);
+    assert_eq!(resp.status, 200, "GetDashboard: {}", resp.text());
+    let reply = resp.json();
+    reply["dashboard"]["contents"][0]["contents"]
+        .as_array()
+        .expect("the default fieldset")
+        .iter()
+        .map(|l| l["title"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn a_kept_dashboard_follows_reloads_and_rights_and_is_never_another_callers() {
+    let (token, sha256) = gen_token();
+    let auth = bearer(&token);
+    let viewer = [("Authorization", auth.as_str())];
+    let config = |a_title: &str, guest_sees_b: bool| {
+        let b_acls = if guest_sees_b {
+            json!(["staff", "guests"])
+        } else {
+            json!(["staff"])
+        };
+        json!({
+            "defaultPermissions": {"view": false, "exec": false, "logs": false, "kill": false},
+            "authApiTokens": [{"name": "viewer", "sha256": sha256, "username": "viewer", "usergroup": "staff"}],
+            "accessControlLists": [
+                {"name": "staff", "matchUsergroups": ["staff"], "permissions": {"view": true}},
+                {"name": "guests", "matchUsergroups": ["guest"], "permissions": {"view": true}},
+            ],
+            "actions": [
+                {"id": "a", "title": a_title, "shell": "true", "acls": ["guests"]},
+                {"id": "b", "title": "B", "shell": "true", "acls": b_acls},
+            ],
+        })
+    };
+    let server = Server::start(config("A", false));
+    // Asked in turns, twice each: each caller gets its own answer every time.
+    for _ in 0..2 {
+        assert_eq!(default_links(&server, &[]), ["A"]);
+        assert_eq!(default_links(&server, &viewer), ["B"]);
+    }
+    // The binary codec is kept apart from JSON.
+    let proto = crate::client::send(
+        server.addr,
+        &crate::client::Request::connect("GetDashboard", b"")
+            .set_header("Content-Type", "application/proto"),
+    );
+    assert_eq!(proto.status, 200);
+    assert_eq!(proto.header("content-type"), Some("application/proto"));
+    assert_eq!(default_links(&server, &[]), ["A"]);
+
+    let reload = |c: Value| {
+        let tmp = server.path("config.yaml.tmp");
+        std::fs::write(&tmp, to_yaml(&c)).unwrap();
+        std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
+    };
+    // A reload renames an action: the kept answers are not served again.
+    reload(config("A2", false));
+    assert!(crate::harness::wait_until(Duration::from_secs(30), || {
+        default_links(&server, &[]) == ["A2"]
+    }));
+    assert_eq!(default_links(&server, &viewer), ["B"]);
+    // A reload gives the guest the view of b: the guest's answer follows, the viewer's not.
+    reload(config("A2", true));
+    assert!(crate::harness::wait_until(Duration::from_secs(30), || {
+        default_links(&server, &[]) == ["A2", "B"]
+    }));
+    assert_eq!(default_links(&server, &viewer), ["B"]);
+}
+
+#[test]
+fn a_dashboard_too_large_for_one_answer_is_cut_with_a_marker() {
+    // 1000 instances (the default bound) of about 850 bytes: rendered whole, the answer
+    // would be about 3 MB.
+    let long = "x".repeat(840);
+    let instances: Vec<Value> = (0..1000)
+        .map(|i| json!({"key": format!("k{i}"), "name": format!("n{i}-{long}")}))
+        .collect();
+    let files = EntityFiles::new(&[("servers.yaml", to_yaml(&json!(instances)))]);
+    let server = Server::start(json!({
+        "entities": [{"file": files.relative("servers.yaml"), "name": "server"}],
+        "actions": [{"id": "ping", "title": "Ping {{ .CurrentEntity.name }}", "shell": "true", "entity": "server"}],
+        "dashboards": [{"title": "Servers", "contents": [{
+            "title": "{{ .CurrentEntity.name }}", "type": "fieldset", "entity": "server",
+            "contents": [{"title": "Ping {{ .CurrentEntity.name }}"}],
+        }]}],
+    }));
+    for _ in 0..2 {
+        let resp = crate::client::send(
+            server.addr,
+            &crate::client::Request::connect("GetDashboard", br#"{"title": "Servers"}"#),
+        );
+        assert_eq!(resp.status, 200, "{}", resp.text());
+        assert!(resp.body.len() <= 1024 * 1024, "{} bytes", resp.body.len());
+        let reply = resp.json();
+        let contents = reply["dashboard"]["contents"].as_array().unwrap();
+        let kept = contents.len() - 1;
+        assert!(kept > 100 && kept < 1000, "{kept}");
+        assert_eq!(contents[0]["title"], format!("n0-{long}"));
+        let marker = contents.last().unwrap();
+        assert_eq!(marker["type"], "display");
+        let shown: usize = contents[..kept]
+            .iter()
+            .map(|c| 1 + c["contents"].as_array().map_or(0, Vec::len))
+            .sum();
+        let left = 1000 * 2 - shown;
+        assert!(
+            marker["title"].as_str().unwrap().starts_with(&format!(
+                "actiond: {left} more components of this dashboard are not shown"
+            )),
+            "{marker}"
+        );
+    }
+}

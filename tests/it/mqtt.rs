@@ -681,6 +681,123 @@ fn a_fleet_of_three_boards_shares_one_broker_and_each_press_reaches_one_board() 
     );
 }
 
+/// An entity file of `n` instances, each named `<prefix><i>`.
+fn instances(n: usize, prefix: &str) -> String {
+    (0..n)
+        .map(|i| format!("- {{key: k{i}, name: {prefix}{i}, host: h{i}.lan}}\n"))
+        .collect()
+}
+
+#[test]
+#[ignore = "needs mosquitto: scripts/test.sh runs it"]
+fn a_thousand_instances_are_announced_within_the_bounds_without_stalling_the_board() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+
+    let broker = Broker::start();
+    let files = TempDir::new();
+    let servers = files.path().join("servers.yaml");
+    std::fs::write(&servers, instances(1000, "n")).unwrap();
+    // Four actions per instance, as a board managing many hosts has: 4,000 bindings, five
+    // entities each, far over what one board announces.
+    let actions: Vec<Value> = (0..4)
+        .map(|a| {
+            json!({"id": format!("do{a}"), "title": format!("Do{a} {{{{ .CurrentEntity.name }}}}"),
+                   "entity": "server", "shell": "true"})
+        })
+        .collect();
+    let config = board(
+        &broker,
+        "many",
+        json!({}),
+        json!({
+            "entities": [{"file": servers.to_string_lossy(), "name": "server"}],
+            "actions": actions,
+        }),
+    );
+    let server = Server::start(config.clone());
+    wait_online(&broker, "many");
+    let configs = || broker.retained("homeassistant/#").len();
+    // Five messages per binding: the bound is met exactly (2,000 is a multiple of 5).
+    assert!(wait_until(WAIT, || configs() == 2000), "{}", configs());
+    assert!(wait_until(WAIT, || server.log_contains(
+        "3600 actions are not announced to Home Assistant"
+    )));
+    assert!(server.log_contains("left out: do0-k400, do0-k401"));
+
+    // Every title changes: the 2,000 messages are published again while readiness is
+    // polled, and each poll notes how many of them the broker has handed on so far.
+    let watcher = Arc::new(broker.subscribe("homeassistant/#"));
+    assert!(wait_until(WAIT, || watcher.messages().len() >= 2000));
+    let before = watcher.messages().len();
+    let stop = Arc::new(AtomicBool::new(false));
+    let polls = Arc::new(Mutex::new(Vec::new()));
+    let poller = {
+        let (stop, polls, watcher, addr) =
+            (stop.clone(), polls.clone(), watcher.clone(), server.addr);
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                let began = Instant::now();
+                let resp =
+                    crate::client::send(addr, &crate::client::Request::connect("GetReadyz", b"{}"));
+                assert_eq!(resp.status, 200);
+                let seen = watcher.messages().len();
+                polls.lock().unwrap().push((began.elapsed(), seen));
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        })
+    };
+    std::fs::write(&servers, instances(1000, "renamed")).unwrap();
+    watcher.wait_for(&config_topic("button", "many", "do0-k399"), WAIT, |m| {
+        m.payload.contains("Do0 renamed399")
+    });
+    assert!(wait_until(WAIT, || watcher.messages().len() >= before + 2000));
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, Ordering::SeqCst);
+    poller.join().unwrap();
+    let polls = polls.lock().unwrap().clone();
+    let slowest = polls.iter().map(|(took, _)| *took).max().unwrap();
+    // Generous for a debug build on a busy machine: the stall this prevents was seconds.
+    assert!(
+        slowest < Duration::from_secs(3),
+        "readiness took {slowest:?}"
+    );
+    // Polls that finished while the publish was under way: the board answered between
+    // its chunks. (None are needed when the whole publish passed between two polls.)
+    let during = polls
+        .iter()
+        .filter(|(_, seen)| *seen > before && *seen < before + 2000)
+        .count();
+    eprintln!(
+        "{} polls, {during} during the publish, slowest {slowest:?}",
+        polls.len()
+    );
+    assert!(!polls.is_empty());
+    let after = watcher.messages();
+    assert_eq!(
+        after.len(),
+        before + 2000,
+        "only the changed messages, once each"
+    );
+
+    // A reload that changes nothing MQTT shows publishes nothing.
+    let reloaded = server.log_count("config reloaded");
+    let mut unrelated = config;
+    unrelated["logHistoryLimit"] = json!(150);
+    let tmp = server.path("config.yaml.tmp");
+    std::fs::write(&tmp, to_yaml(&unrelated)).unwrap();
+    std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
+    assert!(wait_until(WAIT, || server.log_count("config reloaded") > reloaded));
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(
+        watcher.messages().len(),
+        after.len(),
+        "a reload with no change republished"
+    );
+    assert_eq!(configs(), 2000);
+}
+
 // ---------------------------------------------------------------------------------------
 // Without a broker: these always run.
 

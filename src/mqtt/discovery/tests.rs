@@ -628,7 +628,7 @@ fn reload_diffs_republish_changes_and_empty_removed_configs() {
         ),
     ];
     for (old, new, want) in cases {
-        let got = diff(&map(old), &map(new));
+        let got = diff(&digests(&map(old)), &map(new));
         let want: Vec<(String, String)> = want
             .iter()
             .map(|(t, p)| (t.to_string(), p.to_string()))
@@ -646,7 +646,7 @@ fn reload_diffs_republish_changes_and_empty_removed_configs() {
         )
         .replace("title: Plain,", "title: Plainer,");
     let after = configs(&node, &d, &entities(&setup(&edited), &mqtt_caller()));
-    let diffed = diff(&before, &after);
+    let diffed = diff(&digests(&before), &after);
     let emptied: Vec<&str> = diffed
         .iter()
         .filter(|(_, p)| p.is_empty())
@@ -684,7 +684,7 @@ fn reload_diffs_republish_changes_and_empty_removed_configs() {
         &Device::new(&renamed, "actiond", &node, &Board::default()),
         &entities(&setup(&edited), &mqtt_caller()),
     );
-    assert_eq!(diff(&after, &moved).len(), after.len());
+    assert_eq!(diff(&digests(&after), &moved).len(), after.len());
 }
 
 fn snapshot(flags: Flags, stdout: &str, stderr: &str) -> Snapshot {
@@ -849,4 +849,48 @@ fn event_payloads() {
             "{f:?}"
         );
     }
+}
+
+#[test]
+fn the_bounds_keep_whole_bindings_in_order_and_name_the_rest() {
+    let node = Node::new("homeassistant", "n");
+    let d = device(&node);
+    let all = entities(&setup(ACTIONS), &mqtt_caller());
+    let everything = within(&node, &d, all.clone(), usize::MAX, usize::MAX);
+    assert!(everything.left_out.is_empty());
+    assert_eq!(everything.configs, configs(&node, &d, &all));
+    let per: Vec<usize> = all
+        .iter()
+        .map(|e| {
+            within(&node, &d, vec![e.clone()], usize::MAX, usize::MAX)
+                .configs
+                .len()
+        })
+        .collect();
+    // Room for the first binding's messages and one more: the second is left out whole,
+    // and so is every binding after it, even one that would fit.
+    let room = per[0] + 1;
+    let cut = within(&node, &d, all.clone(), room, usize::MAX);
+    assert_eq!(cut.entities, all[..1]);
+    assert_eq!(cut.configs.len(), per[0]);
+    let names: Vec<&str> = all[1..].iter().map(|e| e.binding.as_str()).collect();
+    assert_eq!(cut.left_out, names);
+    // The byte bound: nothing fits in 100 bytes.
+    let none = within(&node, &d, all.clone(), usize::MAX, 100);
+    assert!(none.configs.is_empty() && none.entities.is_empty());
+    assert_eq!(none.left_out.len(), all.len());
+    let bytes: usize = everything
+        .configs
+        .iter()
+        .map(|(t, p)| t.len() + p.len())
+        .sum();
+    assert_eq!(
+        within(&node, &d, all.clone(), usize::MAX, bytes).left_out,
+        Vec::<String>::new()
+    );
+    assert!(
+        !within(&node, &d, all, usize::MAX, bytes - 1)
+            .left_out
+            .is_empty()
+    );
 }
