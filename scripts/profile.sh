@@ -30,6 +30,9 @@ TOOL="$PWD/target/bench/release/actiond-bench"
 OUT="$PWD/target/prof/callgrind"
 mkdir -p "$OUT"
 WORK="$(mktemp -d)"
+# The config in a directory of its own: actiond watches it for edits, and the log written
+# beside it would wake that watcher on every execution.
+mkdir "$WORK/conf"
 VG=""
 cleanup() {
     if [ -n "$VG" ]; then kill "$VG" 2>/dev/null || true; wait "$VG" 2>/dev/null || true; fi
@@ -37,7 +40,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cat >"$WORK/actiond.yaml" <<'YAML'
+cat >"$WORK/conf/actiond.yaml" <<'YAML'
 maxConcurrentExecutions: 1024
 actions:
   - id: hello
@@ -54,7 +57,7 @@ env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.
     HOME=/var/lib/actiond USER=actiond LOGNAME=actiond SHELL=/usr/sbin/nologin \
     INVOCATION_ID=0123456789abcdef0123456789abcdef JOURNAL_STREAM=8:12345 \
     valgrind --tool=callgrind --trace-children=no --separate-threads=yes --vgdb-prefix="$WORK/vgdb" --callgrind-out-file="$OUT/$OP.%p" \
-    "$BIN" --config "$WORK/actiond.yaml" --listen "$ADDR" 2>"$WORK/actiond.log" &
+    "$BIN" --config "$WORK/conf/actiond.yaml" --listen "$ADDR" 2>"$WORK/actiond.log" &
 VG=$!
 "$TOOL" ready --addr "$ADDR" --path /readyz >/dev/null
 load() {

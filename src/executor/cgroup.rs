@@ -83,16 +83,28 @@ pub fn mode() -> &'static Mode {
             Err(why) => Mode::Group(why),
         };
         match &mode {
-            Mode::Cgroup(dir) => info!(
-                "kill containment: each execution in its own cgroup below {}, which its process \
-                 enters between clone and execve, with no wrapper shell ({})",
-                dir.display(),
-                if dir.join("cgroup.kill").exists() {
-                    "cgroup.kill"
-                } else {
-                    "freeze, kill, thaw"
+            Mode::Cgroup(dir) => {
+                info!(
+                    "kill containment: each execution in its own cgroup below {}, which its \
+                     process enters between clone and execve, with no wrapper shell ({})",
+                    dir.display(),
+                    if dir.join("cgroup.kill").exists() {
+                        "cgroup.kill"
+                    } else {
+                        "freeze, kill, thaw"
+                    }
+                );
+                let mountinfo = std::fs::read_to_string("/proc/self/mountinfo");
+                if !favors_dynmods(&mountinfo.unwrap_or_default()) {
+                    info!(
+                        "cgroup v2 is mounted without favordynmods: on Linux 6.0 and later a \
+                         press after a pause waits one RCU grace period (10 to 30 ms) while its \
+                         process enters its cgroup; the kernel parameter \
+                         cgroup_favordynmods=true (Linux 6.7) or a remount with favordynmods \
+                         removes the wait"
+                    );
                 }
-            ),
+            }
             Mode::Group(why) => info!(
                 "kill containment: process group and descendants carrying the execution's \
                  ACTIOND_TRACKING_ID (no delegated cgroup: {why})"
@@ -151,12 +163,29 @@ fn detect() -> Result<PathBuf, String> {
 
 /// The mount point of the cgroup v2 hierarchy, from `/proc/self/mountinfo`.
 pub(crate) fn cgroup2_mount(mountinfo: &str) -> Option<PathBuf> {
+    let (left, _) = cgroup2_line(mountinfo)?;
+    left.split(' ').nth(4).map(|m| PathBuf::from(unescape(m)))
+}
+
+/// Whether the cgroup v2 hierarchy is mounted with `favordynmods` (its super options, the
+/// last field of its `/proc/self/mountinfo` line). Without it, Linux 6.0 and later make the
+/// first move into a cgroup after a pause (no move in the last few milliseconds) wait for
+/// an RCU grace period, 10 to 30 ms: the kernel's lock for moves leaves its fast mode
+/// only through one. `clone3` with `CLONE_INTO_CGROUP` would take no such lock, but the
+/// shipped unit's seccomp filter refuses `clone3` (see `executor::spawn`).
+pub(crate) fn favors_dynmods(mountinfo: &str) -> bool {
+    cgroup2_line(mountinfo).is_some_and(|(_, right)| {
+        let options = right.split(' ').nth(2).unwrap_or("");
+        options.split(',').any(|o| o == "favordynmods")
+    })
+}
+
+/// The cgroup v2 line of a mountinfo, split around its ` - ` (mount fields, then the file
+/// system type, the source and the super options).
+fn cgroup2_line(mountinfo: &str) -> Option<(&str, &str)> {
     mountinfo.lines().find_map(|line| {
         let (left, right) = line.split_once(" - ")?;
-        if right.split(' ').next()? != "cgroup2" {
-            return None;
-        }
-        left.split(' ').nth(4).map(|m| PathBuf::from(unescape(m)))
+        (right.split(' ').next()? == "cgroup2").then_some((left, right))
     })
 }
 
@@ -417,6 +446,19 @@ mod tests {
             cgroup2_mount("24 22 0:21 / /x rw - cgroup cgroup rw\n"),
             None
         );
+
+        assert!(!favors_dynmods(unified));
+        let favoring =
+            "30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate,favordynmods\n";
+        assert!(favors_dynmods(favoring));
+        // The option of another file system, or a mount option that only looks like it.
+        assert!(!favors_dynmods(&format!(
+            "{}{}",
+            "24 22 0:21 / /x rw - cgroup cgroup rw,favordynmods\n", unified
+        )));
+        assert!(!favors_dynmods(
+            "30 1 0:26 / /favordynmods rw,favordynmods - cgroup2 cgroup2 rw\n"
+        ));
 
         let v2 = "0::/system.slice/actiond.service\n";
         assert_eq!(own_cgroup(v2), Some("/system.slice/actiond.service"));

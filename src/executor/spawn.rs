@@ -391,7 +391,6 @@ const LIBC_INTERNAL: std::ops::RangeInclusive<i32> = 32..=33;
 /// signals are ignored, as its `posix_spawn` leaves them. Raw `rt_sigaction` calls, past
 /// the C library's wrapper (musl's takes a lock for SIGABRT; glibc's refuses its internal
 /// signals). The signals are still all blocked.
-#[allow(unsafe_code)]
 fn reset_handlers() {
     // The kernel's `struct sigaction` starts with the handler, and is at most 32 bytes; an
     // all-zero one is SIG_DFL with no flags and an empty mask.
@@ -402,51 +401,45 @@ fn reset_handlers() {
             continue;
         }
         if LIBC_INTERNAL.contains(&signal) {
-            // SAFETY: as below, reading `ignore` (SIG_IGN, the first word on every
-            // architecture, no flags, an empty mask).
-            unsafe {
-                libc::syscall(
-                    libc::SYS_rt_sigaction,
-                    libc::c_long::from(signal),
-                    ignore.as_ptr(),
-                    std::ptr::null_mut::<u64>(),
-                    SIGSET_SIZE,
-                );
-            }
+            rt_sigaction(signal, Some(&ignore), None);
             continue;
         }
         let mut old = [0u64; 4];
-        // SAFETY: rt_sigaction reads `act` and writes `oldact`, each at most 32 bytes on
-        // every architecture, which the arrays hold; it fails harmlessly (EINVAL) for a
-        // signal number the kernel does not have.
-        let handler = unsafe {
-            let rc = libc::syscall(
-                libc::SYS_rt_sigaction,
-                libc::c_long::from(signal),
-                std::ptr::null::<u64>(),
-                old.as_mut_ptr(),
-                SIGSET_SIZE,
-            );
-            if rc != 0 {
-                continue;
-            }
-            old.as_ptr().cast::<usize>().read()
-        };
+        // A signal number the kernel does not have fails harmlessly (EINVAL).
+        if !rt_sigaction(signal, None, Some(&mut old)) {
+            continue;
+        }
+        // The handler is the first word (pointer-sized) on every architecture.
+        let mut first = [0u8; size_of::<usize>()];
+        first.copy_from_slice(&old[0].to_ne_bytes()[..size_of::<usize>()]);
+        let handler = usize::from_ne_bytes(first);
         let caught = handler != libc::SIG_DFL && handler != libc::SIG_IGN;
         if caught || signal == libc::SIGPIPE {
-            // SAFETY: as above, reading `default`.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_rt_sigaction,
-                    libc::c_long::from(signal),
-                    default.as_ptr(),
-                    std::ptr::null_mut::<u64>(),
-                    SIGSET_SIZE,
-                );
-            }
+            rt_sigaction(signal, Some(&default), None);
         }
     }
 }
+
+/// The raw `rt_sigaction` system call: sets `signal`'s action to `act` when given, and
+/// reads the one before into `old` when given; true when the kernel took it.
+#[allow(unsafe_code)]
+fn rt_sigaction(signal: i32, act: Option<&[u64; 4]>, old: Option<&mut [u64; 4]>) -> bool {
+    let act = act.map_or(std::ptr::null(), |a| a.as_ptr());
+    let old = old.map_or(std::ptr::null_mut(), |o| o.as_mut_ptr());
+    // SAFETY: rt_sigaction reads `act` and writes `old` when they are not null, each at most
+    // 32 bytes on every architecture, which the arrays hold (both borrowed for the call);
+    // a system call allocates nothing and takes no lock of ours, as the child path needs.
+    unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigaction,
+            libc::c_long::from(signal),
+            act,
+            old,
+            SIGSET_SIZE,
+        ) == 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
