@@ -442,6 +442,13 @@ async fn reload(to: &Reloads) {
                 gains,
             } = *valid;
             log_loaded(&loaded);
+            let (was, now) = (&old.actions_user, &loaded.config.actions_user);
+            if was != now {
+                warn!(
+                    "config: {}",
+                    config::describe_run_as(loaded.config.run_as.as_deref(), now.as_deref())
+                );
+            }
             for name in restart_only_changes(&old, &loaded.config) {
                 warn!("config: a change to {name} takes effect only when actiond restarts");
             }
