@@ -10,7 +10,8 @@
 //! rule for backgrounded children, and concludes the record (the engine shows the end once
 //! it is recorded). In cgroup mode (`cgroup`) each execution also gets a cgroup of its own,
 //! which its process enters before it runs the command, so the ladder reaches what left the
-//! process group. The executor knows nothing of users, HTTP or YAML.
+//! process group. The executor knows nothing of actiond's users, HTTP or YAML; of system
+//! users only the ids a command runs as (`runActionsAs`, resolved by the config).
 
 mod cgroup;
 mod descendants;
