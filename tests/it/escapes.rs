@@ -508,6 +508,36 @@ fn actions_run_as_another_user_cannot_touch_actiond_and_are_still_killed() {
     drop(server);
 }
 
+/// Without a delegated cgroup, actiond as one user cannot find the processes of another that
+/// left the group: it says so at start rather than promise a containment it lacks.
+#[test]
+#[ignore = "needs root (to start actiond as another user with capabilities): scripts/test.sh runs it"]
+fn group_mode_with_another_user_warns_that_escapees_are_not_found() {
+    let mut config = config_with(vec![shell_action("a", "true")]);
+    config["runActionsAs"] = json!("nobody");
+    let caps = "+setuid,+setgid,+kill";
+    let server = Server::start_wrapped(
+        config,
+        &[("ACTIOND_CGROUP", "off")],
+        &[
+            "setpriv",
+            "--reuid=1",
+            "--regid=1",
+            "--clear-groups",
+            &format!("--inh-caps={caps}"),
+            &format!("--ambient-caps={caps}"),
+            "--",
+        ],
+    );
+    assert!(
+        wait_until(SOON, || server.log_contains(
+            "actions run as nobody and there is no delegated cgroup"
+        )),
+        "no warning"
+    );
+    assert_eq!(server.run("a")["exitCode"], 0);
+}
+
 /// A fresh cgroup for one actiond, removed (with whatever is left in it) on drop.
 struct TestCgroup(PathBuf);
 
