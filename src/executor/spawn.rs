@@ -15,9 +15,10 @@
 //! first act: nothing of the command has run yet, so everything it starts is born inside.
 //! `clone` is in both C libraries (glibc and musl) and needs no assembly.
 //!
-//! When actions run as another user (`runActionsAs`), the child takes that user's groups and ids
-//! right after entering the cgroup (which needs actiond's own), and every command that does
-//! not run as root starts with no capability at all, whatever actiond holds (`become_user`).
+//! When actions run as another user (`runActionsAs`), the child takes that user's groups
+//! and ids right after entering the cgroup (which needs actiond's own), and every command
+//! that does not run as root starts with no capability at all, whatever actiond holds
+//! (`become_user`).
 //!
 //! The child path (`child`) runs on a stack in the parent's frame, sharing the parent's
 //! memory while the parent's thread waits for it (vfork semantics), so it is held to what

@@ -511,7 +511,7 @@ fn actions_run_as_another_user_cannot_touch_actiond_and_are_still_killed() {
 /// Without a delegated cgroup, actiond as one user cannot find the processes of another that
 /// left the group: it says so at start rather than promise a containment it lacks.
 #[test]
-#[ignore = "needs root (to start actiond as another user with capabilities): scripts/test.sh runs it"]
+#[ignore = "needs root (actiond as another user, with capabilities): scripts/test.sh runs it"]
 fn group_mode_with_another_user_warns_that_escapees_are_not_found() {
     let mut config = config_with(vec![shell_action("a", "true")]);
     config["runActionsAs"] = json!("nobody");
