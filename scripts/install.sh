@@ -12,9 +12,12 @@
 #   $PREFIX/share/doc/actiond/README.md
 #   $PREFIX/share/actiond/board/<name>/               every board's panel (board/<name>/)
 #   /usr/lib/sysusers.d/actiond.conf                  the system user actiond (and, on a Pi,
-#                                                     its membership of gpio and video)
-#   /usr/lib/tmpfiles.d/actiond.conf                  root:actiond 0750 on /etc/actiond, 0640 on
-#                                                     its config, so the service can read it
+#                                                     its and actiond-run's membership of gpio
+#                                                     and video)
+#   /usr/lib/sysusers.d/actiond-run.conf              the system user actions run as, actiond-run
+#   /usr/lib/tmpfiles.d/actiond.conf                  root:actiond 0751 on /etc/actiond, 0640 on
+#                                                     its config, so the service can read it and
+#                                                     actions cannot; actiond-run's home
 #   /etc/actiond/config.yaml                          the admin's settings (board/config.yaml),
 #                                                     whose board: line names the board's panel
 #   /etc/actiond/config.d/                            the overlay directory, empty
@@ -82,6 +85,7 @@ dropins=$unitdir/actiond.service.d
 doc=$PREFIX/share/doc/actiond
 share=$PREFIX/share/actiond
 sysusers=/usr/lib/sysusers.d/actiond.conf
+run_users=/usr/lib/sysusers.d/actiond-run.conf
 tmpfiles=/usr/lib/tmpfiles.d/actiond.conf
 etc=/etc/actiond
 config=$etc/config.yaml
@@ -226,9 +230,11 @@ install_all() {
     done
     put_text "$sysusers" 0644 "$(sysusers_text)
 "
+    put "$here/systemd/actiond-run.sysusers" "$run_users" 0644
     put "$here/systemd/actiond.tmpfiles" "$tmpfiles" 0644
     mkdir -p "$root$etc" "$root$etc/config.d"
-    chmod 0750 "$root$etc" "$root$etc/config.d"
+    chmod 0751 "$root$etc"
+    chmod 0750 "$root$etc/config.d"
     admin_config
     if [ -f "$here/board/$board/polkit.rules" ]; then
         link "$share/board/$board/polkit.rules" "$rules"
@@ -236,16 +242,26 @@ install_all() {
 
     if $live; then
         if command -v systemd-sysusers >/dev/null 2>&1; then
-            systemd-sysusers "$sysusers" || die "systemd-sysusers $sysusers failed"
-        elif ! id actiond >/dev/null 2>&1; then
-            useradd --system --home-dir "$state" --no-create-home --shell /usr/sbin/nologin \
-                --user-group --comment "actiond service" actiond || die "useradd failed"
-            say "created the system user actiond"
+            # actiond-run first: a Pi's groups in actiond.conf name it.
+            systemd-sysusers "$run_users" "$sysusers" || die "systemd-sysusers $sysusers failed"
+        else
+            if ! id actiond >/dev/null 2>&1; then
+                useradd --system --home-dir "$state" --no-create-home --shell /usr/sbin/nologin \
+                    --user-group --comment "actiond service" actiond || die "useradd failed"
+                say "created the system user actiond"
+            fi
+            if ! id actiond-run >/dev/null 2>&1; then
+                useradd --system --home-dir /var/lib/actiond-run --no-create-home \
+                    --shell /usr/sbin/nologin --user-group --comment "actiond actions" actiond-run \
+                    || die "useradd failed"
+                say "created the system user actiond-run"
+            fi
         fi
         if command -v systemd-tmpfiles >/dev/null 2>&1; then
             systemd-tmpfiles --create "$tmpfiles" || die "systemd-tmpfiles $tmpfiles failed"
         else
             chown root:actiond "$etc" "$etc/config.d" "$config" && chmod 0640 "$config"
+            install -d -m 0700 -o actiond-run -g actiond-run /var/lib/actiond-run
         fi
         systemctl daemon-reload || die "systemctl daemon-reload failed"
         if [ $changed -gt 0 ] && systemctl is-active --quiet actiond; then
@@ -280,6 +296,7 @@ uninstall_all() {
     prune "$share/board"
     prune "$share"
     drop "$sysusers"
+    drop "$run_users"
     drop "$tmpfiles"
     if [ -e "$root$rules" ] || [ -L "$root$rules" ]; then
         if $purge || ours "$rules"; then drop "$rules"; else say "kept $rules: it was edited (--purge removes it)"; fi

@@ -6,7 +6,9 @@
 # through nsenter: the service comes up at boot and reaches READY, remove stops it, an
 # install from a signed apt repository served from the host (README's commands, signed-by)
 # starts it, boards switch keeping the admin's users and their sessions, the watchdog restarts a
-# stopped process, a stop records a running action as killed and leaves no process, each run
+# stopped process, a stop records a running action as killed and leaves no process, actions
+# run as actiond-run with no capability and cannot write actiond's history, sessions or config,
+# read its secrets or signal it, each run
 # gets a cgroup of its own (Delegate=yes) so a kill reaches a child that called setsid and
 # cleared its environment (the host needs a cgroup v2 hierarchy; scripts/test.sh mounts one
 # beside a legacy one), the
@@ -313,12 +315,15 @@ processes() {
         done' sh "$1"
 }
 
-# actiond_processes: pids of processes of the actiond user in the container.
+# actiond_processes: pids of processes of the actiond user, or of actiond-run (its actions'),
+# in the container.
 actiond_processes() {
     in_ct sh -c '
-        uid=$(id -u actiond 2>/dev/null) || exit 0
+        uids=" $(id -u actiond 2>/dev/null) $(id -u actiond-run 2>/dev/null) "
+        [ "$uids" != "  " ] || exit 0
         for p in /proc/[0-9]*; do
-            [ "$(awk "/^Uid:/ {print \$2}" "$p/status" 2>/dev/null)" = "$uid" ] && echo "${p#/proc/}"
+            u=$(awk "/^Uid:/ {print \$2}" "$p/status" 2>/dev/null)
+            [ -n "$u" ] && case $uids in *" $u "*) echo "${p#/proc/}" ;; esac
         done; true'
 }
 
@@ -431,6 +436,7 @@ CHECKS=(
     check_overlay_and_an_admins_own_files
     check_watchdog_restarts_a_stopped_service
     check_stop_kills_a_running_action
+    check_actions_cannot_touch_actiond
     check_kill_reaches_escaped_processes
     check_history_survives_a_restart
     check_polkit_refuses_what_the_rule_does_not_name
@@ -455,6 +461,7 @@ check_image_build_install() {
     [ -L "$ROOT/etc/systemd/system/multi-user.target.wants/actiond.service" ] \
         || die "the unit was not enabled in the image"
     grep -q '^actiond:' "$ROOT/etc/passwd" || die "no actiond user in the image"
+    grep -q '^actiond-run:' "$ROOT/etc/passwd" || die "no actiond-run user (the actions') in the image"
     [ -z "$(pgrep -f "^$ROOT/usr/bin/actiond|^/usr/bin/actiond --config")" ] \
         || die "the install in a chroot started actiond: $(pgrep -af actiond)"
     # The admin's config, from the template, on the generic board; the overlay directory.
@@ -590,7 +597,7 @@ actions:
 EOF
     put_in_ct "$RUN/ci.yaml" /etc/actiond/config.d/50-ci.yaml
     # actiond reloads by itself.
-    hello_runs() { has "$(api StartActionAndWait '{"actionId":"hello"}')" 'hello from actiond'; }
+    hello_runs() { has "$(api StartActionAndWait '{"actionId":"hello"}')" 'hello from actiond-run'; }
     wait_for 30 hello_runs || die "the overlay file was not picked up: $(api StartActionAndWait '{"actionId":"hello"}')"
     HISTORY+=("$(run hello)")
     local checked
@@ -654,6 +661,56 @@ check_stop_kills_a_running_action() {
     esac
     HISTORY+=("$id")
     pass "killed on stop, recorded, nothing left"
+}
+
+# Actions run as actiond-run: each way an action could reach actiond is tried, and fails.
+check_actions_cannot_touch_actiond() {
+    step "actions run as actiond-run, without capabilities: they cannot write actiond's history, sessions or config, read its secrets or signal it"
+    local main body out name action
+    main=$(prop MainPID)
+    has "$(in_ct journalctl -u actiond --no-pager -o cat _SYSTEMD_INVOCATION_ID="$(prop InvocationID)")" \
+        'actions run as actiond-run (uid' || die "the log does not say actions run as actiond-run"
+    # A secret as README says to keep one: readable by the service's group only.
+    in_ct sh -c 'echo s3cret >/etc/actiond/mqtt.secret && chgrp actiond /etc/actiond/mqtt.secret && chmod 0640 /etc/actiond/mqtt.secret'
+    # Each t* action must fail (exit non-zero); tWho must succeed.
+    cat >"$RUN/touch.yaml" <<'EOF'
+actions:
+  - {id: tWriteHistory, title: t, shell: 'echo forged >>/var/lib/actiond/history.jsonl'}
+  - {id: tReadHistory, title: t, shell: 'cat /var/lib/actiond/history.jsonl'}
+  - {id: tWriteSessions, title: t, shell: 'echo "{}" >/var/lib/actiond/sessions.json'}
+  - {id: tReadConfig, title: t, shell: 'cat /etc/actiond/config.yaml'}
+  - {id: tReadSecret, title: t, shell: 'cat /etc/actiond/mqtt.secret'}
+  - {id: tWriteConfig, title: t, shell: 'echo "actions: []" >>/etc/actiond/config.yaml'}
+  - {id: tOverlay, title: t, shell: 'echo "actions: []" >/etc/actiond/config.d/99-forged.yaml'}
+  - {id: tKillParent, title: t, shell: 'kill -TERM $PPID'}
+  - {id: tCgroupKill, title: t, shell: 'echo 1 >"/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup)/../supervisor/cgroup.kill"'}
+  - {id: tEscapeCgroup, title: t, shell: 'echo $$ >"/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup)/../supervisor/cgroup.procs"'}
+  - {id: tWho, title: t, shell: 'id -un; grep -E "^Cap(Inh|Prm|Eff|Amb):" /proc/self/status; echo "home=$HOME"; echo kept >"$HOME/note" && cat "$HOME/note"'}
+EOF
+    put_in_ct "$RUN/touch.yaml" /etc/actiond/config.d/55-touch.yaml
+    picked() { has "$(api StartActionAndWait '{"actionId":"tWho"}')" '"exitCode":0'; }
+    wait_for 30 picked || die "the actions of 55-touch.yaml were not picked up: $(api StartActionAndWait '{"actionId":"tWho"}')"
+    for action in tWriteHistory tReadHistory tWriteSessions tReadConfig tReadSecret tWriteConfig \
+                  tOverlay tKillParent tCgroupKill tEscapeCgroup; do
+        body=$(api StartActionAndWait "{\"actionId\":\"$action\"}")
+        has "$body" '"exitCode":' || die "$action did not run: $body"
+        ! has "$body" '"exitCode":0' || die "$action succeeded as actiond-run: $body"
+        { [ "$(prop MainPID)" = "$main" ] && ready; } \
+            || die "actiond did not survive $action: $(in_ct systemctl status actiond --no-pager 2>&1 | head -10)"
+    done
+    # A line of its own: a refusal's stderr (kept in the history) may name 99-forged.yaml.
+    ! grep -qx forged "$ROOT/var/lib/actiond/history.jsonl" || die "the history holds the forged line"
+    ! grep -q 'actions: \[\]' "$ROOT/etc/actiond/config.yaml" || die "the config was written to"
+    [ ! -e "$ROOT/etc/actiond/config.d/99-forged.yaml" ] || die "an action wrote an overlay file"
+    out=$(api StartActionAndWait '{"actionId":"tWho"}')
+    for name in actiond-run 'CapInh:\t0000000000000000' 'CapPrm:\t0000000000000000' \
+                'CapEff:\t0000000000000000' 'CapAmb:\t0000000000000000' home=/var/lib/actiond-run kept; do
+        has "$out" "$name" || die "the action's output lacks $name: $out"
+    done
+    [ "$(in_ct stat -c '%U %a' /var/lib/actiond)" = "actiond 700" ] \
+        || die "the state directory is $(in_ct stat -c '%U %a' /var/lib/actiond)"
+    in_ct rm /etc/actiond/config.d/55-touch.yaml /etc/actiond/mqtt.secret
+    pass "each refused (history, sessions, config, overlay, secret, SIGTERM, cgroup.kill, cgroup escape); actions run as actiond-run with no capability, their output kept"
 }
 
 check_kill_reaches_escaped_processes() {
@@ -764,13 +821,13 @@ check_polkit_refuses_what_the_rule_does_not_name() {
     step "polkit refuses what the rule does not allow (restart systemd-journald)"
     local body
     body=$(api StartActionAndWait '{"actionId":"restartJournal"}')
-    case $body in *'"exitCode":0'*) die "the actiond user restarted systemd-journald: $body" ;; esac
+    case $body in *'"exitCode":0'*) die "the actions' user restarted systemd-journald: $body" ;; esac
     case $body in *'Access denied'*|*'nteractive authentication required'*) ;; *) die "refused, but not by polkit: $body" ;; esac
     pass "refused: $(echo "$body" | grep -o 'Access denied\|[Ii]nteractive authentication required' | head -1)"
 }
 
 check_reboot_through_polkit() {
-    step "Reboot: systemctl reboot as the actiond user, allowed by the polkit rule, reboots the container"
+    step "Reboot: systemctl reboot as actiond-run (the actions' user), allowed by the polkit rule, reboots the container"
     local boot_id id status
     boot_id=$(in_ct cat /proc/sys/kernel/random/boot_id)
     id=$(api StartAction '{"actionId":"reboot"}' | field executionTrackingId)
@@ -848,6 +905,7 @@ check_purge_removes_everything() {
     in_ct actiond-board --force raspberry-pi >"$RUN/board.log" 2>&1 || { cat "$RUN/board.log" >&2; die "actiond-board --force raspberry-pi failed"; }
     grep -q 'warning: the raspberry-pi board is for a Raspberry Pi' "$RUN/board.log" || die "--force did not warn: $(cat "$RUN/board.log")"
     has " $(in_ct id -nG actiond) " ' gpio ' || die "actiond is not in gpio before the purge"
+    has " $(in_ct id -nG actiond-run) " ' gpio ' || die "actiond-run (the actions' user) is not in gpio before the purge"
     files=$(in_ct dpkg-query -L actiond)
     # What actiond-board and admins add in actiond's places goes too.
     printf '[Service]\nEnvironment=X=1\n' >"$RUN/override.conf"
@@ -868,6 +926,8 @@ check_purge_removes_everything() {
     local groups
     groups=" $(in_ct id -nG actiond) "
     ! has "$groups" ' gpio ' && ! has "$groups" ' video ' || die "the purge left actiond in gpio or video: $groups"
+    groups=" $(in_ct id -nG actiond-run) "
+    ! has "$groups" ' gpio ' && ! has "$groups" ' video ' || die "the purge left actiond-run in gpio or video: $groups"
     ! in_ct getent group gpio >/dev/null || die "the purge left the gpio group actiond-board created"
     pass "no file, unit, process, state or board group left (the system user stays, as Debian does)"
 }

@@ -59,9 +59,18 @@ running_systemd() {
 
 case "$1" in
 configure|abort-upgrade|abort-deconfigure|abort-remove)
-    # The system user (and a board's extra groups: actiond-board may override the file in
-    # /etc/sysusers.d).
-    systemd-sysusers ${DPKG_ROOT:+--root="$DPKG_ROOT"} actiond.conf
+    # The system users, actiond and actiond-run (its actions'), and a board's extra groups:
+    # actiond-board may override actiond.conf in /etc/sysusers.d. One it wrote before there
+    # was actiond-run gets actiond-run into the groups it gives actiond (GPIO, video), as the
+    # board's file now does: actions run as actiond-run.
+    board_users=$DPKG_ROOT/etc/sysusers.d/actiond.conf
+    if [ -f "$board_users" ] && grep -q '^# Written by actiond-board' "$board_users"; then
+        for g in $(sed -n 's/^m[[:space:]][[:space:]]*actiond[[:space:]][[:space:]]*\([^[:space:]]*\).*/\1/p' "$board_users"); do
+            grep -q "^m[[:space:]][[:space:]]*actiond-run[[:space:]][[:space:]]*$g\([[:space:]]\|\$\)" "$board_users" \
+                || echo "m actiond-run $g" >>"$board_users"
+        done
+    fi
+    systemd-sysusers ${DPKG_ROOT:+--root="$DPKG_ROOT"} actiond-run.conf actiond.conf
 
     # The admin's config: written from the template once, and never again (it is not a
     # conffile, so no upgrade asks about it). The board panel it names is the package's.
@@ -70,7 +79,8 @@ configure|abort-upgrade|abort-deconfigure|abort-remove)
         # Readable by the service only (as tmpfiles.d below, which a chroot does not apply).
         install -m 0640 -g actiond "$DPKG_ROOT/usr/share/actiond/config.yaml" "$DPKG_ROOT/etc/actiond/config.yaml"
         chgrp actiond "$DPKG_ROOT/etc/actiond" "$DPKG_ROOT/etc/actiond/config.d"
-        chmod 0750 "$DPKG_ROOT/etc/actiond" "$DPKG_ROOT/etc/actiond/config.d"
+        chmod 0751 "$DPKG_ROOT/etc/actiond"
+        chmod 0750 "$DPKG_ROOT/etc/actiond/config.d"
     elif [ -n "$2" ] && dpkg --compare-versions "$2" lt-nl 0.2.0~; then
         # 0.1 kept the panel and the admin's settings in one file (a conffile then).
         actiond-board --migrate || echo "actiond: the config was left as it was (see above)" >&2
@@ -126,7 +136,7 @@ postrm() {
 #!/bin/sh
 # actiond: after removal systemd forgets the unit; a purge also removes the state (history,
 # sessions) and every file actiond-board or an admin put in actiond's places under /etc.
-# The system user actiond stays, as Debian does for system users: files it owned elsewhere
+# The system users actiond and actiond-run stay, as Debian does for system users: files it owned elsewhere
 # (say, in a directory an action writes to) must not pass to a later user with its uid.
 set -e
 
@@ -146,8 +156,9 @@ if [ "$1" = purge ]; then
     # The groups actiond-board added the user to (sysusers.d never takes them back), and
     # those it created, once nobody is in them: a reinstall starts without them.
     if [ -f /etc/sysusers.d/actiond.conf ]; then
-        for g in $(sed -n 's/^m[[:space:]][[:space:]]*actiond[[:space:]][[:space:]]*\([^[:space:]]*\).*/\1/p' /etc/sysusers.d/actiond.conf); do
+        for g in $(sed -n 's/^m[[:space:]][[:space:]]*actiond\(-run\)\{0,1\}[[:space:]][[:space:]]*\([^[:space:]]*\).*/\2/p' /etc/sysusers.d/actiond.conf | sort -u); do
             gpasswd -d actiond "$g" >/dev/null 2>&1 || true
+            gpasswd -d actiond-run "$g" >/dev/null 2>&1 || true
         done
         for g in $(sed -n 's/^# created-groups://p' /etc/sysusers.d/actiond.conf); do
             if getent group "$g" >/dev/null && [ -z "$(getent group "$g" | cut -d: -f4)" ]; then
@@ -155,7 +166,7 @@ if [ "$1" = purge ]; then
             fi
         done
     fi
-    rm -rf /var/lib/actiond /etc/actiond /etc/systemd/system/actiond.service.d
+    rm -rf /var/lib/actiond /var/lib/actiond-run /etc/actiond /etc/systemd/system/actiond.service.d
     rm -f /etc/polkit-1/rules.d/50-actiond.rules /etc/sysusers.d/actiond.conf
     if [ -d /run/systemd/system ]; then
         systemctl --system daemon-reload >/dev/null || true
@@ -257,6 +268,7 @@ for arch in "$@"; do
         -e 's|^Documentation=.*|Documentation=man:actiond(1) man:actiond-board(8)|' \
         systemd/actiond.service >"$root/usr/lib/systemd/system/actiond.service"
     install -D -m 0644 systemd/actiond.sysusers "$root/usr/lib/sysusers.d/actiond.conf"
+    install -D -m 0644 systemd/actiond-run.sysusers "$root/usr/lib/sysusers.d/actiond-run.conf"
     install -D -m 0644 systemd/actiond.tmpfiles "$root/usr/lib/tmpfiles.d/actiond.conf"
     # The template of the admin's config: the postinst copies it to /etc/actiond/config.yaml
     # when there is none (tmpfiles.d then makes it 0640 root:actiond). Every board's panel,

@@ -70,6 +70,19 @@ pub async fn run(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let reaper = executor::Reaper::start()?;
+    if let (executor::Containment::Group(_), Some(user)) =
+        (executor::containment(), &config.actions_user)
+        && !nix::unistd::geteuid().is_root()
+    {
+        // Another user's environment is not readable to actiond unless it is root (nor,
+        // under ProtectProc=invisible, its processes): only the process group is reached.
+        tracing::warn!(
+            "kill containment: actions run as {} and there is no delegated cgroup, so a \
+             process that leaves its action's process group (setsid, a double fork) is not \
+             found by a kill; run actiond with Delegate=yes",
+            user.name
+        );
+    }
     let store = store::Store::new(config.state_directory.clone());
     let authority = Arc::new(auth::Authority::open(store.clone(), &config.auth));
     let limits = &config.limits;

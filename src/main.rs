@@ -203,6 +203,10 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
     info!("actiond {} using {source}", env!("CARGO_PKG_VERSION"));
     actiond::watcher::log_loaded(&loaded);
     let config = Arc::new(loaded.config);
+    info!(
+        "{}",
+        config::describe_run_as(config.run_as.as_deref(), config.actions_user.as_deref())
+    );
     if config.state_directory.is_none() {
         info!("no stateDirectory: the history is kept in memory only");
     }

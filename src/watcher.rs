@@ -539,6 +539,13 @@ async fn reload(to: &Reloads) {
                 gains,
             } = *valid;
             log_config(&warnings, &setup.config);
+            let (was, now) = (&old.actions_user, &setup.config.actions_user);
+            if was != now {
+                warn!(
+                    "config: {}",
+                    config::describe_run_as(setup.config.run_as.as_deref(), now.as_deref())
+                );
+            }
             for name in restart_only_changes(&old, &setup.config) {
                 warn!("config: a change to {name} takes effect only when actiond restarts");
             }

@@ -37,6 +37,7 @@ mod includes;
 mod layers;
 mod mqtt;
 mod origins;
+mod run_as;
 mod schema;
 mod settings;
 mod source;
@@ -61,6 +62,7 @@ pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Po
 pub use includes::IncludeReader;
 pub use layers::{ConfigFile, FileReader, Files, Role};
 pub use mqtt::Mqtt;
+pub use run_as::{RunAs, describe as describe_run_as};
 pub use settings::{HistorySync, Limits, Link, LogLevel, ProtocolHeader};
 pub use source::{LoadError, Loaded, MAX_CONFIG_BYTES, MAX_INCLUDE_FILES, load, locate};
 
@@ -159,6 +161,12 @@ pub struct Config {
     /// `allowedHosts` and `allowedOrigins`: what a request may come through beyond the
     /// board's own names and origin.
     pub allowed: crate::origin::Allowed,
+    /// `runActionsAs` as written, else `$ACTIOND_RUN_ACTIONS_AS`: the name of the user
+    /// actions run as; `None` for actiond's own.
+    pub run_as: Option<String>,
+    /// That user resolved by `load` (ids, groups, home), when it is not actiond's own;
+    /// `None` also where the config was parsed without the system (tests, `parse`).
+    pub actions_user: Option<std::sync::Arc<RunAs>>,
 }
 
 /// Where a user learns what actiond does with each OliveTin key: said after the warnings of
@@ -496,6 +504,8 @@ fn assemble(
         insecure_allow_dump_vars: c.flag(top.get("insecureAllowDumpVars"), false),
         insecure_allow_dump_sos: c.flag(top.get("insecureAllowDumpSos"), false),
         insecure_allow_dump_action_map: c.flag(top.get("insecureAllowDumpActionMap"), false),
+        run_as: run_as::setting(c, top),
+        actions_user: None,
         default_policy,
         mqtt: mqtt::mqtt(c, top.get("mqtt")),
         allowed: origins::allowed(c, top.get("allowedHosts"), top.get("allowedOrigins")),

@@ -120,8 +120,20 @@ pub fn load(source: &Source) -> Result<Loaded, LoadError> {
         file: &read_layer_file,
     };
     match parse_with_files(&text, source.clone(), base_dir, &env, &files) {
-        Ok((config, mut warnings)) => {
+        Ok((mut config, mut warnings)) => {
             warn_missing_entity_files(&config, &mut warnings);
+            // The user actions run as, resolved on this system; one it cannot honour is
+            // refused here, at start as at a reload.
+            if let Some(name) = &config.run_as {
+                match super::run_as::resolve(name) {
+                    Ok(user) => config.actions_user = user.map(std::sync::Arc::new),
+                    Err(message) => {
+                        let path = super::run_as::KEY.to_string();
+                        let errors = vec![Problem { path, message }];
+                        return Err(LoadError::Invalid { errors, warnings });
+                    }
+                }
+            }
             Ok(Loaded { config, warnings })
         }
         Err((errors, warnings)) => Err(LoadError::Invalid { errors, warnings }),

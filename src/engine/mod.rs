@@ -542,7 +542,7 @@ impl Engine {
             id
         };
         let config = &setup.config;
-        let plan = executor::plan(
+        let mut plan = executor::plan(
             &action,
             &config.base_dir,
             &tracking_id,
@@ -551,6 +551,7 @@ impl Engine {
             &values,
             binding.instance.as_deref(),
         );
+        plan.user.clone_from(&config.actions_user);
         // Quoting can make a long value longer than the kernel accepts; refuse now rather
         // than record a spawn failure.
         if let Err(why) = executor::fits(&plan) {

@@ -485,6 +485,7 @@ mod tests {
             &[],
             Path::new("/"),
             Some(run.procs()),
+            None,
         )
         .unwrap();
         let own = std::fs::read_to_string(format!("/proc/{}/cgroup", child.pid)).unwrap();

@@ -10,7 +10,8 @@
 //! rule for backgrounded children, and concludes the record (the engine shows the end once
 //! it is recorded). In cgroup mode (`cgroup`) each execution also gets a cgroup of its own,
 //! which its process enters before it runs the command, so the ladder reaches what left the
-//! process group. The executor knows nothing of users, HTTP or YAML.
+//! process group. The executor knows nothing of actiond's users, HTTP or YAML; of system
+//! users only the ids a command runs as (`runActionsAs`, resolved by the config).
 
 mod cgroup;
 mod descendants;
@@ -34,7 +35,7 @@ pub use ladder::{Target, group_gone, terminate};
 pub use reaper::{Exit, Reaper};
 
 use crate::arguments::{Value, environment};
-use crate::config::{Action, CommandTemplate};
+use crate::config::{Action, CommandTemplate, RunAs};
 use crate::entities::Instance;
 use crate::execution::{Execution, KillReason, Outcome, Stop};
 use crate::template::Placeholder;
@@ -63,6 +64,8 @@ pub struct Plan {
     pub cwd: PathBuf,
     pub timeout: Duration,
     pub grace: Duration,
+    /// The user the command runs as (`runActionsAs`), when not actiond's own.
+    pub user: Option<Arc<RunAs>>,
 }
 
 /// The plan for running `action` with validated argument `values` (and, for an entity
@@ -115,6 +118,7 @@ pub fn plan(
         cwd,
         timeout: action.timeout,
         grace,
+        user: None,
     }
 }
 
@@ -186,7 +190,13 @@ fn spawn(
     }
     let ticket = reaper.begin_spawn();
     let procs = cgroup.as_ref().map(cgroup::Run::procs);
-    let child = match spawn::spawn(&plan.program, &plan.args, &plan.env, &plan.cwd, procs) {
+    let as_user = plan.user.as_deref().map(|u| spawn::Credentials {
+        uid: u.uid,
+        gid: u.gid,
+        groups: &u.groups,
+    });
+    let env = with_user(&plan.env, plan.user.as_deref());
+    let child = match spawn::spawn(&plan.program, &plan.args, &env, &plan.cwd, procs, as_user) {
         Ok(child) => child,
         Err(e) => {
             reaper.spawn_failed(ticket);
@@ -212,6 +222,26 @@ fn spawn(
         cgroup,
     };
     (Ok(spawned), None)
+}
+
+/// The plan's environment, with `HOME`, `USER` and `LOGNAME` of the user it runs as when
+/// that is not actiond's own (as `su` sets them): actiond's home is its state directory,
+/// which that user may not enter.
+fn with_user<'a>(
+    env: &'a [(String, String)],
+    user: Option<&RunAs>,
+) -> std::borrow::Cow<'a, [(String, String)]> {
+    let Some(user) = user else {
+        return std::borrow::Cow::Borrowed(env);
+    };
+    let home = user.home.to_string_lossy().into_owned();
+    let mut all = vec![
+        ("HOME".to_string(), home),
+        ("USER".to_string(), user.name.clone()),
+        ("LOGNAME".to_string(), user.name.clone()),
+    ];
+    all.extend_from_slice(env);
+    std::borrow::Cow::Owned(all)
 }
 
 /// Hears what an execution produces while its supervising task runs: every read from its

@@ -15,6 +15,11 @@
 //! first act: nothing of the command has run yet, so everything it starts is born inside.
 //! `clone` is in both C libraries (glibc and musl) and needs no assembly.
 //!
+//! When actions run as another user (`runActionsAs`), the child takes that user's groups
+//! and ids right after entering the cgroup (which needs actiond's own), and every command
+//! that does not run as root starts with no capability at all, whatever actiond holds
+//! (`become_user`).
+//!
 //! The child path (`child`) runs on a stack in the parent's frame, sharing the parent's
 //! memory while the parent's thread waits for it (vfork semantics), so it is held to what
 //! the C library's own `posix_spawn` child does: system calls only, async-signal-safe, no
@@ -119,15 +124,26 @@ pub fn resolve(program: &str, search: Option<&OsStr>) -> io::Result<String> {
     Err(io::Error::from(nix::errno::Errno::ENOENT))
 }
 
+/// The user a command runs as, when not actiond's own: its uid, primary group and
+/// supplementary groups.
+#[derive(Debug, Clone, Copy)]
+pub struct Credentials<'a> {
+    pub uid: u32,
+    pub gid: u32,
+    pub groups: &'a [u32],
+}
+
 /// Starts `program` (found as `resolve` finds it, with the PATH of `env` when it sets one)
 /// with `args` after `program` itself as argv[0], the service's environment plus `env`, in
-/// `cwd`; with `cgroup` (an open `cgroup.procs`), inside that cgroup.
+/// `cwd`; with `cgroup` (an open `cgroup.procs`), inside that cgroup; with `user`, as that
+/// user.
 pub fn spawn(
     program: &str,
     args: &[String],
     env: &[(String, String)],
     cwd: &Path,
     cgroup: Option<BorrowedFd<'_>>,
+    user: Option<Credentials<'_>>,
 ) -> io::Result<Child> {
     let search = env
         .iter()
@@ -164,6 +180,14 @@ pub fn spawn(
         stdout: out_w.as_raw_fd(),
         stderr: err_w.as_raw_fd(),
         cgroup: cgroup.map_or(-1, |fd| fd.as_raw_fd()),
+        ids: user.map(|u| Ids {
+            uid: u.uid,
+            gid: u.gid,
+            groups: u.groups.as_ptr(),
+            count: u.groups.len(),
+        }),
+        // Root's commands keep what root has: its execve gives them their capabilities anew.
+        drop_caps: user.map_or_else(|| !nix::unistd::geteuid().is_root(), |u| u.uid != 0),
         error: AtomicI32::new(0),
         in_cgroup: AtomicBool::new(false),
     };
@@ -243,10 +267,23 @@ struct ChildPlan {
     stderr: RawFd,
     /// An open `cgroup.procs`, or -1.
     cgroup: RawFd,
+    /// The user to become, when not actiond's own.
+    ids: Option<Ids>,
+    /// Whether to drop every capability before the command runs.
+    drop_caps: bool,
     /// The error number of the step that failed; 0 while none did.
     error: AtomicI32,
     /// Whether that step was the entry into the cgroup.
     in_cgroup: AtomicBool,
+}
+
+/// A user's ids as the child takes them, its groups an array the caller keeps alive.
+#[derive(Clone, Copy)]
+struct Ids {
+    uid: u32,
+    gid: u32,
+    groups: *const u32,
+    count: usize,
 }
 
 /// Bytes of stack for the child path: a few frames of ours and the C library's system call
@@ -322,9 +359,9 @@ fn clone_vfork(plan: &ChildPlan) -> io::Result<i32> {
 /// async-signal-safe, and raw ones), allocates nothing, takes no lock, and cannot panic.
 /// A failure leaves its error number in the plan and exits with 127.
 ///
-/// This is where a change of user would go (setgroups, setresgid, setresuid, as raw system
-/// calls: the C library's wrappers would signal every thread of the parent to change them
-/// too), after the cgroup and before the file actions.
+/// The change of user (`become_user`) comes after the cgroup, which only actiond's own
+/// user may enter, and before the file actions, so the directory and the program are
+/// reached with the command's own rights.
 #[allow(unsafe_code)]
 extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `arg` is the `ChildPlan` that `clone_vfork`'s caller keeps alive until this
@@ -334,6 +371,9 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
         let plan = &*arg.cast::<ChildPlan>();
         if plan.cgroup >= 0 && libc::write(plan.cgroup, c"0".as_ptr().cast(), 1) != 1 {
             plan.in_cgroup.store(true, Ordering::Relaxed);
+            fail(plan);
+        }
+        if !become_user(plan) {
             fail(plan);
         }
         reset_handlers();
@@ -364,6 +404,77 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
         fail(plan)
     }
 }
+
+/// The system calls that set a process's groups and ids with 32-bit ids: on 32-bit ARM
+/// (and x86) the plain ones are the old 16-bit calls.
+#[cfg(any(target_arch = "arm", target_arch = "x86"))]
+const SET_IDS: [libc::c_long; 3] = [
+    libc::SYS_setgroups32,
+    libc::SYS_setresgid32,
+    libc::SYS_setresuid32,
+];
+#[cfg(not(any(target_arch = "arm", target_arch = "x86")))]
+const SET_IDS: [libc::c_long; 3] = [
+    libc::SYS_setgroups,
+    libc::SYS_setresgid,
+    libc::SYS_setresuid,
+];
+
+/// `capset`'s header (version 3: two 32-bit words per set) and data.
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+#[repr(C)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+/// In the child: the plan's user's groups, group and user (real, effective and saved), then,
+/// unless the command runs as root, no capability left: effective, permitted and
+/// inheritable emptied, which empties the ambient set too, so nothing actiond was granted
+/// (CAP_SETUID, CAP_KILL) passes to the command or survives its execve. Raw system calls:
+/// the C library's wrappers would signal every thread of the parent, whose memory this
+/// child shares, to change its ids too. False, with errno set, when one fails.
+#[allow(unsafe_code)]
+fn become_user(plan: &ChildPlan) -> bool {
+    if let Some(ids) = plan.ids {
+        let [groups, gid, uid] = SET_IDS;
+        let (u, g) = (ids.uid as libc::c_long, ids.gid as libc::c_long);
+        // SAFETY: setgroups reads `count` ids from `groups`, an array the caller of `spawn`
+        // keeps alive until the child has exec'd; the other two take numbers only. Each
+        // changes this process's credentials alone (not the parent's: credentials are per
+        // task, and this is another process).
+        let ok = unsafe {
+            libc::syscall(groups, ids.count as libc::c_long, ids.groups) == 0
+                && libc::syscall(gid, g, g, g) == 0
+                && libc::syscall(uid, u, u, u) == 0
+        };
+        if !ok {
+            return false;
+        }
+    }
+    if plan.drop_caps {
+        let header = CapHeader {
+            version: CAPABILITY_VERSION_3,
+            pid: 0,
+        };
+        let none = [CAP_NONE, CAP_NONE];
+        // SAFETY: capset reads the header and two data structs of the sizes version 3
+        // defines, all on this stack; lowering one's own capabilities is always allowed.
+        return unsafe { libc::syscall(libc::SYS_capset, &raw const header, none.as_ptr()) } == 0;
+    }
+    true
+}
+const CAP_NONE: CapData = CapData {
+    effective: 0,
+    permitted: 0,
+    inheritable: 0,
+};
 
 /// Leaves the child's error number for the parent and exits.
 #[allow(unsafe_code)]
@@ -480,7 +591,15 @@ mod tests {
             environment(&extra).unwrap_err().kind(),
             io::ErrorKind::InvalidInput
         );
-        let err = spawn("/bin/true", &["a\0".into()], &[], Path::new("/"), None).err();
+        let err = spawn(
+            "/bin/true",
+            &["a\0".into()],
+            &[],
+            Path::new("/"),
+            None,
+            None,
+        )
+        .err();
         assert_eq!(err.map(|e| e.kind()), Some(io::ErrorKind::InvalidInput));
     }
 
@@ -516,7 +635,7 @@ mod tests {
             let script = "echo \"$ACTIOND_T $(pwd) $$\"; cut -d' ' -f5 /proc/$$/stat >&2; \
                           sed -n 's/^flags:[[:space:]]*//p' /proc/$$/fdinfo/1 >&2; read x; echo \"[$x]\"";
             let args = ["-c".to_string(), script.to_string()];
-            let child = spawn("/bin/sh", &args, &env, Path::new("/tmp"), None).unwrap();
+            let child = spawn("/bin/sh", &args, &env, Path::new("/tmp"), None, None).unwrap();
             // Our read ends are non-blocking (the reactor needs that); the command's stdout
             // is not, or a command writing faster than we read would see EAGAIN.
             for fd in [&child.stdout, &child.stderr] {
@@ -553,9 +672,11 @@ mod tests {
     fn a_failure_in_the_child_is_the_spawn_s_error() {
         {
             let missing = Path::new("/nonexistent-dir");
-            let e = spawn("/bin/true", &[], &[], missing, None).err().unwrap();
+            let e = spawn("/bin/true", &[], &[], missing, None, None)
+                .err()
+                .unwrap();
             assert_eq!(e.kind(), io::ErrorKind::NotFound, "{e}");
-            let not_a_program = spawn("/dev/null", &[], &[], Path::new("/"), None);
+            let not_a_program = spawn("/dev/null", &[], &[], Path::new("/"), None, None);
             let e = not_a_program.err().unwrap();
             assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}");
             // A cgroup.procs that cannot be written (here: read-only) fails the spawn, and
@@ -567,6 +688,7 @@ mod tests {
                 &[],
                 Path::new("/"),
                 Some(read_only.as_fd()),
+                None,
             )
             .err()
             .unwrap();
@@ -714,7 +836,7 @@ mod tests {
         let reference = reference_spawn("sleep", &args, &env, Path::new("/tmp"));
         let expected = observe(reference.0);
         {
-            let child = spawn("sleep", &args, &env, Path::new("/tmp"), None).unwrap();
+            let child = spawn("sleep", &args, &env, Path::new("/tmp"), None, None).unwrap();
             let seen = observe(child.pid);
             let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.pid), Signal::SIGKILL);
             assert_eq!(wait(child.pid), -(Signal::SIGKILL as i32));

@@ -307,6 +307,7 @@ fn install_sh_installs_once_changes_nothing_twice_and_uninstalls() {
         ("etc/actiond/config.yaml", 0o640),
         ("etc/polkit-1/rules.d/50-actiond.rules", 0o777),
         ("usr/lib/sysusers.d/actiond.conf", 0o644),
+        ("usr/lib/sysusers.d/actiond-run.conf", 0o644),
         ("usr/lib/tmpfiles.d/actiond.conf", 0o644),
         ("usr/local/bin/actiond", 0o755),
         ("usr/local/lib/systemd/system/actiond.service", 0o644),
@@ -346,11 +347,17 @@ fn install_sh_installs_once_changes_nothing_twice_and_uninstalls() {
     );
     assert!(root.path().join("etc/actiond/config.d").is_dir());
     let etc = std::fs::metadata(root.path().join("etc/actiond")).expect("etc/actiond");
-    assert_eq!(etc.permissions().mode() & 0o7777, 0o750);
+    // Actions (actiond-run) start in it; they cannot list it.
+    assert_eq!(etc.permissions().mode() & 0o7777, 0o751);
     let sysusers = std::fs::read_to_string(root.path().join("usr/lib/sysusers.d/actiond.conf"))
         .expect("sysusers");
     assert!(sysusers.contains("u actiond "), "{sysusers}");
     assert!(sysusers.contains("m actiond gpio"), "{sysusers}");
+    // Actions run as actiond-run: it is the one that needs the Pi's devices.
+    assert!(sysusers.contains("m actiond-run gpio"), "{sysusers}");
+    let run_users = root.path().join("usr/lib/sysusers.d/actiond-run.conf");
+    let run_users = std::fs::read_to_string(run_users).expect("actiond-run's sysusers");
+    assert!(run_users.contains("u actiond-run "), "{run_users}");
     let config = root.path().join("etc/actiond/config.yaml");
     let template = std::fs::read_to_string(repo().join("board/config.yaml")).expect("template");
     let on = |board: &str| {

@@ -396,18 +396,7 @@ fn cgroup_mode_kill_action_ends_a_setsid_env_cleared_grandchild_of_an_exec_comma
 #[test]
 #[ignore = "needs a writable cgroup v2 hierarchy (root): scripts/test.sh runs it"]
 fn cgroup_mode_is_found_by_itself_in_a_cgroup_delegated_to_the_service_user() {
-    const NOBODY: u32 = 65534;
-    let cg = TestCgroup::new();
-    for file in [
-        "",
-        "cgroup.procs",
-        "cgroup.threads",
-        "cgroup.subtree_control",
-    ] {
-        let path = cg.0.join(file);
-        std::os::unix::fs::chown(&path, Some(NOBODY), Some(NOBODY))
-            .unwrap_or_else(|e| panic!("chown {}: {e}", path.display()));
-    }
+    let cg = TestCgroup::delegated_to(65534);
     let procs = cg.0.join("cgroup.procs");
     let enter = format!("echo $$ > {} && exec \"$@\"", procs.display());
     let mut action = shell_action("escape", ENV_CLEARED_ORPHAN);
@@ -442,10 +431,133 @@ fn cgroup_mode_is_found_by_itself_in_a_cgroup_delegated_to_the_service_user() {
     drop(server);
 }
 
+/// As the shipped unit runs it: actiond as one user (`daemon` here, uid 1) with only
+/// CAP_SETUID, CAP_SETGID and CAP_KILL, ambient, in a cgroup delegated to it; its actions
+/// as another (`runActionsAs: nobody`). An action has no capability left, cannot signal actiond
+/// nor write its history, and KillAction still ends the daemon it left behind.
+#[test]
+#[ignore = "needs a writable cgroup v2 hierarchy (root): scripts/test.sh runs it"]
+fn actions_run_as_another_user_cannot_touch_actiond_and_are_still_killed() {
+    let cg = TestCgroup::delegated_to(1);
+    let enter = format!(
+        "echo $$ > {} && exec \"$@\"",
+        cg.0.join("cgroup.procs").display()
+    );
+    let probe = "grep -E '^(Uid|Gid|Groups|Cap(Inh|Prm|Eff|Amb|Bnd)):' /proc/self/status; \
+                 echo \"home=$HOME user=$USER\"; \
+                 kill -0 $PPID 2>/dev/null && echo SIGNALLED-ACTIOND; \
+                 echo forged >> state/history.jsonl 2>/dev/null && echo WROTE-HISTORY; \
+                 cat state/history.jsonl >/dev/null 2>&1 && echo READ-HISTORY; true";
+    let mut escape = shell_action("escape", ENV_CLEARED_ORPHAN);
+    escape["timeout"] = json!(60);
+    let mut config = config_with(vec![shell_action("probe", probe), escape]);
+    config["runActionsAs"] = json!("nobody");
+    config["stateDirectory"] = json!("state");
+    let caps = "+setuid,+setgid,+kill";
+    let server = Server::start_wrapped(
+        config,
+        &[("ACTIOND_CGROUP", "")],
+        &[
+            "/bin/sh",
+            "-c",
+            &enter,
+            "sh",
+            "setpriv",
+            "--reuid=1",
+            "--regid=1",
+            "--clear-groups",
+            &format!("--inh-caps={caps}"),
+            &format!("--ambient-caps={caps}"),
+            &format!("--bounding-set=-all,{caps}"),
+            "--",
+        ],
+    );
+    assert!(
+        wait_until(SOON, || server
+            .log_contains("each execution in its own cgroup")),
+        "actiond did not find its delegated cgroup"
+    );
+    assert!(server.log_contains("actions run as nobody (uid 65534"));
+    // The state directory is made before the first run; wait for the history to exist.
+    let entry = server.run("probe");
+    let out = entry["stdout"].as_str().unwrap_or_default().to_string();
+    for line in [
+        "Uid:\t65534\t65534\t65534\t65534",
+        "Gid:\t65534\t65534\t65534\t65534",
+        "CapInh:\t0000000000000000",
+        "CapPrm:\t0000000000000000",
+        "CapEff:\t0000000000000000",
+        "CapAmb:\t0000000000000000",
+        "user=nobody",
+    ] {
+        assert!(
+            out.contains(line),
+            "{line:?} not in the action's output:\n{out}"
+        );
+    }
+    for forbidden in ["SIGNALLED-ACTIOND", "WROTE-HISTORY"] {
+        assert!(!out.contains(forbidden), "{forbidden}:\n{out}");
+    }
+    let history = std::fs::read_to_string(server.path("state/history.jsonl")).unwrap_or_default();
+    assert!(!history.contains("forged"), "{history}");
+    // actiond still stops what its actions leave behind, with SIGTERM first (CAP_KILL).
+    let (id, escapee, _guard) = start_with_escapee(&server);
+    server.ok("KillAction", json!({"executionTrackingId": id}));
+    server.wait_finished(&id, SOON);
+    assert_nothing_left(&id, escapee);
+    drop(server);
+}
+
+/// Without a delegated cgroup, actiond as one user cannot find the processes of another that
+/// left the group: it says so at start rather than promise a containment it lacks.
+#[test]
+#[ignore = "needs root (actiond as another user, with capabilities): scripts/test.sh runs it"]
+fn group_mode_with_another_user_warns_that_escapees_are_not_found() {
+    let mut config = config_with(vec![shell_action("a", "true")]);
+    config["runActionsAs"] = json!("nobody");
+    let caps = "+setuid,+setgid,+kill";
+    let server = Server::start_wrapped(
+        config,
+        &[("ACTIOND_CGROUP", "off")],
+        &[
+            "setpriv",
+            "--reuid=1",
+            "--regid=1",
+            "--clear-groups",
+            &format!("--inh-caps={caps}"),
+            &format!("--ambient-caps={caps}"),
+            "--",
+        ],
+    );
+    assert!(
+        wait_until(SOON, || server.log_contains(
+            "actions run as nobody and there is no delegated cgroup"
+        )),
+        "no warning"
+    );
+    assert_eq!(server.run("a")["exitCode"], 0);
+}
+
 /// A fresh cgroup for one actiond, removed (with whatever is left in it) on drop.
 struct TestCgroup(PathBuf);
 
 impl TestCgroup {
+    /// A fresh cgroup owned by `uid`, as systemd's `Delegate=yes` hands it to `User=`.
+    fn delegated_to(uid: u32) -> TestCgroup {
+        let cg = TestCgroup::new();
+        for file in [
+            "",
+            "cgroup.procs",
+            "cgroup.threads",
+            "cgroup.subtree_control",
+        ] {
+            let path = cg.0.join(file);
+            std::os::unix::fs::chown(&path, Some(uid), Some(uid))
+                .unwrap_or_else(|e| panic!("chown {}: {e}", path.display()));
+        }
+        cg
+    }
+
     fn new() -> TestCgroup {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").expect("mountinfo");

@@ -42,6 +42,7 @@ mod permissions;
 mod processes;
 mod quoting_fuzz;
 mod reload;
+mod run_as;
 mod sessions;
 mod shell_model;
 mod shutdown;
