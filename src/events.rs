@@ -14,6 +14,10 @@
 //! caller whose groups changed keeps the stream, and the next event is decided for the caller
 //! as they are now.
 //!
+//! One network (an IPv4 address, an IPv6 /64, as the connection share counts them) holds at
+//! most a given number of the subscribers, so a few addresses cannot take every stream; a
+//! subscriber that comes through a trusted proxy counts for no network.
+//!
 //! The bus does not know the wire format: the API layer gives it an encoder when it is
 //! built, and each subscriber says which of the encoder's forms it takes (the API's codecs);
 //! each event is encoded once per form, however many subscribers receive it.
@@ -34,6 +38,7 @@ use bytes::Bytes;
 use tokio::sync::Notify;
 use tokio::sync::mpsc::{self, error::TrySendError};
 
+use crate::auth::identity::Network;
 use crate::config::{Action, Auth};
 use crate::execution::Snapshot;
 use crate::permissions::{Caller, Decision, Verb, decide};
@@ -75,6 +80,7 @@ pub enum Cut {
 
 struct Subscriber {
     caller: Caller,
+    network: Option<Network>,
     /// `None` for a caller that cannot change (the unit tests' subscribers).
     who: Option<Box<dyn Reidentify>>,
     /// The bus's `generation` when `caller` was last identified.
@@ -134,8 +140,18 @@ impl Subscription {
 /// Why a subscription was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refused {
+    /// Every one of this many places is taken.
     TooMany(usize),
+    /// The subscriber's network holds this many subscriptions already, its most.
+    TooManyFrom(usize),
     Closed,
+}
+
+/// Where a subscriber comes from, and how many subscribers its network may hold.
+#[derive(Debug, Clone, Copy)]
+pub struct From {
+    pub network: Network,
+    pub most: usize,
 }
 
 /// At most this many distinct binding ids wait in an `ActionWatch`; one more, and it says
@@ -246,18 +262,20 @@ impl Bus {
     /// Adds a subscriber whose caller never changes; from now on it receives every event it
     /// may see.
     pub fn subscribe(&self, caller: Caller) -> Result<Subscription, Refused> {
-        self.add(caller, None, 0)
+        self.add(caller, None, 0, None)
     }
 
     /// Adds a subscriber whose caller `who` identifies again after every `revalidate`, and
-    /// which receives the encoder's `form` of each event.
+    /// which receives the encoder's `form` of each event. `from`: its network and that
+    /// network's share (`None` for one that counts for none, a trusted proxy).
     pub fn subscribe_as(
         &self,
         caller: Caller,
         who: Box<dyn Reidentify>,
         form: Form,
+        from: Option<From>,
     ) -> Result<Subscription, Refused> {
-        self.add(caller, Some(who), form.min(FORMS - 1))
+        self.add(caller, Some(who), form.min(FORMS - 1), from)
     }
 
     fn add(
@@ -265,6 +283,7 @@ impl Bus {
         caller: Caller,
         who: Option<Box<dyn Reidentify>>,
         form: Form,
+        from: Option<From>,
     ) -> Result<Subscription, Refused> {
         if self.closed.load(Ordering::SeqCst) {
             return Err(Refused::Closed);
@@ -275,10 +294,20 @@ impl Bus {
         if subs.len() >= self.max_subscribers {
             return Err(Refused::TooMany(self.max_subscribers));
         }
+        if let Some(from) = from {
+            let held = subs
+                .iter()
+                .filter(|s| s.network == Some(from.network))
+                .count();
+            if held >= from.most {
+                return Err(Refused::TooManyFrom(from.most));
+            }
+        }
         let (tx, rx) = mpsc::channel(self.queue_length);
         let cut = Arc::new(Mutex::new(None));
         subs.push(Subscriber {
             caller,
+            network: from.map(|f| f.network),
             who,
             checked: self.generation.load(Ordering::SeqCst),
             form,
@@ -549,5 +578,39 @@ mod tests {
         ));
         assert!(!again.fell_behind());
         assert_eq!(bus.subscribe(Caller::guest()).err(), Some(Refused::Closed));
+    }
+
+    struct Nobody;
+
+    impl Reidentify for Nobody {
+        fn again(&self, _: &Auth) -> Result<Caller, String> {
+            Ok(Caller::guest())
+        }
+    }
+
+    #[test]
+    fn one_network_holds_its_share_and_no_more() {
+        let bus = Bus::new(8, 8, encode);
+        let from = |ip: &str| {
+            Some(From {
+                network: Network::of(ip.parse().unwrap()),
+                most: 2,
+            })
+        };
+        let sub = |ip: &str| bus.subscribe_as(Caller::guest(), Box::new(Nobody), 0, from(ip));
+        let first = sub("10.0.0.1").unwrap();
+        let _second = sub("10.0.0.1").unwrap();
+        assert_eq!(sub("10.0.0.1").err(), Some(Refused::TooManyFrom(2)));
+        // Another address, and one that counts for no network (a trusted proxy), still may.
+        let _other = sub("10.0.0.2").unwrap();
+        let _proxied = bus
+            .subscribe_as(Caller::guest(), Box::new(Nobody), 0, None)
+            .unwrap();
+        // An IPv6 client is counted by its /64.
+        let _v6 = sub("fd00::1").unwrap();
+        let _v6b = sub("fd00::2").unwrap();
+        assert_eq!(sub("fd00::3").err(), Some(Refused::TooManyFrom(2)));
+        drop(first);
+        assert!(sub("10.0.0.1").is_ok(), "a place given back is taken again");
     }
 }

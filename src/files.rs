@@ -170,15 +170,22 @@ pub fn read_text(path: &Path, max: u64) -> Result<String, ReadError> {
 /// The last `max` bytes at most of the regular file `path`, and how many bytes before them
 /// were left unread (0 when the whole file was read).
 pub fn read_tail(path: &Path, max: u64) -> Result<(Vec<u8>, u64), ReadError> {
+    let (mut tail, skipped) = open_tail(path, max)?;
+    let mut bytes = Vec::new();
+    tail.read_to_end(&mut bytes)?;
+    Ok((bytes, skipped))
+}
+
+/// `read_tail` as a reader, for a caller that reads the tail in pieces and so never holds
+/// it whole.
+pub fn open_tail(path: &Path, max: u64) -> Result<(io::Take<File>, u64), ReadError> {
     let mut file = open_regular(path)?;
     let len = file.metadata()?.len();
     let skipped = len.saturating_sub(max);
     if skipped > 0 {
         file.seek(SeekFrom::Start(skipped))?;
     }
-    let mut bytes = Vec::new();
-    file.take(max).read_to_end(&mut bytes)?;
-    Ok((bytes, skipped))
+    Ok((file.take(max), skipped))
 }
 
 #[cfg(test)]

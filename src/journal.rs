@@ -8,14 +8,18 @@
 //! history in memory does. A run the history had already let go when it finished (more than
 //! `logHistoryLimit` runs started after it) is written with `evicted`: its finish completes
 //! its start line where that is still in the file, and never brings it back where a
-//! compaction has dropped it, so the file never holds a run the history did not. This
-//! module is pure: the store writes the bytes (and runs the compaction on its thread), the
+//! compaction has dropped it, so the file never holds a run the history did not. The file
+//! is read back in pieces (`Restorer`), keeping only the records the history will hold and
+//! the hashed ids of those let go, so a large file costs the history's memory, not its own
+//! size. This module is pure: the store writes the bytes (and runs the compaction on its thread), the
 //! engine decides when.
 
 use serde::{Deserialize, Serialize};
 
 use crate::execution::{Flags, Restored, Snapshot, TrackingId};
-use crate::history::MAX_BLOCKED;
+use std::hash::BuildHasher;
+
+use crate::history::{MAX_BLOCKED, MAX_HISTORY};
 
 /// The journal's file name in the state directory.
 pub const FILE: &str = "history.jsonl";
@@ -263,103 +267,308 @@ pub struct Restore {
 /// Bad lines of the history file named one by one at start; the rest are counted.
 const NAMED_BAD_LINES: usize = 3;
 
-/// Reads a journal. `now` is the local time written as the finish of interrupted records.
+/// Reads a journal held whole in memory. `now` is the local time written as the finish of
+/// interrupted records. Keeps every record; [`Restorer`] is the same reading, in pieces and
+/// keeping only what the history will hold.
 pub fn restore(bytes: &[u8], now: &str) -> Restore {
-    let mut out = Restore::default();
-    // Tracking id → (its line in order of first appearance, its finish if any).
-    let mut order: Vec<String> = Vec::new();
-    let mut seen: std::collections::HashMap<String, (Line, bool)> =
-        std::collections::HashMap::new();
-    let ends_cleanly = bytes.is_empty() || bytes.ends_with(b"\n");
-    let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
-    let last = lines.len().saturating_sub(1);
-    let mut unreadable = 0usize;
-    for (i, raw) in lines.iter().enumerate() {
-        if raw.iter().all(u8::is_ascii_whitespace) {
-            continue;
+    let mut r = Restorer::new(Keep::all(), usize::MAX);
+    r.feed(bytes);
+    r.finish(now)
+}
+
+/// How many records a restore keeps: the newest that ran and the newest blocked ones, each
+/// kind up to its bound, as `History::insert` evicts.
+#[derive(Debug, Clone, Copy)]
+pub struct Keep {
+    pub ran: usize,
+    pub blocked: usize,
+}
+
+impl Keep {
+    /// What a history of `limit` holds.
+    pub fn history(limit: usize) -> Keep {
+        Keep {
+            ran: limit.clamp(1, MAX_HISTORY),
+            blocked: MAX_BLOCKED,
         }
-        let parsed: Option<Line> = serde_json::from_slice(raw).ok().filter(|l: &Line| l.v == 1);
+    }
+
+    fn all() -> Keep {
+        Keep {
+            ran: usize::MAX,
+            blocked: usize::MAX,
+        }
+    }
+}
+
+/// One execution being restored: its place in the order of first lines, its newest line
+/// (the finish once there is one) and whether that is its finish.
+struct Entry {
+    seq: u64,
+    line: Line,
+    finished: bool,
+}
+
+impl Entry {
+    fn blocked(&self) -> bool {
+        self.finished && self.line.blocked
+    }
+}
+
+/// Reads a journal piece by piece (`feed` any split of its bytes, then `finish`), holding
+/// at most the records [`Keep`] allows, one line and the ids of the executions it let go:
+/// memory is bounded by the history, not the file. An execution let go stays gone: a later
+/// line of it (its finish) neither brings it back nor places it among the newest, as the
+/// whole file read at once and handed to the history would not. Lines longer than
+/// `max_line` bytes cannot be records actiond wrote and are skipped unread.
+pub struct Restorer {
+    keep: Keep,
+    max_line: usize,
+    /// The line being read, without its newline.
+    partial: Vec<u8>,
+    /// The line being read is longer than `max_line`: its bytes are dropped.
+    overlong: bool,
+    /// The first line is the end of one cut by where the reading began: it is dropped.
+    cut_first: bool,
+    /// Lines seen, the one being read excluded.
+    line_no: usize,
+    entries: std::collections::HashMap<String, Entry>,
+    /// Tracking ids by first line, oldest first, of the executions that ran and of blocked ones.
+    ran: std::collections::BTreeMap<u64, String>,
+    blocked: std::collections::BTreeMap<u64, String>,
+    next_seq: u64,
+    /// The ids of executions let go, hashed (8 bytes each, whatever the id's length): a
+    /// collision would at worst leave out one record, and the hasher's key is random, so a
+    /// file cannot be made to collide.
+    gone: std::collections::HashSet<u64>,
+    hasher: std::collections::hash_map::RandomState,
+    unreadable: usize,
+    impossible_ids: usize,
+    problems: Vec<String>,
+}
+
+impl Restorer {
+    pub fn new(keep: Keep, max_line: usize) -> Restorer {
+        Restorer {
+            keep,
+            max_line,
+            partial: Vec::new(),
+            overlong: false,
+            cut_first: false,
+            line_no: 0,
+            entries: std::collections::HashMap::new(),
+            ran: std::collections::BTreeMap::new(),
+            blocked: std::collections::BTreeMap::new(),
+            next_seq: 0,
+            gone: std::collections::HashSet::new(),
+            hasher: std::collections::hash_map::RandomState::new(),
+            unreadable: 0,
+            impossible_ids: 0,
+            problems: Vec::new(),
+        }
+    }
+
+    /// Tells the reading that it starts inside the journal: its first line is a cut one.
+    pub fn after_cut(mut self) -> Restorer {
+        self.cut_first = true;
+        self
+    }
+
+    /// Reads the next bytes of the journal.
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let (piece, ended) = match bytes.iter().position(|b| *b == b'\n') {
+                Some(i) => (&bytes[..i], Some(i + 1)),
+                None => (bytes, None),
+            };
+            if !self.overlong {
+                if self.partial.len() + piece.len() > self.max_line {
+                    self.overlong = true;
+                    self.partial = Vec::new();
+                } else {
+                    self.partial.extend_from_slice(piece);
+                }
+            }
+            let Some(next) = ended else { return };
+            bytes = &bytes[next..];
+            self.end_line(false);
+        }
+    }
+
+    /// The records, oldest first, and what could not be read. `now` is the local time
+    /// written as the finish of interrupted records.
+    pub fn finish(mut self, now: &str) -> Restore {
+        if self.overlong || !self.partial.is_empty() {
+            self.end_line(true);
+        }
+        if self.unreadable > NAMED_BAD_LINES {
+            // One line per bad line would let a file of garbage flood the journal at start.
+            self.problems.push(format!(
+                "{} more lines of {FILE} could not be read and were skipped",
+                self.unreadable - NAMED_BAD_LINES
+            ));
+        }
+        if self.impossible_ids > 0 {
+            self.problems.push(format!(
+                "{} lines of {FILE} have an impossible tracking id and were skipped",
+                self.impossible_ids
+            ));
+        }
+        let mut entries: Vec<(String, Entry)> = self.entries.into_iter().collect();
+        entries.sort_unstable_by_key(|(_, e)| e.seq);
+        let records = entries
+            .into_iter()
+            .map(|(id, e)| restored(&id, e, now))
+            .collect();
+        Restore {
+            records,
+            problems: self.problems,
+        }
+    }
+
+    /// Reads the line in `partial`; `last`: it is the journal's end, with no newline.
+    fn end_line(&mut self, last: bool) {
+        let raw = std::mem::take(&mut self.partial);
+        let overlong = std::mem::replace(&mut self.overlong, false);
+        if std::mem::take(&mut self.cut_first) {
+            return;
+        }
+        self.line_no += 1;
+        if !overlong && raw.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let parsed = if overlong {
+            None
+        } else {
+            serde_json::from_slice::<Line>(&raw)
+                .ok()
+                .filter(|l| l.v == 1)
+        };
         let Some(l) = parsed else {
-            if i == last && !ends_cleanly {
-                out.problems.push(format!(
+            if last {
+                self.problems.push(format!(
                     "the last line of {FILE} was cut off (power lost while writing?) and was skipped"
                 ));
-            } else if unreadable < NAMED_BAD_LINES {
-                out.problems.push(format!(
-                    "line {} of {FILE} could not be read and was skipped",
-                    i + 1
-                ));
-                unreadable += 1;
             } else {
-                unreadable += 1;
+                if self.unreadable < NAMED_BAD_LINES {
+                    self.problems.push(format!(
+                        "line {} of {FILE} could not be read and was skipped",
+                        self.line_no
+                    ));
+                }
+                self.unreadable += 1;
             }
-            continue;
+            return;
         };
+        self.take(l);
+    }
+
+    fn take(&mut self, l: Line) {
         let finished = l.kind == Kind::Finished;
-        match seen.get_mut(&l.id) {
-            Some(entry) if finished => *entry = (l, true),
-            Some(_) => {}
-            // A run the history let go while it ran, whose start line a compaction dropped.
-            None if l.evicted => {}
-            None => {
-                order.push(l.id.clone());
-                seen.insert(l.id.clone(), (l, finished));
+        if let Some(entry) = self.entries.get_mut(&l.id) {
+            if finished {
+                let was = entry.blocked();
+                entry.line = l;
+                entry.finished = true;
+                if entry.blocked() != was {
+                    // Its kind changed: it moves to the other kind's order, at its place.
+                    let (seq, id) = (entry.seq, entry.line.id.clone());
+                    self.order(was).remove(&seq);
+                    self.order(!was).insert(seq, id);
+                    self.trim(!was);
+                }
             }
+            return;
         }
-    }
-    if unreadable > NAMED_BAD_LINES {
-        // One line per bad line would let a file of garbage flood the journal at start.
-        out.problems.push(format!(
-            "{} more lines of {FILE} could not be read and were skipped",
-            unreadable - NAMED_BAD_LINES
-        ));
-    }
-    for id in order {
-        let Some((l, finished)) = seen.remove(&id) else {
-            continue;
+        // A run the history let go while it ran, whose start line a compaction dropped; or
+        // one this reading let go.
+        if l.evicted || self.gone.contains(&self.hasher.hash_one(&l.id)) {
+            return;
+        }
+        if TrackingId::new().push_str(&l.id).is_err() {
+            self.impossible_ids += 1;
+            return;
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let entry = Entry {
+            seq,
+            line: l,
+            finished,
         };
-        let mut tracking_id = TrackingId::new();
-        if tracking_id.push_str(&l.id).is_err() {
-            out.problems.push(format!(
-                "a record of {FILE} has an impossible tracking id and was skipped"
-            ));
-            continue;
-        }
-        let (flags, stderr, datetime_finished) = if finished {
-            let flags = Flags {
-                execution_started: l.started,
-                execution_finished: true,
-                blocked: l.blocked,
-                timed_out: l.timed_out,
-                exit_code: l.exit_code,
-            };
-            (flags, l.stderr.clone(), l.datetime_finished.clone())
+        let blocked = entry.blocked();
+        self.order(blocked).insert(seq, entry.line.id.clone());
+        self.entries.insert(entry.line.id.clone(), entry);
+        self.trim(blocked);
+    }
+
+    fn order(&mut self, blocked: bool) -> &mut std::collections::BTreeMap<u64, String> {
+        if blocked {
+            &mut self.blocked
         } else {
-            let flags = Flags {
-                execution_started: true,
-                execution_finished: true,
-                blocked: false,
-                timed_out: false,
-                exit_code: -1,
-            };
-            (flags, INTERRUPTED.to_string(), now.to_string())
-        };
-        out.records.push(Restored {
-            tracking_id,
-            binding_id: l.binding,
-            title: l.title,
-            icon: l.icon,
-            user: l.user,
-            user_class: l.user_class,
-            tags: l.tags,
-            datetime_started: l.datetime_started,
-            datetime_finished,
-            stdout: if finished { l.stdout } else { String::new() },
-            stderr,
-            flags,
-        });
+            &mut self.ran
+        }
     }
-    out
+
+    /// Lets the oldest of a kind go beyond its bound.
+    fn trim(&mut self, blocked: bool) {
+        let most = if blocked {
+            self.keep.blocked
+        } else {
+            self.keep.ran
+        };
+        while self.order(blocked).len() > most {
+            let Some((_, id)) = self.order(blocked).pop_first() else {
+                break;
+            };
+            self.entries.remove(&id);
+            let hash = self.hasher.hash_one(&id);
+            self.gone.insert(hash);
+        }
+    }
+}
+
+/// The record of a restored execution: as its finish line says, or interrupted.
+fn restored(id: &str, e: Entry, now: &str) -> Restored {
+    let Entry {
+        line: l, finished, ..
+    } = e;
+    let mut tracking_id = TrackingId::new();
+    // Checked when the execution was first seen.
+    let _ = tracking_id.push_str(id);
+    let (flags, stderr, datetime_finished) = if finished {
+        let flags = Flags {
+            execution_started: l.started,
+            execution_finished: true,
+            blocked: l.blocked,
+            timed_out: l.timed_out,
+            exit_code: l.exit_code,
+        };
+        (flags, l.stderr, l.datetime_finished)
+    } else {
+        let flags = Flags {
+            execution_started: true,
+            execution_finished: true,
+            blocked: false,
+            timed_out: false,
+            exit_code: -1,
+        };
+        (flags, INTERRUPTED.to_string(), now.to_string())
+    };
+    Restored {
+        tracking_id,
+        binding_id: l.binding,
+        title: l.title,
+        icon: l.icon,
+        user: l.user,
+        user_class: l.user_class,
+        tags: l.tags,
+        datetime_started: l.datetime_started,
+        datetime_finished,
+        stdout: if finished { l.stdout } else { String::new() },
+        stderr,
+        flags,
+    }
 }
 
 #[cfg(test)]
@@ -618,5 +827,128 @@ mod tests {
         let r = restore(&file, "now");
         assert_eq!(r.records.len(), 1);
         assert_eq!(r.problems.len(), 2);
+    }
+
+    fn ids(r: &Restore) -> Vec<&str> {
+        r.records.iter().map(|r| r.tracking_id.as_str()).collect()
+    }
+
+    /// Restores `file` fed in pieces of `piece` bytes.
+    fn in_pieces(file: &[u8], piece: usize, keep: Keep, max_line: usize) -> Restore {
+        let mut r = Restorer::new(keep, max_line);
+        for chunk in file.chunks(piece) {
+            r.feed(chunk);
+        }
+        r.finish("now")
+    }
+
+    #[test]
+    fn any_split_of_the_file_restores_the_same() {
+        let mut file = started("a");
+        file.extend(b"garbage\n\n");
+        file.extend(started("b"));
+        file.extend(finished("a", b"out", Outcome::Exited(2)));
+        file.extend(blocked("x"));
+        file.extend(&started("c")[..20]);
+        let whole = restore(&file, "now");
+        assert_eq!(ids(&whole), ["a", "b", "x"]);
+        assert_eq!(whole.problems.len(), 2, "{:?}", whole.problems);
+        for piece in 1..file.len() {
+            let r = in_pieces(&file, piece, Keep::all(), usize::MAX);
+            assert_eq!(ids(&r), ids(&whole), "pieces of {piece}");
+            assert_eq!(r.problems, whole.problems, "pieces of {piece}");
+            assert_eq!(r.records[0].stdout, "out");
+        }
+    }
+
+    #[test]
+    fn only_the_newest_of_each_kind_are_kept_and_one_let_go_stays_gone() {
+        // (lines, kept that ran, kept blocked) -> ids restored, oldest first
+        type Case = (Vec<Vec<u8>>, usize, usize, Vec<&'static str>);
+        let cases: Vec<Case> = vec![
+            (
+                vec![started("a"), started("b"), started("c")],
+                2,
+                32,
+                vec!["b", "c"],
+            ),
+            // `a` was let go when `c` came: its finish does not bring it back as the newest.
+            (
+                vec![
+                    started("a"),
+                    started("b"),
+                    started("c"),
+                    finished("a", b"", Outcome::Exited(0)),
+                ],
+                2,
+                32,
+                vec!["b", "c"],
+            ),
+            // Blocked runs never push out one that ran.
+            (
+                vec![
+                    started("a"),
+                    blocked("x"),
+                    blocked("y"),
+                    started("b"),
+                    blocked("z"),
+                ],
+                2,
+                2,
+                vec!["a", "y", "b", "z"],
+            ),
+            // A finish completes a kept start at its place.
+            (
+                vec![
+                    started("a"),
+                    started("b"),
+                    finished("a", b"", Outcome::Exited(0)),
+                    started("c"),
+                ],
+                3,
+                32,
+                vec!["a", "b", "c"],
+            ),
+        ];
+        for (i, (lines, ran, blocked, want)) in cases.into_iter().enumerate() {
+            let r = in_pieces(&lines.concat(), 7, Keep { ran, blocked }, usize::MAX);
+            assert_eq!(ids(&r), want, "case {i}");
+            assert!(r.problems.is_empty(), "case {i}: {:?}", r.problems);
+        }
+    }
+
+    #[test]
+    fn a_line_over_the_bound_is_skipped_unread_and_a_cut_first_line_dropped() {
+        let long = finished("long", &[b'x'; 4000], Outcome::Exited(0));
+        let bound = started("b").len() + 10;
+        assert!(long.len() > bound, "{}", long.len());
+        let file = [b"ut\":1}\n".to_vec(), started("a"), long, started("b")].concat();
+        let mut r = Restorer::new(Keep::all(), bound).after_cut();
+        for chunk in file.chunks(100) {
+            r.feed(chunk);
+        }
+        let r = r.finish("now");
+        assert_eq!(ids(&r), ["a", "b"]);
+        assert_eq!(
+            r.problems,
+            [format!(
+                "line 2 of {FILE} could not be read and was skipped"
+            )]
+        );
+    }
+
+    #[test]
+    fn impossible_tracking_ids_are_counted_in_one_problem() {
+        let line = String::from_utf8(started("zz")).unwrap();
+        let bad = line.replace("\"zz\"", &format!("\"{}\"", "i".repeat(65)));
+        let file = [bad.as_bytes(), bad.as_bytes(), &started("ok")].concat();
+        let r = restore(&file, "now");
+        assert_eq!(ids(&r), ["ok"]);
+        assert_eq!(
+            r.problems,
+            [format!(
+                "2 lines of {FILE} have an impossible tracking id and were skipped"
+            )]
+        );
     }
 }

@@ -61,6 +61,56 @@ fn history_read_bound(limits: &config::Limits) -> u64 {
         .clamp(MIB, 64 * MIB)
 }
 
+/// The records of the history file, read in pieces that keep only what the history will
+/// hold (`journal::Restorer`), so the memory this takes is the history's, not the file's.
+fn restore_history(store: &store::Store, limits: &config::Limits) -> journal::Restore {
+    use std::io::Read;
+    // A line holds at most both streams' output, each byte escaped to at most six (`\u0001`),
+    // and fields the config bounds.
+    let max_line =
+        (12 * limits.max_output_bytes as u64 + 256 * 1024).min(history_read_bound(limits));
+    let mut restorer = journal::Restorer::new(
+        journal::Keep::history(limits.log_history_limit),
+        usize::try_from(max_line).unwrap_or(usize::MAX),
+    );
+    let (mut tail, skipped) = match store.open_tail(journal::FILE, history_read_bound(limits)) {
+        Ok(Some(read)) => read,
+        Ok(None) => return journal::Restore::default(),
+        Err(e) => {
+            tracing::warn!("cannot read the history file ({e}); starting with an empty history");
+            // A FIFO in its place would hold the writer's open for ever: an empty file
+            // replaces it, so runs are recorded from now on.
+            if e.kind() == std::io::ErrorKind::InvalidInput
+                && let Err(e) = store.replace(journal::FILE, b"")
+            {
+                tracing::warn!("cannot replace the history file ({e})");
+            }
+            return journal::Restore::default();
+        }
+    };
+    if skipped > 0 {
+        tracing::warn!(
+            "the history file holds more than the history keeps; its oldest {skipped} bytes \
+             were not read"
+        );
+        restorer = restorer.after_cut();
+    }
+    let mut chunk = vec![0; 64 * 1024];
+    loop {
+        match tail.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => restorer.feed(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                // What was read so far is kept; the writer rewrites the file from it.
+                tracing::warn!("cannot read the rest of the history file ({e})");
+                break;
+            }
+        }
+    }
+    restorer.finish(&clock::local_datetime(std::time::SystemTime::now()))
+}
+
 /// Serves `config` on `listener` until `shutdown` resolves, then stops every running
 /// execution through the kill ladder and returns. Must run inside a tokio runtime with IO,
 /// time and signals enabled.
@@ -92,37 +142,7 @@ pub async fn run(
         api::encode_event,
     ));
     let entities = watcher::load_entities(&config, None);
-    let restored = match store.read_tail(journal::FILE, history_read_bound(limits)) {
-        Ok(Some((bytes, skipped))) => {
-            let bytes = if skipped > 0 {
-                tracing::warn!(
-                    "the history file holds more than the history keeps; its oldest {skipped} \
-                     bytes were not read"
-                );
-                // The first line read is a cut one.
-                let start = bytes
-                    .iter()
-                    .position(|b| *b == b'\n')
-                    .map_or(bytes.len(), |i| i + 1);
-                &bytes[start..]
-            } else {
-                &bytes[..]
-            };
-            journal::restore(bytes, &clock::local_datetime(std::time::SystemTime::now()))
-        }
-        Ok(None) => journal::Restore::default(),
-        Err(e) => {
-            tracing::warn!("cannot read the history file ({e}); starting with an empty history");
-            // A FIFO in its place would hold the writer's open for ever: an empty file
-            // replaces it, so runs are recorded from now on.
-            if e.kind() == std::io::ErrorKind::InvalidInput
-                && let Err(e) = store.replace(journal::FILE, b"")
-            {
-                tracing::warn!("cannot replace the history file ({e})");
-            }
-            journal::Restore::default()
-        }
-    };
+    let restored = restore_history(&store, limits);
     for p in &restored.problems {
         tracing::warn!("history: {p}");
     }

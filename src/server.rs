@@ -12,7 +12,6 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::os::fd::AsFd;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -132,24 +131,18 @@ fn share_for(
     Err(OverShare)
 }
 
-/// A connection slot for the next connection. When all are taken and a connection waits in
-/// the kernel's queue, the connection that has waited longest on its client is closed to make
-/// room (`Open::close_slowest`); when none has waited long enough, or nobody is queued, this
-/// waits for a slot and looks again now and then. `None` once the semaphore is closed.
-async fn slot(
-    slots: &Arc<Semaphore>,
-    open: &Open,
-    listener: &TcpListener,
-) -> Option<OwnedSemaphorePermit> {
+/// A connection slot for a connection already accepted when every slot was taken: the
+/// connection that has waited longest on its client is closed to make room
+/// (`Open::close_slowest`); when none has waited long enough, this waits for a slot and looks
+/// again now and then. `None` once the semaphore is closed.
+async fn slot(slots: &Arc<Semaphore>, open: &Open) -> Option<OwnedSemaphorePermit> {
     loop {
         match Arc::clone(slots).try_acquire_owned() {
             Ok(p) => return Some(p),
             Err(TryAcquireError::Closed) => return None,
             Err(TryAcquireError::NoPermits) => {}
         }
-        if queued(listener) {
-            open.close_slowest(MIN_WAIT_BEFORE_CLOSE);
-        }
+        open.close_slowest(MIN_WAIT_BEFORE_CLOSE);
         tokio::select! {
             p = Arc::clone(slots).acquire_owned() => return p.ok(),
             _ = tokio::time::sleep(RECHECK) => {}
@@ -157,12 +150,23 @@ async fn slot(
     }
 }
 
-/// Whether a connection waits in the listener's queue, asked without waiting (a `poll` with
-/// no timeout), so the service accepts nothing it has no slot for.
-fn queued(listener: &TcpListener) -> bool {
-    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-    let mut fds = [PollFd::new(listener.as_fd(), PollFlags::POLLIN)];
-    poll(&mut fds, PollTimeout::ZERO).is_ok_and(|n| n > 0)
+/// Whether a connection that came when every slot was taken is refused at once: its network
+/// holds more than an even split of the slots among the networks holding them. Such a
+/// connection is answered 429 and closed, evicting nobody, so a crowd reconnecting as fast as
+/// it is closed costs an accept and a write each, and the queue drains quickly to a newcomer
+/// from a network with fewer.
+fn beyond_fair_share(share: Option<&Share>, stream: &tokio::net::TcpStream, slots: usize) -> bool {
+    let Some(share) = share else {
+        return false;
+    };
+    let Some(fair) = share.beyond_fair(slots) else {
+        return false;
+    };
+    if let Some(more) = ratelog::REFUSED_REQUESTS.admit() {
+        debug!("refused: every slot is taken and the address holds more than {fair}{more}");
+    }
+    let _ = stream.try_write(&connection::over_fair_share(fair));
+    true
 }
 
 /// The protocol handler of every connection: HTTP/1.1, and with the `grpc` feature HTTP/2
@@ -215,10 +219,13 @@ pub async fn serve(
     let http = Arc::new(http_builder());
     tokio::pin!(shutdown);
 
+    let most = app.config().limits.max_connections;
     loop {
-        let permit = tokio::select! {
-            p = slot(&slots, &open, &listener) => match p { Some(p) => p, None => break },
-            _ = &mut shutdown => break,
+        // A free slot, or none: the next connection is then accepted anyway and judged.
+        let free = match Arc::clone(&slots).try_acquire_owned() {
+            Ok(p) => Some(p),
+            Err(TryAcquireError::Closed) => break,
+            Err(TryAcquireError::NoPermits) => None,
         };
         let (stream, peer) = tokio::select! {
             r = listener.accept() => match r {
@@ -236,6 +243,14 @@ pub async fn serve(
         let _ = stream.set_nodelay(true);
         let Ok(share) = share_for(&app, &shares, &stream, peer) else {
             continue;
+        };
+        let permit = match free {
+            Some(p) => p,
+            None if beyond_fair_share(share.as_ref(), &stream, most) => continue,
+            None => tokio::select! {
+                p = slot(&slots, &open) => match p { Some(p) => p, None => break },
+                _ = &mut shutdown => break,
+            },
         };
         let tracker = Tracker::new(app.config().limits.client_timeout);
         let registered = open.register(&tracker);

@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use super::{App, Ctx, login_gate};
 use crate::auth::Authority;
-use crate::auth::identity::Presented;
+use crate::auth::identity::{self, Network, Presented};
 use crate::config::Auth;
 use crate::engine::Error;
-use crate::events::{Cut, Refused, Reidentify, Subscription};
+use crate::events::{Cut, From, Refused, Reidentify, Subscription};
 use crate::permissions::{Caller, Decision, Provider, gate};
 use crate::protocol::{Code, ConnectError};
 
@@ -64,15 +64,28 @@ pub fn subscribe(app: &App, ctx: Ctx, presented: Presented) -> Result<Subscripti
         peer: ctx.peer,
         first: ctx.caller.clone(),
     };
+    let config = app.config();
+    // A proxy carries everyone, so it counts for no network (as for connections).
+    let from = (!identity::trusted(&config.auth.trusted_proxies, ctx.peer)).then(|| From {
+        network: Network::of(ctx.peer),
+        most: config.limits.max_event_streams_per_address,
+    });
     match app
         .engine
         .bus()
-        .subscribe_as(ctx.caller, Box::new(who), form)
+        .subscribe_as(ctx.caller, Box::new(who), form, from)
     {
         Ok(sub) => Ok(sub),
         Err(Refused::TooMany(n)) => Err(ConnectError::new(
             Code::ResourceExhausted,
             format!("{n} event streams are open, the most this service allows: try again later"),
+        )),
+        Err(Refused::TooManyFrom(n)) => Err(ConnectError::new(
+            Code::ResourceExhausted,
+            format!(
+                "your address has {n} event streams open, the most one address may \
+                 (maxEventStreamsPerAddress): close one, or try again later"
+            ),
         )),
         Err(Refused::Closed) => Err(ConnectError::new(
             Code::Unavailable,

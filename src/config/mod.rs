@@ -64,7 +64,9 @@ pub use layers::{ConfigFile, FileReader, Files, Role};
 pub use mqtt::Mqtt;
 pub use run_as::{RunAs, describe as describe_run_as};
 pub use settings::{HistorySync, Limits, Link, LogLevel, ProtocolHeader};
-pub use source::{LoadError, Loaded, MAX_CONFIG_BYTES, MAX_INCLUDE_FILES, load, locate};
+pub use source::{
+    LoadError, Loaded, MAX_CONFIG_BYTES, MAX_CONFIG_TOTAL_BYTES, MAX_INCLUDE_FILES, load, locate,
+};
 
 use actions::{ActionContext, Draft, Inherited};
 use checker::{Checker, Field, Fields, path_or};

@@ -123,6 +123,9 @@ settings_table! {
     max_connections_per_address: usize = ("maxConnectionsPerAddress", 1, 65_535, 32, ""),
     /// Event stream subscribers at once.
     max_event_subscribers: usize = ("maxEventSubscribers", 0, 4096, 64, ""),
+    /// Event stream subscribers one address may hold (an IPv6 client: its /64);
+    /// `trustedProxies` are exempt.
+    max_event_streams_per_address: usize = ("maxEventStreamsPerAddress", 1, 4096, 4, ""),
     /// Events queued per subscriber.
     event_queue_length: usize = ("eventQueueLength", 16, 65_536, 256, " events"),
     /// Records waiting to be written to the history file before starts are refused.
@@ -363,6 +366,7 @@ maxConnections: 10
 headerReadTimeout: 5
 maxConnectionsPerAddress: 3
 maxEventSubscribers: 0
+maxEventStreamsPerAddress: 2
 eventQueueLength: 16
 historyQueueLength: 32
 historySync: 2s
@@ -416,6 +420,7 @@ insecureAllowDumpActionMap: TRUE
                 client_timeout: Duration::from_secs(5),
                 max_connections_per_address: 3,
                 max_event_subscribers: 0,
+                max_event_streams_per_address: 2,
                 event_queue_length: 16,
                 history_queue_length: 32,
                 max_sessions_per_user: 3,
@@ -609,6 +614,7 @@ insecureAllowDumpActionMap: TRUE
                 client_timeout: Duration::from_secs(10),
                 max_connections_per_address: 32,
                 max_event_subscribers: 64,
+                max_event_streams_per_address: 4,
                 event_queue_length: 256,
                 history_queue_length: 256,
                 max_sessions_per_user: 10,

@@ -21,6 +21,41 @@ pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 /// An include directory may hold at most this many YAML files.
 pub const MAX_INCLUDE_FILES: usize = 256;
 
+/// The config file, its `board:` file and the files of its `overlay:` and `include:`
+/// directories hold at most this many bytes together: each file's own bound times the number
+/// of files would be a gigabyte, and every text is parsed in memory.
+pub const MAX_CONFIG_TOTAL_BYTES: u64 = 8 * 1024 * 1024;
+
+/// What is left of [`MAX_CONFIG_TOTAL_BYTES`] while one config and its files are read.
+struct Budget(std::cell::Cell<u64>);
+
+impl Budget {
+    fn new() -> Budget {
+        Budget(std::cell::Cell::new(MAX_CONFIG_TOTAL_BYTES))
+    }
+
+    /// The text of the regular file `path`, within its own bound and what is left of the
+    /// total, which it then takes its share of.
+    fn read(&self, path: &Path) -> Result<String, String> {
+        let left = self.0.get();
+        let text = files::read_text(path, MAX_CONFIG_BYTES.min(left)).map_err(|e| match e {
+            files::ReadError::TooLarge { .. } if left < MAX_CONFIG_BYTES => over_total(path),
+            e => format!("cannot read {}: {e}", path.display()),
+        })?;
+        self.0.set(left - text.len() as u64);
+        Ok(text)
+    }
+}
+
+fn over_total(path: &Path) -> String {
+    format!(
+        "cannot read {}: the config and the files it reads (board, overlay and include files) \
+         would hold more than {} MiB together, the most actiond reads",
+        path.display(),
+        MAX_CONFIG_TOTAL_BYTES / (1024 * 1024)
+    )
+}
+
 /// The embedded default config: a few harmless demo actions, so that a first
 /// `cargo run` shows something useful.
 const DEFAULT_CONFIG: &str = include_str!("default.yaml");
@@ -115,9 +150,14 @@ pub fn load(source: &Source) -> Result<Loaded, LoadError> {
         }
     };
     let env = |name: &str| std::env::var(name).ok();
+    let budget = Budget::new();
+    // The main file is within MAX_CONFIG_BYTES, less than the total.
+    budget
+        .0
+        .set(MAX_CONFIG_TOTAL_BYTES.saturating_sub(text.len() as u64));
     let files = Files {
-        dir: &read_include_dir,
-        file: &read_layer_file,
+        dir: &|dir: &Path| read_include_dir(dir, &budget),
+        file: &|path: &Path| budget.read(path),
     };
     match parse_with_files(&text, source.clone(), base_dir, &env, &files) {
         Ok((mut config, mut warnings)) => {
@@ -140,16 +180,10 @@ pub fn load(source: &Source) -> Result<Loaded, LoadError> {
     }
 }
 
-/// The text of the `board:` file (a regular file, within `MAX_CONFIG_BYTES`).
-fn read_layer_file(path: &Path) -> Result<String, String> {
-    files::read_text(path, MAX_CONFIG_BYTES)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
 /// Every `*.yml` / `*.yaml` file directly in `dir`, sorted by file name, with its text; at
-/// most `MAX_INCLUDE_FILES` of them, each within `MAX_CONFIG_BYTES`; `None` when `dir` does not
-/// exist.
-fn read_include_dir(dir: &Path) -> Result<Option<Vec<(String, String)>>, String> {
+/// most `MAX_INCLUDE_FILES` of them, each within `MAX_CONFIG_BYTES` and all within what is left
+/// of the `budget`; `None` when `dir` does not exist.
+fn read_include_dir(dir: &Path, budget: &Budget) -> Result<Option<Vec<(String, String)>>, String> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -181,12 +215,7 @@ fn read_include_dir(dir: &Path) -> Result<Option<Vec<(String, String)>>, String>
     names.sort();
     names
         .into_iter()
-        .map(|name| {
-            let path = dir.join(&name);
-            files::read_text(&path, MAX_CONFIG_BYTES)
-                .map(|text| (name, text))
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))
-        })
+        .map(|name| budget.read(&dir.join(&name)).map(|text| (name, text)))
         .collect::<Result<_, _>>()
         .map(Some)
 }
@@ -356,6 +385,47 @@ mod tests {
             errors[0]
                 .message
                 .contains("cannot read the include directory")
+        );
+    }
+
+    /// YAML of exactly `len` bytes: `head`, then comment lines.
+    fn padded(head: &str, len: usize) -> String {
+        let mut text = head.to_string();
+        while text.len() < len {
+            let line = (len - text.len()).min(100);
+            text.push('#');
+            text.push_str(&"x".repeat(line.saturating_sub(2)));
+            text.push('\n');
+            text.truncate(len);
+        }
+        text
+    }
+
+    #[test]
+    fn the_config_and_its_includes_are_read_up_to_a_total_and_refused_beyond() {
+        let scratch = Scratch::new("total");
+        let main = "include: config.d\nactions:\n  - {title: Main, shell: echo m}\n";
+        let path = scratch.write("config.yaml", main);
+        let each = MAX_CONFIG_BYTES as usize;
+        let rest = MAX_CONFIG_TOTAL_BYTES as usize - main.len() - each;
+        let first = padded("actions:\n  - {title: A, shell: echo a}\n", each);
+        scratch.write("config.d/00-a.yaml", &first);
+        let second = padded("actions:\n  - {title: B, shell: echo b}\n", rest);
+        scratch.write("config.d/10-b.yaml", &second);
+        // At the bound: every file is read.
+        let loaded = load(&Source::File(path.clone())).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(loaded.config.actions.len(), 3);
+        // One byte more, and the file that brings it is refused, naming the total.
+        scratch.write("config.d/10-b.yaml", &padded(&second, rest + 1));
+        let Err(LoadError::Invalid { errors, .. }) = load(&Source::File(path)) else {
+            panic!("a config over the total is an error");
+        };
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].message.contains("10-b.yaml")
+                && errors[0].message.contains("more than 8 MiB together"),
+            "{}",
+            errors[0].message
         );
     }
 }

@@ -8,7 +8,10 @@
 //!   dropped, so an answer nobody reads cannot hold memory or a connection slot;
 //! - when every slot is taken and a connection waits to be accepted, the connection that has
 //!   waited longest on its client (for its request, or to take its answer) is closed
-//!   (`Open`), so clients slow to send or to read cannot keep out one that is quick;
+//!   (`Open`), so clients slow to send or to read cannot keep out one that is quick; but a
+//!   newcomer whose address holds more than an even split of the slots among the addresses
+//!   holding them is refused at once (429) instead, closing nobody, so a crowd that reconnects
+//!   as fast as it is closed drains from the kernel's queue quickly (`Share::beyond_fair`);
 //! - one address holds at most `maxConnectionsPerAddress` of the `maxConnections` slots
 //!   (an IPv6 client by its /64, since one host has a whole /64 to choose from);
 //!   `trustedProxies` are exempt, since a proxy carries everyone.
@@ -375,6 +378,20 @@ impl Shares {
     }
 }
 
+impl Share {
+    /// When every one of `slots` is taken: the even split of them among the networks holding
+    /// them, if this share's network holds more than that (this connection included).
+    pub fn beyond_fair(&self, slots: usize) -> Option<usize> {
+        let held = self
+            .shares
+            .held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let fair = (slots / held.len().max(1)).max(1);
+        (held.get(&self.holder).copied().unwrap_or(0) > fair).then_some(fair)
+    }
+}
+
 impl Drop for Share {
     fn drop(&mut self) {
         let mut held = self
@@ -462,19 +479,34 @@ impl Drop for Registered {
     }
 }
 
-/// The answer to a connection beyond its address's share, written before it is closed.
-pub fn over_share(most: usize) -> Vec<u8> {
-    let body = format!(
-        "{{\"code\":\"resource_exhausted\",\"message\":\"your address holds {most} connections \
-         to this service already, the most one address may (maxConnectionsPerAddress): close \
-         some and try again\",\"details\":[]}}"
-    );
+/// The answer to a connection that came when every slot was taken, from an address holding
+/// more than `fair` of them; written before it is closed.
+pub fn over_fair_share(fair: usize) -> Vec<u8> {
+    canned_429(&format!(
+        "every connection slot of this service is taken and your address holds more than \
+         {fair}, its even share of them (maxConnections split among the addresses holding \
+         them): close some, or try again later"
+    ))
+}
+
+/// A 429 with a Connect error body saying `message` (JSON-safe text), closing the connection.
+fn canned_429(message: &str) -> Vec<u8> {
+    let body =
+        format!("{{\"code\":\"resource_exhausted\",\"message\":\"{message}\",\"details\":[]}}");
     format!(
         "HTTP/1.1 429 Too Many Requests\r\nconnection: close\r\ncontent-type: application/json\r\n\
          content-length: {}\r\n\r\n{body}",
         body.len()
     )
     .into_bytes()
+}
+
+/// The answer to a connection beyond its address's share, written before it is closed.
+pub fn over_share(most: usize) -> Vec<u8> {
+    canned_429(&format!(
+        "your address holds {most} connections to this service already, the most one address \
+         may (maxConnectionsPerAddress): close some and try again"
+    ))
 }
 
 #[cfg(test)]

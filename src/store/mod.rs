@@ -47,13 +47,14 @@ impl Store {
         }
     }
 
-    /// The last `max` bytes at most of a file of the state directory, with the count of bytes
-    /// before them left unread; `Ok(None)` when there is no directory or no file.
-    pub fn read_tail(&self, name: &str, max: u64) -> io::Result<Option<(Vec<u8>, u64)>> {
+    /// The last `max` bytes at most of a file of the state directory, as a reader, with the
+    /// count of bytes before them left unread; `Ok(None)` when there is no directory or no
+    /// file.
+    pub fn open_tail(&self, name: &str, max: u64) -> io::Result<Option<(io::Take<File>, u64)>> {
         let Some(dir) = &self.dir else {
             return Ok(None);
         };
-        match files::read_tail(&dir.join(name), max) {
+        match files::open_tail(&dir.join(name), max) {
             Ok(read) => Ok(Some(read)),
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e.into()),
@@ -153,10 +154,10 @@ mod tests {
             Some(&b"two"[..])
         );
         assert!(store.read("x.json", 2).is_err(), "over the bound");
-        assert_eq!(
-            store.read_tail("x.json", 2).unwrap(),
-            Some((b"wo".to_vec(), 1))
-        );
+        let (mut tail, skipped) = store.open_tail("x.json", 2).unwrap().unwrap();
+        let mut end = Vec::new();
+        io::Read::read_to_end(&mut tail, &mut end).unwrap();
+        assert_eq!((end, skipped), (b"wo".to_vec(), 1));
         let mode = fs::metadata(dir.join("state/x.json"))
             .unwrap()
             .permissions()
@@ -171,6 +172,6 @@ mod tests {
         let store = Store::new(None);
         store.replace("x", b"y").unwrap();
         assert_eq!(store.read("x", 10).unwrap(), None);
-        assert_eq!(store.read_tail("x", 10).unwrap(), None);
+        assert!(store.open_tail("x", 10).unwrap().is_none());
     }
 }

@@ -359,6 +359,42 @@ fn streams_beyond_max_event_subscribers_are_refused_until_one_closes() {
     }
 }
 
+#[test]
+fn one_address_holds_at_most_four_streams_and_others_still_get_theirs() {
+    let mut config = config_with(vec![]);
+    // Loopback is a trusted proxy by default, which carries everyone and counts for no one.
+    config["trustedProxies"] = json!([]);
+    let server = Server::start(config);
+    let ip = |last: u8| std::net::IpAddr::from([127, 0, 0, last]);
+    let open_from = |last: u8| {
+        let sock = client::connect_from(server.addr, ip(last)).expect("connect");
+        let stream = EventStream::start(sock, &subscribe());
+        stream.assert_stream_head();
+        stream
+    };
+    // The default maxEventStreamsPerAddress is 4, of maxEventSubscribers' 64.
+    let held: Vec<EventStream> = (0..4).map(|_| open_from(2)).collect();
+    let resp = client::send_from(
+        server.addr,
+        ip(2),
+        &subscribe().header("Connect-Timeout-Ms", "3000"),
+    );
+    let message = assert_refused_in_stream(&resp, "resource_exhausted");
+    assert!(
+        message.contains("4 event streams") && message.contains("maxEventStreamsPerAddress"),
+        "{message}"
+    );
+    // Another address still gets its stream, and is refused only past its own four.
+    let _others: Vec<EventStream> = (0..4).map(|_| open_from(3)).collect();
+    let resp = client::send_from(
+        server.addr,
+        ip(3),
+        &subscribe().header("Connect-Timeout-Ms", "3000"),
+    );
+    assert_refused_in_stream(&resp, "resource_exhausted");
+    drop(held);
+}
+
 // ---------------------------------------------------------------------------------------
 // Slow subscribers
 

@@ -75,3 +75,87 @@ fn memory_stays_flat_over_thousands_of_runs_once_the_history_is_full() {
     assert!(logs["logs"].as_array().is_some_and(|l| !l.is_empty()));
     assert!(zombie_children(pid).is_empty(), "zombies left behind");
 }
+
+/// Records in the generated history file: about 60 MB, under the 64 MiB the service reads.
+const RECORDS: usize = 100_000;
+/// The peak resident set allowed while such a file is read: the history's 200 records and a
+/// piece of the file, not the file (a debug build idles at about 10 MiB).
+const LOAD_PEAK_KIB: u64 = 24 * 1024;
+
+/// One line of the history file as actiond writes it (README, "what is written to disk").
+fn history_line(id: &str, kind: &str, stdout: &str) -> String {
+    let mut line = json!({
+        "v": 1, "kind": kind, "id": id, "binding": "hello", "title": "Hello", "icon": "",
+        "user": "guest", "userClass": "guest", "tags": [],
+        "datetimeStarted": "2026-01-01 00:00:00",
+    });
+    if kind == "finished" {
+        line["datetimeFinished"] = json!("2026-01-01 00:00:01");
+        line["stdout"] = json!(stdout);
+        line["started"] = json!(true);
+    }
+    let mut text = line.to_string();
+    text.push('\n');
+    text
+}
+
+#[test]
+fn a_large_history_file_loads_in_the_memory_of_the_history_not_of_the_file() {
+    let state = crate::harness::TempDir::new();
+    let output = "x".repeat(380);
+    let mut file = String::with_capacity(RECORDS * 700);
+    // An old run that is still running when the file ends, long let go by the history.
+    file.push_str(&history_line("old-running", "started", ""));
+    for i in 0..RECORDS {
+        file.push_str(&history_line(&format!("r{i}"), "finished", &output));
+    }
+    // The last run was running when the service died; the old one finishes late, and stays
+    // let go rather than coming back as the newest.
+    file.push_str(&history_line("cut", "started", ""));
+    file.push_str(&history_line("old-running", "finished", "late"));
+    let size_kib = file.len() as u64 / 1024;
+    std::fs::write(state.path().join("history.jsonl"), &file).unwrap();
+    drop(file);
+
+    let mut config = config_with(vec![
+        json!({"id": "hello", "title": "Hello", "shell": "echo hello"}),
+    ]);
+    config["stateDirectory"] = json!(state.path().to_str().unwrap());
+    config["logHistoryPageSize"] = json!(1000);
+    let server = Server::start(config);
+    let logs = server.ok("GetLogs", json!({"startOffset": 0}));
+    let peak = vm_kib(server.pid(), "VmHWM");
+    eprintln!("history file {size_kib} KiB, {RECORDS} records: peak RSS {peak} KiB");
+
+    let entries = logs["logs"].as_array().expect("logs");
+    let ids: Vec<&str> = entries
+        .iter()
+        .map(|e| e["executionTrackingId"].as_str().unwrap())
+        .collect();
+    // logHistoryLimit is 200: the newest 200, newest first.
+    assert_eq!(ids.len(), 200, "{logs}");
+    assert_eq!(ids[0], "cut");
+    assert_eq!(
+        entries[0]["exitCode"], -1,
+        "the unfinished run is interrupted"
+    );
+    let newest: Vec<String> = (RECORDS - 199..RECORDS)
+        .rev()
+        .map(|i| format!("r{i}"))
+        .collect();
+    assert_eq!(
+        ids[1..],
+        newest.iter().map(String::as_str).collect::<Vec<_>>()[..]
+    );
+    assert_eq!(entries[1]["stdout"], output.as_str());
+    // All of it is read (the service reads at most the last 64 MiB), yet it is many times
+    // what the reading may take.
+    assert!(
+        (2 * LOAD_PEAK_KIB..64 * 1024).contains(&size_kib),
+        "the file is {size_kib} KiB"
+    );
+    assert!(
+        peak <= LOAD_PEAK_KIB,
+        "reading a {size_kib} KiB history peaked at {peak} KiB, over {LOAD_PEAK_KIB} KiB"
+    );
+}
