@@ -14,9 +14,11 @@
 //! caller whose groups changed keeps the stream, and the next event is decided for the caller
 //! as they are now.
 //!
-//! One network (an IPv4 address, an IPv6 /64, as the connection share counts them) holds at
-//! most a given number of the subscribers, so a few addresses cannot take every stream; a
-//! subscriber that comes through a trusted proxy counts for no network.
+//! One address holds at most a given number of the subscribers, so a few addresses cannot take
+//! every stream; a subscriber that comes through a trusted proxy counts for none. An IPv6
+//! client can take any address of its /64, so a /64 (as the connection share counts it) also
+//! holds at most a quarter of all the places, and never less than one address's share: a
+//! household whose phones share one IPv6 prefix is not held to one address's few streams.
 //!
 //! The bus does not know the wire format: the API layer gives it an encoder when it is
 //! built, and each subscriber says which of the encoder's forms it takes (the API's codecs);
@@ -31,6 +33,7 @@
 //! behind.
 
 use std::collections::BTreeSet;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -80,7 +83,7 @@ pub enum Cut {
 
 struct Subscriber {
     caller: Caller,
-    network: Option<Network>,
+    from: Option<(IpAddr, Network)>,
     /// `None` for a caller that cannot change (the unit tests' subscribers).
     who: Option<Box<dyn Reidentify>>,
     /// The bus's `generation` when `caller` was last identified.
@@ -142,16 +145,24 @@ impl Subscription {
 pub enum Refused {
     /// Every one of this many places is taken.
     TooMany(usize),
-    /// The subscriber's network holds this many subscriptions already, its most.
+    /// The subscriber's address holds this many subscriptions already, its most.
     TooManyFrom(usize),
+    /// The subscriber's IPv6 /64 holds this many subscriptions already, its most.
+    TooManyFromNetwork(usize),
     Closed,
 }
 
-/// Where a subscriber comes from, and how many subscribers its network may hold.
+/// Where a subscriber comes from, and how many subscribers its address may hold.
 #[derive(Debug, Clone, Copy)]
 pub struct From {
-    pub network: Network,
+    pub address: IpAddr,
     pub most: usize,
+}
+
+/// How many subscribers one network (an IPv6 /64; an IPv4 address is its own) may hold when
+/// one address may hold `most` of the `places`: a quarter of the places, at least `most`.
+fn network_share(most: usize, places: usize) -> usize {
+    (places / 4).max(most)
 }
 
 /// At most this many distinct binding ids wait in an `ActionWatch`; one more, and it says
@@ -294,20 +305,23 @@ impl Bus {
         if subs.len() >= self.max_subscribers {
             return Err(Refused::TooMany(self.max_subscribers));
         }
-        if let Some(from) = from {
-            let held = subs
-                .iter()
-                .filter(|s| s.network == Some(from.network))
-                .count();
-            if held >= from.most {
-                return Err(Refused::TooManyFrom(from.most));
+        let from = from.map(|f| (f, Network::of(f.address)));
+        if let Some((f, network)) = from {
+            let same = |s: &&Subscriber| s.from.is_some_and(|(a, _)| a == f.address);
+            if subs.iter().filter(same).count() >= f.most {
+                return Err(Refused::TooManyFrom(f.most));
+            }
+            let most = network_share(f.most, self.max_subscribers);
+            let near = |s: &&Subscriber| s.from.is_some_and(|(_, n)| n == network);
+            if subs.iter().filter(near).count() >= most {
+                return Err(Refused::TooManyFromNetwork(most));
             }
         }
         let (tx, rx) = mpsc::channel(self.queue_length);
         let cut = Arc::new(Mutex::new(None));
         subs.push(Subscriber {
             caller,
-            network: from.map(|f| f.network),
+            from: from.map(|(f, network)| (f.address, network)),
             who,
             checked: self.generation.load(Ordering::SeqCst),
             form,
@@ -593,7 +607,7 @@ mod tests {
         let bus = Bus::new(8, 8, encode);
         let from = |ip: &str| {
             Some(From {
-                network: Network::of(ip.parse().unwrap()),
+                address: ip.parse().unwrap(),
                 most: 2,
             })
         };
@@ -606,11 +620,35 @@ mod tests {
         let _proxied = bus
             .subscribe_as(Caller::guest(), Box::new(Nobody), 0, None)
             .unwrap();
-        // An IPv6 client is counted by its /64.
+        // An IPv6 address holds its share; its /64 holds a quarter of the places (2 of 8),
+        // never less than one address's share.
         let _v6 = sub("fd00::1").unwrap();
         let _v6b = sub("fd00::2").unwrap();
-        assert_eq!(sub("fd00::3").err(), Some(Refused::TooManyFrom(2)));
+        assert_eq!(sub("fd00::3").err(), Some(Refused::TooManyFromNetwork(2)));
         drop(first);
         assert!(sub("10.0.0.1").is_ok(), "a place given back is taken again");
+    }
+
+    #[test]
+    fn the_phones_of_one_ipv6_prefix_share_a_quarter_of_the_places() {
+        let bus = Bus::new(64, 8, encode);
+        let sub = |ip: String| {
+            let from = From {
+                address: ip.parse().unwrap(),
+                most: 4,
+            };
+            bus.subscribe_as(Caller::guest(), Box::new(Nobody), 0, Some(from))
+        };
+        // Eight phones of one /64, two pages each: 16 streams, a quarter of 64.
+        let held: Vec<_> = (1..=8)
+            .flat_map(|n| [sub(format!("2001:db8::{n}")), sub(format!("2001:db8::{n}"))])
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(held.len(), 16);
+        let refused = sub("2001:db8::99".into()).err();
+        assert_eq!(refused, Some(Refused::TooManyFromNetwork(16)));
+        // Another prefix, and an IPv4 address, are not held back by it.
+        assert!(sub("2001:db8:1::1".into()).is_ok());
+        assert!(sub("192.0.2.1".into()).is_ok());
     }
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::{App, Ctx, login_gate};
 use crate::auth::Authority;
-use crate::auth::identity::{self, Network, Presented};
+use crate::auth::identity::{self, Presented};
 use crate::config::Auth;
 use crate::engine::Error;
 use crate::events::{Cut, From, Refused, Reidentify, Subscription};
@@ -67,7 +67,7 @@ pub fn subscribe(app: &App, ctx: Ctx, presented: Presented) -> Result<Subscripti
     let config = app.config();
     // A proxy carries everyone, so it counts for no network (as for connections).
     let from = (!identity::trusted(&config.auth.trusted_proxies, ctx.peer)).then(|| From {
-        network: Network::of(ctx.peer),
+        address: ctx.peer,
         most: config.limits.max_event_streams_per_address,
     });
     match app
@@ -85,6 +85,13 @@ pub fn subscribe(app: &App, ctx: Ctx, presented: Presented) -> Result<Subscripti
             format!(
                 "your address has {n} event streams open, the most one address may \
                  (maxEventStreamsPerAddress): close one, or try again later"
+            ),
+        )),
+        Err(Refused::TooManyFromNetwork(n)) => Err(ConnectError::new(
+            Code::ResourceExhausted,
+            format!(
+                "your IPv6 network (its /64) has {n} event streams open, the most one network \
+                 may (a quarter of all): close one, or try again later"
             ),
         )),
         Err(Refused::Closed) => Err(ConnectError::new(
