@@ -172,3 +172,132 @@ impl Observer for Watch<'_> {
         self.send(exec, chunks);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The life of a run whose program does not exist: the spawn fails before any process is
+    //! made (`spawn::resolve`), so the whole life runs in-process, against a history file in
+    //! a directory of the test's own, with an idle reaper.
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::config::{Source, parse};
+    use crate::engine::StartRequest;
+    use crate::entities::EntitySet;
+    use crate::events::Bus;
+    use crate::executor::Reaper;
+    use crate::permissions::{Caller, Provider};
+    use crate::store::Store;
+
+    const CONFIG: &str = "
+defaultPermissions: {view: true, exec: true, logs: true, kill: true}
+actions:
+  - {id: missing, title: Missing, exec: [actiond-lifecycle-test-no-such-program],
+     maxRate: [{limit: 1, duration: 1h}]}
+";
+
+    fn engine(dir: Option<PathBuf>) -> Arc<Engine> {
+        let config = parse(CONFIG, Source::Embedded, "/".into(), &|_| None)
+            .unwrap_or_else(|(e, _)| panic!("{e:?}"))
+            .0;
+        let bus = Arc::new(Bus::new(8, 64, crate::api::dto::encode_event));
+        Engine::new(
+            Arc::new(config),
+            EntitySet::default(),
+            Arc::new(Reaper::default()),
+            bus,
+            &Store::new(dir),
+            Vec::new(),
+        )
+    }
+
+    fn caller() -> Caller {
+        Caller {
+            username: "alice".into(),
+            usergroup: "admins".into(),
+            provider: Provider::Local,
+            sid: None,
+        }
+    }
+
+    fn press(engine: &Arc<Engine>) -> Arc<Execution> {
+        let req = StartRequest {
+            binding_id: "missing".into(),
+            ..StartRequest::default()
+        };
+        engine.start(req, &caller()).expect("admitted")
+    }
+
+    fn state_dir() -> PathBuf {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("actiond-lifecycle-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// The lines of the history file that mention `id`.
+    fn lines_of(dir: &std::path::Path, id: &str) -> Vec<String> {
+        std::fs::read_to_string(dir.join(crate::journal::FILE))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains(id))
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn each_step_of_a_life_waits_for_its_record_on_disk() {
+        let dir = state_dir();
+        let engine = engine(Some(dir.clone()));
+        let exec = press(&engine);
+        let id = exec.tracking_id.to_string();
+        // Queued by the start path, acted on by nobody yet: the life waits for the disk.
+        assert!(!exec.phase().is_finished());
+        exec.recorded().await;
+        assert_eq!(
+            lines_of(&dir, &id).len(),
+            1,
+            "the start line is on disk first"
+        );
+        exec.wait().await;
+        assert_eq!(lines_of(&dir, &id).len(), 2, "then the finish line");
+        let flags = exec.snapshot().flags;
+        assert!(flags.execution_finished && !flags.execution_started && !flags.blocked);
+        assert_eq!(flags.exit_code, -1);
+        assert_eq!(engine.counts(), (1, 0), "no longer running once shown");
+        assert_eq!(engine.history_file().unwrap().waiting, 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_blocked_run_has_one_record_and_shows_once_it_is_on_disk() {
+        let dir = state_dir();
+        let engine = engine(Some(dir.clone()));
+        press(&engine).wait().await;
+        // maxRate: one start an hour.
+        let blocked = press(&engine);
+        // Concluded at once, shown only once its record is on disk.
+        assert!(!blocked.phase().is_finished());
+        blocked.wait().await;
+        let id = blocked.tracking_id.to_string();
+        assert_eq!(lines_of(&dir, &id).len(), 1, "its one line");
+        assert!(blocked.snapshot().flags.blocked);
+        assert_eq!(engine.counts(), (2, 0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn without_a_state_directory_a_life_runs_through_without_waiting() {
+        let engine = engine(None);
+        let exec = press(&engine);
+        exec.wait().await;
+        assert_eq!(exec.snapshot().flags.exit_code, -1);
+        assert!(engine.history_file().is_none());
+        let blocked = press(&engine);
+        blocked.wait().await;
+        assert!(blocked.snapshot().flags.blocked);
+    }
+}
