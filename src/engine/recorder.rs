@@ -53,6 +53,11 @@ pub struct Line {
 pub struct Durable(Option<oneshot::Receiver<()>>);
 
 impl Durable {
+    /// Whether the record is durable already: there is no history file.
+    pub fn is_durable(&self) -> bool {
+        self.0.is_none()
+    }
+
     /// Resolves once the record is on disk (and fsynced, per the sync level); false when it
     /// never will be (the journal's thread is gone), and then nothing may act on it.
     pub async fn wait(self, recorder: &Recorder) -> bool {
