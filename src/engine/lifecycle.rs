@@ -279,9 +279,9 @@ actions:
         // Queued by the start path, acted on by nobody yet: the life waits for the disk.
         assert!(!exec.phase().is_finished());
         exec.recorded().await;
-        assert_eq!(
-            lines_of(&dir, &id).len(),
-            1,
+        // (The finish may follow at once: the spawn fails and the writer runs on its own.)
+        assert!(
+            !lines_of(&dir, &id).is_empty(),
             "the start line is on disk first"
         );
         exec.wait().await;
