@@ -41,8 +41,7 @@ use bytes::Bytes;
 use tokio::sync::Notify;
 use tokio::sync::mpsc::{self, error::TrySendError};
 
-use crate::auth::identity::Network;
-use crate::config::{Action, Auth};
+use crate::config::{Action, Auth, Network};
 use crate::execution::Snapshot;
 use crate::permissions::{Caller, Decision, Verb, decide};
 

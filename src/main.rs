@@ -213,7 +213,7 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
     let address = listen.unwrap_or_else(|| config.listen_address.clone());
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        // The blocking pool starts processes (executor::launch). Four spawns under way keep
+        // The blocking pool starts processes (executor::run). Four spawns under way keep
         // a small board's cores busy; each thread costs stack and a malloc arena.
         .max_blocking_threads(4)
         .build()

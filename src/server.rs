@@ -318,24 +318,17 @@ async fn handle(app: &App, peer: SocketAddr, tracker: &Tracker, req: Request<Inc
         refused(parts.uri.path(), None, peer, &e);
         return refuse(body, &e).await;
     }
-    if let Route::Call(op) = route
-        && op.streaming()
-    {
-        return stream(app, &parts, body, peer).await;
+    match route {
+        Route::Call(op) if op.streaming() => stream(app, &parts, body, peer).await,
+        Route::Call(op) => call(app, op, &parts, body, peer).await,
+        // Every answer but a unary call's is decided without the body. Read it anyway
+        // (within the body limit) before answering: a client still sending when hyper
+        // closes the connection sees EPIPE instead of our answer.
+        route => match body.drain().await {
+            Ok(()) => answer(app, route, &parts, peer).await,
+            Err(late) => error(&late),
+        },
     }
-    // Every answer but a unary call's is decided without the body. Read it anyway (within
-    // the body limit) before answering: a client still sending when hyper closes the
-    // connection sees EPIPE instead of our answer.
-    if !matches!(route, Route::Call(op) if !op.streaming()) {
-        if let Err(late) = body.drain().await {
-            return error(&late);
-        }
-        return answer(app, route, &parts, peer).await;
-    }
-    let Route::Call(op) = route else {
-        unreachable!("checked above")
-    };
-    call(app, op, &parts, body, peer).await
 }
 
 /// Logs a refused API request at DEBUG, within the rate limit of such lines: what was asked

@@ -67,27 +67,7 @@ impl Presented {
     }
 }
 
-/// The network a client address stands for, wherever clients are counted (their share of the
-/// connections, their failed logins): an IPv4 address alone, an IPv6 address by its /64,
-/// since one host picks any address of its /64 (a phone has several at once); an IPv4-mapped
-/// IPv6 address as the IPv4 address it carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Network {
-    V4(u32),
-    V6(u64),
-}
-
-impl Network {
-    pub fn of(ip: IpAddr) -> Network {
-        match ip {
-            IpAddr::V4(v4) => Network::V4(v4.into()),
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => Network::V4(v4.into()),
-                None => Network::V6((u128::from(v6) >> 64) as u64),
-            },
-        }
-    }
-}
+pub use crate::config::Network;
 
 /// Why a request was refused before any operation ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,6 @@
 //! Network addresses as a config writes them: the `host:port` of a listener, and `Cidr`, an
-//! IP network (`10.0.0.0/8`, `::1`) such as `trustedProxies` lists. The text is parsed once,
+//! IP network (`10.0.0.0/8`, `::1`) such as `trustedProxies` lists, and `Network`, what a
+//! client's address counts as wherever clients are counted. The text is parsed once,
 //! at load; a request only asks a parsed `Cidr` whether it holds an address. Pure: no
 //! sockets, no name lookups.
 
@@ -7,6 +8,28 @@ use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// Checks `host:port` (`[v6]:port` for IPv6); the host is an IP address or a host name.
+/// The network a client address stands for, wherever clients are counted (their share of the
+/// connections and event streams, their failed logins): an IPv4 address alone, an IPv6 address by its /64,
+/// since one host picks any address of its /64 (a phone has several at once); an IPv4-mapped
+/// IPv6 address as the IPv4 address it carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Network {
+    V4(u32),
+    V6(u64),
+}
+
+impl Network {
+    pub fn of(ip: IpAddr) -> Network {
+        match ip {
+            IpAddr::V4(v4) => Network::V4(v4.into()),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => Network::V4(v4.into()),
+                None => Network::V6((u128::from(v6) >> 64) as u64),
+            },
+        }
+    }
+}
+
 pub fn check_host_port(address: &str) -> Result<(), String> {
     let port = if let Some(rest) = address.strip_prefix('[') {
         let (host, port) = rest

@@ -1,12 +1,12 @@
-//! Recording: which records the engine writes to the history file, and what it does once
-//! each is on disk. A run's start line is queued when it is admitted; only once it is on
-//! disk is the run launched and announced (so a run that exists is never forgotten by a
-//! crash), and StartAction answers. Its finish line is queued when its process is gone;
-//! only once it is on disk does the run show as finished to anyone: waiters, ExecutionStatus,
-//! GetLogs, the `executionFinished` event, MQTT. A blocked run has one line, its finish.
+//! Recording: the records the engine writes to the history file, and the wait for each to be
+//! on disk. `record` queues a line and gives back a [`Durable`], which the execution's life
+//! (`lifecycle`) awaits before it acts on the line: a run is launched and announced only once
+//! its start line is on disk (so a run that exists is never forgotten by a crash), and shows
+//! as finished only once its finish line is. A blocked run has one line, its finish. The
+//! journal's thread only completes what an execution awaits: it acts on nothing itself.
 //!
-//! Without a state directory a record is "on disk" at once: `record` hands it straight back
-//! and the engine acts on it in the same call, so nothing waits and nothing is queued.
+//! Without a state directory a record is "on disk" at once: its `Durable` is ready, so
+//! nothing waits and nothing is queued.
 //!
 //! It bounds what waits for the disk: a start is refused when `historyQueueLength` records
 //! already wait (storage is slower than the work), or while the file cannot be written (a
@@ -20,42 +20,54 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use tokio::sync::mpsc;
+use tokio::sync::oneshot;
 use tracing::warn;
 
 use super::Error;
 use crate::config::{Config, HistorySync};
 use crate::execution::Execution;
-use crate::executor::Plan;
 use crate::history::History;
 use crate::journal;
 use crate::store::{self, Journal, Store};
 
-/// What a started run needs once its start line is on disk: the plan of its process, and
-/// the password values to redact from its output events.
-pub struct Launch {
-    pub plan: Plan,
-    pub secrets: Vec<String>,
-}
-
 /// What a record is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// A run's start: launch it.
-    Started(Box<Launch>),
-    /// A run's end, after it ran this long (if it ran): show it. `evicted`: the history
-    /// had let the run go by then.
-    Finished {
-        ran: Option<Duration>,
-        evicted: bool,
-    },
+    /// A run's start.
+    Started,
+    /// A run's end. `evicted`: the history had let the run go by then.
+    Finished { evicted: bool },
     /// A blocked run, which starts and ends in one record.
     Blocked,
 }
 
-/// One record on its way to the history file.
+/// One record on its way to the history file, and whom to tell once it is on disk.
 pub struct Line {
-    pub exec: Arc<Execution>,
-    pub kind: Kind,
+    exec: Arc<Execution>,
+    kind: Kind,
+    durable: oneshot::Sender<()>,
+}
+
+/// A record's wait for the disk, which its execution awaits before it acts on the record.
+#[must_use = "a record is acted on only once it is durable"]
+pub struct Durable(Option<oneshot::Receiver<()>>);
+
+impl Durable {
+    /// Whether the record is durable already: there is no history file.
+    pub fn is_durable(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// Resolves once the record is on disk (and fsynced, per the sync level); false when it
+    /// never will be (the journal's thread is gone), and then nothing may act on it.
+    pub async fn wait(self, recorder: &Recorder) -> bool {
+        let Some(on_disk) = self.0 else {
+            return true;
+        };
+        let durable = on_disk.await.is_ok();
+        recorder.waiting.fetch_sub(1, Ordering::SeqCst);
+        durable
+    }
 }
 
 impl store::Record for Line {
@@ -64,7 +76,7 @@ impl store::Record for Line {
     fn encode(&self, out: &mut Vec<u8>) {
         let binding = &self.exec.binding_id;
         match self.kind {
-            Kind::Started(_) => journal::write_started(out, &self.exec.snapshot(), binding),
+            Kind::Started => journal::write_started(out, &self.exec.snapshot(), binding),
             Kind::Finished { evicted: true, .. } => {
                 journal::write_finished_evicted(out, &self.exec.final_snapshot(), binding)
             }
@@ -75,13 +87,10 @@ impl store::Record for Line {
     }
 }
 
-/// Batches of records that are on disk, from the journal's thread to the engine.
-pub type OnDisk = mpsc::UnboundedReceiver<Vec<Line>>;
-
 /// The history file of one engine, or nothing when the history is kept in memory only.
 pub struct Recorder {
     journal: Option<Journal<Line>>,
-    /// Records handed to the journal and not yet back from it.
+    /// Records handed to the journal whose execution has not yet seen them on disk.
     waiting: AtomicUsize,
     /// Lines appended since the file was last compacted (about: a compaction leaves about
     /// one line per record of the history).
@@ -100,9 +109,8 @@ fn sync_of(config: &Config) -> store::Sync {
 impl Recorder {
     /// Starts the history file of `store` with the records of `history` as its content (a
     /// torn last line of the previous file must not stay, or the next line would be glued to
-    /// it), or keeps everything in memory without a state directory. The receiver gets the
-    /// records once they are on disk.
-    pub fn open(store: &Store, history: &History, config: &Config) -> (Recorder, Option<OnDisk>) {
+    /// it), or keeps everything in memory without a state directory.
+    pub fn open(store: &Store, history: &History, config: &Config) -> Recorder {
         let limit = Arc::new(AtomicUsize::new(config.limits.log_history_limit));
         let mut initial = Vec::new();
         for e in history.newest_first().collect::<Vec<_>>().into_iter().rev() {
@@ -113,7 +121,6 @@ impl Recorder {
                 journal::write_started(&mut initial, &s, &e.binding_id);
             }
         }
-        let (tx, rx) = mpsc::unbounded_channel();
         let compact_limit = Arc::clone(&limit);
         let options = store::Options {
             initial,
@@ -121,43 +128,44 @@ impl Recorder {
             compact: Box::new(move |bytes: &[u8]| {
                 journal::compact(bytes, compact_limit.load(Ordering::Relaxed))
             }),
-            // The engine may be gone at shutdown; then nobody waits for these.
-            written: Box::new(move |lines: Vec<Line>| {
-                let _ = tx.send(lines);
+            // The journal's thread only wakes the executions that wait for these (in the
+            // order they were queued); one gone at shutdown waits for nothing.
+            written: Box::new(|lines: Vec<Line>| {
+                for line in lines {
+                    let _ = line.durable.send(());
+                }
             }),
         };
         let journal = store.journal(journal::FILE, options);
-        let on_disk = journal.is_some().then_some(rx);
-        let recorder = Recorder {
+        Recorder {
             journal,
             waiting: AtomicUsize::new(0),
             lines: AtomicUsize::new(history.len()),
             limit,
-        };
-        (recorder, on_disk)
+        }
     }
 
-    /// Hands a record to the history file. Without one, hands it straight back: the caller
-    /// acts on it at once.
-    #[must_use = "a record handed back must be acted on now"]
-    pub fn record(&self, line: Line) -> Option<Line> {
+    /// Queues the record of `kind` for `exec` now, in the order of the calls; the history
+    /// file's line is encoded from `exec` as it is when the writer takes it. Without a file,
+    /// the record is durable at once.
+    pub fn record(&self, exec: Arc<Execution>, kind: Kind) -> Durable {
         let Some(journal) = &self.journal else {
-            return Some(line);
+            return Durable(None);
         };
+        let (durable, on_disk) = oneshot::channel();
         self.waiting.fetch_add(1, Ordering::SeqCst);
-        journal.append(line);
+        journal.append(Line {
+            exec,
+            kind,
+            durable,
+        });
         // One compaction per `logHistoryLimit` runs (two lines each), never one per run.
         let limit = self.limit.load(Ordering::Relaxed);
         if self.lines.fetch_add(1, Ordering::SeqCst) + 1 > 2 * limit {
             self.lines.store(limit, Ordering::SeqCst);
             journal.compact();
         }
-        None
-    }
-
-    /// Counts records back from the journal.
-    pub fn back(&self, n: usize) {
-        self.waiting.fetch_sub(n, Ordering::SeqCst);
+        Durable(Some(on_disk))
     }
 
     /// Whether a start may queue a record now: not while the file cannot be written, nor

@@ -141,3 +141,103 @@ async fn gone_within(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The ladder against real processes, each the leader of a group of its own, reaped by a
+    //! thread of the test (as the reaper would): a process counts as gone only once reaped.
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::process::{Command, ExitStatus, Stdio};
+    use std::thread::JoinHandle;
+
+    use super::*;
+
+    /// Starts `script` under `sh -c` as a group leader marked with a tracking id of its own,
+    /// and waits until it printed its first line (its traps are set by then).
+    fn group(script: &str) -> (Target, JoinHandle<ExitStatus>) {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tracking_id = format!("ladder-test-{}-{n}", std::process::id());
+        let mut child = Command::new("/bin/sh")
+            .args(["-c", script])
+            .env("ACTIOND_TRACKING_ID", &tracking_id)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .expect("sh starts");
+        let mut ready = String::new();
+        BufReader::new(child.stdout.take().expect("piped"))
+            .read_line(&mut ready)
+            .expect("reads");
+        assert_eq!(ready.trim(), "ready");
+        let target = Target {
+            pgid: child.id() as i32,
+            tracking_id,
+            cgroup: None,
+        };
+        (
+            target,
+            std::thread::spawn(move || child.wait().expect("waits")),
+        )
+    }
+
+    #[tokio::test]
+    async fn a_group_that_ends_on_sigterm_stops_at_the_first_rung() {
+        let (target, reaped) = group("echo ready; exec sleep 100");
+        assert_eq!(
+            terminate(target.clone(), Duration::from_secs(30)).await,
+            Stop::Term
+        );
+        assert_eq!(
+            reaped.join().unwrap().signal(),
+            Some(Signal::SIGTERM as i32)
+        );
+        assert!(group_gone(target.pgid));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_group_that_ignores_sigterm_gets_sigkill_after_exactly_the_grace() {
+        let (target, reaped) = group("trap '' TERM; echo ready; exec sleep 100");
+        let grace = Duration::from_secs(7);
+        let begun = Instant::now();
+        assert_eq!(terminate(target.clone(), grace).await, Stop::Kill);
+        // The virtual clock: the grace was waited in full, and not a poll more.
+        let took = begun.elapsed();
+        assert!(
+            took >= grace && took < grace + POLL + AFTER_KILL,
+            "{took:?}"
+        );
+        assert_eq!(
+            reaped.join().unwrap().signal(),
+            Some(Signal::SIGKILL as i32)
+        );
+        assert!(group_gone(target.pgid));
+    }
+
+    #[tokio::test]
+    async fn a_stopped_group_is_continued_so_that_it_can_handle_sigterm() {
+        let (target, reaped) = group("echo ready; exec sleep 100");
+        killpg(Pid::from_raw(target.pgid), Signal::SIGSTOP).unwrap();
+        let stat = format!("/proc/{}/stat", target.pgid);
+        while !std::fs::read_to_string(&stat).unwrap().contains(") T ") {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(terminate(target, Duration::from_secs(30)).await, Stop::Term);
+        assert_eq!(
+            reaped.join().unwrap().signal(),
+            Some(Signal::SIGTERM as i32)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_group_already_gone_is_not_signalled() {
+        let (target, reaped) = group("echo ready");
+        assert!(reaped.join().unwrap().success());
+        assert_eq!(
+            terminate(target, Duration::from_secs(30)).await,
+            Stop::AlreadyGone
+        );
+    }
+}

@@ -3,12 +3,12 @@
 //! `Plan` is the pure description of one run (argv, environment, directory, timeout), built
 //! from an action and the execution's context. `launch` spawns the plan as the leader of a
 //! new process group with stdin from /dev/null and two pipes (`spawn`: one `clone`, a few
-//! system calls of ours in the child, one `execve`), then hands it to one supervising
-//! task that owns the process until the end: it reads both pipes into the record's bounded
+//! system calls of ours in the child, one `execve`), then supervises it until the end, in
+//! the task of the execution that awaits it: it reads both pipes into the record's bounded
 //! captures, waits for the leader's exit status (from its pidfd, or from the reaper),
 //! enforces the timeout and kill requests through the one kill ladder, applies the 250 ms
-//! rule for backgrounded children, and concludes the record (the engine shows the end once
-//! it is recorded). In cgroup mode (`cgroup`) each execution also gets a cgroup of its own,
+//! rule for backgrounded children, and returns how the run ended (the engine concludes the
+//! record and shows the end once it is recorded). In cgroup mode (`cgroup`) each execution also gets a cgroup of its own,
 //! which its process enters before it runs the command, so the ladder reaches what left the
 //! process group. The executor knows nothing of actiond's users, HTTP or YAML; of system
 //! users only the ids a command runs as (`runActionsAs`, resolved by the config).
@@ -244,16 +244,14 @@ fn with_user<'a>(
     std::borrow::Cow::Owned(all)
 }
 
-/// Hears what an execution produces while its supervising task runs: every read from its
-/// pipes, then its end (the record's final state is concluded by then, and the engine shows
-/// it). The engine publishes events from it.
-pub trait Observer: Send + 'static {
+/// Hears what an execution produces while it is supervised: every read from its pipes. The
+/// engine publishes events from it.
+pub trait Observer: Send {
     fn output(&mut self, exec: &Execution, stderr: bool, data: &[u8]);
-    fn done(self: Box<Self>, exec: &Execution);
 }
 
-/// Starts `plan` for `exec` and supervises it on its own task. A spawn failure concludes the
-/// record (`SpawnFailed`).
+/// Starts `plan` for `exec` and supervises it until it ends: how it did, `SpawnFailed` when
+/// it could not start.
 ///
 /// Under load the spawn runs on tokio's blocking pool. posix_spawn's vfork holds the calling
 /// thread until the child has exec'd, a fraction of a millisecond on an idle machine and
@@ -267,19 +265,20 @@ pub trait Observer: Send + 'static {
 /// of the event loop to every run, for nothing in return.
 /// The record counts as running from here on: a kill requested before the process exists
 /// is kept by the record and carried out as soon as supervision starts.
-pub fn launch(plan: Plan, exec: Arc<Execution>, reaper: &Arc<Reaper>, observer: Box<dyn Observer>) {
-    let grace_secs = plan.grace.as_secs();
+pub async fn run(
+    plan: Plan,
+    exec: &Execution,
+    reaper: &Arc<Reaper>,
+    observer: &mut dyn Observer,
+) -> Outcome {
     exec.set_running();
-    if reaper.is_idle() || one_core() {
-        let started = start(plan, reaper);
-        tokio::spawn(run(exec, Ok(started), grace_secs, observer));
-        return;
-    }
-    let reaper = Arc::clone(reaper);
-    tokio::spawn(async move {
-        let started = tokio::task::spawn_blocking(move || start(plan, &reaper)).await;
-        run(exec, started, grace_secs, observer).await;
-    });
+    let started = if reaper.is_idle() || one_core() {
+        Ok(start(plan, reaper))
+    } else {
+        let reaper = Arc::clone(reaper);
+        tokio::task::spawn_blocking(move || start(plan, &reaper)).await
+    };
+    supervised(exec, started, observer).await
 }
 
 /// Whether the service may run on one CPU only (its affinity mask, or its cgroup's CPU
@@ -301,13 +300,12 @@ fn start(plan: Plan, reaper: &Reaper) -> Started {
     (plan, spawned)
 }
 
-/// Supervises a started process to its end, or records why it did not start.
-async fn run(
-    exec: Arc<Execution>,
+/// Supervises a started process to its end, or says why it did not start.
+async fn supervised(
+    exec: &Execution,
     started: Result<Started, tokio::task::JoinError>,
-    grace_secs: u64,
-    mut observer: Box<dyn Observer>,
-) {
+    observer: &mut dyn Observer,
+) -> Outcome {
     let (plan, mut spawned) = match started {
         Ok((plan, Ok(spawned))) => (plan, spawned),
         Ok((plan, Err(e))) => {
@@ -316,25 +314,17 @@ async fn run(
             } else {
                 format!("{}: {e}", plan.program)
             };
-            exec.conclude(Outcome::SpawnFailed(what), grace_secs);
-            observer.done(&exec);
-            return;
+            return Outcome::SpawnFailed(what);
         }
         // The closure cannot panic short of a bug.
-        Err(_) => {
-            let what = "the spawning thread failed".to_string();
-            exec.conclude(Outcome::SpawnFailed(what), grace_secs);
-            observer.done(&exec);
-            return;
-        }
+        Err(_) => return Outcome::SpawnFailed("the spawning thread failed".to_string()),
     };
     let cgroup = spawned.cgroup.take();
-    let outcome = supervise(&exec, spawned, &plan, observer.as_mut()).await;
+    let outcome = supervise(exec, spawned, &plan, observer).await;
     if let Some(run) = cgroup {
         cgroup::release(run);
     }
-    exec.conclude(outcome, grace_secs);
-    observer.done(&exec);
+    outcome
 }
 
 type Ladder = Pin<Box<dyn Future<Output = Stop> + Send>>;

@@ -720,3 +720,6 @@ fn log_entities(setup: &Setup, entities: &[Entity], node: &Node) {
         "MQTT entities"
     );
 }
+
+#[cfg(test)]
+mod tests;
