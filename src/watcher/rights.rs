@@ -375,6 +375,14 @@ fn dumps(old: &Config, new: &Config) -> Option<Gain> {
     (!on.is_empty()).then(|| gain("callers of the API", on.join(", ")))
 }
 
+/// The entries of `list` that `had` did not list, as they are written.
+fn newly_listed<T: PartialEq + std::fmt::Display>(had: &[T], list: &[T]) -> Vec<String> {
+    list.iter()
+        .filter(|x| !had.contains(x))
+        .map(ToString::to_string)
+        .collect()
+}
+
 /// Web pages (`allowedOrigins`) and host names (`allowedHosts`) newly let through.
 fn reach(old: &Config, new: &Config) -> Vec<Gain> {
     let (o, n) = (&old.allowed, &new.allowed);
@@ -383,12 +391,11 @@ fn reach(old: &Config, new: &Config) -> Vec<Gain> {
         (Origins::Any, _) | (_, Origins::Own) => None,
         (_, Origins::Any) => Some("every web page".to_string()),
         (before, Origins::Listed(list)) => {
-            let had = |x| matches!(before, Origins::Listed(l) if l.contains(x));
-            let gained: Vec<String> = list
-                .iter()
-                .filter(|x| !had(x))
-                .map(ToString::to_string)
-                .collect();
+            let had = match before {
+                Origins::Listed(l) => l.as_slice(),
+                _ => &[],
+            };
+            let gained = newly_listed(had, list);
             (!gained.is_empty()).then(|| format!("web pages of {}", named(&gained)))
         }
     };
@@ -402,12 +409,11 @@ fn reach(old: &Config, new: &Config) -> Vec<Gain> {
         (Hosts::Any, _) | (_, Hosts::Own) => None,
         (_, Hosts::Any) => Some("requests for any host name".to_string()),
         (before, Hosts::Listed(list)) => {
-            let had = |x| matches!(before, Hosts::Listed(l) if l.contains(x));
-            let gained: Vec<String> = list
-                .iter()
-                .filter(|x| !had(x))
-                .map(ToString::to_string)
-                .collect();
+            let had = match before {
+                Hosts::Listed(l) => l.as_slice(),
+                _ => &[],
+            };
+            let gained = newly_listed(had, list);
             (!gained.is_empty()).then(|| format!("requests for {}", named(&gained)))
         }
     };
