@@ -14,9 +14,10 @@
 //! Pure: two configs in, the gains out. An action that is new has no "before": only that
 //! guests or every logged-in user may run it is listed; a removed right is not a gain.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-use crate::config::{Cidr, Config, PlainGet};
+use crate::arguments::{ArgType, Argument};
+use crate::config::{Action, Cidr, Config, PlainGet, ProtocolHeader};
 use crate::origin::{Hosts, Origins};
 use crate::permissions::{Caller, Decision, Provider, Verb, decide, effective_policy};
 
@@ -148,6 +149,11 @@ fn everyone(old: &Config, new: &Config) -> Vec<Who> {
 
 /// `ids` in words, at most `NAMED` of them: `a, b, c and 12 more`.
 fn named<T: AsRef<str>>(ids: &[T]) -> String {
+    named_in(ids, ", ")
+}
+
+/// `items` joined by `sep`, at most `NAMED` of them, the rest counted.
+fn named_in<T: AsRef<str>>(ids: &[T], sep: &str) -> String {
     let shown: Vec<&str> = ids.iter().take(NAMED).map(AsRef::as_ref).collect();
     let more = ids.len().saturating_sub(NAMED);
     let tail = if more > 0 {
@@ -155,7 +161,41 @@ fn named<T: AsRef<str>>(ids: &[T]) -> String {
     } else {
         String::new()
     };
-    format!("{}{tail}", shown.join(", "))
+    format!("{}{tail}", shown.join(sep))
+}
+
+/// A reload refused because the new config would fall back to the allow-all defaults: it
+/// writes neither `defaultPermissions` nor any `accessControlLists`, while the config in force
+/// wrote one of them. That is what a config written in steps looks like before its access
+/// rules arrive (they often come last), and what a bad merge leaves; applied, everyone could
+/// run everything. A config that means it says so by writing `defaultPermissions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FallsOpen;
+
+impl std::fmt::Display for FallsOpen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            "it has neither defaultPermissions nor any accessControlLists, so everyone could              do everything, while the config in force has them (a file still being written?);              to mean it, write defaultPermissions (e.g. {view: true, exec: true, logs: true,              kill: true})",
+        )
+    }
+}
+
+impl std::error::Error for FallsOpen {}
+
+/// Whether `new` may replace `old` without falling back to the allow-all defaults.
+pub fn falls_open(old: &Config, new: &Config) -> Result<(), FallsOpen> {
+    let ruled =
+        |c: &Config| c.auth.default_permissions_written || !c.auth.access_control_lists.is_empty();
+    if ruled(old) && !ruled(new) {
+        return Err(FallsOpen);
+    }
+    Ok(())
+}
+
+/// The actions of `config` by id: a reload of thousands of actions compares them in linear
+/// time.
+fn by_id(config: &Config) -> HashMap<&str, &Action> {
+    config.actions.iter().map(|a| (a.id.as_str(), a)).collect()
 }
 
 /// What `new` allows that `old` did not, per caller, in the order callers were listed, then
@@ -177,10 +217,11 @@ pub fn gains(old: &Config, new: &Config) -> Vec<Gain> {
 /// What the permission function allows under `new` and did not under `old`, per caller.
 fn permission_gains(old: &Config, new: &Config) -> Vec<Gain> {
     const VERBS: [Verb; 4] = [Verb::View, Verb::Exec, Verb::Logs, Verb::Kill];
+    let old_actions = by_id(old);
     let mut out = Vec::new();
     for who in everyone(old, new) {
         let c = &who.after;
-        let had = |action: &crate::config::Action, verb| {
+        let had = |action: &Action, verb| {
             who.before
                 .as_ref()
                 .is_some_and(|b| decide(&old.auth, b, action, verb) == Decision::Allow)
@@ -189,7 +230,7 @@ fn permission_gains(old: &Config, new: &Config) -> Vec<Gain> {
         let mut by_verb: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
         let mut new_runs = Vec::new();
         for action in &new.actions {
-            let Some(before) = old.actions.iter().find(|a| a.id == action.id) else {
+            let Some(before) = old_actions.get(action.id.as_str()) else {
                 if who.broad && decide(&new.auth, c, action, Verb::Exec) == Decision::Allow {
                     new_runs.push(action.id.as_str());
                 }
@@ -243,6 +284,9 @@ fn permission_gains(old: &Config, new: &Config) -> Vec<Gain> {
 fn trust(old: &Config, new: &Config) -> Vec<Gain> {
     let mut out = Vec::new();
     out.extend(headers(old, new));
+    out.extend(proxies(old, new));
+    out.extend(protocol_header(old, new));
+    out.extend(arguments(old, new));
     out.extend(logins(old, new));
     out.extend(plain_gets(old, new));
     out.extend(dumps(old, new));
@@ -274,18 +318,158 @@ fn headers(old: &Config, new: &Config) -> Option<Gain> {
     };
     let renamed = o.http_header_username != n.http_header_username
         || o.http_header_usergroup != n.http_header_usergroup;
-    let nets: Vec<String> = n
-        .trusted_proxies
-        .iter()
-        .filter(|c| renamed || !o.trusted_proxies.iter().any(|p| c.within(p)))
-        .map(Cidr::to_string)
-        .collect();
+    let nets = newly_trusted(old, new, renamed);
     (!nets.is_empty()).then(|| {
         gain(
             format!("clients at {}", named(&nets)),
             format!("any user and group they name in the {headers} (trustedProxies)"),
         )
     })
+}
+
+/// Networks newly trusted as proxies, with or without header auth: a proxy carries
+/// everyone, so its clients count against no per-address share of connections or event
+/// streams.
+fn proxies(old: &Config, new: &Config) -> Option<Gain> {
+    let nets = newly_trusted(old, new, false);
+    (!nets.is_empty()).then(|| {
+        gain(
+            format!("clients at {}", named(&nets)),
+            "no per-address share of connections and event streams (trustedProxies)",
+        )
+    })
+}
+
+/// The networks of `new`'s `trustedProxies` not within one of `old`'s (all of them when
+/// `all`).
+fn newly_trusted(old: &Config, new: &Config, all: bool) -> Vec<String> {
+    let (o, n) = (&old.auth, &new.auth);
+    n.trusted_proxies
+        .iter()
+        .filter(|c| all || !o.trusted_proxies.iter().any(|p| c.within(p)))
+        .map(Cidr::to_string)
+        .collect()
+}
+
+/// `connectProtocolHeader: optional` turned on: Connect calls without the header are
+/// served, which the rule kept out (a form of any web page among them).
+fn protocol_header(old: &Config, new: &Config) -> Option<Gain> {
+    let opened = old.connect_protocol_header == ProtocolHeader::Required
+        && new.connect_protocol_header == ProtocolHeader::Optional;
+    opened.then(|| {
+        gain(
+            "callers that send no Connect-Protocol-Version header",
+            "Connect calls without it (connectProtocolHeader: optional)",
+        )
+    })
+}
+
+/// Arguments of an action both configs have that now accept values they refused: choices
+/// removed or added to, or a type that is not within the one before.
+fn arguments(old: &Config, new: &Config) -> Option<Gain> {
+    let old_actions = by_id(old);
+    let mut widened = Vec::new();
+    for action in &new.actions {
+        let Some(before) = old_actions.get(action.id.as_str()) else {
+            continue;
+        };
+        for arg in &action.arguments {
+            let Some(was) = before.arguments.iter().find(|a| a.name == arg.name) else {
+                continue;
+            };
+            if let Some(what) = argument_gain(was, arg) {
+                widened.push(format!("{} of {}: {what}", arg.name, action.id));
+            }
+        }
+    }
+    (!widened.is_empty()).then(|| {
+        gain(
+            "whoever may start these actions",
+            format!(
+                "argument values refused before: {}",
+                named_in(&widened, "; ")
+            ),
+        )
+    })
+}
+
+/// Whether `arg`'s values are limited to its choices (choices win over the type, but for
+/// the types that are about choices).
+fn by_choices(arg: &Argument) -> bool {
+    !arg.choices.is_empty()
+        && !matches!(
+            arg.rule,
+            ArgType::Checkbox | ArgType::Checklist | ArgType::ChoiceOnly
+        )
+}
+
+/// What an argument accepts under `new` and did not under `old`, in words.
+fn argument_gain(old: &Argument, new: &Argument) -> Option<String> {
+    let values =
+        |a: &Argument| -> Vec<String> { a.choices.iter().map(|c| c.value.clone()).collect() };
+    let (had, has) = (values(old), values(new));
+    match (
+        by_choices(old) || old.rule == ArgType::ChoiceOnly,
+        by_choices(new) || new.rule == ArgType::ChoiceOnly,
+    ) {
+        (true, true) => {
+            let more: Vec<&String> = has.iter().filter(|v| !had.contains(v)).collect();
+            (!more.is_empty()).then(|| {
+                format!(
+                    "the new choices {}",
+                    named(&more.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>())
+                )
+            })
+        }
+        (true, false) => Some(format!(
+            "any {} value (its choices removed)",
+            type_name(&new.rule)
+        )),
+        (false, true) => {
+            // Choices replace the type: those the type refused are new.
+            let more: Vec<String> = has
+                .iter()
+                .filter(|v| old.rule.check(v, &[]).is_err())
+                .map(|v| format!("{v:?}"))
+                .collect();
+            (!more.is_empty()).then(|| format!("the choices {} its type refused", named(&more)))
+        }
+        (false, false) => (!within(&new.rule, &old.rule)).then(|| {
+            format!(
+                "type {} (was {})",
+                type_name(&new.rule),
+                type_name(&old.rule)
+            )
+        }),
+    }
+}
+
+fn type_name(rule: &ArgType) -> &str {
+    match rule.name() {
+        "" => "ascii",
+        name => name,
+    }
+}
+
+/// Whether every value of type `narrow` is one of type `wide` too, as far as this table
+/// knows; any other change of type counts as a widening.
+fn within(narrow: &ArgType, wide: &ArgType) -> bool {
+    use ArgType::*;
+    let ascii = |t: &ArgType| matches!(t, Untyped | Ascii);
+    // Any text, quoted; the very dangerous one is substituted as it is.
+    let any = |t: &ArgType| matches!(t, Password | RawStringMultiline);
+    if narrow == wide || (ascii(narrow) && ascii(wide)) {
+        return true;
+    }
+    match wide {
+        VeryDangerousRawString => true,
+        w if any(w) => !matches!(narrow, VeryDangerousRawString),
+        AsciiIdentifier => ascii(narrow) || matches!(narrow, Int),
+        AsciiSentence | UnicodeIdentifier => {
+            ascii(narrow) || matches!(narrow, Int | AsciiIdentifier)
+        }
+        _ => false,
+    }
 }
 
 /// Local users who may now log in, or log in with another password.
@@ -315,12 +499,8 @@ fn logins(old: &Config, new: &Config) -> Vec<Gain> {
 
 /// Actions any web page, or whoever has a new link key, may now start by a plain GET.
 fn plain_gets(old: &Config, new: &Config) -> Vec<Gain> {
-    let before = |id: &str| {
-        old.actions
-            .iter()
-            .find(|a| a.id == id)
-            .map(|a| a.plain_get.clone())
-    };
+    let old_actions = by_id(old);
+    let before = |id: &str| old_actions.get(id).map(|a| a.plain_get.clone());
     let (mut any_page, mut keyed) = (Vec::new(), Vec::new());
     for a in &new.actions {
         let was = before(&a.id);
@@ -562,7 +742,9 @@ actions:
                 with("authHttpHeaderUsername: X-User\ntrustedProxies: [10.0.0.0/8, 0.0.0.0/0]"),
                 vec![(
                     "clients at 0.0.0.0/0",
-                    "any user and group they name in the header X-User (trustedProxies)".into(),
+                    "any user and group they name in the header X-User (trustedProxies); no \
+                     per-address share of connections and event streams (trustedProxies)"
+                        .into(),
                 )],
             ),
             // Narrowed, or a network within one trusted before: nothing.
@@ -571,12 +753,37 @@ actions:
                 with("authHttpHeaderUsername: X-User\ntrustedProxies: [10.1.0.0/16]"),
                 vec![],
             ),
-            // Proxies widened with no header auth: nobody can name a caller.
+            // Proxies widened with no header auth: nobody can name a caller, but every
+            // client is out of the per-address shares.
             (
                 with("trustedProxies: [10.0.0.0/8]"),
-                with("trustedProxies: [0.0.0.0/0]"),
-                vec![],
+                with("trustedProxies: [0.0.0.0/0, ::/0]"),
+                vec![(
+                    "clients at 0.0.0.0/0, ::/0",
+                    "no per-address share of connections and event streams (trustedProxies)".into(),
+                )],
             ),
+            // With header auth: both, in one line.
+            (
+                with("authHttpHeaderUsername: X-User"),
+                with("authHttpHeaderUsername: X-User\ntrustedProxies: [127.0.0.1/8, 192.0.2.0/24]"),
+                vec![(
+                    "clients at 192.0.2.0/24",
+                    "any user and group they name in the header X-User (trustedProxies); no \
+                     per-address share of connections and event streams (trustedProxies)"
+                        .into(),
+                )],
+            ),
+            // The Connect header made optional, and back.
+            (
+                base.into(),
+                with("connectProtocolHeader: optional"),
+                vec![(
+                    "callers that send no Connect-Protocol-Version header",
+                    "Connect calls without it (connectProtocolHeader: optional)".into(),
+                )],
+            ),
+            (with("connectProtocolHeader: optional"), base.into(), vec![]),
             // A password hash replaced.
             (
                 base.into(),
@@ -703,6 +910,95 @@ actions:
                 expected.iter().map(|(w, x)| (*w, x.as_str())).collect();
             assert_eq!(got, expected, "case {i}");
         }
+    }
+
+    /// An argument's values widened: choices removed or added to, a type loosened; each
+    /// named with its action. Narrowing is no gain.
+    #[test]
+    fn the_table_of_argument_gains() {
+        let config_with = |arg: &str| {
+            config(&format!(
+                "actions:\n  - {{id: ping, title: Ping, shell: 'ping {{{{ host }}}}', \
+                 arguments: [{{name: host, {arg}}}]}}\n"
+            ))
+        };
+        let choices = "choices: [{value: a}, {value: b}]";
+        let cases: &[(&str, &str, Option<&str>)] = &[
+            (choices, choices, None),
+            (
+                choices,
+                "type: ascii_identifier",
+                Some("host of ping: any ascii_identifier value (its choices removed)"),
+            ),
+            (
+                choices,
+                "choices: [{value: a}, {value: b}, {value: c}]",
+                Some("host of ping: the new choices \"c\""),
+            ),
+            (choices, "choices: [{value: a}]", None),
+            ("type: ascii_identifier", "type: int", None),
+            (
+                "type: int",
+                "type: ascii_identifier",
+                Some("host of ping: type ascii_identifier (was int)"),
+            ),
+            (
+                "type: ascii_identifier",
+                "type: very_dangerous_raw_string",
+                Some("host of ping: type very_dangerous_raw_string (was ascii_identifier)"),
+            ),
+            (
+                "type: ascii_identifier",
+                "type: email",
+                Some("host of ping: type email (was ascii_identifier)"),
+            ),
+            ("type: ascii_sentence", "type: ascii_identifier", None),
+            ("type: raw_string_multiline", "type: int", None),
+            (
+                "type: int",
+                "type: int, choices: [{value: '1'}, {value: 'x y'}]",
+                Some("host of ping: the choices \"x y\" its type refused"),
+            ),
+        ];
+        for (i, (old, new, want)) in cases.iter().enumerate() {
+            let got = gains(&config_with(old), &config_with(new));
+            let got: Vec<(&str, &str)> = got
+                .iter()
+                .map(|g| (g.who.as_str(), g.what.as_str()))
+                .collect();
+            let want = want.map(|w| format!("argument values refused before: {w}"));
+            let want: Vec<(&str, &str)> = want
+                .iter()
+                .map(|w| ("whoever may start these actions", w.as_str()))
+                .collect();
+            assert_eq!(got, want, "case {i}: {old} -> {new}");
+        }
+    }
+
+    /// A reload to the allow-all defaults from a config with rules is refused, unless the
+    /// new config writes `defaultPermissions` itself.
+    #[test]
+    fn falling_back_to_the_allow_all_defaults_is_refused_unless_written() {
+        let acl_only = "accessControlLists: [{name: a, matchUsergroups: [x]}]\n";
+        let defaults_only = "defaultPermissions: {exec: false}\n";
+        let all_written = "defaultPermissions: {view: true, exec: true, logs: true, kill: true}\n";
+        let cases: &[(&str, &str, bool)] = &[
+            (LOCKED, HALF, false),
+            (acl_only, "", false),
+            (defaults_only, "", false),
+            (defaults_only, "defaultPermissions:\n", false),
+            (LOCKED, all_written, true),
+            (LOCKED, acl_only, true),
+            (LOCKED, defaults_only, true),
+            ("", "", true),
+            (HALF, "", true),
+            (HALF, LOCKED, true),
+        ];
+        for (i, (old, new, ok)) in cases.iter().enumerate() {
+            let got = falls_open(&config(old), &config(new));
+            assert_eq!(got.is_ok(), *ok, "case {i}: {old:?} -> {new:?}");
+        }
+        assert!(FallsOpen.to_string().contains("write defaultPermissions"));
     }
 
     #[test]
