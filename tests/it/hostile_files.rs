@@ -201,7 +201,9 @@ fn a_fifo_as_config_or_include_is_refused_on_reload_and_at_start() {
     assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
 }
 
-/// The locked config: guests may view and read logs; only admins may run `reboot`.
+/// The locked config: guests may view and read logs; only admins may run `reboot`, through
+/// an ACL added to every action (an action that named the ACL would be disabled, not opened,
+/// by a config that lost it; this one falls open without its rules, as the tester's did).
 fn locked() -> Value {
     json!({
         "killGracePeriod": 1,
@@ -209,9 +211,9 @@ fn locked() -> Value {
         "authLocalUsers": {"enabled": true, "users": [
             {"username": "alice", "usergroup": "admins", "password": phc("alice pw")}]},
         "accessControlLists": [{"name": "admin", "matchUsergroups": ["admins"],
+                                "addToEveryAction": true,
                                 "permissions": {"exec": true, "kill": true}}],
-        "actions": [{"id": "reboot", "title": "Reboot", "shell": "echo rebooted",
-                     "acls": ["admin"]}],
+        "actions": [{"id": "reboot", "title": "Reboot", "shell": "echo rebooted"}],
     })
 }
 
