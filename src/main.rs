@@ -242,6 +242,11 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
             .await
             .map_err(|e| e.to_string())
     });
+    // Executions are stopped and recorded by now. What may still run on the blocking pool
+    // is a config being loaded or a file being read for a reload that will never apply:
+    // dropping the runtime would wait for it (a config of thousands of actions takes
+    // seconds on a small board), and a stop must be prompt.
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -250,6 +255,9 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
         }
     }
 }
+
+/// How long a stop waits for work left on the blocking pool (see `serve`).
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Connections beyond `maxConnections` wait in the kernel's queue; tokio's default of 128
 /// would make a larger burst drop its connects and retry.

@@ -7,15 +7,20 @@
 //! the files read the same twice, `CONFIRM` apart (a writer inotify does not see, or one that
 //! writes in steps, such as `>` then `>>`, is waited out). The config (with its board and
 //! includes) and the entity files settle apart (`settle`), so files that keep changing hold
-//! back only their own group, and `CAP` after its first change a group is applied as it
-//! reads then, with a warning that names why. The creation of the config
+//! back only their own group. The entity files are applied at the latest `CAP` after their
+//! first change, as they read then, with a warning that names why; the config never is: while
+//! a writer holds it open or it keeps changing it waits, and says at warn level, at growing
+//! intervals, what it waits for. The creation of the config
 //! file or of an include (an empty file whose text is yet to come) is no change (the creation
 //! of a config directory is: its files are read once it is watched), and an empty
 //! config file is never applied. A changed config is then parsed and validated in full and
 //! swapped in whole unless an error refuses it (an error confined to one action only disables
 //! that action, as at start, and the log names it; a refused file keeps the old config, and
-//! the log says why), then announced with `configChanged`; a reload that gives someone a right
-//! they did not have says who gains what at warn level (`rights`). A changed entity file is
+//! the log says why), then announced with `configChanged`. A config that would fall back to
+//! the allow-all defaults (no `defaultPermissions` and no ACL, where the config in force had
+//! them: the first half of a file written in steps) is refused (`rights::falls_open`); a
+//! reload that gives someone a right or trust they did not have says who gains what at warn
+//! level (`rights`). A changed entity file is
 //! reloaded alone and announced with `entityChanged`; a bad entity file keeps that type's
 //! previous instances. Running executions keep the action they started with. After each config
 //! reload the watches follow the new config (other entity files, another include directory).
@@ -46,7 +51,7 @@ use crate::files;
 use crate::inotify::{Change, Watch, register};
 
 pub use settle::{CAP, SETTLE};
-use settle::{Group, Ready};
+use settle::{Group, Ready, Waiting};
 
 /// A settled group is applied once its files read the same twice this far apart.
 pub const CONFIRM: Duration = Duration::from_millis(250);
@@ -166,10 +171,22 @@ impl Kind {
 }
 
 /// What waits to be applied: the config's changes and the entity files', settled apart.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Pending {
     config: Group,
     entities: Group,
+}
+
+impl Default for Pending {
+    /// A config read half written may lack its access rules: it waits for its writers as
+    /// long as they write. A bad entity file costs only its type's new instances: it is
+    /// applied at the cap.
+    fn default() -> Pending {
+        Pending {
+            config: Group::uncapped(),
+            entities: Group::capped(),
+        }
+    }
 }
 
 impl Pending {
@@ -311,14 +328,8 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
         let mut next = None;
         // The config first: its reload reads the entity files too.
         for kind in [Kind::Config, Kind::Entities] {
-            if let Some(open) = pending.group(kind).held(now) {
-                warn!(
-                    "{} changed but {} still open for writing; the change is applied once \
-                     closed, or at the latest {} s after it",
-                    kind.words(),
-                    names(&open),
-                    CAP.as_secs()
-                );
+            if let Some(waiting) = pending.group(kind).waiting(now) {
+                say_waiting(kind, &waiting);
             }
             match pending.group(kind).check(now) {
                 Ready::Idle => {}
@@ -356,6 +367,29 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
             changes = w.next() => pending.note(&targets, &changes?, tokio::time::Instant::now()),
             _ = sleep_until(next) => {}
         }
+    }
+}
+
+/// Says at warn level what `kind` waits for before it is applied.
+fn say_waiting(kind: Kind, waiting: &Waiting) {
+    let since = waiting.since.as_secs();
+    let until = match kind {
+        Kind::Config => "it is applied once they are closed and quiet for 2 s, never before: \
+                         a config read half written may lack its access rules"
+            .to_string(),
+        Kind::Entities => format!(
+            "the change is applied once closed, or at the latest {} s after it",
+            CAP.as_secs()
+        ),
+    };
+    if waiting.open.is_empty() {
+        warn!("{} kept changing for {since} s; {until}", kind.words());
+    } else {
+        warn!(
+            "{} changed but {} still open for writing ({since} s since the change); {until}",
+            kind.words(),
+            names(&waiting.open),
+        );
     }
 }
 
@@ -493,6 +527,8 @@ struct Valid {
 enum Loaded {
     Valid(Box<Valid>),
     Invalid(config::LoadError),
+    /// Valid, but it would fall back to the allow-all defaults.
+    FallsOpen(rights::FallsOpen),
     /// The file is empty: what `>` leaves before the text arrives, never meant as a config.
     Empty,
 }
@@ -513,6 +549,9 @@ async fn reload(to: &Reloads) {
             }
             match config::load(&old.source) {
                 Ok(loaded) => {
+                    if let Err(e) = rights::falls_open(&old, &loaded.config) {
+                        return Loaded::FallsOpen(e);
+                    }
                     let entities = load_entities(&loaded.config, Some(&previous));
                     let gains = rights::gains(&old, &loaded.config);
                     let setup = Setup::new(Arc::new(loaded.config), Arc::new(entities));
@@ -561,6 +600,10 @@ async fn reload(to: &Reloads) {
             info!("config reloaded");
         }
         Loaded::Invalid(e) => {
+            engine.metrics().reloaded(false);
+            error!("config not reloaded, the previous one stays in force: {e}");
+        }
+        Loaded::FallsOpen(e) => {
             engine.metrics().reloaded(false);
             error!("config not reloaded, the previous one stays in force: {e}");
         }

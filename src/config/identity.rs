@@ -13,6 +13,9 @@ use super::tree::{Node, key_path};
 pub struct Auth {
     pub require_guests_to_login: bool,
     pub default_permissions: Permissions,
+    /// Whether a file wrote `defaultPermissions` (a reload that loses it and every ACL is
+    /// refused: it would fall back to everything for everyone).
+    pub default_permissions_written: bool,
     pub local_users_enabled: bool,
     pub local_users: Vec<LocalUser>,
     pub http_header_username: String,
@@ -31,6 +34,7 @@ impl Auth {
         Auth {
             require_guests_to_login: false,
             default_permissions: default,
+            default_permissions_written: false,
             local_users_enabled: false,
             local_users: vec![],
             http_header_username: String::new(),
@@ -120,6 +124,7 @@ const MAX_ARGON2_KIB: u64 = 65_536;
 /// The identity settings of the top-level mapping.
 pub(super) fn auth(c: &mut Checker<'_>, top: &Fields<'_>) -> Auth {
     let require_guests_to_login = c.flag(top.get("authRequireGuestsToLogin"), false);
+    let default_permissions_written = top.get("defaultPermissions").is_some();
     let default_permissions = default_permissions(c, top.get("defaultPermissions"));
     let (local_users_enabled, local_users) = local_users(c, top.get("authLocalUsers"));
     let trusted_proxies = trusted_proxies(c, top.get("trustedProxies"));
@@ -128,6 +133,7 @@ pub(super) fn auth(c: &mut Checker<'_>, top: &Fields<'_>) -> Auth {
     Auth {
         require_guests_to_login,
         default_permissions,
+        default_permissions_written,
         local_users_enabled,
         local_users,
         http_header_username: c

@@ -3,7 +3,7 @@
 //! records, so a derived id depends only on the titles and their order, and stays the same
 //! while the config does.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::Problem;
 use super::tree::key_path;
@@ -48,23 +48,26 @@ pub(super) fn settle(claims: &[Claim<'_>]) -> (Vec<String>, Vec<(usize, Problem)
             }
         }
     }
+    let duplicate: HashSet<usize> = duplicates.iter().map(|(i, _)| *i).collect();
+    // Derived base → the suffix to try next: suffixes below it are taken already, so a
+    // thousand actions of one title are numbered in linear time.
+    let mut next: HashMap<String, u32> = HashMap::new();
     let mut ids = Vec::with_capacity(claims.len());
     for (index, claim) in claims.iter().enumerate() {
-        let duplicate = duplicates.iter().any(|(i, _)| *i == index);
         let id = match claim.configured {
-            Some(id) if !duplicate => id.to_string(),
+            Some(id) if !duplicate.contains(&index) => id.to_string(),
             _ => {
                 let mut base = derive(claim.title);
                 if base.is_empty() {
                     base = format!("action{}", index + 1);
                 }
                 let mut id = base.clone();
-                let mut n = 2u32;
+                let n = next.entry(base.clone()).or_insert(2);
                 while used.contains_key(&id) {
                     let suffix = n.to_string();
                     let keep = base.len().min(64 - suffix.len());
                     id = format!("{}{suffix}", &base[..keep]);
-                    n += 1;
+                    *n += 1;
                 }
                 used.insert(id.clone(), claim.path);
                 id

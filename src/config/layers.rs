@@ -16,6 +16,7 @@
 //! each action was written in. It reads nothing itself: the files arrive through the
 //! [`Files`] closures, as includes do.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::actions::Draft;
@@ -195,54 +196,55 @@ pub(super) fn settings<'f, 'n: 'f>(layers: impl IntoIterator<Item = &'f Fields<'
 /// the earliest draft. `origins[i]` is the file of `drafts[i]` (files go lowest layer first).
 /// Two actions with one id in the same file are left for `settle_ids`, which refuses the
 /// second. The errors of a replaced action no longer count: it is not part of the config.
+///
+/// Two passes with a map by id, so that a config of thousands of actions (which an overlay
+/// may override one by one) is read in time linear in their number.
 pub(super) fn override_by_id(
     c: &mut Checker<'_>,
     drafts: &mut Vec<Draft>,
     origins: &mut Vec<usize>,
 ) {
-    let mut index = 0;
-    while index < drafts.len() {
-        let Some(id) = drafts[index].configured_id.clone() else {
-            index += 1;
-            continue;
-        };
-        let same: Vec<usize> = (index..drafts.len())
-            .filter(|&j| drafts[j].configured_id.as_deref() == Some(id.as_str()))
-            .collect();
-        let last_file = same
-            .iter()
-            .map(|&j| origins[j])
-            .max()
-            .unwrap_or(origins[index]);
-        if origins[index] == last_file {
-            index += 1;
-            continue;
-        }
-        // The earliest draft is replaced by the first one of the last file; every draft of
-        // an earlier file goes.
-        let winner = same
-            .iter()
-            .copied()
-            .find(|&j| origins[j] == last_file)
-            .unwrap_or(index);
-        let replacement = drafts.remove(winner);
-        let file = origins.remove(winner);
-        let replaced = std::mem::replace(&mut drafts[index], replacement);
-        origins[index] = file;
-        forget_errors(c, &replaced);
-        // Later drafts of earlier files with this id go too (they were duplicates in their own
-        // file, or overridden as well).
-        let mut j = index + 1;
-        while j < drafts.len() {
-            if origins[j] < last_file && drafts[j].configured_id.as_deref() == Some(id.as_str()) {
-                let gone = drafts.remove(j);
-                origins.remove(j);
-                forget_errors(c, &gone);
-            } else {
-                j += 1;
+    // Id → the last file that configures it, and the first draft of that file.
+    let mut last: HashMap<String, (usize, usize)> = HashMap::new();
+    for (j, draft) in drafts.iter().enumerate() {
+        if let Some(id) = &draft.configured_id {
+            let entry = last.entry(id.clone()).or_insert((origins[j], j));
+            if origins[j] > entry.0 {
+                *entry = (origins[j], j);
             }
         }
-        index += 1;
+    }
+    let mut slots: Vec<Option<Draft>> = std::mem::take(drafts).into_iter().map(Some).collect();
+    let files = std::mem::take(origins);
+    // The ids whose earliest place has been filled.
+    let mut placed: HashSet<String> = HashSet::new();
+    for i in 0..slots.len() {
+        // Empty: a winner already moved to an earlier place.
+        let Some(draft) = slots[i].take() else {
+            continue;
+        };
+        let Some((id, &(last_file, winner))) = draft
+            .configured_id
+            .clone()
+            .and_then(|id| last.get(&id).map(|l| (id, l)))
+        else {
+            drafts.push(draft);
+            origins.push(files[i]);
+            continue;
+        };
+        let earliest = placed.insert(id);
+        if files[i] == last_file {
+            drafts.push(draft);
+            origins.push(files[i]);
+            continue;
+        }
+        // A draft of an earlier file goes; the earliest one's place is taken by the first
+        // draft of the last file.
+        forget_errors(c, &draft);
+        if earliest && let Some(replacement) = slots[winner].take() {
+            drafts.push(replacement);
+            origins.push(last_file);
+        }
     }
 }
 

@@ -6,17 +6,26 @@
 //! (half written, a bad merge) opens buttons to people who had none, and the log must say so.
 //!
 //! Trust and identity are gains too, named as such: networks newly trusted to name the
-//! caller in a header (or header names turned on or changed), a user who may now log in (new,
-//! or `authLocalUsers` turned on) or whose password hash was replaced, an action any web page
-//! or a new link key may now start by a plain GET, a dump switch turned on, and web pages
-//! (`allowedOrigins`) or host names (`allowedHosts`) newly let through.
+//! caller in a header (or header names turned on or changed), networks newly trusted as
+//! proxies with or without a header (a proxy's clients count against no per-address share), a
+//! user who may now log in (new, or `authLocalUsers` turned on) or whose password hash was
+//! replaced, an action any web page or a new link key may now start by a plain GET, a dump
+//! switch turned on, web pages (`allowedOrigins`) or host names (`allowedHosts`) newly let
+//! through, `connectProtocolHeader: optional`, and an argument that accepts values it refused
+//! (its choices removed or added to, its type loosened).
 //!
-//! Pure: two configs in, the gains out. An action that is new has no "before": only that
-//! guests or every logged-in user may run it is listed; a removed right is not a gain.
+//! One reload is refused here rather than described (`falls_open`): to a config with neither
+//! `defaultPermissions` nor any ACL from one with them, the allow-all defaults a file half
+//! written has.
+//!
+//! Pure: two configs in, the gains out, in time linear in the actions. An action that is new
+//! has no "before": only that guests or every logged-in user may run it is listed; a removed
+//! right is not a gain.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-use crate::config::{Cidr, Config, PlainGet};
+use crate::arguments::{ArgType, Argument};
+use crate::config::{Action, Cidr, Config, PlainGet, ProtocolHeader};
 use crate::origin::{Hosts, Origins};
 use crate::permissions::{Caller, Decision, Provider, Verb, decide, effective_policy};
 
@@ -148,6 +157,11 @@ fn everyone(old: &Config, new: &Config) -> Vec<Who> {
 
 /// `ids` in words, at most `NAMED` of them: `a, b, c and 12 more`.
 fn named<T: AsRef<str>>(ids: &[T]) -> String {
+    named_in(ids, ", ")
+}
+
+/// `items` joined by `sep`, at most `NAMED` of them, the rest counted.
+fn named_in<T: AsRef<str>>(ids: &[T], sep: &str) -> String {
     let shown: Vec<&str> = ids.iter().take(NAMED).map(AsRef::as_ref).collect();
     let more = ids.len().saturating_sub(NAMED);
     let tail = if more > 0 {
@@ -155,7 +169,41 @@ fn named<T: AsRef<str>>(ids: &[T]) -> String {
     } else {
         String::new()
     };
-    format!("{}{tail}", shown.join(", "))
+    format!("{}{tail}", shown.join(sep))
+}
+
+/// A reload refused because the new config would fall back to the allow-all defaults: it
+/// writes neither `defaultPermissions` nor any `accessControlLists`, while the config in force
+/// wrote one of them. That is what a config written in steps looks like before its access
+/// rules arrive (they often come last), and what a bad merge leaves; applied, everyone could
+/// run everything. A config that means it says so by writing `defaultPermissions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FallsOpen;
+
+impl std::fmt::Display for FallsOpen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            "it has neither defaultPermissions nor any accessControlLists, so everyone could              do everything, while the config in force has them (a file still being written?);              to mean it, write defaultPermissions (e.g. {view: true, exec: true, logs: true,              kill: true})",
+        )
+    }
+}
+
+impl std::error::Error for FallsOpen {}
+
+/// Whether `new` may replace `old` without falling back to the allow-all defaults.
+pub fn falls_open(old: &Config, new: &Config) -> Result<(), FallsOpen> {
+    let ruled =
+        |c: &Config| c.auth.default_permissions_written || !c.auth.access_control_lists.is_empty();
+    if ruled(old) && !ruled(new) {
+        return Err(FallsOpen);
+    }
+    Ok(())
+}
+
+/// The actions of `config` by id: a reload of thousands of actions compares them in linear
+/// time.
+fn by_id(config: &Config) -> HashMap<&str, &Action> {
+    config.actions.iter().map(|a| (a.id.as_str(), a)).collect()
 }
 
 /// What `new` allows that `old` did not, per caller, in the order callers were listed, then
@@ -177,10 +225,11 @@ pub fn gains(old: &Config, new: &Config) -> Vec<Gain> {
 /// What the permission function allows under `new` and did not under `old`, per caller.
 fn permission_gains(old: &Config, new: &Config) -> Vec<Gain> {
     const VERBS: [Verb; 4] = [Verb::View, Verb::Exec, Verb::Logs, Verb::Kill];
+    let old_actions = by_id(old);
     let mut out = Vec::new();
     for who in everyone(old, new) {
         let c = &who.after;
-        let had = |action: &crate::config::Action, verb| {
+        let had = |action: &Action, verb| {
             who.before
                 .as_ref()
                 .is_some_and(|b| decide(&old.auth, b, action, verb) == Decision::Allow)
@@ -189,7 +238,7 @@ fn permission_gains(old: &Config, new: &Config) -> Vec<Gain> {
         let mut by_verb: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
         let mut new_runs = Vec::new();
         for action in &new.actions {
-            let Some(before) = old.actions.iter().find(|a| a.id == action.id) else {
+            let Some(before) = old_actions.get(action.id.as_str()) else {
                 if who.broad && decide(&new.auth, c, action, Verb::Exec) == Decision::Allow {
                     new_runs.push(action.id.as_str());
                 }
@@ -243,6 +292,9 @@ fn permission_gains(old: &Config, new: &Config) -> Vec<Gain> {
 fn trust(old: &Config, new: &Config) -> Vec<Gain> {
     let mut out = Vec::new();
     out.extend(headers(old, new));
+    out.extend(proxies(old, new));
+    out.extend(protocol_header(old, new));
+    out.extend(arguments(old, new));
     out.extend(logins(old, new));
     out.extend(plain_gets(old, new));
     out.extend(dumps(old, new));
@@ -274,18 +326,158 @@ fn headers(old: &Config, new: &Config) -> Option<Gain> {
     };
     let renamed = o.http_header_username != n.http_header_username
         || o.http_header_usergroup != n.http_header_usergroup;
-    let nets: Vec<String> = n
-        .trusted_proxies
-        .iter()
-        .filter(|c| renamed || !o.trusted_proxies.iter().any(|p| c.within(p)))
-        .map(Cidr::to_string)
-        .collect();
+    let nets = newly_trusted(old, new, renamed);
     (!nets.is_empty()).then(|| {
         gain(
             format!("clients at {}", named(&nets)),
             format!("any user and group they name in the {headers} (trustedProxies)"),
         )
     })
+}
+
+/// Networks newly trusted as proxies, with or without header auth: a proxy carries
+/// everyone, so its clients count against no per-address share of connections or event
+/// streams.
+fn proxies(old: &Config, new: &Config) -> Option<Gain> {
+    let nets = newly_trusted(old, new, false);
+    (!nets.is_empty()).then(|| {
+        gain(
+            format!("clients at {}", named(&nets)),
+            "no per-address share of connections and event streams (trustedProxies)",
+        )
+    })
+}
+
+/// The networks of `new`'s `trustedProxies` not within one of `old`'s (all of them when
+/// `all`).
+fn newly_trusted(old: &Config, new: &Config, all: bool) -> Vec<String> {
+    let (o, n) = (&old.auth, &new.auth);
+    n.trusted_proxies
+        .iter()
+        .filter(|c| all || !o.trusted_proxies.iter().any(|p| c.within(p)))
+        .map(Cidr::to_string)
+        .collect()
+}
+
+/// `connectProtocolHeader: optional` turned on: Connect calls without the header are
+/// served, which the rule kept out (a form of any web page among them).
+fn protocol_header(old: &Config, new: &Config) -> Option<Gain> {
+    let opened = old.connect_protocol_header == ProtocolHeader::Required
+        && new.connect_protocol_header == ProtocolHeader::Optional;
+    opened.then(|| {
+        gain(
+            "callers that send no Connect-Protocol-Version header",
+            "Connect calls without it (connectProtocolHeader: optional)",
+        )
+    })
+}
+
+/// Arguments of an action both configs have that now accept values they refused: choices
+/// removed or added to, or a type that is not within the one before.
+fn arguments(old: &Config, new: &Config) -> Option<Gain> {
+    let old_actions = by_id(old);
+    let mut widened = Vec::new();
+    for action in &new.actions {
+        let Some(before) = old_actions.get(action.id.as_str()) else {
+            continue;
+        };
+        for arg in &action.arguments {
+            let Some(was) = before.arguments.iter().find(|a| a.name == arg.name) else {
+                continue;
+            };
+            if let Some(what) = argument_gain(was, arg) {
+                widened.push(format!("{} of {}: {what}", arg.name, action.id));
+            }
+        }
+    }
+    (!widened.is_empty()).then(|| {
+        gain(
+            "whoever may start these actions",
+            format!(
+                "argument values refused before: {}",
+                named_in(&widened, "; ")
+            ),
+        )
+    })
+}
+
+/// Whether `arg`'s values are limited to its choices (choices win over the type, but for
+/// the types that are about choices).
+fn by_choices(arg: &Argument) -> bool {
+    !arg.choices.is_empty()
+        && !matches!(
+            arg.rule,
+            ArgType::Checkbox | ArgType::Checklist | ArgType::ChoiceOnly
+        )
+}
+
+/// What an argument accepts under `new` and did not under `old`, in words.
+fn argument_gain(old: &Argument, new: &Argument) -> Option<String> {
+    let values =
+        |a: &Argument| -> Vec<String> { a.choices.iter().map(|c| c.value.clone()).collect() };
+    let (had, has) = (values(old), values(new));
+    match (
+        by_choices(old) || old.rule == ArgType::ChoiceOnly,
+        by_choices(new) || new.rule == ArgType::ChoiceOnly,
+    ) {
+        (true, true) => {
+            let more: Vec<&String> = has.iter().filter(|v| !had.contains(v)).collect();
+            (!more.is_empty()).then(|| {
+                format!(
+                    "the new choices {}",
+                    named(&more.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>())
+                )
+            })
+        }
+        (true, false) => Some(format!(
+            "any {} value (its choices removed)",
+            type_name(&new.rule)
+        )),
+        (false, true) => {
+            // Choices replace the type: those the type refused are new.
+            let more: Vec<String> = has
+                .iter()
+                .filter(|v| old.rule.check(v, &[]).is_err())
+                .map(|v| format!("{v:?}"))
+                .collect();
+            (!more.is_empty()).then(|| format!("the choices {} its type refused", named(&more)))
+        }
+        (false, false) => (!within(&new.rule, &old.rule)).then(|| {
+            format!(
+                "type {} (was {})",
+                type_name(&new.rule),
+                type_name(&old.rule)
+            )
+        }),
+    }
+}
+
+fn type_name(rule: &ArgType) -> &str {
+    match rule.name() {
+        "" => "ascii",
+        name => name,
+    }
+}
+
+/// Whether every value of type `narrow` is one of type `wide` too, as far as this table
+/// knows; any other change of type counts as a widening.
+fn within(narrow: &ArgType, wide: &ArgType) -> bool {
+    use ArgType::*;
+    let ascii = |t: &ArgType| matches!(t, Untyped | Ascii);
+    // Any text, quoted; the very dangerous one is substituted as it is.
+    let any = |t: &ArgType| matches!(t, Password | RawStringMultiline);
+    if narrow == wide || (ascii(narrow) && ascii(wide)) {
+        return true;
+    }
+    match wide {
+        VeryDangerousRawString => true,
+        w if any(w) => !matches!(narrow, VeryDangerousRawString),
+        AsciiIdentifier => ascii(narrow) || matches!(narrow, Int),
+        AsciiSentence | UnicodeIdentifier => {
+            ascii(narrow) || matches!(narrow, Int | AsciiIdentifier)
+        }
+        _ => false,
+    }
 }
 
 /// Local users who may now log in, or log in with another password.
@@ -315,12 +507,8 @@ fn logins(old: &Config, new: &Config) -> Vec<Gain> {
 
 /// Actions any web page, or whoever has a new link key, may now start by a plain GET.
 fn plain_gets(old: &Config, new: &Config) -> Vec<Gain> {
-    let before = |id: &str| {
-        old.actions
-            .iter()
-            .find(|a| a.id == id)
-            .map(|a| a.plain_get.clone())
-    };
+    let old_actions = by_id(old);
+    let before = |id: &str| old_actions.get(id).map(|a| a.plain_get.clone());
     let (mut any_page, mut keyed) = (Vec::new(), Vec::new());
     for a in &new.actions {
         let was = before(&a.id);
@@ -427,302 +615,4 @@ fn reach(old: &Config, new: &Config) -> Vec<Gain> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::{Source, parse};
-
-    /// A valid argon2id hash (of a password nobody knows), so the users load.
-    const PHC: &str = "$argon2id$v=19$m=19456,t=2,p=1$ybSy+XeOa5u/na8IWS4PUw$dGskUsMnme7qmbvzP1JULCp2t0nvKW3V2GzVT4+vAlo";
-
-    fn config(text: &str) -> Config {
-        let text = text.replace("$PHC", PHC);
-        match parse(&text, Source::Embedded, "/".into(), &|_| None) {
-            Ok((c, _)) => c,
-            Err((e, _)) => panic!("{e:?}"),
-        }
-    }
-
-    const LOCKED: &str = "
-defaultPermissions: {view: true, exec: false, logs: true, kill: false}
-authLocalUsers:
-  enabled: true
-  users:
-    - {username: alice, usergroup: admins, password: '$PHC'}
-accessControlLists:
-  - {name: admin, matchUsergroups: [admins], permissions: {exec: true, kill: true}}
-actions:
-  - {id: uptime, title: Uptime, shell: uptime}
-  - {id: reboot, title: Reboot, shell: reboot, acls: [admin]}
-";
-
-    /// The two-step write: the first half of the file, without its ACLs and defaults.
-    const HALF: &str = "
-authLocalUsers:
-  enabled: true
-  users:
-    - {username: alice, usergroup: admins, password: '$PHC'}
-actions:
-  - {id: uptime, title: Uptime, shell: uptime}
-  - {id: reboot, title: Reboot, shell: reboot}
-";
-
-    #[test]
-    fn the_table_of_gains() {
-        type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
-        let cases: &[Case<'_>] = &[
-            // Nothing changed: nothing gained.
-            (LOCKED, LOCKED, &[]),
-            // The ACLs and defaults are gone: everyone gains exec and kill on everything but
-            // the admins, who had them on reboot.
-            (
-                LOCKED,
-                HALF,
-                &[
-                    ("guests", "exec on uptime, reboot; kill on uptime, reboot"),
-                    (
-                        "every logged-in user",
-                        "exec on uptime, reboot; kill on uptime, reboot",
-                    ),
-                    (
-                        "user \"alice\" (group \"admins\")",
-                        "exec on uptime; kill on uptime",
-                    ),
-                    (
-                        "users of group \"admins\"",
-                        "exec on uptime; kill on uptime",
-                    ),
-                ],
-            ),
-            // Rights taken away are no gain.
-            (HALF, LOCKED, &[]),
-            // A new action is not listed: nobody had rights on it before.
-            (
-                LOCKED,
-                &format!("{LOCKED}  - {{id: new, title: New, shell: 'true'}}\n"),
-                &[],
-            ),
-            // A change of one user's group gives that user the group's rights.
-            (
-                &LOCKED.replace(
-                    "users:\n",
-                    "users:\n    - {username: bob, usergroup: staff, password: '$PHC'}\n",
-                ),
-                &LOCKED.replace(
-                    "users:\n",
-                    "users:\n    - {username: bob, usergroup: admins, password: '$PHC'}\n",
-                ),
-                &[(
-                    "user \"bob\" (group \"admins\")",
-                    "exec on reboot; kill on reboot",
-                )],
-            ),
-            // The guest gate opening, and a policy flag.
-            (
-                &format!("authRequireGuestsToLogin: true\n{LOCKED}"),
-                &format!("defaultPolicy: {{showDiagnostics: true}}\n{LOCKED}"),
-                &[
-                    (
-                        "guests",
-                        "view on uptime, reboot; logs on uptime, reboot; showDiagnostics; \
-                         showLogList",
-                    ),
-                    ("every logged-in user", "showDiagnostics"),
-                    ("user \"alice\" (group \"admins\")", "showDiagnostics"),
-                    ("users of group \"admins\"", "showDiagnostics"),
-                ],
-            ),
-        ];
-        for (i, (old, new, expected)) in cases.iter().enumerate() {
-            let got = gains(&config(old), &config(new));
-            let got: Vec<(&str, &str)> = got
-                .iter()
-                .map(|g| (g.who.as_str(), g.what.as_str()))
-                .collect();
-            assert_eq!(got, *expected, "case {i}");
-        }
-    }
-
-    /// Trust and identity: each row widens one thing (or not) and names who gains what.
-    #[test]
-    fn the_table_of_trust_gains() {
-        const PHC2: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$yZ7l+Vn0yM3ewcH2L5pG/7y1+TH2Pj3n6xF5qZrN0xw";
-        let base = LOCKED;
-        let with = |extra: &str| format!("{extra}\n{base}");
-        let alice = "user \"alice\" (group \"admins\")";
-        type Case = (String, String, Vec<(&'static str, String)>);
-        let cases: Vec<Case> = vec![
-            // Header auth turned on: the default proxies (loopback) gain naming the caller.
-            (
-                base.into(),
-                with("authHttpHeaderUsername: X-User\nauthHttpHeaderUserGroup: X-Group"),
-                vec![(
-                    "clients at 127.0.0.1/8, ::1/128",
-                    "any user and group they name in the headers X-User and X-Group \
-                     (trustedProxies)"
-                        .into(),
-                )],
-            ),
-            // The proxies widened: only the new network is named.
-            (
-                with("authHttpHeaderUsername: X-User\ntrustedProxies: [10.0.0.0/8]"),
-                with("authHttpHeaderUsername: X-User\ntrustedProxies: [10.0.0.0/8, 0.0.0.0/0]"),
-                vec![(
-                    "clients at 0.0.0.0/0",
-                    "any user and group they name in the header X-User (trustedProxies)".into(),
-                )],
-            ),
-            // Narrowed, or a network within one trusted before: nothing.
-            (
-                with("authHttpHeaderUsername: X-User\ntrustedProxies: [10.0.0.0/8]"),
-                with("authHttpHeaderUsername: X-User\ntrustedProxies: [10.1.0.0/16]"),
-                vec![],
-            ),
-            // Proxies widened with no header auth: nobody can name a caller.
-            (
-                with("trustedProxies: [10.0.0.0/8]"),
-                with("trustedProxies: [0.0.0.0/0]"),
-                vec![],
-            ),
-            // A password hash replaced.
-            (
-                base.into(),
-                base.replace("$PHC", PHC2),
-                vec![(
-                    alice,
-                    "a new password hash (whoever knows its password logs in as them)".into(),
-                )],
-            ),
-            // Local users turned on.
-            (
-                base.replace("enabled: true", "enabled: false"),
-                base.into(),
-                vec![(
-                    alice,
-                    "logging in (authLocalUsers.enabled turned on)".into(),
-                )],
-            ),
-            // A plain GET from any page, and a new link key.
-            (
-                base.into(),
-                base.replace(
-                    "shell: uptime}",
-                    "shell: uptime, insecureAllowStartFromAnyWebPage: true}",
-                )
-                .replace(
-                    "shell: reboot,",
-                    &format!("shell: reboot, linkKeySha256: {},", "a".repeat(64)),
-                ),
-                vec![
-                    (
-                        "any web page a visitor opens",
-                        "a plain GET that starts uptime (insecureAllowStartFromAnyWebPage)".into(),
-                    ),
-                    (
-                        "whoever has a new link key",
-                        "a plain GET that starts reboot (linkKeySha256)".into(),
-                    ),
-                ],
-            ),
-            // The dump switches.
-            (
-                with("insecureAllowDumpSos: true"),
-                with(
-                    "insecureAllowDumpSos: true\ninsecureAllowDumpVars: true\ninsecureAllowDumpActionMap: true",
-                ),
-                vec![(
-                    "callers of the API",
-                    "insecureAllowDumpVars, insecureAllowDumpActionMap".into(),
-                )],
-            ),
-            // Origins and hosts widened, listed then all.
-            (
-                with("allowedOrigins: ['https://ha.lan']\nallowedHosts: [pi.lan]"),
-                with(
-                    "allowedOrigins: ['https://ha.lan', 'http://evil.lan:8080']\nallowedHosts: [pi.lan, '*.lan']",
-                ),
-                vec![
-                    (
-                        "web pages of http://evil.lan:8080",
-                        "the API through their visitors' browsers (allowedOrigins)".into(),
-                    ),
-                    (
-                        "requests for *.lan",
-                        "being served as the board's own names are (allowedHosts)".into(),
-                    ),
-                ],
-            ),
-            (
-                base.into(),
-                with("allowedOrigins: ['*']\nallowedHosts: ['*']"),
-                vec![
-                    (
-                        "every web page",
-                        "the API through their visitors' browsers (allowedOrigins)".into(),
-                    ),
-                    (
-                        "requests for any host name",
-                        "being served as the board's own names are (allowedHosts)".into(),
-                    ),
-                ],
-            ),
-            // Narrowed: nothing.
-            (
-                with("allowedOrigins: ['*']\nallowedHosts: [pi.lan, nas.lan]"),
-                with("allowedOrigins: ['https://ha.lan']\nallowedHosts: [nas.lan]"),
-                vec![],
-            ),
-            // A new action guests may run is named (one they may not is not: the first
-            // table's case).
-            (
-                base.replace("exec: false", "exec: true"),
-                format!(
-                    "{}  - {{id: fresh, title: Fresh, shell: 'true'}}\n",
-                    base.replace("exec: false", "exec: true")
-                ),
-                vec![
-                    ("guests", "exec on the new fresh".into()),
-                    ("every logged-in user", "exec on the new fresh".into()),
-                ],
-            ),
-            // A new user: its rights, then that it may log in, in one gain.
-            (
-                base.into(),
-                base.replace(
-                    "users:\n",
-                    "users:\n    - {username: bob, usergroup: admins, password: '$PHC'}\n",
-                ),
-                vec![(
-                    "user \"bob\" (group \"admins\")",
-                    "view on uptime, reboot; exec on reboot; logs on uptime, reboot; kill on \
-                     reboot; showLogList; logging in (a new user)"
-                        .into(),
-                )],
-            ),
-        ];
-        for (i, (old, new, expected)) in cases.iter().enumerate() {
-            let got = gains(&config(old), &config(new));
-            let got: Vec<(&str, &str)> = got
-                .iter()
-                .map(|g| (g.who.as_str(), g.what.as_str()))
-                .collect();
-            let expected: Vec<(&str, &str)> =
-                expected.iter().map(|(w, x)| (*w, x.as_str())).collect();
-            assert_eq!(got, expected, "case {i}");
-        }
-    }
-
-    #[test]
-    fn a_long_list_is_cut() {
-        let mut old = String::from("defaultPermissions: {exec: false}\nactions:\n");
-        for i in 0..20 {
-            old.push_str(&format!("  - {{id: a{i}, title: A{i}, shell: 'true'}}\n"));
-        }
-        let new = old.replace("defaultPermissions: {exec: false}\n", "");
-        let g = gains(&config(&old), &config(&new));
-        assert_eq!(g[0].who, "guests");
-        assert_eq!(
-            g[0].what,
-            "exec on a0, a1, a2, a3, a4, a5, a6, a7 and 12 more"
-        );
-    }
-}
+mod tests;

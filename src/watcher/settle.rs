@@ -1,13 +1,16 @@
 //! When a group of watched files (the config with its board and includes, or the entity
 //! files) may be applied: pure, the caller passes the time and the events. Each group settles
 //! on its own, so an entity file that a script rewrites every second never holds back a config
-//! change, and the wait is capped: `CAP` after its first change a group is applied as it reads
-//! then, and the watcher says so at warn level.
+//! change.
 //!
 //! A group is ready once nothing of it changed for `SETTLE` and no file of it is still open
 //! for writing: a file whose last event was a write (IN_MODIFY) with no IN_CLOSE_WRITE (nor a
 //! rename or removal) after it is held by a writer that may not be done (`truncate`, part of
-//! the text, the descriptor kept open). It must not read files, sleep or log.
+//! the text, the descriptor kept open). The entity files' wait is capped: `CAP` after their
+//! first change they are applied as they read then (a bad entity file only keeps its type's
+//! old instances). The config's is not: a config read half written may lack its access rules,
+//! so it waits as long as a writer holds it open or it keeps changing, and says what it waits
+//! for, at growing intervals (`waiting`). It must not read files, sleep or log.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -19,10 +22,15 @@ use tokio::time::Instant;
 /// two steps a second apart is applied once, whole.
 pub const SETTLE: Duration = Duration::from_secs(2);
 
-/// A group that has not settled this long after its first change is applied as it reads
-/// then: neither a writer that keeps a file open nor files that keep changing hold a reload
-/// back for longer.
+/// An entity file that has not settled this long after its first change is applied as it
+/// reads then: neither a writer that keeps it open nor a file that keeps changing holds its
+/// reload back for longer. The config waits this long before it says that it keeps changing.
 pub const CAP: Duration = Duration::from_secs(10);
+
+/// A wait said in the log is said again after this, then after twice as long each time, up
+/// to `REMIND_MAX`: a writer that holds the config open for a day leaves a few lines.
+pub const REMIND: Duration = Duration::from_secs(10);
+pub const REMIND_MAX: Duration = Duration::from_secs(600);
 
 /// The changes of one group not applied yet.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -33,8 +41,11 @@ pub struct Group {
     last: Option<Instant>,
     /// Files whose last event was a write with nothing after it: a writer holds them open.
     open: BTreeSet<PathBuf>,
-    /// Whether the wait for those writers was said in the log.
-    held_said: bool,
+    /// When the wait was last said in the log, and the pause before it is said again.
+    said: Option<(Instant, Duration)>,
+    /// Applied at `CAP` however it reads (the entity files), or only once settled (the
+    /// config).
+    capped: bool,
 }
 
 /// What a group may do now.
@@ -46,12 +57,34 @@ pub enum Ready {
     Wait(Instant),
     /// Quiet for `SETTLE` and no file open: read it twice, then apply it.
     Settled,
-    /// `CAP` since the first change without settling: apply it as it reads now. `open` names
-    /// the files a writer still held (none: they kept changing).
+    /// A capped group `CAP` since its first change without settling: apply it as it reads
+    /// now. `open` names the files a writer still held (none: they kept changing).
     Forced { open: Vec<PathBuf> },
 }
 
+/// What a group waits for, to be said in the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiting {
+    /// The files a writer holds open; none: the files keep changing.
+    pub open: Vec<PathBuf>,
+    /// Since the first change.
+    pub since: Duration,
+}
+
 impl Group {
+    /// A group applied at `CAP` at the latest (the entity files).
+    pub fn capped() -> Group {
+        Group {
+            capped: true,
+            ..Group::default()
+        }
+    }
+
+    /// A group applied only once settled (the config).
+    pub fn uncapped() -> Group {
+        Group::default()
+    }
+
     /// An event for `path` at `now`; `writing` when it was a write (IN_MODIFY), which leaves
     /// the file open until a later event of another kind closes it.
     pub fn note(&mut self, now: Instant, path: &Path, writing: bool) {
@@ -83,41 +116,60 @@ impl Group {
 
     /// The group was applied (or found unchanged): nothing waits any more.
     pub fn applied(&mut self) {
-        *self = Group::default();
+        *self = Group {
+            capped: self.capped,
+            ..Group::default()
+        };
     }
 
+    /// What the group may do at `now`. The watcher asks `waiting` first, which decides when
+    /// a held group is looked at next.
     pub fn check(&self, now: Instant) -> Ready {
         let (Some(first), Some(last)) = (self.first, self.last) else {
             return Ready::Idle;
         };
-        let cap = first + CAP;
-        if now >= cap {
+        let cap = self.capped.then(|| first + CAP);
+        if let Some(cap) = cap
+            && now >= cap
+        {
             return Ready::Forced {
                 open: self.open.iter().cloned().collect(),
             };
         }
+        let until_cap = |at: Instant| cap.map_or(at, |cap| at.min(cap));
         let quiet = last + SETTLE;
         if !self.open.is_empty() {
-            // Woken once quiet, to say what it waits for (`held`), then at the cap.
-            let said = self.held_said || now >= quiet;
-            return Ready::Wait(if said { cap } else { quiet.min(cap) });
+            // Woken when the wait is next to be said, and at the cap.
+            let say = self.said.map_or(quiet, |(at, pause)| at + pause);
+            return Ready::Wait(until_cap(say.max(now)));
         }
         if now >= quiet {
             Ready::Settled
         } else {
-            Ready::Wait(quiet.min(cap))
+            Ready::Wait(until_cap(quiet))
         }
     }
 
-    /// The files a writer holds open past `SETTLE` of quiet, once per wait: the watcher says
-    /// it is waiting for them.
-    pub fn held(&mut self, now: Instant) -> Option<Vec<PathBuf>> {
-        let last = self.last?;
-        if self.held_said || self.open.is_empty() || now < last + SETTLE {
+    /// What the group waits for, when that is due to be said: files a writer holds open past
+    /// `SETTLE` of quiet, or (the config) files that keep changing `CAP` after their first
+    /// change. Said at once, then after `REMIND`, then at doubling pauses.
+    pub fn waiting(&mut self, now: Instant) -> Option<Waiting> {
+        let (first, last) = (self.first?, self.last?);
+        let quiet = last + SETTLE;
+        let held = !self.open.is_empty() && now >= quiet;
+        let changing = !self.capped && self.open.is_empty() && now < quiet && now >= first + CAP;
+        let due = self.said.is_none_or(|(at, pause)| now >= at + pause);
+        if !(held || changing) || !due {
             return None;
         }
-        self.held_said = true;
-        Some(self.open.iter().cloned().collect())
+        let pause = self
+            .said
+            .map_or(REMIND, |(_, pause)| (pause * 2).min(REMIND_MAX));
+        self.said = Some((now, pause));
+        Some(Waiting {
+            open: self.open.iter().cloned().collect(),
+            since: now - first,
+        })
     }
 }
 
@@ -135,7 +187,7 @@ mod tests {
 
     #[test]
     fn the_table_of_settling() {
-        let t0 = Instant::now();
+        let t0 = cases_t0();
         let wait = |ms| Ready::Wait(at(t0, ms));
         let forced = |open: &[&str]| Ready::Forced {
             open: open.iter().map(PathBuf::from).collect(),
@@ -195,30 +247,107 @@ mod tests {
                 (3_000, None, wait(10_000)),
             ],
         ];
+        run(Group::capped(), &cases);
+    }
+
+    /// Each case from a fresh `group`; every step asks `waiting` first, as the watcher does.
+    fn run(group: Group, cases: &[Vec<Step<'_>>]) {
+        let t0 = cases_t0();
         for (i, steps) in cases.iter().enumerate() {
-            let mut g = Group::default();
+            let mut g = group.clone();
             for (ms, event, want) in steps {
                 let now = at(t0, *ms);
                 if let Some((path, writing)) = event {
                     g.note(now, Path::new(path), *writing);
                 }
+                g.waiting(now);
                 assert_eq!(g.check(now), *want, "case {i} at {ms} ms");
             }
         }
     }
 
+    /// One start for every table, so that expected times can be made before the run.
+    fn cases_t0() -> Instant {
+        static T0: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        *T0.get_or_init(Instant::now)
+    }
+
+    /// The config never applies while a file is open or the files keep changing, however
+    /// long: it waits, and looks again when the wait is due to be said.
     #[test]
-    fn a_held_file_is_said_once_and_lost_events_forget_it() {
+    fn the_config_waits_for_its_writers_without_a_cap() {
+        let t0 = cases_t0();
+        let wait = |ms| Ready::Wait(at(t0, ms));
+        let cases: Vec<Vec<Step<'_>>> = vec![
+            // Held open 14 s: said at 2 s, again at 12 s, then 32 s; settled 2 s after the
+            // close.
+            vec![
+                (0, Some(("c", true)), wait(2_000)),
+                (2_000, None, wait(12_000)),
+                (10_000, None, wait(12_000)),
+                (12_000, None, wait(32_000)),
+                (14_000, Some(("c", false)), wait(16_000)),
+                (16_000, None, Ready::Settled),
+            ],
+            // Changing every second for 20 s: never forced; settled 2 s after the last.
+            (0..20)
+                .map(|s| (s * 1_000, Some(("c", false)), wait(s * 1_000 + 2_000)))
+                .chain([(21_000, None, Ready::Settled)])
+                .collect(),
+            // Two steps 3.5 s apart: the first is settled (and then refused as falling open
+            // by the watcher, not here), the second settles 2 s after it.
+            vec![
+                (0, Some(("c", false)), wait(2_000)),
+                (2_000, None, Ready::Settled),
+            ],
+        ];
+        run(Group::uncapped(), &cases);
+    }
+
+    #[test]
+    fn a_wait_is_said_at_doubling_pauses_and_lost_events_forget_it() {
         let t0 = Instant::now();
-        let mut g = Group::default();
+        let mut g = Group::uncapped();
         g.note(t0, Path::new("c"), true);
-        assert_eq!(g.held(at(t0, 1_000)), None, "not quiet yet");
-        assert_eq!(g.held(at(t0, 2_000)), Some(vec![PathBuf::from("c")]));
-        assert_eq!(g.held(at(t0, 3_000)), None, "said once");
+        let held = |s: u64| {
+            Some(Waiting {
+                open: vec![PathBuf::from("c")],
+                since: Duration::from_secs(s),
+            })
+        };
+        assert_eq!(g.waiting(at(t0, 1_000)), None, "not quiet yet");
+        assert_eq!(g.waiting(at(t0, 2_000)), held(2));
+        assert_eq!(g.waiting(at(t0, 3_000)), None, "said once");
+        assert_eq!(g.waiting(at(t0, 12_000)), held(12));
+        assert_eq!(g.waiting(at(t0, 31_999)), None);
+        assert_eq!(g.waiting(at(t0, 32_000)), held(32));
+        assert_eq!(g.waiting(at(t0, 72_000)), held(72));
+        g.overflow(at(t0, 73_000));
+        assert_eq!(g.waiting(at(t0, 74_000)), None, "nothing known open");
+        // The config keeps changing: said once it has for `CAP`.
+        let mut g = Group::uncapped();
+        for s in 0..12 {
+            g.note(at(t0, s * 1_000), Path::new("c"), false);
+            let said = g.waiting(at(t0, s * 1_000));
+            let want = (s == 10).then(|| Waiting {
+                open: vec![],
+                since: Duration::from_secs(10),
+            });
+            assert_eq!(said, want, "at {s} s");
+        }
+        // An entity group is forced at the cap instead of saying it keeps changing.
+        let mut e = Group::capped();
+        for s in 0..12 {
+            e.note(at(t0, s * 1_000), Path::new("e"), false);
+            assert_eq!(e.waiting(at(t0, s * 1_000)), None);
+        }
+        let mut g = Group::uncapped();
+        g.note(t0, Path::new("c"), true);
         g.overflow(at(t0, 3_000));
         assert_eq!(g.check(at(t0, 5_000)), Ready::Settled);
         g.applied();
         assert_eq!(g.check(at(t0, 5_000)), Ready::Idle);
         assert_eq!(g.last(), None);
+        assert_eq!(g, Group::uncapped(), "still uncapped");
     }
 }

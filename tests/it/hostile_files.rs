@@ -1,7 +1,7 @@
 //! Files put in actiond's way, as a careless script or a local attacker would: a FIFO in place
 //! of an entity file, an include, the config or the sessions file (which a blocking open would
-//! wait on for ever); a config written in two steps a second apart, or written in part and
-//! held open by its writer; an entity file rewritten every second while the config changes; a
+//! wait on for ever); a config written in two steps a second or seconds apart, or written
+//! in part and held open by its writer past the entity files' 10 s; an entity file rewritten every second while the config changes; a
 //! reload that takes rights away from nobody but gives them to guests; a sessions file of
 //! 300,000 entries. Throughout, readiness must answer within a second, and what the file could
 //! not give keeps what was there before.
@@ -201,7 +201,9 @@ fn a_fifo_as_config_or_include_is_refused_on_reload_and_at_start() {
     assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
 }
 
-/// The locked config: guests may view and read logs; only admins may run `reboot`.
+/// The locked config: guests may view and read logs; only admins may run `reboot`, through
+/// an ACL added to every action (an action that named the ACL would be disabled, not opened,
+/// by a config that lost it; this one falls open without its rules, as the tester's did).
 fn locked() -> Value {
     json!({
         "killGracePeriod": 1,
@@ -209,9 +211,9 @@ fn locked() -> Value {
         "authLocalUsers": {"enabled": true, "users": [
             {"username": "alice", "usergroup": "admins", "password": phc("alice pw")}]},
         "accessControlLists": [{"name": "admin", "matchUsergroups": ["admins"],
+                                "addToEveryAction": true,
                                 "permissions": {"exec": true, "kill": true}}],
-        "actions": [{"id": "reboot", "title": "Reboot", "shell": "echo rebooted",
-                     "acls": ["admin"]}],
+        "actions": [{"id": "reboot", "title": "Reboot", "shell": "echo rebooted"}],
     })
 }
 
@@ -267,43 +269,31 @@ fn a_config_written_in_two_steps_is_applied_once_whole() {
     assert!(!server.log_contains("what they did not have"));
 }
 
-/// A writer truncates the config, writes the part before the access rules and keeps the file
-/// open: the part (OliveTin's allow-all defaults) is never in force while it is open, the log
-/// says what the reload waits for, and the whole file is applied once it is closed.
-#[test]
-fn a_config_held_open_by_its_writer_is_applied_only_once_closed() {
-    use std::io::Write;
-    let server = Server::start(locked());
-    watching(&server);
+/// The locked config with its reboot retitled, split into the part before the access rules
+/// (OliveTin's allow-all defaults, alone) and the rules.
+fn halves() -> (String, String) {
     let mut whole = locked();
     whole["actions"][0]["title"] = json!("Reboot now");
     let mut rest = json!({});
     for key in ["accessControlLists", "defaultPermissions"] {
         rest[key] = whole.as_object_mut().unwrap().remove(key).unwrap();
     }
-    let path = server.path("config.yaml");
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(&path)
-        .unwrap();
-    f.write_all(to_yaml(&whole).as_bytes()).unwrap();
-    // Open well past the 2 s of quiet a closed file would be applied after.
+    (to_yaml(&whole), to_yaml(&rest))
+}
+
+/// Asks every 100 ms for `duration` whether the guest may reboot, which it never may.
+fn guest_never_reboots(server: &Server, duration: Duration, when: &str) {
     let began = Instant::now();
-    while began.elapsed() < Duration::from_secs(5) {
-        assert!(!guest_may_reboot(&server), "the open part is in force");
+    while began.elapsed() < duration {
+        assert!(!guest_may_reboot(server), "a guest may reboot {when}");
         thread::sleep(Duration::from_millis(100));
     }
-    assert_eq!(server.log_count("config reloaded"), 0, "applied while open");
-    assert!(
-        server.log_contains("the config has changed but"),
-        "the wait for the writer is not said"
-    );
-    assert!(server.log_contains("still open for writing"));
-    f.write_all(to_yaml(&rest).as_bytes()).unwrap();
-    drop(f);
-    wait_log_ready(&server, "config reloaded", 1);
-    assert!(!guest_may_reboot(&server), "a guest may reboot");
+}
+
+/// The whole file is in force: once, retitled, the guest still without reboot.
+fn applied_once_whole(server: &Server) {
+    wait_log_ready(server, "config reloaded", 1);
+    assert!(!guest_may_reboot(server), "a guest may reboot");
     let (status, body) = server.call("GetDashboard", json!({"title": ""}));
     assert_eq!(status, 200);
     assert!(body.to_string().contains("Reboot now"), "{body}");
@@ -312,6 +302,74 @@ fn a_config_held_open_by_its_writer_is_applied_only_once_closed() {
         1,
         "applied once, whole"
     );
+}
+
+/// A writer truncates the config, writes the part before the access rules and keeps the file
+/// open for 14 s, past the 10 s an entity file waits at most: the part (OliveTin's allow-all
+/// defaults) is never in force while it is open, the log says what the reload waits for, and
+/// the whole file is applied once it is closed.
+#[test]
+fn a_config_held_open_by_its_writer_is_applied_only_once_closed() {
+    use std::io::Write;
+    let server = Server::start(locked());
+    watching(&server);
+    let (first, second) = halves();
+    let path = server.path("config.yaml");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(first.as_bytes()).unwrap();
+    guest_never_reboots(
+        &server,
+        Duration::from_secs(14),
+        "while the writer holds the file",
+    );
+    assert_eq!(server.log_count("config reloaded"), 0, "applied while open");
+    assert!(
+        server.log_contains("the config has changed but"),
+        "the wait for the writer is not said"
+    );
+    assert!(server.log_contains("still open for writing"));
+    assert!(!server.log_contains("applying the change as the files read now"));
+    // Said at 2 s and again at 12 s: rate-limited, not once per event or second.
+    let said = server.log_count("still open for writing");
+    assert!((1..=2).contains(&said), "said {said} times");
+    f.write_all(second.as_bytes()).unwrap();
+    drop(f);
+    applied_once_whole(&server);
+    assert!(!server.log_contains("what they did not have"));
+}
+
+/// `cat half > config.yaml; sleep 3.5; cat rest >> config.yaml`: the first half settles
+/// (quiet for 2 s, closed, read the same twice) and is refused, since it would fall back to
+/// the allow-all defaults; the guest never gains anything, and the whole file is applied.
+#[test]
+fn a_config_written_in_two_steps_seconds_apart_never_falls_open() {
+    use std::io::Write;
+    let server = Server::start(locked());
+    watching(&server);
+    let (first, second) = halves();
+    let path = server.path("config.yaml");
+    std::fs::write(&path, &first).unwrap();
+    guest_never_reboots(&server, Duration::from_millis(3500), "after the first half");
+    assert!(
+        server.log_contains(
+            "config not reloaded, the previous one stays in force: it has neither \
+             defaultPermissions nor any accessControlLists"
+        ),
+        "the first half is not refused by the time the second comes"
+    );
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(second.as_bytes()).unwrap();
+    drop(f);
+    applied_once_whole(&server);
+    guest_never_reboots(&server, Duration::from_secs(1), "after the whole file");
+    assert!(!server.log_contains("what they did not have"));
 }
 
 /// While a script rewrites an entity file every second, a config change that takes exec away

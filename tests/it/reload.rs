@@ -675,7 +675,8 @@ fn no_argument_sets_a_variable_a_program_reads_as_its_settings() {
 /// A reload that widens trust or identity says so at warn level, naming who gains what: the
 /// whole LAN trusted to name the caller in a header, a password hash replaced, a dump switch
 /// turned on, every web page let through, an action any page may start by a plain GET, a new
-/// action guests may run.
+/// action guests may run, the Connect header made optional, an argument's choices removed;
+/// then, without header auth, the proxies widened (they count against no per-address share).
 #[test]
 fn a_reload_that_widens_trust_says_who_gains_what() {
     use crate::identity::phc;
@@ -684,7 +685,11 @@ fn a_reload_that_widens_trust_says_who_gains_what() {
             "defaultPermissions": {"view": true, "exec": true, "logs": true, "kill": false},
             "authLocalUsers": {"enabled": true, "users": [
                 {"username": "alice", "usergroup": "admins", "password": hash}]},
-            "actions": [{"id": "uptime", "title": "Uptime", "shell": "uptime"}],
+            "actions": [
+                {"id": "uptime", "title": "Uptime", "shell": "uptime"},
+                {"id": "ping", "title": "Ping", "shell": "echo {{ host }}", "arguments": [
+                    {"name": "host", "choices": [{"value": "a"}, {"value": "b"}]}]},
+            ],
         })
     };
     let server = Server::start(config(&phc("old pw")));
@@ -694,12 +699,23 @@ fn a_reload_that_widens_trust_says_who_gains_what() {
     wide["trustedProxies"] = json!(["0.0.0.0/0"]);
     wide["insecureAllowDumpVars"] = json!(true);
     wide["allowedOrigins"] = json!(["*"]);
+    wide["connectProtocolHeader"] = json!("optional");
     wide["actions"][0]["insecureAllowStartFromAnyWebPage"] = json!(true);
+    wide["actions"][1]["arguments"][0] = json!({"name": "host", "type": "ascii_identifier"});
     wide["actions"]
         .as_array_mut()
         .unwrap()
         .push(shell_action("fresh", "true"));
     write_by_rename(&config_path(&server), &to_yaml(&wide));
+    events.wait_for("configChanged", RELOAD);
+    // Without header auth, trusted proxies still count against no per-address share.
+    let mut wider = wide.clone();
+    wider
+        .as_object_mut()
+        .unwrap()
+        .remove("authHttpHeaderUsername");
+    wider["trustedProxies"] = json!(["0.0.0.0/0", "::/0"]);
+    write_by_rename(&config_path(&server), &to_yaml(&wider));
     events.wait_for("configChanged", RELOAD);
     let log = server.stop_and_log();
     let warned = |who: &str, what: &str| {
@@ -729,4 +745,16 @@ fn a_reload_that_widens_trust_says_who_gains_what() {
         "a plain GET that starts uptime (insecureAllowStartFromAnyWebPage)",
     );
     warned("guests", "exec on the new fresh");
+    warned(
+        "callers that send no Connect-Protocol-Version header",
+        "Connect calls without it (connectProtocolHeader: optional)",
+    );
+    warned(
+        "whoever may start these actions",
+        "host of ping: any ascii_identifier value (its choices removed)",
+    );
+    warned(
+        "clients at ::/0",
+        "no per-address share of connections and event streams (trustedProxies)",
+    );
 }

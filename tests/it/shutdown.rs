@@ -113,3 +113,31 @@ fn sigterm_the_moment_it_listens_is_a_clean_stop() {
         assert!(status.success(), "round {round}: {status:?}");
     }
 }
+
+/// A SIGTERM while a reload of a large config is being loaded (off the event loop) exits in
+/// time: the stop does not wait for a config that would never apply.
+#[test]
+fn sigterm_during_a_long_reload_exits_in_time() {
+    let mut server = Server::start(config_with(vec![shell_action("noop", "true")]));
+    assert!(
+        wait_until(SOON, || server.log_contains("for changes")),
+        "the service never said it watches its files"
+    );
+    // 40,000 actions (2.6 MB, within the 4 MiB a file may have): far longer to load than
+    // the wait below and the bound on shutdown together, on a debug build.
+    let mut text = String::from("killGracePeriod: 1\nactions:\n");
+    for i in 0..40_000 {
+        text.push_str(&format!("  - {{id: a{i}, title: A {i}, shell: 'true'}}\n"));
+    }
+    let tmp = server.path("config.yaml.tmp");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
+    // Settled after 2 s of quiet, read twice 250 ms apart: the load is under way then.
+    std::thread::sleep(Duration::from_secs(3));
+    let elapsed = stop_and_time(&mut server, Signal::SIGTERM);
+    assert!(
+        !server.log_contains("config reloaded") && !server.log_contains("not reloaded"),
+        "the reload was over before the stop: the test proves nothing"
+    );
+    assert!(elapsed <= SHUTDOWN_BOUND, "shutdown took {elapsed:?}");
+}

@@ -1,0 +1,414 @@
+//! The tables of what a reload gives to whom, and of the reloads refused.
+
+use super::*;
+use crate::config::{Source, parse};
+
+/// A valid argon2id hash (of a password nobody knows), so the users load.
+const PHC: &str = "$argon2id$v=19$m=19456,t=2,p=1$ybSy+XeOa5u/na8IWS4PUw$dGskUsMnme7qmbvzP1JULCp2t0nvKW3V2GzVT4+vAlo";
+
+fn config(text: &str) -> Config {
+    let text = text.replace("$PHC", PHC);
+    match parse(&text, Source::Embedded, "/".into(), &|_| None) {
+        Ok((c, _)) => c,
+        Err((e, _)) => panic!("{e:?}"),
+    }
+}
+
+const LOCKED: &str = "
+defaultPermissions: {view: true, exec: false, logs: true, kill: false}
+authLocalUsers:
+  enabled: true
+  users:
+    - {username: alice, usergroup: admins, password: '$PHC'}
+accessControlLists:
+  - {name: admin, matchUsergroups: [admins], permissions: {exec: true, kill: true}}
+actions:
+  - {id: uptime, title: Uptime, shell: uptime}
+  - {id: reboot, title: Reboot, shell: reboot, acls: [admin]}
+";
+
+/// The two-step write: the first half of the file, without its ACLs and defaults.
+const HALF: &str = "
+authLocalUsers:
+  enabled: true
+  users:
+    - {username: alice, usergroup: admins, password: '$PHC'}
+actions:
+  - {id: uptime, title: Uptime, shell: uptime}
+  - {id: reboot, title: Reboot, shell: reboot}
+";
+
+#[test]
+fn the_table_of_gains() {
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+    let cases: &[Case<'_>] = &[
+        // Nothing changed: nothing gained.
+        (LOCKED, LOCKED, &[]),
+        // The ACLs and defaults are gone: everyone gains exec and kill on everything but
+        // the admins, who had them on reboot.
+        (
+            LOCKED,
+            HALF,
+            &[
+                ("guests", "exec on uptime, reboot; kill on uptime, reboot"),
+                (
+                    "every logged-in user",
+                    "exec on uptime, reboot; kill on uptime, reboot",
+                ),
+                (
+                    "user \"alice\" (group \"admins\")",
+                    "exec on uptime; kill on uptime",
+                ),
+                (
+                    "users of group \"admins\"",
+                    "exec on uptime; kill on uptime",
+                ),
+            ],
+        ),
+        // Rights taken away are no gain.
+        (HALF, LOCKED, &[]),
+        // A new action is not listed: nobody had rights on it before.
+        (
+            LOCKED,
+            &format!("{LOCKED}  - {{id: new, title: New, shell: 'true'}}\n"),
+            &[],
+        ),
+        // A change of one user's group gives that user the group's rights.
+        (
+            &LOCKED.replace(
+                "users:\n",
+                "users:\n    - {username: bob, usergroup: staff, password: '$PHC'}\n",
+            ),
+            &LOCKED.replace(
+                "users:\n",
+                "users:\n    - {username: bob, usergroup: admins, password: '$PHC'}\n",
+            ),
+            &[(
+                "user \"bob\" (group \"admins\")",
+                "exec on reboot; kill on reboot",
+            )],
+        ),
+        // The guest gate opening, and a policy flag.
+        (
+            &format!("authRequireGuestsToLogin: true\n{LOCKED}"),
+            &format!("defaultPolicy: {{showDiagnostics: true}}\n{LOCKED}"),
+            &[
+                (
+                    "guests",
+                    "view on uptime, reboot; logs on uptime, reboot; showDiagnostics; \
+                         showLogList",
+                ),
+                ("every logged-in user", "showDiagnostics"),
+                ("user \"alice\" (group \"admins\")", "showDiagnostics"),
+                ("users of group \"admins\"", "showDiagnostics"),
+            ],
+        ),
+    ];
+    for (i, (old, new, expected)) in cases.iter().enumerate() {
+        let got = gains(&config(old), &config(new));
+        let got: Vec<(&str, &str)> = got
+            .iter()
+            .map(|g| (g.who.as_str(), g.what.as_str()))
+            .collect();
+        assert_eq!(got, *expected, "case {i}");
+    }
+}
+
+/// Trust and identity: each row widens one thing (or not) and names who gains what.
+#[test]
+fn the_table_of_trust_gains() {
+    const PHC2: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$yZ7l+Vn0yM3ewcH2L5pG/7y1+TH2Pj3n6xF5qZrN0xw";
+    let base = LOCKED;
+    let with = |extra: &str| format!("{extra}\n{base}");
+    let alice = "user \"alice\" (group \"admins\")";
+    type Case = (String, String, Vec<(&'static str, String)>);
+    let cases: Vec<Case> = vec![
+        // Header auth turned on: the default proxies (loopback) gain naming the caller.
+        (
+            base.into(),
+            with("authHttpHeaderUsername: X-User\nauthHttpHeaderUserGroup: X-Group"),
+            vec![(
+                "clients at 127.0.0.1/8, ::1/128",
+                "any user and group they name in the headers X-User and X-Group \
+                     (trustedProxies)"
+                    .into(),
+            )],
+        ),
+        // The proxies widened: only the new network is named.
+        (
+            with("authHttpHeaderUsername: X-User\ntrustedProxies: [10.0.0.0/8]"),
+            with("authHttpHeaderUsername: X-User\ntrustedProxies: [10.0.0.0/8, 0.0.0.0/0]"),
+            vec![(
+                "clients at 0.0.0.0/0",
+                "any user and group they name in the header X-User (trustedProxies); no \
+                     per-address share of connections and event streams (trustedProxies)"
+                    .into(),
+            )],
+        ),
+        // Narrowed, or a network within one trusted before: nothing.
+        (
+            with("authHttpHeaderUsername: X-User\ntrustedProxies: [10.0.0.0/8]"),
+            with("authHttpHeaderUsername: X-User\ntrustedProxies: [10.1.0.0/16]"),
+            vec![],
+        ),
+        // Proxies widened with no header auth: nobody can name a caller, but every
+        // client is out of the per-address shares.
+        (
+            with("trustedProxies: [10.0.0.0/8]"),
+            with("trustedProxies: [0.0.0.0/0, ::/0]"),
+            vec![(
+                "clients at 0.0.0.0/0, ::/0",
+                "no per-address share of connections and event streams (trustedProxies)".into(),
+            )],
+        ),
+        // With header auth: both, in one line.
+        (
+            with("authHttpHeaderUsername: X-User"),
+            with("authHttpHeaderUsername: X-User\ntrustedProxies: [127.0.0.1/8, 192.0.2.0/24]"),
+            vec![(
+                "clients at 192.0.2.0/24",
+                "any user and group they name in the header X-User (trustedProxies); no \
+                     per-address share of connections and event streams (trustedProxies)"
+                    .into(),
+            )],
+        ),
+        // The Connect header made optional, and back.
+        (
+            base.into(),
+            with("connectProtocolHeader: optional"),
+            vec![(
+                "callers that send no Connect-Protocol-Version header",
+                "Connect calls without it (connectProtocolHeader: optional)".into(),
+            )],
+        ),
+        (with("connectProtocolHeader: optional"), base.into(), vec![]),
+        // A password hash replaced.
+        (
+            base.into(),
+            base.replace("$PHC", PHC2),
+            vec![(
+                alice,
+                "a new password hash (whoever knows its password logs in as them)".into(),
+            )],
+        ),
+        // Local users turned on.
+        (
+            base.replace("enabled: true", "enabled: false"),
+            base.into(),
+            vec![(
+                alice,
+                "logging in (authLocalUsers.enabled turned on)".into(),
+            )],
+        ),
+        // A plain GET from any page, and a new link key.
+        (
+            base.into(),
+            base.replace(
+                "shell: uptime}",
+                "shell: uptime, insecureAllowStartFromAnyWebPage: true}",
+            )
+            .replace(
+                "shell: reboot,",
+                &format!("shell: reboot, linkKeySha256: {},", "a".repeat(64)),
+            ),
+            vec![
+                (
+                    "any web page a visitor opens",
+                    "a plain GET that starts uptime (insecureAllowStartFromAnyWebPage)".into(),
+                ),
+                (
+                    "whoever has a new link key",
+                    "a plain GET that starts reboot (linkKeySha256)".into(),
+                ),
+            ],
+        ),
+        // The dump switches.
+        (
+            with("insecureAllowDumpSos: true"),
+            with(
+                "insecureAllowDumpSos: true\ninsecureAllowDumpVars: true\ninsecureAllowDumpActionMap: true",
+            ),
+            vec![(
+                "callers of the API",
+                "insecureAllowDumpVars, insecureAllowDumpActionMap".into(),
+            )],
+        ),
+        // Origins and hosts widened, listed then all.
+        (
+            with("allowedOrigins: ['https://ha.lan']\nallowedHosts: [pi.lan]"),
+            with(
+                "allowedOrigins: ['https://ha.lan', 'http://evil.lan:8080']\nallowedHosts: [pi.lan, '*.lan']",
+            ),
+            vec![
+                (
+                    "web pages of http://evil.lan:8080",
+                    "the API through their visitors' browsers (allowedOrigins)".into(),
+                ),
+                (
+                    "requests for *.lan",
+                    "being served as the board's own names are (allowedHosts)".into(),
+                ),
+            ],
+        ),
+        (
+            base.into(),
+            with("allowedOrigins: ['*']\nallowedHosts: ['*']"),
+            vec![
+                (
+                    "every web page",
+                    "the API through their visitors' browsers (allowedOrigins)".into(),
+                ),
+                (
+                    "requests for any host name",
+                    "being served as the board's own names are (allowedHosts)".into(),
+                ),
+            ],
+        ),
+        // Narrowed: nothing.
+        (
+            with("allowedOrigins: ['*']\nallowedHosts: [pi.lan, nas.lan]"),
+            with("allowedOrigins: ['https://ha.lan']\nallowedHosts: [nas.lan]"),
+            vec![],
+        ),
+        // A new action guests may run is named (one they may not is not: the first
+        // table's case).
+        (
+            base.replace("exec: false", "exec: true"),
+            format!(
+                "{}  - {{id: fresh, title: Fresh, shell: 'true'}}\n",
+                base.replace("exec: false", "exec: true")
+            ),
+            vec![
+                ("guests", "exec on the new fresh".into()),
+                ("every logged-in user", "exec on the new fresh".into()),
+            ],
+        ),
+        // A new user: its rights, then that it may log in, in one gain.
+        (
+            base.into(),
+            base.replace(
+                "users:\n",
+                "users:\n    - {username: bob, usergroup: admins, password: '$PHC'}\n",
+            ),
+            vec![(
+                "user \"bob\" (group \"admins\")",
+                "view on uptime, reboot; exec on reboot; logs on uptime, reboot; kill on \
+                     reboot; showLogList; logging in (a new user)"
+                    .into(),
+            )],
+        ),
+    ];
+    for (i, (old, new, expected)) in cases.iter().enumerate() {
+        let got = gains(&config(old), &config(new));
+        let got: Vec<(&str, &str)> = got
+            .iter()
+            .map(|g| (g.who.as_str(), g.what.as_str()))
+            .collect();
+        let expected: Vec<(&str, &str)> = expected.iter().map(|(w, x)| (*w, x.as_str())).collect();
+        assert_eq!(got, expected, "case {i}");
+    }
+}
+
+/// An argument's values widened: choices removed or added to, a type loosened; each
+/// named with its action. Narrowing is no gain.
+#[test]
+fn the_table_of_argument_gains() {
+    let config_with = |arg: &str| {
+        config(&format!(
+            "actions:\n  - {{id: ping, title: Ping, shell: 'ping {{{{ host }}}}', \
+                 arguments: [{{name: host, {arg}}}]}}\n"
+        ))
+    };
+    let choices = "choices: [{value: a}, {value: b}]";
+    let cases: &[(&str, &str, Option<&str>)] = &[
+        (choices, choices, None),
+        (
+            choices,
+            "type: ascii_identifier",
+            Some("host of ping: any ascii_identifier value (its choices removed)"),
+        ),
+        (
+            choices,
+            "choices: [{value: a}, {value: b}, {value: c}]",
+            Some("host of ping: the new choices \"c\""),
+        ),
+        (choices, "choices: [{value: a}]", None),
+        ("type: ascii_identifier", "type: int", None),
+        (
+            "type: int",
+            "type: ascii_identifier",
+            Some("host of ping: type ascii_identifier (was int)"),
+        ),
+        (
+            "type: ascii_identifier",
+            "type: very_dangerous_raw_string",
+            Some("host of ping: type very_dangerous_raw_string (was ascii_identifier)"),
+        ),
+        (
+            "type: ascii_identifier",
+            "type: email",
+            Some("host of ping: type email (was ascii_identifier)"),
+        ),
+        ("type: ascii_sentence", "type: ascii_identifier", None),
+        ("type: raw_string_multiline", "type: int", None),
+        (
+            "type: int",
+            "type: int, choices: [{value: '1'}, {value: 'x y'}]",
+            Some("host of ping: the choices \"x y\" its type refused"),
+        ),
+    ];
+    for (i, (old, new, want)) in cases.iter().enumerate() {
+        let got = gains(&config_with(old), &config_with(new));
+        let got: Vec<(&str, &str)> = got
+            .iter()
+            .map(|g| (g.who.as_str(), g.what.as_str()))
+            .collect();
+        let want = want.map(|w| format!("argument values refused before: {w}"));
+        let want: Vec<(&str, &str)> = want
+            .iter()
+            .map(|w| ("whoever may start these actions", w.as_str()))
+            .collect();
+        assert_eq!(got, want, "case {i}: {old} -> {new}");
+    }
+}
+
+/// A reload to the allow-all defaults from a config with rules is refused, unless the
+/// new config writes `defaultPermissions` itself.
+#[test]
+fn falling_back_to_the_allow_all_defaults_is_refused_unless_written() {
+    let acl_only = "accessControlLists: [{name: a, matchUsergroups: [x]}]\n";
+    let defaults_only = "defaultPermissions: {exec: false}\n";
+    let all_written = "defaultPermissions: {view: true, exec: true, logs: true, kill: true}\n";
+    let cases: &[(&str, &str, bool)] = &[
+        (LOCKED, HALF, false),
+        (acl_only, "", false),
+        (defaults_only, "", false),
+        (defaults_only, "defaultPermissions:\n", false),
+        (LOCKED, all_written, true),
+        (LOCKED, acl_only, true),
+        (LOCKED, defaults_only, true),
+        ("", "", true),
+        (HALF, "", true),
+        (HALF, LOCKED, true),
+    ];
+    for (i, (old, new, ok)) in cases.iter().enumerate() {
+        let got = falls_open(&config(old), &config(new));
+        assert_eq!(got.is_ok(), *ok, "case {i}: {old:?} -> {new:?}");
+    }
+    assert!(FallsOpen.to_string().contains("write defaultPermissions"));
+}
+
+#[test]
+fn a_long_list_is_cut() {
+    let mut old = String::from("defaultPermissions: {exec: false}\nactions:\n");
+    for i in 0..20 {
+        old.push_str(&format!("  - {{id: a{i}, title: A{i}, shell: 'true'}}\n"));
+    }
+    let new = old.replace("defaultPermissions: {exec: false}\n", "");
+    let g = gains(&config(&old), &config(&new));
+    assert_eq!(g[0].who, "guests");
+    assert_eq!(
+        g[0].what,
+        "exec on a0, a1, a2, a3, a4, a5, a6, a7 and 12 more"
+    );
+}
