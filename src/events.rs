@@ -15,7 +15,10 @@
 //! as they are now.
 //!
 //! One address holds at most a given number of the subscribers, so a few addresses cannot take
-//! every stream; a subscriber that comes through a trusted proxy counts for none. An IPv6
+//! every stream; a subscriber that comes through a trusted proxy counts for none. When every
+//! place is taken, a newcomer whose network holds less than an even share takes the place of
+//! the newest stream of the network holding the most, and a caller who logged in that of a
+//! guest (`make_room`): the one cut off is told why (`Cut::Crowded`, `Cut::ForUser`). An IPv6
 //! client can take any address of its /64, so a /64 (as the connection share counts it) also
 //! holds at most a quarter of all the places, and never less than one address's share: a
 //! household whose phones share one IPv6 prefix is not held to one address's few streams.
@@ -32,7 +35,7 @@
 //! reads the current state from the engine, so nothing it needs can be lost by falling
 //! behind.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -78,6 +81,11 @@ pub enum Cut {
     FellBehind,
     /// Its caller is gone (the reason says how): nothing more is delivered.
     Revoked(String),
+    /// Every place was taken, its network held more than an even share of them, and a
+    /// newcomer from a network holding less needed one: what was queued is still delivered.
+    Crowded,
+    /// Every place was taken, it was a guest's, and a caller who logged in needed one.
+    ForUser,
 }
 
 struct Subscriber {
@@ -162,6 +170,53 @@ pub struct From {
 /// one address may hold `most` of the `places`: a quarter of the places, at least `most`.
 fn network_share(most: usize, places: usize) -> usize {
     (places / 4).max(most)
+}
+
+/// When every one of `places` is taken: which subscriber gives its place to a newcomer from
+/// `network` (`None`: through a trusted proxy), and why; `None` when nobody does.
+///
+/// As for connections: a newcomer whose network holds less than an even split of the places
+/// among the networks holding them (its own counted) takes the place of the newest stream of
+/// the network holding the most, when that one holds more than the even split; so a few
+/// addresses that took every place cannot keep out another. Failing that, a caller who
+/// logged in takes the newest guest stream of whoever holds the most guest streams: guests
+/// cannot keep a user out either. A trusted proxy's streams are nobody's network.
+fn make_room(
+    subs: &[Subscriber],
+    network: Option<Network>,
+    caller: &Caller,
+    places: usize,
+) -> Option<(usize, Cut)> {
+    let key = |s: &Subscriber| s.from.map(|(_, n)| n);
+    let newest_of = |holder: Option<Network>, guests_only: bool| {
+        subs.iter()
+            .rposition(|s| key(s) == holder && (!guests_only || s.caller.is_guest()))
+    };
+    let mut held: HashMap<Network, usize> = HashMap::new();
+    for n in subs.iter().filter_map(key) {
+        *held.entry(n).or_default() += 1;
+    }
+    if let Some(mine) = network {
+        let own = held.get(&mine).copied().unwrap_or(0);
+        let networks = held.len() + usize::from(own == 0);
+        let fair = (places / networks.max(1)).max(1);
+        let crowd = held.iter().max_by_key(|&(_, count)| *count);
+        if let Some((&crowd, &count)) = crowd
+            && own < fair
+            && count > fair
+        {
+            return newest_of(Some(crowd), false).map(|at| (at, Cut::Crowded));
+        }
+    }
+    if caller.is_guest() {
+        return None;
+    }
+    let mut guests: HashMap<Option<Network>, usize> = HashMap::new();
+    for s in subs.iter().filter(|s| s.caller.is_guest()) {
+        *guests.entry(key(s)).or_default() += 1;
+    }
+    let (&crowd, _) = guests.iter().max_by_key(|&(_, count)| *count)?;
+    newest_of(crowd, true).map(|at| (at, Cut::ForUser))
 }
 
 /// At most this many distinct binding ids wait in an `ActionWatch`; one more, and it says
@@ -301,9 +356,6 @@ impl Bus {
         let mut subs = self.lock();
         // Subscribers whose client went away leave their queue closed; forget them first.
         subs.retain(|s| !s.tx.is_closed());
-        if subs.len() >= self.max_subscribers {
-            return Err(Refused::TooMany(self.max_subscribers));
-        }
         let from = from.map(|f| (f, Network::of(f.address)));
         if let Some((f, network)) = from {
             let same = |s: &&Subscriber| s.from.is_some_and(|(a, _)| a == f.address);
@@ -315,6 +367,14 @@ impl Bus {
             if subs.iter().filter(near).count() >= most {
                 return Err(Refused::TooManyFromNetwork(most));
             }
+        }
+        if subs.len() >= self.max_subscribers {
+            let network = from.map(|(_, n)| n);
+            let Some((at, why)) = make_room(&subs, network, &caller, self.max_subscribers) else {
+                return Err(Refused::TooMany(self.max_subscribers));
+            };
+            // Dropping its sender ends that stream after what is queued, saying why.
+            subs.remove(at).end(why);
         }
         let (tx, rx) = mpsc::channel(self.queue_length);
         let cut = Arc::new(Mutex::new(None));
@@ -626,6 +686,57 @@ mod tests {
         assert_eq!(sub("fd00::3").err(), Some(Refused::TooManyFromNetwork(2)));
         drop(first);
         assert!(sub("10.0.0.1").is_ok(), "a place given back is taken again");
+    }
+
+    #[test]
+    fn when_every_place_is_taken_the_crowd_and_then_guests_give_way() {
+        let bus = Bus::new(8, 8, encode);
+        let from = |ip: &str| {
+            Some(From {
+                address: ip.parse().unwrap(),
+                most: 4,
+            })
+        };
+        let sub =
+            |caller: Caller, ip: &str| bus.subscribe_as(caller, Box::new(Nobody), 0, from(ip));
+        let user = Caller {
+            username: "op".into(),
+            usergroup: String::new(),
+            provider: Provider::Local,
+            sid: None,
+        };
+        // Two addresses take all eight places, the newest of the first last.
+        let mut b: Vec<_> = (0..4).map(|_| sub(Caller::guest(), "10.0.0.2")).collect();
+        let mut a: Vec<_> = (0..4).map(|_| sub(Caller::guest(), "10.0.0.1")).collect();
+        let (a, b): (Vec<_>, Vec<_>) = (
+            a.drain(..).map(Result::unwrap).collect(),
+            b.drain(..).map(Result::unwrap).collect(),
+        );
+        // A third address holds less than an even split (8 / 3 = 2): a crowd's newest gives
+        // way, and is told why.
+        let _c = sub(Caller::guest(), "10.0.0.3").unwrap();
+        let cut: Vec<_> = a.iter().chain(&b).filter_map(Subscription::cut).collect();
+        assert_eq!(cut, vec![Cut::Crowded]);
+        assert_eq!(a[3].cut(), Some(Cut::Crowded), "the newest of the crowd");
+        assert_eq!(bus.subscribers(), 8);
+        // A guest of an address at its even split is refused; a user is not, and takes a
+        // guest's place.
+        let _c2 = sub(Caller::guest(), "10.0.0.3").unwrap();
+        assert_eq!(
+            sub(Caller::guest(), "10.0.0.3").err(),
+            Some(Refused::TooMany(8))
+        );
+        let _op = sub(user.clone(), "10.0.0.3").unwrap();
+        assert_eq!(bus.subscribers(), 8);
+        let cut: Vec<_> = a.iter().chain(&b).filter_map(Subscription::cut).collect();
+        assert_eq!(cut.len(), 3, "{cut:?}");
+        assert!(cut.contains(&Cut::ForUser), "{cut:?}");
+        // Nobody gives way to a newcomer through a trusted proxy, a guest.
+        assert_eq!(
+            bus.subscribe_as(Caller::guest(), Box::new(Nobody), 0, None)
+                .err(),
+            Some(Refused::TooMany(8))
+        );
     }
 
     #[test]

@@ -44,7 +44,8 @@ pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectErr
         )),
         Login::Busy => Err(ConnectError::new(
             Code::ResourceExhausted,
-            "too many logins are being checked right now: try again in a few seconds",
+            "too many logins are being checked right now, or one from your address is: try again in \
+             a few seconds",
         )),
         Login::Refused => Ok(ctx.out.encode(&LoginReply { success: false }).into()),
         Login::Accepted { sid } => {

@@ -109,5 +109,16 @@ pub fn end_of(cut: &Cut) -> ConnectError {
             "fell behind: reconnect and re-read the logs",
         ),
         Cut::Revoked(why) => ConnectError::new(Code::Unauthenticated, why.clone()),
+        Cut::Crowded => ConnectError::new(
+            Code::ResourceExhausted,
+            "every event stream was taken and your address (or IPv6 network) held more than \
+             an even share of them: this one was closed for another address; close a page \
+             or try again later",
+        ),
+        Cut::ForUser => ConnectError::new(
+            Code::ResourceExhausted,
+            "every event stream was taken: this guest's stream was closed for a user who \
+             logged in; log in, or try again later",
+        ),
     }
 }

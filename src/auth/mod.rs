@@ -21,7 +21,7 @@ use crate::permissions::Caller;
 use crate::ratelog;
 use crate::store::Store;
 use identity::{Credentials, Refusal};
-use password::{HashError, Hasher};
+use password::{Asker, HashError, Hasher};
 use sessions::Sessions;
 pub use throttle::Throttled;
 use throttle::{Caps, Throttle};
@@ -38,7 +38,8 @@ pub enum Login {
     Throttled(Throttled),
     /// Login disabled, unknown user or wrong password (the caller cannot tell which).
     Refused,
-    /// `MAX_QUEUED_VERIFICATIONS` logins are being checked already; nothing was counted.
+    /// `MAX_QUEUED_VERIFICATIONS` logins are being checked already, or one from this
+    /// network is; nothing was counted.
     Busy,
     /// A new session.
     Accepted { sid: String },
@@ -164,24 +165,35 @@ impl Authority {
             .iter()
             .find(|u| u.username == username)
             .filter(|_| auth.local_users_enabled);
-        // Before the throttle: a login turned away for want of a place is not a guess.
-        let Some(place) = self.hasher.place() else {
-            if let Some(more) = ratelog::BUSY_LOGINS.admit() {
-                warn!(%peer, "a login was turned away: {} are being checked already{more}", password::MAX_QUEUED_VERIFICATIONS);
-            }
-            return Login::Busy;
-        };
-        {
+        let place = {
             let mut throttle = lock(&self.throttle);
-            if let Err(why) = throttle.allows(peer, username, Instant::now(), caps) {
+            let now = Instant::now();
+            if let Err(why) = throttle.allows(peer, username, now, caps) {
                 drop(throttle);
                 log_throttled(why, peer, username);
                 return Login::Throttled(why);
             }
+            let asker = if throttle.knows(peer, username, now) {
+                Asker::Known
+            } else if identity::trusted(&auth.trusted_proxies, peer) {
+                Asker::Proxy
+            } else {
+                Asker::Network(identity::Network::of(peer))
+            };
+            // A login turned away for want of a place is not counted: it cost nothing, it
+            // gives no guess, and counting it would let a flood spend a user's attempts.
+            let Some(place) = self.hasher.place(asker) else {
+                drop(throttle);
+                if let Some(more) = ratelog::BUSY_LOGINS.admit() {
+                    warn!(%peer, "a login was turned away: {} are being checked already, or one from this network is{more}", password::MAX_QUEUED_VERIFICATIONS);
+                }
+                return Login::Busy;
+            };
             // Counted as failed until proven otherwise: verifications queue, so concurrent
             // guesses must take their places in the throttle before any of them is checked.
-            throttle.failed(peer, username, Instant::now(), caps);
-        }
+            throttle.failed(peer, username, now, caps);
+            place
+        };
         let phc = user.map_or(DUMMY_PHC, |u| u.password.as_str()).to_string();
         let verified = self.hasher.verify(place, password, phc).await;
         match user.filter(|_| verified) {

@@ -7,13 +7,18 @@
 //! One hash costs tens of milliseconds of CPU and 19 MiB of memory. On the current-thread runtime
 //! that would stall every request, the kill ladder and the watchdog, so async callers go through
 //! `Hasher`, which runs the work on tokio's blocking pool behind a single permit: at most one
-//! 19 MiB block exists at any time, which matters on a 512 MB board.
+//! 19 MiB block exists at any time, which matters on a 512 MB board. Verifications wait in a
+//! bounded queue, first come first served, where one network holds at most one place and a
+//! few places are kept for users logging in from where they did before (`Hasher::place`).
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use argon2::password_hash::phc::{Output, ParamsString, PasswordHash, Salt};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::config::Network;
 
 /// Memory cost of new hashes in KiB (the OWASP minimum for argon2id).
 pub const M_COST_KIB: u32 = 19_456;
@@ -147,16 +152,49 @@ pub struct Hasher {
     /// names) held a connection per guess, for minutes at ~8 checks a second, until every
     /// connection slot was taken and the board answered no one.
     places: Arc<Semaphore>,
+    /// Places only a login from where its user logged in before may take, so a flood from
+    /// many addresses holding every other place does not keep the real user out.
+    reserved: Arc<Semaphore>,
+    /// The networks holding a place now: one each, so a few addresses cannot hold the queue
+    /// and each address waits its turn among the others (the queue is first come, first
+    /// served).
+    holders: Arc<Mutex<HashSet<Network>>>,
     jobs: std::sync::mpsc::Sender<Job>,
 }
 
 /// Verifications that may wait for the hasher or run at once; a ninth login is "busy".
 pub const MAX_QUEUED_VERIFICATIONS: usize = 8;
 
+/// Places beyond those, for logins from a network their user logged in from before.
+pub const RESERVED_PLACES: usize = 2;
+
+/// Who asks for a place in the hasher's queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asker {
+    /// A network that holds at most one place at a time.
+    Network(Network),
+    /// A trusted proxy, which carries everyone: held to no one place.
+    Proxy,
+    /// A user from a network they logged in from before: a reserved place first.
+    Known,
+}
+
 /// A place in the hasher's queue, taken before a login is counted or checked.
 #[derive(Debug)]
 pub struct Place {
     _held: OwnedSemaphorePermit,
+    holder: Option<(Network, Arc<Mutex<HashSet<Network>>>)>,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if let Some((network, holders)) = &self.holder {
+            holders
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(network);
+        }
+    }
 }
 
 enum Job {
@@ -203,6 +241,8 @@ impl Hasher {
         Hasher {
             permit: Arc::new(Semaphore::new(1)),
             places: Arc::new(Semaphore::new(MAX_QUEUED_VERIFICATIONS)),
+            reserved: Arc::new(Semaphore::new(RESERVED_PLACES)),
+            holders: Arc::default(),
             jobs,
         }
     }
@@ -232,13 +272,37 @@ impl Hasher {
         }
     }
 
-    /// A place in the queue of verifications, or None when `MAX_QUEUED_VERIFICATIONS` are
-    /// waiting or running already.
-    pub fn place(&self) -> Option<Place> {
-        Arc::clone(&self.places)
-            .try_acquire_owned()
-            .ok()
-            .map(|held| Place { _held: held })
+    /// A place in the queue of verifications for `asker`, or None when its network holds
+    /// one already, or when `MAX_QUEUED_VERIFICATIONS` are waiting or running (for a known
+    /// user: those and the `RESERVED_PLACES` too).
+    pub fn place(&self, asker: Asker) -> Option<Place> {
+        let general = || Arc::clone(&self.places).try_acquire_owned().ok();
+        match asker {
+            Asker::Proxy => general().map(|held| Place {
+                _held: held,
+                holder: None,
+            }),
+            Asker::Known => Arc::clone(&self.reserved)
+                .try_acquire_owned()
+                .ok()
+                .or_else(general)
+                .map(|held| Place {
+                    _held: held,
+                    holder: None,
+                }),
+            Asker::Network(network) => {
+                let mut holders = self.holders.lock().unwrap_or_else(PoisonError::into_inner);
+                if holders.contains(&network) {
+                    return None;
+                }
+                let held = general()?;
+                holders.insert(network);
+                Some(Place {
+                    _held: held,
+                    holder: Some((network, Arc::clone(&self.holders))),
+                })
+            }
+        }
     }
 
     /// Verifies `password` against `phc` off the event loop, in the place taken with
@@ -336,16 +400,56 @@ mod tests {
         let phc = hasher.hash("pw".to_string()).await.expect("hash");
         assert!(
             hasher
-                .verify(hasher.place().unwrap(), "pw".to_string(), phc.clone())
+                .verify(
+                    hasher.place(Asker::Proxy).unwrap(),
+                    "pw".to_string(),
+                    phc.clone()
+                )
                 .await
         );
         assert!(
             !hasher
-                .verify(hasher.place().unwrap(), "wrong".to_string(), phc)
+                .verify(
+                    hasher.place(Asker::Proxy).unwrap(),
+                    "wrong".to_string(),
+                    phc
+                )
                 .await
         );
         // Every permit came back.
         assert_eq!(hasher.permit.available_permits(), 1);
+    }
+
+    #[test]
+    fn one_place_per_network_and_reserved_places_for_known_users() {
+        let hasher = Hasher::new();
+        let net = |ip: &str| Asker::Network(Network::of(ip.parse().unwrap()));
+        let first = hasher.place(net("10.0.0.1")).unwrap();
+        assert!(hasher.place(net("10.0.0.1")).is_none(), "one per network");
+        // An IPv6 client's /64 is its network.
+        let v6 = hasher.place(net("fd00::1")).unwrap();
+        assert!(hasher.place(net("fd00::2")).is_none());
+        drop(first);
+        let mut held: Vec<Place> = vec![hasher.place(net("10.0.0.1")).unwrap()];
+        held.extend((2..=7).map(|n| hasher.place(net(&format!("10.0.0.{n}"))).unwrap()));
+        // Every general place is taken: a new network and a proxy are busy, a known user not.
+        assert!(hasher.place(net("10.0.0.99")).is_none());
+        assert!(hasher.place(Asker::Proxy).is_none());
+        let known: Vec<Place> = (0..RESERVED_PLACES)
+            .map(|_| hasher.place(Asker::Known).unwrap())
+            .collect();
+        assert!(hasher.place(Asker::Known).is_none());
+        drop(known);
+        // A proxy holds any number of the general places.
+        held.pop();
+        held.pop();
+        let proxied = [hasher.place(Asker::Proxy), hasher.place(Asker::Proxy)];
+        assert!(proxied.iter().all(Option::is_some));
+        drop((held, v6));
+        assert!(
+            hasher.holders.lock().unwrap().is_empty(),
+            "places given back"
+        );
     }
 
     #[tokio::test(flavor = "current_thread")]
@@ -368,7 +472,7 @@ mod tests {
         let running = Arc::clone(&hasher.permit)
             .try_acquire_owned()
             .expect("permit");
-        let queued = hasher.verify(hasher.place().unwrap(), "pw".to_string(), phc);
+        let queued = hasher.verify(hasher.place(Asker::Proxy).unwrap(), "pw".to_string(), phc);
         tokio::pin!(queued);
         // Polled once while the permit is held: it must wait, not fail.
         tokio::select! {

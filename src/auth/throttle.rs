@@ -164,6 +164,11 @@ impl Throttle {
         Ok(())
     }
 
+    /// Whether `username` logged in from `addr`'s network within `KNOWN_FOR`.
+    pub fn knows(&self, addr: IpAddr, username: &str, now: Instant) -> bool {
+        self.is_known(Network::of(addr), name_key(username), now)
+    }
+
     fn is_known(&self, net: Network, name: String, now: Instant) -> bool {
         self.known
             .get(&(net, name))

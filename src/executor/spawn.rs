@@ -1,8 +1,10 @@
 //! The one call that starts a process, and the only `unsafe` of the executor: `clone` with
 //! `CLONE_VM | CLONE_VFORK` (what the C library's `posix_spawn` does inside), then a short
 //! child path of ours, then `execve`. The process leads a new process group, reads
-//! /dev/null, writes into two new pipes, runs in a given directory with an empty signal mask,
-//! SIGPIPE at its default and no handler of ours left, and, in cgroup mode, sits in its
+//! /dev/null, writes into two new pipes, holds no other descriptor (none that actiond
+//! inherited without close-on-exec either), runs with no_new_privs (a setuid program gives it
+//! nothing), in a given directory with an empty signal mask, SIGPIPE at its default and no
+//! handler of ours left, and, in cgroup mode, sits in its
 //! execution's cgroup before its program runs its first instruction.
 //!
 //! Why not `posix_spawn` (which this module called until cgroup mode needed more): entering
@@ -188,6 +190,7 @@ pub fn spawn(
         }),
         // Root's commands keep what root has: its execve gives them their capabilities anew.
         drop_caps: user.map_or_else(|| !nix::unistd::geteuid().is_root(), |u| u.uid != 0),
+        open_files: open_files(),
         error: AtomicI32::new(0),
         in_cgroup: AtomicBool::new(false),
     };
@@ -215,6 +218,15 @@ pub fn spawn(
         stdout: out_r.into(),
         stderr: err_r.into(),
     })
+}
+
+/// The soft limit of open files (a descriptor is always below it), at most `c_int::MAX`;
+/// 1024, Linux's default, if it cannot be read.
+fn open_files() -> libc::c_int {
+    nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+        .map_or(1024, |(soft, _)| {
+            libc::c_int::try_from(soft).unwrap_or(libc::c_int::MAX)
+        })
 }
 
 /// Pointers to `items`, then a null pointer, as `execve` reads its argv and envp.
@@ -271,6 +283,9 @@ struct ChildPlan {
     ids: Option<Ids>,
     /// Whether to drop every capability before the command runs.
     drop_caps: bool,
+    /// The limit of open files: every descriptor is below it, for closing them one by one
+    /// where `close_range` is missing.
+    open_files: libc::c_int,
     /// The error number of the step that failed; 0 while none did.
     error: AtomicI32,
     /// Whether that step was the entry into the cgroup.
@@ -353,8 +368,8 @@ fn clone_vfork(plan: &ChildPlan) -> io::Result<i32> {
 }
 
 /// The child path, from `clone` to `execve`: in its cgroup first, then no handler of ours
-/// left, a process group of its own, /dev/null, the pipes, the directory, an empty signal
-/// mask, the program. It runs in the parent's memory on the parent's waiting thread's
+/// left, a process group of its own, /dev/null, the pipes, the directory, no descriptor
+/// above 2, no new privileges, an empty signal mask, the program. It runs in the parent's memory on the parent's waiting thread's
 /// behalf, so it only makes system calls (the C library's wrappers, which are
 /// async-signal-safe, and raw ones), allocates nothing, takes no lock, and cannot panic.
 /// A failure leaves its error number in the plan and exits with 127.
@@ -366,7 +381,9 @@ fn clone_vfork(plan: &ChildPlan) -> io::Result<i32> {
 extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `arg` is the `ChildPlan` that `clone_vfork`'s caller keeps alive until this
     // process has exec'd or exited; see `clone_vfork`. Everything below is a system call on
-    // descriptors and C strings from that plan, or on this process's own state.
+    // descriptors and C strings from that plan, or on this process's own state. Closing
+    // descriptors above 2 closes them in this process only: without CLONE_FILES the child
+    // has its own table of descriptors, so the parent's stay open.
     unsafe {
         let plan = &*arg.cast::<ChildPlan>();
         if plan.cgroup >= 0 && libc::write(plan.cgroup, c"0".as_ptr().cast(), 1) != 1 {
@@ -391,6 +408,29 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
             || libc::dup2(plan.stderr, 2) < 0
             || libc::chdir(plan.cwd) != 0
         {
+            fail(plan);
+        }
+        // No descriptor of actiond's reaches the command but its 0, 1 and 2: one it inherited
+        // without close-on-exec (from whoever started it, a shell's or a supervisor's pipe)
+        // would otherwise pass to every action. The pipes' write ends and the cgroup file are
+        // above 2 too, and done with. close_range (Linux 5.9) takes the last as an unsigned
+        // int: -1 is its highest. On an older kernel, or under a seccomp filter that refuses
+        // it, each descriptor below the limit of open files is closed one by one.
+        // Every argument a `c_long`: the kernel reads whole registers, and a variadic `int`
+        // leaves the upper half of one undefined.
+        let (zero, one, all): (libc::c_long, libc::c_long, libc::c_long) = (0, 1, -1);
+        if libc::syscall(libc::SYS_close_range, 3 as libc::c_long, all, zero) != 0 {
+            let mut fd = 3;
+            while fd < plan.open_files {
+                libc::close(fd);
+                fd += 1;
+            }
+        }
+        // No program the command runs gains a right by its setuid bit or file capabilities
+        // (the shipped unit sets NoNewPrivileges= for the whole service; by hand, this holds
+        // the same). Kept across execve and by everything the command starts.
+        let no_new_privs = libc::c_long::from(libc::PR_SET_NO_NEW_PRIVS);
+        if libc::syscall(libc::SYS_prctl, no_new_privs, one, zero, zero, zero) != 0 {
             fail(plan);
         }
         libc::syscall(
@@ -799,7 +839,8 @@ mod tests {
     /// this module took before, kept below as the reference): same signal mask (empty,
     /// though the spawning thread blocks a signal), same dispositions (a handler of ours
     /// reset, an ignored signal kept ignored, SIGPIPE back to its default), same group and
-    /// session, same descriptors with the same flags and nothing else, same environment,
+    /// session, same descriptors 0 to 2 with the same flags and nothing else (not even what
+    /// `posix_spawn` passes on from us without close-on-exec), same environment,
     /// argv[0] and directory. Seen from /proc while both run `sleep`.
     #[test]
     #[allow(unsafe_code)]
@@ -834,7 +875,18 @@ mod tests {
         ];
         let args = ["30".to_string()];
         let reference = reference_spawn("sleep", &args, &env, Path::new("/tmp"));
-        let expected = observe(reference.0);
+        // Except that `posix_spawn` passed on every descriptor this process holds without
+        // close-on-exec (whoever started the tests may have left some), and ours does not.
+        let above_2 = |l: &String| {
+            l.strip_prefix("fd ")
+                .and_then(|l| l.split(':').next())
+                .and_then(|n| n.parse::<i32>().ok())
+                .is_some_and(|n| n > 2)
+        };
+        let expected: Vec<String> = observe(reference.0)
+            .into_iter()
+            .filter(|l| !above_2(l))
+            .collect();
         {
             let child = spawn("sleep", &args, &env, Path::new("/tmp"), None, None).unwrap();
             let seen = observe(child.pid);

@@ -395,6 +395,62 @@ fn one_address_holds_at_most_four_streams_and_others_still_get_theirs() {
     drop(held);
 }
 
+/// 16 addresses with four streams each take all 64 places. A 17th address still gets its
+/// stream: the newest of one crowd address is closed for it, and told why; that address,
+/// now under its even share no more than the newcomer, is refused rather than taking the
+/// place back.
+#[test]
+fn a_seventeenth_address_gets_a_stream_when_sixteen_hold_every_place() {
+    let mut config = config_with(vec![]);
+    config["trustedProxies"] = json!([]);
+    let server = Server::start(config);
+    let ip = |c: u8, d: u8| std::net::IpAddr::from([127, 0, c, d]);
+    let open_from = |from| {
+        let sock = client::connect_from(server.addr, from).expect("connect");
+        let stream = EventStream::start(sock, &subscribe());
+        stream.assert_stream_head();
+        stream
+    };
+    let mut crowd: Vec<(u8, EventStream)> = (1..=16u8)
+        .flat_map(|d| (0..4).map(move |_| d))
+        .map(|d| (d, open_from(ip(5, d))))
+        .collect();
+    let _newcomer = open_from(ip(6, 1));
+    // Exactly one of the crowd's streams ends, with the reason; the others go on.
+    let mut cut = None;
+    let deadline = Instant::now() + SOON;
+    while cut.is_none() && Instant::now() < deadline {
+        for (i, (_, stream)) in crowd.iter_mut().enumerate() {
+            match stream.next(Duration::from_millis(10)) {
+                Next::Timeout => {}
+                Next::Frame(f) if f.is_end() => {
+                    assert!(cut.is_none(), "a second stream was cut");
+                    cut = Some((i, f.json()));
+                }
+                other => panic!("stream {i}: {other:?}"),
+            }
+        }
+    }
+    let (i, end) = cut.expect("no stream of the crowd was closed for the newcomer");
+    assert_eq!(end["error"]["code"], "resource_exhausted", "{end}");
+    let message = end["error"]["message"].as_str().unwrap();
+    assert!(message.contains("even share"), "{message}");
+    let from = crowd.remove(i).0;
+    for (i, (_, stream)) in crowd.iter_mut().enumerate() {
+        assert!(
+            matches!(stream.next(Duration::from_millis(10)), Next::Timeout),
+            "stream {i} ended too"
+        );
+    }
+    let again = client::send_from(
+        server.addr,
+        ip(5, from),
+        &subscribe().header("Connect-Timeout-Ms", "3000"),
+    );
+    let message = assert_refused_in_stream(&again, "resource_exhausted");
+    assert!(message.contains("64 event streams"), "{message}");
+}
+
 // ---------------------------------------------------------------------------------------
 // Slow subscribers
 

@@ -671,3 +671,43 @@ fn detached_grandchild_is_reaped_when_it_exits() {
     );
     assert_no_zombie_children(&server);
 }
+
+/// A descriptor actiond inherited without close-on-exec (fd 7 here, opened by the shell that
+/// starts it, as a supervisor's or a terminal's pipe would be) stays actiond's: an action
+/// holds its 0, 1 and 2 and nothing else. And it runs with no_new_privs, so a setuid program
+/// it runs gives it no rights, whoever started actiond (the shipped unit sets it for the
+/// whole service; here nothing does).
+#[test]
+fn an_action_holds_no_descriptor_of_actiond_and_gains_no_privileges() {
+    let server = Server::start_wrapped(
+        config_with(vec![shell_action(
+            "look",
+            // What a program the action runs holds: ls lists its own, with the directory it
+            // reads as 3 (a pipe into tr would add the shell's ends of it).
+            "ls /proc/self/fd > fds; tr '\\n' ' ' < fds; echo; grep NoNewPrivs /proc/self/status",
+        )]),
+        &[],
+        &["sh", "-c", "exec \"$@\" 7</dev/null", "sh"],
+    );
+    let inherited = std::path::PathBuf::from(format!("/proc/{}/fd/7", server.pid()));
+    assert_eq!(
+        std::fs::read_link(&inherited).ok(),
+        Some("/dev/null".into()),
+        "actiond was not started holding fd 7, so this test proves nothing"
+    );
+    let own = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap();
+    assert!(
+        own.contains("NoNewPrivs:\t0"),
+        "actiond itself already has no_new_privs, so this test proves nothing"
+    );
+    let entry = server.run("look");
+    assert_eq!(entry["exitCode"], 0, "{entry}");
+    let stdout = entry["stdout"].as_str().unwrap();
+    let mut lines = stdout.lines();
+    assert_eq!(
+        lines.next(),
+        Some("0 1 2 3 "),
+        "the action's descriptors: {stdout}"
+    );
+    assert_eq!(lines.next(), Some("NoNewPrivs:\t1"), "{stdout}");
+}

@@ -227,7 +227,8 @@ fn a_login_asked_for_in_the_header_answers_in_the_header_and_sets_no_cookie() {
 }
 
 /// Guesses under every throttle cap (one address, a different made-up name each) arriving
-/// together: at most `MAX_QUEUED_VERIFICATIONS` (8) wait for the hasher, the rest are told
+/// together: at most `MAX_QUEUED_VERIFICATIONS` (8) wait for the hasher (loopback is a trusted
+/// proxy here, so its logins are not held to one place), the rest are told
 /// at once that logins are busy, uncounted, so connections are not held for minutes and the
 /// service keeps answering.
 #[test]
