@@ -31,7 +31,7 @@ use tokio::net::unix::pipe;
 use tokio::time::{Instant, sleep, sleep_until};
 
 pub use cgroup::{ENV as CGROUP_ENV, Mode as Containment, mode as containment};
-pub use ladder::{Target, group_gone, terminate};
+pub use ladder::{Processes, group_gone, terminate};
 pub use reaper::{Exit, Reaper};
 
 use crate::arguments::{Value, environment};
@@ -166,7 +166,7 @@ pub fn fits(plan: &Plan) -> Result<(), String> {
 
 /// A process that was started and is not yet supervised.
 struct Spawned {
-    target: Target,
+    target: Processes,
     stdout: OwnedFd,
     stderr: OwnedFd,
     /// Its exit status, from the reaper.
@@ -211,7 +211,7 @@ fn spawn(
         .map(|(_, v)| v.clone())
         .unwrap_or_default();
     let spawned = Spawned {
-        target: Target {
+        target: Processes {
             pgid: child.pid,
             tracking_id,
             cgroup: cgroup.as_ref().map(|c| c.path.clone()),
