@@ -53,7 +53,7 @@ use std::path::{Path, PathBuf};
 pub use actions::{
     Action, ButtonClass, Disabled, MAX_TIMEOUT_SECS, MIN_TIMEOUT_SECS, PlainGet, Popup, RateRule,
 };
-pub use address::{Cidr, Network, check_host_port};
+pub use address::{BadHostPort, Cidr, Network, check_host_port};
 pub use checker::EnvLookup;
 pub use command::{CommandSpec, CommandTemplate};
 pub use dashboards::{Component, ComponentKind};
