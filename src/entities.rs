@@ -219,6 +219,7 @@ impl std::fmt::Display for BadFile {
 impl std::error::Error for BadFile {}
 
 /// Reads one entity file and parses it within the default bounds; errors name the file.
+#[cfg(test)]
 pub fn load(path: &Path) -> Result<EntityFile, BadFile> {
     load_within(path, Bounds::of(&Limits::default()))
 }
@@ -249,6 +250,7 @@ pub fn load_within(path: &Path, bounds: Bounds) -> Result<EntityFile, BadFile> {
 /// after another); text starting with `[` is a JSON array, or failing that a YAML flow list;
 /// anything else is YAML and must be a list of mappings. An empty file (or only comments) has
 /// no instances.
+#[cfg(test)]
 pub fn parse(text: &str, file_name: &str) -> Result<EntityFile, BadFile> {
     parse_within(text, file_name, usize::MAX)
 }
@@ -515,6 +517,7 @@ pub struct Loaded {
 /// Loads every `entities:` entry in config order. Several files may feed one type: their
 /// instances are appended, and a file whose key repeats one of an earlier file of the same
 /// type is refused (binding ids must stay unique).
+#[cfg(test)]
 pub fn load_all(sources: &[EntitySource]) -> Loaded {
     load_all_with(sources, &load)
 }

@@ -592,12 +592,6 @@ impl Execution {
         });
     }
 
-    /// Whether the final state has been decided (shown or not).
-    pub fn is_concluded(&self) -> bool {
-        let live = self.live();
-        live.ending.is_some() || live.phase.is_finished()
-    }
-
     /// The snapshot the execution will show once committed: what its finish record holds.
     /// Before `conclude`, the current snapshot.
     pub fn final_snapshot(&self) -> Snapshot {
@@ -637,6 +631,7 @@ impl Execution {
     }
 
     /// `conclude` and `commit` at once, for records that are never written to disk.
+    #[cfg(test)]
     pub fn finish(&self, outcome: Outcome, grace_secs: u64) {
         self.conclude(outcome, grace_secs);
         self.commit();

@@ -144,6 +144,7 @@ pub fn write_finished_evicted(out: &mut Vec<u8>, s: &Snapshot, binding: &str) {
 }
 
 /// The line written when an execution starts.
+#[cfg(test)]
 pub fn started_line(s: &Snapshot, binding: &str) -> Vec<u8> {
     let mut out = Vec::new();
     write_started(&mut out, s, binding);
@@ -151,6 +152,7 @@ pub fn started_line(s: &Snapshot, binding: &str) -> Vec<u8> {
 }
 
 /// The line written when an execution has finished (its snapshot is final).
+#[cfg(test)]
 pub fn finished_line(s: &Snapshot, binding: &str) -> Vec<u8> {
     let mut out = Vec::new();
     write_finished(&mut out, s, binding);
@@ -270,6 +272,7 @@ const NAMED_BAD_LINES: usize = 3;
 /// Reads a journal held whole in memory. `now` is the local time written as the finish of
 /// interrupted records. Keeps every record; [`Restorer`] is the same reading, in pieces and
 /// keeping only what the history will hold.
+#[cfg(test)]
 pub fn restore(bytes: &[u8], now: &str) -> Restore {
     let mut r = Restorer::new(Keep::all(), usize::MAX);
     r.feed(bytes);
@@ -293,6 +296,7 @@ impl Keep {
         }
     }
 
+    #[cfg(test)]
     fn all() -> Keep {
         Keep {
             ran: usize::MAX,

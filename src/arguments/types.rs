@@ -15,7 +15,7 @@ use std::collections::HashSet;
 
 use super::formats::{check_datetime, check_email, check_url};
 use super::pattern::REGEX_PREFIX;
-pub use super::pattern::{MATCH_BUDGET, MIN_LONGEST, Pattern, REGEX_SIZE_LIMIT};
+pub use super::pattern::{MATCH_BUDGET, Pattern};
 
 /// The longest value any type accepts, in bytes. Values end up on a command line or in the
 /// environment, where Linux allows at most 128 KiB per string; 64 KiB leaves room for the rest

@@ -109,15 +109,9 @@ impl Engine {
         Arc::clone(&self.setup().config)
     }
 
-    /// Swaps in a new configuration and its entities (a reload), then announces it.
-    /// Running executions keep the action they started with; the history is trimmed to a
-    /// smaller limit.
-    pub fn swap(&self, config: Arc<Config>, entities: EntitySet, event: Event) {
-        self.swap_setup(Setup::new(config, Arc::new(entities)), event);
-    }
-
-    /// `swap` with the setup made already: a reload makes it off the event loop, since
-    /// thousands of entity bindings take a while to make.
+    /// Swaps in a new setup (a reload), then announces it. Running executions keep the
+    /// action they started with; the history is trimmed to a smaller limit. A reload makes
+    /// the setup off the event loop, since thousands of entity bindings take a while to make.
     pub fn swap_setup(&self, setup: Setup, event: Event) {
         lock(&self.history).set_limit(setup.config.limits.log_history_limit);
         self.recorder.configure(&setup.config);

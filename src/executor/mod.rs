@@ -30,8 +30,8 @@ use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio::time::{Instant, sleep, sleep_until};
 
-pub use cgroup::{ENV as CGROUP_ENV, Mode as Containment, mode as containment};
-pub use ladder::{Processes, group_gone, terminate};
+pub use cgroup::{Mode as Containment, mode as containment};
+pub use ladder::{Processes, terminate};
 pub use reaper::{Exit, Reaper};
 
 use crate::arguments::{Value, environment};
