@@ -13,7 +13,7 @@ use tracing::info;
 use super::admission::{Candidate, Earlier, limit_reached};
 use super::lifecycle::Launch;
 use super::{Engine, Error, Setup, lock};
-use crate::arguments::{self, ArgError};
+use crate::arguments;
 use crate::execution::{Blocked, Cause, Execution, NewExecution, Outcome, SecretOwner, TrackingId};
 use crate::executor;
 use crate::permissions::{Caller, Provider, Verb};
@@ -121,12 +121,12 @@ impl Engine {
         // than record a spawn failure.
         if let Err(why) = executor::fits(&plan) {
             // Name the longest value: it is the one to shorten.
-            return Err(match values.iter().max_by_key(|v| v.value.len()) {
-                Some(v) => Error::BadArgument(ArgError {
-                    argument: v.name.clone(),
-                    rule: why,
-                }),
-                None => Error::CommandTooLong(why),
+            return Err(Error::CommandTooLong {
+                argument: values
+                    .iter()
+                    .max_by_key(|v| v.value.len())
+                    .map(|v| v.name.clone()),
+                why,
             });
         }
         let secrets: Vec<String> = values
