@@ -7,6 +7,8 @@ use std::ffi::OsString;
 use std::io::BufRead;
 use std::path::PathBuf;
 
+use actiond::config::BadHostPort;
+
 pub const USAGE: &str = "\
 usage: actiond [--config PATH] [--listen HOST:PORT | --listen PORT]
        actiond --check-config PATH
@@ -31,12 +33,57 @@ pub enum Command {
     Help,
 }
 
-pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String> {
+/// Why the command line is not one actiond takes. Its `Display` is printed before the usage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Usage {
+    /// A flag that takes a value came last.
+    NoValue(&'static str),
+    Unknown(String),
+    /// `--listen`'s value, as given, is not an address to listen on.
+    Listen(String, BadHostPort),
+}
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Usage::NoValue(flag) => write!(f, "{flag} needs a value"),
+            Usage::Unknown(arg) => write!(f, "unknown argument {arg:?}"),
+            Usage::Listen(text, why) => write!(
+                f,
+                "--listen {text:?}: {why}; expected PORT, HOST:PORT or [IPv6]:PORT"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Usage {}
+
+/// Why `hash-password` has no password. Never holds the password.
+#[derive(Debug)]
+pub enum NoPassword {
+    Read(std::io::Error),
+    Empty,
+}
+
+impl std::fmt::Display for NoPassword {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoPassword::Read(e) => write!(f, "cannot read the password from stdin: {e}"),
+            NoPassword::Empty => {
+                f.write_str("the password is empty; type it on stdin, followed by Enter")
+            }
+        }
+    }
+}
+
+impl std::error::Error for NoPassword {}
+
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, Usage> {
     let mut args = args.into_iter();
     let mut config = None;
     let mut listen = None;
-    let value = |args: &mut dyn Iterator<Item = OsString>, flag: &str| {
-        args.next().ok_or_else(|| format!("{flag} needs a value"))
+    let value = |args: &mut dyn Iterator<Item = OsString>, flag: &'static str| {
+        args.next().ok_or(Usage::NoValue(flag))
     };
     while let Some(arg) = args.next() {
         let text = arg.to_string_lossy().into_owned();
@@ -63,7 +110,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             "gen-token" => return Ok(Command::GenToken),
             "--version" | "-V" => return Ok(Command::Version),
             "--help" | "-h" => return Ok(Command::Help),
-            other => return Err(format!("unknown argument {other:?}")),
+            other => return Err(Usage::Unknown(other.to_string())),
         }
     }
     Ok(Command::Serve { config, listen })
@@ -72,33 +119,30 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
 /// The address `--listen` asks for: `HOST:PORT` as the config writes it, or a bare port, which
 /// means every IPv4 address as the config's default does (`0.0.0.0:PORT`). Checked here by the
 /// config's rule, so a typo is a usage error rather than a failure to bind.
-pub fn listen_address(text: &str) -> Result<String, String> {
+pub fn listen_address(text: &str) -> Result<String, Usage> {
     let text = text.trim();
     let address = if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
         format!("0.0.0.0:{text}")
     } else {
         text.to_string()
     };
-    actiond::config::check_host_port(&address).map_err(|why| {
-        format!("--listen {text:?}: {why}; expected PORT, HOST:PORT or [IPv6]:PORT")
-    })?;
+    actiond::config::check_host_port(&address)
+        .map_err(|why| Usage::Listen(text.to_string(), why))?;
     Ok(address)
 }
 
 /// The password for `hash-password`: the first line of `input` without its line ending
 /// (`\n` or `\r\n`). Everything after the first line is ignored. An empty password is refused:
 /// it would let anyone log in as that user. Errors never contain the password.
-pub fn read_password(input: &mut impl BufRead) -> Result<String, String> {
+pub fn read_password(input: &mut impl BufRead) -> Result<String, NoPassword> {
     let mut line = String::new();
-    input
-        .read_line(&mut line)
-        .map_err(|e| format!("cannot read the password from stdin: {e}"))?;
+    input.read_line(&mut line).map_err(NoPassword::Read)?;
     let password = line
         .strip_suffix('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .unwrap_or(&line);
     if password.is_empty() {
-        return Err("the password is empty; type it on stdin, followed by Enter".to_string());
+        return Err(NoPassword::Empty);
     }
     Ok(password.to_string())
 }
@@ -123,7 +167,7 @@ config:
 mod tests {
     use super::*;
 
-    fn p(args: &[&str]) -> Result<Command, String> {
+    fn p(args: &[&str]) -> Result<Command, Usage> {
         parse(args.iter().map(OsString::from))
     }
 
@@ -157,8 +201,23 @@ mod tests {
         assert_eq!(p(&["hash-password"]), Ok(Command::HashPassword));
         assert_eq!(p(&["gen-token"]), Ok(Command::GenToken));
         assert_eq!(p(&["--version"]), Ok(Command::Version));
-        assert!(p(&["--config"]).is_err());
-        assert!(p(&["--bogus"]).is_err());
+        // The words are the ones actiond has always printed before the usage.
+        for (args, want) in [
+            (&["--config"][..], "--config needs a value"),
+            (&["--bogus"], "unknown argument \"--bogus\""),
+            (
+                &["--listen", "65536"],
+                "--listen \"65536\": \"65536\" is not a port number (0 to 65535); expected \
+                 PORT, HOST:PORT or [IPv6]:PORT",
+            ),
+            (
+                &["--listen=::1:80"],
+                "--listen \"::1:80\": write an IPv6 address in brackets; expected PORT, \
+                 HOST:PORT or [IPv6]:PORT",
+            ),
+        ] {
+            assert_eq!(p(args).unwrap_err().to_string(), want, "{args:?}");
+        }
     }
 
     #[test]
@@ -197,14 +256,14 @@ mod tests {
             "bad host:80",
             "-1",
         ] {
-            let err = listen_address(bad).unwrap_err();
+            let err = listen_address(bad).unwrap_err().to_string();
             assert!(err.starts_with("--listen"), "{bad}: {err}");
             assert!(p(&["--listen", bad]).is_err(), "{bad}");
         }
     }
 
     fn read(input: &str) -> Result<String, String> {
-        read_password(&mut input.as_bytes())
+        read_password(&mut input.as_bytes()).map_err(|e| e.to_string())
     }
 
     #[test]

@@ -3,10 +3,36 @@
 
 use std::time::Duration;
 
+/// Why a text is not a duration. Its `Display` completes "invalid duration …: ".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadDuration {
+    Empty,
+    NoNumber,
+    NoUnit,
+    UnknownUnit(String),
+    TooLong,
+    Negative,
+}
+
+impl std::fmt::Display for BadDuration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadDuration::Empty => f.write_str("it is empty"),
+            BadDuration::NoNumber => f.write_str("a number is missing"),
+            BadDuration::NoUnit => f.write_str("a unit is missing"),
+            BadDuration::UnknownUnit(unit) => write!(f, "unknown unit {unit:?}"),
+            BadDuration::TooLong => f.write_str("it is too long"),
+            BadDuration::Negative => f.write_str("it is negative"),
+        }
+    }
+}
+
+impl std::error::Error for BadDuration {}
+
 /// Parses a duration in Go's syntax (`300ms`, `1.5h`, `2h45m`): a sequence of decimal numbers,
 /// each with a unit `ns`, `us` (or `µs`), `ms`, `s`, `m`, `h`. A bare `0` is zero; a negative
 /// duration is refused.
-pub fn parse(text: &str) -> Result<Duration, String> {
+pub fn parse(text: &str) -> Result<Duration, BadDuration> {
     let s = text.trim();
     let (negative, mut rest) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
@@ -14,7 +40,7 @@ pub fn parse(text: &str) -> Result<Duration, String> {
         _ => (false, s),
     };
     if rest.is_empty() {
-        return Err("it is empty".to_string());
+        return Err(BadDuration::Empty);
     }
     if rest == "0" {
         return Ok(Duration::ZERO);
@@ -31,7 +57,7 @@ pub fn parse(text: &str) -> Result<Duration, String> {
             rest = &after_dot[frac_len..];
         }
         if int_part.is_empty() && frac_part.is_empty() {
-            return Err("a number is missing".to_string());
+            return Err(BadDuration::NoNumber);
         }
         let unit_len = rest
             .bytes()
@@ -46,31 +72,32 @@ pub fn parse(text: &str) -> Result<Duration, String> {
             "s" => 1_000_000_000,
             "m" => 60_000_000_000,
             "h" => 3_600_000_000_000,
-            "" => return Err("a unit is missing".to_string()),
-            other => return Err(format!("unknown unit {other:?}")),
+            "" => return Err(BadDuration::NoUnit),
+            other => return Err(BadDuration::UnknownUnit(other.to_string())),
         };
         if int_part.len() > 20 {
-            return Err("it is too long".to_string());
+            return Err(BadDuration::TooLong);
         }
         let whole: u128 = if int_part.is_empty() {
             0
         } else {
-            int_part.parse().map_err(|_| "it is too long")?
+            int_part.parse().map_err(|_| BadDuration::TooLong)?
         };
         total += whole * nanos_per_unit;
         // Nanoseconds are the resolution; further digits cannot change the result.
         let frac_digits = &frac_part[..frac_part.len().min(18)];
         if !frac_digits.is_empty() {
-            let frac: u128 = frac_digits.parse().map_err(|_| "bad fraction")?;
+            // At most 18 digits: this cannot fail.
+            let frac: u128 = frac_digits.parse().map_err(|_| BadDuration::TooLong)?;
             total +=
                 frac * nanos_per_unit / 10u128.pow(u32::try_from(frac_digits.len()).unwrap_or(18));
         }
         if total > u128::from(u64::MAX) {
-            return Err("it is too long".to_string());
+            return Err(BadDuration::TooLong);
         }
     }
     if negative && total > 0 {
-        return Err("it is negative".to_string());
+        return Err(BadDuration::Negative);
     }
     Ok(Duration::from_nanos(
         u64::try_from(total).unwrap_or(u64::MAX),

@@ -176,25 +176,67 @@ impl Bounds {
     }
 }
 
+/// Why an entity file did not load. Its `Display` names the file first.
+#[derive(Debug)]
+pub struct BadFile {
+    /// The file as its name is shown.
+    pub file: String,
+    pub why: Why,
+}
+
+/// What is wrong with an entity file.
+#[derive(Debug)]
+pub enum Why {
+    /// Over `maxEntityFileBytes`, this many.
+    TooLarge(usize),
+    Unreadable(files::ReadError),
+    NotUtf8,
+    /// Over `maxEntityInstances`, this many.
+    TooMany(usize),
+    /// Not JSON or YAML, or not a list of instances: the parser's or the rule's words.
+    Content(String),
+}
+
+impl std::fmt::Display for BadFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let file = &self.file;
+        match &self.why {
+            Why::TooLarge(max) => write!(
+                f,
+                "{file}: the file is larger than maxEntityFileBytes ({max} bytes)"
+            ),
+            Why::Unreadable(e) => write!(f, "{file}: cannot read the file: {e}"),
+            Why::NotUtf8 => write!(f, "{file}: cannot read the file: it is not UTF-8 text"),
+            Why::TooMany(max) => write!(
+                f,
+                "{file}: the file holds more than maxEntityInstances ({max} instances)"
+            ),
+            Why::Content(why) => write!(f, "{file}: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for BadFile {}
+
 /// Reads one entity file and parses it within the default bounds; errors name the file.
-pub fn load(path: &Path) -> Result<EntityFile, String> {
+#[cfg(test)]
+pub fn load(path: &Path) -> Result<EntityFile, BadFile> {
     load_within(path, Bounds::of(&Limits::default()))
 }
 
 /// Reads one entity file and parses it within `bounds`; errors name the file.
-pub fn load_within(path: &Path, bounds: Bounds) -> Result<EntityFile, String> {
+pub fn load_within(path: &Path, bounds: Bounds) -> Result<EntityFile, BadFile> {
     let name = path.display().to_string();
     // A FIFO or a device in place of the file is refused unopened; the read stops one byte
     // past the bound.
-    let bytes = files::read(path, bounds.bytes as u64).map_err(|e| match e {
-        files::ReadError::TooLarge { .. } => format!(
-            "{name}: the file is larger than maxEntityFileBytes ({} bytes)",
-            bounds.bytes
-        ),
-        e => format!("{name}: cannot read the file: {e}"),
-    })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("{name}: cannot read the file: it is not UTF-8 text"))?;
+    let bytes = match files::read(path, bounds.bytes as u64) {
+        Ok(bytes) => bytes,
+        Err(files::ReadError::TooLarge { .. }) => {
+            return Err(bad(&name, Why::TooLarge(bounds.bytes)));
+        }
+        Err(e) => return Err(bad(&name, Why::Unreadable(e))),
+    };
+    let text = String::from_utf8(bytes).map_err(|_| bad(&name, Why::NotUtf8))?;
     parse_within(&text, &name, bounds.instances)
 }
 
@@ -208,13 +250,14 @@ pub fn load_within(path: &Path, bounds: Bounds) -> Result<EntityFile, String> {
 /// after another); text starting with `[` is a JSON array, or failing that a YAML flow list;
 /// anything else is YAML and must be a list of mappings. An empty file (or only comments) has
 /// no instances.
-pub fn parse(text: &str, file_name: &str) -> Result<EntityFile, String> {
+#[cfg(test)]
+pub fn parse(text: &str, file_name: &str) -> Result<EntityFile, BadFile> {
     parse_within(text, file_name, usize::MAX)
 }
 
 /// `parse`, refusing a file of more than `max` instances before building any of them (a
 /// stream of JSON objects is not even read past the bound).
-pub fn parse_within(text: &str, file_name: &str, max: usize) -> Result<EntityFile, String> {
+pub fn parse_within(text: &str, file_name: &str, max: usize) -> Result<EntityFile, BadFile> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let items = match body.trim_start().as_bytes().first() {
         None => Ok(Vec::new()),
@@ -230,15 +273,18 @@ pub fn parse_within(text: &str, file_name: &str, max: usize) -> Result<EntityFil
         }),
         Some(_) => yaml_items(body),
     }
-    .map_err(|e| format!("{file_name}: {e}"))?;
+    .map_err(|e| bad(file_name, Why::Content(e)))?;
     if items.len() > max {
-        return Err(too_many(file_name, max));
+        return Err(bad(file_name, Why::TooMany(max)));
     }
-    instances(items).map_err(|e| format!("{file_name}: {e}"))
+    instances(items).map_err(|e| bad(file_name, Why::Content(e)))
 }
 
-fn too_many(file_name: &str, max: usize) -> String {
-    format!("{file_name}: the file holds more than maxEntityInstances ({max} instances)")
+fn bad(file: &str, why: Why) -> BadFile {
+    BadFile {
+        file: file.to_string(),
+        why,
+    }
 }
 
 fn named_yaml(file_name: &str) -> bool {
@@ -471,6 +517,7 @@ pub struct Loaded {
 /// Loads every `entities:` entry in config order. Several files may feed one type: their
 /// instances are appended, and a file whose key repeats one of an earlier file of the same
 /// type is refused (binding ids must stay unique).
+#[cfg(test)]
 pub fn load_all(sources: &[EntitySource]) -> Loaded {
     load_all_with(sources, &load)
 }
@@ -482,7 +529,7 @@ pub fn load_all_within(sources: &[EntitySource], bounds: Bounds) -> Loaded {
 
 fn load_all_with(
     sources: &[EntitySource],
-    read: &dyn Fn(&Path) -> Result<EntityFile, String>,
+    read: &dyn Fn(&Path) -> Result<EntityFile, BadFile>,
 ) -> Loaded {
     let mut loaded = Loaded::default();
     // Which file each key of a type came from, to name it in a collision.
@@ -496,8 +543,8 @@ fn load_all_with(
         loaded.set.types.entry(source.name.clone()).or_default();
         let file = match read(&source.file) {
             Ok(file) => file,
-            Err(message) => {
-                loaded.errors.push(problem(message));
+            Err(e) => {
+                loaded.errors.push(problem(e.to_string()));
                 continue;
             }
         };

@@ -142,6 +142,7 @@ impl Subscription {
     }
 
     /// True when the queue ended because it overflowed (rather than the service stopping).
+    #[cfg(test)]
     pub fn fell_behind(&self) -> bool {
         self.cut() == Some(Cut::FellBehind)
     }
@@ -326,6 +327,7 @@ impl Bus {
 
     /// Adds a subscriber whose caller never changes; from now on it receives every event it
     /// may see.
+    #[cfg(test)]
     pub fn subscribe(&self, caller: Caller) -> Result<Subscription, Refused> {
         self.add(caller, None, 0, None)
     }

@@ -15,15 +15,69 @@ use crate::clock::local_datetime;
 use crate::config::Action;
 use crate::output::{Capture, append_notice};
 
-/// A tracking id: a UUIDv4 or a client's `[A-Za-z0-9._-]{1,64}`, so 64 bytes always hold it.
-pub type TrackingId = heapless::String<64>;
+/// An execution's tracking id: 1 to 64 of `A-Z a-z 0-9 . _ -` when a client chose it, a
+/// random UUID otherwise. Only `parse` and `random` make one, so every id held is valid.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TrackingId(heapless::String<64>);
 
-/// Whether a client-chosen tracking id is acceptable (StartAction).
-pub fn valid_tracking_id(id: &str) -> bool {
-    (1..=64).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+impl TrackingId {
+    /// A client-chosen id (StartAction's `uniqueTrackingId`), or an id read back from the
+    /// history file; `None` unless it is 1 to 64 of `A-Z a-z 0-9 . _ -`.
+    pub fn parse(text: &str) -> Option<TrackingId> {
+        let valid = (1..=64).contains(&text.len())
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+        if !valid {
+            return None;
+        }
+        let mut id = heapless::String::new();
+        // Within 64 bytes it always fits.
+        id.push_str(text).ok()?;
+        Some(TrackingId(id))
+    }
+
+    /// A new random id.
+    pub fn random() -> TrackingId {
+        let mut buf = uuid::Uuid::encode_buffer();
+        let text = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buf);
+        TrackingId::parse(text).expect("a UUID is a valid tracking id")
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+}
+
+impl std::ops::Deref for TrackingId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.0.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for TrackingId {
+    fn borrow(&self) -> &str {
+        self.0.as_str()
+    }
+}
+
+impl std::fmt::Display for TrackingId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.as_str())
+    }
+}
+
+impl PartialEq<str> for TrackingId {
+    fn eq(&self, other: &str) -> bool {
+        self.0.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for TrackingId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0.as_str() == *other
+    }
 }
 
 /// Who gave the `password` values of a run: the only caller RestartAction replays them for.
@@ -46,19 +100,9 @@ impl SecretOwner {
     }
 }
 
-/// A new random tracking id.
-pub fn new_tracking_id() -> TrackingId {
-    let mut buf = uuid::Uuid::encode_buffer();
-    let text = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buf);
-    let mut id = TrackingId::new();
-    // 36 bytes always fit in 64.
-    let _ = id.push_str(text);
-    id
-}
-
 /// What started an execution.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub enum Cause {
     /// A request through the API: a person, a script, Home Assistant.
     Request,
     /// A trigger (start-up, schedule, file); the record's tags say which.
@@ -72,33 +116,33 @@ pub enum Origin {
     },
 }
 
-impl Origin {
+impl Cause {
     /// Whether this start's values may fill the arguments only a file trigger fills: a
     /// trigger's own values may, and so may a restart that repeats them. A request's may
     /// not, and neither may a restart of a request's values, whatever the config now says.
     pub fn trigger_values(&self) -> bool {
         match self {
-            Origin::Request => false,
-            Origin::Trigger => true,
-            Origin::Restart { trigger_values, .. } => *trigger_values,
+            Cause::Request => false,
+            Cause::Trigger => true,
+            Cause::Restart { trigger_values, .. } => *trigger_values,
         }
     }
 
-    /// The origin of a restart of an execution that started from `self`.
-    pub fn restarted(&self, of: &TrackingId) -> Origin {
-        Origin::Restart {
+    /// The cause of a restart of an execution that started from `self`.
+    pub fn restarted(&self, of: &TrackingId) -> Cause {
+        Cause::Restart {
             of: of.clone(),
             trigger_values: self.trigger_values(),
         }
     }
 }
 
-impl std::fmt::Display for Origin {
+impl std::fmt::Display for Cause {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Origin::Request => f.write_str("request"),
-            Origin::Trigger => f.write_str("trigger"),
-            Origin::Restart { of, .. } => write!(f, "restart of {of}"),
+            Cause::Request => f.write_str("request"),
+            Cause::Trigger => f.write_str("trigger"),
+            Cause::Restart { of, .. } => write!(f, "restart of {of}"),
         }
     }
 }
@@ -115,11 +159,73 @@ pub enum Outcome {
     /// The action's timeout ran the kill ladder.
     TimedOut { seconds: u64, stop: Stop },
     /// A concurrency or rate limit refused to start it.
-    Blocked(String),
+    Blocked(Blocked),
     /// The process could not be started.
     SpawnFailed(String),
     /// Read back from the state directory after a restart, with the flags it had.
     Restored(Flags),
+}
+
+/// Which limit refused to start an execution. Its `Display` is the reason a person reads in
+/// the log, in the run's notices (`blocked: …`) and so in the history file, which older and
+/// newer versions read back: the words must stay as they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Blocked {
+    /// `maxConcurrent`: the binding already runs `running` times.
+    Concurrent {
+        binding_id: String,
+        running: usize,
+        max: usize,
+    },
+    /// `maxConcurrentExecutions`: `running` executions of anything run now.
+    Executions { running: usize, max: usize },
+    /// `maxRate`: the binding ran `count` times within `window`.
+    Rate {
+        binding_id: String,
+        count: usize,
+        window: Duration,
+        limit: u32,
+    },
+}
+
+impl std::fmt::Display for Blocked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Blocked::Concurrent {
+                binding_id,
+                running,
+                max,
+            } => write!(
+                f,
+                "{binding_id} is already running {running} time(s) and maxConcurrent is {max}"
+            ),
+            Blocked::Executions { running, max } => write!(
+                f,
+                "{running} executions are running and maxConcurrentExecutions is {max}"
+            ),
+            Blocked::Rate {
+                binding_id,
+                count,
+                window,
+                limit,
+            } => write!(
+                f,
+                "{binding_id} ran {count} time(s) in the last {} and maxRate allows {limit}",
+                describe_window(*window)
+            ),
+        }
+    }
+}
+
+/// A rate window as a person writes it: `5 min`, `1 h`, `90 s`.
+fn describe_window(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0 => format!("{} ms", d.as_millis()),
+        s if s % 3600 == 0 => format!("{} h", s / 3600),
+        s if s % 60 == 0 => format!("{} min", s / 60),
+        s => format!("{s} s"),
+    }
 }
 
 /// How the kill ladder ended for a process group.
@@ -296,7 +402,7 @@ pub struct Execution {
     pub arguments: Option<Vec<(String, String)>>,
     /// What started it; `None` for a record read back from the history file, which does not
     /// keep it (nor the arguments, so such a record is never restarted).
-    pub origin: Option<Origin>,
+    pub cause: Option<Cause>,
     /// When the request gave a `password` value: who gave it, the only one RestartAction
     /// replays it for.
     pub secret_owner: Option<SecretOwner>,
@@ -356,7 +462,7 @@ pub struct NewExecution {
     pub user_class: String,
     pub tags: Vec<String>,
     pub arguments: Option<Vec<(String, String)>>,
-    pub origin: Origin,
+    pub cause: Cause,
     pub secret_owner: Option<SecretOwner>,
     /// Values of `password` arguments (empty ones are ignored).
     pub secrets: Vec<String>,
@@ -374,7 +480,7 @@ impl Execution {
             user_class: n.user_class,
             tags: n.tags,
             arguments: n.arguments,
-            origin: Some(n.origin),
+            cause: Some(n.cause),
             secret_owner: n.secret_owner,
             secrets: n.secrets.into_iter().filter(|s| !s.is_empty()).collect(),
             started: Some(Instant::now()),
@@ -407,7 +513,7 @@ impl Execution {
             user_class: r.user_class,
             tags: r.tags,
             arguments: None,
-            origin: None,
+            cause: None,
             secret_owner: None,
             secrets: Vec::new(),
             started: None,
@@ -486,12 +592,6 @@ impl Execution {
         });
     }
 
-    /// Whether the final state has been decided (shown or not).
-    pub fn is_concluded(&self) -> bool {
-        let live = self.live();
-        live.ending.is_some() || live.phase.is_finished()
-    }
-
     /// The snapshot the execution will show once committed: what its finish record holds.
     /// Before `conclude`, the current snapshot.
     pub fn final_snapshot(&self) -> Snapshot {
@@ -531,6 +631,7 @@ impl Execution {
     }
 
     /// `conclude` and `commit` at once, for records that are never written to disk.
+    #[cfg(test)]
     pub fn finish(&self, outcome: Outcome, grace_secs: u64) {
         self.conclude(outcome, grace_secs);
         self.commit();
@@ -636,6 +737,40 @@ pub mod tests {
     use crate::template::Template;
     use std::time::Duration;
 
+    #[test]
+    fn blocked_reasons_read_as_before() {
+        let rate = |secs, millis| Blocked::Rate {
+            binding_id: "a".into(),
+            count: 2,
+            window: Duration::from_secs(secs) + Duration::from_millis(millis),
+            limit: 2,
+        };
+        for (b, want) in [
+            (
+                rate(0, 250),
+                "a ran 2 time(s) in the last 250 ms and maxRate allows 2",
+            ),
+            (
+                rate(45, 0),
+                "a ran 2 time(s) in the last 45 s and maxRate allows 2",
+            ),
+            (
+                rate(300, 0),
+                "a ran 2 time(s) in the last 5 min and maxRate allows 2",
+            ),
+            (
+                rate(7200, 0),
+                "a ran 2 time(s) in the last 2 h and maxRate allows 2",
+            ),
+            (
+                Blocked::Executions { running: 3, max: 3 },
+                "3 executions are running and maxConcurrentExecutions is 3",
+            ),
+        ] {
+            assert_eq!(b.to_string(), want);
+        }
+    }
+
     pub fn action(id: &str) -> Arc<Action> {
         Arc::new(Action {
             id: id.into(),
@@ -663,8 +798,7 @@ pub mod tests {
     }
 
     pub fn execution(id: &str, binding: &str) -> Execution {
-        let mut tid = TrackingId::new();
-        tid.push_str(id).unwrap();
+        let tid = TrackingId::parse(id).unwrap();
         Execution::new(NewExecution {
             tracking_id: tid,
             binding_id: binding.into(),
@@ -673,7 +807,7 @@ pub mod tests {
             user_class: "guest".into(),
             tags: vec![],
             arguments: Some(vec![]),
-            origin: Origin::Request,
+            cause: Cause::Request,
             secret_owner: None,
             secrets: vec![],
             max_output_bytes: 64,
@@ -682,21 +816,20 @@ pub mod tests {
 
     #[test]
     fn only_a_trigger_gives_values_for_trigger_arguments_and_restarts_keep_the_source() {
-        let mut id = TrackingId::new();
-        id.push_str("t-1").unwrap();
-        let by_request = Origin::Request.restarted(&id);
-        let by_trigger = Origin::Trigger.restarted(&id);
+        let id = TrackingId::parse("t-1").unwrap();
+        let by_request = Cause::Request.restarted(&id);
+        let by_trigger = Cause::Trigger.restarted(&id);
         let cases = [
-            (Origin::Request, false, "request"),
-            (Origin::Trigger, true, "trigger"),
+            (Cause::Request, false, "request"),
+            (Cause::Trigger, true, "trigger"),
             (by_request.clone(), false, "restart of t-1"),
             (by_trigger.clone(), true, "restart of t-1"),
             (by_request.restarted(&id), false, "restart of t-1"),
             (by_trigger.restarted(&id), true, "restart of t-1"),
         ];
-        for (origin, trigger_values, shown) in cases {
-            assert_eq!(origin.trigger_values(), trigger_values, "{origin:?}");
-            assert_eq!(origin.to_string(), shown);
+        for (cause, trigger_values, shown) in cases {
+            assert_eq!(cause.trigger_values(), trigger_values, "{cause:?}");
+            assert_eq!(cause.to_string(), shown);
         }
     }
 
@@ -750,7 +883,7 @@ pub mod tests {
                 -1,
             ),
             (
-                Phase::Finished(Outcome::Blocked("r".into())),
+                Phase::Finished(Outcome::Blocked(Blocked::Executions { running: 1, max: 1 })),
                 false,
                 true,
                 true,
@@ -784,15 +917,14 @@ pub mod tests {
 
     #[test]
     fn tracking_ids() {
-        assert!(valid_tracking_id("a.b_c-D9"));
-        assert!(valid_tracking_id(&"x".repeat(64)));
+        assert_eq!(TrackingId::parse("a.b_c-D9").unwrap(), "a.b_c-D9");
+        assert!(TrackingId::parse(&"x".repeat(64)).is_some());
         for bad in ["", "has space", "slash/", "ünï", "semi;colon"] {
-            assert!(!valid_tracking_id(bad), "{bad}");
+            assert!(TrackingId::parse(bad).is_none(), "{bad}");
         }
-        assert!(!valid_tracking_id(&"x".repeat(65)));
-        let id = new_tracking_id();
+        assert!(TrackingId::parse(&"x".repeat(65)).is_none());
+        let id = TrackingId::random();
         assert_eq!(id.len(), 36);
-        assert!(valid_tracking_id(&id));
         assert_eq!(uuid::Uuid::parse_str(&id).unwrap().get_version_num(), 4);
     }
 
@@ -842,8 +974,7 @@ pub mod tests {
 
     #[test]
     fn secrets_never_show_in_the_output() {
-        let mut tid = TrackingId::new();
-        tid.push_str("s").unwrap();
+        let tid = TrackingId::parse("s").unwrap();
         let e = Execution::new(NewExecution {
             tracking_id: tid,
             binding_id: "a".into(),
@@ -852,7 +983,7 @@ pub mod tests {
             user_class: "g".into(),
             tags: vec![],
             arguments: Some(vec![]),
-            origin: Origin::Request,
+            cause: Cause::Request,
             secret_owner: None,
             secrets: vec!["hunter2".into(), "hunter2-long".into(), String::new()],
             max_output_bytes: 1024,

@@ -63,10 +63,6 @@ impl History {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Adds a record, evicting the oldest of its own kind beyond its bound: a record that
     /// ran evicts the oldest that ran, a `blocked` one the oldest blocked one. Returns what
     /// was evicted.

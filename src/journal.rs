@@ -144,6 +144,7 @@ pub fn write_finished_evicted(out: &mut Vec<u8>, s: &Snapshot, binding: &str) {
 }
 
 /// The line written when an execution starts.
+#[cfg(test)]
 pub fn started_line(s: &Snapshot, binding: &str) -> Vec<u8> {
     let mut out = Vec::new();
     write_started(&mut out, s, binding);
@@ -151,6 +152,7 @@ pub fn started_line(s: &Snapshot, binding: &str) -> Vec<u8> {
 }
 
 /// The line written when an execution has finished (its snapshot is final).
+#[cfg(test)]
 pub fn finished_line(s: &Snapshot, binding: &str) -> Vec<u8> {
     let mut out = Vec::new();
     write_finished(&mut out, s, binding);
@@ -270,6 +272,7 @@ const NAMED_BAD_LINES: usize = 3;
 /// Reads a journal held whole in memory. `now` is the local time written as the finish of
 /// interrupted records. Keeps every record; [`Restorer`] is the same reading, in pieces and
 /// keeping only what the history will hold.
+#[cfg(test)]
 pub fn restore(bytes: &[u8], now: &str) -> Restore {
     let mut r = Restorer::new(Keep::all(), usize::MAX);
     r.feed(bytes);
@@ -293,6 +296,7 @@ impl Keep {
         }
     }
 
+    #[cfg(test)]
     fn all() -> Keep {
         Keep {
             ran: usize::MAX,
@@ -485,7 +489,7 @@ impl Restorer {
         if l.evicted || self.gone.contains(&self.hasher.hash_one(&l.id)) {
             return;
         }
-        if TrackingId::new().push_str(&l.id).is_err() {
+        if TrackingId::parse(&l.id).is_none() {
             self.impossible_ids += 1;
             return;
         }
@@ -533,9 +537,10 @@ fn restored(id: &str, e: Entry, now: &str) -> Restored {
     let Entry {
         line: l, finished, ..
     } = e;
-    let mut tracking_id = TrackingId::new();
     // Checked when the execution was first seen.
-    let _ = tracking_id.push_str(id);
+    let Some(tracking_id) = TrackingId::parse(id) else {
+        unreachable!("tracking ids are checked when first read")
+    };
     let (flags, stderr, datetime_finished) = if finished {
         let flags = Flags {
             execution_started: l.started,
@@ -601,15 +606,23 @@ mod tests {
         out
     }
 
+    fn busy() -> crate::execution::Blocked {
+        crate::execution::Blocked::Concurrent {
+            binding_id: "act".into(),
+            running: 1,
+            max: 1,
+        }
+    }
+
     fn blocked(id: &str) -> Vec<u8> {
-        finished(id, b"", Outcome::Blocked("busy".into()))
+        finished(id, b"", Outcome::Blocked(busy()))
     }
 
     #[test]
     fn finished_records_come_back_as_they_were() {
         let mut file = started("a");
         file.extend(finished("a", b"out \xff", Outcome::Exited(3)));
-        file.extend(finished("b", b"", Outcome::Blocked("full".into())));
+        file.extend(finished("b", b"", Outcome::Blocked(busy())));
         let r = restore(&file, "now");
         assert!(r.problems.is_empty(), "{:?}", r.problems);
         assert_eq!(r.records.len(), 2);
@@ -621,7 +634,14 @@ mod tests {
         assert!(a.flags.execution_finished && a.flags.execution_started);
         let b = &r.records[1];
         assert!(b.flags.blocked && !b.flags.execution_started);
-        assert!(b.stderr.contains("actiond: blocked: full"));
+        // The reason's words are in the file as earlier versions wrote them.
+        assert!(
+            b.stderr.contains(
+                "actiond: blocked: act is already running 1 time(s) and maxConcurrent is 1"
+            ),
+            "{}",
+            b.stderr
+        );
     }
 
     #[test]

@@ -5,38 +5,41 @@
 //! See docs/ARCHITECTURE.md for the code map, the direction of dependencies and the
 //! invariants.
 
-pub mod api;
-pub mod arguments;
+pub(crate) mod api;
+pub(crate) mod arguments;
 pub mod auth;
-pub mod clock;
+pub(crate) mod clock;
 pub mod config;
 #[cfg(test)]
 mod corpus;
-pub mod dashboards;
-pub mod duration;
-pub mod engine;
-pub mod entities;
-pub mod events;
-pub mod execution;
-pub mod executor;
-pub mod files;
-pub mod history;
-pub mod inotify;
-pub mod journal;
-pub mod metrics;
-pub mod mqtt;
-pub mod origin;
-pub mod output;
-pub mod permissions;
-pub mod protocol;
-pub mod ratelog;
-pub mod schedule;
-pub mod server;
-pub mod store;
+pub(crate) mod dashboards;
+pub(crate) mod duration;
+pub(crate) mod engine;
+pub(crate) mod entities;
+pub(crate) mod events;
+pub(crate) mod execution;
+pub(crate) mod executor;
+pub(crate) mod files;
+pub(crate) mod history;
+pub(crate) mod inotify;
+pub(crate) mod journal;
+pub(crate) mod metrics;
+pub(crate) mod mqtt;
+pub(crate) mod origin;
+pub(crate) mod output;
+pub(crate) mod permissions;
+pub(crate) mod protocol;
+pub(crate) mod ratelog;
+pub(crate) mod schedule;
+pub(crate) mod server;
+pub(crate) mod store;
 pub mod template;
-pub mod triggers;
-pub mod watcher;
-pub mod web;
+pub(crate) mod triggers;
+pub(crate) mod watcher;
+pub(crate) mod web;
+
+/// For `main`, which logs what loaded as a reload does.
+pub use watcher::log_loaded;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -201,7 +201,7 @@ fn serve(source: Source, listen: Option<String>) -> ExitCode {
     };
     init_logging(loaded.config.log_level);
     info!("actiond {} using {source}", env!("CARGO_PKG_VERSION"));
-    actiond::watcher::log_loaded(&loaded);
+    actiond::log_loaded(&loaded);
     let config = Arc::new(loaded.config);
     info!(
         "{}",

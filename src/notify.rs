@@ -17,7 +17,7 @@ use tracing::{debug, info, warn};
 
 /// Where `$NOTIFY_SOCKET` points, read without touching the system.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Target<'a> {
+pub enum Socket<'a> {
     /// A socket file (the usual `/run/systemd/notify`).
     Path(&'a str),
     /// A name in the abstract namespace, given without the leading `@`.
@@ -26,17 +26,17 @@ pub enum Target<'a> {
 
 /// Reads the value of `$NOTIFY_SOCKET`. Empty means "not under systemd"; anything that is
 /// neither an absolute path nor `@name` is refused, as libsystemd refuses it.
-pub fn parse_socket(value: &str) -> Result<Option<Target<'_>>, &'static str> {
+pub fn parse_socket(value: &str) -> Result<Option<Socket<'_>>, &'static str> {
     if value.is_empty() {
         Ok(None)
     } else if let Some(name) = value.strip_prefix('@') {
         if name.is_empty() {
             Err("an abstract socket needs a name after '@'")
         } else {
-            Ok(Some(Target::Abstract(name)))
+            Ok(Some(Socket::Abstract(name)))
         }
     } else if value.starts_with('/') {
-        Ok(Some(Target::Path(value)))
+        Ok(Some(Socket::Path(value)))
     } else {
         Err("neither an absolute path nor an @abstract name")
     }
@@ -85,10 +85,10 @@ impl Notifier {
         }
     }
 
-    fn open(target: &Target<'_>) -> std::io::Result<Notifier> {
+    fn open(target: &Socket<'_>) -> std::io::Result<Notifier> {
         let address = match target {
-            Target::Path(path) => SocketAddr::from_pathname(path)?,
-            Target::Abstract(name) => {
+            Socket::Path(path) => SocketAddr::from_pathname(path)?,
+            Socket::Abstract(name) => {
                 use std::os::linux::net::SocketAddrExt;
                 SocketAddr::from_abstract_name(name.as_bytes())?
             }
@@ -166,13 +166,13 @@ mod tests {
 
     #[test]
     fn socket_values() {
-        let cases: &[(&str, Result<Option<Target<'_>>, ()>)] = &[
+        let cases: &[(&str, Result<Option<Socket<'_>>, ()>)] = &[
             ("", Ok(None)),
             (
                 "/run/systemd/notify",
-                Ok(Some(Target::Path("/run/systemd/notify"))),
+                Ok(Some(Socket::Path("/run/systemd/notify"))),
             ),
-            ("@sd-notify/1", Ok(Some(Target::Abstract("sd-notify/1")))),
+            ("@sd-notify/1", Ok(Some(Socket::Abstract("sd-notify/1")))),
             ("@", Err(())),
             ("relative/path", Err(())),
             ("notify", Err(())),
@@ -220,7 +220,7 @@ mod tests {
         std::fs::create_dir(&dir).unwrap();
         let path = dir.join("notify");
         let listener = UnixDatagram::bind(&path).unwrap();
-        let n = Notifier::open(&Target::Path(path.to_str().unwrap())).unwrap();
+        let n = Notifier::open(&Socket::Path(path.to_str().unwrap())).unwrap();
         n.send("READY=1");
         let mut buf = [0u8; 64];
         let len = listener.recv(&mut buf).unwrap();
@@ -230,7 +230,7 @@ mod tests {
         let name = format!("actiond-notify-unit-{}", std::process::id());
         let abs = SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
         let listener = UnixDatagram::bind_addr(&abs).unwrap();
-        let n = Notifier::open(&Target::Abstract(&name)).unwrap();
+        let n = Notifier::open(&Socket::Abstract(&name)).unwrap();
         n.send("WATCHDOG=1");
         let len = listener.recv(&mut buf).unwrap();
         assert_eq!(&buf[..len], b"WATCHDOG=1");

@@ -213,7 +213,7 @@ impl Board {
 /// What the request asks for: the page's files, or everything else (the API, the GET
 /// starts, `/metrics`, `/readyz`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
+pub enum Resource {
     Page,
     Api,
 }
@@ -289,12 +289,12 @@ pub fn check(
     allowed: &Allowed,
     board: &Board,
     h: &Headers<'_>,
-    target: Target,
+    target: Resource,
 ) -> Result<(), Refusal> {
     check_host(&allowed.hosts, board, h.host)?;
     match target {
-        Target::Page => check_page(h),
-        Target::Api => check_api(&allowed.origins, h),
+        Resource::Page => check_page(h),
+        Resource::Api => check_api(&allowed.origins, h),
     }
 }
 

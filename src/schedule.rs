@@ -99,27 +99,99 @@ const WEEKDAYS: Field = Field {
     names: &["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"],
 };
 
+/// Why a cron line is not a schedule. Its `Display` completes "invalid cron line …: ".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadCron {
+    /// `TZ=` or `CRON_TZ=` in front.
+    TimeZone,
+    /// `@every` without a duration after a space.
+    EveryWithout,
+    /// `@every` with a text the duration parser refused, and why.
+    EveryDuration(String, String),
+    EveryTooShort,
+    UnknownDescriptor(String),
+    Empty,
+    /// Neither 5 nor 6 fields.
+    FieldCount(usize),
+    /// No date has these day-of-month and month fields.
+    NoDate,
+    /// One field, by its name, and what is wrong in it.
+    Field(&'static str, BadField),
+}
+
+/// What is wrong in one field of a cron line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadField {
+    /// A step that is not a number, in its part.
+    Step(String, String),
+    /// A step of 0, in its part.
+    ZeroStep(String),
+    Backwards(String),
+    NoValue,
+    NotNumber(String),
+    Outside(u32, u32, u32),
+}
+
+impl std::fmt::Display for BadCron {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadCron::TimeZone => f.write_str(
+                "a time zone prefix is not supported: schedules run in the board's local time zone",
+            ),
+            BadCron::EveryWithout => {
+                f.write_str("write @every followed by a duration, such as @every 5m")
+            }
+            BadCron::EveryDuration(text, why) => write!(f, "invalid duration {text:?}: {why}"),
+            BadCron::EveryTooShort => f.write_str("@every needs at least one second"),
+            BadCron::UnknownDescriptor(line) => write!(
+                f,
+                "unknown descriptor {line:?}: use @yearly, @annually, @monthly, @weekly, @daily, \
+                 @midnight, @hourly or @every <duration>"
+            ),
+            BadCron::Empty => f.write_str("the line is empty"),
+            BadCron::FieldCount(n) => write!(
+                f,
+                "expected 5 fields (minute hour day-of-month month day-of-week), or 6 with \
+                 seconds first, found {n}"
+            ),
+            BadCron::NoDate => f.write_str(
+                "no date matches these day-of-month and month fields (such as 30 February)",
+            ),
+            BadCron::Field(name, bad) => match bad {
+                BadField::Step(s, part) => write!(f, "{name}: invalid step {s:?} in {part:?}"),
+                BadField::ZeroStep(part) => write!(f, "{name}: a step of 0 in {part:?}"),
+                BadField::Backwards(range) => {
+                    write!(f, "{name}: the range {range:?} runs backwards")
+                }
+                BadField::NoValue => write!(f, "{name}: a value is missing"),
+                BadField::NotNumber(text) => write!(f, "{name}: {text:?} is not a number"),
+                BadField::Outside(v, min, max) => write!(f, "{name}: {v} is outside {min}-{max}"),
+            },
+        }
+    }
+}
+
+impl std::error::Error for BadCron {}
+
 /// Parses a cron line. `duration` parses the text after `@every` (Go's duration syntax, as
 /// OliveTin's cron library has it; `crate::duration::parse`).
-pub fn parse(
+pub fn parse<E: std::fmt::Display>(
     line: &str,
-    duration: impl Fn(&str) -> Result<Duration, String>,
-) -> Result<Schedule, String> {
+    duration: impl Fn(&str) -> Result<Duration, E>,
+) -> Result<Schedule, BadCron> {
     let line = line.trim();
     if line.starts_with("TZ=") || line.starts_with("CRON_TZ=") {
-        return Err(
-            "a time zone prefix is not supported: schedules run in the board's local time zone"
-                .into(),
-        );
+        return Err(BadCron::TimeZone);
     }
     if let Some(rest) = line.strip_prefix("@every") {
         let text = rest.trim();
         if text.is_empty() || rest.len() == text.len() {
-            return Err("write @every followed by a duration, such as @every 5m".into());
+            return Err(BadCron::EveryWithout);
         }
-        let d = duration(text).map_err(|why| format!("invalid duration {text:?}: {why}"))?;
+        let d = duration(text)
+            .map_err(|why| BadCron::EveryDuration(text.to_string(), why.to_string()))?;
         if d < Duration::from_secs(1) {
-            return Err("@every needs at least one second".into());
+            return Err(BadCron::EveryTooShort);
         }
         return Ok(Schedule::Every(d));
     }
@@ -130,10 +202,7 @@ pub fn parse(
         "@daily" | "@midnight" => "0 0 0 * * *",
         "@hourly" => "0 0 * * * *",
         other if other.starts_with('@') => {
-            return Err(format!(
-                "unknown descriptor {line:?}: use @yearly, @annually, @monthly, @weekly, @daily, \
-                 @midnight, @hourly or @every <duration>"
-            ));
+            return Err(BadCron::UnknownDescriptor(line.to_string()));
         }
         _ => line,
     };
@@ -141,13 +210,8 @@ pub fn parse(
     let (seconds, rest) = match fields.len() {
         5 => ("0", &fields[..]),
         6 => (fields[0], &fields[1..]),
-        0 => return Err("the line is empty".into()),
-        n => {
-            return Err(format!(
-                "expected 5 fields (minute hour day-of-month month day-of-week), or 6 with \
-                 seconds first, found {n}"
-            ));
-        }
+        0 => return Err(BadCron::Empty),
+        n => return Err(BadCron::FieldCount(n)),
     };
     let (days, days_star) = set(rest[2], &DAYS)?;
     let (weekdays, weekdays_star) = set(rest[4], &WEEKDAYS)?;
@@ -164,16 +228,15 @@ pub fn parse(
         weekdays_star,
     };
     if !calendar.can_match() {
-        return Err(
-            "no date matches these day-of-month and month fields (such as 30 February)".into(),
-        );
+        return Err(BadCron::NoDate);
     }
     Ok(Schedule::Calendar(calendar))
 }
 
 /// One field: `*`, `?`, a value, a range `a-b`, a step `*/n`, `a-b/n` or `a/n` (from `a` to
 /// the end), or a comma-separated list of these. Returns the set and whether it was `*`.
-fn set(text: &str, f: &Field) -> Result<(u64, bool), String> {
+fn set(text: &str, f: &Field) -> Result<(u64, bool), BadCron> {
+    let bad = |why| BadCron::Field(f.name, why);
     let mut bits = 0u64;
     let star = text == "*" || text == "?";
     for part in text.split(',') {
@@ -181,9 +244,9 @@ fn set(text: &str, f: &Field) -> Result<(u64, bool), String> {
             Some((r, s)) => {
                 let step: u32 = s
                     .parse()
-                    .map_err(|_| format!("{}: invalid step {s:?} in {part:?}", f.name))?;
+                    .map_err(|_| bad(BadField::Step(s.to_string(), part.to_string())))?;
                 if step == 0 {
-                    return Err(format!("{}: a step of 0 in {part:?}", f.name));
+                    return Err(bad(BadField::ZeroStep(part.to_string())));
                 }
                 (r, Some(step))
             }
@@ -199,7 +262,7 @@ fn set(text: &str, f: &Field) -> Result<(u64, bool), String> {
             (v, if step.is_some() { f.max } else { v })
         };
         if lo > hi {
-            return Err(format!("{}: the range {range:?} runs backwards", f.name));
+            return Err(bad(BadField::Backwards(range.to_string())));
         }
         let step = step.unwrap_or(1);
         let mut v = lo;
@@ -211,20 +274,21 @@ fn set(text: &str, f: &Field) -> Result<(u64, bool), String> {
     Ok((bits, star))
 }
 
-fn value(text: &str, f: &Field) -> Result<u32, String> {
+fn value(text: &str, f: &Field) -> Result<u32, BadCron> {
+    let bad = |why| BadCron::Field(f.name, why);
     if let Some(i) = f.names.iter().position(|n| n.eq_ignore_ascii_case(text)) {
         // Month names start at 1, day names at 0: the field's minimum.
         return Ok(i as u32 + f.min);
     }
     let v: u32 = text.parse().map_err(|_| {
-        if text.is_empty() {
-            format!("{}: a value is missing", f.name)
+        bad(if text.is_empty() {
+            BadField::NoValue
         } else {
-            format!("{}: {text:?} is not a number", f.name)
-        }
+            BadField::NotNumber(text.to_string())
+        })
     })?;
     if v < f.min || v > f.max {
-        return Err(format!("{}: {v} is outside {}-{}", f.name, f.min, f.max));
+        return Err(bad(BadField::Outside(v, f.min, f.max)));
     }
     Ok(v)
 }
@@ -427,7 +491,7 @@ fn repeated(zone: &dyn Zone, t: i64, o: i64) -> bool {
 mod tests {
     use super::*;
 
-    fn dur(s: &str) -> Result<Duration, String> {
+    fn dur(s: &str) -> Result<Duration, crate::duration::BadDuration> {
         crate::duration::parse(s)
     }
 
@@ -573,7 +637,7 @@ mod tests {
             ("0 0 31 4,6,9,11 *", "no date matches"),
             ("TZ=UTC 0 0 * * *", "time zone prefix"),
         ] {
-            let e = parse(line, dur).expect_err(line);
+            let e = parse(line, dur).expect_err(line).to_string();
             assert!(e.contains(why), "{line:?}: {e}");
         }
         // 29 February exists, so it is accepted.

@@ -38,7 +38,7 @@ use crate::api::{self, App, Ctx, Op, Route, schema};
 use crate::auth::identity::{self, Credentials, Presented, Refusal};
 use crate::config::{Auth, ProtocolHeader};
 use crate::events::{Cut, Subscription};
-use crate::origin::{self, Target};
+use crate::origin::{self, Resource};
 use crate::permissions::Caller;
 use crate::protocol::{self, Code, Codec, ConnectError, Encoding, Fields, Protocol, Wire};
 use crate::ratelog;
@@ -363,8 +363,8 @@ async fn refuse(body: Body<'_>, e: &ConnectError) -> Answer {
 /// operation, GET start, `/metrics`, `/readyz`, the event stream and the page's files.
 fn provenance(app: &App, parts: &Parts, route: &Route<'_>) -> Result<(), ConnectError> {
     let target = match route {
-        Route::Index | Route::Static(_) => Target::Page,
-        _ => Target::Api,
+        Route::Index | Route::Static(_) => Resource::Page,
+        _ => Resource::Api,
     };
     let mut hosts = parts.headers.get_all(HOST).iter();
     let host = match (hosts.next(), hosts.next()) {

@@ -50,7 +50,7 @@ use crate::events::Event;
 use crate::files;
 use crate::inotify::{Change, Watch, register};
 
-pub use settle::{CAP, SETTLE};
+pub use settle::CAP;
 use settle::{Group, Ready, Waiting};
 
 /// A settled group is applied once its files read the same twice this far apart.

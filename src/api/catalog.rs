@@ -133,7 +133,7 @@ pub fn validate_argument(app: &App, f: &Fields, ctx: &Ctx) -> Result<Vec<u8>, Co
             })?;
         match arguments::settle(declared, &value) {
             Ok(_) => (true, String::new()),
-            Err(why) => (false, why),
+            Err(why) => (false, why.to_string()),
         }
     };
     Ok(ctx.out.encode(&ValidateReply {

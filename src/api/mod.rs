@@ -48,7 +48,7 @@ pub fn connect_error(e: Error) -> ConnectError {
         | Error::MissingIds => Code::NotFound,
         Error::BadTrackingId(_)
         | Error::BadArgument(_)
-        | Error::CommandTooLong(_)
+        | Error::CommandTooLong { .. }
         | Error::NegativeOffset(_) => Code::InvalidArgument,
         Error::TrackingIdInUse(_) => Code::AlreadyExists,
         Error::ArgumentsUnavailable(_) | Error::Disabled { .. } => Code::FailedPrecondition,
@@ -433,15 +433,18 @@ mod tests {
             (
                 Error::BadArgument(ArgError {
                     argument: "host".into(),
-                    rule: "must be ascii".into(),
+                    rule: crate::arguments::Broken::Ascii,
                 }),
                 Code::InvalidArgument,
                 "host",
             ),
             (
-                Error::CommandTooLong("too long".into()),
+                Error::CommandTooLong {
+                    argument: None,
+                    why: crate::executor::TooLong::Whole(2 << 20),
+                },
                 Code::InvalidArgument,
-                "too long",
+                "2097152 bytes",
             ),
             (
                 Error::ArgumentsUnavailable("t".into()),

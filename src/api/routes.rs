@@ -6,9 +6,30 @@ use std::borrow::Cow;
 
 use crate::web;
 
-/// The 25 operations of the API.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Op {
+/// Writes out `Op` and `OPS` from one list, so an operation and its name on the wire are
+/// named once: the variant's name is the name.
+macro_rules! operations {
+    ($($op:ident),+ $(,)?) => {
+        /// The 25 operations of the API.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Op {
+            $($op),+
+        }
+
+        /// Every operation with its name on the wire.
+        pub const OPS: [(&str, Op); [$(stringify!($op)),+].len()] = [$((stringify!($op), Op::$op)),+];
+
+        impl Op {
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Op::$op => stringify!($op)),+
+                }
+            }
+        }
+    };
+}
+
+operations! {
     StartAction,
     StartActionAndWait,
     StartActionByGet,
@@ -36,45 +57,9 @@ pub enum Op {
     EventStream,
 }
 
-/// Every operation with its name on the wire.
-pub const OPS: [(&str, Op); 25] = [
-    ("StartAction", Op::StartAction),
-    ("StartActionAndWait", Op::StartActionAndWait),
-    ("StartActionByGet", Op::StartActionByGet),
-    ("StartActionByGetAndWait", Op::StartActionByGetAndWait),
-    ("RestartAction", Op::RestartAction),
-    ("KillAction", Op::KillAction),
-    ("ExecutionStatus", Op::ExecutionStatus),
-    ("GetLogs", Op::GetLogs),
-    ("GetActionLogs", Op::GetActionLogs),
-    ("GetDashboard", Op::GetDashboard),
-    ("GetActionBinding", Op::GetActionBinding),
-    ("GetEntities", Op::GetEntities),
-    ("GetEntity", Op::GetEntity),
-    ("ValidateArgumentType", Op::ValidateArgumentType),
-    ("LocalUserLogin", Op::LocalUserLogin),
-    ("Logout", Op::Logout),
-    ("WhoAmI", Op::WhoAmI),
-    ("PasswordHash", Op::PasswordHash),
-    ("Init", Op::Init),
-    ("GetReadyz", Op::GetReadyz),
-    ("GetDiagnostics", Op::GetDiagnostics),
-    ("SosReport", Op::SosReport),
-    ("DumpVars", Op::DumpVars),
-    ("DumpPublicIdActionMap", Op::DumpPublicIdActionMap),
-    ("EventStream", Op::EventStream),
-];
-
 impl Op {
     pub fn from_name(name: &str) -> Option<Op> {
         OPS.iter().find(|(n, _)| *n == name).map(|(_, op)| *op)
-    }
-
-    pub fn name(self) -> &'static str {
-        OPS.iter()
-            .find(|(_, op)| *op == self)
-            .map(|(n, _)| *n)
-            .unwrap_or("?")
     }
 
     /// Whether a guest who must log in is refused (the authentication gate).

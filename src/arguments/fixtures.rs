@@ -37,7 +37,7 @@ pub(super) fn ok(ty: &ArgType, value: &str) -> String {
 pub(super) fn refused(ty: &ArgType, value: &str) -> String {
     match ty.check(value, &[]) {
         Ok(v) => panic!("{} accepted {value:?} as {v:?}", ty.name()),
-        Err(e) => e,
+        Err(e) => e.to_string(),
     }
 }
 

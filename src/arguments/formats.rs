@@ -2,8 +2,106 @@
 //! is ASCII-exact and names the rule a value broke without repeating the value. The values
 //! reaching them are not empty: `ArgType::check` refuses an empty one first.
 
-const RULE_DATETIME: &str =
-    "must be a date and time written YYYY-MM-DDTHH:MM or YYYY-MM-DDTHH:MM:SS";
+/// The part of the email syntax a value broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Email {
+    NoAt,
+    TwoAts,
+    NoName,
+    NoDomain,
+    Name,
+    Domain,
+}
+
+/// The part of the URL syntax a value broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Url {
+    /// Spaces, control characters or non-ASCII characters.
+    Unencoded,
+    /// Not `http://` or `https://`.
+    Scheme,
+    UserPart,
+    Ipv6Unclosed,
+    Ipv6,
+    Host,
+    NoHost,
+    HostChars,
+    Port,
+    Chars,
+}
+
+/// The part of the datetime syntax a value broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Datetime {
+    Layout,
+    Month,
+    Day,
+    Hour,
+    Minute,
+    Second,
+}
+
+impl std::fmt::Display for Email {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Email::NoAt => "must be an email address like name@example.com (one @)",
+            Email::TwoAts => "must contain exactly one @",
+            Email::NoName => "must have a name before the @",
+            Email::NoDomain => "must have a domain after the @",
+            Email::Name => {
+                "the part before the @ may only be letters, digits and \
+                 !#$%&'*+-/=?^_`{|}~, with dots only between them"
+            }
+            Email::Domain => {
+                "the domain after the @ must be dot-separated names of letters, digits and \
+                 hyphens"
+            }
+        })
+    }
+}
+
+impl std::fmt::Display for Url {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const RULE: &str = "must be an absolute http:// or https:// URL";
+        match self {
+            Url::Unencoded => f.write_str(
+                "must not contain spaces, control characters or non-ASCII characters \
+                 (percent-encode them)",
+            ),
+            Url::Scheme => f.write_str(RULE),
+            Url::UserPart => write!(f, "{RULE}; the user part before the host is malformed"),
+            Url::Ipv6Unclosed => write!(f, "{RULE}; the IPv6 host is missing its ']'"),
+            Url::Ipv6 => write!(f, "{RULE}; the IPv6 host is malformed"),
+            Url::Host => write!(f, "{RULE}; the host is malformed"),
+            Url::NoHost => write!(f, "{RULE} with a host"),
+            Url::HostChars => write!(
+                f,
+                "{RULE}; the host may only be letters, digits, '.', '_', '~' and '-'"
+            ),
+            Url::Port => write!(f, "{RULE}; the port must be a number up to 65535"),
+            Url::Chars => write!(
+                f,
+                "{RULE} made of URL characters only (letters, digits, -._~:/?#@!$&'()*+,;= and \
+                 %XX escapes; [ and ] only around an IPv6 host)"
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for Datetime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Datetime::Layout => {
+                "must be a date and time written YYYY-MM-DDTHH:MM or YYYY-MM-DDTHH:MM:SS"
+            }
+            Datetime::Month => "the month must be 01 to 12",
+            Datetime::Day => "the day must exist in that month",
+            Datetime::Hour => "the hour must be 00 to 23",
+            Datetime::Minute => "the minute must be 00 to 59",
+            Datetime::Second => "the second must be 00 to 59",
+        })
+    }
+}
 
 /// One plain `local@domain` address (RFC 5322 dot-atom on both sides, ASCII only).
 ///
@@ -13,18 +111,18 @@ const RULE_DATETIME: &str =
 /// comments and domain literals (`[192.0.2.1]`) are refused. The domain needs no dot, because
 /// `root@localhost` is a normal address on a board, as it is for OliveTin's Go parser. It must
 /// be dot-separated labels of letters, digits and hyphens (1-63 each, no hyphen at either end).
-pub(super) fn check_email(value: &str) -> Result<String, String> {
+pub(super) fn check_email(value: &str) -> Result<String, Email> {
     let Some((local, domain)) = value.split_once('@') else {
-        return Err("must be an email address like name@example.com (one @)".into());
+        return Err(Email::NoAt);
     };
     if domain.contains('@') {
-        return Err("must contain exactly one @".into());
+        return Err(Email::TwoAts);
     }
     if local.is_empty() {
-        return Err("must have a name before the @".into());
+        return Err(Email::NoName);
     }
     if domain.is_empty() {
-        return Err("must have a domain after the @".into());
+        return Err(Email::NoDomain);
     }
     let atom_ok = |atom: &str| {
         !atom.is_empty()
@@ -33,16 +131,10 @@ pub(super) fn check_email(value: &str) -> Result<String, String> {
                 .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c))
     };
     if !local.split('.').all(atom_ok) {
-        return Err("the part before the @ may only be letters, digits and \
-                    !#$%&'*+-/=?^_`{|}~, with dots only between them"
-            .into());
+        return Err(Email::Name);
     }
     if !is_dns_name(domain) {
-        return Err(
-            "the domain after the @ must be dot-separated names of letters, digits and \
-             hyphens"
-                .into(),
-        );
+        return Err(Email::Domain);
     }
     Ok(value.to_owned())
 }
@@ -72,18 +164,13 @@ fn is_dns_name(name: &str) -> bool {
 /// name of letters, digits, `.`, `_`, `~` and `-`, or an IPv6 literal in brackets; no
 /// percent-escapes there (WHATWG decodes them, another place parsers disagree). A port, when
 /// present, is 1-5 digits up to 65535. User information before the host is allowed.
-pub(super) fn check_url(value: &str) -> Result<String, String> {
-    const RULE: &str = "must be an absolute http:// or https:// URL";
+pub(super) fn check_url(value: &str) -> Result<String, Url> {
     if !value.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(
-            "must not contain spaces, control characters or non-ASCII characters \
-             (percent-encode them)"
-                .into(),
-        );
+        return Err(Url::Unencoded);
     }
     let rest = strip_prefix_ignore_case(value, "http://")
         .or_else(|| strip_prefix_ignore_case(value, "https://"))
-        .ok_or_else(|| RULE.to_owned())?;
+        .ok_or(Url::Scheme)?;
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);
     let host_port = match authority.rsplit_once('@') {
@@ -93,9 +180,7 @@ pub(super) fn check_url(value: &str) -> Result<String, String> {
                     .chars()
                     .all(|c| is_unreserved(c) || is_sub_delim(c) || matches!(c, ':' | '%'))
             {
-                return Err(format!(
-                    "{RULE}; the user part before the host is malformed"
-                ));
+                return Err(Url::UserPart);
             }
             host_port
         }
@@ -103,20 +188,20 @@ pub(super) fn check_url(value: &str) -> Result<String, String> {
     };
     let (host, port) = if let Some(literal) = host_port.strip_prefix('[') {
         let Some((address, after)) = literal.split_once(']') else {
-            return Err(format!("{RULE}; the IPv6 host is missing its ']'"));
+            return Err(Url::Ipv6Unclosed);
         };
         let address_ok = address.contains(':')
             && address
                 .chars()
                 .all(|c| c.is_ascii_hexdigit() || matches!(c, ':' | '.'));
         if !address_ok {
-            return Err(format!("{RULE}; the IPv6 host is malformed"));
+            return Err(Url::Ipv6);
         }
         match after {
             "" => (address, None),
             _ => match after.strip_prefix(':') {
                 Some(port) => (address, Some(port)),
-                None => return Err(format!("{RULE}; the host is malformed")),
+                None => return Err(Url::Host),
             },
         }
     } else {
@@ -126,23 +211,21 @@ pub(super) fn check_url(value: &str) -> Result<String, String> {
         }
     };
     if host.is_empty() {
-        return Err(format!("{RULE} with a host"));
+        return Err(Url::NoHost);
     }
     if !host_port.starts_with('[')
         && !host
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '~' | '-'))
     {
-        return Err(format!(
-            "{RULE}; the host may only be letters, digits, '.', '_', '~' and '-'"
-        ));
+        return Err(Url::HostChars);
     }
     if let Some(port) = port {
         let port_ok = (1..=5).contains(&port.len())
             && port.bytes().all(|b| b.is_ascii_digit())
             && port.parse::<u32>().is_ok_and(|p| p <= 65535);
         if !port_ok {
-            return Err(format!("{RULE}; the port must be a number up to 65535"));
+            return Err(Url::Port);
         }
     }
     // path-abempty ["?" query] ["#" fragment]: pchar and '/' in the path, '?' too after it.
@@ -160,10 +243,7 @@ pub(super) fn check_url(value: &str) -> Result<String, String> {
         .chain(fragment)
         .all(|part| part.chars().all(|c| is_pchar(c) || matches!(c, '/' | '?')));
     if !path_ok || !rest_ok || !percent_escapes_ok(tail) {
-        return Err(format!(
-            "{RULE} made of URL characters only (letters, digits, -._~:/?#@!$&'()*+,;= and %XX \
-             escapes; [ and ] only around an IPv6 host)"
-        ));
+        return Err(Url::Chars);
     }
     Ok(value.to_owned())
 }
@@ -204,7 +284,7 @@ fn percent_escapes_ok(text: &str) -> bool {
 ///
 /// Decisions: any four-digit year (0000-9999) is accepted, with Gregorian leap years; the `T`
 /// must be upper case; no fractional seconds, no time zone, no leap second (`:60`).
-pub(super) fn check_datetime(value: &str) -> Result<String, String> {
+pub(super) fn check_datetime(value: &str) -> Result<String, Datetime> {
     let b = value.as_bytes();
     let layout_ok = (b.len() == 16 || (b.len() == 19 && b[16] == b':'))
         && b[4] == b'-'
@@ -216,7 +296,7 @@ pub(super) fn check_datetime(value: &str) -> Result<String, String> {
             .chain(if b.len() == 19 { &[17, 18][..] } else { &[] })
             .all(|&i| b[i].is_ascii_digit());
     if !layout_ok {
-        return Err(RULE_DATETIME.into());
+        return Err(Datetime::Layout);
     }
     // The layout check proved these bytes are ASCII digits.
     let number = |from: usize, to: usize| {
@@ -228,19 +308,19 @@ pub(super) fn check_datetime(value: &str) -> Result<String, String> {
     let (hour, minute) = (number(11, 13), number(14, 16));
     let second = if b.len() == 19 { number(17, 19) } else { 0 };
     if !(1..=12).contains(&month) {
-        return Err("the month must be 01 to 12".into());
+        return Err(Datetime::Month);
     }
     if !(1..=days_in_month(year, month)).contains(&day) {
-        return Err("the day must exist in that month".into());
+        return Err(Datetime::Day);
     }
     if hour > 23 {
-        return Err("the hour must be 00 to 23".into());
+        return Err(Datetime::Hour);
     }
     if minute > 59 {
-        return Err("the minute must be 00 to 59".into());
+        return Err(Datetime::Minute);
     }
     if second > 59 {
-        return Err("the second must be 00 to 59".into());
+        return Err(Datetime::Second);
     }
     Ok(if b.len() == 16 {
         format!("{value}:00")

@@ -16,7 +16,7 @@ pub mod types;
 mod fixtures;
 
 pub use file_trigger::{declare_file_arguments, file_values};
-pub use types::{ArgType, validate_type};
+pub use types::{ArgType, Broken, validate_type};
 
 /// A declared argument of an action, as the config loader built it; its type's rule is parsed
 /// (and a `regex:` compiled) at load.
@@ -68,7 +68,7 @@ impl std::fmt::Debug for Value {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArgError {
     pub argument: String,
-    pub rule: String,
+    pub rule: Broken,
 }
 
 impl std::fmt::Display for ArgError {
@@ -77,10 +77,12 @@ impl std::fmt::Display for ArgError {
     }
 }
 
-fn refuse(argument: &str, rule: impl Into<String>) -> ArgError {
+impl std::error::Error for ArgError {}
+
+fn refuse(argument: &str, rule: Broken) -> ArgError {
     ArgError {
         argument: argument.to_string(),
-        rule: rule.into(),
+        rule,
     }
 }
 
@@ -95,10 +97,7 @@ pub fn refuse_trigger_values(
         .iter()
         .find(|(n, v)| !v.is_empty() && declared.iter().any(|d| d.from_trigger && d.name == *n))
     {
-        Some((name, _)) => Err(refuse(
-            name,
-            "is filled in by the action's file trigger and cannot be given by hand",
-        )),
+        Some((name, _)) => Err(refuse(name, Broken::TriggerOnly)),
         None => Ok(()),
     }
 }
@@ -125,10 +124,10 @@ pub fn resolve(
 ) -> Result<Vec<Value>, ArgError> {
     for (i, (name, _)) in request.iter().enumerate() {
         if !declared.iter().any(|d| d.name == *name) {
-            return Err(refuse(name, "this action declares no such argument"));
+            return Err(refuse(name, Broken::Undeclared));
         }
         if request[..i].iter().any(|(n, _)| n == name) {
-            return Err(refuse(name, "given more than once"));
+            return Err(refuse(name, Broken::Twice));
         }
     }
     let mut values = Vec::new();
@@ -151,11 +150,7 @@ pub fn resolve(
             };
             cost = cost.saturating_add(pattern.cost(len));
             if cost > types::MATCH_BUDGET {
-                return Err(refuse(
-                    &d.name,
-                    "is too long together with the other pattern arguments of this action: send shorter \
-                     values",
-                ));
+                return Err(refuse(&d.name, Broken::PatternBudget));
             }
         }
         let value = settle(d, sent).map_err(|rule| refuse(&d.name, rule))?;
@@ -171,7 +166,7 @@ pub fn resolve(
 /// One argument's value as a start would take it: an empty value takes the default, an
 /// argument still empty is accepted unless it is required, and anything else must follow
 /// the argument's choices or type. Returns the value to use, or the rule it broke.
-pub fn settle(d: &Argument, sent: &str) -> Result<String, String> {
+pub fn settle(d: &Argument, sent: &str) -> Result<String, Broken> {
     let value = if sent.is_empty() {
         d.default.as_deref().unwrap_or("")
     } else {
@@ -179,16 +174,14 @@ pub fn settle(d: &Argument, sent: &str) -> Result<String, String> {
     };
     if value.is_empty() {
         if d.reject_null {
-            return Err("is required: give a value (it has no default)".into());
+            return Err(Broken::Required);
         }
         return Ok(String::new());
     }
     // An entity-fed argument's choices are its type's instances: with none loaded, no value
     // can be right, and its type must not be taken as the rule instead.
     if let (Some(kind), true) = (&d.entity, d.choices.is_empty()) {
-        return Err(format!(
-            "has no choices: no instance of the entity type {kind:?} is loaded"
-        ));
+        return Err(Broken::NoInstances(kind.clone()));
     }
     let choices: Vec<&str> = d.choices.iter().map(|c| c.value.as_str()).collect();
     check(&d.rule, value, &choices)
@@ -196,21 +189,20 @@ pub fn settle(d: &Argument, sent: &str) -> Result<String, String> {
 
 /// One non-empty value against its declaration: choices win over the type,
 /// except for the types whose rule is about choices (checkbox, checklist).
-pub fn check(rule: &ArgType, value: &str, choices: &[&str]) -> Result<String, String> {
+pub fn check(rule: &ArgType, value: &str, choices: &[&str]) -> Result<String, Broken> {
     let choice_rule = matches!(
         rule,
         ArgType::Checkbox | ArgType::Checklist | ArgType::ChoiceOnly
     );
     if !choices.is_empty() && !choice_rule {
         if value.contains('\0') {
-            return Err("must not contain a NUL byte".into());
+            return Err(Broken::Nul);
         }
         return if choices.contains(&value) {
             Ok(value.to_string())
         } else {
-            Err(format!(
-                "must be one of the choices: {}",
-                choices.join(", ")
+            Err(Broken::OneOf(
+                choices.iter().map(|c| c.to_string()).collect(),
             ))
         };
     }
@@ -268,7 +260,13 @@ mod tests {
         let request = |v: &str| vec![("container".to_string(), v.to_string())];
         // Its type would take anything: with no instance loaded, nothing is a choice.
         let err = resolve(std::slice::from_ref(&fed), &request("web")).unwrap_err();
-        assert!(err.rule.contains("no instance of the entity type"), "{err}");
+        assert_eq!(err.rule, Broken::NoInstances("container".into()), "{err}");
+        assert!(
+            err.to_string().ends_with(
+                "has no choices: no instance of the entity type \"container\" is loaded"
+            ),
+            "{err}"
+        );
         assert!(resolve(std::slice::from_ref(&fed), &request("")).is_ok());
         fed.choices = vec![Choice {
             value: "web".into(),

@@ -54,6 +54,52 @@ pub struct Pattern {
 /// How a pattern type is written before its pattern.
 pub(super) const REGEX_PREFIX: &str = "regex:";
 
+/// Why the text after `regex:` is not a pattern an argument can have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadPattern {
+    Empty,
+    /// Its length, over `MAX_SOURCE_BYTES`.
+    TooLong(usize),
+    /// The regex library's words.
+    Invalid(String),
+    /// A `(?x)` comment swallowed the anchoring group's end: the library's words.
+    Unanchorable(String),
+    /// Compiles to more than `REGEX_SIZE_LIMIT`.
+    TooBig,
+}
+
+impl std::fmt::Display for BadPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadPattern::Empty => f.write_str(
+                "regex: needs a pattern after the colon (an empty pattern accepts only an empty \
+                 value); use very_dangerous_raw_string to accept any text",
+            ),
+            BadPattern::TooLong(len) => write!(
+                f,
+                "the pattern after regex: is {len} bytes long, more than the {MAX_SOURCE_BYTES} \
+                 allowed"
+            ),
+            BadPattern::Invalid(e) => {
+                write!(f, "the pattern after regex: is invalid: {e} ({REGEX_HINT})")
+            }
+            BadPattern::Unanchorable(e) => write!(
+                f,
+                "the pattern after regex: cannot be anchored to the whole value ({e}); if it \
+                 ends with a (?x) # comment, end the comment with a newline"
+            ),
+            BadPattern::TooBig => write!(
+                f,
+                "the pattern after regex: compiles to more than {REGEX_SIZE_LIMIT} bytes, so \
+                 matching it could hold the service for too long; write smaller counted \
+                 repetitions (such as {{1,255}}) or fewer of them nested"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BadPattern {}
+
 impl Pattern {
     /// Compiles `source` so that the whole value must match (`\A(?:source)\z`).
     ///
@@ -61,41 +107,23 @@ impl Pattern {
     /// wrapping group cannot be closed early by something like `a)|(b`, which would otherwise
     /// leave one branch unanchored. `\A` and `\z` are used rather than `^` and `$` because
     /// they keep their meaning when the pattern turns on multi-line mode with `(?m)`.
-    pub fn new(source: &str) -> Result<Pattern, String> {
+    pub fn new(source: &str) -> Result<Pattern, BadPattern> {
         if source.is_empty() {
-            return Err(
-                "regex: needs a pattern after the colon (an empty pattern accepts only \
-                 an empty value); use very_dangerous_raw_string to accept any text"
-                    .into(),
-            );
+            return Err(BadPattern::Empty);
         }
         if source.len() > MAX_SOURCE_BYTES {
-            return Err(format!(
-                "the pattern after regex: is {} bytes long, more than the {MAX_SOURCE_BYTES} \
-                 allowed",
-                source.len()
-            ));
+            return Err(BadPattern::TooLong(source.len()));
         }
         // Syntax first, under regex-lite's own generous size limit, so that a pattern that is
         // merely too big is told so rather than called invalid.
         compile_within(source, SYNTAX_SIZE_LIMIT)
-            .map_err(|e| format!("the pattern after regex: is invalid: {e} ({REGEX_HINT})"))?;
+            .map_err(|e| BadPattern::Invalid(e.to_string()))?;
         let anchored = format!(r"\A(?:{source})\z");
-        compile_within(&anchored, SYNTAX_SIZE_LIMIT).map_err(|e| {
-            // Only a `(?x)` comment running to the end of the pattern gets here: it swallows
-            // the closing of the anchoring group.
-            format!(
-                "the pattern after regex: cannot be anchored to the whole value ({e}); if it \
-                 ends with a (?x) # comment, end the comment with a newline"
-            )
-        })?;
-        let regex = compile_within(&anchored, REGEX_SIZE_LIMIT).map_err(|_| {
-            format!(
-                "the pattern after regex: compiles to more than {REGEX_SIZE_LIMIT} bytes, so \
-                 matching it could hold the service for too long; write smaller counted \
-                 repetitions (such as {{1,255}}) or fewer of them nested"
-            )
-        })?;
+        // Only a `(?x)` comment running to the end of the pattern fails here: it swallows
+        // the closing of the anchoring group.
+        compile_within(&anchored, SYNTAX_SIZE_LIMIT)
+            .map_err(|e| BadPattern::Unanchorable(e.to_string()))?;
+        let regex = compile_within(&anchored, REGEX_SIZE_LIMIT).map_err(|_| BadPattern::TooBig)?;
         Ok(Pattern {
             declared: format!("{REGEX_PREFIX}{source}"),
             regex,
@@ -224,18 +252,20 @@ mod tests {
             "regex:(?<n>a)(?<n>b)",
             "regex:a{1000}{1000}",
         ] {
-            let why = ArgType::parse(bad, false).unwrap_err();
+            let why = ArgType::parse(bad, false).unwrap_err().to_string();
             assert!(why.contains("regex:"), "{bad}: {why}");
         }
-        let why = ArgType::parse("regex:(", false).unwrap_err();
+        let why = ArgType::parse("regex:(", false).unwrap_err().to_string();
         assert!(why.contains("is invalid"), "{why}");
         assert!(why.contains("whole value"), "{why}");
         // The empty pattern would accept only the empty value: refused with a pointer to the
         // type that accepts anything.
-        let why = ArgType::parse("regex:", false).unwrap_err();
+        let why = ArgType::parse("regex:", false).unwrap_err().to_string();
         assert!(why.contains("very_dangerous_raw_string"), "{why}");
         // A (?x) comment at the end would swallow the anchoring; refused with the fix.
-        let why = ArgType::parse("regex:(?x)abc # letters", false).unwrap_err();
+        let why = ArgType::parse("regex:(?x)abc # letters", false)
+            .unwrap_err()
+            .to_string();
         assert!(why.contains("anchored"), "{why}");
         let fixed = t("regex:(?x)abc # letters\n");
         ok(&fixed, "abc");
@@ -256,7 +286,7 @@ mod tests {
         use super::{MATCH_BUDGET, MAX_SOURCE_BYTES, MIN_LONGEST, REGEX_SIZE_LIMIT};
         // Too long a text.
         let long = format!("regex:{}", "a".repeat(MAX_SOURCE_BYTES + 1));
-        let why = ArgType::parse(&long, false).unwrap_err();
+        let why = ArgType::parse(&long, false).unwrap_err().to_string();
         assert!(why.contains("bytes long"), "{why}");
         let longest = format!("regex:{}", "a|".repeat(MAX_SOURCE_BYTES / 2 - 1) + "ab");
         assert_eq!(longest.len(), "regex:".len() + MAX_SOURCE_BYTES);
@@ -266,7 +296,7 @@ mod tests {
             "regex:(?:.{0,100}){0,100}x",
             "regex:(?i)(?:[a-z0-9]{0,60}){0,60}!",
         ] {
-            let why = ArgType::parse(big, false).unwrap_err();
+            let why = ArgType::parse(big, false).unwrap_err().to_string();
             assert!(why.contains("compiles to more than"), "{big}: {why}");
             assert!(why.contains("smaller counted"), "{big}: {why}");
         }

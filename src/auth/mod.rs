@@ -4,10 +4,10 @@
 //! caller may do: permissions stay in `permissions::decide`. No password or token ever reaches a
 //! log line or an error message.
 
-pub mod identity;
+pub(crate) mod identity;
 pub mod password;
-pub mod sessions;
-pub mod throttle;
+pub(crate) mod sessions;
+pub(crate) mod throttle;
 pub mod token;
 
 use std::net::IpAddr;

@@ -30,21 +30,54 @@ impl Network {
     }
 }
 
-pub fn check_host_port(address: &str) -> Result<(), String> {
+/// Why a listen address is not `HOST:PORT`. Its `Display` is what the config's problem and
+/// `--listen`'s usage error say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadHostPort {
+    /// `[` without `]:port`.
+    Unclosed,
+    NotIpv6(String),
+    NoPort,
+    /// An IPv6 address without brackets.
+    Unbracketed,
+    NoHost,
+    NotHost(String),
+    NotPort(String),
+}
+
+impl std::fmt::Display for BadHostPort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadHostPort::Unclosed => f.write_str("an IPv6 address needs ]:port after it"),
+            BadHostPort::NotIpv6(host) => write!(f, "{host:?} is not an IPv6 address"),
+            BadHostPort::NoPort => f.write_str("the port is missing"),
+            BadHostPort::Unbracketed => f.write_str("write an IPv6 address in brackets"),
+            BadHostPort::NoHost => f.write_str("the host is missing"),
+            BadHostPort::NotHost(host) => {
+                write!(f, "{host:?} is not an IP address or host name")
+            }
+            BadHostPort::NotPort(port) => {
+                write!(f, "{port:?} is not a port number (0 to 65535)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BadHostPort {}
+
+pub fn check_host_port(address: &str) -> Result<(), BadHostPort> {
     let port = if let Some(rest) = address.strip_prefix('[') {
-        let (host, port) = rest
-            .split_once("]:")
-            .ok_or("an IPv6 address needs ]:port after it")?;
+        let (host, port) = rest.split_once("]:").ok_or(BadHostPort::Unclosed)?;
         host.parse::<Ipv6Addr>()
-            .map_err(|_| format!("{host:?} is not an IPv6 address"))?;
+            .map_err(|_| BadHostPort::NotIpv6(host.to_string()))?;
         port
     } else {
-        let (host, port) = address.rsplit_once(':').ok_or("the port is missing")?;
+        let (host, port) = address.rsplit_once(':').ok_or(BadHostPort::NoPort)?;
         if host.contains(':') {
-            return Err("write an IPv6 address in brackets".to_string());
+            return Err(BadHostPort::Unbracketed);
         }
         if host.is_empty() {
-            return Err("the host is missing".to_string());
+            return Err(BadHostPort::NoHost);
         }
         let name_ok = host.parse::<IpAddr>().is_ok()
             || host.split('.').all(|label| {
@@ -55,13 +88,13 @@ pub fn check_host_port(address: &str) -> Result<(), String> {
                         .all(|b| b.is_ascii_alphanumeric() || b == b'-')
             });
         if !name_ok {
-            return Err(format!("{host:?} is not an IP address or host name"));
+            return Err(BadHostPort::NotHost(host.to_string()));
         }
         port
     };
     if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) || port.parse::<u16>().is_err()
     {
-        return Err(format!("{port:?} is not a port number (0 to 65535)"));
+        return Err(BadHostPort::NotPort(port.to_string()));
     }
     Ok(())
 }

@@ -164,7 +164,7 @@ fn argument_type(declared: &str, has_choices: bool) -> (ArgType, Option<String>)
         Ok(rule) => (rule, None),
         Err(message) => {
             let meant = ArgType::parse(&declared.trim().to_ascii_lowercase(), has_choices);
-            (meant.unwrap_or(ArgType::Ascii), Some(message))
+            (meant.unwrap_or(ArgType::Ascii), Some(message.to_string()))
         }
     }
 }

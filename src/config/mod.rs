@@ -37,6 +37,7 @@ mod includes;
 mod layers;
 mod mqtt;
 mod origins;
+mod problem;
 mod run_as;
 mod schema;
 mod settings;
@@ -52,7 +53,7 @@ use std::path::{Path, PathBuf};
 pub use actions::{
     Action, ButtonClass, Disabled, MAX_TIMEOUT_SECS, MIN_TIMEOUT_SECS, PlainGet, Popup, RateRule,
 };
-pub use address::{Cidr, Network, check_host_port};
+pub use address::{BadHostPort, Cidr, Network, check_host_port};
 pub use checker::EnvLookup;
 pub use command::{CommandSpec, CommandTemplate};
 pub use dashboards::{Component, ComponentKind};
@@ -62,6 +63,7 @@ pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Po
 pub use includes::IncludeReader;
 pub use layers::{ConfigFile, FileReader, Files, Role};
 pub use mqtt::Mqtt;
+pub use problem::Problem;
 pub use run_as::{RunAs, describe as describe_run_as};
 pub use settings::{HistorySync, Limits, Link, LogLevel, ProtocolHeader};
 pub use source::{
@@ -72,23 +74,6 @@ use actions::{ActionContext, Draft, Inherited};
 use checker::{Checker, Field, Fields, path_or};
 use schema::Schema;
 use tree::Node;
-
-/// One problem found while validating, located by its YAML path (`actions[2].timeout`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    pub path: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
-        }
-    }
-}
 
 /// Where the config text came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

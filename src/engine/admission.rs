@@ -5,9 +5,10 @@
 //! that guard the tables it counts and insert right after, and the rules are tested here
 //! with tables. It must not lock, read clocks or touch the history itself.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::config::RateRule;
+use crate::execution::Blocked;
 
 /// The new execution, as admission sees it.
 #[derive(Debug, Clone, Copy)]
@@ -38,22 +39,24 @@ pub fn limit_reached<'a>(
     running: impl Iterator<Item = &'a str>,
     max_running: usize,
     earlier: impl Iterator<Item = Earlier>,
-) -> Option<String> {
+) -> Option<Blocked> {
     let (mut same, mut total) = (0, 0);
     for binding_id in running {
         total += 1;
         same += usize::from(binding_id == new.binding_id);
     }
     if same >= new.max_concurrent {
-        return Some(format!(
-            "{} is already running {same} time(s) and maxConcurrent is {}",
-            new.binding_id, new.max_concurrent
-        ));
+        return Some(Blocked::Concurrent {
+            binding_id: new.binding_id.to_string(),
+            running: same,
+            max: new.max_concurrent,
+        });
     }
     if total >= max_running {
-        return Some(format!(
-            "{total} executions are running and maxConcurrentExecutions is {max_running}"
-        ));
+        return Some(Blocked::Executions {
+            running: total,
+            max: max_running,
+        });
     }
     if new.max_rate.is_empty() {
         return None;
@@ -71,28 +74,18 @@ pub fn limit_reached<'a>(
         .into_iter()
         .zip(new.max_rate)
         .find(|(count, rule)| *count >= rule.limit as usize)?;
-    Some(format!(
-        "{} ran {count} time(s) in the last {} and maxRate allows {}",
-        new.binding_id,
-        describe(rule.window),
-        rule.limit
-    ))
-}
-
-/// A rate window as a person writes it: `5 min`, `1 h`, `90 s`.
-fn describe(d: Duration) -> String {
-    let s = d.as_secs();
-    match s {
-        0 => format!("{} ms", d.as_millis()),
-        s if s % 3600 == 0 => format!("{} h", s / 3600),
-        s if s % 60 == 0 => format!("{} min", s / 60),
-        s => format!("{s} s"),
-    }
+    Some(Blocked::Rate {
+        binding_id: new.binding_id.to_string(),
+        count,
+        window: rule.window,
+        limit: rule.limit,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     struct Case {
         name: &'static str,
@@ -209,15 +202,7 @@ mod tests {
                 blocked,
             });
             let got = limit_reached(&new, c.running.iter().copied(), c.max_running, earlier);
-            assert_eq!(got.as_deref(), c.want, "{}", c.name);
+            assert_eq!(got.map(|b| b.to_string()).as_deref(), c.want, "{}", c.name);
         }
-    }
-
-    #[test]
-    fn windows_read_as_written() {
-        for (secs, want) in [(0, "0 ms"), (45, "45 s"), (300, "5 min"), (7200, "2 h")] {
-            assert_eq!(describe(Duration::from_secs(secs)), want);
-        }
-        assert_eq!(describe(Duration::from_millis(250)), "250 ms");
     }
 }

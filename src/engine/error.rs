@@ -5,6 +5,7 @@
 use std::fmt;
 
 use crate::arguments::ArgError;
+use crate::executor::TooLong;
 use crate::permissions::Verb;
 
 /// Why the engine refused. The API maps each variant to a Connect code in one place
@@ -19,8 +20,12 @@ pub enum Error {
     TrackingIdInUse(String),
     /// A request argument broke its declaration.
     BadArgument(ArgError),
-    /// The command, with its arguments substituted, is longer than the system accepts.
-    CommandTooLong(String),
+    /// The command, with its arguments substituted, is longer than the system accepts: the
+    /// argument to shorten (the longest value), if it has any.
+    CommandTooLong {
+        argument: Option<String>,
+        why: TooLong,
+    },
     /// RestartAction of an execution whose arguments are no longer known.
     ArgumentsUnavailable(String),
     /// RestartAction, by someone else, of an execution whose request gave password values.
@@ -61,7 +66,14 @@ impl fmt::Display for Error {
                 "uniqueTrackingId {id:?} is already used: choose another or leave it empty"
             ),
             Error::BadArgument(e) => write!(f, "{e}"),
-            Error::CommandTooLong(why) => f.write_str(why),
+            Error::CommandTooLong {
+                argument: Some(name),
+                why,
+            } => write!(f, "argument {name:?}: {why}"),
+            Error::CommandTooLong {
+                argument: None,
+                why,
+            } => write!(f, "{why}"),
             Error::ArgumentsUnavailable(id) => write!(
                 f,
                 "the arguments of execution {id:?} are no longer known: start the action again"

@@ -18,7 +18,7 @@ use tracing::{debug, info};
 use super::recorder::{Durable, Kind};
 use super::{Engine, lock};
 use crate::events::Event;
-use crate::execution::{Execution, Flags, Origin};
+use crate::execution::{Cause, Execution, Flags};
 use crate::executor::{self, Observer, Plan};
 use crate::output::Chunker;
 
@@ -99,12 +99,12 @@ async fn life(engine: Arc<Engine>, exec: Arc<Execution>, launch: Launch, start: 
         engine.announce(&exec);
     }
     // Launch.
-    let origin = exec.origin.as_ref().unwrap_or(&Origin::Request);
+    let cause = exec.cause.as_ref().unwrap_or(&Cause::Request);
     debug!(
         action = %exec.binding_id,
         id = %exec.tracking_id,
         user = %exec.user,
-        %origin,
+        origin = %cause,
         "starting"
     );
     // Supervised until an outcome; its output is published as it comes.
@@ -134,7 +134,7 @@ async fn life(engine: Arc<Engine>, exec: Arc<Execution>, launch: Launch, start: 
         action = %exec.binding_id,
         id = %exec.tracking_id,
         user = %exec.user,
-        %origin,
+        origin = %cause,
         exit_code = flags.exit_code,
         timed_out = flags.timed_out,
         "finished"

@@ -25,7 +25,7 @@ use tracing::info;
 use crate::config::{Action, Config};
 use crate::entities::EntitySet;
 use crate::events::{Bus, Event};
-use crate::execution::{Execution, KillReason, Origin, Restored};
+use crate::execution::{Cause, Execution, KillReason, Restored};
 use crate::executor::Reaper;
 use crate::history::{History, Page};
 use crate::permissions::{Caller, Decision, Verb, decide};
@@ -109,15 +109,9 @@ impl Engine {
         Arc::clone(&self.setup().config)
     }
 
-    /// Swaps in a new configuration and its entities (a reload), then announces it.
-    /// Running executions keep the action they started with; the history is trimmed to a
-    /// smaller limit.
-    pub fn swap(&self, config: Arc<Config>, entities: EntitySet, event: Event) {
-        self.swap_setup(Setup::new(config, Arc::new(entities)), event);
-    }
-
-    /// `swap` with the setup made already: a reload makes it off the event loop, since
-    /// thousands of entity bindings take a while to make.
+    /// Swaps in a new setup (a reload), then announces it. Running executions keep the
+    /// action they started with; the history is trimmed to a smaller limit. A reload makes
+    /// the setup off the event loop, since thousands of entity bindings take a while to make.
     pub fn swap_setup(&self, setup: Setup, event: Event) {
         lock(&self.history).set_limit(setup.config.limits.log_history_limit);
         self.recorder.configure(&setup.config);
@@ -203,7 +197,7 @@ impl Engine {
         req: StartRequest,
         caller: &Caller,
     ) -> Result<Arc<Execution>, Error> {
-        self.begin(req, caller, Origin::Request, Vec::new())
+        self.begin(req, caller, Cause::Request, Vec::new())
     }
 
     /// `start` for a trigger, with tags on the record naming it. A trigger may fill the
@@ -214,7 +208,7 @@ impl Engine {
         caller: &Caller,
         tags: Vec<String>,
     ) -> Result<Arc<Execution>, Error> {
-        self.begin(req, caller, Origin::Trigger, tags)
+        self.begin(req, caller, Cause::Trigger, tags)
     }
 
     /// Runs the same binding again with the recorded arguments, as `caller`, under a new
@@ -242,17 +236,17 @@ impl Engine {
         {
             return Err(Error::SecretsNotReplayed(tracking_id.to_string()));
         }
-        let origin = old
-            .origin
+        let cause = old
+            .cause
             .as_ref()
-            .unwrap_or(&Origin::Request)
+            .unwrap_or(&Cause::Request)
             .restarted(&old.tracking_id);
         let req = StartRequest {
             binding_id: old.binding_id.clone(),
             arguments,
             tracking_id: String::new(),
         };
-        self.begin(req, caller, origin, Vec::new())
+        self.begin(req, caller, cause, Vec::new())
     }
 
     /// Whether an execution of `binding_id` is running now (the MQTT "running" state).

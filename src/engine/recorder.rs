@@ -99,10 +99,10 @@ pub struct Recorder {
     limit: Arc<AtomicUsize>,
 }
 
-fn sync_of(config: &Config) -> store::Sync {
+fn sync_of(config: &Config) -> store::SyncPolicy {
     match config.history_sync {
-        HistorySync::Always => store::Sync::Always,
-        HistorySync::Every(d) => store::Sync::Every(d),
+        HistorySync::Always => store::SyncPolicy::Always,
+        HistorySync::Every(d) => store::SyncPolicy::Every(d),
     }
 }
 

@@ -13,11 +13,8 @@ use tracing::info;
 use super::admission::{Candidate, Earlier, limit_reached};
 use super::lifecycle::Launch;
 use super::{Engine, Error, Setup, lock};
-use crate::arguments::{self, ArgError};
-use crate::execution::{
-    Execution, NewExecution, Origin, Outcome, SecretOwner, TrackingId, new_tracking_id,
-    valid_tracking_id,
-};
+use crate::arguments;
+use crate::execution::{Blocked, Cause, Execution, NewExecution, Outcome, SecretOwner, TrackingId};
 use crate::executor;
 use crate::permissions::{Caller, Provider, Verb};
 
@@ -43,7 +40,7 @@ impl Engine {
         self: &Arc<Self>,
         req: StartRequest,
         caller: &Caller,
-        origin: Origin,
+        cause: Cause,
         tags: Vec<String>,
     ) -> Result<Arc<Execution>, Error> {
         if !self.ready() {
@@ -51,7 +48,7 @@ impl Engine {
         }
         // One snapshot of the setup for the whole start, even if a reload lands meanwhile.
         let setup = self.setup();
-        let Prepared { exec, launch } = self.prepare(&setup, req, caller, origin, tags)?;
+        let Prepared { exec, launch } = self.prepare(&setup, req, caller, cause, tags)?;
         let limits = &setup.config.limits;
         self.recorder.room(limits.history_queue_length)?;
         let blocked = self.admit(&exec, limits.max_concurrent_executions)?;
@@ -81,7 +78,7 @@ impl Engine {
         setup: &Setup,
         req: StartRequest,
         caller: &Caller,
-        origin: Origin,
+        cause: Cause,
         tags: Vec<String>,
     ) -> Result<Prepared, Error> {
         let binding = setup
@@ -98,20 +95,16 @@ impl Engine {
                 reason: disabled.reason(),
             });
         }
-        if !origin.trigger_values() {
+        if !cause.trigger_values() {
             arguments::refuse_trigger_values(&action.arguments, &req.arguments)
                 .map_err(Error::BadArgument)?;
         }
         let values =
             arguments::resolve(&action.arguments, &req.arguments).map_err(Error::BadArgument)?;
         let tracking_id = if req.tracking_id.is_empty() {
-            new_tracking_id()
-        } else if !valid_tracking_id(&req.tracking_id) {
-            return Err(Error::BadTrackingId(req.tracking_id));
+            TrackingId::random()
         } else {
-            let mut id = TrackingId::new();
-            let _ = id.push_str(&req.tracking_id);
-            id
+            TrackingId::parse(&req.tracking_id).ok_or(Error::BadTrackingId(req.tracking_id))?
         };
         let config = &setup.config;
         let mut plan = executor::plan(
@@ -128,12 +121,12 @@ impl Engine {
         // than record a spawn failure.
         if let Err(why) = executor::fits(&plan) {
             // Name the longest value: it is the one to shorten.
-            return Err(match values.iter().max_by_key(|v| v.value.len()) {
-                Some(v) => Error::BadArgument(ArgError {
-                    argument: v.name.clone(),
-                    rule: why,
-                }),
-                None => Error::CommandTooLong(why),
+            return Err(Error::CommandTooLong {
+                argument: values
+                    .iter()
+                    .max_by_key(|v| v.value.len())
+                    .map(|v| v.name.clone()),
+                why,
             });
         }
         let secrets: Vec<String> = values
@@ -152,7 +145,7 @@ impl Engine {
             tags,
             secret_owner,
             arguments: Some(req.arguments),
-            origin,
+            cause,
             secrets: secrets.clone(),
             max_output_bytes: config.limits.max_output_bytes,
         }));
@@ -165,7 +158,7 @@ impl Engine {
     /// Inserts `exec` into the history, and into the running table unless a limit blocks
     /// it; returns why it is blocked, if it is. The tracking-id check, the limits and the
     /// inserts happen under both locks at once, so two presses cannot both pass a limit.
-    fn admit(&self, exec: &Arc<Execution>, max_running: usize) -> Result<Option<String>, Error> {
+    fn admit(&self, exec: &Arc<Execution>, max_running: usize) -> Result<Option<Blocked>, Error> {
         let mut history = lock(&self.history);
         let mut running = lock(&self.running);
         let id = exec.tracking_id.as_str();

@@ -20,12 +20,14 @@ fn a_file_over_its_instance_bound_is_refused_in_every_format() {
     let lines = "{\"id\": \"a\"}\n{\"id\": \"b\"}\n{\"id\": \"c\"}\n";
     for text in [yaml, array, lines] {
         assert_eq!(parse_within(text, "f", 3).unwrap().instances.len(), 3);
-        let e = parse_within(text, "f", 2).unwrap_err();
+        let e = parse_within(text, "f", 2).unwrap_err().to_string();
         assert!(e.contains("more than maxEntityInstances (2"), "{e}");
     }
     // A stream of JSON objects is not read past the bound: a broken tail after it is
     // never reached.
-    let e = parse_within("{\"id\": 1}\n{\"id\": 2}\n{broken", "f", 1).unwrap_err();
+    let e = parse_within("{\"id\": 1}\n{\"id\": 2}\n{broken", "f", 1)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("maxEntityInstances"), "{e}");
 }
 
@@ -49,7 +51,8 @@ fn a_file_over_its_byte_bound_is_refused_unread() {
             ..fits
         },
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("larger than maxEntityFileBytes"), "{e}");
     let e = load_within(
         &path,
@@ -58,7 +61,8 @@ fn a_file_over_its_byte_bound_is_refused_unread() {
             ..fits
         },
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("maxEntityInstances"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -281,7 +285,7 @@ fn bad_files_fail_with_a_useful_message() {
         ),
     ];
     for (label, name, text, fragments) in cases {
-        let err = parse(text, name).expect_err(label);
+        let err = parse(text, name).expect_err(label).to_string();
         for fragment in *fragments {
             assert!(
                 err.contains(fragment),
@@ -436,7 +440,10 @@ fn load_all_reports_per_file_and_keeps_the_rest() {
         let name = path.display().to_string();
         match files.get(name.as_str()) {
             Some(text) => parse(text, &name),
-            None => Err(format!("{name}: cannot read the file: not found")),
+            None => Err(BadFile {
+                file: name,
+                why: Why::Content("cannot read the file: not found".into()),
+            }),
         }
     };
     let source = |file: &str, name: &str| EntitySource {

@@ -30,7 +30,7 @@ const AFTER_KILL: Duration = Duration::from_secs(5);
 
 /// What the ladder stops: one execution.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
+pub struct Processes {
     /// The process group the execution leads (its leader's pid).
     pub pgid: i32,
     /// Its `ACTIOND_TRACKING_ID`, which its descendants carry in their environment.
@@ -39,7 +39,7 @@ pub struct Target {
     pub cgroup: Option<PathBuf>,
 }
 
-impl Target {
+impl Processes {
     /// The processes of the execution that `killpg` may not reach.
     fn members(&self) -> Vec<i32> {
         match &self.cgroup {
@@ -97,7 +97,7 @@ impl Target {
     }
 }
 
-pub async fn terminate(target: Target, grace: Duration) -> Stop {
+pub async fn terminate(target: Processes, grace: Duration) -> Stop {
     let target = &target;
     let mut seen = Vec::new();
     if !target.signal(Signal::SIGTERM, &mut seen) {
@@ -121,7 +121,7 @@ pub fn group_gone(pgid: i32) -> bool {
 /// Waits until the execution is gone; after SIGKILL (`killing`), whatever appeared since the
 /// last look (a fork that raced the kill) is killed at each look.
 async fn gone_within(
-    target: &Target,
+    target: &Processes,
     seen: &mut Vec<i32>,
     within: Duration,
     killing: bool,
@@ -155,7 +155,7 @@ mod tests {
 
     /// Starts `script` under `sh -c` as a group leader marked with a tracking id of its own,
     /// and waits until it printed its first line (its traps are set by then).
-    fn group(script: &str) -> (Target, JoinHandle<ExitStatus>) {
+    fn group(script: &str) -> (Processes, JoinHandle<ExitStatus>) {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tracking_id = format!("ladder-test-{}-{n}", std::process::id());
@@ -172,7 +172,7 @@ mod tests {
             .read_line(&mut ready)
             .expect("reads");
         assert_eq!(ready.trim(), "ready");
-        let target = Target {
+        let target = Processes {
             pgid: child.id() as i32,
             tracking_id,
             cgroup: None,

@@ -30,8 +30,8 @@ use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio::time::{Instant, sleep, sleep_until};
 
-pub use cgroup::{ENV as CGROUP_ENV, Mode as Containment, mode as containment};
-pub use ladder::{Target, group_gone, terminate};
+pub use cgroup::{Mode as Containment, mode as containment};
+pub use ladder::{Processes, terminate};
 pub use reaper::{Exit, Reaper};
 
 use crate::arguments::{Value, environment};
@@ -137,9 +137,38 @@ pub const MAX_ARG_BYTES: usize = 128 * 1024;
 /// service's own environment still fits.
 pub const MAX_PLAN_BYTES: usize = 1024 * 1024;
 
+/// Why the kernel would refuse a plan's command line and environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TooLong {
+    /// One string of this many bytes; the kernel takes less than `limit`.
+    Part { len: usize, limit: usize },
+    /// All of them together, this many bytes.
+    Whole(usize),
+}
+
+impl std::fmt::Display for TooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TooLong::Part { len, limit } => write!(
+                f,
+                "with the arguments substituted, one part of the command is {len} bytes and the \
+                 system takes less than {limit}: shorten the value, or have the command read \
+                 it from its environment variable"
+            ),
+            TooLong::Whole(total) => write!(
+                f,
+                "with the arguments substituted, the command and its environment are {total} \
+                 bytes; at most {MAX_PLAN_BYTES} are allowed: shorten the values"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TooLong {}
+
 /// Whether the kernel will accept the plan's command line and environment. Quoting can
 /// make a value up to four times longer in a `shell:` command.
-pub fn fits(plan: &Plan) -> Result<(), String> {
+pub fn fits(plan: &Plan) -> Result<(), TooLong> {
     let strings = std::iter::once(plan.program.len())
         .chain(plan.args.iter().map(String::len))
         .chain(plan.env.iter().map(|(k, v)| k.len() + 1 + v.len()));
@@ -147,26 +176,19 @@ pub fn fits(plan: &Plan) -> Result<(), String> {
     let limit = MAX_ARG_BYTES;
     for len in strings {
         if len >= limit {
-            return Err(format!(
-                "with the arguments substituted, one part of the command is {len} bytes and the \
-                 system takes less than {limit}: shorten the value, or have the command read \
-                 it from its environment variable"
-            ));
+            return Err(TooLong::Part { len, limit });
         }
         total += len + 1;
     }
     if total > MAX_PLAN_BYTES {
-        return Err(format!(
-            "with the arguments substituted, the command and its environment are {total} bytes; \
-             at most {MAX_PLAN_BYTES} are allowed: shorten the values"
-        ));
+        return Err(TooLong::Whole(total));
     }
     Ok(())
 }
 
 /// A process that was started and is not yet supervised.
 struct Spawned {
-    target: Target,
+    target: Processes,
     stdout: OwnedFd,
     stderr: OwnedFd,
     /// Its exit status, from the reaper.
@@ -211,7 +233,7 @@ fn spawn(
         .map(|(_, v)| v.clone())
         .unwrap_or_default();
     let spawned = Spawned {
-        target: Target {
+        target: Processes {
             pgid: child.pid,
             tracking_id,
             cgroup: cgroup.as_ref().map(|c| c.path.clone()),
@@ -577,7 +599,12 @@ mod tests {
             &quotes(40_000),
             None,
         );
-        assert!(fits(&long).unwrap_err().contains("environment variable"));
+        assert!(
+            fits(&long)
+                .unwrap_err()
+                .to_string()
+                .contains("environment variable")
+        );
     }
 
     #[test]

@@ -443,6 +443,7 @@ pub struct Announced {
 }
 
 /// The retained discovery messages for `entities`: topic → payload.
+#[cfg(test)]
 pub fn configs(node: &Node, device: &Device, entities: &[Entity]) -> BTreeMap<String, String> {
     within(node, device, entities.to_vec(), usize::MAX, usize::MAX).configs
 }
@@ -594,6 +595,7 @@ pub fn digest(payload: &str) -> u64 {
 }
 
 /// The digests of `configs`.
+#[cfg(test)]
 pub fn digests(configs: &BTreeMap<String, String>) -> Published {
     configs
         .iter()

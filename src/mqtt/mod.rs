@@ -255,7 +255,7 @@ async fn run(
         match ended {
             Ended::Stopped => return,
             Ended::Reconfigured => continue,
-            Ended::Lost(why) => link.down(&settings, why),
+            Ended::Lost(why) => link.down(&settings, why.to_string()),
         }
         // Wait before the next attempt, unless the settings change or actiond stops.
         let delay = tokio::time::sleep(backoff.next(getrandom::u32().unwrap_or(0)));

@@ -61,7 +61,86 @@ pub enum Ended {
     /// The `mqtt` section changed; the session was closed for the new one.
     Reconfigured,
     /// The connection broke, or the broker misbehaved.
-    Lost(String),
+    Lost(Lost),
+}
+
+/// Why a connection could not be made or was lost. Its `Display` is the reason the log
+/// gives after "cannot connect to …:" or "lost the connection to …:".
+#[derive(Debug)]
+pub enum Lost {
+    /// The password file could not be read.
+    Password(std::path::PathBuf, crate::files::ReadError),
+    /// The task that reads the password file failed.
+    PasswordTask(tokio::task::JoinError),
+    /// TCP connect failed.
+    Connect(std::io::Error),
+    /// TCP connect took longer than `CONNECT_TIMEOUT`.
+    ConnectTimeout,
+    /// The broker sent no CONNACK within `CONNECT_TIMEOUT`.
+    NoConnAck,
+    /// The broker refused the CONNECT with this return code.
+    Refused(u8),
+    /// The broker answered CONNECT with another packet, named by kind and size.
+    NotConnAck(String),
+    /// The broker sent a CONNACK on a connected session.
+    SecondConnAck,
+    /// A packet could not be encoded, or the broker's could not be decoded.
+    Packet(codec::Error),
+    Write(std::io::Error),
+    /// The broker took nothing for `WRITE_TIMEOUT`.
+    WriteTimeout,
+    Read(std::io::Error),
+    /// The broker closed the connection.
+    Closed,
+    /// Nothing from the broker, pings included, for `DEAD_AFTER`.
+    Silent,
+    /// The task that builds the discovery messages failed.
+    Build(tokio::task::JoinError),
+}
+
+impl std::fmt::Display for Lost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Lost::Password(path, e) => {
+                write!(f, "cannot read passwordFile {}: {e}", path.display())
+            }
+            Lost::PasswordTask(e) => write!(f, "cannot read passwordFile: {e}"),
+            Lost::Connect(e) => write!(f, "{e}"),
+            Lost::ConnectTimeout => {
+                write!(f, "no answer within {} s", CONNECT_TIMEOUT.as_secs())
+            }
+            Lost::NoConnAck => write!(f, "no CONNACK within {} s", CONNECT_TIMEOUT.as_secs()),
+            Lost::Refused(code) => f.write_str(codec::connack_reason(*code)),
+            Lost::NotConnAck(what) => write!(
+                f,
+                "the broker answered CONNECT with {what} instead of a CONNACK"
+            ),
+            Lost::SecondConnAck => f.write_str("the broker sent a second CONNACK"),
+            Lost::Packet(e) => write!(f, "{e}"),
+            Lost::Write(e) => write!(f, "cannot write to the broker: {e}"),
+            Lost::WriteTimeout => write!(
+                f,
+                "the broker took nothing for {} s",
+                WRITE_TIMEOUT.as_secs()
+            ),
+            Lost::Read(e) => write!(f, "cannot read from the broker: {e}"),
+            Lost::Closed => f.write_str("the broker closed the connection"),
+            Lost::Silent => write!(
+                f,
+                "no answer from the broker for {} s",
+                DEAD_AFTER.as_secs()
+            ),
+            Lost::Build(e) => write!(f, "cannot build the discovery messages: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Lost {}
+
+impl From<codec::Error> for Lost {
+    fn from(e: codec::Error) -> Lost {
+        Lost::Packet(e)
+    }
 }
 
 /// The caller MQTT presses come from.
@@ -83,30 +162,23 @@ pub struct Conn {
 }
 
 impl Conn {
-    async fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
+    async fn send(&mut self, bytes: &[u8]) -> Result<(), Lost> {
         match timeout(WRITE_TIMEOUT, self.stream.write_all(bytes)).await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(format!("cannot write to the broker: {e}")),
-            Err(_) => Err(format!(
-                "the broker took nothing for {} s",
-                WRITE_TIMEOUT.as_secs()
-            )),
+            Ok(Err(e)) => Err(Lost::Write(e)),
+            Err(_) => Err(Lost::WriteTimeout),
         }
     }
 
     /// The next packet. Cancel-safe: bytes read are in the decoder before it can yield.
-    async fn packet(&mut self) -> Result<Incoming, String> {
+    async fn packet(&mut self) -> Result<Incoming, Lost> {
         loop {
-            if let Some(p) = self.decoder.next().map_err(|e| e.to_string())? {
+            if let Some(p) = self.decoder.next()? {
                 return Ok(p);
             }
-            let n = self
-                .stream
-                .read(&mut self.buf)
-                .await
-                .map_err(|e| format!("cannot read from the broker: {e}"))?;
+            let n = self.stream.read(&mut self.buf).await.map_err(Lost::Read)?;
             if n == 0 {
-                return Err("the broker closed the connection".into());
+                return Err(Lost::Closed);
             }
             self.decoder.feed(&self.buf[..n]);
         }
@@ -138,13 +210,13 @@ impl Conn {
 const MAX_PASSWORD_BYTES: u64 = 4096;
 
 /// Reads the password file; a trailing newline (as `echo` writes) is not part of it.
-fn password(settings: &Mqtt) -> Result<Option<Vec<u8>>, String> {
+fn password(settings: &Mqtt) -> Result<Option<Vec<u8>>, Lost> {
     let Some(path) = &settings.password_file else {
         return Ok(None);
     };
     // A FIFO in its place is refused unopened, and a password is short.
     let mut bytes = crate::files::read(path, MAX_PASSWORD_BYTES)
-        .map_err(|e| format!("cannot read passwordFile {}: {e}", path.display()))?;
+        .map_err(|e| Lost::Password(path.clone(), e))?;
     while bytes.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
         bytes.pop();
     }
@@ -152,21 +224,21 @@ fn password(settings: &Mqtt) -> Result<Option<Vec<u8>>, String> {
 }
 
 /// Opens a connection: TCP, CONNECT with the last will (`offline`, retained), CONNACK.
-pub async fn connect(settings: &Mqtt, node: &Node) -> Result<Conn, String> {
+pub async fn connect(settings: &Mqtt, node: &Node) -> Result<Conn, Lost> {
     // Off the event loop: the file may sit on a slow or hung filesystem.
     let password = {
         let settings = settings.clone();
         tokio::task::spawn_blocking(move || password(&settings))
             .await
-            .map_err(|e| format!("cannot read passwordFile: {e}"))??
+            .map_err(Lost::PasswordTask)??
     };
     let stream = timeout(
         CONNECT_TIMEOUT,
         TcpStream::connect((settings.host.as_str(), settings.port)),
     )
     .await
-    .map_err(|_| format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()))?
-    .map_err(|e| e.to_string())?;
+    .map_err(|_| Lost::ConnectTimeout)?
+    .map_err(Lost::Connect)?;
     let _ = stream.set_nodelay(true);
     let mut conn = Conn {
         stream,
@@ -190,19 +262,15 @@ pub async fn connect(settings: &Mqtt, node: &Node) -> Result<Conn, String> {
                 retain: true,
             }),
         },
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     conn.send(&out).await?;
     match timeout(CONNECT_TIMEOUT, conn.packet()).await {
-        Err(_) => Err(format!("no CONNACK within {} s", CONNECT_TIMEOUT.as_secs())),
+        Err(_) => Err(Lost::NoConnAck),
         Ok(Err(e)) => Err(e),
         Ok(Ok(Incoming::ConnAck { code: 0, .. })) => Ok(conn),
-        Ok(Ok(Incoming::ConnAck { code, .. })) => Err(codec::connack_reason(code).to_string()),
+        Ok(Ok(Incoming::ConnAck { code, .. })) => Err(Lost::Refused(code)),
         // Named by kind and size: a hostile broker's bytes never reach the log.
-        Ok(Ok(other)) => Err(format!(
-            "the broker answered CONNECT with {} instead of a CONNACK",
-            describe(&other)
-        )),
+        Ok(Ok(other)) => Err(Lost::NotConnAck(describe(&other))),
     }
 }
 
@@ -300,7 +368,7 @@ impl<'a> Session<'a> {
                 }
                 _ = ping.tick() => {
                     if self.last_rx.elapsed() > DEAD_AFTER {
-                        Err(format!("no answer from the broker for {} s", DEAD_AFTER.as_secs()))
+                        Err(Lost::Silent)
                     } else {
                         let mut out = Vec::new();
                         codec::pingreq(&mut out);
@@ -316,7 +384,7 @@ impl<'a> Session<'a> {
     }
 
     /// Subscribes, then makes the broker match the engine: configs, states, `online`.
-    async fn start(&mut self) -> Result<(), String> {
+    async fn start(&mut self) -> Result<(), Lost> {
         let filters = self.node.filters();
         let list: Vec<(&str, QoS)> = filters
             .iter()
@@ -324,14 +392,14 @@ impl<'a> Session<'a> {
             .collect();
         let mut out = Vec::new();
         let id = self.conn.id();
-        codec::subscribe(&mut out, id, &list).map_err(|e| e.to_string())?;
+        codec::subscribe(&mut out, id, &list)?;
         self.conn.send(&out).await?;
         self.full_publish().await
     }
 
     /// Publishes every config and state of the current setup, then `online`. Anything the
     /// watch noted before is covered by it.
-    async fn full_publish(&mut self) -> Result<(), String> {
+    async fn full_publish(&mut self) -> Result<(), Lost> {
         let _ = self.watch.take();
         let (built, changes) = self.build(&Published::new()).await?;
         self.configs.clear();
@@ -352,7 +420,7 @@ impl<'a> Session<'a> {
     /// The entities and discovery messages of the setup in force for the `runAs` caller,
     /// within the bounds, and what brings the broker from `held` to them: built off the event
     /// loop (thousands of entity instances make megabytes of JSON).
-    async fn build(&self, held: &Published) -> Result<(Announced, Vec<(String, String)>), String> {
+    async fn build(&self, held: &Published) -> Result<(Announced, Vec<(String, String)>), Lost> {
         let setup = self.engine.setup();
         let device = self.device(&setup);
         let (node, caller, held) = (self.node.clone(), self.caller.clone(), held.clone());
@@ -366,7 +434,7 @@ impl<'a> Session<'a> {
             (built, changes)
         })
         .await
-        .map_err(|e| format!("cannot build the discovery messages: {e}"))
+        .map_err(Lost::Build)
     }
 
     /// Sends `changes` a chunk at a time, noting each in `configs` once written, and yields
@@ -376,7 +444,7 @@ impl<'a> Session<'a> {
         &mut self,
         changes: Vec<(String, String)>,
         newer: Option<&watch::Receiver<u64>>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, Lost> {
         for chunk in changes.chunks(CHUNK_MESSAGES) {
             if newer.is_some_and(|r| r.has_changed().unwrap_or(false)) {
                 return Ok(false);
@@ -400,7 +468,7 @@ impl<'a> Session<'a> {
     }
 
     /// Publishes the states of `bindings` a chunk at a time, yielding between chunks.
-    async fn send_states(&mut self, bindings: &[String]) -> Result<(), String> {
+    async fn send_states(&mut self, bindings: &[String]) -> Result<(), Lost> {
         for chunk in bindings.chunks(CHUNK_MESSAGES) {
             let mut out = Vec::new();
             for b in chunk {
@@ -468,7 +536,7 @@ impl<'a> Session<'a> {
         }
     }
 
-    async fn publish_states(&mut self, changed: Changed) -> Result<(), String> {
+    async fn publish_states(&mut self, changed: Changed) -> Result<(), Lost> {
         let ids: Vec<String> = match changed {
             Changed::All => self.states.iter().cloned().collect(),
             Changed::These(ids) => ids
@@ -483,7 +551,7 @@ impl<'a> Session<'a> {
     /// that is the same sent again; states for bindings that gained one, emptied for those
     /// that lost it. A reload that comes in meanwhile cuts this one short: the session's loop
     /// then takes it, and the newest setup is published from what was sent so far.
-    async fn reload(&mut self, reloads: &watch::Receiver<u64>) -> Result<(), String> {
+    async fn reload(&mut self, reloads: &watch::Receiver<u64>) -> Result<(), Lost> {
         let setup = self.engine.setup();
         let (built, changes) = self.build(&self.configs).await?;
         self.log_left_out(&built.left_out);
@@ -508,7 +576,7 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    async fn incoming(&mut self, packet: Incoming) -> Result<(), String> {
+    async fn incoming(&mut self, packet: Incoming) -> Result<(), Lost> {
         self.last_rx = Instant::now();
         match packet {
             Incoming::Publish(p) => {
@@ -539,13 +607,13 @@ impl<'a> Session<'a> {
                 }
                 Ok(())
             }
-            Incoming::ConnAck { .. } => Err("the broker sent a second CONNACK".into()),
+            Incoming::ConnAck { .. } => Err(Lost::SecondConnAck),
             Incoming::PubAck(_) | Incoming::UnsubAck(_) | Incoming::PingResp => Ok(()),
         }
     }
 
     /// A message on one of our subscriptions.
-    async fn published(&mut self, p: codec::Publish) -> Result<(), String> {
+    async fn published(&mut self, p: codec::Publish) -> Result<(), Lost> {
         if let Some(binding) = self.node.pressed(&p.topic) {
             let binding = binding.to_string();
             self.press(&binding, &p);

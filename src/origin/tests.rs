@@ -66,7 +66,7 @@ fn host_check_serves_the_boards_own_names_and_ip_literals() {
     ];
     for host in served {
         assert_eq!(
-            check(&own, &board(), &host_only(host), Target::Api),
+            check(&own, &board(), &host_only(host), Resource::Api),
             Ok(()),
             "{host}"
         );
@@ -94,16 +94,16 @@ fn host_check_serves_the_boards_own_names_and_ip_literals() {
     ];
     for host in refused {
         assert_eq!(
-            check(&own, &board(), &host_only(host), Target::Api),
+            check(&own, &board(), &host_only(host), Resource::Api),
             Err(Refusal::Host(host.to_string())),
             "{host}"
         );
         // The page's files too: the refusal names the setting for a person who typed it.
-        assert!(check(&own, &board(), &host_only(host), Target::Page).is_err());
+        assert!(check(&own, &board(), &host_only(host), Resource::Page).is_err());
     }
     // No Host at all is no browser.
     assert_eq!(
-        check(&own, &board(), &Headers::default(), Target::Api),
+        check(&own, &board(), &Headers::default(), Resource::Api),
         Ok(())
     );
 }
@@ -120,14 +120,14 @@ fn allowed_hosts_add_names_and_star_turns_the_check_off() {
         "127.0.0.1",
     ] {
         assert_eq!(
-            check(&listed, &board(), &host_only(host), Target::Api),
+            check(&listed, &board(), &host_only(host), Resource::Api),
             Ok(()),
             "{host}"
         );
     }
     for host in ["home.arpa", "xhome.arpa", "fritz.box", "evil.example"] {
         assert!(
-            check(&listed, &board(), &host_only(host), Target::Api).is_err(),
+            check(&listed, &board(), &host_only(host), Resource::Api).is_err(),
             "{host}"
         );
     }
@@ -137,7 +137,7 @@ fn allowed_hosts_add_names_and_star_turns_the_check_off() {
             &any,
             &board(),
             &host_only("rebind.attacker.example"),
-            Target::Api
+            Resource::Api
         ),
         Ok(())
     );
@@ -363,12 +363,12 @@ fn cross_site_requests_are_refused_unless_their_origin_is_allowed() {
     let cases = cross_site_cases(h);
     for (headers, by_default, with_dash) in cases {
         assert_eq!(
-            check(&own, &board(), &headers, Target::Api).is_ok(),
+            check(&own, &board(), &headers, Resource::Api).is_ok(),
             by_default,
             "{headers:?}"
         );
         assert_eq!(
-            check(&dash, &board(), &headers, Target::Api).is_ok(),
+            check(&dash, &board(), &headers, Resource::Api).is_ok(),
             with_dash,
             "{headers:?} with dash.lan allowed"
         );
@@ -379,7 +379,7 @@ fn cross_site_requests_are_refused_unless_their_origin_is_allowed() {
             &any,
             &board(),
             &browser(h, Some("cross-site"), Some("null"), None),
-            Target::Api
+            Resource::Api
         ),
         Ok(())
     );
@@ -407,7 +407,7 @@ fn the_page_loads_from_a_link_but_not_inside_another_page() {
     ];
     for (headers, served) in cases {
         assert_eq!(
-            check(&own, &board(), &headers, Target::Page).is_ok(),
+            check(&own, &board(), &headers, Resource::Page).is_ok(),
             served,
             "{headers:?}"
         );
@@ -418,7 +418,7 @@ fn the_page_loads_from_a_link_but_not_inside_another_page() {
             &own,
             &board(),
             &nav("cross-site", "navigate", "document"),
-            Target::Api
+            Resource::Api
         )
         .is_err()
     );

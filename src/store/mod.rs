@@ -9,7 +9,7 @@
 
 mod writer;
 
-pub use writer::{Journal, Options, Record, Stats, Sync};
+pub use writer::{Journal, Options, Record, Stats, SyncPolicy};
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};

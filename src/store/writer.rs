@@ -9,8 +9,8 @@
 //!   the last batch held more than one record (several runs are going), the thread waits
 //!   about one fsync's time (at most a millisecond) before it writes, so that one fsync
 //!   covers the records on their way (`linger`).
-//! - **Sync levels.** `Sync::Always` fsyncs every batch before handing it back.
-//!   `Sync::Every(d)` hands a batch back once written (it survives a crash of the service,
+//! - **Sync levels.** `SyncPolicy::Always` fsyncs every batch before handing it back.
+//!   `SyncPolicy::Every(d)` hands a batch back once written (it survives a crash of the service,
 //!   not a power cut) and fsyncs at most once per `d`.
 //! - **Compaction** runs on the same thread, in place of a batch's append: read the file,
 //!   add the batch's records, let the owner's function make the new content, replace the
@@ -43,7 +43,7 @@ pub trait Record: Send + 'static {
 
 /// When appended records are fsynced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sync {
+pub enum SyncPolicy {
     /// Before they are handed back: a power cut loses nothing that was handed back.
     Always,
     /// At most once per this interval; records are handed back once written. A crash of
@@ -59,7 +59,7 @@ pub type Compactor = Box<dyn Fn(&[u8]) -> Vec<u8> + Send>;
 pub struct Options<R> {
     /// The file's whole content to begin with, written (atomically) before any append.
     pub initial: Vec<u8>,
-    pub sync: Sync,
+    pub sync: SyncPolicy,
     /// The file's new content from its current content: used to compact it, and to rewrite
     /// it after a failure (the current content may then end in a torn line, and hold some
     /// records twice).
@@ -85,7 +85,7 @@ pub struct Stats {
 struct State<R> {
     queue: Vec<R>,
     compact: bool,
-    sync: Sync,
+    sync: SyncPolicy,
     /// The owner is gone: write what is queued, sync, and end.
     closed: bool,
     /// Records ever queued; of those, handed back; of those, known to be fsynced. The
@@ -203,7 +203,7 @@ impl<R: Record> Journal<R> {
     }
 
     /// Changes the sync level (a reload).
-    pub fn set_sync(&self, sync: Sync) {
+    pub fn set_sync(&self, sync: SyncPolicy) {
         self.shared.lock().sync = sync;
         self.shared.work.notify_one();
     }
@@ -269,7 +269,7 @@ impl<R: Record> Drop for Journal<R> {
 struct Batch<R> {
     records: Vec<R>,
     compact: bool,
-    sync: Sync,
+    sync: SyncPolicy,
     /// Fsync now, whatever the interval (a flush, or the owner is gone).
     force: bool,
 }
@@ -322,11 +322,11 @@ const LINGER_MAX: Duration = Duration::from_millis(1);
 fn linger(
     queued: usize,
     last_batch: usize,
-    sync: Sync,
+    sync: SyncPolicy,
     hurry: bool,
     sync_took: Duration,
 ) -> Option<Duration> {
-    let worth = queued > 0 && last_batch > 1 && sync == Sync::Always && !hurry;
+    let worth = queued > 0 && last_batch > 1 && sync == SyncPolicy::Always && !hurry;
     worth.then(|| sync_took.min(LINGER_MAX))
 }
 
@@ -387,8 +387,8 @@ impl Writer {
         let mut linger_until: Option<Instant> = None;
         loop {
             let interval = match st.sync {
-                Sync::Always => Duration::ZERO,
-                Sync::Every(d) => d,
+                SyncPolicy::Always => Duration::ZERO,
+                SyncPolicy::Every(d) => d,
             };
             let sync_due =
                 self.unsynced && (st.flush || st.closed || self.last_sync.elapsed() >= interval);
@@ -488,8 +488,8 @@ impl Writer {
             }
         }
         let due = match batch.sync {
-            Sync::Always => true,
-            Sync::Every(d) => batch.force || self.last_sync.elapsed() >= d,
+            SyncPolicy::Always => true,
+            SyncPolicy::Every(d) => batch.force || self.last_sync.elapsed() >= d,
         };
         if self.unsynced && due {
             self.sync(shared)?;
@@ -631,7 +631,7 @@ mod tests {
     fn open(
         dir: &std::path::Path,
         initial: &[u8],
-        sync: Sync,
+        sync: SyncPolicy,
         compact: fn(&[u8]) -> Vec<u8>,
     ) -> (Journal<Text>, mpsc::Receiver<Vec<String>>) {
         let (tx, rx) = mpsc::channel();
@@ -673,7 +673,7 @@ mod tests {
     #[test]
     fn records_come_back_in_order_once_on_disk_in_few_batches() {
         let dir = temp_dir("order");
-        let (j, rx) = open(&dir, b"line old\n", Sync::Always, dedup);
+        let (j, rx) = open(&dir, b"line old\n", SyncPolicy::Always, dedup);
         for i in 0..500 {
             j.append(Text(format!("line {i}")));
         }
@@ -701,7 +701,10 @@ mod tests {
         // wakes it), so a lost wake-up leaves a record queued and the wait below fails. Runs
         // alone (the writer waits between them) and bursts of three (it works while they
         // come), at both sync levels; the interval is long, so its timeout cannot stand in.
-        for sync in [Sync::Always, Sync::Every(Duration::from_secs(60))] {
+        for sync in [
+            SyncPolicy::Always,
+            SyncPolicy::Every(Duration::from_secs(60)),
+        ] {
             let dir = temp_dir("wake");
             let (j, rx) = open(&dir, b"", sync, dedup);
             let mut sent = 0;
@@ -730,7 +733,7 @@ mod tests {
         // Appends from several threads while compactions are asked for as fast as they can
         // be: every record handed back must be in the file at the end, once.
         let dir = temp_dir("race");
-        let (j, rx) = open(&dir, b"", Sync::Always, dedup);
+        let (j, rx) = open(&dir, b"", SyncPolicy::Always, dedup);
         let j = Arc::new(j);
         let writers: Vec<_> = (0..4)
             .map(|t| {
@@ -764,21 +767,21 @@ mod tests {
         let took = Duration::from_micros(600);
         // (queued, last batch, sync level, hurry, last fsync took) -> linger
         let cases = [
-            ((1, 4, Sync::Always, false, took), Some(took)),
-            ((3, 4, Sync::Always, false, ms(20)), Some(LINGER_MAX)),
+            ((1, 4, SyncPolicy::Always, false, took), Some(took)),
+            ((3, 4, SyncPolicy::Always, false, ms(20)), Some(LINGER_MAX)),
             // A lone client: its batches hold one record.
-            ((1, 1, Sync::Always, false, took), None),
-            ((1, 0, Sync::Always, false, took), None),
+            ((1, 1, SyncPolicy::Always, false, took), None),
+            ((1, 0, SyncPolicy::Always, false, took), None),
             // As many as last time, or more: more may still come, the batch grows with the load.
-            ((4, 4, Sync::Always, false, took), Some(took)),
-            ((9, 4, Sync::Always, false, took), Some(took)),
-            ((1, 2, Sync::Always, false, took), Some(took)),
+            ((4, 4, SyncPolicy::Always, false, took), Some(took)),
+            ((9, 4, SyncPolicy::Always, false, took), Some(took)),
+            ((1, 2, SyncPolicy::Always, false, took), Some(took)),
             // Nothing queued: nothing to write.
-            ((0, 4, Sync::Always, false, took), None),
+            ((0, 4, SyncPolicy::Always, false, took), None),
             // A flush, the last batch or a compaction does not wait.
-            ((1, 4, Sync::Always, true, took), None),
+            ((1, 4, SyncPolicy::Always, true, took), None),
             // Interval levels do not fsync per batch.
-            ((1, 4, Sync::Every(ms(500)), false, took), None),
+            ((1, 4, SyncPolicy::Every(ms(500)), false, took), None),
         ];
         for ((queued, last, sync, hurry, t), want) in cases {
             assert_eq!(
@@ -810,7 +813,7 @@ mod tests {
         // may hold the last compaction's three lines and the one record that came before
         // the request, never the whole group commit gathered while an fsync ran.
         let dir = temp_dir("bound");
-        let (j, _rx) = open(&dir, b"", Sync::Always, last_three);
+        let (j, _rx) = open(&dir, b"", SyncPolicy::Always, last_three);
         for i in 0..400 {
             j.append(Text(format!("line {i}")));
             j.compact();
@@ -826,7 +829,7 @@ mod tests {
     #[test]
     fn a_failed_fsync_hands_nothing_back_and_the_retry_rewrites_the_file() {
         let dir = temp_dir("fail");
-        let (j, rx) = open(&dir, b"line 0\n", Sync::Always, dedup);
+        let (j, rx) = open(&dir, b"line 0\n", SyncPolicy::Always, dedup);
         j.fault(true);
         j.append(Text("line 1".into()));
         // While fsyncs fail the record is not handed back, and the journal says why.
@@ -850,7 +853,7 @@ mod tests {
     #[test]
     fn a_torn_line_is_cut_off_by_the_rewrite_not_glued_to_the_next_record() {
         let dir = temp_dir("torn");
-        let (j, rx) = open(&dir, b"line 1\n", Sync::Always, dedup);
+        let (j, rx) = open(&dir, b"line 1\n", SyncPolicy::Always, dedup);
         assert!(j.flush(Duration::from_secs(5)));
         // A write cut short by a failure leaves a torn line at the end of the file.
         fs::write(dir.join("j.log"), b"line 1\nline 2\nli").unwrap();
@@ -867,7 +870,12 @@ mod tests {
     #[test]
     fn an_interval_hands_records_back_before_the_fsync_and_flush_forces_it() {
         let dir = temp_dir("interval");
-        let (j, rx) = open(&dir, b"", Sync::Every(Duration::from_secs(3600)), dedup);
+        let (j, rx) = open(
+            &dir,
+            b"",
+            SyncPolicy::Every(Duration::from_secs(3600)),
+            dedup,
+        );
         assert!(j.flush(Duration::from_secs(5)));
         let syncs = j.stats().syncs;
         assert_eq!(syncs, 2, "the initial content: the file and its directory");
@@ -881,7 +889,7 @@ mod tests {
         assert_eq!(j.stats().syncs, syncs, "written, not fsynced");
         assert!(j.flush(Duration::from_secs(5)));
         assert_eq!(j.stats().syncs, syncs + 1, "the flush fsynced the file");
-        j.set_sync(Sync::Always);
+        j.set_sync(SyncPolicy::Always);
         j.append(Text("line 2".into()));
         rx.recv_timeout(Duration::from_secs(5)).unwrap();
         // The counters are updated just after the batch is handed back.

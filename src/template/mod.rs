@@ -17,7 +17,7 @@ mod commands;
 mod html;
 mod judge;
 mod lexer;
-pub mod reread;
+pub(crate) mod reread;
 #[cfg(test)]
 mod tests;
 
