@@ -179,6 +179,46 @@ actions:
     .await;
 }
 
+/// Sleeps on the virtual clock until the log says `needle`.
+async fn until_logged(log: &Log, needle: &str) {
+    while log.count(needle) == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_changed_file_runs_once_it_has_been_quiet_for_250_ms() {
+    // The test writes the files itself: the kernel queues the inotify event within the
+    // write, so the service reads it before the clock can move.
+    let inbox = Dir::new("inbox");
+    let yaml = format!(
+        "defaultPermissions: {{view: true, exec: true, logs: true, kill: true}}
+actions:
+  - {{id: changed, title: Changed, exec: [{MISSING}], execOnFileChangedInDir: {}}}
+",
+        inbox.0.display()
+    );
+    with_service("debounce", &yaml, |addr, log| async move {
+        until_logged(&log, "fileChangedInDir of changed: watching").await;
+        let file = inbox.0.join("data.csv");
+        let began = Instant::now();
+        let at = |ms: u64| sleep_until(began + Duration::from_millis(ms));
+        // A burst, then one more write 200 ms later: one quiet spell, from the last write.
+        for n in 1..=5 {
+            std::fs::write(&file, "y".repeat(n)).unwrap();
+        }
+        at(200).await;
+        std::fs::write(&file, "late").unwrap();
+        at(440).await;
+        assert_eq!(runs_of(addr, "changed").await, 0, "still within the spell");
+        at(460).await;
+        assert_eq!(runs_of(addr, "changed").await, 1, "once quiet for 250 ms");
+        at(5000).await;
+        assert_eq!(runs_of(addr, "changed").await, 1, "one run for the spell");
+    })
+    .await;
+}
+
 /// A broker on loopback that answers every CONNECT with `connack` and then closes the
 /// connection once the client has sent its next packet (or at once if it sends none);
 /// returns when each connection came.
