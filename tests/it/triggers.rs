@@ -54,7 +54,8 @@ actions:
         !server.path("refused.log").exists(),
         "no ACL grants exec on it"
     );
-    assert!(server.log_contains("startup trigger of refused: not started"));
+    assert!(wait_until(SOON, || server
+        .log_contains("startup trigger of refused: not started")));
     // The guest is still refused: the trigger user is not the guest.
     let (status, _) = server.call("GetLogs", json!({"startOffset": 0}));
     assert_eq!(status, 401);
