@@ -5,7 +5,9 @@
 //!
 //! Only what follows the virtual clock is timed here. The runs' program does not exist, so a
 //! run's whole life (admission, the spawn that fails before any process is made, its records
-//! without a state directory) is in-process and no process is ever started; the broker is a
+//! without a state directory) is in-process and no process is ever started (each `run` starts
+//! a reaper that takes any child of the test process, so a process one test started could be
+//! reaped by another test's service); the broker is a
 //! task of the same runtime on loopback, where what one end writes is ready at the other at
 //! once. When nothing is ready the paused clock jumps to the next timer, so nothing here may
 //! wait for the world outside the process: processes, inotify and slow peers run on wall
