@@ -7,11 +7,12 @@
 //! run's whole life (admission, the spawn that fails before any process is made, its records
 //! without a state directory) is in-process and no process is ever started (each `run` starts
 //! a reaper that takes any child of the test process, so a process one test started could be
-//! reaped by another test's service); the broker is a
-//! task of the same runtime on loopback, where what one end writes is ready at the other at
-//! once. When nothing is ready the paused clock jumps to the next timer, so nothing here may
-//! wait for the world outside the process: processes, inotify and slow peers run on wall
-//! time and are tested against the real binary in tests/it.
+//! reaped by another test's service); the broker is a task of the same runtime on loopback,
+//! where what one end writes is ready at the other at once. When nothing is ready the paused
+//! clock jumps to the next timer, so nothing here may wait for the world outside the process:
+//! processes and slow peers run on wall time and are tested against the real binary in
+//! tests/it. A file the test writes itself is the exception: the kernel queues its inotify
+//! event within the write.
 
 use std::future::Future;
 use std::net::SocketAddr;
