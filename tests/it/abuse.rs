@@ -21,7 +21,8 @@ use serde_json::{Value, json};
 use crate::client::{self, Conn, Request, Response, assert_error, assert_json_error};
 use crate::events::{EventStream, Next, connect_with_small_window, subscribe};
 use crate::harness::{
-    Server, config_with, fd_count, send_together, shell_action, vm_kib, wait_until,
+    Server, UNTIL_STOPPED, config_with, fd_count, repeat_for, send_together, shell_action, vm_kib,
+    wait_until,
 };
 use crate::identity::phc;
 
@@ -56,8 +57,10 @@ fn readyz(addr: SocketAddr) -> Duration {
 fn keep_checking(addr: SocketAddr, stop: Arc<AtomicBool>) -> thread::JoinHandle<(Duration, usize)> {
     thread::spawn(move || {
         let mut slowest = Duration::ZERO;
-        let mut rounds = 0;
-        while !stop.load(Ordering::SeqCst) {
+        let rounds = repeat_for(UNTIL_STOPPED, Duration::from_millis(20), || {
+            if stop.load(Ordering::SeqCst) {
+                return false;
+            }
             slowest = slowest.max(readyz(addr));
             let began = Instant::now();
             let (status, body) =
@@ -65,10 +68,9 @@ fn keep_checking(addr: SocketAddr, stop: Arc<AtomicBool>) -> thread::JoinHandle<
             slowest = slowest.max(began.elapsed());
             assert_eq!(status, 200, "StartActionAndWait under attack: {body}");
             assert_eq!(body["logEntry"]["stdout"], "hello\n", "{body}");
-            rounds += 1;
-            thread::sleep(Duration::from_millis(20));
-        }
-        (slowest, rounds)
+            true
+        });
+        (slowest, rounds - 1)
     })
 }
 
@@ -168,10 +170,10 @@ fn idle_connections_beyond_max_connections_wait_and_are_all_dropped_by_the_heade
     });
     // The service never holds more than MAX_CONNECTIONS sockets, however many clients wait.
     let mut most = 0;
-    while !connector.is_finished() && began.elapsed() < HANG * 2 {
+    wait_until(HANG * 2, || {
         most = most.max(fd_count(pid));
-        thread::sleep(Duration::from_millis(10));
-    }
+        connector.is_finished()
+    });
     let (mut held, slowest_connect) = connector.join().expect("connector thread");
     let connected = began.elapsed();
 
@@ -185,10 +187,10 @@ fn idle_connections_beyond_max_connections_wait_and_are_all_dropped_by_the_heade
             (resp.status, began.elapsed())
         }
     });
-    while !probe.is_finished() && began.elapsed() < HANG * 3 {
+    wait_until((HANG * 3).saturating_sub(began.elapsed()), || {
         most = most.max(fd_count(pid));
-        thread::sleep(Duration::from_millis(10));
-    }
+        probe.is_finished()
+    });
     let (status, waited) = probe.join().expect("probe thread");
     eprintln!(
         "{held_count} idle clients connected within {connected:?} (slowest connect \
@@ -251,6 +253,8 @@ fn trickle(mut sock: TcpStream, bytes: &'static [u8], gap: Duration) {
         if sock.write_all(&[*b]).is_err() {
             return;
         }
+        // Wall time: a slow client is one whose bytes come apart in time, and the header
+        // timeout it meets runs on the same clock.
         thread::sleep(gap);
     }
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::harness::{TempDir, wait_until};
+use crate::harness::{TempDir, poll_every, wait_until};
 
 /// How long a broker may take to accept connections after it was started.
 const BROKER_START: Duration = Duration::from_secs(10);
@@ -193,20 +193,12 @@ impl Broker {
         timeout: Duration,
         want: impl Fn(&str) -> bool,
     ) -> String {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let now = self.retained_one(topic);
-            if let Some(p) = &now
-                && want(p)
-            {
-                return p.clone();
-            }
-            assert!(
-                Instant::now() < deadline,
-                "retained {topic} is {now:?} after {timeout:?}"
-            );
-            thread::sleep(Duration::from_millis(100));
-        }
+        let mut now = None;
+        let found = poll_every(Duration::from_millis(100), timeout, || {
+            now = self.retained_one(topic);
+            now.clone().filter(|p| want(p))
+        });
+        found.unwrap_or_else(|| panic!("retained {topic} is {now:?} after {timeout:?}"))
     }
 
     /// A client that records every message under `filter` from now on.

@@ -113,29 +113,22 @@ fn hash_password_on_a_terminal_does_not_echo_and_restores_the_terminal() {
     };
     // Type only after the prompt: the command turns echo off before it prompts, and throws
     // away what was typed earlier.
-    let deadline = std::time::Instant::now() + BOUND;
-    while !String::from_utf8_lossy(&screen.lock().expect("lock")).contains("password: ") {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no prompt on the terminal"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    assert!(
+        crate::harness::wait_until(BOUND, || String::from_utf8_lossy(
+            &screen.lock().expect("lock")
+        )
+        .contains("password: ")),
+        "no prompt on the terminal"
+    );
     master
         .write_all(b"hunter2 on a terminal\n")
         .expect("type the password");
     let mut child = child;
     let mut stdout = child.stdout.take().expect("stdout pipe");
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if std::time::Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("hash-password still running after {BOUND:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    let Some(status) = crate::harness::exited(&mut child, BOUND) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("hash-password still running after {BOUND:?}");
     };
     let mut phc = String::new();
     stdout.read_to_string(&mut phc).expect("read the hash");

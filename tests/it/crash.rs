@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 use crate::client::{Conn, Request};
 use crate::durability::{all_logs, crash, persistent};
 use crate::events::{EventStream, Next};
-use crate::harness::{Server, TempDir, shell_action, wait_until};
+use crate::harness::{Server, TempDir, UNTIL_STOPPED, poll_every, shell_action, wait_until};
 
 /// Clients calling StartActionAndWait, one keep-alive connection each.
 const WAITERS: usize = 6;
@@ -174,20 +174,19 @@ impl Round {
             }
             self.told.lock().unwrap().started.insert(id.clone());
             let status_body = json!({"executionTrackingId": id});
-            loop {
+            // `Some(true)`: the service is gone, the round is over for this client.
+            let over = poll_every(Duration::from_millis(5), UNTIL_STOPPED, || {
                 let Some((status, reply)) = Round::call(&mut conn, "ExecutionStatus", &status_body)
                 else {
-                    return;
+                    return Some(true);
                 };
-                if self.note_finished(status, &reply) {
-                    break;
-                }
-                if status != 200 {
-                    // Not found: with a short history (the compaction test) newer runs have
-                    // pushed it out before this client looked. It was never reported finished.
-                    break;
-                }
-                thread::sleep(Duration::from_millis(5));
+                // Not 200 is not found: with a short history (the compaction test) newer
+                // runs have pushed it out before this client looked. It was never reported
+                // finished.
+                (self.note_finished(status, &reply) || status != 200).then_some(false)
+            });
+            if over == Some(true) {
+                return;
             }
         }
     }
@@ -322,6 +321,7 @@ fn sigkill_under_load_loses_no_run_a_client_was_told_about() {
             "round {number}: {PER_ROUND} runs did not finish within a minute"
         );
         let kill_after = Duration::from_millis(rng.below(750));
+        // Wall time: the kill must land at a random moment of the service's real work.
         thread::sleep(kill_after);
         crash(&mut server);
         round.stop.store(true, Ordering::SeqCst);
@@ -442,6 +442,7 @@ fn compactions_racing_with_appends_lose_nothing_the_history_showed() {
             runs.load(Ordering::SeqCst) >= base + 3 * COMPACTED_LIMIT
         });
         assert!(busy, "round {number}: too few runs within a minute");
+        // Wall time: a random moment of the service's real work, as above.
         thread::sleep(Duration::from_millis(rng.below(300)));
         // The clients end their current run and stop: everything has finished, and the
         // history shows only what is on disk, so a SIGKILL now must change nothing.

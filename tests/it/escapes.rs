@@ -143,7 +143,8 @@ fn normal_exit_leaves_the_daemon(mode: Mode) {
     assert_eq!(entry["exitCode"], 0, "{entry}");
     let daemon = read_pid_file(&server.path("escaped.pid"), SOON);
     let _guard = PidGuard(daemon);
-    // Well past the 250 ms the execution waits for its pipes: the daemon runs on.
+    // Well past the 250 ms the execution waits for its pipes: the daemon runs on. Wall
+    // time: a kill that must not come has no event to wait for.
     std::thread::sleep(Duration::from_millis(600));
     let stat = proc_stat(daemon);
     assert!(

@@ -362,18 +362,16 @@ impl Server {
 
     /// Polls ExecutionStatus until the execution is finished; panics after `timeout`.
     pub fn wait_finished(&self, tracking_id: &str, timeout: Duration) -> Value {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let entry = self.status(tracking_id);
-            if entry["executionFinished"] == json!(true) {
-                return entry;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "execution {tracking_id} not finished after {timeout:?}: {entry}"
-            );
-            thread::sleep(Duration::from_millis(20));
-        }
+        let mut entry = Value::Null;
+        let finished = wait_until(timeout, || {
+            entry = self.status(tracking_id);
+            entry["executionFinished"] == json!(true)
+        });
+        assert!(
+            finished,
+            "execution {tracking_id} not finished after {timeout:?}: {entry}"
+        );
+        entry
     }
 
     /// Sends a signal to the service itself.
@@ -391,16 +389,7 @@ impl Server {
 
     /// Waits up to `timeout` for the service to exit; `None` if it is still running.
     pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait actiond") {
-                return Some(status);
-            }
-            if Instant::now() >= deadline {
-                return None;
-            }
-            thread::sleep(Duration::from_millis(10));
-        }
+        exited(&mut self.child, timeout)
     }
 }
 
@@ -508,17 +497,10 @@ pub fn run_binary_with_stdin(
     });
     let stdout = read_all_in_thread(child.stdout.take().expect("stdout pipe"));
     let stderr = read_all_in_thread(child.stderr.take().expect("stderr pipe"));
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("actiond {args:?} still running after {timeout:?}");
-        }
-        thread::sleep(Duration::from_millis(10));
+    let Some(status) = exited(&mut child, timeout) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("actiond {args:?} still running after {timeout:?}");
     };
     if let Some(w) = writer {
         w.join().expect("stdin writer");
@@ -650,18 +632,62 @@ pub fn vm_kib(pid: i32, field: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
 }
 
+/// The bound of a background load that runs until its test sets a flag: only a hang
+/// detector.
+pub const UNTIL_STOPPED: Duration = Duration::from_secs(3600);
+
+/// How often `poll_until` and `wait_until` look.
+const POLL: Duration = Duration::from_millis(10);
+
 /// Polls `cond` every 10 ms until it holds or `timeout` passes; returns whether it held.
 pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    poll_until(timeout, || cond().then_some(())).is_some()
+}
+
+/// Polls `f` every 10 ms until it gives a value or `timeout` passes.
+pub fn poll_until<T>(timeout: Duration, f: impl FnMut() -> Option<T>) -> Option<T> {
+    poll_every(POLL, timeout, f)
+}
+
+/// Calls `f` every `gap` until it gives a value or `timeout` passes; `None` then. This is
+/// where every wait of tests/it for a condition lands (with `wait_until`, `poll_until`,
+/// `repeat_for`): what a test waits for (another process's exit, a file it writes, its
+/// /proc entries, its log, a broker's retained message) gives no event a test could block
+/// on.
+pub fn poll_every<T>(
+    gap: Duration,
+    timeout: Duration,
+    mut f: impl FnMut() -> Option<T>,
+) -> Option<T> {
     let deadline = Instant::now() + timeout;
     loop {
-        if cond() {
-            return true;
+        if let Some(v) = f() {
+            return Some(v);
         }
         if Instant::now() >= deadline {
-            return false;
+            return None;
         }
-        thread::sleep(Duration::from_millis(10));
+        // Wall time, because what is polled lives outside this process (see above).
+        thread::sleep(gap.min(deadline.saturating_duration_since(Instant::now())));
     }
+}
+
+/// Calls `f` every `gap` for `period` of wall time, or until it says stop (`false`): a load
+/// or a probe that is defined by how long it lasts (a slow client's bytes, readiness asked
+/// all through an attack, memory sampled while a run floods its output). Returns how many
+/// times `f` was called.
+pub fn repeat_for(period: Duration, gap: Duration, mut f: impl FnMut() -> bool) -> usize {
+    let mut calls = 0;
+    let _ = poll_every(gap, period, || {
+        calls += 1;
+        (!f()).then_some(())
+    });
+    calls
+}
+
+/// Waits up to `timeout` for `child` to exit.
+pub fn exited(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
+    poll_until(timeout, || child.try_wait().expect("try_wait"))
 }
 
 /// Waits until no process of group `pgid` is left, zombies included; panics with what is

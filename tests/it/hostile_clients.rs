@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::client::{Request, Response, assert_error, connect_from, send_from};
-use crate::harness::{GATED, SOON, Server, fd_count, wait_until};
+use crate::harness::{GATED, SOON, Server, UNTIL_STOPPED, fd_count, repeat_for, wait_until};
 use crate::identity::{login_from, phc};
 
 fn v4(a: u8, b: u8, c: u8) -> IpAddr {
@@ -43,20 +43,16 @@ fn slow_bodies(addr: SocketAddr, from: IpAddr, count: usize, stop: Arc<AtomicBoo
     };
     let mut socks: Vec<Option<TcpStream>> = (0..count).map(|_| None).collect();
     let mut opened = 0;
-    while !stop.load(Ordering::SeqCst) {
+    repeat_for(UNTIL_STOPPED, Duration::ZERO, || {
         for sock in socks.iter_mut() {
             if !sock.as_mut().is_some_and(alive) {
                 *sock = open();
                 opened += 1;
             }
         }
-        for _ in 0..20 {
-            if stop.load(Ordering::SeqCst) {
-                break;
-            }
-            thread::sleep(Duration::from_millis(100));
-        }
-    }
+        // Every 2 s, or at once when stopped.
+        !wait_until(Duration::from_secs(2), || stop.load(Ordering::SeqCst))
+    });
     opened
 }
 
@@ -89,18 +85,17 @@ fn slow_bodies_from_eight_addresses_do_not_keep_out_a_ninth() {
     );
     let began = Instant::now();
     let mut slowest = Duration::ZERO;
-    let mut asked = 0;
     let mut most = 0;
-    while began.elapsed() < Duration::from_secs(32) {
+    let period = Duration::from_secs(32).saturating_sub(began.elapsed());
+    let asked = repeat_for(period, Duration::from_millis(150), || {
         let t = Instant::now();
         let resp = send_from(server.addr, v4(0, 2, 1), &Request::get("/readyz"));
         let took = t.elapsed();
         assert_eq!(resp.status, 200, "readyz: {}", resp.text());
         slowest = slowest.max(took);
-        asked += 1;
         most = most.max(fd_count(pid).saturating_sub(baseline));
-        thread::sleep(Duration::from_millis(150));
-    }
+        true
+    });
     stop.store(true, Ordering::SeqCst);
     let opened: usize = attackers.into_iter().map(|a| a.join().unwrap()).sum();
     eprintln!(
@@ -120,7 +115,10 @@ fn slow_bodies_from_eight_addresses_do_not_keep_out_a_ninth() {
 fn idle_churn(addr: SocketAddr, from: IpAddr, count: usize, stop: Arc<AtomicBool>) -> usize {
     let mut socks: Vec<Option<TcpStream>> = (0..count).map(|_| None).collect();
     let mut refused = 0;
-    while !stop.load(Ordering::SeqCst) {
+    repeat_for(UNTIL_STOPPED, Duration::from_millis(2), || {
+        if stop.load(Ordering::SeqCst) {
+            return false;
+        }
         for sock in socks.iter_mut() {
             let mut buf = [0u8; 1024];
             let alive = sock.as_mut().is_some_and(|s| match s.read(&mut buf) {
@@ -138,8 +136,8 @@ fn idle_churn(addr: SocketAddr, from: IpAddr, count: usize, stop: Arc<AtomicBool
                     .ok();
             }
         }
-        thread::sleep(Duration::from_millis(2));
-    }
+        true
+    });
     refused
 }
 
@@ -171,15 +169,14 @@ fn a_crowd_reconnecting_as_fast_as_it_is_closed_does_not_keep_out_a_newcomer() {
     );
     let mut took = Vec::new();
     let mut most = 0;
-    let began = Instant::now();
-    while began.elapsed() < Duration::from_secs(10) {
+    repeat_for(Duration::from_secs(10), Duration::from_millis(200), || {
         let t = Instant::now();
         let resp = send_from(server.addr, v4(0, 4, 1), &Request::get("/readyz"));
         took.push(t.elapsed());
         assert_eq!(resp.status, 200, "readyz: {}", resp.text());
         most = most.max(fd_count(pid).saturating_sub(baseline));
-        thread::sleep(Duration::from_millis(200));
-    }
+        true
+    });
     stop.store(true, Ordering::SeqCst);
     let refused: usize = crowd.into_iter().map(|c| c.join().unwrap()).sum();
     took.sort();
@@ -324,15 +321,13 @@ fn alice_at_home_logs_in_while_forty_addresses_flood_the_password_checks() {
         busy.load(Ordering::Relaxed),
         checked.load(Ordering::Relaxed)
     );
+    // Two tries 200 ms apart, the second only if the first did not get in.
     let mut tries = Vec::new();
-    for _ in 0..2 {
+    repeat_for(Duration::from_secs(1), Duration::from_millis(200), || {
         let outcome = login_outcome(&login_from(&server, home, "alice", password));
         tries.push(outcome);
-        if outcome == "ok" {
-            break;
-        }
-        thread::sleep(Duration::from_millis(200));
-    }
+        outcome != "ok" && tries.len() < 2
+    });
     let (busy_then, checked_then) = (
         busy.load(Ordering::Relaxed),
         checked.load(Ordering::Relaxed),

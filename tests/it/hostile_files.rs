@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::client::{Request, send};
-use crate::harness::{SOON, Server, TempDir, run_binary, to_yaml, wait_until};
+use crate::harness::{
+    SOON, Server, TempDir, UNTIL_STOPPED, poll_every, repeat_for, run_binary, to_yaml, wait_until,
+};
 use crate::identity::{phc, sha256_hex};
 use crate::live_permissions::login;
 
@@ -47,15 +49,22 @@ fn assert_ready_promptly(server: &Server) {
 
 /// Waits until the log holds `needle` `n` times, checking readiness all along.
 fn wait_log_ready(server: &Server, needle: &str, n: usize) {
-    let deadline = Instant::now() + RELOAD;
-    while server.log_count(needle) < n {
-        assert!(
-            Instant::now() < deadline,
-            "the log never said {needle:?} ({n} times)"
-        );
+    let said = poll_every(Duration::from_millis(100), RELOAD, || {
+        if server.log_count(needle) >= n {
+            return Some(());
+        }
         assert_ready_promptly(server);
-        thread::sleep(Duration::from_millis(100));
-    }
+        None
+    });
+    assert!(said.is_some(), "the log never said {needle:?} ({n} times)");
+}
+
+/// Asks for readiness every 100 ms for `period`: each answer must be prompt.
+fn ready_all_along(server: &Server, period: Duration) {
+    repeat_for(period, Duration::from_millis(100), || {
+        assert_ready_promptly(server);
+        true
+    });
 }
 
 fn watching(server: &Server) {
@@ -105,10 +114,7 @@ fn an_entity_file_replaced_by_a_fifo_keeps_its_instances_and_the_service_answers
     wait_log_ready(&server, "a FIFO (named pipe), not a regular file", 1);
     assert!(server.log_contains("its previous instances stay"));
     assert_eq!(titles(&server, "server"), ["alpha"]);
-    for _ in 0..10 {
-        assert_ready_promptly(&server);
-        thread::sleep(Duration::from_millis(100));
-    }
+    ready_all_along(&server, Duration::from_secs(1));
     // The watcher lives on: a file again is read again.
     let tmp = server.path("servers.yaml.tmp");
     std::fs::write(&tmp, "- {title: beta}\n").unwrap();
@@ -170,10 +176,7 @@ fn a_fifo_as_config_or_include_is_refused_on_reload_and_at_start() {
 
     fifo_over(&server.path("config.yaml"));
     wait_log_ready(&server, "config not reloaded", 2);
-    for _ in 0..5 {
-        assert_ready_promptly(&server);
-        thread::sleep(Duration::from_millis(100));
-    }
+    ready_all_along(&server, Duration::from_millis(500));
     let entry = server.run("a");
     assert_eq!(entry["exitCode"], 0, "{entry}");
 
@@ -240,11 +243,14 @@ fn a_config_written_in_two_steps_is_applied_once_whole() {
     let (first, second) = (to_yaml(&whole), to_yaml(&rest));
     let path = server.path("config.yaml");
     std::fs::write(&path, &first).unwrap();
-    let began = Instant::now();
-    while began.elapsed() < Duration::from_millis(1200) {
-        assert!(!guest_may_reboot(&server), "the first half is in force");
-        thread::sleep(Duration::from_millis(50));
-    }
+    repeat_for(
+        Duration::from_millis(1200),
+        Duration::from_millis(50),
+        || {
+            assert!(!guest_may_reboot(&server), "the first half is in force");
+            true
+        },
+    );
     use std::io::Write;
     let mut f = std::fs::OpenOptions::new()
         .append(true)
@@ -253,11 +259,10 @@ fn a_config_written_in_two_steps_is_applied_once_whole() {
     f.write_all(second.as_bytes()).unwrap();
     drop(f);
     wait_log_ready(&server, "config reloaded", 1);
-    let deadline = Instant::now() + Duration::from_secs(4);
-    while Instant::now() < deadline {
+    repeat_for(Duration::from_secs(4), Duration::from_millis(100), || {
         assert!(!guest_may_reboot(&server), "a guest may reboot");
-        thread::sleep(Duration::from_millis(100));
-    }
+        true
+    });
     assert_eq!(
         server.log_count("config reloaded"),
         1,
@@ -283,11 +288,10 @@ fn halves() -> (String, String) {
 
 /// Asks every 100 ms for `duration` whether the guest may reboot, which it never may.
 fn guest_never_reboots(server: &Server, duration: Duration, when: &str) {
-    let began = Instant::now();
-    while began.elapsed() < duration {
+    repeat_for(duration, Duration::from_millis(100), || {
         assert!(!guest_may_reboot(server), "a guest may reboot {when}");
-        thread::sleep(Duration::from_millis(100));
-    }
+        true
+    });
 }
 
 /// The whole file is in force: once, retitled, the guest still without reboot.
@@ -388,29 +392,42 @@ fn an_entity_file_that_keeps_changing_holds_back_no_config_change() {
     watching(&server);
     assert!(guest_may_reboot(&server));
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let written = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
     let writer = {
-        let (stop, file) = (std::sync::Arc::clone(&stop), file.clone());
+        let (stop, file, written) = (
+            std::sync::Arc::clone(&stop),
+            file.clone(),
+            std::sync::Arc::clone(&written),
+        );
         thread::spawn(move || {
-            let mut n = 0u32;
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                n += 1;
+            repeat_for(UNTIL_STOPPED, Duration::from_secs(1), || {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    return false;
+                }
+                let n = written.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 std::fs::write(&file, format!("- {{key: a, name: A{n}}}\n")).unwrap();
-                thread::sleep(Duration::from_secs(1));
-            }
+                true
+            })
         })
     };
-    thread::sleep(Duration::from_millis(1500));
+    // The entity file has changed twice: it is already unsettled when the config changes.
+    assert!(wait_until(SOON, || written
+        .load(std::sync::atomic::Ordering::Relaxed)
+        >= 2));
     let changed = Instant::now();
     std::fs::write(server.path("config.yaml"), to_yaml(&config)).unwrap();
-    while guest_may_reboot(&server) {
-        assert!(
-            changed.elapsed() < Duration::from_secs(12),
-            "the config change is not in force {:?} after it",
-            changed.elapsed()
-        );
+    let in_force = poll_every(Duration::from_millis(200), Duration::from_secs(12), || {
+        if !guest_may_reboot(&server) {
+            return Some(());
+        }
         assert_ready_promptly(&server);
-        thread::sleep(Duration::from_millis(200));
-    }
+        None
+    });
+    assert!(
+        in_force.is_some(),
+        "the config change is not in force {:?} after it",
+        changed.elapsed()
+    );
     let forced = "the entity files have not settled 10 s after changing (they kept changing)";
     let ok = wait_until(Duration::from_secs(15), || server.log_contains(forced));
     stop.store(true, std::sync::atomic::Ordering::Relaxed);

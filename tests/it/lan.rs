@@ -8,7 +8,7 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 
 use crate::client::{self, Request, assert_error};
 use crate::harness::{
-    LINK_KEY, LINK_KEY_SHA256, Server, config_with, keyed, keyed_get, shell_action,
+    LINK_KEY, LINK_KEY_SHA256, SOON, Server, config_with, keyed, keyed_get, repeat_for,
+    shell_action, wait_until,
 };
 
 /// Far above a readiness call's normal time (about a millisecond), far below what a service
@@ -137,9 +138,10 @@ fn the_costliest_patterns_allowed_leave_the_service_answering() {
     let server = Server::start(config(vec![action], json!({})));
     let addr = server.addr;
     let stop = Arc::new(AtomicBool::new(false));
+    let rounds = Arc::new(AtomicUsize::new(0));
     let attackers: Vec<_> = (0..8)
         .map(|c| {
-            let stop = stop.clone();
+            let (stop, rounds) = (stop.clone(), rounds.clone());
             thread::spawn(move || {
                 let mut sent = 0;
                 while !stop.load(Ordering::SeqCst) {
@@ -156,20 +158,24 @@ fn the_costliest_patterns_allowed_leave_the_service_answering() {
                     let start = json!({"actionId": "costly", "arguments": all});
                     let _ = client::connect_json(addr, "StartAction", &start);
                     sent += 1;
+                    rounds.fetch_add(1, Ordering::SeqCst);
                 }
                 sent
             })
         })
         .collect();
-    thread::sleep(Duration::from_millis(300));
+    // The attack is under way: as many rounds done as there are attackers.
+    assert!(wait_until(SOON, || rounds.load(Ordering::SeqCst) >= 8));
     let mut slowest = Duration::ZERO;
-    for _ in 0..30 {
+    let mut asked = 0;
+    repeat_for(SOON, Duration::from_millis(30), || {
         let began = Instant::now();
         let resp = client::send(addr, &Request::connect("GetReadyz", b"{}"));
         assert_eq!(resp.status, 200);
         slowest = slowest.max(began.elapsed());
-        thread::sleep(Duration::from_millis(30));
-    }
+        asked += 1;
+        asked < 30
+    });
     stop.store(true, Ordering::SeqCst);
     let sent: usize = attackers.into_iter().map(|t| t.join().unwrap()).sum();
     eprintln!("{sent} hostile rounds; slowest readiness {slowest:?}");
@@ -482,12 +488,14 @@ fn unread_list_answers_stay_within_the_memory_budget() {
     // The service has done all it can once readiness answers after every request was sent;
     // its resident set then stops moving.
     let mut after = 0;
-    for _ in 0..20 {
+    let mut asked = 0;
+    repeat_for(SOON * 2, Duration::from_millis(100), || {
         let resp = client::send(server.addr, &Request::connect("GetReadyz", b"{}"));
         assert_eq!(resp.status, 200);
-        thread::sleep(Duration::from_millis(100));
         after = after.max(crate::harness::vm_kib(server.pid(), "VmRSS"));
-    }
+        asked += 1;
+        asked < 20
+    });
     let grown = after.saturating_sub(before);
     eprintln!("VmRSS {before} KiB before, {after} KiB with {CLIENTS} unread clients: +{grown} KiB");
     assert!(

@@ -10,15 +10,14 @@
 //! both and never neither. The two callers connect first and then wait on a barrier, so the
 //! requests leave within microseconds of each other.
 
-use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::client::{Conn, Request};
 use crate::harness::{
-    GATED, SOON, Server, assert_blocked, config_with, notices, send_together, shell_action,
-    started_id, wait_until,
+    GATED, SOON, Server, assert_blocked, config_with, notices, poll_every, send_together,
+    shell_action, started_id, wait_until,
 };
 
 /// Runs a gated action to completion: lets it through first, then waits for its end.
@@ -149,11 +148,19 @@ fn max_rate_blocks_starts_beyond_the_window_and_lets_them_through_once_it_passes
         "the reason gives the limit: {reason:?}"
     );
     // A blocked start does not count as a run: a second refusal says the same, and once
-    // the window has passed the action runs although blocked starts happened inside it.
+    // the window has passed the action runs although blocked starts happened inside it (the
+    // polling below adds more).
     assert_blocked(&server.run("paced"));
-    let window_over = first + Duration::from_millis(5100);
-    thread::sleep(window_over.saturating_duration_since(Instant::now()));
-    let entry = server.run("paced");
+    let entry = poll_every(Duration::from_millis(200), SOON, || {
+        let entry = server.run("paced");
+        (entry["blocked"] == false).then_some(entry)
+    })
+    .expect("still blocked long after the window");
+    assert!(
+        first.elapsed() >= Duration::from_secs(5),
+        "ran again {:?} after the first run, inside the 5 s window",
+        first.elapsed()
+    );
     assert_not_blocked(&entry);
     assert_eq!(entry["exitCode"], 0, "{entry}");
 }

@@ -15,7 +15,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::broker::{Broker, write_file};
-use crate::harness::{GATED, Server, TempDir, to_yaml, wait_until};
+use crate::harness::{
+    GATED, Server, TempDir, UNTIL_STOPPED, poll_every, repeat_for, to_yaml, wait_until,
+};
 
 /// Long enough for a reconnection after the backoff has grown a few steps.
 const WAIT: Duration = Duration::from_secs(30);
@@ -208,7 +210,8 @@ fn discovery_announces_one_device_with_home_assistants_keys() {
     // (mosquitto answers a wrong password with "not authorized", code 5, not code 4.)
     assert!(wait_until(WAIT, || other.log_contains("MQTT: cannot connect")));
     assert!(other.log_contains("not authorized") || other.log_contains("username or password"));
-    std::thread::sleep(Duration::from_secs(4));
+    // That it is said once however often the client retries is timed on the virtual clock
+    // (tests/virtual_clock.rs).
     assert_eq!(other.log_count("MQTT: cannot connect"), 1, "logged once");
     assert!(broker.retained_one(&availability("board-b")).is_none());
 
@@ -216,15 +219,14 @@ fn discovery_announces_one_device_with_home_assistants_keys() {
     // obeyed at most every few seconds, so it is repeated until it is.
     let again = broker.subscribe("homeassistant/button/#");
     let door = config_topic("button", "board-a", "door");
-    let deadline = std::time::Instant::now() + WAIT;
-    while again.on(&door).iter().all(|m| m.retain) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no discovery after the birth message"
-        );
+    let discovered = poll_every(Duration::from_millis(500), WAIT, || {
+        if again.on(&door).iter().any(|m| !m.retain) {
+            return Some(());
+        }
         broker.publish("homeassistant/status", "online", false);
-        std::thread::sleep(Duration::from_millis(500));
-    }
+        None
+    });
+    assert!(discovered.is_some(), "no discovery after the birth message");
     assert!(server.log_contains("Home Assistant came online"));
     drop(server);
 }
@@ -737,15 +739,15 @@ fn a_thousand_instances_are_announced_within_the_bounds_without_stalling_the_boa
         let (stop, polls, watcher, addr) =
             (stop.clone(), polls.clone(), watcher.clone(), server.addr);
         std::thread::spawn(move || {
-            while !stop.load(Ordering::SeqCst) {
+            repeat_for(UNTIL_STOPPED, Duration::from_millis(5), || {
                 let began = Instant::now();
                 let resp =
                     crate::client::send(addr, &crate::client::Request::connect("GetReadyz", b"{}"));
                 assert_eq!(resp.status, 200);
                 let seen = watcher.messages().len();
                 polls.lock().unwrap().push((began.elapsed(), seen));
-                std::thread::sleep(Duration::from_millis(5));
-            }
+                !stop.load(Ordering::SeqCst)
+            })
         })
     };
     std::fs::write(&servers, instances(1000, "renamed")).unwrap();
@@ -753,7 +755,9 @@ fn a_thousand_instances_are_announced_within_the_bounds_without_stalling_the_boa
         m.payload.contains("Do0 renamed399")
     });
     assert!(wait_until(WAIT, || watcher.messages().len() >= before + 2000));
-    std::thread::sleep(Duration::from_millis(300));
+    // A few polls more, after the last message.
+    let polled = polls.lock().unwrap().len();
+    assert!(wait_until(WAIT, || polls.lock().unwrap().len() >= polled + 5));
     stop.store(true, Ordering::SeqCst);
     poller.join().unwrap();
     let polls = polls.lock().unwrap().clone();
@@ -789,6 +793,8 @@ fn a_thousand_instances_are_announced_within_the_bounds_without_stalling_the_boa
     std::fs::write(&tmp, to_yaml(&unrelated)).unwrap();
     std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
     assert!(wait_until(WAIT, || server.log_count("config reloaded") > reloaded));
+    // Wall time: a publish that must not come has no event to wait for; the reload is
+    // applied and published from one task, so 2 s is ample.
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(
         watcher.messages().len(),
@@ -815,12 +821,14 @@ fn a_broker_that_never_answers_holds_only_the_mqtt_client() {
     // Accepts connections and never reads or writes: the client waits for its CONNACK.
     let silent = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = silent.local_addr().unwrap().port();
+    let (done, held_until) = std::sync::mpsc::channel::<()>();
     let held = std::thread::spawn(move || {
         let mut conns = Vec::new();
         for c in silent.incoming().take(1) {
             conns.push(c);
         }
-        std::thread::sleep(Duration::from_secs(5));
+        // Held, silent, until the test is done.
+        let _ = held_until.recv();
         drop(conns);
     });
     let server = Server::start(unreachable_board(port));
@@ -829,6 +837,7 @@ fn a_broker_that_never_answers_holds_only_the_mqtt_client() {
     }
     let (status, _) = server.call("GetReadyz", json!({}));
     assert_eq!(status, 200);
+    let _ = done.send(());
     let _ = server.stop();
     let _ = held.join();
 }
@@ -841,8 +850,8 @@ fn a_refused_broker_is_logged_once_and_retried() {
         .port();
     let server = Server::start(unreachable_board(port));
     assert!(wait_until(WAIT, || server.log_contains("MQTT: cannot connect")));
-    // Several attempts go by (the backoff starts below a second) without another line.
-    std::thread::sleep(Duration::from_secs(3));
+    // That retries (the backoff starts below a second) say nothing more is timed on the
+    // virtual clock (tests/virtual_clock.rs).
     assert_eq!(server.log_count("MQTT: cannot connect"), 1);
     assert_eq!(server.run("t")["exitCode"], 0);
     let log = server.stop_and_log();

@@ -17,9 +17,9 @@ use serde_json::json;
 
 use crate::client::{Request, assert_entry_shape, is_datetime};
 use crate::harness::{
-    GATED, GroupGuard, PidGuard, SOON, Server, assert_blocked, assert_group_gone, config_with,
-    fd_count, group_members, notices, proc_stat, read_pid_file, shell_action, vm_kib, wait_until,
-    zombie_children,
+    GATED, GroupGuard, PidGuard, SOON, Server, UNTIL_STOPPED, assert_blocked, assert_group_gone,
+    config_with, fd_count, group_members, notices, proc_stat, read_pid_file, repeat_for,
+    shell_action, vm_kib, wait_until, zombie_children,
 };
 
 /// Waits (briefly, reaping may lag the answer) until actiond has no zombie children.
@@ -476,10 +476,10 @@ fn huge_output_leaves_memory_flat_and_is_capped() {
         let stop = Arc::clone(&stop);
         thread::spawn(move || {
             let mut peak = 0;
-            while !stop.load(Ordering::Relaxed) {
+            repeat_for(UNTIL_STOPPED, Duration::from_millis(5), || {
                 peak = peak.max(vm_kib(pid, "VmRSS"));
-                thread::sleep(Duration::from_millis(5));
-            }
+                !stop.load(Ordering::Relaxed)
+            });
             peak
         })
     };

@@ -21,7 +21,7 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use actiond::template::{Placeholder, Template};
 use nix::sys::signal::{Signal, killpg};
@@ -31,7 +31,7 @@ use proptest::test_runner::RngSeed;
 
 use crate::harness::files_in;
 
-use crate::harness::TempDir;
+use crate::harness::{TempDir, poll_every};
 
 /// The file every adversarial value tries to create in the command's working directory.
 const MARK: &str = "MARK";
@@ -110,17 +110,14 @@ fn run(shell: &str, script: &str, dir: &Path) -> Ran {
         let _ = std::io::Read::read_to_end(&mut err_pipe, &mut buf);
         buf
     });
-    let deadline = Instant::now() + SCRIPT_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = killpg(group, Signal::SIGKILL);
-            let _ = child.wait();
-            panic!("{shell} -c {script:?} still running after {SCRIPT_TIMEOUT:?}");
-        }
-        thread::sleep(Duration::from_millis(1));
+    // Polled every millisecond: thousands of short scripts run one after the other.
+    let exited = poll_every(Duration::from_millis(1), SCRIPT_TIMEOUT, || {
+        child.try_wait().expect("try_wait")
+    });
+    let Some(status) = exited else {
+        let _ = killpg(group, Signal::SIGKILL);
+        let _ = child.wait();
+        panic!("{shell} -c {script:?} still running after {SCRIPT_TIMEOUT:?}");
     };
     let _ = killpg(group, Signal::SIGKILL);
     Ran {

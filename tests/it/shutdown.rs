@@ -132,7 +132,8 @@ fn sigterm_during_a_long_reload_exits_in_time() {
     let tmp = server.path("config.yaml.tmp");
     std::fs::write(&tmp, text).unwrap();
     std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
-    // Settled after 2 s of quiet, read twice 250 ms apart: the load is under way then.
+    // Settled after 2 s of quiet, read twice 250 ms apart: the load is under way then. Wall
+    // time: nothing is said when a load begins, and the point is a stop in its middle.
     std::thread::sleep(Duration::from_secs(3));
     let elapsed = stop_and_time(&mut server, Signal::SIGTERM);
     assert!(

@@ -22,7 +22,10 @@ use serde_json::json;
 
 use crate::client::{Conn, Request};
 use crate::events::{EventStream, Next};
-use crate::harness::{Server, TempDir, config_with, fd_count, vm_kib, wait_until, zombie_children};
+use crate::harness::{
+    Server, TempDir, UNTIL_STOPPED, config_with, fd_count, poll_every, repeat_for, vm_kib,
+    wait_until, zombie_children,
+};
 
 const RUNS: usize = 3000;
 const WARM_UP: usize = 300;
@@ -150,11 +153,13 @@ fn soak_thousands_of_big_runs_with_readers_and_persistence_stay_bounded() {
     // Warm-up on one connection, closed afterwards: buffers, the history and the journal
     // reach their working size, and the descriptors their steady number.
     run_many(server.addr, WARM_UP, &done);
-    let settled = wait_until(Duration::from_secs(5), || {
-        let a = fd_count(pid);
-        thread::sleep(Duration::from_millis(100));
-        a == fd_count(pid)
-    });
+    // Settled: the same count twice, 100 ms apart.
+    let mut last = None;
+    let settled = poll_every(Duration::from_millis(100), Duration::from_secs(5), || {
+        let now = fd_count(pid);
+        (last.replace(now) == Some(now)).then_some(())
+    })
+    .is_some();
     assert!(settled, "descriptors never settled after the warm-up");
     let fd_baseline = fd_count(pid);
     let rss_warm = vm_kib(pid, "VmRSS");
@@ -168,15 +173,17 @@ fn soak_thousands_of_big_runs_with_readers_and_persistence_stay_bounded() {
             state.path().join("history.jsonl"),
         );
         thread::spawn(move || {
-            while !stop.load(Ordering::SeqCst) {
+            repeat_for(UNTIL_STOPPED, Duration::from_millis(200), || {
+                if stop.load(Ordering::SeqCst) {
+                    return false;
+                }
                 let rss = vm_kib(pid, "VmRSS");
                 let lines = history_lines(&path);
                 let mut s = samples.lock().unwrap();
                 s.0.push(rss);
                 s.1 = s.1.max(lines);
-                drop(s);
-                thread::sleep(Duration::from_millis(200));
-            }
+                true
+            });
         })
     };
 
@@ -199,15 +206,17 @@ fn soak_thousands_of_big_runs_with_readers_and_persistence_stay_bounded() {
     // seen the end of one (a subscriber still catching up may be cut off once more and
     // subscribe again after the first of them).
     let mut finals = 0;
-    let reading_deadline = Instant::now() + Duration::from_secs(20);
-    while readers.iter().any(|r| !r.is_finished()) && Instant::now() < reading_deadline {
+    repeat_for(Duration::from_secs(20), Duration::from_millis(200), || {
+        if readers.iter().all(|r| r.is_finished()) {
+            return false;
+        }
         server.ok(
             "StartActionAndWait",
             json!({"actionId": "big", "uniqueTrackingId": format!("{FINAL}-{finals}")}),
         );
         finals += 1;
-        thread::sleep(Duration::from_millis(200));
-    }
+        true
+    });
     stop.store(true, Ordering::SeqCst);
     sampler.join().expect("sampler");
     for (i, r) in readers.into_iter().enumerate() {

@@ -447,6 +447,8 @@ fn a_full_disk_refuses_starts_reports_nothing_unwritten_and_catches_up() {
         "the refusal says why: {message}"
     );
     // However long it takes, a run whose end is not on disk is not reported as finished.
+    // Wall time: a report that must not come has no event to wait for; half a second gives
+    // the writer's retries time to go wrong.
     thread::sleep(Duration::from_millis(500));
     let entry = server.status("during");
     assert_eq!(entry["executionFinished"], false, "{entry}");

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use crate::harness::{BIN, TempDir};
+use crate::harness::{BIN, TempDir, exited, wait_until};
 
 const DEADLINE: Duration = Duration::from_secs(20);
 
@@ -88,13 +88,9 @@ fn expect_message(socket: &UnixDatagram, line: &str, dir: &TempDir, seen: &mut V
 fn stop(mut service: Service) {
     let child = &mut service.0;
     let _ = kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM);
-    let start = Instant::now();
-    while start.elapsed() < DEADLINE {
-        if let Ok(Some(status)) = child.try_wait() {
-            assert!(status.success(), "actiond exited with {status:?}");
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    if let Some(status) = exited(child, DEADLINE) {
+        assert!(status.success(), "actiond exited with {status:?}");
+        return;
     }
     let _ = child.kill();
     let _ = child.wait();
@@ -118,10 +114,7 @@ fn conversation(socket: &UnixDatagram, name: &str, dir: &TempDir) {
     // systemd's variables are the service's, not its actions': a command that is itself
     // sd_notify-aware must not report readiness or watchdog pings on actiond's behalf.
     let env_file = dir.path().join("action-env.txt");
-    let start = Instant::now();
-    while !env_file.exists() && start.elapsed() < DEADLINE {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until(DEADLINE, || env_file.exists());
     let env = std::fs::read_to_string(&env_file).expect("the start-up action wrote its env");
     assert!(env.contains("ACTIOND=1"), "{env}");
     for name in ["NOTIFY_SOCKET=", "WATCHDOG_USEC=", "WATCHDOG_PID="] {
@@ -164,16 +157,11 @@ fn a_broken_notify_socket_does_not_stop_the_service() {
     let missing = dir.path().join("nobody-here.sock");
     let child = start(&dir, missing.to_str().expect("utf-8 path"));
     let log = dir.path().join("actiond.log");
-    let start = Instant::now();
-    while start.elapsed() < DEADLINE {
-        if std::fs::read_to_string(&log)
+    wait_until(DEADLINE, || {
+        std::fs::read_to_string(&log)
             .unwrap_or_default()
             .contains("listening on")
-        {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    });
     assert!(
         std::fs::read_to_string(&log)
             .unwrap_or_default()

@@ -49,17 +49,18 @@ actions:
     let server = Server::start_yaml(yaml);
     let boot = server.path("boot.log");
     assert!(wait_until(SOON, || lines(&boot) == 1), "the start-up run");
-    std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(lines(&boot), 1, "start-up runs once");
     assert!(!server.path("idle.log").exists());
     assert!(
         !server.path("refused.log").exists(),
         "no ACL grants exec on it"
     );
-    assert!(server.log_contains("startup trigger of refused: not started"));
+    assert!(wait_until(SOON, || server
+        .log_contains("startup trigger of refused: not started")));
     // The guest is still refused: the trigger user is not the guest.
     let (status, _) = server.call("GetLogs", json!({"startOffset": 0}));
     assert_eq!(status, 401);
+    // That it stays one over minutes is timed on the virtual clock (tests/virtual_clock.rs).
+    assert_eq!(lines(&boot), 1, "start-up runs once");
 }
 
 #[test]
@@ -114,16 +115,20 @@ fn schedules_fire_every_second_and_follow_reloads() {
         wait_until(SOON, || lines(&tock_log) >= 1),
         "the new trigger"
     );
-    // A run of `gone` may have been under way while the reload landed.
-    std::thread::sleep(Duration::from_millis(300));
+    // A run of `gone` may have been under way while the reload landed: counted from the
+    // second run of `tock` on, a second after it.
+    assert!(wait_until(SOON, || lines(&tock_log) >= 2));
     let (ticks, gones, tocks) = (lines(&tick_log), lines(&gone_log), lines(&tock_log));
-    std::thread::sleep(Duration::from_secs(3));
+    assert!(wait_until(SOON, || lines(&tock_log) >= tocks + 5));
     assert_eq!(lines(&gone_log), gones, "a removed trigger stops");
-    // One timer gives at most 4 runs in 3 s (3, plus one at an edge); two would give about 6.
+    // While `tock` runs 5 times, the one timer of `tick` runs 5 times, give or take one at
+    // either edge and one for the load; two timers would run about 10. The exact rhythm is
+    // timed on the virtual clock (tests/virtual_clock.rs).
     let more_ticks = lines(&tick_log) - ticks;
-    let more_tocks = lines(&tock_log) - tocks;
-    assert!((1..=4).contains(&more_ticks), "{more_ticks} ticks in 3 s");
-    assert!((1..=4).contains(&more_tocks), "{more_tocks} tocks in 3 s");
+    assert!(
+        (3..=7).contains(&more_ticks),
+        "{more_ticks} ticks while tock ran 5 times"
+    );
 }
 
 #[test]
@@ -247,11 +252,18 @@ fn a_changed_file_runs_once_per_quiet_spell() {
             .collect()
     };
     assert!(wait_until(SOON, || outputs().len() == 1));
-    std::thread::sleep(Duration::from_secs(1));
-    assert_eq!(outputs(), ["data.csv:5\n"]);
+    // Another file changed after the burst's run: a second run for the burst, had there been
+    // one, would have started before this file's (its quiet spell ends first), so once this
+    // file's run is seen and every run has finished, the burst's runs are all there.
+    std::fs::write(inbox.path().join("other.csv"), "o").unwrap();
+    assert!(wait_until(SOON, || {
+        let all = entries_of(&server, "changed");
+        all.len() == outputs().len() && outputs().contains(&"other.csv:1\n".to_string())
+    }));
+    assert_eq!(outputs(), ["other.csv:1\n", "data.csv:5\n"]);
     // A later change is another run.
     std::fs::write(&file, "zz").unwrap();
-    assert!(wait_until(SOON, || outputs().len() == 2));
+    assert!(wait_until(SOON, || outputs().len() == 3));
     assert_eq!(outputs()[0], "data.csv:2\n", "newest first");
 }
 
@@ -384,9 +396,20 @@ fn re_arming_file_triggers_leaks_no_descriptor() {
         "{} descriptors after the reloads, {before} before",
         fd_count(server.pid())
     );
-    // The triggers re-arm just after the swap; give a second watch time to show up, if any.
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(watches(), 7);
+    // The triggers re-arm in the order of the reloads: a watch moved to `b` by one more
+    // reload comes after a second watch of `a`, had that reload armed one.
+    let watching = |dir: &Path| {
+        server.log_count(&format!(
+            "fileChangedInDir of w: watching {}",
+            dir.display()
+        ))
+    };
+    let tmp = server.path("config.yaml.tmp");
+    std::fs::write(&tmp, config(b.path(), "moved again")).unwrap();
+    std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
+    assert!(wait_until(SOON, || watching(b.path()) == 4));
+    assert_eq!(watching(a.path()), 4, "the first watch and rounds 1, 3, 5");
+    assert_eq!(watches(), 8);
 }
 
 /// Whether the action `w` carries `title` (the reload that set it has landed).
