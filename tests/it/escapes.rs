@@ -478,7 +478,7 @@ fn actions_run_as_another_user_cannot_touch_actiond_and_are_still_killed() {
             .log_contains("each execution in its own cgroup")),
         "actiond did not find its delegated cgroup"
     );
-    assert!(server.log_contains("actions run as nobody (uid 65534"));
+    assert!(server.log_shows("actions run as nobody (uid 65534"));
     // The state directory is made before the first run; wait for the history to exist.
     let entry = server.run("probe");
     let out = entry["stdout"].as_str().unwrap_or_default().to_string();

@@ -292,6 +292,13 @@ impl Server {
         self.log.lock().unwrap().contains(needle)
     }
 
+    /// Whether actiond logs `needle` within `SOON`: a line written just before a response
+    /// reaches the test through the log's reader thread, which may be a moment behind it.
+    /// For what must be there; `log_contains` is for what must not.
+    pub fn log_shows(&self, needle: &str) -> bool {
+        wait_until(SOON, || self.log_contains(needle))
+    }
+
     /// How many times actiond has logged `needle` so far.
     pub fn log_count(&self, needle: &str) -> usize {
         self.log.lock().unwrap().matches(needle).count()

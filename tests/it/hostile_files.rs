@@ -112,7 +112,7 @@ fn an_entity_file_replaced_by_a_fifo_keeps_its_instances_and_the_service_answers
 
     fifo_over(&server.path("servers.yaml"));
     wait_log_ready(&server, "a FIFO (named pipe), not a regular file", 1);
-    assert!(server.log_contains("its previous instances stay"));
+    assert!(server.log_shows("its previous instances stay"));
     assert_eq!(titles(&server, "server"), ["alpha"]);
     ready_all_along(&server, Duration::from_secs(1));
     // The watcher lives on: a file again is read again.
@@ -139,9 +139,9 @@ fn a_fifo_as_entity_file_or_sessions_file_at_start_is_refused_and_the_service_st
         wait_until(SOON, || server.log_contains("a FIFO (named pipe)")),
         "the log does not name the FIFO"
     );
-    assert!(server.log_contains("cannot read the sessions file"));
+    assert!(server.log_shows("cannot read the sessions file"));
     assert_eq!(titles(&server, "server"), Vec::<String>::new());
-    assert!(server.log_contains("cannot read the history file"));
+    assert!(server.log_shows("cannot read the history file"));
     // The FIFOs in the state directory were replaced by real (empty) files, and runs are
     // recorded.
     for name in ["sessions.json", "history.jsonl"] {
@@ -171,7 +171,7 @@ fn a_fifo_as_config_or_include_is_refused_on_reload_and_at_start() {
     std::fs::write(server.path("config.yaml.tmp"), text).unwrap();
     std::fs::rename(server.path("config.yaml.tmp"), server.path("config.yaml")).unwrap();
     wait_log_ready(&server, "config not reloaded", 1);
-    assert!(server.log_contains("a FIFO (named pipe)"));
+    assert!(server.log_shows("a FIFO (named pipe)"));
     std::fs::remove_file(include_dir.path().join("config.d/50-fifo.yaml")).unwrap();
 
     fifo_over(&server.path("config.yaml"));
@@ -332,10 +332,10 @@ fn a_config_held_open_by_its_writer_is_applied_only_once_closed() {
     );
     assert_eq!(server.log_count("config reloaded"), 0, "applied while open");
     assert!(
-        server.log_contains("the config has changed but"),
+        server.log_shows("the config has changed but"),
         "the wait for the writer is not said"
     );
-    assert!(server.log_contains("still open for writing"));
+    assert!(server.log_shows("still open for writing"));
     assert!(!server.log_contains("applying the change as the files read now"));
     // Said at 2 s and again at 12 s: rate-limited, not once per event or second.
     let said = server.log_count("still open for writing");
@@ -359,7 +359,7 @@ fn a_config_written_in_two_steps_seconds_apart_never_falls_open() {
     std::fs::write(&path, &first).unwrap();
     guest_never_reboots(&server, Duration::from_millis(3500), "after the first half");
     assert!(
-        server.log_contains(
+        server.log_shows(
             "config not reloaded, the previous one stays in force: it has neither \
              defaultPermissions nor any accessControlLists"
         ),
@@ -491,7 +491,7 @@ fn a_sessions_file_of_300000_entries_is_refused_at_start_and_logins_stay_prompt(
     assert_ready_promptly(&server);
     assert!(began.elapsed() < SOON, "start took {:?}", began.elapsed());
     assert!(
-        server.log_contains("cannot read the sessions file"),
+        server.log_shows("cannot read the sessions file"),
         "the oversized file was not refused"
     );
     let began = Instant::now();

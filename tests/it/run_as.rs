@@ -89,7 +89,7 @@ fn a_user_actiond_cannot_become_is_refused_naming_what_it_lacks() {
 fn without_run_as_actions_run_as_actiond_and_the_log_says_so() {
     let server = Server::start(config_with(vec![shell_action("who", "id -u")]));
     assert!(
-        server.log_contains("actions run as actiond's own user"),
+        server.log_shows("actions run as actiond's own user"),
         "the start does not say who actions run as"
     );
     let entry = server.run("who");
@@ -103,7 +103,7 @@ fn without_run_as_actions_run_as_actiond_and_the_log_says_so() {
     let mut config = config_with(vec![]);
     config["runActionsAs"] = json!(me);
     let named = Server::start(config);
-    assert!(named.log_contains(&format!(
+    assert!(named.log_shows(&format!(
         "actions run as actiond's own user, {me} (runActionsAs)"
     )));
 }
@@ -119,6 +119,6 @@ fn a_reload_to_a_user_that_cannot_be_honoured_keeps_the_previous_config() {
         wait_until(SOON, || server.log_contains("config not reloaded")),
         "no refusal logged"
     );
-    assert!(server.log_contains("no user \"actiond-no-such-user\""));
+    assert!(server.log_shows("no user \"actiond-no-such-user\""));
     assert_eq!(server.run("a")["exitCode"], 0);
 }

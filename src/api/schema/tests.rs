@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::api::routes::OPS;
 
-const PROTO: &str = include_str!("../../proto/svc/api/v1/actiond.proto");
+const PROTO: &str = include_str!("../../../proto/svc/api/v1/actiond.proto");
 
 /// A field as the proto file declares it.
 #[derive(Debug)]
