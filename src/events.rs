@@ -193,16 +193,23 @@ fn make_room(
         subs.iter()
             .rposition(|s| key(s) == holder && (!guests_only || s.caller.is_guest()))
     };
-    let mut held: HashMap<Network, usize> = HashMap::new();
-    for n in subs.iter().filter_map(key) {
-        *held.entry(n).or_default() += 1;
+    // Per holder: how many streams, and where its newest is. Of holders with as many, the
+    // one with the newest stream gives way, so the choice never rests on a map's order.
+    let mut held: HashMap<Network, (usize, usize)> = HashMap::new();
+    for (at, n) in subs
+        .iter()
+        .enumerate()
+        .filter_map(|(at, s)| Some((at, key(s)?)))
+    {
+        let entry = held.entry(n).or_default();
+        *entry = (entry.0 + 1, at);
     }
     if let Some(mine) = network {
-        let own = held.get(&mine).copied().unwrap_or(0);
+        let own = held.get(&mine).map_or(0, |&(count, _)| count);
         let networks = held.len() + usize::from(own == 0);
         let fair = (places / networks.max(1)).max(1);
-        let crowd = held.iter().max_by_key(|&(_, count)| *count);
-        if let Some((&crowd, &count)) = crowd
+        let crowd = held.iter().max_by_key(|&(_, holds)| *holds);
+        if let Some((&crowd, &(count, _))) = crowd
             && own < fair
             && count > fair
         {
@@ -212,11 +219,12 @@ fn make_room(
     if caller.is_guest() {
         return None;
     }
-    let mut guests: HashMap<Option<Network>, usize> = HashMap::new();
-    for s in subs.iter().filter(|s| s.caller.is_guest()) {
-        *guests.entry(key(s)).or_default() += 1;
+    let mut guests: HashMap<Option<Network>, (usize, usize)> = HashMap::new();
+    for (at, s) in subs.iter().enumerate().filter(|(_, s)| s.caller.is_guest()) {
+        let entry = guests.entry(key(s)).or_default();
+        *entry = (entry.0 + 1, at);
     }
-    let (&crowd, _) = guests.iter().max_by_key(|&(_, count)| *count)?;
+    let (&crowd, _) = guests.iter().max_by_key(|&(_, holds)| *holds)?;
     newest_of(crowd, true).map(|at| (at, Cut::ForUser))
 }
 
