@@ -69,6 +69,9 @@ pub struct Publish {
     pub retain: bool,
     /// The packet identifier, present exactly when `qos` is `AtLeastOnce`.
     pub id: Option<u16>,
+    /// The broker's mark on a QoS 1 message it sends again (DUP): it may be one already
+    /// acknowledged.
+    pub dup: bool,
 }
 
 /// A packet from the broker.
@@ -386,6 +389,7 @@ fn parse_publish(flags: u8, body: &[u8]) -> Result<Incoming, Error> {
         qos,
         retain: flags & 1 == 1,
         id,
+        dup: flags & 0x08 != 0,
     }))
 }
 
@@ -556,6 +560,7 @@ mod tests {
                     qos: QoS::AtMostOnce,
                     retain: true,
                     id: None,
+                    dup: false,
                 })],
             ),
             (
@@ -572,6 +577,7 @@ mod tests {
                     qos: QoS::AtLeastOnce,
                     retain: false,
                     id: Some(9),
+                    dup: false,
                 })],
             ),
             (

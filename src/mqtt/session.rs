@@ -8,7 +8,7 @@
 //! with a full publish, so nothing waits in memory for a broker to come back: a message
 //! lost with a connection is replaced by the current truth on the next one.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -299,6 +299,9 @@ pub struct Session<'a> {
     last_rx: Instant,
     /// When states were last published.
     last_states: Option<Instant>,
+    /// The packet ids of the QoS 1 messages acknowledged last, newest at the back: a copy the
+    /// broker sends again (DUP) of one of them is a press already taken.
+    acked: VecDeque<u16>,
 }
 
 impl<'a> Session<'a> {
@@ -326,6 +329,7 @@ impl<'a> Session<'a> {
             last_full: None,
             last_rx: Instant::now(),
             last_states: None,
+            acked: VecDeque::with_capacity(ACKED_KEPT),
         }
     }
 
@@ -584,6 +588,9 @@ impl<'a> Session<'a> {
                     let mut out = Vec::new();
                     codec::puback(&mut out, id);
                     self.conn.send(&out).await?;
+                    if !first_delivery(&mut self.acked, id, p.dup) {
+                        return Ok(());
+                    }
                 }
                 self.published(p).await
             }
@@ -765,6 +772,27 @@ fn describe(packet: &Incoming) -> String {
         Incoming::PingResp => "a PINGRESP".into(),
         Incoming::TooLarge { kind, len } => format!("a packet of type {kind} and {len} bytes"),
     }
+}
+
+/// How many acknowledged QoS 1 packet ids a session remembers. A broker resends a message
+/// it holds no PUBACK for, which is one of the few it sent last.
+const ACKED_KEPT: usize = 32;
+
+/// Whether a QoS 1 message with packet id `id` is new, remembering it if so. actiond
+/// subscribes at QoS 0, so a broker should never send QoS 1; one that does (a bridge, a buggy
+/// broker) may send a message again with DUP set, and a press must not run twice for it.
+/// A message without DUP is new even if its id was seen: the broker may reuse an id once it
+/// holds the PUBACK.
+fn first_delivery(acked: &mut VecDeque<u16>, id: u16, dup: bool) -> bool {
+    if dup && acked.contains(&id) {
+        return false;
+    }
+    acked.retain(|&seen| seen != id);
+    if acked.len() == ACKED_KEPT {
+        acked.pop_front();
+    }
+    acked.push_back(id);
+    true
 }
 
 /// The next execution changes, no sooner than `STATES_AT_MOST_EVERY` after the last publish

@@ -293,3 +293,61 @@ fn a_fifo_as_the_mqtt_password_file_is_refused_and_the_service_answers() {
         asked < 5
     });
 }
+
+/// A broker that sends a press at QoS 1 (actiond subscribes at QoS 0, so it should not) and
+/// then the same message again marked DUP, as one does that missed the PUBACK: the button runs
+/// once. A later message with the same id and no DUP is a new press and runs.
+#[test]
+fn a_press_the_broker_sends_again_marked_dup_runs_once() {
+    let (listener, port) = listen();
+    let stop = AtomicBool::new(false);
+    let mut settings = config(port, "dup");
+    settings["actions"] = json!([{"id": "once", "title": "Once", "shell": "true"}]);
+    let server = Server::start(settings);
+    let mut conn = accept(&listener, &stop).expect("actiond connects");
+    read_packet(&mut conn).expect("CONNECT");
+    conn.write_all(&CONNACK).unwrap();
+    let seen: Seen = Arc::new(Mutex::new(Vec::new()));
+    let reader = {
+        let (s, seen) = (conn.try_clone().unwrap(), Arc::clone(&seen));
+        thread::spawn(move || follow(s, seen))
+    };
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            seen.lock()
+                .unwrap()
+                .iter()
+                .any(|(_, t, p)| t == "actiond/dup/availability" && p == b"online")
+        }),
+        "actiond never said online"
+    );
+    let topic = "actiond/dup/once/press";
+    let qos1 = |flags: u8, id: u16| {
+        let mut body = (topic.len() as u16).to_be_bytes().to_vec();
+        body.extend_from_slice(topic.as_bytes());
+        body.extend_from_slice(&id.to_be_bytes());
+        body.extend_from_slice(b"PRESS");
+        packet(flags, &body)
+    };
+    let runs = || {
+        let logs = server.ok("GetLogs", json!({"startOffset": 0}));
+        logs["logs"].as_array().map_or(0, Vec::len)
+    };
+    conn.write_all(&qos1(0x32, 7)).unwrap();
+    assert!(
+        wait_until(Duration::from_secs(10), || runs() == 1),
+        "the press did not run"
+    );
+    conn.write_all(&qos1(0x3A, 7)).unwrap();
+    // The same id again, not marked: a new message, whose run shows the DUP was read first
+    // and left alone.
+    conn.write_all(&qos1(0x32, 7)).unwrap();
+    assert!(
+        wait_until(Duration::from_secs(10), || runs() >= 2),
+        "the new press did not run"
+    );
+    let log = server.stop_and_log();
+    drop(conn);
+    let _ = reader.join();
+    assert_eq!(log.matches("finished").count(), 2, "{log}");
+}

@@ -245,3 +245,25 @@ async fn home_assistant_births_republish_at_most_every_five_seconds() {
     broker.until_online(&h.node).await;
     assert_eq!(begun.elapsed().as_secs(), 10);
 }
+
+#[test]
+fn a_qos1_message_sent_again_marked_dup_is_taken_once() {
+    let mut acked = VecDeque::new();
+    // (id, DUP, new?)
+    let table = [
+        (7, false, true),
+        (7, true, false),
+        (8, true, true),
+        (7, false, true),
+        (7, true, false),
+    ];
+    for (id, dup, new) in table {
+        assert_eq!(first_delivery(&mut acked, id, dup), new, "id {id}, dup {dup}");
+    }
+    // Only the last few ids are kept.
+    for id in 100..100 + ACKED_KEPT as u16 {
+        first_delivery(&mut acked, id, false);
+    }
+    assert_eq!(acked.len(), ACKED_KEPT);
+    assert!(first_delivery(&mut acked, 7, true), "an id long gone is new again");
+}
