@@ -240,6 +240,11 @@ pub static MQTT_TOO_LARGE: Quiet = Quiet::new(Level::WARN, "MQTT lines about ski
 pub static MQTT_SUBSCRIPTION: Quiet = Quiet::new(Level::WARN, "MQTT lines about subscriptions");
 /// MQTT: a stale retained message of ours cleared (another client can publish them at will).
 pub static MQTT_STALE: Quiet = Quiet::new(Level::DEBUG, "MQTT lines about stale messages");
+/// MQTT: a discovery message of ours another client overwrote (it can publish them at will).
+pub static MQTT_OVERWRITTEN: Quiet = Quiet::new(
+    Level::WARN,
+    "MQTT lines about overwritten discovery messages",
+);
 /// MQTT: the connection to the broker, made or lost (a broker that accepts and drops).
 pub static MQTT_LINK: Quiet = Quiet::new(Level::WARN, "MQTT lines about the broker connection");
 

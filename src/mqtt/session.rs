@@ -302,6 +302,14 @@ pub struct Session<'a> {
     /// The packet ids of the QoS 1 messages acknowledged last, newest at the back: a copy the
     /// broker sends again (DUP) of one of them is a press already taken.
     acked: VecDeque<u16>,
+    /// When the discovery messages another client overwrote are put back: at most once per
+    /// `REPUBLISH_AT_MOST_EVERY`, so a client that keeps overwriting costs one diff each time.
+    repair_at: Option<Instant>,
+    last_repair: Option<Instant>,
+    /// The digests (of topic and payload) of discovery messages of ours that a newer one
+    /// replaced, the last `SUPERSEDED_KEPT`: the broker's copy of one may still be on its
+    /// way back to us, and it is ours, not another client's.
+    superseded: VecDeque<(u64, u64)>,
 }
 
 impl<'a> Session<'a> {
@@ -330,6 +338,9 @@ impl<'a> Session<'a> {
             last_rx: Instant::now(),
             last_states: None,
             acked: VecDeque::with_capacity(ACKED_KEPT),
+            repair_at: None,
+            last_repair: None,
+            superseded: VecDeque::new(),
         }
     }
 
@@ -352,6 +363,7 @@ impl<'a> Session<'a> {
                     Ok(p) => self.incoming(p).await,
                     Err(e) => Err(e),
                 },
+                () = repair_due(self.repair_at) => self.repair().await,
                 changed = coalesced(self.watch, self.last_states) => {
                     self.last_states = Some(Instant::now());
                     self.publish_states(changed).await
@@ -459,11 +471,17 @@ impl<'a> Session<'a> {
             }
             self.conn.send(&out).await?;
             for (topic, payload) in chunk {
-                if payload.is_empty() {
-                    self.configs.remove(topic);
+                let old = if payload.is_empty() {
+                    self.configs.remove(topic)
                 } else {
                     self.configs
-                        .insert(topic.clone(), discovery::digest(payload));
+                        .insert(topic.clone(), discovery::digest(payload))
+                };
+                if let Some(old) = old {
+                    if self.superseded.len() == SUPERSEDED_KEPT {
+                        self.superseded.pop_front();
+                    }
+                    self.superseded.push_back((discovery::digest(topic), old));
                 }
             }
             tokio::task::yield_now().await;
@@ -643,6 +661,17 @@ impl<'a> Session<'a> {
             self.conn.push(&mut out, &p.topic, b"");
             return self.conn.send(&out).await;
         }
+        let theirs = || discovery::digest(&String::from_utf8_lossy(&p.payload));
+        if self.node.is_config(&p.topic)
+            && let Some(&ours) = self.configs.get(&p.topic)
+            && theirs() != ours
+            && !self
+                .superseded
+                .contains(&(discovery::digest(&p.topic), theirs()))
+        {
+            self.overwritten(&p.topic);
+            return Ok(());
+        }
         if p.topic == self.node.ha_status()
             && p.payload == ONLINE.as_bytes()
             && self
@@ -653,6 +682,34 @@ impl<'a> Session<'a> {
             return self.full_publish().await;
         }
         Ok(())
+    }
+
+    /// Another client wrote one of this node's discovery messages (a button's name, its press
+    /// topic, its device could now be anyone's): forgotten as sent, so the next repair's diff
+    /// puts ours back.
+    fn overwritten(&mut self, topic: &str) {
+        self.configs.remove(topic);
+        if let Some(more) = ratelog::MQTT_OVERWRITTEN.admit() {
+            warn!(
+                %topic,
+                "MQTT: another client of the broker wrote this node's discovery message; \
+                 publishing ours again (two actiond with one nodeId do this too){more}"
+            );
+        }
+        if self.repair_at.is_none() {
+            let now = Instant::now();
+            let next = self.last_repair.map(|t| t + REPUBLISH_AT_MOST_EVERY);
+            self.repair_at = Some(next.map_or(now, |n| n.max(now)));
+        }
+    }
+
+    /// Puts back the discovery messages forgotten as overwritten: the diff from what the
+    /// broker holds of ours.
+    async fn repair(&mut self) -> Result<(), Lost> {
+        self.repair_at = None;
+        self.last_repair = Some(Instant::now());
+        let (_, changes) = self.build(&self.configs).await?;
+        self.send_configs(changes, None).await.map(|_| ())
     }
 
     /// A press: only a button's topic, only `PRESS`, never a retained message; then the
@@ -793,6 +850,18 @@ fn first_delivery(acked: &mut VecDeque<u16>, id: u16, dup: bool) -> bool {
     }
     acked.push_back(id);
     true
+}
+
+/// How many replaced discovery messages of ours a session recognises when the broker's copy
+/// comes back late.
+const SUPERSEDED_KEPT: usize = 256;
+
+/// When a repair is due; never, while none is.
+async fn repair_due(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The next execution changes, no sooner than `STATES_AT_MOST_EVERY` after the last publish

@@ -329,13 +329,19 @@ fn a_press_the_broker_sends_again_marked_dup_runs_once() {
         body.extend_from_slice(b"PRESS");
         packet(flags, &body)
     };
+    // Runs started, and how many of them finished.
     let runs = || {
         let logs = server.ok("GetLogs", json!({"startOffset": 0}));
-        logs["logs"].as_array().map_or(0, Vec::len)
+        let all = logs["logs"].as_array().cloned().unwrap_or_default();
+        let done = all
+            .iter()
+            .filter(|l| l["executionFinished"] == true)
+            .count();
+        (all.len(), done)
     };
     conn.write_all(&qos1(0x32, 7)).unwrap();
     assert!(
-        wait_until(Duration::from_secs(10), || runs() == 1),
+        wait_until(Duration::from_secs(10), || runs() == (1, 1)),
         "the press did not run"
     );
     conn.write_all(&qos1(0x3A, 7)).unwrap();
@@ -343,11 +349,74 @@ fn a_press_the_broker_sends_again_marked_dup_runs_once() {
     // and left alone.
     conn.write_all(&qos1(0x32, 7)).unwrap();
     assert!(
-        wait_until(Duration::from_secs(10), || runs() >= 2),
+        wait_until(Duration::from_secs(10), || runs().1 >= 2),
         "the new press did not run"
     );
-    let log = server.stop_and_log();
+    assert_eq!(runs(), (2, 2), "the copy marked DUP ran");
+    drop(server);
     drop(conn);
     let _ = reader.join();
-    assert_eq!(log.matches("finished").count(), 2, "{log}");
+}
+
+/// Another client of the broker overwrites a button's discovery message (its name, its press
+/// topic): actiond puts its own back, and one that keeps overwriting gets one repair per 5 s,
+/// not one per message.
+#[test]
+fn a_discovery_message_another_client_overwrites_is_put_back_at_a_bounded_rate() {
+    let (listener, port) = listen();
+    let stop = AtomicBool::new(false);
+    let mut settings = config(port, "hijack");
+    settings["actions"] = json!([{"id": "door", "title": "Door", "shell": "true"}]);
+    let server = Server::start(settings);
+    let mut conn = accept(&listener, &stop).expect("actiond connects");
+    read_packet(&mut conn).expect("CONNECT");
+    conn.write_all(&CONNACK).unwrap();
+    let seen: Seen = Arc::new(Mutex::new(Vec::new()));
+    let reader = {
+        let (s, seen) = (conn.try_clone().unwrap(), Arc::clone(&seen));
+        thread::spawn(move || follow(s, seen))
+    };
+    let configs = || -> Vec<(Instant, String, Vec<u8>)> {
+        let seen = seen.lock().unwrap();
+        seen.iter()
+            .filter(|(_, t, _)| t.starts_with("homeassistant/") && t.ends_with("/config"))
+            .cloned()
+            .collect()
+    };
+    assert!(
+        wait_until(Duration::from_secs(10), || !configs().is_empty()),
+        "no discovery message"
+    );
+    let (_, topic, ours) = configs().remove(0);
+    let sent_before = configs().len();
+    // The broker hands back what actiond published (it subscribes to its own config topics):
+    // its own message is no overwrite.
+    conn.write_all(&publish(&topic, &ours)).unwrap();
+    let evil = br#"{"name":"Door","command_topic":"actiond/other/reboot/press"}"#;
+    conn.write_all(&publish(&topic, evil)).unwrap();
+    assert!(
+        wait_until(Duration::from_secs(10), || configs().len() > sent_before),
+        "the overwritten message was not put back"
+    );
+    let back = configs().pop().unwrap();
+    assert_eq!(
+        (&back.1, &back.2),
+        (&topic, &ours),
+        "not ours that came back"
+    );
+    assert!(server.log_shows("another client of the broker wrote this node's discovery"));
+    // A client that overwrites it 50 times at once: at most one more repair per 5 s.
+    let burst = Instant::now();
+    for _ in 0..50 {
+        conn.write_all(&publish(&topic, evil)).unwrap();
+    }
+    thread::sleep(Duration::from_secs(7));
+    let repairs = configs().iter().filter(|(at, ..)| *at >= burst).count();
+    assert!(
+        (1..=3).contains(&repairs),
+        "{repairs} repairs for 50 overwrites in 7 s"
+    );
+    drop(server);
+    drop(conn);
+    let _ = reader.join();
 }

@@ -258,12 +258,19 @@ fn a_qos1_message_sent_again_marked_dup_is_taken_once() {
         (7, true, false),
     ];
     for (id, dup, new) in table {
-        assert_eq!(first_delivery(&mut acked, id, dup), new, "id {id}, dup {dup}");
+        assert_eq!(
+            first_delivery(&mut acked, id, dup),
+            new,
+            "id {id}, dup {dup}"
+        );
     }
     // Only the last few ids are kept.
     for id in 100..100 + ACKED_KEPT as u16 {
         first_delivery(&mut acked, id, false);
     }
     assert_eq!(acked.len(), ACKED_KEPT);
-    assert!(first_delivery(&mut acked, 7, true), "an id long gone is new again");
+    assert!(
+        first_delivery(&mut acked, 7, true),
+        "an id long gone is new again"
+    );
 }
