@@ -410,12 +410,12 @@ fn a_discovery_message_another_client_overwrites_is_put_back_at_a_bounded_rate()
     for _ in 0..50 {
         conn.write_all(&publish(&topic, evil)).unwrap();
     }
-    thread::sleep(Duration::from_secs(7));
-    let repairs = configs().iter().filter(|(at, ..)| *at >= burst).count();
-    assert!(
-        (1..=3).contains(&repairs),
-        "{repairs} repairs for 50 overwrites in 7 s"
-    );
+    let repairs = || configs().iter().filter(|(at, ..)| *at >= burst).count();
+    repeat_for(Duration::from_secs(7), Duration::from_millis(100), || {
+        assert!(repairs() <= 3, "{} repairs for 50 overwrites", repairs());
+        true
+    });
+    assert!(repairs() >= 1, "the overwrites were not repaired");
     drop(server);
     drop(conn);
     let _ = reader.join();
