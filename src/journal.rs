@@ -326,7 +326,8 @@ impl Entry {
 /// memory is bounded by the history, not the file. An execution let go stays gone: a later
 /// line of it (its finish) neither brings it back nor places it among the newest, as the
 /// whole file read at once and handed to the history would not. Lines longer than
-/// `max_line` bytes cannot be records actiond wrote and are skipped unread.
+/// `max_line` bytes, or that do not open as every line actiond writes ([`OPENING`]), cannot
+/// be records: they are skipped as their bytes come, never parsed or held.
 pub struct Restorer {
     keep: Keep,
     max_line: usize,
