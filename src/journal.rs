@@ -266,8 +266,10 @@ pub struct Restore {
     pub problems: Vec<String>,
 }
 
-/// Bad lines of the history file named one by one at start; the rest are counted.
-const NAMED_BAD_LINES: usize = 3;
+/// How every line actiond writes opens (`LineOut`'s first two fields, as serde writes
+/// them): a line that opens otherwise cannot be a record, and is skipped on its first bytes,
+/// never parsed.
+const OPENING: &[u8] = br#"{"v":1,"kind":""#;
 
 /// Reads a journal held whole in memory. `now` is the local time written as the finish of
 /// interrupted records. Keeps every record; [`Restorer`] is the same reading, in pieces and
@@ -324,14 +326,21 @@ impl Entry {
 /// memory is bounded by the history, not the file. An execution let go stays gone: a later
 /// line of it (its finish) neither brings it back nor places it among the newest, as the
 /// whole file read at once and handed to the history would not. Lines longer than
-/// `max_line` bytes cannot be records actiond wrote and are skipped unread.
+/// `max_line` bytes, or that do not open as every line actiond writes ([`OPENING`]), cannot
+/// be records: they are skipped as their bytes come, never parsed or held.
 pub struct Restorer {
     keep: Keep,
     max_line: usize,
-    /// The line being read, without its newline.
+    /// The line being read, without its newline: one buffer for every line, so that a
+    /// file of short lines costs no allocation per line.
     partial: Vec<u8>,
-    /// The line being read is longer than `max_line`: its bytes are dropped.
-    overlong: bool,
+    /// The line being read cannot be a record (it does not open as one, or it is longer
+    /// than `max_line`): its bytes are dropped as they come, unparsed.
+    junk: bool,
+    /// The bytes of the line being read.
+    line_bytes: usize,
+    /// The line being read holds a byte that is not white space.
+    inked: bool,
     /// The first line is the end of one cut by where the reading began: it is dropped.
     cut_first: bool,
     /// Lines seen, the one being read excluded.
@@ -346,9 +355,20 @@ pub struct Restorer {
     /// file cannot be made to collide.
     gone: std::collections::HashSet<u64>,
     hasher: std::collections::hash_map::RandomState,
-    unreadable: usize,
+    skipped: Skipped,
     impossible_ids: usize,
     problems: Vec<String>,
+}
+
+/// The lines a reading skipped as unreadable, said in one line of the log.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Skipped {
+    lines: usize,
+    bytes: usize,
+    /// Of them, empty (or blank) lines.
+    empty: usize,
+    /// The first one's line number.
+    first: usize,
 }
 
 impl Restorer {
@@ -357,7 +377,9 @@ impl Restorer {
             keep,
             max_line,
             partial: Vec::new(),
-            overlong: false,
+            junk: false,
+            line_bytes: 0,
+            inked: false,
             cut_first: false,
             line_no: 0,
             entries: std::collections::HashMap::new(),
@@ -366,7 +388,7 @@ impl Restorer {
             next_seq: 0,
             gone: std::collections::HashSet::new(),
             hasher: std::collections::hash_map::RandomState::new(),
-            unreadable: 0,
+            skipped: Skipped::default(),
             impossible_ids: 0,
             problems: Vec::new(),
         }
@@ -381,19 +403,35 @@ impl Restorer {
     /// Reads the next bytes of the journal.
     pub fn feed(&mut self, mut bytes: &[u8]) {
         while !bytes.is_empty() {
+            if self.line_bytes == 0 && !self.cut_first {
+                // A run of empty lines, counted at once rather than line by line.
+                let empty = bytes.iter().take_while(|b| **b == b'\n').count();
+                if empty > 0 {
+                    self.skip_empty(empty);
+                    bytes = &bytes[empty..];
+                    continue;
+                }
+            }
             let (piece, ended) = match bytes.iter().position(|b| *b == b'\n') {
                 Some(i) => (&bytes[..i], Some(i + 1)),
                 None => (bytes, None),
             };
-            if !self.overlong {
+            self.line_bytes += piece.len();
+            self.inked = self.inked || !piece.iter().all(u8::is_ascii_whitespace);
+            if !self.junk {
                 if self.partial.len() + piece.len() > self.max_line {
-                    self.overlong = true;
-                    self.partial = Vec::new();
+                    self.junk = true;
                 } else {
                     self.partial.extend_from_slice(piece);
+                    let n = self.partial.len().min(OPENING.len());
+                    self.junk = self.partial[..n] != OPENING[..n];
+                }
+                if self.junk {
+                    self.partial.clear();
                 }
             }
             let Some(next) = ended else { return };
+            self.line_bytes += 1;
             bytes = &bytes[next..];
             self.end_line(false);
         }
@@ -402,14 +440,20 @@ impl Restorer {
     /// The records, oldest first, and what could not be read. `now` is the local time
     /// written as the finish of interrupted records.
     pub fn finish(mut self, now: &str) -> Restore {
-        if self.overlong || !self.partial.is_empty() {
+        if self.line_bytes > 0 {
             self.end_line(true);
         }
-        if self.unreadable > NAMED_BAD_LINES {
-            // One line per bad line would let a file of garbage flood the journal at start.
+        let s = self.skipped;
+        if s.lines > 0 {
+            // One line for them all: a file of garbage must not flood the log at start.
+            let first = if s.lines == 1 {
+                format!("line {} of {FILE}", s.first)
+            } else {
+                format!("{} lines of {FILE}, the first line {},", s.lines, s.first)
+            };
             self.problems.push(format!(
-                "{} more lines of {FILE} could not be read and were skipped",
-                self.unreadable - NAMED_BAD_LINES
+                "{first} could not be read and skipped ({} bytes, {} empty)",
+                s.bytes, s.empty
             ));
         }
         if self.impossible_ids > 0 {
@@ -430,41 +474,54 @@ impl Restorer {
         }
     }
 
+    /// Skips `n` empty lines.
+    fn skip_empty(&mut self, n: usize) {
+        let s = &mut self.skipped;
+        if s.lines == 0 {
+            s.first = self.line_no + 1;
+        }
+        s.lines += n;
+        s.bytes += n;
+        s.empty += n;
+        self.line_no += n;
+    }
+
     /// Reads the line in `partial`; `last`: it is the journal's end, with no newline.
     fn end_line(&mut self, last: bool) {
-        let raw = std::mem::take(&mut self.partial);
-        let overlong = std::mem::replace(&mut self.overlong, false);
+        let junk = std::mem::replace(&mut self.junk, false);
+        let bytes = std::mem::replace(&mut self.line_bytes, 0);
         if std::mem::take(&mut self.cut_first) {
+            self.partial.clear();
+            self.inked = false;
             return;
         }
-        self.line_no += 1;
-        if !overlong && raw.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        let parsed = if overlong {
+        // Only the opening of a record was checked: the rest is for the parser. The buffer
+        // is kept for the next line.
+        let parsed = if junk || self.partial.len() < OPENING.len() {
             None
         } else {
-            serde_json::from_slice::<Line>(&raw)
+            serde_json::from_slice::<Line>(&self.partial)
                 .ok()
                 .filter(|l| l.v == 1)
         };
-        let Some(l) = parsed else {
-            if last {
-                self.problems.push(format!(
-                    "the last line of {FILE} was cut off (power lost while writing?) and was skipped"
-                ));
-            } else {
-                if self.unreadable < NAMED_BAD_LINES {
-                    self.problems.push(format!(
-                        "line {} of {FILE} could not be read and was skipped",
-                        self.line_no
-                    ));
-                }
-                self.unreadable += 1;
+        let blank = !std::mem::replace(&mut self.inked, false);
+        self.partial.clear();
+        self.line_no += 1;
+        if let Some(l) = parsed {
+            self.take(l);
+        } else if last && !blank {
+            self.problems.push(format!(
+                "the last line of {FILE} was cut off (power lost while writing?) and was skipped"
+            ));
+        } else {
+            let s = &mut self.skipped;
+            if s.lines == 0 {
+                s.first = self.line_no;
             }
-            return;
-        };
-        self.take(l);
+            s.lines += 1;
+            s.bytes += bytes;
+            s.empty += usize::from(blank);
+        }
     }
 
     fn take(&mut self, l: Line) {
@@ -824,20 +881,59 @@ mod tests {
     }
 
     #[test]
-    fn a_file_of_garbage_names_three_lines_and_counts_the_rest() {
-        let mut file = b"x\n".repeat(100_000);
-        file.extend(finished("ok", b"", Outcome::Exited(0)));
-        let r = restore(&file, "now");
-        assert_eq!(r.records.len(), 1);
-        assert_eq!(
-            r.problems,
-            [
-                format!("line 1 of {FILE} could not be read and was skipped"),
-                format!("line 2 of {FILE} could not be read and was skipped"),
-                format!("line 3 of {FILE} could not be read and was skipped"),
-                format!("99997 more lines of {FILE} could not be read and were skipped"),
-            ]
-        );
+    fn unreadable_lines_are_skipped_and_counted_in_one_problem() {
+        let ok = |id: &str| finished(id, b"", Outcome::Exited(0));
+        // (lines before the record `ok` and after it) -> the one problem, if any
+        let cases: Vec<(Vec<u8>, Option<String>)> = vec![
+            (
+                b"x\n".repeat(100_000),
+                Some(format!(
+                    "100000 lines of {FILE}, the first line 1, could not be read and skipped \
+                 (200000 bytes, 0 empty)"
+                )),
+            ),
+            (
+                b"{}\n\n  \n".to_vec(),
+                Some(format!(
+                    "3 lines of {FILE}, the first line 1, could not be read and skipped \
+                 (7 bytes, 2 empty)"
+                )),
+            ),
+            // Binary, another version, a record's opening with nothing after it.
+            (
+                [
+                    &b"\x00\xff\xfe{\n"[..],
+                    b"{\"v\":2,\"kind\":\"started\"}\n",
+                    OPENING,
+                    b"\n",
+                ]
+                .concat(),
+                Some(format!(
+                    "3 lines of {FILE}, the first line 1, could not be read and skipped \
+                     (46 bytes, 0 empty)"
+                )),
+            ),
+            (
+                b"not json\n".to_vec(),
+                Some(format!(
+                    "line 1 of {FILE} could not be read and skipped (9 bytes, 0 empty)"
+                )),
+            ),
+            (Vec::new(), None),
+        ];
+        for (i, (junk, want)) in cases.into_iter().enumerate() {
+            let file = [junk, ok("ok"), ok("ok2")].concat();
+            for piece in [1, 3, 4096] {
+                let r = in_pieces(&file, piece, Keep::all(), usize::MAX);
+                assert_eq!(ids(&r), ["ok", "ok2"], "case {i}, pieces of {piece}");
+                assert_eq!(
+                    r.problems.first(),
+                    want.as_ref(),
+                    "case {i}, pieces of {piece}"
+                );
+                assert!(r.problems.len() <= 1, "case {i}: {:?}", r.problems);
+            }
+        }
     }
 
     #[test]
@@ -846,7 +942,12 @@ mod tests {
         file.extend(finished("ok", b"", Outcome::Exited(0)));
         let r = restore(&file, "now");
         assert_eq!(r.records.len(), 1);
-        assert_eq!(r.problems.len(), 2);
+        assert_eq!(
+            r.problems,
+            [format!(
+                "2 lines of {FILE}, the first line 1, could not be read and skipped (17 bytes, 0 empty)"
+            )]
+        );
     }
 
     fn ids(r: &Restore) -> Vec<&str> {
@@ -942,6 +1043,7 @@ mod tests {
         let long = finished("long", &[b'x'; 4000], Outcome::Exited(0));
         let bound = started("b").len() + 10;
         assert!(long.len() > bound, "{}", long.len());
+        let long_len = long.len();
         let file = [b"ut\":1}\n".to_vec(), started("a"), long, started("b")].concat();
         let mut r = Restorer::new(Keep::all(), bound).after_cut();
         for chunk in file.chunks(100) {
@@ -952,7 +1054,7 @@ mod tests {
         assert_eq!(
             r.problems,
             [format!(
-                "line 2 of {FILE} could not be read and was skipped"
+                "line 2 of {FILE} could not be read and skipped ({long_len} bytes, 0 empty)"
             )]
         );
     }

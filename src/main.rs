@@ -1,74 +1,81 @@
 //! The `actiond` command: parse the command line, load and validate the config, set up
 //! logging, bind the listener, and run until SIGTERM or SIGINT. Everything else lives in the
 //! library; this file only maps startup failures to exit codes (2: bad config or usage,
-//! 1: could not start).
+//! 1: could not start). What the command line prints goes through `console`, so a reader
+//! that stops early (`| head -1`) ends it quietly.
 
 mod cli;
+mod console;
 mod notify;
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use actiond::config::{self, LogLevel, Source};
+use console::Console;
 use tracing::{error, info};
 
 fn main() -> ExitCode {
-    match cli::parse(std::env::args_os().skip(1)) {
+    let mut console = Console::new();
+    let code = match cli::parse(std::env::args_os().skip(1)) {
         Err(e) => {
-            eprintln!("actiond: {e}\n\n{}", cli::USAGE);
+            console.err.line(&format!("actiond: {e}\n\n{}", cli::USAGE));
             ExitCode::from(2)
         }
         Ok(cli::Command::Help) => {
-            println!("{}", cli::USAGE);
+            console.out.line(cli::USAGE);
             ExitCode::SUCCESS
         }
         Ok(cli::Command::Version) => {
-            println!("actiond {}", env!("CARGO_PKG_VERSION"));
+            console
+                .out
+                .line(&format!("actiond {}", env!("CARGO_PKG_VERSION")));
             ExitCode::SUCCESS
         }
-        Ok(cli::Command::HashPassword) => hash_password(),
-        Ok(cli::Command::GenToken) => gen_token(),
-        Ok(cli::Command::CheckConfig(path)) => check(&Source::File(path)),
+        Ok(cli::Command::HashPassword) => hash_password(&mut console),
+        Ok(cli::Command::GenToken) => gen_token(&mut console),
+        Ok(cli::Command::CheckConfig(path)) => check(&mut console, &Source::File(path)),
         Ok(cli::Command::Serve { config, listen }) => {
-            serve(config::locate(config.as_deref()), listen)
+            return serve(console, config::locate(config.as_deref()), listen);
         }
-    }
+    };
+    console.finish(code)
 }
 
 /// `--check-config`: every warning and every error with its YAML path; exit 0 when nothing
 /// is wrong, 2 when something is, be it an error that refuses the file or one that only
 /// disables an action (the service would start without that action).
-fn check(source: &Source) -> ExitCode {
+fn check(console: &mut Console, source: &Source) -> ExitCode {
     // A valid config is reported on stdout, an invalid one (warnings included) on stderr.
-    let say = |valid: bool, line: &str| {
+    let mut say = |valid: bool, line: &str| {
         if valid {
-            println!("{line}");
+            console.out.line(line);
         } else {
-            eprintln!("{line}");
+            console.err.line(line);
         }
     };
-    let warn_all = |valid: bool, warnings: &[config::Problem]| {
+    fn warn_all(say: &mut dyn FnMut(bool, &str), valid: bool, warnings: &[config::Problem]) {
         for w in warnings {
             say(valid, &format!("warning: {w}"));
         }
         if !warnings.is_empty() {
             say(valid, &format!("({})", config::MIGRATION_POINTER));
         }
-    };
+    }
     match config::load(source) {
         Ok(loaded) => {
             let n = loaded.config.actions.len();
             let actions = if n == 1 { "action" } else { "actions" };
             let errors = loaded.config.action_errors();
             let valid = errors.is_empty();
-            warn_all(valid, &loaded.warnings);
+            warn_all(&mut say, valid, &loaded.warnings);
             if valid {
-                println!("{source}: valid ({n} {actions})");
+                say(true, &format!("{source}: valid ({n} {actions})"));
                 files(&loaded.config, |line| say(true, line));
                 return ExitCode::SUCCESS;
             }
             for e in &errors {
-                eprintln!("error: {e}");
+                say(false, &format!("error: {e}"));
             }
             let disabled = loaded.config.disabled_actions().count();
             let (noun, verb) = if errors.len() == 1 {
@@ -76,19 +83,22 @@ fn check(source: &Source) -> ExitCode {
             } else {
                 ("errors", "disable")
             };
-            eprintln!(
-                "{source}: {} {noun} {verb} {disabled} of {n} {actions}: actiond starts, and \
-                 those never run until fixed",
-                errors.len(),
+            say(
+                false,
+                &format!(
+                    "{source}: {} {noun} {verb} {disabled} of {n} {actions}: actiond starts, \
+                     and those never run until fixed",
+                    errors.len(),
+                ),
             );
             files(&loaded.config, |line| say(false, line));
             ExitCode::from(2)
         }
         Err(e) => {
             if let config::LoadError::Invalid { warnings, .. } = &e {
-                warn_all(false, warnings);
+                warn_all(&mut say, false, warnings);
             }
-            eprintln!("{source}: {e}");
+            say(false, &format!("{source}: {e}"));
             ExitCode::from(2)
         }
     }
@@ -112,19 +122,21 @@ fn files(config: &config::Config, mut say: impl FnMut(&str)) {
 
 /// `actiond hash-password`: one line of stdin in, its argon2id PHC string out (exit 0); an
 /// empty or unreadable password exits 2, a hashing failure 1.
-fn hash_password() -> ExitCode {
+fn hash_password(console: &mut Console) -> ExitCode {
     use std::io::IsTerminal;
     let stdin = std::io::stdin();
     // Held until the end: the password typed on a terminal is not shown.
     let _quiet = if stdin.is_terminal() {
         let Ok(guard) = EchoOff::on(&stdin).inspect_err(|e| {
             // Refuse rather than show the password to whoever looks at the screen.
-            eprintln!("actiond: cannot turn off the terminal's echo ({e}); pipe the password in");
+            console.err.line(&format!(
+                "actiond: cannot turn off the terminal's echo ({e}); pipe the password in"
+            ));
         }) else {
             return ExitCode::FAILURE;
         };
         // On stderr, so that `actiond hash-password > file` captures only the hash.
-        eprint!("password: ");
+        console.err.text("password: ");
         Some(guard)
     } else {
         None
@@ -132,17 +144,17 @@ fn hash_password() -> ExitCode {
     let password = match cli::read_password(&mut stdin.lock()) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("actiond: {e}");
+            console.err.line(&format!("actiond: {e}"));
             return ExitCode::from(2);
         }
     };
     match actiond::auth::password::hash(&password) {
         Ok(phc) => {
-            println!("{phc}");
+            console.out.line(&phc);
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("actiond: {e}");
+            console.err.line(&format!("actiond: {e}"));
             ExitCode::FAILURE
         }
     }
@@ -177,28 +189,32 @@ impl Drop for EchoOff {
 }
 
 /// `actiond gen-token`: a fresh API token and the config entry holding its SHA-256.
-fn gen_token() -> ExitCode {
+fn gen_token(console: &mut Console) -> ExitCode {
     match actiond::auth::token::generate() {
         Ok(token) => {
             let sha256 = actiond::auth::token::sha256_hex(&token);
-            print!("{}", cli::gen_token_text(&token, &sha256));
+            console.out.text(&cli::gen_token_text(&token, &sha256));
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("actiond: {e}");
+            console.err.line(&format!("actiond: {e}"));
             ExitCode::FAILURE
         }
     }
 }
 
-fn serve(source: Source, listen: Option<String>) -> ExitCode {
+fn serve(mut console: Console, source: Source, listen: Option<String>) -> ExitCode {
     let loaded = match config::load(&source) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("actiond: cannot use {source}: {e}");
-            return ExitCode::from(2);
+            console
+                .err
+                .line(&format!("actiond: cannot use {source}: {e}"));
+            return console.finish(ExitCode::from(2));
         }
     };
+    // From here on, `tracing` writes stderr (and ignores a gone reader).
+    drop(console);
     init_logging(loaded.config.log_level);
     info!("actiond {} using {source}", env!("CARGO_PKG_VERSION"));
     actiond::log_loaded(&loaded);
@@ -316,7 +332,10 @@ fn init_logging(level: LogLevel) {
     let builder = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_max_level(level)
-        .with_target(false);
+        .with_target(false)
+        // Its own complaint about a failed write goes through `eprintln!`, which panics when
+        // stderr's reader has gone (`actiond 2>&1 | head -1`): a log line is lost instead.
+        .log_internal_errors(false);
     // journald stamps every line itself.
     if std::env::var_os("JOURNAL_STREAM").is_some() {
         builder.without_time().init();

@@ -112,15 +112,21 @@ impl Recorder {
     /// it), or keeps everything in memory without a state directory.
     pub fn open(store: &Store, history: &History, config: &Config) -> Recorder {
         let limit = Arc::new(AtomicUsize::new(config.limits.log_history_limit));
-        let mut initial = Vec::new();
-        for e in history.newest_first().collect::<Vec<_>>().into_iter().rev() {
-            let s = e.snapshot();
-            if s.flags.execution_finished {
-                journal::write_finished(&mut initial, &s, &e.binding_id);
-            } else {
-                journal::write_started(&mut initial, &s, &e.binding_id);
-            }
-        }
+        // Encoded one at a time by the journal's thread as it writes them, never the whole
+        // file at once; nobody waits for them.
+        let mut initial: Vec<Line> = history
+            .newest_first()
+            .map(|e| Line {
+                kind: if e.phase().is_finished() {
+                    Kind::Finished { evicted: false }
+                } else {
+                    Kind::Started
+                },
+                exec: Arc::clone(e),
+                durable: oneshot::channel().0,
+            })
+            .collect();
+        initial.reverse();
         let compact_limit = Arc::clone(&limit);
         let options = store::Options {
             initial,

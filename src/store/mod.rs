@@ -64,10 +64,20 @@ impl Store {
     /// Replaces a file of the state directory atomically. Without a directory it does
     /// nothing.
     pub fn replace(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        self.replace_with(name, &mut |f| f.write_all(bytes))
+    }
+
+    /// The same, with the new content written by `fill` in as many pieces as it likes, so
+    /// that it is never held whole.
+    pub fn replace_with(
+        &self,
+        name: &str,
+        fill: &mut dyn FnMut(&mut File) -> io::Result<()>,
+    ) -> io::Result<()> {
         let Some(dir) = &self.dir else { return Ok(()) };
         fs::create_dir_all(dir)?;
         let tmp = dir.join(format!(".{name}.tmp"));
-        let result = write_synced(&tmp, bytes).and_then(|()| fs::rename(&tmp, dir.join(name)));
+        let result = write_synced(&tmp, fill).and_then(|()| fs::rename(&tmp, dir.join(name)));
         if result.is_err() {
             let _ = fs::remove_file(&tmp);
         }
@@ -80,7 +90,7 @@ impl Store {
 /// Writes a new file at `path`, which must not exist once any old one is removed: whatever
 /// someone put there (a symlink to a file of theirs, a FIFO that would hold the open for
 /// ever) is removed, never followed or opened.
-fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+fn write_synced(path: &Path, fill: &mut dyn FnMut(&mut File) -> io::Result<()>) -> io::Result<()> {
     match fs::remove_file(path) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -92,7 +102,7 @@ fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .mode(0o600)
         .open(path)?;
-    f.write_all(bytes)?;
+    fill(&mut f)?;
     f.sync_all()
 }
 

@@ -16,6 +16,7 @@ mod argument_rules;
 mod arguments;
 mod cli_credentials;
 mod clients;
+mod closed_pipes;
 mod codecs;
 mod config_check;
 mod crash;

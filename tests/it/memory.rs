@@ -82,10 +82,11 @@ const RECORDS: usize = 100_000;
 /// piece of the file, not the file (a debug build idles at about 10 MiB).
 const LOAD_PEAK_KIB: u64 = 24 * 1024;
 
-/// One line of the history file as actiond writes it (README, "what is written to disk").
+/// One line of the history file as actiond writes it (docs/configuration.md, "what is
+/// written to disk"): it opens with the version and the kind, as every line actiond writes.
 fn history_line(id: &str, kind: &str, stdout: &str) -> String {
     let mut line = json!({
-        "v": 1, "kind": kind, "id": id, "binding": "hello", "title": "Hello", "icon": "",
+        "id": id, "binding": "hello", "title": "Hello", "icon": "",
         "user": "guest", "userClass": "guest", "tags": [],
         "datetimeStarted": "2026-01-01 00:00:00",
     });
@@ -94,9 +95,8 @@ fn history_line(id: &str, kind: &str, stdout: &str) -> String {
         line["stdout"] = json!(stdout);
         line["started"] = json!(true);
     }
-    let mut text = line.to_string();
-    text.push('\n');
-    text
+    let rest = line.to_string();
+    format!("{{\"v\":1,\"kind\":\"{kind}\",{}\n", &rest[1..])
 }
 
 #[test]
@@ -157,5 +157,95 @@ fn a_large_history_file_loads_in_the_memory_of_the_history_not_of_the_file() {
     assert!(
         peak <= LOAD_PEAK_KIB,
         "reading a {size_kib} KiB history peaked at {peak} KiB, over {LOAD_PEAK_KIB} KiB"
+    );
+}
+
+/// Lines that cannot be records (an attacker who could write the state directory, a disk
+/// fault, an old version), interleaved with records: the records survive in their order,
+/// the junk is skipped on its first bytes (a line that does not open as a record is never
+/// parsed, one longer than a record can be is never held), and the log says so once, with
+/// the counts. Ready is asserted only against a bound far beyond what the reading takes.
+#[test]
+fn junk_lines_in_the_history_file_are_skipped_cheaply_and_counted_once() {
+    let state = crate::harness::TempDir::new();
+    let mut junk: Vec<Vec<u8>> = Vec::new();
+    let mut file: Vec<u8> = Vec::new();
+    let mut ids = Vec::new();
+    // The kinds of junk, each a block of lines between two records.
+    let blocks: Vec<Vec<Vec<u8>>> = vec![
+        vec![Vec::new(); 500_000],
+        vec![b"{}".to_vec(); 500_000],
+        vec![b"   \t".to_vec(); 1000],
+        // Binary lines: every byte but the newline.
+        (0..2000)
+            .map(|i| {
+                (0..300)
+                    .map(|b| ((i + b) % 256) as u8)
+                    .map(|b| if b == b'\n' { 0 } else { b })
+                    .collect()
+            })
+            .collect(),
+        // A very long line, and one that opens as a record but is longer than one can be.
+        vec![vec![b'x'; 5 << 20]],
+        vec![[br#"{"v":1,"kind":""#.as_slice(), &vec![b'a'; 3 << 20]].concat()],
+        // Opens as a record and is not one; another version; a record's fields in another order.
+        vec![
+            br#"{"v":1,"kind":"started"}"#.to_vec(),
+            br#"{"v":2,"kind":"started","id":"z"}"#.to_vec(),
+            history_line("moved", "started", "")
+                .replace(r#"{"v":1,"kind":"started","#, r#"{"kind":"started","v":1,"#)
+                .trim_end()
+                .as_bytes()
+                .to_vec(),
+        ],
+    ];
+    for (i, block) in blocks.into_iter().enumerate() {
+        let id = format!("kept{i}");
+        file.extend(history_line(&id, "finished", &format!("out {i}")).as_bytes());
+        ids.push(id);
+        for line in block {
+            file.extend(&line);
+            file.push(b'\n');
+            junk.push(line);
+        }
+    }
+    file.extend(history_line("last", "finished", "the end").as_bytes());
+    ids.push("last".into());
+    std::fs::write(state.path().join("history.jsonl"), &file).unwrap();
+    let skipped_lines = junk.len();
+    let skipped_bytes: usize = junk.iter().map(|l| l.len() + 1).sum();
+    let empty = junk
+        .iter()
+        .filter(|l| l.iter().all(u8::is_ascii_whitespace))
+        .count();
+    drop((file, junk));
+
+    let mut config = config_with(vec![
+        json!({"id": "hello", "title": "Hello", "shell": "echo hello"}),
+    ]);
+    config["stateDirectory"] = json!(state.path().to_str().unwrap());
+    let started = std::time::Instant::now();
+    let server = Server::start(config);
+    let took = started.elapsed();
+    let logs = server.ok("GetLogs", json!({"startOffset": 0}));
+    let got: Vec<&str> = logs["logs"]
+        .as_array()
+        .expect("logs")
+        .iter()
+        .rev()
+        .map(|e| e["executionTrackingId"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, ids, "{logs}");
+    let said = format!(
+        "history: {skipped_lines} lines of history.jsonl, the first line 2, could not be read \
+         and skipped ({skipped_bytes} bytes, {empty} empty)"
+    );
+    let log = server.stop_and_log();
+    assert!(log.contains(&said), "wanted {said:?} in:\n{log}");
+    assert_eq!(log.matches("could not be read").count(), 1, "{log}");
+    // Debug build, shared machine: a bound for a hang, not a benchmark.
+    assert!(
+        took < std::time::Duration::from_secs(60),
+        "ready after {took:?}"
     );
 }
