@@ -524,10 +524,14 @@ fn targets(fig: &Figures) -> (String, String) {
             Verdict::Fail => fail += 1,
             Verdict::Unmeasured => unmeasured += 1,
         }
-        let measured = cell(&v, |x| format!("{x:.2}"));
         let unit = t.unit;
+        let measured = if v.is_empty() {
+            "–".to_string()
+        } else {
+            format!("{} {unit}", cell(&v, |x| format!("{x:.2}")))
+        };
         md.push_str(&format!(
-            "| {} | {measured} {unit} | ≤ {:.2} {unit} | {} |\n",
+            "| {} | {measured} | ≤ {:.2} {unit} | {} |\n",
             t.label,
             t.limit,
             verdict.name()
@@ -679,7 +683,7 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("growth over the recorded baseline | – KiB | ≤ 20.00 KiB | not measured |"),
+            md.contains("growth over the recorded baseline | – | ≤ 20.00 KiB | not measured |"),
             "{md}"
         );
         assert!(md.contains("2 PASS, 0 FAIL, 9 not measured."), "{md}");
