@@ -14,8 +14,15 @@
 # (utime + stime + cutime + cstime): both servers run side by side and take turns, so the
 # machine's drift falls on both alike.
 #
-#   scripts/bench.sh           5 runs of 3 s per figure, 10 000 executions for the RSS figure
-#   scripts/bench.sh --quick   3 runs of 1 s per figure, 2 000 executions (two minutes or so)
+#   scripts/bench.sh           5 runs of 3 s per figure, 10 000 executions for the RSS figure,
+#                              5 rounds of 1 000 presses per action and mode
+#   scripts/bench.sh --quick   3 runs of 1 s per figure, 2 000 executions, 3 rounds of 500
+#   scripts/bench.sh --smoke   1 run, a few hundred executions: checks that the whole bench
+#                              works end to end (about a minute after the build); its figures
+#                              mean nothing
+#   scripts/bench.sh --binary PATH   measures PATH instead of the shipped build (below)
+# Each count can also be set alone: ACTIOND_BENCH_RUNS, _SECS, _EXECS, _INSN_EXECS, _ROUNDS,
+# _PRESSES, _IDLE (e.g. ACTIOND_BENCH_ROUNDS=1 ACTIOND_BENCH_PRESSES=50 scripts/bench.sh).
 #
 # Beside times, it counts each server's own CPU per execution (utime + stime from
 # /proc/<pid>/stat over 4-client runs, divided by the executions; for the bare spawner its
@@ -29,9 +36,17 @@
 # the disk's own price of one append + fdatasync (`actiond-bench fsync`) is measured on the
 # same file system, so the table says what the durable default costs and where it goes.
 #
-# It installs what it needs (webhook, wrk, binutils, valgrind, curl, gcc from Debian; fails loudly
-# when it cannot),
-# builds actiond and the helper in release, prints one table, and writes it to
+# What it measures is what ships: the static musl release build for this machine's
+# architecture (the Debian architecture dpkg reports, its target from lib.sh's map), built by
+# scripts/cross-build.sh, whose cache under target/cross rebuilds it only when the sources
+# change. The output names that binary (path, target, size, sha256). When it cannot be built
+# the bench stops; `--binary PATH` benches another build instead (the host's glibc build, an
+# older one kept aside), and every line that names the binary says it is not the shipped one.
+#
+# It installs what it needs (webhook, wrk, binutils, valgrind, curl, gcc from Debian, and what
+# cross-build.sh needs; fails loudly when it cannot), builds the helper in release, prints one
+# table of figures and one of the targets (each figure actiond is held to, beside its limit,
+# PASS or FAIL; the TARGETS list in scripts/bench/src/report.rs), and writes both to
 # bench-out/bench.md and bench-out/bench.json (git-ignored), with the raw figures beside them.
 # CI does not call it: timings are for people, tests assert what does not depend on speed.
 set -euo pipefail
@@ -45,14 +60,44 @@ INSN_EXECS=300
 ROUNDS=5
 PRESSES=1000
 IDLE=4
-case "${1:-}" in
-    --quick) RUNS=3 SECS=1 EXECS=2000 INSN_EXECS=100 ROUNDS=3 PRESSES=500 IDLE=3 ;;
-    "") ;;
-    *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
-esac
+KIND=full
+BINARY=""
+usage() { echo "usage: $0 [--quick | --smoke] [--binary PATH]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) KIND=quick RUNS=3 SECS=1 EXECS=2000 INSN_EXECS=100 ROUNDS=3 PRESSES=500 IDLE=3 ;;
+        --smoke) KIND=smoke RUNS=1 SECS=1 EXECS=400 INSN_EXECS=20 ROUNDS=1 PRESSES=50 IDLE=1 ;;
+        --binary) [ $# -ge 2 ] || usage; BINARY="$2"; shift ;;
+        *) usage ;;
+    esac
+    shift
+done
+# The counts one by one, after the preset; unset so that the servers and the commands they
+# start see the same environment as in a run without them.
+for _v in RUNS SECS EXECS INSN_EXECS ROUNDS PRESSES IDLE; do
+    _e="ACTIOND_BENCH_$_v"
+    if [ -n "${!_e:-}" ]; then
+        [[ "${!_e}" =~ ^[1-9][0-9]*$ ]] || { echo "$0: $_e must be a positive whole number" >&2; exit 2; }
+        printf -v "$_v" '%s' "${!_e}"
+        KIND=custom
+    fi
+    unset "$_e"
+done
+unset _v _e
 
 SCRIPT=bench.sh
 . scripts/lib.sh
+
+# The stripped size of the shipped build that growth is bounded against (20 KiB at most, the
+# targets' table): per target, "BYTES COMMIT", measured through this script's own route
+# (cross-build.sh with Debian's rustc 1.96, then strip). 429e939 is the main branch the cgroup
+# mode's spawn without a wrapper shell had been merged into. A target with none gets no size
+# verdict. Record a new one only with the reason for it, in the commit.
+size_baseline() {
+    case $1 in
+        x86_64-unknown-linux-musl) echo "2855848 429e939" ;;
+    esac
+}
 
 need cargo cargo
 need webhook webhook
@@ -61,11 +106,36 @@ need strip binutils
 need valgrind valgrind
 need curl curl
 need cc gcc
+need file file
 
-step "building actiond and the bench helper (release)"
-cargo build --release --quiet
+# The binary under test: the shipped build, or the one --binary names (labelled wherever the
+# binary is named).
+if [ -z "$BINARY" ]; then
+    ARCH="$(dpkg --print-architecture)" || die "dpkg cannot tell this machine's architecture"
+    TARGET="$(target_of "$ARCH")" \
+        || die "no package is built for $ARCH, so nothing ships for this machine; $0 --binary PATH benches another build"
+    step "building the shipped binary: $TARGET, static musl release (scripts/cross-build.sh)"
+    # Its size table goes to stderr with its steps: stdout is the bench's tables.
+    scripts/cross-build.sh "$TARGET" >&2 \
+        || die "the shipped build ($TARGET) could not be made (above); nothing was measured. To bench another build, labelled as such: $0 --binary PATH"
+    ACTIOND="$PWD/dist/$TARGET/actiond"
+    SHIPPED=true
+    WHAT="$TARGET, the shipped static build"
+else
+    if [ ! -f "$BINARY" ] || [ ! -x "$BINARY" ]; then die "--binary $BINARY: no executable file there"; fi
+    ACTIOND="$(realpath "$BINARY")"
+    SHIPPED=false
+    TARGET=""
+    WHAT="NOT the shipped build (--binary): $(file -b "$ACTIOND" | cut -d, -f1-2)"
+fi
+[ -x "$ACTIOND" ] || die "no binary at $ACTIOND"
+ACTIOND_SHA="$(sha256sum "$ACTIOND" | cut -c1-16)"
+ACTIOND_BYTES="$(stat -c %s "$ACTIOND")"
+ACTIOND_ID="$ACTIOND ($WHAT; $ACTIOND_BYTES bytes; sha256 $ACTIOND_SHA)"
+step "actiond under test: $ACTIOND_ID"
+
+step "building the bench helper (release)"
 cargo build --release --quiet --manifest-path scripts/bench/Cargo.toml --target-dir target/bench
-ACTIOND="$PWD/target/release/actiond"
 TOOL="$PWD/target/bench/release/actiond-bench"
 # The floor: a C program that only starts the command with one pipe and waits (floor.c).
 FLOOR="$PWD/target/bench/floor"
@@ -453,12 +523,26 @@ CPU_MODEL="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
 MACHINE="$(nproc) CPU(s), ${CPU_MODEL:-unknown CPU}, $(uname -sm) $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo '+changes')"
 step "machine: $MACHINE"
+# The measuring alone is timed (the builds before it vary from seconds to minutes): a quiet
+# window for a full run is planned from it.
+MEASURE_START=$SECONDS
 
 # Stripped sizes: actiond's release profile strips already; strip copies to be sure of both.
 strip -o "$WORK/actiond.stripped" "$ACTIOND"
 strip -o "$WORK/webhook.stripped" "$WEBHOOK"
-record 1 actiond size_bytes "$(stat -c %s "$WORK/actiond.stripped")"
+STRIPPED="$(stat -c %s "$WORK/actiond.stripped")"
+record 1 actiond size_bytes "$STRIPPED"
 record 1 webhook size_bytes "$(stat -c %s "$WORK/webhook.stripped")"
+# The growth over the recorded baseline: only for the shipped build, whose target has one.
+SIZE_NOTE="no size baseline recorded for ${TARGET:-a binary given by --binary}"
+if $SHIPPED; then
+    read -r base_bytes base_commit <<<"$(size_baseline "$TARGET")"
+    if [ -n "${base_bytes:-}" ]; then
+        record 1 actiond size_growth_kib "$(awk -v a="$STRIPPED" -v b="$base_bytes" 'BEGIN {print (a - b) / 1024}')"
+        SIZE_NOTE="size baseline $base_bytes bytes stripped at $base_commit"
+    fi
+fi
+step "$SIZE_NOTE"
 
 for run in $(seq 1 "$RUNS"); do
     step "run $run of $RUNS: bare spawn"
@@ -595,9 +679,15 @@ for run in $(seq 1 "$RUNS"); do
     done
 done
 
-TITLE="actiond $COMMIT, $(date -u '+%Y-%m-%d %H:%M UTC'); $MACHINE; $RUNS run(s) of ${SECS} s per figure, RSS after $EXECS executions"
+COUNTS="$RUNS run(s) of ${SECS} s per figure, RSS after $EXECS executions, $ROUNDS round(s) of $PRESSES presses per mode"
+case "$KIND" in
+    smoke) COUNTS="SMOKE RUN, figures not meant to be read: $COUNTS" ;;
+    custom) COUNTS="counts set by ACTIOND_BENCH_*: $COUNTS" ;;
+esac
+TITLE="actiond $COMMIT, $(date -u '+%Y-%m-%d %H:%M UTC'); binary $ACTIOND_ID; $SIZE_NOTE; $MACHINE; $COUNTS"
 echo
 echo "$TITLE"
 echo
 "$TOOL" report --raw "$RAW" --md "$OUT/bench.md" --json "$OUT/bench.json" --title "$TITLE"
 step "written: $OUT/bench.md, $OUT/bench.json, $RAW"
+step "measured in $(( (SECONDS - MEASURE_START) / 60 )) min $(( (SECONDS - MEASURE_START) % 60 )) s, after $MEASURE_START s of building and setting up"

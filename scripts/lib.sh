@@ -6,7 +6,7 @@
 
 # The Debian architectures of the packages, and the Rust target each one's binary is built
 # for (static, musl; why these targets and not others: scripts/cross-build.sh). The one copy
-# of that map: package-deb.sh, cross-build.sh and cross-smoke.sh read it.
+# of that map: package-deb.sh, cross-build.sh, cross-smoke.sh and bench.sh read it.
 ARCHES=(amd64 arm64 armhf armel)
 target_of() {
     case $1 in

@@ -15,9 +15,10 @@
 //!   times, and reports the latency of each append and the helper's own CPU per append.
 //! - `subscribe`: N Connect event-stream subscribers that read everything for a duration.
 //! - `ready`: waits until a server answers 200 on a path.
-//! - `report`: turns the raw figures of all runs into the table (Markdown) and JSON: each
+//! - `report`: turns the raw figures of all runs into the tables (Markdown) and JSON: each
 //!   figure as the median of the runs with min and max, and each ratio computed within a run
-//!   (both sides measured minutes apart on the same machine) before taking its median.
+//!   (both sides measured minutes apart on the same machine) before taking its median; then
+//!   the targets, each beside its limit with PASS or FAIL (`report.rs`).
 //!
 //! Only std: the package builds offline in seconds on a fresh machine.
 
@@ -29,6 +30,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
+
+mod report;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,7 +45,7 @@ fn main() -> ExitCode {
         "subscribe" => subscribe(&Opts::parse(rest)),
         "fsync" => fsync(&Opts::parse(rest)),
         "ready" => ready(&Opts::parse(rest)),
-        "report" => report(&Opts::parse(rest)),
+        "report" => report::report(&Opts::parse(rest)),
         _ => return usage(),
     };
     match result {
@@ -72,7 +75,7 @@ fn usage() -> ExitCode {
 }
 
 /// `--name value` options.
-struct Opts(Vec<(String, String)>);
+pub(crate) struct Opts(Vec<(String, String)>);
 
 impl Opts {
     fn parse(args: &[String]) -> Opts {
@@ -85,7 +88,7 @@ impl Opts {
         }
         Opts(out)
     }
-    fn get(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
             .find(|(n, _)| n == name)
@@ -94,7 +97,7 @@ impl Opts {
     fn num(&self, name: &str) -> Option<u64> {
         self.get(name).and_then(|v| v.parse().ok())
     }
-    fn need(&self, name: &str) -> Result<&str, String> {
+    pub(crate) fn need(&self, name: &str) -> Result<&str, String> {
         self.get(name)
             .ok_or_else(|| format!("--{name} is required"))
     }
@@ -559,391 +562,4 @@ fn ready(o: &Opts) -> Result<String, String> {
         thread::sleep(Duration::from_millis(2));
     }
     Err(format!("{addr}{path} did not answer 200 within 20 s"))
-}
-
-// ---------------------------------------------------------------------------------------
-// report
-
-/// One row of the table: a metric, how to show it, and whether a higher value is better.
-struct Row {
-    key: &'static str,
-    label: &'static str,
-    unit: Unit,
-}
-
-#[derive(Clone, Copy)]
-enum Unit {
-    /// KiB, shown as MiB.
-    Kib,
-    /// Bytes, shown as MiB.
-    Bytes,
-    Ms,
-    Us,
-    PerSec,
-    /// A count, shown in thousands.
-    Thousands,
-    /// A plain number with two decimals, in the unit named.
-    Number(&'static str),
-}
-
-const ROWS: &[Row] = &[
-    Row {
-        key: "size_bytes",
-        label: "binary size, stripped",
-        unit: Unit::Bytes,
-    },
-    Row {
-        key: "startup_ms",
-        label: "start-up to first answer",
-        unit: Unit::Ms,
-    },
-    Row {
-        key: "rss_idle_kib",
-        label: "RSS idle after start",
-        unit: Unit::Kib,
-    },
-    Row {
-        key: "rss_after_kib",
-        label: "RSS after the executions",
-        unit: Unit::Kib,
-    },
-    Row {
-        key: "rss_peak_kib",
-        label: "peak RSS under load (VmHWM)",
-        unit: Unit::Kib,
-    },
-    Row {
-        key: "cpu_per_exec_us",
-        label: "server's own CPU per execution (user+sys; bare spawn: the spawner's own)",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "cpu_vs_floor",
-        label: "the same ÷ the floor below (within each run)",
-        unit: Unit::Number("×"),
-    },
-    Row {
-        key: "press_exec_true_own_us",
-        label: "one press of `exec: [/bin/true]`, 1 client, the modes taking turns: the service's own CPU",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "press_exec_true_all_us",
-        label: "the same, the service and its children (utime+stime+cutime+cstime)",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "press_true_own_us",
-        label: "one press of `shell: 'true'`, 1 client, the modes taking turns: the service's own CPU",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "press_true_all_us",
-        label: "the same, the service and its children (utime+stime+cutime+cstime)",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "rps_c16_exec_true",
-        label: "run-and-wait/s of `exec: [/bin/true]`, 16 clients, the modes taking turns",
-        unit: Unit::PerSec,
-    },
-    Row {
-        key: "idle_exec_true_p50_us",
-        label: "one press of `exec: [/bin/true]` after 0.3 s without any, the modes taking turns, p50",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "floor_cpu_per_exec_us",
-        label: "the floor: own CPU of a C program that only spawns the command with one pipe and waits",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "fdatasync_p50_us",
-        label: "the disk: one 400-byte append + fdatasync on the history's file system, p50 (idle machine)",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "fdatasync_cpu_us",
-        label: "the disk: own CPU of that append + fdatasync (the file system's work in the caller)",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "insn_per_exec",
-        label: "server's own user-space instructions per execution (callgrind)",
-        unit: Unit::Thousands,
-    },
-    Row {
-        key: "hello_p50_us",
-        label: "run-and-wait `echo hello`, 1 client, p50",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "hello_p99_us",
-        label: "run-and-wait `echo hello`, 1 client, p99",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "true_p50_us",
-        label: "run-and-wait `true`, 1 client, p50",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "true_p99_us",
-        label: "run-and-wait `true`, 1 client, p99",
-        unit: Unit::Us,
-    },
-    Row {
-        key: "rps_c1",
-        label: "run-and-wait/s, 1 client",
-        unit: Unit::PerSec,
-    },
-    Row {
-        key: "rps_c4",
-        label: "run-and-wait/s, 4 clients",
-        unit: Unit::PerSec,
-    },
-    Row {
-        key: "rps_c16",
-        label: "run-and-wait/s, 16 clients",
-        unit: Unit::PerSec,
-    },
-    Row {
-        key: "rps_c16_sub10",
-        label: "run-and-wait/s, 16 clients, 10 event subscribers",
-        unit: Unit::PerSec,
-    },
-    Row {
-        key: "rps_c16_memory_again",
-        label: "run-and-wait/s, 16 clients, history in memory, again just before the two rows on disk",
-        unit: Unit::PerSec,
-    },
-    Row {
-        key: "rps_c16_disk",
-        label: "run-and-wait/s, 16 clients, history on disk (`stateDirectory`, fsynced)",
-        unit: Unit::PerSec,
-    },
-    Row {
-        key: "disk_vs_memory_c16",
-        label: "the same ÷ the in-memory run just before the disk runs (within each run)",
-        unit: Unit::Number("×"),
-    },
-    Row {
-        key: "fsyncs_per_s_c16_disk",
-        label: "history file fsyncs/s, 16 clients",
-        unit: Unit::PerSec,
-    },
-    Row {
-        key: "records_per_fsync_c16_disk",
-        label: "history records per fsync (group commit), 16 clients",
-        unit: Unit::Number("records"),
-    },
-    Row {
-        key: "rps_c16_disk_interval",
-        label: "run-and-wait/s, 16 clients, history on disk fsynced at most every 100 ms (`historySync: 100ms`)",
-        unit: Unit::PerSec,
-    },
-    Row {
-        key: "disk_interval_vs_memory_c16",
-        label: "the same ÷ that in-memory run: what is left without the per-batch fsync",
-        unit: Unit::Number("×"),
-    },
-    Row {
-        key: "rps_readyz",
-        label: "no spawn: GetReadyz (webhook: `/`)/s, 16 clients",
-        unit: Unit::PerSec,
-    },
-    Row {
-        key: "rps_dashboard",
-        label: "no spawn: GetDashboard/s, 16 clients",
-        unit: Unit::PerSec,
-    },
-];
-
-/// `actiond` runs in group mode, `actiond-cgroup` in cgroup mode (an execution's cgroup each).
-const SUBJECTS: &[&str] = &["baseline", "actiond", "actiond-cgroup", "webhook"];
-const RATIOS: &[(&str, &str)] = &[
-    ("actiond", "baseline"),
-    ("actiond-cgroup", "baseline"),
-    ("actiond", "webhook"),
-    ("actiond-cgroup", "actiond"),
-];
-
-fn unit_name(u: Unit) -> &'static str {
-    match u {
-        Unit::Kib | Unit::Bytes => "MiB",
-        Unit::Ms => "ms",
-        Unit::Us => "µs",
-        Unit::PerSec => "/s",
-        Unit::Thousands => "thousand",
-        Unit::Number(name) => name,
-    }
-}
-
-fn show(u: Unit, v: f64) -> String {
-    match u {
-        Unit::Kib => format!("{:.2}", v / 1024.0),
-        Unit::Bytes => format!("{:.2}", v / 1024.0 / 1024.0),
-        Unit::Ms => format!("{v:.1}"),
-        Unit::Us => format!("{v:.0}"),
-        Unit::PerSec => format!("{v:.0}"),
-        Unit::Thousands => format!("{:.0}", v / 1000.0),
-        Unit::Number(_) => format!("{v:.2}"),
-    }
-}
-
-/// (median, min, max) of a non-empty list.
-fn stats(values: &[f64]) -> (f64, f64, f64) {
-    let mut v = values.to_vec();
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    let median = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    };
-    (median, v[0], v[n - 1])
-}
-
-fn cell(values: &[f64], fmt: impl Fn(f64) -> String) -> String {
-    if values.is_empty() {
-        return "–".into();
-    }
-    let (m, lo, hi) = stats(values);
-    if values.len() == 1 {
-        fmt(m)
-    } else {
-        format!("{} ({}–{})", fmt(m), fmt(lo), fmt(hi))
-    }
-}
-
-fn json_stats(values: &[f64]) -> String {
-    if values.is_empty() {
-        return "null".into();
-    }
-    let (m, lo, hi) = stats(values);
-    let list: Vec<String> = values.iter().map(|v| format!("{v}")).collect();
-    format!(
-        "{{\"median\":{m},\"min\":{lo},\"max\":{hi},\"runs\":[{}]}}",
-        list.join(",")
-    )
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn report(o: &Opts) -> Result<String, String> {
-    let raw = std::fs::read_to_string(o.need("raw")?).map_err(|e| format!("--raw: {e}"))?;
-    // Lines: run, subject, metric, value.
-    let mut data: Vec<(String, String, String, f64)> = Vec::new();
-    for line in raw.lines().filter(|l| !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split('\t').collect();
-        if f.len() != 4 {
-            return Err(format!("bad raw line {line:?}"));
-        }
-        let v: f64 = f[3].parse().map_err(|_| format!("bad value in {line:?}"))?;
-        data.push((f[0].into(), f[1].into(), f[2].into(), v));
-    }
-    let values = |subject: &str, metric: &str| -> Vec<f64> {
-        data.iter()
-            .filter(|(_, s, m, _)| s == subject && m == metric)
-            .map(|d| d.3)
-            .collect()
-    };
-    // A ratio is taken within each run that measured both sides.
-    let ratios = |a: &str, b: &str, metric: &str| -> Vec<f64> {
-        data.iter()
-            .filter(|(_, s, m, _)| s == a && m == metric)
-            .filter_map(|(run, _, _, va)| {
-                data.iter()
-                    .find(|(r, s, m, _)| r == run && s == b && m == metric)
-                    .filter(|d| d.3 != 0.0)
-                    .map(|d| va / d.3)
-            })
-            .collect()
-    };
-    let runs = {
-        let mut r: Vec<&String> = data.iter().map(|d| &d.0).collect();
-        r.sort();
-        r.dedup();
-        r.len()
-    };
-    let title = o.get("title").unwrap_or("");
-
-    let mut md = String::new();
-    md.push_str(&format!(
-        "Median of {runs} run(s), (min–max); ratios are taken within each run.\n\n"
-    ));
-    md.push_str(
-        "| figure | unit | bare spawn | actiond | actiond, cgroup mode | webhook \
-         | actiond ÷ bare spawn | cgroup mode ÷ bare spawn | actiond ÷ webhook \
-         | cgroup mode ÷ group mode |\n",
-    );
-    md.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
-    let mut json_metrics = Vec::new();
-    for row in ROWS {
-        let mut cols = Vec::new();
-        let mut subj_json = Vec::new();
-        for s in SUBJECTS {
-            let v = values(s, row.key);
-            cols.push(cell(&v, |x| show(row.unit, x)));
-            if !v.is_empty() {
-                subj_json.push(format!("\"{s}\":{}", json_stats(&v)));
-            }
-        }
-        let mut ratio_json = Vec::new();
-        for (a, b) in RATIOS {
-            let r = ratios(a, b, row.key);
-            cols.push(cell(&r, |x| format!("{x:.2}")));
-            if !r.is_empty() {
-                ratio_json.push(format!("\"{a}/{b}\":{}", json_stats(&r)));
-            }
-        }
-        if cols.iter().take(SUBJECTS.len()).all(|c| c == "–") {
-            continue;
-        }
-        md.push_str(&format!(
-            "| {} | {} | {} |\n",
-            row.label,
-            unit_name(row.unit),
-            cols.join(" | ")
-        ));
-        json_metrics.push(format!(
-            "{}:{{\"label\":{},\"unit\":{},\"subjects\":{{{}}},\"ratios\":{{{}}}}}",
-            json_string(row.key),
-            json_string(row.label),
-            json_string(match row.unit {
-                Unit::Kib => "KiB",
-                Unit::Bytes => "bytes",
-                other => unit_name(other),
-            }),
-            subj_json.join(","),
-            ratio_json.join(",")
-        ));
-    }
-    let json = format!(
-        "{{\"title\":{},\"runs\":{runs},\"metrics\":{{{}}}}}\n",
-        json_string(title),
-        json_metrics.join(",")
-    );
-    if let Some(p) = o.get("md") {
-        std::fs::write(p, format!("{title}\n\n{md}")).map_err(|e| format!("--md: {e}"))?;
-    }
-    if let Some(p) = o.get("json") {
-        std::fs::write(p, &json).map_err(|e| format!("--json: {e}"))?;
-    }
-    // stdout gets the table itself, for the terminal.
-    print!("{md}");
-    Ok(String::new())
 }
