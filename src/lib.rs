@@ -115,11 +115,14 @@ fn restore_history(store: &store::Store, limits: &config::Limits) -> journal::Re
 }
 
 /// Serves `config` on `listener` until `shutdown` resolves, then stops every running
-/// execution through the kill ladder and returns. Must run inside a tokio runtime with IO,
-/// time and signals enabled.
+/// execution through the kill ladder and returns. `ready` is called once the history is
+/// restored and the service answers, so that what it tells (systemd's READY=1) is true: a
+/// long history file must not have a service called up that does not answer yet. Must run
+/// inside a tokio runtime with IO, time and signals enabled.
 pub async fn run(
     config: Arc<config::Config>,
     listener: TcpListener,
+    ready: impl FnOnce(),
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let reaper = executor::Reaper::start()?;
@@ -179,6 +182,7 @@ pub async fn run(
         dashboards: Default::default(),
     });
     let mqtt = mqtt::Client::spawn(Arc::clone(&app.engine), action_watch, app.listening);
+    ready();
     let served = server::serve(listener, app, shutdown).await;
     triggering.abort();
     watching.abort();

@@ -248,13 +248,24 @@ fn serve(mut console: Console, source: Source, listen: Option<String>) -> ExitCo
             .await
             .map_err(|e| format!("cannot listen on {address}: {e}"))?;
         let bound = listener.local_addr().map_err(|e| e.to_string())?;
-        info!("listening on http://{bound}");
-        let systemd = notify::Systemd::ready(&format!("listening on http://{bound}"));
+        // Said once the history is restored: the port is bound before, and connections
+        // wait in its queue until then.
+        let systemd = std::rc::Rc::new(std::cell::Cell::new(None));
+        let ready = {
+            let systemd = std::rc::Rc::clone(&systemd);
+            move || {
+                info!("listening on http://{bound}");
+                let status = format!("listening on http://{bound}");
+                systemd.set(Some(notify::Systemd::ready(&status)));
+            }
+        };
         let stop = async move {
             stop_requested.await;
-            systemd.stopping();
+            if let Some(systemd) = systemd.take() {
+                systemd.stopping();
+            }
         };
-        actiond::run(config, listener, stop)
+        actiond::run(config, listener, ready, stop)
             .await
             .map_err(|e| e.to_string())
     });

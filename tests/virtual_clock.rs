@@ -98,7 +98,7 @@ where
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("its address");
     let (stop, stopped) = oneshot::channel::<()>();
-    let service = actiond::run(Arc::new(loaded.config), listener, async move {
+    let service = actiond::run(Arc::new(loaded.config), listener, || {}, async move {
         let _ = stopped.await;
     });
     let test = async move {
