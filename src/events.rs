@@ -46,7 +46,7 @@ use tokio::sync::mpsc::{self, error::TrySendError};
 
 use crate::config::{Action, Auth, Network};
 use crate::execution::Snapshot;
-use crate::permissions::{Caller, Decision, Verb, decide};
+use crate::permissions::{Caller, Decision, Provider, Verb, decide};
 
 /// What happened.
 #[derive(Debug, Clone)]
@@ -71,8 +71,42 @@ pub type Encoder = fn(&Event, Form) -> Vec<u8>;
 /// API, which knows credentials; the bus only asks.
 pub trait Reidentify: Send + Sync {
     /// The caller now, under `auth` (the config in force), or why the stream must end.
-    fn again(&self, auth: &Auth) -> Result<Caller, String>;
+    fn again(&self, auth: &Auth) -> Result<Caller, Revoked>;
 }
+
+/// Why a stream's caller is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Revoked {
+    /// Its credentials no longer identify the caller who opened it (the provider it was
+    /// identified by says which credentials).
+    Gone(Provider),
+    /// Guests must log in now.
+    LoginRequired,
+}
+
+impl std::fmt::Display for Revoked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Revoked::Gone(Provider::Local) => {
+                "your session ended (logged out, or your user was removed or given another \
+                 password): log in again"
+            }
+            Revoked::Gone(Provider::Token) => {
+                "the API token of this stream is no longer configured"
+            }
+            Revoked::Gone(Provider::Header) => {
+                "the trusted header no longer identifies you (authHttpHeaderUsername or \
+                 trustedProxies changed)"
+            }
+            Revoked::Gone(Provider::System | Provider::Mqtt) => {
+                "you are no longer who opened this stream"
+            }
+            Revoked::LoginRequired => crate::permissions::LOGIN_FIRST,
+        })
+    }
+}
+
+impl std::error::Error for Revoked {}
 
 /// Why the bus ended a subscription.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,7 +114,7 @@ pub enum Cut {
     /// Its queue was full: what was queued is still delivered, then the stream ends.
     FellBehind,
     /// Its caller is gone (the reason says how): nothing more is delivered.
-    Revoked(String),
+    Revoked(Revoked),
     /// Every place was taken, its network held more than an even share of them, and a
     /// newcomer from a network holding less needed one: what was queued is still delivered.
     Crowded,
@@ -658,7 +692,7 @@ mod tests {
     struct Nobody;
 
     impl Reidentify for Nobody {
-        fn again(&self, _: &Auth) -> Result<Caller, String> {
+        fn again(&self, _: &Auth) -> Result<Caller, Revoked> {
             Ok(Caller::guest())
         }
     }
@@ -762,5 +796,37 @@ mod tests {
         // Another prefix, and an IPv4 address, are not held back by it.
         assert!(sub("2001:db8:1::1".into()).is_ok());
         assert!(sub("192.0.2.1".into()).is_ok());
+    }
+
+    /// What a stream's caller is told when the stream ends, word for word.
+    #[test]
+    fn revocations_word_for_word() {
+        let cases = [
+            (
+                Revoked::Gone(Provider::Local),
+                "your session ended (logged out, or your user was removed or given another \
+                 password): log in again",
+            ),
+            (
+                Revoked::Gone(Provider::Token),
+                "the API token of this stream is no longer configured",
+            ),
+            (
+                Revoked::Gone(Provider::Header),
+                "the trusted header no longer identifies you (authHttpHeaderUsername or \
+                 trustedProxies changed)",
+            ),
+            (
+                Revoked::Gone(Provider::Mqtt),
+                "you are no longer who opened this stream",
+            ),
+            (
+                Revoked::LoginRequired,
+                "log in first, or send an API token: guests must log in here",
+            ),
+        ];
+        for (why, words) in cases {
+            assert_eq!(why.to_string(), words);
+        }
     }
 }
