@@ -235,10 +235,13 @@ fn make_room(
         let own = held.get(&mine).copied().unwrap_or(0);
         let networks = held.len() + usize::from(own == 0);
         let fair = (places / networks.max(1)).max(1);
-        let crowd = held.iter().max_by_key(|&(_, count)| *count);
-        if let Some((&crowd, &count)) = crowd
+        // Of networks holding equally many, the one with the newest stream: a map's order
+        // would pick one at random.
+        let most = held.values().copied().max().unwrap_or(0);
+        let crowd = subs.iter().rev().filter_map(key).find(|n| held[n] == most);
+        if let Some(crowd) = crowd
             && own < fair
-            && count > fair
+            && most > fair
         {
             return newest_of(Some(crowd), false).map(|at| (at, Cut::Crowded));
         }
@@ -250,7 +253,13 @@ fn make_room(
     for s in subs.iter().filter(|s| s.caller.is_guest()) {
         *guests.entry(key(s)).or_default() += 1;
     }
-    let (&crowd, _) = guests.iter().max_by_key(|&(_, count)| *count)?;
+    let most = guests.values().copied().max()?;
+    let crowd = subs
+        .iter()
+        .rev()
+        .filter(|s| s.caller.is_guest())
+        .map(key)
+        .find(|n| guests[n] == most)?;
     newest_of(crowd, true).map(|at| (at, Cut::ForUser))
 }
 
