@@ -9,7 +9,9 @@
 #                                                     beside scripts/, then target/release/actiond)
 #   $PREFIX/lib/systemd/system/actiond.service        the unit (systemd/actiond.service)
 #   $PREFIX/lib/systemd/system/actiond.service.d/<board>.conf   the board's relaxations, if any
-#   $PREFIX/share/doc/actiond/README.md
+#   $PREFIX/share/doc/actiond/README.md              the README, and beside it in docs/ the
+#   $PREFIX/share/doc/actiond/docs/<page>.md          user's guide it links to (GUIDE below;
+#                                                     the .deb ships the same pages)
 #   $PREFIX/share/actiond/board/<name>/               every board's panel (board/<name>/)
 #   /usr/lib/sysusers.d/actiond.conf                  the system user actiond (and, on a Pi,
 #                                                     its and actiond-run's membership of gpio
@@ -49,6 +51,11 @@ mode=install
 purge=false
 
 usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
+
+# The user's guide: the pages of docs/ that README links to, installed beside it. The
+# developers' documents (ARCHITECTURE, TESTING, ...) stay in the repository.
+# scripts/package-deb.sh reads this line, so the .deb ships the same pages.
+GUIDE="install configuration arguments web-page home-assistant security migration-from-olivetin api"
 die() { echo "install.sh: error: $*" >&2; exit 1; }
 say() { echo "install.sh: $*"; }
 
@@ -222,6 +229,9 @@ install_all() {
     done
     prune "$dropins"
     [ -f "$here/README.md" ] && put "$here/README.md" "$doc/README.md" 0644
+    for page in $GUIDE; do
+        [ -f "$here/docs/$page.md" ] && put "$here/docs/$page.md" "$doc/docs/$page.md" 0644
+    done
     for d in "$here"/board/*/; do
         [ -f "${d}config.yaml" ] || continue
         for f in "$d"*; do
@@ -287,6 +297,8 @@ uninstall_all() {
     done
     prune "$dropins"
     drop "$doc/README.md"
+    for page in $GUIDE; do drop "$doc/docs/$page.md"; done
+    prune "$doc/docs"
     prune "$doc"
     for d in "$here"/board/*/; do
         [ -f "${d}config.yaml" ] || continue

@@ -19,6 +19,11 @@ cd "$(dirname "$0")/.."
 SCRIPT=package-deb
 . scripts/lib.sh
 
+# The user's guide pages: scripts/install.sh's GUIDE line, so both install the same.
+guide=$(sed -n 's/^GUIDE="\(.*\)"$/\1/p' scripts/install.sh)
+[ -n "$guide" ] || die "scripts/install.sh has no GUIDE=\"...\" line"
+for f in $guide; do [ -f "docs/$f.md" ] || die "GUIDE names docs/$f.md, which does not exist"; done
+
 build=true
 if [ "${1:-}" = --no-build ]; then build=false; shift; fi
 [ $# -gt 0 ] || set -- "${ARCHES[@]}"
@@ -290,11 +295,10 @@ for arch in "$@"; do
     doc=$root/usr/share/doc/actiond
     mkdir -p "$doc" "$root/usr/share/man/man1" "$root/usr/share/man/man8"
     gzip -9n <README.md >"$doc/README.md.gz"
-    # The user's guide README links to (docs/ beside it); the developers' documents stay in
-    # the repository.
+    # The user's guide README links to (docs/ beside it), the pages scripts/install.sh
+    # installs (its GUIDE line); the developers' documents stay in the repository.
     mkdir -p "$doc/docs"
-    for f in install configuration arguments web-page home-assistant security \
-        migration-from-olivetin api; do
+    for f in $guide; do
         gzip -9n <"docs/$f.md" >"$doc/docs/$f.md.gz"
     done
     gzip -9n <CHANGELOG.md >"$doc/CHANGELOG.md.gz"

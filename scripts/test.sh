@@ -3,8 +3,8 @@
 # format check, clippy with warnings as errors, the checks of src/ against docs/ARCHITECTURE.md
 # (no module cycle, the layers, the rules, the unsafe inventory), unit tests, black-box tests of the real binary with the soak test
 # beside them, the crash tests (SIGKILL under load must lose no run a client was told about),
-# the history file under strace and on a full disk, the OliveTin compatibility corpus (kept beside the repository, in
-# ../shared/corpus or wherever ACTIOND_CORPUS names), kill containment in a cgroup, the shell
+# the history file under strace and on a full disk, the OliveTin compatibility corpus (not in
+# the repository: ACTIOND_CORPUS must name its directory), kill containment in a cgroup, the shell
 # model against real shells, the MQTT tests against Debian's mosquitto, a pinned Home Assistant
 # against two boards (its venv cached in target/homeassistant), the Connect clients from
 # npm and PyPI against the real binary, the web page in Chromium, the Debian packages (built, checked by
@@ -243,10 +243,17 @@ run_ignored storage 3 '^(order|slow disk|test result)' \
 step "OliveTin compatibility corpus (the ignored corpus:: unit tests)"
 # The corpus is not part of the repository (its files carry their authors' licences), so a
 # plain `cargo test` leaves these tests out; here they must run, and a missing corpus fails.
-corpus="${ACTIOND_CORPUS:-$PWD/../shared/corpus}"
+# Its place is the caller's to say (CI's .ci/run says it): there is no default to guess.
+corpus="${ACTIOND_CORPUS:-}"
+if [ -z "$corpus" ]; then
+    echo "error: ACTIOND_CORPUS is not set: the corpus stage needs the OliveTin compatibility" \
+        "corpus, which is not part of the repository; set ACTIOND_CORPUS to the directory" \
+        "holding olivetin-configs/" >&2
+    exit 1
+fi
 if [ ! -d "$corpus/olivetin-configs" ]; then
-    echo "error: no OliveTin compatibility corpus at $corpus (expected olivetin-configs/ in it);" \
-        "put it at ../shared/corpus or set ACTIOND_CORPUS to its directory" >&2
+    echo "error: ACTIOND_CORPUS=$corpus holds no olivetin-configs/ directory: set it to the" \
+        "corpus's directory" >&2
     exit 1
 fi
 if ! corpus_out=$(ACTIOND_CORPUS="$corpus" cargo test --quiet --lib corpus:: -- --ignored 2>&1); then

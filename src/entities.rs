@@ -193,9 +193,61 @@ pub enum Why {
     NotUtf8,
     /// Over `maxEntityInstances`, this many.
     TooMany(usize),
-    /// Not JSON or YAML, or not a list of instances: the parser's or the rule's words.
-    Content(String),
+    /// Not JSON or YAML, or not a list of instances.
+    Content(Content),
 }
+
+/// Why the text of an entity file is not a list of instances.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// serde_json's own words, which end with "at line L column C".
+    Json(String),
+    /// More than one top-level value, one of them an array.
+    ArrayNotAlone,
+    /// The YAML parser's own words.
+    Yaml(String),
+    /// YAML whose top is no list: what it is instead.
+    NotAList(String),
+    /// An instance that is no mapping: its index, and what it is instead.
+    NotAMapping(usize, String),
+    /// Two instances with one key: the earlier's index, the later's, the key.
+    SameKey(usize, usize, String),
+    /// An instance's `key` or `id` that cannot be a key: its index, the field, what it is.
+    BadKey(usize, &'static str, String),
+}
+
+impl std::fmt::Display for Content {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Content::Json(why) => write!(f, "invalid JSON: {why}"),
+            Content::ArrayNotAlone => f.write_str(
+                "invalid JSON: a JSON array must be the only value in the file; write one \
+                 array of objects, or one object per line",
+            ),
+            Content::Yaml(why) => f.write_str(why),
+            Content::NotAList(what) => write!(
+                f,
+                "an entity file is a list of mappings (`- name: …` per instance), or JSON \
+                 objects; this one is {what}"
+            ),
+            Content::NotAMapping(index, what) => {
+                write!(f, "instance {index} is {what}, not a mapping of fields")
+            }
+            Content::SameKey(earlier, index, key) => write!(
+                f,
+                "instances {earlier} and {index} have the same key {key:?}; keys must be unique \
+                 in a file (give each instance a distinct `key` or `id`)"
+            ),
+            Content::BadKey(index, name, what) => write!(
+                f,
+                "instance {index}: `{name}` is {what}, but as the instance's unique key it \
+                 must be non-empty text or a number"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Content {}
 
 impl std::fmt::Display for BadFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -294,12 +346,12 @@ fn named_yaml(file_name: &str) -> bool {
 
 /// The top-level values of a JSON text: the elements of one array, or each value of a
 /// stream of values.
-fn json_items(text: &str, max: usize) -> Result<Vec<Node>, String> {
+fn json_items(text: &str, max: usize) -> Result<Vec<Node>, Content> {
     let mut values = Vec::new();
     for value in serde_json::Deserializer::from_str(text).into_iter::<Node>() {
         // serde_json's message ends with "at line L column C", which is what the person
         // fixing the file needs.
-        values.push(value.map_err(|e| format!("invalid JSON: {e}"))?);
+        values.push(value.map_err(|e| Content::Json(e.to_string()))?);
         if values.len() > max {
             // One more than allowed is enough to refuse; the count is checked by the caller.
             break;
@@ -310,11 +362,7 @@ fn json_items(text: &str, max: usize) -> Result<Vec<Node>, String> {
         Ok([single]) => vec![single],
         Err(values) => {
             if values.iter().any(|v| matches!(v, Node::Seq(_))) {
-                return Err(
-                    "invalid JSON: a JSON array must be the only value in the file; write one \
-                     array of objects, or one object per line"
-                        .to_string(),
-                );
+                return Err(Content::ArrayNotAlone);
             }
             values
         }
@@ -348,29 +396,22 @@ fn last_key_wins(node: &mut Node) {
     }
 }
 
-fn yaml_items(text: &str) -> Result<Vec<Node>, String> {
-    match tree::parse_yaml(text).map_err(|p| p.message)? {
+fn yaml_items(text: &str) -> Result<Vec<Node>, Content> {
+    match tree::parse_yaml(text).map_err(|p| Content::Yaml(p.message))? {
         Node::Null => Ok(Vec::new()),
         Node::Seq(items) => Ok(items),
-        other => Err(format!(
-            "an entity file is a list of mappings (`- name: …` per instance), or JSON objects; \
-             this one is {}",
-            other.describe()
-        )),
+        other => Err(Content::NotAList(other.describe())),
     }
 }
 
 /// Applies the key and title rules to the parsed items, in file order.
-fn instances(items: Vec<Node>) -> Result<EntityFile, String> {
+fn instances(items: Vec<Node>) -> Result<EntityFile, Content> {
     let mut out = EntityFile::default();
     let mut by_key: HashMap<String, usize> = HashMap::new();
     let mut by_title: HashMap<String, usize> = HashMap::new();
     for (index, fields) in items.into_iter().enumerate() {
         let Node::Map(entries) = &fields else {
-            return Err(format!(
-                "instance {index} is {}, not a mapping of fields",
-                fields.describe()
-            ));
+            return Err(Content::NotAMapping(index, fields.describe()));
         };
         let key = match instance_key(entries, index)? {
             Some(key) => key,
@@ -385,10 +426,7 @@ fn instances(items: Vec<Node>) -> Result<EntityFile, String> {
             .find(|text| !text.trim().is_empty())
             .unwrap_or_else(|| key.clone());
         if let Some(&earlier) = by_key.get(&key) {
-            return Err(format!(
-                "instances {earlier} and {index} have the same key {key:?}; keys must be unique \
-                 in a file (give each instance a distinct `key` or `id`)"
-            ));
+            return Err(Content::SameKey(earlier, index, key));
         }
         if let Some(&earlier) = by_title.get(&title) {
             // A repeated title is legal but makes two buttons look alike; worth saying.
@@ -407,16 +445,12 @@ fn instances(items: Vec<Node>) -> Result<EntityFile, String> {
 /// The explicit key of an instance: `key`, else `id`. A present but unusable value (a list,
 /// null, empty text) is an error rather than a silent fall-back to the position, because the
 /// key ends up in binding ids that clients store.
-fn instance_key(entries: &[(String, Node)], index: usize) -> Result<Option<String>, String> {
+fn instance_key(entries: &[(String, Node)], index: usize) -> Result<Option<String>, Content> {
     for name in ["key", "id"] {
         if let Some(value) = lookup(entries, name) {
             return match plain_text(value) {
                 Some(text) if !text.trim().is_empty() => Ok(Some(text)),
-                _ => Err(format!(
-                    "instance {index}: `{name}` is {}, but as the instance's unique key it \
-                     must be non-empty text or a number",
-                    value.describe()
-                )),
+                _ => Err(Content::BadKey(index, name, value.describe())),
             };
         }
     }

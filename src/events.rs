@@ -46,7 +46,7 @@ use tokio::sync::mpsc::{self, error::TrySendError};
 
 use crate::config::{Action, Auth, Network};
 use crate::execution::Snapshot;
-use crate::permissions::{Caller, Decision, Verb, decide};
+use crate::permissions::{Caller, Decision, Provider, Verb, decide};
 
 /// What happened.
 #[derive(Debug, Clone)]
@@ -71,8 +71,42 @@ pub type Encoder = fn(&Event, Form) -> Vec<u8>;
 /// API, which knows credentials; the bus only asks.
 pub trait Reidentify: Send + Sync {
     /// The caller now, under `auth` (the config in force), or why the stream must end.
-    fn again(&self, auth: &Auth) -> Result<Caller, String>;
+    fn again(&self, auth: &Auth) -> Result<Caller, Revoked>;
 }
+
+/// Why a stream's caller is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Revoked {
+    /// Its credentials no longer identify the caller who opened it (the provider it was
+    /// identified by says which credentials).
+    Gone(Provider),
+    /// Guests must log in now.
+    LoginRequired,
+}
+
+impl std::fmt::Display for Revoked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Revoked::Gone(Provider::Local) => {
+                "your session ended (logged out, or your user was removed or given another \
+                 password): log in again"
+            }
+            Revoked::Gone(Provider::Token) => {
+                "the API token of this stream is no longer configured"
+            }
+            Revoked::Gone(Provider::Header) => {
+                "the trusted header no longer identifies you (authHttpHeaderUsername or \
+                 trustedProxies changed)"
+            }
+            Revoked::Gone(Provider::System | Provider::Mqtt) => {
+                "you are no longer who opened this stream"
+            }
+            Revoked::LoginRequired => crate::permissions::LOGIN_FIRST,
+        })
+    }
+}
+
+impl std::error::Error for Revoked {}
 
 /// Why the bus ended a subscription.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,7 +114,7 @@ pub enum Cut {
     /// Its queue was full: what was queued is still delivered, then the stream ends.
     FellBehind,
     /// Its caller is gone (the reason says how): nothing more is delivered.
-    Revoked(String),
+    Revoked(Revoked),
     /// Every place was taken, its network held more than an even share of them, and a
     /// newcomer from a network holding less needed one: what was queued is still delivered.
     Crowded,
@@ -193,25 +227,21 @@ fn make_room(
         subs.iter()
             .rposition(|s| key(s) == holder && (!guests_only || s.caller.is_guest()))
     };
-    // Per holder: how many streams, and where its newest is. Of holders with as many, the
-    // one with the newest stream gives way, so the choice never rests on a map's order.
-    let mut held: HashMap<Network, (usize, usize)> = HashMap::new();
-    for (at, n) in subs
-        .iter()
-        .enumerate()
-        .filter_map(|(at, s)| Some((at, key(s)?)))
-    {
-        let entry = held.entry(n).or_default();
-        *entry = (entry.0 + 1, at);
+    let mut held: HashMap<Network, usize> = HashMap::new();
+    for n in subs.iter().filter_map(key) {
+        *held.entry(n).or_default() += 1;
     }
     if let Some(mine) = network {
-        let own = held.get(&mine).map_or(0, |&(count, _)| count);
+        let own = held.get(&mine).copied().unwrap_or(0);
         let networks = held.len() + usize::from(own == 0);
         let fair = (places / networks.max(1)).max(1);
-        let crowd = held.iter().max_by_key(|&(_, holds)| *holds);
-        if let Some((&crowd, &(count, _))) = crowd
+        // Of networks holding equally many, the one with the newest stream: a map's order
+        // would pick one at random.
+        let most = held.values().copied().max().unwrap_or(0);
+        let crowd = subs.iter().rev().filter_map(key).find(|n| held[n] == most);
+        if let Some(crowd) = crowd
             && own < fair
-            && count > fair
+            && most > fair
         {
             return newest_of(Some(crowd), false).map(|at| (at, Cut::Crowded));
         }
@@ -219,12 +249,17 @@ fn make_room(
     if caller.is_guest() {
         return None;
     }
-    let mut guests: HashMap<Option<Network>, (usize, usize)> = HashMap::new();
-    for (at, s) in subs.iter().enumerate().filter(|(_, s)| s.caller.is_guest()) {
-        let entry = guests.entry(key(s)).or_default();
-        *entry = (entry.0 + 1, at);
+    let mut guests: HashMap<Option<Network>, usize> = HashMap::new();
+    for s in subs.iter().filter(|s| s.caller.is_guest()) {
+        *guests.entry(key(s)).or_default() += 1;
     }
-    let (&crowd, _) = guests.iter().max_by_key(|&(_, holds)| *holds)?;
+    let most = guests.values().copied().max()?;
+    let crowd = subs
+        .iter()
+        .rev()
+        .filter(|s| s.caller.is_guest())
+        .map(key)
+        .find(|n| guests[n] == most)?;
     newest_of(crowd, true).map(|at| (at, Cut::ForUser))
 }
 
@@ -666,7 +701,7 @@ mod tests {
     struct Nobody;
 
     impl Reidentify for Nobody {
-        fn again(&self, _: &Auth) -> Result<Caller, String> {
+        fn again(&self, _: &Auth) -> Result<Caller, Revoked> {
             Ok(Caller::guest())
         }
     }
@@ -770,5 +805,37 @@ mod tests {
         // Another prefix, and an IPv4 address, are not held back by it.
         assert!(sub("2001:db8:1::1".into()).is_ok());
         assert!(sub("192.0.2.1".into()).is_ok());
+    }
+
+    /// What a stream's caller is told when the stream ends, word for word.
+    #[test]
+    fn revocations_word_for_word() {
+        let cases = [
+            (
+                Revoked::Gone(Provider::Local),
+                "your session ended (logged out, or your user was removed or given another \
+                 password): log in again",
+            ),
+            (
+                Revoked::Gone(Provider::Token),
+                "the API token of this stream is no longer configured",
+            ),
+            (
+                Revoked::Gone(Provider::Header),
+                "the trusted header no longer identifies you (authHttpHeaderUsername or \
+                 trustedProxies changed)",
+            ),
+            (
+                Revoked::Gone(Provider::Mqtt),
+                "you are no longer who opened this stream",
+            ),
+            (
+                Revoked::LoginRequired,
+                "log in first, or send an API token: guests must log in here",
+            ),
+        ];
+        for (why, words) in cases {
+            assert_eq!(why.to_string(), words);
+        }
     }
 }

@@ -65,6 +65,41 @@ pub enum Origins {
     Any,
 }
 
+/// An entry of `allowedHosts` or `allowedOrigins` that is refused: a guess here could open
+/// the API to every web page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadEntry {
+    /// `null`, the opaque origin.
+    Opaque,
+    /// Not an http(s) origin without a path: the entry, trimmed.
+    Origin(String),
+    /// Not a host name or `*.` and a domain: the entry, trimmed.
+    Host(String),
+}
+
+impl std::fmt::Display for BadEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadEntry::Opaque => f.write_str(
+                "the opaque origin null (sandboxed frames, local files) cannot be \
+                 allowed: any page can make one",
+            ),
+            BadEntry::Origin(text) => write!(
+                f,
+                "{text:?} is not an origin: write the scheme, the host and the port if it is \
+                 not the scheme's default, with no path (https://home.lan, http://10.0.0.5:8123)"
+            ),
+            BadEntry::Host(text) => write!(
+                f,
+                "{text:?} is not a host name: write the name alone, without a scheme or a port \
+                 (pi.fritz.box, or *.home.arpa for every name below home.arpa)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BadEntry {}
+
 /// A web origin: scheme, host and port (the scheme's default when not written), lower case.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SiteOrigin {
@@ -75,14 +110,10 @@ pub struct SiteOrigin {
 
 impl SiteOrigin {
     /// Reads a config entry such as `https://home.lan` or `http://10.0.0.5:8123`.
-    pub fn parse(text: &str) -> Result<SiteOrigin, String> {
+    pub fn parse(text: &str) -> Result<SiteOrigin, BadEntry> {
         let text = text.trim();
         if text.eq_ignore_ascii_case("null") {
-            return Err(
-                "the opaque origin null (sandboxed frames, local files) cannot be \
-                 allowed: any page can make one"
-                    .into(),
-            );
+            return Err(BadEntry::Opaque);
         }
         let parsed = parse_origin(text.strip_suffix('/').unwrap_or(text)).filter(|o| {
             o.scheme.eq_ignore_ascii_case("http") || o.scheme.eq_ignore_ascii_case("https")
@@ -93,10 +124,7 @@ impl SiteOrigin {
                 host: o.host.to_ascii_lowercase(),
                 port: o.port,
             }),
-            _ => Err(format!(
-                "{text:?} is not an origin: write the scheme, the host and the port if it is \
-                 not the scheme's default, with no path (https://home.lan, http://10.0.0.5:8123)"
-            )),
+            _ => Err(BadEntry::Origin(text.to_string())),
         }
     }
 
@@ -137,7 +165,7 @@ impl std::fmt::Display for HostPattern {
 
 impl HostPattern {
     /// Reads a config entry: a host name, or `*.` and a domain.
-    pub fn parse(text: &str) -> Result<HostPattern, String> {
+    pub fn parse(text: &str) -> Result<HostPattern, BadEntry> {
         let text = text.trim();
         let lower = text.to_ascii_lowercase();
         let lower = lower.strip_suffix('.').unwrap_or(&lower);
@@ -154,10 +182,7 @@ impl HostPattern {
                         .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
             });
         if !valid {
-            return Err(format!(
-                "{text:?} is not a host name: write the name alone, without a scheme or a port \
-                 (pi.fritz.box, or *.home.arpa for every name below home.arpa)"
-            ));
+            return Err(BadEntry::Host(text.to_string()));
         }
         Ok(if below {
             HostPattern::Below(name.to_string())

@@ -124,6 +124,10 @@ impl Verb {
     }
 }
 
+/// What a guest is told where guests must log in (`Decision::LoginRequired`), by an
+/// operation and by an event stream the gate closes alike.
+pub const LOGIN_FIRST: &str = "log in first, or send an API token: guests must log in here";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
     Allow,

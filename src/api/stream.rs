@@ -12,9 +12,8 @@ use super::{App, Ctx, login_gate};
 use crate::auth::Authority;
 use crate::auth::identity::{self, Presented};
 use crate::config::Auth;
-use crate::engine::Error;
-use crate::events::{Cut, From, Refused, Reidentify, Subscription};
-use crate::permissions::{Caller, Decision, Provider, gate};
+use crate::events::{Cut, From, Refused, Reidentify, Revoked, Subscription};
+use crate::permissions::{Caller, Decision, gate};
 use crate::protocol::{Code, ConnectError};
 
 /// A stream's caller, as its request identified it, and what it presented.
@@ -26,28 +25,17 @@ struct StreamCaller {
 }
 
 impl Reidentify for StreamCaller {
-    fn again(&self, auth: &Auth) -> Result<Caller, String> {
-        let gone = || match self.first.provider {
-            Provider::Local => "your session ended (logged out, or your user was removed or \
-                                given another password): log in again"
-                .to_string(),
-            Provider::Token => "the API token of this stream is no longer configured".into(),
-            Provider::Header => {
-                "the trusted header no longer identifies you (authHttpHeaderUsername or \
-                 trustedProxies changed)"
-                    .into()
-            }
-            Provider::System | Provider::Mqtt => "you are no longer who opened this stream".into(),
-        };
+    fn again(&self, auth: &Auth) -> Result<Caller, Revoked> {
+        let gone = Revoked::Gone(self.first.provider);
         let now = self
             .authority
             .identify(auth, self.peer, &self.presented.credentials())
-            .map_err(|_| gone())?;
+            .map_err(|_| gone)?;
         if gate(auth, &now) == Decision::LoginRequired {
-            return Err(Error::LoginRequired.to_string());
+            return Err(Revoked::LoginRequired);
         }
         if now.username != self.first.username || now.provider != self.first.provider {
-            return Err(gone());
+            return Err(gone);
         }
         Ok(now)
     }
@@ -108,7 +96,7 @@ pub fn end_of(cut: &Cut) -> ConnectError {
             Code::ResourceExhausted,
             "fell behind: reconnect and re-read the logs",
         ),
-        Cut::Revoked(why) => ConnectError::new(Code::Unauthenticated, why.clone()),
+        Cut::Revoked(why) => ConnectError::new(Code::Unauthenticated, why.to_string()),
         Cut::Crowded => ConnectError::new(
             Code::ResourceExhausted,
             "every event stream was taken and your address (or IPv6 network) held more than \

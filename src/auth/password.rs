@@ -46,20 +46,20 @@ impl Memory {
 }
 
 /// Hashes with the parameters above and a fresh random salt, into a PHC string.
-pub fn hash(password: &str) -> Result<String, String> {
+pub fn hash(password: &str) -> Result<String, Unhashed> {
     hash_with(&mut Memory::default(), password)
 }
 
 /// `hash`, using `memory` for argon2's blocks.
-pub fn hash_with(memory: &mut Memory, password: &str) -> Result<String, String> {
+pub fn hash_with(memory: &mut Memory, password: &str) -> Result<String, Unhashed> {
     // The parameters are spelled out rather than taken from `Argon2::default()`, so a change of
     // the crate's defaults cannot silently change what actiond writes.
     let params = Params::new(M_COST_KIB, T_COST, P_COST, None)
-        .map_err(|e| format!("argon2 parameters: {e}"))?;
+        .map_err(|e| Unhashed::Argon2("argon2 parameters", e.to_string()))?;
     let argon2 = Argon2::new(Algorithm::Argon2id, Version::V0x13, params.clone());
     let mut salt_bytes = [0u8; 16];
-    getrandom::fill(&mut salt_bytes).map_err(|e| format!("no randomness for the salt: {e}"))?;
-    let salt = Salt::new(&salt_bytes).map_err(|e| format!("salt: {e}"))?;
+    getrandom::fill(&mut salt_bytes).map_err(|e| Unhashed::NoRandomness(e.to_string()))?;
+    let salt = Salt::new(&salt_bytes).map_err(|e| Unhashed::Argon2("salt", e.to_string()))?;
     let mut out = [0u8; Params::DEFAULT_OUTPUT_LEN];
     argon2
         .hash_password_into_with_memory(
@@ -68,13 +68,14 @@ pub fn hash_with(memory: &mut Memory, password: &str) -> Result<String, String> 
             &mut out,
             memory.blocks(params.block_count()),
         )
-        .map_err(|e| format!("cannot hash the password: {e}"))?;
+        .map_err(|e| Unhashed::Argon2("cannot hash the password", e.to_string()))?;
     let phc = PasswordHash {
         algorithm: Algorithm::Argon2id.ident(),
         version: Some(Version::V0x13.into()),
-        params: ParamsString::try_from(&params).map_err(|e| format!("argon2 parameters: {e}"))?,
+        params: ParamsString::try_from(&params)
+            .map_err(|e| Unhashed::Argon2("argon2 parameters", e.to_string()))?,
         salt: Some(salt),
-        hash: Some(Output::new(&out).map_err(|e| format!("output: {e}"))?),
+        hash: Some(Output::new(&out).map_err(|e| Unhashed::Argon2("output", e.to_string()))?),
     };
     Ok(phc.to_string())
 }
@@ -125,15 +126,41 @@ pub fn verify_with(memory: &mut Memory, password: &str, phc: &str) -> bool {
 pub enum HashError {
     /// Another hash or verification is running; the caller answers `resource_exhausted`.
     Busy,
-    /// The hash could not be computed. The text never contains the password.
-    Failed(String),
+    /// The hash could not be computed.
+    Failed(Unhashed),
 }
+
+/// Why a hash could not be computed. Never the password.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unhashed {
+    /// argon2 or its PHC encoding refused a step: the step, and the crate's own words.
+    Argon2(&'static str, String),
+    /// The OS supplied no randomness for the salt: its own words.
+    NoRandomness(String),
+    /// The hasher's thread is gone.
+    NotRunning,
+    /// The hasher's thread dropped the job.
+    Dropped,
+}
+
+impl std::fmt::Display for Unhashed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unhashed::Argon2(step, why) => write!(f, "{step}: {why}"),
+            Unhashed::NoRandomness(why) => write!(f, "no randomness for the salt: {why}"),
+            Unhashed::NotRunning => f.write_str("the password hasher is not running"),
+            Unhashed::Dropped => f.write_str("the password hashing task failed"),
+        }
+    }
+}
+
+impl std::error::Error for Unhashed {}
 
 impl std::fmt::Display for HashError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             HashError::Busy => f.write_str("another password hash is being computed"),
-            HashError::Failed(why) => f.write_str(why),
+            HashError::Failed(why) => why.fmt(f),
         }
     }
 }
@@ -198,7 +225,10 @@ impl Drop for Place {
 }
 
 enum Job {
-    Hash(String, tokio::sync::oneshot::Sender<Result<String, String>>),
+    Hash(
+        String,
+        tokio::sync::oneshot::Sender<Result<String, Unhashed>>,
+    ),
     Verify(String, String, tokio::sync::oneshot::Sender<bool>),
 }
 
@@ -256,9 +286,7 @@ impl Hasher {
             .map_err(|_| HashError::Busy)?;
         let (reply, answer) = tokio::sync::oneshot::channel();
         if self.jobs.send(Job::Hash(password, reply)).is_err() {
-            return Err(HashError::Failed(
-                "the password hasher is not running".to_string(),
-            ));
+            return Err(HashError::Failed(Unhashed::NotRunning));
         }
         // The permit is held until the thread answers, even if the request is dropped
         // meanwhile: the thread still finishes the work, so the bound holds.
@@ -266,9 +294,7 @@ impl Hasher {
         drop(permit);
         match result {
             Ok(r) => r.map_err(HashError::Failed),
-            Err(_) => Err(HashError::Failed(
-                "the password hashing task failed".to_string(),
-            )),
+            Err(_) => Err(HashError::Failed(Unhashed::Dropped)),
         }
     }
 
@@ -330,6 +356,30 @@ impl Hasher {
 mod tests {
     use super::*;
     use argon2::password_hash::PasswordHasher;
+
+    /// Why a hash failed, word for word as `actiond hash-password` prints it.
+    #[test]
+    fn failures_word_for_word() {
+        let cases = [
+            (
+                Unhashed::Argon2("salt", "salt string too short".into()),
+                "salt: salt string too short",
+            ),
+            (
+                Unhashed::NoRandomness("errno: 38".into()),
+                "no randomness for the salt: errno: 38",
+            ),
+            (Unhashed::NotRunning, "the password hasher is not running"),
+            (Unhashed::Dropped, "the password hashing task failed"),
+        ];
+        for (why, words) in cases {
+            assert_eq!(HashError::Failed(why).to_string(), words);
+        }
+        assert_eq!(
+            HashError::Busy.to_string(),
+            "another password hash is being computed"
+        );
+    }
 
     #[test]
     fn hashes_made_with_reused_memory_are_standard_phc_strings() {

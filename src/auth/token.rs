@@ -29,11 +29,23 @@ pub fn matches(token: &str, sha256_hex_expected: &str) -> bool {
 /// rather than base64, because it survives copy and paste, YAML (Home Assistant's secrets.yaml)
 /// and an `Authorization: Bearer` header without quoting: no `-`, `_`, `+` or `/` at the ends
 /// of a word. The error says only that the OS could not supply randomness.
-pub fn generate() -> Result<String, String> {
+pub fn generate() -> Result<String, NoRandomness> {
     let mut bytes = [0u8; TOKEN_BYTES];
-    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness from the OS: {e}"))?;
+    getrandom::fill(&mut bytes).map_err(|e| NoRandomness(e.to_string()))?;
     Ok(hex(&bytes))
 }
+
+/// The OS supplied no randomness for a token: its own words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoRandomness(pub String);
+
+impl std::fmt::Display for NoRandomness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no randomness from the OS: {}", self.0)
+    }
+}
+
+impl std::error::Error for NoRandomness {}
 
 fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -68,6 +80,14 @@ mod tests {
     use super::*;
 
     const ABC: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+    #[test]
+    fn no_randomness_word_for_word() {
+        assert_eq!(
+            NoRandomness("errno: 38".into()).to_string(),
+            "no randomness from the OS: errno: 38"
+        );
+    }
 
     #[test]
     fn sha256_of_abc_is_the_fips_vector() {

@@ -157,7 +157,7 @@ pub(super) fn compile(
     let values = values(arguments, &compiled);
     for (at, text, analysis) in &analyses {
         if let Err(why) = judge(text, analysis, &values) {
-            c.error(at, why);
+            c.error(at, why.to_string());
         }
     }
     match command {

@@ -4,16 +4,76 @@
 //! one is reported as `<dir>/<file>: <path>`. The overlay directory of `layers` is listed
 //! the same way.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::checker::{Checker, Fields};
 use super::tree::{self, Node, key_path};
 
 /// Reads the YAML files of a directory (`include:`, `overlay:`): given the directory
 /// (already resolved against the config's directory), the `(file name, text)` of every
-/// `*.yml` / `*.yaml` in it, sorted by name; `None` when the directory does not exist; or a
-/// message saying why it could not be read.
-pub type IncludeReader<'a> = dyn Fn(&Path) -> Result<Option<Vec<(String, String)>>, String> + 'a;
+/// `*.yml` / `*.yaml` in it, sorted by name; `None` when the directory does not exist; or
+/// why it could not be read.
+pub type IncludeReader<'a> = dyn Fn(&Path) -> Result<Option<Vec<(String, String)>>, Unread> + 'a;
+
+/// Why a file or a directory the config names (`board:`, `overlay:`, `include:`) could not be
+/// read. The system's own words are carried in an `io::Error`.
+#[derive(Debug)]
+pub enum Unread {
+    /// The config was not loaded from a file (the embedded default, a text parsed alone), so
+    /// it reads no other file.
+    NoFile(PathBuf),
+    /// The file could not be read: what the system or the regular-file check said.
+    File(PathBuf, std::io::Error),
+    /// Reading the file would take the config and its files past the most actiond reads
+    /// together, this many MiB.
+    OverTotal(PathBuf, u64),
+    /// The directory could not be opened.
+    Dir(PathBuf, std::io::Error),
+    /// The directory could not be listed.
+    List(PathBuf, std::io::Error),
+    /// The directory holds more YAML files than this.
+    TooMany(PathBuf, usize),
+}
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unread::NoFile(path) => write!(
+                f,
+                "cannot read {}: other files are only read when the config is loaded from a file",
+                path.display()
+            ),
+            Unread::File(path, e) => write!(f, "cannot read {}: {e}", path.display()),
+            Unread::OverTotal(path, mib) => write!(
+                f,
+                "cannot read {}: the config and the files it reads (board, overlay and include \
+                 files) would hold more than {mib} MiB together, the most actiond reads",
+                path.display()
+            ),
+            Unread::Dir(dir, e) => {
+                write!(
+                    f,
+                    "cannot read the include directory {}: {e}",
+                    dir.display()
+                )
+            }
+            Unread::List(dir, e) => {
+                write!(
+                    f,
+                    "cannot list the include directory {}: {e}",
+                    dir.display()
+                )
+            }
+            Unread::TooMany(dir, max) => write!(
+                f,
+                "the include directory {} holds more than {max} YAML files",
+                dir.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Unread {}
 
 /// The keys read from an included file.
 const READ: [&str; 3] = ["actions", "dashboards", "entities"];
@@ -42,8 +102,8 @@ pub(super) fn texts(
             );
             return Vec::new();
         }
-        Err(message) => {
-            c.error(path, message);
+        Err(why) => {
+            c.error(path, why.to_string());
             return Vec::new();
         }
     };
@@ -129,13 +189,54 @@ mod tests {
     use crate::config::fixtures::*;
     use crate::config::{FileReader, Files, Source, parse_with_files};
 
-    fn no_file() -> impl Fn(&Path) -> Result<String, String> {
-        |_: &Path| Err("no files here".to_string())
+    fn no_file() -> impl Fn(&Path) -> Result<String, Unread> {
+        |p: &Path| Err(Unread::NoFile(p.to_path_buf()))
+    }
+
+    /// Why a file could not be read, word for word as the config's errors say it.
+    #[test]
+    fn unread_word_for_word() {
+        let p = || PathBuf::from("/etc/actiond/board.yaml");
+        let d = || PathBuf::from("/etc/actiond/config.d");
+        let cases = [
+            (
+                Unread::NoFile(p()),
+                "cannot read /etc/actiond/board.yaml: other files are only read when the config \
+                 is loaded from a file",
+            ),
+            (
+                Unread::File(p(), std::io::Error::from_raw_os_error(13)),
+                "cannot read /etc/actiond/board.yaml: Permission denied (os error 13)",
+            ),
+            (
+                Unread::OverTotal(p(), 8),
+                "cannot read /etc/actiond/board.yaml: the config and the files it reads (board, \
+                 overlay and include files) would hold more than 8 MiB together, the most \
+                 actiond reads",
+            ),
+            (
+                Unread::Dir(d(), std::io::Error::from_raw_os_error(13)),
+                "cannot read the include directory /etc/actiond/config.d: Permission denied \
+                 (os error 13)",
+            ),
+            (
+                Unread::List(d(), std::io::Error::from_raw_os_error(5)),
+                "cannot list the include directory /etc/actiond/config.d: Input/output error \
+                 (os error 5)",
+            ),
+            (
+                Unread::TooMany(d(), 256),
+                "the include directory /etc/actiond/config.d holds more than 256 YAML files",
+            ),
+        ];
+        for (why, words) in cases {
+            assert_eq!(why.to_string(), words);
+        }
     }
 
     #[test]
     fn includes_merge_lists_and_name_their_files() {
-        let reader = |dir: &Path| -> Result<Option<Vec<(String, String)>>, String> {
+        let reader = |dir: &Path| -> Result<Option<Vec<(String, String)>>, Unread> {
             assert_eq!(dir, Path::new("/srv/actiond/config.d"));
             Ok(Some(vec![
                 (
@@ -177,7 +278,7 @@ mod tests {
                 .contains("only actions, dashboards and entities")
         );
 
-        let good = |_: &Path| -> Result<Option<Vec<(String, String)>>, String> {
+        let good = |_: &Path| -> Result<Option<Vec<(String, String)>>, Unread> {
             Ok(Some(vec![
                 (
                     "a.yml".to_string(),

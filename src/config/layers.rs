@@ -21,13 +21,13 @@ use std::path::{Path, PathBuf};
 
 use super::actions::Draft;
 use super::checker::{Checker, Fields};
-use super::includes::{self, IncludeReader};
+use super::includes::{self, IncludeReader, Unread};
 use super::schema::Schema;
 use super::tree::{self, Node};
 
 /// Reads one file (a `board:`), given its path resolved against the config's directory: its
-/// text, or a message saying why it could not.
-pub type FileReader<'a> = dyn Fn(&Path) -> Result<String, String> + 'a;
+/// text, or why it could not.
+pub type FileReader<'a> = dyn Fn(&Path) -> Result<String, Unread> + 'a;
 
 /// How the config reaches the files it names: a directory's YAML files (`include:` and
 /// `overlay:`) and a single file (`board:`).
@@ -91,8 +91,8 @@ pub(super) fn board(
     let at = field.map_or("board", |(_, p)| p);
     let text = match (files.file)(&path) {
         Ok(text) => text,
-        Err(message) => {
-            c.error(at, message);
+        Err(why) => {
+            c.error(at, why.to_string());
             return None;
         }
     };
@@ -267,7 +267,7 @@ mod tests {
     /// A reader over a fixed set of files: `(path, text)`, directories by prefix.
     fn world(files: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Parsed {
         move |text: &str| {
-            let dir = |d: &Path| -> Result<Option<Vec<(String, String)>>, String> {
+            let dir = |d: &Path| -> Result<Option<Vec<(String, String)>>, Unread> {
                 let prefix = format!("{}/", d.display());
                 let mut found: Vec<(String, String)> = files
                     .iter()
@@ -282,12 +282,12 @@ mod tests {
                 found.sort();
                 Ok(Some(found))
             };
-            let file = |p: &Path| -> Result<String, String> {
+            let file = |p: &Path| -> Result<String, Unread> {
                 files
                     .iter()
                     .find(|(name, _)| Path::new(name) == p)
                     .map(|(_, t)| (*t).to_string())
-                    .ok_or_else(|| format!("cannot read {}: not found", p.display()))
+                    .ok_or_else(|| Unread::File(p.into(), std::io::ErrorKind::NotFound.into()))
             };
             let files = Files {
                 dir: &dir,

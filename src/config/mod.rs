@@ -60,7 +60,7 @@ pub use dashboards::{Component, ComponentKind};
 pub use entities::EntitySource;
 pub use icons::{home_assistant_icon, is_online_icon};
 pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Policy};
-pub use includes::IncludeReader;
+pub use includes::{IncludeReader, Unread};
 pub use layers::{ConfigFile, FileReader, Files, Role};
 pub use mqtt::Mqtt;
 pub use problem::Problem;
@@ -215,14 +215,10 @@ pub type Parsed = Result<(Config, Vec<Problem>), (Vec<Problem>, Vec<Problem>)>;
 /// `Ok` holds the config and the warnings; `Err` holds the errors and the warnings. Use
 /// [`parse_with_files`] (as `source::load` does) when the other files should be read.
 pub fn parse(text: &str, source: Source, base_dir: PathBuf, env: &EnvLookup<'_>) -> Parsed {
-    let refused = |path: &Path| {
-        format!(
-            "cannot read {}: other files are only read when the config is loaded from a file",
-            path.display()
-        )
+    let dir = |path: &Path| -> Result<Option<Vec<(String, String)>>, Unread> {
+        Err(Unread::NoFile(path.to_path_buf()))
     };
-    let dir = |path: &Path| -> Result<Option<Vec<(String, String)>>, String> { Err(refused(path)) };
-    let file = |path: &Path| -> Result<String, String> { Err(refused(path)) };
+    let file = |path: &Path| -> Result<String, Unread> { Err(Unread::NoFile(path.to_path_buf())) };
     parse_with_files(
         text,
         source,

@@ -99,7 +99,7 @@ pub(super) fn mqtt(c: &mut Checker<'_>, field: Field<'_, '_>) -> Option<Mqtt> {
         Ok(hp) => hp,
         Err(why) => {
             let at = f.get("broker").map_or(path.clone(), |(_, p)| p.to_string());
-            c.error(&at, why);
+            c.error(&at, why.to_string());
             return None;
         }
     };
@@ -112,13 +112,13 @@ pub(super) fn mqtt(c: &mut Checker<'_>, field: Field<'_, '_>) -> Option<Mqtt> {
     if let Err(why) = check_prefix(&discovery_prefix)
         && let Some((_, at)) = f.get("discoveryPrefix")
     {
-        c.error(at, why);
+        c.error(at, why.to_string());
     }
     let node_id = c.text(f.get("nodeId"));
     if let (Some(id), Some((_, at))) = (&node_id, f.get("nodeId"))
         && let Err(why) = check_node_id(id)
     {
-        c.error(at, why);
+        c.error(at, why.to_string());
     }
     let (run_as_username, run_as_usergroup) = match c.mapping(f.get("runAs")) {
         Some(entries) => {
@@ -138,7 +138,7 @@ pub(super) fn mqtt(c: &mut Checker<'_>, field: Field<'_, '_>) -> Option<Mqtt> {
         match check_label(&text) {
             Ok(()) => Some(text),
             Err(why) => {
-                c.error(&at, why);
+                c.error(&at, why.to_string());
                 None
             }
         }
@@ -149,7 +149,7 @@ pub(super) fn mqtt(c: &mut Checker<'_>, field: Field<'_, '_>) -> Option<Mqtt> {
     if let (Some(url), Some((_, at))) = (&public_url, f.get("publicUrl"))
         && let Err(why) = check_public_url(url)
     {
-        c.error(at, why);
+        c.error(at, why.to_string());
     }
     Some(Mqtt {
         broker,
@@ -167,12 +167,101 @@ pub(super) fn mqtt(c: &mut Checker<'_>, field: Field<'_, '_>) -> Option<Mqtt> {
     })
 }
 
+/// A value of the `mqtt:` section that breaks its rule: the value, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadValue {
+    /// `deviceName` or `suggestedArea`.
+    Label(String),
+    /// `publicUrl`.
+    PublicUrl(String),
+    /// `nodeId`.
+    NodeId(String),
+    /// `discoveryPrefix`.
+    Prefix(String),
+}
+
+impl std::fmt::Display for BadValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadValue::Label(text) => write!(
+                f,
+                "{text:?} is not a name: use 1 to {MAX_LABEL} characters on one line"
+            ),
+            BadValue::PublicUrl(url) => write!(
+                f,
+                "{url:?} is not a page address: write the URL your browser shows for actiond's \
+                 page, http:// or https:// with a host (at most {MAX_URL} bytes, no credentials)"
+            ),
+            BadValue::NodeId(id) => write!(
+                f,
+                "{id:?} is not a node id: use 1 to {MAX_NODE_ID} of A-Z a-z 0-9 _ - (Home \
+                 Assistant's rule for discovery topics)"
+            ),
+            BadValue::Prefix(prefix) => write!(
+                f,
+                "{prefix:?} is not a discovery prefix: use topic levels separated by /, without \
+                 + or #, at most {MAX_PREFIX} bytes (Home Assistant's default is homeassistant)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BadValue {}
+
+/// Why a broker URL is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadBroker {
+    /// `mqtts://` and its kin.
+    Tls,
+    /// Another scheme, as written.
+    UnknownScheme(String),
+    /// `user:password@` in the URL.
+    Credentials,
+    /// A path, query or fragment.
+    Path,
+    /// `[` without its `]`.
+    Unclosed,
+    /// Something other than `:port` after `]`.
+    AfterBracket,
+    /// No host, or one with spaces or control characters: the whole URL.
+    NoHost(String),
+    /// A port that is no number from 1 to 65535, as written.
+    Port(String),
+}
+
+impl std::fmt::Display for BadBroker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadBroker::Tls => f.write_str(
+                "TLS (mqtts://) is not built into actiond, to keep the binary small: connect \
+                 to a mosquitto on the board or the LAN that bridges to the TLS broker \
+                 (docs/home-assistant.md shows one)",
+            ),
+            BadBroker::UnknownScheme(scheme) => write!(
+                f,
+                "unknown scheme {scheme:?}: write mqtt://host or mqtt://host:port"
+            ),
+            BadBroker::Credentials => f.write_str(
+                "credentials do not belong in the broker URL: use username and \
+                    passwordFile",
+            ),
+            BadBroker::Path => {
+                f.write_str("the broker URL has no path or query: write mqtt://host:port")
+            }
+            BadBroker::Unclosed => f.write_str("an IPv6 address needs its closing ]"),
+            BadBroker::AfterBracket => f.write_str("expected :port after ]"),
+            BadBroker::NoHost(url) => write!(f, "{url:?} names no valid host"),
+            BadBroker::Port(p) => write!(f, "port {p:?} is not a number from 1 to 65535"),
+        }
+    }
+}
+
+impl std::error::Error for BadBroker {}
+
 /// A device name or area: one line of at most `MAX_LABEL` characters, not empty.
-pub fn check_label(text: &str) -> Result<(), String> {
+pub fn check_label(text: &str) -> Result<(), BadValue> {
     if text.is_empty() || text.chars().count() > MAX_LABEL || text.chars().any(char::is_control) {
-        return Err(format!(
-            "{text:?} is not a name: use 1 to {MAX_LABEL} characters on one line"
-        ));
+        return Err(BadValue::Label(text.to_string()));
     }
     Ok(())
 }
@@ -180,7 +269,7 @@ pub fn check_label(text: &str) -> Result<(), String> {
 /// `publicUrl` is the address Home Assistant links the device page to: an `http://` or
 /// `https://` URL with a host. Home Assistant refuses every discovery message of a device
 /// whose `configuration_url` it cannot parse, so a bad one is refused here, with the reason.
-pub fn check_public_url(url: &str) -> Result<(), String> {
+pub fn check_public_url(url: &str) -> Result<(), BadValue> {
     let rest = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("https://"));
@@ -191,51 +280,31 @@ pub fn check_public_url(url: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "{url:?} is not a page address: write the URL your browser shows for actiond's \
-             page, http:// or https:// with a host (at most {MAX_URL} bytes, no credentials)"
-        ))
+        Err(BadValue::PublicUrl(url.to_string()))
     }
 }
 
 /// `mqtt://host[:port]` (or just `host[:port]`) → (host, port). An IPv6 address is written in
 /// brackets. Credentials, paths and other schemes are refused with the reason.
-pub fn parse_broker(url: &str) -> Result<(String, u16), String> {
+pub fn parse_broker(url: &str) -> Result<(String, u16), BadBroker> {
     let rest = match url.split_once("://") {
         None => url,
         Some(("mqtt" | "tcp", rest)) => rest,
-        Some(("mqtts" | "ssl" | "tls", _)) => {
-            return Err(
-                "TLS (mqtts://) is not built into actiond, to keep the binary small: connect \
-                 to a mosquitto on the board or the LAN that bridges to the TLS broker \
-                 (docs/home-assistant.md shows one)"
-                    .into(),
-            );
-        }
-        Some((scheme, _)) => {
-            return Err(format!(
-                "unknown scheme {scheme:?}: write mqtt://host or mqtt://host:port"
-            ));
-        }
+        Some(("mqtts" | "ssl" | "tls", _)) => return Err(BadBroker::Tls),
+        Some((scheme, _)) => return Err(BadBroker::UnknownScheme(scheme.to_string())),
     };
     if rest.contains('@') {
-        return Err(
-            "credentials do not belong in the broker URL: use username and \
-                    passwordFile"
-                .into(),
-        );
+        return Err(BadBroker::Credentials);
     }
     let rest = rest.strip_suffix('/').unwrap_or(rest);
     if rest.contains(['/', '?', '#']) {
-        return Err("the broker URL has no path or query: write mqtt://host:port".into());
+        return Err(BadBroker::Path);
     }
     let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
-        let (addr, after) = v6
-            .split_once(']')
-            .ok_or("an IPv6 address needs its closing ]")?;
+        let (addr, after) = v6.split_once(']').ok_or(BadBroker::Unclosed)?;
         let port = match after {
             "" => None,
-            p => Some(p.strip_prefix(':').ok_or("expected :port after ]")?),
+            p => Some(p.strip_prefix(':').ok_or(BadBroker::AfterBracket)?),
         };
         (addr, port)
     } else {
@@ -245,20 +314,20 @@ pub fn parse_broker(url: &str) -> Result<(String, u16), String> {
         }
     };
     if host.is_empty() || host.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!("{url:?} names no valid host"));
+        return Err(BadBroker::NoHost(url.to_string()));
     }
     let port = match port {
         None => DEFAULT_PORT,
         Some(p) => match p.parse::<u16>() {
             Ok(n) if n > 0 => n,
-            _ => return Err(format!("port {p:?} is not a number from 1 to 65535")),
+            _ => return Err(BadBroker::Port(p.to_string())),
         },
     };
     Ok((host.to_string(), port))
 }
 
 /// A node id is one topic level and part of Home Assistant's ids: `[A-Za-z0-9_-]{1,64}`.
-pub fn check_node_id(id: &str) -> Result<(), String> {
+pub fn check_node_id(id: &str) -> Result<(), BadValue> {
     if (1..=MAX_NODE_ID).contains(&id.len())
         && id
             .bytes()
@@ -266,25 +335,19 @@ pub fn check_node_id(id: &str) -> Result<(), String> {
     {
         Ok(())
     } else {
-        Err(format!(
-            "{id:?} is not a node id: use 1 to {MAX_NODE_ID} of A-Z a-z 0-9 _ - (Home \
-             Assistant's rule for discovery topics)"
-        ))
+        Err(BadValue::NodeId(id.to_string()))
     }
 }
 
 /// A discovery prefix is one or more topic levels with no wildcard and no empty level.
-pub fn check_prefix(prefix: &str) -> Result<(), String> {
+pub fn check_prefix(prefix: &str) -> Result<(), BadValue> {
     let ok = (1..=MAX_PREFIX).contains(&prefix.len())
         && !prefix.contains(['+', '#', '\0'])
         && prefix.split('/').all(|level| !level.is_empty());
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "{prefix:?} is not a discovery prefix: use topic levels separated by /, without \
-             + or #, at most {MAX_PREFIX} bytes (Home Assistant's default is homeassistant)"
-        ))
+        Err(BadValue::Prefix(prefix.to_string()))
     }
 }
 
@@ -322,7 +385,7 @@ mod tests {
             ("mqtt://bro ker", "no valid host"),
         ];
         for (url, needle) in bad {
-            let e = parse_broker(url).unwrap_err();
+            let e = parse_broker(url).unwrap_err().to_string();
             assert!(e.contains(needle), "{url}: {e}");
         }
     }
@@ -500,5 +563,68 @@ mod tests {
                 .any(|w| w.path == "mqtt.password" && w.message.contains("passwordFile")),
             "{warnings:?}"
         );
+    }
+
+    /// Every message word for word, as the log and `--check-config` show it.
+    #[test]
+    fn messages_word_for_word() {
+        let cases: &[(String, &str)] = &[
+            (
+                parse_broker("mqtts://b").unwrap_err().to_string(),
+                "TLS (mqtts://) is not built into actiond, to keep the binary small: connect to \
+                 a mosquitto on the board or the LAN that bridges to the TLS broker \
+                 (docs/home-assistant.md shows one)",
+            ),
+            (
+                parse_broker("ws://b").unwrap_err().to_string(),
+                "unknown scheme \"ws\": write mqtt://host or mqtt://host:port",
+            ),
+            (
+                parse_broker("u:p@b").unwrap_err().to_string(),
+                "credentials do not belong in the broker URL: use username and passwordFile",
+            ),
+            (
+                parse_broker("b/t").unwrap_err().to_string(),
+                "the broker URL has no path or query: write mqtt://host:port",
+            ),
+            (
+                parse_broker("[::1").unwrap_err().to_string(),
+                "an IPv6 address needs its closing ]",
+            ),
+            (
+                parse_broker("[::1]x").unwrap_err().to_string(),
+                "expected :port after ]",
+            ),
+            (
+                parse_broker(":1").unwrap_err().to_string(),
+                "\":1\" names no valid host",
+            ),
+            (
+                parse_broker("b:0").unwrap_err().to_string(),
+                "port \"0\" is not a number from 1 to 65535",
+            ),
+            (
+                check_label("").unwrap_err().to_string(),
+                "\"\" is not a name: use 1 to 64 characters on one line",
+            ),
+            (
+                check_public_url("x").unwrap_err().to_string(),
+                "\"x\" is not a page address: write the URL your browser shows for actiond's \
+                 page, http:// or https:// with a host (at most 512 bytes, no credentials)",
+            ),
+            (
+                check_node_id("a b").unwrap_err().to_string(),
+                "\"a b\" is not a node id: use 1 to 64 of A-Z a-z 0-9 _ - (Home Assistant's \
+                 rule for discovery topics)",
+            ),
+            (
+                check_prefix("a/+").unwrap_err().to_string(),
+                "\"a/+\" is not a discovery prefix: use topic levels separated by /, without + \
+                 or #, at most 128 bytes (Home Assistant's default is homeassistant)",
+            ),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got, want);
+        }
     }
 }

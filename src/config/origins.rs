@@ -4,7 +4,7 @@
 //! path, because a guess here could open the API to every web page.
 
 use super::checker::{Checker, Field};
-use crate::origin::{Allowed, HostPattern, Hosts, Origins, SiteOrigin};
+use crate::origin::{Allowed, BadEntry, HostPattern, Hosts, Origins, SiteOrigin};
 
 pub(super) fn allowed(
     c: &mut Checker<'_>,
@@ -35,7 +35,7 @@ pub(super) fn allowed(
 fn list<E, L>(
     c: &mut Checker<'_>,
     field: Field<'_, '_>,
-    parse: fn(&str) -> Result<E, String>,
+    parse: fn(&str) -> Result<E, BadEntry>,
     own: L,
     listed: fn(Vec<E>) -> L,
     any: L,
@@ -50,7 +50,7 @@ fn list<E, L>(
             entries.push(entry);
             None
         }
-        Err(why) => Some(why),
+        Err(why) => Some(why.to_string()),
     });
     if entries.is_empty() {
         own

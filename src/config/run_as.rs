@@ -80,6 +80,56 @@ pub(super) struct Entry {
 /// to become it, CAP_KILL to send its processes SIGTERM (cgroup.kill only sends SIGKILL).
 const NEEDED: [(u32, &str); 3] = [(6, "CAP_SETGID"), (7, "CAP_SETUID"), (5, "CAP_KILL")];
 
+/// Why the user of `runActionsAs` cannot be the one actions run as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unusable {
+    /// No such user on this system.
+    NoUser(String),
+    /// actiond (uid `own_uid`) lacks the capabilities it takes to become `name` and stop
+    /// its processes.
+    Lacks {
+        name: String,
+        own_uid: u32,
+        missing: Vec<&'static str>,
+    },
+    /// The user database could not be read for the name.
+    Database(String, nix::errno::Errno),
+    /// The user's groups could not be listed.
+    Groups(String, nix::errno::Errno),
+    /// A NUL byte in the name (the name's check refuses it before).
+    Nul(std::ffi::NulError),
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unusable::NoUser(name) => write!(
+                f,
+                "there is no user {name:?} on this system: create it (the Debian package \
+                 creates actiond-run) or remove {KEY}"
+            ),
+            Unusable::Lacks {
+                name,
+                own_uid,
+                missing,
+            } => write!(
+                f,
+                "actions cannot run as {name:?}: actiond runs as uid {own_uid} without {} \
+                 (the shipped unit grants them); remove {KEY} to run actions as actiond's own \
+                 user",
+                missing.join(", ")
+            ),
+            Unusable::Database(name, e) => {
+                write!(f, "cannot read the user database for {name:?}: {e}")
+            }
+            Unusable::Groups(name, e) => write!(f, "cannot list the groups of {name:?}: {e}"),
+            Unusable::Nul(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Unusable {}
+
 /// Who actions run as: `None` for actiond's own user (`own_uid`), or the other user; an
 /// error when the name is unknown (`entry` is `None`) or actiond, with the effective
 /// capabilities `caps`, cannot become it and stop its processes.
@@ -88,12 +138,9 @@ pub(super) fn decide(
     entry: Option<Entry>,
     own_uid: u32,
     caps: u64,
-) -> Result<Option<RunAs>, String> {
+) -> Result<Option<RunAs>, Unusable> {
     let Some(entry) = entry else {
-        return Err(format!(
-            "there is no user {name:?} on this system: create it (the Debian package \
-             creates actiond-run) or remove {KEY}"
-        ));
+        return Err(Unusable::NoUser(name.to_string()));
     };
     if entry.uid == own_uid {
         return Ok(None);
@@ -104,11 +151,11 @@ pub(super) fn decide(
         .map(|(_, cap)| *cap)
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
-            "actions cannot run as {name:?}: actiond runs as uid {own_uid} without {} \
-             (the shipped unit grants them); remove {KEY} to run actions as actiond's own user",
-            missing.join(", ")
-        ));
+        return Err(Unusable::Lacks {
+            name: name.to_string(),
+            own_uid,
+            missing,
+        });
     }
     Ok(Some(RunAs {
         name: name.to_string(),
@@ -146,15 +193,14 @@ fn effective_caps(status: &str) -> u64 {
 }
 
 /// Resolves `name` against the user database and this process's capabilities.
-pub(super) fn resolve(name: &str) -> Result<Option<RunAs>, String> {
+pub(super) fn resolve(name: &str) -> Result<Option<RunAs>, Unusable> {
     use nix::unistd::{User, geteuid, getgrouplist};
-    let user = User::from_name(name)
-        .map_err(|e| format!("cannot read the user database for {name:?}: {e}"))?;
+    let user = User::from_name(name).map_err(|e| Unusable::Database(name.to_string(), e))?;
     let entry = match user {
         Some(u) => {
-            let cname = std::ffi::CString::new(name).map_err(|e| e.to_string())?;
-            let groups = getgrouplist(&cname, u.gid)
-                .map_err(|e| format!("cannot list the groups of {name:?}: {e}"))?;
+            let cname = std::ffi::CString::new(name).map_err(Unusable::Nul)?;
+            let groups =
+                getgrouplist(&cname, u.gid).map_err(|e| Unusable::Groups(name.to_string(), e))?;
             Some(Entry {
                 uid: u.uid.as_raw(),
                 gid: u.gid.as_raw(),
@@ -197,14 +243,38 @@ mod tests {
             (ALL & !(1 << 5), "without CAP_KILL"),
             (ALL & !(1 << 7), "without CAP_SETUID"),
         ] {
-            let e = decide("actiond-run", entry(998), 1000, caps).unwrap_err();
+            let e = decide("actiond-run", entry(998), 1000, caps)
+                .unwrap_err()
+                .to_string();
             assert!(
                 e.contains(named) && e.contains("remove runActionsAs"),
                 "{e}"
             );
         }
-        let e = decide("nobody-here", None, 0, ALL).unwrap_err();
+        let e = decide("nobody-here", None, 0, ALL).unwrap_err().to_string();
         assert!(e.contains("no user \"nobody-here\""), "{e}");
+    }
+
+    /// The refusals word for word, as the log and `--check-config` show them.
+    #[test]
+    fn refusals_word_for_word() {
+        assert_eq!(
+            decide("x", None, 0, ALL).unwrap_err().to_string(),
+            "there is no user \"x\" on this system: create it (the Debian package creates \
+             actiond-run) or remove runActionsAs"
+        );
+        assert_eq!(
+            decide("x", entry(998), 1000, 1 << 7)
+                .unwrap_err()
+                .to_string(),
+            "actions cannot run as \"x\": actiond runs as uid 1000 without CAP_SETGID, \
+             CAP_KILL (the shipped unit grants them); remove runActionsAs to run actions as \
+             actiond's own user"
+        );
+        assert_eq!(
+            Unusable::Groups("x".into(), nix::errno::Errno::EIO).to_string(),
+            "cannot list the groups of \"x\": EIO: I/O error"
+        );
     }
 
     #[test]
@@ -226,7 +296,7 @@ mod tests {
 
     #[test]
     fn an_unknown_user_is_refused_at_resolution() {
-        let e = resolve("actiond-no-such-user").unwrap_err();
+        let e = resolve("actiond-no-such-user").unwrap_err().to_string();
         assert!(e.contains("no user"), "{e}");
     }
 }

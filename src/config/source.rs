@@ -10,7 +10,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{Config, Files, Problem, Source, parse_with_files};
+use super::{Config, Files, Problem, Source, Unread, parse_with_files};
 use crate::files;
 
 /// The config file and each included or layered file are refused beyond this size: the
@@ -36,24 +36,17 @@ impl Budget {
 
     /// The text of the regular file `path`, within its own bound and what is left of the
     /// total, which it then takes its share of.
-    fn read(&self, path: &Path) -> Result<String, String> {
+    fn read(&self, path: &Path) -> Result<String, Unread> {
         let left = self.0.get();
         let text = files::read_text(path, MAX_CONFIG_BYTES.min(left)).map_err(|e| match e {
-            files::ReadError::TooLarge { .. } if left < MAX_CONFIG_BYTES => over_total(path),
-            e => format!("cannot read {}: {e}", path.display()),
+            files::ReadError::TooLarge { .. } if left < MAX_CONFIG_BYTES => {
+                Unread::OverTotal(path.into(), MAX_CONFIG_TOTAL_BYTES / (1024 * 1024))
+            }
+            e => Unread::File(path.into(), e.into()),
         })?;
         self.0.set(left - text.len() as u64);
         Ok(text)
     }
-}
-
-fn over_total(path: &Path) -> String {
-    format!(
-        "cannot read {}: the config and the files it reads (board, overlay and include files) \
-         would hold more than {} MiB together, the most actiond reads",
-        path.display(),
-        MAX_CONFIG_TOTAL_BYTES / (1024 * 1024)
-    )
 }
 
 /// The embedded default config: a few harmless demo actions, so that a first
@@ -167,8 +160,8 @@ pub fn load(source: &Source) -> Result<Loaded, LoadError> {
             if let Some(name) = &config.run_as {
                 match super::run_as::resolve(name) {
                     Ok(user) => config.actions_user = user.map(std::sync::Arc::new),
-                    Err(message) => {
-                        let path = super::run_as::KEY.to_string();
+                    Err(why) => {
+                        let (path, message) = (super::run_as::KEY.to_string(), why.to_string());
                         let errors = vec![Problem { path, message }];
                         return Err(LoadError::Invalid { errors, warnings });
                     }
@@ -183,21 +176,15 @@ pub fn load(source: &Source) -> Result<Loaded, LoadError> {
 /// Every `*.yml` / `*.yaml` file directly in `dir`, sorted by file name, with its text; at
 /// most `MAX_INCLUDE_FILES` of them, each within `MAX_CONFIG_BYTES` and all within what is left
 /// of the `budget`; `None` when `dir` does not exist.
-fn read_include_dir(dir: &Path, budget: &Budget) -> Result<Option<Vec<(String, String)>>, String> {
+fn read_include_dir(dir: &Path, budget: &Budget) -> Result<Option<Vec<(String, String)>>, Unread> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(format!(
-                "cannot read the include directory {}: {e}",
-                dir.display()
-            ));
-        }
+        Err(e) => return Err(Unread::Dir(dir.into(), e)),
     };
     let mut names = Vec::new();
     for entry in entries {
-        let entry = entry
-            .map_err(|e| format!("cannot list the include directory {}: {e}", dir.display()))?;
+        let entry = entry.map_err(|e| Unread::List(dir.into(), e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
         let is_yaml = name.ends_with(".yml") || name.ends_with(".yaml");
         // A directory named `x.yaml` or a dangling link is not a config fragment; a FIFO or a
@@ -206,10 +193,7 @@ fn read_include_dir(dir: &Path, budget: &Budget) -> Result<Option<Vec<(String, S
             names.push(name);
         }
         if names.len() > MAX_INCLUDE_FILES {
-            return Err(format!(
-                "the include directory {} holds more than {MAX_INCLUDE_FILES} YAML files",
-                dir.display()
-            ));
+            return Err(Unread::TooMany(dir.into(), MAX_INCLUDE_FILES));
         }
     }
     names.sort();

@@ -93,9 +93,7 @@ impl fmt::Display for Error {
                 "you do not have the {} permission on this action",
                 verb.as_str()
             ),
-            Error::LoginRequired => {
-                f.write_str("log in first, or send an API token: guests must log in here")
-            }
+            Error::LoginRequired => f.write_str(crate::permissions::LOGIN_FIRST),
             Error::NegativeOffset(n) => write!(f, "startOffset must not be negative, got {n}"),
             Error::Stopping => f.write_str("actiond is shutting down: try again shortly"),
             Error::HistoryUnwritable(why) => write!(

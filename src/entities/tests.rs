@@ -442,7 +442,7 @@ fn load_all_reports_per_file_and_keeps_the_rest() {
             Some(text) => parse(text, &name),
             None => Err(BadFile {
                 file: name,
-                why: Why::Content("cannot read the file: not found".into()),
+                why: Why::Content(Content::Yaml("cannot read the file: not found".into())),
             }),
         }
     };
@@ -500,4 +500,48 @@ fn load_all_reports_per_file_and_keeps_the_rest() {
     );
     assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
     assert_eq!(loaded.warnings[0].type_name, "box");
+}
+
+/// Every refusal of a file's content word for word, as the log shows it after the file name.
+#[test]
+fn content_refusals_word_for_word() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "c.json",
+            "[{\"a\":1}]\n[{\"a\":2}]\n",
+            "c.json: invalid JSON: a JSON array must be the only value in the file; write one \
+             array of objects, or one object per line",
+        ),
+        (
+            "c.json",
+            "{\"a\":1}\n{\"a\":\n",
+            "c.json: invalid JSON: EOF while parsing a value at line 3 column 0",
+        ),
+        (
+            "s.yaml",
+            "name: a\n",
+            "s.yaml: an entity file is a list of mappings (`- name: …` per instance), or JSON \
+             objects; this one is a mapping",
+        ),
+        (
+            "s.yaml",
+            "- just text\n",
+            "s.yaml: instance 0 is the text \"just text\", not a mapping of fields",
+        ),
+        (
+            "s.yaml",
+            "- {id: web}\n- {id: web}\n",
+            "s.yaml: instances 0 and 1 have the same key \"web\"; keys must be unique in a file \
+             (give each instance a distinct `key` or `id`)",
+        ),
+        (
+            "s.yaml",
+            "- {key: ''}\n",
+            "s.yaml: instance 0: `key` is the text \"\", but as the instance's unique key it \
+             must be non-empty text or a number",
+        ),
+    ];
+    for (name, text, words) in cases {
+        assert_eq!(&parse(text, name).unwrap_err().to_string(), words);
+    }
 }

@@ -33,10 +33,73 @@ use tracing::{info, warn};
 pub enum Mode {
     /// Executions run in child cgroups of this delegated directory.
     Cgroup(PathBuf),
-    /// The process group plus the descendants attributed by their environment; the text
-    /// says why there is no delegated cgroup.
-    Group(String),
+    /// The process group plus the descendants attributed by their environment, and why
+    /// there is no delegated cgroup.
+    Group(NoCgroup),
 }
+
+/// Why executions are not contained in cgroups of their own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoCgroup {
+    /// `ACTIOND_CGROUP=off`.
+    Off,
+    /// `ACTIOND_CGROUP` names a directory that is no cgroup v2 directory.
+    NotCgroupDir(PathBuf),
+    /// A file of /proc or of the hierarchy could not be read: the path, and the system's
+    /// own words for why.
+    Unreadable {
+        path: String,
+        error: String,
+    },
+    NoHierarchy,
+    NotInHierarchy,
+    InRoot,
+    /// actiond's cgroup is not delegated to its user.
+    NotDelegated(PathBuf),
+    /// actiond could not move itself into the `supervisor` cgroup below the directory: the
+    /// system's own words for why.
+    CannotEnter {
+        dir: PathBuf,
+        error: String,
+    },
+}
+
+impl NoCgroup {
+    fn unreadable(path: impl std::fmt::Display, error: std::io::Error) -> NoCgroup {
+        NoCgroup::Unreadable {
+            path: path.to_string(),
+            error: error.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for NoCgroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoCgroup::Off => write!(f, "{ENV}=off"),
+            NoCgroup::NotCgroupDir(dir) => {
+                write!(f, "{ENV}={}: not a cgroup v2 directory", dir.display())
+            }
+            NoCgroup::Unreadable { path, error } => write!(f, "{path}: {error}"),
+            NoCgroup::NoHierarchy => f.write_str("no cgroup v2 hierarchy is mounted"),
+            NoCgroup::NotInHierarchy => f.write_str("not in a cgroup v2 hierarchy"),
+            NoCgroup::InRoot => f.write_str("actiond runs in the root cgroup"),
+            NoCgroup::NotDelegated(dir) => write!(
+                f,
+                "{} is not delegated to actiond's user (systemd Delegate=yes with User=; \
+                 as root set {ENV}=own)",
+                dir.display()
+            ),
+            NoCgroup::CannotEnter { dir, error } => write!(
+                f,
+                "could not move into {}/supervisor: {error}",
+                dir.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NoCgroup {}
 
 static MODE: OnceLock<Mode> = OnceLock::new();
 
@@ -75,10 +138,10 @@ pub fn mode() -> &'static Mode {
         let mode = match detect() {
             Ok(dir) => match enter(&dir) {
                 Ok(()) => Mode::Cgroup(dir),
-                Err(e) => Mode::Group(format!(
-                    "could not move into {}/supervisor: {e}",
-                    dir.display()
-                )),
+                Err(e) => Mode::Group(NoCgroup::CannotEnter {
+                    dir,
+                    error: e.to_string(),
+                }),
             },
             Err(why) => Mode::Group(why),
         };
@@ -115,35 +178,31 @@ pub fn mode() -> &'static Mode {
 }
 
 /// The delegated directory, or why there is none.
-fn detect() -> Result<PathBuf, String> {
+fn detect() -> Result<PathBuf, NoCgroup> {
     let setting = std::env::var(ENV).unwrap_or_default();
     match setting.as_str() {
-        "off" => return Err(format!("{ENV}=off")),
+        "off" => return Err(NoCgroup::Off),
         "" | "own" => {}
         dir => {
             let dir = PathBuf::from(dir);
             if !dir.join("cgroup.procs").is_file() {
-                return Err(format!(
-                    "{ENV}={}: not a cgroup v2 directory",
-                    dir.display()
-                ));
+                return Err(NoCgroup::NotCgroupDir(dir));
             }
             return Ok(dir);
         }
     }
-    let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"));
-    let mount =
-        cgroup2_mount(&read("/proc/self/mountinfo")?).ok_or("no cgroup v2 hierarchy is mounted")?;
+    let read = |p: &str| std::fs::read_to_string(p).map_err(|e| NoCgroup::unreadable(p, e));
+    let mount = cgroup2_mount(&read("/proc/self/mountinfo")?).ok_or(NoCgroup::NoHierarchy)?;
     let cgroups = read("/proc/self/cgroup")?;
-    let own = own_cgroup(&cgroups).ok_or("not in a cgroup v2 hierarchy")?;
+    let own = own_cgroup(&cgroups).ok_or(NoCgroup::NotInHierarchy)?;
     if own == "/" {
-        return Err("actiond runs in the root cgroup".into());
+        return Err(NoCgroup::InRoot);
     }
     let dir = mount.join(own.trim_start_matches('/'));
     let owner = |p: &Path| {
         std::fs::metadata(p)
             .map(|m| m.uid())
-            .map_err(|e| format!("{}: {e}", p.display()))
+            .map_err(|e| NoCgroup::unreadable(p.display(), e))
     };
     let me = owner(Path::new("/proc/self"))?;
     // The mark of a delegation by systemd (`Delegate=yes` with `User=`): this cgroup is the
@@ -152,11 +211,7 @@ fn detect() -> Result<PathBuf, String> {
     let parent = dir.parent().map_or(Ok(u32::MAX), owner)?;
     let delegated = me != 0 && owner(&dir)? == me && parent != me;
     if setting != "own" && !delegated {
-        return Err(format!(
-            "{} is not delegated to actiond's user (systemd Delegate=yes with User=; \
-             as root set {ENV}=own)",
-            dir.display()
-        ));
+        return Err(NoCgroup::NotDelegated(dir));
     }
     Ok(dir)
 }
@@ -425,6 +480,40 @@ fn remove(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Why there is no cgroup, word for word as the start-up line says it.
+    #[test]
+    fn reasons_word_for_word() {
+        let cases = [
+            (NoCgroup::Off, "ACTIOND_CGROUP=off"),
+            (
+                NoCgroup::NotCgroupDir("/x".into()),
+                "ACTIOND_CGROUP=/x: not a cgroup v2 directory",
+            ),
+            (
+                NoCgroup::unreadable("/p", std::io::Error::from_raw_os_error(2)),
+                "/p: No such file or directory (os error 2)",
+            ),
+            (NoCgroup::NoHierarchy, "no cgroup v2 hierarchy is mounted"),
+            (NoCgroup::NotInHierarchy, "not in a cgroup v2 hierarchy"),
+            (NoCgroup::InRoot, "actiond runs in the root cgroup"),
+            (
+                NoCgroup::NotDelegated("/sys/fs/cgroup/a".into()),
+                "/sys/fs/cgroup/a is not delegated to actiond's user (systemd Delegate=yes \
+                 with User=; as root set ACTIOND_CGROUP=own)",
+            ),
+            (
+                NoCgroup::CannotEnter {
+                    dir: "/c".into(),
+                    error: "denied".into(),
+                },
+                "could not move into /c/supervisor: denied",
+            ),
+        ];
+        for (why, words) in cases {
+            assert_eq!(why.to_string(), words);
+        }
+    }
 
     #[test]
     fn the_v2_mount_and_the_own_cgroup_are_read_from_proc() {

@@ -169,7 +169,7 @@ fn host_patterns_and_origins_are_read_strictly() {
         "pi lan",
         "**.x",
     ] {
-        let why = HostPattern::parse(bad).unwrap_err();
+        let why = HostPattern::parse(bad).unwrap_err().to_string();
         assert!(why.contains("without a scheme or a port"), "{bad}: {why}");
     }
     for (good, same_as) in [
@@ -195,11 +195,37 @@ fn host_patterns_and_origins_are_read_strictly() {
         assert!(
             SiteOrigin::parse(bad)
                 .unwrap_err()
+                .to_string()
                 .contains("not an origin"),
             "{bad}"
         );
     }
-    assert!(SiteOrigin::parse("null").unwrap_err().contains("opaque"));
+    assert!(
+        SiteOrigin::parse("null")
+            .unwrap_err()
+            .to_string()
+            .contains("opaque")
+    );
+}
+
+/// The refusals word for word, as the log and `--check-config` show them.
+#[test]
+fn refusals_word_for_word() {
+    assert_eq!(
+        SiteOrigin::parse(" null ").unwrap_err().to_string(),
+        "the opaque origin null (sandboxed frames, local files) cannot be allowed: any page \
+         can make one"
+    );
+    assert_eq!(
+        SiteOrigin::parse("home.lan").unwrap_err().to_string(),
+        "\"home.lan\" is not an origin: write the scheme, the host and the port if it is not \
+         the scheme's default, with no path (https://home.lan, http://10.0.0.5:8123)"
+    );
+    assert_eq!(
+        HostPattern::parse("pi lan").unwrap_err().to_string(),
+        "\"pi lan\" is not a host name: write the name alone, without a scheme or a port \
+         (pi.fritz.box, or *.home.arpa for every name below home.arpa)"
+    );
 }
 
 /// A browser's request from a page: Host, Sec-Fetch-Site, Origin, Referer.

@@ -566,40 +566,60 @@ fn refused(w: &Word, name: &[u8], how: Rereading) -> Stop {
     ))
 }
 
+/// A placeholder that stands in `[[ … ]]` where bash reads its value again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum InCond {
+    /// An operand of an arithmetic comparison (`-eq`, `-lt`, …).
+    Arithmetic(Placeholder),
+    /// The variable name of `-v`.
+    NameTest(Placeholder),
+}
+
+impl std::fmt::Display for InCond {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (p, role, how) = match self {
+            InCond::Arithmetic(p) => (
+                p,
+                "an operand of an arithmetic comparison",
+                Rereading::Arithmetic,
+            ),
+            InCond::NameTest(p) => (p, "the variable name of `-v`", Rereading::Name),
+        };
+        write!(
+            f,
+            "{p} is {role} inside [[ ]], which {}: {}",
+            how.does(),
+            how.hint()
+        )
+    }
+}
+
+impl std::error::Error for InCond {}
+
 /// `[[ … ]]`: a placeholder may not be an operand of an arithmetic comparison or of `-v`;
 /// what those operands read is noted.
-pub(super) fn check_cond(words: &[Word], notes: &mut Notes) -> Result<(), String> {
+pub(super) fn check_cond(words: &[Word], notes: &mut Notes) -> Result<(), InCond> {
     for (i, w) in words.iter().enumerate() {
         let prev = i.checked_sub(1).map(|j| &words[j]);
         let next = words.get(i + 1);
         let arithmetic = |o: Option<&Word>| o.is_some_and(|o| ARITHMETIC.iter().any(|a| o.is(a)));
         let name_test = prev.is_some_and(|o| NAME_TESTS.iter().any(|t| o.is(t)));
         if arithmetic(prev) || arithmetic(next) {
-            let how = Rereading::Arithmetic;
             if let Some(p) = &w.first {
-                return Err(format!(
-                    "{p} is an operand of an arithmetic comparison inside [[ ]], which {}: {}",
-                    how.does(),
-                    how.hint()
-                ));
+                return Err(InCond::Arithmetic(p.clone()));
             }
             notes.reread(
                 w.start,
                 "an arithmetic comparison in `[[ ]]`",
-                how,
+                Rereading::Arithmetic,
                 w.reads(true),
             );
         }
         if name_test {
-            let how = Rereading::Name;
             if let Some(p) = &w.first {
-                return Err(format!(
-                    "{p} is the variable name of `-v` inside [[ ]], which {}: {}",
-                    how.does(),
-                    how.hint()
-                ));
+                return Err(InCond::NameTest(p.clone()));
             }
-            notes.reread(w.start, "`-v` in `[[ ]]`", how, w.reads(false));
+            notes.reread(w.start, "`-v` in `[[ ]]`", Rereading::Name, w.reads(false));
         }
     }
     Ok(())

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Placeholder;
-use super::reread::{Analysis, DATA_VARIABLES, Read, Reread};
+use super::reread::{Analysis, DATA_VARIABLES, Read, Reread, Rereading};
 
 /// What the caller knows of the values a command may receive.
 #[derive(Debug, Clone, Default)]
@@ -30,24 +30,120 @@ impl Values {
     }
 }
 
+/// Why a command is refused: where a value may be read again, or where a variable is left
+/// to a shell that does not have it, with the fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// A value reaches a place the shell reads again (`place` on `line`, read as `rereading`
+    /// says).
+    Reread {
+        how: Reaches,
+        place: String,
+        line: usize,
+        rereading: Rereading,
+    },
+    /// The bare variable `name`, of argument `argument`, stands where the shell leaves it as
+    /// text for another shell.
+    Unexpanded { name: String, argument: String },
+    /// The variable is read after the point where the model stopped following the command
+    /// (`why` it stopped, on `line`).
+    AfterLost {
+        variable: String,
+        why: String,
+        line: usize,
+    },
+}
+
+/// How a value reaches a place that is read again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reaches {
+    /// A placeholder stands there.
+    Placeholder(Placeholder),
+    /// A variable holding an argument that is not `type: int`.
+    Variable { name: String, argument: String },
+    /// A variable that may hold a value the command received.
+    MayHold(String),
+    /// Something the model cannot name (its description) that may hold one.
+    Unknown(String),
+}
+
+impl std::fmt::Display for Reaches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reaches::Placeholder(p) => write!(f, "{p} reaches it"),
+            Reaches::Variable { name, argument } => write!(
+                f,
+                "${name} holds argument {argument:?}, which is not `type: int`, and reaches it"
+            ),
+            Reaches::MayHold(v) => {
+                write!(
+                    f,
+                    "${v} may hold a value the command received, and reaches it"
+                )
+            }
+            Reaches::Unknown(what) => {
+                write!(
+                    f,
+                    "{what} may hold a value the command received, and reaches it"
+                )
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Reread {
+                how,
+                place,
+                line,
+                rereading,
+            } => write!(
+                f,
+                "{how}: {place} (line {line}), which {}: {}",
+                rereading.does(),
+                rereading.hint()
+            ),
+            Refusal::Unexpanded { name, argument } => write!(
+                f,
+                "${name} stands where this shell leaves it as text (inside '…', or in a script \
+                 another shell runs), and that shell has argument {argument:?} only as \
+                 $ACTIOND_ARG_{name}: write \"$ACTIOND_ARG_{name}\" there (never the bare name, \
+                 which is no environment variable)"
+            ),
+            Refusal::AfterLost {
+                variable,
+                why,
+                line,
+            } => write!(
+                f,
+                "${variable} is read after {why} (line {line}), where actiond cannot tell how \
+                 the shell will read it (it could be arithmetic, which runs code in a value): \
+                 rewrite that part, or use `exec:`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
 /// Refuses the command when a value may be read again, with where, why and the fix. `text`
 /// is the command, for what follows the point where the model stopped following it.
-pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), String> {
+pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), Refusal> {
     for r in &analysis.rereads {
         for read in &r.reads {
-            if let Some(why) = unsafe_read(analysis, values, read) {
-                return Err(refusal(r, &why));
+            if let Some(how) = unsafe_read(analysis, values, read) {
+                return Err(refusal(r, how));
             }
         }
     }
     for name in &analysis.unexpanded {
         if let Some((argument, true)) = values.variables.get(name) {
-            return Err(format!(
-                "${name} stands where this shell leaves it as text (inside '…', or in a script \
-                 another shell runs), and that shell has argument {argument:?} only as \
-                 $ACTIOND_ARG_{name}: write \"$ACTIOND_ARG_{name}\" there (never the bare name, \
-                 which is no environment variable)"
-            ));
+            return Err(Refusal::Unexpanded {
+                name: name.clone(),
+                argument: argument.clone(),
+            });
         }
     }
     if let Some(lost) = &analysis.lost {
@@ -57,47 +153,44 @@ pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), Str
             .iter()
             .find(|(v, (a, _))| !values.int.contains(a) && names_word(after, v));
         if let Some((variable, _)) = read {
-            return Err(format!(
-                "${variable} is read after {} (line {}), where actiond cannot tell how the \
-                 shell will read it (it could be arithmetic, which runs code in a value): \
-                 rewrite that part, or use `exec:`",
-                lost.why, lost.line
-            ));
+            return Err(Refusal::AfterLost {
+                variable: variable.clone(),
+                why: lost.why.clone(),
+                line: lost.line,
+            });
         }
     }
     Ok(())
 }
 
-/// Why one read is unsafe, if it is.
-fn unsafe_read(analysis: &Analysis, values: &Values, read: &Read) -> Option<String> {
+/// How one read is unsafe, if it is.
+fn unsafe_read(analysis: &Analysis, values: &Values, read: &Read) -> Option<Reaches> {
     match read {
         Read::Hole(p) if values.int_only(p) => None,
-        Read::Hole(p) => Some(format!("{p} reaches it")),
+        Read::Hole(p) => Some(Reaches::Placeholder(p.clone())),
         Read::Variable(v) => match values.variables.get(v) {
             Some((a, _)) if values.int.contains(a) => None,
-            Some((a, _)) => Some(format!(
-                "${v} holds argument {a:?}, which is not `type: int`, and reaches it"
-            )),
+            Some((a, _)) => Some(Reaches::Variable {
+                name: v.clone(),
+                argument: a.clone(),
+            }),
             None if !values.any => None,
-            None if DATA_VARIABLES.contains(&v.as_str()) || analysis.may_hold_data(v) => Some(
-                format!("${v} may hold a value the command received, and reaches it"),
-            ),
+            None if DATA_VARIABLES.contains(&v.as_str()) || analysis.may_hold_data(v) => {
+                Some(Reaches::MayHold(v.clone()))
+            }
             None => None,
         },
-        Read::Unknown(what) => values
-            .any
-            .then(|| format!("{what} may hold a value the command received, and reaches it")),
+        Read::Unknown(what) => values.any.then(|| Reaches::Unknown(what.to_string())),
     }
 }
 
-fn refusal(r: &Reread, why: &str) -> String {
-    format!(
-        "{why}: {} (line {}), which {}: {}",
-        r.place,
-        r.line,
-        r.rereading.does(),
-        r.rereading.hint()
-    )
+fn refusal(r: &Reread, how: Reaches) -> Refusal {
+    Refusal::Reread {
+        how,
+        place: r.place.clone(),
+        line: r.line,
+        rereading: r.rereading,
+    }
 }
 
 /// Whether `word` stands in `text` as a whole word (not inside a longer name).
@@ -133,7 +226,7 @@ mod tests {
 
     fn verdict(text: &str, int: bool) -> Result<(), String> {
         let (_, analysis) = read_shell(text).map_err(|e| e.message)?;
-        judge(text, &analysis, &values(int))
+        judge(text, &analysis, &values(int)).map_err(|why| why.to_string())
     }
 
     /// Each row: a command, whether it is refused with a text argument (and the reason's
@@ -244,6 +337,84 @@ mod tests {
             let argv: Vec<String> = argv.iter().map(|s| (*s).to_string()).collect();
             let got = judge("", &read_exec(&argv), &values(false));
             assert_eq!(got.is_err(), refused, "{argv:?}: {got:?}");
+        }
+    }
+
+    /// Every refusal's frame word for word, as `--check-config` shows it.
+    #[test]
+    fn refusals_word_for_word() {
+        let how = Rereading::Arithmetic;
+        let a = Placeholder::Argument("a".into());
+        let cases = [
+            (
+                Refusal::Reread {
+                    how: Reaches::Placeholder(a.clone()),
+                    place: "`$(( ))`".into(),
+                    line: 2,
+                    rereading: how,
+                },
+                format!(
+                    "{a} reaches it: `$(( ))` (line 2), which {}: {}",
+                    how.does(),
+                    how.hint()
+                ),
+            ),
+            (
+                Refusal::Reread {
+                    how: Reaches::Variable {
+                        name: "A".into(),
+                        argument: "a".into(),
+                    },
+                    place: "`let`".into(),
+                    line: 1,
+                    rereading: how,
+                },
+                format!(
+                    "$A holds argument \"a\", which is not `type: int`, and reaches it: `let` \
+                     (line 1), which {}: {}",
+                    how.does(),
+                    how.hint()
+                ),
+            ),
+            (
+                Refusal::Reread {
+                    how: Reaches::MayHold("x".into()),
+                    place: "`let`".into(),
+                    line: 1,
+                    rereading: how,
+                },
+                format!(
+                    "$x may hold a value the command received, and reaches it: `let` (line 1), \
+                     which {}: {}",
+                    how.does(),
+                    how.hint()
+                ),
+            ),
+            (
+                Refusal::Unexpanded {
+                    name: "A".into(),
+                    argument: "a".into(),
+                },
+                "$A stands where this shell leaves it as text (inside '…', or in a script \
+                 another shell runs), and that shell has argument \"a\" only as \
+                 $ACTIOND_ARG_A: write \"$ACTIOND_ARG_A\" there (never the bare name, which is \
+                 no environment variable)"
+                    .to_string(),
+            ),
+            (
+                Refusal::AfterLost {
+                    variable: "A".into(),
+                    why: "an alias".into(),
+                    line: 3,
+                },
+                "$A is read after an alias (line 3), where actiond cannot tell how the shell \
+                 will read it (it could be arithmetic, which runs code in a value): rewrite \
+                 that part, or use `exec:`"
+                    .to_string(),
+            ),
+        ];
+        for (why, words) in cases {
+            assert_eq!(why.to_string(), words);
         }
     }
 }

@@ -23,7 +23,7 @@ mod tests;
 
 use std::fmt;
 
-pub use judge::{Values, judge};
+pub use judge::{Reaches, Refusal, Values, judge};
 use reread::{Analysis, Read, Reread, Rereading};
 
 /// What a placeholder names.

@@ -6,7 +6,7 @@
 //! layers losing nothing, and the systemd unit passes `systemd-analyze verify`. Nothing here
 //! touches the machine outside temp directories.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -295,6 +295,36 @@ fn tree(root: &Path) -> BTreeMap<String, (u32, i64)> {
     out
 }
 
+/// The user's guide `scripts/install.sh` installs beside README (its `GUIDE` line, which
+/// `scripts/package-deb.sh` reads too): every page of docs/ that README links to before its
+/// "For developers" part, and only those.
+fn guide() -> Vec<String> {
+    let script = std::fs::read_to_string(repo().join("scripts/install.sh")).expect("install.sh");
+    let line = script
+        .lines()
+        .find_map(|l| l.strip_prefix("GUIDE=\""))
+        .and_then(|l| l.strip_suffix('"'))
+        .expect("a GUIDE=\"...\" line");
+    let guide: BTreeSet<String> = line.split(' ').map(|p| format!("docs/{p}.md")).collect();
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let users = &readme[..readme
+        .find("## For developers")
+        .expect("a For developers part")];
+    let linked: BTreeSet<String> = users
+        .match_indices("](docs/")
+        .filter_map(|(i, _)| {
+            let link = &users[i + 2..];
+            let link = &link[..link.find([')', '#'])?];
+            link.ends_with(".md").then(|| link.to_string())
+        })
+        .collect();
+    assert_eq!(
+        guide, linked,
+        "GUIDE in scripts/install.sh and README's links to docs/"
+    );
+    guide.into_iter().collect()
+}
+
 #[test]
 fn install_sh_installs_once_changes_nothing_twice_and_uninstalls() {
     let root = TempDir::new();
@@ -319,6 +349,12 @@ fn install_sh_installs_once_changes_nothing_twice_and_uninstalls() {
     ]
     .into_iter()
     .collect();
+    // The user's guide beside README, so its links into docs/ resolve where it is installed.
+    let guide: Vec<String> = guide()
+        .iter()
+        .map(|page| format!("usr/local/share/doc/actiond/{page}"))
+        .collect();
+    want.extend(guide.iter().map(|f| (f.as_str(), 0o644)));
     // Every board, for the config's board: line.
     let shared: Vec<String> = boards()
         .iter()

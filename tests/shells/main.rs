@@ -361,7 +361,9 @@ fn compile(text: &str) -> Result<Template, TemplateError> {
             .variables
             .insert(variable.to_string(), ("v".to_string(), bare));
     }
-    judge(text, &analysis, &values).map_err(|message| TemplateError { message })?;
+    judge(text, &analysis, &values).map_err(|why| TemplateError {
+        message: why.to_string(),
+    })?;
     Ok(template)
 }
 

@@ -228,7 +228,7 @@ impl Lexer<'_> {
                 }
             }
         }
-        check_cond(&words, &mut self.notes).map_err(Stop::Refused)
+        check_cond(&words, &mut self.notes).map_err(|why| Stop::Refused(why.to_string()))
     }
 
     /// `for NAME [in WORDS] do` and bash's `select`, after the word, through `do`: the body's
