@@ -48,10 +48,10 @@ use crate::engine::{Engine, Setup};
 use crate::entities::{self, EntitySet};
 use crate::events::Event;
 use crate::files;
-use crate::inotify::{Change, Watch, register};
+use crate::inotify::{Change, Watch, What, register};
 
 pub use settle::CAP;
-use settle::{Group, Ready, Waiting};
+use settle::{Event as FileEvent, Group, Ready, Unsure, Waiting};
 
 /// A settled group is applied once its files read the same twice this far apart.
 pub const CONFIRM: Duration = Duration::from_millis(250);
@@ -92,10 +92,18 @@ struct Targets {
     config_dirs: Vec<PathBuf>,
     entities: Vec<PathBuf>,
     entity_bytes: u64,
+    /// The files the config file, its board and the entity files lead to where they are
+    /// symlinks: an edit of the file a link points to is an event in the target's directory,
+    /// under the target's name.
+    config_links: Vec<PathBuf>,
+    entity_links: Vec<PathBuf>,
 }
 
 impl Targets {
+    /// Resolves the symlinks again, so a link repointed since the last reload is followed.
     fn of(config: &Config, config_path: &Path) -> Targets {
+        let entities: Vec<PathBuf> = config.entities.iter().map(|e| e.file.clone()).collect();
+        let config_files = std::iter::once(config_path).chain(config.board_file.as_deref());
         Targets {
             config: config_path.to_path_buf(),
             board: config.board_file.clone(),
@@ -105,16 +113,20 @@ impl Targets {
                 .chain(&config.overlay_dir)
                 .cloned()
                 .collect(),
-            entities: config.entities.iter().map(|e| e.file.clone()).collect(),
+            config_links: config_files.filter_map(link_target).collect(),
+            entity_links: entities.iter().filter_map(|e| link_target(e)).collect(),
+            entities,
             entity_bytes: config.limits.max_entity_file_bytes as u64,
         }
     }
 
-    /// Whether a change to `path` is a change of the config: the file, its board, a YAML
-    /// file of a config directory, or such a directory itself (made or removed).
+    /// Whether a change to `path` is a change of the config: the file, its board (or what
+    /// either links to), a YAML file of a config directory, or such a directory itself (made
+    /// or removed).
     fn is_config(&self, path: &Path) -> bool {
         same(path, &self.config)
             || self.board.as_deref().is_some_and(|board| same(path, board))
+            || self.config_links.iter().any(|l| same(path, l))
             || self.is_config_dir(path)
             || self.in_config_dir(path)
     }
@@ -132,7 +144,10 @@ impl Targets {
     }
 
     fn is_entity(&self, path: &Path) -> bool {
-        self.entities.iter().any(|e| same(path, e))
+        self.entities
+            .iter()
+            .chain(&self.entity_links)
+            .any(|e| same(path, e))
     }
 
     /// The directories to watch: a file is replaced by rename, which a watch on the file
@@ -140,11 +155,42 @@ impl Targets {
     fn dirs(&self) -> Vec<PathBuf> {
         let files = std::iter::once(&self.config)
             .chain(&self.board)
-            .chain(&self.entities);
+            .chain(&self.entities)
+            .chain(&self.config_links)
+            .chain(&self.entity_links);
         files
             .map(|f| dir_of(f))
             .chain(self.config_dirs.iter().cloned())
             .collect()
+    }
+}
+
+/// The file `path` leads to when it is a symlink (through every link on the way), or `None`
+/// when it is none. A dangling link leads nowhere yet: it is said at warn level, since an edit
+/// of what it will point to is then not noticed until the next reload. Only metadata is read
+/// (no file is opened), so it cannot wait on a FIFO.
+fn link_target(path: &Path) -> Option<PathBuf> {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return None;
+    }
+    match std::fs::canonicalize(path) {
+        Ok(real) => {
+            info!(
+                "{} is a symlink to {}: its directory is watched too, and the link is followed \
+                 again after each reload",
+                path.display(),
+                real.display()
+            );
+            Some(real)
+        }
+        Err(e) => {
+            warn!(
+                "{} is a symlink that leads nowhere ({e}): an edit of the file it names is not \
+                 noticed until the config is reloaded again",
+                path.display()
+            );
+            None
+        }
     }
 }
 
@@ -200,36 +246,45 @@ impl Pending {
     /// Notes the changes that concern `targets`, each in its group.
     fn note(&mut self, targets: &Targets, changes: &[Change], now: tokio::time::Instant) {
         for change in changes {
-            match change {
+            let (path, what) = match change {
                 // Events were lost: anything may have changed.
                 Change::Overflow => {
                     self.config.overflow(now);
                     self.entities.overflow(now);
+                    continue;
                 }
+                Change::Entry { path, what } => (path, *what),
+            };
+            let event = match what {
                 // A config file or include being created is empty yet: its text comes with
                 // the write that follows. A config directory being created is a change: its
                 // files are read once it is watched.
-                Change::Entry {
-                    path,
-                    created,
-                    writing,
-                } if targets.is_config(path) => {
-                    if !created || targets.is_config_dir(path) {
-                        self.config.note(now, path, *writing);
-                    }
+                What::Created if targets.is_config(path) && !targets.is_config_dir(path) => {
+                    continue;
                 }
-                Change::Entry { path, writing, .. } if targets.is_entity(path) => {
-                    self.entities.note(now, path, *writing);
-                }
-                Change::Entry { .. } => {}
+                What::Created | What::Replaced => FileEvent::Replaced,
+                What::Opened => FileEvent::Opened,
+                What::Written => FileEvent::Written,
+                What::Closed { wrote } => FileEvent::Closed { wrote },
+                What::MovedAway => FileEvent::MovedAway,
+            };
+            if targets.is_config(path) {
+                self.config.note(now, path, event);
+            } else if targets.is_entity(path) {
+                self.entities.note(now, path, event);
             }
         }
     }
 }
 
-/// IN_MODIFY too: a writer that keeps the file open is still writing it.
+/// IN_MODIFY, IN_OPEN and both closes too: a handle is open on a file from its open to its
+/// close, and a file written with no close after it is held by a writer opened before the
+/// watch. IN_MOVED_FROM: the handles on a file renamed away go with it.
 const MASK: AddWatchFlags = AddWatchFlags::IN_CLOSE_WRITE
+    .union(AddWatchFlags::IN_CLOSE_NOWRITE)
+    .union(AddWatchFlags::IN_OPEN)
     .union(AddWatchFlags::IN_MODIFY)
+    .union(AddWatchFlags::IN_MOVED_FROM)
     .union(AddWatchFlags::IN_MOVED_TO)
     .union(AddWatchFlags::IN_CREATE)
     .union(AddWatchFlags::IN_DELETE);
@@ -338,6 +393,9 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
                 }
                 Ready::Settled => {
                     if w.confirm(&targets, &mut pending, kind).await? {
+                        if let Some(unsure) = pending.group(kind).unsure() {
+                            say_unsure(kind, unsure);
+                        }
                         pending.group(kind).applied();
                         apply(to, &mut w, &mut targets, &config_path, kind).await?;
                     }
@@ -374,11 +432,13 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
 fn say_waiting(kind: Kind, waiting: &Waiting) {
     let since = waiting.since.as_secs();
     let until = match kind {
-        Kind::Config => "it is applied once they are closed and quiet for 2 s, never before: \
-                         a config read half written may lack its access rules"
+        Kind::Config => "it is applied once every handle on them is closed and they are quiet \
+                         for 2 s, never before: a config read half written may lack its access \
+                         rules"
             .to_string(),
         Kind::Entities => format!(
-            "the change is applied once closed, or at the latest {} s after it",
+            "the change is applied once every handle on them is closed, or at the latest {} s \
+             after it",
             CAP.as_secs()
         ),
     };
@@ -386,11 +446,33 @@ fn say_waiting(kind: Kind, waiting: &Waiting) {
         warn!("{} kept changing for {since} s; {until}", kind.words());
     } else {
         warn!(
-            "{} changed but {} still open for writing ({since} s since the change); {until}",
+            "{} changed but {} still open for writing, or for reading ({since} s since the \
+             change: the kernel tells a reader such as less from a writer only when it closes \
+             the file, so a reader holds the reload too); {until}",
             kind.words(),
             names(&waiting.open),
         );
     }
+}
+
+/// Says at warn level that `kind` is applied without knowing whether a handle holds it open.
+fn say_unsure(kind: Kind, unsure: &Unsure) {
+    let why = match unsure {
+        Unsure::Lost => {
+            "the kernel's event queue overflowed, so opens and closes were lost".to_string()
+        }
+        Unsure::Unseen(path) => format!(
+            "{} was closed by a handle opened before actiond watched it",
+            path.display()
+        ),
+        Unsure::TooMany => "too many files were open at once to count".to_string(),
+    };
+    warn!(
+        "{} changed and actiond cannot tell whether a writer still holds them open ({why}); \
+         applying them after 2 s of quiet and two equal reads. Write a temporary file and \
+         rename it over, so that no reload ever sees a file half written",
+        kind.words()
+    );
 }
 
 /// `paths` in words: `/etc/actiond/config.yaml is`, `a, b are`.
