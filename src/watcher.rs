@@ -2,8 +2,12 @@
 //! and `overlay:` directories and of every entity file are watched with inotify (through nix), because editors, Ansible and `mv`
 //! replace a file by rename, which a watch on the file itself would miss.
 //!
+//! The config, its board, the YAML files of its config directories and the entity files
+//! may be symlinks: the directory of the file each leads to is watched too, resolved again
+//! after each reload.
+//!
 //! A change is applied only once the files are done changing: nothing changed for `SETTLE`,
-//! no file is still open for writing (its last event a write with no close after it), and
+//! no handle is open on a file (opens and closes counted, `settle`), and
 //! the files read the same twice, `CONFIRM` apart (a writer inotify does not see, or one that
 //! writes in steps, such as `>` then `>>`, is waited out). The config (with its board and
 //! includes) and the entity files settle apart (`settle`), so files that keep changing hold
@@ -100,10 +104,30 @@ struct Targets {
 }
 
 impl Targets {
-    /// Resolves the symlinks again, so a link repointed since the last reload is followed.
+    /// The targets of `config`, its symlinks resolved off the event loop (a lookup on a slow
+    /// file system must not stall it): again after each reload, so a link repointed since is
+    /// followed.
+    async fn resolve(config: &Config, config_path: &Path) -> Targets {
+        let mut targets = Targets::of(config, config_path);
+        let plain = targets.clone();
+        let link = move || {
+            targets.link();
+            targets
+        };
+        match tokio::task::spawn_blocking(link).await {
+            Ok(targets) => targets,
+            Err(e) => {
+                error!(
+                    "the watcher could not follow symlinks ({e}); their targets are not watched"
+                );
+                plain
+            }
+        }
+    }
+
+    /// The targets of `config` as named, no symlink followed: cheap, so the watches are in
+    /// place before the service answers.
     fn of(config: &Config, config_path: &Path) -> Targets {
-        let entities: Vec<PathBuf> = config.entities.iter().map(|e| e.file.clone()).collect();
-        let config_files = std::iter::once(config_path).chain(config.board_file.as_deref());
         Targets {
             config: config_path.to_path_buf(),
             board: config.board_file.clone(),
@@ -113,11 +137,35 @@ impl Targets {
                 .chain(&config.overlay_dir)
                 .cloned()
                 .collect(),
-            config_links: config_files.filter_map(link_target).collect(),
-            entity_links: entities.iter().filter_map(|e| link_target(e)).collect(),
-            entities,
+            entities: config.entities.iter().map(|e| e.file.clone()).collect(),
             entity_bytes: config.limits.max_entity_file_bytes as u64,
+            config_links: Vec::new(),
+            entity_links: Vec::new(),
         }
+    }
+
+    /// Finds what the config, its board, the YAML files of its config directories and the
+    /// entity files lead to where they are symlinks. Blocking: off the event loop.
+    fn link(&mut self) {
+        let dir_files = self.config_dirs.iter().flat_map(|dir| {
+            let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map(|entries| entries.flatten().map(|e| e.path()).collect())
+                .unwrap_or_default();
+            names.retain(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"));
+            names.sort();
+            names.truncate(config::MAX_INCLUDE_FILES + 1);
+            names
+        });
+        let config_files: Vec<PathBuf> = std::iter::once(self.config.clone())
+            .chain(self.board.clone())
+            .chain(dir_files)
+            .collect();
+        self.config_links = config_files.iter().filter_map(|f| link_target(f)).collect();
+        self.entity_links = self
+            .entities
+            .iter()
+            .filter_map(|e| link_target(e))
+            .collect();
     }
 
     /// Whether a change to `path` is a change of the config: the file, its board (or what
@@ -370,7 +418,11 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
         fd: register(Watch::new()?)?,
         dirs: Vec::new(),
     };
+    // The files as named are watched at once, before the service answers; what symlinks
+    // lead to is looked up off the loop, and watched then.
     let mut targets = Targets::of(&engine.config(), &config_path);
+    arm(w.fd.get_ref(), &mut w.dirs, &targets)?;
+    targets = Targets::resolve(&engine.config(), &config_path).await;
     arm(w.fd.get_ref(), &mut w.dirs, &targets)?;
     info!(
         "watching {} and {} entity file(s) for changes",
@@ -507,7 +559,7 @@ async fn apply(
                 arm(w.fd.get_ref(), &mut w.dirs, targets)?;
                 reload(to).await;
                 // The new config may name other entity files or another include directory.
-                *targets = Targets::of(&engine.config(), config_path);
+                *targets = Targets::resolve(&engine.config(), config_path).await;
                 arm(w.fd.get_ref(), &mut w.dirs, targets)?;
             }
         }
@@ -674,6 +726,14 @@ async fn reload(to: &Reloads) {
                 warn!(
                     "config: this reload gives {} what they did not have: {}",
                     g.who, g.what
+                );
+            }
+            if !gains.is_empty() {
+                // No quiet can know that a script will append its rules later.
+                warn!(
+                    "config: a reload that gives rights is applied after 2 s of quiet like any \
+                     other; if a script writes the config in steps, its first step is in force \
+                     until the next: write a temporary file and rename it over instead"
                 );
             }
             to.authority.reload(&setup.config.auth);

@@ -544,6 +544,10 @@ fn a_reload_that_widens_rights_says_who_gains_what_and_an_empty_file_is_not_appl
         .unwrap_or_else(|| panic!("no line about the guests' gain:\n{log}"));
     assert!(line.contains("WARN"), "{line}");
     assert!(line.contains("exec on reboot; kill on reboot"), "{line}");
+    assert!(
+        log.contains("write a temporary file and rename it over instead"),
+        "the widening reload does not say that quiet means whole for 2 s only:\n{log}"
+    );
 }
 
 /// 300,000 sessions of one user (about 60 MB): more than a sessions file of actiond ever
