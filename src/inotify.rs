@@ -54,13 +54,11 @@ impl Watch {
                 continue;
             }
             let Some(name) = e.name else { continue };
-            let created = e.mask.contains(AddWatchFlags::IN_CREATE);
-            let writing = e.mask.contains(AddWatchFlags::IN_MODIFY);
+            let what = What::of(e.mask);
             for (_, dir) in dirs.iter().filter(|(wd, _)| *wd == e.wd) {
                 changes.push(Change::Entry {
                     path: dir.join(&name),
-                    created,
-                    writing,
+                    what,
                 });
             }
         }
@@ -71,17 +69,48 @@ impl Watch {
 /// One change the kernel reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
-    /// An entry of a watched directory changed; `created` when it was only created (its
-    /// content, if any, comes with a later event); `writing` when it was written to
-    /// (IN_MODIFY): until an event of another kind (IN_CLOSE_WRITE, a rename, a removal), a
-    /// writer may still hold it open.
-    Entry {
-        path: PathBuf,
-        created: bool,
-        writing: bool,
-    },
+    /// Something happened to an entry of a watched directory.
+    Entry { path: PathBuf, what: What },
     /// The kernel's queue overflowed: events were lost, so anything may have changed.
     Overflow,
+}
+
+/// What happened to an entry, by the event's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum What {
+    /// Created (IN_CREATE): its content, if any, comes with a later event.
+    Created,
+    /// Opened (IN_OPEN), for reading or writing: the kernel says which only at the close.
+    Opened,
+    /// Written (IN_MODIFY): its writer holds it open until it closes it.
+    Written,
+    /// Closed (IN_CLOSE_WRITE, IN_CLOSE_NOWRITE); `wrote` when it was open for writing.
+    Closed { wrote: bool },
+    /// Renamed away from this name (IN_MOVED_FROM).
+    MovedAway,
+    /// Renamed to this name (IN_MOVED_TO) or removed (IN_DELETE): the name now holds
+    /// another file, or none.
+    Replaced,
+}
+
+impl What {
+    fn of(mask: AddWatchFlags) -> What {
+        if mask.contains(AddWatchFlags::IN_CREATE) {
+            What::Created
+        } else if mask.contains(AddWatchFlags::IN_OPEN) {
+            What::Opened
+        } else if mask.contains(AddWatchFlags::IN_MODIFY) {
+            What::Written
+        } else if mask.contains(AddWatchFlags::IN_CLOSE_WRITE) {
+            What::Closed { wrote: true }
+        } else if mask.contains(AddWatchFlags::IN_CLOSE_NOWRITE) {
+            What::Closed { wrote: false }
+        } else if mask.contains(AddWatchFlags::IN_MOVED_FROM) {
+            What::MovedAway
+        } else {
+            What::Replaced
+        }
+    }
 }
 
 #[allow(unsafe_code)]

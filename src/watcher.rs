@@ -2,8 +2,12 @@
 //! and `overlay:` directories and of every entity file are watched with inotify (through nix), because editors, Ansible and `mv`
 //! replace a file by rename, which a watch on the file itself would miss.
 //!
+//! The config, its board, the YAML files of its config directories and the entity files
+//! may be symlinks: the directory of the file each leads to is watched too, resolved again
+//! after each reload.
+//!
 //! A change is applied only once the files are done changing: nothing changed for `SETTLE`,
-//! no file is still open for writing (its last event a write with no close after it), and
+//! no handle is open on a file (opens and closes counted, `settle`), and
 //! the files read the same twice, `CONFIRM` apart (a writer inotify does not see, or one that
 //! writes in steps, such as `>` then `>>`, is waited out). The config (with its board and
 //! includes) and the entity files settle apart (`settle`), so files that keep changing hold
@@ -48,10 +52,10 @@ use crate::engine::{Engine, Setup};
 use crate::entities::{self, EntitySet};
 use crate::events::Event;
 use crate::files;
-use crate::inotify::{Change, Watch, register};
+use crate::inotify::{Change, Watch, What, register};
 
 pub use settle::CAP;
-use settle::{Group, Ready, Waiting};
+use settle::{Event as FileEvent, Group, Ready, Unsure, Waiting};
 
 /// A settled group is applied once its files read the same twice this far apart.
 pub const CONFIRM: Duration = Duration::from_millis(250);
@@ -92,9 +96,37 @@ struct Targets {
     config_dirs: Vec<PathBuf>,
     entities: Vec<PathBuf>,
     entity_bytes: u64,
+    /// The files the config file, its board and the entity files lead to where they are
+    /// symlinks: an edit of the file a link points to is an event in the target's directory,
+    /// under the target's name.
+    config_links: Vec<PathBuf>,
+    entity_links: Vec<PathBuf>,
 }
 
 impl Targets {
+    /// The targets of `config`, its symlinks resolved off the event loop (a lookup on a slow
+    /// file system must not stall it): again after each reload, so a link repointed since is
+    /// followed.
+    async fn resolve(config: &Config, config_path: &Path) -> Targets {
+        let mut targets = Targets::of(config, config_path);
+        let plain = targets.clone();
+        let link = move || {
+            targets.link();
+            targets
+        };
+        match tokio::task::spawn_blocking(link).await {
+            Ok(targets) => targets,
+            Err(e) => {
+                error!(
+                    "the watcher could not follow symlinks ({e}); their targets are not watched"
+                );
+                plain
+            }
+        }
+    }
+
+    /// The targets of `config` as named, no symlink followed: cheap, so the watches are in
+    /// place before the service answers.
     fn of(config: &Config, config_path: &Path) -> Targets {
         Targets {
             config: config_path.to_path_buf(),
@@ -107,14 +139,42 @@ impl Targets {
                 .collect(),
             entities: config.entities.iter().map(|e| e.file.clone()).collect(),
             entity_bytes: config.limits.max_entity_file_bytes as u64,
+            config_links: Vec::new(),
+            entity_links: Vec::new(),
         }
     }
 
-    /// Whether a change to `path` is a change of the config: the file, its board, a YAML
-    /// file of a config directory, or such a directory itself (made or removed).
+    /// Finds what the config, its board, the YAML files of its config directories and the
+    /// entity files lead to where they are symlinks. Blocking: off the event loop.
+    fn link(&mut self) {
+        let dir_files = self.config_dirs.iter().flat_map(|dir| {
+            let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map(|entries| entries.flatten().map(|e| e.path()).collect())
+                .unwrap_or_default();
+            names.retain(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"));
+            names.sort();
+            names.truncate(config::MAX_INCLUDE_FILES + 1);
+            names
+        });
+        let config_files: Vec<PathBuf> = std::iter::once(self.config.clone())
+            .chain(self.board.clone())
+            .chain(dir_files)
+            .collect();
+        self.config_links = config_files.iter().filter_map(|f| link_target(f)).collect();
+        self.entity_links = self
+            .entities
+            .iter()
+            .filter_map(|e| link_target(e))
+            .collect();
+    }
+
+    /// Whether a change to `path` is a change of the config: the file, its board (or what
+    /// either links to), a YAML file of a config directory, or such a directory itself (made
+    /// or removed).
     fn is_config(&self, path: &Path) -> bool {
         same(path, &self.config)
             || self.board.as_deref().is_some_and(|board| same(path, board))
+            || self.config_links.iter().any(|l| same(path, l))
             || self.is_config_dir(path)
             || self.in_config_dir(path)
     }
@@ -132,7 +192,10 @@ impl Targets {
     }
 
     fn is_entity(&self, path: &Path) -> bool {
-        self.entities.iter().any(|e| same(path, e))
+        self.entities
+            .iter()
+            .chain(&self.entity_links)
+            .any(|e| same(path, e))
     }
 
     /// The directories to watch: a file is replaced by rename, which a watch on the file
@@ -140,11 +203,42 @@ impl Targets {
     fn dirs(&self) -> Vec<PathBuf> {
         let files = std::iter::once(&self.config)
             .chain(&self.board)
-            .chain(&self.entities);
+            .chain(&self.entities)
+            .chain(&self.config_links)
+            .chain(&self.entity_links);
         files
             .map(|f| dir_of(f))
             .chain(self.config_dirs.iter().cloned())
             .collect()
+    }
+}
+
+/// The file `path` leads to when it is a symlink (through every link on the way), or `None`
+/// when it is none. A dangling link leads nowhere yet: it is said at warn level, since an edit
+/// of what it will point to is then not noticed until the next reload. Only metadata is read
+/// (no file is opened), so it cannot wait on a FIFO.
+fn link_target(path: &Path) -> Option<PathBuf> {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return None;
+    }
+    match std::fs::canonicalize(path) {
+        Ok(real) => {
+            info!(
+                "{} is a symlink to {}: its directory is watched too, and the link is followed \
+                 again after each reload",
+                path.display(),
+                real.display()
+            );
+            Some(real)
+        }
+        Err(e) => {
+            warn!(
+                "{} is a symlink that leads nowhere ({e}): an edit of the file it names is not \
+                 noticed until the config is reloaded again",
+                path.display()
+            );
+            None
+        }
     }
 }
 
@@ -200,36 +294,45 @@ impl Pending {
     /// Notes the changes that concern `targets`, each in its group.
     fn note(&mut self, targets: &Targets, changes: &[Change], now: tokio::time::Instant) {
         for change in changes {
-            match change {
+            let (path, what) = match change {
                 // Events were lost: anything may have changed.
                 Change::Overflow => {
                     self.config.overflow(now);
                     self.entities.overflow(now);
+                    continue;
                 }
+                Change::Entry { path, what } => (path, *what),
+            };
+            let event = match what {
                 // A config file or include being created is empty yet: its text comes with
                 // the write that follows. A config directory being created is a change: its
                 // files are read once it is watched.
-                Change::Entry {
-                    path,
-                    created,
-                    writing,
-                } if targets.is_config(path) => {
-                    if !created || targets.is_config_dir(path) {
-                        self.config.note(now, path, *writing);
-                    }
+                What::Created if targets.is_config(path) && !targets.is_config_dir(path) => {
+                    continue;
                 }
-                Change::Entry { path, writing, .. } if targets.is_entity(path) => {
-                    self.entities.note(now, path, *writing);
-                }
-                Change::Entry { .. } => {}
+                What::Created | What::Replaced => FileEvent::Replaced,
+                What::Opened => FileEvent::Opened,
+                What::Written => FileEvent::Written,
+                What::Closed { wrote } => FileEvent::Closed { wrote },
+                What::MovedAway => FileEvent::MovedAway,
+            };
+            if targets.is_config(path) {
+                self.config.note(now, path, event);
+            } else if targets.is_entity(path) {
+                self.entities.note(now, path, event);
             }
         }
     }
 }
 
-/// IN_MODIFY too: a writer that keeps the file open is still writing it.
+/// IN_MODIFY, IN_OPEN and both closes too: a handle is open on a file from its open to its
+/// close, and a file written with no close after it is held by a writer opened before the
+/// watch. IN_MOVED_FROM: the handles on a file renamed away go with it.
 const MASK: AddWatchFlags = AddWatchFlags::IN_CLOSE_WRITE
+    .union(AddWatchFlags::IN_CLOSE_NOWRITE)
+    .union(AddWatchFlags::IN_OPEN)
     .union(AddWatchFlags::IN_MODIFY)
+    .union(AddWatchFlags::IN_MOVED_FROM)
     .union(AddWatchFlags::IN_MOVED_TO)
     .union(AddWatchFlags::IN_CREATE)
     .union(AddWatchFlags::IN_DELETE);
@@ -315,7 +418,11 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
         fd: register(Watch::new()?)?,
         dirs: Vec::new(),
     };
+    // The files as named are watched at once, before the service answers; what symlinks
+    // lead to is looked up off the loop, and watched then.
     let mut targets = Targets::of(&engine.config(), &config_path);
+    arm(w.fd.get_ref(), &mut w.dirs, &targets)?;
+    targets = Targets::resolve(&engine.config(), &config_path).await;
     arm(w.fd.get_ref(), &mut w.dirs, &targets)?;
     info!(
         "watching {} and {} entity file(s) for changes",
@@ -338,6 +445,9 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
                 }
                 Ready::Settled => {
                     if w.confirm(&targets, &mut pending, kind).await? {
+                        if let Some(unsure) = pending.group(kind).unsure() {
+                            say_unsure(kind, unsure);
+                        }
                         pending.group(kind).applied();
                         apply(to, &mut w, &mut targets, &config_path, kind).await?;
                     }
@@ -374,11 +484,13 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
 fn say_waiting(kind: Kind, waiting: &Waiting) {
     let since = waiting.since.as_secs();
     let until = match kind {
-        Kind::Config => "it is applied once they are closed and quiet for 2 s, never before: \
-                         a config read half written may lack its access rules"
+        Kind::Config => "it is applied once every handle on them is closed and they are quiet \
+                         for 2 s, never before: a config read half written may lack its access \
+                         rules"
             .to_string(),
         Kind::Entities => format!(
-            "the change is applied once closed, or at the latest {} s after it",
+            "the change is applied once every handle on them is closed, or at the latest {} s \
+             after it",
             CAP.as_secs()
         ),
     };
@@ -386,11 +498,33 @@ fn say_waiting(kind: Kind, waiting: &Waiting) {
         warn!("{} kept changing for {since} s; {until}", kind.words());
     } else {
         warn!(
-            "{} changed but {} still open for writing ({since} s since the change); {until}",
+            "{} changed but {} still open for writing, or for reading ({since} s since the \
+             change: the kernel tells a reader such as less from a writer only when it closes \
+             the file, so a reader holds the reload too); {until}",
             kind.words(),
             names(&waiting.open),
         );
     }
+}
+
+/// Says at warn level that `kind` is applied without knowing whether a handle holds it open.
+fn say_unsure(kind: Kind, unsure: &Unsure) {
+    let why = match unsure {
+        Unsure::Lost => {
+            "the kernel's event queue overflowed, so opens and closes were lost".to_string()
+        }
+        Unsure::Unseen(path) => format!(
+            "{} was closed by a handle opened before actiond watched it",
+            path.display()
+        ),
+        Unsure::TooMany => "too many files were open at once to count".to_string(),
+    };
+    warn!(
+        "{} changed and actiond cannot tell whether a writer still holds them open ({why}); \
+         applying them after 2 s of quiet and two equal reads. Write a temporary file and \
+         rename it over, so that no reload ever sees a file half written",
+        kind.words()
+    );
 }
 
 /// `paths` in words: `/etc/actiond/config.yaml is`, `a, b are`.
@@ -425,7 +559,7 @@ async fn apply(
                 arm(w.fd.get_ref(), &mut w.dirs, targets)?;
                 reload(to).await;
                 // The new config may name other entity files or another include directory.
-                *targets = Targets::of(&engine.config(), config_path);
+                *targets = Targets::resolve(&engine.config(), config_path).await;
                 arm(w.fd.get_ref(), &mut w.dirs, targets)?;
             }
         }
@@ -592,6 +726,14 @@ async fn reload(to: &Reloads) {
                 warn!(
                     "config: this reload gives {} what they did not have: {}",
                     g.who, g.what
+                );
+            }
+            if !gains.is_empty() {
+                // No quiet can know that a script will append its rules later.
+                warn!(
+                    "config: a reload that gives rights is applied after 2 s of quiet like any \
+                     other; if a script writes the config in steps, its first step is in force \
+                     until the next: write a temporary file and rename it over instead"
                 );
             }
             to.authority.reload(&setup.config.auth);

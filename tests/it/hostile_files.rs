@@ -346,6 +346,91 @@ fn a_config_held_open_by_its_writer_is_applied_only_once_closed() {
     assert!(!server.log_contains("what they did not have"));
 }
 
+/// A writer truncates the config, writes the part before the access rules and holds it
+/// open; another process runs `touch` on it (an open for writing and a close) and a reader
+/// holds it open: neither the touch's close nor the quiet applies the part. Once the writer
+/// has written the rest and closed, the reader still holds it, and the log says so; when the
+/// reader closes, the whole file is applied.
+#[test]
+fn a_config_held_open_is_not_released_by_another_process_touching_it() {
+    use std::io::Write;
+    let server = Server::start(locked());
+    watching(&server);
+    let (first, second) = halves();
+    let path = server.path("config.yaml");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(first.as_bytes()).unwrap();
+    guest_never_reboots(&server, Duration::from_millis(500), "after the first half");
+    let touched = std::process::Command::new("touch")
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(touched.success());
+    // `: >> config.yaml` from a shell too: another open for writing and close.
+    let appended = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(": >> '{}'", path.display()))
+        .status()
+        .unwrap();
+    assert!(appended.success());
+    guest_never_reboots(
+        &server,
+        Duration::from_secs(5),
+        "after another process's close",
+    );
+    assert_eq!(server.log_count("config reloaded"), 0, "applied while open");
+    assert!(server.log_shows("still open for writing, or for reading"));
+    // A reader (as less) opens it; the writer finishes and closes.
+    let reader = std::fs::File::open(&path).unwrap();
+    f.write_all(second.as_bytes()).unwrap();
+    drop(f);
+    guest_never_reboots(&server, Duration::from_secs(3), "while a reader holds it");
+    assert_eq!(server.log_count("config reloaded"), 0, "applied while read");
+    drop(reader);
+    applied_once_whole(&server);
+    assert!(!server.log_contains("cannot tell whether a writer"));
+}
+
+/// `config.yaml` is a symlink to `real/current.yaml` (etckeeper, stow): an edit of the target
+/// is applied, and so is an edit of the file the link is repointed to.
+#[test]
+fn a_config_reached_through_a_symlink_follows_its_target() {
+    let dir = TempDir::new();
+    std::fs::create_dir(dir.path().join("real")).unwrap();
+    let mut open = locked();
+    open["defaultPermissions"]["exec"] = json!(true);
+    std::fs::write(dir.path().join("real/current.yaml"), to_yaml(&open)).unwrap();
+    let link = dir.path().join("config.yaml");
+    std::os::unix::fs::symlink("real/current.yaml", &link).unwrap();
+    let server = Server::start_yaml_as("", Some(link.to_str().unwrap()));
+    assert!(wait_until(SOON, || server.log_contains("is a symlink to")));
+    watching(&server);
+    assert!(guest_may_reboot(&server));
+    std::fs::write(dir.path().join("real/current.yaml"), to_yaml(&locked())).unwrap();
+    assert!(
+        wait_until(RELOAD, || !guest_may_reboot(&server)),
+        "the edit of the link's target is not applied"
+    );
+    // Repointed to another file (`ln -sfn`), whose later edit is applied too.
+    std::fs::create_dir(dir.path().join("other")).unwrap();
+    let mut next = locked();
+    next["actions"][0]["title"] = json!("Reboot next");
+    std::fs::write(dir.path().join("other/next.yaml"), to_yaml(&next)).unwrap();
+    let tmp = dir.path().join("config.yaml.new");
+    std::os::unix::fs::symlink("other/next.yaml", &tmp).unwrap();
+    std::fs::rename(&tmp, &link).unwrap();
+    wait_log_ready(&server, "config reloaded", 2);
+    std::fs::write(dir.path().join("other/next.yaml"), to_yaml(&open)).unwrap();
+    assert!(
+        wait_until(Duration::from_secs(20), || guest_may_reboot(&server)),
+        "the edit of the repointed link's target is not applied"
+    );
+}
+
 /// `cat half > config.yaml; sleep 3.5; cat rest >> config.yaml`: the first half settles
 /// (quiet for 2 s, closed, read the same twice) and is refused, since it would fall back to
 /// the allow-all defaults; the guest never gains anything, and the whole file is applied.
@@ -459,6 +544,10 @@ fn a_reload_that_widens_rights_says_who_gains_what_and_an_empty_file_is_not_appl
         .unwrap_or_else(|| panic!("no line about the guests' gain:\n{log}"));
     assert!(line.contains("WARN"), "{line}");
     assert!(line.contains("exec on reboot; kill on reboot"), "{line}");
+    assert!(
+        log.contains("write a temporary file and rename it over instead"),
+        "the widening reload does not say that quiet means whole for 2 s only:\n{log}"
+    );
 }
 
 /// 300,000 sessions of one user (about 60 MB): more than a sessions file of actiond ever

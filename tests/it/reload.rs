@@ -479,6 +479,47 @@ fn a_file_of_the_include_directory_is_part_of_the_config() {
     events.assert_no_reload(QUIET, "a .txt file in the include directory");
 }
 
+/// Files reached through symlinks (stow, etckeeper): an include that links to a file
+/// elsewhere, and an entity file that does. An edit of either target is applied.
+#[test]
+fn includes_and_entity_files_reached_through_symlinks_are_watched_at_their_targets() {
+    let included = TempDir::new();
+    let elsewhere = TempDir::new();
+    let extra = |id: &str| to_yaml(&json!({"actions": [shell_action(id, "echo inc")]}));
+    write_in_place(&elsewhere.path().join("first.yaml"), &extra("first"));
+    std::os::unix::fs::symlink(
+        elsewhere.path().join("first.yaml"),
+        included.path().join("10-first.yaml"),
+    )
+    .unwrap();
+    let servers = elsewhere.path().join("servers.yaml");
+    write_in_place(
+        &servers,
+        &to_yaml(&json!([server_entry("a", "A", "a.lan")])),
+    );
+    let links = TempDir::new();
+    let link = links.path().join("servers.yaml");
+    std::os::unix::fs::symlink(&servers, &link).unwrap();
+    let mut config = config_with(vec![shell_action("main", "echo m")]);
+    config["include"] = json!(included.path().to_str().expect("utf-8 path"));
+    config["entities"] = json!([{"file": link, "name": "server"}]);
+    let server = Server::start(config);
+    let mut events = Events::subscribe(&server);
+    assert_eq!(ids(&default_links(&server)), ["main", "first"]);
+
+    write_in_place(&elsewhere.path().join("first.yaml"), &extra("edited"));
+    events.wait_for("configChanged", RELOAD);
+    assert_eq!(ids(&default_links(&server)), ["main", "edited"]);
+
+    let two = json!([
+        server_entry("a", "A", "a.lan"),
+        server_entry("b", "B", "b.lan")
+    ]);
+    write_in_place(&servers, &to_yaml(&two));
+    events.wait_for("entityChanged", RELOAD);
+    assert_eq!(instances(&server, "server").len(), 2);
+}
+
 #[test]
 fn an_entity_file_a_reload_names_is_watched_from_then_on() {
     // The config at start has no entities; a reload names a file in a directory nobody
