@@ -232,12 +232,14 @@ run_ignored crash 2 '^(crash test|compaction test|test result)' \
 step "the history file against real storage (tests/it/storage.rs: strace, a tmpfs; needs root)"
 # Under strace: the fsync of a run's record precedes every byte that reports the run (what a
 # power cut tests, which a SIGKILL cannot), and a disk made slow (each fdatasync delayed by a
-# second) shares fsyncs and refuses starts beyond historyQueueLength. On a full tmpfs: starts
+# second) shares fsyncs and refuses starts beyond historyQueueLength, and busy presses hold only
+# their quarter of that queue. On a full tmpfs: starts
 # are refused, nothing unwritten is reported finished, and all is written once there is room.
 [ "$(id -u)" -eq 0 ] || { echo "error: the storage tests mount a tmpfs and need root" >&2; exit 1; }
-run_ignored storage 3 '^(order|slow disk|test result)' \
+run_ignored storage 4 '^(order|slow disk|test result)' \
     storage::every_answer_that_reports_a_run_follows_the_fsync_of_its_record \
     storage::a_slow_disk_shares_fsyncs_and_refuses_starts_beyond_the_queue \
+    storage::busy_presses_leave_the_disk_queue_to_runs \
     storage::a_full_disk_refuses_starts_reports_nothing_unwritten_and_catches_up
 
 step "OliveTin compatibility corpus (the ignored corpus:: unit tests)"

@@ -4,8 +4,9 @@
 //! a finish (the service died while it ran) into a record marked as interrupted. A torn last
 //! line (power lost mid-write) is skipped and reported; so is any other unreadable line.
 //! Arguments are never written, so no password reaches the disk. Compaction keeps one line
-//! per execution: the newest `logHistoryLimit` that ran and the newest blocked ones, as the
-//! history in memory does. A run the history had already let go when it finished (more than
+//! per execution: `logHistoryLimit` that ran, let go by the history's own rule
+//! (`history::Shares`: the oldest of the action holding the most), and the newest blocked
+//! ones, as the history in memory does. A run the history had already let go when it finished (more than
 //! `logHistoryLimit` runs started after it) is written with `evicted`: its finish completes
 //! its start line where that is still in the file, and never brings it back where a
 //! compaction has dropped it, so the file never holds a run the history did not. The file
@@ -19,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::execution::{Flags, Restored, Snapshot, TrackingId};
 use std::hash::BuildHasher;
 
-use crate::history::{MAX_BLOCKED, MAX_HISTORY};
+use crate::history::{MAX_BLOCKED, MAX_HISTORY, Shares};
 
 /// The journal's file name in the state directory.
 pub const FILE: &str = "history.jsonl";
@@ -167,6 +168,8 @@ struct Key<'a> {
     kind: Kind,
     #[serde(borrow)]
     id: std::borrow::Cow<'a, str>,
+    #[serde(borrow, default)]
+    binding: std::borrow::Cow<'a, str>,
     #[serde(default)]
     blocked: bool,
     #[serde(default)]
@@ -176,23 +179,31 @@ struct Key<'a> {
 /// One execution as compaction keeps it.
 struct Kept<'b> {
     /// Its place in the order of first lines, which is the order the history holds them.
-    first: usize,
+    first: u64,
     line: &'b [u8],
     finished: bool,
+    /// As its first line says: a blocked run has one line, a run that ran starts unblocked.
     blocked: bool,
 }
 
 /// The journal rewritten with one line per execution, as the history in memory holds them:
-/// the newest `limit` that ran and the newest [`MAX_BLOCKED`] blocked ones, in order of
-/// their first line. Each keeps its finish line if it has one, else its start line (it is
-/// still running, or it was when a service died). An `evicted` finish line whose execution
-/// has no earlier line is dropped: a compaction let it go before it finished, as the
-/// history did. Unreadable and torn lines are dropped, and so is a second copy of a line (a
-/// rewrite after a failed write may hold some twice). Lines are copied as they are, but
-/// for that mark.
+/// `limit` that ran, let go as `History::insert` lets them go (`Shares`: the oldest of the
+/// action holding the most, in the order of first lines), and the newest [`MAX_BLOCKED`]
+/// blocked ones, in order of their first line. Each keeps its finish line if it has one,
+/// else its start line (it is still running, or it was when a service died). An `evicted`
+/// finish line whose execution has no earlier line is dropped, and so is any later line of
+/// an execution let go: a compaction let it go before it finished, as the history did.
+/// Unreadable and torn lines are dropped, and so is a second copy of a line (a rewrite
+/// after a failed write may hold some twice). Lines are copied as they are, but for that
+/// mark.
 pub fn compact(bytes: &[u8], limit: usize) -> Vec<u8> {
-    let mut kept: std::collections::HashMap<std::borrow::Cow<'_, str>, Kept<'_>> =
-        std::collections::HashMap::new();
+    use std::borrow::Cow;
+    use std::collections::{HashMap, HashSet};
+    let mut kept: HashMap<Cow<'_, str>, Kept<'_>> = HashMap::new();
+    // Runs that ran, by first line, to let go as the history does; and those let go.
+    let mut shares = Shares::default();
+    let mut ran: HashMap<u64, Cow<'_, str>> = HashMap::new();
+    let mut gone: HashSet<Cow<'_, str>> = HashSet::new();
     let mut count = 0;
     for raw in bytes.split_inclusive(|b| *b == b'\n') {
         let Some(line) = raw.strip_suffix(b"\n") else {
@@ -205,40 +216,48 @@ pub fn compact(bytes: &[u8], limit: usize) -> Vec<u8> {
             continue;
         }
         let finished = key.kind == Kind::Finished;
-        match kept.get_mut(&key.id) {
-            Some(k) => {
-                if finished || !k.finished {
-                    k.line = raw;
-                    k.finished |= finished;
-                    k.blocked = key.blocked;
-                }
+        if let Some(k) = kept.get_mut(&key.id) {
+            if finished || !k.finished {
+                k.line = raw;
+                k.finished |= finished;
             }
-            None if key.evicted => {}
-            None => {
-                let blocked = key.blocked;
-                kept.insert(
-                    key.id,
-                    Kept {
-                        first: count,
-                        line: raw,
-                        finished,
-                        blocked,
-                    },
-                );
-                count += 1;
+            continue;
+        }
+        if key.evicted || gone.contains(&key.id) {
+            continue;
+        }
+        kept.insert(
+            key.id.clone(),
+            Kept {
+                first: count,
+                line: raw,
+                finished,
+                blocked: key.blocked,
+            },
+        );
+        if !key.blocked {
+            shares.add(&key.binding, count);
+            ran.insert(count, key.id);
+            while shares.len() > limit.max(1) {
+                let Some(id) = shares.evict().and_then(|seq| ran.remove(&seq)) else {
+                    break;
+                };
+                kept.remove(&id);
+                gone.insert(id);
             }
         }
+        count += 1;
     }
     let mut lines: Vec<Kept<'_>> = kept.into_values().collect();
     lines.sort_unstable_by_key(|k| k.first);
-    // Newest first, each kind up to its own bound, as `History::insert` evicts.
-    let (mut ran, mut blocked) = (limit, MAX_BLOCKED);
-    let mut keep = vec![false; lines.len()];
-    for (i, k) in lines.iter().enumerate().rev() {
-        let left = if k.blocked { &mut blocked } else { &mut ran };
-        if *left > 0 {
-            *left -= 1;
-            keep[i] = true;
+    // Blocked runs: the newest, up to their own bound, as `History::insert` evicts them.
+    let mut blocked = MAX_BLOCKED;
+    let mut keep = vec![true; lines.len()];
+    for (i, _) in lines.iter().enumerate().rev().filter(|(_, k)| k.blocked) {
+        if blocked > 0 {
+            blocked -= 1;
+        } else {
+            keep[i] = false;
         }
     }
     let mut out = Vec::with_capacity(bytes.len());
@@ -281,8 +300,8 @@ pub fn restore(bytes: &[u8], now: &str) -> Restore {
     r.finish(now)
 }
 
-/// How many records a restore keeps: the newest that ran and the newest blocked ones, each
-/// kind up to its bound, as `History::insert` evicts.
+/// How many records a restore keeps: runs that ran, let go by `Shares` as `History::insert`
+/// lets them go, and the newest blocked ones, each kind up to its bound.
 #[derive(Debug, Clone, Copy)]
 pub struct Keep {
     pub ran: usize,
@@ -349,6 +368,8 @@ pub struct Restorer {
     /// Tracking ids by first line, oldest first, of the executions that ran and of blocked ones.
     ran: std::collections::BTreeMap<u64, String>,
     blocked: std::collections::BTreeMap<u64, String>,
+    /// The executions that ran, by action, to let go as the history does.
+    shares: Shares,
     next_seq: u64,
     /// The ids of executions let go, hashed (8 bytes each, whatever the id's length): a
     /// collision would at worst leave out one record, and the hasher's key is random, so a
@@ -385,6 +406,7 @@ impl Restorer {
             entries: std::collections::HashMap::new(),
             ran: std::collections::BTreeMap::new(),
             blocked: std::collections::BTreeMap::new(),
+            shares: Shares::default(),
             next_seq: 0,
             gone: std::collections::HashSet::new(),
             hasher: std::collections::hash_map::RandomState::new(),
@@ -534,8 +556,10 @@ impl Restorer {
                 if entry.blocked() != was {
                     // Its kind changed: it moves to the other kind's order, at its place.
                     let (seq, id) = (entry.seq, entry.line.id.clone());
+                    let binding = entry.line.binding.clone();
                     self.order(was).remove(&seq);
                     self.order(!was).insert(seq, id);
+                    self.share(&binding, seq, !was);
                     self.trim(!was);
                 }
             }
@@ -559,6 +583,7 @@ impl Restorer {
         };
         let blocked = entry.blocked();
         self.order(blocked).insert(seq, entry.line.id.clone());
+        self.share(&entry.line.binding, seq, blocked);
         self.entries.insert(entry.line.id.clone(), entry);
         self.trim(blocked);
     }
@@ -579,13 +604,35 @@ impl Restorer {
             self.keep.ran
         };
         while self.order(blocked).len() > most {
-            let Some((_, id)) = self.order(blocked).pop_first() else {
+            let Some(id) = self.victim(blocked) else {
                 break;
             };
             self.entries.remove(&id);
             let hash = self.hasher.hash_one(&id);
             self.gone.insert(hash);
         }
+    }
+}
+
+impl Restorer {
+    /// Follows execution `seq` of `binding` into its kind's order: the runs that ran are
+    /// let go by `Shares`, as the history lets them go.
+    fn share(&mut self, binding: &str, seq: u64, blocked: bool) {
+        if blocked {
+            self.shares.remove(binding, seq);
+        } else {
+            self.shares.add(binding, seq);
+        }
+    }
+
+    /// Takes the execution of a kind to let go out of its order: the oldest blocked one,
+    /// or the run `Shares` chooses (the oldest of the action holding the most).
+    fn victim(&mut self, blocked: bool) -> Option<String> {
+        if blocked {
+            return self.blocked.pop_first().map(|(_, id)| id);
+        }
+        let seq = self.shares.evict()?;
+        self.ran.remove(&seq)
     }
 }
 
@@ -1072,5 +1119,80 @@ mod tests {
                 "2 lines of {FILE} have an impossible tracking id and were skipped"
             )]
         );
+    }
+
+    /// A run of `binding` that started and finished, as two lines.
+    fn run_of(id: &str, binding: &str) -> Vec<u8> {
+        let e = execution(id, binding);
+        e.set_running();
+        let mut out = started_line(&e.snapshot(), binding);
+        e.finish(Outcome::Exited(0), 3);
+        out.extend(finished_line(&e.snapshot(), binding));
+        out
+    }
+
+    #[test]
+    fn memory_compaction_and_restore_let_the_same_runs_go() {
+        // (one letter per press: its action; `B` a blocked press of `a`, limit)
+        let cases = [
+            ("gaffffffffffffff", 4),
+            ("aaaaaaffffffffBffBf", 6),
+            ("abcffffffffffBBBcf", 5),
+            ("abababab", 3),
+            ("f", 1),
+            ("aaaffff", 1),
+        ];
+        for (presses, limit) in cases {
+            let mut file = Vec::new();
+            let mut history = crate::history::History::new(limit);
+            for (i, b) in presses.chars().enumerate() {
+                let id = format!("r{i}");
+                let blocked = b == 'B';
+                let binding = if blocked {
+                    "a".to_string()
+                } else {
+                    b.to_string()
+                };
+                let e = execution(&id, &binding);
+                if blocked {
+                    file.extend(finished(&id, b"", Outcome::Blocked(busy())));
+                } else {
+                    file.extend(run_of(&id, &binding));
+                }
+                history.insert(std::sync::Arc::new(e), blocked);
+            }
+            let mut memory: Vec<String> = history
+                .newest_first()
+                .map(|e| e.tracking_id.to_string())
+                .collect();
+            memory.reverse();
+            let compacted: Vec<String> = ids_and_kinds(&compact(&file, limit))
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect();
+            assert_eq!(compacted, memory, "{presses} in {limit}: compaction");
+            let restored = in_pieces(&file, 11, Keep::history(limit), usize::MAX);
+            assert_eq!(ids(&restored), memory, "{presses} in {limit}: restore");
+        }
+    }
+
+    #[test]
+    fn a_flood_of_one_action_keeps_another_actions_last_run_on_disk() {
+        let mut file = run_of("alice", "guarded");
+        for i in 0..300 {
+            file.extend(run_of(&format!("g{i}"), "status"));
+        }
+        let out = compact(&file, 50);
+        let kept: Vec<String> = ids_and_kinds(&out).into_iter().map(|(id, _)| id).collect();
+        assert_eq!(kept.len(), 50);
+        assert_eq!((kept[0].as_str(), kept[1].as_str()), ("alice", "g251"));
+        let r = restore_kept(&file, 50);
+        assert_eq!(r[0], "alice");
+        assert_eq!(r.len(), 50);
+    }
+
+    fn restore_kept(file: &[u8], limit: usize) -> Vec<String> {
+        let r = in_pieces(file, 4096, Keep::history(limit), usize::MAX);
+        ids(&r).into_iter().map(str::to_string).collect()
     }
 }

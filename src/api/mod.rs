@@ -55,7 +55,7 @@ pub fn connect_error(e: Error) -> ConnectError {
         Error::Denied(_) | Error::SecretsNotReplayed(_) => Code::PermissionDenied,
         Error::LoginRequired => Code::Unauthenticated,
         Error::Stopping | Error::HistoryUnwritable(_) => Code::Unavailable,
-        Error::HistoryBehind { .. } => Code::ResourceExhausted,
+        Error::HistoryBehind { .. } | Error::BlockedBehind { .. } => Code::ResourceExhausted,
     };
     ConnectError::new(code, e.to_string())
 }
@@ -476,6 +476,14 @@ mod tests {
                 },
                 Code::ResourceExhausted,
                 "historyQueueLength",
+            ),
+            (
+                Error::BlockedBehind {
+                    waiting: 64,
+                    file: "/s/history.jsonl".into(),
+                },
+                Code::ResourceExhausted,
+                "a quarter of historyQueueLength",
             ),
         ];
         for (error, code, text) in cases {

@@ -46,6 +46,12 @@ pub enum Error {
         waiting: usize,
         file: String,
     },
+    /// This many blocked runs' records already wait for the disk: their share of the queue
+    /// is full, and a start that a limit blocks is refused.
+    BlockedBehind {
+        waiting: usize,
+        file: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -104,6 +110,13 @@ impl fmt::Display for Error {
                 f,
                 "{waiting} records already wait to be written to {file} (historyQueueLength): \
                  the storage is slower than the work; try again shortly"
+            ),
+            Error::BlockedBehind { waiting, file } => write!(
+                f,
+                "the action is busy (a limit blocks it), and {waiting} blocked presses already \
+                 wait to be written to {file}, their share (a quarter of historyQueueLength, \
+                 the rest is kept for runs): it is pressed faster than it may run; try again \
+                 once it has finished"
             ),
         }
     }

@@ -219,7 +219,11 @@ actions:
 ";
 
     fn engine(dir: Option<PathBuf>) -> Arc<Engine> {
-        let config = parse(CONFIG, Source::Embedded, "/".into(), &|_| None)
+        engine_of(CONFIG, dir)
+    }
+
+    fn engine_of(text: &str, dir: Option<PathBuf>) -> Arc<Engine> {
+        let config = parse(text, Source::Embedded, "/".into(), &|_| None)
             .unwrap_or_else(|(e, _)| panic!("{e:?}"))
             .0;
         let bus = Arc::new(Bus::new(8, 64, crate::api::encode_event));
@@ -317,6 +321,52 @@ actions:
         assert_eq!(lines_of(&dir, &id).len(), 1, "its one line");
         assert!(blocked.snapshot().flags.blocked);
         assert_eq!(engine.counts(), (2, 0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn blocked_presses_hold_only_their_share_of_the_queue() {
+        // A queue of 8: blocked runs may hold 2 of the records waiting for the disk.
+        let config = format!(
+            "{CONFIG}  - {{id: other, title: Other, exec: [actiond-lifecycle-test-no-such-program]}}
+historyQueueLength: 8
+"
+        );
+        let dir = state_dir();
+        let engine = engine_of(&config, Some(dir.clone()));
+        press(&engine).wait().await;
+        // Nothing yields between these presses: no record reaches the disk meanwhile.
+        let first = press(&engine);
+        let second = press(&engine);
+        let req = StartRequest {
+            binding_id: "missing".into(),
+            ..StartRequest::default()
+        };
+        let Err(refused) = engine.start(req, &caller()) else {
+            panic!("a third blocked press is admitted")
+        };
+        assert!(matches!(
+            refused,
+            crate::engine::Error::BlockedBehind { waiting: 2, .. }
+        ));
+        assert!(
+            refused.to_string().contains("historyQueueLength"),
+            "{refused}"
+        );
+        // The rest of the queue is kept for runs: another action's press runs.
+        let req = StartRequest {
+            binding_id: "other".into(),
+            ..StartRequest::default()
+        };
+        let other = engine.start(req, &caller()).expect("a run is admitted");
+        for e in [&first, &second] {
+            e.wait().await;
+            assert!(e.snapshot().flags.blocked);
+        }
+        other.wait().await;
+        assert!(!other.snapshot().flags.blocked);
+        // Once on disk, a blocked press is recorded again.
+        press(&engine).wait().await;
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

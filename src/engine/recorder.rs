@@ -10,7 +10,10 @@
 //!
 //! It bounds what waits for the disk: a start is refused when `historyQueueLength` records
 //! already wait (storage is slower than the work), or while the file cannot be written (a
-//! full disk), with a message saying which. A finish line is never refused: each running
+//! full disk), with a message saying which. Blocked runs, which anyone may make in a loop by
+//! pressing a busy button, may hold only a quarter of that queue ([`blocked_share`]): a
+//! press that would be blocked beyond it is refused, so the rest of the queue stays for
+//! runs that run and a flood of busy presses cannot refuse another caller's run. A finish line is never refused: each running
 //! execution has at most one, so those are bounded by `maxConcurrentExecutions`. It asks
 //! for a compaction once the file holds twice `logHistoryLimit` lines. The line format is
 //! `journal`'s and the writing is the store's; this module must not format lines or touch
@@ -50,24 +53,37 @@ pub struct Line {
 
 /// A record's wait for the disk, which its execution awaits before it acts on the record.
 #[must_use = "a record is acted on only once it is durable"]
-pub struct Durable(Option<oneshot::Receiver<()>>);
+pub struct Durable {
+    on_disk: Option<oneshot::Receiver<()>>,
+    /// It is a blocked run's, counted against the blocked runs' share of the queue.
+    blocked: bool,
+}
 
 impl Durable {
     /// Whether the record is durable already: there is no history file.
     pub fn is_durable(&self) -> bool {
-        self.0.is_none()
+        self.on_disk.is_none()
     }
 
     /// Resolves once the record is on disk (and fsynced, per the sync level); false when it
     /// never will be (the journal's thread is gone), and then nothing may act on it.
     pub async fn wait(self, recorder: &Recorder) -> bool {
-        let Some(on_disk) = self.0 else {
+        let Some(on_disk) = self.on_disk else {
             return true;
         };
         let durable = on_disk.await.is_ok();
         recorder.waiting.fetch_sub(1, Ordering::SeqCst);
+        if self.blocked {
+            recorder.waiting_blocked.fetch_sub(1, Ordering::SeqCst);
+        }
         durable
     }
+}
+
+/// How many of the `queue_length` records waiting for the disk may be blocked runs': a
+/// quarter, and at least one.
+pub fn blocked_share(queue_length: usize) -> usize {
+    (queue_length / 4).max(1)
 }
 
 impl store::Record for Line {
@@ -92,6 +108,8 @@ pub struct Recorder {
     journal: Option<Journal<Line>>,
     /// Records handed to the journal whose execution has not yet seen them on disk.
     waiting: AtomicUsize,
+    /// Of those, blocked runs' records.
+    waiting_blocked: AtomicUsize,
     /// Lines appended since the file was last compacted (about: a compaction leaves about
     /// one line per record of the history).
     lines: AtomicUsize,
@@ -146,6 +164,7 @@ impl Recorder {
         Recorder {
             journal,
             waiting: AtomicUsize::new(0),
+            waiting_blocked: AtomicUsize::new(0),
             lines: AtomicUsize::new(history.len()),
             limit,
         }
@@ -155,11 +174,18 @@ impl Recorder {
     /// file's line is encoded from `exec` as it is when the writer takes it. Without a file,
     /// the record is durable at once.
     pub fn record(&self, exec: Arc<Execution>, kind: Kind) -> Durable {
+        let blocked = kind == Kind::Blocked;
         let Some(journal) = &self.journal else {
-            return Durable(None);
+            return Durable {
+                on_disk: None,
+                blocked,
+            };
         };
         let (durable, on_disk) = oneshot::channel();
         self.waiting.fetch_add(1, Ordering::SeqCst);
+        if blocked {
+            self.waiting_blocked.fetch_add(1, Ordering::SeqCst);
+        }
         journal.append(Line {
             exec,
             kind,
@@ -171,7 +197,10 @@ impl Recorder {
             self.lines.store(limit, Ordering::SeqCst);
             journal.compact();
         }
-        Durable(Some(on_disk))
+        Durable {
+            on_disk: Some(on_disk),
+            blocked,
+        }
     }
 
     /// Whether a start may queue a record now: not while the file cannot be written, nor
@@ -186,6 +215,23 @@ impl Recorder {
         let waiting = self.waiting.load(Ordering::SeqCst);
         if waiting >= queue_length {
             return Err(Error::HistoryBehind {
+                waiting,
+                file: journal.path().display().to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether a start that a limit blocks may queue its record now: not while blocked runs'
+    /// records already hold their share of the queue ([`blocked_share`]).
+    pub fn room_for_blocked(&self, queue_length: usize) -> Result<(), Error> {
+        let Some(journal) = &self.journal else {
+            return Ok(());
+        };
+        let waiting = self.waiting_blocked.load(Ordering::SeqCst);
+        let share = blocked_share(queue_length);
+        if waiting >= share {
+            return Err(Error::BlockedBehind {
                 waiting,
                 file: journal.path().display().to_string(),
             });

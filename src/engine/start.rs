@@ -51,7 +51,11 @@ impl Engine {
         let Prepared { exec, launch } = self.prepare(&setup, req, caller, cause, tags)?;
         let limits = &setup.config.limits;
         self.recorder.room(limits.history_queue_length)?;
-        let blocked = self.admit(&exec, limits.max_concurrent_executions)?;
+        let blocked = self.admit(
+            &exec,
+            limits.max_concurrent_executions,
+            limits.history_queue_length,
+        )?;
         if let Some(reason) = blocked {
             // Anyone allowed to press can press a busy button in a loop: rate-limited.
             if let Some(more) = crate::ratelog::BLOCKED_STARTS.admit() {
@@ -157,8 +161,15 @@ impl Engine {
 
     /// Inserts `exec` into the history, and into the running table unless a limit blocks
     /// it; returns why it is blocked, if it is. The tracking-id check, the limits and the
-    /// inserts happen under both locks at once, so two presses cannot both pass a limit.
-    fn admit(&self, exec: &Arc<Execution>, max_running: usize) -> Result<Option<Blocked>, Error> {
+    /// inserts happen under both locks at once, so two presses cannot both pass a limit. A
+    /// start that a limit blocks is refused instead while blocked runs hold their share of
+    /// the history file's queue (of `queue_length`): it leaves no record.
+    fn admit(
+        &self,
+        exec: &Arc<Execution>,
+        max_running: usize,
+        queue_length: usize,
+    ) -> Result<Option<Blocked>, Error> {
         let mut history = lock(&self.history);
         let mut running = lock(&self.running);
         let id = exec.tracking_id.as_str();
@@ -184,6 +195,9 @@ impl Engine {
             max_running,
             earlier,
         );
+        if blocked.is_some() {
+            self.recorder.room_for_blocked(queue_length)?;
+        }
         history.insert(Arc::clone(exec), blocked.is_some());
         if blocked.is_none() {
             running.insert(id.to_string(), Arc::clone(exec));

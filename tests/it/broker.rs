@@ -163,6 +163,25 @@ impl Broker {
         assert!(status.success(), "mosquitto_pub to {topic} failed");
     }
 
+    /// Publishes `payload` to `topic` `count` times from one client, as fast as the broker
+    /// takes them (mosquitto_pub reading one message per line).
+    pub fn publish_many(&self, topic: &str, payload: &str, count: usize) {
+        use std::io::Write;
+        let mut child = Command::new(binary("mosquitto_pub"))
+            .args(self.client_args())
+            .args(["-t", topic, "-l"])
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("run mosquitto_pub");
+        let mut stdin = child.stdin.take().expect("mosquitto_pub's stdin");
+        stdin
+            .write_all(format!("{payload}\n").repeat(count).as_bytes())
+            .expect("write to mosquitto_pub");
+        drop(stdin);
+        let status = child.wait().expect("wait for mosquitto_pub");
+        assert!(status.success(), "mosquitto_pub to {topic} failed");
+    }
+
     /// Every retained message under `filter` right now, read by a fresh client: topic →
     /// payload. Empty payloads are not retained, so they never appear.
     pub fn retained(&self, filter: &str) -> Vec<(String, String)> {

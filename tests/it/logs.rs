@@ -1,6 +1,6 @@
 //! Execution history as GetLogs and GetActionLogs show it: newest first, the
 //! paging arithmetic (countRemaining, totalCount, pageSize, startOffset), the per-action
-//! view, and the eviction of the oldest entries at `logHistoryLimit`.
+//! view, and the eviction at `logHistoryLimit` (the oldest run of the action holding the most).
 //!
 //! Runs get tracking ids `run-00`, `run-01`, … in start order, so every expected page can
 //! be written down exactly.
@@ -244,6 +244,57 @@ fn action_logs_of_an_action_that_never_ran_are_empty() {
 
 // ---------------------------------------------------------------------------------------
 // Retention
+
+/// A flood of one action's presses over HTTP takes that action's own older runs, never
+/// another action's last one: in memory, in the history file after its rewrites, and after a
+/// restart.
+#[test]
+fn a_flood_of_one_action_keeps_another_actions_last_run() {
+    const LIMIT: usize = 10;
+    let state = crate::harness::TempDir::new();
+    let mut status = shell_action("status", "true");
+    status["maxConcurrent"] = json!(8);
+    let config =
+        crate::durability::persistent(&state, LIMIT, vec![shell_action("guarded", "true"), status]);
+    let server = Server::start(config.clone());
+    run_as(&server, "guarded", "alice-run");
+    // 4 clients at once, 60 presses: six times the limit, so the file is rewritten too.
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let server = &server;
+            scope.spawn(move || {
+                for n in 0..15 {
+                    run_as(server, "status", &format!("flood-{t}-{n:02}"));
+                }
+            });
+        }
+    });
+    let kept = |server: &Server| {
+        let page = server.ok("GetLogs", json!({}));
+        assert_eq!(page["logs"].as_array().map(Vec::len), Some(LIMIT), "{page}");
+        ids(&page)
+    };
+    let before = kept(&server);
+    assert_eq!(
+        before.last().map(String::as_str),
+        Some("alice-run"),
+        "{before:?}"
+    );
+    assert_eq!(server.status("alice-run")["exitCode"], 0);
+    let file = std::fs::read_to_string(state.path().join("history.jsonl")).expect("history file");
+    assert!(file.contains("\"alice-run\""), "the file lost alice's run");
+    assert!(
+        !file.contains("\"flood-0-00\""),
+        "the file was never rewritten"
+    );
+    server.stop();
+    let server = Server::start(config);
+    assert_eq!(
+        kept(&server),
+        before,
+        "a restart shows the history shown before it"
+    );
+}
 
 #[test]
 fn history_limit_evicts_the_oldest_entries() {

@@ -1,7 +1,8 @@
 //! Home Assistant through MQTT, against a real broker (Debian's mosquitto, started by each
 //! test on a free loopback port) and its command-line clients: the discovery payloads and
 //! the keys Home Assistant requires, presses as the `runAs` caller, an event per finish, a
-//! blocked press that leaves the last outcome, a refused press leaving no trace, reloads, the
+//! blocked press that leaves the last outcome, a flood of presses that keeps another
+//! action's last run, a refused press leaving no trace, reloads, the
 //! last will, a broker restart in the middle of a run, and a fleet of boards on one broker.
 //! (Home Assistant itself reads these in `tests/homeassistant`.) These are `#[ignore]`d because a fresh clone need not have
 //! mosquitto; `scripts/test.sh` installs it and runs them by name (`-- --ignored mqtt::`).
@@ -409,6 +410,76 @@ fn a_burst_of_runs_leaves_the_state_of_the_last_one() {
     assert_eq!(
         state["attributes"]["output"],
         format!("{}\n", last.as_str().unwrap())
+    );
+}
+
+/// Any client of the broker pressing a cheap action in a loop takes that action's own older
+/// runs out of the history, never another action's last run: in memory, in the history file
+/// and after a restart.
+#[test]
+#[ignore = "needs mosquitto: scripts/test.sh runs it"]
+fn a_flood_of_presses_keeps_another_actions_last_run() {
+    const LIMIT: usize = 10;
+    const PRESSES: usize = 80;
+    let broker = Broker::start();
+    let state = TempDir::new();
+    let config = board(
+        &broker,
+        "flood",
+        json!({}),
+        json!({
+            "stateDirectory": state.path(),
+            "logHistoryLimit": LIMIT,
+            "logHistoryPageSize": 1000,
+            "maxConcurrentExecutions": 64,
+            "prometheus": {"enabled": true},
+            "actions": [
+                {"id": "guarded", "shell": "true"},
+                {"id": "status", "shell": "true", "maxConcurrent": 64},
+            ],
+        }),
+    );
+    let server = Server::start(config.clone());
+    wait_online(&broker, "flood");
+    let alice = server.run("guarded")["executionTrackingId"].clone();
+    broker.publish_many(&press_topic("flood", "status"), "PRESS", PRESSES);
+    // Every press has ended, run or blocked (when more than 64 ran at once).
+    assert!(
+        wait_until(WAIT, || {
+            let resp = crate::client::send(server.addr, &crate::client::Request::get("/metrics"));
+            let ended: usize = resp
+                .text()
+                .lines()
+                .filter(|l| l.starts_with("actiond_executions_total{action=\"status\""))
+                .filter_map(|l| l.rsplit(' ').next()?.parse::<usize>().ok())
+                .sum();
+            ended == PRESSES
+        }),
+        "the {PRESSES} presses never all ended"
+    );
+    // The runs that ran (blocked ones have a ring of their own).
+    let kept = |server: &Server| {
+        let ran: Vec<Value> = logs(server)
+            .into_iter()
+            .filter(|e| e["blocked"] != true)
+            .map(|e| e["executionTrackingId"].clone())
+            .collect();
+        assert_eq!(ran.len(), LIMIT, "{ran:?}");
+        ran
+    };
+    let before = kept(&server);
+    assert_eq!(before.last(), Some(&alice), "{before:?}");
+    let file = std::fs::read_to_string(state.path().join("history.jsonl")).expect("history");
+    assert!(
+        file.contains(alice.as_str().unwrap()),
+        "the file lost the run"
+    );
+    server.stop();
+    let server = Server::start(config);
+    assert_eq!(
+        kept(&server),
+        before,
+        "a restart shows the history shown before it"
     );
 }
 

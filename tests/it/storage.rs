@@ -8,6 +8,8 @@
 //!   the records queued meanwhile share the next fsync (group commit), starts beyond
 //!   `historyQueueLength` waiting records are refused with `resource_exhausted` naming the
 //!   setting, and every start that was accepted runs and is recorded.
+//! - **Busy presses.** A flood of presses of a busy action under the same slow disk: its
+//!   blocked records hold at most a quarter of the queue, and another action's press runs.
 //! - **A full disk** (a small tmpfs filled up): starts are refused with `unavailable` naming
 //!   the cause, a run that ends meanwhile is not reported as finished, and once there is
 //!   space again everything waiting is written, reported, and found after a restart.
@@ -342,6 +344,85 @@ fn a_slow_disk_shares_fsyncs_and_refuses_starts_beyond_the_queue() {
         accepted.len(),
         "refused starts left no record: {ids:?}"
     );
+}
+
+/// A slow disk and a flood of presses of a busy action (the press of any MQTT client, or
+/// a guest): the blocked records hold only their share of the queue (a quarter), and another
+/// user's press of another action still runs. Before, the flood's blocked records filled
+/// the whole queue and that press was refused.
+#[test]
+#[ignore = "needs strace: scripts/test.sh runs it"]
+fn busy_presses_leave_the_disk_queue_to_runs() {
+    const QUEUE: usize = 8;
+    const FLOOD: usize = 40;
+    let state = TempDir::new();
+    let config = {
+        let mut config = persistent(
+            &state,
+            1000,
+            vec![quick(), shell_action("busy", "sleep 30")],
+        );
+        config["historyQueueLength"] = json!(QUEUE);
+        config
+    };
+    let server = Server::start_wrapped(
+        config,
+        &[],
+        &[
+            "strace",
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            "signal=none",
+            "-e",
+            "trace=fdatasync",
+            "-e",
+            "inject=fdatasync:delay_enter=500000",
+            "--",
+        ],
+    );
+    server.ok(
+        "StartAction",
+        json!({"actionId": "busy", "uniqueTrackingId": "busy-run"}),
+    );
+    let addr = server.addr;
+    let flood = thread::spawn(move || {
+        let calls = (0..FLOOD)
+            .map(|i| {
+                let body = json!({"actionId": "busy", "uniqueTrackingId": format!("busy-{i}")});
+                let bytes = serde_json::to_vec(&body).expect("JSON");
+                (Conn::open(addr), Request::connect("StartAction", &bytes))
+            })
+            .collect();
+        send_together(calls)
+    });
+    // The flood's records wait behind a fsync of half a second meanwhile.
+    thread::sleep(Duration::from_millis(200));
+    let (status, body) = server.call(
+        "StartAction",
+        json!({"actionId": "quick", "uniqueTrackingId": "legit"}),
+    );
+    assert_eq!(status, 200, "another user's press is refused: {body}");
+    let answers = flood.join().expect("the flood's thread");
+    let mut refused = 0;
+    for resp in answers.iter().filter(|r| r.status != 200) {
+        let message = assert_error(resp, 429, "resource_exhausted");
+        assert!(
+            message.contains("a quarter of historyQueueLength"),
+            "the refusal names the blocked presses' share: {message}"
+        );
+        refused += 1;
+    }
+    eprintln!("slow disk: {refused} of {FLOOD} busy presses refused, the other press ran");
+    assert!(
+        refused > 0,
+        "{FLOOD} busy presses never filled their share of {QUEUE}"
+    );
+    let entry = server.wait_finished("legit", Duration::from_secs(60));
+    assert_eq!(entry["exitCode"], 0, "{entry}");
+    stop_traced(server);
 }
 
 fn config_without_prometheus(mut config: Value) -> Value {
