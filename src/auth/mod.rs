@@ -73,14 +73,19 @@ fn current_hash(auth: &Auth) -> impl Fn(&str) -> Option<String> + '_ {
     }
 }
 
-/// Says why a login was throttled: per network at info level (the same line as a failed
+/// Says why a login was throttled: per address or network at info level (the same line as a failed
 /// login), the username's ceiling at warn level, naming the name, since someone is guessing
 /// its password from many addresses.
 fn log_throttled(why: Throttled, peer: IpAddr, username: &str) {
     match why {
-        Throttled::Network => {
+        Throttled::Address | Throttled::Network => {
+            let from = if why == Throttled::Address {
+                "this address"
+            } else {
+                "this address's IPv6 /64"
+            };
             if let Some(more) = ratelog::FAILED_LOGINS.admit() {
-                info!(%peer, "login throttled: too many failures from this network{more}");
+                info!(%peer, "login throttled: too many failures from {from}{more}");
             }
         }
         Throttled::Username => {
