@@ -39,7 +39,7 @@ pub enum Login {
     /// Login disabled, unknown user or wrong password (the caller cannot tell which).
     Refused,
     /// `MAX_QUEUED_VERIFICATIONS` logins are being checked already, or one from this
-    /// network is; nothing was counted.
+    /// address is (or `password::NETWORK_PLACES` from its IPv6 /64); nothing was counted.
     Busy,
     /// A new session.
     Accepted { sid: String },
@@ -183,14 +183,14 @@ impl Authority {
             } else if identity::trusted(&auth.trusted_proxies, peer) {
                 Asker::Proxy
             } else {
-                Asker::Network(identity::Network::of(peer))
+                Asker::Address(peer)
             };
             // A login turned away for want of a place is not counted: it cost nothing, it
             // gives no guess, and counting it would let a flood spend a user's attempts.
             let Some(place) = self.hasher.place(asker) else {
                 drop(throttle);
                 if let Some(more) = ratelog::BUSY_LOGINS.admit() {
-                    warn!(%peer, "a login was turned away: {} are being checked already, or one from this network is{more}", password::MAX_QUEUED_VERIFICATIONS);
+                    warn!(%peer, "a login was turned away: {} are being checked already, or one from this address is{more}", password::MAX_QUEUED_VERIFICATIONS);
                 }
                 return Login::Busy;
             };
