@@ -20,9 +20,13 @@
 //! the newest stream of the network holding the most, and a caller who logged in that of a
 //! guest (`make_room`): the one cut off is told why (`Cut::Crowded`, `Cut::ForUser`). An IPv6
 //! client can take any address of its /64, so a /64 (as the connection share counts it) also
-//! holds at most a quarter of all the places, and never less than one address's share: a
-//! household whose phones share one IPv6 prefix is not held to one address's few streams.
-//!
+//! holds at most a quarter of all the places, and never less than one address's share. But on
+//! a home LAN the /64 is the whole household, so that cap is applied last: when the /64 holds
+//! its quarter, the same rule is applied within it first, with addresses as holders (an
+//! address under an even split of the quarter takes the newest stream of the address holding
+//! the most, a caller who logged in a guest's), and only a newcomer neither rule admits is
+//! refused. One device of the household, or its guest pages, cannot keep the others out.
+
 //! The bus does not know the wire format: the API layer gives it an encoder when it is
 //! built, and each subscriber says which of the encoder's forms it takes (the API's codecs);
 //! each event is encoded once per form, however many subscribers receive it.
@@ -207,59 +211,65 @@ fn network_share(most: usize, places: usize) -> usize {
     (places / 4).max(most)
 }
 
-/// When every one of `places` is taken: which subscriber gives its place to a newcomer from
-/// `network` (`None`: through a trusted proxy), and why; `None` when nobody does.
+/// When every one of `places` among the subscribers `within` says are in play is taken: which
+/// of them gives its place to a newcomer whose holder is `mine` (`None`: a trusted proxy),
+/// and why; `None` when nobody does. `holder` says whom a subscriber's stream counts for
+/// (`None`: nobody's, a trusted proxy's).
 ///
-/// As for connections: a newcomer whose network holds less than an even split of the places
-/// among the networks holding them (its own counted) takes the place of the newest stream of
-/// the network holding the most, when that one holds more than the even split; so a few
-/// addresses that took every place cannot keep out another. Failing that, a caller who
-/// logged in takes the newest guest stream of whoever holds the most guest streams: guests
-/// cannot keep a user out either. A trusted proxy's streams are nobody's network.
-fn make_room(
+/// As for connections: a newcomer whose holder holds less than an even split of the places
+/// among the holders holding them (its own counted) takes the place of the newest stream of
+/// the holder holding the most (a guest's, if it has one), when that one holds more than the
+/// even split; so a few
+/// holders that took every place cannot keep out another. Failing that, a caller who logged
+/// in takes the newest guest stream of whoever holds the most guest streams: guests cannot
+/// keep a user out either.
+///
+/// The bus asks it twice: over every stream with networks as holders, when every place of
+/// the bus is taken; and over the streams of one IPv6 /64 with addresses as holders, when the
+/// /64 holds its share.
+fn make_room<K: Copy + Eq + std::hash::Hash>(
     subs: &[Subscriber],
-    network: Option<Network>,
+    within: impl Fn(&Subscriber) -> bool,
+    holder: impl Fn(&Subscriber) -> Option<K>,
+    mine: Option<K>,
     caller: &Caller,
     places: usize,
 ) -> Option<(usize, Cut)> {
-    let key = |s: &Subscriber| s.from.map(|(_, n)| n);
-    let newest_of = |holder: Option<Network>, guests_only: bool| {
+    let newest_of = |of: Option<K>, guests_only: bool| {
         subs.iter()
-            .rposition(|s| key(s) == holder && (!guests_only || s.caller.is_guest()))
+            .rposition(|s| within(s) && holder(s) == of && (!guests_only || s.caller.is_guest()))
     };
-    let mut held: HashMap<Network, usize> = HashMap::new();
-    for n in subs.iter().filter_map(key) {
-        *held.entry(n).or_default() += 1;
+    let in_play = || subs.iter().enumerate().filter(|(_, s)| within(s));
+    // Per holder: how many streams, and where its newest is. Of holders with as many, the
+    // one with the newest stream gives way, so the choice never rests on a map's order.
+    let mut held: HashMap<K, (usize, usize)> = HashMap::new();
+    for (at, k) in in_play().filter_map(|(at, s)| Some((at, holder(s)?))) {
+        let entry = held.entry(k).or_default();
+        *entry = (entry.0 + 1, at);
     }
-    if let Some(mine) = network {
-        let own = held.get(&mine).copied().unwrap_or(0);
-        let networks = held.len() + usize::from(own == 0);
-        let fair = (places / networks.max(1)).max(1);
-        // Of networks holding equally many, the one with the newest stream: a map's order
-        // would pick one at random.
-        let most = held.values().copied().max().unwrap_or(0);
-        let crowd = subs.iter().rev().filter_map(key).find(|n| held[n] == most);
-        if let Some(crowd) = crowd
+    if let Some(mine) = mine {
+        let own = held.get(&mine).map_or(0, |&(count, _)| count);
+        let holders = held.len() + usize::from(own == 0);
+        let fair = (places / holders.max(1)).max(1);
+        let crowd = held.iter().max_by_key(|&(_, holds)| *holds);
+        if let Some((&crowd, &(count, _))) = crowd
             && own < fair
-            && most > fair
+            && count > fair
         {
-            return newest_of(Some(crowd), false).map(|at| (at, Cut::Crowded));
+            // Its guests' streams first: a caller who logged in outranks them.
+            let at = newest_of(Some(crowd), true).or_else(|| newest_of(Some(crowd), false));
+            return at.map(|at| (at, Cut::Crowded));
         }
     }
     if caller.is_guest() {
         return None;
     }
-    let mut guests: HashMap<Option<Network>, usize> = HashMap::new();
-    for s in subs.iter().filter(|s| s.caller.is_guest()) {
-        *guests.entry(key(s)).or_default() += 1;
+    let mut guests: HashMap<Option<K>, (usize, usize)> = HashMap::new();
+    for (at, s) in in_play().filter(|(_, s)| s.caller.is_guest()) {
+        let entry = guests.entry(holder(s)).or_default();
+        *entry = (entry.0 + 1, at);
     }
-    let most = guests.values().copied().max()?;
-    let crowd = subs
-        .iter()
-        .rev()
-        .filter(|s| s.caller.is_guest())
-        .map(key)
-        .find(|n| guests[n] == most)?;
+    let (&crowd, _) = guests.iter().max_by_key(|&(_, holds)| *holds)?;
     newest_of(crowd, true).map(|at| (at, Cut::ForUser))
 }
 
@@ -401,21 +411,44 @@ impl Bus {
         let mut subs = self.lock();
         // Subscribers whose client went away leave their queue closed; forget them first.
         subs.retain(|s| !s.tx.is_closed());
-        let from = from.map(|f| (f, Network::of(f.address)));
+        let from = from.map(|f| {
+            let address = f.address.to_canonical();
+            (From { address, ..f }, Network::of(address))
+        });
         if let Some((f, network)) = from {
             let same = |s: &&Subscriber| s.from.is_some_and(|(a, _)| a == f.address);
             if subs.iter().filter(same).count() >= f.most {
                 return Err(Refused::TooManyFrom(f.most));
             }
+            // The /64 at its share: within it, an address under an even split of it takes the
+            // place of the address holding the most, and a caller who logged in a guest's,
+            // before the /64's cap refuses anyone (one device of a household, or its guests,
+            // cannot keep the others of its /64 out).
             let most = network_share(f.most, self.max_subscribers);
-            let near = |s: &&Subscriber| s.from.is_some_and(|(_, n)| n == network);
-            if subs.iter().filter(near).count() >= most {
-                return Err(Refused::TooManyFromNetwork(most));
+            let near = |s: &Subscriber| s.from.is_some_and(|(_, n)| n == network);
+            if matches!(network, Network::V6(_)) && subs.iter().filter(|s| near(s)).count() >= most
+            {
+                let address = |s: &Subscriber| s.from.map(|(a, _)| a);
+                let Some((at, why)) =
+                    make_room(&subs, near, address, Some(f.address), &caller, most)
+                else {
+                    return Err(Refused::TooManyFromNetwork(most));
+                };
+                subs.remove(at).end(why);
             }
         }
         if subs.len() >= self.max_subscribers {
             let network = from.map(|(_, n)| n);
-            let Some((at, why)) = make_room(&subs, network, &caller, self.max_subscribers) else {
+            let holder = |s: &Subscriber| s.from.map(|(_, n)| n);
+            let everyone = |_: &Subscriber| true;
+            let Some((at, why)) = make_room(
+                &subs,
+                everyone,
+                holder,
+                network,
+                &caller,
+                self.max_subscribers,
+            ) else {
                 return Err(Refused::TooMany(self.max_subscribers));
             };
             // Dropping its sender ends that stream after what is queued, saying why.
@@ -800,8 +833,22 @@ mod tests {
             .map(Result::unwrap)
             .collect();
         assert_eq!(held.len(), 16);
-        let refused = sub("2001:db8::99".into()).err();
-        assert_eq!(refused, Some(Refused::TooManyFromNetwork(16)));
+        // A ninth phone of the /64 holds less than an even split of its quarter (16 / 9):
+        // the newest stream of a phone holding the most gives way.
+        let ninth = sub("2001:db8::99".into()).expect("a ninth phone");
+        let cut: Vec<_> = held.iter().filter_map(Subscription::cut).collect();
+        assert_eq!(cut, vec![Cut::Crowded]);
+        assert_eq!(
+            held[15].cut(),
+            Some(Cut::Crowded),
+            "the newest of the last phone"
+        );
+        // A second stream of the ninth phone would take it back: refused.
+        assert_eq!(
+            sub("2001:db8::99".into()).err(),
+            Some(Refused::TooManyFromNetwork(16))
+        );
+        drop(ninth);
         // Another prefix, and an IPv4 address, are not held back by it.
         assert!(sub("2001:db8:1::1".into()).is_ok());
         assert!(sub("192.0.2.1".into()).is_ok());
@@ -837,5 +884,66 @@ mod tests {
         for (why, words) in cases {
             assert_eq!(why.to_string(), words);
         }
+    }
+
+    /// Guest streams of one device holding its /64's quarter do not
+    /// keep out a caller who logged in from the same /64, nor a guest page of another address
+    /// of it; an address of the /64 holding as many as each is refused.
+    #[test]
+    fn a_64s_quarter_gives_way_within_before_refusing() {
+        let bus = Bus::new(64, 8, encode);
+        let sub = |caller: Caller, ip: &str| {
+            let from = From {
+                address: ip.parse().unwrap(),
+                most: 4,
+            };
+            bus.subscribe_as(caller, Box::new(Nobody), 0, Some(from))
+        };
+        let alice = Caller {
+            username: "alice".into(),
+            usergroup: "admins".into(),
+            provider: Provider::Local,
+            sid: None,
+        };
+        let bad: Vec<_> = (1..=4)
+            .flat_map(|n| (0..4).map(move |_| n))
+            .map(|n| sub(Caller::guest(), &format!("fd30:c::b:{n}")).unwrap())
+            .collect();
+        assert_eq!(bus.subscribers(), 16);
+        // A guest page of alice's address: under an even split of 16 among 5 addresses.
+        let _guest = sub(Caller::guest(), "fd30:c::a11c").expect("a guest of another address");
+        // Her own page, logged in: a guest's place, once the even split no longer helps.
+        let _page = sub(alice.clone(), "fd30:c::a11c").expect("alice's page");
+        let _page2 = sub(alice.clone(), "fd30:c::a11c").expect("alice's second page");
+        let _page3 = sub(alice, "fd30:c::a11c").expect("alice's third page");
+        let cut: Vec<_> = bad.iter().filter_map(Subscription::cut).collect();
+        assert_eq!(cut.len(), 4, "{cut:?}");
+        assert!(cut.contains(&Cut::ForUser), "{cut:?}");
+        assert_eq!(bus.subscribers(), 16);
+        // The device takes sixteen addresses, one guest stream each: a guest of a seventeenth
+        // is refused, a caller who logged in is not.
+        let bus = Bus::new(64, 8, encode);
+        let sub = |caller: Caller, ip: &str| {
+            let from = From {
+                address: ip.parse().unwrap(),
+                most: 4,
+            };
+            bus.subscribe_as(caller, Box::new(Nobody), 0, Some(from))
+        };
+        let held: Vec<_> = (1..=16)
+            .map(|n| sub(Caller::guest(), &format!("fd30:c::b:{n}")).unwrap())
+            .collect();
+        assert_eq!(
+            sub(Caller::guest(), "fd30:c::a11c").err(),
+            Some(Refused::TooManyFromNetwork(16)),
+        );
+        let bob = Caller {
+            username: "bob".into(),
+            usergroup: String::new(),
+            provider: Provider::Local,
+            sid: None,
+        };
+        assert!(sub(bob, "fd30:c::a11c").is_ok());
+        assert_eq!(held.iter().filter_map(Subscription::cut).count(), 1);
     }
 }

@@ -103,11 +103,12 @@ const MIN_WAIT_BEFORE_CLOSE: Duration = Duration::from_millis(250);
 /// How often a newcomer that found every slot taken, and no connection to close, looks again.
 const RECHECK: Duration = Duration::from_millis(50);
 
-/// A new connection refused by its address's share (answered 429; dropping it closes it).
+/// A new connection refused by its address's or network's share (answered 429; dropping it
+/// closes it).
 struct OverShare;
 
-/// The place of a new connection in its address's share of the slots (`None` for a trusted
-/// proxy, which carries everyone).
+/// The place of a new connection in its address's and its IPv6 /64's share of the slots
+/// (`None` for a trusted proxy, which carries everyone).
 fn share_for(
     app: &App,
     shares: &Arc<Shares>,
@@ -119,15 +120,17 @@ fn share_for(
         return Ok(None);
     }
     let most = config.limits.max_connections_per_address;
-    if let Some(share) = shares.admit(peer.ip(), most) {
-        return Ok(Some(share));
-    }
+    let network_most = connection::network_share(most, config.limits.max_connections);
+    let over = match shares.admit(peer.ip(), most, network_most) {
+        Ok(share) => return Ok(Some(share)),
+        Err(over) => over,
+    };
     if let Some(more) = ratelog::REFUSED_REQUESTS.admit() {
-        debug!(%peer, "refused: the address holds its share of connections{more}");
+        debug!(%peer, "refused: {over:?} connections held already{more}");
     }
     // A short answer fits in the socket's buffer; a client that reads nothing loses it with
     // the connection.
-    let _ = stream.try_write(&connection::over_share(most));
+    let _ = stream.try_write(&connection::over_share(over));
     Err(OverShare)
 }
 

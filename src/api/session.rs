@@ -32,15 +32,22 @@ pub async fn login(app: &App, f: &Fields, ctx: &Ctx) -> Result<Reply, ConnectErr
         .login(&config.auth, &config.limits, ctx.peer, &username, password)
         .await
     {
-        Login::Throttled(Throttled::Network) => Err(ConnectError::new(
+        Login::Throttled(Throttled::Address) => Err(ConnectError::new(
             Code::ResourceExhausted,
             "too many failed logins for this user, or from your address: wait a minute, then \
              try again",
         )),
+        Login::Throttled(Throttled::Network) => Err(ConnectError::new(
+            Code::ResourceExhausted,
+            "too many failed logins from the addresses of your IPv6 network (its /64) \
+             together: for now only a user who logged in from this network before may try; \
+             wait a minute, then try again",
+        )),
         Login::Throttled(Throttled::Username) => Err(ConnectError::new(
             Code::ResourceExhausted,
             "too many failed logins for this user from many addresses: for now only a device \
-             that logged in as this user before may try; wait a minute, then try again",
+             on a network where this user logged in before may try (until that network has \
+             failed as often itself); wait a minute, then try again",
         )),
         Login::Busy => Err(ConnectError::new(
             Code::ResourceExhausted,

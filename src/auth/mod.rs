@@ -39,7 +39,7 @@ pub enum Login {
     /// Login disabled, unknown user or wrong password (the caller cannot tell which).
     Refused,
     /// `MAX_QUEUED_VERIFICATIONS` logins are being checked already, or one from this
-    /// network is; nothing was counted.
+    /// address is (or `password::NETWORK_PLACES` from its IPv6 /64); nothing was counted.
     Busy,
     /// A new session.
     Accepted { sid: String },
@@ -73,14 +73,19 @@ fn current_hash(auth: &Auth) -> impl Fn(&str) -> Option<String> + '_ {
     }
 }
 
-/// Says why a login was throttled: per network at info level (the same line as a failed
+/// Says why a login was throttled: per address or network at info level (the same line as a failed
 /// login), the username's ceiling at warn level, naming the name, since someone is guessing
 /// its password from many addresses.
 fn log_throttled(why: Throttled, peer: IpAddr, username: &str) {
     match why {
-        Throttled::Network => {
+        Throttled::Address | Throttled::Network => {
+            let from = if why == Throttled::Address {
+                "this address"
+            } else {
+                "this address's IPv6 /64"
+            };
             if let Some(more) = ratelog::FAILED_LOGINS.admit() {
-                info!(%peer, "login throttled: too many failures from this network{more}");
+                info!(%peer, "login throttled: too many failures from {from}{more}");
             }
         }
         Throttled::Username => {
@@ -178,14 +183,14 @@ impl Authority {
             } else if identity::trusted(&auth.trusted_proxies, peer) {
                 Asker::Proxy
             } else {
-                Asker::Network(identity::Network::of(peer))
+                Asker::Address(peer)
             };
             // A login turned away for want of a place is not counted: it cost nothing, it
             // gives no guess, and counting it would let a flood spend a user's attempts.
             let Some(place) = self.hasher.place(asker) else {
                 drop(throttle);
                 if let Some(more) = ratelog::BUSY_LOGINS.admit() {
-                    warn!(%peer, "a login was turned away: {} are being checked already, or one from this network is{more}", password::MAX_QUEUED_VERIFICATIONS);
+                    warn!(%peer, "a login was turned away: {} are being checked already, or one from this address is{more}", password::MAX_QUEUED_VERIFICATIONS);
                 }
                 return Login::Busy;
             };

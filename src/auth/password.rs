@@ -8,10 +8,11 @@
 //! that would stall every request, the kill ladder and the watchdog, so async callers go through
 //! `Hasher`, which runs the work on tokio's blocking pool behind a single permit: at most one
 //! 19 MiB block exists at any time, which matters on a 512 MB board. Verifications wait in a
-//! bounded queue, first come first served, where one network holds at most one place and a
-//! few places are kept for users logging in from where they did before (`Hasher::place`).
+//! bounded queue, first come first served, where one address holds at most one place (the
+//! addresses of one IPv6 /64 together at most half of them) and a few places are kept for users logging in from where they did before (`Hasher::place`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use argon2::password_hash::phc::{Output, ParamsString, PasswordHash, Salt};
@@ -182,10 +183,12 @@ pub struct Hasher {
     /// Places only a login from where its user logged in before may take, so a flood from
     /// many addresses holding every other place does not keep the real user out.
     reserved: Arc<Semaphore>,
-    /// The networks holding a place now: one each, so a few addresses cannot hold the queue
+    /// The addresses holding a place now: one each, so a few addresses cannot hold the queue
     /// and each address waits its turn among the others (the queue is first come, first
-    /// served).
-    holders: Arc<Mutex<HashSet<Network>>>,
+    /// served); and the places each IPv6 /64 holds, at most `NETWORK_PLACES`, so one device
+    /// taking many addresses of its /64 cannot hold the queue either, while one device of a
+    /// household (a /64) does not keep the others out.
+    holders: Arc<Mutex<Holders>>,
     jobs: std::sync::mpsc::Sender<Job>,
 }
 
@@ -198,8 +201,8 @@ pub const RESERVED_PLACES: usize = 2;
 /// Who asks for a place in the hasher's queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Asker {
-    /// A network that holds at most one place at a time.
-    Network(Network),
+    /// An address that holds at most one place at a time (its /64 at most `NETWORK_PLACES`).
+    Address(IpAddr),
     /// A trusted proxy, which carries everyone: held to no one place.
     Proxy,
     /// A user from a network they logged in from before: a reserved place first.
@@ -210,16 +213,31 @@ pub enum Asker {
 #[derive(Debug)]
 pub struct Place {
     _held: OwnedSemaphorePermit,
-    holder: Option<(Network, Arc<Mutex<HashSet<Network>>>)>,
+    holder: Option<(IpAddr, Arc<Mutex<Holders>>)>,
 }
+
+/// Who holds the places of the queue that are held per address.
+#[derive(Debug, Default)]
+struct Holders {
+    addresses: HashSet<IpAddr>,
+    networks: HashMap<Network, usize>,
+}
+
+/// Places the addresses of one IPv6 /64 hold together at most.
+pub const NETWORK_PLACES: usize = MAX_QUEUED_VERIFICATIONS / 2;
 
 impl Drop for Place {
     fn drop(&mut self) {
-        if let Some((network, holders)) = &self.holder {
-            holders
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(network);
+        if let Some((address, holders)) = &self.holder {
+            let mut holders = holders.lock().unwrap_or_else(PoisonError::into_inner);
+            holders.addresses.remove(address);
+            let network = Network::of(*address);
+            if let Some(n) = holders.networks.get_mut(&network) {
+                *n -= 1;
+                if *n == 0 {
+                    holders.networks.remove(&network);
+                }
+            }
         }
     }
 }
@@ -298,8 +316,8 @@ impl Hasher {
         }
     }
 
-    /// A place in the queue of verifications for `asker`, or None when its network holds
-    /// one already, or when `MAX_QUEUED_VERIFICATIONS` are waiting or running (for a known
+    /// A place in the queue of verifications for `asker`, or None when its address holds
+    /// one already, or its IPv6 /64 `NETWORK_PLACES`, or when `MAX_QUEUED_VERIFICATIONS` are waiting or running (for a known
     /// user: those and the `RESERVED_PLACES` too).
     pub fn place(&self, asker: Asker) -> Option<Place> {
         let general = || Arc::clone(&self.places).try_acquire_owned().ok();
@@ -316,16 +334,20 @@ impl Hasher {
                     _held: held,
                     holder: None,
                 }),
-            Asker::Network(network) => {
+            Asker::Address(address) => {
+                let address = address.to_canonical();
+                let network = Network::of(address);
                 let mut holders = self.holders.lock().unwrap_or_else(PoisonError::into_inner);
-                if holders.contains(&network) {
+                let near = holders.networks.get(&network).copied().unwrap_or(0);
+                if holders.addresses.contains(&address) || near >= NETWORK_PLACES {
                     return None;
                 }
                 let held = general()?;
-                holders.insert(network);
+                holders.addresses.insert(address);
+                *holders.networks.entry(network).or_insert(0) += 1;
                 Some(Place {
                     _held: held,
-                    holder: Some((network, Arc::clone(&self.holders))),
+                    holder: Some((address, Arc::clone(&self.holders))),
                 })
             }
         }
@@ -471,14 +493,26 @@ mod tests {
     }
 
     #[test]
-    fn one_place_per_network_and_reserved_places_for_known_users() {
+    fn one_place_per_address_a_few_per_64_and_reserved_places_for_known_users() {
         let hasher = Hasher::new();
-        let net = |ip: &str| Asker::Network(Network::of(ip.parse().unwrap()));
+        let net = |ip: &str| Asker::Address(ip.parse().unwrap());
         let first = hasher.place(net("10.0.0.1")).unwrap();
-        assert!(hasher.place(net("10.0.0.1")).is_none(), "one per network");
-        // An IPv6 client's /64 is its network.
-        let v6 = hasher.place(net("fd00::1")).unwrap();
-        assert!(hasher.place(net("fd00::2")).is_none());
+        assert!(hasher.place(net("10.0.0.1")).is_none(), "one per address");
+        assert!(
+            hasher.place(net("::ffff:10.0.0.1")).is_none(),
+            "the same address"
+        );
+        // The addresses of one IPv6 /64 hold one place each, and at most NETWORK_PLACES.
+        let v6: Vec<Place> = (1..=NETWORK_PLACES)
+            .map(|n| hasher.place(net(&format!("fd00::{n}"))).unwrap())
+            .collect();
+        assert!(hasher.place(net("fd00::1")).is_none());
+        assert!(
+            hasher.place(net("fd00::99")).is_none(),
+            "the /64 holds its places"
+        );
+        drop(v6);
+        let v6 = hasher.place(net("fd00::99")).unwrap();
         drop(first);
         let mut held: Vec<Place> = vec![hasher.place(net("10.0.0.1")).unwrap()];
         held.extend((2..=7).map(|n| hasher.place(net(&format!("10.0.0.{n}"))).unwrap()));
@@ -497,7 +531,7 @@ mod tests {
         assert!(proxied.iter().all(Option::is_some));
         drop((held, v6));
         assert!(
-            hasher.holders.lock().unwrap().is_empty(),
+            hasher.holders.lock().unwrap().networks.is_empty(),
             "places given back"
         );
     }

@@ -1,25 +1,35 @@
-//! Login throttling. Failed logins are counted over the last 60 s per (client network,
-//! username), per client network, and per username across all networks. A client network is
-//! an IPv4 address or an IPv6 /64 (`identity::Network`, the key of the connection share too),
-//! so a host cannot reset its count by taking another address of its /64.
+//! Login throttling. Failed logins are counted over the last 60 s per (address, username),
+//! per address, per (network, username), per network, and per username across all networks.
+//! An address is one IPv4 or IPv6 address (an IPv4-mapped IPv6 address is the IPv4 address);
+//! a network is an IPv6 /64 (`identity::Network`), an IPv4 address being its own.
 //!
-//! - A pair that reached its cap may not try that username again from that network until its
-//!   oldest failure leaves the window; a network that reached its (higher) cap may not try any
-//!   username.
-//! - A username that reached its ceiling (failures from every network together) may not be
-//!   tried from a network it has never logged in from until the window passes, so guessing
-//!   from many addresses is slowed to the ceiling per minute. The networks the user logged in
-//!   from before (remembered for `KNOWN_FOR`) are exempt: during such an attack the real user
-//!   still logs in from their phone or laptop, and from a new place waits at most until the
-//!   attack stops plus a minute. Names that no user has are counted the same way, so the
-//!   answers do not tell which names exist; and when the table is full, a name under its
-//!   ceiling is forgotten before one over it, so a flood of made-up names cannot push a
+//! Both are needed. One IPv6 host may take any address of its /64, so an address alone could
+//! be renewed at will; but on a home LAN the /64 is the whole household, so a cap on the /64
+//! alone lets one hostile (or buggy) device lock every IPv6 user of the house out. So:
+//!
+//! - A pair that reached `per_user` may not try that username again from that address until
+//!   its oldest failure leaves the window; an address that reached `per_address` may not try
+//!   any username.
+//! - A network that reached `NETWORK_FACTOR` times `per_address` (failures from all its
+//!   addresses together) may not try any username, except a user logging in from a network
+//!   they logged in from before (remembered for `KNOWN_FOR`): failures other addresses caused
+//!   with other names never stop them.
+//! - A username that reached its ceiling `per_username` (failures from every network together)
+//!   may not be tried from a network it has never logged in from until the window passes, so
+//!   guessing from many addresses is slowed to the ceiling per minute. A network the user
+//!   logged in from before is held to the same ceiling counting only that network's own
+//!   failures for the name: the real user still logs in from home while the name is guessed
+//!   from elsewhere, and a device in the user's own /64 guessing the name still meets a
+//!   ceiling (it then stops the user from that network too, until the minute passes: only
+//!   failures of the user's own name do). Names that no user has are counted the same way,
+//!   so the answers do not tell which names exist; and when the table is full, a name under
+//!   its ceiling is forgotten before one over it, so a flood of made-up names cannot push a
 //!   guessed one out.
 //!
 //! A success clears the failures of its own pair only: logging in as yourself does not reset
-//! anyone else's count, nor the network's. Every table is bounded: when one is full, the
-//! entry with the oldest activity is forgotten, so a flood of addresses or names cannot grow
-//! memory. Pure: the caller passes the time and the caps.
+//! anyone else's count, nor the address's or the network's. Every table is bounded: when one
+//! is full, the entry with the oldest activity is forgotten, so a flood of addresses or names
+//! cannot grow memory. Pure: the caller passes the time and the caps.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -45,13 +55,21 @@ pub struct Caps {
     pub per_username: usize,
 }
 
+/// How many times `per_address` the addresses of one network (an IPv6 /64) may fail together
+/// within the window: enough for several devices of a household at once, and a bound on a
+/// host that takes a new address of its /64 for every few guesses.
+pub const NETWORK_FACTOR: usize = 4;
+
 /// Why an attempt may not be made now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Throttled {
-    /// Too many failures from this network, for this name or for any.
+    /// Too many failures from this address, for this name or for any.
+    Address,
+    /// Too many failures from this address's IPv6 /64 together, and the user never logged in
+    /// from it.
     Network,
-    /// Too many failures for this username from all networks together, and this network is
-    /// not one the user logged in from.
+    /// Too many failures for this username: from all networks together, and this network is
+    /// not one the user logged in from; or from this network, which is.
     Username,
 }
 
@@ -122,12 +140,38 @@ fn name_key(username: &str) -> String {
 
 #[derive(Debug, Default)]
 pub struct Throttle {
-    by_pair: HashMap<(Network, String), Failures>,
-    by_address: HashMap<Network, Failures>,
-    /// Configured usernames only.
+    by_pair: HashMap<(IpAddr, String), Failures>,
+    by_address: HashMap<IpAddr, Failures>,
+    by_network_name: HashMap<(Network, String), Failures>,
+    by_network: HashMap<Network, Failures>,
     by_name: HashMap<String, Failures>,
     /// Where each user last logged in, and when.
     known: HashMap<(Network, String), Instant>,
+}
+
+/// What a client address counts as here: the address itself (an IPv4-mapped IPv6 address as
+/// the IPv4 address it carries), and its network.
+fn keys(addr: IpAddr) -> (IpAddr, Network) {
+    (addr.to_canonical(), Network::of(addr))
+}
+
+fn recent<K: std::hash::Hash + Eq>(
+    table: &mut HashMap<K, Failures>,
+    key: &K,
+    now: Instant,
+) -> usize {
+    table.get_mut(key).map_or(0, |f| f.recent(now))
+}
+
+/// Takes back the newest failure under `key` (a success's own attempt), forgetting the key
+/// when none is left.
+fn take_back<K: std::hash::Hash + Eq>(table: &mut HashMap<K, Failures>, key: &K) {
+    if let Some(f) = table.get_mut(key) {
+        f.0.pop();
+        if f.0.is_empty() {
+            table.remove(key);
+        }
+    }
 }
 
 impl Throttle {
@@ -139,26 +183,29 @@ impl Throttle {
         now: Instant,
         caps: Caps,
     ) -> Result<(), Throttled> {
-        let net = Network::of(addr);
+        let (host, net) = keys(addr);
         let name = name_key(username);
-        let pair = (net, name);
-        let user_ok = self
-            .by_pair
-            .get_mut(&pair)
-            .is_none_or(|f| f.recent(now) < caps.per_user);
-        let address_ok = self
-            .by_address
-            .get_mut(&net)
-            .is_none_or(|f| f.recent(now) < caps.per_address);
-        if !(user_ok && address_ok) {
-            return Err(Throttled::Network);
+        let pair = (host, name);
+        if recent(&mut self.by_pair, &pair, now) >= caps.per_user
+            || recent(&mut self.by_address, &host, now) >= caps.per_address
+        {
+            return Err(Throttled::Address);
         }
         let (_, name) = pair;
-        let over_ceiling = self
-            .by_name
-            .get_mut(&name)
-            .is_some_and(|f| f.recent(now) >= caps.per_username);
-        if over_ceiling && !self.is_known(net, name, now) {
+        if self.is_known(net, name.clone(), now) {
+            // Only failures of this name from this network stop a network the user knows.
+            let own = recent(&mut self.by_network_name, &(net, name), now);
+            return if own >= caps.per_username {
+                Err(Throttled::Username)
+            } else {
+                Ok(())
+            };
+        }
+        let network_cap = caps.per_address.saturating_mul(NETWORK_FACTOR);
+        if recent(&mut self.by_network, &net, now) >= network_cap {
+            return Err(Throttled::Network);
+        }
+        if recent(&mut self.by_name, &name, now) >= caps.per_username {
             return Err(Throttled::Username);
         }
         Ok(())
@@ -177,7 +224,7 @@ impl Throttle {
 
     /// Records a failed login from `addr` as `username`.
     pub fn failed(&mut self, addr: IpAddr, username: &str, now: Instant, caps: Caps) {
-        let net = Network::of(addr);
+        let (host, net) = keys(addr);
         let name = name_key(username);
         // A name over its ceiling is the last to be forgotten.
         let ceiling = caps.per_username;
@@ -194,24 +241,30 @@ impl Throttle {
             .entry(name.clone())
             .or_default()
             .push(now, keep);
-        record(&mut self.by_pair, (net, name), now, caps.per_user);
-        record(&mut self.by_address, net, now, caps.per_address);
+        record(&mut self.by_network_name, (net, name.clone()), now, keep);
+        record(&mut self.by_pair, (host, name), now, caps.per_user);
+        record(&mut self.by_address, host, now, caps.per_address);
+        let network_cap = caps.per_address.saturating_mul(NETWORK_FACTOR);
+        // Known pairs try past the network's cap: kept past it likewise.
+        record(
+            &mut self.by_network,
+            net,
+            now,
+            network_cap.saturating_add(16),
+        );
     }
 
     /// A successful login of `username` from `addr`, whose attempt was recorded as failed
     /// beforehand: that pair's failures are cleared, the attempt no longer counts against the
-    /// network or the name, and the network is known for the user from now on. Other pairs,
-    /// and the network's and the name's other failures, stay.
+    /// address, the network or the name, and the network is known for the user from now on.
+    /// Other pairs, and the other failures of the address, the network and the name, stay.
     pub fn succeeded(&mut self, addr: IpAddr, username: &str, now: Instant) {
-        let net = Network::of(addr);
+        let (host, net) = keys(addr);
         let name = name_key(username);
-        self.by_pair.remove(&(net, name.clone()));
-        if let Some(f) = self.by_address.get_mut(&net) {
-            f.0.pop();
-            if f.0.is_empty() {
-                self.by_address.remove(&net);
-            }
-        }
+        self.by_pair.remove(&(host, name.clone()));
+        take_back(&mut self.by_address, &host);
+        take_back(&mut self.by_network, &net);
+        take_back(&mut self.by_network_name, &(net, name.clone()));
         if let Some(f) = self.by_name.get_mut(&name) {
             f.0.pop();
         }
@@ -270,7 +323,7 @@ mod tests {
         let later = at(start, 10);
         assert_eq!(
             t.allows(ip(1), "alice", later, CAPS),
-            Err(Throttled::Network)
+            Err(Throttled::Address)
         );
         assert!(t.ok(ip(1), "bob", later), "another name");
         assert!(t.ok(ip(2), "alice", later), "another address");
@@ -332,24 +385,88 @@ mod tests {
         assert!(!t.ok(ip(1), "alice", now));
     }
 
-    /// An IPv6 host may take any address of its /64: they are one network here, as in the
-    /// connection share. Another /64 is another network.
+    /// An IPv6 address is counted alone, and its /64 together: one device of a household
+    /// failing with made-up names stops that device, not the other devices of the /64, nor
+    /// a user logging in from a network they know.
     #[test]
-    fn ipv6_addresses_count_by_their_64() {
+    fn one_device_of_a_64_does_not_lock_the_household_out() {
         let mut t = Throttle::default();
-        let now = Instant::now();
-        for i in 0..5 {
-            let addr = v6(&format!("2001:db8:0:1::{:x}", i + 1));
-            assert!(t.ok(addr, "alice", now), "guess {i}");
-            t.fail(addr, "alice", now);
+        let start = Instant::now();
+        let home = |n: u32| v6(&format!("fd30:c::{n:x}"));
+        // alice logged in from her phone once.
+        t.fail(home(0xa11c), "alice", start);
+        t.succeeded(home(0xa11c), "alice", start);
+        let now = at(start, 100);
+        for i in 0..CAPS.per_address {
+            t.fail(home(0xbad), &format!("nobody{i}"), now);
         }
-        assert!(!t.ok(v6("2001:db8:0:1:ffff:ffff:ffff:ffff"), "alice", now));
-        assert!(t.ok(v6("2001:db8:0:2::1"), "alice", now));
+        assert_eq!(
+            t.allows(home(0xbad), "alice", now, CAPS),
+            Err(Throttled::Address),
+            "the device that failed"
+        );
+        assert!(t.ok(home(0xa11c), "alice", now), "alice's phone");
+        assert!(
+            t.ok(home(0xa11d), "alice", now),
+            "alice's new privacy address"
+        );
+        assert!(t.ok(home(0xb0b), "bob", now), "bob, never logged in before");
+        // The device takes new addresses of the /64 and fails on: the /64 meets its cap,
+        // four times an address's. A user who never logged in from it waits; alice does not.
+        for a in 1..NETWORK_FACTOR as u32 {
+            for i in 0..CAPS.per_address {
+                let addr = home(0xbad + a);
+                assert!(t.ok(addr, &format!("x{a}-{i}"), now), "{a} {i}");
+                t.fail(addr, &format!("x{a}-{i}"), now);
+            }
+        }
+        assert_eq!(
+            t.allows(home(0xb0b), "bob", now, CAPS),
+            Err(Throttled::Network)
+        );
+        assert!(t.ok(home(0xa11c), "alice", now));
+        assert!(t.ok(home(0xa11d), "alice", now));
+        assert!(t.ok(v6("fd30:c:0:1::b0b"), "bob", now), "another /64");
+        assert!(
+            t.ok(home(0xb0b), "bob", at(start, 160)),
+            "the window passed"
+        );
         // An IPv4-mapped address is the IPv4 address.
-        for _ in 0..5 {
+        for _ in 0..CAPS.per_user {
             t.fail(ip(0x0a00_0001), "bob", now);
         }
         assert!(!t.ok(v6("::ffff:10.0.0.1"), "bob", now));
+    }
+
+    /// Guessing alice's password from many addresses of her own /64 (a network she knows)
+    /// still meets her ceiling, counted over that /64: failures of her own name stop her
+    /// there too, for the window.
+    #[test]
+    fn guessing_a_name_from_its_own_64_meets_the_ceiling() {
+        let mut t = Throttle::default();
+        let start = Instant::now();
+        let home = |n: u32| v6(&format!("2001:db8::{n:x}"));
+        t.fail(home(1), "alice", start);
+        t.succeeded(home(1), "alice", start);
+        let now = at(start, 100);
+        let mut guesses = 0;
+        for a in 100..200 {
+            for _ in 0..CAPS.per_user {
+                if t.ok(home(a), "alice", now) {
+                    t.fail(home(a), "alice", now);
+                    guesses += 1;
+                }
+            }
+        }
+        assert_eq!(guesses, CAPS.per_username);
+        assert_eq!(
+            t.allows(home(1), "alice", now, CAPS),
+            Err(Throttled::Username)
+        );
+        // From elsewhere, the global ceiling holds; bob is not concerned.
+        assert!(!t.ok(v6("2001:db8:1::1"), "alice", now));
+        assert!(t.ok(home(7), "bob", now));
+        assert!(t.ok(home(1), "alice", at(start, 160)));
     }
 
     /// Many addresses guessing one name meet its ceiling; a network the user logged in from

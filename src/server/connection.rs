@@ -12,9 +12,10 @@
 //!   newcomer whose address holds more than an even split of the slots among the addresses
 //!   holding them is refused at once (429) instead, closing nobody, so a crowd that reconnects
 //!   as fast as it is closed drains from the kernel's queue quickly (`Share::beyond_fair`);
-//! - one address holds at most `maxConnectionsPerAddress` of the `maxConnections` slots
-//!   (an IPv6 client by its /64, since one host has a whole /64 to choose from);
-//!   `trustedProxies` are exempt, since a proxy carries everyone.
+//! - one address holds at most `maxConnectionsPerAddress` of the `maxConnections` slots, and
+//!   the addresses of one IPv6 /64 together at most a quarter of them (`network_share`): one
+//!   host has a whole /64 to choose addresses from, but on a home LAN the /64 is also every
+//!   other device of the house; `trustedProxies` are exempt, since a proxy carries everyone.
 //!
 //! [`Timed`] wraps the socket and keeps the deadlines; the server tells its [`Tracker`] where
 //! the connection is in a request's life (head read, body read, answer done). It knows
@@ -348,32 +349,71 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Timed<S> {
     }
 }
 
-/// The connections each address holds.
+/// The connections each address holds, and each network (an IPv6 /64; an IPv4 address is its
+/// own).
 #[derive(Debug, Default)]
 pub struct Shares {
-    held: Mutex<HashMap<Network, usize>>,
+    held: Mutex<Held>,
+}
+
+#[derive(Debug, Default)]
+struct Held {
+    by_address: HashMap<IpAddr, usize>,
+    by_network: HashMap<Network, usize>,
 }
 
 /// One counted connection; dropping it gives the place back.
 pub struct Share {
     shares: Arc<Shares>,
-    holder: Network,
+    address: IpAddr,
+    network: Network,
+}
+
+/// Why a connection has no place in its share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Over {
+    /// Its address holds this many, its most.
+    Address(usize),
+    /// The addresses of its IPv6 /64 together hold this many, their most.
+    Network(usize),
+}
+
+/// How many connections the addresses of one IPv6 /64 may hold together when one address may
+/// hold `most` of `slots`: a quarter of the slots, never less than one address's share. On a
+/// home LAN the /64 is the whole household, so one device is held to its address's share;
+/// a device taking many addresses of its /64 is held to this, and the other three quarters
+/// stay for everyone else.
+pub fn network_share(most: usize, slots: usize) -> usize {
+    (slots / 4).max(most)
 }
 
 impl Shares {
-    /// Counts a connection from `ip` if its address holds fewer than `most`; `None` when it
-    /// holds its share already.
-    pub fn admit(self: &Arc<Shares>, ip: IpAddr, most: usize) -> Option<Share> {
-        let holder = Network::of(ip);
+    /// Counts a connection from `ip` if its address holds fewer than `most` and its network
+    /// fewer than `network_most`.
+    pub fn admit(
+        self: &Arc<Shares>,
+        ip: IpAddr,
+        most: usize,
+        network_most: usize,
+    ) -> Result<Share, Over> {
+        let address = ip.to_canonical();
+        let network = Network::of(ip);
         let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        let n = held.entry(holder).or_insert(0);
-        if *n >= most {
-            return None;
+        if held.by_address.get(&address).copied().unwrap_or(0) >= most {
+            return Err(Over::Address(most));
         }
-        *n += 1;
-        Some(Share {
+        // An IPv4 address is its own network: its address's share is the one that counts.
+        if matches!(network, Network::V6(_))
+            && held.by_network.get(&network).copied().unwrap_or(0) >= network_most
+        {
+            return Err(Over::Network(network_most));
+        }
+        *held.by_address.entry(address).or_insert(0) += 1;
+        *held.by_network.entry(network).or_insert(0) += 1;
+        Ok(Share {
             shares: Arc::clone(self),
-            holder,
+            address,
+            network,
         })
     }
 }
@@ -387,8 +427,9 @@ impl Share {
             .held
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let fair = (slots / held.len().max(1)).max(1);
-        (held.get(&self.holder).copied().unwrap_or(0) > fair).then_some(fair)
+        let fair = (slots / held.by_network.len().max(1)).max(1);
+        let mine = held.by_network.get(&self.network).copied().unwrap_or(0);
+        (mine > fair).then_some(fair)
     }
 }
 
@@ -399,11 +440,17 @@ impl Drop for Share {
             .held
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(n) = held.get_mut(&self.holder) {
-            *n -= 1;
-            if *n == 0 {
-                held.remove(&self.holder);
-            }
+        let held = &mut *held;
+        give_back(&mut held.by_address, &self.address);
+        give_back(&mut held.by_network, &self.network);
+    }
+}
+
+fn give_back<K: std::hash::Hash + Eq>(table: &mut HashMap<K, usize>, key: &K) {
+    if let Some(n) = table.get_mut(key) {
+        *n -= 1;
+        if *n == 0 {
+            table.remove(key);
         }
     }
 }
@@ -501,12 +548,20 @@ fn canned_429(message: &str) -> Vec<u8> {
     .into_bytes()
 }
 
-/// The answer to a connection beyond its address's share, written before it is closed.
-pub fn over_share(most: usize) -> Vec<u8> {
-    canned_429(&format!(
-        "your address holds {most} connections to this service already, the most one address \
-         may (maxConnectionsPerAddress): close some and try again"
-    ))
+/// The answer to a connection beyond its address's or its network's share, written before it
+/// is closed.
+pub fn over_share(over: Over) -> Vec<u8> {
+    canned_429(&match over {
+        Over::Address(most) => format!(
+            "your address holds {most} connections to this service already, the most one \
+             address may (maxConnectionsPerAddress): close some and try again"
+        ),
+        Over::Network(most) => format!(
+            "the addresses of your IPv6 network (its /64) hold {most} connections to this \
+             service already, the most one network may (a quarter of maxConnections): close \
+             some and try again"
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -515,30 +570,49 @@ mod tests {
     use std::net::{Ipv4Addr, Ipv6Addr};
 
     #[test]
-    fn shares_count_per_address_and_ipv6_per_64() {
+    fn shares_count_per_address_and_each_ipv6_64_together() {
         let shares = Arc::new(Shares::default());
         let a = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
         let b = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
-        let first = shares.admit(a, 2).expect("first");
-        let second = shares.admit(a, 2).expect("second");
-        assert!(
-            shares.admit(a, 2).is_none(),
-            "a third from the same address"
-        );
-        assert!(shares.admit(b, 2).is_some(), "another address");
+        let first = shares.admit(a, 2, 3).expect("first");
+        let second = shares.admit(a, 2, 3).expect("second");
+        assert_eq!(shares.admit(a, 2, 3).err(), Some(Over::Address(2)));
+        assert!(shares.admit(b, 2, 3).is_ok(), "another address");
         // The same client as IPv4-mapped IPv6 is the same holder.
         let mapped = IpAddr::V6(Ipv4Addr::new(10, 0, 0, 1).to_ipv6_mapped());
-        assert!(shares.admit(mapped, 2).is_none());
+        assert_eq!(shares.admit(mapped, 2, 3).err(), Some(Over::Address(2)));
         drop(first);
-        assert!(shares.admit(mapped, 2).is_some(), "a place came back");
+        assert!(shares.admit(mapped, 2, 3).is_ok(), "a place came back");
         drop(second);
-        // Two addresses of one /64 share; another /64 does not.
+        // One device of a /64 holding its address's share leaves room for the others of the
+        // /64 (the household); the /64 together holds at most its network share.
         let v6 = |s: &str| IpAddr::V6(s.parse::<Ipv6Addr>().unwrap());
-        let x = shares.admit(v6("2001:db8:0:1::1"), 1).expect("first /64");
-        assert!(shares.admit(v6("2001:db8:0:1:ffff::2"), 1).is_none());
-        assert!(shares.admit(v6("2001:db8:0:2::1"), 1).is_some());
+        let x = shares.admit(v6("2001:db8:0:1::bad"), 1, 3).expect("first");
+        assert_eq!(
+            shares.admit(v6("2001:db8:0:1::bad"), 1, 3).err(),
+            Some(Over::Address(1))
+        );
+        let _y = shares
+            .admit(v6("2001:db8:0:1::a11c"), 1, 3)
+            .expect("same /64");
+        let _z = shares.admit(v6("2001:db8:0:1::3"), 1, 3).expect("same /64");
+        assert_eq!(
+            shares.admit(v6("2001:db8:0:1::4"), 1, 3).err(),
+            Some(Over::Network(3))
+        );
+        assert!(
+            shares.admit(v6("2001:db8:0:2::1"), 1, 3).is_ok(),
+            "another /64"
+        );
         drop(x);
-        assert!(shares.admit(v6("2001:db8:0:1::3"), 1).is_some());
+        assert!(shares.admit(v6("2001:db8:0:1::4"), 1, 3).is_ok());
+    }
+
+    #[test]
+    fn a_64_holds_a_quarter_of_the_slots_and_never_less_than_an_address() {
+        for (most, slots, share) in [(32, 256, 64), (32, 64, 32), (4, 8, 4), (1, 1, 1)] {
+            assert_eq!(network_share(most, slots), share, "{most} of {slots}");
+        }
     }
 
     #[test]
@@ -610,7 +684,11 @@ mod tests {
 
     #[test]
     fn the_canned_answers_are_whole_http() {
-        for answer in [request_timeout(Duration::from_secs(10)), over_share(32)] {
+        for answer in [
+            request_timeout(Duration::from_secs(10)),
+            over_share(Over::Address(32)),
+            over_share(Over::Network(64)),
+        ] {
             let text = String::from_utf8(answer).unwrap();
             let (head, body) = text.split_once("\r\n\r\n").unwrap();
             assert!(

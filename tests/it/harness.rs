@@ -26,6 +26,9 @@ use serde_json::{Value, json};
 
 use crate::client::{self, Conn, Response};
 
+/// Where a test's service listens unless the test says otherwise.
+const LOOPBACK: &str = "127.0.0.1:0";
+
 /// How long the binary may take to print its listening line before the test gives up.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -199,11 +202,17 @@ impl Server {
     /// with the arguments it is given, e.g. `setpriv … --`), with the config directory
     /// writable by anyone, for a service that runs as another user.
     pub fn start_wrapped(config: Value, env: &[(&str, &str)], wrapper: &[&str]) -> Server {
-        Server::launch(&to_yaml(&config), None, env, wrapper)
+        Server::launch(&to_yaml(&config), None, env, wrapper, LOOPBACK)
+    }
+
+    /// `start`, listening on `listen` (`[::]:0` for a test of IPv6 clients) instead of
+    /// 127.0.0.1.
+    pub fn start_listening(config: Value, listen: &str) -> Server {
+        Server::launch(&to_yaml(&config), None, &[], &[], listen)
     }
 
     fn start_yaml_env(yaml: &str, config_arg: Option<&str>, env: &[(&str, &str)]) -> Server {
-        Server::launch(yaml, config_arg, env, &[])
+        Server::launch(yaml, config_arg, env, &[], LOOPBACK)
     }
 
     fn launch(
@@ -211,6 +220,7 @@ impl Server {
         config_arg: Option<&str>,
         env: &[(&str, &str)],
         wrapper: &[&str],
+        listen: &str,
     ) -> Server {
         let dir = TempDir::new();
         let config_path = dir.path().join("config.yaml");
@@ -230,7 +240,7 @@ impl Server {
             .arg("--config")
             .arg(config_arg.map_or(config_path.as_os_str(), std::ffi::OsStr::new))
             .arg("--listen")
-            .arg("127.0.0.1:0")
+            .arg(listen)
             .current_dir(dir.path())
             .envs(env.iter().copied())
             .stdin(Stdio::null())
@@ -447,13 +457,13 @@ fn forward(
     })
 }
 
-/// The address in a `listening on http://([0-9.]+:[0-9]+)` log line.
+/// The address in a `listening on http://ADDR` log line (`1.2.3.4:5` or `[::]:5`).
 fn listening_address(line: &str) -> Option<SocketAddr> {
     const MARK: &str = "listening on http://";
     let start = line.find(MARK)? + MARK.len();
     let rest = &line[start..];
     let end = rest
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ':'))
+        .find(|c: char| !(c.is_ascii_hexdigit() || ".:[]".contains(c)))
         .unwrap_or(rest.len());
     rest[..end].parse().ok()
 }
@@ -749,6 +759,10 @@ fn harness_parses_listening_line() {
     assert_eq!(
         listening_address("2024 INFO actiond: listening on http://127.0.0.1:4321 (config x)"),
         Some("127.0.0.1:4321".parse().unwrap())
+    );
+    assert_eq!(
+        listening_address("INFO actiond: listening on http://[::]:4321 (config x)"),
+        Some("[::]:4321".parse().unwrap())
     );
     assert_eq!(listening_address("starting"), None);
 }

@@ -28,6 +28,7 @@ mod home_assistant;
 mod hostile_broker;
 mod hostile_clients;
 mod hostile_files;
+mod household;
 mod identity;
 mod lan;
 mod layers;
