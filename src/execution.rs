@@ -396,6 +396,9 @@ pub struct Execution {
     pub action: Arc<Action>,
     pub user: String,
     pub user_class: String,
+    /// Started by a guest (nobody logged in): its finish line in the log is rate-limited,
+    /// since anyone who can reach the page can cause it. Its record is kept all the same.
+    pub by_guest: bool,
     pub tags: Vec<String>,
     /// The arguments as requested, kept in memory for RestartAction. `None` when they are
     /// no longer known (a record restored from disk never carries password values).
@@ -460,6 +463,7 @@ pub struct NewExecution {
     pub action: Arc<Action>,
     pub user: String,
     pub user_class: String,
+    pub by_guest: bool,
     pub tags: Vec<String>,
     pub arguments: Option<Vec<(String, String)>>,
     pub cause: Cause,
@@ -478,6 +482,7 @@ impl Execution {
             action: n.action,
             user: n.user,
             user_class: n.user_class,
+            by_guest: n.by_guest,
             tags: n.tags,
             arguments: n.arguments,
             cause: Some(n.cause),
@@ -511,6 +516,8 @@ impl Execution {
             action,
             user: r.user,
             user_class: r.user_class,
+            // Finished before it was read back: it has no finish line to write.
+            by_guest: false,
             tags: r.tags,
             arguments: None,
             cause: None,

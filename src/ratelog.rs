@@ -240,6 +240,9 @@ pub static MQTT_TOO_LARGE: Quiet = Quiet::new(Level::WARN, "MQTT lines about ski
 pub static MQTT_SUBSCRIPTION: Quiet = Quiet::new(Level::WARN, "MQTT lines about subscriptions");
 /// MQTT: a stale retained message of ours cleared (another client can publish them at will).
 pub static MQTT_STALE: Quiet = Quiet::new(Level::DEBUG, "MQTT lines about stale messages");
+/// A guest's run finished: anyone who reaches the page can press a cheap action as fast as
+/// it ends. A logged-in caller's, a token's and a trigger's runs each keep their line.
+pub static GUEST_FINISHED: Quiet = Quiet::new(Level::INFO, "lines about guests' finished runs");
 /// MQTT: a discovery message of ours another client overwrote (it can publish them at will).
 pub static MQTT_OVERWRITTEN: Quiet = Quiet::new(
     Level::WARN,

@@ -21,6 +21,7 @@ use crate::events::Event;
 use crate::execution::{Cause, Execution, Flags};
 use crate::executor::{self, Observer, Plan};
 use crate::output::Chunker;
+use crate::ratelog;
 
 /// What a started run needs to be launched: the plan of its process, and the password
 /// values to redact from its output events.
@@ -129,7 +130,15 @@ async fn life(engine: Arc<Engine>, exec: Arc<Execution>, launch: Launch, start: 
     let flags = engine.show_end(&exec, ran);
     // The one INFO line of a run: who pressed, and how it ended (the start is at debug; two
     // lines per run cost 7 000 instructions and a write, a fifteenth of the service's own
-    // work per press).
+    // work per press). A guest's is rate-limited, with a count: the history holds the run.
+    let more = if exec.by_guest {
+        match ratelog::GUEST_FINISHED.admit() {
+            Some(more) => more,
+            None => return,
+        }
+    } else {
+        ratelog::LeftOut(0)
+    };
     info!(
         action = %exec.binding_id,
         id = %exec.tracking_id,
@@ -137,7 +146,7 @@ async fn life(engine: Arc<Engine>, exec: Arc<Execution>, launch: Launch, start: 
         origin = %cause,
         exit_code = flags.exit_code,
         timed_out = flags.timed_out,
-        "finished"
+        "finished{more}"
     );
 }
 

@@ -146,6 +146,7 @@ impl Engine {
             action,
             user: caller.username.clone(),
             user_class: caller.usergroup.clone(),
+            by_guest: caller.is_guest(),
             tags,
             secret_owner,
             arguments: Some(req.arguments),

@@ -412,3 +412,64 @@ fn two_thousand_presses_of_a_busy_button_cost_a_handful_of_log_lines() {
         "every blocked press is either a line or counted in one:\n{log}"
     );
 }
+
+/// A guest pressing a cheap action as fast as it ends writes a handful of `finished` lines,
+/// and what they left out is counted; a caller with a token keeps a line per run. Every run
+/// is in the history either way.
+#[test]
+fn a_guests_runs_finish_in_a_handful_of_lines_and_a_token_keeps_one_per_run() {
+    const PRESSES: usize = 40;
+    let server = Server::start(json!({
+        "actions": [{"id": "quick", "title": "Quick", "shell": "true"}],
+        "authApiTokens": [{"name": "ha", "username": "ha",
+            "sha256": "eb6bc07d764f0e79f09bd55764ba5040c7df0f83fcb674993af54f86d558660c"}],
+    }));
+    let mut conn = server.conn();
+    let began = Instant::now();
+    for i in 0..PRESSES {
+        let resp = conn.send(&Request::connect(
+            "StartActionAndWait",
+            br#"{"actionId":"quick"}"#,
+        ));
+        assert_eq!(resp.status, 200, "guest press {i}: {}", resp.text());
+    }
+    let guests_took = began.elapsed();
+    let summary = "more lines about guests' finished runs left out of the log";
+    assert!(
+        wait_until(Duration::from_secs(15), || server.log_contains(summary)),
+        "no summary of the left-out lines"
+    );
+    for i in 0..PRESSES {
+        let resp = conn.send(
+            &Request::connect("StartActionAndWait", br#"{"actionId":"quick"}"#)
+                .header("Authorization", "Bearer tok-0123456789-abcdefghij"),
+        );
+        assert_eq!(resp.status, 200, "token press {i}: {}", resp.text());
+    }
+    let logs = server.ok("GetLogs", json!({"startOffset": 0}));
+    assert_eq!(
+        logs["totalCount"],
+        (2 * PRESSES).to_string(),
+        "every run is in the history"
+    );
+    let log = server.stop_and_log();
+    let guest_lines = log
+        .lines()
+        .filter(|l| l.contains("finished") && l.contains("user=guest"))
+        .count();
+    let token_lines = log
+        .lines()
+        .filter(|l| l.contains("finished") && l.contains("user=ha"))
+        .count();
+    let most = 5 + guests_took.as_secs() as usize / 10 + 1;
+    assert!(
+        guest_lines <= most,
+        "{guest_lines} lines of guests' runs:\n{log}"
+    );
+    assert_eq!(token_lines, PRESSES, "a line per run of the token's");
+    assert_eq!(
+        guest_lines + left_out(&log, "user=guest", summary),
+        PRESSES,
+        "every guest run is either a line or counted in one:\n{log}"
+    );
+}

@@ -259,13 +259,24 @@ fn on_one_cpu_every_spawn_happens_on_the_event_loop() {
         config_with(vec![action])
     };
     // On a board with one core the blocking pool's hand-off only costs CPU: its threads
-    // (tokio names them `tokio-rt-worker`; nothing else in actiond uses the pool) never
-    // appear, however many runs overlap.
+    // (tokio names them `tokio-rt-worker`; besides the start-up lookup below, nothing else
+    // in actiond uses the pool without a reload or MQTT) never appear, however many runs
+    // overlap.
     let pinned = Server::start_wrapped(config(), &[], &["taskset", "-c", "0"]);
     let status = std::fs::read_to_string(format!("/proc/{}/status", pinned.pid())).unwrap();
     assert!(
         status.lines().any(|l| l == "Cpus_allowed_list:	0"),
         "taskset did not pin actiond: {status}"
+    );
+    // The watcher looks up symlinks on the pool once at start; its thread leaves after 10 s
+    // idle, and none may come back for the spawns.
+    assert!(
+        wait_until(Duration::from_secs(20), || {
+            !thread_names(pinned.pid())
+                .iter()
+                .any(|n| n == "tokio-rt-worker")
+        }),
+        "the pool's start-up thread stayed"
     );
     let names = overlapping_runs(&pinned, 4);
     assert!(!names.iter().any(|n| n == "tokio-rt-worker"), "{names:?}");
