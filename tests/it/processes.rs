@@ -268,8 +268,12 @@ fn on_one_cpu_every_spawn_happens_on_the_event_loop() {
         status.lines().any(|l| l == "Cpus_allowed_list:	0"),
         "taskset did not pin actiond: {status}"
     );
-    // The watcher looks up symlinks on the pool once at start; its thread leaves after 10 s
-    // idle, and none may come back for the spawns.
+    // The watcher looks up symlinks on the pool once at start (then says what it watches);
+    // the pool's thread leaves after 10 s idle, and none may come back for the spawns.
+    assert!(
+        pinned.log_shows("watching "),
+        "the watcher never said what it watches"
+    );
     assert!(
         wait_until(Duration::from_secs(20), || {
             !thread_names(pinned.pid())

@@ -398,8 +398,12 @@ fn busy_presses_leave_the_disk_queue_to_runs() {
             .collect();
         send_together(calls)
     });
-    // The flood's records wait behind a fsync of half a second meanwhile.
-    thread::sleep(Duration::from_millis(200));
+    // The flood has reached the engine (its first blocked presses are said) and its records
+    // wait behind a fsync of half a second meanwhile.
+    assert!(
+        wait_until(SOON, || server.log_contains("blocked: ")),
+        "the flood never reached the engine"
+    );
     let (status, body) = server.call(
         "StartAction",
         json!({"actionId": "quick", "uniqueTrackingId": "legit"}),
