@@ -160,12 +160,8 @@ impl Targets {
             .chain(self.board.clone())
             .chain(dir_files)
             .collect();
-        self.config_links = config_files.iter().filter_map(|f| link_target(f)).collect();
-        self.entity_links = self
-            .entities
-            .iter()
-            .filter_map(|e| link_target(e))
-            .collect();
+        self.config_links = config_files.iter().flat_map(|f| links_of(f)).collect();
+        self.entity_links = self.entities.iter().flat_map(|e| links_of(e)).collect();
     }
 
     /// Whether a change to `path` is a change of the config: the file, its board (or what
@@ -213,33 +209,91 @@ impl Targets {
     }
 }
 
-/// The file `path` leads to when it is a symlink (through every link on the way), or `None`
-/// when it is none. A dangling link leads nowhere yet: it is said at warn level, since an edit
-/// of what it will point to is then not noticed until the next reload. Only metadata is read
-/// (no file is opened), so it cannot wait on a FIFO.
-fn link_target(path: &Path) -> Option<PathBuf> {
-    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return None;
+/// Where `path` leads when a symlink is on the way: every link met (a directory's or the
+/// file's own, each link of a chain), named by its own path, since repointing it is an event
+/// in its directory under its name; and the file it names in the end. Empty when no link is
+/// on the way. A link that leads nowhere is said at warn level, since an edit of what it will
+/// point to is then not noticed until the next reload. Only metadata and links are read (no
+/// file is opened), so it cannot wait on a FIFO.
+fn links_of(path: &Path) -> Vec<PathBuf> {
+    let absolute = match std::env::current_dir() {
+        Ok(cwd) => cwd.join(path),
+        Err(_) => path.to_path_buf(),
+    };
+    let (links, real) = resolve(&absolute);
+    if links.is_empty() {
+        return links;
     }
-    match std::fs::canonicalize(path) {
-        Ok(real) => {
+    let mut found = links;
+    match real {
+        Some(real) => {
             info!(
-                "{} is a symlink to {}: its directory is watched too, and the link is followed \
-                 again after each reload",
+                "{} leads through a symlink to {}: the directories of its links and of the \
+                 file are watched too, and the links are followed again after each reload",
                 path.display(),
                 real.display()
             );
-            Some(real)
+            found.push(real);
         }
-        Err(e) => {
-            warn!(
-                "{} is a symlink that leads nowhere ({e}): an edit of the file it names is not \
-                 noticed until the config is reloaded again",
-                path.display()
-            );
-            None
+        None => warn!(
+            "{} is reached through a symlink that leads nowhere: an edit of the file it \
+             names is not noticed until the config is reloaded again",
+            path.display()
+        ),
+    }
+    found
+}
+
+/// The most links one path may go through, as the kernel allows (`MAXSYMLINKS`).
+const MAX_LINKS: usize = 40;
+
+/// The symlinks met resolving the absolute `path`, component by component, and the file it
+/// names (`None` when a link leads nowhere or there are too many).
+fn resolve(path: &Path) -> (Vec<PathBuf>, Option<PathBuf>) {
+    use std::path::Component;
+    let mut links = Vec::new();
+    let mut current = PathBuf::from("/");
+    let mut rest: Vec<std::ffi::OsString> = path
+        .components()
+        .rev()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_os_string()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect();
+    while let Some(name) = rest.pop() {
+        if name == ".." {
+            current.pop();
+            continue;
+        }
+        let next = current.join(&name);
+        let Ok(meta) = std::fs::symlink_metadata(&next) else {
+            return (links, None);
+        };
+        if !meta.file_type().is_symlink() {
+            current = next;
+            continue;
+        }
+        if links.len() == MAX_LINKS {
+            return (links, None);
+        }
+        let Ok(target) = std::fs::read_link(&next) else {
+            return (links, None);
+        };
+        links.push(next);
+        if target.is_absolute() {
+            current = PathBuf::from("/");
+        }
+        for c in target.components().rev() {
+            match c {
+                Component::Normal(n) => rest.push(n.to_os_string()),
+                Component::ParentDir => rest.push("..".into()),
+                _ => {}
+            }
         }
     }
+    (links, Some(current))
 }
 
 fn same(a: &Path, b: &Path) -> bool {

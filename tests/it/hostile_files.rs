@@ -407,7 +407,7 @@ fn a_config_reached_through_a_symlink_follows_its_target() {
     let link = dir.path().join("config.yaml");
     std::os::unix::fs::symlink("real/current.yaml", &link).unwrap();
     let server = Server::start_yaml_as("", Some(link.to_str().unwrap()));
-    assert!(wait_until(SOON, || server.log_contains("is a symlink to")));
+    assert!(wait_until(SOON, || server.log_contains("leads through a symlink to")));
     watching(&server);
     assert!(guest_may_reboot(&server));
     std::fs::write(dir.path().join("real/current.yaml"), to_yaml(&locked())).unwrap();
@@ -428,6 +428,63 @@ fn a_config_reached_through_a_symlink_follows_its_target() {
     assert!(
         wait_until(Duration::from_secs(20), || guest_may_reboot(&server)),
         "the edit of the repointed link's target is not applied"
+    );
+}
+
+/// The config reached through a linked directory (`etc` → `v1`) and through a chain whose
+/// middle link is repointed: repointing either link is applied, and so is a later edit of the
+/// new target, written the way the docs recommend (a temporary file renamed over).
+#[test]
+fn a_config_behind_a_linked_directory_or_a_chain_follows_every_link() {
+    let dir = TempDir::new();
+    let mut open = locked();
+    open["defaultPermissions"]["exec"] = json!(true);
+    for d in ["v1", "v2", "l1", "l2", "t"] {
+        std::fs::create_dir(dir.path().join(d)).unwrap();
+    }
+    std::fs::write(dir.path().join("v1/config.yaml"), to_yaml(&open)).unwrap();
+    std::fs::write(dir.path().join("v2/config.yaml"), to_yaml(&locked())).unwrap();
+    let etc = dir.path().join("etc");
+    std::os::unix::fs::symlink("v1", &etc).unwrap();
+    let config = etc.join("config.yaml");
+    let server = Server::start_yaml_as("", Some(config.to_str().unwrap()));
+    assert!(wait_until(SOON, || server.log_contains("leads through a symlink to")));
+    watching(&server);
+    assert!(guest_may_reboot(&server));
+    // `ln -sfn v2 etc`: the directory link repointed.
+    let tmp = dir.path().join("etc.new");
+    std::os::unix::fs::symlink("v2", &tmp).unwrap();
+    std::fs::rename(&tmp, &etc).unwrap();
+    assert!(
+        wait_until(RELOAD, || !guest_may_reboot(&server)),
+        "repointing the directory link is not applied"
+    );
+    // An edit in the new directory, by a temporary file renamed over.
+    let staged = dir.path().join("v2/config.yaml.tmp");
+    std::fs::write(&staged, to_yaml(&open)).unwrap();
+    std::fs::rename(&staged, dir.path().join("v2/config.yaml")).unwrap();
+    assert!(
+        wait_until(RELOAD, || guest_may_reboot(&server)),
+        "an edit behind the repointed directory link is not applied"
+    );
+    drop(server);
+
+    // A chain: l1/config.yaml -> ../l2/mid.yaml -> ../t/a.yaml; the middle link repointed.
+    std::fs::write(dir.path().join("t/a.yaml"), to_yaml(&open)).unwrap();
+    std::fs::write(dir.path().join("t/b.yaml"), to_yaml(&locked())).unwrap();
+    let mid = dir.path().join("l2/mid.yaml");
+    std::os::unix::fs::symlink("../t/a.yaml", &mid).unwrap();
+    let first = dir.path().join("l1/config.yaml");
+    std::os::unix::fs::symlink("../l2/mid.yaml", &first).unwrap();
+    let server = Server::start_yaml_as("", Some(first.to_str().unwrap()));
+    watching(&server);
+    assert!(guest_may_reboot(&server));
+    let tmp = dir.path().join("l2/mid.new");
+    std::os::unix::fs::symlink("../t/b.yaml", &tmp).unwrap();
+    std::fs::rename(&tmp, &mid).unwrap();
+    assert!(
+        wait_until(RELOAD, || !guest_may_reboot(&server)),
+        "repointing the chain's middle link is not applied"
     );
 }
 
