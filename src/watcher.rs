@@ -612,7 +612,15 @@ async fn apply(
                 // so that a file written into it now is not missed.
                 arm(w.fd.get_ref(), &mut w.dirs, targets)?;
                 reload(to).await;
-                // The new config may name other entity files or another include directory.
+                // The new config may name other entity files or another include directory:
+                // watched at once, before this task yields and anyone hears of the reload (a
+                // client told `configChanged` may write the new entity file the next moment),
+                // keeping the links known so far; then its links are looked up off the loop.
+                let mut named = Targets::of(&engine.config(), config_path);
+                named.config_links = std::mem::take(&mut targets.config_links);
+                named.entity_links = std::mem::take(&mut targets.entity_links);
+                arm(w.fd.get_ref(), &mut w.dirs, &named)?;
+                *targets = named;
                 *targets = Targets::resolve(&engine.config(), config_path).await;
                 arm(w.fd.get_ref(), &mut w.dirs, targets)?;
             }

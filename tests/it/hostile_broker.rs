@@ -190,17 +190,15 @@ fn follow(mut s: TcpStream, seen: Seen) {
 #[test]
 fn two_thousand_mqtt_presses_of_a_busy_button_cost_a_few_log_lines_and_state_publishes() {
     const PRESSES: usize = 2000;
-    let (listener, port) = listen();
-    let stop = AtomicBool::new(false);
-    let server = Server::start(config(port, "flood"));
-    let mut conn = accept(&listener, &stop).expect("actiond connects");
-    read_packet(&mut conn).expect("CONNECT");
-    conn.write_all(&CONNACK).unwrap();
-    let seen: Seen = Arc::new(Mutex::new(Vec::new()));
-    let reader = {
-        let (s, seen) = (conn.try_clone().unwrap(), Arc::clone(&seen));
-        thread::spawn(move || follow(s, seen))
-    };
+    let Broker {
+        server,
+        mut conn,
+        seen,
+        reader,
+    } = connected(
+        "flood",
+        json!([{"id": "busy", "title": "Busy", "shell": GATED}]),
+    );
     let published = |topic: &str| -> Vec<(Instant, Vec<u8>)> {
         let seen = seen.lock().unwrap();
         seen.iter()
@@ -294,15 +292,22 @@ fn a_fifo_as_the_mqtt_password_file_is_refused_and_the_service_answers() {
     });
 }
 
-/// A broker that sends a press at QoS 1 (actiond subscribes at QoS 0, so it should not) and
-/// then the same message again marked DUP, as one does that missed the PUBACK: the button runs
-/// once. A later message with the same id and no DUP is a new press and runs.
-#[test]
-fn a_press_the_broker_sends_again_marked_dup_runs_once() {
+/// A service whose broker is this test, connected: its CONNECT answered, and what it
+/// publishes kept in `seen` by a reader thread that also answers SUBSCRIBE and PINGREQ.
+struct Broker {
+    server: Server,
+    conn: TcpStream,
+    seen: Seen,
+    reader: thread::JoinHandle<()>,
+}
+
+/// Starts a service with `actions` as node `node` of this test's broker, and takes its
+/// connection.
+fn connected(node: &str, actions: serde_json::Value) -> Broker {
     let (listener, port) = listen();
     let stop = AtomicBool::new(false);
-    let mut settings = config(port, "dup");
-    settings["actions"] = json!([{"id": "once", "title": "Once", "shell": "true"}]);
+    let mut settings = config(port, node);
+    settings["actions"] = actions;
     let server = Server::start(settings);
     let mut conn = accept(&listener, &stop).expect("actiond connects");
     read_packet(&mut conn).expect("CONNECT");
@@ -312,6 +317,28 @@ fn a_press_the_broker_sends_again_marked_dup_runs_once() {
         let (s, seen) = (conn.try_clone().unwrap(), Arc::clone(&seen));
         thread::spawn(move || follow(s, seen))
     };
+    Broker {
+        server,
+        conn,
+        seen,
+        reader,
+    }
+}
+
+/// A broker that sends a press at QoS 1 (actiond subscribes at QoS 0, so it should not) and
+/// then the same message again marked DUP, as one does that missed the PUBACK: the button runs
+/// once. A later message with the same id and no DUP is a new press and runs.
+#[test]
+fn a_press_the_broker_sends_again_marked_dup_runs_once() {
+    let Broker {
+        server,
+        mut conn,
+        seen,
+        reader,
+    } = connected(
+        "dup",
+        json!([{"id": "once", "title": "Once", "shell": "true"}]),
+    );
     assert!(
         wait_until(Duration::from_secs(10), || {
             seen.lock()
@@ -363,19 +390,15 @@ fn a_press_the_broker_sends_again_marked_dup_runs_once() {
 /// not one per message.
 #[test]
 fn a_discovery_message_another_client_overwrites_is_put_back_at_a_bounded_rate() {
-    let (listener, port) = listen();
-    let stop = AtomicBool::new(false);
-    let mut settings = config(port, "hijack");
-    settings["actions"] = json!([{"id": "door", "title": "Door", "shell": "true"}]);
-    let server = Server::start(settings);
-    let mut conn = accept(&listener, &stop).expect("actiond connects");
-    read_packet(&mut conn).expect("CONNECT");
-    conn.write_all(&CONNACK).unwrap();
-    let seen: Seen = Arc::new(Mutex::new(Vec::new()));
-    let reader = {
-        let (s, seen) = (conn.try_clone().unwrap(), Arc::clone(&seen));
-        thread::spawn(move || follow(s, seen))
-    };
+    let Broker {
+        server,
+        mut conn,
+        seen,
+        reader,
+    } = connected(
+        "hijack",
+        json!([{"id": "door", "title": "Door", "shell": "true"}]),
+    );
     let configs = || -> Vec<(Instant, String, Vec<u8>)> {
         let seen = seen.lock().unwrap();
         seen.iter()
