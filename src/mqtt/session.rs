@@ -662,7 +662,11 @@ impl<'a> Session<'a> {
             return self.conn.send(&out).await;
         }
         let theirs = || discovery::digest(&String::from_utf8_lossy(&p.payload));
+        // A message marked retained is the broker's copy from before this session, replayed
+        // as it subscribed and since replaced by the full publish; another client's write
+        // while actiond is connected arrives live, unmarked.
         if self.node.is_config(&p.topic)
+            && !p.retain
             && let Some(&ours) = self.configs.get(&p.topic)
             && theirs() != ours
             && !self

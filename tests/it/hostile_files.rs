@@ -459,6 +459,9 @@ fn a_config_behind_a_linked_directory_or_a_chain_follows_every_link() {
         wait_until(RELOAD, || !guest_may_reboot(&server)),
         "repointing the directory link is not applied"
     );
+    // The new target is looked up off the event loop after the reload, then watched.
+    let v2 = std::fs::canonicalize(dir.path().join("v2")).unwrap();
+    assert!(server.log_shows(&format!("{}/config.yaml", v2.display())));
     // An edit in the new directory, by a temporary file renamed over.
     let staged = dir.path().join("v2/config.yaml.tmp");
     std::fs::write(&staged, to_yaml(&open)).unwrap();

@@ -463,6 +463,8 @@ fn a_file_of_the_include_directory_is_part_of_the_config() {
     let mut config = config_with(vec![shell_action("main", "echo m")]);
     config["include"] = json!(included.path().to_str().expect("utf-8 path"));
     let server = Server::start(config);
+    // The links' targets are looked up off the event loop after start, then watched.
+    assert!(server.log_shows("watching "));
     let mut events = Events::subscribe(&server);
     assert_eq!(ids(&default_links(&server)), ["main", "first"]);
 
