@@ -11,6 +11,9 @@
 //! - at most a given number of bytes is read: a larger file is refused (`read`), or only its
 //!   end is read (`read_tail`, for a journal whose newest lines are what matters).
 //!
+//! `writers` asks the kernel whether any process holds a file open for writing (a lease probe),
+//! for the watcher, which must not apply a file still being written.
+//!
 //! It only reads; it knows nothing of what the bytes mean. Callers that run on the event loop
 //! keep their bounds small, and the watcher reads off the loop altogether.
 
@@ -152,6 +155,56 @@ pub fn read(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
+/// Whether any process holds a file open for writing, as the kernel says.
+#[derive(Debug)]
+pub enum Writers {
+    /// No descriptor open for writing exists anywhere, whoever opened it, whenever, by
+    /// whatever name (a hard link, a name since renamed).
+    None,
+    /// At least one does.
+    Some,
+    /// The kernel cannot be asked: actiond neither owns the file nor holds CAP_LEASE
+    /// (EACCES), or its file system or the system has no leases (EINVAL).
+    Unknown(io::Error),
+}
+
+/// Asks the kernel whether any process holds `file` (open read-only here) open for writing:
+/// a read lease is refused with EAGAIN exactly then (`fcntl(2)`, "Leases": the inode's count
+/// of writable descriptors, whoever holds them). The lease is given back at once. Should a
+/// writer open the file in the moment between, the kernel breaks the lease with SIGIO, which
+/// the caller must handle (default: terminate), and the writer's open waits only until the
+/// release right after.
+#[allow(unsafe_code)]
+pub fn writers(file: &File) -> Writers {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: `fd` is open for the whole call (`file` is borrowed); F_SETLEASE takes an int
+    // argument and touches no memory of ours.
+    if unsafe { libc::fcntl(fd, libc::F_SETLEASE, libc::F_RDLCK) } == -1 {
+        let e = io::Error::last_os_error();
+        return match e.raw_os_error() {
+            Some(libc::EAGAIN) => Writers::Some,
+            _ => Writers::Unknown(e),
+        };
+    }
+    // SAFETY: as above; giving back the lease just taken cannot fail in a way that matters
+    // (the descriptor is closed by the caller soon after, which releases it too).
+    unsafe { libc::fcntl(fd, libc::F_SETLEASE, libc::F_UNLCK) };
+    Writers::None
+}
+
+/// `read`, and whether a writer holds the file open (`writers`) when it was opened.
+pub fn read_probed(path: &Path, max: u64) -> Result<(Vec<u8>, Writers), ReadError> {
+    let file = open_regular(path)?;
+    let writers = writers(&file);
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(ReadError::TooLarge { max });
+    }
+    Ok((bytes, writers))
+}
+
 /// `read`, as UTF-8 text.
 pub fn read_text(path: &Path, max: u64) -> Result<String, ReadError> {
     String::from_utf8(read(path, max)?).map_err(|_| {
@@ -211,6 +264,42 @@ mod tests {
     fn mkfifo(path: &Path) {
         let made = std::process::Command::new("mkfifo").arg(path).status();
         assert!(made.unwrap().success(), "mkfifo {}", path.display());
+    }
+
+    /// A writable handle anywhere, by any name (the file itself, a hard link, a name since
+    /// renamed), is seen; readers are not; once it is closed, none is. The files are this
+    /// process's own, so the probe needs no capability.
+    #[test]
+    fn writers_are_told_by_the_kernel_by_whatever_name_they_opened_the_file() {
+        let dir = Scratch::new("writers");
+        let path = dir.0.join("c.yaml");
+        std::fs::write(&path, "a: 1\n").unwrap();
+        let probe = || match read_probed(&path, 1024).unwrap().1 {
+            Writers::None => "none",
+            Writers::Some => "some",
+            Writers::Unknown(e) => panic!("the kernel could not be asked: {e}"),
+        };
+        assert_eq!(probe(), "none");
+        let reader = File::open(&path).unwrap();
+        assert_eq!(probe(), "none", "a reader is no writer");
+        let tmp = dir.0.join("c.yaml.tmp");
+        let writer = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)
+            .unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+        assert_eq!(probe(), "some", "a handle carried across the rename");
+        drop(writer);
+        assert_eq!(probe(), "none");
+        let link = dir.0.join("hl.yaml");
+        std::fs::hard_link(&path, &link).unwrap();
+        let writer = OpenOptions::new().append(true).open(&link).unwrap();
+        assert_eq!(probe(), "some", "a handle through a hard link");
+        drop(writer);
+        assert_eq!(probe(), "none");
+        drop(reader);
     }
 
     #[test]

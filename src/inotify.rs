@@ -31,6 +31,12 @@ impl Watch {
         Ok(self.0.add_watch(dir, mask)?)
     }
 
+    /// Stops watching `wd` (a file since replaced); its last events may still be queued.
+    pub fn remove(&self, wd: WatchDescriptor) {
+        // Fails only when the watch is gone already (its file removed): nothing to do.
+        let _ = self.0.rm_watch(wd);
+    }
+
     /// Every event queued now, without waiting.
     pub fn events(&self) -> io::Result<Vec<InotifyEvent>> {
         let mut out = Vec::new();
@@ -45,15 +51,32 @@ impl Watch {
 
     /// What changed since the last call, without waiting. One directory reached by two paths
     /// (`.` and its absolute path, a symlink) has one watch descriptor; a change in it is
-    /// reported under every path given for that descriptor.
-    pub fn changed(&self, dirs: &[(WatchDescriptor, PathBuf)]) -> io::Result<Vec<Change>> {
+    /// reported under every path given for that descriptor. A file watched itself (`files`:
+    /// its inode, whatever name or link writes it) reports under the path given for it.
+    pub fn changed(
+        &self,
+        dirs: &[(WatchDescriptor, PathBuf)],
+        files: &[(WatchDescriptor, PathBuf)],
+    ) -> io::Result<Vec<Change>> {
         let mut changes = Vec::new();
         for e in self.events()? {
             if e.mask.contains(AddWatchFlags::IN_Q_OVERFLOW) {
                 changes.push(Change::Overflow);
                 continue;
             }
-            let Some(name) = e.name else { continue };
+            let Some(name) = e.name else {
+                // The file's own watch: IN_IGNORED says it is gone (removed, or its file
+                // deleted), which its directory's watch reports as a change already.
+                if !e.mask.contains(AddWatchFlags::IN_IGNORED) {
+                    for (_, file) in files.iter().filter(|(wd, _)| *wd == e.wd) {
+                        changes.push(Change::Entry {
+                            path: file.clone(),
+                            what: What::Changed,
+                        });
+                    }
+                }
+                continue;
+            };
             let what = What::of(e.mask);
             for (_, dir) in dirs.iter().filter(|(wd, _)| *wd == e.wd) {
                 changes.push(Change::Entry {
@@ -91,6 +114,10 @@ pub enum What {
     /// Renamed to this name (IN_MOVED_TO) or removed (IN_DELETE): the name now holds
     /// another file, or none.
     Replaced,
+    /// Written or closed after writing, as the file's own watch saw it, through whatever
+    /// name or hard link: a change. Its handles are not counted (its directory's watch
+    /// counts those opened by this name; the others are the kernel's to tell).
+    Changed,
 }
 
 impl What {

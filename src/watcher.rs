@@ -1,13 +1,18 @@
 //! Hot reload: the directories of the config file and its `board:` file, of its `include:`
 //! and `overlay:` directories and of every entity file are watched with inotify (through nix), because editors, Ansible and `mv`
-//! replace a file by rename, which a watch on the file itself would miss.
+//! replace a file by rename, which a watch on the file itself would miss. Each file is watched
+//! itself too (its inode, watched anew after each apply, since a rename brings another): a
+//! write through a hard link in another directory is an event of no watched directory.
 //!
 //! The config, its board, the YAML files of its config directories and the entity files
 //! may be symlinks: the directory of the file each leads to is watched too, resolved again
 //! after each reload.
 //!
 //! A change is applied only once the files are done changing: nothing changed for `SETTLE`,
-//! no handle is open on a file (opens and closes counted, `settle`), and
+//! no handle is open on a file (opens and closes counted, `settle`), the kernel says no
+//! process holds one open for writing (`files::writers`, a lease probe: it sees the handles
+//! the count cannot, such as one carried across a rename or opened where nothing watched;
+//! where it cannot be asked, the count alone holds, said once), and
 //! the files read the same twice, `CONFIRM` apart (a writer inotify does not see, or one that
 //! writes in steps, such as `>` then `>>`, is waited out). The config (with its board and
 //! includes) and the entity files settle apart (`settle`), so files that keep changing hold
@@ -27,12 +32,15 @@
 //! level (`rights`). A changed entity file is
 //! reloaded alone and announced with `entityChanged`; a bad entity file keeps that type's
 //! previous instances. Running executions keep the action they started with. After each config
-//! reload the watches follow the new config (other entity files, another include directory).
+//! reload the watches follow the new config (other entity files, another include directory);
+//! once they are armed (symlinks are looked up off the loop), the files are read once more and
+//! an edit made meanwhile is applied in turn (`recheck`).
 //!
 //! Every file is read off the event loop (tokio's blocking pool), through `files`, which
 //! refuses a FIFO or a device in place of a file. This module decides when; loading is
 //! `config`'s and `entities`', swapping is the engine's.
 
+mod links;
 mod rights;
 mod settle;
 
@@ -54,6 +62,7 @@ use crate::events::Event;
 use crate::files;
 use crate::inotify::{Change, Watch, What, register};
 
+use links::links_of;
 pub use settle::CAP;
 use settle::{Event as FileEvent, Group, Ready, Unsure, Waiting};
 
@@ -101,6 +110,8 @@ struct Targets {
     /// under the target's name.
     config_links: Vec<PathBuf>,
     entity_links: Vec<PathBuf>,
+    /// The YAML files of the config directories, as found by `link`.
+    dir_files: Vec<PathBuf>,
 }
 
 impl Targets {
@@ -141,6 +152,7 @@ impl Targets {
             entity_bytes: config.limits.max_entity_file_bytes as u64,
             config_links: Vec::new(),
             entity_links: Vec::new(),
+            dir_files: Vec::new(),
         }
     }
 
@@ -156,9 +168,10 @@ impl Targets {
             names.truncate(config::MAX_INCLUDE_FILES + 1);
             names
         });
+        self.dir_files = dir_files.collect();
         let config_files: Vec<PathBuf> = std::iter::once(self.config.clone())
             .chain(self.board.clone())
-            .chain(dir_files)
+            .chain(self.dir_files.clone())
             .collect();
         self.config_links = config_files.iter().flat_map(|f| links_of(f)).collect();
         self.entity_links = self.entities.iter().flat_map(|e| links_of(e)).collect();
@@ -194,6 +207,17 @@ impl Targets {
             .any(|e| same(path, e))
     }
 
+    /// The files watched themselves too (their inodes, through their links): a write through
+    /// a hard link in another directory is an event of no watched directory.
+    fn files(&self) -> Vec<PathBuf> {
+        std::iter::once(&self.config)
+            .chain(&self.board)
+            .chain(&self.dir_files)
+            .chain(&self.entities)
+            .cloned()
+            .collect()
+    }
+
     /// The directories to watch: a file is replaced by rename, which a watch on the file
     /// itself would miss.
     fn dirs(&self) -> Vec<PathBuf> {
@@ -207,93 +231,6 @@ impl Targets {
             .chain(self.config_dirs.iter().cloned())
             .collect()
     }
-}
-
-/// Where `path` leads when a symlink is on the way: every link met (a directory's or the
-/// file's own, each link of a chain), named by its own path, since repointing it is an event
-/// in its directory under its name; and the file it names in the end. Empty when no link is
-/// on the way. A link that leads nowhere is said at warn level, since an edit of what it will
-/// point to is then not noticed until the next reload. Only metadata and links are read (no
-/// file is opened), so it cannot wait on a FIFO.
-fn links_of(path: &Path) -> Vec<PathBuf> {
-    let absolute = match std::env::current_dir() {
-        Ok(cwd) => cwd.join(path),
-        Err(_) => path.to_path_buf(),
-    };
-    let (links, real) = resolve(&absolute);
-    if links.is_empty() {
-        return links;
-    }
-    let mut found = links;
-    match real {
-        Some(real) => {
-            info!(
-                "{} leads through a symlink to {}: the directories of its links and of the \
-                 file are watched too, and the links are followed again after each reload",
-                path.display(),
-                real.display()
-            );
-            found.push(real);
-        }
-        None => warn!(
-            "{} is reached through a symlink that leads nowhere: an edit of the file it \
-             names is not noticed until the config is reloaded again",
-            path.display()
-        ),
-    }
-    found
-}
-
-/// The most links one path may go through, as the kernel allows (`MAXSYMLINKS`).
-const MAX_LINKS: usize = 40;
-
-/// The symlinks met resolving the absolute `path`, component by component, and the file it
-/// names (`None` when a link leads nowhere or there are too many).
-fn resolve(path: &Path) -> (Vec<PathBuf>, Option<PathBuf>) {
-    use std::path::Component;
-    let mut links = Vec::new();
-    let mut current = PathBuf::from("/");
-    let mut rest: Vec<std::ffi::OsString> = path
-        .components()
-        .rev()
-        .filter_map(|c| match c {
-            Component::Normal(n) => Some(n.to_os_string()),
-            Component::ParentDir => Some("..".into()),
-            _ => None,
-        })
-        .collect();
-    while let Some(name) = rest.pop() {
-        if name == ".." {
-            current.pop();
-            continue;
-        }
-        let next = current.join(&name);
-        let Ok(meta) = std::fs::symlink_metadata(&next) else {
-            return (links, None);
-        };
-        if !meta.file_type().is_symlink() {
-            current = next;
-            continue;
-        }
-        if links.len() == MAX_LINKS {
-            return (links, None);
-        }
-        let Ok(target) = std::fs::read_link(&next) else {
-            return (links, None);
-        };
-        links.push(next);
-        if target.is_absolute() {
-            current = PathBuf::from("/");
-        }
-        for c in target.components().rev() {
-            match c {
-                Component::Normal(n) => rest.push(n.to_os_string()),
-                Component::ParentDir => rest.push("..".into()),
-                _ => {}
-            }
-        }
-    }
-    (links, Some(current))
 }
 
 fn same(a: &Path, b: &Path) -> bool {
@@ -365,6 +302,7 @@ impl Pending {
                     continue;
                 }
                 What::Created | What::Replaced => FileEvent::Replaced,
+                What::Changed => FileEvent::Changed,
                 What::Opened => FileEvent::Opened,
                 What::Written => FileEvent::Written,
                 What::Closed { wrote } => FileEvent::Closed { wrote },
@@ -391,11 +329,35 @@ const MASK: AddWatchFlags = AddWatchFlags::IN_CLOSE_WRITE
     .union(AddWatchFlags::IN_CREATE)
     .union(AddWatchFlags::IN_DELETE);
 
-/// Adds a watch on each directory of `targets` not watched yet. Only the config file's own
-/// directory must be watchable; a missing entity or include directory is logged and left.
-/// Watches are never removed (a directory a reload no longer names stays watched, and its
-/// events match nothing), so no event is lost between two configs.
-fn arm(
+/// What a file's own watch reports: a write by any name, and the close after it.
+const FILE_MASK: AddWatchFlags = AddWatchFlags::IN_MODIFY.union(AddWatchFlags::IN_CLOSE_WRITE);
+
+/// Adds a watch on each directory of `targets` not watched yet, and watches each of its files
+/// itself, as it is now (a file replaced since is watched anew, its old watch removed). Only
+/// the config file's own directory must be watchable; a missing entity or include directory
+/// is logged and left, a missing file is not watched. Directory watches are never removed (a
+/// directory a reload no longer names stays watched, and its events match nothing), so no
+/// event is lost between two configs.
+fn arm(w: &mut Watcher, targets: &Targets) -> io::Result<()> {
+    arm_dirs(w.fd.get_ref(), &mut w.dirs, targets)?;
+    let inotify = w.fd.get_ref();
+    let mut files = Vec::new();
+    for file in targets.files() {
+        // The kernel answers the same descriptor for a file watched already.
+        if let Ok(wd) = inotify.add(&file, FILE_MASK) {
+            files.push((wd, file));
+        }
+    }
+    for (wd, _) in &w.files {
+        if !files.iter().any(|(kept, _)| kept == wd) {
+            inotify.remove(*wd);
+        }
+    }
+    w.files = files;
+    Ok(())
+}
+
+fn arm_dirs(
     inotify: &Watch,
     dirs: &mut Vec<(WatchDescriptor, PathBuf)>,
     targets: &Targets,
@@ -417,10 +379,26 @@ fn arm(
     Ok(())
 }
 
-/// The inotify descriptor and the directories it watches.
+/// The inotify descriptor, the directories and files it watches, and whether the kernel can
+/// be asked for a file's writers.
 struct Watcher {
     fd: AsyncFd<Watch>,
     dirs: Vec<(WatchDescriptor, PathBuf)>,
+    files: Vec<(WatchDescriptor, PathBuf)>,
+    /// Whether writers are asked of the kernel (`files::writers`): false once SIGIO could not
+    /// be handled, since a lease broken while it is held would then end actiond.
+    leases: bool,
+    /// Whether the log has said that the kernel could not be asked (said once).
+    said_unknown: bool,
+}
+
+/// What the kernel said of a group's writers, file by file.
+#[derive(Debug, Default)]
+struct Probe {
+    /// The files some process holds open for writing.
+    writers: Vec<PathBuf>,
+    /// A file the kernel could not be asked about, and why.
+    unknown: Option<(PathBuf, io::Error)>,
 }
 
 impl Watcher {
@@ -429,23 +407,31 @@ impl Watcher {
         let mut ready = self.fd.readable().await?;
         // `changed` reads until the kernel says EAGAIN, so the queue is empty now: tell the
         // reactor, or `readable` would report ready forever (a busy loop).
-        let changes = self.fd.get_ref().changed(&self.dirs);
+        let changes = self.fd.get_ref().changed(&self.dirs, &self.files);
         ready.clear_ready();
         changes
     }
 
-    /// Whether `kind`'s files read the same twice `CONFIRM` apart with no change of them
-    /// in between (changes of either group that come meanwhile are noted in `pending`). When
-    /// they read differently with no event (a writer inotify does not see), the group waits
-    /// again as if they had changed now.
+    /// Whether `kind`'s files may be applied: no process holds one open for writing, as the
+    /// kernel says (else the group is held, and asked again later), and they read the same
+    /// twice `CONFIRM` apart with no change of them in between (changes of either group that
+    /// come meanwhile are noted in `pending`). When they read differently with no event (a
+    /// writer inotify does not see), the group waits again as if they had changed now. The
+    /// digest read, when they may be applied.
     async fn confirm(
-        &self,
+        &mut self,
         targets: &Targets,
         pending: &mut Pending,
         kind: Kind,
-    ) -> io::Result<bool> {
+    ) -> io::Result<Option<u64>> {
         let seen = pending.group(kind).last();
-        let first = fingerprint(targets, kind).await;
+        let (first, probe) = fingerprint(targets, kind, self.leases).await;
+        if !probe.writers.is_empty() {
+            pending
+                .group(kind)
+                .held(tokio::time::Instant::now(), probe.writers);
+            return Ok(None);
+        }
         let until = tokio::time::Instant::now() + CONFIRM;
         loop {
             tokio::select! {
@@ -456,34 +442,114 @@ impl Watcher {
             }
         }
         if pending.group(kind).last() != seen {
-            return Ok(false);
+            return Ok(None);
         }
-        if fingerprint(targets, kind).await != first {
+        let (second, again) = fingerprint(targets, kind, self.leases).await;
+        if !again.writers.is_empty() {
+            pending
+                .group(kind)
+                .held(tokio::time::Instant::now(), again.writers);
+            return Ok(None);
+        }
+        if second != first {
             pending.group(kind).touch(tokio::time::Instant::now());
-            return Ok(false);
+            return Ok(None);
         }
-        Ok(true)
+        match probe.unknown.or(again.unknown) {
+            // Asked and answered for every file: what the count missed does not matter.
+            None if self.leases => pending.group(kind).sure(),
+            None => {}
+            Some((path, e)) => self.say_unknown(&path, &e),
+        }
+        Ok(Some(second))
+    }
+
+    /// Says once, at warn level, that the kernel cannot be asked whether a writer holds
+    /// `path` open, and what holds instead.
+    fn say_unknown(&mut self, path: &Path, e: &io::Error) {
+        if std::mem::replace(&mut self.said_unknown, true) {
+            return;
+        }
+        let why = match e.raw_os_error() {
+            Some(libc::EACCES) => "actiond neither owns it nor holds CAP_LEASE".to_string(),
+            Some(libc::EINVAL) => "its file system, or this system, has no file leases".into(),
+            _ => e.to_string(),
+        };
+        warn!(
+            "actiond cannot ask the kernel whether a process holds {} open for writing ({why}); \
+             it counts the opens and closes inotify reports instead, which miss a handle \
+             opened before actiond watched the file (before it started, in a directory it did \
+             not watch yet, or under another name since renamed into place): such a file is \
+             applied after 2 s of quiet and two equal reads, with a warning",
+            path.display()
+        );
+    }
+}
+
+/// Says at start, once, how open writers are told: by the kernel, or by counting.
+fn say_probe(w: &mut Watcher, config: &Path, probe: &Probe) {
+    match &probe.unknown {
+        Some((path, e)) => w.say_unknown(path, e),
+        None if w.leases => info!(
+            "a change is applied only once the kernel says no process holds the files open \
+             for writing (a file lease probe: every handle, whoever opened it and by whatever \
+             name); {} is watched by its directory and by itself",
+            config.display()
+        ),
+        None => {}
+    }
+}
+
+/// After the watches are armed anew (at start, after a reload), reads `kind`'s files once
+/// more: an edit made before its file was watched (a link's target is looked up off the
+/// loop) differs from what was applied (`applied`), and is applied in turn.
+async fn recheck(targets: &Targets, pending: &mut Pending, kind: Kind, applied: u64) {
+    let (now, _) = fingerprint(targets, kind, false).await;
+    if now != applied {
+        info!(
+            "{} changed while the watches were set up; reading them again",
+            kind.words()
+        );
+        pending.group(kind).touch(tokio::time::Instant::now());
     }
 }
 
 async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
     let engine = &to.engine;
+    // A lease the probe holds is broken with SIGIO should a writer open the file at that
+    // moment: handled (tokio's handler stays for the life of the process; a handled signal
+    // is reset to its default in the commands actiond runs), it is harmless.
+    let leases = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::io()) {
+        Ok(_) => true,
+        Err(e) => {
+            warn!("cannot handle SIGIO ({e}); open writers are counted, not asked of the kernel");
+            false
+        }
+    };
     let mut w = Watcher {
         fd: register(Watch::new()?)?,
         dirs: Vec::new(),
+        files: Vec::new(),
+        leases,
+        said_unknown: false,
     };
     // The files as named are watched at once, before the service answers; what symlinks
-    // lead to is looked up off the loop, and watched then.
+    // lead to is looked up off the loop, and watched then, and the files are read again.
     let mut targets = Targets::of(&engine.config(), &config_path);
-    arm(w.fd.get_ref(), &mut w.dirs, &targets)?;
+    arm(&mut w, &targets)?;
+    let (config_read, probe) = fingerprint(&targets, Kind::Config, w.leases).await;
+    let (entities_read, _) = fingerprint(&targets, Kind::Entities, false).await;
+    say_probe(&mut w, &config_path, &probe);
     targets = Targets::resolve(&engine.config(), &config_path).await;
-    arm(w.fd.get_ref(), &mut w.dirs, &targets)?;
+    arm(&mut w, &targets)?;
+    let mut pending = Pending::default();
+    recheck(&targets, &mut pending, Kind::Config, config_read).await;
+    recheck(&targets, &mut pending, Kind::Entities, entities_read).await;
     info!(
         "watching {} and {} entity file(s) for changes",
         config_path.display(),
         targets.entities.len()
     );
-    let mut pending = Pending::default();
     loop {
         let now = tokio::time::Instant::now();
         let mut next = None;
@@ -498,12 +564,12 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
                     next = Some(next.map_or(at, |n: tokio::time::Instant| n.min(at)))
                 }
                 Ready::Settled => {
-                    if w.confirm(&targets, &mut pending, kind).await? {
+                    if w.confirm(&targets, &mut pending, kind).await?.is_some() {
                         if let Some(unsure) = pending.group(kind).unsure() {
                             say_unsure(kind, unsure);
                         }
                         pending.group(kind).applied();
-                        apply(to, &mut w, &mut targets, &config_path, kind).await?;
+                        apply(to, &mut w, &mut targets, &config_path, kind, &mut pending).await?;
                     }
                     next = Some(tokio::time::Instant::now());
                     break;
@@ -521,7 +587,7 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
                         CAP.as_secs()
                     );
                     pending.group(kind).applied();
-                    apply(to, &mut w, &mut targets, &config_path, kind).await?;
+                    apply(to, &mut w, &mut targets, &config_path, kind, &mut pending).await?;
                     next = Some(tokio::time::Instant::now());
                     break;
                 }
@@ -596,13 +662,15 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
 }
 
 /// Applies `kind`'s changes: reloads the config (and the watches follow it), or the entity
-/// files alone.
+/// files alone; then, the files watched as they are now, reads again what was applied
+/// (`recheck`).
 async fn apply(
     to: &Reloads,
     w: &mut Watcher,
     targets: &mut Targets,
     config_path: &Path,
     kind: Kind,
+    pending: &mut Pending,
 ) -> io::Result<()> {
     let engine = &to.engine;
     match kind {
@@ -610,8 +678,8 @@ async fn apply(
             if config_path.exists() {
                 // A config directory made since the last load is watched before it is read,
                 // so that a file written into it now is not missed.
-                arm(w.fd.get_ref(), &mut w.dirs, targets)?;
-                reload(to).await;
+                arm(w, targets)?;
+                let applied = reload(to).await;
                 // The new config may name other entity files or another include directory:
                 // watched at once, before this task yields and anyone hears of the reload (a
                 // client told `configChanged` may write the new entity file the next moment),
@@ -619,22 +687,30 @@ async fn apply(
                 let mut named = Targets::of(&engine.config(), config_path);
                 named.config_links = std::mem::take(&mut targets.config_links);
                 named.entity_links = std::mem::take(&mut targets.entity_links);
-                arm(w.fd.get_ref(), &mut w.dirs, &named)?;
+                named.dir_files = std::mem::take(&mut targets.dir_files);
+                arm(w, &named)?;
                 *targets = named;
                 *targets = Targets::resolve(&engine.config(), config_path).await;
-                arm(w.fd.get_ref(), &mut w.dirs, targets)?;
+                arm(w, targets)?;
+                if let Some((config_read, entities_read)) = applied {
+                    recheck(targets, pending, Kind::Config, config_read).await;
+                    recheck(targets, pending, Kind::Entities, entities_read).await;
+                }
             }
         }
         Kind::Entities => {
             let config = engine.config();
             let previous = engine.setup().entities.clone();
+            let read = targets.clone();
             // A malformed file keeps its previous instances: then nothing changed, and
             // nothing is announced. The new setup is made off the event loop too.
             let load = move || {
+                let (entities_read, _) = digest(&read, Kind::Entities, false);
                 let entities = load_entities(&config, Some(&previous));
-                (entities != *previous).then(|| Setup::new(config, Arc::new(entities)))
+                let built = (entities != *previous).then(|| Setup::new(config, Arc::new(entities)));
+                (built, entities_read)
             };
-            let Ok(built) = tokio::task::spawn_blocking(load).await else {
+            let Ok((built, entities_read)) = tokio::task::spawn_blocking(load).await else {
                 error!("entities not reloaded: the loader failed");
                 return Ok(());
             };
@@ -642,49 +718,73 @@ async fn apply(
                 engine.swap_setup(setup, Event::EntityChanged);
                 info!("entities reloaded");
             }
+            // A file replaced by rename is a new file: watched itself from now on.
+            arm(w, targets)?;
+            recheck(targets, pending, Kind::Entities, entities_read).await;
         }
     }
     Ok(())
 }
 
-/// A digest of `kind`'s files, read off the event loop: the config file and its
-/// includes, or the entity files, with what reading each gave (its bytes, or why not). Equal
-/// digests a moment apart mean the files read the same twice.
-async fn fingerprint(targets: &Targets, kind: Kind) -> u64 {
+/// A digest of `kind`'s files, read off the event loop (`digest`).
+async fn fingerprint(targets: &Targets, kind: Kind, leases: bool) -> (u64, Probe) {
     let targets = targets.clone();
-    let digest = move || {
-        let mut h = std::hash::DefaultHasher::new();
-        let mut read = |path: &Path, max: u64| {
-            path.hash(&mut h);
-            match files::read(path, max) {
-                Ok(bytes) => bytes.hash(&mut h),
-                Err(e) => e.to_string().hash(&mut h),
-            }
+    let read = move || digest(&targets, kind, leases);
+    tokio::task::spawn_blocking(read)
+        .await
+        .unwrap_or((0, Probe::default()))
+}
+
+/// A digest of `kind`'s files: the config file and its includes, or the entity files, with
+/// what reading each gave (its bytes, or why not); equal digests a moment apart mean the
+/// files read the same twice. With `leases`, the kernel is asked too whether a process holds
+/// each open for writing. Blocking: off the event loop.
+fn digest(targets: &Targets, kind: Kind, leases: bool) -> (u64, Probe) {
+    let mut h = std::hash::DefaultHasher::new();
+    let mut probe = Probe::default();
+    let mut read = |path: &Path, max: u64| {
+        path.hash(&mut h);
+        let got = if leases {
+            files::read_probed(path, max)
+        } else {
+            files::read(path, max).map(|b| (b, files::Writers::None))
         };
-        if kind == Kind::Config {
-            read(&targets.config, config::MAX_CONFIG_BYTES);
-            if let Some(board) = &targets.board {
-                read(board, config::MAX_CONFIG_BYTES);
-            }
-            for dir in &targets.config_dirs {
-                let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
-                    .map(|entries| entries.flatten().map(|e| e.path()).collect())
-                    .unwrap_or_default();
-                names.retain(|p| targets.in_config_dir(p));
-                names.sort();
-                for p in names.iter().take(config::MAX_INCLUDE_FILES + 1) {
-                    read(p, config::MAX_CONFIG_BYTES);
+        match got {
+            Ok((bytes, writers)) => {
+                bytes.hash(&mut h);
+                match writers {
+                    files::Writers::None => {}
+                    files::Writers::Some => probe.writers.push(path.to_path_buf()),
+                    files::Writers::Unknown(e) => {
+                        probe.unknown.get_or_insert((path.to_path_buf(), e));
+                    }
                 }
             }
+            Err(e) => e.to_string().hash(&mut h),
         }
-        if kind == Kind::Entities {
-            for p in &targets.entities {
-                read(p, targets.entity_bytes);
+    };
+    if kind == Kind::Config {
+        read(&targets.config, config::MAX_CONFIG_BYTES);
+        if let Some(board) = &targets.board {
+            read(board, config::MAX_CONFIG_BYTES);
+        }
+        for dir in &targets.config_dirs {
+            let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map(|entries| entries.flatten().map(|e| e.path()).collect())
+                .unwrap_or_default();
+            names.retain(|p| targets.in_config_dir(p));
+            names.sort();
+            for p in names.iter().take(config::MAX_INCLUDE_FILES + 1) {
+                read(p, config::MAX_CONFIG_BYTES);
             }
         }
-        h.finish()
-    };
-    tokio::task::spawn_blocking(digest).await.unwrap_or(0)
+    }
+    if kind == Kind::Entities {
+        for p in &targets.entities {
+            read(p, targets.entity_bytes);
+        }
+    }
+    (h.finish(), probe)
 }
 
 /// Loads every entity file of `config`. A file that fails is logged; its type keeps the
@@ -717,6 +817,8 @@ struct Valid {
     /// Built off the event loop too: thousands of entity bindings take a while to make.
     setup: Setup,
     gains: Vec<rights::Gain>,
+    /// The digests of the config's and the entity files as they read once loaded.
+    read: (u64, u64),
 }
 
 /// What loading a changed config gave, off the event loop.
@@ -729,8 +831,9 @@ enum Loaded {
     Empty,
 }
 
-/// Loads the config again and swaps it in if it is valid.
-async fn reload(to: &Reloads) {
+/// Loads the config again and swaps it in if it is valid; the digests of its files (config,
+/// entities) as they read once loaded, when it was.
+async fn reload(to: &Reloads) -> Option<(u64, u64)> {
     let engine = &to.engine;
     let old = engine.config();
     let load = {
@@ -748,6 +851,16 @@ async fn reload(to: &Reloads) {
                     if let Err(e) = rights::falls_open(&old, &loaded.config) {
                         return Loaded::FallsOpen(e);
                     }
+                    // Read before the entity files are loaded: an edit in between is then
+                    // read again after the reload (`recheck`), not lost.
+                    let read = match &old.source {
+                        Source::File(path) => {
+                            let targets = Targets::of(&loaded.config, path);
+                            let (config_read, _) = digest(&targets, Kind::Config, false);
+                            (config_read, digest(&targets, Kind::Entities, false).0)
+                        }
+                        Source::Embedded => (0, 0),
+                    };
                     let entities = load_entities(&loaded.config, Some(&previous));
                     let gains = rights::gains(&old, &loaded.config);
                     let setup = Setup::new(Arc::new(loaded.config), Arc::new(entities));
@@ -755,6 +868,7 @@ async fn reload(to: &Reloads) {
                         warnings: loaded.warnings,
                         setup,
                         gains,
+                        read,
                     }))
                 }
                 Err(e) => Loaded::Invalid(e),
@@ -764,7 +878,7 @@ async fn reload(to: &Reloads) {
     let Ok(outcome) = tokio::task::spawn_blocking(load).await else {
         engine.metrics().reloaded(false);
         error!("config not reloaded: the loader failed; the previous one stays in force");
-        return;
+        return None;
     };
     match outcome {
         Loaded::Valid(valid) => {
@@ -772,6 +886,7 @@ async fn reload(to: &Reloads) {
                 warnings,
                 setup,
                 gains,
+                read,
             } = *valid;
             log_config(&warnings, &setup.config);
             let (was, now) = (&old.actions_user, &setup.config.actions_user);
@@ -802,14 +917,17 @@ async fn reload(to: &Reloads) {
             engine.swap_setup(setup, Event::ConfigChanged);
             engine.metrics().reloaded(true);
             info!("config reloaded");
+            Some(read)
         }
         Loaded::Invalid(e) => {
             engine.metrics().reloaded(false);
             error!("config not reloaded, the previous one stays in force: {e}");
+            None
         }
         Loaded::FallsOpen(e) => {
             engine.metrics().reloaded(false);
             error!("config not reloaded, the previous one stays in force: {e}");
+            None
         }
         Loaded::Empty => {
             engine.metrics().reloaded(false);
@@ -817,6 +935,7 @@ async fn reload(to: &Reloads) {
                 "config not reloaded: the file is empty (still being written?); the previous \
                  one stays in force"
             );
+            None
         }
     }
 }

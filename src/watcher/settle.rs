@@ -14,8 +14,13 @@
 //! written (IN_MODIFY) with no close after it is open too: its writer opened it before the
 //! watch began. Where the count cannot be trusted (events were lost, or a close came for an
 //! open never seen: a handle from before the watch), the group is applied after the quiet and
-//! two equal reads alone, and `unsure` says why, for the log. The entity files' wait is
-//! capped: `CAP` after their first change they are applied as they read then (a bad entity
+//! two equal reads alone, and `unsure` says why, for the log. The count is only the first
+//! word: before a settled group is applied the watcher asks the kernel whether any process
+//! holds one of its files open for writing (`held`, a lease probe that sees every handle, by
+//! whatever name it was opened, before or after actiond started); a group so held waits, and
+//! is asked again `PROBE_AGAIN` later, since its writer may close it where no watch sees it
+//! (`sure`: the kernel said no writer, so the count's doubts need not be said). The entity
+//! files' wait is capped: `CAP` after their first change they are applied as they read then (a bad entity
 //! file only keeps its type's old instances). The config's is not: a config read half written
 //! may lack its access rules, so it waits as long as a handle holds it open or it keeps
 //! changing, and says what it waits for, at growing intervals (`waiting`). It must not read
@@ -41,6 +46,10 @@ pub const CAP: Duration = Duration::from_secs(10);
 pub const REMIND: Duration = Duration::from_secs(10);
 pub const REMIND_MAX: Duration = Duration::from_secs(600);
 
+/// A group the kernel said a writer holds is asked again this long after: its writer's close
+/// may come through a name or link no watch sees.
+pub const PROBE_AGAIN: Duration = Duration::from_secs(1);
+
 /// Most files counted open at once per group: past it, the count is given up (`unsure`).
 const MAX_COUNTED: usize = 1024;
 
@@ -57,6 +66,10 @@ pub enum Event {
     MovedAway,
     /// Replaced, made or removed (a rename over it, a creation, a removal): a change.
     Replaced,
+    /// Written, as the file's own watch saw it (by any name or hard link): a change, and no
+    /// word on its handles (those opened by its watched name are counted from its
+    /// directory's events; the others are the kernel's to tell).
+    Changed,
 }
 
 /// Why the open handles of a group could not be counted, so that it was applied after the
@@ -85,6 +98,9 @@ pub struct Group {
     written: BTreeSet<PathBuf>,
     /// Why the count may be wrong, since the last reload.
     unsure: Option<Unsure>,
+    /// The files the kernel said a writer held open at the last probe, and when it was.
+    writers: Vec<PathBuf>,
+    probed: Option<Instant>,
     /// When the wait was last said in the log, and the pause before it is said again.
     said: Option<(Instant, Duration)>,
     /// Applied at `CAP` however it reads (the entity files), or only once settled (the
@@ -170,6 +186,7 @@ impl Group {
                 self.touch(now);
                 self.written.remove(path);
             }
+            Event::Changed => self.touch(now),
         }
     }
 
@@ -185,6 +202,20 @@ impl Group {
         self.handles.clear();
         self.written.clear();
         self.unsure = Some(Unsure::Lost);
+    }
+
+    /// The kernel said, at `now`, that a writer holds `paths` open (none: no writer).
+    pub fn held(&mut self, now: Instant, paths: Vec<PathBuf>) {
+        self.writers = paths;
+        self.probed = Some(now);
+    }
+
+    /// The kernel said no file of the group is open for writing: whatever the count missed
+    /// (a handle from before the watch, lost events) no longer matters.
+    pub fn sure(&mut self) {
+        self.unsure = None;
+        self.writers.clear();
+        self.probed = None;
     }
 
     /// The last change, to tell whether another came while the files were read.
@@ -211,6 +242,7 @@ impl Group {
     fn open(&self) -> Vec<PathBuf> {
         let mut open: BTreeSet<&PathBuf> = self.handles.keys().collect();
         open.extend(&self.written);
+        open.extend(&self.writers);
         open.into_iter().cloned().collect()
     }
 
@@ -233,6 +265,15 @@ impl Group {
             // `waiting`, asked first, has moved a due saying on once the group is quiet; a
             // saying due before the quiet waits for it (no look at every turn meanwhile).
             let say = self.said.map_or(quiet, |(at, pause)| at + pause);
+            let counted = !self.handles.is_empty() || !self.written.is_empty();
+            if let (false, Some(probed)) = (counted, self.probed) {
+                // Held only by what the kernel said: asked again once quiet.
+                let again = (probed + PROBE_AGAIN).max(quiet);
+                if now >= again {
+                    return Ready::Settled;
+                }
+                return Ready::Wait(until_cap(say.max(quiet).min(again)));
+            }
             return Ready::Wait(until_cap(say.max(quiet)));
         }
         if now >= quiet {
@@ -518,6 +559,32 @@ mod tests {
             g.note(t0, Path::new(&format!("f{i}")), O);
         }
         assert_eq!(g.unsure(), Some(&Unsure::TooMany));
+    }
+
+    /// A file the count thinks closed (its writer's handle came through a rename or a link
+    /// no watch sees) but the kernel says is open for writing: held, asked again
+    /// `PROBE_AGAIN` later, said as open; applied once the kernel says no writer.
+    #[test]
+    fn a_writer_the_kernel_reports_holds_the_group_and_is_asked_again() {
+        let t0 = Instant::now();
+        let c = Path::new("c");
+        let mut g = Group::uncapped();
+        g.note(t0, c, Event::Replaced);
+        assert_eq!(g.check(at(t0, 2_000)), Ready::Settled);
+        g.held(at(t0, 2_000), vec![PathBuf::from("c")]);
+        assert!(g.waiting(at(t0, 2_000)).is_some(), "the wait is said");
+        assert_eq!(g.check(at(t0, 2_000)), Ready::Wait(at(t0, 3_000)));
+        assert_eq!(g.check(at(t0, 2_500)), Ready::Wait(at(t0, 3_000)));
+        assert_eq!(g.check(at(t0, 3_000)), Ready::Settled, "asked again");
+        // Written meanwhile: the quiet comes first.
+        g.note(at(t0, 2_900), c, W);
+        g.note(at(t0, 2_950), c, C);
+        assert_eq!(g.unsure(), Some(&Unsure::Unseen(PathBuf::from("c"))));
+        assert_eq!(g.check(at(t0, 3_000)), Ready::Wait(at(t0, 4_950)));
+        assert_eq!(g.check(at(t0, 4_950)), Ready::Settled);
+        g.sure();
+        assert_eq!(g.unsure(), None, "the kernel said no writer");
+        assert_eq!(g.check(at(t0, 4_950)), Ready::Settled);
     }
 
     #[test]
