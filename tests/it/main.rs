@@ -39,6 +39,7 @@ mod memory;
 mod metrics;
 mod migration;
 mod mqtt;
+mod open_writers;
 mod operations;
 mod permissions;
 mod processes;
