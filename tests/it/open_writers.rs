@@ -316,6 +316,7 @@ fn without_leases_the_log_says_so_and_a_counted_writer_still_holds() {
             "--",
         ],
     );
+    watching(&server);
     std::fs::write(server.path("config.yaml"), start_config()).unwrap();
     assert!(
         wait_until(RELOAD, || server.log_contains("config reloaded")),
