@@ -24,6 +24,7 @@ mod dashboards;
 mod durability;
 mod escapes;
 mod events;
+mod fe30e;
 mod home_assistant;
 mod hostile_broker;
 mod hostile_clients;
