@@ -19,7 +19,7 @@ use super::recorder::{Durable, Kind};
 use super::{Engine, lock};
 use crate::events::Event;
 use crate::execution::{Cause, Execution, Flags};
-use crate::executor::{self, Observer, Plan};
+use crate::executor::{self, Executor, Observer, Plan};
 use crate::output::Chunker;
 use crate::ratelog;
 
@@ -30,7 +30,7 @@ pub struct Launch {
     pub secrets: Vec<String>,
 }
 
-impl Engine {
+impl<X: Executor> Engine<X> {
     /// Begins the life of an admitted run: its start record is queued now, in the order of
     /// admission (and counted at once against `historyQueueLength`), and the rest follows on
     /// a task of its own.
@@ -89,7 +89,12 @@ impl Engine {
 
 /// The life of a run, from its queued start record to its end shown. `start`: the wait for
 /// the start record, unless `live` found it durable at once and announced the run.
-async fn life(engine: Arc<Engine>, exec: Arc<Execution>, launch: Launch, start: Option<Durable>) {
+async fn life<X: Executor>(
+    engine: Arc<Engine<X>>,
+    exec: Arc<Execution>,
+    launch: Launch,
+    start: Option<Durable>,
+) {
     // The start record made durable: a run that exists is never forgotten by a crash. One
     // that never will be (the journal's thread is gone) is not launched. Then it is
     // announced, so that its start precedes its output on every stream.
@@ -111,7 +116,7 @@ async fn life(engine: Arc<Engine>, exec: Arc<Execution>, launch: Launch, start: 
     // Supervised until an outcome; its output is published as it comes.
     let grace_secs = launch.plan.grace.as_secs();
     let mut watch = Watch::new(&engine, launch.secrets);
-    let outcome = executor::run(launch.plan, &exec, &engine.reaper, &mut watch).await;
+    let outcome = executor::run(launch.plan, &exec, &engine.executor, &mut watch).await;
     // Concluded: the final state is decided, not shown yet.
     exec.conclude(outcome, grace_secs);
     watch.finish(&exec);
@@ -152,7 +157,7 @@ async fn life(engine: Arc<Engine>, exec: Arc<Execution>, launch: Launch, start: 
 
 /// The life of a blocked run (concluded already): its one record made durable, then its
 /// start and its end shown.
-async fn blocked(engine: Arc<Engine>, exec: Arc<Execution>, record: Durable) {
+async fn blocked<X: Executor>(engine: Arc<Engine<X>>, exec: Arc<Execution>, record: Durable) {
     if record.wait(&engine.recorder).await {
         engine.show_blocked(&exec);
     }
@@ -160,14 +165,14 @@ async fn blocked(engine: Arc<Engine>, exec: Arc<Execution>, record: Durable) {
 
 /// Publishes a running execution's output as `outputChunk` events: UTF-8 safe, at most
 /// 4 KiB each, password values redacted.
-struct Watch<'a> {
-    engine: &'a Engine,
+struct Watch<'a, X: Executor> {
+    engine: &'a Engine<X>,
     stdout: Chunker,
     stderr: Chunker,
 }
 
-impl<'a> Watch<'a> {
-    fn new(engine: &'a Engine, secrets: Vec<String>) -> Self {
+impl<'a, X: Executor> Watch<'a, X> {
+    fn new(engine: &'a Engine<X>, secrets: Vec<String>) -> Self {
         Watch {
             engine,
             stdout: Chunker::new(secrets.clone()),
@@ -193,7 +198,7 @@ impl<'a> Watch<'a> {
     }
 }
 
-impl Observer for Watch<'_> {
+impl<X: Executor> Observer for Watch<'_, X> {
     fn output(&mut self, exec: &Execution, stderr: bool, data: &[u8]) {
         let chunks = if stderr {
             self.stderr.feed(data)

@@ -9,7 +9,12 @@
 //! its `ACTIOND_TRACKING_ID` (see `descendants`), scanned again at every step so that a fork
 //! between two scans is caught by the next. Reaping is not done here: the reaper reaps, and a
 //! process counts as gone once `kill(pid, 0)` fails, zombies included.
+//!
+//! The ladder works on a [`Group`]: the system's (`Processes`, above) in the service, or a
+//! stand-in. It is generic, not a trait object: the service builds one ladder, for
+//! `Processes`, and pays nothing for the seam.
 
+use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -51,8 +56,23 @@ impl Processes {
             ),
         }
     }
+}
 
+/// Everything of one execution, as the ladder sees it. `seen` is the ladder's list of the
+/// processes it met outside the group; each must be gone too before the execution is.
+pub trait Group: Send + Sync {
     /// Sends `signal` to the group and to every member; false when there was nobody.
+    fn signal(&self, signal: Signal, seen: &mut Vec<i32>) -> bool;
+
+    /// Whether nothing of the execution is left: the group is empty, every process in
+    /// `seen` is gone (reaped), and no member is left.
+    fn gone(&self, seen: &[i32]) -> bool;
+
+    /// SIGKILL to everything of the execution, adding the members it met to `seen`.
+    fn kill(&self, seen: &mut Vec<i32>) -> impl Future<Output = ()> + Send;
+}
+
+impl Group for Processes {
     fn signal(&self, signal: Signal, seen: &mut Vec<i32>) -> bool {
         let group = killpg(Pid::from_raw(self.pgid), signal) != Err(Errno::ESRCH);
         let mut anyone = group;
@@ -65,8 +85,7 @@ impl Processes {
         anyone
     }
 
-    /// Whether nothing of the execution is left: the group is empty, every process the
-    /// ladder met is reaped, and the cgroup (or the scan) finds no member.
+    /// In cgroup mode the cgroup must be empty; in group mode the scan must find no member.
     fn gone(&self, seen: &[i32]) -> bool {
         group_gone(self.pgid)
             && seen
@@ -78,7 +97,7 @@ impl Processes {
             }
     }
 
-    /// SIGKILL to everything: the group, and the cgroup at once or each attributed member.
+    /// The group, and then the cgroup at once or each attributed member.
     async fn kill(&self, seen: &mut Vec<i32>) {
         let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGKILL);
         match &self.cgroup {
@@ -97,7 +116,9 @@ impl Processes {
     }
 }
 
-pub async fn terminate(target: Processes, grace: Duration) -> Stop {
+/// Stops everything of `target`: SIGTERM (and SIGCONT, for a stopped process), then up to
+/// `grace` for it to go, then SIGKILL and up to `AFTER_KILL` more; says which rung did it.
+pub async fn terminate<G: Group>(target: G, grace: Duration) -> Stop {
     let target = &target;
     let mut seen = Vec::new();
     if !target.signal(Signal::SIGTERM, &mut seen) {
@@ -120,8 +141,8 @@ pub fn group_gone(pgid: i32) -> bool {
 
 /// Waits until the execution is gone; after SIGKILL (`killing`), whatever appeared since the
 /// last look (a fork that raced the kill) is killed at each look.
-async fn gone_within(
-    target: &Processes,
+async fn gone_within<G: Group>(
+    target: &G,
     seen: &mut Vec<i32>,
     within: Duration,
     killing: bool,
