@@ -43,7 +43,7 @@ pub struct KillResult {
 }
 
 /// The engine of the service, whose processes come from `X`: the system's (the reaper's), or
-/// a stand-in.
+/// in unit tests a simulated process table (`executor::fake`).
 pub struct Engine<X: Executor = Arc<Reaper>> {
     setup: RwLock<Arc<Setup>>,
     history: Mutex<History>,

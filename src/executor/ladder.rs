@@ -10,8 +10,9 @@
 //! between two scans is caught by the next. Reaping is not done here: the reaper reaps, and a
 //! process counts as gone once `kill(pid, 0)` fails, zombies included.
 //!
-//! The ladder works on a [`Group`]: the system's (`Processes`, above) in the service, or a
-//! stand-in. It is generic, not a trait object: the service builds one ladder, for
+//! The ladder works on a [`Group`]: the system's (`Processes`, above) in the service, a
+//! simulated process table (`executor::fake`) in unit tests, which time every rung on tokio's
+//! paused clock. It is generic, not a trait object: the service builds one ladder, for
 //! `Processes`, and pays nothing for the seam.
 
 use std::future::Future;
@@ -167,6 +168,9 @@ async fn gone_within<G: Group>(
 mod tests {
     //! The ladder against real processes, each the leader of a group of its own, reaped by a
     //! thread of the test (as the reaper would): a process counts as gone only once reaped.
+    //! Then against the fake process table (`executor::fake`), where every rung is timed on
+    //! the paused clock and the processes can do what real ones rarely do on cue (outlive
+    //! SIGKILL in an uninterruptible sleep).
     use std::io::{BufRead, BufReader};
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     use std::process::{Command, ExitStatus, Stdio};
@@ -260,5 +264,129 @@ mod tests {
             terminate(target, Duration::from_secs(30)).await,
             Stop::AlreadyGone
         );
+    }
+
+    // ---- On the fake process table ----
+
+    use crate::executor::fake::{Step, Table};
+
+    /// Starts `script` on a fresh table, and lets it (and what it forks) run up to its first
+    /// wait: the table, the ladder's target, the leader's pid.
+    async fn fake(script: Vec<Step>) -> (Table, crate::executor::fake::Members, i32) {
+        let table = Table::new();
+        table.install("p", script);
+        let spawned = table.spawn("p").expect("installed");
+        let pid = table.alive()[0];
+        // Its task, then those of the children it forks.
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+        (table, spawned.target, pid)
+    }
+
+    const GRACE: Duration = Duration::from_secs(7);
+
+    #[tokio::test(start_paused = true)]
+    async fn on_the_fake_a_group_that_goes_on_sigterm_is_gone_at_once() {
+        let (table, target, pid) = fake(vec![Step::Hang]).await;
+        let begun = Instant::now();
+        assert_eq!(terminate(target, GRACE).await, Stop::Term);
+        assert_eq!(begun.elapsed(), Duration::ZERO);
+        assert_eq!(table.signals(), [(Duration::ZERO, -pid, Signal::SIGTERM)]);
+        assert!(table.alive().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn on_the_fake_sigterm_ignored_means_sigkill_after_exactly_the_grace() {
+        let (table, target, pid) = fake(vec![Step::IgnoreTerm, Step::Hang]).await;
+        assert_eq!(terminate(target, GRACE).await, Stop::Kill);
+        assert_eq!(
+            table.signals(),
+            [
+                (Duration::ZERO, -pid, Signal::SIGTERM),
+                (Duration::ZERO, -pid, Signal::SIGCONT),
+                (GRACE, -pid, Signal::SIGKILL),
+            ]
+        );
+        assert!(table.alive().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn on_the_fake_a_slow_exit_within_the_grace_is_seen_within_a_poll() {
+        // SIGTERM lands in an uninterruptible sleep of 2 s, and ends it after.
+        let two = Duration::from_secs(2);
+        let (table, target, pid) = fake(vec![Step::Uninterruptible(two), Step::Hang]).await;
+        let begun = Instant::now();
+        assert_eq!(terminate(target, GRACE).await, Stop::Term);
+        let took = begun.elapsed();
+        assert!(took >= two && took <= two + POLL, "{took:?}");
+        let signals = table.signals();
+        assert_eq!(
+            signals,
+            [
+                (Duration::ZERO, -pid, Signal::SIGTERM),
+                (Duration::ZERO, -pid, Signal::SIGCONT),
+            ]
+        );
+        assert!(table.alive().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn on_the_fake_what_outlives_sigkill_is_killed_again_at_each_look_then_given_up() {
+        let hour = Duration::from_secs(3600);
+        let (table, target, pid) = fake(vec![Step::Uninterruptible(hour)]).await;
+        assert_eq!(terminate(target, GRACE).await, Stop::Kill);
+        let mut kills: Vec<Duration> = table
+            .signals()
+            .into_iter()
+            .filter(|&(_, to, signal)| to == -pid && signal == Signal::SIGKILL)
+            .map(|(at, _, _)| at)
+            .collect();
+        // (Group mode sends each twice: the group's, then the group's again with each
+        // member's.) The first at the grace's end, then one per look, until the bound after
+        // SIGKILL.
+        kills.dedup();
+        assert_eq!(kills.first(), Some(&GRACE));
+        assert_eq!(kills.last(), Some(&(GRACE + AFTER_KILL)));
+        assert!(kills.windows(2).all(|w| w[1] - w[0] == POLL), "{kills:?}");
+        // The ladder gave up; the kernel's SIGKILL lands when the sleep ends.
+        assert_eq!(table.alive(), [pid]);
+        tokio::time::sleep(hour).await;
+        assert!(table.alive().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn on_the_fake_a_member_outside_the_group_gets_every_signal_itself() {
+        let stubborn = vec![Step::IgnoreTerm, Step::Hang];
+        let (table, target, pid) = fake(vec![
+            Step::Fork {
+                script: stubborn,
+                setsid: true,
+            },
+            Step::Hang,
+        ])
+        .await;
+        let child = pid + 1;
+        assert_eq!(table.alive(), [pid, child]);
+        assert_eq!(terminate(target, GRACE).await, Stop::Kill);
+        let zero = Duration::ZERO;
+        assert_eq!(
+            table.signals(),
+            [
+                (zero, -pid, Signal::SIGTERM),
+                (zero, child, Signal::SIGTERM),
+                (zero, child, Signal::SIGCONT),
+                (GRACE, child, Signal::SIGKILL),
+            ]
+        );
+        assert!(table.alive().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn on_the_fake_a_group_already_gone_gets_no_signal() {
+        let (table, target, _) = fake(vec![Step::Exit(0)]).await;
+        assert!(table.alive().is_empty());
+        assert_eq!(terminate(target, GRACE).await, Stop::AlreadyGone);
+        assert!(table.signals().is_empty());
     }
 }

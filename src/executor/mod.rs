@@ -13,13 +13,16 @@
 //! process group. The executor knows nothing of actiond's users, HTTP or YAML; of system
 //! users only the ids a command runs as (`runActionsAs`, resolved by the config).
 //!
-//! Where the processes come from is an [`Executor`]: the system's (`Arc<Reaper>`), or a
-//! stand-in under the same supervision and the same ladder. The start is the executor's; everything after it (the
+//! Where the processes come from is an [`Executor`]: the system's (`Arc<Reaper>`), or in unit
+//! tests `fake`, a simulated process table on tokio's paused clock, under the same
+//! supervision and the same ladder. The start is the executor's; everything after it (the
 //! pipes read through [`Pipe`], the exit status from a channel, the ladder on a [`Group`])
 //! is this module's, and generic: the service instantiates it for the system's executor only.
 
 mod cgroup;
 mod descendants;
+#[cfg(test)]
+pub mod fake;
 mod ladder;
 mod reaper;
 mod spawn;
@@ -192,7 +195,7 @@ pub fn fits(plan: &Plan) -> Result<(), TooLong> {
 }
 
 /// Where executions' processes come from: the system's (`Arc<Reaper>`: `spawn` starts them,
-/// the reaper collects their statuses), or a stand-in.
+/// the reaper collects their statuses), or in unit tests a simulated process table (`fake`).
 /// The engine takes it as a type parameter, not a trait object: the service is built for the
 /// system's alone and calls it directly.
 pub trait Executor: Send + Sync + 'static {
