@@ -26,7 +26,7 @@ use crate::config::{Action, Config};
 use crate::entities::EntitySet;
 use crate::events::{Bus, Event};
 use crate::execution::{Cause, Execution, KillReason, Restored};
-use crate::executor::Reaper;
+use crate::executor::{Executor, Reaper};
 use crate::history::{History, Page};
 use crate::permissions::{Caller, Decision, Verb, decide};
 use crate::store::Store;
@@ -42,11 +42,14 @@ pub struct KillResult {
     pub already_completed: bool,
 }
 
-pub struct Engine {
+/// The engine of the service, whose processes come from `X`: the system's (the reaper's), or
+/// in unit tests a simulated process table (`executor::fake`).
+pub struct Engine<X: Executor = Arc<Reaper>> {
     setup: RwLock<Arc<Setup>>,
     history: Mutex<History>,
     running: Mutex<HashMap<String, Arc<Execution>>>,
-    reaper: Arc<Reaper>,
+    /// Starts the runs' processes.
+    executor: X,
     bus: Arc<Bus>,
     recorder: Recorder,
     stopping: AtomicBool,
@@ -60,19 +63,19 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-impl Engine {
-    /// `store`: the state directory, where the history file is kept (a store without one
+impl<X: Executor> Engine<X> {
+    /// `executor`: where the runs' processes come from. `store`: the state directory, where the history file is kept (a store without one
     /// keeps the history in memory only). `restored`: the records of a previous run, oldest
     /// first, which the history and the rewritten file start with. A record whose action is
     /// gone keeps its title, behind no ACL.
     pub fn new(
         config: Arc<Config>,
         entities: EntitySet,
-        reaper: Arc<Reaper>,
+        executor: X,
         bus: Arc<Bus>,
         store: &Store,
         restored: Vec<Restored>,
-    ) -> Arc<Engine> {
+    ) -> Arc<Engine<X>> {
         let setup = Setup::new(Arc::clone(&config), Arc::new(entities));
         let mut history = History::new(config.limits.log_history_limit);
         for r in restored {
@@ -89,7 +92,7 @@ impl Engine {
             setup: RwLock::new(Arc::new(setup)),
             history: Mutex::new(history),
             running: Mutex::new(HashMap::new()),
-            reaper,
+            executor,
             bus,
             recorder,
             stopping: AtomicBool::new(false),

@@ -15,7 +15,7 @@ use super::lifecycle::Launch;
 use super::{Engine, Error, Setup, lock};
 use crate::arguments;
 use crate::execution::{Blocked, Cause, Execution, NewExecution, Outcome, SecretOwner, TrackingId};
-use crate::executor;
+use crate::executor::{self, Executor};
 use crate::permissions::{Caller, Provider, Verb};
 
 /// A request to start an action.
@@ -32,7 +32,7 @@ struct Prepared {
     launch: Launch,
 }
 
-impl Engine {
+impl<X: Executor> Engine<X> {
     /// The one start path: checks, then room in the history file's queue, then admission
     /// and the insert under the same locks, then the run's life begins (`lifecycle`): a
     /// blocked run's, or a run's, with its first record queued before this returns.

@@ -9,7 +9,13 @@
 //! its `ACTIOND_TRACKING_ID` (see `descendants`), scanned again at every step so that a fork
 //! between two scans is caught by the next. Reaping is not done here: the reaper reaps, and a
 //! process counts as gone once `kill(pid, 0)` fails, zombies included.
+//!
+//! The ladder works on a [`Group`]: the system's (`Processes`, above) in the service, a
+//! simulated process table (`executor::fake`) in unit tests, which time every rung on tokio's
+//! paused clock. It is generic, not a trait object: the service builds one ladder, for
+//! `Processes`, and pays nothing for the seam.
 
+use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -51,8 +57,23 @@ impl Processes {
             ),
         }
     }
+}
 
+/// Everything of one execution, as the ladder sees it. `seen` is the ladder's list of the
+/// processes it met outside the group; each must be gone too before the execution is.
+pub trait Group: Send + Sync {
     /// Sends `signal` to the group and to every member; false when there was nobody.
+    fn signal(&self, signal: Signal, seen: &mut Vec<i32>) -> bool;
+
+    /// Whether nothing of the execution is left: the group is empty, every process in
+    /// `seen` is gone (reaped), and no member is left.
+    fn gone(&self, seen: &[i32]) -> bool;
+
+    /// SIGKILL to everything of the execution, adding the members it met to `seen`.
+    fn kill(&self, seen: &mut Vec<i32>) -> impl Future<Output = ()> + Send;
+}
+
+impl Group for Processes {
     fn signal(&self, signal: Signal, seen: &mut Vec<i32>) -> bool {
         let group = killpg(Pid::from_raw(self.pgid), signal) != Err(Errno::ESRCH);
         let mut anyone = group;
@@ -65,8 +86,7 @@ impl Processes {
         anyone
     }
 
-    /// Whether nothing of the execution is left: the group is empty, every process the
-    /// ladder met is reaped, and the cgroup (or the scan) finds no member.
+    /// In cgroup mode the cgroup must be empty; in group mode the scan must find no member.
     fn gone(&self, seen: &[i32]) -> bool {
         group_gone(self.pgid)
             && seen
@@ -78,7 +98,7 @@ impl Processes {
             }
     }
 
-    /// SIGKILL to everything: the group, and the cgroup at once or each attributed member.
+    /// The group, and then the cgroup at once or each attributed member.
     async fn kill(&self, seen: &mut Vec<i32>) {
         let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGKILL);
         match &self.cgroup {
@@ -97,7 +117,9 @@ impl Processes {
     }
 }
 
-pub async fn terminate(target: Processes, grace: Duration) -> Stop {
+/// Stops everything of `target`: SIGTERM (and SIGCONT, for a stopped process), then up to
+/// `grace` for it to go, then SIGKILL and up to `AFTER_KILL` more; says which rung did it.
+pub async fn terminate<G: Group>(target: G, grace: Duration) -> Stop {
     let target = &target;
     let mut seen = Vec::new();
     if !target.signal(Signal::SIGTERM, &mut seen) {
@@ -120,8 +142,8 @@ pub fn group_gone(pgid: i32) -> bool {
 
 /// Waits until the execution is gone; after SIGKILL (`killing`), whatever appeared since the
 /// last look (a fork that raced the kill) is killed at each look.
-async fn gone_within(
-    target: &Processes,
+async fn gone_within<G: Group>(
+    target: &G,
     seen: &mut Vec<i32>,
     within: Duration,
     killing: bool,
@@ -146,6 +168,9 @@ async fn gone_within(
 mod tests {
     //! The ladder against real processes, each the leader of a group of its own, reaped by a
     //! thread of the test (as the reaper would): a process counts as gone only once reaped.
+    //! Then against the fake process table (`executor::fake`), where every rung is timed on
+    //! the paused clock and the processes can do what real ones rarely do on cue (outlive
+    //! SIGKILL in an uninterruptible sleep).
     use std::io::{BufRead, BufReader};
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     use std::process::{Command, ExitStatus, Stdio};
@@ -239,5 +264,129 @@ mod tests {
             terminate(target, Duration::from_secs(30)).await,
             Stop::AlreadyGone
         );
+    }
+
+    // ---- On the fake process table ----
+
+    use crate::executor::fake::{Step, Table};
+
+    /// Starts `script` on a fresh table, and lets it (and what it forks) run up to its first
+    /// wait: the table, the ladder's target, the leader's pid.
+    async fn fake(script: Vec<Step>) -> (Table, crate::executor::fake::Members, i32) {
+        let table = Table::new();
+        table.install("p", script);
+        let spawned = table.spawn("p").expect("installed");
+        let pid = table.alive()[0];
+        // Its task, then those of the children it forks.
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+        (table, spawned.target, pid)
+    }
+
+    const GRACE: Duration = Duration::from_secs(7);
+
+    #[tokio::test(start_paused = true)]
+    async fn on_the_fake_a_group_that_goes_on_sigterm_is_gone_at_once() {
+        let (table, target, pid) = fake(vec![Step::Hang]).await;
+        let begun = Instant::now();
+        assert_eq!(terminate(target, GRACE).await, Stop::Term);
+        assert_eq!(begun.elapsed(), Duration::ZERO);
+        assert_eq!(table.signals(), [(Duration::ZERO, -pid, Signal::SIGTERM)]);
+        assert!(table.alive().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn on_the_fake_sigterm_ignored_means_sigkill_after_exactly_the_grace() {
+        let (table, target, pid) = fake(vec![Step::IgnoreTerm, Step::Hang]).await;
+        assert_eq!(terminate(target, GRACE).await, Stop::Kill);
+        assert_eq!(
+            table.signals(),
+            [
+                (Duration::ZERO, -pid, Signal::SIGTERM),
+                (Duration::ZERO, -pid, Signal::SIGCONT),
+                (GRACE, -pid, Signal::SIGKILL),
+            ]
+        );
+        assert!(table.alive().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn on_the_fake_a_slow_exit_within_the_grace_is_seen_within_a_poll() {
+        // SIGTERM lands in an uninterruptible sleep of 2 s, and ends it after.
+        let two = Duration::from_secs(2);
+        let (table, target, pid) = fake(vec![Step::Uninterruptible(two), Step::Hang]).await;
+        let begun = Instant::now();
+        assert_eq!(terminate(target, GRACE).await, Stop::Term);
+        let took = begun.elapsed();
+        assert!(took >= two && took <= two + POLL, "{took:?}");
+        let signals = table.signals();
+        assert_eq!(
+            signals,
+            [
+                (Duration::ZERO, -pid, Signal::SIGTERM),
+                (Duration::ZERO, -pid, Signal::SIGCONT),
+            ]
+        );
+        assert!(table.alive().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn on_the_fake_what_outlives_sigkill_is_killed_again_at_each_look_then_given_up() {
+        let hour = Duration::from_secs(3600);
+        let (table, target, pid) = fake(vec![Step::Uninterruptible(hour)]).await;
+        assert_eq!(terminate(target, GRACE).await, Stop::Kill);
+        let mut kills: Vec<Duration> = table
+            .signals()
+            .into_iter()
+            .filter(|&(_, to, signal)| to == -pid && signal == Signal::SIGKILL)
+            .map(|(at, _, _)| at)
+            .collect();
+        // (Group mode sends each twice: the group's, then the group's again with each
+        // member's.) The first at the grace's end, then one per look, until the bound after
+        // SIGKILL.
+        kills.dedup();
+        assert_eq!(kills.first(), Some(&GRACE));
+        assert_eq!(kills.last(), Some(&(GRACE + AFTER_KILL)));
+        assert!(kills.windows(2).all(|w| w[1] - w[0] == POLL), "{kills:?}");
+        // The ladder gave up; the kernel's SIGKILL lands when the sleep ends.
+        assert_eq!(table.alive(), [pid]);
+        tokio::time::sleep(hour).await;
+        assert!(table.alive().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn on_the_fake_a_member_outside_the_group_gets_every_signal_itself() {
+        let stubborn = vec![Step::IgnoreTerm, Step::Hang];
+        let (table, target, pid) = fake(vec![
+            Step::Fork {
+                script: stubborn,
+                setsid: true,
+            },
+            Step::Hang,
+        ])
+        .await;
+        let child = pid + 1;
+        assert_eq!(table.alive(), [pid, child]);
+        assert_eq!(terminate(target, GRACE).await, Stop::Kill);
+        let zero = Duration::ZERO;
+        assert_eq!(
+            table.signals(),
+            [
+                (zero, -pid, Signal::SIGTERM),
+                (zero, child, Signal::SIGTERM),
+                (zero, child, Signal::SIGCONT),
+                (GRACE, child, Signal::SIGKILL),
+            ]
+        );
+        assert!(table.alive().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn on_the_fake_a_group_already_gone_gets_no_signal() {
+        let (table, target, _) = fake(vec![Step::Exit(0)]).await;
+        assert!(table.alive().is_empty());
+        assert_eq!(terminate(target, GRACE).await, Stop::AlreadyGone);
+        assert!(table.signals().is_empty());
     }
 }

@@ -12,9 +12,17 @@
 //! which its process enters before it runs the command, so the ladder reaches what left the
 //! process group. The executor knows nothing of actiond's users, HTTP or YAML; of system
 //! users only the ids a command runs as (`runActionsAs`, resolved by the config).
+//!
+//! Where the processes come from is an [`Executor`]: the system's (`Arc<Reaper>`), or in unit
+//! tests `fake`, a simulated process table on tokio's paused clock, under the same
+//! supervision and the same ladder. The start is the executor's; everything after it (the
+//! pipes read through [`Pipe`], the exit status from a channel, the ladder on a [`Group`])
+//! is this module's, and generic: the service instantiates it for the system's executor only.
 
 mod cgroup;
 mod descendants;
+#[cfg(test)]
+pub mod fake;
 mod ladder;
 mod reaper;
 mod spawn;
@@ -31,7 +39,7 @@ use tokio::net::unix::pipe;
 use tokio::time::{Instant, sleep, sleep_until};
 
 pub use cgroup::{Mode as Containment, mode as containment};
-pub use ladder::{Processes, terminate};
+pub use ladder::{Group, Processes, terminate};
 pub use reaper::{Exit, Reaper};
 
 use crate::arguments::{Value, environment};
@@ -186,8 +194,63 @@ pub fn fits(plan: &Plan) -> Result<(), TooLong> {
     Ok(())
 }
 
+/// Where executions' processes come from: the system's (`Arc<Reaper>`: `spawn` starts them,
+/// the reaper collects their statuses), or in unit tests a simulated process table (`fake`).
+/// The engine takes it as a type parameter, not a trait object: the service is built for the
+/// system's alone and calls it directly.
+pub trait Executor: Send + Sync + 'static {
+    /// What the kill ladder stops.
+    type Group: Group + Clone + 'static;
+    /// The read end of an output pipe.
+    type Pipe: Pipe;
+
+    /// Starts the plan's process, or gives the outcome of a run that could not start.
+    fn start(
+        &self,
+        plan: Plan,
+    ) -> impl Future<Output = Result<Spawned<Self::Group, Self::Pipe>, Outcome>> + Send;
+}
+
+/// The read end of one of a process's output pipes, as the supervision reads it.
+pub trait Pipe: Send {
+    /// Reads once into `buf`'s spare capacity: how much, 0 at end of file.
+    fn read_into<'a>(
+        &'a mut self,
+        buf: &'a mut Vec<u8>,
+    ) -> impl Future<Output = std::io::Result<usize>> + Send + 'a;
+
+    /// Reads what the pipe holds now into `buf`'s spare capacity, without waiting.
+    fn read_ready(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize>;
+}
+
+impl Pipe for pipe::Receiver {
+    fn read_into<'a>(
+        &'a mut self,
+        buf: &'a mut Vec<u8>,
+    ) -> impl Future<Output = std::io::Result<usize>> + Send + 'a {
+        self.read_buf(buf)
+    }
+
+    fn read_ready(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+        self.try_read_buf(buf)
+    }
+}
+
 /// A process that was started and is not yet supervised.
-struct Spawned {
+pub struct Spawned<G, P> {
+    /// Everything of the execution, for the kill ladder.
+    target: G,
+    /// Its output pipes; `None` for one that cannot be read, taken as already closed.
+    stdout: Option<P>,
+    stderr: Option<P>,
+    /// Its exit status, from whoever reaps it.
+    exit: tokio::sync::oneshot::Receiver<Exit>,
+    /// Its cgroup, in cgroup mode, given back once the run is over.
+    cgroup: Option<cgroup::Run>,
+}
+
+/// A process `spawn` started, its pipes not yet registered with the event loop.
+struct Started {
     target: Processes,
     stdout: OwnedFd,
     stderr: OwnedFd,
@@ -195,6 +258,22 @@ struct Spawned {
     exit: tokio::sync::oneshot::Receiver<Exit>,
     /// Its cgroup, in cgroup mode, given back once the run is over.
     cgroup: Option<cgroup::Run>,
+}
+
+impl Started {
+    /// Registers its pipes with the event loop, on the loop's thread. A pipe that cannot be
+    /// registered is treated as already closed; the run still ends through the exit status,
+    /// the timeout or a kill. `spawn` made them non-blocking read ends of pipes, so tokio
+    /// need not check (`spawn::non_blocking`).
+    fn registered(self) -> Spawned<Processes, pipe::Receiver> {
+        Spawned {
+            target: self.target,
+            stdout: pipe::Receiver::from_owned_fd_unchecked(self.stdout).ok(),
+            stderr: pipe::Receiver::from_owned_fd_unchecked(self.stderr).ok(),
+            exit: self.exit,
+            cgroup: self.cgroup,
+        }
+    }
 }
 
 /// Starts the plan's process (`spawn::spawn`: a new process group, stdin from /dev/null,
@@ -205,7 +284,7 @@ fn spawn(
     plan: &Plan,
     cgroup: Option<cgroup::Run>,
     reaper: &Reaper,
-) -> (std::io::Result<Spawned>, Option<cgroup::Run>) {
+) -> (std::io::Result<Started>, Option<cgroup::Run>) {
     if plan.program.is_empty() {
         let error = std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command");
         return (Err(error), cgroup);
@@ -232,7 +311,7 @@ fn spawn(
         .find(|(k, _)| k == "ACTIOND_TRACKING_ID")
         .map(|(_, v)| v.clone())
         .unwrap_or_default();
-    let spawned = Spawned {
+    let started = Started {
         target: Processes {
             pgid: child.pid,
             tracking_id,
@@ -243,7 +322,7 @@ fn spawn(
         exit,
         cgroup,
     };
-    (Ok(spawned), None)
+    (Ok(started), None)
 }
 
 /// The plan's environment, with `HOME`, `USER` and `LOGNAME` of the user it runs as when
@@ -272,8 +351,32 @@ pub trait Observer: Send {
     fn output(&mut self, exec: &Execution, stderr: bool, data: &[u8]);
 }
 
-/// Starts `plan` for `exec` and supervises it until it ends: how it did, `SpawnFailed` when
-/// it could not start.
+/// Starts `plan` for `exec` with `executor` and supervises it until it ends: how it did,
+/// `SpawnFailed` when it could not start.
+///
+/// The record counts as running from here on: a kill requested before the process exists
+/// is kept by the record and carried out as soon as supervision starts.
+pub async fn run<X: Executor>(
+    plan: Plan,
+    exec: &Execution,
+    executor: &X,
+    observer: &mut dyn Observer,
+) -> Outcome {
+    exec.set_running();
+    let (timeout, grace) = (plan.timeout, plan.grace);
+    let mut spawned = match executor.start(plan).await {
+        Ok(spawned) => spawned,
+        Err(never_started) => return never_started,
+    };
+    let cgroup = spawned.cgroup.take();
+    let outcome = supervise(exec, spawned, timeout, grace, observer).await;
+    if let Some(run) = cgroup {
+        cgroup::release(run);
+    }
+    outcome
+}
+
+/// The system's processes: started by `spawn`, their statuses collected by this reaper.
 ///
 /// Under load the spawn runs on tokio's blocking pool. posix_spawn's vfork holds the calling
 /// thread until the child has exec'd, a fraction of a millisecond on an idle machine and
@@ -285,22 +388,30 @@ pub trait Observer: Send {
 /// with one core (a Pi Zero) it always happens here: the child must run on that core to
 /// exec, so a pool thread would only add its hand-off, two context switches and a wake-up
 /// of the event loop to every run, for nothing in return.
-/// The record counts as running from here on: a kill requested before the process exists
-/// is kept by the record and carried out as soon as supervision starts.
-pub async fn run(
-    plan: Plan,
-    exec: &Execution,
-    reaper: &Arc<Reaper>,
-    observer: &mut dyn Observer,
-) -> Outcome {
-    exec.set_running();
-    let started = if reaper.is_idle() || one_core() {
-        Ok(start(plan, reaper))
-    } else {
-        let reaper = Arc::clone(reaper);
-        tokio::task::spawn_blocking(move || start(plan, &reaper)).await
-    };
-    supervised(exec, started, observer).await
+impl Executor for Arc<Reaper> {
+    type Group = Processes;
+    type Pipe = pipe::Receiver;
+
+    async fn start(&self, plan: Plan) -> Result<Spawned<Processes, pipe::Receiver>, Outcome> {
+        let started = if self.is_idle() || one_core() {
+            Ok(launch(plan, self))
+        } else {
+            let reaper = Arc::clone(self);
+            tokio::task::spawn_blocking(move || launch(plan, &reaper)).await
+        };
+        match started {
+            Ok((_, Ok(started))) => Ok(started.registered()),
+            Ok((plan, Err(e))) => Err(Outcome::SpawnFailed(if plan.program.is_empty() {
+                "empty command".to_string()
+            } else {
+                format!("{}: {e}", plan.program)
+            })),
+            // The closure cannot panic short of a bug.
+            Err(_) => Err(Outcome::SpawnFailed(
+                "the spawning thread failed".to_string(),
+            )),
+        }
+    }
 }
 
 /// Whether the service may run on one CPU only (its affinity mask, or its cgroup's CPU
@@ -310,43 +421,13 @@ fn one_core() -> bool {
     *ONE.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() == 1))
 }
 
-/// A spawn's result: the plan back, and the process.
-type Started = (Plan, std::io::Result<Spawned>);
-
-/// Spawns the plan's process, in a cgroup of its own in cgroup mode.
-fn start(plan: Plan, reaper: &Reaper) -> Started {
-    let (spawned, unused) = spawn(&plan, cgroup::create(), reaper);
+/// Spawns the plan's process, in a cgroup of its own in cgroup mode; gives the plan back.
+fn launch(plan: Plan, reaper: &Reaper) -> (Plan, std::io::Result<Started>) {
+    let (started, unused) = spawn(&plan, cgroup::create(), reaper);
     if let Some(run) = unused {
         cgroup::release(run);
     }
-    (plan, spawned)
-}
-
-/// Supervises a started process to its end, or says why it did not start.
-async fn supervised(
-    exec: &Execution,
-    started: Result<Started, tokio::task::JoinError>,
-    observer: &mut dyn Observer,
-) -> Outcome {
-    let (plan, mut spawned) = match started {
-        Ok((plan, Ok(spawned))) => (plan, spawned),
-        Ok((plan, Err(e))) => {
-            let what = if plan.program.is_empty() {
-                "empty command".to_string()
-            } else {
-                format!("{}: {e}", plan.program)
-            };
-            return Outcome::SpawnFailed(what);
-        }
-        // The closure cannot panic short of a bug.
-        Err(_) => return Outcome::SpawnFailed("the spawning thread failed".to_string()),
-    };
-    let cgroup = spawned.cgroup.take();
-    let outcome = supervise(exec, spawned, &plan, observer).await;
-    if let Some(run) = cgroup {
-        cgroup::release(run);
-    }
-    outcome
+    (plan, started)
 }
 
 type Ladder = Pin<Box<dyn Future<Output = Stop> + Send>>;
@@ -357,26 +438,26 @@ enum Cause {
     Kill(KillReason),
 }
 
-async fn supervise(
+/// Supervises a started process to its end: its output read as it comes, its exit status,
+/// the timeout and kill requests through the kill ladder (with `grace`), the 250 ms rule.
+async fn supervise<G: Group + Clone + 'static, P: Pipe>(
     exec: &Execution,
-    spawned: Spawned,
-    plan: &Plan,
+    spawned: Spawned<G, P>,
+    timeout: Duration,
+    grace: Duration,
     observer: &mut dyn Observer,
 ) -> Outcome {
     let target = spawned.target;
     let mut exit_rx = spawned.exit;
-    // A pipe that cannot be registered with the reactor is treated as already closed; the
-    // run still ends through the exit status, the timeout or a kill. `spawn` made them
-    // non-blocking read ends of pipes, so tokio need not check (`spawn::non_blocking`).
-    let mut out = pipe::Receiver::from_owned_fd_unchecked(spawned.stdout).ok();
-    let mut err = pipe::Receiver::from_owned_fd_unchecked(spawned.stderr).ok();
+    let mut out = spawned.stdout;
+    let mut err = spawned.stderr;
     // Reserved, not zeroed: reads fill the spare capacity and each chunk is taken and
     // cleared at once. Zeroing 2 × 16 KiB was an eighth of the service's own instructions
     // per execution of a command that prints a line (callgrind, docs/PERFORMANCE.md).
     let mut out_buf = Vec::with_capacity(READ_CHUNK);
     let mut err_buf = Vec::with_capacity(READ_CHUNK);
 
-    let deadline = sleep(plan.timeout);
+    let deadline = sleep(timeout);
     tokio::pin!(deadline);
     let drain = sleep_until(Instant::now() + Duration::from_secs(86_400 * 365));
     tokio::pin!(drain);
@@ -415,11 +496,11 @@ async fn supervise(
             _ = &mut drain, if exit.is_some() && !drained => drained = true,
             _ = &mut deadline, if stopped_by.is_none() && exit.is_none() => {
                 stopped_by = Some(Cause::Timeout);
-                ladder = Some(Box::pin(terminate(target.clone(), plan.grace)));
+                ladder = Some(Box::pin(terminate(target.clone(), grace)));
             }
             reason = exec.kill_requested(), if stopped_by.is_none() => {
                 stopped_by = Some(Cause::Kill(reason));
-                ladder = Some(Box::pin(terminate(target.clone(), plan.grace)));
+                ladder = Some(Box::pin(terminate(target.clone(), grace)));
             }
             stop = async { ladder.as_mut().expect("guarded").await }, if ladder.is_some() && ladder_done.is_none() => {
                 ladder_done = Some(stop);
@@ -430,14 +511,14 @@ async fn supervise(
         // The 250 ms passed with a pipe still open (a backgrounded child holds it). What the
         // leader wrote is already in the pipe, since it cannot exit before its writes land:
         // take what is buffered without waiting, so the record is not cut short.
-        take_buffered(exec, observer, &out, &mut out_buf, false);
-        take_buffered(exec, observer, &err, &mut err_buf, true);
+        take_buffered(exec, observer, &mut out, &mut out_buf, false);
+        take_buffered(exec, observer, &mut err, &mut err_buf, true);
     }
     // Closing our read ends here: a daemon left holding the pipes gets EPIPE, not a hang.
     drop(out);
     drop(err);
     outcome(
-        plan,
+        timeout,
         stopped_by,
         exit,
         ladder_done.unwrap_or(Stop::AlreadyGone),
@@ -456,16 +537,16 @@ fn deliver(exec: &Execution, observer: &mut dyn Observer, stderr: bool, buf: &mu
 }
 
 /// Delivers what a pipe holds now, without waiting, up to `FINAL_DRAIN_MAX` bytes.
-fn take_buffered(
+fn take_buffered<P: Pipe>(
     exec: &Execution,
     observer: &mut dyn Observer,
-    pipe: &Option<pipe::Receiver>,
+    pipe: &mut Option<P>,
     buf: &mut Vec<u8>,
     stderr: bool,
 ) {
     let mut taken = 0;
-    while let Some(p) = pipe.as_ref() {
-        match p.try_read_buf(buf) {
+    while let Some(p) = pipe.as_mut() {
+        match p.read_ready(buf) {
             Ok(n) if n > 0 && taken < FINAL_DRAIN_MAX => {
                 taken += n;
                 deliver(exec, observer, stderr, buf);
@@ -476,10 +557,15 @@ fn take_buffered(
 }
 
 /// How a supervised run ended: the ladder's cause wins over the exit status it caused.
-fn outcome(plan: &Plan, stopped_by: Option<Cause>, exit: Option<Exit>, stop: Stop) -> Outcome {
+fn outcome(
+    timeout: Duration,
+    stopped_by: Option<Cause>,
+    exit: Option<Exit>,
+    stop: Stop,
+) -> Outcome {
     match (stopped_by, exit) {
         (Some(Cause::Timeout), _) => Outcome::TimedOut {
-            seconds: plan.timeout.as_secs(),
+            seconds: timeout.as_secs(),
             stop,
         },
         (Some(Cause::Kill(reason)), _) => Outcome::Killed(reason, stop),
@@ -493,8 +579,8 @@ fn outcome(plan: &Plan, stopped_by: Option<Cause>, exit: Option<Exit>, stop: Sto
 /// Reads once into `buf`'s spare capacity (`buf` is empty and holds `READ_CHUNK`, so a read
 /// takes at most that much); `None` at end of file or on an error (both mean: stop reading
 /// this pipe).
-async fn read_some(p: &mut Option<pipe::Receiver>, buf: &mut Vec<u8>) -> Option<()> {
-    match p.as_mut()?.read_buf(buf).await {
+async fn read_some<P: Pipe>(p: &mut Option<P>, buf: &mut Vec<u8>) -> Option<()> {
+    match p.as_mut()?.read_into(buf).await {
         Ok(0) | Err(_) => None,
         Ok(_) => Some(()),
     }
