@@ -15,6 +15,11 @@ use actiond::config::{self, LogLevel, Source};
 use console::Console;
 use tracing::{error, info};
 
+/// The static musl build allocates with dlmalloc (why: Cargo.toml, beside the dependency).
+#[cfg(target_env = "musl")]
+#[global_allocator]
+static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+
 fn main() -> ExitCode {
     let mut console = Console::new();
     let code = match cli::parse(std::env::args_os().skip(1)) {
