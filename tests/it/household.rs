@@ -141,7 +141,8 @@ fn readyz(at: SocketAddr, from: IpAddr) -> Response {
 
 /// A device holding its address's share of the connections leaves the other devices of
 /// its /64 theirs; the /64 together holds at most a quarter of the slots, and other networks
-/// keep the rest.
+/// keep the rest; inside the /64's quarter, a device holding it gives way to another address
+/// of the /64 under an even split of it.
 #[test]
 #[ignore = "needs root to add IPv6 addresses to lo; run by name by scripts/test.sh"]
 fn one_device_holding_its_connections_leaves_the_64_room() {
@@ -152,17 +153,74 @@ fn one_device_holding_its_connections_leaves_the_64_room() {
         json!({"maxConnections": 32, "maxConnectionsPerAddress": 4, "clientTimeout": 120}),
     );
     let (_server, at) = start(config);
-    let _held: Vec<TcpStream> = (0..4).map(|_| hold(at, home(BAD))).collect();
+    let mut held: Vec<TcpStream> = (0..4).map(|_| hold(at, home(BAD))).collect();
     let resp = readyz(at, home(BAD));
     let message = assert_error(&resp, 429, "resource_exhausted");
     assert!(message.contains("maxConnectionsPerAddress"), "{message}");
     assert_eq!(readyz(at, home(ALICE)).status, 200);
     // A second address of the device: the /64 holds 8, a quarter of 32.
-    let _more: Vec<TcpStream> = (0..4).map(|_| hold(at, home(MORE + 1))).collect();
-    let resp = readyz(at, home(ALICE));
-    let message = assert_error(&resp, 429, "resource_exhausted");
-    assert!(message.contains("its /64"), "{message}");
+    let _more = hold_all(at, home(MORE + 1), 4);
     assert_eq!(readyz(at, ELSEWHERE.parse().unwrap()).status, 200);
+    // Until the device's connections have waited on it a moment, they are requests under
+    // way, and alice's address of the full /64 is refused.
+    let resp = readyz(at, home(ALICE));
+    if resp.status == 429 {
+        let message = assert_error(&resp, 429, "resource_exhausted");
+        assert!(message.contains("its /64"), "{message}");
+    }
+    // Then alice, under an even split of the /64's 8, takes the place of the device's
+    // connection that has waited longest, of its address holding the most.
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(
+        readyz(at, home(ALICE)).status,
+        200,
+        "alice is kept out by her /64"
+    );
+    let wait = Duration::from_millis(300);
+    let closed = held
+        .iter_mut()
+        .map(|sock| ended(sock, wait))
+        .filter(|&gone| gone)
+        .count();
+    assert!(closed >= 1, "none of the device's connections gave way");
+}
+
+/// `n` connections from `from` held, each half a request: one the service refused (a
+/// connection of a request just answered may not have left its share yet) is made again.
+fn hold_all(at: SocketAddr, from: IpAddr, n: usize) -> Vec<TcpStream> {
+    let mut held = Vec::new();
+    for _ in 0..50 {
+        let mut sock = hold(at, from);
+        std::thread::sleep(Duration::from_millis(50));
+        if ended(&mut sock, Duration::from_millis(50)) {
+            continue;
+        }
+        held.push(sock);
+        if held.len() == n {
+            return held;
+        }
+    }
+    panic!("{from} could not hold {n} connections");
+}
+
+/// Whether the service closed a held connection (an end of stream, or a reset).
+fn ended(sock: &mut TcpStream, wait: Duration) -> bool {
+    use std::io::Read;
+    sock.set_read_timeout(Some(wait)).expect("read timeout");
+    let mut buf = [0u8; 512];
+    loop {
+        match sock.read(&mut buf) {
+            Ok(0) => return true,
+            // Whatever it said before closing (a 408 for the half request).
+            Ok(_) => continue,
+            Err(e) => {
+                return !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                );
+            }
+        }
+    }
 }
 
 /// A device's guest streams holding its /64's quarter of the event streams (16 of 64,
