@@ -1,9 +1,9 @@
 //! One IPv6 /64 is a whole household: every device of a home LAN takes its addresses from the
 //! router's one prefix. These tests give loopback a few addresses of a /64 of their own (and
 //! one of another /64), start the service on `[::]`, and act as a hostile device of the
-//! household and as alice beside it: one device failing logins, holding connections or
-//! opening guest event streams must not lock the other devices of the /64 out, while the
-//! /64 together is still held to a bound of its own.
+//! household and as alice beside it: one device failing logins, holding connections,
+//! opening guest event streams or starting slow actions must not lock the other devices of
+//! the /64 out, while the /64 together is still held to a bound of its own.
 //!
 //! Adding the addresses needs root (`ip -6 addr replace … dev lo`), so they are ignored by a
 //! plain `cargo test` and run by name by `scripts/test.sh`, which needs root; run without
@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::client::{self, Request, Response, assert_error};
 use crate::events::{EventStream, Next, assert_end_error, subscribe};
-use crate::harness::{Server, config_with};
+use crate::harness::{GATED, Server, config_with};
 use crate::identity::cookie;
 use crate::live_permissions::{ALICE_PW, BOB_PW, merge, with_identities};
 
@@ -267,4 +267,82 @@ fn guest_streams_of_one_device_do_not_keep_a_users_page_out() {
         }
     }
     assert_eq!(ended, 2, "one stream of the device for each newcomer");
+}
+
+/// The guests of one /64 are one caller of the pool of running executions: two addresses of
+/// a device together run half of `maxConcurrentExecutions` (8 of 16), and alice, logged in
+/// from the same /64, and a guest of another /64 still run beside them.
+#[test]
+#[ignore = "needs root to add IPv6 addresses to lo; run by name by scripts/test.sh"]
+fn guests_of_one_64_are_one_caller_of_the_pool() {
+    let mut actions: Vec<Value> = (0..10)
+        .map(|i| json!({"id": format!("s{i}"), "title": format!("S{i}"), "shell": GATED}))
+        .collect();
+    actions.push(json!({"id": "other", "title": "Other", "shell": "echo alice"}));
+    let (server, at) = start(with_identities(json!({
+        "defaultPermissions": {"view": true, "exec": true, "logs": true, "kill": false},
+        "accessControlLists": [
+            {"name": "admins", "matchUsergroups": ["admins"], "addToEveryAction": true,
+             "permissions": {"view": true, "exec": true, "logs": true, "kill": true}},
+        ],
+        "actions": actions,
+    })));
+    let call = |from: IpAddr, op: &str, body: Value, headers: &[(&str, &str)]| {
+        let mut req = Request::connect(op, body.to_string().as_bytes());
+        for (name, value) in headers {
+            req = req.header(name, value);
+        }
+        let resp = client::send_from(at, from, &req);
+        assert_eq!(resp.status, 200, "{op} {body}: {}", resp.text());
+        resp.json()
+    };
+    // StartAction by the guest of `from`: the entry once it runs or was blocked.
+    let press = |from: IpAddr, action: &str| {
+        let id = call(from, "StartAction", json!({"actionId": action}), &[])["executionTrackingId"]
+            .clone();
+        crate::harness::poll_until(crate::harness::SOON, || {
+            let entry = call(
+                from,
+                "ExecutionStatus",
+                json!({"executionTrackingId": id}),
+                &[],
+            )["logEntry"]
+                .clone();
+            (entry["executionStarted"] == true || entry["executionFinished"] == true)
+                .then_some(entry)
+        })
+        .expect("the run neither started nor was blocked")
+    };
+    for i in 0..9 {
+        let from = home(if i % 2 == 0 { BAD } else { MORE + 1 });
+        let entry = press(from, &format!("s{i}"));
+        if i < 8 {
+            assert_eq!(entry["blocked"], false, "s{i}: {entry}");
+        } else {
+            let reason = crate::harness::assert_blocked(&entry);
+            assert!(
+                reason.contains("8 executions of this caller are running, its share (8)"),
+                "{reason}"
+            );
+        }
+    }
+    let resp = login(at, home(ALICE), "alice", ALICE_PW);
+    assert_eq!(outcome(&resp), "ok");
+    let sid = resp
+        .header("Set-Cookie")
+        .and_then(|c| c.split(';').next()?.strip_prefix("svc-sid-local="))
+        .expect("a session cookie")
+        .to_string();
+    let session = cookie(&sid);
+    let run = call(
+        home(ALICE),
+        "StartActionAndWait",
+        json!({"actionId": "other"}),
+        &[("Cookie", &session)],
+    );
+    assert_eq!(run["logEntry"]["blocked"], false, "{run}");
+    assert_eq!(run["logEntry"]["exitCode"], 0, "{run}");
+    let entry = press(ELSEWHERE.parse().unwrap(), "s9");
+    assert_eq!(entry["blocked"], false, "a guest of another /64: {entry}");
+    std::fs::write(server.path("go"), "").expect("write go");
 }
