@@ -244,12 +244,14 @@ run_ignored storage 4 '^(order|slow disk|test result)' \
 
 step "one device of the home IPv6 /64 does not lock the household out (tests/it/household.rs; needs root)"
 # The tests add addresses of one /64 (and of another) to lo, then flood logins, hold
-# connections and open event streams from some while others must still get in.
+# connections, open event streams and start slow actions from some while others must still
+# get in.
 [ "$(id -u)" -eq 0 ] || { echo "error: the household tests add addresses to lo and need root" >&2; exit 1; }
-run_ignored household 3 '^test result' \
+run_ignored household 4 '^test result' \
     household::one_device_failing_logins_does_not_lock_its_64_out \
     household::one_device_holding_its_connections_leaves_the_64_room \
-    household::guest_streams_of_one_device_do_not_keep_a_users_page_out
+    household::guest_streams_of_one_device_do_not_keep_a_users_page_out \
+    household::guests_of_one_64_are_one_caller_of_the_pool
 
 step "a reload without file leases still waits for a writer it saw open (tests/it/open_writers.rs; needs root)"
 # actiond runs as nobody, without CAP_LEASE, on a config root owns: the kernel cannot be asked

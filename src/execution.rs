@@ -15,6 +15,9 @@ use crate::clock::local_datetime;
 use crate::config::Action;
 use crate::output::{Capture, append_notice};
 
+mod holder;
+pub use holder::Holder;
+
 /// An execution's tracking id: 1 to 64 of `A-Z a-z 0-9 . _ -` when a client chose it, a
 /// random UUID otherwise. Only `parse` and `random` make one, so every id held is valid.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -179,6 +182,21 @@ pub enum Blocked {
     },
     /// `maxConcurrentExecutions`: `running` executions of anything run now.
     Executions { running: usize, max: usize },
+    /// The caller's share of `maxConcurrentExecutions` (`max`): `running` of its executions
+    /// run now, and it may hold `most` (the rest is kept for other callers).
+    CallerShare {
+        running: usize,
+        most: usize,
+        max: usize,
+    },
+    /// Guests' share of `maxConcurrentExecutions` (`max`): `running` executions of guests run
+    /// now, and guests together may hold `most` (the rest is kept for callers who logged in,
+    /// MQTT and the triggers).
+    GuestShare {
+        running: usize,
+        most: usize,
+        max: usize,
+    },
     /// `maxRate`: the binding ran `count` times within `window`.
     Rate {
         binding_id: String,
@@ -202,6 +220,17 @@ impl std::fmt::Display for Blocked {
             Blocked::Executions { running, max } => write!(
                 f,
                 "{running} executions are running and maxConcurrentExecutions is {max}"
+            ),
+            Blocked::CallerShare { running, most, max } => write!(
+                f,
+                "{running} executions of this caller are running, its share ({most}) of the \
+                 {max} maxConcurrentExecutions allows: the rest is kept for other callers"
+            ),
+            Blocked::GuestShare { running, most, max } => write!(
+                f,
+                "{running} executions of guests are running, their share ({most}) of the \
+                 {max} maxConcurrentExecutions allows: the rest is kept for callers who \
+                 logged in, MQTT and triggers"
             ),
             Blocked::Rate {
                 binding_id,
@@ -396,6 +425,9 @@ pub struct Execution {
     pub action: Arc<Action>,
     pub user: String,
     pub user_class: String,
+    /// Whose run it is, as the history and the pool of running executions share themselves
+    /// out.
+    pub holder: Holder,
     /// Started by a guest (nobody logged in): its finish line in the log is rate-limited,
     /// since anyone who can reach the page can cause it. Its record is kept all the same.
     pub by_guest: bool,
@@ -432,6 +464,7 @@ pub struct Restored {
     pub icon: String,
     pub user: String,
     pub user_class: String,
+    pub holder: Holder,
     pub tags: Vec<String>,
     pub datetime_started: String,
     pub datetime_finished: String,
@@ -463,6 +496,7 @@ pub struct NewExecution {
     pub action: Arc<Action>,
     pub user: String,
     pub user_class: String,
+    pub holder: Holder,
     pub by_guest: bool,
     pub tags: Vec<String>,
     pub arguments: Option<Vec<(String, String)>>,
@@ -482,6 +516,7 @@ impl Execution {
             action: n.action,
             user: n.user,
             user_class: n.user_class,
+            holder: n.holder,
             by_guest: n.by_guest,
             tags: n.tags,
             arguments: n.arguments,
@@ -516,6 +551,7 @@ impl Execution {
             action,
             user: r.user,
             user_class: r.user_class,
+            holder: r.holder,
             // Finished before it was read back: it has no finish line to write.
             by_guest: false,
             tags: r.tags,

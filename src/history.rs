@@ -1,18 +1,23 @@
-//! The history of executions: a ring of `logHistoryLimit` records that ran, a
-//! small ring of their own for the newest blocked ones, lookup by tracking id, and
-//! newest-first paging over both (GetLogs). When the ring is full, the record let go is the
-//! oldest of the action holding the most records (`Shares`), not the oldest of all: a cheap
-//! action pressed in a loop takes its own older runs, never another action's last ones. Blocked runs are cheap to make (anyone
-//! with `exec` on one rate-limited action can make hundreds a second), so they never push a
-//! record that ran out of the history: the audit trail cannot be erased by pressing a button
-//! that is busy. The main ring's storage is a heapless `Deque` whose capacity is the largest
-//! limit the config accepts, so the bound is a type, not a promise; the configured limit
-//! evicts earlier. This module only holds records: it never runs, kills or persists anything.
+//! The history of executions: `logHistoryLimit` records that ran, a small ring of their own
+//! for the newest blocked ones, lookup by tracking id, and newest-first paging over both
+//! (GetLogs). When the history is full, the record let go is chosen by `Shares`: the oldest of
+//! the caller holding the most records (then of that caller's action holding the most), not
+//! the oldest of all, so that a guest pressing many cheap actions, or one in a loop, takes
+//! its own older runs, never another caller's last ones. Blocked runs are cheap to make
+//! (anyone with `exec` on one rate-limited action can make hundreds a second), so they never
+//! push a record that ran out of the history: the audit trail cannot be erased by pressing a
+//! button that is busy. Records that ran are kept by their number in the order they came, so
+//! one let go from the middle costs O(log n); the configured limit bounds them, and
+//! `MAX_HISTORY` the limit. This module only holds records: it never runs, kills or persists
+//! anything.
 
-use std::collections::{HashMap, VecDeque};
+use std::borrow::Borrow;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::Hash;
 use std::sync::Arc;
 
-use crate::execution::Execution;
+use crate::execution::{Execution, Holder};
 
 /// The largest `logHistoryLimit` the config accepts.
 pub const MAX_HISTORY: usize = 10_000;
@@ -21,10 +26,10 @@ pub const MAX_HISTORY: usize = 10_000;
 pub const MAX_BLOCKED: usize = 32;
 
 pub struct History {
-    /// Records that ran, oldest first, each with its number in the order records that ran
-    /// came (a record may leave from the middle, so the number is kept, not counted).
-    ring: Box<heapless::Deque<(u64, Arc<Execution>), MAX_HISTORY>>,
-    /// Which records that ran each action holds, to choose which one goes.
+    /// Records that ran, by their number in the order records that ran came (a record may
+    /// leave from the middle, so the number is kept, not counted): at most `limit`.
+    ring: BTreeMap<u64, Arc<Execution>>,
+    /// Which records that ran each caller and action holds, to choose which one goes.
     shares: Shares,
     /// Blocked records, oldest first, each with the number of records that ran inserted
     /// before it (its place among them, for the merged newest-first order).
@@ -46,7 +51,7 @@ pub struct Page {
 impl History {
     pub fn new(limit: usize) -> Self {
         History {
-            ring: Box::new(heapless::Deque::new()),
+            ring: BTreeMap::new(),
             shares: Shares::default(),
             blocked: heapless::Deque::new(),
             ran: 0,
@@ -85,29 +90,11 @@ impl History {
 
     /// Takes the record that ran numbered `seq` out of the ring, keeping the others' order.
     fn take_ran(&mut self, seq: u64) -> Option<Arc<Execution>> {
-        // Usually the oldest of all: a flood's own oldest run, or one of a full ring of
-        // actions that each hold as many.
-        if self.ring.front().is_some_and(|(s, _)| *s == seq) {
-            return self.ring.pop_front().map(|(_, e)| e);
-        }
-        // Once round the ring: every record goes back but the one taken.
-        let mut taken = None;
-        for _ in 0..self.ring.len() {
-            let Some((s, e)) = self.ring.pop_front() else {
-                break;
-            };
-            if s == seq {
-                taken = Some(e);
-            } else {
-                // It was just taken out: there is room.
-                let _ = self.ring.push_back((s, e));
-            }
-        }
-        taken
+        self.ring.remove(&seq)
     }
 
     /// Adds a record, evicting beyond the bound of its own kind: a record that ran evicts
-    /// one that ran (the oldest of the action holding the most, [`Shares::evict`]), a
+    /// one that ran (chosen by [`Shares::evict`]), a
     /// `blocked` one the oldest blocked one. Returns what was evicted.
     pub fn insert(&mut self, e: Arc<Execution>, blocked: bool) -> Vec<Arc<Execution>> {
         let mut evicted = Vec::new();
@@ -123,14 +110,13 @@ impl History {
             let _ = self.blocked.push_back((self.ran, e));
             return evicted;
         }
-        // Counted before the choice, so that the action pressed now holds the record it adds;
-        // the new record is never the one chosen (a binding's oldest is chosen, and of
-        // bindings holding one record each, the oldest record's).
-        self.shares.add(&e.binding_id, self.ran);
-        evicted.extend(self.trim());
-        // `trim` made room: limit <= MAX_HISTORY, so this cannot fail.
-        let _ = self.ring.push_back((self.ran, e));
+        // Counted before the choice, so that the caller and action pressing now hold the
+        // record they add; the new record is never the one chosen (a key's oldest is chosen,
+        // and of keys holding one record each, the oldest record's).
+        self.shares.add(&e.holder, &e.binding_id, self.ran);
+        self.ring.insert(self.ran, e);
         self.ran += 1;
+        evicted.extend(self.trim());
         evicted
     }
 
@@ -154,7 +140,7 @@ impl History {
         std::iter::from_fn(move || {
             // A blocked record placed after `k` runs is newer than the run numbered `k - 1`.
             let take_blocked = match (blocked.peek(), ran.peek()) {
-                (Some((k, _)), Some((seq, _))) => k > seq,
+                (Some((k, _)), Some((seq, _))) => k > *seq,
                 (Some(_), None) => true,
                 (None, _) => false,
             };
@@ -179,73 +165,170 @@ impl History {
 }
 
 /// The rule that chooses which record that ran goes when the history holds
-/// `logHistoryLimit` of them: the oldest record of the action (binding) holding the most
-/// records, and of actions holding as many, the one whose oldest record is the oldest. So
-/// a flood of one action's presses takes that action's own older runs once it holds the
-/// most, and never cuts another action below the flood's own count; when every action
-/// holds as many, the oldest record of all goes, as in a plain ring. Records are named by
-/// their number in the order they came. The history, the history file's compaction and
-/// the restore at start each keep one, so memory, disk and a restart keep the same
-/// records. Choosing costs one look at each action held.
+/// `logHistoryLimit` of them: first the caller ([`Holder`]) holding the most records, and of
+/// callers holding as many, the one whose oldest record is the oldest; then, among that
+/// caller's records, the oldest of its action (binding) holding the most, and of actions
+/// holding as many, the one whose oldest record is the oldest. So a guest pressing many
+/// actions (or one action many times) takes its own older runs once it holds the most, and
+/// never cuts another caller below its own count; a caller pressing one action in a loop
+/// takes that action's older runs, never its own last run of another; when every caller and
+/// action holds as many, the oldest record of all goes, as in a plain ring. Records are named
+/// by their number in the order they came. The history, the history file's compaction and the
+/// restore at start each keep one, so memory, disk and a restart keep the same records.
+/// Adding, letting go and choosing each cost O(log n).
 #[derive(Debug, Default)]
 pub struct Shares {
-    /// Each action's records, oldest first.
-    by_binding: HashMap<String, VecDeque<u64>>,
-    len: usize,
+    /// Each caller's records.
+    holders: Tally<Holder>,
+    /// Each caller's records by action.
+    actions: HashMap<Holder, Tally<String>>,
 }
 
 impl Shares {
     /// Records held.
     pub fn len(&self) -> usize {
-        self.len
+        self.holders.len
     }
 
-    /// Holds record `seq` of `binding` (usually above every number added before; one that
-    /// is not, a record that changed kind in a restored file, takes its place by number).
-    pub fn add(&mut self, binding: &str, seq: u64) {
-        match self.by_binding.get_mut(binding) {
-            Some(q) => {
-                let at = q.partition_point(|s| *s < seq);
-                q.insert(at, seq);
+    /// Holds record `seq` of `binding`, run by `holder` (usually above every number added
+    /// before; one that is not, a record that changed kind in a restored file, takes its
+    /// place by number).
+    pub fn add(&mut self, holder: &Holder, binding: &str, seq: u64) {
+        if self.holders.add(holder, seq) {
+            if !self.actions.contains_key(holder) {
+                self.actions.insert(holder.clone(), Tally::default());
+            }
+            if let Some(actions) = self.actions.get_mut(holder) {
+                actions.add(binding, seq);
+            }
+        }
+    }
+
+    /// Lets record `seq` of `binding` and `holder` go without choosing it (it became another
+    /// kind).
+    pub fn remove(&mut self, holder: &Holder, binding: &str, seq: u64) {
+        if !self.holders.remove(holder, seq) {
+            return;
+        }
+        if let Some(actions) = self.actions.get_mut(holder) {
+            actions.remove(binding, seq);
+            if actions.len == 0 {
+                self.actions.remove(holder);
+            }
+        }
+    }
+
+    /// Chooses the record to let go, and lets it go: of the caller holding the most, the
+    /// oldest of its action holding the most (ties: the oldest first, each time).
+    pub fn evict(&mut self) -> Option<u64> {
+        let holder = self.holders.most()?.clone();
+        let actions = self.actions.get_mut(&holder)?;
+        let binding = actions.most()?.clone();
+        let seq = actions.first(binding.as_str())?;
+        actions.remove(binding.as_str(), seq);
+        if actions.len == 0 {
+            self.actions.remove(&holder);
+        }
+        self.holders.remove(&holder, seq);
+        Some(seq)
+    }
+}
+
+/// Records (by number) held by keys, and the keys in the order they give way: the one
+/// holding the most last, and of those holding as many, the one whose oldest record is the
+/// oldest. Numbers are unique, so no two keys rank alike.
+#[derive(Debug)]
+struct Tally<K> {
+    held: HashMap<K, BTreeSet<u64>>,
+    /// Every key holding a record by (records, its oldest reversed).
+    order: BTreeMap<(usize, Reverse<u64>), K>,
+    len: usize,
+}
+
+impl<K> Default for Tally<K> {
+    fn default() -> Self {
+        Tally {
+            held: HashMap::new(),
+            order: BTreeMap::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<K: Eq + Hash> Tally<K> {
+    fn rank(set: &BTreeSet<u64>) -> Option<(usize, Reverse<u64>)> {
+        Some((set.len(), Reverse(*set.first()?)))
+    }
+
+    /// Applies `change` to `key`'s records, keeping the order; true when it changed them.
+    fn change<Q>(&mut self, key: &Q, change: impl FnOnce(&mut BTreeSet<u64>) -> bool) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
+        if !self.held.contains_key(key) {
+            self.held.insert(key.to_owned(), BTreeSet::new());
+        }
+        let Some(set) = self.held.get_mut(key) else {
+            return false;
+        };
+        let before = Self::rank(set);
+        if !change(set) {
+            if set.is_empty() {
+                self.held.remove(key);
+            }
+            return false;
+        }
+        let after = Self::rank(set);
+        if let Some(rank) = before {
+            self.order.remove(&rank);
+        }
+        match after {
+            Some(rank) => {
+                self.order.insert(rank, key.to_owned());
             }
             None => {
-                self.by_binding
-                    .insert(binding.to_string(), VecDeque::from([seq]));
+                self.held.remove(key);
             }
         }
-        self.len += 1;
+        true
     }
 
-    /// Lets record `seq` of `binding` go without choosing it (it became another kind).
-    pub fn remove(&mut self, binding: &str, seq: u64) {
-        let Some(q) = self.by_binding.get_mut(binding) else {
-            return;
-        };
-        if let Some(i) = q.iter().position(|s| *s == seq) {
-            q.remove(i);
-            self.len -= 1;
-        }
-        if q.is_empty() {
-            self.by_binding.remove(binding);
-        }
+    fn add<Q>(&mut self, key: &Q, seq: u64) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
+        let added = self.change(key, |set| set.insert(seq));
+        self.len += usize::from(added);
+        added
     }
 
-    /// Chooses the record to let go, and lets it go: the oldest of the action holding the
-    /// most, of those holding as many the one whose oldest is oldest.
-    pub fn evict(&mut self) -> Option<u64> {
-        let (binding, _) = self
-            .by_binding
-            .iter()
-            .filter_map(|(b, q)| Some((b, (q.len(), std::cmp::Reverse(*q.front()?)))))
-            .max_by_key(|(_, key)| *key)?;
-        let binding = binding.clone();
-        let q = self.by_binding.get_mut(&binding)?;
-        let seq = q.pop_front()?;
-        self.len -= 1;
-        if q.is_empty() {
-            self.by_binding.remove(&binding);
+    fn remove<Q>(&mut self, key: &Q, seq: u64) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
+        if !self.held.contains_key(key) {
+            return false;
         }
-        Some(seq)
+        let removed = self.change(key, |set| set.remove(&seq));
+        self.len -= usize::from(removed);
+        removed
+    }
+
+    /// The key that gives way first.
+    fn most(&self) -> Option<&K> {
+        self.order.last_key_value().map(|(_, key)| key)
+    }
+
+    /// `key`'s oldest record.
+    fn first<Q>(&self, key: &Q) -> Option<u64>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.held.get(key)?.first().copied()
     }
 }
 
@@ -362,17 +445,24 @@ mod tests {
 #[cfg(test)]
 mod fair {
     use super::*;
-    use crate::execution::tests::execution;
+    use crate::config::Network;
+    use crate::execution::tests::{execution, execution_of};
 
-    /// Records of the bindings named by the letters of `presses`, in order, held by a history
-    /// of `limit`: what is kept, oldest first, as letter and number.
+    /// Presses held by a history of `limit`: each lower-case letter of `presses` is a record
+    /// of that binding, pressed by the caller named by the last capital letter before it (`X`
+    /// before the first). What is kept, oldest first, as binding letter and number.
     fn kept(presses: &str, limit: usize) -> String {
         let mut shares = Shares::default();
         let mut held: Vec<(u64, char)> = Vec::new();
-        for (seq, b) in presses.chars().enumerate() {
-            let seq = seq as u64;
-            shares.add(&b.to_string(), seq);
-            held.push((seq, b));
+        let mut holder = Holder::User("X".into());
+        let mut seq = 0;
+        for c in presses.chars().filter(|c| !c.is_whitespace()) {
+            if c.is_ascii_uppercase() {
+                holder = Holder::User(c.to_string());
+                continue;
+            }
+            shares.add(&holder, &c.to_string(), seq);
+            held.push((seq, c));
             while shares.len() > limit {
                 let gone = shares.evict().expect("something to evict");
                 assert_ne!(
@@ -381,13 +471,14 @@ mod fair {
                 );
                 held.retain(|(s, _)| *s != gone);
             }
+            seq += 1;
         }
         held.iter().map(|(s, b)| format!("{b}{s}")).collect()
     }
 
     #[test]
     fn the_action_holding_the_most_gives_way() {
-        // (presses in order, limit) -> kept, oldest first
+        // One caller. (presses in order, limit) -> kept, oldest first
         let table = [
             // One action: a plain ring, the oldest goes.
             (("aaaaa", 3), "a2a3a4"),
@@ -413,18 +504,51 @@ mod fair {
     }
 
     #[test]
+    fn the_caller_holding_the_most_gives_way_first() {
+        // (presses in order, capitals naming the caller; limit) -> kept, oldest first
+        let table = [
+            // A guest pressing ten actions once each after alice's one run: the guest's own
+            // oldest go, as in a plain ring of the guest's, and alice's run stays.
+            (("Ao Gabcdefghij", 5), "o0g7h8i9j10"),
+            // The same in one caller: the oldest of all would go (alice's `o`, which the
+            // per-action rule alone let a guest erase).
+            (("o abcdefghij", 5), "f6g7h8i9j10"),
+            // Within the caller holding the most, its action holding the most gives way:
+            // the guest's last `b` stays.
+            (("Aa Gqqqqqqb", 4), "a0q5q6b7"),
+            // Two callers above a third: the one holding the most gives way; tied, the one
+            // whose oldest is oldest; the newcomer `C` keeps its run.
+            (("Aaaaa Bbbbbbb Cc", 6), "a2a3b7b8b9c10"),
+            // Every caller holding one: the oldest of all goes, as in a plain ring.
+            (("Aa Bb Cc Dd", 2), "c2d3"),
+            // Callers come back: counts, not turns, decide.
+            (("Aa Bb Aa Bb Aa Bb Cc", 4), "b3a4b5c6"),
+        ];
+        for ((presses, limit), want) in table {
+            assert_eq!(kept(presses, limit), want, "{presses} in {limit}");
+        }
+    }
+
+    #[test]
     fn a_record_that_becomes_another_kind_is_not_chosen() {
+        let x = Holder::User("x".into());
+        let y = Holder::Mqtt;
         let mut shares = Shares::default();
-        shares.add("a", 0);
-        shares.add("a", 1);
-        shares.add("b", 2);
-        shares.remove("a", 0);
-        shares.remove("z", 9);
+        shares.add(&x, "a", 0);
+        shares.add(&x, "a", 1);
+        shares.add(&y, "b", 2);
+        shares.remove(&x, "a", 0);
+        shares.remove(&x, "z", 9);
+        shares.remove(&Holder::Trigger("cron".into()), "a", 1);
         assert_eq!(shares.len(), 2);
-        // Tied at one each: `a`'s oldest (1) is older than `b`'s (2).
+        // Tied at one each: `x`'s oldest (1) is older than `y`'s (2).
         assert_eq!(shares.evict(), Some(1));
         assert_eq!(shares.evict(), Some(2));
         assert_eq!((shares.evict(), shares.len()), (None, 0));
+        // A record added twice is held once.
+        shares.add(&x, "a", 3);
+        shares.add(&x, "a", 3);
+        assert_eq!(shares.len(), 1);
     }
 
     fn ids(h: &History) -> Vec<String> {
@@ -459,5 +583,23 @@ mod fair {
         h.set_limit(1);
         assert_eq!(ids(&h), ["g499", "blocked"]);
         assert!(h.get("alice1").is_none());
+    }
+
+    #[test]
+    fn a_guest_pressing_many_actions_keeps_alices_run() {
+        let alice = Holder::User("alice".into());
+        let guest = Holder::Guest(Some(Network::of("192.168.1.66".parse().unwrap())));
+        let other = Holder::Guest(Some(Network::of("2001:db8:0:7::1".parse().unwrap())));
+        let mut h = History::new(20);
+        h.insert(Arc::new(execution_of("alice1", "other", alice)), false);
+        h.insert(Arc::new(execution_of("v6", "q0", other)), false);
+        for i in 0..300 {
+            let e = execution_of(&format!("g{i}"), &format!("q{}", i % 30), guest.clone());
+            let evicted = h.insert(Arc::new(e), false);
+            assert!(evicted.iter().all(|e| e.holder == guest), "at {i}");
+        }
+        assert!(h.contains("alice1") && h.contains("v6"));
+        assert_eq!(h.len(), 20);
+        assert_eq!(ids(&h)[..2], ["g299", "g298"]);
     }
 }

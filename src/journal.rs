@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::execution::{Flags, Restored, Snapshot, TrackingId};
+use crate::execution::{Flags, Holder, Restored, Snapshot, TrackingId};
 use std::hash::BuildHasher;
 
 use crate::history::{MAX_BLOCKED, MAX_HISTORY, Shares};
@@ -47,6 +47,9 @@ struct Line {
     icon: String,
     user: String,
     user_class: String,
+    /// Whose run it is (`Holder`'s text); absent from lines written before it was kept.
+    #[serde(default)]
+    holder: String,
     tags: Vec<String>,
     datetime_started: String,
     #[serde(default)]
@@ -79,6 +82,7 @@ struct LineOut<'a> {
     icon: &'a str,
     user: &'a str,
     user_class: &'a str,
+    holder: &'a Holder,
     tags: &'a [String],
     datetime_started: &'a str,
     datetime_finished: &'a str,
@@ -93,7 +97,14 @@ struct LineOut<'a> {
     evicted: bool,
 }
 
-fn write(out: &mut Vec<u8>, kind: Kind, s: &Snapshot, binding: &str, evicted: bool) {
+/// Whose a line is: its binding and its holder.
+#[derive(Debug, Clone, Copy)]
+pub struct Whose<'a> {
+    pub binding: &'a str,
+    pub holder: &'a Holder,
+}
+
+fn write(out: &mut Vec<u8>, kind: Kind, s: &Snapshot, whose: Whose<'_>, evicted: bool) {
     let finished = kind == Kind::Finished;
     fn text(finished: bool, t: &str) -> &str {
         if finished { t } else { "" }
@@ -102,11 +113,12 @@ fn write(out: &mut Vec<u8>, kind: Kind, s: &Snapshot, binding: &str, evicted: bo
         v: 1,
         kind,
         id: &s.execution_tracking_id,
-        binding,
+        binding: whose.binding,
         title: &s.action_title,
         icon: &s.action_icon,
         user: &s.user,
         user_class: &s.user_class,
+        holder: whose.holder,
         tags: &s.tags,
         datetime_started: &s.datetime_started,
         datetime_finished: text(finished, &s.datetime_finished),
@@ -129,34 +141,34 @@ fn write(out: &mut Vec<u8>, kind: Kind, s: &Snapshot, binding: &str, evicted: bo
 }
 
 /// Appends the line written when an execution starts.
-pub fn write_started(out: &mut Vec<u8>, s: &Snapshot, binding: &str) {
-    write(out, Kind::Started, s, binding, false);
+pub fn write_started(out: &mut Vec<u8>, s: &Snapshot, whose: Whose<'_>) {
+    write(out, Kind::Started, s, whose, false);
 }
 
 /// Appends the line written when an execution has finished (its snapshot is final).
-pub fn write_finished(out: &mut Vec<u8>, s: &Snapshot, binding: &str) {
-    write(out, Kind::Finished, s, binding, false);
+pub fn write_finished(out: &mut Vec<u8>, s: &Snapshot, whose: Whose<'_>) {
+    write(out, Kind::Finished, s, whose, false);
 }
 
 /// Appends the finish line of an execution the history let go while it ran: it completes
 /// the execution's start line if the file still has it, and is dropped otherwise.
-pub fn write_finished_evicted(out: &mut Vec<u8>, s: &Snapshot, binding: &str) {
-    write(out, Kind::Finished, s, binding, true);
+pub fn write_finished_evicted(out: &mut Vec<u8>, s: &Snapshot, whose: Whose<'_>) {
+    write(out, Kind::Finished, s, whose, true);
 }
 
 /// The line written when an execution starts.
 #[cfg(test)]
-pub fn started_line(s: &Snapshot, binding: &str) -> Vec<u8> {
+pub fn started_line(s: &Snapshot, whose: Whose<'_>) -> Vec<u8> {
     let mut out = Vec::new();
-    write_started(&mut out, s, binding);
+    write_started(&mut out, s, whose);
     out
 }
 
 /// The line written when an execution has finished (its snapshot is final).
 #[cfg(test)]
-pub fn finished_line(s: &Snapshot, binding: &str) -> Vec<u8> {
+pub fn finished_line(s: &Snapshot, whose: Whose<'_>) -> Vec<u8> {
     let mut out = Vec::new();
-    write_finished(&mut out, s, binding);
+    write_finished(&mut out, s, whose);
     out
 }
 
@@ -170,6 +182,12 @@ struct Key<'a> {
     id: std::borrow::Cow<'a, str>,
     #[serde(borrow, default)]
     binding: std::borrow::Cow<'a, str>,
+    #[serde(borrow, default)]
+    user: std::borrow::Cow<'a, str>,
+    #[serde(borrow, default)]
+    user_class: std::borrow::Cow<'a, str>,
+    #[serde(borrow, default)]
+    holder: std::borrow::Cow<'a, str>,
     #[serde(default)]
     blocked: bool,
     #[serde(default)]
@@ -236,7 +254,8 @@ pub fn compact(bytes: &[u8], limit: usize) -> Vec<u8> {
             },
         );
         if !key.blocked {
-            shares.add(&key.binding, count);
+            let holder = Holder::of_line(&key.holder, &key.user, &key.user_class);
+            shares.add(&holder, &key.binding, count);
             ran.insert(count, key.id);
             while shares.len() > limit.max(1) {
                 let Some(id) = shares.evict().and_then(|seq| ran.remove(&seq)) else {
@@ -557,9 +576,10 @@ impl Restorer {
                     // Its kind changed: it moves to the other kind's order, at its place.
                     let (seq, id) = (entry.seq, entry.line.id.clone());
                     let binding = entry.line.binding.clone();
+                    let holder = holder_of(&entry.line);
                     self.order(was).remove(&seq);
                     self.order(!was).insert(seq, id);
-                    self.share(&binding, seq, !was);
+                    self.share(&holder, &binding, seq, !was);
                     self.trim(!was);
                 }
             }
@@ -583,7 +603,7 @@ impl Restorer {
         };
         let blocked = entry.blocked();
         self.order(blocked).insert(seq, entry.line.id.clone());
-        self.share(&entry.line.binding, seq, blocked);
+        self.share(&holder_of(&entry.line), &entry.line.binding, seq, blocked);
         self.entries.insert(entry.line.id.clone(), entry);
         self.trim(blocked);
     }
@@ -615,13 +635,13 @@ impl Restorer {
 }
 
 impl Restorer {
-    /// Follows execution `seq` of `binding` into its kind's order: the runs that ran are
-    /// let go by `Shares`, as the history lets them go.
-    fn share(&mut self, binding: &str, seq: u64, blocked: bool) {
+    /// Follows execution `seq` of `holder` and `binding` into its kind's order: the runs
+    /// that ran are let go by `Shares`, as the history lets them go.
+    fn share(&mut self, holder: &Holder, binding: &str, seq: u64, blocked: bool) {
         if blocked {
-            self.shares.remove(binding, seq);
+            self.shares.remove(holder, binding, seq);
         } else {
-            self.shares.add(binding, seq);
+            self.shares.add(holder, binding, seq);
         }
     }
 
@@ -636,6 +656,11 @@ impl Restorer {
     }
 }
 
+/// Whose run a line is: as it says, or (a line written before that was kept) its user's.
+fn holder_of(l: &Line) -> Holder {
+    Holder::of_line(&l.holder, &l.user, &l.user_class)
+}
+
 /// The record of a restored execution: as its finish line says, or interrupted.
 fn restored(id: &str, e: Entry, now: &str) -> Restored {
     let Entry {
@@ -645,6 +670,7 @@ fn restored(id: &str, e: Entry, now: &str) -> Restored {
     let Some(tracking_id) = TrackingId::parse(id) else {
         unreachable!("tracking ids are checked when first read")
     };
+    let holder = holder_of(&l);
     let (flags, stderr, datetime_finished) = if finished {
         let flags = Flags {
             execution_started: l.started,
@@ -666,6 +692,7 @@ fn restored(id: &str, e: Entry, now: &str) -> Restored {
     };
     Restored {
         tracking_id,
+        holder,
         binding_id: l.binding,
         title: l.title,
         icon: l.icon,

@@ -46,7 +46,7 @@ use crate::ratelog;
 mod connection;
 mod framing;
 
-use connection::{Open, Share, Shares, Timed, Tracker};
+use connection::{Open, Over, Share, Shares, Timed, Tracker};
 use framing::Framing;
 
 /// An answer's body: a whole message, or an event stream fed envelope by envelope.
@@ -112,6 +112,7 @@ struct OverShare;
 fn share_for(
     app: &App,
     shares: &Arc<Shares>,
+    open: &Open,
     stream: &tokio::net::TcpStream,
     peer: SocketAddr,
 ) -> Result<Option<Share>, OverShare> {
@@ -125,6 +126,17 @@ fn share_for(
         Ok(share) => return Ok(Some(share)),
         Err(over) => over,
     };
+    // Inside a full /64, an address under an even split of it takes the place of the
+    // connection that waited longest on its client of the address holding the most.
+    if matches!(over, Over::Network(_))
+        && let Some(crowd) = shares.crowd_within(peer.ip(), network_most)
+        && open.close_slowest_of(crowd, MIN_WAIT_BEFORE_CLOSE)
+    {
+        if let Some(more) = ratelog::REFUSED_REQUESTS.admit() {
+            debug!(%peer, "closed a connection of {crowd}, which holds the most of its /64, to make room{more}");
+        }
+        return Ok(Some(shares.admit_for_crowd(peer.ip())));
+    }
     if let Some(more) = ratelog::REFUSED_REQUESTS.admit() {
         debug!(%peer, "refused: {over:?} connections held already{more}");
     }
@@ -244,7 +256,7 @@ pub async fn serve(
         };
         // Without it a keep-alive client waits ~40 ms per call for delayed ACKs.
         let _ = stream.set_nodelay(true);
-        let Ok(share) = share_for(&app, &shares, &stream, peer) else {
+        let Ok(share) = share_for(&app, &shares, &open, &stream, peer) else {
             continue;
         };
         let permit = match free {
@@ -256,7 +268,7 @@ pub async fn serve(
             },
         };
         let tracker = Tracker::new(app.config().limits.client_timeout);
-        let registered = open.register(&tracker);
+        let registered = open.register(&tracker, peer.ip());
         let app = Arc::clone(&app);
         let conn_tracker = Arc::clone(&tracker);
         let service = service_fn(move |req| {

@@ -186,6 +186,7 @@ fn fire(
             binding_id: b.id.clone(),
             arguments: args.clone(),
             tracking_id: String::new(),
+            from: None,
         };
         match engine.start_triggered(req, &caller, tags.clone()) {
             Ok(exec) => debug!(action = %b.id, id = %exec.tracking_id, "started by {user}"),

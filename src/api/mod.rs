@@ -145,18 +145,18 @@ pub async fn call(app: &App, op: Op, f: &Fields, ctx: &Ctx) -> Result<Reply, Con
     }
     let body = match op {
         Op::StartAction => {
-            let e = engine.start(start_request(f)?, caller)?;
+            let e = engine.start(start_request(f, ctx)?, caller)?;
             started_reply(&e, &ctx.out).await
         }
         Op::StartActionAndWait => {
-            let e = engine.start(start_request(f)?, caller)?;
+            let e = engine.start(start_request(f, ctx)?, caller)?;
             wait_for_entry(&e, &ctx.out).await
         }
         Op::StartActionByGet | Op::StartActionByGetAndWait => {
             return get_start(app, op, &f.string("actionId")?, ctx, StartBy::Post).await;
         }
         Op::RestartAction => {
-            let e = engine.restart(&f.string("executionTrackingId")?, caller)?;
+            let e = engine.restart(&f.string("executionTrackingId")?, caller, Some(ctx.peer))?;
             started_reply(&e, &ctx.out).await
         }
         Op::KillAction => {
@@ -244,6 +244,7 @@ pub async fn get_start(
     }
     let request = StartRequest {
         binding_id: id.to_string(),
+        from: Some(ctx.peer),
         ..StartRequest::default()
     };
     let e = app.engine.start(request, &ctx.caller)?;
@@ -293,7 +294,7 @@ fn plain_get_allowed(
     Err(ConnectError::new(Code::PermissionDenied, refusal))
 }
 
-fn start_request(f: &Fields) -> Result<StartRequest, ConnectError> {
+fn start_request(f: &Fields, ctx: &Ctx) -> Result<StartRequest, ConnectError> {
     let mut arguments = Vec::new();
     for (i, a) in f.messages("arguments")?.iter().enumerate() {
         let name = a
@@ -308,6 +309,7 @@ fn start_request(f: &Fields) -> Result<StartRequest, ConnectError> {
         binding_id: action_id(f)?,
         arguments,
         tracking_id: f.string("uniqueTrackingId")?,
+        from: Some(ctx.peer),
     })
 }
 

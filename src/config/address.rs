@@ -28,6 +28,34 @@ impl Network {
             },
         }
     }
+
+    /// Reads the text [`Display`](fmt::Display) writes: an IPv4 address, or an IPv6 network
+    /// as `2001:db8:0:1::/64`. `None` for anything else.
+    pub fn parse(text: &str) -> Option<Network> {
+        match text.strip_suffix("/64") {
+            Some(v6) => {
+                let v6: Ipv6Addr = v6.parse().ok()?;
+                let bits = u128::from(v6);
+                // Only a /64's own address: nothing past its prefix.
+                (bits as u64 == 0).then_some(Network::V6((bits >> 64) as u64))
+            }
+            None => text
+                .parse::<Ipv4Addr>()
+                .ok()
+                .map(|v4| Network::V4(v4.into())),
+        }
+    }
+}
+
+/// How a network is written where it is kept (the history file names a guest's run by it):
+/// an IPv4 address as itself, an IPv6 /64 as its first address and `/64`.
+impl fmt::Display for Network {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Network::V4(v4) => write!(f, "{}", Ipv4Addr::from(v4)),
+            Network::V6(prefix) => write!(f, "{}/64", Ipv6Addr::from(u128::from(prefix) << 64)),
+        }
+    }
 }
 
 /// Why a listen address is not `HOST:PORT`. Its `Display` is what the config's problem and
@@ -199,6 +227,34 @@ mod tests {
             "10.0.0.1/8/9",
         ] {
             assert!(Cidr::parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_network_is_written_and_read_back() {
+        // (client address, the network as written)
+        let cases = [
+            ("192.168.1.20", "192.168.1.20"),
+            ("::ffff:10.0.0.7", "10.0.0.7"),
+            ("2001:db8:0:1:aaaa:bbbb:cccc:dddd", "2001:db8:0:1::/64"),
+            ("2001:db8:0:1::1", "2001:db8:0:1::/64"),
+            ("fe80::1", "fe80::/64"),
+            ("::1", "::/64"),
+        ];
+        for (ip, written) in cases {
+            let network = Network::of(ip.parse().unwrap());
+            assert_eq!(network.to_string(), written, "{ip}");
+            assert_eq!(Network::parse(written), Some(network), "{written}");
+        }
+        for bad in [
+            "",
+            "guest",
+            "10.0.0.256",
+            "2001:db8::1",
+            "2001:db8::1/64",
+            "::/48",
+        ] {
+            assert_eq!(Network::parse(bad), None, "{bad}");
         }
     }
 

@@ -214,12 +214,14 @@ impl<X: Executor> Engine<X> {
         self.begin(req, caller, Cause::Trigger, tags)
     }
 
-    /// Runs the same binding again with the recorded arguments, as `caller`, under a new
-    /// id. The values are checked again against the config in force, as a start's are.
+    /// Runs the same binding again with the recorded arguments, as `caller` (whose request
+    /// came `from` there), under a new id. The values are checked again against the config in
+    /// force, as a start's are.
     pub fn restart(
         self: &Arc<Self>,
         tracking_id: &str,
         caller: &Caller,
+        from: Option<std::net::IpAddr>,
     ) -> Result<Arc<Execution>, Error> {
         let old = self
             .find(tracking_id)
@@ -248,6 +250,7 @@ impl<X: Executor> Engine<X> {
             binding_id: old.binding_id.clone(),
             arguments,
             tracking_id: String::new(),
+            from,
         };
         self.begin(req, caller, cause, Vec::new())
     }

@@ -90,7 +90,10 @@ impl store::Record for Line {
     /// Encoded on the journal's thread, off the event loop: serializing a record is a tenth
     /// of the service's own work per execution (callgrind, docs/PERFORMANCE.md).
     fn encode(&self, out: &mut Vec<u8>) {
-        let binding = &self.exec.binding_id;
+        let binding = journal::Whose {
+            binding: &self.exec.binding_id,
+            holder: &self.exec.holder,
+        };
         match self.kind {
             Kind::Started => journal::write_started(out, &self.exec.snapshot(), binding),
             Kind::Finished { evicted: true, .. } => {

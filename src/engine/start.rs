@@ -5,6 +5,7 @@
 //! the running table's locks, then the run's life (`lifecycle`). A refused start leaves no
 //! entry and runs nothing. It must not wait: every start is decided synchronously.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -14,7 +15,10 @@ use super::admission::{Candidate, Earlier, limit_reached};
 use super::lifecycle::Launch;
 use super::{Engine, Error, Setup, lock};
 use crate::arguments;
-use crate::execution::{Blocked, Cause, Execution, NewExecution, Outcome, SecretOwner, TrackingId};
+use crate::config::Network;
+use crate::execution::{
+    Blocked, Cause, Execution, Holder, NewExecution, Outcome, SecretOwner, TrackingId,
+};
 use crate::executor::{self, Executor};
 use crate::permissions::{Caller, Provider, Verb};
 
@@ -24,6 +28,9 @@ pub struct StartRequest {
     pub binding_id: String,
     pub arguments: Vec<(String, String)>,
     pub tracking_id: String,
+    /// The address the request came from (`None` for MQTT and the triggers): a guest's runs
+    /// are held by its network, as every share of actiond counts clients.
+    pub from: Option<IpAddr>,
 }
 
 /// An execution checked and ready to be admitted: its record, and what its launch needs.
@@ -146,6 +153,7 @@ impl<X: Executor> Engine<X> {
             action,
             user: caller.username.clone(),
             user_class: caller.usergroup.clone(),
+            holder: holder(caller, req.from),
             by_guest: caller.is_guest(),
             tags,
             secret_owner,
@@ -179,6 +187,7 @@ impl<X: Executor> Engine<X> {
         }
         let candidate = Candidate {
             binding_id: &exec.binding_id,
+            holder: &exec.holder,
             started: exec.started.unwrap_or_else(Instant::now),
             max_concurrent: exec.action.max_concurrent,
             max_rate: &exec.action.max_rate,
@@ -192,7 +201,7 @@ impl<X: Executor> Engine<X> {
             });
         let blocked = limit_reached(
             &candidate,
-            running.values().map(|e| e.binding_id.as_str()),
+            running.values().map(|e| (e.binding_id.as_str(), &e.holder)),
             max_running,
             earlier,
         );
@@ -204,6 +213,21 @@ impl<X: Executor> Engine<X> {
             running.insert(id.to_string(), Arc::clone(exec));
         }
         Ok(blocked)
+    }
+}
+
+/// Whose run a start is, as the history and the pool share themselves out: a caller who
+/// logged in by name (from any address, by any provider), the guest by its network (a trusted
+/// proxy's for the guests it carries: it adds no forwarded address), MQTT's presses and each
+/// trigger user as callers of their own.
+pub(super) fn holder(caller: &Caller, from: Option<IpAddr>) -> Holder {
+    match caller.provider {
+        Provider::Local | Provider::Header | Provider::Token => {
+            Holder::User(caller.username.clone())
+        }
+        Provider::Mqtt => Holder::Mqtt,
+        Provider::System if caller.is_guest() => Holder::Guest(from.map(Network::of)),
+        Provider::System => Holder::Trigger(caller.username.clone()),
     }
 }
 

@@ -66,6 +66,11 @@ pub fn action(id: &str) -> Arc<Action> {
 }
 
 pub fn execution(id: &str, binding: &str) -> Execution {
+    execution_of(id, binding, Holder::Guest(None))
+}
+
+/// `execution`, of `holder`.
+pub fn execution_of(id: &str, binding: &str, holder: Holder) -> Execution {
     let tid = TrackingId::parse(id).unwrap();
     Execution::new(NewExecution {
         tracking_id: tid,
@@ -73,6 +78,7 @@ pub fn execution(id: &str, binding: &str) -> Execution {
         action: action(binding),
         user: "guest".into(),
         user_class: "guest".into(),
+        holder,
         by_guest: false,
         tags: vec![],
         arguments: Some(vec![]),
@@ -250,6 +256,7 @@ fn secrets_never_show_in_the_output() {
         action: action("a"),
         user: "u".into(),
         user_class: "g".into(),
+        holder: Holder::User("u".into()),
         by_guest: false,
         tags: vec![],
         arguments: Some(vec![]),

@@ -1,21 +1,29 @@
 //! Tests of `journal`, kept apart so the module reads on its own.
 
 use super::*;
-use crate::execution::Outcome;
-use crate::execution::tests::execution;
+use crate::execution::tests::{execution, execution_of};
+use crate::execution::{Execution, Outcome};
+
+/// Whose `e`'s lines are.
+fn whose(e: &Execution) -> Whose<'_> {
+    Whose {
+        binding: &e.binding_id,
+        holder: &e.holder,
+    }
+}
 
 fn finished(id: &str, out: &[u8], outcome: Outcome) -> Vec<u8> {
     let e = execution(id, "act");
     e.set_running();
     e.push_stdout(out);
     e.finish(outcome, 3);
-    finished_line(&e.snapshot(), "act")
+    finished_line(&e.snapshot(), whose(&e))
 }
 
 fn started(id: &str) -> Vec<u8> {
     let e = execution(id, "act");
     e.set_running();
-    started_line(&e.snapshot(), "act")
+    started_line(&e.snapshot(), whose(&e))
 }
 
 /// The finish line of a run the history let go while it ran.
@@ -24,7 +32,7 @@ fn evicted(id: &str) -> Vec<u8> {
     e.set_running();
     e.finish(Outcome::Exited(0), 3);
     let mut out = Vec::new();
-    write_finished_evicted(&mut out, &e.snapshot(), "act");
+    write_finished_evicted(&mut out, &e.snapshot(), whose(&e));
     out
 }
 
@@ -440,17 +448,22 @@ fn impossible_tracking_ids_are_counted_in_one_problem() {
 
 /// A run of `binding` that started and finished, as two lines.
 fn run_of(id: &str, binding: &str) -> Vec<u8> {
-    let e = execution(id, binding);
+    lines_of(&execution(id, binding))
+}
+
+/// The two lines of `e`, started and finished.
+fn lines_of(e: &Execution) -> Vec<u8> {
     e.set_running();
-    let mut out = started_line(&e.snapshot(), binding);
+    let mut out = started_line(&e.snapshot(), whose(e));
     e.finish(Outcome::Exited(0), 3);
-    out.extend(finished_line(&e.snapshot(), binding));
+    out.extend(finished_line(&e.snapshot(), whose(e)));
     out
 }
 
 #[test]
 fn memory_compaction_and_restore_let_the_same_runs_go() {
-    // (one letter per press: its action; `B` a blocked press of `a`, limit)
+    // (one lower-case letter per press: its action; `B` a blocked press of `a`; a digit
+    // names the caller of the presses after it (a guest's network, `0` alice); limit)
     let cases = [
         ("gaffffffffffffff", 4),
         ("aaaaaaffffffffBffBf", 6),
@@ -458,11 +471,24 @@ fn memory_compaction_and_restore_let_the_same_runs_go() {
         ("abababab", 3),
         ("f", 1),
         ("aaaffff", 1),
+        ("0o1abcdefghijklmnopqrstuvwxyz", 20),
+        ("0oo1abcdefgh2ab0p1ijkB2cd", 6),
+        ("0a1a2a3a0a1a2aBa3a", 4),
     ];
     for (presses, limit) in cases {
         let mut file = Vec::new();
         let mut history = crate::history::History::new(limit);
+        let mut holder = crate::execution::Holder::Guest(None);
         for (i, b) in presses.chars().enumerate() {
+            if let Some(n) = b.to_digit(10) {
+                holder = if n == 0 {
+                    crate::execution::Holder::User("alice".into())
+                } else {
+                    let ip = std::net::IpAddr::from([192, 168, 1, n as u8]);
+                    crate::execution::Holder::Guest(Some(crate::config::Network::of(ip)))
+                };
+                continue;
+            }
             let id = format!("r{i}");
             let blocked = b == 'B';
             let binding = if blocked {
@@ -470,11 +496,13 @@ fn memory_compaction_and_restore_let_the_same_runs_go() {
             } else {
                 b.to_string()
             };
-            let e = execution(&id, &binding);
+            let e = execution_of(&id, &binding, holder.clone());
             if blocked {
-                file.extend(finished(&id, b"", Outcome::Blocked(busy())));
+                e.set_running();
+                e.finish(Outcome::Blocked(busy()), 3);
+                file.extend(finished_line(&e.snapshot(), whose(&e)));
             } else {
-                file.extend(run_of(&id, &binding));
+                file.extend(lines_of(&e));
             }
             history.insert(std::sync::Arc::new(e), blocked);
         }
@@ -511,4 +539,57 @@ fn a_flood_of_one_action_keeps_another_actions_last_run_on_disk() {
 fn restore_kept(file: &[u8], limit: usize) -> Vec<String> {
     let r = in_pieces(file, 4096, Keep::history(limit), usize::MAX);
     ids(&r).into_iter().map(str::to_string).collect()
+}
+
+#[test]
+fn a_guest_pressing_many_actions_keeps_alices_run_on_disk() {
+    use crate::execution::Holder;
+    let guest = Holder::Guest(Some(crate::config::Network::of([10, 0, 0, 66].into())));
+    let mut file = lines_of(&execution_of(
+        "alice",
+        "other",
+        Holder::User("alice".into()),
+    ));
+    for i in 0..300 {
+        let e = execution_of(&format!("g{i}"), &format!("q{}", i % 30), guest.clone());
+        file.extend(lines_of(&e));
+    }
+    let out = compact(&file, 20);
+    let kept: Vec<String> = ids_and_kinds(&out).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(kept.len(), 20);
+    assert_eq!((kept[0].as_str(), kept[1].as_str()), ("alice", "g281"));
+    let r = in_pieces(&file, 4096, Keep::history(20), usize::MAX);
+    assert_eq!(r.records[0].tracking_id.as_str(), "alice");
+    assert_eq!(r.records[0].holder, Holder::User("alice".into()));
+    assert_eq!(r.records[1].holder, guest);
+    assert_eq!(r.records.len(), 20);
+}
+
+#[test]
+fn a_line_from_before_holders_were_kept_is_its_users() {
+    use crate::execution::Holder;
+    let alice = execution_of("alice", "other", Holder::User("alice".into()));
+    let guest = execution_of("g", "q", Holder::Guest(None));
+    let file = [lines_of(&alice), lines_of(&guest)].concat();
+    let text = String::from_utf8(file).unwrap();
+    assert!(text.contains(r#""holder":"user:alice""#), "{text}");
+    assert!(text.contains(r#""holder":"guest:""#), "{text}");
+    // As an earlier version wrote them: no holder at all.
+    let old = text
+        .replace(
+            r#""user":"guest","userClass":"guest","holder":"user:alice","#,
+            r#""user":"alice","userClass":"admins","#,
+        )
+        .replace(r#""holder":"guest:","#, "");
+    assert!(!old.contains("holder"));
+    let r = restore(old.as_bytes(), "now");
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    let holders: Vec<&Holder> = r.records.iter().map(|r| &r.holder).collect();
+    assert_eq!(
+        holders,
+        [&Holder::User("alice".into()), &Holder::Guest(None)]
+    );
+    // Compaction reads them alike, and keeps their finish lines.
+    let kept = ids_and_kinds(&compact(old.as_bytes(), 10));
+    assert_eq!(kept, [("alice".to_string(), true), ("g".to_string(), true)]);
 }

@@ -15,7 +15,11 @@
 //! - one address holds at most `maxConnectionsPerAddress` of the `maxConnections` slots, and
 //!   the addresses of one IPv6 /64 together at most a quarter of them (`network_share`): one
 //!   host has a whole /64 to choose addresses from, but on a home LAN the /64 is also every
-//!   other device of the house; `trustedProxies` are exempt, since a proxy carries everyone.
+//!   other device of the house, so when the /64 holds its quarter, a newcomer whose address
+//!   holds less than an even split of it among the /64's addresses takes the place of the
+//!   connection that has waited longest on its client of the address holding the most
+//!   (`Shares::crowd_within`, `Open::close_slowest_of`), as event streams do; `trustedProxies`
+//!   are exempt, since a proxy carries everyone.
 //!
 //! [`Timed`] wraps the socket and keeps the deadlines; the server tells its [`Tracker`] where
 //! the connection is in a request's life (head read, body read, answer done). It knows
@@ -388,6 +392,36 @@ pub fn network_share(most: usize, slots: usize) -> usize {
 }
 
 impl Shares {
+    /// When a connection from `ip` finds its IPv6 /64 holding `network_most`: the address of
+    /// the /64 holding the most, if `ip`'s address holds less than an even split of
+    /// `network_most` among the /64's addresses (its own counted) and that address more. One
+    /// of that address's connections gives way, so one device of a household cannot keep the
+    /// others out; an address at its even split is refused.
+    pub fn crowd_within(&self, ip: IpAddr, network_most: usize) -> Option<IpAddr> {
+        let address = ip.to_canonical();
+        let network = Network::of(ip);
+        let held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let own = held.by_address.get(&address).copied().unwrap_or(0);
+        let mut holders = usize::from(own == 0);
+        let mut crowd: Option<(usize, IpAddr)> = None;
+        for (&a, &count) in held
+            .by_address
+            .iter()
+            .filter(|(a, _)| Network::of(**a) == network)
+        {
+            holders += 1;
+            // Of addresses holding as many, the lowest: the choice never rests on a map's order.
+            if crowd.is_none_or(|(most, at)| {
+                (count, std::cmp::Reverse(a)) > (most, std::cmp::Reverse(at))
+            }) {
+                crowd = Some((count, a));
+            }
+        }
+        let fair = (network_most / holders.max(1)).max(1);
+        let (most, at) = crowd?;
+        (own < fair && most > fair && at != address).then_some(at)
+    }
+
     /// Counts a connection from `ip` if its address holds fewer than `most` and its network
     /// fewer than `network_most`.
     pub fn admit(
@@ -398,7 +432,7 @@ impl Shares {
     ) -> Result<Share, Over> {
         let address = ip.to_canonical();
         let network = Network::of(ip);
-        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
         if held.by_address.get(&address).copied().unwrap_or(0) >= most {
             return Err(Over::Address(most));
         }
@@ -408,13 +442,27 @@ impl Shares {
         {
             return Err(Over::Network(network_most));
         }
+        drop(held);
+        Ok(self.count(ip))
+    }
+
+    /// Counts a connection from `ip` beyond its /64's share: one of the /64's connections
+    /// was just told to close for it (`crowd_within`), and gives its place back as it goes.
+    pub fn admit_for_crowd(self: &Arc<Shares>, ip: IpAddr) -> Share {
+        self.count(ip)
+    }
+
+    fn count(self: &Arc<Shares>, ip: IpAddr) -> Share {
+        let address = ip.to_canonical();
+        let network = Network::of(ip);
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
         *held.by_address.entry(address).or_insert(0) += 1;
         *held.by_network.entry(network).or_insert(0) += 1;
-        Ok(Share {
+        Share {
             shares: Arc::clone(self),
             address,
             network,
-        })
+        }
     }
 }
 
@@ -467,7 +515,8 @@ pub struct Open {
 /// armel (ARMv5) has no 64-bit atomics.
 #[derive(Debug, Default)]
 struct Conns {
-    by_id: HashMap<u64, Arc<Tracker>>,
+    /// Each connection's tracker and its client's address.
+    by_id: HashMap<u64, (Arc<Tracker>, IpAddr)>,
     next: u64,
 }
 
@@ -478,11 +527,13 @@ pub struct Registered {
 }
 
 impl Open {
-    pub fn register(self: &Arc<Open>, tracker: &Arc<Tracker>) -> Registered {
+    pub fn register(self: &Arc<Open>, tracker: &Arc<Tracker>, peer: IpAddr) -> Registered {
         let mut conns = self.conns.lock().unwrap_or_else(PoisonError::into_inner);
         let id = conns.next;
         conns.next += 1;
-        conns.by_id.insert(id, Arc::clone(tracker));
+        conns
+            .by_id
+            .insert(id, (Arc::clone(tracker), peer.to_canonical()));
         drop(conns);
         Registered {
             open: Arc::clone(self),
@@ -494,11 +545,23 @@ impl Open {
     /// least `min_age` (younger ones are requests simply under way); true when one was told to
     /// close. Its slot comes back once its task has dropped it.
     pub fn close_slowest(&self, min_age: Duration) -> bool {
+        self.close_slowest_where(min_age, |_| true)
+    }
+
+    /// `close_slowest`, among the connections of `address` only.
+    pub fn close_slowest_of(&self, address: IpAddr, min_age: Duration) -> bool {
+        let address = address.to_canonical();
+        self.close_slowest_where(min_age, |a| a == address)
+    }
+
+    fn close_slowest_where(&self, min_age: Duration, of: impl Fn(IpAddr) -> bool) -> bool {
         let now = Instant::now();
         let conns = self.conns.lock().unwrap_or_else(PoisonError::into_inner);
         let slowest = conns
             .by_id
             .values()
+            .filter(|(_, address)| of(*address))
+            .map(|(t, _)| t)
             .filter(|t| !t.chosen.load(Ordering::Relaxed))
             .filter_map(|t| t.waiting_since().map(|since| (since, t)))
             .filter(|(since, _)| now.saturating_duration_since(*since) >= min_age)
@@ -609,6 +672,72 @@ mod tests {
     }
 
     #[test]
+    fn inside_a_full_64_an_address_under_its_even_split_finds_the_crowd() {
+        let v6 = |n: u16| IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 1, 0, 0, 0, n));
+        let shares = Arc::new(Shares::default());
+        // The /64 holds 8 (its share), from two addresses of one device: 5 and 3.
+        let mut held: Vec<Share> = (0..5).map(|_| shares.admit(v6(1), 8, 8).unwrap()).collect();
+        held.extend((0..3).map(|_| shares.admit(v6(2), 8, 8).unwrap()));
+        assert_eq!(shares.admit(v6(3), 8, 8).err(), Some(Over::Network(8)));
+        // (newcomer, the /64's share) -> the address giving way. Three holders with the
+        // newcomer: an even split of 8 is 2.
+        let table = [
+            (v6(3), 8, Some(v6(1))),
+            // Two holders: a split of 4, which the one holding 3 is under, 5 beyond.
+            (v6(2), 8, Some(v6(1))),
+            (v6(1), 8, None),
+            // Nobody beyond an even split (16 among 3 is 5).
+            (v6(3), 16, None),
+            // Another /64, or IPv4: not this /64's business.
+            (
+                IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 2, 0, 0, 0, 1)),
+                8,
+                None,
+            ),
+            (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)), 8, None),
+        ];
+        for (newcomer, share, want) in table {
+            assert_eq!(
+                shares.crowd_within(newcomer, share),
+                want,
+                "{newcomer} {share}"
+            );
+        }
+        // Tied: the lower address gives way, whatever the map's order.
+        held.extend((0..2).map(|_| shares.admit(v6(2), 8, 16).unwrap()));
+        assert_eq!(shares.crowd_within(v6(3), 10), Some(v6(1)));
+        // The newcomer is counted beyond the share while the one told to close goes.
+        let extra = shares.admit_for_crowd(v6(3));
+        assert_eq!(shares.crowd_within(v6(4), 10), Some(v6(1)));
+        drop(extra);
+        drop(held);
+        assert!(shares.held.lock().unwrap().by_address.is_empty());
+    }
+
+    #[test]
+    fn the_slowest_of_an_address_is_the_one_closed() {
+        let open = Arc::new(Open::default());
+        let timeout = Duration::from_secs(10);
+        let (a, b) = (
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+            IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
+        );
+        let oldest = Tracker::new(timeout);
+        std::thread::sleep(Duration::from_millis(20));
+        let of_a = Tracker::new(timeout);
+        let _held = [open.register(&oldest, b), open.register(&of_a, a)];
+        assert!(open.close_slowest_of(a, Duration::ZERO));
+        assert!(of_a.chosen.load(Ordering::Relaxed));
+        assert!(!oldest.chosen.load(Ordering::Relaxed), "another address's");
+        assert!(!open.close_slowest_of(a, Duration::ZERO), "none left of a");
+        let mapped = IpAddr::V6(Ipv4Addr::new(10, 0, 0, 2).to_ipv6_mapped());
+        assert!(
+            open.close_slowest_of(mapped, Duration::ZERO),
+            "b as IPv4-mapped"
+        );
+    }
+
+    #[test]
     fn a_64_holds_a_quarter_of_the_slots_and_never_less_than_an_address() {
         for (most, slots, share) in [(32, 256, 64), (32, 64, 32), (4, 8, 4), (1, 1, 1)] {
             assert_eq!(network_share(most, slots), share, "{most} of {slots}");
@@ -656,9 +785,10 @@ mod tests {
         answering.got_bytes();
         answering.serving();
         answering.body_read();
+        let peer = IpAddr::V4(Ipv4Addr::LOCALHOST);
         let held: Vec<Registered> = [&oldest, &body, &answering]
             .iter()
-            .map(|t| open.register(t))
+            .map(|t| open.register(t, peer))
             .collect();
         assert!(
             !open.close_slowest(Duration::from_secs(3600)),

@@ -1,9 +1,9 @@
 //! One IPv6 /64 is a whole household: every device of a home LAN takes its addresses from the
 //! router's one prefix. These tests give loopback a few addresses of a /64 of their own (and
 //! one of another /64), start the service on `[::]`, and act as a hostile device of the
-//! household and as alice beside it: one device failing logins, holding connections or
-//! opening guest event streams must not lock the other devices of the /64 out, while the
-//! /64 together is still held to a bound of its own.
+//! household and as alice beside it: one device failing logins, holding connections,
+//! opening guest event streams or starting slow actions must not lock the other devices of
+//! the /64 out, while the /64 together is still held to a bound of its own.
 //!
 //! Adding the addresses needs root (`ip -6 addr replace … dev lo`), so they are ignored by a
 //! plain `cargo test` and run by name by `scripts/test.sh`, which needs root; run without
@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::client::{self, Request, Response, assert_error};
 use crate::events::{EventStream, Next, assert_end_error, subscribe};
-use crate::harness::{Server, config_with};
+use crate::harness::{GATED, Server, config_with};
 use crate::identity::cookie;
 use crate::live_permissions::{ALICE_PW, BOB_PW, merge, with_identities};
 
@@ -141,7 +141,8 @@ fn readyz(at: SocketAddr, from: IpAddr) -> Response {
 
 /// A device holding its address's share of the connections leaves the other devices of
 /// its /64 theirs; the /64 together holds at most a quarter of the slots, and other networks
-/// keep the rest.
+/// keep the rest; inside the /64's quarter, a device holding it gives way to another address
+/// of the /64 under an even split of it.
 #[test]
 #[ignore = "needs root to add IPv6 addresses to lo; run by name by scripts/test.sh"]
 fn one_device_holding_its_connections_leaves_the_64_room() {
@@ -152,17 +153,74 @@ fn one_device_holding_its_connections_leaves_the_64_room() {
         json!({"maxConnections": 32, "maxConnectionsPerAddress": 4, "clientTimeout": 120}),
     );
     let (_server, at) = start(config);
-    let _held: Vec<TcpStream> = (0..4).map(|_| hold(at, home(BAD))).collect();
+    let mut held: Vec<TcpStream> = (0..4).map(|_| hold(at, home(BAD))).collect();
     let resp = readyz(at, home(BAD));
     let message = assert_error(&resp, 429, "resource_exhausted");
     assert!(message.contains("maxConnectionsPerAddress"), "{message}");
     assert_eq!(readyz(at, home(ALICE)).status, 200);
     // A second address of the device: the /64 holds 8, a quarter of 32.
-    let _more: Vec<TcpStream> = (0..4).map(|_| hold(at, home(MORE + 1))).collect();
-    let resp = readyz(at, home(ALICE));
-    let message = assert_error(&resp, 429, "resource_exhausted");
-    assert!(message.contains("its /64"), "{message}");
+    let _more = hold_all(at, home(MORE + 1), 4);
     assert_eq!(readyz(at, ELSEWHERE.parse().unwrap()).status, 200);
+    // Until the device's connections have waited on it a moment, they are requests under
+    // way, and alice's address of the full /64 is refused.
+    let resp = readyz(at, home(ALICE));
+    if resp.status == 429 {
+        let message = assert_error(&resp, 429, "resource_exhausted");
+        assert!(message.contains("its /64"), "{message}");
+    }
+    // Then alice, under an even split of the /64's 8, takes the place of the device's
+    // connection that has waited longest, of its address holding the most.
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(
+        readyz(at, home(ALICE)).status,
+        200,
+        "alice is kept out by her /64"
+    );
+    let wait = Duration::from_millis(300);
+    let closed = held
+        .iter_mut()
+        .map(|sock| ended(sock, wait))
+        .filter(|&gone| gone)
+        .count();
+    assert!(closed >= 1, "none of the device's connections gave way");
+}
+
+/// `n` connections from `from` held, each half a request: one the service refused (a
+/// connection of a request just answered may not have left its share yet) is made again.
+fn hold_all(at: SocketAddr, from: IpAddr, n: usize) -> Vec<TcpStream> {
+    let mut held = Vec::new();
+    for _ in 0..50 {
+        let mut sock = hold(at, from);
+        std::thread::sleep(Duration::from_millis(50));
+        if ended(&mut sock, Duration::from_millis(50)) {
+            continue;
+        }
+        held.push(sock);
+        if held.len() == n {
+            return held;
+        }
+    }
+    panic!("{from} could not hold {n} connections");
+}
+
+/// Whether the service closed a held connection (an end of stream, or a reset).
+fn ended(sock: &mut TcpStream, wait: Duration) -> bool {
+    use std::io::Read;
+    sock.set_read_timeout(Some(wait)).expect("read timeout");
+    let mut buf = [0u8; 512];
+    loop {
+        match sock.read(&mut buf) {
+            Ok(0) => return true,
+            // Whatever it said before closing (a 408 for the half request).
+            Ok(_) => continue,
+            Err(e) => {
+                return !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                );
+            }
+        }
+    }
 }
 
 /// A device's guest streams holding its /64's quarter of the event streams (16 of 64,
@@ -209,4 +267,82 @@ fn guest_streams_of_one_device_do_not_keep_a_users_page_out() {
         }
     }
     assert_eq!(ended, 2, "one stream of the device for each newcomer");
+}
+
+/// The guests of one /64 are one caller of the pool of running executions: two addresses of
+/// a device together run half of `maxConcurrentExecutions` (8 of 16), and alice, logged in
+/// from the same /64, and a guest of another /64 still run beside them.
+#[test]
+#[ignore = "needs root to add IPv6 addresses to lo; run by name by scripts/test.sh"]
+fn guests_of_one_64_are_one_caller_of_the_pool() {
+    let mut actions: Vec<Value> = (0..10)
+        .map(|i| json!({"id": format!("s{i}"), "title": format!("S{i}"), "shell": GATED}))
+        .collect();
+    actions.push(json!({"id": "other", "title": "Other", "shell": "echo alice"}));
+    let (server, at) = start(with_identities(json!({
+        "defaultPermissions": {"view": true, "exec": true, "logs": true, "kill": false},
+        "accessControlLists": [
+            {"name": "admins", "matchUsergroups": ["admins"], "addToEveryAction": true,
+             "permissions": {"view": true, "exec": true, "logs": true, "kill": true}},
+        ],
+        "actions": actions,
+    })));
+    let call = |from: IpAddr, op: &str, body: Value, headers: &[(&str, &str)]| {
+        let mut req = Request::connect(op, body.to_string().as_bytes());
+        for (name, value) in headers {
+            req = req.header(name, value);
+        }
+        let resp = client::send_from(at, from, &req);
+        assert_eq!(resp.status, 200, "{op} {body}: {}", resp.text());
+        resp.json()
+    };
+    // StartAction by the guest of `from`: the entry once it runs or was blocked.
+    let press = |from: IpAddr, action: &str| {
+        let id = call(from, "StartAction", json!({"actionId": action}), &[])["executionTrackingId"]
+            .clone();
+        crate::harness::poll_until(crate::harness::SOON, || {
+            let entry = call(
+                from,
+                "ExecutionStatus",
+                json!({"executionTrackingId": id}),
+                &[],
+            )["logEntry"]
+                .clone();
+            (entry["executionStarted"] == true || entry["executionFinished"] == true)
+                .then_some(entry)
+        })
+        .expect("the run neither started nor was blocked")
+    };
+    for i in 0..9 {
+        let from = home(if i % 2 == 0 { BAD } else { MORE + 1 });
+        let entry = press(from, &format!("s{i}"));
+        if i < 8 {
+            assert_eq!(entry["blocked"], false, "s{i}: {entry}");
+        } else {
+            let reason = crate::harness::assert_blocked(&entry);
+            assert!(
+                reason.contains("8 executions of this caller are running, its share (8)"),
+                "{reason}"
+            );
+        }
+    }
+    let resp = login(at, home(ALICE), "alice", ALICE_PW);
+    assert_eq!(outcome(&resp), "ok");
+    let sid = resp
+        .header("Set-Cookie")
+        .and_then(|c| c.split(';').next()?.strip_prefix("svc-sid-local="))
+        .expect("a session cookie")
+        .to_string();
+    let session = cookie(&sid);
+    let run = call(
+        home(ALICE),
+        "StartActionAndWait",
+        json!({"actionId": "other"}),
+        &[("Cookie", &session)],
+    );
+    assert_eq!(run["logEntry"]["blocked"], false, "{run}");
+    assert_eq!(run["logEntry"]["exitCode"], 0, "{run}");
+    let entry = press(ELSEWHERE.parse().unwrap(), "s9");
+    assert_eq!(entry["blocked"], false, "a guest of another /64: {entry}");
+    std::fs::write(server.path("go"), "").expect("write go");
 }

@@ -48,6 +48,7 @@ mod quoting_fuzz;
 mod reload;
 mod run_as;
 mod sessions;
+mod shares;
 mod shell_model;
 mod shutdown;
 mod soak;
