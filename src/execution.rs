@@ -164,10 +164,50 @@ pub enum Outcome {
     /// A concurrency or rate limit refused to start it.
     Blocked(Blocked),
     /// The process could not be started.
-    SpawnFailed(String),
+    SpawnFailed(SpawnError),
     /// Read back from the state directory after a restart, with the flags it had.
     Restored(Flags),
 }
+
+/// Why an execution's process could not be started. Its `Display` follows `failed to start: `
+/// in the run's notices and so in the history file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpawnError {
+    /// The command names no program (an empty `exec:` list, a shell line of nothing).
+    EmptyCommand,
+    /// The system would not start `program`: the kind of its error, and the error as the
+    /// system said it (`No such file or directory (os error 2)`).
+    Refused {
+        program: String,
+        kind: std::io::ErrorKind,
+        said: String,
+    },
+    /// The thread that starts processes ended without an answer (a bug).
+    SpawnerLost,
+}
+
+impl SpawnError {
+    /// The system's refusal to start `program`.
+    pub fn refused(program: &str, error: &std::io::Error) -> SpawnError {
+        SpawnError::Refused {
+            program: program.to_string(),
+            kind: error.kind(),
+            said: error.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for SpawnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpawnError::EmptyCommand => f.write_str("empty command"),
+            SpawnError::Refused { program, said, .. } => write!(f, "{program}: {said}"),
+            SpawnError::SpawnerLost => f.write_str("the spawning thread failed"),
+        }
+    }
+}
+
+impl std::error::Error for SpawnError {}
 
 /// Which limit refused to start an execution. Its `Display` is the reason a person reads in
 /// the log, in the run's notices (`blocked: …`) and so in the history file, which older and

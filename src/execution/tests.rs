@@ -166,7 +166,7 @@ fn the_state_table_of_spec_section_4() {
             -1,
         ),
         (
-            Phase::Finished(Outcome::SpawnFailed("e".into())),
+            Phase::Finished(Outcome::SpawnFailed(SpawnError::EmptyCommand)),
             false,
             true,
             false,

@@ -24,7 +24,7 @@ use tokio::task::AbortHandle;
 use tokio::time::{Instant, sleep};
 
 use super::{Executor, Exit, Group, Pipe, Plan, Spawned};
-use crate::execution::Outcome;
+use crate::execution::{Outcome, SpawnError};
 
 /// One thing a fake process does, in order; after the last it exits with 0.
 #[derive(Debug, Clone)]
@@ -167,8 +167,9 @@ impl Table {
     pub fn spawn(&self, program: &str) -> Result<Spawned<Members, Output>, Outcome> {
         let mut state = self.lock();
         let Some(script) = state.programs.get(program).cloned() else {
-            return Err(Outcome::SpawnFailed(format!(
-                "{program}: No such file or directory (os error 2)"
+            return Err(Outcome::SpawnFailed(SpawnError::refused(
+                program,
+                &std::io::Error::from_raw_os_error(2),
             )));
         };
         let (out_tx, out_rx) = mpsc::unbounded_channel();

@@ -45,7 +45,7 @@ pub use reaper::{Exit, Reaper};
 use crate::arguments::{Value, environment};
 use crate::config::{Action, CommandTemplate, RunAs};
 use crate::entities::Instance;
-use crate::execution::{Execution, KillReason, Outcome, Stop};
+use crate::execution::{Execution, KillReason, Outcome, SpawnError, Stop};
 use crate::template::Placeholder;
 
 /// How long an execution may wait for its pipes after the leader exited: a
@@ -402,14 +402,12 @@ impl Executor for Arc<Reaper> {
         match started {
             Ok((_, Ok(started))) => Ok(started.registered()),
             Ok((plan, Err(e))) => Err(Outcome::SpawnFailed(if plan.program.is_empty() {
-                "empty command".to_string()
+                SpawnError::EmptyCommand
             } else {
-                format!("{}: {e}", plan.program)
+                SpawnError::refused(&plan.program, &e)
             })),
             // The closure cannot panic short of a bug.
-            Err(_) => Err(Outcome::SpawnFailed(
-                "the spawning thread failed".to_string(),
-            )),
+            Err(_) => Err(Outcome::SpawnFailed(SpawnError::SpawnerLost)),
         }
     }
 }
