@@ -597,6 +597,7 @@ mod tests {
                 assert_eq!(g.check(at(t0, 2_020)), Ready::Settled, "a reader holds nothing");
                 assert_eq!(g.waiting(at(t0, 2_020)), None);
                 g.held(at(t0, 2_020), vec![PathBuf::from("board")]);
+                assert!(g.waiting(at(t0, 2_020)).is_some(), "a writer is said");
                 assert_eq!(g.check(at(t0, 2_020)), Ready::Wait(at(t0, 3_020)));
                 assert_eq!(g.check(at(t0, 3_020)), Ready::Settled, "asked again");
             } else {
