@@ -535,7 +535,7 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
         targets.entities.len()
     );
     loop {
-        let mut next = rearm(&mut w, &mut targets, &config_path, &mut pending, &engine).await?;
+        let mut next = rearm(&mut w, &mut targets, &config_path, &mut pending, engine).await?;
         let now = tokio::time::Instant::now();
         // The config first: its reload reads the entity files too.
         for kind in [Kind::Config, Kind::Entities] {

@@ -594,7 +594,11 @@ mod tests {
             g.note(at(t0, 10), c, W);
             g.note(at(t0, 20), c, C);
             if kernel {
-                assert_eq!(g.check(at(t0, 2_020)), Ready::Settled, "a reader holds nothing");
+                assert_eq!(
+                    g.check(at(t0, 2_020)),
+                    Ready::Settled,
+                    "a reader holds nothing"
+                );
                 assert_eq!(g.waiting(at(t0, 2_020)), None);
                 g.held(at(t0, 2_020), vec![PathBuf::from("board")]);
                 assert!(g.waiting(at(t0, 2_020)).is_some(), "a writer is said");
