@@ -354,3 +354,37 @@ fn an_entity_file_in_a_directory_made_after_the_load_is_loaded() {
         "the entity file written into the new directory was never loaded"
     );
 }
+
+/// The same mechanism for another kind of file: an entity file's directory made later two
+/// levels deep (its nearest existing ancestor is watched until each level is made), then
+/// replaced whole (`rm -rf` and `mkdir`): a file written into the new directory is loaded.
+#[test]
+fn an_entity_directory_made_deep_and_then_replaced_is_watched_again() {
+    let mut config = config_with(vec![shell_action("main", "echo main")]);
+    config["entities"] = json!([{"file": "a/b/servers.yaml", "name": "server"}]);
+    let server = Server::start(config);
+    assert!(
+        wait_until(SOON, || server.log_contains("for changes")),
+        "the watcher never started"
+    );
+    std::fs::create_dir_all(server.path("a/b")).expect("mkdir a/b");
+    let before = server.log_count("entities reloaded");
+    let one = to_yaml(&json!([{"key": "a", "name": "A", "host": "a.lan"}]));
+    write(&server.path("a/b/servers.yaml"), &one);
+    assert!(
+        wait_until(RELOAD, || server.log_count("entities reloaded") > before),
+        "the entity file in the directory made two levels deep was never loaded"
+    );
+    std::fs::remove_dir_all(server.path("a/b")).expect("rm -rf a/b");
+    std::fs::create_dir(server.path("a/b")).expect("mkdir a/b");
+    // The removal settles first (its type keeps its instances), so the count below is the
+    // new file's alone.
+    std::thread::sleep(Duration::from_secs(3));
+    let before = server.log_count("entities reloaded");
+    let two = to_yaml(&json!([{"key": "b", "name": "B", "host": "b.lan"}]));
+    write(&server.path("a/b/servers.yaml"), &two);
+    assert!(
+        wait_until(RELOAD, || server.log_count("entities reloaded") > before),
+        "the entity file in the replaced directory was never loaded"
+    );
+}
