@@ -65,6 +65,15 @@ impl Watch {
                 continue;
             }
             let Some(name) = e.name else {
+                // A watched directory gone from its path (removed, renamed): what its path
+                // names now is to be looked up and watched again.
+                let gone = AddWatchFlags::IN_DELETE_SELF
+                    | AddWatchFlags::IN_MOVE_SELF
+                    | AddWatchFlags::IN_IGNORED;
+                if e.mask.intersects(gone) && dirs.iter().any(|(wd, _)| *wd == e.wd) {
+                    changes.push(Change::DirGone);
+                    continue;
+                }
                 // The file's own watch: IN_IGNORED says it is gone (removed, or its file
                 // deleted), which its directory's watch reports as a change already.
                 if !e.mask.contains(AddWatchFlags::IN_IGNORED) {
@@ -96,6 +105,9 @@ pub enum Change {
     Entry { path: PathBuf, what: What },
     /// The kernel's queue overflowed: events were lost, so anything may have changed.
     Overflow,
+    /// A watched directory was removed or renamed away (IN_DELETE_SELF, IN_MOVE_SELF,
+    /// IN_IGNORED): its path, if it names one again, holds another directory.
+    DirGone,
 }
 
 /// What happened to an entry, by the event's kind.

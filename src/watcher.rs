@@ -6,7 +6,8 @@
 //!
 //! The config, its board, the YAML files of its config directories and the entity files
 //! may be symlinks: the directory of the file each leads to is watched too, resolved again
-//! after each reload.
+//! after each reload. A directory on the way that is replaced, removed, repointed or made
+//! later is looked up and armed again, and the files read again (`arm`).
 //!
 //! A change is applied only once the files are done changing: nothing changed for `SETTLE`,
 //! no handle is open on a file (opens and closes counted, `settle`), the kernel says no
@@ -40,6 +41,7 @@
 //! refuses a FIFO or a device in place of a file. This module decides when; loading is
 //! `config`'s and `entities`', swapping is the engine's.
 
+mod arm;
 mod links;
 mod rights;
 mod settle;
@@ -50,7 +52,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use nix::sys::inotify::{AddWatchFlags, WatchDescriptor};
+use nix::sys::inotify::WatchDescriptor;
 use tokio::io::unix::AsyncFd;
 use tracing::{error, info, warn};
 
@@ -62,6 +64,7 @@ use crate::events::Event;
 use crate::files;
 use crate::inotify::{Change, Watch, What, register};
 
+use arm::{arm, rearm};
 use links::links_of;
 pub use settle::CAP;
 use settle::{Event as FileEvent, Group, Ready, Unsure, Waiting};
@@ -200,6 +203,18 @@ impl Targets {
         })
     }
 
+    /// Whether `path` is on the way to a watched file: a watched directory or one of its
+    /// ancestors, or a symlink met on the way. Its creation, removal or rename means the
+    /// paths are to be looked up and armed again.
+    fn leads_to(&self, path: &Path) -> bool {
+        self.dirs().iter().any(|d| d.starts_with(path))
+            || self
+                .config_links
+                .iter()
+                .chain(&self.entity_links)
+                .any(|l| l == path)
+    }
+
     fn is_entity(&self, path: &Path) -> bool {
         self.entities
             .iter()
@@ -260,7 +275,14 @@ impl Kind {
 struct Pending {
     config: Group,
     entities: Group,
+    /// A directory on the way to a watched file was replaced, removed, made or repointed:
+    /// the paths are to be looked up and armed again (`REARM_EVERY` apart at most).
+    rearm: bool,
 }
+
+/// Re-arming after a directory change happens at most this often, so a directory that keeps
+/// churning costs a lookup per interval, not one per event.
+const REARM_EVERY: Duration = Duration::from_millis(200);
 
 impl Default for Pending {
     /// A config read half written may lack its access rules: it waits for its writers as
@@ -270,6 +292,7 @@ impl Default for Pending {
         Pending {
             config: Group::uncapped(),
             entities: Group::capped(),
+            rearm: false,
         }
     }
 }
@@ -292,8 +315,17 @@ impl Pending {
                     self.entities.overflow(now);
                     continue;
                 }
+                Change::DirGone => {
+                    self.rearm = true;
+                    continue;
+                }
                 Change::Entry { path, what } => (path, *what),
             };
+            if matches!(what, What::Created | What::Replaced | What::MovedAway)
+                && targets.leads_to(path)
+            {
+                self.rearm = true;
+            }
             let event = match what {
                 // A config file or include being created is empty yet: its text comes with
                 // the write that follows. A config directory being created is a change: its
@@ -317,68 +349,6 @@ impl Pending {
     }
 }
 
-/// IN_MODIFY, IN_OPEN and both closes too: a handle is open on a file from its open to its
-/// close, and a file written with no close after it is held by a writer opened before the
-/// watch. IN_MOVED_FROM: the handles on a file renamed away go with it.
-const MASK: AddWatchFlags = AddWatchFlags::IN_CLOSE_WRITE
-    .union(AddWatchFlags::IN_CLOSE_NOWRITE)
-    .union(AddWatchFlags::IN_OPEN)
-    .union(AddWatchFlags::IN_MODIFY)
-    .union(AddWatchFlags::IN_MOVED_FROM)
-    .union(AddWatchFlags::IN_MOVED_TO)
-    .union(AddWatchFlags::IN_CREATE)
-    .union(AddWatchFlags::IN_DELETE);
-
-/// What a file's own watch reports: a write by any name, and the close after it.
-const FILE_MASK: AddWatchFlags = AddWatchFlags::IN_MODIFY.union(AddWatchFlags::IN_CLOSE_WRITE);
-
-/// Adds a watch on each directory of `targets` not watched yet, and watches each of its files
-/// itself, as it is now (a file replaced since is watched anew, its old watch removed). Only
-/// the config file's own directory must be watchable; a missing entity or include directory
-/// is logged and left, a missing file is not watched. Directory watches are never removed (a
-/// directory a reload no longer names stays watched, and its events match nothing), so no
-/// event is lost between two configs.
-fn arm(w: &mut Watcher, targets: &Targets) -> io::Result<()> {
-    arm_dirs(w.fd.get_ref(), &mut w.dirs, targets)?;
-    let inotify = w.fd.get_ref();
-    let mut files = Vec::new();
-    for file in targets.files() {
-        // The kernel answers the same descriptor for a file watched already.
-        if let Ok(wd) = inotify.add(&file, FILE_MASK) {
-            files.push((wd, file));
-        }
-    }
-    for (wd, _) in &w.files {
-        if !files.iter().any(|(kept, _)| kept == wd) {
-            inotify.remove(*wd);
-        }
-    }
-    w.files = files;
-    Ok(())
-}
-
-fn arm_dirs(
-    inotify: &Watch,
-    dirs: &mut Vec<(WatchDescriptor, PathBuf)>,
-    targets: &Targets,
-) -> io::Result<()> {
-    let config_dir = dir_of(&targets.config);
-    for dir in targets.dirs() {
-        if dirs.iter().any(|(_, d)| *d == dir) {
-            continue;
-        }
-        match inotify.add(&dir, MASK) {
-            // Kept even when the kernel answers a descriptor already held (the same directory
-            // by another path, e.g. `.` for `./config.yaml` and the absolute path of an entity
-            // file beside it): events are then reported under both paths.
-            Ok(wd) => dirs.push((wd, dir)),
-            Err(e) if dir != config_dir => warn!("cannot watch {} ({e})", dir.display()),
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
 /// The inotify descriptor, the directories and files it watches, and whether the kernel can
 /// be asked for a file's writers.
 struct Watcher {
@@ -390,6 +360,11 @@ struct Watcher {
     leases: bool,
     /// Whether the log has said that the kernel could not be asked (said once).
     said_unknown: bool,
+    /// The digests of the config's and the entity files as last applied (or read at start):
+    /// what a re-arm compares them with (`recheck`).
+    read: (u64, u64),
+    /// When the paths were last armed again after a directory change.
+    rearmed: Option<tokio::time::Instant>,
 }
 
 /// What the kernel said of a group's writers, file by file.
@@ -426,6 +401,9 @@ impl Watcher {
     ) -> io::Result<Option<u64>> {
         let seen = pending.group(kind).last();
         let (first, probe) = fingerprint(targets, kind, self.leases).await;
+        pending
+            .group(kind)
+            .kernel(self.leases && probe.unknown.is_none());
         if !probe.writers.is_empty() {
             pending
                 .group(kind)
@@ -532,6 +510,8 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
         files: Vec::new(),
         leases,
         said_unknown: false,
+        read: (0, 0),
+        rearmed: None,
     };
     // The files as named are watched at once, before the service answers; what symlinks
     // lead to is looked up off the loop, and watched then, and the files are read again.
@@ -539,10 +519,14 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
     arm(&mut w, &targets)?;
     let (config_read, probe) = fingerprint(&targets, Kind::Config, w.leases).await;
     let (entities_read, _) = fingerprint(&targets, Kind::Entities, false).await;
+    w.read = (config_read, entities_read);
     say_probe(&mut w, &config_path, &probe);
     targets = Targets::resolve(&engine.config(), &config_path).await;
     arm(&mut w, &targets)?;
     let mut pending = Pending::default();
+    let kernel = w.leases && probe.unknown.is_none();
+    pending.config.kernel(kernel);
+    pending.entities.kernel(kernel);
     recheck(&targets, &mut pending, Kind::Config, config_read).await;
     recheck(&targets, &mut pending, Kind::Entities, entities_read).await;
     info!(
@@ -551,8 +535,8 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
         targets.entities.len()
     );
     loop {
+        let mut next = rearm(&mut w, &mut targets, &config_path, &mut pending, engine).await?;
         let now = tokio::time::Instant::now();
-        let mut next = None;
         // The config first: its reload reads the entity files too.
         for kind in [Kind::Config, Kind::Entities] {
             if let Some(waiting) = pending.group(kind).waiting(now) {
@@ -618,9 +602,9 @@ fn say_waiting(kind: Kind, waiting: &Waiting) {
         warn!("{} kept changing for {since} s; {until}", kind.words());
     } else {
         warn!(
-            "{} changed but {} still open for writing, or for reading ({since} s since the \
-             change: the kernel tells a reader such as less from a writer only when it closes \
-             the file, so a reader holds the reload too); {until}",
+            "{} changed but {} still open for writing ({since} s since the change; where the \
+             kernel cannot be asked, a reader such as less holds the reload too, since \
+             inotify tells a reader from a writer only when it closes the file); {until}",
             kind.words(),
             names(&waiting.open),
         );
@@ -693,6 +677,7 @@ async fn apply(
                 *targets = Targets::resolve(&engine.config(), config_path).await;
                 arm(w, targets)?;
                 if let Some((config_read, entities_read)) = applied {
+                    w.read = (config_read, entities_read);
                     recheck(targets, pending, Kind::Config, config_read).await;
                     recheck(targets, pending, Kind::Entities, entities_read).await;
                 }
@@ -718,7 +703,10 @@ async fn apply(
                 engine.swap_setup(setup, Event::EntityChanged);
                 info!("entities reloaded");
             }
-            // A file replaced by rename is a new file: watched itself from now on.
+            // A file replaced by rename is a new file: watched itself from now on; a link
+            // repointed is followed from now on.
+            w.read.1 = entities_read;
+            *targets = Targets::resolve(&engine.config(), config_path).await;
             arm(w, targets)?;
             recheck(targets, pending, Kind::Entities, entities_read).await;
         }

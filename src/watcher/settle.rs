@@ -8,8 +8,10 @@
 //! IN_CLOSE_NOWRITE takes one away (the kernel reports one close per open, also for a file
 //! since renamed over or removed, under the name it had). A second process that opens and
 //! closes the file (`touch`, `: >>`) while the writer holds it therefore leaves it open.
-//! inotify does not say whether an open is for reading or writing until the close, so a
-//! reader that holds the file (`less`) holds the reload too, and the log says so. actiond's
+//! inotify does not say whether an open is for reading or writing until the close: where the
+//! kernel can be asked who writes (`kernel`), a counted open holds nothing by itself (the
+//! quiet group is settled and the kernel asked, so a reader never holds a reload back); where
+//! it cannot, a reader that holds the file (`less`) holds the reload too, and the log says so. actiond's
 //! own reads open and close the file as well; they balance, and they are no change. A file
 //! written (IN_MODIFY) with no close after it is open too: its writer opened it before the
 //! watch began. Where the count cannot be trusted (events were lost, or a close came for an
@@ -106,6 +108,9 @@ pub struct Group {
     /// Applied at `CAP` however it reads (the entity files), or only once settled (the
     /// config).
     capped: bool,
+    /// Whether the kernel answers who holds the files open for writing (`kernel`): then a
+    /// counted open, which may be a reader's, holds nothing by itself; the kernel is asked.
+    kernel: bool,
 }
 
 /// What a group may do now.
@@ -204,6 +209,15 @@ impl Group {
         self.unsure = Some(Unsure::Lost);
     }
 
+    /// Whether the kernel answers who holds the group's files open for writing (the lease
+    /// probe works here). When it does, an open counted from IN_OPEN (which does not say
+    /// whether it is for reading or writing) no longer holds the group: once quiet, the
+    /// group is settled and the kernel asked, so a reader of a file (`less`, a world-readable
+    /// board file held open by anyone) never holds back a reload, while a writer does.
+    pub fn kernel(&mut self, answers: bool) {
+        self.kernel = answers;
+    }
+
     /// The kernel said, at `now`, that a writer holds `paths` open (none: no writer).
     pub fn held(&mut self, now: Instant, paths: Vec<PathBuf>) {
         self.writers = paths;
@@ -233,14 +247,19 @@ impl Group {
     pub fn applied(&mut self) {
         *self = Group {
             capped: self.capped,
+            kernel: self.kernel,
             handles: std::mem::take(&mut self.handles),
             ..Group::default()
         };
     }
 
-    /// The files a handle holds open now.
+    /// The files held open now: by a writer the kernel named, by one seen writing, or (when
+    /// the kernel cannot be asked) by any counted handle, since a count cannot tell a reader.
     fn open(&self) -> Vec<PathBuf> {
-        let mut open: BTreeSet<&PathBuf> = self.handles.keys().collect();
+        let mut open: BTreeSet<&PathBuf> = BTreeSet::new();
+        if !self.kernel {
+            open.extend(self.handles.keys());
+        }
         open.extend(&self.written);
         open.extend(&self.writers);
         open.into_iter().cloned().collect()
@@ -265,7 +284,7 @@ impl Group {
             // `waiting`, asked first, has moved a due saying on once the group is quiet; a
             // saying due before the quiet waits for it (no look at every turn meanwhile).
             let say = self.said.map_or(quiet, |(at, pause)| at + pause);
-            let counted = !self.handles.is_empty() || !self.written.is_empty();
+            let counted = (!self.kernel && !self.handles.is_empty()) || !self.written.is_empty();
             if let (false, Some(probed)) = (counted, self.probed) {
                 // Held only by what the kernel said: asked again once quiet.
                 let again = (probed + PROBE_AGAIN).max(quiet);
@@ -559,6 +578,42 @@ mod tests {
             g.note(t0, Path::new(&format!("f{i}")), O);
         }
         assert_eq!(g.unsure(), Some(&Unsure::TooMany));
+    }
+
+    /// Where the kernel answers who writes, a counted open (a reader's, maybe) holds nothing:
+    /// the quiet group is settled so the kernel is asked; a writer it names holds the group
+    /// and is asked again. Where it cannot be asked, the same open holds the group.
+    #[test]
+    fn a_counted_open_holds_only_where_the_kernel_cannot_be_asked() {
+        let t0 = Instant::now();
+        let (c, board) = (Path::new("c"), Path::new("board"));
+        for kernel in [true, false] {
+            let mut g = Group::uncapped();
+            g.kernel(kernel);
+            g.note(t0, board, O);
+            g.note(at(t0, 10), c, W);
+            g.note(at(t0, 20), c, C);
+            if kernel {
+                assert_eq!(
+                    g.check(at(t0, 2_020)),
+                    Ready::Settled,
+                    "a reader holds nothing"
+                );
+                assert_eq!(g.waiting(at(t0, 2_020)), None);
+                g.held(at(t0, 2_020), vec![PathBuf::from("board")]);
+                assert!(g.waiting(at(t0, 2_020)).is_some(), "a writer is said");
+                assert_eq!(g.check(at(t0, 2_020)), Ready::Wait(at(t0, 3_020)));
+                assert_eq!(g.check(at(t0, 3_020)), Ready::Settled, "asked again");
+            } else {
+                assert!(matches!(g.check(at(t0, 2_020)), Ready::Wait(_)), "held");
+            }
+            // A writer seen writing still holds, either way.
+            let mut g = Group::uncapped();
+            g.kernel(kernel);
+            g.note(t0, c, O);
+            g.note(at(t0, 10), c, W);
+            assert!(matches!(g.check(at(t0, 5_000)), Ready::Wait(_)));
+        }
     }
 
     /// A file the count thinks closed (its writer's handle came through a rename or a link

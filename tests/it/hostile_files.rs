@@ -349,8 +349,8 @@ fn a_config_held_open_by_its_writer_is_applied_only_once_closed() {
 /// A writer truncates the config, writes the part before the access rules and holds it
 /// open; another process runs `touch` on it (an open for writing and a close) and a reader
 /// holds it open: neither the touch's close nor the quiet applies the part. Once the writer
-/// has written the rest and closed, the reader still holds it, and the log says so; when the
-/// reader closes, the whole file is applied.
+/// has written the rest and closed, the whole file is applied though the reader still holds
+/// it: the kernel says no writer, and a reader holds nothing back.
 #[test]
 fn a_config_held_open_is_not_released_by_another_process_touching_it() {
     use std::io::Write;
@@ -383,15 +383,13 @@ fn a_config_held_open_is_not_released_by_another_process_touching_it() {
         "after another process's close",
     );
     assert_eq!(server.log_count("config reloaded"), 0, "applied while open");
-    assert!(server.log_shows("still open for writing, or for reading"));
+    assert!(server.log_shows("still open for writing"));
     // A reader (as less) opens it; the writer finishes and closes.
     let reader = std::fs::File::open(&path).unwrap();
     f.write_all(second.as_bytes()).unwrap();
     drop(f);
-    guest_never_reboots(&server, Duration::from_secs(3), "while a reader holds it");
-    assert_eq!(server.log_count("config reloaded"), 0, "applied while read");
-    drop(reader);
     applied_once_whole(&server);
+    drop(reader);
     assert!(!server.log_contains("cannot tell whether a writer"));
 }
 
