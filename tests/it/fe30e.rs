@@ -282,7 +282,6 @@ fn a_reader_of_an_unchanged_board_file_cannot_hold_back_a_revocation() {
 /// guest's `-oProxyCommand=…|x@y.z` is a command that ssh hands to a shell. Quoting keeps the
 /// value one word; it does not keep it from being an option.
 #[test]
-#[ignore = "fe30e finding F5"]
 fn a_typed_value_cannot_become_an_option_that_runs_a_command() {
     assert!(
         Path::new("/usr/bin/ssh").exists(),
@@ -306,6 +305,11 @@ fn a_typed_value_cannot_become_an_option_that_runs_a_command() {
         assert!(
             !ran,
             "{id}: the guest's value ran a command through ssh's ProxyCommand (HTTP {status}: {body})"
+        );
+        // Refused before anything runs, saying why.
+        assert!(
+            body.to_string().contains("must not start with '-'"),
+            "{id}: HTTP {status}: {body}"
         );
     }
 }
