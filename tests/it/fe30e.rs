@@ -319,7 +319,6 @@ fn a_typed_value_cannot_become_an_option_that_runs_a_command() {
 /// allowed) the guest adds arguments of its own, here `-r victim` to an `rm -f`. The config
 /// loads without a word, although `{{ name }}` in the same place would have been one word.
 #[test]
-#[ignore = "fe30e finding F6"]
 fn an_unquoted_bare_name_does_not_split_a_value_into_arguments() {
     let mut clean = shell_action("clean", "rm -f cache/$NAME");
     clean["arguments"] = json!([{"name": "name", "type": "ascii_sentence"}]);
