@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::{ArgType, Argument};
+use super::{ArgType, Argument, Dash};
 
 /// The arguments a file trigger fills, with OliveTin's names: the file's full path, its name,
 /// its directory, its extension (without the dot, "" if none) and its size in bytes.
@@ -37,6 +37,7 @@ pub fn declare_file_arguments(arguments: &mut Vec<Argument>) {
             suggestions: Vec::new(),
             entity: None,
             reject_null: false,
+            dash: Dash::Refuse,
             from_trigger: true,
         });
     }

@@ -16,7 +16,7 @@ pub mod types;
 mod fixtures;
 
 pub use file_trigger::{declare_file_arguments, file_values};
-pub use types::{ArgType, Broken, validate_type};
+pub use types::{ArgType, Broken, Dash, validate_type};
 
 /// A declared argument of an action, as the config loader built it; its type's rule is parsed
 /// (and a `regex:` compiled) at load.
@@ -35,6 +35,9 @@ pub struct Argument {
     pub suggestions: Vec<(String, String)>,
     pub entity: Option<String>,
     pub reject_null: bool,
+    /// `allowLeadingDash`: whether a free-text value may start with `-` (see
+    /// [`ArgType::is_free_text`]).
+    pub dash: Dash,
     /// Declared by actiond for a file trigger (`filepath`, …), not by the config: its value
     /// comes from the trigger alone, so it is not offered to people and a start by hand may
     /// not set it (a caller must not choose which file an upload handler reads).
@@ -184,12 +187,14 @@ pub fn settle(d: &Argument, sent: &str) -> Result<String, Broken> {
         return Err(Broken::NoInstances(kind.clone()));
     }
     let choices: Vec<&str> = d.choices.iter().map(|c| c.value.as_str()).collect();
-    check(&d.rule, value, &choices)
+    check(&d.rule, value, &choices, d.dash)
 }
 
 /// One non-empty value against its declaration: choices win over the type,
 /// except for the types whose rule is about choices (checkbox, checklist).
-pub fn check(rule: &ArgType, value: &str, choices: &[&str]) -> Result<String, Broken> {
+/// `dash` is the argument's `allowLeadingDash`; a value from the choices is the author's own
+/// and may start with `-` either way.
+pub fn check(rule: &ArgType, value: &str, choices: &[&str], dash: Dash) -> Result<String, Broken> {
     let choice_rule = matches!(
         rule,
         ArgType::Checkbox | ArgType::Checklist | ArgType::ChoiceOnly
@@ -206,7 +211,7 @@ pub fn check(rule: &ArgType, value: &str, choices: &[&str]) -> Result<String, Br
             ))
         };
     }
-    rule.check(value, choices)
+    rule.check_with(value, choices, dash)
 }
 
 #[cfg(test)]
@@ -224,6 +229,7 @@ mod tests {
             suggestions: Vec::new(),
             entity: None,
             reject_null: false,
+            dash: Dash::Refuse,
             from_trigger,
         }
     }

@@ -85,6 +85,8 @@ pub enum Broken {
     Twice,
     /// Too long with the other pattern arguments of the action together.
     PatternBudget,
+    /// A free-text value starting with `-`, which a program would read as an option.
+    LeadingDash,
 }
 
 impl std::fmt::Display for Broken {
@@ -147,6 +149,11 @@ impl std::fmt::Display for Broken {
             Broken::PatternBudget => f.write_str(
                 "is too long together with the other pattern arguments of this action: send \
                  shorter values",
+            ),
+            Broken::LeadingDash => f.write_str(
+                "must not start with '-': the command's program would read it as an option of \
+                 its own (if the command takes such values after `--`, the action's author may \
+                 allow them with `allowLeadingDash: true` on this argument)",
             ),
         }
     }
@@ -239,6 +246,26 @@ impl ArgType {
         matches!(self, ArgType::Confirmation | ArgType::Html)
     }
 
+    /// The types whose values a guest composes freely and may start with `-`, which a program
+    /// reads as an option: these refuse a leading `-` unless the argument allows it. Not:
+    /// int (its sign is the number's own, and `-5` is no option that runs anything), regex
+    /// (the author's pattern says exactly what may start a value), checkbox and the
+    /// choice-made types (the author's own values), and the any-text types (password,
+    /// raw_string_multiline, very_dangerous_raw_string), whose name already says any text
+    /// and where a password may well start with `-`. ascii, untyped and datetime cannot start
+    /// with `-` anyway; a url needs its scheme first.
+    pub fn is_free_text(&self) -> bool {
+        matches!(
+            self,
+            ArgType::AsciiIdentifier
+                | ArgType::AsciiSentence
+                | ArgType::UnicodeIdentifier
+                | ArgType::Email
+                | ArgType::Url
+                | ArgType::Checklist
+        )
+    }
+
     /// password: never logged, never shown back, never persisted.
     pub fn is_secret(&self) -> bool {
         matches!(self, ArgType::Password)
@@ -253,6 +280,24 @@ impl ArgType {
     /// empty value gets the rule as written, so the types whose rule needs at least one
     /// character refuse it and the any-text types accept it.
     pub fn check(&self, value: &str, choices: &[&str]) -> Result<String, Broken> {
+        self.check_with(value, choices, Dash::Refuse)
+    }
+
+    /// [`ArgType::check`] with the argument's choice about a leading `-` (its
+    /// `allowLeadingDash`). With [`Dash::Refuse`], a value of a free-text type (see
+    /// [`ArgType::is_free_text`]) that starts with `-` is refused before anything else is
+    /// looked at: the value fills one word of a command line, and the program there reads
+    /// a word starting with `-` as an option (`ssh -oProxyCommand=…` runs a command). Quoting
+    /// cannot help, so the type does.
+    pub fn check_with(&self, value: &str, choices: &[&str], dash: Dash) -> Result<String, Broken> {
+        // A checklist's items are the author's own when it declares choices.
+        let free = match self {
+            ArgType::Checklist => choices.is_empty(),
+            other => other.is_free_text(),
+        };
+        if dash == Dash::Refuse && free && value.starts_with('-') {
+            return Err(Broken::LeadingDash);
+        }
         if value.len() > MAX_VALUE_BYTES {
             return Err(Broken::TooLong);
         }
@@ -333,6 +378,16 @@ pub fn validate_type(type_text: &str, value: &str) -> (bool, String) {
             Err(why) => (false, why.to_string()),
         },
     }
+}
+
+/// Whether an argument's values may start with `-` (its `allowLeadingDash`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dash {
+    /// A free-text value starting with `-` is refused: the default.
+    #[default]
+    Refuse,
+    /// The author put the value where no option can be (after `--`, or as `--opt={{ x }}`).
+    Allow,
 }
 
 /// Why ValidateArgumentType does not check a `regex:` type it is sent.

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::checker::{Checker, Field, path_or};
 use super::schema::{ARGUMENT, CHOICE};
 use super::tree::{Node, key_path};
-use crate::arguments::{ArgType, Argument, Choice};
+use crate::arguments::{ArgType, Argument, Choice, Dash};
 
 /// The declarations of one action's `arguments:` list, in order.
 pub(super) fn read(c: &mut Checker<'_>, field: Field<'_, '_>) -> Vec<Argument> {
@@ -61,6 +61,11 @@ fn declaration(
         );
     }
     let default = c.text(f.get("default"));
+    let dash = if c.flag(f.get("allowLeadingDash"), false) {
+        Dash::Allow
+    } else {
+        Dash::Refuse
+    };
     let entity = entity_type(c, f.get("entity"), &choices, path);
     // The choices of an entity-fed argument are templates until the entities are loaded, so
     // a default cannot be checked against them here.
@@ -69,7 +74,7 @@ fn declaration(
         .filter(|d| !d.is_empty() && !rule.is_display_only() && entity.is_none())
     {
         let allowed: Vec<&str> = choices.iter().map(|c| c.value.as_str()).collect();
-        if let Err(why) = crate::arguments::check(&rule, value, &allowed) {
+        if let Err(why) = crate::arguments::check(&rule, value, &allowed, dash) {
             // Real configs use defaults as hints ("none", "example.com"), so this warns: a
             // start that relies on such a default is refused at run time.
             c.warn(
@@ -91,6 +96,7 @@ fn declaration(
         suggestions,
         entity,
         reject_null: c.flag(f.get("rejectNull"), false),
+        dash,
         from_trigger: false,
     }
 }

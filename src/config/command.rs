@@ -159,6 +159,9 @@ pub(super) fn compile(
         if let Err(why) = judge(text, analysis, &values) {
             c.error(at, why.to_string());
         }
+        for (variable, line) in &analysis.unquoted {
+            split_variable(c, at, variable, *line, &values, arguments);
+        }
     }
     match command {
         CommandSpec::Shell(_) => {
@@ -166,6 +169,67 @@ pub(super) fn compile(
             CommandTemplate::Shell(template.after(&environment::shell_prelude(&variables)))
         }
         CommandSpec::Exec(_) => CommandTemplate::Exec(compiled),
+    }
+}
+
+/// An argument's variable expanded outside quotes (`rm cache/$NAME`): the shell splits the
+/// value at spaces into arguments of their own (`old -r victim` gives `rm` a `-r`) and expands
+/// glob characters in it. Refused where the argument's values may hold whitespace; a warning
+/// otherwise (no value of the type splits today, but the quotes cost nothing and keep it so
+/// if the type changes). The fix is the same either way: `"$NAME"`.
+fn split_variable(
+    c: &mut Checker<'_>,
+    at: &str,
+    variable: &str,
+    line: usize,
+    values: &Values,
+    arguments: &[Argument],
+) {
+    let Some((name, _)) = values.variables.get(variable) else {
+        return;
+    };
+    let Some(a) = arguments.iter().find(|a| a.name == *name) else {
+        return;
+    };
+    let fix = format!(
+        "${variable} on line {line} stands outside quotes, where the shell splits argument \
+         {name:?}'s value into words and expands glob characters in it: write \"${variable}\""
+    );
+    if may_hold_whitespace(a) {
+        c.error(
+            at,
+            format!("{fix} (its values may hold spaces, each of which would start an argument of its own)"),
+        );
+    } else {
+        c.warn(at, fix);
+    }
+}
+
+/// Whether a value of the argument may hold a space, tab or newline (the shell's IFS).
+fn may_hold_whitespace(a: &Argument) -> bool {
+    let blank = |v: &str| v.contains([' ', '\t', '\n']);
+    match &a.rule {
+        // Choices win over the type (a checkbox's or checklist's choices are its values).
+        _ if !a.choices.is_empty() => a.choices.iter().any(|c| blank(&c.value)),
+        ArgType::Untyped
+        | ArgType::Ascii
+        | ArgType::AsciiIdentifier
+        | ArgType::UnicodeIdentifier
+        | ArgType::Int
+        | ArgType::Email
+        | ArgType::Url
+        | ArgType::Datetime
+        | ArgType::Checkbox
+        | ArgType::ChoiceOnly
+        | ArgType::Confirmation
+        | ArgType::Html => false,
+        // A pattern may allow them; actiond does not decide what a pattern matches.
+        ArgType::Regex(_)
+        | ArgType::AsciiSentence
+        | ArgType::Checklist
+        | ArgType::Password
+        | ArgType::RawStringMultiline
+        | ArgType::VeryDangerousRawString => true,
     }
 }
 
@@ -430,6 +494,72 @@ mod tests {
             ),
             "echo 'v' $PINS"
         );
+    }
+
+    #[test]
+    fn an_unquoted_variable_of_an_argument_is_refused_where_its_value_may_split() {
+        let action = |shell: &str, arg: &str| {
+            format!("actions:\n  - {{title: x, shell: '{shell}', arguments: [{arg}]}}\n")
+        };
+        let refused = "write \"$NAME\" (its values may hold spaces";
+        for (shell, arg, needle) in [
+            (
+                "rm -f cache/$NAME",
+                "{name: name, type: ascii_sentence}",
+                refused,
+            ),
+            (
+                "rm -f ${NAME}",
+                "{name: name, type: very_dangerous_raw_string}",
+                refused,
+            ),
+            (
+                "rm -f $NAME",
+                "{name: name, type: \"regex:[a-z ]+\"}",
+                refused,
+            ),
+            (
+                "rm -f $NAME",
+                "{name: name, choices: [{value: a b}]}",
+                refused,
+            ),
+            (
+                "rm -f $ACTIOND_ARG_NAME",
+                "{name: name, type: password}",
+                "write \"$ACTIOND_ARG_NAME\"",
+            ),
+        ] {
+            assert_error(&action(shell, arg), "actions[0].shell", needle);
+        }
+        // No value of these holds a space: a warning with the same fix.
+        for (shell, arg) in [
+            ("rm -f cache/$NAME", "{name: name, type: ascii_identifier}"),
+            ("rm -f $NAME", "{name: name, type: email}"),
+            (
+                "rm -f $NAME",
+                "{name: name, type: ascii_sentence, choices: [{value: a}]}",
+            ),
+        ] {
+            assert_warning(
+                &action(shell, arg),
+                "actions[0].shell",
+                "stands outside quotes, where the shell splits argument \"name\"'s value",
+            );
+        }
+        // Quoted, assigned, or another variable: nothing to say.
+        for shell in [
+            "rm -f \"cache/$NAME\"",
+            "x=$NAME; rm -f \"$x\"",
+            "rm -f {{ name }} $NAMES",
+        ] {
+            let (_, warnings) = ok(&action(shell, "{name: name, type: ascii_sentence}"));
+            assert!(
+                !warnings
+                    .iter()
+                    .any(|w| w.to_string().contains("outside quotes")),
+                "{shell}: {warnings:?}"
+            );
+        }
     }
 
     #[test]

@@ -300,6 +300,7 @@ const ARGUMENT_KEYS: Keys = &[
     ("suggestions", Read),
     ("entity", Read),
     ("rejectNull", Read),
+    ("allowLeadingDash", Read),
     (
         "suggestionsBrowserKey",
         Unsupported(

@@ -139,6 +139,10 @@ pub struct Analysis {
     /// `$NAME`s the shell leaves as text (inside `'…'`, `$'…'`, a quoted here-document, or
     /// after a backslash): a shell the command starts reads them from its environment.
     pub unexpanded: BTreeSet<String>,
+    /// Variables expanded outside quotes (`$NAME`, `${NAME}` in a word that is no
+    /// assignment), each with the first line it stands on: the shell splits the value into
+    /// words and expands globs in them.
+    pub unquoted: BTreeMap<String, usize>,
     pub lost: Option<Lost>,
 }
 

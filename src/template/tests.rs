@@ -459,3 +459,39 @@ fn text_without_placeholders_renders_unchanged() {
         );
     }
 }
+
+/// The variables a command expands outside quotes, where the shell splits and globs the value
+/// (`config::command` refuses or warns about an argument's): quoting as real shells read it.
+#[test]
+fn unquoted_expansions_are_noted_as_shells_quote() {
+    let cases: &[(&str, &[&str])] = &[
+        ("rm -f cache/$NAME", &["NAME"]),
+        ("rm -f \"cache/$NAME\"", &[]),
+        ("echo ${NAME}", &["NAME"]),
+        ("echo ${NAME:-x} ${OTHER%.*}", &["NAME", "OTHER"]),
+        ("echo \"a ${NAME} b\"", &[]),
+        ("echo '$NAME'", &[]),
+        ("echo \\$NAME", &[]),
+        ("echo $'$NAME'", &[]),
+        ("echo ${#NAME}", &[]),
+        ("echo $NAMES", &["NAMES"]),
+        // An assignment's value is not split.
+        ("x=$NAME; echo \"$x\"", &[]),
+        ("FOO=$NAME env", &[]),
+        // Inside `$( )` a word is split again, even in a double-quoted `"$( )"`.
+        ("echo \"$(echo $NAME)\"", &["NAME"]),
+        ("echo \"$(echo \"$NAME\")\"", &[]),
+        // Here-document bodies are not split.
+        ("cat <<EOF\n$NAME\nEOF", &[]),
+        ("cat <<'EOF'\n$NAME\nEOF", &[]),
+        ("cat <<EOF\n$NAME\nEOF\necho $NAME", &["NAME"]),
+        ("echo $1 $@ $? $$", &[]),
+    ];
+    for (text, want) in cases {
+        let (_, analysis) = read_shell(text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
+        let got: Vec<&str> = analysis.unquoted.keys().map(String::as_str).collect();
+        assert_eq!(got, *want, "{text:?}");
+    }
+    let (_, analysis) = read_shell("true\necho $NAME").unwrap();
+    assert_eq!(analysis.unquoted.get("NAME"), Some(&2));
+}

@@ -643,10 +643,30 @@ fn adversarial_ascii() {
 fn adversarial_ascii_identifier() {
     attack(TypeCase {
         declaration: typed("ascii_identifier"),
-        accept: strings(&["-n", "--", "--help", ".", "..", "a.b-c_d", "-"]),
-        refuse: strings(&["a b", "a;b", "a/b", "é", "a\nb", "$x", "a'b", "*"]),
+        accept: strings(&[".", "..", "a.b-c_d", "a-", "a--help"]),
+        // A leading `-` is an option to the program the value reaches.
+        refuse: strings(&[
+            "a b", "a;b", "a/b", "é", "a\nb", "$x", "a'b", "*", "-n", "--", "--help", "-",
+        ]),
         permissive: false,
         validate_as: Some("ascii_identifier"),
+        hex: false,
+    });
+}
+
+/// With `allowLeadingDash`, the author takes a leading `-` (the command puts the value after
+/// `--`): the type's own rule is left.
+#[test]
+fn adversarial_ascii_identifier_allowing_a_leading_dash() {
+    let mut declaration = typed("ascii_identifier");
+    declaration["allowLeadingDash"] = json!(true);
+    attack(TypeCase {
+        declaration,
+        accept: strings(&["-n", "--", "--help", "-", "a.b-c_d"]),
+        refuse: strings(&["a b", "a;b", "a/b", "é", "-a b", "$x", "-$x"]),
+        permissive: false,
+        // ValidateArgumentType by type name knows no argument: it refuses a leading `-`.
+        validate_as: None,
         hex: false,
     });
 }
@@ -656,14 +676,25 @@ fn adversarial_ascii_sentence() {
     attack(TypeCase {
         declaration: typed("ascii_sentence"),
         accept: strings(&[
-            "-n -e",
+            "a -n -e",
             "hello, world.",
             "  two  spaces  ",
-            "-- --help",
+            " -- --help",
             " ",
             "a,b",
         ]),
-        refuse: strings(&["a;b", "a\tb", "a\nb", "a'b", "a\"b", "$x", "a!", "a*"]),
+        refuse: strings(&[
+            "a;b",
+            "a\tb",
+            "a\nb",
+            "a'b",
+            "a\"b",
+            "$x",
+            "a!",
+            "a*",
+            "-n -e",
+            "-- --help",
+        ]),
         permissive: false,
         validate_as: Some("ascii_sentence"),
         hex: false,
@@ -674,8 +705,18 @@ fn adversarial_ascii_sentence() {
 fn adversarial_unicode_identifier() {
     attack(TypeCase {
         declaration: typed("unicode_identifier"),
-        accept: strings(&["héllo_wörld-ß.日本", "١٢٣", "Ωmega", "-n", "a.b-c_d"]),
-        refuse: strings(&["a b", "a;b", "a'b", "🎉", "a\u{202e}b", "a\nb", "$x", "a*"]),
+        accept: strings(&["héllo_wörld-ß.日本", "١٢٣", "Ωmega", "a.b-c_d"]),
+        refuse: strings(&[
+            "a b",
+            "a;b",
+            "a'b",
+            "🎉",
+            "a\u{202e}b",
+            "a\nb",
+            "$x",
+            "a*",
+            "-n",
+        ]),
         permissive: false,
         validate_as: Some("unicode_identifier"),
         hex: false,

@@ -280,7 +280,6 @@ fn a_reader_of_an_unchanged_board_file_cannot_hold_back_a_revocation() {
 /// guest's `-oProxyCommand=…|x@y.z` is a command that ssh hands to a shell. Quoting keeps the
 /// value one word; it does not keep it from being an option.
 #[test]
-#[ignore = "fe30e finding F5"]
 fn a_typed_value_cannot_become_an_option_that_runs_a_command() {
     assert!(
         Path::new("/usr/bin/ssh").exists(),
@@ -305,6 +304,11 @@ fn a_typed_value_cannot_become_an_option_that_runs_a_command() {
             !ran,
             "{id}: the guest's value ran a command through ssh's ProxyCommand (HTTP {status}: {body})"
         );
+        // Refused before anything runs, saying why.
+        assert!(
+            body.to_string().contains("must not start with '-'"),
+            "{id}: HTTP {status}: {body}"
+        );
     }
 }
 
@@ -313,7 +317,6 @@ fn a_typed_value_cannot_become_an_option_that_runs_a_command() {
 /// allowed) the guest adds arguments of its own, here `-r victim` to an `rm -f`. The config
 /// loads without a word, although `{{ name }}` in the same place would have been one word.
 #[test]
-#[ignore = "fe30e finding F6"]
 fn an_unquoted_bare_name_does_not_split_a_value_into_arguments() {
     let mut clean = shell_action("clean", "rm -f cache/$NAME");
     clean["arguments"] = json!([{"name": "name", "type": "ascii_sentence"}]);

@@ -57,10 +57,11 @@ fn ascii_identifier() {
         &[
             ("a", true),
             ("my-host_01.local", true),
-            ("-", true),
+            ("-", false),
             (".", true),
             ("..", true),
-            ("-rf", true),
+            ("-rf", false),
+            ("a-rf", true),
             ("", false),
             ("a b", false),
             ("a,b", false),
@@ -564,4 +565,86 @@ fn validate_type_results() {
     let (valid, why) = validate_type("Regex:[a-z]", "x");
     assert!(!valid);
     assert!(why.contains("write regex: in lower case"), "{why}");
+}
+
+/// A value that starts with `-` is an option to the program it reaches (`ssh
+/// -oProxyCommand=…` runs a command), so every free-text type refuses it unless the argument
+/// allows it; the sign of an int, the author's pattern and the any-text types keep it.
+#[test]
+fn a_leading_dash_is_refused_by_every_free_text_type() {
+    // (type, a value of that type that starts with '-', refused by default)
+    let cases: &[(&str, &str, bool)] = &[
+        ("ascii_identifier", "-rf", true),
+        ("ascii_identifier", "--version", true),
+        ("ascii_sentence", "-r victim", true),
+        ("unicode_identifier", "-é", true),
+        ("email", "-oProxyCommand=touch${IFS}x|x@y.z", true),
+        ("email", "-a@b.c", true),
+        ("checklist", "-r,b", true),
+        ("int", "-5", false),
+        ("regex:-?[0-9]+", "-7", false),
+        ("password", "-secret", false),
+        ("raw_string_multiline", "-x", false),
+        ("very_dangerous_raw_string", "-x", false),
+    ];
+    for (name, value, refused) in cases {
+        let rule = t(name);
+        let got = rule.check(value, &[]);
+        assert_eq!(
+            got == Err(Broken::LeadingDash),
+            *refused,
+            "{name} {value:?}: {got:?}"
+        );
+        // Allowed, the value gets the type's own rule.
+        assert!(
+            rule.check_with(value, &[], Dash::Allow).is_ok(),
+            "{name} {value:?} allowed"
+        );
+    }
+    // A dash later in the value is no option: the word starts with something else.
+    for (name, value) in [
+        ("ascii_identifier", "a-rf"),
+        ("ascii_sentence", "old -r victim"),
+        ("email", "a-b@c.d"),
+        ("checklist", "a,-r"),
+    ] {
+        assert!(t(name).check(value, &[]).is_ok(), "{name} {value:?}");
+    }
+    // A checklist's declared choices are the author's own, dash or not.
+    assert_eq!(
+        ArgType::Checklist.check("-v,-q", &["-v", "-q"]),
+        Ok("-v,-q".into())
+    );
+    // The types that cannot hold a leading dash say their own rule.
+    for name in ["ascii", "datetime"] {
+        assert_ne!(t(name).check("-x", &[]), Err(Broken::LeadingDash), "{name}");
+    }
+    // The message names why and what to do, and not the value.
+    let why = Broken::LeadingDash.to_string();
+    assert!(
+        why.contains("option") && why.contains("allowLeadingDash"),
+        "{why}"
+    );
+}
+
+#[test]
+fn choices_keep_a_leading_dash_and_allow_lets_a_free_text_value_through() {
+    use crate::arguments::check;
+    assert_eq!(
+        check(
+            &ArgType::AsciiIdentifier,
+            "--force",
+            &["--force"],
+            Dash::Refuse
+        ),
+        Ok("--force".into())
+    );
+    assert_eq!(
+        check(&ArgType::AsciiIdentifier, "-x", &[], Dash::Refuse),
+        Err(Broken::LeadingDash)
+    );
+    assert_eq!(
+        check(&ArgType::AsciiIdentifier, "-x", &[], Dash::Allow),
+        Ok("-x".into())
+    );
 }

@@ -36,6 +36,7 @@ actions:
         description: Which host
         entity: server
         rejectNull: true
+        allowLeadingDash: true
         choices:
           - {value: 1.5, title: One and a half}
           - {value: true}
@@ -116,6 +117,7 @@ actions:
             ],
             entity: Some("server".into()),
             reject_null: true,
+            dash: crate::arguments::Dash::Allow,
             from_trigger: false,
         }]
     );
@@ -178,6 +180,7 @@ fn action_defaults() {
     assert_eq!(arg.rule, ArgType::Untyped);
     assert_eq!(arg.default.as_deref(), Some("0"));
     assert!(!arg.reject_null);
+    assert_eq!(arg.dash, crate::arguments::Dash::Refuse);
 }
 
 #[test]

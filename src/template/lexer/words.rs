@@ -53,6 +53,11 @@ impl Lexer<'_> {
                 b'$' => {
                     plain = false;
                     w.expanded = true;
+                    // An assignment's value is not split (`x=$NAME`); every other unquoted
+                    // expansion is split at IFS and globbed.
+                    if !w.assignment {
+                        self.note_unquoted();
+                    }
                     self.dollar(false, &mut w)?;
                 }
                 b'{' if self.at(b"{{") => {
@@ -165,6 +170,24 @@ impl Lexer<'_> {
     }
 
     /// A `$NAME` or `${NAME` at raw index `i` that the shell leaves as text.
+    /// Notes the variable `$NAME` or `${NAME…}` at `self.pos` expands, standing unquoted
+    /// where the shell splits its value into words and globs them. `${#NAME}` (a number) and
+    /// `${!NAME}` (noted as a name read) are not.
+    fn note_unquoted(&mut self) {
+        let from = match (self.peek_at(1), self.peek_at(2)) {
+            (Some(b'{'), Some(c)) if c.is_ascii_alphabetic() || c == b'_' => self.pos + 2,
+            (Some(c), _) if c.is_ascii_alphabetic() || c == b'_' => self.pos + 1,
+            _ => return,
+        };
+        let len = self.b[from..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+            .count();
+        let name = String::from_utf8_lossy(&self.b[from..from + len]).into_owned();
+        let line = self.notes.line(self.pos);
+        self.notes.analysis.unquoted.entry(name).or_insert(line);
+    }
+
     pub(super) fn note_unexpanded(&mut self, i: usize) {
         if self.b.get(i) != Some(&b'$') {
             return;
