@@ -386,14 +386,15 @@ fn an_entity_directory_made_deep_and_then_replaced_is_watched_again() {
     );
     std::fs::remove_dir_all(server.path("a/b")).expect("rm -rf a/b");
     std::fs::create_dir(server.path("a/b")).expect("mkdir a/b");
-    // The removal settles first (its type keeps its instances), so the count below is the
-    // new file's alone. Wall time: a removal that keeps the instances logs nothing to wait for.
-    std::thread::sleep(Duration::from_secs(3));
-    let before = server.log_count("entities reloaded");
+    // Written at once: whether the removal settles on its own first (its type keeps its
+    // instances) or together with the new file, what counts is the new file's instance.
     let two = to_yaml(&json!([{"key": "b", "name": "B", "host": "b.lan"}]));
     write(&server.path("a/b/servers.yaml"), &two);
+    let keys = || server.ok("GetEntities", json!({})).to_string();
+    let only_b = || keys().contains(r#""uniqueKey":"b""#) && !keys().contains(r#""uniqueKey":"a""#);
     assert!(
-        wait_until(RELOAD, || server.log_count("entities reloaded") > before),
-        "the entity file in the replaced directory was never loaded"
+        wait_until(RELOAD, only_b),
+        "the entity file in the replaced directory was never loaded: {}",
+        keys()
     );
 }
