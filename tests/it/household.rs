@@ -82,6 +82,16 @@ fn login(at: SocketAddr, from: IpAddr, username: &str, password: &str) -> Respon
     )
 }
 
+/// Logs alice in from her own address of the home /64 and hands back her session id.
+fn alice_session(at: SocketAddr) -> String {
+    let resp = login(at, home(ALICE), "alice", ALICE_PW);
+    assert_eq!(outcome(&resp), "ok");
+    resp.header("Set-Cookie")
+        .and_then(|c| c.split(';').next()?.strip_prefix("svc-sid-local="))
+        .expect("a session cookie")
+        .to_string()
+}
+
 /// "ok", "refused" (wrong password) or the 429's message.
 fn outcome(resp: &Response) -> String {
     match (resp.status, resp.json()["success"].as_bool()) {
@@ -240,13 +250,7 @@ fn guest_streams_of_one_device_do_not_keep_a_users_page_out() {
         .flat_map(|n| (0..4).map(move |_| home(MORE + n)))
         .map(|from| open(from, &subscribe()))
         .collect();
-    let resp = login(at, home(ALICE), "alice", ALICE_PW);
-    assert_eq!(outcome(&resp), "ok");
-    let sid = resp
-        .header("Set-Cookie")
-        .and_then(|c| c.split(';').next()?.strip_prefix("svc-sid-local="))
-        .expect("a session cookie")
-        .to_string();
+    let sid = alice_session(at);
     let mut page = open(home(ALICE), &subscribe().header("Cookie", &cookie(&sid)));
     let mut guest_page = open(home(BOB), &subscribe());
     for (name, stream) in [
@@ -327,13 +331,7 @@ fn guests_of_one_64_are_one_caller_of_the_pool() {
             );
         }
     }
-    let resp = login(at, home(ALICE), "alice", ALICE_PW);
-    assert_eq!(outcome(&resp), "ok");
-    let sid = resp
-        .header("Set-Cookie")
-        .and_then(|c| c.split(';').next()?.strip_prefix("svc-sid-local="))
-        .expect("a session cookie")
-        .to_string();
+    let sid = alice_session(at);
     let session = cookie(&sid);
     let run = call(
         home(ALICE),
