@@ -277,11 +277,21 @@ pub fn load(path: &Path) -> Result<EntityFile, BadFile> {
 }
 
 /// Reads one entity file and parses it within `bounds`; errors name the file.
+#[cfg(test)]
 pub fn load_within(path: &Path, bounds: Bounds) -> Result<EntityFile, BadFile> {
-    let name = path.display().to_string();
     // A FIFO or a device in place of the file is refused unopened; the read stops one byte
     // past the bound.
-    let bytes = match files::read(path, bounds.bytes as u64) {
+    parse_read(path, files::read(path, bounds.bytes as u64), bounds)
+}
+
+/// Parses what reading the entity file `path` gave, within `bounds`.
+fn parse_read(
+    path: &Path,
+    got: Result<Vec<u8>, files::ReadError>,
+    bounds: Bounds,
+) -> Result<EntityFile, BadFile> {
+    let name = path.display().to_string();
+    let bytes = match got {
         Ok(bytes) => bytes,
         Err(files::ReadError::TooLarge { .. }) => {
             return Err(bad(&name, Why::TooLarge(bounds.bytes)));
@@ -546,6 +556,9 @@ pub struct Loaded {
     pub errors: Vec<FileProblem>,
     /// Files that loaded, with something worth logging.
     pub warnings: Vec<FileProblem>,
+    /// The digest (`files::Digest`) of the files as this load read them, in config order:
+    /// what the watcher compares them with.
+    pub read: u64,
 }
 
 /// Loads every `entities:` entry in config order. Several files may feed one type: their
@@ -558,7 +571,14 @@ pub fn load_all(sources: &[EntitySource]) -> Loaded {
 
 /// `load_all` within `bounds` per file.
 pub fn load_all_within(sources: &[EntitySource], bounds: Bounds) -> Loaded {
-    load_all_with(sources, &|path| load_within(path, bounds))
+    let digest = std::cell::RefCell::new(files::Digest::default());
+    let mut loaded = load_all_with(sources, &|path| {
+        let got = files::read(path, bounds.bytes as u64);
+        digest.borrow_mut().add(path, got.as_deref());
+        parse_read(path, got, bounds)
+    });
+    loaded.read = digest.borrow().value();
+    loaded
 }
 
 fn load_all_with(

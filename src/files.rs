@@ -215,6 +215,37 @@ pub fn read_text(path: &Path, max: u64) -> Result<String, ReadError> {
     })
 }
 
+/// A digest of files as one pass read them: each file's path and its bytes, or why it could
+/// not be read, in the order read. The loaders take it of the very bytes they parsed (the
+/// config's, `config::load`; the entity files', `entities::load_all_within`), the watcher of
+/// the files as they read now: equal digests mean the files still hold what is in force, so an
+/// edit made between a load and the watches is seen, never taken for what was loaded.
+#[derive(Default)]
+pub struct Digest(std::hash::DefaultHasher);
+
+impl Digest {
+    /// Adds what reading `path` gave.
+    pub fn add(&mut self, path: &Path, got: Result<&[u8], &ReadError>) {
+        use std::hash::Hash;
+        path.hash(&mut self.0);
+        match got {
+            Ok(bytes) => {
+                0u8.hash(&mut self.0);
+                bytes.hash(&mut self.0);
+            }
+            Err(e) => {
+                1u8.hash(&mut self.0);
+                e.to_string().hash(&mut self.0);
+            }
+        }
+    }
+
+    /// The digest so far.
+    pub fn value(&self) -> u64 {
+        std::hash::Hasher::finish(&self.0)
+    }
+}
+
 /// The last `max` bytes at most of the regular file `path`, and how many bytes before them
 /// were left unread (0 when the whole file was read).
 #[cfg(test)]

@@ -147,7 +147,7 @@ pub async fn run(
         limits.event_queue_length,
         api::encode_event,
     ));
-    let entities = watcher::load_entities(&config, None);
+    let (entities, entities_read) = watcher::load_entities(&config, None);
     let restored = restore_history(&store, limits);
     for p in &restored.problems {
         tracing::warn!("history: {p}");
@@ -165,6 +165,7 @@ pub async fn run(
     let watching = tokio::spawn(watcher::run(watcher::Reloads {
         engine: Arc::clone(&engine),
         authority: Arc::clone(&authority),
+        entities_read,
     }));
     let triggering = tokio::spawn(triggers::run(Arc::clone(&engine)));
     // Read once: the unit runs with ProtectHostname=, which hides later renames anyway.

@@ -26,7 +26,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
-use crate::arguments::file_values;
+use crate::arguments::{Broken, file_values};
 use crate::clock::LocalZone;
 use crate::config::Config;
 use crate::engine::{Engine, Error, StartRequest};
@@ -115,6 +115,7 @@ pub async fn run(engine: Arc<Engine>) {
             "startup",
             vec!["startup".into()],
             Vec::new(),
+            None,
         );
     }
     let mut changes = engine.setup_changes();
@@ -175,6 +176,7 @@ fn fire(
     user: &str,
     tags: Vec<String>,
     args: Vec<(String, String)>,
+    file: Option<&Path>,
 ) {
     let setup = engine.setup();
     let Some(order) = setup.config.actions.iter().position(|a| a.id == action_id) else {
@@ -193,11 +195,20 @@ fn fire(
             Err(e) => {
                 // The usual cause is a config that switched default permissions off: say
                 // who the trigger runs as, so the ACL to write is obvious.
-                let hint = match e {
-                    Error::Denied(_) | Error::LoginRequired => format!(
+                let hint = match (&e, file) {
+                    (Error::Denied(_) | Error::LoginRequired, _) => format!(
                         " (triggers run as user {user:?} in group \"system\": an ACL with \
                          matchUsergroups: [system] grants them permissions)"
                     ),
+                    (Error::BadArgument(a), Some(file)) if a.rule == Broken::LeadingDash => {
+                        format!(
+                            " (the file {}: not run for it. Pass {{{{ filepath }}}}, which is \
+                             absolute, to the program, and declare the argument {:?} with \
+                             `allowLeadingDash: true` to run for such names)",
+                            file.display(),
+                            a.argument
+                        )
+                    }
                     _ => String::new(),
                 };
                 if let Some(more) = ratelog::TRIGGER_NOT_STARTED.admit() {
@@ -237,7 +248,7 @@ async fn cron(engine: Arc<Engine>, action: String, line: String) {
             let mut next = Instant::now() + period;
             loop {
                 tokio::time::sleep_until(next).await;
-                fire(&engine, &action, "cron", tags(), Vec::new());
+                fire(&engine, &action, "cron", tags(), Vec::new(), None);
                 // Runs missed while late (a suspended board) are not made up for in a burst.
                 next += period;
                 let now = Instant::now();
@@ -260,7 +271,7 @@ async fn cron(engine: Arc<Engine>, action: String, line: String) {
                 }
                 tokio::time::sleep(left.min(CLOCK_RECHECK)).await;
             }
-            fire(&engine, &action, "cron", tags(), Vec::new());
+            fire(&engine, &action, "cron", tags(), Vec::new(), None);
         },
     }
 }
@@ -401,6 +412,7 @@ fn run_for_file(engine: &Arc<Engine>, action: &str, dir: &Path, event: FileEvent
         "fileindir",
         tags,
         file_values(dir, &name, meta.len()),
+        Some(&dir.join(&name)),
     );
 }
 

@@ -35,7 +35,11 @@
 //! previous instances. Running executions keep the action they started with. After each config
 //! reload the watches follow the new config (other entity files, another include directory);
 //! once they are armed (symlinks are looked up off the loop), the files are read once more and
-//! an edit made meanwhile is applied in turn (`recheck`).
+//! an edit made meanwhile is applied in turn (`recheck`). The files are compared with what the
+//! loaders read (`Config::read`, the entity load's digest: `files::Digest` of the very bytes
+//! parsed), never with a read of the watcher's own, so an edit made between the start-up load
+//! and the first watch is applied too. A refused config's digest is kept: it is refused (and
+//! said) once, and tried again only once its files change.
 //!
 //! Every file is read off the event loop (tokio's blocking pool), through `files`, which
 //! refuses a FIFO or a device in place of a file. This module decides when; loading is
@@ -46,7 +50,6 @@ mod links;
 mod rights;
 mod settle;
 
-use std::hash::{Hash, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -77,6 +80,9 @@ pub const CONFIRM: Duration = Duration::from_millis(250);
 pub struct Reloads {
     pub engine: Arc<Engine>,
     pub authority: Arc<Authority>,
+    /// The digest of the entity files as the start-up load read them (`load_entities`): the
+    /// watcher's first baseline, with the config's own (`Config::read`).
+    pub entities_read: u64,
 }
 
 /// Watches the config and entity files in force and reloads on change, until the task is
@@ -162,15 +168,10 @@ impl Targets {
     /// Finds what the config, its board, the YAML files of its config directories and the
     /// entity files lead to where they are symlinks. Blocking: off the event loop.
     fn link(&mut self) {
-        let dir_files = self.config_dirs.iter().flat_map(|dir| {
-            let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
-                .map(|entries| entries.flatten().map(|e| e.path()).collect())
-                .unwrap_or_default();
-            names.retain(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"));
-            names.sort();
-            names.truncate(config::MAX_INCLUDE_FILES + 1);
-            names
-        });
+        let dir_files = self
+            .config_dirs
+            .iter()
+            .flat_map(|d| config::config_dir_files(d));
         self.dir_files = dir_files.collect();
         let config_files: Vec<PathBuf> = std::iter::once(self.config.clone())
             .chain(self.board.clone())
@@ -360,9 +361,12 @@ struct Watcher {
     leases: bool,
     /// Whether the log has said that the kernel could not be asked (said once).
     said_unknown: bool,
-    /// The digests of the config's and the entity files as last applied (or read at start):
-    /// what a re-arm compares them with (`recheck`).
+    /// The digests of the config's and the entity files as last applied (at start, as the
+    /// start-up load read them): what a re-arm compares them with (`recheck`).
     read: (u64, u64),
+    /// The digest of the config's files as they read when a reload refused them (bad YAML, a
+    /// failed check, an empty file): not read or refused again until they change.
+    refused: Option<u64>,
     /// When the paths were last armed again after a directory change.
     rearmed: Option<tokio::time::Instant>,
 }
@@ -479,11 +483,13 @@ fn say_probe(w: &mut Watcher, config: &Path, probe: &Probe) {
 }
 
 /// After the watches are armed anew (at start, after a reload), reads `kind`'s files once
-/// more: an edit made before its file was watched (a link's target is looked up off the
-/// loop) differs from what was applied (`applied`), and is applied in turn.
-async fn recheck(targets: &Targets, pending: &mut Pending, kind: Kind, applied: u64) {
+/// more: an edit made before its file was watched (after the start-up load, or while a link's
+/// target was looked up off the loop) differs from what was applied (`known.0`), and is
+/// applied in turn, unless it is what a reload refused last (`known.1`).
+async fn recheck(targets: &Targets, pending: &mut Pending, kind: Kind, known: (u64, Option<u64>)) {
     let (now, _) = fingerprint(targets, kind, false).await;
-    if now != applied {
+    let (applied, refused) = known;
+    if now != applied && Some(now) != refused {
         info!(
             "{} changed while the watches were set up; reading them again",
             kind.words()
@@ -510,16 +516,17 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
         files: Vec::new(),
         leases,
         said_unknown: false,
-        read: (0, 0),
+        // What the start-up load read, not the files as they read now: an edit made between
+        // that load and these watches is then a change (`recheck` below), not the baseline.
+        read: (engine.config().read, to.entities_read),
+        refused: None,
         rearmed: None,
     };
     // The files as named are watched at once, before the service answers; what symlinks
     // lead to is looked up off the loop, and watched then, and the files are read again.
     let mut targets = Targets::of(&engine.config(), &config_path);
     arm(&mut w, &targets)?;
-    let (config_read, probe) = fingerprint(&targets, Kind::Config, w.leases).await;
-    let (entities_read, _) = fingerprint(&targets, Kind::Entities, false).await;
-    w.read = (config_read, entities_read);
+    let (_, probe) = fingerprint(&targets, Kind::Config, w.leases).await;
     say_probe(&mut w, &config_path, &probe);
     targets = Targets::resolve(&engine.config(), &config_path).await;
     arm(&mut w, &targets)?;
@@ -527,8 +534,8 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
     let kernel = w.leases && probe.unknown.is_none();
     pending.config.kernel(kernel);
     pending.entities.kernel(kernel);
-    recheck(&targets, &mut pending, Kind::Config, config_read).await;
-    recheck(&targets, &mut pending, Kind::Entities, entities_read).await;
+    recheck(&targets, &mut pending, Kind::Config, (w.read.0, None)).await;
+    recheck(&targets, &mut pending, Kind::Entities, (w.read.1, None)).await;
     info!(
         "watching {} and {} entity file(s) for changes",
         config_path.display(),
@@ -548,7 +555,12 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
                     next = Some(next.map_or(at, |n: tokio::time::Instant| n.min(at)))
                 }
                 Ready::Settled => {
-                    if w.confirm(&targets, &mut pending, kind).await?.is_some() {
+                    let read = w.confirm(&targets, &mut pending, kind).await?;
+                    if read.is_some() && kind == Kind::Config && read == w.refused {
+                        // What a reload refused last, read again (a re-arm, an editor that
+                        // opened it): refused once, and tried again once it changes.
+                        pending.group(kind).applied();
+                    } else if read.is_some() {
                         if let Some(unsure) = pending.group(kind).unsure() {
                             say_unsure(kind, unsure);
                         }
@@ -663,6 +675,7 @@ async fn apply(
                 // A config directory made since the last load is watched before it is read,
                 // so that a file written into it now is not missed.
                 arm(w, targets)?;
+                let (before, _) = fingerprint(targets, Kind::Config, false).await;
                 let applied = reload(to).await;
                 // The new config may name other entity files or another include directory:
                 // watched at once, before this task yields and anyone hears of the reload (a
@@ -676,22 +689,34 @@ async fn apply(
                 *targets = named;
                 *targets = Targets::resolve(&engine.config(), config_path).await;
                 arm(w, targets)?;
-                if let Some((config_read, entities_read)) = applied {
-                    w.read = (config_read, entities_read);
-                    recheck(targets, pending, Kind::Config, config_read).await;
-                    recheck(targets, pending, Kind::Entities, entities_read).await;
+                match applied {
+                    Some((config_read, entities_read)) => {
+                        w.read = (config_read, entities_read);
+                        w.refused = None;
+                        recheck(targets, pending, Kind::Config, (config_read, None)).await;
+                        recheck(targets, pending, Kind::Entities, (entities_read, None)).await;
+                    }
+                    None => {
+                        // Refused: remembered as the files read around the load, so neither a
+                        // re-arm nor an event that changes nothing loads and logs it again. An
+                        // edit made during the load is tried in turn.
+                        let (after, _) = fingerprint(targets, Kind::Config, false).await;
+                        if after == before {
+                            w.refused = Some(after);
+                        } else {
+                            pending.config.touch(tokio::time::Instant::now());
+                        }
+                    }
                 }
             }
         }
         Kind::Entities => {
             let config = engine.config();
             let previous = engine.setup().entities.clone();
-            let read = targets.clone();
             // A malformed file keeps its previous instances: then nothing changed, and
             // nothing is announced. The new setup is made off the event loop too.
             let load = move || {
-                let (entities_read, _) = digest(&read, Kind::Entities, false);
-                let entities = load_entities(&config, Some(&previous));
+                let (entities, entities_read) = load_entities(&config, Some(&previous));
                 let built = (entities != *previous).then(|| Setup::new(config, Arc::new(entities)));
                 (built, entities_read)
             };
@@ -708,7 +733,7 @@ async fn apply(
             w.read.1 = entities_read;
             *targets = Targets::resolve(&engine.config(), config_path).await;
             arm(w, targets)?;
-            recheck(targets, pending, Kind::Entities, entities_read).await;
+            recheck(targets, pending, Kind::Entities, (entities_read, None)).await;
         }
     }
     Ok(())
@@ -723,15 +748,17 @@ async fn fingerprint(targets: &Targets, kind: Kind, leases: bool) -> (u64, Probe
         .unwrap_or((0, Probe::default()))
 }
 
-/// A digest of `kind`'s files: the config file and its includes, or the entity files, with
-/// what reading each gave (its bytes, or why not); equal digests a moment apart mean the
-/// files read the same twice. With `leases`, the kernel is asked too whether a process holds
-/// each open for writing. Blocking: off the event loop.
+/// A digest of `kind`'s files as they read now (`files::Digest`, taken as the loaders take
+/// it: the config file, its board and its config directories' YAML files as `config::load`
+/// reads them, or the entity files in config order), with what reading each gave (its bytes,
+/// or why not); equal to the digest a load took (`Config::read`, `load_entities`) when the
+/// files hold what it read, and equal digests a moment apart mean the files read the same
+/// twice. With `leases`, the kernel is asked too whether a process holds each open for
+/// writing. Blocking: off the event loop.
 fn digest(targets: &Targets, kind: Kind, leases: bool) -> (u64, Probe) {
-    let mut h = std::hash::DefaultHasher::new();
+    let mut d = files::Digest::default();
     let mut probe = Probe::default();
     let mut read = |path: &Path, max: u64| {
-        path.hash(&mut h);
         let got = if leases {
             files::read_probed(path, max)
         } else {
@@ -739,7 +766,7 @@ fn digest(targets: &Targets, kind: Kind, leases: bool) -> (u64, Probe) {
         };
         match got {
             Ok((bytes, writers)) => {
-                bytes.hash(&mut h);
+                d.add(path, Ok(&bytes));
                 match writers {
                     files::Writers::None => {}
                     files::Writers::Some => probe.writers.push(path.to_path_buf()),
@@ -748,36 +775,34 @@ fn digest(targets: &Targets, kind: Kind, leases: bool) -> (u64, Probe) {
                     }
                 }
             }
-            Err(e) => e.to_string().hash(&mut h),
+            Err(e) => d.add(path, Err(&e)),
         }
     };
-    if kind == Kind::Config {
-        read(&targets.config, config::MAX_CONFIG_BYTES);
-        if let Some(board) = &targets.board {
-            read(board, config::MAX_CONFIG_BYTES);
+    match kind {
+        Kind::Config => {
+            read(&targets.config, config::MAX_CONFIG_BYTES);
+            if let Some(board) = &targets.board {
+                read(board, config::MAX_CONFIG_BYTES);
+            }
+            for dir in &targets.config_dirs {
+                for p in config::config_dir_files(dir) {
+                    read(&p, config::MAX_CONFIG_BYTES);
+                }
+            }
         }
-        for dir in &targets.config_dirs {
-            let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
-                .map(|entries| entries.flatten().map(|e| e.path()).collect())
-                .unwrap_or_default();
-            names.retain(|p| targets.in_config_dir(p));
-            names.sort();
-            for p in names.iter().take(config::MAX_INCLUDE_FILES + 1) {
-                read(p, config::MAX_CONFIG_BYTES);
+        Kind::Entities => {
+            for p in &targets.entities {
+                read(p, targets.entity_bytes);
             }
         }
     }
-    if kind == Kind::Entities {
-        for p in &targets.entities {
-            read(p, targets.entity_bytes);
-        }
-    }
-    (h.finish(), probe)
+    (d.value(), probe)
 }
 
-/// Loads every entity file of `config`. A file that fails is logged; its type keeps the
-/// instances it had in `previous` (at start there are none).
-pub fn load_entities(config: &Config, previous: Option<&EntitySet>) -> EntitySet {
+/// Loads every entity file of `config`, and the digest of the files as it read them. A file
+/// that fails is logged; its type keeps the instances it had in `previous` (at start there
+/// are none).
+pub fn load_entities(config: &Config, previous: Option<&EntitySet>) -> (EntitySet, u64) {
     let loaded = entities::load_all_within(&config.entities, entities::Bounds::of(&config.limits));
     for w in &loaded.warnings {
         warn!("entities: {}: {}", w.file.display(), w.message);
@@ -796,7 +821,7 @@ pub fn load_entities(config: &Config, previous: Option<&EntitySet>) -> EntitySet
             None => warn!("entities: {}: {}", e.file.display(), e.message),
         }
     }
-    set
+    (set, loaded.read)
 }
 
 /// A valid config, the entities it names, and who it gives what.
@@ -839,17 +864,10 @@ async fn reload(to: &Reloads) -> Option<(u64, u64)> {
                     if let Err(e) = rights::falls_open(&old, &loaded.config) {
                         return Loaded::FallsOpen(e);
                     }
-                    // Read before the entity files are loaded: an edit in between is then
-                    // read again after the reload (`recheck`), not lost.
-                    let read = match &old.source {
-                        Source::File(path) => {
-                            let targets = Targets::of(&loaded.config, path);
-                            let (config_read, _) = digest(&targets, Kind::Config, false);
-                            (config_read, digest(&targets, Kind::Entities, false).0)
-                        }
-                        Source::Embedded => (0, 0),
-                    };
-                    let entities = load_entities(&loaded.config, Some(&previous));
+                    // The digests of the very bytes loaded: an edit made since is a change
+                    // to the next look (`recheck`), not taken for what was applied.
+                    let (entities, entities_read) = load_entities(&loaded.config, Some(&previous));
+                    let read = (loaded.config.read, entities_read);
                     let gains = rights::gains(&old, &loaded.config);
                     let setup = Setup::new(Arc::new(loaded.config), Arc::new(entities));
                     Loaded::Valid(Box::new(Valid {
@@ -907,14 +925,16 @@ async fn reload(to: &Reloads) -> Option<(u64, u64)> {
             info!("config reloaded");
             Some(read)
         }
+        // Said once per content (`Watcher::refused`): the files are read again, and the
+        // config tried again, only once they change.
         Loaded::Invalid(e) => {
             engine.metrics().reloaded(false);
-            error!("config not reloaded, the previous one stays in force: {e}");
+            warn!("config not reloaded, the previous one stays in force: {e}");
             None
         }
         Loaded::FallsOpen(e) => {
             engine.metrics().reloaded(false);
-            error!("config not reloaded, the previous one stays in force: {e}");
+            warn!("config not reloaded, the previous one stays in force: {e}");
             None
         }
         Loaded::Empty => {
@@ -973,3 +993,6 @@ fn restart_only_changes(old: &Config, new: &Config) -> Vec<&'static str> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -20,8 +20,11 @@ pub const FILE_ARGUMENTS: [(&str, &str); 5] = [
 
 /// Adds the file arguments an action with a file trigger does not declare itself. They take
 /// any text (a file name may hold quotes, `;`, `$( )` or a newline), which the command gets
-/// quoted like every other value. An argument the action declares under one of these names
-/// keeps its own type: a file whose name breaks it is not run for.
+/// quoted like every other value, but a leading `-` (`-rf`, `--help`): no quoting keeps a
+/// program from reading that as an option, so `settle` refuses it (`Dash::Refuse`, honoured
+/// for a trigger's values whatever their type) and the file is not run for. An argument the
+/// action declares under one of these names keeps its own type and `allowLeadingDash`: a file
+/// whose name breaks them is not run for.
 pub fn declare_file_arguments(arguments: &mut Vec<Argument>) {
     for (name, title) in FILE_ARGUMENTS {
         if arguments.iter().any(|a| a.name == name) {

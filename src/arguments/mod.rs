@@ -186,6 +186,13 @@ pub fn settle(d: &Argument, sent: &str) -> Result<String, Broken> {
     if let (Some(kind), true) = (&d.entity, d.choices.is_empty()) {
         return Err(Broken::NoInstances(kind.clone()));
     }
+    // A value a file trigger fills in is any text (a file's name), and one that starts with
+    // `-` is an option to the program that gets it, quoted or not (`rm -rf`, `tar
+    // --checkpoint-action=…`): refused like a free-text value's, unless the author declares
+    // the argument with `allowLeadingDash: true`.
+    if d.from_trigger && d.dash == Dash::Refuse && value.starts_with('-') {
+        return Err(Broken::LeadingDash);
+    }
     let choices: Vec<&str> = d.choices.iter().map(|c| c.value.as_str()).collect();
     check(&d.rule, value, &choices, d.dash)
 }
@@ -280,6 +287,38 @@ mod tests {
         }];
         assert!(resolve(std::slice::from_ref(&fed), &request("web")).is_ok());
         assert!(resolve(std::slice::from_ref(&fed), &request("db")).is_err());
+    }
+
+    /// A file trigger's values are any text but a leading `-` (a file named `-rf`): refused
+    /// as an option unless the author allows it, whatever the argument's type.
+    #[test]
+    fn a_trigger_value_starting_with_a_dash_is_refused_unless_allowed() {
+        let mut allowed = declared("filename", true);
+        allowed.dash = Dash::Allow;
+        // The author's own declaration (`from_trigger` false) keeps its type's rule.
+        let own = declared("filename", false);
+        let cases: &[(&Argument, &str, Option<Broken>)] = &[
+            (&declared("filename", true), "report.pdf", None),
+            (
+                &declared("filename", true),
+                "-rf",
+                Some(Broken::LeadingDash),
+            ),
+            (
+                &declared("filename", true),
+                "--help",
+                Some(Broken::LeadingDash),
+            ),
+            (&declared("filename", true), "-", Some(Broken::LeadingDash)),
+            (&declared("fileext", true), "--y", Some(Broken::LeadingDash)),
+            (&declared("filename", true), "a-b", None),
+            (&declared("filepath", true), "/in/-rf", None),
+            (&allowed, "-rf", None),
+            (&own, "-rf", None),
+        ];
+        for (d, value, want) in cases {
+            assert_eq!(settle(d, value).err(), *want, "{} = {value:?}", d.name);
+        }
     }
 
     #[test]

@@ -67,7 +67,8 @@ pub use problem::Problem;
 pub use run_as::{RunAs, describe as describe_run_as};
 pub use settings::{HistorySync, Limits, Link, LogLevel, ProtocolHeader};
 pub use source::{
-    LoadError, Loaded, MAX_CONFIG_BYTES, MAX_CONFIG_TOTAL_BYTES, MAX_INCLUDE_FILES, load, locate,
+    LoadError, Loaded, MAX_CONFIG_BYTES, MAX_CONFIG_TOTAL_BYTES, MAX_INCLUDE_FILES,
+    config_dir_files, load, locate,
 };
 
 use actions::{ActionContext, Draft, Inherited};
@@ -133,6 +134,10 @@ pub struct Config {
     /// Every file the config was read from: the board, the file itself, its included files,
     /// its overlay files, in that order.
     pub files: Vec<ConfigFile>,
+    /// The digest (`files::Digest`) of the bytes this config was made from, taken by the
+    /// loader as it read them (0 for a text parsed alone): what the watcher compares the
+    /// files with, so an edit made after the load, however soon, is a change.
+    pub read: u64,
     /// For each of `actions`, the index in `files` of the file it is written in.
     pub action_files: Vec<usize>,
     pub dashboards: Vec<Component>,
@@ -482,6 +487,7 @@ fn assemble(
         board_file: location.board_file,
         overlay_dir: location.overlay_dir,
         files: location.files,
+        read: 0,
         action_files: origins,
         dashboards,
         insecure_allow_dump_vars: c.flag(top.get("insecureAllowDumpVars"), false),

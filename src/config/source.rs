@@ -26,19 +26,25 @@ pub const MAX_INCLUDE_FILES: usize = 256;
 /// of files would be a gigabyte, and every text is parsed in memory.
 pub const MAX_CONFIG_TOTAL_BYTES: u64 = 8 * 1024 * 1024;
 
-/// What is left of [`MAX_CONFIG_TOTAL_BYTES`] while one config and its files are read.
-struct Budget(std::cell::Cell<u64>);
+/// What is left of [`MAX_CONFIG_TOTAL_BYTES`] while one config and its files are read, and
+/// the digest of what was read (`Config::read`).
+struct Budget(std::cell::Cell<u64>, std::cell::RefCell<files::Digest>);
 
 impl Budget {
     fn new() -> Budget {
-        Budget(std::cell::Cell::new(MAX_CONFIG_TOTAL_BYTES))
+        Budget(
+            std::cell::Cell::new(MAX_CONFIG_TOTAL_BYTES),
+            std::cell::RefCell::default(),
+        )
     }
 
     /// The text of the regular file `path`, within its own bound and what is left of the
     /// total, which it then takes its share of.
     fn read(&self, path: &Path) -> Result<String, Unread> {
         let left = self.0.get();
-        let text = files::read_text(path, MAX_CONFIG_BYTES.min(left)).map_err(|e| match e {
+        let got = files::read_text(path, MAX_CONFIG_BYTES.min(left));
+        self.note(path, &got);
+        let text = got.map_err(|e| match e {
             files::ReadError::TooLarge { .. } if left < MAX_CONFIG_BYTES => {
                 Unread::OverTotal(path.into(), MAX_CONFIG_TOTAL_BYTES / (1024 * 1024))
             }
@@ -46,6 +52,23 @@ impl Budget {
         })?;
         self.0.set(left - text.len() as u64);
         Ok(text)
+    }
+
+    /// Adds what reading `path` gave to the digest.
+    fn note(&self, path: &Path, got: &Result<String, files::ReadError>) {
+        let got = got.as_ref().map(|text| text.as_bytes());
+        self.1.borrow_mut().add(path, got);
+    }
+}
+
+/// The YAML files of the config directory `dir` (`include:`, `overlay:`) that the loader
+/// reads, in the order it reads them (by name): for the watcher, whose digest of the files
+/// must cover exactly what a load reads (`Config::read`). Empty when the directory cannot be
+/// listed; one past `MAX_INCLUDE_FILES` at most (a load refuses that many).
+pub fn config_dir_files(dir: &Path) -> Vec<PathBuf> {
+    match yaml_names(dir) {
+        Ok(Some(names)) => names.into_iter().map(|n| dir.join(n)).collect(),
+        Ok(None) | Err(_) => Vec::new(),
     }
 }
 
@@ -122,9 +145,12 @@ pub fn locate(explicit: Option<&Path>) -> Source {
 /// The base directory (default working directory of actions, anchor of relative paths) is the
 /// canonical directory of the file, or the current directory for the embedded default.
 pub fn load(source: &Source) -> Result<Loaded, LoadError> {
+    let budget = Budget::new();
     let (text, base_dir) = match source {
         Source::File(path) => {
-            let text = files::read_text(path, MAX_CONFIG_BYTES).map_err(|e| LoadError::Read {
+            let got = files::read_text(path, MAX_CONFIG_BYTES);
+            budget.note(path, &got);
+            let text = got.map_err(|e| LoadError::Read {
                 path: path.clone(),
                 error: e.into(),
             })?;
@@ -143,7 +169,6 @@ pub fn load(source: &Source) -> Result<Loaded, LoadError> {
         }
     };
     let env = |name: &str| std::env::var(name).ok();
-    let budget = Budget::new();
     // The main file is within MAX_CONFIG_BYTES, less than the total.
     budget
         .0
@@ -167,6 +192,7 @@ pub fn load(source: &Source) -> Result<Loaded, LoadError> {
                     }
                 }
             }
+            config.read = budget.1.borrow().value();
             Ok(Loaded { config, warnings })
         }
         Err((errors, warnings)) => Err(LoadError::Invalid { errors, warnings }),
@@ -177,6 +203,19 @@ pub fn load(source: &Source) -> Result<Loaded, LoadError> {
 /// most `MAX_INCLUDE_FILES` of them, each within `MAX_CONFIG_BYTES` and all within what is left
 /// of the `budget`; `None` when `dir` does not exist.
 fn read_include_dir(dir: &Path, budget: &Budget) -> Result<Option<Vec<(String, String)>>, Unread> {
+    let Some(names) = yaml_names(dir)? else {
+        return Ok(None);
+    };
+    names
+        .into_iter()
+        .map(|name| budget.read(&dir.join(&name)).map(|text| (name, text)))
+        .collect::<Result<_, _>>()
+        .map(Some)
+}
+
+/// The names of the `*.yml` / `*.yaml` files directly in `dir`, sorted; `None` when `dir`
+/// does not exist; refused beyond `MAX_INCLUDE_FILES`.
+fn yaml_names(dir: &Path) -> Result<Option<Vec<String>>, Unread> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -197,11 +236,7 @@ fn read_include_dir(dir: &Path, budget: &Budget) -> Result<Option<Vec<(String, S
         }
     }
     names.sort();
-    names
-        .into_iter()
-        .map(|name| budget.read(&dir.join(&name)).map(|text| (name, text)))
-        .collect::<Result<_, _>>()
-        .map(Some)
+    Ok(Some(names))
 }
 
 /// Entity files are often generated at run time (by an action, or `docker ps`), so a missing

@@ -259,9 +259,10 @@ impl Command {
         !self.compound && self.assignments.is_empty() && self.literal_name && self.args.is_empty()
     }
 
-    /// Whether the next word may be a bash array assignment `name[…]=`.
+    /// Whether the next word stands where an assignment may: before the command's name (and
+    /// not after `command` or `builtin`, which name it: `command x=$v` runs `x=…`).
     pub fn assignment_allowed(&self) -> bool {
-        !self.compound && self.name_word.is_none()
+        !self.compound && self.name_word.is_none() && !self.wrapped
     }
 
     pub fn push(&mut self, word: Word) {

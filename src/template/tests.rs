@@ -475,9 +475,32 @@ fn unquoted_expansions_are_noted_as_shells_quote() {
         ("echo $'$NAME'", &[]),
         ("echo ${#NAME}", &[]),
         ("echo $NAMES", &["NAMES"]),
-        // An assignment's value is not split.
+        // An assignment's value is not split: with NAME `a b` and `f*` (files `X=f1`, `X=f2`
+        // beside), `X=$NAME; printf '[%s]' "$X"` prints `[a b]` and `[f*]`, and `X=$NAME env`
+        // puts `X=a b` and `X=f*` in the environment, under dash 0.5.12, bash 5.2 (and
+        // `--posix`) and busybox 1.35 ash alike (`tests/shells`, `assignments_split_...`).
         ("x=$NAME; echo \"$x\"", &[]),
         ("FOO=$NAME env", &[]),
+        ("FOO=$NAME BAR=${OTHER} env", &[]),
+        ("FOO=\"$NAME\" env", &[]),
+        // A word shaped like an assignment that is a command's argument is split and globbed
+        // in all four: `printf '[%s]' X=$NAME` prints `[X=a][b]` and `[X=f1][X=f2]`.
+        ("printf '[%s]' X=$NAME", &["NAME"]),
+        ("echo ${NAME}=x", &["NAME"]),
+        // The declaration utilities: dash 0.5.12, bash 5.2 and busybox 1.35 ash read their
+        // `X=$NAME` as an assignment (`[a b]`, `[f*]`), but dash before 0.5.11 and any shell
+        // of POSIX.1-2017 split it, and bash splits it behind `command` (`[a]`, `[f2]`) or a
+        // variable (`$e X=$NAME` with e=export): refused or warned about like any argument.
+        ("export X=$NAME", &["NAME"]),
+        ("export -- X=$NAME", &["NAME"]),
+        ("f() { local X=$NAME; }", &["NAME"]),
+        ("readonly X=$NAME", &["NAME"]),
+        ("declare X=$NAME", &["NAME"]),
+        ("typeset X=$NAME", &["NAME"]),
+        ("command export X=$NAME", &["NAME"]),
+        ("export X=\"$NAME\"", &[]),
+        // `command` names the command: what follows is its argument.
+        ("command X=$NAME", &["NAME"]),
         // Inside `$( )` a word is split again, even in a double-quoted `"$( )"`.
         ("echo \"$(echo $NAME)\"", &["NAME"]),
         ("echo \"$(echo \"$NAME\")\"", &[]),

@@ -151,7 +151,7 @@ pub(super) async fn rearm(
     *targets = Targets::resolve(&engine.config(), config_path).await;
     arm(w, targets)?;
     let (config_read, entities_read) = w.read;
-    recheck(targets, pending, Kind::Config, config_read).await;
-    recheck(targets, pending, Kind::Entities, entities_read).await;
+    recheck(targets, pending, Kind::Config, (config_read, w.refused)).await;
+    recheck(targets, pending, Kind::Entities, (entities_read, None)).await;
     Ok(None)
 }

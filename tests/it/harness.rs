@@ -215,6 +215,33 @@ impl Server {
         Server::launch(yaml, config_arg, env, &[], LOOPBACK)
     }
 
+    /// `start_yaml`, with `meanwhile` run (given the config's directory) as soon as the
+    /// service has logged a line holding `after`, while its log is not read: a service with
+    /// more than a pipe's worth (64 KiB) to log after that line stops at its next write
+    /// until `meanwhile` is done. What a test does there happens, deterministically, between
+    /// what the service did before that line and what it does after its output.
+    pub fn start_held_at(yaml: &str, after: &str, meanwhile: impl FnOnce(&Path)) -> Server {
+        let (mut child, dir) = Server::spawn(yaml, None, &[], &[], LOOPBACK);
+        let log = Arc::new(Mutex::new(String::new()));
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr pipe"));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match stderr.read_line(&mut line) {
+                Ok(0) | Err(_) => panic!(
+                    "actiond never logged {after:?}; its log:\n{}",
+                    log.lock().unwrap()
+                ),
+                Ok(_) => log.lock().unwrap().push_str(&line),
+            }
+            if line.contains(after) {
+                break;
+            }
+        }
+        meanwhile(dir.path());
+        Server::attach(child, dir, stderr, log)
+    }
+
     fn launch(
         yaml: &str,
         config_arg: Option<&str>,
@@ -222,6 +249,19 @@ impl Server {
         wrapper: &[&str],
         listen: &str,
     ) -> Server {
+        let (mut child, dir) = Server::spawn(yaml, config_arg, env, wrapper, listen);
+        let stderr = child.stderr.take().expect("stderr pipe");
+        Server::attach(child, dir, stderr, Arc::default())
+    }
+
+    /// Writes the config and starts the binary on it, its output piped.
+    fn spawn(
+        yaml: &str,
+        config_arg: Option<&str>,
+        env: &[(&str, &str)],
+        wrapper: &[&str],
+        listen: &str,
+    ) -> (Child, TempDir) {
         let dir = TempDir::new();
         let config_path = dir.path().join("config.yaml");
         std::fs::write(&config_path, yaml).expect("write config");
@@ -236,7 +276,7 @@ impl Server {
             }
             None => Command::new(BIN),
         };
-        let mut child = command
+        let child = command
             .arg("--config")
             .arg(config_arg.map_or(config_path.as_os_str(), std::ffi::OsStr::new))
             .arg("--listen")
@@ -248,10 +288,18 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn actiond");
+        (child, dir)
+    }
 
-        let log = Arc::new(Mutex::new(String::new()));
+    /// Forwards the output of the started `child` (what it logged so far in `log`) and waits
+    /// for its address.
+    fn attach(
+        mut child: Child,
+        dir: TempDir,
+        stderr: impl Read + Send + 'static,
+        log: Arc<Mutex<String>>,
+    ) -> Server {
         let (addr_tx, addr_rx) = mpsc::channel();
-        let stderr = child.stderr.take().expect("stderr pipe");
         let stdout = child.stdout.take().expect("stdout pipe");
         let readers = vec![
             forward(stderr, "[actiond] ", Arc::clone(&log), Some(addr_tx)),

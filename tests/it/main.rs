@@ -55,5 +55,6 @@ mod soak;
 mod storage;
 mod systemd;
 mod triggers;
+mod watcher;
 mod web;
 mod wire;

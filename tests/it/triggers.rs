@@ -167,7 +167,7 @@ const HOSTILE: &[&str] = &[
     "new\nline; touch pwned",
     "  spaced  name .txt",
     "$HOME-{{ filename }}",
-    "-n",
+    // A name starting with `-` is not run for: `a_file_named_like_an_option_...`.
 ];
 
 #[test]
@@ -472,4 +472,62 @@ fn a_flood_of_files_costs_the_log_a_bounded_number_of_lines() {
         log.contains("fileindir trigger of dropped: not started"),
         "{log}"
     );
+}
+
+/// A file named like an option (`-rf`, `--help`, `-`, an extension `--y`) would reach the
+/// program as one, quoted or not: its run is refused, and the log names the file and how to
+/// allow such names; an action that declares `filename` with `allowLeadingDash: true` runs
+/// for them (and passes `--` before it).
+#[test]
+fn a_file_named_like_an_option_is_not_run_for_unless_allowed() {
+    let inbox = TempDir::new();
+    let dir = inbox.path().to_str().unwrap().to_string();
+    let config = json!({
+        "actions": [
+            {"id": "byname", "title": "N", "maxConcurrent": 10,
+             "shell": "printf '[%s]' {{ filename }}", "execOnFileCreatedInDir": dir},
+            {"id": "allowed", "title": "A", "maxConcurrent": 10,
+             "shell": "printf '[%s]' -- {{ filename }}", "execOnFileCreatedInDir": dir,
+             "arguments": [{"name": "filename", "type": "very_dangerous_raw_string",
+                            "allowLeadingDash": true}]},
+        ]
+    });
+    let server = Server::start(config);
+    assert!(wait_until(SOON, || server
+        .log_contains("fileCreatedInDir of allowed: watching")));
+    let dashed = ["-rf", "--help", "-"];
+    for name in dashed.iter().chain(&["x.--y", "ok.txt"]) {
+        std::fs::write(inbox.path().join(name), "x").unwrap();
+    }
+    let printed = |action: &str| -> Vec<String> {
+        let mut out: Vec<String> = entries_of(&server, action)
+            .iter()
+            .filter(|e| e["executionFinished"] == true)
+            .map(|e| e["stdout"].as_str().unwrap().to_string())
+            .collect();
+        out.sort();
+        out
+    };
+    // `allowed` runs for every name but the one whose extension starts with `-`.
+    assert!(
+        wait_until(SOON, || printed("allowed").len() == 4),
+        "{:?}",
+        printed("allowed")
+    );
+    assert_eq!(
+        printed("allowed"),
+        ["[--][--help]", "[--][-]", "[--][-rf]", "[--][ok.txt]"]
+    );
+    // Five refusals (four of `byname`, `x.--y` of `allowed`): within the rate limit, each said.
+    assert!(wait_until(SOON, || server.log_count("not started") == 5));
+    assert_eq!(printed("byname"), ["[ok.txt]"]);
+    for name in dashed.iter().chain(&["x.--y"]) {
+        let file = format!("the file {dir}/{name}: not run for it");
+        assert!(server.log_contains(&file), "{file}");
+    }
+    assert!(server.log_contains(
+        "trigger of byname: not started: argument \"filename\": must not start with '-'"
+    ));
+    assert!(server.log_contains("declare the argument \"fileext\" with `allowLeadingDash: true`"));
+    assert!(server.log_contains("Pass {{ filepath }}, which is absolute"));
 }

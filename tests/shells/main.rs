@@ -21,6 +21,7 @@
 //! `ACTIOND_SHELLS_SEED` run it longer or elsewhere; `ACTIOND_SHELLS_ONLY=<template>`
 //! checks one template, and its variants too with `ACTIOND_SHELLS_VARIANTS=1`.
 
+mod assignments;
 mod findings;
 mod grammar;
 mod variants;

@@ -9,7 +9,8 @@ use super::super::reread::{Read, Rereading};
 use super::{End, Ended, Lexer, Nest, Scan, Stop, is_blank, is_name, is_operator};
 
 impl Lexer<'_> {
-    /// One word. `assign` allows bash's `name[subscript]=` at its start.
+    /// One word. `assign`: it stands where an assignment may (before a command's name), which
+    /// allows bash's `name[subscript]=` at its start and leaves an assignment's value unsplit.
     pub(super) fn word(&mut self, nest: Nest, assign: bool) -> Scan<Word> {
         let mut w = Word::new(self.pos);
         let mut literal = Vec::new();
@@ -53,9 +54,13 @@ impl Lexer<'_> {
                 b'$' => {
                     plain = false;
                     w.expanded = true;
-                    // An assignment's value is not split (`x=$NAME`); every other unquoted
-                    // expansion is split at IFS and globbed.
-                    if !w.assignment {
+                    // An assignment's value is not split (`x=$NAME`, `x=$NAME cmd`); every
+                    // other unquoted expansion is split at IFS and globbed, in a word shaped
+                    // like an assignment that is a command's argument too (`printf %s
+                    // x=$NAME`, and `export x=$NAME`, `local`, `readonly`, `declare`,
+                    // `typeset`: declaration utilities only since POSIX.1-2024 and dash
+                    // 0.5.11, and bash splits them behind `command` or a variable).
+                    if !(w.assignment && assign) {
                         self.note_unquoted();
                     }
                     self.dollar(false, &mut w)?;

@@ -1,0 +1,141 @@
+//! The watcher's own timing, from outside: the start-up baseline is what the start-up load
+//! read (an edit made before the watches exist is applied), a refused config is refused once
+//! until its files change, and re-arming after directory changes keeps its spacing however
+//! fast a directory churns.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+use serde_json::{Value, json};
+
+use crate::client::assert_json_error;
+use crate::harness::{SOON, Server, repeat_for, to_yaml, wait_until};
+
+/// A reload: 2 s of quiet, two reads 250 ms apart, and a wide margin for a busy machine.
+const RELOAD: Duration = Duration::from_secs(20);
+
+/// Replaces `path` by rename, as editors and Ansible do.
+fn replace(path: &Path, text: &str) {
+    let tmp = path.with_extension("tmp-new");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+/// A config where guests may run `reboot` (or not), with `padding` actions that each carry an
+/// unknown key: every one is a warning line at start, logged after the config is read.
+fn config(exec: bool, padding: usize) -> String {
+    let mut actions = vec![json!({"id": "reboot", "title": "Reboot", "shell": "true"})];
+    actions.extend((0..padding).map(|i| {
+        json!({"id": format!("p{i}"), "title": format!("P{i}"), "shell": "true", "colour": "red"})
+    }));
+    to_yaml(&json!({
+        "defaultPermissions": {"view": true, "exec": exec, "logs": true},
+        "overlay": "over.d",
+        "actions": actions,
+    }))
+}
+
+fn start_reboot(server: &Server) -> (u16, Value) {
+    server.call("StartAction", json!({"actionId": "reboot"}))
+}
+
+/// A right taken away between the start-up load and the watcher's first look is applied: the
+/// service is held at its first log line after the load (3,000 warnings, far more than its
+/// stderr pipe holds, come after it) while the test writes the new config, so the edit lands
+/// after the load read the file and before any watch exists, every time.
+#[test]
+fn an_edit_between_the_start_up_load_and_the_watches_is_applied() {
+    let server = Server::start_held_at(&config(true, 3000), " using ", |dir| {
+        replace(&dir.join("config.yaml"), &config(false, 3000));
+    });
+    assert!(
+        wait_until(RELOAD, || server.log_contains("config reloaded")),
+        "the edit made before the watches existed was never applied"
+    );
+    assert!(server.log_contains("changed while the watches were set up"));
+    let (status, body) = start_reboot(&server);
+    assert_eq!(status, 403, "{body}");
+    assert_json_error(&body, "permission_denied");
+}
+
+/// Bad YAML is refused once, at warn level, however often the watcher looks again (a
+/// directory on the way churning, the file opened and read): only a change of the files is
+/// tried again, and a good one is applied.
+#[test]
+fn a_refused_config_is_refused_once_until_its_files_change() {
+    let server = Server::start_yaml(&config(true, 0));
+    assert!(wait_until(SOON, || server.log_contains("for changes")));
+    let path = server.path("config.yaml");
+    replace(&path, "actions:\n  - id: reboot\n    shell: [true\n");
+    assert!(
+        wait_until(RELOAD, || server.log_contains("config not reloaded")),
+        "the bad YAML was never refused"
+    );
+    // Re-arms (the overlay directory made and removed again) and reads of the file, for
+    // longer than a reload takes to settle, then time to settle.
+    let inc = server.path("over.d");
+    let churned = repeat_for(
+        Duration::from_millis(3000),
+        Duration::from_millis(50),
+        || {
+            let _ = std::fs::remove_dir(&inc);
+            std::fs::create_dir(&inc).unwrap();
+            let _ = std::fs::read(&path).unwrap();
+            true
+        },
+    );
+    assert!(churned > 10, "{churned}");
+    std::thread::sleep(Duration::from_secs(3)); // Nothing to wait for: a refusal must not come.
+    let log = server.log_count("config not reloaded");
+    assert_eq!(log, 1, "refused {log} times");
+    assert!(server.log_shows("WARN config not reloaded"));
+
+    replace(&path, &config(false, 0));
+    assert!(
+        wait_until(RELOAD, || server.log_contains("config reloaded")),
+        "the good config after the bad one was never applied"
+    );
+    assert_eq!(start_reboot(&server).0, 403);
+    assert_eq!(server.log_count("config not reloaded"), 1);
+}
+
+/// A directory on the way to the config that churns as fast as the test can remove and make
+/// it re-arms the watches at most every 0.2 s, each re-arm reading the config once: counted
+/// by the test's own inotify watch on the config file (every open of it), over 2 s.
+#[test]
+fn re_arming_after_directory_changes_keeps_its_spacing() {
+    let server = Server::start_yaml(&config(true, 0));
+    assert!(wait_until(SOON, || server.log_contains("for changes")));
+    let path = server.path("config.yaml");
+    let inc = server.path("over.d");
+    // Let the start-up reads pass.
+    std::thread::sleep(Duration::from_millis(500)); // Nothing to wait for: opens are counted next.
+    let inotify = Inotify::init(InitFlags::IN_NONBLOCK).unwrap();
+    // Closes too: inotify merges an event into an identical one still unread, so opens alone
+    // would read as one.
+    let mask = AddWatchFlags::IN_OPEN | AddWatchFlags::IN_CLOSE_NOWRITE;
+    inotify.add_watch(&path, mask).unwrap();
+    let window = Duration::from_secs(2);
+    let start = Instant::now();
+    let mut churns = 0u64;
+    while start.elapsed() < window {
+        let _ = std::fs::remove_dir(&inc);
+        std::fs::create_dir(&inc).unwrap();
+        churns += 1;
+    }
+    let mut opens = 0;
+    while let Ok(events) = inotify.read_events() {
+        opens += events
+            .iter()
+            .filter(|e| e.mask.contains(AddWatchFlags::IN_OPEN))
+            .count();
+    }
+    eprintln!("{churns} churns in {window:?}: {opens} opens of the config");
+    // A re-arm per 0.2 s is 11 in 2 s; a re-arm per event batch would be thousands.
+    assert!(churns > 100, "the directory barely churned: {churns}");
+    assert!(
+        (1..=20).contains(&opens),
+        "{opens} reads of the config in {window:?}"
+    );
+}
