@@ -258,3 +258,48 @@ fn a_value_split_at_a_changed_ifs_is_no_option() {
         "the guest's value became the arguments `-r victim` (HTTP {status}: {body})"
     );
 }
+
+/// F6: an overlay (or include) file renamed to a name that is no YAML file (`mv
+/// 50-open.yaml 50-open.yaml.disabled`, the usual way to switch one off) or moved out of the
+/// directory is never noticed: IN_MOVED_FROM only forgets the file's handles
+/// (`settle::Group::note`, `Event::MovedAway`), and no event follows on a YAML name. The
+/// rights the file gave stay in force until something else changes: here the guest keeps
+/// `exec`.
+#[test]
+#[ignore = "fe30f finding F6"]
+fn an_overlay_file_renamed_away_takes_its_rights_with_it() {
+    let open = "defaultPermissions: {view: true, exec: true, logs: true, kill: true}\n";
+    for (round, away) in ["50-open.yaml.disabled", "../50-open.yaml.off"]
+        .into_iter()
+        .enumerate()
+    {
+        let mut config = config_with(vec![shell_action("main", "echo main")]);
+        config["overlay"] = json!("config.d");
+        config["defaultPermissions"] =
+            json!({"view": true, "exec": false, "logs": true, "kill": false});
+        let server = Server::start(config);
+        // Made once the watcher is armed: made earlier, it is F1's edit at start, missed.
+        assert!(wait_until(SOON, || server.log_contains("for changes")));
+        let overlay = server.path("config.d");
+        std::fs::create_dir(&overlay).expect("config.d");
+        write(&overlay.join("50-open.yaml"), open);
+        let runs = || {
+            let (status, _) = server.call("StartActionAndWait", json!({"actionId": "main"}));
+            status == 200
+        };
+        assert!(
+            wait_until(RELOAD, runs),
+            "round {round}: the overlay gives the guest exec"
+        );
+        std::fs::rename(overlay.join("50-open.yaml"), overlay.join(away)).expect("rename");
+        let refused = crate::harness::poll_every(Duration::from_millis(500), RELOAD, || {
+            (!runs()).then_some(())
+        })
+        .is_some();
+        assert!(
+            refused,
+            "round {round}: config.d/50-open.yaml was renamed to {away} {RELOAD:?} ago, and the \
+             guest still has the exec it gave"
+        );
+    }
+}
