@@ -113,9 +113,11 @@ fn an_edit_made_as_actiond_starts_is_applied() {
 
 /// F2: a value copied into a variable of the command (`x=$NAME`, `x={{ name }}`,
 /// `x="$NAME"`, `local`, `set --`, `for … in`) and that variable then left unquoted is split
-/// into words by the shell; the config loads without an error or a warning, although `$NAME`
-/// left unquoted in the same place is refused at load. With `type: ascii_sentence` the
-/// guest's `old -r victim` gives `rm` the option `-r` and the operand `victim`.
+/// into words by the shell, and so is a positional parameter of an inner `sh -c` script
+/// given the value (`sh -c 'rm -f cache/$1' sh {{ name }}`); the config loads without an
+/// error or a warning, although `$NAME` left unquoted in the same place is refused at load.
+/// With `type: ascii_sentence` the guest's `old -r victim` gives `rm` the option `-r` and
+/// the operand `victim`.
 #[test]
 #[ignore = "fe30f finding F2"]
 fn a_value_copied_into_a_variable_is_not_split_into_arguments() {
@@ -128,6 +130,8 @@ fn a_value_copied_into_a_variable_is_not_split_into_arguments() {
         "set -- \"$NAME\"; rm -f cache/$1",
         "for x in \"$NAME\"; do rm -f cache/$x; done",
         "x=`printf %s \"$NAME\"`; rm -f cache/$x",
+        // The form docs/arguments.md recommends, with the inner `$1` left unquoted.
+        "sh -c 'rm -f cache/$1' sh {{ name }}",
     ];
     let actions: Vec<Value> = commands
         .iter()
