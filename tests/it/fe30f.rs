@@ -353,3 +353,51 @@ fn a_yaml_file_linked_into_the_overlay_is_applied() {
         );
     }
 }
+
+/// F8: a field of an entity file reaches the command as an option of its program: an
+/// instance named `--help` (an entity file a script writes from what devices call themselves,
+/// a container list, DHCP leases) makes `ls {{ .CurrentEntity.name }}` print ls's help, in
+/// `exec:` and in `shell:`, and so does the same value offered as an entity-fed choice.
+/// docs/configuration.md: "Entity fields reach commands through the same quoting as
+/// arguments, so an entity file written by a script cannot inject into a command either";
+/// docs/arguments.md: "A value never becomes an option."
+#[test]
+#[ignore = "fe30f finding F8"]
+fn an_entity_field_is_no_option() {
+    let files = TempDir::new();
+    let hosts = files.path().join("hosts.yaml");
+    write(&hosts, "- {key: a, name: \"--help\"}\n");
+    let config = json!({
+        "entities": [{"file": hosts.to_str().unwrap(), "name": "host"}],
+        "actions": [
+            {"id": "lsexec", "title": "ls {{ .CurrentEntity.name }}", "entity": "host",
+             "exec": ["ls", "{{ .CurrentEntity.name }}"]},
+            {"id": "lsshell", "title": "lss {{ .CurrentEntity.name }}", "entity": "host",
+             "shell": "ls {{ .CurrentEntity.name }}"},
+            {"id": "pick", "title": "pick", "shell": "ls {{ h }}",
+             "arguments": [{"name": "h", "entity": "host",
+                            "choices": [{"value": "{{ host.name }}"}]}]},
+        ],
+    });
+    let server = Server::start(config);
+    let mut options = Vec::new();
+    for (id, args) in [
+        ("lsexec-a", json!([])),
+        ("lsshell-a", json!([])),
+        ("pick", json!([{"name": "h", "value": "--help"}])),
+    ] {
+        let (status, body) = server.call(
+            "StartActionAndWait",
+            json!({"actionId": id, "arguments": args}),
+        );
+        let out = body["logEntry"]["stdout"].as_str().unwrap_or("");
+        if out.contains("Usage: ls") {
+            options.push(format!("{id} (HTTP {status})"));
+        }
+    }
+    assert!(
+        options.is_empty(),
+        "the entity's name `--help` reached ls as its option in: {}",
+        options.join(", ")
+    );
+}
