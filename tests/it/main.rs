@@ -25,6 +25,7 @@ mod durability;
 mod escapes;
 mod events;
 mod fe30e;
+mod fe30f;
 mod home_assistant;
 mod hostile_broker;
 mod hostile_clients;
