@@ -68,7 +68,6 @@ actions:
 /// revoking file is taken for what is in force. Here the edit takes the guest's `exec` away,
 /// and the guest runs the action for as long as actiond runs.
 #[test]
-#[ignore = "fe30f finding F1"]
 fn an_edit_made_as_actiond_starts_is_applied() {
     for round in 0..3 {
         let dir = TempDir::new();
@@ -202,7 +201,6 @@ fn a_reload_that_allows_a_leading_dash_says_so() {
 /// and docs/arguments.md that "a value never becomes an option"; nothing at load warns that
 /// `{{ filename }}` stands where an option can.
 #[test]
-#[ignore = "fe30f finding F4"]
 fn a_file_name_dropped_into_a_watched_directory_is_no_option() {
     let inbox = TempDir::new();
     let dir = inbox.path().to_str().unwrap().to_string();
