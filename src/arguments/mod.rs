@@ -186,15 +186,26 @@ pub fn settle(d: &Argument, sent: &str) -> Result<String, Broken> {
     if let (Some(kind), true) = (&d.entity, d.choices.is_empty()) {
         return Err(Broken::NoInstances(kind.clone()));
     }
-    // A value a file trigger fills in is any text (a file's name), and one that starts with
-    // `-` is an option to the program that gets it, quoted or not (`rm -rf`, `tar
-    // --checkpoint-action=…`): refused like a free-text value's, unless the author declares
-    // the argument with `allowLeadingDash: true`.
-    if d.from_trigger && d.dash == Dash::Refuse && value.starts_with('-') {
-        return Err(Broken::LeadingDash);
+    // A value a file trigger fills in is any text (a file's name), and an entity-fed
+    // argument's choices come from the entity file, which a script writes: neither is the
+    // author's own text, so the exemption of `choices` does not hold for them.
+    if d.from_trigger || d.entity.is_some() {
+        leading_dash(value, d.dash)?;
     }
     let choices: Vec<&str> = d.choices.iter().map(|c| c.value.as_str()).collect();
     check(&d.rule, value, &choices, d.dash)
+}
+
+/// The one rule for a value that is not the config author's own text (a free-text value, a
+/// file trigger's, an entity-fed choice, an entity field that starts an argument of a
+/// command): one that starts with `-` is an option to the program that gets it, quoted or
+/// not (`rm -rf`, `tar --checkpoint-action=…`, `ls --help`), and is refused unless the author
+/// allows it (`allowLeadingDash: true`).
+pub fn leading_dash(value: &str, dash: Dash) -> Result<(), Broken> {
+    if dash == Dash::Refuse && value.starts_with('-') {
+        return Err(Broken::LeadingDash);
+    }
+    Ok(())
 }
 
 /// One non-empty value against its declaration: choices win over the type,
@@ -318,6 +329,79 @@ mod tests {
         ];
         for (d, value, want) in cases {
             assert_eq!(settle(d, value).err(), *want, "{} = {value:?}", d.name);
+        }
+    }
+
+    /// An entity-fed argument's choices are rendered from the entity file: a choice that
+    /// starts with `-` is refused like a free-text value unless the argument allows it, while
+    /// an argument's own choices (the author's text) stay exempt.
+    #[test]
+    fn an_entity_fed_choice_starting_with_a_dash_is_refused_unless_allowed() {
+        let choices = |values: &[&str]| -> Vec<Choice> {
+            values
+                .iter()
+                .map(|v| Choice {
+                    value: v.to_string(),
+                    title: v.to_string(),
+                })
+                .collect()
+        };
+        let mut fed = declared("host", false);
+        fed.entity = Some("host".into());
+        fed.choices = choices(&["--help", "web", "a-b", "-"]);
+        let mut allowed = fed.clone();
+        allowed.dash = Dash::Allow;
+        let mut own = declared("mode", false);
+        own.choices = choices(&["--fast", "slow"]);
+        let cases: &[(&Argument, &str, Option<Broken>)] = &[
+            (&fed, "--help", Some(Broken::LeadingDash)),
+            (&fed, "-", Some(Broken::LeadingDash)),
+            (&fed, "web", None),
+            (&fed, "a-b", None),
+            (&fed, "-x", Some(Broken::LeadingDash)),
+            (&allowed, "--help", None),
+            (
+                &allowed,
+                "-x",
+                Some(Broken::OneOf(vec![
+                    "--help".into(),
+                    "web".into(),
+                    "a-b".into(),
+                    "-".into(),
+                ])),
+            ),
+            (&own, "--fast", None),
+        ];
+        for (d, value, want) in cases {
+            assert_eq!(settle(d, value).err(), *want, "{} = {value:?}", d.name);
+        }
+        let why = resolve(&[fed], &[("host".into(), "--help".into())]).unwrap_err();
+        assert!(
+            why.to_string().contains("host") && why.to_string().contains("allowLeadingDash"),
+            "{why}"
+        );
+    }
+
+    /// The one rule, as a table.
+    #[test]
+    fn the_leading_dash_rule() {
+        let cases: &[(&str, Dash, bool)] = &[
+            ("-", Dash::Refuse, false),
+            ("--help", Dash::Refuse, false),
+            ("-rf", Dash::Refuse, false),
+            ("a-b", Dash::Refuse, true),
+            ("", Dash::Refuse, true),
+            (" -x", Dash::Refuse, true),
+            ("\u{2013}x", Dash::Refuse, true),
+            ("--help", Dash::Allow, true),
+            ("-", Dash::Allow, true),
+        ];
+        for (value, dash, ok) in cases {
+            assert_eq!(
+                leading_dash(value, *dash).is_ok(),
+                *ok,
+                "{value:?} {dash:?}"
+            );
         }
     }
 

@@ -295,8 +295,8 @@ impl ArgType {
             ArgType::Checklist => choices.is_empty(),
             other => other.is_free_text(),
         };
-        if dash == Dash::Refuse && free && value.starts_with('-') {
-            return Err(Broken::LeadingDash);
+        if free {
+            super::leading_dash(value, dash)?;
         }
         if value.len() > MAX_VALUE_BYTES {
             return Err(Broken::TooLong);

@@ -18,7 +18,7 @@ use super::icons::{expand_icon, warn_online_icon, warn_unsafe_html_placeholder};
 use super::ids::{self, Claim};
 use super::schema::{ACTION, RATE};
 use super::tree::Node;
-use crate::arguments::{self, Argument};
+use crate::arguments::{self, Argument, Dash};
 
 /// The shortest timeout, in seconds: OliveTin raises anything below it (0 included) to it,
 /// and actiond does the same, with a warning.
@@ -62,6 +62,9 @@ pub struct Action {
     /// Set when the config holds an error in this action: it is still listed (in the log,
     /// greyed on the page, by `--check-config`) but never runs, by any route.
     pub disabled: Option<Disabled>,
+    /// `allowLeadingDash` on an entity action: whether a field of its entity that starts
+    /// with `-` may start an argument of its command (otherwise that instance is disabled).
+    pub entity_dash: Dash,
 }
 
 /// How an action may be started by a plain GET (`/api/StartActionByGet/<id>` and
@@ -129,6 +132,7 @@ impl Action {
             plain_get: PlainGet::TokenOnly,
             device_class: None,
             disabled: None,
+            entity_dash: Dash::Refuse,
         }
     }
 }
@@ -382,6 +386,11 @@ fn draft(
         plain_get,
         device_class: device_class(c, f.get("deviceClass")),
         disabled: None,
+        entity_dash: if c.flag(f.get("allowLeadingDash"), false) {
+            Dash::Allow
+        } else {
+            Dash::Refuse
+        },
     };
     Draft {
         action,

@@ -37,6 +37,15 @@ impl CommandTemplate {
                 .collect(),
         }
     }
+
+    /// The placeholders whose value may start an argument of the program (see
+    /// [`Template::leading`]): where a value that starts with `-` is an option.
+    pub fn leading(&self) -> Vec<&Placeholder> {
+        match self {
+            CommandTemplate::Shell(t) => t.leading().collect(),
+            CommandTemplate::Exec(v) => v.iter().flat_map(Template::leading).collect(),
+        }
+    }
 }
 
 /// `shell` or `exec`; `exec` wins when both are written (with a warning). `None` when there

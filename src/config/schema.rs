@@ -252,6 +252,7 @@ const ACTION_KEYS: Keys = &[
     ("linkKeySha256", Read),
     ("insecureAllowStartFromAnyWebPage", Read),
     ("deviceClass", Read),
+    ("allowLeadingDash", Read),
     (
         "shellAfterCompleted",
         Unsupported("the command runs without it; nothing runs after the action completes"),

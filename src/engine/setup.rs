@@ -6,7 +6,9 @@
 //! It owns the bindings and the rendering of entity fields into the text and HTML the config
 //! writes (titles, icons, `display` components, and the choices of entity-fed arguments,
 //! rendered once per instance of their type, so that a start is checked against them and the
-//! page offers them; an entity reload builds a new `Setup`, which renders them again). It
+//! page offers them; an entity reload builds a new `Setup`, which renders them again). An
+//! instance whose field would start an argument of the command with `-` is disabled here, with
+//! the reason (the arguments' `leading_dash` rule: an entity file is no author's text). It
 //! must not read files (the watcher loads config and entities) nor decide permissions. What the API shows of it to a caller
 //! (dashboards, GetActionBinding, entities) is `api::catalog`'s.
 
@@ -15,8 +17,8 @@ use std::sync::Arc;
 
 use tracing::warn;
 
-use crate::arguments::Choice;
-use crate::config::{Action, Config};
+use crate::arguments::{self, Choice};
+use crate::config::{Action, Config, Disabled, Problem};
 use crate::entities::{self, EntitySet, Instance};
 pub use crate::template::escape_html;
 use crate::template::{Placeholder, Template};
@@ -78,6 +80,21 @@ impl Setup {
                 copy.title = render_for(&action.title, instance);
                 // Icons are HTML (an entity or an <img>), like display components.
                 copy.icon = render_html_for(&action.icon, instance);
+                let file = entity_file(&config, kind);
+                if copy.disabled.is_none()
+                    && let Some(problem) = leading_field(&copy, instance, &file)
+                {
+                    // Logged once per load (a reload builds a new Setup), and shown greyed
+                    // with the reason: a button that always fails must say why.
+                    warn!(
+                        "binding {id} of action {} is disabled: {problem}",
+                        action.id
+                    );
+                    copy.disabled = Some(Disabled {
+                        errors: vec![problem],
+                        shown: true,
+                    });
+                }
                 render_entity_choices(&mut copy, &entities);
                 index.insert(id.clone(), bindings.len());
                 bindings.push(Binding {
@@ -136,6 +153,24 @@ fn render_entity_choices(action: &mut Action, entities: &EntitySet) {
         for instance in entities.instances(kind) {
             for choice in &templates {
                 let value = render_for(&choice.value, instance);
+                // A start refuses it (`arguments::settle`); said once per load, where the
+                // author can see which instance of which file it is.
+                if arguments::leading_dash(&value, argument.dash).is_err()
+                    && seen.insert(value.clone())
+                {
+                    warn!(
+                        "action {}: argument {:?} offers {value:?} from instance {:?} of entity \
+                         type {kind:?}, and a start refuses it: it starts with `-`, which the \
+                         program would read as an option (set `allowLeadingDash: true` on the \
+                         argument if that is meant)",
+                        action.id, argument.name, instance.key
+                    );
+                    argument.choices.push(Choice {
+                        title: render_for(&choice.title, instance),
+                        value,
+                    });
+                    continue;
+                }
                 if seen.insert(value.clone()) {
                     argument.choices.push(Choice {
                         value,
@@ -145,6 +180,37 @@ fn render_entity_choices(action: &mut Action, entities: &EntitySet) {
             }
         }
     }
+}
+
+/// The entity file that declares `kind`, as the config names it (for messages).
+fn entity_file(config: &Config, kind: &str) -> String {
+    config.entities.iter().find(|e| e.name == kind).map_or_else(
+        || format!("entity type {kind:?}"),
+        |e| e.file.display().to_string(),
+    )
+}
+
+/// Why `instance` cannot run `action`: a field that starts with `-` fills a placeholder that
+/// starts an argument of the command (`ls {{ .CurrentEntity.name }}`, `exec: [ls, '{{ … }}']`),
+/// where the program would read it as an option, and the action does not allow it
+/// (`allowLeadingDash: true`). Inside a larger word (`--name={{ … }}`, `/srv/{{ … }}`) a
+/// value is never an option. The rule is the arguments' (`arguments::leading_dash`).
+fn leading_field(action: &Action, instance: &Instance, file: &str) -> Option<Problem> {
+    action.template.leading().into_iter().find_map(|p| {
+        let Placeholder::Entity(field) = p else {
+            return None;
+        };
+        let value = instance.field(field)?;
+        arguments::leading_dash(&value, action.entity_dash).err()?;
+        Some(Problem {
+            path: format!("{file}, instance {:?}", instance.key),
+            message: format!(
+                "its field {field:?} is {value:?}, which starts with `-`, and {p} starts an \
+                 argument of the command, where the program would read it as an option; set \
+                 `allowLeadingDash: true` on the action if that is meant"
+            ),
+        })
+    })
 }
 
 /// `text` with the instance's fields filled in, when every placeholder in it is an entity

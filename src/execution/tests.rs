@@ -62,6 +62,7 @@ pub fn action(id: &str) -> Arc<Action> {
         plain_get: Default::default(),
         device_class: None,
         disabled: None,
+        entity_dash: crate::arguments::Dash::Refuse,
     })
 }
 

@@ -8,7 +8,7 @@
 //! name, an unquoted value, an event handler, `style`, a comment, a script) no encoding makes
 //! a value safe, and the template is refused. Pure.
 
-use super::{Context, Part, TemplateError, parse_placeholder, push_text, refuse};
+use super::{Context, Lead, Part, TemplateError, parse_placeholder, push_text, refuse};
 
 /// Attributes whose value is an address (or a list of them) that the browser loads or follows.
 const URL_ATTRIBUTES: &[&str] = &[
@@ -105,7 +105,7 @@ pub(super) fn compile(text: &str) -> Result<Vec<Part>, TemplateError> {
             };
             push_text(&mut parts, &text[copied..i]);
             let (placeholder, len) = parse_placeholder(&text[i..])?;
-            parts.push(Part::Hole(placeholder, context));
+            parts.push(Part::Hole(placeholder, context, Lead::Inside));
             i += len;
             copied = i;
             continue;

@@ -76,7 +76,20 @@ pub enum Context {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Part {
     Text(String),
-    Hole(Placeholder, Context),
+    /// A placeholder, where it stands, and whether its value may start the word it stands in
+    /// (nothing but placeholders and expansions, which may be empty, before it in the word):
+    /// only there can a value that starts with `-` be read as an option.
+    Hole(Placeholder, Context, Lead),
+}
+
+/// Whether a placeholder's value may start the word (the argument) it stands in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lead {
+    /// It may: `ls {{ x }}`, `ls "{{ x }}"`, `exec: [ls, '{{ x }}']`, `{{ x }}/bin`.
+    Starts,
+    /// Text the author wrote comes first (`--name={{ x }}`, `/srv/{{ x }}`): the word starts
+    /// with it, whatever the value.
+    Inside,
 }
 
 /// A compiled command template.
@@ -124,7 +137,14 @@ impl Template {
         while let Some(at) = rest.find("{{") {
             push_text(&mut parts, &rest[..at]);
             let (placeholder, len) = parse_placeholder(&rest[at..])?;
-            parts.push(Part::Hole(placeholder, Context::Literal));
+            // An `exec:` element is one argument: the value starts it when nothing the
+            // author wrote comes before it (other placeholders may be empty).
+            let lead = if parts.iter().any(|p| matches!(p, Part::Text(_))) {
+                Lead::Inside
+            } else {
+                Lead::Starts
+            };
+            parts.push(Part::Hole(placeholder, Context::Literal, lead));
             rest = &rest[at + len..];
         }
         push_text(&mut parts, rest);
@@ -149,8 +169,17 @@ impl Template {
     /// Every placeholder with its context, in order.
     pub fn placeholders(&self) -> impl Iterator<Item = (&Placeholder, Context)> {
         self.parts.iter().filter_map(|p| match p {
-            Part::Hole(ph, ctx) => Some((ph, *ctx)),
+            Part::Hole(ph, ctx, _) => Some((ph, *ctx)),
             Part::Text(_) => None,
+        })
+    }
+
+    /// The placeholders whose value may start the word they stand in (see [`Lead`]), in
+    /// order: where a value that starts with `-` would be read as an option.
+    pub fn leading(&self) -> impl Iterator<Item = &Placeholder> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Hole(ph, _, Lead::Starts) => Some(ph),
+            _ => None,
         })
     }
 
@@ -164,7 +193,9 @@ impl Template {
         for part in &self.parts {
             match part {
                 Part::Text(t) => out.push_str(t),
-                Part::Hole(ph, ctx) => quote_into(&mut out, &value(ph).unwrap_or_default(), *ctx),
+                Part::Hole(ph, ctx, _) => {
+                    quote_into(&mut out, &value(ph).unwrap_or_default(), *ctx)
+                }
             }
         }
         out

@@ -518,3 +518,68 @@ fn unquoted_expansions_are_noted_as_shells_quote() {
     let (_, analysis) = read_shell("true\necho $NAME").unwrap();
     assert_eq!(analysis.unquoted.get("NAME"), Some(&2));
 }
+
+/// Where a value may start the word it stands in, and so be read as an option when it
+/// starts with `-`: the placeholders `leading` names, by argument name, for `shell:` and for
+/// an `exec:` element.
+#[test]
+fn a_placeholder_leads_its_word_only_with_nothing_written_before_it() {
+    let names = |t: Template| -> Vec<String> {
+        t.leading()
+            .map(|p| match p {
+                Placeholder::Argument(n) | Placeholder::Entity(n) => n.clone(),
+            })
+            .collect()
+    };
+    let shell: &[(&str, &[&str])] = &[
+        ("ls {{ a }}", &["a"]),
+        ("ls \"{{ a }}\"", &["a"]),
+        ("ls '{{ a }}'", &["a"]),
+        ("ls \"\"{{ a }}", &["a"]),
+        ("ls ''\"{{ a }}\"", &["a"]),
+        ("ls $EMPTY{{ a }}", &["a"]),
+        ("ls {{ a }}{{ b }}", &["a", "b"]),
+        ("ls {{ a }}/bin", &["a"]),
+        ("ls {{ .CurrentEntity.name }}", &["name"]),
+        ("ls x {{ a }} y", &["a"]),
+        ("ls --name={{ a }}", &[]),
+        ("ls /srv/{{ a }}", &[]),
+        ("ls \"/srv/{{ a }}\"", &[]),
+        ("ls ./{{ a }}", &[]),
+        ("ls x{{ a }}", &[]),
+        ("ls '-'{{ a }}", &[]),
+        ("ls \\x{{ a }}", &[]),
+        ("ls --name=\"{{ .CurrentEntity.name }}\" {{ b }}", &["b"]),
+    ];
+    for (text, want) in shell {
+        assert_eq!(
+            &names(Template::shell(text).unwrap()),
+            want,
+            "shell: {text}"
+        );
+    }
+    let exec: &[(&str, &[&str])] = &[
+        ("{{ a }}", &["a"]),
+        ("{{ a }}{{ b }}", &["a", "b"]),
+        ("{{ a }}/x", &["a"]),
+        ("--name={{ a }}", &[]),
+        ("/srv/{{ a }}", &[]),
+        ("x{{ a }}{{ b }}", &[]),
+        ("plain", &[]),
+    ];
+    for (text, want) in exec {
+        assert_eq!(
+            &names(Template::literal(text).unwrap()),
+            want,
+            "exec: {text}"
+        );
+    }
+    // HTML is never a command line.
+    assert!(
+        Template::html("<b>{{ a }}</b>")
+            .unwrap()
+            .leading()
+            .next()
+            .is_none()
+    );
+}

@@ -769,3 +769,103 @@ fn a_password_cut_by_the_output_omission_leaves_no_fragment() {
         assert!(!stdout.contains(fragment), "{fragment} left in {stdout}");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Entity values that start with `-`
+
+/// An entity field or an entity-fed choice that starts with `-` never reaches a program as
+/// an option: an instance whose field starts an argument of the command is disabled (its
+/// press refused, saying which field and how to allow it, and its button greyed with the
+/// reason), and an entity-fed choice is refused like a free-text value. Inside a larger word
+/// the value is no option and runs; `allowLeadingDash: true` on the action (for its
+/// entity's fields) or on the argument (for its entity-fed choices) lets it through.
+#[test]
+fn an_entity_value_starting_with_a_dash_is_no_option() {
+    let files = TempDir::new();
+    let hosts = files.path().join("hosts.yaml");
+    std::fs::write(
+        &hosts,
+        "- {key: a, name: \"--help\"}\n- {key: b, name: plain}\n",
+    )
+    .expect("write hosts");
+    let config = json!({
+        "entities": [{"file": hosts.to_str().unwrap(), "name": "host"}],
+        "actions": [
+            {"id": "x", "title": "x {{ .CurrentEntity.name }}", "entity": "host",
+             "exec": ["echo", "{{ .CurrentEntity.name }}"]},
+            {"id": "s", "title": "s {{ .CurrentEntity.name }}", "entity": "host",
+             "shell": "echo \"{{ .CurrentEntity.name }}\""},
+            {"id": "inside", "title": "i {{ .CurrentEntity.name }}", "entity": "host",
+             "shell": "echo --name={{ .CurrentEntity.name }} /srv/{{ .CurrentEntity.name }}"},
+            {"id": "ok", "title": "ok {{ .CurrentEntity.name }}", "entity": "host",
+             "allowLeadingDash": true, "exec": ["printf", "%s\\n", "{{ .CurrentEntity.name }}"]},
+            {"id": "pick", "title": "pick", "shell": "echo {{ h }}",
+             "arguments": [{"name": "h", "entity": "host",
+                            "choices": [{"value": "{{ host.name }}"}]}]},
+            {"id": "pickok", "title": "pickok", "shell": "printf '%s\\n' {{ h }}",
+             "arguments": [{"name": "h", "entity": "host", "allowLeadingDash": true,
+                            "choices": [{"value": "{{ host.name }}"}]}]},
+        ],
+    });
+    let server = Server::start(config);
+    let run = |id: &str, args: Value| {
+        server.call(
+            "StartActionAndWait",
+            json!({"actionId": id, "arguments": args}),
+        )
+    };
+    for id in ["x-a", "s-a"] {
+        let (status, reply) = run(id, json!([]));
+        let message = reply["message"].as_str().unwrap_or_default();
+        assert_ne!(status, 200, "{id} ran: {reply}");
+        assert!(
+            message.contains("hosts.yaml")
+                && message.contains("\"a\"")
+                && message.contains("\"name\"")
+                && message.contains("allowLeadingDash: true"),
+            "{id}: {message}"
+        );
+    }
+    let stdout = |(status, reply): (u16, Value)| {
+        assert_eq!(status, 200, "{reply}");
+        reply["logEntry"]["stdout"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    // The same actions run for an instance whose field is plain.
+    assert_eq!(stdout(run("x-b", json!([]))), "plain\n");
+    assert_eq!(stdout(run("s-b", json!([]))), "plain\n");
+    // Inside a larger word the value cannot be an option.
+    assert_eq!(
+        stdout(run("inside-a", json!([]))),
+        "--name=--help /srv/--help\n"
+    );
+    assert_eq!(stdout(run("ok-a", json!([]))), "--help\n");
+    // The entity-fed choice: refused, naming the argument and the setting.
+    let (status, reply) = run("pick", json!([{"name": "h", "value": "--help"}]));
+    let message = reply["message"].as_str().unwrap_or_default();
+    assert_ne!(status, 200, "{reply}");
+    assert!(
+        message.contains("\"h\"") && message.contains("allowLeadingDash"),
+        "{message}"
+    );
+    assert_eq!(
+        stdout(run("pick", json!([{"name": "h", "value": "plain"}]))),
+        "plain\n"
+    );
+    assert_eq!(
+        stdout(run("pickok", json!([{"name": "h", "value": "--help"}]))),
+        "--help\n"
+    );
+    // The page shows the disabled instance greyed with its reason, and it cannot be pressed.
+    let (_, binding) = server.call("GetActionBinding", json!({"bindingId": "x-a"}));
+    assert_eq!(binding["action"]["canExec"], json!(false), "{binding}");
+    let (_, binding) = server.call("GetActionBinding", json!({"bindingId": "x-b"}));
+    assert_eq!(binding["action"]["canExec"], json!(true), "{binding}");
+    // Said in the log once per load, naming the file, the instance and the field.
+    let needle = "binding x-a of action x is disabled";
+    assert!(server.log_shows(needle));
+    assert_eq!(server.log_count(needle), 1);
+    assert!(server.log_contains("hosts.yaml, instance \"a\": its field \"name\""));
+}

@@ -360,7 +360,6 @@ fn a_yaml_file_linked_into_the_overlay_is_applied() {
 /// arguments, so an entity file written by a script cannot inject into a command either";
 /// docs/arguments.md: "A value never becomes an option."
 #[test]
-#[ignore = "fe30f finding F8"]
 fn an_entity_field_is_no_option() {
     let files = TempDir::new();
     let hosts = files.path().join("hosts.yaml");

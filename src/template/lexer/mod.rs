@@ -36,7 +36,7 @@ mod words;
 use super::Stop;
 use super::commands::{Command, Word};
 use super::reread::{Analysis, DATA_VARIABLES, Lost, Notes, Rereading};
-use super::{Context, Part, UNSAFE_HINT, parse_placeholder, push_text, refuse};
+use super::{Context, Lead, Part, UNSAFE_HINT, parse_placeholder, push_text, refuse};
 
 /// Where the scan stands, for a placeholder found there: `None` at the top level, where a
 /// value can be quoted, or the words naming the construct it is nested in.
@@ -314,7 +314,14 @@ impl<'a> Lexer<'a> {
             return Err(Stop::Refused(format!("{p} stands {place}: {hint}")));
         }
         push_text(&mut self.parts, &self.text[self.copied..self.pos]);
-        self.parts.push(Part::Hole(p.clone(), ctx));
+        // Quotes and expansions before it add no character the author wrote (`""{{ x }}`,
+        // `$EMPTY{{ x }}`): only read text puts the value inside the word.
+        let lead = if word.seen_text {
+            Lead::Inside
+        } else {
+            Lead::Starts
+        };
+        self.parts.push(Part::Hole(p.clone(), ctx, lead));
         self.pos += len;
         self.copied = self.pos;
         word.note_hole(p);
