@@ -328,13 +328,10 @@ impl Pending {
                 self.rearm = true;
             }
             let event = match what {
-                // The config file or its board being created is empty yet: its text comes
-                // with the write that follows. A file made in a config directory is a change:
-                // a symlink or hard link put there to switch a file on (`ln -s
-                // ../available/50-x.yaml config.d/`) comes with no write at all, and one made
-                // to be written is held by its writer like any edit (the quiet, the writer
-                // probe). A config directory being created is a change: its files are read
-                // once it is watched.
+                // The config or its board being created is empty yet: its text comes with the
+                // write that follows. A file made in a config directory is a change (a symlink
+                // or hard link put there, `ln -s`, comes with no write; one being written is
+                // held by its writer like any edit), and so is a config directory made.
                 What::Created
                     if targets.is_config(path)
                         && !targets.is_config_dir(path)
