@@ -328,10 +328,15 @@ impl Pending {
                 self.rearm = true;
             }
             let event = match what {
-                // A config file or include being created is empty yet: its text comes with
-                // the write that follows. A config directory being created is a change: its
-                // files are read once it is watched.
-                What::Created if targets.is_config(path) && !targets.is_config_dir(path) => {
+                // The config or its board being created is empty yet: its text comes with the
+                // write that follows. A file made in a config directory is a change (a symlink
+                // or hard link put there, `ln -s`, comes with no write; one being written is
+                // held by its writer like any edit), and so is a config directory made.
+                What::Created
+                    if targets.is_config(path)
+                        && !targets.is_config_dir(path)
+                        && !targets.in_config_dir(path) =>
+                {
                     continue;
                 }
                 What::Created | What::Replaced => FileEvent::Replaced,

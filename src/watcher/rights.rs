@@ -11,8 +11,11 @@
 //! user who may now log in (new, or `authLocalUsers` turned on) or whose password hash was
 //! replaced, an action any web page or a new link key may now start by a plain GET, a dump
 //! switch turned on, web pages (`allowedOrigins`) or host names (`allowedHosts`) newly let
-//! through, `connectProtocolHeader: optional`, and an argument that accepts values it refused
-//! (its choices removed or added to, its type loosened).
+//! through, `connectProtocolHeader: optional`, and an argument that accepts values it refused:
+//! its choices removed or added to, its type (or `regex:` pattern) loosened,
+//! `allowLeadingDash` turned on, an empty value taken (`rejectNull` removed, or a default
+//! given), its choices drawn from another entity type, or a value a file trigger alone set
+//! now open to callers.
 //!
 //! One reload is refused here rather than described (`falls_open`): to a config with neither
 //! `defaultPermissions` nor any ACL from one with them, the allow-all defaults a file half
@@ -24,7 +27,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::arguments::{ArgType, Argument};
+use crate::arguments::{ArgType, Argument, Dash};
 use crate::config::{Action, Cidr, Config, PlainGet, ProtocolHeader};
 use crate::origin::{Hosts, Origins};
 use crate::permissions::{Caller, Decision, Provider, Verb, decide, effective_policy};
@@ -372,8 +375,8 @@ fn protocol_header(old: &Config, new: &Config) -> Option<Gain> {
     })
 }
 
-/// Arguments of an action both configs have that now accept values they refused: choices
-/// removed or added to, or a type that is not within the one before.
+/// Arguments of an action both configs have that now accept values they refused (see
+/// `argument_gain`).
 fn arguments(old: &Config, new: &Config) -> Option<Gain> {
     let old_actions = by_id(old);
     let mut widened = Vec::new();
@@ -385,7 +388,7 @@ fn arguments(old: &Config, new: &Config) -> Option<Gain> {
             let Some(was) = before.arguments.iter().find(|a| a.name == arg.name) else {
                 continue;
             };
-            if let Some(what) = argument_gain(was, arg) {
+            for what in argument_gain(was, arg) {
                 widened.push(format!("{} of {}: {what}", arg.name, action.id));
             }
         }
@@ -401,25 +404,65 @@ fn arguments(old: &Config, new: &Config) -> Option<Gain> {
     })
 }
 
-/// Whether `arg`'s values are limited to its choices (choices win over the type, but for
-/// the types that are about choices).
-fn by_choices(arg: &Argument) -> bool {
-    !arg.choices.is_empty()
-        && !matches!(
-            arg.rule,
-            ArgType::Checkbox | ArgType::Checklist | ArgType::ChoiceOnly
-        )
+/// Whether `arg`'s values are limited to its choices: choices win over the type, and a
+/// checkbox's or a checklist's choices are its values too.
+fn limited(arg: &Argument) -> bool {
+    !arg.choices.is_empty() || arg.rule == ArgType::ChoiceOnly
 }
 
-/// What an argument accepts under `new` and did not under `old`, in words.
-fn argument_gain(old: &Argument, new: &Argument) -> Option<String> {
+/// What an argument accepts under `new` and did not under `old`, in words, one entry per
+/// property that lets values through: its choices or type, `allowLeadingDash`, whether an
+/// empty value is taken (`rejectNull`, `default`), the entity type its choices come from,
+/// and whether a caller may set it at all (a file trigger's own). Each is compared on its
+/// own, so a reload that widens two of them names both.
+fn argument_gain(old: &Argument, new: &Argument) -> Vec<String> {
+    if new.rule.is_display_only() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = values_gain(old, new).into_iter().collect();
+    // The gate on a leading `-` holds only for free text that the choices do not limit.
+    if new.dash == Dash::Allow
+        && old.dash == Dash::Refuse
+        && !limited(new)
+        && new.rule.is_free_text()
+    {
+        out.push("values that start with - (allowLeadingDash)".into());
+    }
+    if takes_empty(new) && !takes_empty(old) {
+        out.push(match new.default.as_deref().filter(|d| !d.is_empty()) {
+            Some(default) => format!("an empty value (it now takes the default {default:?})"),
+            None => "an empty value (rejectNull removed)".into(),
+        });
+    }
+    if let Some(kind) = new
+        .entity
+        .as_deref()
+        .filter(|k| old.entity.as_deref() != Some(k))
+    {
+        let was = old
+            .entity
+            .as_deref()
+            .map_or("none".to_string(), |k| format!("{k:?}"));
+        out.push(format!("the instances of entity type {kind:?} (was {was})"));
+    }
+    if old.from_trigger && !new.from_trigger {
+        out.push("a value from the caller (before, its file trigger's alone)".into());
+    }
+    out
+}
+
+/// Whether a start that sends no value for `arg` gets past it: not required, or required
+/// with a default to take.
+fn takes_empty(arg: &Argument) -> bool {
+    !arg.reject_null || arg.default.as_deref().is_some_and(|d| !d.is_empty())
+}
+
+/// What the choices or the type of `new` accept that those of `old` refused, in words.
+fn values_gain(old: &Argument, new: &Argument) -> Option<String> {
     let values =
         |a: &Argument| -> Vec<String> { a.choices.iter().map(|c| c.value.clone()).collect() };
     let (had, has) = (values(old), values(new));
-    match (
-        by_choices(old) || old.rule == ArgType::ChoiceOnly,
-        by_choices(new) || new.rule == ArgType::ChoiceOnly,
-    ) {
+    match (limited(old), limited(new)) {
         (true, true) => {
             let more: Vec<&String> = has.iter().filter(|v| !had.contains(v)).collect();
             (!more.is_empty()).then(|| {

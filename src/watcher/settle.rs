@@ -64,7 +64,10 @@ pub enum Event {
     Written,
     /// Closed; `wrote` when it had been opened for writing (a change then).
     Closed { wrote: bool },
-    /// Renamed away: the handles on it now belong to another name. No change by itself.
+    /// Renamed away (to a name the group does not read, such as `50-open.yaml.disabled`, or
+    /// out of its directory): a change, since the group lost a file, and the handles on it
+    /// now belong to another name. A rename to a name the group reads comes with a
+    /// `Replaced` of that name too.
     MovedAway,
     /// Replaced, made or removed (a rename over it, a creation, a removal): a change.
     Replaced,
@@ -184,6 +187,7 @@ impl Group {
                 }
             }
             Event::MovedAway => {
+                self.touch(now);
                 self.handles.remove(path);
                 self.written.remove(path);
             }
@@ -514,12 +518,19 @@ mod tests {
                 (3_000, Some(("c", C)), wait(5_000)),
                 (5_000, None, Ready::Settled),
             ],
-            // The file renamed away while a writer holds it: its handles go with it.
+            // The file renamed away while a writer holds it: its handles go with it, and the
+            // rename is a change of its own.
             vec![
                 (0, Some(("c", O)), Ready::Idle),
                 (1, Some(("c", W)), wait(2_001)),
-                (2, Some(("c", moved)), wait(2_001)),
-                (2_001, None, Ready::Settled),
+                (2, Some(("c", moved)), wait(2_002)),
+                (2_002, None, Ready::Settled),
+            ],
+            // A quiet file renamed away (`mv 50-open.yaml 50-open.yaml.disabled`): no event
+            // follows under a name the group reads, and the rename alone settles.
+            vec![
+                (0, Some(("c", moved)), wait(2_000)),
+                (2_000, None, Ready::Settled),
             ],
             // Renamed over while a reader holds the old file: the old file's close comes
             // under the name, and balances.

@@ -718,8 +718,9 @@ fn no_argument_sets_a_variable_a_program_reads_as_its_settings() {
 /// A reload that widens trust or identity says so at warn level, naming who gains what: the
 /// whole LAN trusted to name the caller in a header, a password hash replaced, a dump switch
 /// turned on, every web page let through, an action any page may start by a plain GET, a new
-/// action guests may run, the Connect header made optional, an argument's choices removed;
-/// then, without header auth, the proxies widened (they count against no per-address share).
+/// action guests may run, the Connect header made optional, an argument's choices removed and
+/// another's leading dash allowed; then, without header auth, the proxies widened (they count
+/// against no per-address share).
 #[test]
 fn a_reload_that_widens_trust_says_who_gains_what() {
     use crate::identity::phc;
@@ -730,8 +731,10 @@ fn a_reload_that_widens_trust_says_who_gains_what() {
                 {"username": "alice", "usergroup": "admins", "password": hash}]},
             "actions": [
                 {"id": "uptime", "title": "Uptime", "shell": "uptime"},
-                {"id": "ping", "title": "Ping", "shell": "echo {{ host }}", "arguments": [
-                    {"name": "host", "choices": [{"value": "a"}, {"value": "b"}]}]},
+                {"id": "ping", "title": "Ping", "shell": "echo {{ host }} {{ count }}",
+                 "arguments": [
+                    {"name": "host", "choices": [{"value": "a"}, {"value": "b"}]},
+                    {"name": "count", "type": "ascii_identifier"}]},
             ],
         })
     };
@@ -745,6 +748,7 @@ fn a_reload_that_widens_trust_says_who_gains_what() {
     wide["connectProtocolHeader"] = json!("optional");
     wide["actions"][0]["insecureAllowStartFromAnyWebPage"] = json!(true);
     wide["actions"][1]["arguments"][0] = json!({"name": "host", "type": "ascii_identifier"});
+    wide["actions"][1]["arguments"][1]["allowLeadingDash"] = json!(true);
     wide["actions"]
         .as_array_mut()
         .unwrap()
@@ -794,7 +798,8 @@ fn a_reload_that_widens_trust_says_who_gains_what() {
     );
     warned(
         "whoever may start these actions",
-        "host of ping: any ascii_identifier value (its choices removed)",
+        "host of ping: any ascii_identifier value (its choices removed); count of ping: values \
+         that start with - (allowLeadingDash)",
     );
     warned(
         "clients at ::/0",

@@ -1,7 +1,9 @@
 //! The watcher's own timing, from outside: the start-up baseline is what the start-up load
 //! read (an edit made before the watches exist is applied), a refused config is refused once
-//! until its files change, and re-arming after directory changes keeps its spacing however
-//! fast a directory churns.
+//! until its files change, re-arming after directory changes keeps its spacing however
+//! fast a directory churns, and every change of which files make up the config (a file
+//! renamed away to a name the loader skips, moved out, removed, a directory moved away, a
+//! symlink removed, or a file renamed back) reloads it like an edit.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -10,7 +12,7 @@ use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
 use serde_json::{Value, json};
 
 use crate::client::assert_json_error;
-use crate::harness::{SOON, Server, repeat_for, to_yaml, wait_until};
+use crate::harness::{SOON, Server, TempDir, repeat_for, to_yaml, wait_until};
 
 /// A reload: 2 s of quiet, two reads 250 ms apart, and a wide margin for a busy machine.
 const RELOAD: Duration = Duration::from_secs(20);
@@ -138,4 +140,164 @@ fn re_arming_after_directory_changes_keeps_its_spacing() {
         (1..=20).contains(&opens),
         "{opens} reads of the config in {window:?}"
     );
+}
+
+/// Waits for the reload after `what`: one more "config reloaded" than `seen`, which it then
+/// counts.
+fn reloaded(server: &Server, seen: &mut usize, what: &str) {
+    let before = *seen;
+    assert!(
+        wait_until(RELOAD, || server.log_count("config reloaded") > before),
+        "{what}: no reload"
+    );
+    *seen = server.log_count("config reloaded");
+}
+
+/// Whether guests may run `reboot`, as StartAction answers.
+fn guests_may_reboot(server: &Server) -> bool {
+    match start_reboot(server) {
+        (200, _) => true,
+        (403, body) => {
+            assert_json_error(&body, "permission_denied");
+            false
+        }
+        (status, body) => panic!("{status}: {body}"),
+    }
+}
+
+/// What a step does, whether guests may run `reboot` after it, and how.
+type Step<'a> = (&'static str, bool, Box<dyn Fn() + 'a>);
+
+/// An overlay file that lets guests run `reboot`, switched off and on the usual ways: renamed
+/// to `.disabled` and back, moved out of the directory and back, its directory moved away
+/// and back, a symlink to it made and removed, a hard link made, the file removed. Each is a
+/// reload, and the right the file gives is gone or back after it.
+#[test]
+fn switching_an_overlay_file_off_or_on_by_any_rename_or_removal_reloads() {
+    // The overlay directory and its file are made before the config names them, so that
+    // naming them is one reload.
+    let server = Server::start_yaml(&to_yaml(&json!({
+        "defaultPermissions": {"view": true, "exec": false, "logs": true},
+        "actions": [{"id": "reboot", "title": "Reboot", "shell": "true"}],
+    })));
+    assert!(wait_until(SOON, || server.log_contains("for changes")));
+    assert!(!guests_may_reboot(&server));
+    let mut seen = server.log_count("config reloaded");
+    let over = server.path("over.d");
+    let open = over.join("50-open.yaml");
+    std::fs::create_dir(&over).unwrap();
+    let opening = to_yaml(&json!({
+        "defaultPermissions": {"view": true, "exec": true, "logs": true},
+    }));
+    std::fs::write(&open, &opening).unwrap();
+    replace(&server.path("config.yaml"), &config(false, 0));
+    reloaded(&server, &mut seen, "the config naming the overlay");
+    assert!(guests_may_reboot(&server), "the overlay gives the right");
+
+    let steps: Vec<Step<'_>> = vec![
+        (
+            "renamed to .disabled",
+            false,
+            Box::new(|| std::fs::rename(&open, over.join("50-open.yaml.disabled")).unwrap()),
+        ),
+        (
+            "a .disabled renamed back to .yaml",
+            true,
+            Box::new(|| std::fs::rename(over.join("50-open.yaml.disabled"), &open).unwrap()),
+        ),
+        (
+            "moved out of the directory",
+            false,
+            Box::new(|| std::fs::rename(&open, server.path("parked.yaml")).unwrap()),
+        ),
+        (
+            "moved back in",
+            true,
+            Box::new(|| std::fs::rename(server.path("parked.yaml"), &open).unwrap()),
+        ),
+        (
+            "the directory moved away",
+            false,
+            Box::new(|| std::fs::rename(&over, server.path("over.d.off")).unwrap()),
+        ),
+        (
+            "the directory moved back",
+            true,
+            Box::new(|| std::fs::rename(server.path("over.d.off"), &over).unwrap()),
+        ),
+        (
+            "moved to another directory",
+            false,
+            Box::new(|| std::fs::rename(&open, server.path("open.yaml")).unwrap()),
+        ),
+        (
+            "a symlink to it made in the directory (ln -s)",
+            true,
+            Box::new(|| {
+                std::os::unix::fs::symlink(server.path("open.yaml"), over.join("60-link.yaml"))
+                    .unwrap()
+            }),
+        ),
+        (
+            "the symlink removed",
+            false,
+            Box::new(|| std::fs::remove_file(over.join("60-link.yaml")).unwrap()),
+        ),
+        (
+            "a hard link to it made in the directory (ln)",
+            true,
+            Box::new(|| std::fs::hard_link(server.path("open.yaml"), &open).unwrap()),
+        ),
+        (
+            "removed",
+            false,
+            Box::new(|| std::fs::remove_file(&open).unwrap()),
+        ),
+    ];
+    for (what, may, step) in steps {
+        step();
+        reloaded(&server, &mut seen, what);
+        assert_eq!(guests_may_reboot(&server), may, "after: {what}");
+    }
+}
+
+/// An include file that adds an action, switched off by renaming it to a name the loader
+/// skips or by moving it out of its directory, and on again by renaming it back: the action
+/// is gone and back with each reload.
+#[test]
+fn an_include_file_renamed_away_or_back_is_a_reload() {
+    let inc = TempDir::new();
+    let file = inc.path().join("10-extra.yaml");
+    let extra = json!({"id": "extra", "title": "Extra", "shell": "true"});
+    std::fs::write(&file, to_yaml(&json!({"actions": [extra]}))).unwrap();
+    let yaml = to_yaml(&json!({
+        "defaultPermissions": {"view": true, "exec": true, "logs": true},
+        "include": inc.path().to_str().expect("utf-8 path"),
+        "actions": [{"id": "reboot", "title": "Reboot", "shell": "true"}],
+    }));
+    let server = Server::start_yaml(&yaml);
+    assert!(wait_until(SOON, || server.log_contains("for changes")));
+    let mut seen = server.log_count("config reloaded");
+    let has_extra = || match server.call("StartAction", json!({"actionId": "extra"})) {
+        (200, _) => true,
+        (404, body) => {
+            assert_json_error(&body, "not_found");
+            false
+        }
+        (status, body) => panic!("{status}: {body}"),
+    };
+    assert!(has_extra());
+    let off = inc.path().join("10-extra.yaml.disabled");
+    let out = server.path("10-extra.yaml");
+    let steps: [(&str, &std::path::Path, &std::path::Path, bool); 4] = [
+        ("renamed to .disabled", &file, &off, false),
+        ("renamed back to .yaml", &off, &file, true),
+        ("moved out of its directory", &file, &out, false),
+        ("moved back in", &out, &file, true),
+    ];
+    for (what, from, to, present) in steps {
+        std::fs::rename(from, to).unwrap();
+        reloaded(&server, &mut seen, what);
+        assert_eq!(has_extra(), present, "after: {what}");
+    }
 }

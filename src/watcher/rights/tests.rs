@@ -356,6 +356,110 @@ fn the_table_of_argument_gains() {
             "type: int, choices: [{value: '1'}, {value: 'x y'}]",
             Some("host of ping: the choices \"x y\" its type refused"),
         ),
+        // allowLeadingDash: a gain where the gate holds (free text, no choices).
+        (
+            "type: ascii_identifier",
+            "type: ascii_identifier, allowLeadingDash: true",
+            Some("host of ping: values that start with - (allowLeadingDash)"),
+        ),
+        (
+            "type: email, allowLeadingDash: false",
+            "type: email, allowLeadingDash: true",
+            Some("host of ping: values that start with - (allowLeadingDash)"),
+        ),
+        (
+            "type: checklist",
+            "type: checklist, allowLeadingDash: true",
+            Some("host of ping: values that start with - (allowLeadingDash)"),
+        ),
+        (
+            "type: ascii_identifier, allowLeadingDash: true",
+            "type: ascii_identifier",
+            None,
+        ),
+        (
+            choices,
+            "choices: [{value: a}, {value: b}], allowLeadingDash: true",
+            None,
+        ),
+        ("type: int", "type: int, allowLeadingDash: true", None),
+        (
+            "type: ascii",
+            "type: ascii_sentence, allowLeadingDash: true",
+            Some(
+                "host of ping: type ascii_sentence (was ascii); host of ping: values that start \
+                 with - (allowLeadingDash)",
+            ),
+        ),
+        // A regex: pattern is the type.
+        ("type: 'regex:[a-z]+'", "type: 'regex:[a-z]+'", None),
+        (
+            "type: 'regex:[a-z]+'",
+            "type: 'regex:[a-z0-9]+'",
+            Some("host of ping: type regex:[a-z0-9]+ (was regex:[a-z]+)"),
+        ),
+        (
+            "type: ascii_identifier",
+            "type: 'regex:[a-z]+'",
+            Some("host of ping: type regex:[a-z]+ (was ascii_identifier)"),
+        ),
+        // A checkbox's and a checklist's choices are its values.
+        (
+            "type: checklist, choices: [{value: a}, {value: b}]",
+            "type: checklist, choices: [{value: a}, {value: b}, {value: c}]",
+            Some("host of ping: the new choices \"c\""),
+        ),
+        (
+            "type: checklist, choices: [{value: a}]",
+            "type: checklist",
+            Some("host of ping: any checklist value (its choices removed)"),
+        ),
+        (
+            "type: checkbox",
+            "type: checkbox, choices: [{value: 'yes'}, {value: '1'}]",
+            Some("host of ping: the choices \"yes\" its type refused"),
+        ),
+        // An empty value: rejectNull removed, or a default to take.
+        (
+            "type: int, rejectNull: true",
+            "type: int",
+            Some("host of ping: an empty value (rejectNull removed)"),
+        ),
+        (
+            "type: int, rejectNull: true",
+            "type: int, rejectNull: true, default: 5",
+            Some("host of ping: an empty value (it now takes the default \"5\")"),
+        ),
+        ("type: int", "type: int, rejectNull: true", None),
+        ("type: int, default: 5", "type: int, default: 6", None),
+        // The entity type the choices come from.
+        (
+            "entity: server, choices: [{value: '{{ .CurrentEntity.key }}'}]",
+            "entity: vm, choices: [{value: '{{ .CurrentEntity.key }}'}]",
+            Some("host of ping: the instances of entity type \"vm\" (was \"server\")"),
+        ),
+        (
+            "choices: [{value: '{{ .CurrentEntity.key }}'}]",
+            "entity: vm, choices: [{value: '{{ .CurrentEntity.key }}'}]",
+            Some("host of ping: the instances of entity type \"vm\" (was none)"),
+        ),
+        (
+            "entity: vm, choices: [{value: '{{ .CurrentEntity.key }}'}]",
+            "choices: [{value: '{{ .CurrentEntity.key }}'}]",
+            None,
+        ),
+        // Two properties at once: both named.
+        (
+            "type: ascii_identifier, rejectNull: true",
+            "type: ascii_sentence, rejectNull: false, allowLeadingDash: true",
+            Some(
+                "host of ping: type ascii_sentence (was ascii_identifier); host of ping: values \
+                 that start with - (allowLeadingDash); host of ping: an empty value \
+                 (rejectNull removed)",
+            ),
+        ),
+        // No value at all: display-only.
+        ("type: ascii", "type: confirmation", None),
     ];
     for (i, (old, new, want)) in cases.iter().enumerate() {
         let got = gains(&config_with(old), &config_with(new));
@@ -370,6 +474,24 @@ fn the_table_of_argument_gains() {
             .collect();
         assert_eq!(got, want, "case {i}: {old} -> {new}");
     }
+}
+
+/// An argument a file trigger alone filled in, declared by the author once the trigger is
+/// gone: any caller may now set it.
+#[test]
+fn a_file_trigger_argument_open_to_callers_is_a_gain() {
+    let triggered = "actions:\n  - {id: up, title: Up, shell: 'cat {{ filepath }}', \
+                     execOnFileCreatedInDir: /in}\n";
+    let by_hand = "actions:\n  - {id: up, title: Up, shell: 'cat {{ filepath }}', \
+                   arguments: [{name: filepath, type: very_dangerous_raw_string}]}\n";
+    let got = gains(&config(triggered), &config(by_hand));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        got[0].what,
+        "argument values refused before: filepath of up: a value from the caller (before, its \
+         file trigger's alone)"
+    );
+    assert!(gains(&config(by_hand), &config(triggered)).is_empty());
 }
 
 /// A reload to the allow-all defaults from a config with rules is refused, unless the
