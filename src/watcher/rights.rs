@@ -384,6 +384,13 @@ fn arguments(old: &Config, new: &Config) -> Option<Gain> {
         let Some(before) = old_actions.get(action.id.as_str()) else {
             continue;
         };
+        if action.entity_dash == Dash::Allow && before.entity_dash == Dash::Refuse {
+            widened.push(format!(
+                "the entity fields in the command of {}: values that start with - \
+                 (allowLeadingDash)",
+                action.id
+            ));
+        }
         for arg in &action.arguments {
             let Some(was) = before.arguments.iter().find(|a| a.name == arg.name) else {
                 continue;
@@ -420,11 +427,11 @@ fn argument_gain(old: &Argument, new: &Argument) -> Vec<String> {
         return Vec::new();
     }
     let mut out: Vec<String> = values_gain(old, new).into_iter().collect();
-    // The gate on a leading `-` holds only for free text that the choices do not limit.
+    // The gate on a leading `-` holds for free text that the choices do not limit, and for
+    // an entity-fed argument, whose choices are the entity file's text, not the author's.
     if new.dash == Dash::Allow
         && old.dash == Dash::Refuse
-        && !limited(new)
-        && new.rule.is_free_text()
+        && (new.entity.is_some() || (!limited(new) && new.rule.is_free_text()))
     {
         out.push("values that start with - (allowLeadingDash)".into());
     }

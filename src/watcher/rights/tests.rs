@@ -448,6 +448,12 @@ fn the_table_of_argument_gains() {
             "choices: [{value: '{{ .CurrentEntity.key }}'}]",
             None,
         ),
+        // An entity-fed argument's choices are the entity file's text: the dash gate holds.
+        (
+            "entity: vm, choices: [{value: '{{ .CurrentEntity.key }}'}]",
+            "entity: vm, choices: [{value: '{{ .CurrentEntity.key }}'}], allowLeadingDash: true",
+            Some("host of ping: values that start with - (allowLeadingDash)"),
+        ),
         // Two properties at once: both named.
         (
             "type: ascii_identifier, rejectNull: true",
@@ -533,4 +539,29 @@ fn a_long_list_is_cut() {
         g[0].what,
         "exec on a0, a1, a2, a3, a4, a5, a6, a7 and 12 more"
     );
+}
+
+#[test]
+fn an_action_that_lets_entity_fields_start_with_a_dash_is_a_gain() {
+    let with = |allow: &str| {
+        config(&format!(
+            "actions:\n  - {{id: ls, title: Ls, entity: vm, shell: 'ls {{{{ .CurrentEntity.name }}}}'\
+             {allow}}}\n"
+        ))
+    };
+    let named = |old: &str, new: &str| -> Vec<String> {
+        gains(&with(old), &with(new))
+            .into_iter()
+            .map(|g| g.what)
+            .collect()
+    };
+    assert_eq!(
+        named("", ", allowLeadingDash: true"),
+        [
+            "argument values refused before: the entity fields in the command of ls: values that \
+          start with - (allowLeadingDash)"
+        ]
+    );
+    assert!(named(", allowLeadingDash: true", "").is_empty());
+    assert!(named(", allowLeadingDash: true", ", allowLeadingDash: true").is_empty());
 }
