@@ -193,17 +193,13 @@ fn split_variable(
     let line = found.line;
     let of = |name: &String| arguments.iter().find(|a| a.name == *name);
     let names: Vec<String> = found.arguments.iter().map(|n| format!("{n:?}")).collect();
-    let holds = match (&found.unknown, names.is_empty()) {
-        (Some(why), _) => {
+    let names = names.join(", ");
+    let holds = match &found.unknown {
+        Some(why) => {
             format!("may hold a value the command received ({why}), which actiond does not follow")
         }
-        (None, _) if found.copied => {
-            format!(
-                "holds the value of argument {} (copied into it)",
-                names.join(", ")
-            )
-        }
-        (None, _) => format!("holds argument {}'s value", names.join(", ")),
+        None if found.copied => format!("holds the value of argument {names} (copied into it)"),
+        None => format!("holds argument {names}'s value"),
     };
     let fix = format!(
         "${v} on line {line} stands outside quotes and {holds}: the shell splits it into words \

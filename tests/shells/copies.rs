@@ -110,7 +110,7 @@ fn copies_and_ifs_split_where_the_shells_do_and_the_model_flags_them() {
         let (_, analysis) = read_shell(text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
         let flagged = judge(text, &analysis, &values()).is_err()
             || !unquoted(&analysis, &values()).is_empty();
-        if flagged != !want.is_empty() {
+        if flagged == want.is_empty() {
             wrong.push(format!("{text:?}: flagged {flagged}"));
         }
     }
