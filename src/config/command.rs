@@ -205,17 +205,13 @@ fn split_variable(
         "${v} on line {line} stands outside quotes and {holds}: the shell splits it into words \
          and expands glob characters in it; write \"${v}\""
     );
-    let blank = found
-        .arguments
-        .iter()
-        .filter_map(of)
-        .any(may_hold_whitespace);
+    let blank = found.arguments.iter().filter_map(of).any(may_split);
     // What actiond does not follow may hold any value the command received.
     let any_blank = entities
         || arguments
             .iter()
             .filter(|a| !a.name.is_empty() && !a.rule.is_display_only())
-            .any(may_hold_whitespace);
+            .any(may_split);
     if found.ifs {
         c.error(
             at,
@@ -227,33 +223,39 @@ fn split_variable(
     } else if blank || (found.unknown.is_some() && any_blank) {
         c.error(
             at,
-            format!("{fix} (its values may hold spaces, each of which would start an argument of its own)"),
+            format!(
+                "{fix} (its values may hold spaces, each of which would start an argument of its \
+                 own, or glob characters, which become the names of the files they match)"
+            ),
         );
     } else {
         c.warn(at, fix);
     }
 }
 
-/// Whether a value of the argument may hold a space, tab or newline (the shell's IFS).
-fn may_hold_whitespace(a: &Argument) -> bool {
-    let blank = |v: &str| v.contains([' ', '\t', '\n']);
+/// Whether a value of the argument may split when it stands unquoted: it may hold a space,
+/// tab or newline (the shell's IFS), or a glob character (`*`, `?`, `[`), which the shell
+/// expands into the names of the files it matches, as many words as there are files.
+fn may_split(a: &Argument) -> bool {
+    let splits = |v: &str| v.contains([' ', '\t', '\n', '*', '?', '[']);
     match &a.rule {
         // Choices win over the type (a checkbox's or checklist's choices are its values).
-        _ if !a.choices.is_empty() => a.choices.iter().any(|c| blank(&c.value)),
+        _ if !a.choices.is_empty() => a.choices.iter().any(|c| splits(&c.value)),
         ArgType::Untyped
         | ArgType::Ascii
         | ArgType::AsciiIdentifier
         | ArgType::UnicodeIdentifier
         | ArgType::Int
-        | ArgType::Email
-        | ArgType::Url
         | ArgType::Datetime
         | ArgType::Checkbox
         | ArgType::ChoiceOnly
         | ArgType::Confirmation
         | ArgType::Html => false,
-        // A pattern may allow them; actiond does not decide what a pattern matches.
+        // A pattern may allow them; actiond does not decide what a pattern matches. An
+        // address may hold `*` (`a*b@example.com`), a URL `*`, `?` and `[` (`http://[::1]/?q`).
         ArgType::Regex(_)
+        | ArgType::Email
+        | ArgType::Url
         | ArgType::AsciiSentence
         | ArgType::Checklist
         | ArgType::Password
@@ -553,6 +555,14 @@ mod tests {
                 "{name: name, choices: [{value: a b}]}",
                 refused,
             ),
+            // Glob characters: `*@example.com` becomes every file of that shape.
+            ("rm -f $NAME", "{name: name, type: email}", refused),
+            ("curl $NAME", "{name: name, type: url}", refused),
+            (
+                "rm -f $NAME",
+                "{name: name, choices: [{value: \"*\"}]}",
+                refused,
+            ),
             (
                 "rm -f $ACTIOND_ARG_NAME",
                 "{name: name, type: password}",
@@ -634,7 +644,7 @@ mod tests {
         // No value of these holds a space: a warning with the same fix.
         for (shell, arg) in [
             ("rm -f cache/$NAME", "{name: name, type: ascii_identifier}"),
-            ("rm -f $NAME", "{name: name, type: email}"),
+            ("rm -f $NAME", "{name: name, type: datetime}"),
             (
                 "rm -f $NAME",
                 "{name: name, type: ascii_sentence, choices: [{value: a}]}",
