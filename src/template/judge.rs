@@ -1,7 +1,9 @@
 //! The verdict on what the shell model noted (`reread`): given which values can only be
 //! integers and which variables hold an argument's value, it refuses a command where a value
 //! may reach a place that bash reads again as code, arithmetic or a name, and one where a
-//! variable is left as text for another shell that does not have it. Pure: the caller
+//! variable is left as text for another shell that does not have it; and it lists the
+//! variables left unquoted that may hold a value (`unquoted`), following a value through the
+//! variables it is copied into, for the caller to weigh against the argument's type. Pure: the caller
 //! (`config::command`, the differential shell test) says what the values are; this module
 //! reads neither arguments nor configs.
 

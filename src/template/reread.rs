@@ -13,8 +13,9 @@
 //! and the string of `env -S`, which are parsed as shell code or split again; the first
 //! argument of `.` / `source`, a file read as code; and the variables put in the environment
 //! of a program the command starts (`NAME=v cmd`, `export`, `env NAME=v`). It also lists the
-//! variables the command writes (a variable read in one of those places may hold what was
-//! written to it), and the `$NAME`s the shell leaves as text (inside `'…'`), which a shell
+//! variables the command writes and what each is assigned from (a variable read in one of
+//! those places, or left unquoted, may hold what was written to it), the variables it leaves
+//! unquoted, whether it names `IFS`, and the `$NAME`s the shell leaves as text (inside `'…'`), which a shell
 //! the command starts reads from its environment. Pure: it neither reads arguments nor
 //! decides.
 
