@@ -153,8 +153,15 @@ pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), Ref
         let read = values
             .variables
             .iter()
-            .find(|(v, (a, _))| !values.int.contains(a) && names_word(after, v));
-        if let Some((variable, _)) = read {
+            .find(|(v, (a, _))| !values.int.contains(a) && names_word(after, v))
+            .map(|(v, _)| v);
+        // A variable the value was copied into, read where the model no longer follows.
+        let copy = || {
+            analysis.sources.keys().find(|v| {
+                *v != POSITIONAL && names_word(after, v) && may_hold_value(analysis, values, v)
+            })
+        };
+        if let Some(variable) = read.or_else(copy) {
             return Err(Refusal::AfterLost {
                 variable: variable.clone(),
                 why: lost.why.clone(),
@@ -239,6 +246,23 @@ pub fn unquoted(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
         }
     }
     out
+}
+
+/// Whether `variable` may hold a value that is no integer.
+fn may_hold_value(analysis: &Analysis, values: &Values, variable: &str) -> bool {
+    if !values.any {
+        return false;
+    }
+    let mut found = Unquoted {
+        variable: variable.to_string(),
+        line: 0,
+        arguments: BTreeSet::new(),
+        copied: true,
+        unknown: None,
+        ifs: false,
+    };
+    holds(analysis, values, variable, &mut BTreeSet::new(), &mut found);
+    found.unknown.is_some() || found.arguments.iter().any(|a| !values.int.contains(a))
 }
 
 /// What `variable` may hold, into `found`, following its assignments.
@@ -343,6 +367,18 @@ mod tests {
             ("[[ x == y || z ]]; p {{ a }}", Some("inside `[[ ]]`"), true),
             ("[[ {{ a }} == x && y ]]", Some("inside `[[ ]]`"), true),
             ("[[ x < y ]]; p $(( A ))", Some("is read after"), false),
+            // A copy of the value read after the point where the model stops.
+            (
+                "x={{ a }}; alias l=ls; rm $x",
+                Some("$x is read after"),
+                false,
+            ),
+            (
+                "x=$A; shopt -s extglob; rm \"$x\"",
+                Some("$x is read after"),
+                false,
+            ),
+            ("x=1; p \"$A\"; alias l=ls; rm $x", None, false),
             ("[[ {{ a }} == x ]] || p {{ a }}", None, false),
             // dash reads `cmd &> f w` as `cmd &` and `> f w`.
             ("p &> /dev/null {{ a }}", Some("`&>`"), true),
