@@ -8,7 +8,9 @@ use super::checker::{Checker, Fields, path_or};
 use super::tree::{Node, index_path};
 use crate::arguments::ArgType;
 use crate::arguments::{Argument, environment};
-use crate::template::{Placeholder, Template, Values, judge, read_exec, read_shell};
+use crate::template::{
+    Placeholder, Template, Unquoted, Values, judge, read_exec, read_shell, unquoted,
+};
 
 /// What an action runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,12 +166,13 @@ pub(super) fn compile(
         analyses.push((at, "", read_exec(argv)));
     }
     let values = values(arguments, &compiled);
+    let entities = compiled.iter().any(has_entity);
     for (at, text, analysis) in &analyses {
         if let Err(why) = judge(text, analysis, &values) {
             c.error(at, why.to_string());
         }
-        for (variable, line) in &analysis.unquoted {
-            split_variable(c, at, variable, *line, &values, arguments);
+        for found in unquoted(analysis, &values) {
+            split_variable(c, at, &found, arguments, entities);
         }
     }
     match command {
@@ -181,59 +184,87 @@ pub(super) fn compile(
     }
 }
 
-/// An argument's variable expanded outside quotes (`rm cache/$NAME`): the shell splits the
-/// value at spaces into arguments of their own (`old -r victim` gives `rm` a `-r`) and expands
-/// glob characters in it. Refused where the argument's values may hold whitespace; a warning
-/// otherwise (no value of the type splits today, but the quotes cost nothing and keep it so
-/// if the type changes). The fix is the same either way: `"$NAME"`.
+/// A variable that may hold an argument's value, expanded outside quotes (`rm cache/$NAME`,
+/// or `x=$NAME; rm $x`): the shell splits the value at spaces into arguments of their own
+/// (`old -r victim` gives `rm` a `-r`) and expands glob characters in it. Refused where the
+/// value may split: an argument whose values may hold whitespace, a variable actiond cannot
+/// follow while any value may, and any value at all once the command sets IFS (`IFS=.` splits
+/// `x.-r.victim`). A warning otherwise (no value of the type splits today, but the quotes
+/// cost nothing and keep it so if the type changes). The fix is the same either way.
 fn split_variable(
     c: &mut Checker<'_>,
     at: &str,
-    variable: &str,
-    line: usize,
-    values: &Values,
+    found: &Unquoted,
     arguments: &[Argument],
+    entities: bool,
 ) {
-    let Some((name, _)) = values.variables.get(variable) else {
-        return;
-    };
-    let Some(a) = arguments.iter().find(|a| a.name == *name) else {
-        return;
+    let v = &found.variable;
+    let line = found.line;
+    let of = |name: &String| arguments.iter().find(|a| a.name == *name);
+    let names: Vec<String> = found.arguments.iter().map(|n| format!("{n:?}")).collect();
+    let names = names.join(", ");
+    let holds = match &found.unknown {
+        Some(why) => {
+            format!("may hold a value the command received ({why}), which actiond does not follow")
+        }
+        None if found.copied => format!("holds the value of argument {names} (copied into it)"),
+        None => format!("holds argument {names}'s value"),
     };
     let fix = format!(
-        "${variable} on line {line} stands outside quotes, where the shell splits argument \
-         {name:?}'s value into words and expands glob characters in it: write \"${variable}\""
+        "${v} on line {line} stands outside quotes and {holds}: the shell splits it into words \
+         and expands glob characters in it; write \"${v}\""
     );
-    if may_hold_whitespace(a) {
+    let blank = found.arguments.iter().filter_map(of).any(may_split);
+    // What actiond does not follow may hold any value the command received.
+    let any_blank = entities
+        || arguments
+            .iter()
+            .filter(|a| !a.name.is_empty() && !a.rule.is_display_only())
+            .any(may_split);
+    if found.ifs {
         c.error(
             at,
-            format!("{fix} (its values may hold spaces, each of which would start an argument of its own)"),
+            format!(
+                "{fix} (the command sets IFS, so any character of a value may split it, \
+                 whatever its type)"
+            ),
+        );
+    } else if blank || (found.unknown.is_some() && any_blank) {
+        c.error(
+            at,
+            format!(
+                "{fix} (its values may hold spaces, each of which would start an argument of its \
+                 own, or glob characters, which become the names of the files they match)"
+            ),
         );
     } else {
         c.warn(at, fix);
     }
 }
 
-/// Whether a value of the argument may hold a space, tab or newline (the shell's IFS).
-fn may_hold_whitespace(a: &Argument) -> bool {
-    let blank = |v: &str| v.contains([' ', '\t', '\n']);
+/// Whether a value of the argument may split when it stands unquoted: it may hold a space,
+/// tab or newline (the shell's IFS), or a glob character (`*`, `?`, `[`), which the shell
+/// expands into the names of the files it matches, as many words as there are files.
+fn may_split(a: &Argument) -> bool {
+    let splits = |v: &str| v.contains([' ', '\t', '\n', '*', '?', '[']);
     match &a.rule {
         // Choices win over the type (a checkbox's or checklist's choices are its values).
-        _ if !a.choices.is_empty() => a.choices.iter().any(|c| blank(&c.value)),
+        _ if !a.choices.is_empty() => a.choices.iter().any(|c| splits(&c.value)),
         ArgType::Untyped
         | ArgType::Ascii
         | ArgType::AsciiIdentifier
         | ArgType::UnicodeIdentifier
         | ArgType::Int
-        | ArgType::Email
-        | ArgType::Url
         | ArgType::Datetime
         | ArgType::Checkbox
         | ArgType::ChoiceOnly
         | ArgType::Confirmation
         | ArgType::Html => false,
-        // A pattern may allow them; actiond does not decide what a pattern matches.
+        // A pattern may allow them; actiond does not decide what a pattern matches. An
+        // address may hold `*` (`a*b@example.com`), a URL `*`, `?` and `[` (`http://[::1]/?q`).
         ArgType::Regex(_)
+        | ArgType::Email
+        | ArgType::Url
         | ArgType::AsciiSentence
         | ArgType::Checklist
         | ArgType::Password
@@ -264,12 +295,13 @@ fn values(arguments: &[Argument], compiled: &[Template]) -> Values {
             values.variables.insert(v, (a.name.clone(), true));
         }
     }
-    let entity = |t: &Template| {
-        t.placeholders()
-            .any(|(p, _)| matches!(p, Placeholder::Entity(_)))
-    };
-    values.any |= compiled.iter().any(entity);
+    values.any |= compiled.iter().any(has_entity);
     values
+}
+
+fn has_entity(t: &Template) -> bool {
+    t.placeholders()
+        .any(|(p, _)| matches!(p, Placeholder::Entity(_)))
 }
 
 /// How the arguments' values reach a command besides `{{ }}` (`arguments::environment`): the
@@ -532,6 +564,14 @@ mod tests {
                 "{name: name, choices: [{value: a b}]}",
                 refused,
             ),
+            // Glob characters: `*@example.com` becomes every file of that shape.
+            ("rm -f $NAME", "{name: name, type: email}", refused),
+            ("curl $NAME", "{name: name, type: url}", refused),
+            (
+                "rm -f $NAME",
+                "{name: name, choices: [{value: \"*\"}]}",
+                refused,
+            ),
             (
                 "rm -f $ACTIOND_ARG_NAME",
                 "{name: name, type: password}",
@@ -540,10 +580,80 @@ mod tests {
         ] {
             assert_error(&action(shell, arg), "actions[0].shell", needle);
         }
+        // A copy of the value is split like the value (`old -r victim` gives rm `-r` in
+        // dash, bash and busybox ash alike: tests/shells, `copies`).
+        let sentence = "{name: name, type: ascii_sentence}";
+        let copied = "(copied into it)";
+        let unknown = "which actiond does not follow";
+        let spaces = "(its values may hold spaces";
+        for (shell, needles) in [
+            ("x=$NAME; rm $x", [copied, "write \"$x\"", spaces]),
+            ("x={{ name }}; rm $x", [copied, "line 1", spaces]),
+            ("x=\"$NAME\"; rm $x", [copied, "\"name\"", spaces]),
+            (
+                "f() { local x=\"$NAME\"; rm $x; }; f",
+                [copied, "$x", spaces],
+            ),
+            ("set -- \"$NAME\"; rm $1", ["$1", "write \"$1\"", spaces]),
+            ("set -- {{ name }}; rm $@", [copied, "write \"$@\"", spaces]),
+            ("for x in \"$NAME\"; do rm $x; done", [copied, "$x", spaces]),
+            ("x=${NAME%.txt}; rm $x", [copied, "$x", spaces]),
+            ("x=${y:-$NAME}; rm $x", [copied, "$x", spaces]),
+            ("y=$ACTIOND_ARG_NAME; x=$y; rm $x", [copied, "$x", spaces]),
+            (
+                "read x <<E\n\n$NAME\n\nE\n\nrm $x",
+                ["what `read` reads", unknown, spaces],
+            ),
+            (
+                "echo \"$NAME\" | { read x; rm $x; }",
+                ["`read`", unknown, spaces],
+            ),
+            (
+                "x=$(echo \"$NAME\"); rm $x",
+                ["the output of `$( )`", unknown, spaces],
+            ),
+            (
+                "f() { rm $1; }; f \"$NAME\"",
+                ["a function is called with", unknown, spaces],
+            ),
+            (
+                "x=NAME; rm ${!x}",
+                ["named by the value of $x", unknown, spaces],
+            ),
+            ("rm \"$NAME\" $REPLY", ["$REPLY", unknown, spaces]),
+        ] {
+            for needle in needles {
+                assert_error(&action(shell, sentence), "actions[0].shell", needle);
+            }
+        }
+        // The command sets IFS: any value may split, whatever its type.
+        let ifs = "(the command sets IFS, so any character of a value may split it";
+        for (shell, arg) in [
+            ("IFS=.; rm $NAME", "{name: name, type: ascii_identifier}"),
+            (
+                "export IFS=.; rm $NAME",
+                "{name: name, type: ascii_identifier}",
+            ),
+            (
+                "f() { local IFS=.; rm $NAME; }; f",
+                "{name: name, type: email}",
+            ),
+            ("IFS=1; sleep $N", "{name: n, type: int}"),
+            (
+                "IFS=.; x=$NAME; rm $x",
+                "{name: name, type: ascii_identifier}",
+            ),
+            (
+                "read IFS <<E\n\n.\n\nE\n\nrm $NAME",
+                "{name: name, type: ascii_identifier}",
+            ),
+        ] {
+            assert_error(&action(shell, arg), "actions[0].shell", ifs);
+        }
         // No value of these holds a space: a warning with the same fix.
         for (shell, arg) in [
             ("rm -f cache/$NAME", "{name: name, type: ascii_identifier}"),
-            ("rm -f $NAME", "{name: name, type: email}"),
+            ("rm -f $NAME", "{name: name, type: datetime}"),
             (
                 "rm -f $NAME",
                 "{name: name, type: ascii_sentence, choices: [{value: a}]}",
@@ -552,22 +662,29 @@ mod tests {
             assert_warning(
                 &action(shell, arg),
                 "actions[0].shell",
-                "stands outside quotes, where the shell splits argument \"name\"'s value",
+                "stands outside quotes and holds argument \"name\"'s value: the shell splits it",
             );
         }
-        // Quoted, assigned, or another variable: nothing to say.
+        // Ordinary commands that quote their variables load with no warning at all.
         for shell in [
             "rm -f \"cache/$NAME\"",
             "x=$NAME; rm -f \"$x\"",
             "rm -f {{ name }} $NAMES",
+            "x=\"$NAME\"; rm -- \"$x\"",
+            "x={{ name }}; cp \"$x\" \"/tmp/$x.bak\"",
+            "set -- \"$NAME\"; rm -- \"$1\" \"$@\"",
+            "for x in \"$NAME\"; do rm -- \"$x\"; done",
+            "f() { rm -- \"$1\"; }; f \"$NAME\"",
+            "read -r x <<E\n\n$NAME\n\nE\n\nrm -- \"$x\"",
+            "echo \"$NAME\" | while read -r l; do echo \"$l\"; done",
+            "d=/var/tmp; n=3; rm -f $d/x$n \"$NAME\"",
+            "for f in a b; do echo $f \"$NAME\"; done",
+            "x=$((1 + 2)); echo $x \"$NAME\"",
+            "IFS=.; set -- $(date +%F); echo \"$NAME\"",
+            "now=$(date +%s); echo \"$now\" \"$NAME\"",
         ] {
             let (_, warnings) = ok(&action(shell, "{name: name, type: ascii_sentence}"));
-            assert!(
-                !warnings
-                    .iter()
-                    .any(|w| w.to_string().contains("outside quotes")),
-                "{shell}: {warnings:?}"
-            );
+            assert!(warnings.is_empty(), "{shell}: {warnings:?}");
         }
     }
 

@@ -18,7 +18,7 @@
 use super::Placeholder;
 use super::Stop;
 use super::UNSAFE_HINT;
-use super::reread::{Notes, Read, Rereading, arithmetic_names, scripts};
+use super::reread::{Notes, POSITIONAL, Read, Rereading, arithmetic_names, scripts};
 
 /// One word of a command, as far as the rules need to know it.
 #[derive(Debug, Clone, Default)]
@@ -127,11 +127,6 @@ impl Word {
 
     fn is(&self, lit: &[u8]) -> bool {
         self.literal.as_deref() == Some(lit)
-    }
-
-    /// Whether the word may carry data: a placeholder or an expansion.
-    pub fn carries_data(&self) -> bool {
-        !self.holes.is_empty() || !self.vars.is_empty() || self.opaque.is_some()
     }
 
     /// What a place that reads this word again reads: its variables, its placeholders, what
@@ -296,7 +291,7 @@ impl Command {
     pub fn check(&self, notes: &mut Notes) -> Result<(), Stop> {
         for w in &self.assignments {
             if let Some(name) = w.assigned_name() {
-                notes.analysis.write(name, w.carries_data());
+                notes.analysis.write_from(name, w.reads(false));
             }
         }
         self.scripts(notes);
@@ -359,6 +354,11 @@ impl Command {
                 self.names(name, notes);
             }
             b"printf" => self.printf(notes)?,
+            // `set -- WORDS` (or `set WORDS`) fills the positional parameters.
+            b"set" => {
+                let reads = self.args.iter().flat_map(|w| w.reads(false)).collect();
+                notes.analysis.write_from(POSITIONAL.as_bytes(), reads);
+            }
             b"test" | b"[" => self.test(notes)?,
             b"." | b"source" => {
                 if let Some(w) = self.args.first() {
@@ -480,11 +480,13 @@ impl Command {
                 continue;
             }
             if assigns && let Some(n) = w.assigned_name() {
-                notes.analysis.write(n, w.carries_data());
+                notes.analysis.write_from(n, w.reads(false));
                 continue;
             }
             match w.value() {
-                Some(v) if reads => notes.analysis.write(v, true),
+                Some(v) if reads => notes
+                    .analysis
+                    .write_from(v, vec![Read::Unknown(format!("what `{shown}` reads"))]),
                 Some(_) => {}
                 None => {
                     notes.analysis.written_unknown = true;
@@ -517,7 +519,10 @@ impl Command {
             let glued_v = w.unquoted.starts_with(b"-v");
             if after_v {
                 match w.value() {
-                    Some(v) => notes.analysis.write(v, true),
+                    Some(v) => notes.analysis.write_from(
+                        v,
+                        vec![Read::Unknown("what `printf -v` writes".to_string())],
+                    ),
                     None => notes.analysis.written_unknown = true,
                 }
             }

@@ -1,14 +1,16 @@
 //! The verdict on what the shell model noted (`reread`): given which values can only be
 //! integers and which variables hold an argument's value, it refuses a command where a value
 //! may reach a place that bash reads again as code, arithmetic or a name, and one where a
-//! variable is left as text for another shell that does not have it. Pure: the caller
+//! variable is left as text for another shell that does not have it; and it lists the
+//! variables left unquoted that may hold a value (`unquoted`), following a value through the
+//! variables it is copied into, for the caller to weigh against the argument's type. Pure: the caller
 //! (`config::command`, the differential shell test) says what the values are; this module
 //! reads neither arguments nor configs.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Placeholder;
-use super::reread::{Analysis, DATA_VARIABLES, Read, Reread, Rereading};
+use super::reread::{Analysis, DATA_VARIABLES, POSITIONAL, Read, Reread, Rereading, is_positional};
 
 /// What the caller knows of the values a command may receive.
 #[derive(Debug, Clone, Default)]
@@ -151,8 +153,15 @@ pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), Ref
         let read = values
             .variables
             .iter()
-            .find(|(v, (a, _))| !values.int.contains(a) && names_word(after, v));
-        if let Some((variable, _)) = read {
+            .find(|(v, (a, _))| !values.int.contains(a) && names_word(after, v))
+            .map(|(v, _)| v);
+        // A variable the value was copied into, read where the model no longer follows.
+        let copy = || {
+            analysis.sources.keys().find(|v| {
+                *v != POSITIONAL && names_word(after, v) && may_hold_value(analysis, values, v)
+            })
+        };
+        if let Some(variable) = read.or_else(copy) {
             return Err(Refusal::AfterLost {
                 variable: variable.clone(),
                 why: lost.why.clone(),
@@ -190,6 +199,120 @@ fn refusal(r: &Reread, how: Reaches) -> Refusal {
         place: r.place.clone(),
         line: r.line,
         rereading: r.rereading,
+    }
+}
+
+/// A variable expanded outside quotes that may hold a value the command received: the
+/// shell splits it at IFS and expands glob characters in it. Whether that is refused depends
+/// on what the values may hold, which the caller knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unquoted {
+    /// As written after `$`: `NAME`, `x`, `1`, `@`, `!x`.
+    pub variable: String,
+    pub line: usize,
+    /// The arguments whose value it may hold.
+    pub arguments: BTreeSet<String>,
+    /// It is no argument's own variable: the value was copied into it (`x=$NAME; rm $x`).
+    pub copied: bool,
+    /// It may hold a value in a way actiond does not follow (`read x`, `$(…)`), described.
+    pub unknown: Option<String>,
+    /// The command sets IFS, so any character of a value may split it.
+    pub ifs: bool,
+}
+
+/// The unquoted variables that may hold a value the command received: an argument's own
+/// variable, one the command assigned from anything holding a value (followed through
+/// every assignment, `set --`, `for`, `local`, `export`), or one it filled in a way actiond
+/// does not follow (`read`, `$( )`, `${!x}`, a function's arguments).
+pub fn unquoted(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
+    let received = values.any || !values.int.is_empty();
+    let mut out = Vec::new();
+    for (variable, &line) in &analysis.unquoted {
+        let mut found = Unquoted {
+            variable: variable.clone(),
+            line,
+            arguments: BTreeSet::new(),
+            copied: !values.variables.contains_key(variable),
+            unknown: None,
+            ifs: analysis.ifs,
+        };
+        let mut seen = BTreeSet::new();
+        holds(analysis, values, variable, &mut seen, &mut found);
+        if !received {
+            found.unknown = None;
+        }
+        if !found.arguments.is_empty() || found.unknown.is_some() {
+            out.push(found);
+        }
+    }
+    out
+}
+
+/// Whether `variable` may hold a value that is no integer.
+fn may_hold_value(analysis: &Analysis, values: &Values, variable: &str) -> bool {
+    if !values.any {
+        return false;
+    }
+    let mut found = Unquoted {
+        variable: variable.to_string(),
+        line: 0,
+        arguments: BTreeSet::new(),
+        copied: true,
+        unknown: None,
+        ifs: false,
+    };
+    holds(analysis, values, variable, &mut BTreeSet::new(), &mut found);
+    found.unknown.is_some() || found.arguments.iter().any(|a| !values.int.contains(a))
+}
+
+/// What `variable` may hold, into `found`, following its assignments.
+fn holds(
+    analysis: &Analysis,
+    values: &Values,
+    variable: &str,
+    seen: &mut BTreeSet<String>,
+    found: &mut Unquoted,
+) {
+    if let Some(name) = variable.strip_prefix('!') {
+        found.unknown.get_or_insert_with(|| {
+            format!("a variable named by the value of ${name} (`${{!{name}}}`)")
+        });
+        return;
+    }
+    let key = if is_positional(variable) {
+        POSITIONAL
+    } else {
+        variable
+    };
+    if !seen.insert(key.to_string()) {
+        return;
+    }
+    if let Some((argument, _)) = values.variables.get(key) {
+        found.arguments.insert(argument.clone());
+    }
+    if DATA_VARIABLES.contains(&key) {
+        found
+            .unknown
+            .get_or_insert_with(|| format!("${key}, which the shell fills with data"));
+    }
+    if analysis.written_unknown && key != POSITIONAL && !values.variables.contains_key(key) {
+        found.unknown.get_or_insert_with(|| {
+            "a variable a builtin writes under a name actiond cannot read".to_string()
+        });
+    }
+    for read in analysis.sources.get(key).into_iter().flatten() {
+        match read {
+            Read::Hole(Placeholder::Argument(a)) => {
+                found.arguments.insert(a.clone());
+            }
+            Read::Hole(p) => {
+                found.unknown.get_or_insert_with(|| p.to_string());
+            }
+            Read::Variable(v) => holds(analysis, values, v, seen, found),
+            Read::Unknown(what) => {
+                found.unknown.get_or_insert_with(|| what.clone());
+            }
+        }
     }
 }
 
@@ -244,6 +367,18 @@ mod tests {
             ("[[ x == y || z ]]; p {{ a }}", Some("inside `[[ ]]`"), true),
             ("[[ {{ a }} == x && y ]]", Some("inside `[[ ]]`"), true),
             ("[[ x < y ]]; p $(( A ))", Some("is read after"), false),
+            // A copy of the value read after the point where the model stops.
+            (
+                "x={{ a }}; alias l=ls; rm $x",
+                Some("$x is read after"),
+                false,
+            ),
+            (
+                "x=$A; shopt -s extglob; rm \"$x\"",
+                Some("$x is read after"),
+                false,
+            ),
+            ("x=1; p \"$A\"; alias l=ls; rm $x", None, false),
             ("[[ {{ a }} == x ]] || p {{ a }}", None, false),
             // dash reads `cmd &> f w` as `cmd &` and `> f w`.
             ("p &> /dev/null {{ a }}", Some("`&>`"), true),
@@ -321,6 +456,72 @@ mod tests {
                 wrong.push(format!("{text:?} as int: {int_verdict:?}"));
             }
         }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    /// Each row: a command, and the unquoted variables that may hold argument `a`'s value
+    /// (`A` or `ACTIOND_ARG_A`), each as `name`, `name copied`, `name ?` (followed nowhere
+    /// actiond can see) and with ` IFS` when the command sets IFS. What the shells do with
+    /// each is in tests/shells (`copies`).
+    #[test]
+    fn a_value_copied_into_a_variable_is_followed_there() {
+        let table: &[(&str, &[&str])] = &[
+            ("rm $A", &["A"]),
+            ("x=$A; rm $x", &["x copied"]),
+            ("x={{ a }}; rm $x", &["x copied"]),
+            ("x=\"$ACTIOND_ARG_A\"; rm $x", &["x copied"]),
+            ("x=${A%.txt}; y=${z:-$x}; rm $y", &["y copied"]),
+            ("x=$A; x=$x$x; rm $x", &["x copied"]),
+            ("f() { local x=\"$A\"; rm $x; }", &["x copied"]),
+            ("export x=\"$A\"; rm $x", &["x copied"]),
+            (
+                "set -- \"$A\"; rm $1 $@ $*",
+                &["* copied", "1 copied", "@ copied"],
+            ),
+            ("set -- \"$A\"; for x do rm $x; done", &["x copied"]),
+            ("for x in \"$A\"; do rm $x; done", &["x copied"]),
+            ("f() { rm $1; }; f \"$A\"", &["1 ?"]),
+            ("read x <<E\n$A\nE\nrm $x", &["x ?"]),
+            ("echo \"$A\" | { read -r x; rm $x; }", &["x ?"]),
+            ("x=$(echo \"$A\"); rm $x", &["x ?"]),
+            ("printf -v x %s \"$A\"; rm $x", &["x ?"]),
+            ("x=A; rm ${!x}", &["!x ?"]),
+            ("rm \"$A\" $REPLY $_", &["REPLY ?", "_ ?"]),
+            ("IFS=.; rm $A", &["A IFS"]),
+            ("export IFS; x=$A; rm $x", &["x copied IFS"]),
+            ("for IFS in .; do rm \"$A\" $1; done", &[]),
+            // A literal, a number, arithmetic, or a quoted use: nothing.
+            ("x=/tmp; n=3; rm $x/$n \"$A\"", &[]),
+            ("for f in a b *.log; do rm $f \"$A\"; done", &[]),
+            ("x=$((1 + 2)); rm $x \"$A\"", &[]),
+            ("x=$A; set -- \"$x\"; rm \"$x\" \"$@\" \"$1\"", &[]),
+            ("rm $IFSX \"$A\"", &[]),
+        ];
+        let mut wrong = Vec::new();
+        for &(text, want) in table {
+            let (_, analysis) = read_shell(text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
+            let got: Vec<String> = unquoted(&analysis, &values(false))
+                .into_iter()
+                .map(|u| {
+                    let mut s = u.variable.clone();
+                    if u.unknown.is_some() {
+                        s.push_str(" ?");
+                    } else if u.copied {
+                        s.push_str(" copied");
+                    }
+                    if u.ifs {
+                        s.push_str(" IFS");
+                    }
+                    s
+                })
+                .collect();
+            if got != want {
+                wrong.push(format!("{text:?}: {got:?}"));
+            }
+        }
+        // Without any value the command receives, what actiond cannot follow holds none.
+        let (_, analysis) = read_shell("read x; rm $x").unwrap();
+        assert!(unquoted(&analysis, &Values::default()).is_empty());
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 

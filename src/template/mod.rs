@@ -23,7 +23,7 @@ mod tests;
 
 use std::fmt;
 
-pub use judge::{Reaches, Refusal, Values, judge};
+pub use judge::{Reaches, Refusal, Unquoted, Values, judge, unquoted};
 use reread::{Analysis, Read, Reread, Rereading};
 
 /// What a placeholder names.
@@ -304,6 +304,13 @@ fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize
             for (name, data) in inner.written {
                 analysis.write(name.as_bytes(), data);
             }
+            for (name, reads) in inner.sources {
+                analysis.sources.entry(name).or_default().extend(reads);
+            }
+            for name in inner.unquoted.into_keys() {
+                analysis.unquoted.entry(name).or_insert(line);
+            }
+            analysis.ifs |= inner.ifs;
             analysis.written_unknown |= inner.written_unknown;
         }
     }

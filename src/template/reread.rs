@@ -13,8 +13,9 @@
 //! and the string of `env -S`, which are parsed as shell code or split again; the first
 //! argument of `.` / `source`, a file read as code; and the variables put in the environment
 //! of a program the command starts (`NAME=v cmd`, `export`, `env NAME=v`). It also lists the
-//! variables the command writes (a variable read in one of those places may hold what was
-//! written to it), and the `$NAME`s the shell leaves as text (inside `'…'`), which a shell
+//! variables the command writes and what each is assigned from (a variable read in one of
+//! those places, or left unquoted, may hold what was written to it), the variables it leaves
+//! unquoted, whether it names `IFS`, and the `$NAME`s the shell leaves as text (inside `'…'`), which a shell
 //! the command starts reads from its environment. Pure: it neither reads arguments nor
 //! decides.
 
@@ -141,8 +142,16 @@ pub struct Analysis {
     pub unexpanded: BTreeSet<String>,
     /// Variables expanded outside quotes (`$NAME`, `${NAME}` in a word that is no
     /// assignment), each with the first line it stands on: the shell splits the value into
-    /// words and expands globs in them.
+    /// words and expands globs in them. A positional parameter is noted as written (`1`,
+    /// `@`, `*`), a variable named by a value as `!name`.
     pub unquoted: BTreeMap<String, usize>,
+    /// What each variable the command assigns is assigned from (`x=$NAME` reads `NAME`,
+    /// `read x` something unknown), so that a value copied into `x` is followed there. The
+    /// positional parameters (`set --`, a function's arguments) are noted as `@`.
+    pub sources: BTreeMap<String, Vec<Read>>,
+    /// The command names `IFS` as a word anywhere (`IFS=.`, `export IFS`, `read IFS`,
+    /// `local IFS`): any character of a value may then split it.
+    pub ifs: bool,
     pub lost: Option<Lost>,
 }
 
@@ -158,6 +167,23 @@ impl Analysis {
         let entry = self.written.entry(name).or_insert(false);
         *entry |= data;
     }
+
+    /// Notes an assignment to `name` of a value that reads `reads` (data when it reads
+    /// anything).
+    pub(crate) fn write_from(&mut self, name: &[u8], reads: Vec<Read>) {
+        self.write(name, !reads.is_empty());
+        let name = String::from_utf8_lossy(name).into_owned();
+        self.sources.entry(name).or_default().extend(reads);
+    }
+}
+
+/// The key of the positional parameters in `Analysis::sources`.
+pub const POSITIONAL: &str = "@";
+
+/// Whether an unquoted name noted in `Analysis::unquoted` is a positional parameter (`1`,
+/// `@`, `*`).
+pub fn is_positional(name: &str) -> bool {
+    name == "@" || name == "*" || name.bytes().next().is_some_and(|c| c.is_ascii_digit())
 }
 
 /// What the lexer and the command rules note while they read one command text.

@@ -508,7 +508,10 @@ fn unquoted_expansions_are_noted_as_shells_quote() {
         ("cat <<EOF\n$NAME\nEOF", &[]),
         ("cat <<'EOF'\n$NAME\nEOF", &[]),
         ("cat <<EOF\n$NAME\nEOF\necho $NAME", &["NAME"]),
-        ("echo $1 $@ $? $$", &[]),
+        // The positional parameters are noted as written, a variable named by a value as
+        // `!name`; `$0`, `$?`, `$$` and `$#` hold no value of the command's.
+        ("echo $1 $@ $? $$ $0 $#", &["1", "@"]),
+        ("echo ${10} $10 $* ${!x} \"${!y}\"", &["!x", "*", "1", "10"]),
     ];
     for (text, want) in cases {
         let (_, analysis) = read_shell(text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));

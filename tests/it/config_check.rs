@@ -204,3 +204,71 @@ fn checking_a_config_is_linear_in_its_actions() {
         "2 x 3000 actions took {small:?}, 2 x 6000 {large:?}"
     );
 }
+
+/// A value copied into a variable and then used unquoted, and a command that sets IFS, split
+/// the value into arguments (`old -r victim` and `x.-r.victim` give `rm` a `-r` in dash, bash
+/// and busybox ash): each is refused at its action's path, naming the variable and why.
+#[test]
+fn a_copied_value_or_ifs_used_unquoted_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: copy
+    shell: 'x=$NAME; rm -f $x'
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: placeholder copy
+    shell: 'x={{ name }}; rm -f $x'
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: positional
+    shell: 'set -- \"$NAME\"; rm -f $1'
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: read
+    shell: |
+      read x <<EOF
+      $NAME
+      EOF
+      rm -f $x
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: ifs
+    shell: 'IFS=.; rm -f $NAME'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: quoted
+    shell: |
+      x={{ name }}
+      set -- \"$x\"
+      for f in \"$@\"; do rm -f -- \"$f\"; done
+    arguments: [{name: name, type: ascii_sentence}]
+";
+    let run = check(yaml);
+    assert_exit(&run, 2);
+    let out = output(&run);
+    for (path, words) in [
+        (
+            "actions[0].shell",
+            "$x on line 1 stands outside quotes and holds the value of argument \"name\" (copied into it)",
+        ),
+        (
+            "actions[1].shell",
+            "$x on line 1 stands outside quotes and holds the value of argument \"name\"",
+        ),
+        ("actions[2].shell", "$1 on line 1 stands outside quotes"),
+        (
+            "actions[3].shell",
+            "$x on line 4 stands outside quotes and may hold a value the command received (what `read` reads)",
+        ),
+        (
+            "actions[4].shell",
+            "(the command sets IFS, so any character of a value may split it, whatever its type)",
+        ),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.contains(path))
+            .unwrap_or_else(|| panic!("no `{path}` in:\n{out}"));
+        assert!(line.contains(words), "{path}: {line}");
+        assert!(line.contains("write \""), "{path} gives no fix: {line}");
+    }
+    assert!(
+        !out.contains("actions[5]"),
+        "the quoted action was flagged:\n{out}"
+    );
+}

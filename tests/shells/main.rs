@@ -22,6 +22,7 @@
 //! checks one template, and its variants too with `ACTIOND_SHELLS_VARIANTS=1`.
 
 mod assignments;
+mod copies;
 mod findings;
 mod grammar;
 mod variants;

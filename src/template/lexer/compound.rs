@@ -4,6 +4,7 @@
 //! apply to it.
 
 use super::super::commands::{Command, Word, check_cond};
+use super::super::reread::{POSITIONAL, Read};
 use super::{End, Ended, Lexer, Nest, Reserved, Scan, Stop, is_name, is_operator};
 use super::{RESERVED_CLOSING, RESERVED_OPENING};
 
@@ -56,6 +57,7 @@ impl Lexer<'_> {
             b"function" => {
                 self.skip_blanks();
                 self.word(nest, false)?;
+                self.function_defined();
                 let back = self.pos;
                 self.skip_blanks();
                 if self.peek() == Some(b'(') {
@@ -81,6 +83,15 @@ impl Lexer<'_> {
         Ok(Reserved::Read)
     }
 
+    /// A function is defined: its positional parameters are whatever it is called with,
+    /// which the model does not follow.
+    fn function_defined(&mut self) {
+        let why = "the arguments a function is called with".to_string();
+        self.notes
+            .analysis
+            .write_from(POSITIONAL.as_bytes(), vec![Read::Unknown(why)]);
+    }
+
     /// `(`: a subshell, bash's `(( ))`, or the `()` of a function definition.
     pub(super) fn paren(&mut self, nest: Nest, cmd: &mut Command, cmd_pos: &mut bool) -> Scan {
         if *cmd_pos && cmd.is_empty() {
@@ -102,6 +113,7 @@ impl Lexer<'_> {
             self.skip_blanks();
             if self.peek() == Some(b')') {
                 self.bump(1);
+                self.function_defined();
                 *cmd = Command::new(self.pos);
                 *cmd_pos = true;
                 return Ok(());
@@ -252,10 +264,11 @@ impl Lexer<'_> {
             self.bump(1);
         }
         self.skip_linebreaks()?;
-        let mut data = true;
+        // `for x do` walks the positional parameters.
+        let mut reads = vec![Read::Variable(POSITIONAL.to_string())];
         if !semicolon && self.at_word(b"in") {
             self.bump(2);
-            data = false;
+            reads.clear();
             loop {
                 self.skip_blanks();
                 match self.peek() {
@@ -269,12 +282,12 @@ impl Lexer<'_> {
                     Some(c) if is_operator(c) => {
                         return Err(self.lost("an operator in the words of a `for`"));
                     }
-                    Some(_) => data |= self.word(nest, false)?.carries_data(),
+                    Some(_) => reads.extend(self.word(nest, false)?.reads(false)),
                 }
             }
             self.skip_linebreaks()?;
         }
-        self.notes.analysis.write(&name, data);
+        self.notes.analysis.write_from(&name, reads);
         if !self.at_word(b"do") {
             return Err(self.lost("a `for` loop actiond does not follow"));
         }

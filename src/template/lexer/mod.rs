@@ -156,6 +156,9 @@ pub(super) fn compile(text: &str) -> Result<Reading, TemplateError> {
     for name in DATA_VARIABLES {
         lx.notes.analysis.write(name.as_bytes(), true);
     }
+    // Every way to set IFS names it (`IFS=`, `export IFS`, `read IFS`, `for IFS in`, `local
+    // IFS`, `printf -v IFS`), and a command that only reads it is rare: the word is enough.
+    lx.notes.analysis.ifs = names_ifs(lx.b);
     let mut parts = lx.parts;
     push_text(&mut parts, &text[lx.copied..]);
     // Every `{{` must have become a placeholder: one left in the text would reach the shell
@@ -172,6 +175,26 @@ pub(super) fn compile(text: &str) -> Result<Reading, TemplateError> {
         parts,
         analysis: lx.notes.analysis,
         scripts: lx.notes.scripts,
+    })
+}
+
+/// Whether `IFS` stands in `text` as a word of its own (not inside a longer name).
+fn names_ifs(text: &[u8]) -> bool {
+    // The shells join a line continuation anywhere in a word (`I\⏎FS=.`).
+    let mut joined = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == b'\\' && text.get(i + 1) == Some(&b'\n') {
+            i += 2;
+            continue;
+        }
+        joined.push(text[i]);
+        i += 1;
+    }
+    let text = joined.as_slice();
+    let ident = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_';
+    text.windows(3).enumerate().any(|(i, w)| {
+        w == b"IFS" && !(i > 0 && ident(&text[i - 1])) && !text.get(i + 3).is_some_and(ident)
     })
 }
 

@@ -179,9 +179,32 @@ impl Lexer<'_> {
     /// where the shell splits its value into words and globs them. `${#NAME}` (a number) and
     /// `${!NAME}` (noted as a name read) are not.
     fn note_unquoted(&mut self) {
-        let from = match (self.peek_at(1), self.peek_at(2)) {
-            (Some(b'{'), Some(c)) if c.is_ascii_alphabetic() || c == b'_' => self.pos + 2,
-            (Some(c), _) if c.is_ascii_alphabetic() || c == b'_' => self.pos + 1,
+        let braced = self.peek_at(1) == Some(b'{');
+        let first = if braced { 2 } else { 1 };
+        // `${!name}`: a variable named by a value, noted as `!name`.
+        let indirect = braced && self.peek_at(2) == Some(b'!') && self.peek_at(3) != Some(b'}');
+        let (from, mark) = match self.peek_at(first + usize::from(indirect)) {
+            Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
+                (self.pos + first + usize::from(indirect), indirect)
+            }
+            // `$1`, `$@`, `$*`, `${10}`: the positional parameters, which `set --` and a
+            // function's call fill. `$0` is the shell's name.
+            Some(c @ (b'1'..=b'9' | b'@' | b'*')) if !indirect => {
+                // `${10}` is the tenth; `$10` is `$1` and a `0`.
+                let digits = self.b[self.pos + first..]
+                    .iter()
+                    .take_while(|d| d.is_ascii_digit())
+                    .count();
+                let name = if braced && c.is_ascii_digit() {
+                    String::from_utf8_lossy(&self.b[self.pos + 2..self.pos + 2 + digits])
+                        .into_owned()
+                } else {
+                    (c as char).to_string()
+                };
+                let line = self.notes.line(self.pos);
+                self.notes.analysis.unquoted.entry(name).or_insert(line);
+                return;
+            }
             _ => return,
         };
         let len = self.b[from..]
@@ -189,6 +212,7 @@ impl Lexer<'_> {
             .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
             .count();
         let name = String::from_utf8_lossy(&self.b[from..from + len]).into_owned();
+        let name = if mark { format!("!{name}") } else { name };
         let line = self.notes.line(self.pos);
         self.notes.analysis.unquoted.entry(name).or_insert(line);
     }

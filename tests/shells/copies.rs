@@ -1,0 +1,119 @@
+//! Where a value copied out of `$NAME` is split, in the real shells, against what the model
+//! flags (`template::unquoted`, which the config check refuses or warns about, and
+//! `template::judge`): a variable assigned from the value (`x=$NAME`, `local`, `set --`,
+//! `for`, `read`, `$( )`, `${!x}`) is split when it stands unquoted, exactly as `$NAME` is;
+//! and once the command sets IFS, a value with no blank splits at IFS's characters
+//! (`IFS=.` and `x.-r.victim`). Ordinary commands that quote their variables are split by no
+//! shell and flagged by nothing.
+
+use actiond::template::{Values, judge, read_shell, unquoted};
+
+use super::{PRELUDE, SHELLS, run, scratch};
+
+/// The value of `ascii_sentence` that gives `rm` a `-r`.
+const SENTENCE: &str = "old -r victim";
+/// The value of `ascii_identifier` that IFS=. turns into `-r`.
+const DOTTED: &str = "x.-r.victim";
+
+/// Each row: the command (`p` prints each argument as `<arg>`, `{{ name }}` is rendered as
+/// actiond renders it unquoted), the value, and the shells in which `-r` reached the program
+/// as an argument of its own. The model flags every row that any shell splits, and none of
+/// the rest.
+const ROWS: &[(&str, &str, &[&str])] = &[
+    // F2, a value copied into a variable. dash 0.5.12, bash 5.2 (plain and --posix) and
+    // busybox 1.35 ash all printed <old><-r><victim> for each of these.
+    ("x=$NAME; p $x", SENTENCE, &ALL),
+    ("x={{ name }}; p $x", SENTENCE, &ALL),
+    ("x=\"$NAME\"; p $x", SENTENCE, &ALL),
+    ("x=${NAME}; p $x", SENTENCE, &ALL),
+    ("x=${NAME%.txt}; p $x", SENTENCE, &ALL),
+    ("x=${x:-$NAME}; p $x", SENTENCE, &ALL),
+    ("y=$NAME; x=$y; p $x", SENTENCE, &ALL),
+    ("f() { local x; x=\"$NAME\"; p $x; }; f", SENTENCE, &ALL),
+    ("set -- \"$NAME\"; p $1", SENTENCE, &ALL),
+    ("set -- \"$NAME\"; p $@", SENTENCE, &ALL),
+    ("set -- \"$NAME\"; p $*", SENTENCE, &ALL),
+    ("set -- \"$NAME\"; for x do p $x; done", SENTENCE, &ALL),
+    ("for x in \"$NAME\"; do p $x; done", SENTENCE, &ALL),
+    ("f() { p $1; }; f \"$NAME\"", SENTENCE, &ALL),
+    ("read -r x <<E\n$NAME\nE\np $x", SENTENCE, &ALL),
+    (
+        "printf '%s\\n' \"$NAME\" | { read -r x; p $x; }",
+        SENTENCE,
+        &ALL,
+    ),
+    ("x=$(printf %s \"$NAME\"); p $x", SENTENCE, &ALL),
+    ("eval 'x=$NAME'; p $x", SENTENCE, &ALL),
+    // dash and ash stop at "bad substitution" (no output); bash splits.
+    ("y=NAME; p ${!y}", SENTENCE, &["bash", "bash --posix"]),
+    // F5, the command sets IFS: all four printed <x><-r><victim>.
+    ("IFS=.; p $NAME", DOTTED, &ALL),
+    ("export IFS=.; p $NAME", DOTTED, &ALL),
+    ("f() { local IFS=.; p $NAME; }; f", DOTTED, &ALL),
+    ("IFS=.; x=$NAME; p $x", DOTTED, &ALL),
+    ("read -r IFS <<E\n.\nE\np $NAME", DOTTED, &ALL),
+    ("for IFS in .; do p $NAME; done", DOTTED, &ALL),
+    ("I\\\nFS=.; p $NAME", DOTTED, &ALL),
+    // Ordinary commands that quote: whole in every shell, flagged by nothing.
+    ("x=$NAME; p \"$x\"", SENTENCE, &[]),
+    ("x=\"$NAME\"; p -- \"$x\"", SENTENCE, &[]),
+    ("x={{ name }}; p \"x-$x.txt\"", SENTENCE, &[]),
+    ("set -- \"$NAME\"; p \"$1\"", SENTENCE, &[]),
+    ("set -- \"$NAME\"; p \"$@\"", SENTENCE, &[]),
+    ("for x in \"$NAME\"; do p \"$x\"; done", SENTENCE, &[]),
+    ("f() { p \"$1\"; }; f \"$NAME\"", SENTENCE, &[]),
+    ("read -r x <<E\n$NAME\nE\np \"$x\"", SENTENCE, &[]),
+    (
+        "printf '%s\\n' \"$NAME\" | while read -r l; do p \"$l\"; done",
+        SENTENCE,
+        &[],
+    ),
+    ("d=/tmp; n=3; p \"$NAME\"$n $d/x", SENTENCE, &[]),
+    ("for f in a b; do p \"$NAME\" $f; done", SENTENCE, &[]),
+    ("x=$((1 + 2)); p $x \"$NAME\"", SENTENCE, &[]),
+    ("IFS=.; p \"$NAME\"", DOTTED, &[]),
+];
+
+const ALL: [&str; 4] = ["dash", "bash", "bash --posix", "busybox ash"];
+
+/// One argument `name`, read as `{{ name }}`, `$ACTIOND_ARG_NAME` or `$NAME`.
+fn values() -> Values {
+    let mut v = Values {
+        any: true,
+        ..Values::default()
+    };
+    v.variables
+        .insert("ACTIOND_ARG_NAME".into(), ("name".into(), false));
+    v.variables.insert("NAME".into(), ("name".into(), true));
+    v
+}
+
+#[test]
+#[ignore = "needs dash, bash and busybox: scripts/test.sh runs it (cargo test --test shells -- --ignored)"]
+fn copies_and_ifs_split_where_the_shells_do_and_the_model_flags_them() {
+    let dir = scratch(902);
+    let mut wrong = Vec::new();
+    for &(text, value, want) in ROWS {
+        let rendered = text.replace("{{ name }}", &format!("'{value}'"));
+        let script = format!("{PRELUDE}NAME='{value}'\n{rendered}");
+        let mut split = Vec::new();
+        for (name, shell) in SHELLS {
+            // Split: `-r` reached the program as an argument of its own.
+            let got = run(shell, &script, &dir).stdout;
+            if String::from_utf8_lossy(&got).contains("<-r>") {
+                split.push(*name);
+            }
+        }
+        if split != want {
+            wrong.push(format!("{text:?} split in {split:?}, expected {want:?}"));
+        }
+        let (_, analysis) = read_shell(text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
+        let flagged = judge(text, &analysis, &values()).is_err()
+            || !unquoted(&analysis, &values()).is_empty();
+        if flagged == want.is_empty() {
+            wrong.push(format!("{text:?}: flagged {flagged}"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
