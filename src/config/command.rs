@@ -621,6 +621,19 @@ mod tests {
                 ["named by the value of $x", unknown, spaces],
             ),
             ("rm \"$NAME\" $REPLY", ["$REPLY", unknown, spaces]),
+            // An inner shell's positional parameters are the words after its script.
+            (
+                "sh -c ''rm -f cache/$1'' sh {{ name }}",
+                ["$1", "write \"$1\"", spaces],
+            ),
+            (
+                "bash -c ''for f; do rm $f; done'' sh \"$NAME\"",
+                [copied, "$f", spaces],
+            ),
+            (
+                "sh -c ''rm $@'' sh x \"$ACTIOND_ARG_NAME\"",
+                ["$@", "write \"$@\"", spaces],
+            ),
         ] {
             for needle in needles {
                 assert_error(&action(shell, sentence), "actions[0].shell", needle);
@@ -682,10 +695,29 @@ mod tests {
             "x=$((1 + 2)); echo $x \"$NAME\"",
             "IFS=.; set -- $(date +%F); echo \"$NAME\"",
             "now=$(date +%s); echo \"$now\" \"$NAME\"",
+            "sh -c ''rm -f -- \"cache/$1\"'' sh {{ name }}",
+            "sh -c ''echo $1'' sh literal; echo \"$NAME\"",
         ] {
             let (_, warnings) = ok(&action(shell, "{name: name, type: ascii_sentence}"));
             assert!(warnings.is_empty(), "{shell}: {warnings:?}");
         }
+    }
+
+    #[test]
+    fn an_inner_shells_positional_parameter_given_a_value_is_refused_unquoted_in_exec() {
+        let action = |argv: &str| {
+            format!(
+                "actions:\n  - {{title: x, exec: [{argv}], \
+                 arguments: [{{name: name, type: ascii_sentence}}]}}\n"
+            )
+        };
+        assert_error(
+            &action("sh, -c, 'rm -f cache/$1', sh, '{{ name }}'"),
+            "actions[0].exec",
+            "write \"$1\"",
+        );
+        let (_, warnings) = ok(&action("sh, -c, 'rm -f -- \"cache/$1\"', sh, '{{ name }}'"));
+        assert!(warnings.is_empty(), "{warnings:?}");
     }
 
     #[test]

@@ -18,7 +18,7 @@
 use super::Placeholder;
 use super::Stop;
 use super::UNSAFE_HINT;
-use super::reread::{Notes, POSITIONAL, Read, Rereading, arithmetic_names, scripts};
+use super::reread::{Notes, POSITIONAL, Read, Rereading, SCRIPT, arithmetic_names, scripts};
 
 /// One word of a command, as far as the rules need to know it.
 #[derive(Debug, Clone, Default)]
@@ -409,6 +409,15 @@ impl Command {
                          actiond"
                     )));
                     notes.reread(w.start, place, Rereading::Code, reads);
+                }
+            }
+            // `sh -c SCRIPT NAME ARGS…`: the script's positional parameters are the words
+            // after it (`sh -c 'rm $1' sh {{ name }}`), so what they hold is what its `$1`,
+            // `$@` and `$*` hold (merged with the command's own: a copy is never missed).
+            if place == SCRIPT {
+                let reads: Vec<Read> = words[i + 1..].iter().flat_map(|w| w.reads(false)).collect();
+                if !reads.is_empty() {
+                    notes.analysis.write_from(POSITIONAL.as_bytes(), reads);
                 }
             }
         }

@@ -266,6 +266,17 @@ pub fn read_exec(argv: &[String]) -> Analysis {
             }
             (None, None) => {}
         }
+        // The words after a shell's script are its `$0`, `$1`, … (as in `read_shell`).
+        if place == reread::SCRIPT {
+            let reads: Vec<Read> = templates[i + 1..]
+                .iter()
+                .flatten()
+                .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
+                .collect();
+            if !reads.is_empty() {
+                analysis.write_from(reread::POSITIONAL.as_bytes(), reads);
+            }
+        }
     }
     analysis
 }

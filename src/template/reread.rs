@@ -304,7 +304,8 @@ pub fn scripts(words: &[Option<&[u8]>]) -> Vec<(usize, &'static str)> {
     Vec::new()
 }
 
-const SCRIPT: &str = "the script of `sh -c`";
+/// The place of a shell's `-c` script: the words after it are the script's `$0`, `$1`, ….
+pub const SCRIPT: &str = "the script of `sh -c`";
 
 /// A shell's options from `from` on: the script's index when one holds `c`.
 fn shell_script(words: &[Option<&[u8]>], from: usize) -> Vec<(usize, &'static str)> {
