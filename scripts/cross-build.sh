@@ -25,7 +25,10 @@
 #   aarch64-unknown-linux-gnu        64-bit OS with glibc >= 2.34 (bookworm), dynamic
 #   armv7-unknown-linux-musleabihf   Pi 2/3/4 on 32-bit OS, static, ARMv7 hard-float
 #
-# Output: dist/<target>/actiond (stripped; dist/ is git-ignored) and a size table on stdout.
+# Output: dist/<target>/actiond (stripped; dist/ is git-ignored; $ACTIOND_CROSS_DIST names another
+# directory) and a size table on stdout. scripts/profile.sh builds through here with its own
+# cache and output directory, and the release profile's strip and debug settings changed by
+# CARGO_PROFILE_RELEASE_* variables, which pass through to cargo.
 # The build cache lives in target/cross ($ACTIOND_CROSS_CACHE), apart from the host (rustup)
 # build in target/debug and target/release: this route uses Debian's compiler, and mixing two
 # compilers' artifacts in one directory would rebuild everything each time.
@@ -38,7 +41,7 @@ SCRIPT=cross-build
 # PACKAGE_TARGETS (lib.sh): the four above that the packages are built from.
 ALL_TARGETS=("${PACKAGE_TARGETS[@]}" aarch64-unknown-linux-gnu armv7-unknown-linux-musleabihf)
 CACHE="${ACTIOND_CROSS_CACHE:-$PWD/target/cross}"
-DIST="$PWD/dist"
+DIST="${ACTIOND_CROSS_DIST:-$PWD/dist}"
 
 [ $# -gt 0 ] || set -- "${PACKAGE_TARGETS[@]}"
 for t in "$@"; do
