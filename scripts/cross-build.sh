@@ -214,7 +214,12 @@ build_group() {
         targets+=(--target "$t")
     done
     # -Zbuild-std must name panic_abort because the release profile says panic = "abort".
-    [ "$std" = yes ] && extra=(-Zbuild-std=std,panic_abort)
+    # No standard library features: cargo's default for -Zbuild-std adds `backtrace` (and
+    # `panic-unwind`, which panic = "abort" never uses), and a backtrace brings a DWARF reader,
+    # an ELF parser, a demangler and a second inflater into the binary, 80 KiB or more, to
+    # print nothing but addresses from a stripped binary. A panic still prints its message
+    # and its place in the source.
+    [ "$std" = yes ] && extra=(-Zbuild-std=std,panic_abort -Zbuild-std-features=)
     step "building $* (Debian rustc $rust_version$([ "$std" = yes ] && echo ', -Zbuild-std'))"
     env PATH="/usr/bin:/bin:/usr/sbin:/sbin" \
         RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1 \
