@@ -25,7 +25,10 @@
 #   aarch64-unknown-linux-gnu        64-bit OS with glibc >= 2.34 (bookworm), dynamic
 #   armv7-unknown-linux-musleabihf   Pi 2/3/4 on 32-bit OS, static, ARMv7 hard-float
 #
-# Output: dist/<target>/actiond (stripped; dist/ is git-ignored) and a size table on stdout.
+# Output: dist/<target>/actiond (stripped; dist/ is git-ignored; $ACTIOND_CROSS_DIST names another
+# directory) and a size table on stdout. scripts/profile.sh builds through here with its own
+# cache and output directory, and the release profile's strip and debug settings changed by
+# CARGO_PROFILE_RELEASE_* variables, which pass through to cargo.
 # The build cache lives in target/cross ($ACTIOND_CROSS_CACHE), apart from the host (rustup)
 # build in target/debug and target/release: this route uses Debian's compiler, and mixing two
 # compilers' artifacts in one directory would rebuild everything each time.
@@ -38,7 +41,7 @@ SCRIPT=cross-build
 # PACKAGE_TARGETS (lib.sh): the four above that the packages are built from.
 ALL_TARGETS=("${PACKAGE_TARGETS[@]}" aarch64-unknown-linux-gnu armv7-unknown-linux-musleabihf)
 CACHE="${ACTIOND_CROSS_CACHE:-$PWD/target/cross}"
-DIST="$PWD/dist"
+DIST="${ACTIOND_CROSS_DIST:-$PWD/dist}"
 
 [ $# -gt 0 ] || set -- "${PACKAGE_TARGETS[@]}"
 for t in "$@"; do
@@ -170,24 +173,38 @@ musl_flags() {
     echo "-C link-self-contained=no -C relocation-model=static -C link-arg=-specs=$1 -L native=$2"
 }
 
+# The source paths a panic message names are written relative to their crate's directory:
+# `tokio-1.54.1/src/sync/mpsc.rs`, `std/src/thread/mod.rs`, not under the builder's cargo home
+# and the compiler's source directory (about 260 paths, 13 KiB of the x86_64 binary, that also
+# told the build machine's layout).
+remap_flags() {
+    local d flags=""
+    for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+        [ -d "$d" ] && flags="$flags --remap-path-prefix=$d="
+    done
+    d="$(/usr/bin/rustc --print sysroot)/lib/rustlib/src/rust/library/"
+    echo "$flags --remap-path-prefix=$d="
+}
+REMAP_FLAGS="$(remap_flags)"
+
 configure() {
     # configure TARGET: sets LINKER, FLAGS, BUILD_STD, STRIP_TOOL, QEMU for one target.
-    BUILD_STD=yes FLAGS=""
+    BUILD_STD=yes FLAGS="$REMAP_FLAGS"
     case $1 in
         x86_64-unknown-linux-musl)
             LINKER=x86_64-linux-gnu-gcc STRIP_TOOL=strip
-            FLAGS=$(musl_flags /usr/lib/x86_64-linux-musl/musl-gcc.specs "$CACHE/link/x86_64-musl") ;;
+            FLAGS="$REMAP_FLAGS $(musl_flags /usr/lib/x86_64-linux-musl/musl-gcc.specs "$CACHE/link/x86_64-musl")" ;;
         aarch64-unknown-linux-gnu)
             LINKER=aarch64-linux-gnu-gcc BUILD_STD=no STRIP_TOOL=aarch64-linux-gnu-strip ;;
         aarch64-unknown-linux-musl)
             LINKER=aarch64-linux-gnu-gcc STRIP_TOOL=aarch64-linux-gnu-strip
-            FLAGS=$(musl_flags /usr/lib/aarch64-linux-musl/musl-gcc.specs "$CACHE/link/aarch64-musl") ;;
+            FLAGS="$REMAP_FLAGS $(musl_flags /usr/lib/aarch64-linux-musl/musl-gcc.specs "$CACHE/link/aarch64-musl")" ;;
         armv7-unknown-linux-musleabihf)
             LINKER=arm-linux-gnueabihf-gcc STRIP_TOOL=arm-linux-gnueabihf-strip
-            FLAGS=$(musl_flags /usr/lib/arm-linux-musleabihf/musl-gcc.specs "$CACHE/link/arm-musl") ;;
+            FLAGS="$REMAP_FLAGS $(musl_flags /usr/lib/arm-linux-musleabihf/musl-gcc.specs "$CACHE/link/arm-musl")" ;;
         arm-unknown-linux-musleabi|armv5te-unknown-linux-musleabi)
             LINKER=arm-linux-gnueabi-gcc STRIP_TOOL=arm-linux-gnueabi-strip
-            FLAGS=$(musl_flags /usr/lib/arm-linux-musleabi/musl-gcc.specs "$CACHE/link/arm-musl") ;;
+            FLAGS="$REMAP_FLAGS $(musl_flags /usr/lib/arm-linux-musleabi/musl-gcc.specs "$CACHE/link/arm-musl")" ;;
     esac
 }
 
@@ -211,7 +228,12 @@ build_group() {
         targets+=(--target "$t")
     done
     # -Zbuild-std must name panic_abort because the release profile says panic = "abort".
-    [ "$std" = yes ] && extra=(-Zbuild-std=std,panic_abort)
+    # No standard library features: cargo's default for -Zbuild-std adds `backtrace` (and
+    # `panic-unwind`, which panic = "abort" never uses), and a backtrace brings a DWARF reader,
+    # an ELF parser, a demangler and a second inflater into the binary, 80 KiB or more, to
+    # print nothing but addresses from a stripped binary. A panic still prints its message
+    # and its place in the source.
+    [ "$std" = yes ] && extra=(-Zbuild-std=std,panic_abort -Zbuild-std-features=)
     step "building $* (Debian rustc $rust_version$([ "$std" = yes ] && echo ', -Zbuild-std'))"
     env PATH="/usr/bin:/bin:/usr/sbin:/sbin" \
         RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1 \

@@ -24,7 +24,7 @@ PHASES = [
     ("supervision and output capture", r"^actiond::executor::(run|supervised|supervise)::\{\{closure\}\}$"),
     ("record finish (Execution::finish)", r"^actiond::execution::Execution::finish$"),
     ("record start (Execution::new)", r"^actiond::execution::Execution::new$"),
-    ("history, journal, metrics, events (engine lifecycle)", r"^<actiond::engine::(lifecycle::)?Watch as actiond::executor::Observer>::(done|output)$|^actiond::engine::lifecycle::"),
+    ("history, journal, metrics, events (engine lifecycle)", r"^<actiond::engine::(lifecycle::)?Watch as actiond::executor::Observer>::(done|output)$|^actiond::engine::lifecycle::|^tokio::runtime::task::raw::poll::<actiond::engine::lifecycle::life"),
     ("event fan-out (events, and the MQTT task it wakes)", r"^actiond::(events|mqtt)::"),
     ("journal and store", r"^actiond::(journal|store|engine::recorder)::"),
     ("log lines (tracing)", r"^tracing_core::event::Event::dispatch$"),
@@ -32,6 +32,34 @@ PHASES = [
     ("reaper (SIGCHLD, waitpid)", r"^actiond::executor::reaper::"),
     ("time stamps (clock)", r"^actiond::clock::"),
 ]
+
+
+def legacy(f):
+    """A symbol demangled in the v0 style (what Debian's rustc emits, which builds the shipped
+    binary: `<actiond::engine::Engine>::begin`, `life::<X>::{closure#0}`) written as the
+    legacy style writes it (`actiond::engine::Engine::begin`, `life::{{closure}}`), which the
+    phases above are written against. Only for matching: the call graph keeps every symbol."""
+    f = re.sub(r"\{closure#\d+\}", "{{closure}}", f)
+    # Drop the generic arguments of paths (`::<...>`), brackets balanced.
+    out, i = [], 0
+    while i < len(f):
+        if f.startswith("::<", i):
+            depth, j = 0, i + 2
+            while j < len(f):
+                depth += {"<": 1, ">": -1}.get(f[j], 0)
+                j += 1
+                if depth == 0:
+                    break
+            i = j
+        else:
+            out.append(f[i])
+            i += 1
+    f = "".join(out)
+    # An inherent method: `<Type>::name` is `Type::name`.
+    m = re.match(r"^<([^<>]+)>::(.*)$", f)
+    if m and " as " not in m.group(1):
+        f = f"{m.group(1)}::{m.group(2)}"
+    return f
 
 
 def parse(path):
@@ -112,8 +140,9 @@ def main():
         return
     phase_of = {}
     for f in funcs:
+        g = legacy(f)
         for i, (_, rx) in enumerate(PHASES):
-            if re.search(rx, f):
+            if re.search(rx, f) or re.search(rx, g):
                 phase_of[f] = i
                 break
     # Charge each call edge that enters a phase function from outside that phase to it; the

@@ -189,8 +189,7 @@ pub fn spawn(
             count: u.groups.len(),
         }),
         // Root's commands keep what root has: its execve gives them their capabilities anew.
-        drop_caps: user.map_or_else(|| !nix::unistd::geteuid().is_root(), |u| u.uid != 0),
-        open_files: open_files(),
+        drop_caps: user.map_or_else(|| !runs_as_root(), |u| u.uid != 0),
         error: AtomicI32::new(0),
         in_cgroup: AtomicBool::new(false),
     };
@@ -220,13 +219,31 @@ pub fn spawn(
     })
 }
 
+/// Whether actiond runs as root, asked once: it never changes its own ids (only a child
+/// does, between `clone` and `execve`), so asking the kernel on every spawn was a system
+/// call per press for an answer known since the start.
+fn runs_as_root() -> bool {
+    static ROOT: OnceLock<bool> = OnceLock::new();
+    *ROOT.get_or_init(|| nix::unistd::geteuid().is_root())
+}
+
 /// The soft limit of open files (a descriptor is always below it), at most `c_int::MAX`;
-/// 1024, Linux's default, if it cannot be read.
+/// 1024, Linux's default, if it cannot be read. Called by the child, only where
+/// `close_range` is missing: it is async-signal-safe, and the parent no longer asks for it
+/// on every spawn (a system call per press) to serve old kernels alone.
 fn open_files() -> libc::c_int {
-    nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
-        .map_or(1024, |(soft, _)| {
-            libc::c_int::try_from(soft).unwrap_or(libc::c_int::MAX)
-        })
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, writable rlimit; getrlimit only writes it.
+    #[allow(unsafe_code)]
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+    if read {
+        libc::c_int::try_from(limit.rlim_cur).unwrap_or(libc::c_int::MAX)
+    } else {
+        1024
+    }
 }
 
 /// Pointers to `items`, then a null pointer, as `execve` reads its argv and envp.
@@ -283,9 +300,6 @@ struct ChildPlan {
     ids: Option<Ids>,
     /// Whether to drop every capability before the command runs.
     drop_caps: bool,
-    /// The limit of open files: every descriptor is below it, for closing them one by one
-    /// where `close_range` is missing.
-    open_files: libc::c_int,
     /// The error number of the step that failed; 0 while none did.
     error: AtomicI32,
     /// Whether that step was the entry into the cgroup.
@@ -420,8 +434,8 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
         // leaves the upper half of one undefined.
         let (zero, one, all): (libc::c_long, libc::c_long, libc::c_long) = (0, 1, -1);
         if libc::syscall(libc::SYS_close_range, 3 as libc::c_long, all, zero) != 0 {
-            let mut fd = 3;
-            while fd < plan.open_files {
+            let (mut fd, open) = (3, open_files());
+            while fd < open {
                 libc::close(fd);
                 fd += 1;
             }
