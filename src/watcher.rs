@@ -20,10 +20,10 @@
 //! back only their own group. The entity files are applied at the latest `CAP` after their
 //! first change, as they read then, with a warning that names why; the config never is: while
 //! a writer holds it open or it keeps changing it waits, and says at warn level, at growing
-//! intervals, what it waits for. The creation of the config
-//! file or of an include (an empty file whose text is yet to come) is no change (the creation
-//! of a config directory is: its files are read once it is watched), and an empty
-//! config file is never applied. A changed config is then parsed and validated in full and
+//! intervals, what it waits for. A file created under a watched name (a symlink, a hard link,
+//! a copy, a config directory made) is a change like a write: a link brings its text with no
+//! write after it, and a file created empty is held by its writer's open like any write; an
+//! empty config file is never applied. A changed config is then parsed and validated in full and
 //! swapped in whole unless an error refuses it (an error confined to one action only disables
 //! that action, as at start, and the log names it; a refused file keeps the old config, and
 //! the log says why), then announced with `configChanged`. A config that would fall back to
@@ -328,12 +328,11 @@ impl Pending {
                 self.rearm = true;
             }
             let event = match what {
-                // A config file or include being created is empty yet: its text comes with
-                // the write that follows. A config directory being created is a change: its
-                // files are read once it is watched.
-                What::Created if targets.is_config(path) && !targets.is_config_dir(path) => {
-                    continue;
-                }
+                // A creation is a change, like a rename in: a symlink or a hard link (stow,
+                // `ln -s ../available/x.yaml`) brings its text with no write after it, and a
+                // config directory made is read once it is watched. A file created empty and
+                // written next is held by its writer's open and read once settled, as any
+                // write (`settle`); an empty config file is never applied (`reload`).
                 What::Created | What::Replaced => FileEvent::Replaced,
                 What::Changed => FileEvent::Changed,
                 What::Opened => FileEvent::Opened,

@@ -313,7 +313,6 @@ fn an_overlay_file_renamed_away_takes_its_rights_with_it() {
 /// its text with no write. Here the linked file makes guests log in, and they go on running
 /// actions.
 #[test]
-#[ignore = "fe30f finding F7"]
 fn a_yaml_file_linked_into_the_overlay_is_applied() {
     for (round, hard) in [false, true].into_iter().enumerate() {
         let mut config = config_with(vec![shell_action("main", "echo main")]);
