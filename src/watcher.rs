@@ -5,9 +5,10 @@
 //! write through a hard link in another directory is an event of no watched directory.
 //!
 //! The config, its board, the YAML files of its config directories and the entity files
-//! may be symlinks: the directory of the file each leads to is watched too, resolved again
-//! after each reload. A directory on the way that is replaced, removed, repointed or made
-//! later is looked up and armed again, and the files read again (`arm`).
+//! may be symlinks: the directory of the file each leads to is watched too (or of the file it
+//! will lead to, for a link made before its target), resolved again after each reload. A
+//! directory on the way that is replaced, removed, repointed or made later is looked up and
+//! armed again, and the files read again (`arm`).
 //!
 //! A change is applied only once the files are done changing: nothing changed for `SETTLE`,
 //! no handle is open on a file (opens and closes counted, `settle`), the kernel says no
@@ -165,17 +166,22 @@ impl Targets {
         }
     }
 
-    /// Finds what the config, its board, the YAML files of its config directories and the
-    /// entity files lead to where they are symlinks. Blocking: off the event loop.
+    /// Finds what the config, its board, the YAML files of its config directories (and its
+    /// YAML links that lead nowhere yet) and the entity files lead to where they are
+    /// symlinks. Blocking: off the event loop.
     fn link(&mut self) {
         let dir_files = self
             .config_dirs
             .iter()
             .flat_map(|d| config::config_dir_files(d));
         self.dir_files = dir_files.collect();
+        // A YAML link of a config directory made before its target (skipped by the loader):
+        // the target's making is a change.
+        let dangling = self.config_dirs.iter().flat_map(|d| links::dangling_in(d));
         let config_files: Vec<PathBuf> = std::iter::once(self.config.clone())
             .chain(self.board.clone())
             .chain(self.dir_files.clone())
+            .chain(dangling)
             .collect();
         self.config_links = config_files.iter().flat_map(|f| links_of(f)).collect();
         self.entity_links = self.entities.iter().flat_map(|e| links_of(e)).collect();

@@ -1,9 +1,9 @@
 //! The watcher's own timing, from outside: the start-up baseline is what the start-up load
 //! read (an edit made before the watches exist is applied), a refused config is refused once
-//! until its files change, re-arming after directory changes keeps its spacing however
-//! fast a directory churns, and a file that appears under a watched name by a link (hard,
-//! symlink, absolute or relative) is applied and its target followed, while one created and
-//! then written in steps is still applied once, whole.
+//! until its files change, re-arming after directory changes keeps its spacing however fast a
+//! directory churns, and a file that appears under a watched name by a link (hard, symlink,
+//! absolute or relative, made before its target or after) is applied and its target followed,
+//! while one created and then written in steps is still applied once, whole.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -302,6 +302,37 @@ fn an_overlay_file_created_then_written_in_steps_is_applied_once_whole() {
             server.log_count("config reloaded"),
             1,
             "held {held}: applied once, whole"
+        );
+    }
+}
+
+/// A link made before its target (`ln -s ../available/x.yaml over.d/` first, the file written
+/// next; or into a directory not made yet): the file is applied once it is made.
+#[test]
+fn a_link_made_before_its_target_is_applied_once_the_target_is_made() {
+    for dir in ["available", "later"] {
+        let root = layout();
+        let server = Server::start_yaml(&config_over(true, &root.path().join("over.d")));
+        assert!(wait_until(SOON, || server.log_contains("for changes")));
+        std::os::unix::fs::symlink(
+            format!("../{dir}/90-lockdown.yaml"),
+            root.path().join("over.d/90-lockdown.yaml"),
+        )
+        .unwrap();
+        assert!(
+            wait_until(RELOAD, || server.log_contains("leads nowhere yet")),
+            "{dir}: the link leading nowhere was never looked up"
+        );
+        assert_eq!(start_reboot(&server).0, 200, "{dir}: before the target");
+        std::fs::create_dir_all(root.path().join(dir)).unwrap();
+        std::fs::write(
+            root.path().join(dir).join("90-lockdown.yaml"),
+            lockdown(false),
+        )
+        .unwrap();
+        assert!(
+            reboot_comes_to(&server, 403),
+            "{dir}: the target made after the link was never applied"
         );
     }
 }
