@@ -113,7 +113,8 @@ pub enum Change {
 /// What happened to an entry, by the event's kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum What {
-    /// Created (IN_CREATE): its content, if any, comes with a later event.
+    /// Created (IN_CREATE): made empty by an open (its text comes with later events), or
+    /// made whole by a link (a symlink or a hard link: no event follows).
     Created,
     /// Opened (IN_OPEN), for reading or writing: the kernel says which only at the close.
     Opened,

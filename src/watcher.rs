@@ -5,9 +5,10 @@
 //! write through a hard link in another directory is an event of no watched directory.
 //!
 //! The config, its board, the YAML files of its config directories and the entity files
-//! may be symlinks: the directory of the file each leads to is watched too, resolved again
-//! after each reload. A directory on the way that is replaced, removed, repointed or made
-//! later is looked up and armed again, and the files read again (`arm`).
+//! may be symlinks: the directory of the file each leads to is watched too (or of the file it
+//! will lead to, for a link made before its target), resolved again after each reload. A
+//! directory on the way that is replaced, removed, repointed or made later is looked up and
+//! armed again, and the files read again (`arm`).
 //!
 //! A change is applied only once the files are done changing: nothing changed for `SETTLE`,
 //! no handle is open on a file (opens and closes counted, `settle`), the kernel says no
@@ -20,10 +21,10 @@
 //! back only their own group. The entity files are applied at the latest `CAP` after their
 //! first change, as they read then, with a warning that names why; the config never is: while
 //! a writer holds it open or it keeps changing it waits, and says at warn level, at growing
-//! intervals, what it waits for. The creation of the config
-//! file or of an include (an empty file whose text is yet to come) is no change (the creation
-//! of a config directory is: its files are read once it is watched), and an empty
-//! config file is never applied. A changed config is then parsed and validated in full and
+//! intervals, what it waits for. A file created under a watched name (a symlink, a hard link,
+//! a copy, a config directory made) is a change like a write: a link brings its text with no
+//! write after it, and a file created empty is held by its writer's open like any write; an
+//! empty config file is never applied. A changed config is then parsed and validated in full and
 //! swapped in whole unless an error refuses it (an error confined to one action only disables
 //! that action, as at start, and the log names it; a refused file keeps the old config, and
 //! the log says why), then announced with `configChanged`. A config that would fall back to
@@ -165,17 +166,22 @@ impl Targets {
         }
     }
 
-    /// Finds what the config, its board, the YAML files of its config directories and the
-    /// entity files lead to where they are symlinks. Blocking: off the event loop.
+    /// Finds what the config, its board, the YAML files of its config directories (and its
+    /// YAML links that lead nowhere yet) and the entity files lead to where they are
+    /// symlinks. Blocking: off the event loop.
     fn link(&mut self) {
         let dir_files = self
             .config_dirs
             .iter()
             .flat_map(|d| config::config_dir_files(d));
         self.dir_files = dir_files.collect();
+        // A YAML link of a config directory made before its target (skipped by the loader):
+        // the target's making is a change.
+        let dangling = self.config_dirs.iter().flat_map(|d| links::dangling_in(d));
         let config_files: Vec<PathBuf> = std::iter::once(self.config.clone())
             .chain(self.board.clone())
             .chain(self.dir_files.clone())
+            .chain(dangling)
             .collect();
         self.config_links = config_files.iter().flat_map(|f| links_of(f)).collect();
         self.entity_links = self.entities.iter().flat_map(|e| links_of(e)).collect();
@@ -328,17 +334,11 @@ impl Pending {
                 self.rearm = true;
             }
             let event = match what {
-                // The config or its board being created is empty yet: its text comes with the
-                // write that follows. A file made in a config directory is a change (a symlink
-                // or hard link put there, `ln -s`, comes with no write; one being written is
-                // held by its writer like any edit), and so is a config directory made.
-                What::Created
-                    if targets.is_config(path)
-                        && !targets.is_config_dir(path)
-                        && !targets.in_config_dir(path) =>
-                {
-                    continue;
-                }
+                // A creation is a change, like a rename in: a symlink or a hard link (stow,
+                // `ln -s ../available/x.yaml`) brings its text with no write after it, and a
+                // config directory made is read once it is watched. A file created empty and
+                // written next is held by its writer's open and read once settled, as any
+                // write (`settle`); an empty config file is never applied (`reload`).
                 What::Created | What::Replaced => FileEvent::Replaced,
                 What::Changed => FileEvent::Changed,
                 What::Opened => FileEvent::Opened,

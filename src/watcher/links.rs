@@ -1,7 +1,8 @@
 //! Where a watched path leads when symlinks are on the way: every link met, component by
-//! component (a linked directory, a chain's middle link), and the file it names in the end.
-//! Only metadata and links are read, never a file opened; blocking, so the watcher calls it
-//! off the event loop. It decides nothing about watching.
+//! component (a linked directory, a chain's middle link), and the file it names in the end,
+//! made yet or not; and the YAML links of a config directory that lead nowhere yet. Only
+//! metadata, directory entries and links are read, never a file opened; blocking, so the
+//! watcher calls it off the event loop. It decides nothing about watching.
 
 use std::path::{Path, PathBuf};
 
@@ -9,10 +10,11 @@ use tracing::{info, warn};
 
 /// Where `path` leads when a symlink is on the way: every link met (a directory's or the
 /// file's own, each link of a chain), named by its own path, since repointing it is an event
-/// in its directory under its name; and the file it names in the end. Empty when no link is
-/// on the way. A link that leads nowhere is said at warn level, since an edit of what it will
-/// point to is then not noticed until the next reload. Only metadata and links are read (no
-/// file is opened), so it cannot wait on a FIFO.
+/// in its directory under its name; and the file it names in the end, or would name once
+/// made (`ln -s ../available/x.yaml` before `x.yaml` is written: its making is then an event
+/// of a watched directory under a watched name). Empty when no link is on the way. A link
+/// that leads nowhere is said at warn level. Only metadata and links are read (no file is
+/// opened), so it cannot wait on a FIFO.
 pub(super) fn links_of(path: &Path) -> Vec<PathBuf> {
     let absolute = match std::env::current_dir() {
         Ok(cwd) => cwd.join(path),
@@ -24,7 +26,7 @@ pub(super) fn links_of(path: &Path) -> Vec<PathBuf> {
     }
     let mut found = links;
     match real {
-        Some(real) => {
+        End::Found(real) => {
             info!(
                 "{} leads through a symlink to {}: the directories of its links and of the \
                  file are watched too, and the links are followed again after each reload",
@@ -33,21 +35,66 @@ pub(super) fn links_of(path: &Path) -> Vec<PathBuf> {
             );
             found.push(real);
         }
-        None => warn!(
-            "{} is reached through a symlink that leads nowhere: an edit of the file it \
-             names is not noticed until the config is reloaded again",
+        End::Missing(to_be) => {
+            warn!(
+                "{} is reached through a symlink that leads nowhere yet: {} is watched for, \
+                 and applied once it is made",
+                path.display(),
+                to_be.display()
+            );
+            found.push(to_be);
+        }
+        End::Lost => warn!(
+            "{} is reached through symlinks that cannot be followed (a loop, too many, or \
+             one unreadable): an edit of the file they name is not noticed until the config \
+             is reloaded again",
             path.display()
         ),
     }
     found
 }
 
+/// Where a path resolved to.
+#[derive(Debug, PartialEq, Eq)]
+enum End {
+    /// The file it names.
+    Found(PathBuf),
+    /// The path it names, where nothing is yet: a component from here on is missing.
+    Missing(PathBuf),
+    /// Nowhere to be told: a link that cannot be read, or too many.
+    Lost,
+}
+
+/// Most links leading nowhere listed per config directory: each is a watched name.
+const MAX_DANGLING: usize = 64;
+
+/// The YAML names of the config directory `dir` that are symlinks leading nowhere yet: the
+/// loader skips them, but the file each names may be made later, which is then a change
+/// (`links_of` gives where each would lead). At most `MAX_DANGLING`. Blocking.
+pub(super) fn dangling_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            (name.ends_with(".yaml") || name.ends_with(".yml"))
+                && e.file_type().is_ok_and(|t| t.is_symlink())
+                && std::fs::metadata(e.path()).is_err()
+        })
+        .map(|e| e.path())
+        .take(MAX_DANGLING)
+        .collect()
+}
+
 /// The most links one path may go through, as the kernel allows (`MAXSYMLINKS`).
 const MAX_LINKS: usize = 40;
 
-/// The symlinks met resolving the absolute `path`, component by component, and the file it
-/// names (`None` when a link leads nowhere or there are too many).
-fn resolve(path: &Path) -> (Vec<PathBuf>, Option<PathBuf>) {
+/// The symlinks met resolving the absolute `path`, component by component, and where it
+/// ends.
+fn resolve(path: &Path) -> (Vec<PathBuf>, End) {
     use std::path::Component;
     let mut links = Vec::new();
     let mut current = PathBuf::from("/");
@@ -67,17 +114,26 @@ fn resolve(path: &Path) -> (Vec<PathBuf>, Option<PathBuf>) {
         }
         let next = current.join(&name);
         let Ok(meta) = std::fs::symlink_metadata(&next) else {
-            return (links, None);
+            // What it would name: the rest taken as written.
+            let mut to_be = next;
+            for name in rest.iter().rev() {
+                if name == ".." {
+                    to_be.pop();
+                } else {
+                    to_be.push(name);
+                }
+            }
+            return (links, End::Missing(to_be));
         };
         if !meta.file_type().is_symlink() {
             current = next;
             continue;
         }
         if links.len() == MAX_LINKS {
-            return (links, None);
+            return (links, End::Lost);
         }
         let Ok(target) = std::fs::read_link(&next) else {
-            return (links, None);
+            return (links, End::Lost);
         };
         links.push(next);
         if target.is_absolute() {
@@ -91,5 +147,53 @@ fn resolve(path: &Path) -> (Vec<PathBuf>, Option<PathBuf>) {
             }
         }
     }
-    (links, Some(current))
+    (links, End::Found(current))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A link made before its target leads to where the target will be, through a missing
+    /// directory too; a loop leads nowhere to be told; and only such YAML links of a
+    /// directory are listed as dangling.
+    #[test]
+    fn a_link_leading_nowhere_yet_names_where_its_target_will_be() {
+        let dir = std::env::temp_dir().join(format!("actiond-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("conf.d")).unwrap();
+        std::fs::create_dir_all(dir.join("available")).unwrap();
+        // As the kernel names it, so that no link of the temp dir's own is met.
+        let dir = dir.canonicalize().unwrap();
+        let ln = |to: &str, at: &str| std::os::unix::fs::symlink(to, dir.join(at)).unwrap();
+        ln("../available/x.yaml", "conf.d/x.yaml");
+        ln("../later/y.yaml", "conf.d/y.yml");
+        ln("../conf.d/z.yaml", "conf.d/z.yaml");
+        std::fs::write(dir.join("available/w.yaml"), "{}\n").unwrap();
+        ln("../available/w.yaml", "conf.d/w.yaml");
+        ln("../available/none.txt", "conf.d/notes.txt");
+
+        let link = dir.join("conf.d/x.yaml");
+        assert_eq!(
+            links_of(&link),
+            [link.clone(), dir.join("available/x.yaml")]
+        );
+        let link = dir.join("conf.d/y.yml");
+        assert_eq!(links_of(&link), [link.clone(), dir.join("later/y.yaml")]);
+        let (links, end) = resolve(&dir.join("conf.d/z.yaml"));
+        assert_eq!((links.len(), end), (MAX_LINKS, End::Lost));
+        let link = dir.join("conf.d/w.yaml");
+        assert_eq!(
+            links_of(&link),
+            [link.clone(), dir.join("available/w.yaml")]
+        );
+
+        let mut dangling = dangling_in(&dir.join("conf.d"));
+        dangling.sort();
+        assert_eq!(
+            dangling,
+            ["x.yaml", "y.yml", "z.yaml"].map(|n| dir.join("conf.d").join(n))
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

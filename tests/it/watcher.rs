@@ -1,9 +1,12 @@
 //! The watcher's own timing, from outside: the start-up baseline is what the start-up load
 //! read (an edit made before the watches exist is applied), a refused config is refused once
 //! until its files change, re-arming after directory changes keeps its spacing however
-//! fast a directory churns, and every change of which files make up the config (a file
+//! fast a directory churns, every change of which files make up the config (a file
 //! renamed away to a name the loader skips, moved out, removed, a directory moved away, a
-//! symlink removed, or a file renamed back) reloads it like an edit.
+//! symlink removed, or a file renamed back) reloads it like an edit, and a file that appears
+//! under a watched name by a link (hard, symlink, absolute or relative, made before its target
+//! or after) is applied and its target followed, while one created and then written in steps
+//! is still applied once, whole.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -299,5 +302,200 @@ fn an_include_file_renamed_away_or_back_is_a_reload() {
         std::fs::rename(from, to).unwrap();
         reloaded(&server, &mut seen, what);
         assert_eq!(has_extra(), present, "after: {what}");
+    }
+}
+
+/// A config whose guests may run `reboot` (or not), with the overlay directory `overlay`.
+fn config_over(exec: bool, overlay: &Path) -> String {
+    to_yaml(&json!({
+        "defaultPermissions": {"view": true, "exec": exec, "logs": true},
+        "overlay": overlay,
+        "actions": [{"id": "reboot", "title": "Reboot", "shell": "true"}],
+    }))
+}
+
+/// An overlay file that takes `exec` from guests (or gives it).
+fn lockdown(exec: bool) -> String {
+    to_yaml(&json!({"defaultPermissions": {"view": true, "exec": exec, "logs": true}}))
+}
+
+/// A layout as stow and `sites-enabled` make it: `available/` holds the files, `over.d/` (the
+/// overlay) and `inc.d/` (the include directory) the links to them. Made before the start.
+fn layout() -> TempDir {
+    let root = TempDir::new();
+    for dir in ["available", "over.d", "inc.d"] {
+        std::fs::create_dir(root.path().join(dir)).unwrap();
+    }
+    root
+}
+
+/// Whether, within `RELOAD`, a guest's `reboot` comes to answer `status`.
+fn reboot_comes_to(server: &Server, status: u16) -> bool {
+    crate::harness::poll_every(Duration::from_millis(250), RELOAD, || {
+        (start_reboot(server).0 == status).then_some(())
+    })
+    .is_some()
+}
+
+/// A file linked into the overlay brings its text with no write after it: a hard link and an
+/// absolute symlink are applied like a file written there (a relative symlink: fe30f).
+#[test]
+fn a_hard_link_or_an_absolute_symlink_into_the_overlay_is_applied() {
+    for how in ["hard link", "absolute symlink"] {
+        let root = layout();
+        let target = root.path().join("available/90-lockdown.yaml");
+        std::fs::write(&target, lockdown(false)).unwrap();
+        let server = Server::start_yaml(&config_over(true, &root.path().join("over.d")));
+        assert!(wait_until(SOON, || server.log_contains("for changes")));
+        assert_eq!(start_reboot(&server).0, 200, "{how}: before the link");
+        let link = root.path().join("over.d/90-lockdown.yaml");
+        if how == "hard link" {
+            std::fs::hard_link(&target, &link).unwrap();
+        } else {
+            std::os::unix::fs::symlink(&target, &link).unwrap();
+        }
+        assert!(
+            reboot_comes_to(&server, 403),
+            "{how}: the lockdown linked into the overlay was never applied"
+        );
+        assert_eq!(server.log_count("config reloaded"), 1, "{how}");
+    }
+}
+
+/// An action in a file symlinked into the include directory (relatively, as stow links) can
+/// be run once the link is made.
+#[test]
+fn an_action_symlinked_into_the_include_directory_appears() {
+    let root = layout();
+    let extra = json!({"actions": [{"id": "extra", "title": "Extra", "shell": "true"}]});
+    std::fs::write(root.path().join("available/extra.yaml"), to_yaml(&extra)).unwrap();
+    let server = Server::start_yaml(&to_yaml(&json!({
+        "defaultPermissions": {"view": true, "exec": true, "logs": true},
+        "include": root.path().join("inc.d"),
+        "actions": [{"id": "reboot", "title": "Reboot", "shell": "true"}],
+    })));
+    assert!(wait_until(SOON, || server.log_contains("for changes")));
+    let start_extra = || server.call("StartAction", json!({"actionId": "extra"}));
+    let (status, body) = start_extra();
+    assert_eq!(status, 404, "{body}");
+    std::os::unix::fs::symlink(
+        "../available/extra.yaml",
+        root.path().join("inc.d/extra.yaml"),
+    )
+    .unwrap();
+    let ran = crate::harness::poll_every(Duration::from_millis(250), RELOAD, || {
+        (start_extra().0 == 200).then_some(())
+    });
+    assert!(ran.is_some(), "the linked include's action never appeared");
+}
+
+/// A link made after the start is followed: its target's later edits (in place, and by an
+/// editor's rename) are applied, each.
+#[test]
+fn a_link_made_after_the_start_follows_its_target_s_edits() {
+    let root = layout();
+    let target = root.path().join("available/90-lockdown.yaml");
+    std::fs::write(&target, lockdown(false)).unwrap();
+    let server = Server::start_yaml(&config_over(true, &root.path().join("over.d")));
+    assert!(wait_until(SOON, || server.log_contains("for changes")));
+    std::os::unix::fs::symlink(
+        "../available/90-lockdown.yaml",
+        root.path().join("over.d/90-lockdown.yaml"),
+    )
+    .unwrap();
+    assert!(reboot_comes_to(&server, 403), "the link was never applied");
+    std::fs::write(&target, lockdown(true)).unwrap();
+    assert!(
+        reboot_comes_to(&server, 200),
+        "an in-place edit of the link's target was never applied"
+    );
+    replace(&target, &lockdown(false));
+    assert!(
+        reboot_comes_to(&server, 403),
+        "the link's target replaced by rename was never applied"
+    );
+    assert_eq!(server.log_count("config reloaded"), 3);
+}
+
+/// A file created in the overlay and then written in two steps (closed between them, or kept
+/// open past the quiet) is applied once, whole: its first half (an action guests may run,
+/// before the rule that takes `exec` from them) is never in force, though a creation is now a
+/// change of its own.
+#[test]
+fn an_overlay_file_created_then_written_in_steps_is_applied_once_whole() {
+    use std::io::Write;
+    let first = to_yaml(&json!({"actions": [{"id": "extra", "title": "Extra", "shell": "true"}]}));
+    let second = lockdown(false);
+    for held in [false, true] {
+        let root = layout();
+        let server = Server::start_yaml(&config_over(true, &root.path().join("over.d")));
+        assert!(wait_until(SOON, || server.log_contains("for changes")));
+        let path = root.path().join("over.d/50-extra.yaml");
+        let never_extra = |period: u64| {
+            repeat_for(
+                Duration::from_millis(period),
+                Duration::from_millis(100),
+                || {
+                    let (status, _) = server.call("StartAction", json!({"actionId": "extra"}));
+                    assert_ne!(status, 200, "held {held}: the first half is in force");
+                    true
+                },
+            );
+        };
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(first.as_bytes()).unwrap();
+        if held {
+            never_extra(3_000);
+        } else {
+            drop(f);
+            never_extra(1_200);
+            f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+        }
+        f.write_all(second.as_bytes()).unwrap();
+        drop(f);
+        assert!(
+            reboot_comes_to(&server, 403),
+            "held {held}: the whole file was never applied"
+        );
+        never_extra(3_000);
+        assert_eq!(
+            server.log_count("config reloaded"),
+            1,
+            "held {held}: applied once, whole"
+        );
+    }
+}
+
+/// A link made before its target (`ln -s ../available/x.yaml over.d/` first, the file written
+/// next; or into a directory not made yet): the file is applied once it is made.
+#[test]
+fn a_link_made_before_its_target_is_applied_once_the_target_is_made() {
+    for dir in ["available", "later"] {
+        let root = layout();
+        let server = Server::start_yaml(&config_over(true, &root.path().join("over.d")));
+        assert!(wait_until(SOON, || server.log_contains("for changes")));
+        std::os::unix::fs::symlink(
+            format!("../{dir}/90-lockdown.yaml"),
+            root.path().join("over.d/90-lockdown.yaml"),
+        )
+        .unwrap();
+        assert!(
+            wait_until(RELOAD, || server.log_contains("leads nowhere yet")),
+            "{dir}: the link leading nowhere was never looked up"
+        );
+        assert_eq!(start_reboot(&server).0, 200, "{dir}: before the target");
+        std::fs::create_dir_all(root.path().join(dir)).unwrap();
+        std::fs::write(
+            root.path().join(dir).join("90-lockdown.yaml"),
+            lockdown(false),
+        )
+        .unwrap();
+        assert!(
+            reboot_comes_to(&server, 403),
+            "{dir}: the target made after the link was never applied"
+        );
     }
 }
