@@ -232,18 +232,11 @@ fn runs_as_root() -> bool {
 /// `close_range` is missing: it is async-signal-safe, and the parent no longer asks for it
 /// on every spawn (a system call per press) to serve old kernels alone.
 fn open_files() -> libc::c_int {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `limit` is a valid, writable rlimit; getrlimit only writes it.
-    #[allow(unsafe_code)]
-    let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
-    if read {
-        libc::c_int::try_from(limit.rlim_cur).unwrap_or(libc::c_int::MAX)
-    } else {
-        1024
-    }
+    // nix's wrapper is the bare system call on a value on the stack: no allocation, no lock.
+    nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+        .map_or(1024, |(soft, _)| {
+            libc::c_int::try_from(soft).unwrap_or(libc::c_int::MAX)
+        })
 }
 
 /// Pointers to `items`, then a null pointer, as `execve` reads its argv and envp.
