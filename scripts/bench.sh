@@ -266,7 +266,7 @@ wrk_script webhook-root GET '' "'OK'"
 # record RUN SUBJECT METRIC VALUE. A value that is not a number means a measurement failed
 # (its error is above): stop rather than print a table with a hole in it.
 record() {
-    [[ "$4" =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]] || die "no figure for $2 $3 in run $1 (got '$4')"
+    [[ "$4" =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]] || die "no figure for $2 $3 in run $1 (got '$4')"
     printf '%s\t%s\t%s\t%s\n' "$@" >>"$RAW"
 }
 # field JSON NAME: a number from the helper's one-line JSON.
