@@ -168,13 +168,8 @@ trap cleanup EXIT
 # it for each server (actiond moves itself into its `supervisor/` and runs each execution in a
 # `run-<n>/` beside it).
 [ "$(id -u)" -eq 0 ] || die "cgroup mode needs root here (it creates cgroups); run as root"
-if ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then
-    step "no cgroup v2 mounted: mounting one at /sys/fs/cgroup/unified"
-    mkdir -p /sys/fs/cgroup/unified
-    mount -t cgroup2 cgroup2 /sys/fs/cgroup/unified || die "could not mount cgroup v2"
-fi
-CG_MOUNT="$(sed -n 's/^[^ ]* [^ ]* [^ ]* [^ ]* \([^ ]*\) .* - cgroup2 .*/\1/p' /proc/self/mountinfo | head -1)"
-[ -d "$CG_MOUNT" ] || die "no cgroup v2 mount point found"
+cgroup2_mount >/dev/null
+CG_MOUNT="$(cgroup2_mount)"
 CGROUPS="$CG_MOUNT/actiond-bench-$$"
 mkdir "$CGROUPS" || die "cannot create the cgroup $CGROUPS"
 # fresh_cgroup: sets CG to a new directory below the bench's cgroup (a unique name, since

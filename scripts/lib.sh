@@ -28,6 +28,23 @@ step() { printf '\n==> %s%s\n' "${STEP_PREFIX:-}" "$*" >&2; }
 # die WHAT: the error, on stderr, and exit 1.
 die() { echo "${SCRIPT:-${0##*/}}: error: $*" >&2; exit 1; }
 
+# cgroup2_mount: prints where the cgroup v2 hierarchy is mounted, mounting one at
+# /sys/fs/cgroup/unified first where the host has none (the legacy v1 hierarchy; systemd's
+# hybrid mode puts v2 there too). actiond needs nothing more of it: no controllers, only
+# cgroup.procs, cgroup.kill and cgroup.freeze. Needs root to mount. Call it outside `$( )`
+# once first where it may mount, so that its step line reaches the terminal.
+cgroup2_mount() {
+    if ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then
+        step "no cgroup v2 mounted: mounting one at /sys/fs/cgroup/unified"
+        mkdir -p /sys/fs/cgroup/unified
+        mount -t cgroup2 cgroup2 /sys/fs/cgroup/unified || die "could not mount cgroup v2 at /sys/fs/cgroup/unified"
+    fi
+    local at
+    at="$(sed -n 's/^[^ ]* [^ ]* [^ ]* [^ ]* \([^ ]*\) .* - cgroup2 .*/\1/p' /proc/self/mountinfo | head -1)"
+    [ -d "$at" ] || die "no cgroup v2 mount point found"
+    echo "$at"
+}
+
 # need COMMAND DEBIAN-PACKAGE: installs the package when the command is missing (which needs
 # root), and fails loudly when that does not bring the command.
 need() {

@@ -96,13 +96,8 @@ trap cleanup EXIT
 # execution in a `run-<n>/` beside it.
 CGROUP_SETTING=off
 if $CGROUP_MODE; then
-    if ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then
-        step "no cgroup v2 mounted: mounting one at /sys/fs/cgroup/unified"
-        mkdir -p /sys/fs/cgroup/unified
-        mount -t cgroup2 cgroup2 /sys/fs/cgroup/unified || die "could not mount cgroup v2"
-    fi
-    CG_MOUNT="$(sed -n 's/^[^ ]* [^ ]* [^ ]* [^ ]* \([^ ]*\) .* - cgroup2 .*/\1/p' /proc/self/mountinfo | head -1)"
-    [ -d "$CG_MOUNT" ] || die "no cgroup v2 mount point found"
+    cgroup2_mount >/dev/null
+    CG_MOUNT="$(cgroup2_mount)"
     CG="$CG_MOUNT/actiond-profile-$$"
     mkdir "$CG" || die "cannot create the cgroup $CG"
     CGROUP_SETTING="$CG"

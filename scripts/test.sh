@@ -295,17 +295,8 @@ if [ "$(id -u)" -ne 0 ]; then
     echo "error: the cgroup-mode tests need root (they create and kill cgroups)" >&2
     exit 1
 fi
-# A host on the legacy (v1) hierarchy has no cgroup v2 mounted; a v2 hierarchy can still be
-# mounted beside it, where systemd's hybrid mode puts it, and actiond needs nothing more (no
-# controllers, only cgroup.procs, cgroup.kill and cgroup.freeze).
-if ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then
-    echo "no cgroup v2 mounted: mounting one at /sys/fs/cgroup/unified"
-    mkdir -p /sys/fs/cgroup/unified
-    mount -t cgroup2 cgroup2 /sys/fs/cgroup/unified || {
-        echo "error: could not mount cgroup v2 at /sys/fs/cgroup/unified" >&2
-        exit 1
-    }
-fi
+# A host on the legacy (v1) hierarchy has no cgroup v2 mounted: one is mounted beside it.
+cgroup2_mount >/dev/null
 cargo test --quiet --lib executor::cgroup -- --ignored
 cargo test --quiet --test it escapes:: -- --ignored
 
