@@ -9,15 +9,13 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{SOON, Server, TempDir, config_with, shell_action, to_yaml, wait_until};
+use crate::harness::{
+    SOON, Server, TempDir, config_with, shell_action, split_removes_victim, to_yaml, wait_until,
+    write,
+};
 
 /// A reload: 2 s of quiet, two reads 250 ms apart, and a wide margin.
 const RELOAD: Duration = Duration::from_secs(10);
-
-/// Writes `path` whole (one open, one write, one close).
-fn write(path: &Path, text: &str) {
-    std::fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
-}
 
 /// An overlay file with one action that echoes its id.
 fn overlay_action(id: &str) -> String {
@@ -327,17 +325,9 @@ fn an_unquoted_bare_name_does_not_split_a_value_into_arguments() {
     let mut clean = shell_action("clean", "rm -f cache/$NAME");
     clean["arguments"] = json!([{"name": "name", "type": "ascii_sentence"}]);
     let server = Server::start(config_with(vec![clean]));
-    std::fs::create_dir_all(server.path("cache")).unwrap();
-    std::fs::create_dir_all(server.path("victim")).unwrap();
-    write(&server.path("victim/data"), "keep me\n");
-    let (status, body) = server.call(
-        "StartActionAndWait",
-        json!({"actionId": "clean", "arguments": [{"name": "name", "value": "old -r victim"}]}),
-    );
-    assert!(
-        server.path("victim/data").exists(),
-        "the guest's value became the arguments `-r victim` (HTTP {status}: {body})"
-    );
+    if let Some(answer) = split_removes_victim(&server, "clean", "name", "old -r victim") {
+        panic!("the guest's value became the arguments `-r victim` ({answer})");
+    }
 }
 
 /// F8: an entity file named in a directory that does not exist yet (the script that writes

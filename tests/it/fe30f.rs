@@ -6,7 +6,6 @@
 
 use std::fs::File;
 use std::net::SocketAddr;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -14,21 +13,13 @@ use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
 use serde_json::{Value, json};
 
 use crate::client;
-use crate::harness::{BIN, SOON, Server, TempDir, config_with, shell_action, wait_until};
+use crate::harness::{
+    BIN, SOON, Server, TempDir, config_with, replace, shell_action, split_removes_victim,
+    wait_until, write,
+};
 
 /// A reload: 2 s of quiet, two reads 250 ms apart, and a wide margin.
 const RELOAD: Duration = Duration::from_secs(10);
-
-fn write(path: &Path, text: &str) {
-    std::fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
-}
-
-/// Writes `text` beside `path` and renames it over, as a careful script or editor does.
-fn replace(path: &Path, text: &str) {
-    let tmp = path.with_extension("tmp");
-    write(&tmp, text);
-    std::fs::rename(&tmp, path).expect("rename over the config");
-}
 
 /// A service started by hand (not by the harness), so that the test can act between its
 /// start and the moment it watches its config; killed on drop.
@@ -141,18 +132,11 @@ fn a_value_copied_into_a_variable_is_not_split_into_arguments() {
         })
         .collect();
     let server = Server::start(config_with(actions));
-    std::fs::create_dir_all(server.path("cache")).unwrap();
     let mut split = Vec::new();
     for (i, script) in commands.iter().enumerate() {
-        std::fs::create_dir_all(server.path("victim")).unwrap();
-        write(&server.path("victim/data"), "keep me\n");
-        let (status, body) = server.call(
-            "StartActionAndWait",
-            json!({"actionId": format!("clean{i}"),
-                   "arguments": [{"name": "name", "value": "old -r victim"}]}),
-        );
-        if !server.path("victim/data").exists() {
-            split.push(format!("{script:?} (HTTP {status}: {body})"));
+        let action = format!("clean{i}");
+        if let Some(answer) = split_removes_victim(&server, &action, "name", "old -r victim") {
+            split.push(format!("{script:?} ({answer})"));
         }
     }
     assert!(
@@ -245,17 +229,9 @@ fn a_value_split_at_a_changed_ifs_is_no_option() {
     let mut clean = shell_action("clean", "IFS=.; rm -f cache/$HOST");
     clean["arguments"] = json!([{"name": "host", "type": "ascii_identifier"}]);
     let server = Server::start(config_with(vec![clean]));
-    std::fs::create_dir_all(server.path("cache")).unwrap();
-    std::fs::create_dir_all(server.path("victim")).unwrap();
-    write(&server.path("victim/data"), "keep me\n");
-    let (status, body) = server.call(
-        "StartActionAndWait",
-        json!({"actionId": "clean", "arguments": [{"name": "host", "value": "x.-r.victim"}]}),
-    );
-    assert!(
-        server.path("victim/data").exists(),
-        "the guest's value became the arguments `-r victim` (HTTP {status}: {body})"
-    );
+    if let Some(answer) = split_removes_victim(&server, "clean", "host", "x.-r.victim") {
+        panic!("the guest's value became the arguments `-r victim` ({answer})");
+    }
 }
 
 /// F6: an overlay (or include) file renamed to a name that is no YAML file (`mv

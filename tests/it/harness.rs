@@ -911,3 +911,36 @@ pub fn send_together(calls: Vec<(Conn, client::Request)>) -> Vec<Response> {
         .map(|t| t.join().expect("a caller thread"))
         .collect()
 }
+
+/// Writes `text` to `path`, naming the file in the panic.
+pub fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+}
+
+/// Replaces `path` by a rename, as dpkg, editors, Ansible and actiond-board do: the text is
+/// written beside it first, so a reader never sees half of it.
+pub fn replace(path: &Path, text: &str) {
+    let tmp = path.with_extension("tmp-new");
+    write(&tmp, text);
+    std::fs::rename(&tmp, path).unwrap_or_else(|e| panic!("rename to {}: {e}", path.display()));
+}
+
+/// Presses `action` as a guest with `value` for argument `argument`, beside a directory
+/// `victim/` holding a file, and says whether `victim/data` is gone: whether the value became
+/// the arguments `-r victim` of the action's `rm` (the attacks' probe of a split value).
+pub fn split_removes_victim(
+    server: &Server,
+    action: &str,
+    argument: &str,
+    value: &str,
+) -> Option<String> {
+    std::fs::create_dir_all(server.path("cache")).unwrap();
+    std::fs::create_dir_all(server.path("victim")).unwrap();
+    write(&server.path("victim/data"), "keep me\n");
+    let (status, body) = server.call(
+        "StartActionAndWait",
+        serde_json::json!({"actionId": action,
+                           "arguments": [{"name": argument, "value": value}]}),
+    );
+    (!server.path("victim/data").exists()).then(|| format!("HTTP {status}: {body}"))
+}

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::harness::{SOON, Server, TempDir, run_binary, to_yaml, wait_until};
+use crate::harness::{SOON, Server, TempDir, replace, run_binary, to_yaml, wait_until};
 use crate::identity::{cookie, phc, who_am_i};
 use crate::live_permissions::login;
 
@@ -21,13 +21,6 @@ fn panel(title: &str, ids: &[&str]) -> String {
         .map(|id| json!({"id": id, "title": id, "shell": format!("echo {id}")}))
         .collect();
     to_yaml(&json!({"pageTitle": title, "actions": actions}))
-}
-
-/// Replaces `path` by a rename, as dpkg, editors and actiond-board do.
-fn replace(path: &Path, text: &str) {
-    let tmp = path.with_extension("tmp-new");
-    std::fs::write(&tmp, text).unwrap_or_else(|e| panic!("write {}: {e}", tmp.display()));
-    std::fs::rename(&tmp, path).unwrap_or_else(|e| panic!("rename to {}: {e}", path.display()));
 }
 
 /// The admin's config: alice, the board `board`, the overlay `config.d`, and `extra`.

@@ -15,17 +15,10 @@ use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
 use serde_json::{Value, json};
 
 use crate::client::assert_json_error;
-use crate::harness::{SOON, Server, TempDir, repeat_for, to_yaml, wait_until};
+use crate::harness::{SOON, Server, TempDir, repeat_for, replace, to_yaml, wait_until};
 
 /// A reload: 2 s of quiet, two reads 250 ms apart, and a wide margin for a busy machine.
 const RELOAD: Duration = Duration::from_secs(20);
-
-/// Replaces `path` by rename, as editors and Ansible do.
-fn replace(path: &Path, text: &str) {
-    let tmp = path.with_extension("tmp-new");
-    std::fs::write(&tmp, text).unwrap();
-    std::fs::rename(&tmp, path).unwrap();
-}
 
 /// A config where guests may run `reboot` (or not), with `padding` actions that each carry an
 /// unknown key: every one is a warning line at start, logged after the config is read.
