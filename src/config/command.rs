@@ -7,9 +7,10 @@
 use super::checker::{Checker, Fields, path_or};
 use super::tree::{Node, index_path};
 use crate::arguments::ArgType;
+use crate::arguments::Dash;
 use crate::arguments::{Argument, environment};
 use crate::template::{
-    Placeholder, Template, Unquoted, Values, judge, read_exec, read_shell, unquoted,
+    Placeholder, Template, Unquoted, Values, judge, read_exec, read_shell, stripped, unquoted,
 };
 
 /// What an action runs.
@@ -174,6 +175,9 @@ pub(super) fn compile(
         for found in unquoted(analysis, &values) {
             split_variable(c, at, &found, arguments, entities);
         }
+        for found in stripped(analysis, &values) {
+            stripped_dash(c, at, &found, arguments);
+        }
     }
     match command {
         CommandSpec::Shell(_) => {
@@ -204,16 +208,27 @@ fn split_variable(
     let names: Vec<String> = found.arguments.iter().map(|n| format!("{n:?}")).collect();
     let names = names.join(", ");
     let holds = match &found.unknown {
+        Some(why) if found.output => {
+            format!("may hold a value the command received ({why})")
+        }
         Some(why) => {
             format!("may hold a value the command received ({why}), which actiond does not follow")
         }
         None if found.copied => format!("holds the value of argument {names} (copied into it)"),
         None => format!("holds argument {names}'s value"),
     };
-    let fix = format!(
-        "${v} on line {line} stands outside quotes and {holds}: the shell splits it into words \
-         and expands glob characters in it; write \"${v}\""
-    );
+    let fix = if found.output {
+        format!(
+            "{v} on line {line} stands outside quotes and {holds}: the shell splits it into \
+             words and expands glob characters in it; put it in double quotes (\"$(…)\"), or \
+             assign it first and quote the variable"
+        )
+    } else {
+        format!(
+            "${v} on line {line} stands outside quotes and {holds}: the shell splits it into \
+             words and expands glob characters in it; write \"${v}\""
+        )
+    };
     let blank = found.arguments.iter().filter_map(of).any(may_split);
     // What actiond does not follow may hold any value the command received.
     let any_blank = entities
@@ -240,6 +255,45 @@ fn split_variable(
     } else {
         c.warn(at, fix);
     }
+}
+
+/// An expansion that removes a prefix of a value or replaces text in it at the start of an
+/// argument (`rm "${NAME#*.}"`): the `ascii_identifier` value `backup.-rf` gives `rm` the
+/// option `-rf` although no value may start with `-`. Refused for an argument whose values
+/// may not start with `-` but may hold one further on (free text without `allowLeadingDash`,
+/// and `datetime`: `${D#*-}`), unless they are choices, which are the author's own; and for
+/// what actiond does not follow when any argument is one.
+fn stripped_dash(c: &mut Checker<'_>, at: &str, found: &Unquoted, arguments: &[Argument]) {
+    let guarded = |a: &&Argument| {
+        !a.name.is_empty()
+            && !a.rule.is_display_only()
+            && (a.rule.is_free_text() || a.rule == ArgType::Datetime)
+            && a.choices.is_empty()
+            && a.dash == Dash::Refuse
+    };
+    let of = |name: &String| arguments.iter().find(|a| a.name == *name);
+    let argument = found.arguments.iter().filter_map(of).find(guarded);
+    let any = arguments.iter().find(guarded);
+    let Some(a) = argument.or(any.filter(|_| found.unknown.is_some())) else {
+        return;
+    };
+    let v = if found.variable == "@" {
+        "1"
+    } else {
+        found.variable.as_str()
+    };
+    c.error(
+        at,
+        format!(
+            "${{{v}…}} on line {line} removes the start of a value or replaces text in it, and \
+             starts an argument: it may start with `-` although argument {name:?}'s value may \
+             not (`${{{v}#*.}}` of `backup.-rf` is `-rf`), and the program reads it as an \
+             option; write `./` or `--` before it (`rm -- \"${{{v}#*.}}\"`), or set \
+             `allowLeadingDash: true` on the argument where an option is fine",
+            line = found.line,
+            name = a.name,
+        ),
+    );
 }
 
 /// Whether a value of the argument may split when it stands unquoted: it may hold a space,
@@ -503,389 +557,4 @@ fn secret_in_argv(p: &Placeholder, arguments: &[Argument], shell: bool) -> Optio
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::fixtures::*;
-
-    #[test]
-    fn a_bare_name_a_command_reads_is_a_shell_variable_of_its_own_never_exported() {
-        let render = |text: &str| {
-            let (c, _) = ok(text);
-            match &c.actions[0].template {
-                CommandTemplate::Shell(t) => t.render(&|_| Some("v".into())),
-                CommandTemplate::Exec(_) => unreachable!(),
-            }
-        };
-        assert_eq!(
-            render(
-                "actions:\n  - {title: x, shell: 'zgrep -i \"$GREP\" log.gz', arguments: [{name: grep}]}\n"
-            ),
-            "unset GREP; GREP=$ACTIOND_ARG_GREP; zgrep -i \"$GREP\" log.gz"
-        );
-        assert_eq!(
-            render(
-                "actions:\n  - {title: x, shell: 'echo ${#TAR_OPTIONS} $(( COUNT + 1 ))', arguments: [{name: tar_options}, {name: count, type: int}, {name: other}]}\n"
-            ),
-            "unset TAR_OPTIONS COUNT; TAR_OPTIONS=$ACTIOND_ARG_TAR_OPTIONS COUNT=$ACTIOND_ARG_COUNT; echo ${#TAR_OPTIONS} $(( COUNT + 1 ))"
-        );
-        // A placeholder alone, or a longer name, defines nothing.
-        assert_eq!(
-            render(
-                "actions:\n  - {title: x, shell: 'echo {{ pin }} $PINS', arguments: [{name: pin}]}\n"
-            ),
-            "echo 'v' $PINS"
-        );
-    }
-
-    #[test]
-    fn an_unquoted_variable_of_an_argument_is_refused_where_its_value_may_split() {
-        let action = |shell: &str, arg: &str| {
-            format!("actions:\n  - {{title: x, shell: '{shell}', arguments: [{arg}]}}\n")
-        };
-        let refused = "write \"$NAME\" (its values may hold spaces";
-        for (shell, arg, needle) in [
-            (
-                "rm -f cache/$NAME",
-                "{name: name, type: ascii_sentence}",
-                refused,
-            ),
-            (
-                "rm -f ${NAME}",
-                "{name: name, type: very_dangerous_raw_string}",
-                refused,
-            ),
-            (
-                "rm -f $NAME",
-                "{name: name, type: \"regex:[a-z ]+\"}",
-                refused,
-            ),
-            (
-                "rm -f $NAME",
-                "{name: name, choices: [{value: a b}]}",
-                refused,
-            ),
-            // Glob characters: `*@example.com` becomes every file of that shape.
-            ("rm -f $NAME", "{name: name, type: email}", refused),
-            ("curl $NAME", "{name: name, type: url}", refused),
-            (
-                "rm -f $NAME",
-                "{name: name, choices: [{value: \"*\"}]}",
-                refused,
-            ),
-            (
-                "rm -f $ACTIOND_ARG_NAME",
-                "{name: name, type: password}",
-                "write \"$ACTIOND_ARG_NAME\"",
-            ),
-        ] {
-            assert_error(&action(shell, arg), "actions[0].shell", needle);
-        }
-        // A copy of the value is split like the value (`old -r victim` gives rm `-r` in
-        // dash, bash and busybox ash alike: tests/shells, `copies`).
-        let sentence = "{name: name, type: ascii_sentence}";
-        let copied = "(copied into it)";
-        let unknown = "which actiond does not follow";
-        let spaces = "(its values may hold spaces";
-        for (shell, needles) in [
-            ("x=$NAME; rm $x", [copied, "write \"$x\"", spaces]),
-            ("x={{ name }}; rm $x", [copied, "line 1", spaces]),
-            ("x=\"$NAME\"; rm $x", [copied, "\"name\"", spaces]),
-            (
-                "f() { local x=\"$NAME\"; rm $x; }; f",
-                [copied, "$x", spaces],
-            ),
-            ("set -- \"$NAME\"; rm $1", ["$1", "write \"$1\"", spaces]),
-            ("set -- {{ name }}; rm $@", [copied, "write \"$@\"", spaces]),
-            ("for x in \"$NAME\"; do rm $x; done", [copied, "$x", spaces]),
-            ("x=${NAME%.txt}; rm $x", [copied, "$x", spaces]),
-            ("x=${y:-$NAME}; rm $x", [copied, "$x", spaces]),
-            ("y=$ACTIOND_ARG_NAME; x=$y; rm $x", [copied, "$x", spaces]),
-            (
-                "read x <<E\n\n$NAME\n\nE\n\nrm $x",
-                ["what `read` reads", unknown, spaces],
-            ),
-            (
-                "echo \"$NAME\" | { read x; rm $x; }",
-                ["`read`", unknown, spaces],
-            ),
-            (
-                "x=$(echo \"$NAME\"); rm $x",
-                ["the output of `$( )`", unknown, spaces],
-            ),
-            (
-                "f() { rm $1; }; f \"$NAME\"",
-                ["a function is called with", unknown, spaces],
-            ),
-            (
-                "x=NAME; rm ${!x}",
-                ["named by the value of $x", unknown, spaces],
-            ),
-            ("rm \"$NAME\" $REPLY", ["$REPLY", unknown, spaces]),
-            // An inner shell's positional parameters are the words after its script.
-            (
-                "sh -c ''rm -f cache/$1'' sh {{ name }}",
-                ["$1", "write \"$1\"", spaces],
-            ),
-            (
-                "bash -c ''for f; do rm $f; done'' sh \"$NAME\"",
-                [copied, "$f", spaces],
-            ),
-            (
-                "sh -c ''rm $@'' sh x \"$ACTIOND_ARG_NAME\"",
-                ["$@", "write \"$@\"", spaces],
-            ),
-        ] {
-            for needle in needles {
-                assert_error(&action(shell, sentence), "actions[0].shell", needle);
-            }
-        }
-        // The command sets IFS: any value may split, whatever its type.
-        let ifs = "(the command sets IFS, so any character of a value may split it";
-        for (shell, arg) in [
-            ("IFS=.; rm $NAME", "{name: name, type: ascii_identifier}"),
-            (
-                "export IFS=.; rm $NAME",
-                "{name: name, type: ascii_identifier}",
-            ),
-            (
-                "f() { local IFS=.; rm $NAME; }; f",
-                "{name: name, type: email}",
-            ),
-            ("IFS=1; sleep $N", "{name: n, type: int}"),
-            (
-                "IFS=.; x=$NAME; rm $x",
-                "{name: name, type: ascii_identifier}",
-            ),
-            (
-                "read IFS <<E\n\n.\n\nE\n\nrm $NAME",
-                "{name: name, type: ascii_identifier}",
-            ),
-        ] {
-            assert_error(&action(shell, arg), "actions[0].shell", ifs);
-        }
-        // No value of these holds a space: a warning with the same fix.
-        for (shell, arg) in [
-            ("rm -f cache/$NAME", "{name: name, type: ascii_identifier}"),
-            ("rm -f $NAME", "{name: name, type: datetime}"),
-            (
-                "rm -f $NAME",
-                "{name: name, type: ascii_sentence, choices: [{value: a}]}",
-            ),
-        ] {
-            assert_warning(
-                &action(shell, arg),
-                "actions[0].shell",
-                "stands outside quotes and holds argument \"name\"'s value: the shell splits it",
-            );
-        }
-        // Ordinary commands that quote their variables load with no warning at all.
-        for shell in [
-            "rm -f \"cache/$NAME\"",
-            "x=$NAME; rm -f \"$x\"",
-            "rm -f {{ name }} $NAMES",
-            "x=\"$NAME\"; rm -- \"$x\"",
-            "x={{ name }}; cp \"$x\" \"/tmp/$x.bak\"",
-            "set -- \"$NAME\"; rm -- \"$1\" \"$@\"",
-            "for x in \"$NAME\"; do rm -- \"$x\"; done",
-            "f() { rm -- \"$1\"; }; f \"$NAME\"",
-            "read -r x <<E\n\n$NAME\n\nE\n\nrm -- \"$x\"",
-            "echo \"$NAME\" | while read -r l; do echo \"$l\"; done",
-            "d=/var/tmp; n=3; rm -f $d/x$n \"$NAME\"",
-            "for f in a b; do echo $f \"$NAME\"; done",
-            "x=$((1 + 2)); echo $x \"$NAME\"",
-            "IFS=.; set -- $(date +%F); echo \"$NAME\"",
-            "now=$(date +%s); echo \"$now\" \"$NAME\"",
-            "sh -c ''rm -f -- \"cache/$1\"'' sh {{ name }}",
-            "sh -c ''echo $1'' sh literal; echo \"$NAME\"",
-        ] {
-            let (_, warnings) = ok(&action(shell, "{name: name, type: ascii_sentence}"));
-            assert!(warnings.is_empty(), "{shell}: {warnings:?}");
-        }
-    }
-
-    #[test]
-    fn an_inner_shells_positional_parameter_given_a_value_is_refused_unquoted_in_exec() {
-        let action = |argv: &str| {
-            format!(
-                "actions:\n  - {{title: x, exec: [{argv}], \
-                 arguments: [{{name: name, type: ascii_sentence}}]}}\n"
-            )
-        };
-        assert_error(
-            &action("sh, -c, 'rm -f cache/$1', sh, '{{ name }}'"),
-            "actions[0].exec",
-            "write \"$1\"",
-        );
-        let (_, warnings) = ok(&action("sh, -c, 'rm -f -- \"cache/$1\"', sh, '{{ name }}'"));
-        assert!(warnings.is_empty(), "{warnings:?}");
-    }
-
-    #[test]
-    fn a_command_that_reads_a_name_no_argument_can_set_is_refused() {
-        let cases: &[(&str, &str, &str)] = &[
-            (
-                "actions:\n  - {title: x, shell: 'ls \"$PATH\"', arguments: [{name: path}]}\n",
-                "actions[0].shell",
-                "the command reads $PATH, which argument \"path\" cannot set because the shell reads that variable itself",
-            ),
-            (
-                "actions:\n  - {title: x, shell: 'echo ${IFS}', arguments: [{name: ifs}]}\n",
-                "actions[0].shell",
-                "write \"$ACTIOND_ARG_IFS\" or {{ ifs }} instead",
-            ),
-            (
-                "actions:\n  - {title: x, exec: [sh, -c, 'echo \"$HOST\"'], arguments: [{name: host}]}\n",
-                "actions[0].exec",
-                "an `exec:` command's environment holds argument \"host\" only as \"$ACTIOND_ARG_HOST\"",
-            ),
-        ];
-        for (text, path, needle) in cases {
-            assert_error(text, path, needle);
-        }
-        for text in [
-            "actions:\n  - {title: x, shell: 'echo \"$ACTIOND_ARG_PATH\" {{ path }}', arguments: [{name: path}]}\n",
-            "actions:\n  - {title: x, exec: [sh, -c, 'echo \"$ACTIOND_ARG_HOST\"'], arguments: [{name: host}]}\n",
-        ] {
-            ok(text);
-        }
-    }
-
-    #[test]
-    fn a_value_bash_reads_again_must_be_an_int() {
-        let a = |shell: &str, ty: &str| {
-            format!("actions:\n  - {{title: x, shell: '{shell}', arguments: [{{name: n{ty}}}]}}\n")
-        };
-        let int = ", type: int";
-        for shell in [
-            "echo $(( N * 60 ))",
-            "sleep $(( ACTIOND_ARG_N ))",
-            "[[ $N -gt 3 ]] && echo big",
-        ] {
-            assert_error(&a(shell, ""), "actions[0].shell", "type: int");
-            ok(&a(shell, int));
-        }
-        // Choices win over the type: an int whose choices are no integers is no int.
-        assert_error(
-            "actions:\n  - {title: x, shell: 'echo $(( N ))', arguments: [{name: n, type: int, choices: [{value: '1'}, {value: 'a[1]'}]}]}\n",
-            "actions[0].shell",
-            "type: int",
-        );
-        // A script handed to another shell, in `shell:` or in `exec:`.
-        assert_error(
-            &a("sh -c \"echo {{ n }}\"", ""),
-            "actions[0].shell",
-            "the script of `sh -c`",
-        );
-        assert_error(
-            "actions:\n  - {title: x, exec: [bash, -c, 'echo {{ n }}'], arguments: [{name: n}]}\n",
-            "actions[0].exec",
-            "the script of `sh -c`",
-        );
-        ok(
-            "actions:\n  - {title: x, exec: [bash, -c, 'echo \"$1\"', sh, '{{ n }}'], arguments: [{name: n}]}\n",
-        );
-        // A bare name inside single quotes reaches no other shell.
-        assert_error(
-            &a("sh -c ''echo $N''", ""),
-            "actions[0].shell",
-            "write \"$ACTIOND_ARG_N\" there",
-        );
-    }
-
-    #[test]
-    fn an_argument_the_command_does_not_name_is_pointed_at_its_variable() {
-        assert_warning(
-            "actions:\n  - {title: x, shell: /opt/backup.sh, arguments: [{name: backup_target}]}\n",
-            "actions[0].shell",
-            "argument \"backup_target\" reaches the command as $ACTIOND_ARG_BACKUP_TARGET, not as $BACKUP_TARGET",
-        );
-        let (_, warnings) = ok(
-            "actions:\n  - {title: x, shell: '/opt/backup.sh {{ backup_target }}', arguments: [{name: backup_target}]}\n",
-        );
-        assert!(
-            !warnings
-                .iter()
-                .any(|w| w.message.contains("reaches the command")),
-            "{warnings:?}"
-        );
-    }
-
-    #[test]
-    fn placeholders_must_name_a_value_argument_in_a_safe_context() {
-        let cases: &[(&str, &str, &str)] = &[
-            (
-                "actions:\n  - {title: x, shell: 'echo {{ nope }}'}\n",
-                "actions[0].shell",
-                "names no argument",
-            ),
-            (
-                "actions:\n  - {title: x, shell: 'echo {{ a }} {{ nope }}', arguments: [{name: a}]}\n",
-                "actions[0].shell",
-                "(declared: a)",
-            ),
-            (
-                "actions:\n  - {title: x, shell: 'docker restart {{ Container }}', arguments: [{name: container}]}\n",
-                "actions[0].shell",
-                "{{ Container }} names no argument; did you mean {{ container }}? (argument names are case-sensitive)",
-            ),
-            (
-                "actions:\n  - {title: x, exec: [echo, '{{ nope }}']}\n",
-                "actions[0].exec[1]",
-                "names no argument",
-            ),
-            (
-                "actions:\n  - {title: x, shell: 'echo {{ ok }}', arguments: [{name: ok, type: confirmation}]}\n",
-                "actions[0].shell",
-                "confirmation argument",
-            ),
-            (
-                "actions:\n  - {title: x, shell: 'echo {{ .CurrentEntity.name }}'}\n",
-                "actions[0].shell",
-                "no `entity:`",
-            ),
-            (
-                "actions:\n  - {title: x, shell: 'echo $(echo {{ a }})', arguments: [{name: a}]}\n",
-                "actions[0].shell",
-                "inside $( )",
-            ),
-            (
-                "actions:\n  - {title: x, shell: 'docker ps --format {{.Names}}'}\n",
-                "actions[0].shell",
-                "script file",
-            ),
-        ];
-        for (text, path, needle) in cases {
-            assert_error(text, path, needle);
-        }
-        let (config, _) = ok(
-            "actions:\n  - {title: x, entity: server, shell: 'ping {{ server.host }} {{ n }}', \
-                               arguments: [{name: n, type: int}]}\n",
-        );
-        let holes = config.actions[0].template.placeholders();
-        assert_eq!(holes.len(), 2);
-    }
-
-    #[test]
-    fn exec_is_preferred_over_shell() {
-        let text = "actions:\n  - title: Both\n    shell: echo a\n    exec: [echo, 5, '{{ x }}']\n    arguments: [{name: x}]\n";
-        assert_warning(text, "actions[0].shell", "exec is used");
-        assert_eq!(
-            ok(text).0.actions[0].command,
-            CommandSpec::Exec(vec!["echo".into(), "5".into(), "{{ x }}".into()])
-        );
-    }
-
-    #[test]
-    fn a_file_trigger_lets_the_command_name_the_file() {
-        let (c, _) = ok(
-            "actions:\n  - {title: x, shell: 'mv -- {{ filepath }} /done/{{ filename }}', execOnFileCreatedInDir: /in}\n",
-        );
-        assert_eq!(c.actions[0].arguments.len(), 5);
-        // Without a file trigger the same placeholders name nothing.
-        let problems = errors("actions:\n  - {title: x, shell: 'cat {{ filepath }}'}\n");
-        assert!(
-            problems[0].message.contains("names no argument"),
-            "{problems:?}"
-        );
-    }
-}
+mod tests;

@@ -18,7 +18,9 @@
 use super::Placeholder;
 use super::Stop;
 use super::UNSAFE_HINT;
-use super::reread::{Notes, POSITIONAL, Read, Rereading, SCRIPT, arithmetic_names, scripts};
+use super::reread::{
+    Notes, POSITIONAL, Read, Rereading, SCRIPT, SCRIPT_NAME, Stripped, arithmetic_names, scripts,
+};
 
 /// One word of a command, as far as the rules need to know it.
 #[derive(Debug, Clone, Default)]
@@ -52,8 +54,15 @@ pub(super) struct Word {
     pub expanded: bool,
     /// The variables it expands by name (`$x`, `${x:-…}`).
     pub vars: Vec<String>,
-    /// An expansion whose value is no named variable's (`$1`, `$@`, `$_`, `$( )`), described.
+    /// An expansion whose value is no named variable's (`$1`, `$@`, `$_`, a `$( )` whose
+    /// command reads a variable), described.
     pub opaque: Option<String>,
+    /// A command substitution whose command reads no variable (`$(date +%F)`), described:
+    /// read as `Read::Computed`.
+    pub computed: Option<&'static str>,
+    /// An expansion that removes a prefix of this variable's value or replaces text in it
+    /// starts the word (`"${NAME#*.}"`): the word may start with `-` (see `Stripped`).
+    pub stripped: Option<String>,
 }
 
 impl Word {
@@ -125,6 +134,25 @@ impl Word {
         self.opaque.get_or_insert_with(|| what.to_string());
     }
 
+    /// A command substitution whose command reads no variable.
+    pub fn note_computed(&mut self, what: &'static str) {
+        self.note_expansion();
+        self.computed.get_or_insert(what);
+    }
+
+    /// Everything `other` (the word of `${x:-WORD}`) expands, as this word's.
+    pub fn absorb(&mut self, other: &Word) {
+        for v in &other.vars {
+            self.note_variable(v.as_bytes());
+        }
+        if let Some(o) = &other.opaque {
+            self.note_opaque(o);
+        }
+        if let Some(c) = other.computed {
+            self.note_computed(c);
+        }
+    }
+
     fn is(&self, lit: &[u8]) -> bool {
         self.literal.as_deref() == Some(lit)
     }
@@ -143,6 +171,8 @@ impl Word {
         }
         if let Some(what) = &self.opaque {
             out.push(Read::Unknown(what.clone()));
+        } else if let Some(what) = self.computed {
+            out.push(Read::Computed(what.to_string()));
         }
         out
     }
@@ -210,8 +240,27 @@ const READ_AS_NAME: &[&[u8]] = &[
     b"local",
 ];
 
-/// The options of `read` (`-p PROMPT`, …) and `mapfile` whose word is no name.
-const READ_OPTION_WORDS: &[u8] = b"dinNptuOsc";
+/// The options that take a word, per builtin that writes names (bash 5.2's `help read`,
+/// `help mapfile`; dash's `read` has `-p` only, busybox ash's `-p -t -n -u` too): the word
+/// after `read -p` is a prompt, not a name. Every other option letter takes none (`read -rs
+/// x`, `mapfile -t a` write `x` and `a`). `read -a NAME` names an array it writes, so `a` is
+/// not among them.
+fn option_words(builtin: &[u8]) -> &'static [u8] {
+    match builtin {
+        b"read" => b"dinNptu",
+        b"mapfile" | b"readarray" => b"dnOsuCc",
+        _ => b"",
+    }
+}
+
+/// Whether the option cluster `v` (`-rs`, `-t5`, `-rp`) takes the next word: its first letter
+/// that takes a word is its last (`-rp PROMPT`), not followed by that word (`-t5`).
+fn takes_word(v: &[u8], takes: &[u8]) -> bool {
+    v[1..]
+        .iter()
+        .position(|c| takes.contains(c))
+        .is_some_and(|i| i + 2 == v.len())
+}
 
 /// `[[ ]]` operators whose operands bash evaluates as arithmetic.
 const ARITHMETIC: &[&[u8]] = &[b"-eq", b"-ne", b"-lt", b"-le", b"-gt", b"-ge"];
@@ -296,6 +345,17 @@ impl Command {
         }
         self.scripts(notes);
         self.environment(notes);
+        // After `--` no argument is an option (`rm -- "${NAME#*.}"`).
+        let options = self.args.iter().take_while(|w| !w.is_value(b"--"));
+        for w in options {
+            if let Some(variable) = &w.stripped {
+                let line = notes.line(w.start);
+                notes.analysis.stripped.push(Stripped {
+                    variable: variable.clone(),
+                    line,
+                });
+            }
+        }
         let holes = || self.args.iter().filter(|w| w.first.is_some());
         if self.unknown {
             if let Some(w) = holes().next() {
@@ -411,11 +471,19 @@ impl Command {
                     notes.reread(w.start, place, Rereading::Code, reads);
                 }
             }
-            // `sh -c SCRIPT NAME ARGS…`: the script's positional parameters are the words
-            // after it (`sh -c 'rm $1' sh {{ name }}`), so what they hold is what its `$1`,
-            // `$@` and `$*` hold (merged with the command's own: a copy is never missed).
+            // `sh -c SCRIPT NAME ARGS…`: the word after the script is its `$0` (`sh -c 'rm
+            // $0' {{ name }}`), the rest its positional parameters (`sh -c 'rm $1' sh {{ name
+            // }}`), so what they hold is what its `$0`, `$1`, `$@` and `$*` hold (merged with
+            // the command's own: a copy is never missed).
             if place == SCRIPT {
-                let reads: Vec<Read> = words[i + 1..].iter().flat_map(|w| w.reads(false)).collect();
+                if let Some(w) = words.get(i + 1) {
+                    let reads = w.reads(false);
+                    if !reads.is_empty() {
+                        notes.analysis.write_from(SCRIPT_NAME.as_bytes(), reads);
+                    }
+                }
+                let rest = words.get(i + 2..).unwrap_or_default();
+                let reads: Vec<Read> = rest.iter().flat_map(|w| w.reads(false)).collect();
                 if !reads.is_empty() {
                     notes.analysis.write_from(POSITIONAL.as_bytes(), reads);
                 }
@@ -482,7 +550,7 @@ impl Command {
             }
             if let Some(v) = w.value().filter(|v| v.len() > 1 && v[0] == b'-') {
                 // `read -p PROMPT`: the option's word is no name (`-a NAME` is one).
-                skip_next = reads && v.last().is_some_and(|c| READ_OPTION_WORDS.contains(c));
+                skip_next = reads && takes_word(v, option_words(name));
                 continue;
             }
             if name == b"getopts" && i == 0 {

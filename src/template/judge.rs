@@ -2,15 +2,19 @@
 //! integers and which variables hold an argument's value, it refuses a command where a value
 //! may reach a place that bash reads again as code, arithmetic or a name, and one where a
 //! variable is left as text for another shell that does not have it; and it lists the
-//! variables left unquoted that may hold a value (`unquoted`), following a value through the
-//! variables it is copied into, for the caller to weigh against the argument's type. Pure: the caller
+//! variables and command substitutions left unquoted that may hold a value (`unquoted`),
+//! following a value through the variables it is copied into, and the expansions that may
+//! make an option of a value (`stripped`), for the caller to weigh against the argument's
+//! type. Pure: the caller
 //! (`config::command`, the differential shell test) says what the values are; this module
 //! reads neither arguments nor configs.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Placeholder;
-use super::reread::{Analysis, DATA_VARIABLES, POSITIONAL, Read, Reread, Rereading, is_positional};
+use super::reread::{
+    Analysis, DATA_VARIABLES, POSITIONAL, Read, Reread, Rereading, SCRIPT_NAME, is_positional,
+};
 
 /// What the caller knows of the values a command may receive.
 #[derive(Debug, Clone, Default)]
@@ -149,7 +153,9 @@ pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), Ref
         }
     }
     if let Some(lost) = &analysis.lost {
-        let after = text.get(lost.at..).unwrap_or("");
+        // The shells join a line continuation inside a name (`$\⏎x`).
+        let after = text.get(lost.at..).unwrap_or("").replace("\\\n", "");
+        let after = after.as_str();
         let read = values
             .variables
             .iter()
@@ -189,7 +195,9 @@ fn unsafe_read(analysis: &Analysis, values: &Values, read: &Read) -> Option<Reac
             }
             None => None,
         },
-        Read::Unknown(what) => values.any.then(|| Reaches::Unknown(what.to_string())),
+        Read::Unknown(what) | Read::Computed(what) => {
+            values.any.then(|| Reaches::Unknown(what.to_string()))
+        }
     }
 }
 
@@ -218,6 +226,9 @@ pub struct Unquoted {
     pub unknown: Option<String>,
     /// The command sets IFS, so any character of a value may split it.
     pub ifs: bool,
+    /// It is no variable but a command substitution (`variable` says which) whose command
+    /// reads something that may hold a value: its output is split.
+    pub output: bool,
 }
 
 /// The unquoted variables that may hold a value the command received: an argument's own
@@ -235,6 +246,7 @@ pub fn unquoted(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
             copied: !values.variables.contains_key(variable),
             unknown: None,
             ifs: analysis.ifs,
+            output: false,
         };
         let mut seen = BTreeSet::new();
         holds(analysis, values, variable, &mut seen, &mut found);
@@ -245,7 +257,82 @@ pub fn unquoted(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
             out.push(found);
         }
     }
+    // `rm $(printf %s "$NAME")`: the output carries what its command read.
+    for output in &analysis.outputs {
+        let mut found = Unquoted {
+            variable: output.what.to_string(),
+            line: output.line,
+            arguments: BTreeSet::new(),
+            copied: true,
+            unknown: None,
+            ifs: analysis.ifs,
+            output: true,
+        };
+        follow(
+            analysis,
+            values,
+            &output.reads,
+            &mut BTreeSet::new(),
+            &mut found,
+        );
+        let read = output.reads.iter().find_map(|r| match r {
+            Read::Variable(v) if holds_any(analysis, values, v) => Some(v.as_str()),
+            _ => None,
+        });
+        let Some(read) = read.filter(|_| received) else {
+            continue;
+        };
+        found.unknown = Some(format!("it reads ${read}"));
+        out.push(found);
+    }
     out
+}
+
+/// The expansions that remove a prefix or replace text at the start of an argument
+/// (`Analysis::stripped`), each with the arguments whose value its variable may hold (and
+/// what else, in `unknown`): such a word may start with `-` although no value does.
+pub fn stripped(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
+    let mut out = Vec::new();
+    for s in &analysis.stripped {
+        let mut found = Unquoted {
+            variable: s.variable.clone(),
+            line: s.line,
+            arguments: BTreeSet::new(),
+            copied: !values.variables.contains_key(&s.variable),
+            unknown: None,
+            ifs: false,
+            output: false,
+        };
+        holds(
+            analysis,
+            values,
+            &s.variable,
+            &mut BTreeSet::new(),
+            &mut found,
+        );
+        if !values.any {
+            found.unknown = None;
+        }
+        if !found.arguments.is_empty() || found.unknown.is_some() {
+            out.push(found);
+        }
+    }
+    out
+}
+
+/// Whether `variable` may hold a value the command received (an argument's, of any type).
+fn holds_any(analysis: &Analysis, values: &Values, variable: &str) -> bool {
+    let mut found = Unquoted {
+        variable: variable.to_string(),
+        line: 0,
+        arguments: BTreeSet::new(),
+        copied: true,
+        unknown: None,
+        ifs: false,
+        output: false,
+    };
+    holds(analysis, values, variable, &mut BTreeSet::new(), &mut found);
+    !found.arguments.is_empty() || found.unknown.is_some()
 }
 
 /// Whether `variable` may hold a value that is no integer.
@@ -260,9 +347,13 @@ fn may_hold_value(analysis: &Analysis, values: &Values, variable: &str) -> bool 
         copied: true,
         unknown: None,
         ifs: false,
+        output: false,
     };
     holds(analysis, values, variable, &mut BTreeSet::new(), &mut found);
-    found.unknown.is_some() || found.arguments.iter().any(|a| !values.int.contains(a))
+    // A copy of `$(cat f)` may hold code read where the model no longer follows.
+    analysis.may_hold_data(variable)
+        || found.unknown.is_some()
+        || found.arguments.iter().any(|a| !values.int.contains(a))
 }
 
 /// What `variable` may hold, into `found`, following its assignments.
@@ -284,6 +375,7 @@ fn holds(
     } else {
         variable
     };
+    let parameter = key == POSITIONAL || key == SCRIPT_NAME;
     if !seen.insert(key.to_string()) {
         return;
     }
@@ -295,12 +387,24 @@ fn holds(
             .unknown
             .get_or_insert_with(|| format!("${key}, which the shell fills with data"));
     }
-    if analysis.written_unknown && key != POSITIONAL && !values.variables.contains_key(key) {
+    if analysis.written_unknown && !parameter && !values.variables.contains_key(key) {
         found.unknown.get_or_insert_with(|| {
             "a variable a builtin writes under a name actiond cannot read".to_string()
         });
     }
-    for read in analysis.sources.get(key).into_iter().flatten() {
+    let reads = analysis.sources.get(key).map_or(&[][..], Vec::as_slice);
+    follow(analysis, values, reads, seen, found);
+}
+
+/// What `reads` may hold, into `found`.
+fn follow(
+    analysis: &Analysis,
+    values: &Values,
+    reads: &[Read],
+    seen: &mut BTreeSet<String>,
+    found: &mut Unquoted,
+) {
+    for read in reads {
         match read {
             Read::Hole(Placeholder::Argument(a)) => {
                 found.arguments.insert(a.clone());
@@ -312,6 +416,8 @@ fn holds(
             Read::Unknown(what) => {
                 found.unknown.get_or_insert_with(|| what.clone());
             }
+            // Holds no value the command received.
+            Read::Computed(_) => {}
         }
     }
 }
@@ -378,6 +484,11 @@ mod tests {
                 Some("$x is read after"),
                 false,
             ),
+            (
+                "x=$A; shopt -s extglob; rm \"$\\\nx\"",
+                Some("$x is read after"),
+                false,
+            ),
             ("x=1; p \"$A\"; alias l=ls; rm $x", None, false),
             ("[[ {{ a }} == x ]] || p {{ a }}", None, false),
             // dash reads `cmd &> f w` as `cmd &` and `> f w`.
@@ -439,6 +550,10 @@ mod tests {
             ("eval \"p {{ a }}\"", Some("eval"), true),
             ("sh -c 'p \"$1\"' sh {{ a }}", None, false),
             ("sh -c 'eval \"$1\"' sh {{ a }}", Some("positional"), false),
+            // Code reads even a command substitution that reads no variable: its command
+            // may read a file or its input.
+            ("eval \"$(date +%F)\"", Some("the output of `$( )`"), false),
+            ("sh -c 'eval \"$0\"' {{ a }}", Some("`eval`"), false),
         ];
         let mut wrong = Vec::new();
         for &(text, why, int_refused) in table {
@@ -496,6 +611,52 @@ mod tests {
             ("x=$((1 + 2)); rm $x \"$A\"", &[]),
             ("x=$A; set -- \"$x\"; rm \"$x\" \"$@\" \"$1\"", &[]),
             ("rm $IFSX \"$A\"", &[]),
+            // An unquoted command substitution whose command reads a value: its output is
+            // split (all four print <old><-r><victim>: tests/shells, `copies`). One that reads
+            // none, and a copy of it, hold no value.
+            ("rm $(printf %s \"$A\")", &["the output of `$( )` ?"]),
+            (
+                "rm `basename \"$A\"`",
+                &["the output of a backtick command ?"],
+            ),
+            (
+                "for f in $(echo \"$A\"); do rm \"$f\"; done",
+                &["the output of `$( )` ?"],
+            ),
+            ("x=$A; rm $(basename \"$x\")", &["the output of `$( )` ?"]),
+            ("cd \"$A\"; rm $(pwd)", &["the output of `$( )` ?"]),
+            ("rm $(cat <<E\n$A\nE\n)", &["the output of `$( )` ?"]),
+            ("y=$(echo \"$A\"); rm \"$(printf %s \"$A\")\" \"$y\"", &[]),
+            ("rm x=$(echo \"$A\")", &["the output of `$( )` ?"]),
+            (
+                "d=$(date +%F); rm $d b-$(date +%F).tar `hostname` \"$A\"",
+                &[],
+            ),
+            ("x=/tmp; rm $(basename $x) \"$A\"", &[]),
+            // The value of `${x:-WORD}`, and what `${x:=WORD}` assigns.
+            ("rm ${x:-$A}", &["A"]),
+            ("rm ${x:+${ACTIOND_ARG_A}}", &["ACTIOND_ARG_A"]),
+            (": \"${f:=$A}\"; rm $f", &["f copied"]),
+            (": \"${f=$ACTIOND_ARG_A}\"; rm $f", &["f copied"]),
+            ("x=y; : ${x:+${y:=$A}}; rm $y", &["A", "y copied"]),
+            (": ${f:=/tmp}; rm $f \"$A\"", &[]),
+            // A line continuation inside the name.
+            ("rm $ACTIOND_ARG_\\\nA", &["ACTIOND_ARG_A"]),
+            // An inner shell's `$0` is the word after its script.
+            ("sh -c 'rm $0' \"$A\"", &["0 copied"]),
+            ("sh -c 'rm $0 \"$1\"' sh \"$A\"; rm $0", &[]),
+            // `read -s` and `mapfile -t` take no word: the name after them is written.
+            ("read -rs x <<E\n$A\nE\nrm $x", &["x ?"]),
+            ("read -r -s x; rm $x", &["x ?"]),
+            ("read -rp '> ' x; rm $x", &["x ?"]),
+            ("read -t5 x; rm $x", &["x ?"]),
+            ("read -rt 5 x; rm $x", &["x ?"]),
+            ("read -p x y; rm $x \"$A\"", &[]),
+            ("mapfile -t a <<< \"$A\"; rm ${a[@]}", &["a ?"]),
+            ("readarray -d '' -t a; rm ${a[0]}", &["a ?"]),
+            ("mapfile -C f -c 1 a; rm $f \"$A\"", &[]),
+            // bash's stack of directories.
+            ("pushd \"/tmp/$A\"; rm ${DIRSTACK[0]}", &["DIRSTACK ?"]),
         ];
         let mut wrong = Vec::new();
         for &(text, want) in table {

@@ -23,7 +23,7 @@ mod tests;
 
 use std::fmt;
 
-pub use judge::{Reaches, Refusal, Unquoted, Values, judge, unquoted};
+pub use judge::{Reaches, Refusal, Unquoted, Values, judge, stripped, unquoted};
 use reread::{Analysis, Read, Reread, Rereading};
 
 /// What a placeholder names.
@@ -268,13 +268,20 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         }
         // The words after a shell's script are its `$0`, `$1`, … (as in `read_shell`).
         if place == reread::SCRIPT {
-            let reads: Vec<Read> = templates[i + 1..]
-                .iter()
-                .flatten()
-                .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
-                .collect();
-            if !reads.is_empty() {
-                analysis.write_from(reread::POSITIONAL.as_bytes(), reads);
+            let holes = |from: usize, to: usize| -> Vec<Read> {
+                templates[from.min(argv.len())..to.min(argv.len())]
+                    .iter()
+                    .flatten()
+                    .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
+                    .collect()
+            };
+            for (name, reads) in [
+                (reread::SCRIPT_NAME, holes(i + 1, i + 2)),
+                (reread::POSITIONAL, holes(i + 2, argv.len())),
+            ] {
+                if !reads.is_empty() {
+                    analysis.write_from(name.as_bytes(), reads);
+                }
             }
         }
     }
@@ -320,6 +327,12 @@ fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize
             }
             for name in inner.unquoted.into_keys() {
                 analysis.unquoted.entry(name).or_insert(line);
+            }
+            for s in inner.stripped {
+                analysis.stripped.push(reread::Stripped { line, ..s });
+            }
+            for output in inner.outputs {
+                analysis.outputs.push(reread::Output { line, ..output });
             }
             analysis.ifs |= inner.ifs;
             analysis.written_unknown |= inner.written_unknown;

@@ -15,7 +15,9 @@
 //! of a program the command starts (`NAME=v cmd`, `export`, `env NAME=v`). It also lists the
 //! variables the command writes and what each is assigned from (a variable read in one of
 //! those places, or left unquoted, may hold what was written to it), the variables it leaves
-//! unquoted, whether it names `IFS`, and the `$NAME`s the shell leaves as text (inside `'…'`), which a shell
+//! unquoted, the command substitutions it leaves unquoted whose command reads a variable,
+//! the expansions that remove the start of a value at the start of an argument (`"${x#*.}"`,
+//! which may start with `-`), whether it names `IFS`, and the `$NAME`s the shell leaves as text (inside `'…'`), which a shell
 //! the command starts reads from its environment. Pure: it neither reads arguments nor
 //! decides.
 
@@ -105,6 +107,11 @@ pub enum Read {
     /// Something that may hold any value the command has: a positional parameter (`$1`,
     /// `$@`), `$_`, the output of `$( )`, a script actiond cannot read. Described.
     Unknown(String),
+    /// The output of a command substitution whose command reads no variable (`$(date
+    /// +%F)`), described: it holds no value the command received, so a copy of it is never
+    /// split into one (`d=$(date +%F); rm $d`); but a place that reads code counts it like
+    /// `Unknown`, as the command may read a file or its input that a value reached.
+    Computed(String),
 }
 
 /// One place where bash reads a value again.
@@ -152,7 +159,31 @@ pub struct Analysis {
     /// The command names `IFS` as a word anywhere (`IFS=.`, `export IFS`, `read IFS`,
     /// `local IFS`): any character of a value may then split it.
     pub ifs: bool,
+    /// Command substitutions (`$( )`, backticks) that stand outside quotes and whose
+    /// command reads something that may hold a value: the shell splits their output.
+    pub outputs: Vec<Output>,
+    /// Expansions that remove a prefix or replace text at the start of an argument.
+    pub stripped: Vec<Stripped>,
     pub lost: Option<Lost>,
+}
+
+/// An expansion that removes a prefix of a variable's value or replaces text in it
+/// (`${NAME#*.}`, `${NAME/x/-}`, `${NAME:1}`), standing at the start of a command's argument,
+/// quoted or not: it may start with `-` although the value does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stripped {
+    /// The variable, as written after `$` (`@` for a positional parameter).
+    pub variable: String,
+    pub line: usize,
+}
+
+/// An unquoted command substitution whose command reads `reads` (see `output_reads`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    /// "`$( )`" or "a backtick command".
+    pub what: &'static str,
+    pub line: usize,
+    pub reads: Vec<Read>,
 }
 
 impl Analysis {
@@ -180,10 +211,92 @@ impl Analysis {
 /// The key of the positional parameters in `Analysis::sources`.
 pub const POSITIONAL: &str = "@";
 
+/// The key of `$0` in `Analysis::sources`: the shell's name, unless a shell the command
+/// starts is given one after its script (`sh -c 'rm $0' {{ name }}`).
+pub const SCRIPT_NAME: &str = "0";
+
 /// Whether an unquoted name noted in `Analysis::unquoted` is a positional parameter (`1`,
-/// `@`, `*`).
+/// `@`, `*`; `0` is not one).
 pub fn is_positional(name: &str) -> bool {
-    name == "@" || name == "*" || name.bytes().next().is_some_and(|c| c.is_ascii_digit())
+    name == "@"
+        || name == "*"
+        || (name != SCRIPT_NAME && name.bytes().next().is_some_and(|c| c.is_ascii_digit()))
+}
+
+/// What the command of a command substitution (`text`, the code between `$(` and `)` or
+/// between backticks) reads that may carry a value into its output: every variable it
+/// expands (`$x`, `${x…}`, `$1`, `$@`, `$0`, `$_`), wherever it stands in the text (quoted,
+/// in a here-document, in a nested substitution: more than the shell reads is harmless, as
+/// only a variable that may hold a value counts), the directory `pwd` prints and the stack
+/// `dirs` prints, and, where it holds arithmetic, every name. Empty for a command such as
+/// `date +%F`, whose output holds no value the command received. Line continuations are
+/// joined first, as the shells join them.
+pub fn output_reads(text: &[u8]) -> Vec<Read> {
+    let mut b = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == b'\\' && text.get(i + 1) == Some(&b'\n') {
+            i += 2;
+            continue;
+        }
+        b.push(text[i]);
+        i += 1;
+    }
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut names: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        if b.get(j) == Some(&b'{') {
+            j += 1;
+            if matches!(b.get(j), Some(b'#' | b'!')) {
+                j += 1;
+            }
+        }
+        match b.get(j) {
+            Some(&c) if c.is_ascii_alphabetic() || c == b'_' => {
+                let end = (j..b.len()).find(|&k| !ident(b[k])).unwrap_or(b.len());
+                names.push(String::from_utf8_lossy(&b[j..end]).into_owned());
+                i = end;
+                continue;
+            }
+            Some(b'0') => names.push(SCRIPT_NAME.to_string()),
+            Some(b'1'..=b'9' | b'@' | b'*') => names.push(POSITIONAL.to_string()),
+            _ => {}
+        }
+        i = j;
+    }
+    // Words: `pwd` and `dirs` print what `cd` and `pushd` were given.
+    let mut k = 0;
+    while k < b.len() {
+        if !ident(b[k]) {
+            k += 1;
+            continue;
+        }
+        let end = (k..b.len()).find(|&e| !ident(b[e])).unwrap_or(b.len());
+        let before = k > 0 && b[k - 1] == b'$';
+        match &b[k..end] {
+            b"pwd" if !before => names.push("PWD".to_string()),
+            b"dirs" if !before => names.push("DIRSTACK".to_string()),
+            _ => {}
+        }
+        k = end;
+    }
+    if b.windows(2).any(|w| w == b"((") || b.windows(4).any(|w| w == b"let ") {
+        names.extend(arithmetic_names(&b));
+    }
+    let mut out: Vec<Read> = Vec::new();
+    for n in names {
+        let read = Read::Variable(n);
+        if !out.contains(&read) {
+            out.push(read);
+        }
+    }
+    out
 }
 
 /// What the lexer and the command rules note while they read one command text.
@@ -238,7 +351,10 @@ impl<'a> Notes<'a> {
 /// The variables bash fills with data on its own: what `read` and `select` read (`REPLY`),
 /// `getopts`' `OPTARG`, `mapfile`'s `MAPFILE`, what `=~` matched, the last argument of the
 /// last command (`$_`), the command being run and the whole `-c` text, the directory `cd`
-/// went to.
+/// went to (and bash's stack of them, `pushd`'s `DIRSTACK`), and `BASH_ARGV0`, bash's name
+/// for `$0`. The rest of bash's variables hold numbers (`BASH_ARGC`, `PIPESTATUS`,
+/// `LINENO`), names the command wrote itself (`FUNCNAME`, `BASH_SOURCE`), or are set only
+/// while a completion runs (`COMP_WORDS`, `COMP_LINE`), which a `-c` command never does.
 pub const DATA_VARIABLES: &[&str] = &[
     "_",
     "REPLY",
@@ -252,6 +368,8 @@ pub const DATA_VARIABLES: &[&str] = &[
     "READLINE_LINE",
     "PWD",
     "OLDPWD",
+    "DIRSTACK",
+    "BASH_ARGV0",
 ];
 
 /// Programs that run their `-c` argument as shell code.
@@ -427,6 +545,35 @@ mod tests {
         ];
         for (words, want) in table {
             assert_eq!(&found(words), want, "{words:?}");
+        }
+    }
+
+    #[test]
+    fn a_command_substitution_reads_what_it_expands() {
+        let names = |t: &str| -> Vec<String> {
+            output_reads(t.as_bytes())
+                .into_iter()
+                .map(|r| match r {
+                    Read::Variable(v) => v,
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        let table: &[(&str, &[&str])] = &[
+            ("date +%F", &[]),
+            ("printf %s \"$NAME\"", &["NAME"]),
+            ("basename ${x%.txt}", &["x"]),
+            ("echo ${#x} ${!y}", &["x", "y"]),
+            ("echo $1 $@ $* $0 $_ $? $$", &["@", "0", "_"]),
+            ("cat <<E\n$NAME\nE\n", &["NAME"]),
+            ("echo $ACTIOND_ARG_\\\nNAME", &["ACTIOND_ARG_NAME"]),
+            ("pwd", &["PWD"]),
+            ("dirs -l", &["DIRSTACK"]),
+            ("echo $(( n + 1 ))", &["echo", "n"]),
+            ("echo $pwd", &["pwd"]),
+        ];
+        for (text, want) in table {
+            assert_eq!(&names(text), want, "{text:?}");
         }
     }
 

@@ -509,8 +509,26 @@ fn unquoted_expansions_are_noted_as_shells_quote() {
         ("cat <<'EOF'\n$NAME\nEOF", &[]),
         ("cat <<EOF\n$NAME\nEOF\necho $NAME", &["NAME"]),
         // The positional parameters are noted as written, a variable named by a value as
-        // `!name`; `$0`, `$?`, `$$` and `$#` hold no value of the command's.
-        ("echo $1 $@ $? $$ $0 $#", &["1", "@"]),
+        // `!name`; `$?`, `$$` and `$#` hold no value of the command's. `$0` is noted: it
+        // holds the word after the script of `sh -c` (`judge` follows it there).
+        ("echo $1 $@ $? $$ $0 $#", &["0", "1", "@"]),
+        // The shells join a line continuation inside a name (dash, bash, bash --posix and
+        // busybox ash all print <old><-r><victim> for `printf "<%s>" $ACTIOND_ARG_\⏎NAME`
+        // with `old -r victim`).
+        ("echo $ACTIOND_ARG_\\\nNAME", &["ACTIOND_ARG_NAME"]),
+        ("echo ${ACTIOND_ARG_\\\nNAME}", &["ACTIOND_ARG_NAME"]),
+        ("echo $\\\nNAME ${\\\n!x}", &["!x", "NAME"]),
+        ("echo ${1\\\n0}", &["10"]),
+        // The value of `${x:-WORD}` and its kin stands unquoted too (all four split
+        // `${x:-$NAME}`, `${x:=$NAME}`, `${x:+$NAME}` with x set, `${x/a/$NAME}` in bash and
+        // ash); a pattern is no value, but is noted all the same.
+        (
+            "echo ${x:-$NAME} ${y:+$A} ${z=$B} ${w:=${C}} ${v?$D}",
+            &["A", "B", "C", "D", "NAME", "v", "w", "x", "y", "z"],
+        ),
+        ("echo ${x/a/$NAME}", &["NAME", "x"]),
+        ("echo \"${x:-$NAME}\" y=${x:-$A}", &["A", "x"]),
+        ("y=${x:-$NAME}", &[]),
         ("echo ${10} $10 $* ${!x} \"${!y}\"", &["!x", "*", "1", "10"]),
     ];
     for (text, want) in cases {
@@ -553,6 +571,11 @@ fn a_placeholder_leads_its_word_only_with_nothing_written_before_it() {
         ("ls '-'{{ a }}", &[]),
         ("ls \\x{{ a }}", &[]),
         ("ls --name=\"{{ .CurrentEntity.name }}\" {{ b }}", &["b"]),
+        // bash's brace expansion: `{,x}-rf` is `-rf` and `x-rf` (dash and ash keep it as
+        // it is: tests/shells, `copies`).
+        ("ls {,x}{{ a }}", &["a"]),
+        ("ls {a,b}{1..2}{{ a }}", &["a"]),
+        ("ls {a}{{ a }} x{,y}{{ b }}", &[]),
     ];
     for (text, want) in shell {
         assert_eq!(

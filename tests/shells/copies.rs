@@ -6,7 +6,7 @@
 //! (`IFS=.` and `x.-r.victim`). Ordinary commands that quote their variables are split by no
 //! shell and flagged by nothing.
 
-use actiond::template::{Values, judge, read_shell, unquoted};
+use actiond::template::{Template, Values, judge, read_shell, unquoted};
 
 use super::{PRELUDE, SHELLS, run, scratch};
 
@@ -46,6 +46,38 @@ const ROWS: &[(&str, &str, &[&str])] = &[
     ("eval 'x=$NAME'; p $x", SENTENCE, &ALL),
     // dash and ash stop at "bad substitution" (no output); bash splits.
     ("y=NAME; p ${!y}", SENTENCE, &["bash", "bash --posix"]),
+    // An unquoted command substitution whose command reads the value, the value of
+    // `${x:-WORD}`, a copy made by `${x:=WORD}`, a name joined across a line continuation,
+    // and an inner shell's `$0`: all four printed <old><-r><victim> (dash 0.5.12, bash 5.2
+    // plain and --posix, busybox 1.35 ash).
+    ("p $(printf %s \"$NAME\")", SENTENCE, &ALL),
+    ("p `printf %s \"$NAME\"`", SENTENCE, &ALL),
+    (
+        "for f in $(echo \"$NAME\"); do p \"$f\"; done",
+        SENTENCE,
+        &ALL,
+    ),
+    ("p ${x:-$NAME}", SENTENCE, &ALL),
+    ("x=1; p ${x:+$NAME}", SENTENCE, &ALL),
+    (": \"${f:=$NAME}\"; p $f", SENTENCE, &ALL),
+    ("x=y; : ${x:+${y:=$NAME}}; p $y", SENTENCE, &ALL),
+    ("p ${N\\\nAME}", SENTENCE, &ALL),
+    ("p $\\\nNAME", SENTENCE, &ALL),
+    ("sh -c 'printf \"<%s>\" $0' \"$NAME\"", SENTENCE, &ALL),
+    // `read -s` is bash's and ash's (dash: "Illegal option -s", x stays empty); `mapfile`
+    // and `DIRSTACK` are bash's (dash and ash: a syntax error, "bad substitution").
+    ("read -rs x <<E\n$NAME\nE\np $x", SENTENCE, &SPLIT_READ_S),
+    ("read -r -s x <<E\n$NAME\nE\np $x", SENTENCE, &SPLIT_READ_S),
+    (
+        "mapfile -t a <<E\n$NAME\nE\np ${a[@]}",
+        SENTENCE,
+        &["bash", "bash --posix"],
+    ),
+    (
+        "mkdir -p \"$NAME\"; pushd \"$NAME\" >/dev/null 2>&1; p ${DIRSTACK[0]}",
+        SENTENCE,
+        &["bash", "bash --posix"],
+    ),
     // F5, the command sets IFS: all four printed <x><-r><victim>.
     ("IFS=.; p $NAME", DOTTED, &ALL),
     ("export IFS=.; p $NAME", DOTTED, &ALL),
@@ -71,10 +103,22 @@ const ROWS: &[(&str, &str, &[&str])] = &[
     ("d=/tmp; n=3; p \"$NAME\"$n $d/x", SENTENCE, &[]),
     ("for f in a b; do p \"$NAME\" $f; done", SENTENCE, &[]),
     ("x=$((1 + 2)); p $x \"$NAME\"", SENTENCE, &[]),
+    (
+        "d=$(date +%F); p $d b-$(date +%F).tar \"$NAME\"",
+        SENTENCE,
+        &[],
+    ),
+    (
+        "p \"$(printf %s \"$NAME\")\" \"${x:-$NAME}\"",
+        SENTENCE,
+        &[],
+    ),
+    ("read -rp '' x <<E\n$NAME\nE\np \"$x\"", SENTENCE, &[]),
     ("IFS=.; p \"$NAME\"", DOTTED, &[]),
 ];
 
 const ALL: [&str; 4] = ["dash", "bash", "bash --posix", "busybox ash"];
+const SPLIT_READ_S: [&str; 3] = ["bash", "bash --posix", "busybox ash"];
 
 /// One argument `name`, read as `{{ name }}`, `$ACTIOND_ARG_NAME` or `$NAME`.
 fn values() -> Values {
@@ -116,4 +160,24 @@ fn copies_and_ifs_split_where_the_shells_do_and_the_model_flags_them() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// bash's brace expansion puts what follows a group first in a word (`{,x}-rf` is `-rf` and
+/// `x-rf`; dash and busybox ash keep `{,x}-rf` as it is), so a value after brace groups may
+/// start its word and is checked like one that starts it.
+#[test]
+#[ignore = "needs dash, bash and busybox: scripts/test.sh runs it (cargo test --test shells -- --ignored)"]
+fn a_value_after_a_brace_group_starts_its_word_in_bash() {
+    let dir = scratch(903);
+    let mut first = Vec::new();
+    for (name, shell) in SHELLS {
+        let got = run(shell, &format!("{PRELUDE}p {{,x}}'-rf'"), &dir).stdout;
+        if String::from_utf8_lossy(&got).starts_with("<-rf>") {
+            first.push(*name);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(first, ["bash", "bash --posix"]);
+    let t = Template::shell("p {,x}{{ name }}").unwrap();
+    assert_eq!(t.leading().count(), 1);
 }

@@ -190,7 +190,7 @@ impl Lexer<'_> {
             match self.b[self.pos] {
                 b'\\' => self.pos += 2,
                 b'$' => self.dollar(true, &mut Word::default())?,
-                b'`' => self.backtick(&mut Word::default())?,
+                b'`' => self.backtick(&mut Word::default(), false)?,
                 _ => self.pos += 1,
             }
             if self.pos > end {

@@ -136,6 +136,7 @@ pub(super) fn compile(text: &str) -> Result<Reading, TemplateError> {
         frames: 0,
         depth: 0,
         bare_name_end: usize::MAX,
+        splitting: false,
         notes: Notes::new(text.as_bytes()),
     };
     match lx.code(End::Eof, None, false) {
@@ -236,6 +237,9 @@ struct Lexer<'a> {
     /// Where the last bare `$name` ended: a value right there, inside double quotes, would
     /// lengthen the name.
     bare_name_end: usize,
+    /// The `$` about to be read stands unquoted where the shell splits (set by its word for
+    /// `dollar`, which takes it).
+    splitting: bool,
     /// What bash reads again, what the command writes (`reread`).
     notes: Notes<'a>,
 }
@@ -339,7 +343,9 @@ impl<'a> Lexer<'a> {
         push_text(&mut self.parts, &self.text[self.copied..self.pos]);
         // Quotes and expansions before it add no character the author wrote (`""{{ x }}`,
         // `$EMPTY{{ x }}`): only read text puts the value inside the word.
-        let lead = if word.seen_text {
+        // bash's brace expansion may make the text before it empty (`{,x}{{ x }}` is
+        // `{{ x }}` and `x{{ x }}`): brace groups alone put nothing before it for sure.
+        let lead = if word.seen_text && !brace_groups_only(&word.unquoted) {
             Lead::Inside
         } else {
             Lead::Starts
@@ -604,6 +610,25 @@ impl<'a> Lexer<'a> {
         }
         Ok(())
     }
+}
+
+/// Whether `s` is nothing but brace groups that bash expands (`{,x}`, `{a,b}{1..3}`).
+fn brace_groups_only(s: &[u8]) -> bool {
+    let mut rest = s;
+    if rest.is_empty() {
+        return false;
+    }
+    while let Some(r) = rest.strip_prefix(b"{") {
+        let Some(end) = r.iter().position(|&c| c == b'}') else {
+            return false;
+        };
+        let inner = &r[..end];
+        if !(inner.contains(&b',') || inner.windows(2).any(|w| w == b"..")) {
+            return false;
+        }
+        rest = &r[end + 1..];
+    }
+    rest.is_empty()
 }
 
 /// Whether `s` is a shell variable name.

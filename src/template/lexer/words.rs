@@ -5,7 +5,7 @@
 use super::super::Context;
 use super::super::UNSAFE_HINT;
 use super::super::commands::Word;
-use super::super::reread::{Read, Rereading};
+use super::super::reread::{Output, POSITIONAL, Read, Rereading, output_reads};
 use super::{End, Ended, Lexer, Nest, Scan, Stop, is_blank, is_name, is_operator};
 
 impl Lexer<'_> {
@@ -49,7 +49,8 @@ impl Lexer<'_> {
                 }
                 b'`' => {
                     plain = false;
-                    self.backtick(&mut w)?;
+                    let split = !(w.assignment && assign);
+                    self.backtick(&mut w, split)?;
                 }
                 b'$' => {
                     plain = false;
@@ -60,9 +61,11 @@ impl Lexer<'_> {
                     // x=$NAME`, and `export x=$NAME`, `local`, `readonly`, `declare`,
                     // `typeset`: declaration utilities only since POSIX.1-2024 and dash
                     // 0.5.11, and bash splits them behind `command` or a variable).
-                    if !(w.assignment && assign) {
+                    let split = !(w.assignment && assign);
+                    if split {
                         self.note_unquoted();
                     }
+                    self.splitting = split;
                     self.dollar(false, &mut w)?;
                 }
                 b'{' if self.at(b"{{") => {
@@ -174,45 +177,46 @@ impl Lexer<'_> {
         }
     }
 
-    /// A `$NAME` or `${NAME` at raw index `i` that the shell leaves as text.
     /// Notes the variable `$NAME` or `${NAME…}` at `self.pos` expands, standing unquoted
     /// where the shell splits its value into words and globs them. `${#NAME}` (a number) and
-    /// `${!NAME}` (noted as a name read) are not.
-    fn note_unquoted(&mut self) {
+    /// `${!NAME}` (noted as a name read) are not. The name is read as the shells read it,
+    /// line continuations removed (`$ACTIOND_ARG_\⏎NAME` is `$ACTIOND_ARG_NAME`).
+    pub(super) fn note_unquoted(&mut self) {
+        let ident = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_';
         let braced = self.peek_at(1) == Some(b'{');
-        let first = if braced { 2 } else { 1 };
+        let mut i = if braced { 2 } else { 1 };
         // `${!name}`: a variable named by a value, noted as `!name`.
         let indirect = braced && self.peek_at(2) == Some(b'!') && self.peek_at(3) != Some(b'}');
-        let (from, mark) = match self.peek_at(first + usize::from(indirect)) {
+        if indirect {
+            i += 1;
+        }
+        let name = match self.peek_at(i) {
             Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
-                (self.pos + first + usize::from(indirect), indirect)
+                let mut name = Vec::new();
+                while let Some(c) = self.peek_at(i).filter(ident) {
+                    name.push(c);
+                    i += 1;
+                }
+                let name = String::from_utf8_lossy(&name).into_owned();
+                if indirect { format!("!{name}") } else { name }
             }
             // `$1`, `$@`, `$*`, `${10}`: the positional parameters, which `set --` and a
-            // function's call fill. `$0` is the shell's name.
-            Some(c @ (b'1'..=b'9' | b'@' | b'*')) if !indirect => {
-                // `${10}` is the tenth; `$10` is `$1` and a `0`.
-                let digits = self.b[self.pos + first..]
-                    .iter()
-                    .take_while(|d| d.is_ascii_digit())
-                    .count();
-                let name = if braced && c.is_ascii_digit() {
-                    String::from_utf8_lossy(&self.b[self.pos + 2..self.pos + 2 + digits])
-                        .into_owned()
+            // function's call fill; `$0`, which the word after a script of `sh -c` fills.
+            // `${10}` is the tenth; `$10` is `$1` and a `0`.
+            Some(c @ (b'0'..=b'9' | b'@' | b'*')) if !indirect => {
+                if braced && c.is_ascii_digit() {
+                    let mut digits = String::new();
+                    while let Some(d) = self.peek_at(i).filter(u8::is_ascii_digit) {
+                        digits.push(d as char);
+                        i += 1;
+                    }
+                    digits
                 } else {
                     (c as char).to_string()
-                };
-                let line = self.notes.line(self.pos);
-                self.notes.analysis.unquoted.entry(name).or_insert(line);
-                return;
+                }
             }
             _ => return,
         };
-        let len = self.b[from..]
-            .iter()
-            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
-            .count();
-        let name = String::from_utf8_lossy(&self.b[from..from + len]).into_owned();
-        let name = if mark { format!("!{name}") } else { name };
         let line = self.notes.line(self.pos);
         self.notes.analysis.unquoted.entry(name).or_insert(line);
     }
@@ -281,7 +285,7 @@ impl Lexer<'_> {
                     w.text();
                 }
                 b'$' => self.dollar(true, w)?,
-                b'`' => self.backtick(w)?,
+                b'`' => self.backtick(w, false)?,
                 b'{' if self.at(b"{{") && self.pos == self.bare_name_end => {
                     // `"$x{{ v }}"` would read `$xvalue`: the value lengthens the name.
                     return Err(self.refuse_here(
@@ -302,6 +306,8 @@ impl Lexer<'_> {
 
     /// `$`: an expansion, or a plain dollar. What it expands is noted in `w`.
     pub(super) fn dollar(&mut self, in_double: bool, w: &mut Word) -> Scan {
+        // Set by the caller for this `$` only: it stands unquoted where the shell splits.
+        let split = std::mem::take(&mut self.splitting) && !in_double;
         // `$\⏎{{ v }}` too: the shell joins `$` and the value's opening quote, and bash
         // reads `$'…'` as an escaped string.
         if self.peek_at(1) == Some(b'{') && self.peek_at(2) == Some(b'{') {
@@ -315,14 +321,19 @@ impl Lexer<'_> {
                 self.arith(3, Some("inside $(( ))"))
             }
             Some(b'(') => {
-                w.note_opaque("the output of `$( )`");
+                let at = self.pos;
                 self.bump(2);
+                let from = self.pos;
                 match self.code(End::Paren, Some("inside $( )"), true)? {
-                    Ended::Paren => Ok(()),
+                    Ended::Paren => {
+                        let what = "the output of `$( )`";
+                        self.note_output(at, from, self.pos - 1, what, split, w);
+                        Ok(())
+                    }
                     _ => Err(self.lost("an unclosed `$(`")),
                 }
             }
-            Some(b'{') => self.param(in_double, w),
+            Some(b'{') => self.param(in_double, split, w),
             Some(b'\'') if !in_double => {
                 w.note_expansion();
                 self.dollar_single()
@@ -354,6 +365,38 @@ impl Lexer<'_> {
                 self.bump(1);
                 Ok(())
             }
+        }
+    }
+
+    /// A command substitution at `at` whose command is the raw text `from..to`, in `w`: what
+    /// it reads carries into its output (`output_reads`), which the shell splits where it
+    /// stands unquoted (`split`). One that reads nothing is computed (`$(date +%F)`).
+    fn note_output(
+        &mut self,
+        at: usize,
+        from: usize,
+        to: usize,
+        what: &'static str,
+        split: bool,
+        w: &mut Word,
+    ) {
+        let reads = output_reads(&self.b[from..to.max(from)]);
+        if reads.is_empty() {
+            w.note_computed(what);
+            return;
+        }
+        for r in &reads {
+            if let Read::Variable(v) = r {
+                w.note_variable(v.as_bytes());
+            }
+        }
+        w.note_opaque(what);
+        if split {
+            let line = self.notes.line(at);
+            self.notes
+                .analysis
+                .outputs
+                .push(Output { what, line, reads });
         }
     }
 
@@ -392,13 +435,19 @@ impl Lexer<'_> {
     /// about them (a `'` inside a double-quoted `${x:-'}` is a quote to bash and a character
     /// to dash). `${!name}` reads a value as a name, and `${x:offset:length}` and a
     /// subscript are arithmetic: what they read is noted.
-    pub(super) fn param(&mut self, in_double: bool, w: &mut Word) -> Scan {
+    ///
+    /// The word of `${x:-WORD}`, `${x=WORD}`, `${x:+WORD}`, `${x?WORD}` and a replacement
+    /// (`${x/p/WORD}`) is the expansion's value: outside quotes (`split`) the shell splits
+    /// what it expands, and `${x=WORD}` and `${x:=WORD}` assign it to `x` too.
+    pub(super) fn param(&mut self, in_double: bool, split: bool, w: &mut Word) -> Scan {
         const OPS: &[&[u8]] = &[
             b":-", b":=", b":?", b":+", b"##", b"%%", b"//", b"/#", b"/%", b"^^", b",,", b"-",
             b"=", b"?", b"+", b"#", b"%", b"/", b"^", b",", b"@", b":",
         ];
         self.enter()?;
         let start = self.pos;
+        // Nothing the author wrote comes before it in the word.
+        let leads = !w.seen_text;
         self.bump(2);
         let name = self.param_name(start, w)?;
         if self.peek() == Some(b'[') {
@@ -408,6 +457,10 @@ impl Lexer<'_> {
         let mut slice = None;
         // `${x/pattern}`: whether its replacement's `/` came.
         let mut replaced = None;
+        // The operator's word is the value (`${x:-WORD}`), and `x` is assigned it.
+        let mut value = false;
+        let mut assigned = None;
+        let mut word = Word::new(self.pos);
         if self.peek() != Some(b'}') {
             match OPS.iter().find(|op| self.at(op)) {
                 Some(op) => {
@@ -417,10 +470,18 @@ impl Lexer<'_> {
                     if op.starts_with(b"/") {
                         replaced = Some(false);
                     }
-                    if matches!(*op, b":=" | b"=")
-                        && let Some(n) = name.as_ref().filter(|n| !n.is_empty())
-                    {
-                        self.notes.analysis.write(n.as_bytes(), true);
+                    value = matches!(
+                        *op,
+                        b":-" | b":=" | b":?" | b":+" | b"-" | b"=" | b"?" | b"+"
+                    );
+                    if matches!(*op, b":=" | b"=") {
+                        assigned = name.clone().filter(|n| !n.is_empty());
+                    }
+                    // `${x#p}`, `${x/p/r}`, `${x:1}` may start with `-` where `x` does not.
+                    let strips = matches!(*op, b"#" | b"##" | b":") || op.starts_with(b"/");
+                    if leads && strips && name.as_ref().is_none_or(|n| !n.is_empty()) {
+                        let n = name.clone().unwrap_or_else(|| POSITIONAL.to_string());
+                        w.stripped.get_or_insert(n);
                     }
                     self.bump(op.len());
                 }
@@ -433,6 +494,12 @@ impl Lexer<'_> {
                 Some(b'}') => {
                     self.pos += 1;
                     self.depth -= 1;
+                    w.absorb(&word);
+                    if let Some(n) = assigned {
+                        self.notes
+                            .analysis
+                            .write_from(n.as_bytes(), word.reads(false));
+                    }
                     if let Some((inner, names)) = slice {
                         let reads = arithmetic_reads(&inner, names);
                         self.notes.reread(
@@ -463,7 +530,14 @@ impl Lexer<'_> {
                 }
                 Some(b'$') => match &mut slice {
                     Some((inner, _)) => self.dollar(in_double, inner)?,
-                    None => self.dollar(in_double, w)?,
+                    None => {
+                        // `rm ${DIR:-$NAME}`: the value stands unquoted.
+                        if split && (value || replaced == Some(true)) {
+                            self.note_unquoted();
+                            self.splitting = true;
+                        }
+                        self.dollar(in_double, &mut word)?;
+                    }
                 },
                 Some(b'\'' | b'"' | b'\\' | b'`' | b'{' | b'\n') => {
                     return Err(self.lost_at(
@@ -590,7 +664,7 @@ impl Lexer<'_> {
                     return Err(self.lost_at(start, "a quote inside `$(( ))`"));
                 }
                 Some(b'$') => self.dollar(false, &mut inner)?,
-                Some(b'`') => self.backtick(&mut inner)?,
+                Some(b'`') => self.backtick(&mut inner, false)?,
                 Some(b'{') if self.at(b"{{") => {
                     return Err(self.refuse_arith(nest.unwrap_or("inside arithmetic")));
                 }
@@ -619,15 +693,17 @@ impl Lexer<'_> {
         }
     }
 
-    /// `` `…` ``: it ends at the first backtick no backslash escapes.
-    pub(super) fn backtick(&mut self, w: &mut Word) -> Scan {
-        w.note_opaque("the output of a backtick command");
+    /// `` `…` ``: it ends at the first backtick no backslash escapes. `split`: it stands
+    /// unquoted, where the shell splits its output (see `note_output`).
+    pub(super) fn backtick(&mut self, w: &mut Word, split: bool) -> Scan {
         let start = self.pos;
         self.pos += 1;
         loop {
             match self.peek() {
                 None => return Err(self.lost_at(start, "an unclosed backtick")),
                 Some(b'`') => {
+                    let what = "the output of a backtick command";
+                    self.note_output(start, start + 1, self.pos, what, split, w);
                     self.pos += 1;
                     return Ok(());
                 }
