@@ -5,7 +5,7 @@
 use super::super::Context;
 use super::super::UNSAFE_HINT;
 use super::super::commands::Word;
-use super::super::reread::{Read, Rereading};
+use super::super::reread::{POSITIONAL, Read, Rereading};
 use super::{End, Ended, Lexer, Nest, Scan, Stop, is_blank, is_name, is_operator};
 
 impl Lexer<'_> {
@@ -423,6 +423,21 @@ impl Lexer<'_> {
                         self.notes.analysis.write(n.as_bytes(), true);
                     }
                     self.bump(op.len());
+                    // bash's `${x@P}` expands the value as a prompt string: `$( )` in it runs.
+                    // (`@E` expands backslash escapes only, `@Q`, `@A` and the rest quote.)
+                    if *op == b"@" && self.peek() == Some(b'P') {
+                        let reads = match &name {
+                            Some(n) if !n.is_empty() => vec![Read::Variable(n.clone())],
+                            Some(_) => Vec::new(),
+                            None => vec![Read::Variable(POSITIONAL.to_string())],
+                        };
+                        self.notes.reread(
+                            start,
+                            "bash's prompt expansion `${x@P}`",
+                            Rereading::Code,
+                            reads,
+                        );
+                    }
                 }
                 None => return Err(self.lost_at(start, "a `${ }` form actiond does not know")),
             }
