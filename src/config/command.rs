@@ -342,6 +342,15 @@ fn values(arguments: &[Argument], compiled: &[Template]) -> Values {
         } else {
             values.any = true;
         }
+        // The author's own choices (not an entity file's, nor a checklist's combinations
+        // of them) may name the program a command runs.
+        if !a.choices.is_empty()
+            && a.entity.is_none()
+            && !a.from_trigger
+            && a.rule != ArgType::Checklist
+        {
+            values.chosen.insert(a.name.clone());
+        }
         if let Some(v) = environment::prefixed(&a.name) {
             values.variables.insert(v, (a.name.clone(), false));
         }

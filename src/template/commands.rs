@@ -13,14 +13,17 @@
 //! (it could be `eval`). Names are compared after quote removal (`\read` is `read`). After
 //! `alias`, `shopt`,
 //! `eval`, and `declare`/`typeset`/`local` with `-i` or `-n` the model stops (`Lost`): they change
-//! how later commands are read or what a plain assignment does.
+//! how later commands are read or what a plain assignment does. Noted for `judge`: the words
+//! a program hands to a shell and the program a command runs (`programs`), what reaches the
+//! standard input of a command that runs it as code or splits it (a pipe, `<<<`, `<`; a
+//! here-document's body is read after its line, by the lexer), and the literal text of each
+//! assignment, whose names bash's arithmetic follows.
 
 use super::Placeholder;
 use super::Stop;
 use super::UNSAFE_HINT;
-use super::reread::{
-    Notes, POSITIONAL, Read, Rereading, SCRIPT, SCRIPT_NAME, Stripped, arithmetic_names, scripts,
-};
+use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path, scripts};
+use super::reread::{Notes, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped, arithmetic_names};
 
 /// One word of a command, as far as the rules need to know it.
 #[derive(Debug, Clone, Default)]
@@ -177,6 +180,12 @@ impl Word {
         out
     }
 
+    /// The text an assignment word assigns, as far as it is plain (`n` of `m=n`).
+    pub fn assigned_text(&self) -> &[u8] {
+        let at = self.unquoted.iter().position(|&c| c == b'=');
+        at.map_or(&[][..], |i| &self.unquoted[i + 1..])
+    }
+
     /// The name an assignment word assigns (`NAME` of `NAME=`, `NAME+=`, `NAME[…]=`).
     pub fn assigned_name(&self) -> Option<&[u8]> {
         if !self.assignment {
@@ -213,6 +222,25 @@ pub(super) struct Command {
     /// bash's `&>` was read: dash ran the command so far in the background, so a word after
     /// it would start another command there.
     pub both_streams: bool,
+    /// What reaches its standard input besides a here-document.
+    inputs: Vec<Input>,
+    /// A here-document (`<<`) is among its redirections: its body, read after the line,
+    /// reaches the command's input (`Lexer::finish` hands the command's use of it over).
+    pub heredoc: bool,
+}
+
+/// What reaches a command's standard input (or another descriptor: a program may open
+/// `/dev/fd/3`).
+#[derive(Debug)]
+pub(super) enum Input {
+    /// The output of the command before `|`, with what that command's words read.
+    Pipe(Vec<Read>),
+    /// The file of `< FILE`.
+    File(Word),
+    /// The word of `<<<`, with a newline.
+    Text(Word),
+    /// A descriptor `<&N` duplicates.
+    Descriptor,
 }
 
 /// Builtins that read every argument as code.
@@ -281,7 +309,65 @@ impl Command {
             args: Vec::new(),
             compound: false,
             both_streams: false,
+            inputs: Vec::new(),
+            heredoc: false,
         }
+    }
+
+    /// Something that reaches the command's input.
+    pub fn input(&mut self, input: Input) {
+        self.inputs.push(input);
+    }
+
+    /// Everything the command's words read: what its output may hold.
+    pub fn reads_all(&self) -> Vec<Read> {
+        let words = self
+            .assignments
+            .iter()
+            .chain(&self.name_word)
+            .chain(&self.args);
+        words.flat_map(|w| w.reads(false)).collect()
+    }
+
+    /// The command's words from its name on, as `programs` reads them: plain text, an
+    /// assignment-shaped word by its `NAME=` (`env A="$v" prog`), anything else unknown.
+    fn shapes(&self) -> Vec<Option<&[u8]>> {
+        let words = self.name_word.iter().chain(&self.args);
+        words
+            .map(|w| {
+                w.value()
+                    .or_else(|| w.assignment.then_some(w.prefix.as_deref()).flatten())
+            })
+            .collect()
+    }
+
+    /// What the command does with its standard input, when it reads it as more than data
+    /// (`programs::stdin`); also `BASH_ENV=/dev/stdin bash …` (`ENV`, any variable) for a
+    /// shell it starts.
+    pub fn stdin_use(&self) -> Option<Stdin> {
+        if self.compound || self.name_word.is_none() {
+            return None;
+        }
+        let shapes = self.shapes();
+        if let Some(found) = programs::stdin(&shapes) {
+            return Some(found);
+        }
+        let shell = programs::chain(&shapes)
+            .iter()
+            .any(|&i| shapes[i].is_some_and(|w| programs::SHELLS.contains(&base(w))));
+        let names_input = self
+            .assignments
+            .iter()
+            .chain(self.args.iter().filter(|w| w.assignment))
+            .filter_map(Word::value)
+            .any(|v| {
+                v.splitn(2, |&c| c == b'=')
+                    .nth(1)
+                    .is_some_and(is_input_path)
+            });
+        (shell && names_input).then_some(Stdin::Code(
+            "the file a variable such as `BASH_ENV` names, which is its standard input",
+        ))
     }
 
     pub fn compound(start: usize) -> Command {
@@ -341,6 +427,7 @@ impl Command {
         for w in &self.assignments {
             if let Some(name) = w.assigned_name() {
                 notes.analysis.write_from(name, w.reads(false));
+                notes.analysis.write_text(name, w.assigned_text());
             }
         }
         self.scripts(notes);
@@ -356,6 +443,8 @@ impl Command {
                 });
             }
         }
+        self.programs(notes);
+        self.stdin(notes);
         let holes = || self.args.iter().filter(|w| w.first.is_some());
         if self.unknown {
             if let Some(w) = holes().next() {
@@ -426,10 +515,11 @@ impl Command {
                         w.start,
                         format!("the file `{shown}` reads as code"),
                         Rereading::Code,
-                        w.reads(false),
+                        word_reads(w),
                     );
                 }
             }
+            b"trap" => self.trap(notes),
             _ => {}
         }
         let lost = |why: &str| {
@@ -457,7 +547,7 @@ impl Command {
         let values: Vec<Option<&[u8]>> = words.iter().map(|w| w.value()).collect();
         for (i, place) in scripts(&values) {
             let w = words[i];
-            match w.value() {
+            match w.value().filter(|_| place != PASTED) {
                 Some(script) if !script.is_empty() => {
                     notes.scripts.push((w.start, script.to_vec(), place));
                 }
@@ -475,7 +565,7 @@ impl Command {
             // $0' {{ name }}`), the rest its positional parameters (`sh -c 'rm $1' sh {{ name
             // }}`), so what they hold is what its `$0`, `$1`, `$@` and `$*` hold (merged with
             // the command's own: a copy is never missed).
-            if place == SCRIPT {
+            if place == SCRIPT || place == PASTED {
                 if let Some(w) = words.get(i + 1) {
                     let reads = w.reads(false);
                     if !reads.is_empty() {
@@ -488,6 +578,104 @@ impl Command {
                     notes.analysis.write_from(POSITIONAL.as_bytes(), reads);
                 }
             }
+        }
+    }
+
+    /// `trap 'CMD' EXIT`: CMD, in plain text, is a script, read like `sh -c`'s.
+    fn trap(&self, notes: &mut Notes) {
+        let mut args = self.args.iter().skip_while(|w| w.is_value(b"--"));
+        if let (Some(w), Some(_)) = (args.next(), args.next())
+            && let Some(v) = w.value()
+            && !v.is_empty()
+            && !v.starts_with(b"-")
+            && !v.iter().all(u8::is_ascii_digit)
+        {
+            notes
+                .scripts
+                .push((w.start, v.to_vec(), "the command of `trap`"));
+        }
+    }
+
+    /// The words that choose what runs (`programs::programs`: the command's name, the
+    /// program behind a wrapper, a shell's script file): a value there picks the program.
+    fn programs(&self, notes: &mut Notes) {
+        let words: Vec<&Word> = self.name_word.iter().chain(&self.args).collect();
+        for (i, place) in programs::programs(&self.shapes()) {
+            notes.reread(
+                words[i].start,
+                place,
+                Rereading::Program,
+                word_reads(words[i]),
+            );
+        }
+    }
+
+    /// What reaches the standard input of a command that runs it as code or splits it
+    /// (`stdin_use`): a pipe (whatever the command before it writes may hold a value), the
+    /// word of `<<<` (read as a script when it is plain text), the file of `<`, a duplicated
+    /// descriptor, or, with no input of its own, what reaches it from outside the command
+    /// (`echo "$v" | { sh; }`). A here-document's body is read after the line
+    /// (`Lexer::finish`). The words after `sh -s` are the script's positional parameters.
+    fn stdin(&self, notes: &mut Notes) {
+        let Some(used) = self.stdin_use() else { return };
+        let (place, how) = match used {
+            Stdin::Code(place) => (place, Rereading::Code),
+            Stdin::Split(place) => (place, Rereading::Split),
+        };
+        let code = how == Rereading::Code;
+        if code {
+            let words: Vec<&Word> = self.name_word.iter().chain(&self.args).collect();
+            if let Some(from) = programs::stdin_arguments(&self.shapes()) {
+                let reads: Vec<Read> = words[from.min(words.len())..]
+                    .iter()
+                    .flat_map(|w| w.reads(false))
+                    .collect();
+                if !reads.is_empty() {
+                    notes.analysis.write_from(POSITIONAL.as_bytes(), reads);
+                }
+            }
+        }
+        if self.inputs.is_empty() && !self.heredoc {
+            let why = "what reaches its standard input from outside the command (a pipe into \
+                       `{ }`, a loop or a function)";
+            notes.reread(self.start, place, how, vec![Read::Unknown(why.to_string())]);
+        }
+        for input in &self.inputs {
+            let (at, mut reads) = match input {
+                Input::Pipe(reads) => {
+                    let mut reads = reads.clone();
+                    reads.push(Read::Unknown("what the command before `|` writes".into()));
+                    (self.start, reads)
+                }
+                Input::File(w) => {
+                    let mut reads = w.reads(false);
+                    if !code {
+                        reads.push(Read::Unknown("the file `<` reads".into()));
+                    }
+                    (w.start, reads)
+                }
+                Input::Text(w) => match w.value() {
+                    Some(text) if code => {
+                        let mut script = text.to_vec();
+                        script.push(b'\n');
+                        notes.scripts.push((w.start, script, place));
+                        continue;
+                    }
+                    _ => (w.start, w.reads(false)),
+                },
+                Input::Descriptor => (
+                    self.start,
+                    vec![Read::Unknown(
+                        "what the descriptor `<&` duplicates holds".into(),
+                    )],
+                ),
+            };
+            if code && matches!(input, Input::Text(_)) {
+                reads.push(Read::Unknown(format!(
+                    "the rest of {place}, which is built from values and so not read by actiond"
+                )));
+            }
+            notes.reread(at, place, how, reads);
         }
     }
 
@@ -558,6 +746,7 @@ impl Command {
             }
             if assigns && let Some(n) = w.assigned_name() {
                 notes.analysis.write_from(n, w.reads(false));
+                notes.analysis.write_text(n, w.assigned_text());
                 continue;
             }
             match w.value() {
@@ -637,6 +826,20 @@ impl Command {
         }
         Ok(())
     }
+}
+
+/// What a word reads, and the output of a process substitution (`<( )`) it stands for.
+fn word_reads(w: &Word) -> Vec<Read> {
+    let mut reads = w.reads(false);
+    if w.literal.as_deref() == Some(PROCESS_SUBSTITUTION) {
+        reads.push(Read::Unknown("the output of `<( )`".to_string()));
+    }
+    reads
+}
+
+/// The last path segment: `/usr/bin/env` is `env`.
+fn base(w: &[u8]) -> &[u8] {
+    w.rsplit(|&c| c == b'/').next().unwrap_or(w)
 }
 
 fn refused(w: &Word, name: &[u8], how: Rereading) -> Stop {

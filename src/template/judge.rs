@@ -28,11 +28,15 @@ pub struct Values {
     /// Whether any value that is no integer reaches the command at all (an argument, an
     /// entity placeholder). Without one, nothing the command computes holds outside data.
     pub any: bool,
+    /// Arguments whose every value is one of the author's `choices:`: the author's own
+    /// words, which may name the program to run.
+    pub chosen: BTreeSet<String>,
 }
 
 impl Values {
-    fn int_only(&self, p: &Placeholder) -> bool {
-        matches!(p, Placeholder::Argument(n) if self.int.contains(n))
+    /// Whether a read of argument `a` is safe where it is read as `how`.
+    fn safe(&self, a: &str, how: Rereading) -> bool {
+        self.int.contains(a) || (how == Rereading::Program && self.chosen.contains(a))
     }
 }
 
@@ -71,6 +75,9 @@ pub enum Reaches {
     MayHold(String),
     /// Something the model cannot name (its description) that may hold one.
     Unknown(String),
+    /// A variable whose text names another in arithmetic (`m=n; $(( m ))`), and how that
+    /// one reaches it.
+    Names { name: String, how: Box<Reaches> },
 }
 
 impl std::fmt::Display for Reaches {
@@ -93,6 +100,10 @@ impl std::fmt::Display for Reaches {
                     "{what} may hold a value the command received, and reaches it"
                 )
             }
+            Reaches::Names { name, how } => write!(
+                f,
+                "${name} names a variable that bash's arithmetic evaluates in its place: {how}"
+            ),
         }
     }
 }
@@ -139,7 +150,13 @@ impl std::error::Error for Refusal {}
 pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), Refusal> {
     for r in &analysis.rereads {
         for read in &r.reads {
-            if let Some(how) = unsafe_read(analysis, values, read) {
+            let how = match r.rereading {
+                Rereading::Arithmetic => {
+                    arithmetic_read(analysis, values, read, &mut BTreeSet::new())
+                }
+                how => unsafe_read(analysis, values, read, how),
+            };
+            if let Some(how) = how {
                 return Err(refusal(r, how));
             }
         }
@@ -178,13 +195,45 @@ pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), Ref
     Ok(())
 }
 
-/// How one read is unsafe, if it is.
-fn unsafe_read(analysis: &Analysis, values: &Values, read: &Read) -> Option<Reaches> {
+/// How one read in arithmetic is unsafe, if it is: as anywhere, or through the names a
+/// variable's plain text holds (`m=n`: bash evaluates `m` as `n`, and then `n`'s value).
+fn arithmetic_read(
+    analysis: &Analysis,
+    values: &Values,
+    read: &Read,
+    seen: &mut BTreeSet<String>,
+) -> Option<Reaches> {
+    if let Some(how) = unsafe_read(analysis, values, read, Rereading::Arithmetic) {
+        return Some(how);
+    }
+    let Read::Variable(v) = read else { return None };
+    if !seen.insert(v.clone()) {
+        return None;
+    }
+    for n in analysis.named.get(v).into_iter().flatten() {
+        let inner = Read::Variable(n.clone());
+        if let Some(how) = arithmetic_read(analysis, values, &inner, seen) {
+            return Some(Reaches::Names {
+                name: v.clone(),
+                how: Box::new(how),
+            });
+        }
+    }
+    None
+}
+
+/// How one read is unsafe where it is read as `how`, if it is.
+fn unsafe_read(
+    analysis: &Analysis,
+    values: &Values,
+    read: &Read,
+    how: Rereading,
+) -> Option<Reaches> {
     match read {
-        Read::Hole(p) if values.int_only(p) => None,
+        Read::Hole(Placeholder::Argument(a)) if values.safe(a, how) => None,
         Read::Hole(p) => Some(Reaches::Placeholder(p.clone())),
         Read::Variable(v) => match values.variables.get(v) {
-            Some((a, _)) if values.int.contains(a) => None,
+            Some((a, _)) if values.safe(a, how) => None,
             Some((a, _)) => Some(Reaches::Variable {
                 name: v.clone(),
                 argument: a.clone(),
@@ -554,6 +603,144 @@ mod tests {
             // may read a file or its input.
             ("eval \"$(date +%F)\"", Some("the output of `$( )`"), false),
             ("sh -c 'eval \"$0\"' {{ a }}", Some("`eval`"), false),
+            // A shell that reads its script from its standard input (fe30g F6, F7): what
+            // reaches it is code.
+            ("echo {{ a }} | sh", Some("its standard input"), false),
+            (
+                "echo \"rm -- /x/$A\" | sh -x",
+                Some("its standard input"),
+                false,
+            ),
+            ("echo ls | sudo -u pi bash", Some("before `|`"), false),
+            ("sh <<E\nrm $A\nE", Some("its standard input"), false),
+            (
+                "sh -s -- \"$A\" <<E\nrm \\$1\nE",
+                Some("its standard input"),
+                false,
+            ),
+            (". /dev/stdin <<E\n$A\nE", Some("standard input"), false),
+            ("source /dev/stdin <<< \"$A\"", Some("$A holds"), false),
+            ("bash <<< {{ a }}", Some("its standard input"), false),
+            (
+                "sh /dev/stdin <<E\n$A\nE",
+                Some("its standard input"),
+                false,
+            ),
+            (
+                "bash /proc/self/fd/0 <<E\n$A\nE",
+                Some("its standard input"),
+                false,
+            ),
+            (
+                "sh /dev/fd/3 3<<E\n$A\nE",
+                Some("its standard input"),
+                false,
+            ),
+            (
+                "BASH_ENV=/dev/stdin bash -c : <<E\n$A\nE",
+                Some("`BASH_ENV`"),
+                false,
+            ),
+            ("bash <(echo \"$A\")", Some("`<( )`"), false),
+            (". <(printf %s \"$A\")", Some("`<( )`"), false),
+            ("{ sh; } <<E\n$A\nE", Some("outside the command"), false),
+            ("echo \"$A\" | at now", Some("`at`"), false),
+            ("sh <<'E'\nrm -- \"$ACTIOND_ARG_A\"\nE", None, false),
+            ("sh -s -- \"$A\" <<'E'\nrm -- \"$1\"\nE", None, false),
+            (
+                "sh <<'E'\neval \"$ACTIOND_ARG_A\"\nE",
+                Some("`eval`"),
+                false,
+            ),
+            ("sh < /opt/job.sh; p \"$A\"", None, false),
+            ("sh /opt/job.sh \"$A\"", None, false),
+            ("sh -- \"$A\"", Some("script file"), false),
+            ("sh \"$A\" x", Some("`sh -c`"), false),
+            ("echo \"$A\" | grep -q sh", None, false),
+            // Programs that hand an argument to `sh -c` (F8), in their own words.
+            ("flock /run/l -c \"rm {{ a }}\"", Some("`flock -c`"), false),
+            ("flock -w 5 /run/l -c 'p $(( A ))'", Some("$(( ))"), false),
+            ("flock /run/l rm -- {{ a }}", None, false),
+            ("script -qc \"p $A\" /dev/null", Some("`script -c`"), false),
+            ("sg root \"p $A\"", Some("`sg`"), false),
+            ("sg root -c 'p $(( ACTIOND_ARG_A ))'", Some("$(( ))"), false),
+            ("watch -n 5 \"p $A\"", Some("`watch`"), false),
+            ("watch -x p \"$A\"", None, false),
+            ("ssh -i k pi@host \"p $A\"", Some("other host"), false),
+            ("ssh pi@host p {{ a }}", Some("other host"), false),
+            ("ssh pi@host uptime; p \"$A\"", None, false),
+            ("trap 'p $(( ACTIOND_ARG_A ))' EXIT", Some("$(( ))"), false),
+            ("trap 'rm -f -- \"$ACTIOND_ARG_A\"' EXIT", None, false),
+            (
+                "printf '%s\\n' \"$A\" | xargs -I{} sh -c 'p {}'",
+                Some("paste"),
+                false,
+            ),
+            ("find /srv -exec sh -c 'p {}' \\;", Some("paste"), false),
+            (
+                "find /srv -exec sh -c 'p \"$1\"' sh {} \\; ; p \"$A\"",
+                None,
+                false,
+            ),
+            // xargs splits what it reads into arguments (F9), unless items end in NUL.
+            (
+                "printf '%s\\n' \"$A\" | xargs rm -f",
+                Some("`xargs`"),
+                false,
+            ),
+            ("xargs rm -f <<E\n$A\nE", Some("`xargs`"), false),
+            ("xargs rm -f <<< {{ a }}", Some("`xargs`"), false),
+            ("printf '%s\\0' \"$A\" | xargs -0 rm -f --", None, false),
+            ("find /srv -print0 | xargs -r0 rm -f; p \"$A\"", None, false),
+            // bash's arithmetic follows a name to its value (F10).
+            (
+                "m=n; n=$A; echo $(( m ))",
+                Some("$m names a variable"),
+                false,
+            ),
+            ("m=ACTIOND_ARG_A; echo $(( m ))", Some("$m names"), false),
+            ("m=ACTIOND_ARG_A; [[ m -gt 0 ]]", Some("$m names"), false),
+            ("m=A; a[m]=1", Some("$m names"), false),
+            ("m='n + 1'; n={{ a }}; let x=m", Some("$m names"), false),
+            ("local m=n; n=$A; (( m ))", Some("$m names"), false),
+            (
+                "for m in n; do n=$A; echo $(( m )); done",
+                Some("$m names"),
+                false,
+            ),
+            (
+                "bash -c 'm=n; n=$1; echo $(( m ))' sh \"$A\"",
+                Some("$m names"),
+                false,
+            ),
+            ("m=n; n=3; echo $(( m )) \"$A\"", None, false),
+            ("m=m; echo $(( m )) \"$A\"", None, false),
+            // bash's `${x@P}` runs `$( )` in the value (F11).
+            ("echo \"${A@P}\"", Some("prompt expansion"), false),
+            (
+                "bash -c 'echo \"${1@P}\"' sh \"$A\"",
+                Some("prompt expansion"),
+                false,
+            ),
+            ("echo \"${A@Q}\" \"${A@E}\"", None, false),
+            // A value as the program itself (F14).
+            (
+                "{{ a }} --version",
+                Some("the program the command runs"),
+                false,
+            ),
+            ("\"$A\" --version", Some("the program"), false),
+            ("command \"$A\"", Some("the program"), false),
+            ("env \"$A\"", Some("the program"), false),
+            ("exec \"$ACTIOND_ARG_A\"", Some("the program"), false),
+            (
+                "nohup timeout -s KILL 5 {{ a }}",
+                Some("the program"),
+                false,
+            ),
+            ("sudo -u pi {{ a }} x", Some("the program"), false),
+            ("x=$A; $x", Some("the program"), false),
+            ("$CMD -v; env x=1 p \"$A\"", None, false),
         ];
         let mut wrong = Vec::new();
         for &(text, why, int_refused) in table {
@@ -603,6 +790,12 @@ mod tests {
             ("x=A; rm ${!x}", &["!x ?"]),
             ("rm \"$A\" $REPLY $_", &["REPLY ?", "_ ?"]),
             ("IFS=.; rm $A", &["A IFS"]),
+            // A script a shell reads from its standard input is read like `sh -c`'s.
+            ("sh <<'E'\nrm $ACTIOND_ARG_A\nE", &["ACTIOND_ARG_A"]),
+            ("sh -s -- \"$A\" <<'E'\nrm $1\nE", &["1 copied"]),
+            ("sh /dev/stdin x \"$A\" <<'E'\nrm $2\nE", &["2 copied"]),
+            ("bash <<< 'rm $ACTIOND_ARG_A'", &["ACTIOND_ARG_A"]),
+            ("trap 'rm $ACTIOND_ARG_A' EXIT", &["ACTIOND_ARG_A"]),
             ("export IFS; x=$A; rm $x", &["x copied IFS"]),
             ("for IFS in .; do rm \"$A\" $1; done", &[]),
             // A literal, a number, arithmetic, or a quoted use: nothing.
@@ -694,6 +887,17 @@ mod tests {
             (&["sh", "-c", "echo $(( ACTIOND_ARG_A ))"], true),
             (&["sh", "-c", "echo \"$1\"", "sh", "{{ a }}"], false),
             (&["echo", "{{ a }}"], false),
+            // Programs that hand a word to `sh -c` (F8), and a value as the program (F14).
+            (&["flock", "/run/l", "-c", "rm {{ a }}"], true),
+            (&["flock", "/run/l", "-c", "rm $(( ACTIOND_ARG_A ))"], true),
+            (&["ssh", "host", "rm", "{{ a }}"], true),
+            (&["script", "-qc", "x {{ a }}"], true),
+            (&["find", ".", "-exec", "sh", "-c", "rm {}", ";"], true),
+            (&["{{ a }}"], true),
+            (&["env", "{{ a }}", "x"], true),
+            (&["sh", "{{ a }}"], true),
+            (&["env", "X={{ a }}", "rm", "--", "{{ a }}"], false),
+            (&["flock", "/run/l", "rm", "--", "{{ a }}"], false),
         ];
         for &(argv, refused) in table {
             let argv: Vec<String> = argv.iter().map(|s| (*s).to_string()).collect();

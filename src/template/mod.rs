@@ -17,6 +17,7 @@ mod commands;
 mod html;
 mod judge;
 mod lexer;
+mod programs;
 pub(crate) mod reread;
 #[cfg(test)]
 mod tests;
@@ -246,8 +247,30 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         })
         .collect();
     let mut analysis = Analysis::default();
-    for (i, place) in reread::scripts(&values) {
-        match (values[i], &templates[i]) {
+    // The words that choose the program: a value there picks what runs. A word shaped like an
+    // assignment (`env A={{ v }} prog`) is read by its `NAME=`.
+    let shapes: Vec<Option<&[u8]>> = values
+        .iter()
+        .zip(argv)
+        .map(|(&v, a)| v.or_else(|| assignment_prefix(a)))
+        .collect();
+    for (i, place) in programs::programs(&shapes) {
+        let reads: Vec<Read> = templates[i]
+            .iter()
+            .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
+            .collect();
+        if !reads.is_empty() {
+            analysis.rereads.push(Reread {
+                place: place.to_string(),
+                rereading: Rereading::Program,
+                line: 1,
+                reads,
+            });
+        }
+    }
+    for (i, place) in programs::scripts(&values) {
+        let pasted = place == programs::PASTED;
+        match (values[i].filter(|_| !pasted), &templates[i]) {
             (Some(script), _) => inner_script(&mut analysis, script, place, 1, 0),
             (None, Some(t)) => {
                 let mut reads: Vec<Read> = t
@@ -267,7 +290,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
             (None, None) => {}
         }
         // The words after a shell's script are its `$0`, `$1`, … (as in `read_shell`).
-        if place == reread::SCRIPT {
+        if place == programs::SCRIPT || pasted {
             let holes = |from: usize, to: usize| -> Vec<Read> {
                 templates[from.min(argv.len())..to.min(argv.len())]
                     .iter()
@@ -286,6 +309,13 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         }
     }
     analysis
+}
+
+/// The `NAME=` of an `exec:` element shaped like an assignment (`A={{ v }}`).
+fn assignment_prefix(text: &str) -> Option<&[u8]> {
+    let eq = text.find('=')?;
+    let b = text.as_bytes();
+    lexer::is_name(&b[..eq]).then_some(&b[..=eq])
 }
 
 /// A script in plain text that a shell the command starts runs, read as a command of its
@@ -324,6 +354,9 @@ fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize
             }
             for (name, reads) in inner.sources {
                 analysis.sources.entry(name).or_default().extend(reads);
+            }
+            for (name, names) in inner.named {
+                analysis.named.entry(name).or_default().extend(names);
             }
             for name in inner.unquoted.into_keys() {
                 analysis.unquoted.entry(name).or_insert(line);

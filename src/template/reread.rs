@@ -10,7 +10,9 @@
 //! name; the word after `>&`, which bash expands a second time when it is no number; the
 //! arguments of the builtins that read them as code or names (`eval`, `read`, …); the script
 //! of a shell the command starts (`sh -c SCRIPT`, also behind `env`, `sudo`, `nohup`, …)
-//! and the string of `env -S`, which are parsed as shell code or split again; the first
+//! and the string of `env -S`, which are parsed as shell code or split again (which words
+//! those are is `programs`'); what reaches a shell's or `xargs`' standard input; the program
+//! a command runs; bash's `${x@P}`; the first
 //! argument of `.` / `source`, a file read as code; and the variables put in the environment
 //! of a program the command starts (`NAME=v cmd`, `export`, `env NAME=v`). It also lists the
 //! variables the command writes and what each is assigned from (a variable read in one of
@@ -39,6 +41,10 @@ pub enum Rereading {
     /// As a variable in the environment of a program the command starts, which may read it
     /// as its settings or as code (`BASH_ENV`, `ENV`, `GIT_SSH_COMMAND`, `TAR_OPTIONS`).
     Environment,
+    /// Split into arguments again, quotes and all (what `xargs` reads).
+    Split,
+    /// As the name of the program to run (or the script a shell runs).
+    Program,
 }
 
 impl Rereading {
@@ -62,6 +68,13 @@ impl Rereading {
                 "a program the command starts may read as its settings, and some run as code \
                  (bash expands `BASH_ENV` and sources the file, `GIT_SSH_COMMAND` and \
                  `TAR_OPTIONS` run programs)"
+            }
+            Rereading::Split => {
+                "splits into arguments at blanks and quotes (the value `old -r victim` gives \
+                 the program the option `-r`)"
+            }
+            Rereading::Program => {
+                "runs as a program (a value such as `reboot` or `sh` would run that program)"
             }
         }
     }
@@ -92,6 +105,17 @@ impl Rereading {
                 "the programs the command starts already have the value as \
                  \"$ACTIOND_ARG_NAME\", a name no program reads as its settings: pass it to \
                  them as an argument (`cmd \"$ACTIOND_ARG_NAME\"`), or use `exec:`"
+            }
+            Rereading::Split => {
+                "give the value to the program as one argument (`rm -f -- \
+                 \"$ACTIOND_ARG_NAME\"`), read lines with `while IFS= read -r f; do rm -f -- \
+                 \"$f\"; done`, or have xargs read NUL-separated items (`xargs -0`) written \
+                 whole (`printf '%s\\0' \"$ACTIOND_ARG_NAME\"`)"
+            }
+            Rereading::Program => {
+                "write the program's name out and pass the value to it as an argument, pick \
+                 the program with `case \"$ACTIOND_ARG_NAME\" in a) prog-a ;; b) prog-b ;; \
+                 esac`, or give the argument `choices:` (your own values may name programs)"
             }
         }
     }
@@ -165,6 +189,10 @@ pub struct Analysis {
     /// Expansions that remove a prefix or replace text at the start of an argument.
     pub stripped: Vec<Stripped>,
     pub lost: Option<Lost>,
+    /// The names in the plain text a variable is assigned (`m=n`, `m=n+1`): bash's
+    /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there
+    /// through `m`.
+    pub named: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// An expansion that removes a prefix of a variable's value or replaces text in it
@@ -197,6 +225,17 @@ impl Analysis {
         let name = String::from_utf8_lossy(name).into_owned();
         let entry = self.written.entry(name).or_insert(false);
         *entry |= data;
+    }
+
+    /// Notes an assignment to `name` of the plain text `text`, whose names bash's arithmetic
+    /// follows.
+    pub(crate) fn write_text(&mut self, name: &[u8], text: &[u8]) {
+        let names = arithmetic_names(text);
+        if names.is_empty() {
+            return;
+        }
+        let name = String::from_utf8_lossy(name).into_owned();
+        self.named.entry(name).or_default().extend(names);
     }
 
     /// Notes an assignment to `name` of a value that reads `reads` (data when it reads
@@ -372,118 +411,6 @@ pub const DATA_VARIABLES: &[&str] = &[
     "BASH_ARGV0",
 ];
 
-/// Programs that run their `-c` argument as shell code.
-const SHELLS: &[&[u8]] = &[
-    b"sh", b"bash", b"dash", b"ash", b"zsh", b"ksh", b"mksh", b"yash", b"posh", b"rbash", b"hush",
-];
-
-/// Where a command's words hold a script that a program parses again: for `words` (the
-/// command's words from its name on, each `Some(value)` when it is plain text), the indexes
-/// of the words that hold one, with what they are. A shell's script is the first word after
-/// its options when one of them holds `c` (`sh -c`, `bash -ec`, `busybox sh -c`, behind any
-/// wrapper: `env`, `sudo`, `nohup`, `timeout 5`, `docker exec c`); `su` and `runuser` take the
-/// word after `-c`; `env -S` splits its string again. Where a shell's option cannot be read (it
-/// comes from an expansion), every word after it may be the script.
-pub fn scripts(words: &[Option<&[u8]>]) -> Vec<(usize, &'static str)> {
-    for (i, w) in words.iter().enumerate() {
-        let Some(w) = w else { continue };
-        let base = w.rsplit(|&c| c == b'/').next().unwrap_or(w);
-        let shell = SHELLS.contains(&base)
-            || (base == b"busybox"
-                && words
-                    .get(i + 1)
-                    .copied()
-                    .flatten()
-                    .is_some_and(|a| SHELLS.contains(&a)));
-        if shell {
-            let from = if base == b"busybox" { i + 2 } else { i + 1 };
-            return shell_script(words, from);
-        }
-        if base == b"su" || base == b"runuser" {
-            return option_argument(
-                words,
-                i + 1,
-                &[b"-c", b"--command"],
-                "the command of `su -c`",
-            );
-        }
-        if base == b"env" {
-            let found = option_argument(
-                words,
-                i + 1,
-                &[b"-S", b"--split-string"],
-                "the string of `env -S`",
-            );
-            if !found.is_empty() {
-                return found;
-            }
-        }
-    }
-    Vec::new()
-}
-
-/// The place of a shell's `-c` script: the words after it are the script's `$0`, `$1`, ….
-pub const SCRIPT: &str = "the script of `sh -c`";
-
-/// A shell's options from `from` on: the script's index when one holds `c`.
-fn shell_script(words: &[Option<&[u8]>], from: usize) -> Vec<(usize, &'static str)> {
-    let mut command = false;
-    let mut j = from;
-    while let Some(w) = words.get(j) {
-        let Some(w) = w else {
-            // An option from an expansion: any word from here on may be the script.
-            return (j..words.len()).map(|k| (k, SCRIPT)).collect();
-        };
-        if *w == b"--" || *w == b"-" {
-            j += 1;
-            break;
-        }
-        if w.len() < 2 || !matches!(w[0], b'-' | b'+') {
-            break;
-        }
-        if w.starts_with(b"--") {
-            // `--rcfile FILE` and `--init-file FILE` take a word.
-            let takes = *w == b"--rcfile" || *w == b"--init-file";
-            j += if takes { 2 } else { 1 };
-            continue;
-        }
-        command |= w[1..].contains(&b'c');
-        // `-o OPTION` and `-O OPTION` take a word.
-        j += if w[1..].iter().any(|&c| c == b'o' || c == b'O') {
-            2
-        } else {
-            1
-        };
-    }
-    if command && j < words.len() {
-        vec![(j, SCRIPT)]
-    } else {
-        Vec::new()
-    }
-}
-
-/// The word after one of `options` (or glued to it, `-cSCRIPT`, `--command=SCRIPT`).
-fn option_argument(
-    words: &[Option<&[u8]>],
-    from: usize,
-    options: &[&[u8]],
-    what: &'static str,
-) -> Vec<(usize, &'static str)> {
-    let mut out = Vec::new();
-    for j in from..words.len() {
-        let Some(w) = words[j] else { continue };
-        if options.contains(&w) && j + 1 < words.len() {
-            out.push((j + 1, what));
-        } else if options
-            .iter()
-            .any(|o| w.len() > o.len() && w.starts_with(o))
-        {
-            out.push((j, what));
-        }
-    }
-    out
-}
-
 /// The identifiers of arithmetic text (`x * 60 + y[1]` names `x` and `y`), which bash reads
 /// as variables; numbers (`0x1F`, `16#ff`) are not names.
 pub fn arithmetic_names(text: &[u8]) -> Vec<String> {
@@ -511,42 +438,6 @@ pub fn arithmetic_names(text: &[u8]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn found(words: &[&str]) -> Vec<usize> {
-        let words: Vec<Option<&[u8]>> = words
-            .iter()
-            .map(|w| (*w != "$").then_some(w.as_bytes()))
-            .collect();
-        scripts(&words).into_iter().map(|(i, _)| i).collect()
-    }
-
-    #[test]
-    fn the_script_of_a_shell_is_found_behind_any_wrapper() {
-        let table: &[(&[&str], &[usize])] = &[
-            (&["sh", "-c", "s"], &[2]),
-            (&["/bin/bash", "-ec", "s", "x"], &[2]),
-            (&["bash", "-o", "pipefail", "-c", "s"], &[4]),
-            (&["bash", "-c", "-e", "s"], &[3]),
-            (&["bash", "-c", "--", "s"], &[3]),
-            (&["busybox", "sh", "-c", "s"], &[3]),
-            (&["env", "A=1", "sh", "-c", "s"], &[4]),
-            (&["sudo", "-u", "pi", "dash", "-c", "s"], &[5]),
-            (&["timeout", "5", "zsh", "-c", "s"], &[4]),
-            (&["sh", "$", "s"], &[1, 2]),
-            (&["su", "-", "pi", "-c", "s"], &[4]),
-            (&["su", "--command=s"], &[1]),
-            (&["env", "-S", "s"], &[2]),
-            (&["env", "-Ss"], &[1]),
-            // No `-c`: a script file, whose arguments are data.
-            (&["sh", "script.sh", "x"], &[]),
-            (&["bash", "-e", "script.sh"], &[]),
-            (&["echo", "x"], &[]),
-            (&["shellcheck", "-c", "x"], &[]),
-        ];
-        for (words, want) in table {
-            assert_eq!(&found(words), want, "{words:?}");
-        }
-    }
 
     #[test]
     fn a_command_substitution_reads_what_it_expands() {

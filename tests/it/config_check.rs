@@ -272,3 +272,83 @@ actions:
         "the quoted action was flagged:\n{out}"
     );
 }
+
+/// A value run as code by what the command starts besides `sh -c` (fe30g): a shell reading
+/// its script from its standard input, a program handing a word to `sh -c` (`flock -c`),
+/// `xargs` splitting what it reads, bash's arithmetic following a name and `${x@P}`, and a
+/// value as the program itself. Each is refused at its action's path, naming the place; the
+/// safe forms of the same commands load without a word.
+#[test]
+fn a_value_run_by_a_shells_stdin_another_program_or_as_the_program_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: pipe
+    shell: 'echo {{ name }} | sh'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: stdin script
+    shell: |
+      printf '%s\\n' 'rm -f $1' | sh -s -- \"$NAME\"
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: flock
+    exec: [flock, /tmp/l, -c, 'rm -f $ACTIOND_ARG_NAME']
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: xargs
+    shell: 'printf \"%s\\n\" \"$NAME\" | xargs rm -f'
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: arithmetic
+    exec: [bash, -c, 'm=ACTIOND_ARG_NAME; echo $(( m ))']
+    arguments: [{name: name, type: password}]
+  - title: prompt
+    exec: [bash, -c, 'echo \"${ACTIOND_ARG_NAME@P}\"']
+    arguments: [{name: name, type: password}]
+  - title: program
+    exec: ['{{ name }}']
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: safe
+    shell: |
+      sh -s -- \"$NAME\" <<'EOF'
+      rm -f -- \"$1\"
+      EOF
+      printf '%s\\0' \"$NAME\" | xargs -0 rm -f --
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: chosen program
+    exec: ['{{ tool }}', --version]
+    arguments: [{name: tool, choices: [{value: df}, {value: free}]}]
+";
+    let run = check(yaml);
+    assert_exit(&run, 2);
+    let out = output(&run);
+    for (path, words) in [
+        (
+            "actions[0].shell",
+            "reaches it: the script a shell reads from its standard input",
+        ),
+        (
+            "actions[1].shell",
+            "what the command before `|` writes may hold a value the command received",
+        ),
+        (
+            "actions[2].exec",
+            "$ACTIOND_ARG_NAME on line 1 stands outside quotes",
+        ),
+        (
+            "actions[3].shell",
+            "splits into arguments at blanks and quotes",
+        ),
+        (
+            "actions[4].exec",
+            "$m names a variable that bash's arithmetic evaluates",
+        ),
+        ("actions[5].exec", "bash's prompt expansion `${x@P}`"),
+        ("actions[6].exec", "the program the command runs (its name)"),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.contains(path))
+            .unwrap_or_else(|| panic!("no `{path}` in:\n{out}"));
+        assert!(line.contains(words), "{path}: {line}");
+    }
+    for path in ["actions[7]", "actions[8]"] {
+        assert!(!out.contains(path), "{path} was flagged:\n{out}");
+    }
+}

@@ -86,6 +86,30 @@ const ROWS: &[(&str, &str, &[&str])] = &[
     ("read -r IFS <<E\n.\nE\np $NAME", DOTTED, &ALL),
     ("for IFS in .; do p $NAME; done", DOTTED, &ALL),
     ("I\\\nFS=.; p $NAME", DOTTED, &ALL),
+    // fe30g F7: a script a shell reads from its standard input splits its `$1` (the shell
+    // started is /bin/sh, which has no `p`).
+    (
+        "printf '%s\\n' 'printf \"<%s>\" $1' | sh -s -- \"$NAME\"",
+        SENTENCE,
+        &ALL,
+    ),
+    (
+        "sh -s -- \"$NAME\" <<'E'\nprintf '<%s>' $1\nE",
+        SENTENCE,
+        &ALL,
+    ),
+    (
+        "sh /dev/stdin \"$NAME\" <<'E'\nprintf '<%s>' $1\nE",
+        SENTENCE,
+        &ALL,
+    ),
+    // F9: xargs splits what it reads, quoted or not.
+    (
+        "printf '%s\\n' \"$NAME\" | xargs printf '<%s>'",
+        SENTENCE,
+        &ALL,
+    ),
+    ("xargs printf '<%s>' <<E\n$NAME\nE", SENTENCE, &ALL),
     // Ordinary commands that quote: whole in every shell, flagged by nothing.
     ("x=$NAME; p \"$x\"", SENTENCE, &[]),
     ("x=\"$NAME\"; p -- \"$x\"", SENTENCE, &[]),
@@ -115,6 +139,16 @@ const ROWS: &[(&str, &str, &[&str])] = &[
     ),
     ("read -rp '' x <<E\n$NAME\nE\np \"$x\"", SENTENCE, &[]),
     ("IFS=.; p \"$NAME\"", DOTTED, &[]),
+    (
+        "sh -s -- \"$NAME\" <<'E'\nprintf '<%s>' \"$1\"\nE",
+        SENTENCE,
+        &[],
+    ),
+    (
+        "printf '%s\\0' \"$NAME\" | xargs -0 printf '<%s>'",
+        SENTENCE,
+        &[],
+    ),
 ];
 
 const ALL: [&str; 4] = ["dash", "bash", "bash --posix", "busybox ash"];

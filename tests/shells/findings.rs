@@ -105,7 +105,52 @@ const ROWS: &[(&str, &str, Quoting, &[&str])] = &[
         Quoting::Single,
         &["dash", "bash", "bash --posix", "busybox ash"],
     ),
+    // fe30g F6: what reaches a shell's standard input is its script (here /bin/sh).
+    ("echo {{ v }} | sh", "touch MARK", Quoting::Single, &ALL),
+    (
+        "V={{ v }}; sh <<E\n$V\nE",
+        "touch MARK",
+        Quoting::Single,
+        &ALL,
+    ),
+    (
+        "V={{ v }}; . /dev/stdin <<E\n$V\nE",
+        "touch MARK",
+        Quoting::Single,
+        &ALL,
+    ),
+    // F8: programs that hand a word to `sh -c`, and `xargs -I` pasting what it reads into one.
+    (
+        "flock lock -c \"{{ v }}\"",
+        "touch MARK",
+        Quoting::Double,
+        &ALL,
+    ),
+    (
+        "printf '%s\\n' {{ v }} | xargs -I{} sh -c 'echo {}'",
+        "x; touch MARK",
+        Quoting::Single,
+        &ALL,
+    ),
+    // F10: bash's arithmetic follows `m` to `n` and evaluates `n`'s value.
+    (
+        "m=n; n={{ v }}; p $(( m ))",
+        "a[$(touch MARK)]",
+        Quoting::Single,
+        &["bash", "bash --posix"],
+    ),
+    // F11: bash's prompt expansion runs `$( )` in the value.
+    (
+        "V={{ v }}; p \"${V@P}\"",
+        "$(touch MARK)",
+        Quoting::Single,
+        &["bash", "bash --posix"],
+    ),
+    // F14: the value is the program.
+    ("{{ v }} MARK", "touch", Quoting::Single, &ALL),
 ];
+
+const ALL: [&str; 4] = ["dash", "bash", "bash --posix", "busybox ash"];
 
 #[test]
 #[ignore = "needs dash, bash and busybox: scripts/test.sh runs it (cargo test --test shells -- --ignored)"]

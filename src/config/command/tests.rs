@@ -472,3 +472,71 @@ fn a_file_trigger_lets_the_command_name_the_file() {
         "{problems:?}"
     );
 }
+
+#[test]
+fn a_value_may_name_the_program_only_when_it_is_one_of_the_authors_choices() {
+    let action = |command: &str, arg: &str| {
+        format!("actions:\n  - {{title: x, {command}, arguments: [{arg}]}}\n")
+    };
+    let free = "{name: tool, type: ascii_identifier}";
+    let chosen = "{name: tool, choices: [{value: df}, {value: free}]}";
+    for (command, path) in [
+        ("shell: '{{ tool }} -h'", "actions[0].shell"),
+        ("shell: 'command \"$TOOL\" -h'", "actions[0].shell"),
+        (
+            "shell: 'nohup timeout 5 \"$ACTIOND_ARG_TOOL\"'",
+            "actions[0].shell",
+        ),
+        ("exec: ['{{ tool }}', -h]", "actions[0].exec"),
+        ("exec: [env, '{{ tool }}']", "actions[0].exec"),
+    ] {
+        assert_error(
+            &action(command, free),
+            path,
+            "reaches it: the program the command runs (its name)",
+        );
+        ok(&action(command, chosen));
+    }
+    // A checklist's value is a combination of its choices, an entity's its file's.
+    assert_error(
+        &action(
+            "shell: '{{ tool }} -h'",
+            "{name: tool, type: checklist, choices: [{value: df}]}",
+        ),
+        "actions[0].shell",
+        "the program the command runs",
+    );
+}
+
+#[test]
+fn a_value_reaching_a_shells_standard_input_or_xargs_is_refused() {
+    let action = |shell: &str| {
+        format!(
+            "actions:\n  - {{title: x, shell: '{shell}', \
+                 arguments: [{{name: name, type: ascii_identifier}}]}}\n"
+        )
+    };
+    for (shell, needle) in [
+        (
+            "echo {{ name }} | sh",
+            "the script a shell reads from its standard input",
+        ),
+        (
+            "printf \"%s\\n\" \"$NAME\" | xargs rm -f",
+            "splits into arguments at blanks and quotes",
+        ),
+        ("flock /run/l -c \"rm {{ name }}\"", "`flock -c`"),
+        ("sg root \"rm -- $NAME\"", "the command of `sg`"),
+        ("echo \"${NAME@P}\"", "prompt expansion"),
+        ("m=ACTIOND_ARG_NAME; echo $(( m ))", "$m names a variable"),
+    ] {
+        assert_error(&action(shell), "actions[0].shell", needle);
+    }
+    for shell in [
+        "sh -s -- \"$NAME\" <<''EOF''\n\nrm -f -- \"$1\"\n\nEOF",
+        "printf \"%s\\0\" \"$NAME\" | xargs -0 rm -f --",
+        "flock /run/l rm -f -- {{ name }}",
+    ] {
+        ok(&action(shell));
+    }
+}

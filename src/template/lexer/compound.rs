@@ -282,7 +282,13 @@ impl Lexer<'_> {
                     Some(c) if is_operator(c) => {
                         return Err(self.lost("an operator in the words of a `for`"));
                     }
-                    Some(_) => reads.extend(self.word(nest, false)?.reads(false)),
+                    Some(_) => {
+                        let word = self.word(nest, false)?;
+                        if let Some(text) = word.value() {
+                            self.notes.analysis.write_text(&name, text);
+                        }
+                        reads.extend(word.reads(false));
+                    }
                 }
             }
             self.skip_linebreaks()?;

@@ -9,6 +9,7 @@
 //! would end the body at different lines.
 
 use super::super::commands::Word;
+use super::super::reread::{Read, Rereading};
 use super::super::{UNSAFE_HINT, parse_placeholder};
 use super::{Heredoc, Lexer, Scan, Stop, find, is_blank, is_operator, past_continuations};
 
@@ -16,6 +17,7 @@ impl Lexer<'_> {
     /// A here-document delimiter word; its body starts after the current line.
     pub(super) fn delimiter(&mut self, strip_tabs: bool) -> Scan {
         self.skip_blanks();
+        let at = self.pos;
         let mut delimiter = Vec::new();
         let mut quoted = false;
         while let Some(c) = self.peek() {
@@ -81,6 +83,8 @@ impl Lexer<'_> {
             strip_tabs,
             quoted,
             frame: self.frame,
+            at,
+            reader: None,
         });
         Ok(())
     }
@@ -104,6 +108,32 @@ impl Lexer<'_> {
     /// backticks in an unquoted body are read as code that must close on its line. `<<-`
     /// strips the tabs that start a joined line, not those after a continuation, in all four.
     pub(super) fn body(&mut self, h: &Heredoc) -> Scan {
+        let first = self.pos;
+        // What the body expands, and its text, for a command that reads it as code.
+        let mut reads = Word::new(first);
+        let mut text: Vec<u8> = Vec::new();
+        let result = self.body_lines(h, &mut reads, &mut text);
+        if let (Ok(()), Some((place, how))) = (&result, h.reader) {
+            let plain = h.quoted || !text.iter().any(|c| matches!(c, b'$' | b'`' | b'\\'));
+            if how == Rereading::Code && plain {
+                self.notes.scripts.push((first, text, place));
+            } else {
+                let mut found = reads.reads(false);
+                if how == Rereading::Code {
+                    found.push(Read::Unknown(format!(
+                        "the rest of {place}, a here-document that expands, which actiond does \
+                         not read as a script"
+                    )));
+                }
+                self.notes.reread(first, place, how, found);
+            }
+        }
+        result
+    }
+
+    /// The lines of `body`, each noted in `reads` (what it expands) and `text` (as written,
+    /// `<<-`'s tabs removed).
+    fn body_lines(&mut self, h: &Heredoc, reads: &mut Word, text: &mut Vec<u8>) -> Scan {
         while self.pos < self.b.len() {
             let start = self.pos;
             let mut i = start;
@@ -156,8 +186,10 @@ impl Lexer<'_> {
                 return Ok(());
             }
             self.pos = (end + 1).min(self.b.len());
+            text.extend_from_slice(&content);
+            text.push(b'\n');
             if !h.quoted {
-                self.body_expansions(start, end)?;
+                self.body_expansions(start, end, reads)?;
             } else {
                 // A `$NAME` left as text here reaches whatever reads the body: a shell
                 // (`cat <<'EOF' | sh`) reads it from its environment.
@@ -183,14 +215,14 @@ impl Lexer<'_> {
     }
 
     /// The expansions in one logical line of an unquoted here-document body.
-    pub(super) fn body_expansions(&mut self, start: usize, end: usize) -> Scan {
+    pub(super) fn body_expansions(&mut self, start: usize, end: usize, w: &mut Word) -> Scan {
         let resume = self.pos;
         self.pos = start;
         while self.pos < end {
             match self.b[self.pos] {
                 b'\\' => self.pos += 2,
-                b'$' => self.dollar(true, &mut Word::default())?,
-                b'`' => self.backtick(&mut Word::default(), false)?,
+                b'$' => self.dollar(true, w)?,
+                b'`' => self.backtick(w, false)?,
                 _ => self.pos += 1,
             }
             if self.pos > end {

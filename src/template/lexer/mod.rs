@@ -34,7 +34,8 @@ mod heredoc;
 mod words;
 
 use super::Stop;
-use super::commands::{Command, Word};
+use super::commands::{Command, Input, Word};
+use super::programs::Stdin;
 use super::reread::{Analysis, DATA_VARIABLES, Lost, Notes, Rereading};
 use super::{Context, Lead, Part, UNSAFE_HINT, parse_placeholder, push_text, refuse};
 
@@ -80,6 +81,11 @@ struct Heredoc {
     quoted: bool,
     /// The `$( )` frame its operator stands in: its body must start in the same one.
     frame: u32,
+    /// Where its delimiter stands: it belongs to the command being read there.
+    at: usize,
+    /// The command reads it as code or splits it (`sh <<E`, `xargs rm <<E`): the place and
+    /// how, set when the command is complete.
+    reader: Option<(&'static str, Rereading)>,
 }
 
 /// Where a placeholder in the word after `>&` stands.
@@ -443,6 +449,18 @@ impl<'a> Lexer<'a> {
 
     fn finish(&mut self, cmd: &mut Command) -> Scan {
         let result = cmd.check(&mut self.notes);
+        if let Some(used) = cmd.stdin_use() {
+            let reader = match used {
+                Stdin::Code(place) => (place, Rereading::Code),
+                Stdin::Split(place) => (place, Rereading::Split),
+            };
+            let frame = self.frame;
+            for h in &mut self.heredocs {
+                if h.frame == frame && h.at >= cmd.start && h.reader.is_none() {
+                    h.reader = Some(reader);
+                }
+            }
+        }
         *cmd = Command::new(self.pos);
         result
     }
@@ -505,7 +523,13 @@ impl<'a> Lexer<'a> {
                 *cmd_pos = false;
             }
             b'&' | b'|' => {
+                // `a | b`, `a |& b`: b reads what a writes.
+                let pipe = c == b'|' && !self.at(b"||");
+                let piped = pipe.then(|| cmd.reads_all());
                 self.finish(cmd)?;
+                if let Some(reads) = piped {
+                    cmd.input(Input::Pipe(reads));
+                }
                 let two = self.at(b"&&") || self.at(b"||") || self.at(b"|&");
                 self.bump(if two { 2 } else { 1 });
                 *cmd_pos = true;
@@ -553,10 +577,13 @@ impl<'a> Lexer<'a> {
         }
         if self.at(b"<<<") {
             self.bump(3);
-            return self.target(nest).map(drop);
+            let word = self.target(nest)?;
+            cmd.input(Input::Text(word));
+            return Ok(());
         }
         if self.at(b"<<") {
             self.bump(2);
+            cmd.heredoc = true;
             let strip_tabs = self.peek() == Some(b'-');
             if strip_tabs {
                 self.bump(1);
@@ -574,7 +601,14 @@ impl<'a> Lexer<'a> {
             self.bump(1);
         }
         if !duplicate {
-            return self.target(nest).map(drop);
+            let word = self.target(nest)?;
+            if op == Some(b'<') {
+                cmd.input(Input::File(word));
+            }
+            return Ok(());
+        }
+        if op == Some(b'<') {
+            cmd.input(Input::Descriptor);
         }
         // `>&WORD`, `N<&WORD`: bash expands a WORD that is no number a second time (for
         // `>&` and `1>&`; dash refuses it, ash expands it once), so no value may stand there
@@ -632,7 +666,7 @@ fn brace_groups_only(s: &[u8]) -> bool {
 }
 
 /// Whether `s` is a shell variable name.
-fn is_name(s: &[u8]) -> bool {
+pub(super) fn is_name(s: &[u8]) -> bool {
     s.first()
         .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
         && s.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')

@@ -484,6 +484,21 @@ impl Lexer<'_> {
                         w.stripped.get_or_insert(n);
                     }
                     self.bump(op.len());
+                    // bash's `${x@P}` expands the value as a prompt string: `$( )` in it runs.
+                    // (`@E` expands backslash escapes only, `@Q`, `@A` and the rest quote.)
+                    if *op == b"@" && self.peek() == Some(b'P') {
+                        let reads = match &name {
+                            Some(n) if !n.is_empty() => vec![Read::Variable(n.clone())],
+                            Some(_) => Vec::new(),
+                            None => vec![Read::Variable(POSITIONAL.to_string())],
+                        };
+                        self.notes.reread(
+                            start,
+                            "bash's prompt expansion `${x@P}`",
+                            Rereading::Code,
+                            reads,
+                        );
+                    }
                 }
                 None => return Err(self.lost_at(start, "a `${ }` form actiond does not know")),
             }

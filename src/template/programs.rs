@@ -1,0 +1,699 @@
+//! What a command's words run, read from the words alone (each `Some(text)` when it is plain
+//! text, `None` when an expansion or a value makes it unknown), for `shell:` and `exec:`
+//! alike: the program itself, found behind the wrappers that run another program (`env`,
+//! `sudo`, `nohup`, `timeout 5`, `xargs`, …); the words a program hands to a shell as a
+//! script (`sh -c SCRIPT`, `su -c`, `env -S`, `flock FILE -c`, `script -c`, `sg GROUP`,
+//! `watch`, `ssh HOST CMD`); and what it does with its standard input (a shell with no `-c`
+//! runs it as a script, `xargs` splits it into arguments). Pure and syntactic: it knows
+//! nothing of values, which `commands` and `judge` weigh.
+
+/// Programs that run their `-c` argument, or the script on their standard input, as shell
+/// code.
+pub const SHELLS: &[&[u8]] = &[
+    b"sh", b"bash", b"dash", b"ash", b"zsh", b"ksh", b"mksh", b"yash", b"posh", b"rbash", b"hush",
+];
+
+/// The place of a shell's `-c` script: the words after it are the script's `$0`, `$1`, ….
+pub const SCRIPT: &str = "the script of `sh -c`";
+
+/// A shell's script into which `find -exec` or `xargs -I` paste the names they read (`{}`):
+/// built from what they read, so never known to actiond.
+pub const PASTED: &str = "the script of `sh -c` behind `find -exec` or `xargs -I`, which paste \
+                          what they read into it";
+
+/// The place of the words naming the program a command runs.
+pub const PROGRAM: &str = "the program the command runs (its name)";
+
+/// The place of the file a shell runs as its script (`sh FILE`).
+pub const SCRIPT_FILE: &str = "the script file a shell runs";
+
+/// What a program does with its standard input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stdin {
+    /// Runs it as shell code (`sh`, `sh -s`, `sh /dev/stdin`, `. /dev/stdin`, `at`).
+    Code(&'static str),
+    /// Splits it into arguments of a program (`xargs`).
+    Split(&'static str),
+}
+
+/// The place of a script a shell reads from its standard input.
+pub const STDIN_SCRIPT: &str = "the script a shell reads from its standard input";
+
+/// The place of what `xargs` reads.
+pub const XARGS_INPUT: &str = "the standard input of `xargs`, which it splits into arguments";
+
+/// The last path segment: `/usr/bin/env` is `env`.
+fn base(w: &[u8]) -> &[u8] {
+    w.rsplit(|&c| c == b'/').next().unwrap_or(w)
+}
+
+fn is_shell(words: &[Option<&[u8]>], i: usize) -> bool {
+    let at = |k: usize| words.get(k).copied().flatten();
+    at(i).is_some_and(|w| SHELLS.contains(&base(w)))
+}
+
+/// A path the kernel opens as a process's own descriptor: the standard input, or a
+/// descriptor a redirection fills (`/dev/fd/3` after `3<<E`).
+pub fn is_input_path(w: &[u8]) -> bool {
+    w == b"/dev/stdin"
+        || w == b"-"
+        || w.starts_with(b"/dev/fd/")
+        || (w.starts_with(b"/proc/") && w.windows(4).any(|p| p == b"/fd/"))
+}
+
+/// The word `<( )` stands as (the lexer's marker for a process substitution).
+pub const PROCESS_SUBSTITUTION: &[u8] = b"<()";
+
+/// Where a command's words hold a script that a program parses again: for `words` (the
+/// command's words from its name on), the indexes of the words that hold one, with what
+/// they are. A shell's script is the first word after its options when one of them holds
+/// `c` (`sh -c`, `bash -ec`, `busybox sh -c`, behind any wrapper: `env`, `sudo`, `nohup`,
+/// `timeout 5`, `docker exec c`); `su` and `runuser` take the word after `-c`; `env -S`
+/// splits its string again. Where a shell's option cannot be read (it comes from an
+/// expansion), every word after it may be the script. The program a command runs (behind
+/// its wrappers, `chain`) may hand a word to `sh -c` itself: `flock FILE -c CMD`, `script -c
+/// CMD`, `sg GROUP CMD`, `watch CMD…` and `ssh HOST CMD…` (their words joined).
+pub fn scripts(words: &[Option<&[u8]>]) -> Vec<(usize, &'static str)> {
+    let chained = chain(words);
+    let program = chained.last().copied().unwrap_or(0);
+    if let Some(found) = runs_argument(words, program) {
+        return found;
+    }
+    // `xargs -I STR` pastes what it reads wherever STR stands, `find -exec` at `{}`.
+    let (mut paste_any, mut paste_braces) = (false, false);
+    for (i, w) in words.iter().enumerate() {
+        let Some(w) = w else { continue };
+        let name = base(w);
+        paste_braces |= name == b"find";
+        paste_any |= name == b"xargs" && xargs_replaces(words, i + 1);
+        let shell = SHELLS.contains(&name)
+            || (name == b"busybox" && is_shell(words, i + 1) && words[i + 1].is_some());
+        if shell {
+            let from = if name == b"busybox" { i + 2 } else { i + 1 };
+            let found = shell_script(words, from);
+            let pasted = |j: usize| {
+                paste_any
+                    || (paste_braces && words[j].is_none_or(|s| s.windows(2).any(|p| p == b"{}")))
+            };
+            return found
+                .into_iter()
+                .map(|(j, place)| (j, if pasted(j) { PASTED } else { place }))
+                .collect();
+        }
+        if name == b"su" || name == b"runuser" {
+            return option_argument(
+                words,
+                i + 1,
+                &[b"-c", b"--command"],
+                "the command of `su -c`",
+            );
+        }
+        if name == b"env" {
+            let found = option_argument(
+                words,
+                i + 1,
+                &[b"-S", b"--split-string"],
+                "the string of `env -S`",
+            );
+            if !found.is_empty() {
+                return found;
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// Whether `xargs`' options from `from` on paste what it reads into the command's words
+/// (`-I STR`, `-i`, `--replace`).
+fn xargs_replaces(words: &[Option<&[u8]>], from: usize) -> bool {
+    words[from.min(words.len())..].iter().any(|w| {
+        w.is_some_and(|w| {
+            w.starts_with(b"-I") || w.starts_with(b"-i") || w.starts_with(b"--replace")
+        })
+    })
+}
+
+/// The programs that hand an argument to `sh -c`, when `program` is one: `flock FILE -c
+/// CMD`, `script -c CMD`, `sg GROUP [-c] CMD`, `watch CMD…` (unless `-x`), `ssh HOST CMD…`.
+fn runs_argument(words: &[Option<&[u8]>], program: usize) -> Option<Vec<(usize, &'static str)>> {
+    let name = base(words.get(program).copied().flatten()?);
+    let found = match name {
+        b"flock" => {
+            let file = operands(words, program + 1, b"wE", &[]).first().copied()?;
+            match words.get(file + 1).copied().flatten() {
+                Some(b"-c" | b"--command") if file + 2 < words.len() => {
+                    vec![(file + 2, "the command of `flock -c`")]
+                }
+                _ => return None,
+            }
+        }
+        b"script" => {
+            let found = short_option(words, program + 1, b'c', b"--command", b"tTIOBmEo");
+            if found.is_empty() {
+                return None;
+            }
+            found
+                .into_iter()
+                .map(|j| (j, "the command of `script -c`"))
+                .collect()
+        }
+        b"sg" => {
+            let mut j = program + 1;
+            if words.get(j).copied().flatten() == Some(&b"-"[..]) {
+                j += 1;
+            }
+            j += 1;
+            if words.get(j).copied().flatten() == Some(&b"-c"[..]) {
+                j += 1;
+            }
+            if j >= words.len() {
+                return None;
+            }
+            vec![(j, "the command of `sg`")]
+        }
+        b"watch" => {
+            let all = operands(words, program + 1, b"nq", &[b"--interval"]);
+            let exec = words[program + 1..all.first().copied().unwrap_or(words.len())]
+                .iter()
+                .any(|w| w.is_some_and(|w| w == b"-x" || w == b"--exec"));
+            if exec || all.is_empty() {
+                return None;
+            }
+            all.into_iter()
+                .map(|j| (j, "the command of `watch`"))
+                .collect()
+        }
+        b"ssh" => {
+            let all = operands(words, program + 1, b"BbcDEeFIiJLlmOopQRSWw", &[]);
+            all.into_iter()
+                .skip(1)
+                .map(|j| (j, "the command `ssh` runs on the other host"))
+                .collect()
+        }
+        _ => return None,
+    };
+    Some(found)
+}
+
+/// The indexes of the operands from `from` on: the words after the options, where the short
+/// options in `takes` and the long ones in `long` take the next word. Options end at the
+/// first operand or after `--`. A word from an expansion is an operand (it may be anything).
+fn operands(words: &[Option<&[u8]>], from: usize, takes: &[u8], long: &[&[u8]]) -> Vec<usize> {
+    let mut j = from;
+    while let Some(w) = words.get(j) {
+        let Some(w) = w else { break };
+        if *w == b"--" {
+            j += 1;
+            break;
+        }
+        if w.len() < 2 || w[0] != b'-' {
+            break;
+        }
+        let next = if w.starts_with(b"--") {
+            long.contains(w)
+        } else {
+            // `-w5` holds its word; `-w 5` and `-xw 5` take the next.
+            let letters = &w[1..];
+            letters
+                .iter()
+                .position(|c| takes.contains(c))
+                .is_some_and(|k| k == letters.len() - 1)
+        };
+        j += if next { 2 } else { 1 };
+    }
+    (j.min(words.len())..words.len()).collect()
+}
+
+/// The word a short option `letter` (glued into a cluster, `-qc`) or its long form takes.
+fn short_option(
+    words: &[Option<&[u8]>],
+    from: usize,
+    letter: u8,
+    long: &[u8],
+    takes: &[u8],
+) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut j = from;
+    while j < words.len() {
+        let Some(w) = words[j] else {
+            j += 1;
+            continue;
+        };
+        if w == b"--" {
+            break;
+        }
+        if w == long && j + 1 < words.len() {
+            out.push(j + 1);
+        } else if w.starts_with(long) && w.get(long.len()) == Some(&b'=') {
+            out.push(j);
+        } else if w.len() > 1 && w[0] == b'-' && w[1] != b'-' {
+            let letters = &w[1..];
+            if let Some(k) = letters
+                .iter()
+                .position(|c| *c == letter || takes.contains(c))
+            {
+                if letters[k] == letter {
+                    out.push(if k + 1 == letters.len() { j + 1 } else { j });
+                }
+                if k + 1 == letters.len() {
+                    j += 1;
+                }
+            }
+        }
+        j += 1;
+    }
+    out.retain(|&k| k < words.len());
+    out
+}
+
+/// A wrapper: its name, its short options that take a word, its long ones that do, and how
+/// many operands come before the program it runs (`timeout DURATION`).
+type Wrapper = (
+    &'static [u8],
+    &'static [u8],
+    &'static [&'static [u8]],
+    usize,
+);
+
+/// The wrappers that run another program.
+const WRAPPERS: &[Wrapper] = &[
+    (b"env", b"uCS", &[b"--unset", b"--chdir"], 0),
+    (b"exec", b"a", &[], 0),
+    (b"command", b"", &[], 0),
+    (b"builtin", b"", &[], 0),
+    (b"nohup", b"", &[], 0),
+    (b"setsid", b"", &[], 0),
+    (b"nice", b"n", &[b"--adjustment"], 0),
+    (b"ionice", b"cnp", &[b"--class", b"--classdata"], 0),
+    (b"stdbuf", b"ioe", &[], 0),
+    (b"timeout", b"sk", &[b"--signal", b"--kill-after"], 1),
+    (
+        b"sudo",
+        b"ugpChDrtUTR",
+        &[b"--user", b"--group", b"--prompt", b"--chdir"],
+        0,
+    ),
+    (b"doas", b"uC", &[], 0),
+    (b"chroot", b"", &[], 1),
+    (b"flock", b"wE", &[b"--timeout", b"--conflict-exit-code"], 1),
+    (
+        b"xargs",
+        b"adEILnPs",
+        &[b"--arg-file", b"--delimiter", b"--max-args", b"--max-procs"],
+        0,
+    ),
+    (b"time", b"fo", &[b"--format", b"--output"], 0),
+    (b"busybox", b"", &[], 0),
+];
+
+/// The indexes of the words that name what the command runs: its name, and behind each
+/// wrapper the program it runs (`env A=1 nohup timeout 5 prog`: `env`, `nohup`, `timeout`,
+/// `prog`). It ends at a word from an expansion or a value, which may be any program.
+pub fn chain(words: &[Option<&[u8]>]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        out.push(i);
+        let Some(w) = words[i] else { break };
+        let name = base(w);
+        let Some((_, takes, long, skip)) = WRAPPERS.iter().find(|(n, ..)| *n == name) else {
+            break;
+        };
+        let mut rest = operands(words, i + 1, takes, long);
+        if name == b"env" {
+            // `env NAME=value … PROGRAM`.
+            rest.retain(|&j| words[j].is_none_or(|v| !v.contains(&b'=')));
+        }
+        if name == b"flock"
+            && rest
+                .get(1)
+                .is_some_and(|&j| matches!(words[j], Some(b"-c" | b"--command")))
+        {
+            break;
+        }
+        match rest.get(*skip) {
+            Some(&j) if j > i => i = j,
+            _ => break,
+        }
+    }
+    out
+}
+
+/// The words that choose what runs: every word of `chain`, and the script file of a shell
+/// it ends in that has no `-c` or `-s` (`sh FILE`).
+pub fn programs(words: &[Option<&[u8]>]) -> Vec<(usize, &'static str)> {
+    let chained = chain(words);
+    let mut out: Vec<(usize, &'static str)> = chained.iter().map(|&i| (i, PROGRAM)).collect();
+    let Some(&last) = chained.last() else {
+        return out;
+    };
+    if let Some(ShellInput::File(j)) = shell_input(words, last) {
+        out.push((j, SCRIPT_FILE));
+    }
+    out
+}
+
+/// Where a shell at `i` reads its script from, when it has no `-c`.
+enum ShellInput {
+    /// Its standard input (no operand, `-s`, or an operand such as `/dev/stdin`).
+    Stdin,
+    /// The file of the word at this index.
+    File(usize),
+}
+
+fn shell_input(words: &[Option<&[u8]>], i: usize) -> Option<ShellInput> {
+    let w = words.get(i).copied().flatten()?;
+    let from = match base(w) {
+        b"busybox" if is_shell(words, i + 1) => i + 2,
+        name if SHELLS.contains(&name) => i + 1,
+        _ => return None,
+    };
+    let mut stdin = false;
+    let mut j = from;
+    while let Some(w) = words.get(j) {
+        // An option from an expansion could be `-c`: `scripts` has every word as a script.
+        let w = (*w)?;
+        if w == b"--" {
+            j += 1;
+            break;
+        }
+        if w.len() < 2 || !matches!(w[0], b'-' | b'+') {
+            break;
+        }
+        if w.starts_with(b"--") {
+            let takes = w == b"--rcfile" || w == b"--init-file";
+            j += if takes { 2 } else { 1 };
+            continue;
+        }
+        if w[1..].contains(&b'c') {
+            return None;
+        }
+        stdin |= w[0] == b'-' && w[1..].contains(&b's');
+        j += if w[1..].iter().any(|&c| c == b'o' || c == b'O') {
+            2
+        } else {
+            1
+        };
+    }
+    match words.get(j) {
+        _ if stdin => Some(ShellInput::Stdin),
+        None => Some(ShellInput::Stdin),
+        Some(Some(w)) if is_input_path(w) => Some(ShellInput::Stdin),
+        Some(_) => Some(ShellInput::File(j)),
+    }
+}
+
+/// Where the positional parameters of a script a shell reads from its standard input start
+/// (`sh -s -- ARGS`, `sh /dev/stdin ARGS`): the words from there on are its `$1`, `$2`, ….
+pub fn stdin_arguments(words: &[Option<&[u8]>]) -> Option<usize> {
+    let &last = chain(words).last()?;
+    let w = words[last]?;
+    let from = if base(w) == b"busybox" {
+        last + 2
+    } else {
+        last + 1
+    };
+    if !matches!(shell_input(words, last)?, ShellInput::Stdin) {
+        return None;
+    }
+    let rest = operands(words, from, b"oO", &[b"--rcfile", b"--init-file"]);
+    let first = *rest.first()?;
+    let path = words[first].is_some_and(|w| w != b"-" && is_input_path(w));
+    Some(if path { first + 1 } else { first })
+}
+
+/// What the command does with its standard input, when it reads it as more than data: a
+/// shell with no `-c` runs it (also `sh -s ARGS`, `sh /dev/stdin`, `bash /proc/self/fd/0`),
+/// so do `.` and `source` of such a path, and `at` and `batch`; `xargs` splits it into
+/// arguments, unless it reads items separated by NUL (`-0`, `--null`), each of them one
+/// argument whole.
+pub fn stdin(words: &[Option<&[u8]>]) -> Option<Stdin> {
+    for &i in chain(words).iter().rev() {
+        if let Some(ShellInput::Stdin) = shell_input(words, i) {
+            return Some(Stdin::Code(STDIN_SCRIPT));
+        }
+        let Some(w) = words[i] else { continue };
+        let rest = &words[i + 1..];
+        let has = |options: &[&[u8]]| rest.iter().any(|w| w.is_some_and(|w| options.contains(&w)));
+        match base(w) {
+            b"." | b"source" if rest.first().copied().flatten().is_some_and(is_input_path) => {
+                return Some(Stdin::Code(
+                    "the file `.` runs, which is its standard input",
+                ));
+            }
+            b"at" | b"batch" if !has(&[b"-f", b"-l", b"-r", b"-d", b"-c"]) => {
+                return Some(Stdin::Code(
+                    "the commands `at` reads from its standard input",
+                ));
+            }
+            b"xargs" => {
+                // `-0`, or a cluster of flags holding it (`-r0`); `-n10` is no such cluster.
+                let null = rest.iter().any(|w| {
+                    w.is_some_and(|w| {
+                        w == b"--null"
+                            || (w.len() > 1
+                                && w[0] == b'-'
+                                && w[1..].contains(&b'0')
+                                && w[1..].iter().all(|c| b"0prtx".contains(c)))
+                    })
+                });
+                let file = has(&[b"-a", b"--arg-file"]);
+                if !null && !file {
+                    return Some(Stdin::Split(XARGS_INPUT));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A shell's options from `from` on: the script's index when one holds `c`.
+fn shell_script(words: &[Option<&[u8]>], from: usize) -> Vec<(usize, &'static str)> {
+    let mut command = false;
+    let mut j = from;
+    while let Some(w) = words.get(j) {
+        let Some(w) = w else {
+            // An option from an expansion: any word from here on may be the script.
+            return (j..words.len()).map(|k| (k, SCRIPT)).collect();
+        };
+        if *w == b"--" || *w == b"-" {
+            j += 1;
+            break;
+        }
+        if w.len() < 2 || !matches!(w[0], b'-' | b'+') {
+            break;
+        }
+        if w.starts_with(b"--") {
+            // `--rcfile FILE` and `--init-file FILE` take a word.
+            let takes = *w == b"--rcfile" || *w == b"--init-file";
+            j += if takes { 2 } else { 1 };
+            continue;
+        }
+        command |= w[1..].contains(&b'c');
+        // `-o OPTION` and `-O OPTION` take a word.
+        j += if w[1..].iter().any(|&c| c == b'o' || c == b'O') {
+            2
+        } else {
+            1
+        };
+    }
+    if command && j < words.len() {
+        vec![(j, SCRIPT)]
+    } else {
+        Vec::new()
+    }
+}
+
+/// The word after one of `options` (or glued to it, `-cSCRIPT`, `--command=SCRIPT`).
+fn option_argument(
+    words: &[Option<&[u8]>],
+    from: usize,
+    options: &[&[u8]],
+    what: &'static str,
+) -> Vec<(usize, &'static str)> {
+    let mut out = Vec::new();
+    for j in from..words.len() {
+        let Some(w) = words[j] else { continue };
+        if options.contains(&w) && j + 1 < words.len() {
+            out.push((j + 1, what));
+        } else if options
+            .iter()
+            .any(|o| w.len() > o.len() && w.starts_with(o))
+        {
+            out.push((j, what));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words<'a>(words: &'a [&'a str]) -> Vec<Option<&'a [u8]>> {
+        words
+            .iter()
+            .map(|w| (*w != "$").then_some(w.as_bytes()))
+            .collect()
+    }
+
+    fn found(w: &[&str]) -> Vec<usize> {
+        scripts(&words(w)).into_iter().map(|(i, _)| i).collect()
+    }
+
+    #[test]
+    fn the_script_of_a_shell_is_found_behind_any_wrapper() {
+        let table: &[(&[&str], &[usize])] = &[
+            (&["sh", "-c", "s"], &[2]),
+            (&["/bin/bash", "-ec", "s", "x"], &[2]),
+            (&["bash", "-o", "pipefail", "-c", "s"], &[4]),
+            (&["bash", "-c", "-e", "s"], &[3]),
+            (&["bash", "-c", "--", "s"], &[3]),
+            (&["busybox", "sh", "-c", "s"], &[3]),
+            (&["env", "A=1", "sh", "-c", "s"], &[4]),
+            (&["sudo", "-u", "pi", "dash", "-c", "s"], &[5]),
+            (&["timeout", "5", "zsh", "-c", "s"], &[4]),
+            (&["sh", "$", "s"], &[1, 2]),
+            (&["su", "-", "pi", "-c", "s"], &[4]),
+            (&["su", "--command=s"], &[1]),
+            (&["env", "-S", "s"], &[2]),
+            (&["env", "-Ss"], &[1]),
+            // Programs that hand a word to `sh -c` themselves.
+            (&["flock", "/run/l", "-c", "s"], &[3]),
+            (&["flock", "-w", "5", "/run/l", "-c", "s"], &[5]),
+            (&["nohup", "flock", "l", "--command", "s"], &[4]),
+            (&["flock", "l", "sh", "-c", "s"], &[4]),
+            (&["script", "-qc", "s", "/dev/null"], &[2]),
+            (&["script", "-q", "-c", "s"], &[3]),
+            (&["script", "--command", "s"], &[2]),
+            (&["sg", "root", "s"], &[2]),
+            (&["sg", "root", "-c", "s"], &[3]),
+            (&["sudo", "sg", "-", "root", "s"], &[4]),
+            (&["watch", "-n", "5", "s", "t"], &[3, 4]),
+            (&["ssh", "-i", "key", "-p", "22", "host", "s", "t"], &[6, 7]),
+            (&["ssh", "host"], &[]),
+            (&["watch", "-x", "ls", "x"], &[]),
+            (&["flock", "l", "rm", "x"], &[]),
+            // What `find -exec` and `xargs -I` paste into a script.
+            (&["find", ".", "-exec", "sh", "-c", "echo {}", ";"], &[5]),
+            (&["xargs", "-I", "X", "sh", "-c", "echo X"], &[5]),
+            // No `-c`: a script file, whose arguments are data.
+            (&["sh", "script.sh", "x"], &[]),
+            (&["bash", "-e", "script.sh"], &[]),
+            (&["echo", "x"], &[]),
+            (&["shellcheck", "-c", "x"], &[]),
+            (&["echo", "ssh", "host", "$"], &[]),
+            (&["grep", "watch", "$"], &[]),
+        ];
+        for (w, want) in table {
+            assert_eq!(&found(w), want, "{w:?}");
+        }
+        let pasted = |w: &[&str]| {
+            scripts(&words(w))
+                .into_iter()
+                .map(|(_, p)| p)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            pasted(&["find", ".", "-exec", "sh", "-c", "echo {}", ";"]),
+            [PASTED]
+        );
+        assert_eq!(
+            pasted(&["xargs", "-I", "X", "sh", "-c", "echo X"]),
+            [PASTED]
+        );
+        assert_eq!(
+            pasted(&[
+                "find",
+                ".",
+                "-exec",
+                "sh",
+                "-c",
+                "echo \"$1\"",
+                "sh",
+                "{}",
+                ";"
+            ]),
+            [SCRIPT]
+        );
+    }
+
+    #[test]
+    fn the_program_is_found_behind_its_wrappers() {
+        let table: &[(&[&str], &[usize])] = &[
+            (&["$"], &[0]),
+            (&["ls", "$"], &[0]),
+            (&["env", "$"], &[0, 1]),
+            (&["env", "-i", "-u", "X", "A=1", "$", "x"], &[0, 5]),
+            (&["/usr/bin/env", "A=$", "prog"], &[0, 2]),
+            (&["exec", "-a", "name", "$"], &[0, 3]),
+            (&["nohup", "timeout", "-s", "KILL", "5", "$"], &[0, 1, 5]),
+            (&["sudo", "-u", "pi", "nice", "-n", "5", "$"], &[0, 3, 6]),
+            (&["xargs", "-n", "1", "$"], &[0, 3]),
+            (&["flock", "-w", "5", "l", "$"], &[0, 4]),
+            (&["flock", "l", "-c", "s"], &[0]),
+            (&["command", "-v", "$"], &[0, 2]),
+            (&["timeout", "5"], &[0]),
+        ];
+        for (w, want) in table {
+            let got: Vec<usize> = chain(&words(w));
+            assert_eq!(&got, want, "{w:?}");
+        }
+        let files = |w: &[&str]| -> Vec<usize> {
+            programs(&words(w))
+                .into_iter()
+                .filter(|(_, p)| *p == SCRIPT_FILE)
+                .map(|(i, _)| i)
+                .collect()
+        };
+        assert_eq!(files(&["sh", "--", "$"]), [2]);
+        assert_eq!(files(&["bash", "<()"]), [1]);
+        assert_eq!(files(&["bash", "-e", "--", "$", "x"]), [3]);
+        assert_eq!(files(&["sh", "-c", "$"]), Vec::<usize>::new());
+        assert_eq!(files(&["sh", "-s", "$"]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn what_a_program_does_with_its_standard_input() {
+        let code = Some(Stdin::Code(STDIN_SCRIPT));
+        let split = Some(Stdin::Split(XARGS_INPUT));
+        let table: &[(&[&str], Option<Stdin>)] = &[
+            (&["sh"], code),
+            (&["bash", "-x"], code),
+            (&["sh", "-s", "--", "$"], code),
+            (&["sh", "-es", "a"], code),
+            (&["sh", "/dev/stdin", "$"], code),
+            (&["bash", "/proc/self/fd/0"], code),
+            (&["dash", "/dev/fd/3"], code),
+            (&["sh", "-"], code),
+            (&["busybox", "sh"], code),
+            (&["sudo", "-u", "pi", "bash"], code),
+            (&["env", "A=1", "nohup", "sh"], code),
+            (&["xargs", "rm"], split),
+            (&["xargs", "-n1", "rm"], split),
+            (&["nice", "xargs", "rm"], split),
+            (&["xargs", "-0", "rm"], None),
+            (&["xargs", "-r0", "rm"], None),
+            (&["xargs", "--null", "rm"], None),
+            (&["xargs", "-n10", "rm"], split),
+            (&["sh", "-c", "s"], None),
+            (&["sh", "script.sh"], None),
+            (&["grep", "sh"], None),
+            (&["echo", "xargs"], None),
+            (&["cat"], None),
+        ];
+        for (w, want) in table {
+            assert_eq!(&stdin(&words(w)), want, "{w:?}");
+        }
+        assert!(matches!(
+            stdin(&words(&[".", "/dev/stdin"])),
+            Some(Stdin::Code(_))
+        ));
+        assert!(matches!(
+            stdin(&words(&["at", "now"])),
+            Some(Stdin::Code(_))
+        ));
+        assert_eq!(stdin(&words(&["at", "-f", "job", "now"])), None);
+    }
+}
