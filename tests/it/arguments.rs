@@ -370,15 +370,23 @@ fn attack(case: TypeCase) {
                 (Run::Shell(script), true) => {
                     action["shell"] = json!(format!("{{ {script}\n}} | {HEX}"))
                 }
-                // The argv runs as `"$@"`: each element still reaches it literally.
+                // The argv, written out in the script with each element that holds a
+                // placeholder as a quoted positional parameter: each still reaches the
+                // program literally (a parameter as the program, or where `printf` could
+                // read `-v`, is refused: it may hold a value).
                 (Run::Exec(argv), true) => {
-                    let mut wrapped = vec![
-                        "sh".to_string(),
-                        "-c".to_string(),
-                        format!("\"$@\" | {HEX}"),
-                        "sh".to_string(),
-                    ];
-                    wrapped.extend(argv.iter().map(|a| a.to_string()));
+                    let mut script = Vec::new();
+                    let mut wrapped = vec!["sh".to_string(), "-c".to_string(), String::new()];
+                    wrapped.push("sh".to_string());
+                    for a in argv.iter() {
+                        if a.contains("{{") {
+                            wrapped.push(a.to_string());
+                            script.push(format!("\"${}\"", wrapped.len() - 4));
+                        } else {
+                            script.push(format!("'{a}'"));
+                        }
+                    }
+                    wrapped[2] = format!("{} | {HEX}", script.join(" "));
                     action["exec"] = json!(wrapped);
                 }
             }
