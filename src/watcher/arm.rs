@@ -35,11 +35,14 @@ const FILE_MASK: AddWatchFlags = AddWatchFlags::IN_MODIFY.union(AddWatchFlags::I
 
 /// Watches each directory of `targets` and each of its files itself, as they are now: a path
 /// whose directory or file was replaced since gets the new one's watch, the old one removed.
-/// Only the config file's own directory must be watchable; a missing directory is stood in
-/// for by its nearest existing ancestor, a missing file is not watched. A directory a reload
-/// no longer names stays watched (its events match nothing), so no event is lost between two
-/// configs. Bounded: one `inotify_add_watch` per path, which answers the descriptor held
-/// already when nothing changed.
+/// A missing directory is stood in for by its nearest existing ancestor, a missing file is
+/// not watched. The config file's own directory may be missing too, for a moment (a deploy's
+/// `mv conf conf.old && mv conf.new conf`, `rm -rf conf && mkdir conf`): it is stood in for
+/// like any other, so its return is seen and its config applied; only another error there
+/// (no permission, no watches left) ends the watching. A directory a reload no longer names
+/// stays watched (its events match nothing), so no event is lost between two configs.
+/// Bounded: one `inotify_add_watch` per path, which answers the descriptor held already when
+/// nothing changed.
 pub(super) fn arm(w: &mut Watcher, targets: &Targets) -> io::Result<()> {
     arm_dirs(w.fd.get_ref(), &mut w.dirs, targets)?;
     let inotify = w.fd.get_ref();
@@ -68,7 +71,7 @@ fn arm_dirs(
     for dir in targets.dirs() {
         match inotify.add(&dir, MASK) {
             Ok(wd) => keep(inotify, dirs, wd, dir),
-            Err(e) if dir == config_dir => return Err(e),
+            Err(e) if dir == config_dir && e.kind() != io::ErrorKind::NotFound => return Err(e),
             Err(e) => match ancestor(inotify, &dir) {
                 Some((wd, up)) => {
                     if !dirs.iter().any(|(_, d)| *d == up) {

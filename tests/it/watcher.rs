@@ -492,3 +492,71 @@ fn a_link_made_before_its_target_is_applied_once_the_target_is_made() {
         );
     }
 }
+
+/// The config file's own directory replaced whole, as a deploy does it (`mv conf conf.old &&
+/// mv conf.new conf`; `rm -rf conf && mkdir conf`; moved away for a while and a new one moved
+/// in): each new config is applied, and so is a later edit of the file in the new directory.
+#[test]
+fn the_config_files_own_directory_replaced_whole_is_applied() {
+    let dir = TempDir::new();
+    let conf = dir.path().join("conf");
+    let write_conf = |at: &Path, exec: bool| {
+        std::fs::create_dir_all(at).unwrap();
+        std::fs::write(
+            at.join("config.yaml"),
+            config_over(exec, &at.join("over.d")),
+        )
+        .unwrap();
+    };
+    write_conf(&conf, true);
+    let config_path = conf.join("config.yaml");
+    let server = Server::start_yaml_as("", Some(config_path.to_str().unwrap()));
+    assert!(wait_until(SOON, || server.log_contains("for changes")));
+    assert!(guests_may_reboot(&server));
+    let mut seen = server.log_count("config reloaded");
+    let steps: Vec<Step<'_>> = vec![
+        (
+            "mv conf conf.old && mv conf.new conf",
+            false,
+            Box::new(|| {
+                write_conf(&dir.path().join("conf.new"), false);
+                std::fs::rename(&conf, dir.path().join("conf.old")).unwrap();
+                std::fs::rename(dir.path().join("conf.new"), &conf).unwrap();
+            }),
+        ),
+        (
+            "an edit of the file in the new directory",
+            true,
+            Box::new(|| replace(&config_path, &config_over(true, &conf.join("over.d")))),
+        ),
+        (
+            "rm -rf conf && mkdir conf",
+            false,
+            Box::new(|| {
+                std::fs::remove_dir_all(&conf).unwrap();
+                write_conf(&conf, false);
+            }),
+        ),
+        (
+            "moved away for a while (the watches armed meanwhile), a new one moved in",
+            true,
+            Box::new(|| {
+                std::fs::rename(&conf, dir.path().join("conf.gone")).unwrap();
+                std::thread::sleep(Duration::from_millis(2500));
+                write_conf(&dir.path().join("conf.next"), true);
+                std::fs::rename(dir.path().join("conf.next"), &conf).unwrap();
+            }),
+        ),
+        (
+            "another edit",
+            false,
+            Box::new(|| replace(&config_path, &config_over(false, &conf.join("over.d")))),
+        ),
+    ];
+    for (what, may, step) in steps {
+        step();
+        reloaded(&server, &mut seen, what);
+        assert_eq!(guests_may_reboot(&server), may, "after: {what}");
+    }
+    assert!(!server.log_contains("will not be noticed"));
+}
