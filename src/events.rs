@@ -493,16 +493,31 @@ impl Bus {
 
     /// Sends `event` to every subscriber allowed to see it. `action` is the action the event
     /// is about (none for config events).
+    /// Whether any event stream is subscribed. When none is, a run's start and end need not
+    /// be built into events (a snapshot of the run, its output copied, about 4,000
+    /// instructions each, on the path of every press: before its spawn and before its
+    /// answer); `run_changed` tells the watches instead. A stream that subscribes later is
+    /// not owed them: its first frames give the state it joins.
+    pub fn subscribed(&self) -> bool {
+        !self.lock().is_empty()
+    }
+
+    /// Tells every action watch that a run of `binding_id` started or finished, as
+    /// publishing its event does.
+    pub fn run_changed(&self, binding_id: &str) {
+        for w in self
+            .watches
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            w.mark(binding_id);
+        }
+    }
+
     pub fn publish(&self, auth: &Auth, action: Option<&Action>, event: &Event) {
         if let Event::ExecutionStarted(s) | Event::ExecutionFinished(s) = event {
-            for w in self
-                .watches
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .iter()
-            {
-                w.mark(&s.action_id);
-            }
+            self.run_changed(&s.action_id);
         }
         let mut subs = self.lock();
         if subs.is_empty() {
@@ -679,6 +694,22 @@ mod tests {
             &Event::ExecutionFinished(snap("d")),
         );
         assert_eq!(watch.take(), Some(Changed::These(vec!["d".into()])));
+    }
+
+    #[test]
+    fn a_run_change_reaches_the_watches_without_any_subscriber() {
+        let bus = Bus::new(4, 8, encode);
+        let watch = bus.watch_actions();
+        // No stream: the engine builds no event and tells the watches alone.
+        assert!(!bus.subscribed());
+        bus.run_changed("a");
+        bus.run_changed("a");
+        assert_eq!(watch.take(), Some(Changed::These(vec!["a".into()])));
+        let stream = bus.subscribe(Caller::guest()).unwrap();
+        assert!(bus.subscribed());
+        drop(stream);
+        bus.close();
+        assert!(!bus.subscribed());
     }
 
     #[test]

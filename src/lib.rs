@@ -38,6 +38,8 @@ pub(crate) mod triggers;
 pub(crate) mod watcher;
 pub(crate) mod web;
 
+/// For `main`, whose SIGTERM and SIGINT handlers the commands it starts must not keep.
+pub use executor::signal;
 /// For `main`, which logs what loaded as a reload does.
 pub use watcher::log_loaded;
 

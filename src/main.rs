@@ -320,7 +320,8 @@ async fn bind_listener(address: &str) -> std::io::Result<tokio::net::TcpListener
 /// Takes over SIGTERM and SIGINT at once (call it inside the runtime) and returns a future
 /// that resolves on the first of them.
 fn stop_signal() -> impl Future<Output = ()> {
-    use tokio::signal::unix::{SignalKind, signal};
+    use actiond::signal;
+    use tokio::signal::unix::SignalKind;
     let streams = (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),

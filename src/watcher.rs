@@ -508,7 +508,7 @@ async fn watch(to: &Reloads, config_path: PathBuf) -> io::Result<()> {
     // A lease the probe holds is broken with SIGIO should a writer open the file at that
     // moment: handled (tokio's handler stays for the life of the process; a handled signal
     // is reset to its default in the commands actiond runs), it is harmless.
-    let leases = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::io()) {
+    let leases = match crate::executor::signal(tokio::signal::unix::SignalKind::io()) {
         Ok(_) => true,
         Err(e) => {
             warn!("cannot handle SIGIO ({e}); open writers are counted, not asked of the kernel");

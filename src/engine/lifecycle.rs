@@ -18,7 +18,7 @@ use tracing::{debug, info};
 use super::recorder::{Durable, Kind};
 use super::{Engine, lock};
 use crate::events::Event;
-use crate::execution::{Cause, Execution, Flags};
+use crate::execution::{Cause, Execution, Flags, Snapshot};
 use crate::executor::{self, Executor, Observer, Plan};
 use crate::output::Chunker;
 use crate::ratelog;
@@ -69,10 +69,9 @@ impl<X: Executor> Engine<X> {
     fn show_end(&self, exec: &Execution, ran: Option<Duration>) -> Flags {
         lock(&self.running).remove(exec.tracking_id.as_str());
         exec.commit();
-        let snapshot = exec.snapshot();
-        let flags = snapshot.flags;
+        let flags = exec.phase().flags();
         self.metrics.finished(&exec.binding_id, &flags, ran);
-        self.publish(Some(&exec.binding_id), &Event::ExecutionFinished(snapshot));
+        self.publish_run(exec, Event::ExecutionFinished);
         flags
     }
 
@@ -80,10 +79,17 @@ impl<X: Executor> Engine<X> {
     /// StartAction reply).
     fn announce(&self, exec: &Execution) {
         exec.mark_recorded();
-        self.publish(
-            Some(&exec.binding_id),
-            &Event::ExecutionStarted(exec.snapshot()),
-        );
+        self.publish_run(exec, Event::ExecutionStarted);
+    }
+
+    /// Publishes a run's start or end, `event` of its snapshot, to the event streams and
+    /// the action watches; only the watches when no stream is subscribed (`Bus::subscribed`).
+    fn publish_run(&self, exec: &Execution, event: fn(Snapshot) -> Event) {
+        if self.bus.subscribed() {
+            self.publish(Some(&exec.binding_id), &event(exec.snapshot()));
+        } else {
+            self.bus.run_changed(&exec.binding_id);
+        }
     }
 }
 

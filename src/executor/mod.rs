@@ -41,6 +41,7 @@ use tokio::time::{Instant, sleep, sleep_until};
 pub use cgroup::{Mode as Containment, mode as containment};
 pub use ladder::{Group, Processes, terminate};
 pub use reaper::{Exit, Reaper};
+pub use spawn::signal;
 
 use crate::arguments::{Value, environment};
 use crate::config::{Action, CommandTemplate, RunAs};

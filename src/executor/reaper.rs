@@ -32,11 +32,11 @@ use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use tokio::io::unix::AsyncFd;
-use tokio::signal::unix::{SignalKind, signal};
+use tokio::signal::unix::SignalKind;
 use tokio::sync::oneshot;
 use tracing::{debug, warn};
 
-use super::spawn;
+use super::spawn::{self, signal};
 
 /// How a watched process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -29,6 +29,13 @@
 //! it writes read by the parent except its error number. A child that fails leaves that
 //! number and `_exit(127)`s (the reaper reaps it), and the spawn returns the error.
 //!
+//! The child must leave no handler of ours in place (it shares our memory until `execve`).
+//! Which signals have one is asked of the kernel in the parent once, and again only after a
+//! handler was installed: every handler actiond installs goes through `signal`
+//! (`installing` counts them), and the child resets just those unless the count moved since,
+//! when it asks every signal itself as the C library's `posix_spawn` does (about 60 system
+//! calls more while the parent waits).
+//!
 //! Beside the child path, the service's environment is turned into C strings once (std's
 //! `Command` rebuilt the whole environment on every spawn: 70 000 of the 96 000 instructions
 //! actiond spent per spawn, docs/PERFORMANCE.md), and each spawn only adds the few variables
@@ -42,8 +49,8 @@ use std::mem::MaybeUninit;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Variables of the service's environment a command must not inherit: they address
 /// actiond, and a command that speaks sd_notify itself (a daemon started by an action,
@@ -179,8 +186,10 @@ pub fn spawn(
         argv: argv_p.as_ptr(),
         envp: envp_p.as_ptr(),
         cwd: cwd.as_ptr(),
+        null: dev_null()?,
         stdout: out_w.as_raw_fd(),
         stderr: err_w.as_raw_fd(),
+        caught: caught(),
         cgroup: cgroup.map_or(-1, |fd| fd.as_raw_fd()),
         ids: user.map(|u| Ids {
             uid: u.uid,
@@ -239,6 +248,20 @@ fn open_files() -> libc::c_int {
         })
 }
 
+/// actiond's own /dev/null, opened once (close-on-exec) and kept open: every command's
+/// stdin is a copy of it. The child opened and closed it on every spawn, two system calls
+/// (and a path lookup) while the spawning thread waited. The commands share its open file
+/// description, which carries nothing a command could change for another: /dev/null reads
+/// as empty whatever its flags.
+fn dev_null() -> io::Result<RawFd> {
+    static NULL: OnceLock<OwnedFd> = OnceLock::new();
+    if let Some(fd) = NULL.get() {
+        return Ok(fd.as_raw_fd());
+    }
+    let file = std::fs::File::open("/dev/null")?;
+    Ok(NULL.get_or_init(|| file.into()).as_raw_fd())
+}
+
 /// Pointers to `items`, then a null pointer, as `execve` reads its argv and envp.
 fn null_terminated<'a>(items: impl Iterator<Item = &'a CStr>) -> Vec<*const libc::c_char> {
     items
@@ -285,8 +308,13 @@ struct ChildPlan {
     argv: *const *const libc::c_char,
     envp: *const *const libc::c_char,
     cwd: *const libc::c_char,
+    /// An open /dev/null (actiond's own, kept open), the command's stdin.
+    null: RawFd,
     stdout: RawFd,
     stderr: RawFd,
+    /// The value of `HANDLERS` and the signals that had a handler of ours then, as `caught`
+    /// found them; `None` to ask of every signal.
+    caught: Option<(u32, u64)>,
     /// An open `cgroup.procs`, or -1.
     cgroup: RawFd,
     /// The user to become, when not actiond's own.
@@ -400,17 +428,15 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
         if !become_user(plan) {
             fail(plan);
         }
-        reset_handlers();
+        reset_handlers(plan.caught);
         if libc::setpgid(0, 0) != 0 {
             fail(plan);
         }
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY);
         // actiond's descriptors 0, 1 and 2 are always open (the Rust runtime opens
-        // /dev/null for any that is closed at start), so `null` and the pipes are above 2
-        // and each dup2 below moves a descriptor onto another one.
-        if null < 0
-            || libc::dup2(null, 0) < 0
-            || libc::close(null) != 0
+        // /dev/null for any that is closed at start), so its /dev/null and the pipes are
+        // above 2 and each dup2 below moves a descriptor onto another one (dup2 clears
+        // close-on-exec on the copy; close_range below closes the originals).
+        if libc::dup2(plan.null, 0) < 0
             || libc::dup2(plan.stdout, 1) < 0
             || libc::dup2(plan.stderr, 2) < 0
             || libc::chdir(plan.cwd) != 0
@@ -549,7 +575,14 @@ const LIBC_INTERNAL: std::ops::RangeInclusive<i32> = 32..=33;
 /// signals are ignored, as its `posix_spawn` leaves them. Raw `rt_sigaction` calls, past
 /// the C library's wrapper (musl's takes a lock for SIGABRT; glibc's refuses its internal
 /// signals). The signals are still all blocked.
-fn reset_handlers() {
+///
+/// Which signals have a handler is `caught`'s finding when no handler was installed since
+/// (`HANDLERS` unchanged, read here in the memory we share with the parent): then only
+/// those are reset, a handful of system calls. Otherwise every signal is asked, as the C
+/// library's `posix_spawn` does: about 60 system calls more while the spawning thread waits
+/// (25 µs of a one-client press on the bench's VM, docs/PERFORMANCE.md).
+fn reset_handlers(caught: Option<(u32, u64)>) {
+    let known = caught.and_then(|(at, set)| (HANDLERS.load(Ordering::SeqCst) == at).then_some(set));
     // The kernel's `struct sigaction` starts with the handler, and is at most 32 bytes; an
     // all-zero one is SIG_DFL with no flags and an empty mask.
     let default = [0u64; 4];
@@ -562,20 +595,86 @@ fn reset_handlers() {
             rt_sigaction(signal, Some(&ignore), None);
             continue;
         }
-        let mut old = [0u64; 4];
-        // A signal number the kernel does not have fails harmlessly (EINVAL).
-        if !rt_sigaction(signal, None, Some(&mut old)) {
-            continue;
-        }
-        // The handler is the first word (pointer-sized) on every architecture.
-        let mut first = [0u8; size_of::<usize>()];
-        first.copy_from_slice(&old[0].to_ne_bytes()[..size_of::<usize>()]);
-        let handler = usize::from_ne_bytes(first);
-        let caught = handler != libc::SIG_DFL && handler != libc::SIG_IGN;
+        let caught = match known {
+            Some(set) => set & bit(signal) != 0,
+            None => has_handler(signal),
+        };
         if caught || signal == libc::SIGPIPE {
             rt_sigaction(signal, Some(&default), None);
         }
     }
+}
+
+/// Signal `signal`'s bit in a set of signals (bit 0 for signal 1).
+fn bit(signal: i32) -> u64 {
+    1u64 << (signal - 1)
+}
+
+/// Whether `signal` has a handler of ours (neither its default nor ignored); false for a
+/// signal number the kernel does not have (it fails harmlessly, EINVAL). One system call,
+/// async-signal-safe: the child path may call it.
+fn has_handler(signal: i32) -> bool {
+    let mut old = [0u64; 4];
+    if !rt_sigaction(signal, None, Some(&mut old)) {
+        return false;
+    }
+    // The handler is the first word (pointer-sized) on every architecture.
+    let mut first = [0u8; size_of::<usize>()];
+    first.copy_from_slice(&old[0].to_ne_bytes()[..size_of::<usize>()]);
+    let handler = usize::from_ne_bytes(first);
+    handler != libc::SIG_DFL && handler != libc::SIG_IGN
+}
+
+/// Counts actiond's installations of signal handlers: the low 8 bits are those under way,
+/// the rest how many ended. A value with none under way names one state of the handlers:
+/// while it stays the same, no handler was added (`installing`).
+static HANDLERS: AtomicU32 = AtomicU32::new(0);
+const UNDER_WAY: u32 = 0xff;
+
+/// The signals with a handler of ours (bit 0 for signal 1) as last found in the parent, and
+/// the value of `HANDLERS` they were found at.
+static CAUGHT: Mutex<Option<(u32, u64)>> = Mutex::new(None);
+
+/// Runs `install`, which may install signal handlers, so that the next spawn finds them:
+/// every handler actiond installs after it started goes through here (`signal`). A handler
+/// installed another way before the first spawn is found too; one installed another way
+/// later would be left in place until the command's `execve`, which resets it (and a signal
+/// arriving in between would run it in the child).
+pub fn installing<R>(install: impl FnOnce() -> R) -> R {
+    HANDLERS.fetch_add(1, Ordering::SeqCst);
+    let result = install();
+    // One more ended (+0x100), one fewer under way (-1).
+    HANDLERS.fetch_add(UNDER_WAY, Ordering::SeqCst);
+    result
+}
+
+/// The one way actiond handles a signal: tokio's stream of it, installed through
+/// `installing`, so that the commands it starts have none of its handlers.
+pub fn signal(kind: tokio::signal::unix::SignalKind) -> io::Result<tokio::signal::unix::Signal> {
+    installing(|| tokio::signal::unix::signal(kind))
+}
+
+/// The signals with a handler of ours and the value of `HANDLERS` that finding holds for,
+/// asked of the kernel signal by signal the first time and again only after a handler was
+/// installed (`installing`); `None` while one is being installed. Signals that the child
+/// path resets anyway (SIGPIPE, the C library's own) are not asked.
+fn caught() -> Option<(u32, u64)> {
+    let now = HANDLERS.load(Ordering::SeqCst);
+    if now & UNDER_WAY != 0 {
+        return None;
+    }
+    let mut cache = CAUGHT.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((at, set)) = *cache
+        && at == now
+    {
+        return Some((at, set));
+    }
+    let set = (1..=64)
+        .filter(|&s| s != libc::SIGKILL && s != libc::SIGSTOP && !LIBC_INTERNAL.contains(&s))
+        .filter(|&s| has_handler(s))
+        .fold(0, |set, s| set | bit(s));
+    *cache = Some((now, set));
+    Some((now, set))
 }
 
 /// The raw `rt_sigaction` system call: sets `signal`'s action to `act` when given, and

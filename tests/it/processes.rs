@@ -358,6 +358,36 @@ fn stdin_is_dev_null() {
     assert_eq!(entry["stdout"], "/dev/null\n", "{entry}");
 }
 
+/// The service handles SIGTERM, SIGINT, SIGCHLD and SIGIO (and the Rust runtime SIGSEGV and
+/// SIGBUS); a command gets none of those handlers, and SIGPIPE at its default, on its first
+/// run and on the runs after it (which reset only the handlers the service was found to have).
+#[test]
+fn commands_get_no_handler_of_the_service() {
+    let server = Server::start(config_with(vec![json!({
+        "id": "status",
+        "title": "Status",
+        "exec": ["cat", "/proc/self/status"],
+    })]));
+    let mask = |status: &str, field: &str| {
+        let line = status
+            .lines()
+            .find_map(|l| l.strip_prefix(field))
+            .unwrap_or_else(|| panic!("no {field} in {status}"));
+        u64::from_str_radix(line.trim(), 16).unwrap()
+    };
+    for run in 0..3 {
+        let entry = server.run("status");
+        let status = entry["stdout"].as_str().unwrap();
+        assert_eq!(mask(status, "SigCgt:"), 0, "run {run}: {status}");
+        assert_eq!(
+            mask(status, "SigIgn:") & (1 << (libc::SIGPIPE - 1)),
+            0,
+            "run {run}: SIGPIPE ignored: {status}"
+        );
+        assert_eq!(mask(status, "SigBlk:"), 0, "run {run}: {status}");
+    }
+}
+
 #[test]
 fn execution_leads_its_own_process_group() {
     let server = Server::start(config_with(vec![shell_action(

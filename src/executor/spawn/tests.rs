@@ -265,11 +265,12 @@ fn the_child_is_set_up_as_posix_spawn_set_it_up() {
         SigSet::empty(),
     );
     // SAFETY: the handler does nothing, and nothing else in the test binary uses
-    // SIGURG or SIGXFSZ.
-    unsafe {
+    // SIGURG or SIGXFSZ. Installed through `installing`, as actiond installs its own, so
+    // that the spawn below finds the new handler although other tests spawned before.
+    installing(|| unsafe {
         sigaction(Signal::SIGURG, &caught).unwrap();
         sigaction(Signal::SIGXFSZ, &ignored).unwrap();
-    }
+    });
     let mut blocked = SigSet::empty();
     blocked.add(Signal::SIGWINCH);
     pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&blocked), None).unwrap();
@@ -425,4 +426,44 @@ fn reference_spawn(
         assert_eq!(rc, 0, "posix_spawn");
     }
     (pid, out_r.into(), err_r.into())
+}
+
+/// The signals with a handler are asked of the kernel once, and again after a handler was
+/// installed through `installing`; while one is being installed, the child asks them all.
+#[test]
+#[allow(unsafe_code)]
+fn the_caught_signals_are_found_again_after_a_handler_is_installed() {
+    use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
+    extern "C" fn handler(_: libc::c_int) {}
+    // Other tests install handlers at the same time: ask until none is under way.
+    let settled = || loop {
+        if let Some(found) = caught() {
+            return found;
+        }
+        std::thread::yield_now();
+    };
+    let (at, _) = settled();
+    let during = installing(|| {
+        let action = SigAction::new(
+            SigHandler::Handler(handler),
+            SaFlags::empty(),
+            SigSet::empty(),
+        );
+        // SAFETY: the handler does nothing, and nothing else in the test binary uses SIGVTALRM.
+        unsafe { sigaction(Signal::SIGVTALRM, &action) }.unwrap();
+        caught()
+    });
+    assert_eq!(during, None, "a finding while a handler is being installed");
+    let (after, set) = settled();
+    assert_ne!(after, at);
+    assert_ne!(set & bit(libc::SIGVTALRM), 0, "{set:#x}");
+    // The C library's own signals and SIGPIPE are reset by the child whatever they are.
+    assert_eq!(set & bit(libc::SIGKILL), 0);
+    assert!(LIBC_INTERNAL.clone().all(|s| set & bit(s) == 0));
+    // And a command started now has no handler of ours.
+    let child = spawn("sleep", &["30".into()], &[], Path::new("/"), None, None).unwrap();
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.pid)).unwrap();
+    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.pid), Signal::SIGKILL);
+    assert_eq!(wait(child.pid), -(Signal::SIGKILL as i32));
+    assert!(status.contains("SigCgt:\t0000000000000000"), "{status}");
 }
