@@ -65,7 +65,9 @@ pub(super) struct Word {
     pub computed: Option<&'static str>,
     /// An expansion that removes a prefix of this variable's value or replaces text in it
     /// starts the word (`"${NAME#*.}"`): the word may start with `-` (see `Stripped`).
-    pub stripped: Option<String>,
+    /// A command substitution whose command reads a variable starts it the same way
+    /// (`"$(printf %s "$NAME" | tr _ -)"`): its name and what its command reads.
+    pub stripped: Option<(String, Option<Vec<Read>>)>,
 }
 
 impl Word {
@@ -435,11 +437,12 @@ impl Command {
         // After `--` no argument is an option (`rm -- "${NAME#*.}"`).
         let options = self.args.iter().take_while(|w| !w.is_value(b"--"));
         for w in options {
-            if let Some(variable) = &w.stripped {
+            if let Some((variable, output)) = &w.stripped {
                 let line = notes.line(w.start);
                 notes.analysis.stripped.push(Stripped {
                     variable: variable.clone(),
                     line,
+                    output: output.clone(),
                 });
             }
         }

@@ -183,8 +183,13 @@ fn runs_argument(words: &[Option<&[u8]>], program: usize) -> Option<Vec<(usize, 
                 .map(|j| (j, "the command of `watch`"))
                 .collect()
         }
+        b"parallel" => {
+            let (command, sources) = parallel(words, program + 1)?;
+            let runs = if command.is_empty() { sources } else { command };
+            runs.into_iter().map(|j| (j, PARALLEL)).collect()
+        }
         b"ssh" => {
-            let all = operands(words, program + 1, b"BbcDEeFIiJLlmOopQRSWw", &[]);
+            let all = operands(words, program + 1, SSH_TAKES, &[]);
             all.into_iter()
                 .skip(1)
                 .map(|j| (j, "the command `ssh` runs on the other host"))
@@ -193,6 +198,69 @@ fn runs_argument(words: &[Option<&[u8]>], program: usize) -> Option<Vec<(usize, 
         _ => return None,
     };
     Some(found)
+}
+
+/// `ssh`'s short options that take a word.
+const SSH_TAKES: &[u8] = b"BbcDEeFIiJLlmOopQRSWw";
+
+/// The place of the command GNU `parallel` joins from its words and runs with a shell.
+pub const PARALLEL: &str = "the command GNU `parallel` runs through a shell (give it the \
+                            value after `:::` as `{}`, `parallel rm -- {} ::: \"$NAME\"`, or use \
+                            `parallel -q`)";
+
+/// GNU `parallel`'s words from `from` on: the indexes of its command (which it joins and
+/// runs through a shell: a value there is split and is code), and of the arguments after
+/// `:::` (each quoted into the command, or, when it has no command, run as one). `None` with
+/// `-q`/`--quote`, which quotes the command's words too. Options that take a word are
+/// skipped; an unknown one's word counts as the command, which only reads more as code.
+fn parallel(words: &[Option<&[u8]>], from: usize) -> Option<(Vec<usize>, Vec<usize>)> {
+    const LONG: &[&[u8]] = &[
+        b"--arg-file",
+        b"--colsep",
+        b"--delimiter",
+        b"--jobs",
+        b"--joblog",
+        b"--results",
+        b"--delay",
+        b"--timeout",
+        b"--retries",
+        b"--sshlogin",
+        b"--tagstring",
+        b"--halt",
+        b"--memfree",
+        b"--load",
+        b"--workdir",
+        b"--env",
+        b"--max-args",
+        b"--max-replace-args",
+    ];
+    let options = &words[from.min(words.len())..];
+    let quote = options
+        .iter()
+        .take_while(|w| w.is_none_or(|w| !w.starts_with(b":::")))
+        .any(|w| {
+            w.is_some_and(|w| {
+                w == b"--quote"
+                    || (w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w[1..].contains(&b'q'))
+            })
+        });
+    let all = operands(words, from, b"aCdEIjLNnPSs", LONG);
+    let separator = |j: &usize| words[*j].is_some_and(|w| w.starts_with(b":::"));
+    let command: Vec<usize> = all.iter().copied().take_while(|j| !separator(j)).collect();
+    // `:::` and `:::+` are followed by arguments, `::::` by the files that hold them.
+    let mut sources = Vec::new();
+    let mut arguments = false;
+    for &j in all.iter().skip(command.len()) {
+        match words[j] {
+            Some(w) if w.starts_with(b":::") => arguments = !w.starts_with(b"::::"),
+            _ if arguments => sources.push(j),
+            _ => {}
+        }
+    }
+    if quote && !command.is_empty() {
+        return None;
+    }
+    Some((command, sources))
 }
 
 /// The indexes of the operands from `from` on: the words after the options, where the short
@@ -446,6 +514,45 @@ pub fn stdin(words: &[Option<&[u8]>]) -> Option<Stdin> {
                     "the commands `at` reads from its standard input",
                 ));
             }
+            // `su USER` and `runuser USER` with no `-c` start USER's shell on it.
+            b"su" | b"runuser" if runs_login_shell(words, i + 1) => {
+                return Some(Stdin::Code(LOGIN_SHELL));
+            }
+            // `ssh HOST` with no command: the login shell on the other host reads it (a
+            // command given is a script, read as one, `ssh HOST sh` included).
+            b"ssh" => {
+                let all = operands(words, i + 1, SSH_TAKES, &[]);
+                let off = rest[..all.first().map_or(rest.len(), |&j| j - i - 1)]
+                    .iter()
+                    .any(|w| {
+                        w.is_some_and(|w| {
+                            w.len() > 1 && w[0] == b'-' && w[1..].iter().any(|c| b"nNf".contains(c))
+                        })
+                    });
+                if all.len() == 1 && !off {
+                    return Some(Stdin::Code(
+                        "the commands the login shell of `ssh HOST` reads from its standard \
+                         input (name the program that reads it, `ssh HOST 'cat > file'`, or use \
+                         `ssh -n`)",
+                    ));
+                }
+            }
+            // `docker exec -i` hands it to the program it starts in the container; what
+            // `docker run -i` starts is the image's (`sh` in many).
+            b"docker" | b"podman" if interactive(rest) => {
+                if let Some(found) = container_stdin(rest) {
+                    return Some(found);
+                }
+            }
+            // GNU `parallel` with no command runs each line it reads as one.
+            b"parallel"
+                if parallel(words, i + 1).is_some_and(|(c, s)| c.is_empty() && s.is_empty()) =>
+            {
+                return Some(Stdin::Code(
+                    "the commands GNU `parallel` with no command reads from its standard input \
+                     (give it a command, `parallel rm --`, which gets each line quoted)",
+                ));
+            }
             b"xargs" => {
                 // `-0`, or a cluster of flags holding it (`-r0`); `-n10` is no such cluster.
                 let null = rest.iter().any(|w| {
@@ -466,6 +573,58 @@ pub fn stdin(words: &[Option<&[u8]>]) -> Option<Stdin> {
         }
     }
     None
+}
+
+/// The place of what `su USER` or `runuser USER` (no `-c`) reads.
+pub const LOGIN_SHELL: &str = "the commands the shell of `su USER` reads from its standard input \
+                               (give it the command with `-c` and the value as its `$1`: `su \
+                               USER -c 'cmd \"$1\"' -- sh \"$NAME\"`, or pipe the value into a \
+                               program, `su USER -c cat`)";
+
+/// Whether `su`/`runuser` with the words from `from` on starts a shell that reads its
+/// standard input: no `-c`/`--command`, and for `runuser`, no `-u USER` (which runs the
+/// command after it: `runuser -u pi -- prog`, weighed as that program).
+fn runs_login_shell(words: &[Option<&[u8]>], from: usize) -> bool {
+    let rest = &words[from.min(words.len())..];
+    let command = !short_option(words, from, b'c', b"--command", b"sgGwu").is_empty()
+        || rest.iter().any(|w| {
+            w.is_some_and(|w| w.starts_with(b"--command") || w == b"-u" || w == b"--user")
+        });
+    // A word from an expansion could be `-c`: then it is a script `scripts` reads.
+    !command && rest.iter().all(Option::is_some)
+}
+
+/// Whether `docker`/`podman`'s words hold `-i`/`--interactive` (also in a cluster, `-it`).
+fn interactive(rest: &[Option<&[u8]>]) -> bool {
+    rest.iter().any(|w| {
+        w.is_some_and(|w| {
+            w == b"--interactive"
+                || w == b"--interactive=true"
+                || (w.len() > 1
+                    && w[0] == b'-'
+                    && w[1] != b'-'
+                    && w[1..].iter().all(|c| c.is_ascii_alphabetic())
+                    && w[1..].contains(&b'i'))
+        })
+    })
+}
+
+/// What a container's program does with the standard input `docker`/`podman` hands it: for
+/// `exec`, the first program found among the words (their options are not read, so each
+/// word from the container's on is tried as the program); for `run`, the image's own
+/// program unless a word names one.
+fn container_stdin(rest: &[Option<&[u8]>]) -> Option<Stdin> {
+    let sub = rest
+        .iter()
+        .position(|w| w.is_some_and(|w| w == b"exec" || w == b"run"))?;
+    let found = (sub + 1..rest.len()).find_map(|k| stdin(&rest[k..]));
+    match found {
+        Some(f) => Some(f),
+        None if rest[sub] == Some(&b"run"[..]) => Some(Stdin::Code(
+            "the program a container image runs (a shell in many) on its standard input",
+        )),
+        None => None,
+    }
 }
 
 /// A shell's options from `from` on: the script's index when one holds `c`.
@@ -585,6 +744,11 @@ mod tests {
             (&["shellcheck", "-c", "x"], &[]),
             (&["echo", "ssh", "host", "$"], &[]),
             (&["grep", "watch", "$"], &[]),
+            // GNU parallel: its command's words, or with none the arguments after `:::`.
+            (&["parallel", "-j", "4", "rm", "$", ":::", "x"], &[3, 4]),
+            (&["parallel", ":::", "a", "b", "::::", "f"], &[2, 3]),
+            (&["parallel", "--tag", "rm", "{}", ":::", "$"], &[2, 3]),
+            (&["parallel", "-q", "rm", "$", ":::", "x"], &[]),
         ];
         for (w, want) in table {
             assert_eq!(&found(w), want, "{w:?}");
@@ -682,6 +846,20 @@ mod tests {
             (&["grep", "sh"], None),
             (&["echo", "xargs"], None),
             (&["cat"], None),
+            // What logs in reads its input as commands: `su USER`, `ssh HOST`.
+            (&["su", "pi"], Some(Stdin::Code(LOGIN_SHELL))),
+            (&["su", "-l", "pi"], Some(Stdin::Code(LOGIN_SHELL))),
+            (&["su", "-lc", "cat", "pi"], None),
+            (&["su", "pi", "--command=cat"], None),
+            (&["runuser", "-u", "pi", "--", "cat"], None),
+            (&["ssh", "-p", "22", "host", "cat"], None),
+            (&["ssh", "-nT", "host"], None),
+            // A shell behind `docker exec -i` reads it; `cat` does not.
+            (&["docker", "exec", "-i", "c", "sh"], code),
+            (&["docker", "exec", "-it", "-w", "/", "c", "bash"], code),
+            (&["docker", "exec", "-i", "c", "cat"], None),
+            (&["docker", "exec", "c", "sh"], None),
+            (&["parallel", "rm"], None),
         ];
         for (w, want) in table {
             assert_eq!(&stdin(&words(w)), want, "{w:?}");
@@ -695,5 +873,12 @@ mod tests {
             Some(Stdin::Code(_))
         ));
         assert_eq!(stdin(&words(&["at", "-f", "job", "now"])), None);
+        for w in [
+            &["ssh", "host"][..],
+            &["parallel"],
+            &["docker", "run", "-i", "alpine"],
+        ] {
+            assert!(matches!(stdin(&words(w)), Some(Stdin::Code(_))), "{w:?}");
+        }
     }
 }

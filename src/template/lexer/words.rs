@@ -385,6 +385,12 @@ impl Lexer<'_> {
             w.note_computed(what);
             return;
         }
+        // At the start of an argument, quoted or not, its output (a value changed by its
+        // command, `tr _ -`) may start with `-` where the value does not.
+        if !w.seen_text {
+            w.stripped
+                .get_or_insert_with(|| (what.to_string(), Some(reads.clone())));
+        }
         for r in &reads {
             if let Read::Variable(v) = r {
                 w.note_variable(v.as_bytes());
@@ -481,7 +487,7 @@ impl Lexer<'_> {
                     let strips = matches!(*op, b"#" | b"##" | b":") || op.starts_with(b"/");
                     if leads && strips && name.as_ref().is_none_or(|n| !n.is_empty()) {
                         let n = name.clone().unwrap_or_else(|| POSITIONAL.to_string());
-                        w.stripped.get_or_insert(n);
+                        w.stripped.get_or_insert((n, None));
                     }
                     self.bump(op.len());
                     // bash's `${x@P}` expands the value as a prompt string: `$( )` in it runs.
