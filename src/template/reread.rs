@@ -45,7 +45,7 @@ pub enum Rereading {
     Split,
     /// As the name of the program to run (or the script a shell runs).
     Program,
-    /// As bash's trace prompt (`PS4`), which it expands for every line `set -x` traces:
+    /// As the trace prompt (`PS4`), which the shells expand for a line `set -x` traces:
     /// `$( )` in it runs.
     Prompt,
 }
@@ -80,9 +80,9 @@ impl Rereading {
                 "runs as a program (a value such as `reboot` or `sh` would run that program)"
             }
             Rereading::Prompt => {
-                "bash expands as a prompt for every line `set -x` (or `bash -x`) traces, \
-                 running `$( )` in it (bash imports `PS4` from the environment too, unless \
-                 it runs as root)"
+                "the shells expand for a line `set -x` (or `sh -x`) traces, running `$( )` in \
+                 it (bash for every line, dash and busybox ash in a function's body; bash \
+                 imports `PS4` from the environment too, unless it runs as root)"
             }
         }
     }
@@ -257,9 +257,7 @@ impl Analysis {
         self.named.entry(name).or_default().extend(names);
     }
 
-    /// Notes an assignment to `name` of a value that reads `reads` (data when it reads
-    /// anything).
-    /// bash's trace prompt: where the command assigns `PS4` (in any way: `PS4=…`, `read`,
+    /// The trace prompt: where the command assigns `PS4` (in any way: `PS4=…`, `read`,
     /// `export`, `${PS4:=…}`, in a script it starts too), what it is assigned is expanded
     /// as a prompt when tracing is on. Tracing may come on from anywhere (`set -x`, `set -o
     /// xtrace`, `bash -x`, `SHELLOPTS`), so a value in `PS4` is refused whether or not the
@@ -269,13 +267,15 @@ impl Analysis {
             return;
         }
         self.rereads.push(Reread {
-            place: "bash's trace prompt `PS4`".to_string(),
+            place: "the shell's trace prompt `PS4`".to_string(),
             rereading: Rereading::Prompt,
             line,
             reads: vec![Read::Variable(TRACE_PROMPT.to_string())],
         });
     }
 
+    /// Notes an assignment to `name` of a value that reads `reads` (data when it reads
+    /// anything).
     pub(crate) fn write_from(&mut self, name: &[u8], reads: Vec<Read>) {
         self.write(name, !reads.is_empty());
         let name = String::from_utf8_lossy(name).into_owned();
@@ -283,7 +283,8 @@ impl Analysis {
     }
 }
 
-/// bash's trace prompt, which it expands (`$( )` and all) before each line `set -x` traces.
+/// The trace prompt, which the shells expand (`$( )` and all) before a line `set -x` traces
+/// (bash every line, dash and busybox ash in a function's body).
 pub const TRACE_PROMPT: &str = "PS4";
 
 /// The key of the positional parameters in `Analysis::sources`.

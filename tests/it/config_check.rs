@@ -487,7 +487,7 @@ actions:
 
 /// Programs that run what they are given with a shell: GNU `parallel`'s command (and the
 /// lines it reads when it has none), the standard input of `su USER` and `ssh HOST` with no
-/// command and of a shell behind `docker exec -i`, bash's trace prompt `PS4`, `sg`, `script
+/// command and of a shell behind `docker exec -i`, the trace prompt `PS4`, `sg`, `script
 /// -c` and `trap`. Each is refused naming the place and the fix; the forms that hand the
 /// value over as data load.
 #[test]
@@ -553,7 +553,7 @@ actions:
                 "actions[4].shell",
                 "the script a shell reads from its standard input",
             ),
-            ("actions[5].shell", "bash's trace prompt `PS4`"),
+            ("actions[5].shell", "the shell's trace prompt `PS4`"),
             ("actions[5].shell", "write `PS4` out"),
             ("actions[6].shell", "the command of `sg`"),
             (
