@@ -488,7 +488,7 @@ actions:
 /// Programs that run what they are given with a shell: GNU `parallel`'s command (and the
 /// lines it reads when it has none), the standard input of `su USER` and `ssh HOST` with no
 /// command and of a shell behind `docker exec -i`, the trace prompt `PS4`, `sg`, `script
-/// -c` and `trap`. Each is refused naming the place and the fix; the forms that hand the
+/// -c`, `trap`, and awk's `system()`. Each is refused naming the place and the fix; the forms that hand the
 /// value over as data load.
 #[test]
 fn a_value_a_program_runs_with_a_shell_is_refused_naming_the_fix() {
@@ -521,8 +521,12 @@ actions:
   - title: trap
     shell: \"trap 'rm -f $ACTIOND_ARG_NAME' EXIT\"
     arguments: [{name: name, type: ascii_sentence}]
+  - title: awk
+    shell: 'awk -v x=\"$NAME\" ''BEGIN { system(\"rm -f \" x) }'''
+    arguments: [{name: name, type: ascii_sentence}]
   - title: safe
     shell: |
+      awk 'BEGIN { system(\"rm -f -- \\\"$ACTIOND_ARG_NAME\\\"\") }'
       parallel rm -- {} ::: \"$NAME\"
       echo \"$NAME\" | su pi -c 'cat > /tmp/x'
       echo \"$NAME\" | ssh pi@host 'cat > x'
@@ -564,7 +568,11 @@ actions:
                 "actions[8].shell",
                 "$ACTIOND_ARG_NAME on line 1 stands outside quotes",
             ),
+            (
+                "actions[9].shell",
+                "the data of an `awk` program that runs commands",
+            ),
         ],
-        &["actions[9]"],
+        &["actions[10]"],
     );
 }

@@ -165,6 +165,18 @@ const ROWS: &[(&str, &str, &[&str])] = &[
         SENTENCE,
         &ALL,
     ),
+    // awk's `system()` runs `sh -c` on the string the program built, data and all; a
+    // command that reads the value from the environment itself gets it whole.
+    (
+        "awk -v x=\"$NAME\" 'BEGIN{system(\"printf \\\"<%s>\\\" \" x)}'",
+        SENTENCE,
+        &ALL,
+    ),
+    (
+        "awk 'BEGIN{system(\"printf \\\"<%s>\\\" \\\"$ACTIOND_ARG_NAME\\\"\")}'",
+        SENTENCE,
+        &[],
+    ),
     // Globs in an unquoted substitution's output: `*@x.y` names the files that match.
     ("touch a@x.y b@x.y; p $(printf %s \"$NAME\")", GLOB, &ALL),
     // Ordinary commands that quote: whole in every shell, flagged by nothing.

@@ -310,6 +310,23 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
         ("read -r PS4; set -x; p \"$A\"", Some("`PS4`"), false),
         ("bash -xc 'PS4=$1; p' sh \"$A\"", Some("`PS4`"), false),
         ("PS4='+ '; set -x; p \"$A\"", None, false),
+        // awk's `system()` and pipes run `sh -c` on what the program builds, data and all.
+        (
+            "awk -v x=\"$A\" 'BEGIN{system(\"ls \" x)}'",
+            Some("`awk` program that runs commands"),
+            false,
+        ),
+        (
+            "echo \"$A\" | awk '{print | \"sh\"}'",
+            Some("`awk` program"),
+            false,
+        ),
+        ("awk -v x=\"$A\" 'BEGIN{print x}'", None, false),
+        (
+            "awk 'BEGIN{system(\"rm -- \\\"$ACTIOND_ARG_A\\\"\")}'; p \"$A\"",
+            None,
+            false,
+        ),
     ];
     let mut wrong = Vec::new();
     for &(text, why, int_refused) in table {
