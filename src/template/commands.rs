@@ -229,6 +229,8 @@ pub(super) struct Command {
     /// A here-document (`<<`) is among its redirections: its body, read after the line,
     /// reaches the command's input (`Lexer::finish` hands the command's use of it over).
     pub heredoc: bool,
+    /// Its output goes to a file (`> f`, `>> f`; not `/dev/null`).
+    pub writes_file: bool,
 }
 
 /// What reaches a command's standard input (or another descriptor: a program may open
@@ -313,12 +315,19 @@ impl Command {
             both_streams: false,
             inputs: Vec::new(),
             heredoc: false,
+            writes_file: false,
         }
     }
 
     /// Something that reaches the command's input.
     pub fn input(&mut self, input: Input) {
         self.inputs.push(input);
+    }
+
+    /// Whether what the command writes may hold a value: its words read something, or its
+    /// input comes from a here-document, a pipe, `<<<` or a file.
+    pub fn spills(&self) -> bool {
+        self.heredoc || !self.inputs.is_empty() || !self.reads_all().is_empty()
     }
 
     /// Everything the command's words read: what its output may hold.
@@ -426,6 +435,10 @@ impl Command {
 
     /// The rules, once the command is complete; what bash reads again goes into `notes`.
     pub fn check(&self, notes: &mut Notes) -> Result<(), Stop> {
+        if self.writes_file && self.spills() {
+            let line = notes.line(self.start);
+            notes.analysis.spilled.get_or_insert(line);
+        }
         for w in &self.assignments {
             if let Some(name) = w.assigned_name() {
                 notes.analysis.write_from(name, w.reads(false));

@@ -325,13 +325,16 @@ pub fn unquoted(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
             &mut found,
         );
         let read = output.reads.iter().find_map(|r| match r {
-            Read::Variable(v) if holds_any(analysis, values, v) => Some(v.as_str()),
+            Read::Variable(v) if holds_any(analysis, values, v) => Some(format!("it reads ${v}")),
+            // `printf %s "$NAME" > f; rm $(cat f)`: it reads no variable, but the command
+            // wrote a value where its command may read it.
+            Read::Computed(_) => analysis.spilled.map(spilled),
             _ => None,
         });
         let Some(read) = read.filter(|_| received) else {
             continue;
         };
-        found.unknown = Some(format!("it reads ${read}"));
+        found.unknown = Some(read);
         out.push(found);
     }
     out
@@ -468,10 +471,20 @@ fn follow(
             Read::Unknown(what) => {
                 found.unknown.get_or_insert_with(|| what.clone());
             }
-            // Holds no value the command received.
-            Read::Computed(_) => {}
+            // Holds no value the command received, unless its command may read one the
+            // command wrote to a file or a pipe (`printf %s "$NAME" > f; d=$(cat f)`).
+            Read::Computed(_) => {
+                if let Some(line) = analysis.spilled {
+                    found.unknown.get_or_insert_with(|| spilled(line));
+                }
+            }
         }
     }
+}
+
+/// Why the output of a command that reads no variable may hold a value.
+fn spilled(line: usize) -> String {
+    format!("its command may read the file or pipe that line {line} writes a value to")
 }
 
 /// Whether `word` stands in `text` as a whole word (not inside a longer name).

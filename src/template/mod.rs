@@ -378,6 +378,9 @@ fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize
                 analysis.outputs.push(reread::Output { line, ..output });
             }
             analysis.ifs |= inner.ifs;
+            if inner.spilled.is_some() {
+                analysis.spilled.get_or_insert(line);
+            }
             analysis.written_unknown |= inner.written_unknown;
         }
     }

@@ -201,6 +201,10 @@ pub struct Analysis {
     pub outputs: Vec<Output>,
     /// Expansions that remove a prefix or replace text at the start of an argument.
     pub stripped: Vec<Stripped>,
+    /// The first line where the command writes what may hold a value into a file or a pipe
+    /// (`printf %s "$NAME" > f`, `echo "$NAME" | sh -c '…'`): a command substitution that
+    /// reads no variable may read it there (`$(cat f)`, `$(< f)`, `$(cat)`).
+    pub spilled: Option<usize>,
     pub lost: Option<Lost>,
     /// The names in the plain text a variable is assigned (`m=n`, `m=n+1`): bash's
     /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there

@@ -375,7 +375,8 @@ fn assert_refusals(yaml: &str, refused: &[(&str, &str)], clean: &[&str]) {
 /// whose command reads the value (and globs in it: an `email` value `*@x.y`), the value in
 /// the word of `${x:-…}`, the copy `${f:=…}` makes, a name written across a line
 /// continuation, an inner shell's `$0`, bash's `DIRSTACK`, and what `read -s` and
-/// `mapfile -t` read (options once taken for ones that take a word). Each is refused at its
+/// `mapfile -t` read (options once taken for ones that take a word), and a `$( )` reading a
+/// file the command wrote the value to. Each is refused at its
 /// action's path; the same words quoted load.
 #[test]
 fn a_value_split_by_a_substitution_a_default_a_continuation_or_an_inner_name_is_refused() {
@@ -414,6 +415,9 @@ actions:
   - title: glob
     shell: 'ls $(printf %s \"$NAME\")'
     arguments: [{name: name, type: email}]
+  - title: file
+    shell: 'printf %s \"$NAME\" > /tmp/f; rm -f $(cat /tmp/f)'
+    arguments: [{name: name, type: ascii_sentence}]
   - title: quoted
     shell: 'rm -f -- \"$(printf %s \"$NAME\")\" \"${DIR:-$NAME}\"; : \"${f:=$NAME}\"; rm -f -- \"$f\" \"$0\"'
     arguments: [{name: name, type: ascii_sentence}]
@@ -440,8 +444,12 @@ actions:
             ("actions[6].shell", "(what `read` reads)"),
             ("actions[7].shell", "(what `mapfile` reads)"),
             ("actions[8].shell", outside),
+            (
+                "actions[9].shell",
+                "may read the file or pipe that line 1 writes a value to",
+            ),
         ],
-        &["actions[9]"],
+        &["actions[10]"],
     );
 }
 

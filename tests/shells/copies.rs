@@ -177,6 +177,25 @@ const ROWS: &[(&str, &str, &[&str])] = &[
         SENTENCE,
         &[],
     ),
+    // A command substitution that reads no variable, reading what the command wrote to a
+    // file or a pipe: `$(< f)` is bash's (dash and busybox ash read nothing).
+    ("printf %s \"$NAME\" > f; p $(cat f)", SENTENCE, &ALL),
+    (
+        "printf %s \"$NAME\" > f; p $(< f)",
+        SENTENCE,
+        &["bash", "bash --posix"],
+    ),
+    ("printf %s \"$NAME\" > f; d=$(cat f); p $d", SENTENCE, &ALL),
+    (
+        "printf %s \"$NAME\" | sh -c 'printf \"<%s>\" $(cat)'",
+        SENTENCE,
+        &ALL,
+    ),
+    (
+        "printf %s \"$NAME\" > f; d=$(cat f); p -- \"$d\" \"$(cat f)\"",
+        SENTENCE,
+        &[],
+    ),
     // Globs in an unquoted substitution's output: `*@x.y` names the files that match.
     ("touch a@x.y b@x.y; p $(printf %s \"$NAME\")", GLOB, &ALL),
     // Ordinary commands that quote: whole in every shell, flagged by nothing.

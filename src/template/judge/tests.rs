@@ -303,7 +303,7 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
             Some("container image"),
             false,
         ),
-        // bash expands PS4 (`$( )` and all) for each line `set -x` traces.
+        // The shells expand PS4 (`$( )` and all) for a line `set -x` traces.
         ("PS4=\"$A\"; set -x; p", Some("`PS4`"), false),
         ("PS4=\"+ {{ a }} \"; set -x; p", Some("`PS4`"), false),
         ("export PS4=$A; bash -x /opt/job.sh", Some("`PS4`"), false),
@@ -412,6 +412,30 @@ fn a_value_copied_into_a_variable_is_followed_there() {
             &[],
         ),
         ("x=/tmp; rm $(basename $x) \"$A\"", &[]),
+        // A command substitution that reads no variable, where the command wrote a value to
+        // a file or a pipe its command may read.
+        (
+            "printf %s \"$A\" > f; rm $(cat f)",
+            &["the output of `$( )` ?"],
+        ),
+        (
+            "printf %s \"$A\" > f; rm $(< f)",
+            &["the output of `$( )` ?"],
+        ),
+        ("printf %s \"$A\" > f; d=$(cat f); rm $d", &["d ?"]),
+        (
+            "printf %s \"$A\" | sh -c 'rm $(cat)'",
+            &["the output of `$( )` ?"],
+        ),
+        (
+            "cat > f <<E\n$A\nE\nrm `cat f`",
+            &["the output of a backtick command ?"],
+        ),
+        (
+            "printf %s \"$A\" > f; d=$(cat f); rm -- \"$d\" \"$(cat f)\"",
+            &[],
+        ),
+        ("p \"$A\" >/dev/null; rm b-$(date +%F).tar", &[]),
         // The value of `${x:-WORD}`, and what `${x:=WORD}` assigns.
         ("rm ${x:-$A}", &["A"]),
         ("rm ${x:+${ACTIOND_ARG_A}}", &["ACTIOND_ARG_A"]),

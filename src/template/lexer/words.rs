@@ -383,6 +383,16 @@ impl Lexer<'_> {
         let reads = output_reads(&self.b[from..to.max(from)]);
         if reads.is_empty() {
             w.note_computed(what);
+            // Its command may still read a file or input a value was written to (`judge`
+            // weighs it against `Analysis::spilled`).
+            if split {
+                let line = self.notes.line(at);
+                let reads = vec![Read::Computed(what.to_string())];
+                self.notes
+                    .analysis
+                    .outputs
+                    .push(Output { what, line, reads });
+            }
             return;
         }
         // At the start of an argument, quoted or not, its output (a value changed by its
