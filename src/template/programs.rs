@@ -621,6 +621,21 @@ pub fn stdin(words: &[Option<&[u8]>]) -> Option<Stdin> {
             b"su" | b"runuser" if runs_login_shell(words, i + 1) => {
                 return Some(Stdin::Code(LOGIN_SHELL));
             }
+            // `runuser -u USER [--] PROGRAM …` runs PROGRAM, which has its input.
+            b"runuser" => {
+                let user = rest
+                    .iter()
+                    .position(|w| w.is_some_and(|w| w == b"-u" || w == b"--user"));
+                if let Some(u) = user {
+                    let mut from = i + 1 + u + 2;
+                    if words.get(from).copied().flatten() == Some(&b"--"[..]) {
+                        from += 1;
+                    }
+                    if let Some(found) = words.get(from..).and_then(stdin) {
+                        return Some(found);
+                    }
+                }
+            }
             // `ssh HOST` with no command: the login shell on the other host reads it (a
             // command given is a script, read as one, `ssh HOST sh` included).
             b"ssh" => {

@@ -175,6 +175,8 @@ fn what_a_program_does_with_its_standard_input() {
         (&["su", "-lc", "cat", "pi"], None),
         (&["su", "pi", "--command=cat"], None),
         (&["runuser", "-u", "pi", "--", "cat"], None),
+        (&["runuser", "-u", "pi", "--", "sh"], code),
+        (&["runuser", "-u", "pi", "bash", "-s"], code),
         (&["ssh", "-p", "22", "host", "cat"], None),
         (&["ssh", "-nT", "host"], None),
         // A shell behind `docker exec -i` reads it; `cat` does not.
