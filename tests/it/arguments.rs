@@ -370,15 +370,20 @@ fn attack(case: TypeCase) {
                 (Run::Shell(script), true) => {
                     action["shell"] = json!(format!("{{ {script}\n}} | {HEX}"))
                 }
-                // The argv runs as `"$@"`: each element still reaches it literally.
+                // The argv's leading plain words (`printf %s`) are written into the script,
+                // the rest run as `"$@"`, each element still reaching it literally (`"$@"` or
+                // `"$0"` as the program, or as printf's first argument, could be a value
+                // choosing the program or `-v`, which the check refuses).
                 (Run::Exec(argv), true) => {
+                    let plain = argv.iter().take_while(|a| !a.contains("{{")).count();
+                    let rest = if plain < argv.len() { " \"$@\"" } else { "" };
                     let mut wrapped = vec![
                         "sh".to_string(),
                         "-c".to_string(),
-                        format!("\"$@\" | {HEX}"),
+                        format!("{}{rest} | {HEX}", argv[..plain].join(" ")),
                         "sh".to_string(),
                     ];
-                    wrapped.extend(argv.iter().map(|a| a.to_string()));
+                    wrapped.extend(argv[plain..].iter().map(|a| a.to_string()));
                     action["exec"] = json!(wrapped);
                 }
             }
