@@ -172,11 +172,17 @@ pub(super) fn compile(
         if let Err(why) = judge(text, analysis, &values) {
             c.error(at, why.to_string());
         }
+        // A word refused as split is not refused again for what it may start with.
+        let mut refused = Vec::new();
         for found in unquoted(analysis, &values) {
-            split_variable(c, at, &found, arguments, entities);
+            if split_variable(c, at, &found, arguments, entities) {
+                refused.push((found.variable.clone(), found.line));
+            }
         }
         for found in stripped(analysis, &values) {
-            stripped_dash(c, at, &found, arguments);
+            if !refused.contains(&(found.variable.clone(), found.line)) {
+                stripped_dash(c, at, &found, arguments);
+            }
         }
     }
     match command {
@@ -195,13 +201,14 @@ pub(super) fn compile(
 /// follow while any value may, and any value at all once the command sets IFS (`IFS=.` splits
 /// `x.-r.victim`). A warning otherwise (no value of the type splits today, but the quotes
 /// cost nothing and keep it so if the type changes). The fix is the same either way.
+/// Whether it refused the command.
 fn split_variable(
     c: &mut Checker<'_>,
     at: &str,
     found: &Unquoted,
     arguments: &[Argument],
     entities: bool,
-) {
+) -> bool {
     let v = &found.variable;
     let line = found.line;
     let of = |name: &String| arguments.iter().find(|a| a.name == *name);
@@ -220,8 +227,8 @@ fn split_variable(
     let fix = if found.output {
         format!(
             "{v} on line {line} stands outside quotes and {holds}: the shell splits it into \
-             words and expands glob characters in it; put it in double quotes (\"$(…)\"), or \
-             assign it first and quote the variable"
+             words and expands glob characters in it; put it in double quotes (\"$(…)\", after \
+             `--` where it starts an argument), or assign it first and quote the variable"
         )
     } else {
         format!(
@@ -254,7 +261,9 @@ fn split_variable(
         );
     } else {
         c.warn(at, fix);
+        return false;
     }
+    true
 }
 
 /// An expansion that removes a prefix of a value or replaces text in it at the start of an
@@ -277,6 +286,22 @@ fn stripped_dash(c: &mut Checker<'_>, at: &str, found: &Unquoted, arguments: &[A
     let Some(a) = argument.or(any.filter(|_| found.unknown.is_some())) else {
         return;
     };
+    if found.output {
+        c.error(
+            at,
+            format!(
+                "{what} on line {line} reads a value and starts an argument: what its command \
+                 prints may start with `-` although argument {name:?}'s value may not \
+                 (`\"$(printf %s \"$NAME\" | tr _ -)\"` of `_rf` is `-rf`), and the program \
+                 reads it as an option; write `./` or `--` before it (`rm -- \"$(…)\"`), or set \
+                 `allowLeadingDash: true` on the argument where an option is fine",
+                what = found.variable,
+                line = found.line,
+                name = a.name,
+            ),
+        );
+        return;
+    }
     let v = if found.variable == "@" {
         "1"
     } else {

@@ -65,7 +65,9 @@ pub(super) struct Word {
     pub computed: Option<&'static str>,
     /// An expansion that removes a prefix of this variable's value or replaces text in it
     /// starts the word (`"${NAME#*.}"`): the word may start with `-` (see `Stripped`).
-    pub stripped: Option<String>,
+    /// A command substitution whose command reads a variable starts it the same way
+    /// (`"$(printf %s "$NAME" | tr _ -)"`): its name and what its command reads.
+    pub stripped: Option<(String, Option<Vec<Read>>)>,
 }
 
 impl Word {
@@ -227,6 +229,8 @@ pub(super) struct Command {
     /// A here-document (`<<`) is among its redirections: its body, read after the line,
     /// reaches the command's input (`Lexer::finish` hands the command's use of it over).
     pub heredoc: bool,
+    /// Its output goes to a file (`> f`, `>> f`; not `/dev/null`).
+    pub writes_file: bool,
 }
 
 /// What reaches a command's standard input (or another descriptor: a program may open
@@ -311,12 +315,19 @@ impl Command {
             both_streams: false,
             inputs: Vec::new(),
             heredoc: false,
+            writes_file: false,
         }
     }
 
     /// Something that reaches the command's input.
     pub fn input(&mut self, input: Input) {
         self.inputs.push(input);
+    }
+
+    /// Whether what the command writes may hold a value: its words read something, or its
+    /// input comes from a here-document, a pipe, `<<<` or a file.
+    pub fn spills(&self) -> bool {
+        self.heredoc || !self.inputs.is_empty() || !self.reads_all().is_empty()
     }
 
     /// Everything the command's words read: what its output may hold.
@@ -424,6 +435,10 @@ impl Command {
 
     /// The rules, once the command is complete; what bash reads again goes into `notes`.
     pub fn check(&self, notes: &mut Notes) -> Result<(), Stop> {
+        if self.writes_file && self.spills() {
+            let line = notes.line(self.start);
+            notes.analysis.spilled.get_or_insert(line);
+        }
         for w in &self.assignments {
             if let Some(name) = w.assigned_name() {
                 notes.analysis.write_from(name, w.reads(false));
@@ -435,11 +450,12 @@ impl Command {
         // After `--` no argument is an option (`rm -- "${NAME#*.}"`).
         let options = self.args.iter().take_while(|w| !w.is_value(b"--"));
         for w in options {
-            if let Some(variable) = &w.stripped {
+            if let Some((variable, output)) = &w.stripped {
                 let line = notes.line(w.start);
                 notes.analysis.stripped.push(Stripped {
                     variable: variable.clone(),
                     line,
+                    output: output.clone(),
                 });
             }
         }

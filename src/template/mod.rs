@@ -207,7 +207,16 @@ impl Template {
 /// (`reread`): the places bash reads a value again, the variables the command writes, where
 /// the model stopped. The scripts of shells the command starts (`sh -c '…'`) are read too.
 pub fn read_shell(text: &str) -> Result<(Template, Analysis), TemplateError> {
-    read_shell_at(text, 0)
+    let (template, mut analysis) = read_shell_at(text, 0)?;
+    analysis.trace_prompt(line_of(text, reread::TRACE_PROMPT));
+    Ok((template, analysis))
+}
+
+/// The first line (1-based) of `text` that holds `word`, or 1.
+fn line_of(text: &str, word: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(word))
+        .map_or(1, |i| i + 1)
 }
 
 /// How deep scripts inside scripts are read (`sh -c 'bash -c …'`).
@@ -308,6 +317,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
             }
         }
     }
+    analysis.trace_prompt(1);
     analysis
 }
 
@@ -368,6 +378,9 @@ fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize
                 analysis.outputs.push(reread::Output { line, ..output });
             }
             analysis.ifs |= inner.ifs;
+            if inner.spilled.is_some() {
+                analysis.spilled.get_or_insert(line);
+            }
             analysis.written_unknown |= inner.written_unknown;
         }
     }

@@ -3,9 +3,11 @@
 //! alike: the program itself, found behind the wrappers that run another program (`env`,
 //! `sudo`, `nohup`, `timeout 5`, `xargs`, …); the words a program hands to a shell as a
 //! script (`sh -c SCRIPT`, `su -c`, `env -S`, `flock FILE -c`, `script -c`, `sg GROUP`,
-//! `watch`, `ssh HOST CMD`); and what it does with its standard input (a shell with no `-c`
-//! runs it as a script, `xargs` splits it into arguments). Pure and syntactic: it knows
-//! nothing of values, which `commands` and `judge` weigh.
+//! `watch`, `ssh HOST CMD`, GNU `parallel`'s command, the data of an `awk` program that runs
+//! commands); and what it does with its standard input (a shell with no `-c` runs it as a
+//! script, and so do `su USER`, `ssh HOST`, a shell behind `docker exec -i` and `parallel`
+//! with no command; `xargs` splits it into arguments). Pure and syntactic: it knows nothing
+//! of values, which `commands` and `judge` weigh.
 
 /// Programs that run their `-c` argument, or the script on their standard input, as shell
 /// code.
@@ -183,8 +185,21 @@ fn runs_argument(words: &[Option<&[u8]>], program: usize) -> Option<Vec<(usize, 
                 .map(|j| (j, "the command of `watch`"))
                 .collect()
         }
+        b"awk" | b"gawk" | b"mawk" | b"nawk" => {
+            let (_, data) = awk(words, program + 1)?;
+            // Only what comes from a value: a plain word holds none.
+            data.into_iter()
+                .filter(|&j| words[j].is_none())
+                .map(|j| (j, AWK))
+                .collect()
+        }
+        b"parallel" => {
+            let (command, sources) = parallel(words, program + 1)?;
+            let runs = if command.is_empty() { sources } else { command };
+            runs.into_iter().map(|j| (j, PARALLEL)).collect()
+        }
         b"ssh" => {
-            let all = operands(words, program + 1, b"BbcDEeFIiJLlmOopQRSWw", &[]);
+            let all = operands(words, program + 1, SSH_TAKES, &[]);
             all.into_iter()
                 .skip(1)
                 .map(|j| (j, "the command `ssh` runs on the other host"))
@@ -193,6 +208,162 @@ fn runs_argument(words: &[Option<&[u8]>], program: usize) -> Option<Vec<(usize, 
         _ => return None,
     };
     Some(found)
+}
+
+/// The place of what an awk program that runs commands is given.
+pub const AWK: &str = "the data of an `awk` program that runs commands (`system()`, `print | \
+                       \"cmd\"`), which may paste it into one (leave the value out of awk and \
+                       let the command read it quoted from the environment: `system(\"rm -- \
+                       \\\"$ACTIOND_ARG_NAME\\\"\")`)";
+
+/// An awk program in plain text (the first operand, unless `-f`/`--file` names its file)
+/// that runs commands: `system()`, or a pipe to or from one (`print | "cmd"`, `"cmd" |
+/// getline`, `|&`; `||` is no pipe). When it does: the program's index and the indexes of
+/// the words that give it data (`-v NAME=VALUE`, its operands, which are files or `NAME=VALUE`
+/// assignments).
+fn awk(words: &[Option<&[u8]>], from: usize) -> Option<(usize, Vec<usize>)> {
+    const TAKES: &[&[u8]] = &[
+        b"-F",
+        b"-v",
+        b"-f",
+        b"--assign",
+        b"--field-separator",
+        b"--file",
+    ];
+    let mut data = Vec::new();
+    let mut j = from;
+    let mut file = false;
+    while let Some(&w) = words.get(j) {
+        let Some(w) = w else { break };
+        if w == b"--" {
+            j += 1;
+            break;
+        }
+        if w.len() < 2 || w[0] != b'-' {
+            break;
+        }
+        file |= w == b"-f" || w == b"--file" || w.starts_with(b"--file=");
+        if TAKES.contains(&w) {
+            if w == b"-v" || w == b"--assign" {
+                data.push(j + 1);
+            }
+            j += 2;
+        } else {
+            if w.starts_with(b"-v") || w.starts_with(b"--assign=") {
+                data.push(j);
+            }
+            j += 1;
+        }
+    }
+    if file {
+        return None;
+    }
+    let program = words.get(j).copied().flatten()?;
+    let pipe = program
+        .windows(2)
+        .enumerate()
+        .any(|(k, p)| p[0] == b'|' && p[1] != b'|' && (k == 0 || program[k - 1] != b'|'));
+    let runs = program.windows(6).any(|p| p == b"system") || pipe || program.ends_with(b"|");
+    if !runs {
+        return None;
+    }
+    data.extend(j + 1..words.len());
+    data.retain(|&k| k < words.len());
+    Some((j, data))
+}
+
+/// Whether an awk program is one `BEGIN { … }` block with no `getline`: awk then reads no
+/// input at all.
+fn begin_only(program: &[u8]) -> bool {
+    let text = program.trim_ascii();
+    let Some(rest) = text.strip_prefix(b"BEGIN") else {
+        return false;
+    };
+    let rest = rest.trim_ascii_start();
+    if rest.first() != Some(&b'{') || program.windows(7).any(|p| p == b"getline") {
+        return false;
+    }
+    // The brace that closes the block, outside strings, must be the program's end.
+    let (mut depth, mut string, mut escaped) = (0usize, false, false);
+    for (k, &c) in rest.iter().enumerate() {
+        match c {
+            _ if escaped => escaped = false,
+            b'\\' => escaped = true,
+            b'"' => string = !string,
+            b'{' if !string => depth += 1,
+            b'}' if !string => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return k + 1 == rest.len();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `ssh`'s short options that take a word.
+const SSH_TAKES: &[u8] = b"BbcDEeFIiJLlmOopQRSWw";
+
+/// The place of the command GNU `parallel` joins from its words and runs with a shell.
+pub const PARALLEL: &str = "the command GNU `parallel` runs through a shell (give it the \
+                            value after `:::` as `{}`, `parallel rm -- {} ::: \"$NAME\"`, or use \
+                            `parallel -q`)";
+
+/// GNU `parallel`'s words from `from` on: the indexes of its command (which it joins and
+/// runs through a shell: a value there is split and is code), and of the arguments after
+/// `:::` (each quoted into the command, or, when it has no command, run as one). `None` with
+/// `-q`/`--quote`, which quotes the command's words too. Options that take a word are
+/// skipped; an unknown one's word counts as the command, which only reads more as code.
+fn parallel(words: &[Option<&[u8]>], from: usize) -> Option<(Vec<usize>, Vec<usize>)> {
+    const LONG: &[&[u8]] = &[
+        b"--arg-file",
+        b"--colsep",
+        b"--delimiter",
+        b"--jobs",
+        b"--joblog",
+        b"--results",
+        b"--delay",
+        b"--timeout",
+        b"--retries",
+        b"--sshlogin",
+        b"--tagstring",
+        b"--halt",
+        b"--memfree",
+        b"--load",
+        b"--workdir",
+        b"--env",
+        b"--max-args",
+        b"--max-replace-args",
+    ];
+    let options = &words[from.min(words.len())..];
+    let quote = options
+        .iter()
+        .take_while(|w| w.is_none_or(|w| !w.starts_with(b":::")))
+        .any(|w| {
+            w.is_some_and(|w| {
+                w == b"--quote"
+                    || (w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w[1..].contains(&b'q'))
+            })
+        });
+    let all = operands(words, from, b"aCdEIjLNnPSs", LONG);
+    let separator = |j: &usize| words[*j].is_some_and(|w| w.starts_with(b":::"));
+    let command: Vec<usize> = all.iter().copied().take_while(|j| !separator(j)).collect();
+    // `:::` and `:::+` are followed by arguments, `::::` by the files that hold them.
+    let mut sources = Vec::new();
+    let mut arguments = false;
+    for &j in all.iter().skip(command.len()) {
+        match words[j] {
+            Some(w) if w.starts_with(b":::") => arguments = !w.starts_with(b"::::"),
+            _ if arguments => sources.push(j),
+            _ => {}
+        }
+    }
+    if quote && !command.is_empty() {
+        return None;
+    }
+    Some((command, sources))
 }
 
 /// The indexes of the operands from `from` on: the words after the options, where the short
@@ -446,6 +617,67 @@ pub fn stdin(words: &[Option<&[u8]>]) -> Option<Stdin> {
                     "the commands `at` reads from its standard input",
                 ));
             }
+            // `su USER` and `runuser USER` with no `-c` start USER's shell on it.
+            b"su" | b"runuser" if runs_login_shell(words, i + 1) => {
+                return Some(Stdin::Code(LOGIN_SHELL));
+            }
+            // `runuser -u USER [--] PROGRAM …` runs PROGRAM, which has its input.
+            b"runuser" => {
+                let user = rest
+                    .iter()
+                    .position(|w| w.is_some_and(|w| w == b"-u" || w == b"--user"));
+                if let Some(u) = user {
+                    let mut from = i + 1 + u + 2;
+                    if words.get(from).copied().flatten() == Some(&b"--"[..]) {
+                        from += 1;
+                    }
+                    if let Some(found) = words.get(from..).and_then(stdin) {
+                        return Some(found);
+                    }
+                }
+            }
+            // `ssh HOST` with no command: the login shell on the other host reads it (a
+            // command given is a script, read as one, `ssh HOST sh` included).
+            b"ssh" => {
+                let all = operands(words, i + 1, SSH_TAKES, &[]);
+                let off = rest[..all.first().map_or(rest.len(), |&j| j - i - 1)]
+                    .iter()
+                    .any(|w| {
+                        w.is_some_and(|w| {
+                            w.len() > 1 && w[0] == b'-' && w[1..].iter().any(|c| b"nNf".contains(c))
+                        })
+                    });
+                if all.len() == 1 && !off {
+                    return Some(Stdin::Code(
+                        "the commands the login shell of `ssh HOST` reads from its standard \
+                         input (name the program that reads it, `ssh HOST 'cat > file'`, or use \
+                         `ssh -n`)",
+                    ));
+                }
+            }
+            // `docker exec -i` hands it to the program it starts in the container; what
+            // `docker run -i` starts is the image's (`sh` in many).
+            b"docker" | b"podman" if interactive(rest) => {
+                if let Some(found) = container_stdin(rest) {
+                    return Some(found);
+                }
+            }
+            // An awk program that runs commands may paste a line it reads into one.
+            b"awk" | b"gawk" | b"mawk" | b"nawk" => {
+                let program = awk(words, i + 1).and_then(|(j, _)| words[j]);
+                if program.is_some_and(|p| !begin_only(p)) {
+                    return Some(Stdin::Code(AWK));
+                }
+            }
+            // GNU `parallel` with no command runs each line it reads as one.
+            b"parallel"
+                if parallel(words, i + 1).is_some_and(|(c, s)| c.is_empty() && s.is_empty()) =>
+            {
+                return Some(Stdin::Code(
+                    "the commands GNU `parallel` with no command reads from its standard input \
+                     (give it a command, `parallel rm --`, which gets each line quoted)",
+                ));
+            }
             b"xargs" => {
                 // `-0`, or a cluster of flags holding it (`-r0`); `-n10` is no such cluster.
                 let null = rest.iter().any(|w| {
@@ -466,6 +698,58 @@ pub fn stdin(words: &[Option<&[u8]>]) -> Option<Stdin> {
         }
     }
     None
+}
+
+/// The place of what `su USER` or `runuser USER` (no `-c`) reads.
+pub const LOGIN_SHELL: &str = "the commands the shell of `su USER` reads from its standard input \
+                               (give it the command with `-c` and the value as its `$1`: `su \
+                               USER -c 'cmd \"$1\"' -- sh \"$NAME\"`, or pipe the value into a \
+                               program, `su USER -c cat`)";
+
+/// Whether `su`/`runuser` with the words from `from` on starts a shell that reads its
+/// standard input: no `-c`/`--command`, and for `runuser`, no `-u USER` (which runs the
+/// command after it: `runuser -u pi -- prog`, weighed as that program).
+fn runs_login_shell(words: &[Option<&[u8]>], from: usize) -> bool {
+    let rest = &words[from.min(words.len())..];
+    let command = !short_option(words, from, b'c', b"--command", b"sgGwu").is_empty()
+        || rest.iter().any(|w| {
+            w.is_some_and(|w| w.starts_with(b"--command") || w == b"-u" || w == b"--user")
+        });
+    // A word from an expansion could be `-c`: then it is a script `scripts` reads.
+    !command && rest.iter().all(Option::is_some)
+}
+
+/// Whether `docker`/`podman`'s words hold `-i`/`--interactive` (also in a cluster, `-it`).
+fn interactive(rest: &[Option<&[u8]>]) -> bool {
+    rest.iter().any(|w| {
+        w.is_some_and(|w| {
+            w == b"--interactive"
+                || w == b"--interactive=true"
+                || (w.len() > 1
+                    && w[0] == b'-'
+                    && w[1] != b'-'
+                    && w[1..].iter().all(|c| c.is_ascii_alphabetic())
+                    && w[1..].contains(&b'i'))
+        })
+    })
+}
+
+/// What a container's program does with the standard input `docker`/`podman` hands it: for
+/// `exec`, the first program found among the words (their options are not read, so each
+/// word from the container's on is tried as the program); for `run`, the image's own
+/// program unless a word names one.
+fn container_stdin(rest: &[Option<&[u8]>]) -> Option<Stdin> {
+    let sub = rest
+        .iter()
+        .position(|w| w.is_some_and(|w| w == b"exec" || w == b"run"))?;
+    let found = (sub + 1..rest.len()).find_map(|k| stdin(&rest[k..]));
+    match found {
+        Some(f) => Some(f),
+        None if rest[sub] == Some(&b"run"[..]) => Some(Stdin::Code(
+            "the program a container image runs (a shell in many) on its standard input",
+        )),
+        None => None,
+    }
 }
 
 /// A shell's options from `from` on: the script's index when one holds `c`.
@@ -528,172 +812,4 @@ fn option_argument(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words<'a>(words: &'a [&'a str]) -> Vec<Option<&'a [u8]>> {
-        words
-            .iter()
-            .map(|w| (*w != "$").then_some(w.as_bytes()))
-            .collect()
-    }
-
-    fn found(w: &[&str]) -> Vec<usize> {
-        scripts(&words(w)).into_iter().map(|(i, _)| i).collect()
-    }
-
-    #[test]
-    fn the_script_of_a_shell_is_found_behind_any_wrapper() {
-        let table: &[(&[&str], &[usize])] = &[
-            (&["sh", "-c", "s"], &[2]),
-            (&["/bin/bash", "-ec", "s", "x"], &[2]),
-            (&["bash", "-o", "pipefail", "-c", "s"], &[4]),
-            (&["bash", "-c", "-e", "s"], &[3]),
-            (&["bash", "-c", "--", "s"], &[3]),
-            (&["busybox", "sh", "-c", "s"], &[3]),
-            (&["env", "A=1", "sh", "-c", "s"], &[4]),
-            (&["sudo", "-u", "pi", "dash", "-c", "s"], &[5]),
-            (&["timeout", "5", "zsh", "-c", "s"], &[4]),
-            (&["sh", "$", "s"], &[1, 2]),
-            (&["su", "-", "pi", "-c", "s"], &[4]),
-            (&["su", "--command=s"], &[1]),
-            (&["env", "-S", "s"], &[2]),
-            (&["env", "-Ss"], &[1]),
-            // Programs that hand a word to `sh -c` themselves.
-            (&["flock", "/run/l", "-c", "s"], &[3]),
-            (&["flock", "-w", "5", "/run/l", "-c", "s"], &[5]),
-            (&["nohup", "flock", "l", "--command", "s"], &[4]),
-            (&["flock", "l", "sh", "-c", "s"], &[4]),
-            (&["script", "-qc", "s", "/dev/null"], &[2]),
-            (&["script", "-q", "-c", "s"], &[3]),
-            (&["script", "--command", "s"], &[2]),
-            (&["sg", "root", "s"], &[2]),
-            (&["sg", "root", "-c", "s"], &[3]),
-            (&["sudo", "sg", "-", "root", "s"], &[4]),
-            (&["watch", "-n", "5", "s", "t"], &[3, 4]),
-            (&["ssh", "-i", "key", "-p", "22", "host", "s", "t"], &[6, 7]),
-            (&["ssh", "host"], &[]),
-            (&["watch", "-x", "ls", "x"], &[]),
-            (&["flock", "l", "rm", "x"], &[]),
-            // What `find -exec` and `xargs -I` paste into a script.
-            (&["find", ".", "-exec", "sh", "-c", "echo {}", ";"], &[5]),
-            (&["xargs", "-I", "X", "sh", "-c", "echo X"], &[5]),
-            // No `-c`: a script file, whose arguments are data.
-            (&["sh", "script.sh", "x"], &[]),
-            (&["bash", "-e", "script.sh"], &[]),
-            (&["echo", "x"], &[]),
-            (&["shellcheck", "-c", "x"], &[]),
-            (&["echo", "ssh", "host", "$"], &[]),
-            (&["grep", "watch", "$"], &[]),
-        ];
-        for (w, want) in table {
-            assert_eq!(&found(w), want, "{w:?}");
-        }
-        let pasted = |w: &[&str]| {
-            scripts(&words(w))
-                .into_iter()
-                .map(|(_, p)| p)
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(
-            pasted(&["find", ".", "-exec", "sh", "-c", "echo {}", ";"]),
-            [PASTED]
-        );
-        assert_eq!(
-            pasted(&["xargs", "-I", "X", "sh", "-c", "echo X"]),
-            [PASTED]
-        );
-        assert_eq!(
-            pasted(&[
-                "find",
-                ".",
-                "-exec",
-                "sh",
-                "-c",
-                "echo \"$1\"",
-                "sh",
-                "{}",
-                ";"
-            ]),
-            [SCRIPT]
-        );
-    }
-
-    #[test]
-    fn the_program_is_found_behind_its_wrappers() {
-        let table: &[(&[&str], &[usize])] = &[
-            (&["$"], &[0]),
-            (&["ls", "$"], &[0]),
-            (&["env", "$"], &[0, 1]),
-            (&["env", "-i", "-u", "X", "A=1", "$", "x"], &[0, 5]),
-            (&["/usr/bin/env", "A=$", "prog"], &[0, 2]),
-            (&["exec", "-a", "name", "$"], &[0, 3]),
-            (&["nohup", "timeout", "-s", "KILL", "5", "$"], &[0, 1, 5]),
-            (&["sudo", "-u", "pi", "nice", "-n", "5", "$"], &[0, 3, 6]),
-            (&["xargs", "-n", "1", "$"], &[0, 3]),
-            (&["flock", "-w", "5", "l", "$"], &[0, 4]),
-            (&["flock", "l", "-c", "s"], &[0]),
-            (&["command", "-v", "$"], &[0, 2]),
-            (&["timeout", "5"], &[0]),
-        ];
-        for (w, want) in table {
-            let got: Vec<usize> = chain(&words(w));
-            assert_eq!(&got, want, "{w:?}");
-        }
-        let files = |w: &[&str]| -> Vec<usize> {
-            programs(&words(w))
-                .into_iter()
-                .filter(|(_, p)| *p == SCRIPT_FILE)
-                .map(|(i, _)| i)
-                .collect()
-        };
-        assert_eq!(files(&["sh", "--", "$"]), [2]);
-        assert_eq!(files(&["bash", "<()"]), [1]);
-        assert_eq!(files(&["bash", "-e", "--", "$", "x"]), [3]);
-        assert_eq!(files(&["sh", "-c", "$"]), Vec::<usize>::new());
-        assert_eq!(files(&["sh", "-s", "$"]), Vec::<usize>::new());
-    }
-
-    #[test]
-    fn what_a_program_does_with_its_standard_input() {
-        let code = Some(Stdin::Code(STDIN_SCRIPT));
-        let split = Some(Stdin::Split(XARGS_INPUT));
-        let table: &[(&[&str], Option<Stdin>)] = &[
-            (&["sh"], code),
-            (&["bash", "-x"], code),
-            (&["sh", "-s", "--", "$"], code),
-            (&["sh", "-es", "a"], code),
-            (&["sh", "/dev/stdin", "$"], code),
-            (&["bash", "/proc/self/fd/0"], code),
-            (&["dash", "/dev/fd/3"], code),
-            (&["sh", "-"], code),
-            (&["busybox", "sh"], code),
-            (&["sudo", "-u", "pi", "bash"], code),
-            (&["env", "A=1", "nohup", "sh"], code),
-            (&["xargs", "rm"], split),
-            (&["xargs", "-n1", "rm"], split),
-            (&["nice", "xargs", "rm"], split),
-            (&["xargs", "-0", "rm"], None),
-            (&["xargs", "-r0", "rm"], None),
-            (&["xargs", "--null", "rm"], None),
-            (&["xargs", "-n10", "rm"], split),
-            (&["sh", "-c", "s"], None),
-            (&["sh", "script.sh"], None),
-            (&["grep", "sh"], None),
-            (&["echo", "xargs"], None),
-            (&["cat"], None),
-        ];
-        for (w, want) in table {
-            assert_eq!(&stdin(&words(w)), want, "{w:?}");
-        }
-        assert!(matches!(
-            stdin(&words(&[".", "/dev/stdin"])),
-            Some(Stdin::Code(_))
-        ));
-        assert!(matches!(
-            stdin(&words(&["at", "now"])),
-            Some(Stdin::Code(_))
-        ));
-        assert_eq!(stdin(&words(&["at", "-f", "job", "now"])), None);
-    }
-}
+mod tests;

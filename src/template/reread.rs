@@ -45,6 +45,9 @@ pub enum Rereading {
     Split,
     /// As the name of the program to run (or the script a shell runs).
     Program,
+    /// As the trace prompt (`PS4`), which the shells expand for a line `set -x` traces:
+    /// `$( )` in it runs.
+    Prompt,
 }
 
 impl Rereading {
@@ -75,6 +78,11 @@ impl Rereading {
             }
             Rereading::Program => {
                 "runs as a program (a value such as `reboot` or `sh` would run that program)"
+            }
+            Rereading::Prompt => {
+                "the shells expand for a line `set -x` (or `sh -x`) traces, running `$( )` in \
+                 it (bash for every line, dash and busybox ash in a function's body; bash \
+                 imports `PS4` from the environment too, unless it runs as root)"
             }
         }
     }
@@ -116,6 +124,11 @@ impl Rereading {
                 "write the program's name out and pass the value to it as an argument, pick \
                  the program with `case \"$ACTIOND_ARG_NAME\" in a) prog-a ;; b) prog-b ;; \
                  esac`, or give the argument `choices:` (your own values may name programs)"
+            }
+            Rereading::Prompt => {
+                "write `PS4` out in the command (`PS4='+ '`) with no value in it, and print \
+                 the value as data where the trace should show it (`printf '%s\\n' \
+                 \"$ACTIOND_ARG_NAME\" >&2`)"
             }
         }
     }
@@ -188,6 +201,10 @@ pub struct Analysis {
     pub outputs: Vec<Output>,
     /// Expansions that remove a prefix or replace text at the start of an argument.
     pub stripped: Vec<Stripped>,
+    /// The first line where the command writes what may hold a value into a file or a pipe
+    /// (`printf %s "$NAME" > f`, `echo "$NAME" | sh -c '…'`): a command substitution that
+    /// reads no variable may read it there (`$(cat f)`, `$(< f)`, `$(cat)`).
+    pub spilled: Option<usize>,
     pub lost: Option<Lost>,
     /// The names in the plain text a variable is assigned (`m=n`, `m=n+1`): bash's
     /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there
@@ -196,13 +213,19 @@ pub struct Analysis {
 }
 
 /// An expansion that removes a prefix of a variable's value or replaces text in it
-/// (`${NAME#*.}`, `${NAME/x/-}`, `${NAME:1}`), standing at the start of a command's argument,
-/// quoted or not: it may start with `-` although the value does not.
+/// (`${NAME#*.}`, `${NAME/x/-}`, `${NAME:1}`), or a command substitution whose command reads
+/// a value (`"$(printf %s "$NAME" | tr _ -)"`, whose output is the value changed), standing
+/// at the start of a command's argument, quoted or not: it may start with `-` although the
+/// value does not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stripped {
-    /// The variable, as written after `$` (`@` for a positional parameter).
+    /// The variable, as written after `$` (`@` for a positional parameter), or for a
+    /// command substitution what it is ("the output of `$( )`").
     pub variable: String,
     pub line: usize,
+    /// For a command substitution (`"$(printf %s "$NAME" | tr _ -)"`): what its command
+    /// reads (`output_reads`), whose output may be a changed value.
+    pub output: Option<Vec<Read>>,
 }
 
 /// An unquoted command substitution whose command reads `reads` (see `output_reads`).
@@ -238,6 +261,23 @@ impl Analysis {
         self.named.entry(name).or_default().extend(names);
     }
 
+    /// The trace prompt: where the command assigns `PS4` (in any way: `PS4=…`, `read`,
+    /// `export`, `${PS4:=…}`, in a script it starts too), what it is assigned is expanded
+    /// as a prompt when tracing is on. Tracing may come on from anywhere (`set -x`, `set -o
+    /// xtrace`, `bash -x`, `SHELLOPTS`), so a value in `PS4` is refused whether or not the
+    /// command turns it on. Called once, on the whole command.
+    pub(crate) fn trace_prompt(&mut self, line: usize) {
+        if !self.sources.contains_key(TRACE_PROMPT) {
+            return;
+        }
+        self.rereads.push(Reread {
+            place: "the shell's trace prompt `PS4`".to_string(),
+            rereading: Rereading::Prompt,
+            line,
+            reads: vec![Read::Variable(TRACE_PROMPT.to_string())],
+        });
+    }
+
     /// Notes an assignment to `name` of a value that reads `reads` (data when it reads
     /// anything).
     pub(crate) fn write_from(&mut self, name: &[u8], reads: Vec<Read>) {
@@ -246,6 +286,10 @@ impl Analysis {
         self.sources.entry(name).or_default().extend(reads);
     }
 }
+
+/// The trace prompt, which the shells expand (`$( )` and all) before a line `set -x` traces
+/// (bash every line, dash and busybox ash in a function's body).
+pub const TRACE_PROMPT: &str = "PS4";
 
 /// The key of the positional parameters in `Analysis::sources`.
 pub const POSITIONAL: &str = "@";

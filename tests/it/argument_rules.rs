@@ -795,6 +795,10 @@ fn an_entity_value_starting_with_a_dash_is_no_option() {
              "exec": ["echo", "{{ .CurrentEntity.name }}"]},
             {"id": "s", "title": "s {{ .CurrentEntity.name }}", "entity": "host",
              "shell": "echo \"{{ .CurrentEntity.name }}\""},
+            // bash's brace expansion makes `{,x}--help` the words `--help` and `x--help`:
+            // the field starts a word there.
+            {"id": "brace", "title": "b {{ .CurrentEntity.name }}", "entity": "host",
+             "shell": "echo {,x}{{ .CurrentEntity.name }}"},
             {"id": "inside", "title": "i {{ .CurrentEntity.name }}", "entity": "host",
              "shell": "echo --name={{ .CurrentEntity.name }} /srv/{{ .CurrentEntity.name }}"},
             {"id": "ok", "title": "ok {{ .CurrentEntity.name }}", "entity": "host",
@@ -814,7 +818,7 @@ fn an_entity_value_starting_with_a_dash_is_no_option() {
             json!({"actionId": id, "arguments": args}),
         )
     };
-    for id in ["x-a", "s-a"] {
+    for id in ["x-a", "s-a", "brace-a"] {
         let (status, reply) = run(id, json!([]));
         let message = reply["message"].as_str().unwrap_or_default();
         assert_ne!(status, 200, "{id} ran: {reply}");

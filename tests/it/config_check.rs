@@ -273,7 +273,7 @@ actions:
     );
 }
 
-/// A value run as code by what the command starts besides `sh -c` (fe30g): a shell reading
+/// A value run as code by what the command starts besides `sh -c`: a shell reading
 /// its script from its standard input, a program handing a word to `sh -c` (`flock -c`),
 /// `xargs` splitting what it reads, bash's arithmetic following a name and `${x@P}`, and a
 /// value as the program itself. Each is refused at its action's path, naming the place; the
@@ -351,4 +351,236 @@ actions:
     for path in ["actions[7]", "actions[8]"] {
         assert!(!out.contains(path), "{path} was flagged:\n{out}");
     }
+}
+
+/// Runs `yaml` through the check, which must refuse it, and checks each refusal's line: it
+/// names `words` at its action's path; the actions in `clean` load without a word.
+fn assert_refusals(yaml: &str, refused: &[(&str, &str)], clean: &[&str]) {
+    let run = check(yaml);
+    assert_exit(&run, 2);
+    let out = output(&run);
+    for (path, words) in refused {
+        let line = out
+            .lines()
+            .find(|l| l.contains(path))
+            .unwrap_or_else(|| panic!("no `{path}` in:\n{out}"));
+        assert!(line.contains(words), "{path}: {line}");
+    }
+    for path in clean {
+        assert!(!out.contains(path), "{path} was flagged:\n{out}");
+    }
+}
+
+/// Expansions the shells split although the value was never left bare: an unquoted `$( )`
+/// whose command reads the value (and globs in it: an `email` value `*@x.y`), the value in
+/// the word of `${x:-…}`, the copy `${f:=…}` makes, a name written across a line
+/// continuation, an inner shell's `$0`, bash's `DIRSTACK`, and what `read -s` and
+/// `mapfile -t` read (options once taken for ones that take a word), and a `$( )` reading a
+/// file the command wrote the value to. Each is refused at its
+/// action's path; the same words quoted load.
+#[test]
+fn a_value_split_by_a_substitution_a_default_a_continuation_or_an_inner_name_is_refused() {
+    let yaml = "\
+actions:
+  - title: substitution
+    shell: 'rm -f $(printf %s \"$NAME\")'
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: default word
+    shell: 'rm -f ${DIR:-$NAME}'
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: assigned default
+    shell: ': \"${f:=$NAME}\"; rm -f $f'
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: continuation
+    shell: |
+      rm -f $ACTIOND_ARG_\\
+      NAME
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: inner name
+    exec: [sh, -c, 'rm -f $0', '{{ name }}']
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: dirstack
+    shell: 'pushd \"/tmp/$NAME\"; rm -f ${DIRSTACK[0]}'
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: read silent
+    shell: |
+      read -rs x <<EOF
+      $NAME
+      EOF
+      rm -f $x
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: mapfile
+    shell: 'mapfile -t a <<< \"$NAME\"; rm -f ${a[@]}'
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: glob
+    shell: 'ls $(printf %s \"$NAME\")'
+    arguments: [{name: name, type: email}]
+  - title: file
+    shell: 'printf %s \"$NAME\" > /tmp/f; rm -f $(cat /tmp/f)'
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: quoted
+    shell: 'rm -f -- \"$(printf %s \"$NAME\")\" \"${DIR:-$NAME}\"; : \"${f:=$NAME}\"; rm -f -- \"$f\" \"$0\"'
+    arguments: [{name: name, type: ascii_sentence}]
+";
+    let outside = "stands outside quotes";
+    assert_refusals(
+        yaml,
+        &[
+            (
+                "actions[0].shell",
+                "the output of `$( )` on line 1 stands outside quotes",
+            ),
+            ("actions[1].shell", "$NAME on line 1 stands outside quotes"),
+            (
+                "actions[2].shell",
+                "$f on line 1 stands outside quotes and holds the value",
+            ),
+            (
+                "actions[3].shell",
+                "$ACTIOND_ARG_NAME on line 1 stands outside quotes",
+            ),
+            ("actions[4].exec", "$0 on line 1 stands outside quotes"),
+            ("actions[5].shell", "$DIRSTACK on line 1"),
+            ("actions[6].shell", "(what `read` reads)"),
+            ("actions[7].shell", "(what `mapfile` reads)"),
+            ("actions[8].shell", outside),
+            (
+                "actions[9].shell",
+                "may read the file or pipe that line 1 writes a value to",
+            ),
+        ],
+        &["actions[10]"],
+    );
+}
+
+/// A quoted expansion that changes the value at the start of an argument may start with `-`
+/// although no value does (`${NAME#*.}` of `backup.-rf`, `tr _ -` of `_rf`): the program
+/// reads an option. Refused unless `--` or `./` comes before it or the argument allows a
+/// leading dash.
+#[test]
+fn a_changed_value_at_the_start_of_an_argument_is_refused_unless_options_end_before_it() {
+    let yaml = "\
+actions:
+  - title: strip
+    shell: 'rm \"${NAME#*.}\" victim'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: replace
+    shell: 'rm \"${NAME//_/-}\"'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: changed output
+    shell: 'rm \"$(printf %s \"$NAME\" | tr _ -)\"'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: guarded
+    shell: 'rm -- \"${NAME#*.}\" \"$(printf %s \"$NAME\" | tr _ -)\"; rm ./\"${NAME#*.}\"'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: allowed
+    shell: 'rm \"$(printf %s \"$NAME\" | tr _ -)\"'
+    arguments: [{name: name, type: ascii_identifier, allowLeadingDash: true}]
+";
+    let fix = "write `./` or `--` before it";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", fix),
+            ("actions[1].shell", fix),
+            (
+                "actions[2].shell",
+                "the output of `$( )` on line 1 reads a value and starts an argument",
+            ),
+            ("actions[2].shell", fix),
+        ],
+        &["actions[3]", "actions[4]"],
+    );
+}
+
+/// Programs that run what they are given with a shell: GNU `parallel`'s command (and the
+/// lines it reads when it has none), the standard input of `su USER` and `ssh HOST` with no
+/// command and of a shell behind `docker exec -i`, the trace prompt `PS4`, `sg`, `script
+/// -c`, `trap`, and awk's `system()`. Each is refused naming the place and the fix; the forms that hand the
+/// value over as data load.
+#[test]
+fn a_value_a_program_runs_with_a_shell_is_refused_naming_the_fix() {
+    let yaml = "\
+actions:
+  - title: parallel
+    shell: 'parallel rm \"$NAME\" ::: x'
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: parallel input
+    shell: 'printf \"%s\\n\" \"$NAME\" | parallel'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: su
+    shell: 'echo \"$NAME\" | su pi'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: ssh
+    shell: 'echo \"$NAME\" | ssh pi@host'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: docker
+    shell: 'echo \"$NAME\" | docker exec -i web sh'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: ps4
+    shell: 'PS4=\"+ $NAME \"; set -x; uptime'
+    arguments: [{name: name, type: password}]
+  - title: sg
+    shell: 'sg root \"rm -f -- /srv/$NAME\"'
+    arguments: [{name: name, type: raw_string_multiline}]
+  - title: script
+    shell: \"script -qc 'rm -f $ACTIOND_ARG_NAME' /dev/null\"
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: trap
+    shell: \"trap 'rm -f $ACTIOND_ARG_NAME' EXIT\"
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: awk
+    shell: 'awk -v x=\"$NAME\" ''BEGIN { system(\"rm -f \" x) }'''
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: safe
+    shell: |
+      awk 'BEGIN { system(\"rm -f -- \\\"$ACTIOND_ARG_NAME\\\"\") }'
+      parallel rm -- {} ::: \"$NAME\"
+      echo \"$NAME\" | su pi -c 'cat > /tmp/x'
+      echo \"$NAME\" | ssh pi@host 'cat > x'
+      echo \"$NAME\" | docker exec -i web cat
+      PS4='+ '; set -x; echo \"$NAME\"
+    arguments: [{name: name, type: ascii_sentence}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            (
+                "actions[0].shell",
+                "the command GNU `parallel` runs through a shell (give it the value after `:::`",
+            ),
+            (
+                "actions[1].shell",
+                "GNU `parallel` with no command reads from its standard input",
+            ),
+            (
+                "actions[2].shell",
+                "the shell of `su USER` reads from its standard input (give it the command with `-c`",
+            ),
+            (
+                "actions[3].shell",
+                "the login shell of `ssh HOST` reads from its standard input",
+            ),
+            (
+                "actions[4].shell",
+                "the script a shell reads from its standard input",
+            ),
+            ("actions[5].shell", "the shell's trace prompt `PS4`"),
+            ("actions[5].shell", "write `PS4` out"),
+            ("actions[6].shell", "the command of `sg`"),
+            (
+                "actions[7].shell",
+                "$ACTIOND_ARG_NAME on line 1 stands outside quotes",
+            ),
+            (
+                "actions[8].shell",
+                "$ACTIOND_ARG_NAME on line 1 stands outside quotes",
+            ),
+            (
+                "actions[9].shell",
+                "the data of an `awk` program that runs commands",
+            ),
+        ],
+        &["actions[10]"],
+    );
 }

@@ -6,7 +6,7 @@
 //! (`IFS=.` and `x.-r.victim`). Ordinary commands that quote their variables are split by no
 //! shell and flagged by nothing.
 
-use actiond::template::{Template, Values, judge, read_shell, unquoted};
+use actiond::template::{Template, Values, judge, read_shell, stripped, unquoted};
 
 use super::{PRELUDE, SHELLS, run, scratch};
 
@@ -14,6 +14,8 @@ use super::{PRELUDE, SHELLS, run, scratch};
 const SENTENCE: &str = "old -r victim";
 /// The value of `ascii_identifier` that IFS=. turns into `-r`.
 const DOTTED: &str = "x.-r.victim";
+/// An `email` value that globs (`a@x.y`, a file the row makes, is what splits out).
+const GLOB: &str = "*@x.y";
 
 /// Each row: the command (`p` prints each argument as `<arg>`, `{{ name }}` is rendered as
 /// actiond renders it unquoted), the value, and the shells in which `-r` reached the program
@@ -110,6 +112,92 @@ const ROWS: &[(&str, &str, &[&str])] = &[
         &ALL,
     ),
     ("xargs printf '<%s>' <<E\n$NAME\nE", SENTENCE, &ALL),
+    // actiond's own `$ACTIOND_ARG_NAME` (exported, as actiond sets it) behind the same
+    // constructs: the word of `${x:-…}`, the copy `${x=…}` makes, a name joined across a line
+    // continuation, and scripts that other programs hand to a shell: read from standard
+    // input, `flock -c`, `script -c`, `trap`, and `xargs -I` pasting into `sh -c`.
+    ("p ${x:-${ACTIOND_ARG_NAME}}", SENTENCE, &ALL),
+    (": \"${x=$ACTIOND_ARG_NAME}\"; p $x", SENTENCE, &ALL),
+    ("p $ACTIOND_ARG_\\\nNAME", SENTENCE, &ALL),
+    ("p ${ACTIOND_ARG_\\\nNAME}", SENTENCE, &ALL),
+    ("p $\\\nACTIOND_ARG_NAME", SENTENCE, &ALL),
+    ("sh <<E\nprintf '<%s>' $NAME\nE", SENTENCE, &ALL),
+    ("echo \"printf '<%s>' $NAME\" | sh", SENTENCE, &ALL),
+    (
+        "sh <<'E'\nprintf '<%s>' $ACTIOND_ARG_NAME\nE",
+        SENTENCE,
+        &ALL,
+    ),
+    (
+        "echo 'printf \"<%s>\" $ACTIOND_ARG_NAME' | sh",
+        SENTENCE,
+        &ALL,
+    ),
+    (
+        "flock ./L -c 'printf \"<%s>\" $ACTIOND_ARG_NAME'",
+        SENTENCE,
+        &ALL,
+    ),
+    (
+        "script -qc 'printf \"<%s>\" $ACTIOND_ARG_NAME' /dev/null",
+        SENTENCE,
+        &ALL,
+    ),
+    ("trap 'p $ACTIOND_ARG_NAME' EXIT", SENTENCE, &ALL),
+    (
+        "printf '%s\\n' \"$NAME\" | xargs -I{} sh -c 'printf \"<%s>\" {}'",
+        SENTENCE,
+        &ALL,
+    ),
+    (
+        "printf '%s\\n' {{ name }} | xargs printf '<%s>'",
+        SENTENCE,
+        &ALL,
+    ),
+    // `read -s` and `mapfile -t` in a shell that has them, whatever shell starts it.
+    (
+        "printf '%s\\n' \"$NAME\" | busybox sh -c 'read -rs x; printf \"<%s>\" $x'",
+        SENTENCE,
+        &ALL,
+    ),
+    (
+        "bash -c 'mapfile -t a <<< \"$1\"; printf \"<%s>\" ${a[0]}' sh \"$NAME\"",
+        SENTENCE,
+        &ALL,
+    ),
+    // awk's `system()` runs `sh -c` on the string the program built, data and all; a
+    // command that reads the value from the environment itself gets it whole.
+    (
+        "awk -v x=\"$NAME\" 'BEGIN{system(\"printf \\\"<%s>\\\" \" x)}'",
+        SENTENCE,
+        &ALL,
+    ),
+    (
+        "awk 'BEGIN{system(\"printf \\\"<%s>\\\" \\\"$ACTIOND_ARG_NAME\\\"\")}'",
+        SENTENCE,
+        &[],
+    ),
+    // A command substitution that reads no variable, reading what the command wrote to a
+    // file or a pipe: `$(< f)` is bash's (dash and busybox ash read nothing).
+    ("printf %s \"$NAME\" > f; p $(cat f)", SENTENCE, &ALL),
+    (
+        "printf %s \"$NAME\" > f; p $(< f)",
+        SENTENCE,
+        &["bash", "bash --posix"],
+    ),
+    ("printf %s \"$NAME\" > f; d=$(cat f); p $d", SENTENCE, &ALL),
+    (
+        "printf %s \"$NAME\" | sh -c 'printf \"<%s>\" $(cat)'",
+        SENTENCE,
+        &ALL,
+    ),
+    (
+        "printf %s \"$NAME\" > f; d=$(cat f); p -- \"$d\" \"$(cat f)\"",
+        SENTENCE,
+        &[],
+    ),
+    // Globs in an unquoted substitution's output: `*@x.y` names the files that match.
+    ("touch a@x.y b@x.y; p $(printf %s \"$NAME\")", GLOB, &ALL),
     // Ordinary commands that quote: whole in every shell, flagged by nothing.
     ("x=$NAME; p \"$x\"", SENTENCE, &[]),
     ("x=\"$NAME\"; p -- \"$x\"", SENTENCE, &[]),
@@ -173,12 +261,15 @@ fn copies_and_ifs_split_where_the_shells_do_and_the_model_flags_them() {
     let mut wrong = Vec::new();
     for &(text, value, want) in ROWS {
         let rendered = text.replace("{{ name }}", &format!("'{value}'"));
-        let script = format!("{PRELUDE}NAME='{value}'\n{rendered}");
+        // actiond sets the value in the environment and, for `$NAME`, in the shell.
+        let script =
+            format!("{PRELUDE}export ACTIOND_ARG_NAME='{value}'\nNAME='{value}'\n{rendered}");
         let mut split = Vec::new();
         for (name, shell) in SHELLS {
-            // Split: `-r` reached the program as an argument of its own.
+            // Split: `-r` reached the program as an argument of its own (or a glob matched).
             let got = run(shell, &script, &dir).stdout;
-            if String::from_utf8_lossy(&got).contains("<-r>") {
+            let got = String::from_utf8_lossy(&got);
+            if got.contains("<-r>") || got.contains("<a@x.y>") {
                 split.push(*name);
             }
         }
@@ -214,4 +305,61 @@ fn a_value_after_a_brace_group_starts_its_word_in_bash() {
     assert_eq!(first, ["bash", "bash --posix"]);
     let t = Template::shell("p {,x}{{ name }}").unwrap();
     assert_eq!(t.leading().count(), 1);
+}
+
+/// Each row: a command whose first argument is the value changed by an expansion or by a
+/// command substitution's command, an `ascii_identifier` value (which may not start with
+/// `-`), and the shells in which the program got `-rf` as its first argument: an option. The
+/// model flags (`template::stripped`) every row some shell makes an option of, and none of
+/// the rest, where `--` or `./` comes first or nothing reads the value.
+const DASHES: &[(&str, &str, &[&str])] = &[
+    ("p \"${NAME#*.}\" victim", "backup.-rf", &ALL),
+    ("p \"${NAME#x}\"", "x-rf", &ALL),
+    ("p \"${NAME##*.}\"", "a.-rf", &ALL),
+    ("x=\"$NAME\"; p \"${x#?}\"", "x-rf", &ALL),
+    // dash has no `${x//p/r}`: "bad substitution".
+    (
+        "p \"${NAME//_/-}\"",
+        "_rf",
+        &["bash", "bash --posix", "busybox ash"],
+    ),
+    // A command substitution whose command changes the value.
+    ("p \"$(printf %s \"$NAME\" | tr _ -)\"", "_rf", &ALL),
+    ("p `printf %s \"$NAME\" | tr _ -`", "_rf", &ALL),
+    (
+        "p -- \"$(printf %s \"$NAME\" | tr _ -)\" \"${NAME#x}\"",
+        "x_rf",
+        &[],
+    ),
+    ("p ./\"${NAME#*.}\"", "backup.-rf", &[]),
+    ("p \"$(date +%F)\" \"$NAME\"", "_rf", &[]),
+];
+
+#[test]
+#[ignore = "needs dash, bash and busybox: scripts/test.sh runs it (cargo test --test shells -- --ignored)"]
+fn a_changed_value_at_the_start_of_an_argument_becomes_an_option_and_is_flagged() {
+    let dir = scratch(904);
+    let mut wrong = Vec::new();
+    for &(text, value, want) in DASHES {
+        let script = format!("{PRELUDE}NAME='{value}'\n{text}");
+        let mut option = Vec::new();
+        for (name, shell) in SHELLS {
+            let got = run(shell, &script, &dir).stdout;
+            if got.starts_with(b"<-rf>") {
+                option.push(*name);
+            }
+        }
+        if option != want {
+            wrong.push(format!(
+                "{text:?} made -rf in {option:?}, expected {want:?}"
+            ));
+        }
+        let (_, analysis) = read_shell(text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
+        let flagged = !stripped(&analysis, &values()).is_empty();
+        if flagged == want.is_empty() {
+            wrong.push(format!("{text:?}: flagged {flagged}"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

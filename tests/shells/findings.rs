@@ -148,6 +148,68 @@ const ROWS: &[(&str, &str, Quoting, &[&str])] = &[
     ),
     // F14: the value is the program.
     ("{{ v }} MARK", "touch", Quoting::Single, &ALL),
+    ("command {{ v }} MARK", "touch", Quoting::Single, &ALL),
+    // A value in a script piped into a shell, traced or not, and bash's `BASH_ENV` naming
+    // standard input.
+    (
+        "V={{ v }}; echo \"rm -f -- /x/$V\" | sh -x",
+        "x; touch MARK",
+        Quoting::Single,
+        &ALL,
+    ),
+    (
+        "V={{ v }}; BASH_ENV=/dev/stdin bash -c true <<E\n$V\nE",
+        "touch MARK",
+        Quoting::Single,
+        &ALL,
+    ),
+    // bash's arithmetic following actiond's own variable by name, and a subscript.
+    (
+        "export ACTIOND_ARG_V={{ v }}; bash -c 'm=ACTIOND_ARG_V; echo $(( m ))'",
+        "a[$(touch MARK)]",
+        Quoting::Single,
+        &ALL,
+    ),
+    (
+        "m=n; n={{ v }}; a[m]=1",
+        "a[$(touch MARK)]",
+        Quoting::Single,
+        &["bash", "bash --posix"],
+    ),
+    // Prompt expansion of an inner shell's `$1`.
+    (
+        "bash -c 'echo \"${1@P}\"' sh {{ v }}",
+        "$(touch MARK)",
+        Quoting::Single,
+        &ALL,
+    ),
+    // The trace prompt PS4 is expanded for each line `set -x` traces: by bash always, by
+    // dash 0.5.12 and busybox 1.35 ash when it traces a function's body (`p x` here; for a
+    // builtin such as `: x` they print "Syntax error" and run nothing).
+    (
+        "PS4={{ v }}; set -x; p x",
+        "$(touch MARK)",
+        Quoting::Single,
+        &ALL,
+    ),
+    (
+        "PS4=\"+ {{ v }} \"; set -x; p x",
+        "$(touch MARK)",
+        Quoting::Double,
+        &ALL,
+    ),
+    (
+        "PS4={{ v }}; set -x; : x",
+        "$(touch MARK)",
+        Quoting::Single,
+        &["bash", "bash --posix"],
+    ),
+    (
+        "bash -xc 'PS4=$1; :' sh {{ v }}",
+        "$(touch MARK)",
+        Quoting::Single,
+        &ALL,
+    ),
 ];
 
 const ALL: [&str; 4] = ["dash", "bash", "bash --posix", "busybox ash"];

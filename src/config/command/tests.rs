@@ -234,7 +234,8 @@ fn an_unquoted_variable_of_an_argument_is_refused_where_its_value_may_split() {
         // A command substitution that reads no value, and a copy of one.
         "tar cf b-$(date +%F).tar \"$NAME\"",
         "d=$(date +%F); rm -f $d.log `hostname`.pid \"$NAME\"",
-        "rm -f \"$(printf %s \"$NAME\")\"",
+        // Quoted, after `--`: what its command prints may start with `-`.
+        "rm -f -- \"$(printf %s \"$NAME\")\"",
     ] {
         let (_, warnings) = ok(&action(shell, "{name: name, type: ascii_sentence}"));
         assert!(warnings.is_empty(), "{shell}: {warnings:?}");
@@ -279,6 +280,12 @@ fn an_expansion_that_strips_the_start_of_a_value_may_not_start_an_argument() {
         ("x=\"$NAME\"; rm \"${x#?}\"", id),
         ("sh -c ''rm \"${1#x}\"'' sh {{ name }}", id),
         ("rm \"${NAME#*-}\"", "{name: name, type: datetime}"),
+        // A command substitution that reads a value: its command may change the value into
+        // one that starts with `-` (`tr _ -` of `_rf`).
+        ("rm \"$(printf %s \"$NAME\" | tr _ -)\" x", id),
+        ("rm `basename \"$NAME\"`", id),
+        ("x=\"$NAME\"; rm \"$(echo \"$x\" | tr _ -)\"", id),
+        ("sh -c ''rm \"$(echo \"$1\" | tr _ -)\"'' sh {{ name }}", id),
     ] {
         assert_error(
             &action(shell, arg),
@@ -295,6 +302,16 @@ fn an_expansion_that_strips_the_start_of_a_value_may_not_start_an_argument() {
             "{name: name, type: ascii_identifier, allowLeadingDash: true}",
         ),
         ("rm \"${NAME#1}\"", "{name: name, type: int}"),
+        ("rm -- \"$(printf %s \"$NAME\" | tr _ -)\"", id),
+        (
+            "rm ./\"$(printf %s \"$NAME\" | tr _ -)\" \"$(date +%F)\"",
+            id,
+        ),
+        ("x=\"$(printf %s \"$NAME\" | tr _ -)\"", id),
+        (
+            "rm \"$(printf %s \"$NAME\" | tr _ -)\"",
+            "{name: name, type: ascii_identifier, allowLeadingDash: true}",
+        ),
         (
             "rm \"${NAME#*.}\"",
             "{name: name, choices: [{value: a.-b}]}",

@@ -525,6 +525,10 @@ impl<'a> Lexer<'a> {
             b'&' | b'|' => {
                 // `a | b`, `a |& b`: b reads what a writes.
                 let pipe = c == b'|' && !self.at(b"||");
+                if pipe && cmd.spills() {
+                    let line = self.notes.line(cmd.start);
+                    self.notes.analysis.spilled.get_or_insert(line);
+                }
                 let piped = pipe.then(|| cmd.reads_all());
                 self.finish(cmd)?;
                 if let Some(reads) = piped {
@@ -604,6 +608,8 @@ impl<'a> Lexer<'a> {
             let word = self.target(nest)?;
             if op == Some(b'<') {
                 cmd.input(Input::File(word));
+            } else if word.value() != Some(&b"/dev/null"[..]) {
+                cmd.writes_file = true;
             }
             return Ok(());
         }

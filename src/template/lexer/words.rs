@@ -383,7 +383,23 @@ impl Lexer<'_> {
         let reads = output_reads(&self.b[from..to.max(from)]);
         if reads.is_empty() {
             w.note_computed(what);
+            // Its command may still read a file or input a value was written to (`judge`
+            // weighs it against `Analysis::spilled`).
+            if split {
+                let line = self.notes.line(at);
+                let reads = vec![Read::Computed(what.to_string())];
+                self.notes
+                    .analysis
+                    .outputs
+                    .push(Output { what, line, reads });
+            }
             return;
+        }
+        // At the start of an argument, quoted or not, its output (a value changed by its
+        // command, `tr _ -`) may start with `-` where the value does not.
+        if !w.seen_text {
+            w.stripped
+                .get_or_insert_with(|| (what.to_string(), Some(reads.clone())));
         }
         for r in &reads {
             if let Read::Variable(v) = r {
@@ -481,7 +497,7 @@ impl Lexer<'_> {
                     let strips = matches!(*op, b"#" | b"##" | b":") || op.starts_with(b"/");
                     if leads && strips && name.as_ref().is_none_or(|n| !n.is_empty()) {
                         let n = name.clone().unwrap_or_else(|| POSITIONAL.to_string());
-                        w.stripped.get_or_insert(n);
+                        w.stripped.get_or_insert((n, None));
                     }
                     self.bump(op.len());
                     // bash's `${x@P}` expands the value as a prompt string: `$( )` in it runs.

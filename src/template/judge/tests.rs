@@ -1,0 +1,595 @@
+//! The verdict's tables (`judge`): each command with the refusal it must get, or none, as
+//! text and as an `int` value; what the shells do with each is in tests/shells.
+
+use super::super::{read_exec, read_shell};
+use super::*;
+
+/// One argument `a`, of `type: int` or text, read as `{{ a }}`, `$ACTIOND_ARG_A` or `$A`.
+fn values(int: bool) -> Values {
+    let mut v = Values {
+        any: !int,
+        ..Values::default()
+    };
+    if int {
+        v.int.insert("a".into());
+    }
+    v.variables
+        .insert("ACTIOND_ARG_A".into(), ("a".into(), false));
+    v.variables.insert("A".into(), ("a".into(), true));
+    v
+}
+
+fn verdict(text: &str, int: bool) -> Result<(), String> {
+    let (_, analysis) = read_shell(text).map_err(|e| e.message)?;
+    judge(text, &analysis, &values(int)).map_err(|why| why.to_string())
+}
+
+/// Each row: a command, whether it is refused with a text argument (and the reason's
+/// words), and whether with an `int` one (an integer is safe where a value is read again,
+/// but a placeholder stays refused where the lexer refuses every value).
+#[test]
+fn a_value_read_again_is_refused_unless_it_is_an_integer() {
+    let table: &[(&str, Option<&str>, bool)] = &[
+        // bash expands the target of `>&` a second time.
+        ("p >& \"$ACTIOND_ARG_A\"", Some("target of `>&`"), false),
+        ("p 1>&$A", Some("target of `>&`"), false),
+        ("p >&{{ a }}", Some("target of `>&`"), true),
+        ("p >&2; p {{ a }}", None, false),
+        // `[[ ]]` with shell operators inside: dash and ash read them as the shell's.
+        ("[[ x == y || z ]]; p {{ a }}", Some("inside `[[ ]]`"), true),
+        ("[[ {{ a }} == x && y ]]", Some("inside `[[ ]]`"), true),
+        ("[[ x < y ]]; p $(( A ))", Some("is read after"), false),
+        // A copy of the value read after the point where the model stops.
+        (
+            "x={{ a }}; alias l=ls; rm $x",
+            Some("$x is read after"),
+            false,
+        ),
+        (
+            "x=$A; shopt -s extglob; rm \"$x\"",
+            Some("$x is read after"),
+            false,
+        ),
+        (
+            "x=$A; shopt -s extglob; rm \"$\\\nx\"",
+            Some("$x is read after"),
+            false,
+        ),
+        ("x=1; p \"$A\"; alias l=ls; rm $x", None, false),
+        ("[[ {{ a }} == x ]] || p {{ a }}", None, false),
+        // dash reads `cmd &> f w` as `cmd &` and `> f w`.
+        ("p &> /dev/null {{ a }}", Some("`&>`"), true),
+        ("p {{ a }} &>/dev/null", None, false),
+        // `for NAME do` without `in`: the body is commands like any other.
+        ("for x do eval {{ a }}; done", Some("`eval`"), true),
+        (
+            "set -- {{ a }}; for x do let y=$x; done",
+            Some("`let`"),
+            false,
+        ),
+        // bash evaluates a variable's value in arithmetic again.
+        ("echo $(( ACTIOND_ARG_A + 1 ))", Some("$(( ))"), false),
+        ("echo $(( A * 60 ))", Some("$(( ))"), false),
+        ("echo $(( $A ))", Some("$(( ))"), false),
+        ("(( A > 1 )) && p", Some("(( ))"), false),
+        ("let x=A", Some("`let`"), false),
+        ("x[A]=1", Some("subscript"), false),
+        ("[[ $A -eq 1 ]]", Some("arithmetic comparison"), false),
+        ("echo ${x:A}", Some("arithmetic"), false),
+        ("m={{ a }}; echo $(( m ))", Some("$(( ))"), false),
+        ("q() { p $(( $1 )); }; q {{ a }}", Some("$(( ))"), false),
+        ("[ \"$A\" -gt 3 ] && p", None, false),
+        ("echo $(( 1 + 2 )) {{ a }}", None, false),
+        // A bare name left as text for another shell, which has no such variable.
+        ("echo '$A'", Some("as text"), true),
+        ("sh -c 'echo $A'", Some("as text"), true),
+        ("sh -c 'echo \"$ACTIOND_ARG_A\"'", None, false),
+        ("sh -c 'echo $(( ACTIOND_ARG_A ))'", Some("$(( ))"), false),
+        // Prefixes that hide the command: bash's `time` options, `command`, `builtin`.
+        ("time -p eval p {{ a }}", Some("`eval`"), true),
+        ("time -- let x={{ a }}", Some("`let`"), true),
+        ("time -p -- eval {{ a }}", Some("`eval`"), true),
+        ("command -p eval {{ a }}", Some("`eval`"), true),
+        ("builtin let x=$A", Some("`let`"), false),
+        // A value in the environment of a program, which may read it as code.
+        ("BASH_ENV={{ a }} bash -c :", Some("`BASH_ENV`"), false),
+        (
+            "GIT_SSH_COMMAND=\"$ACTIOND_ARG_A\" git fetch",
+            Some("environment"),
+            false,
+        ),
+        ("export ENV={{ a }}; sh -i", Some("`ENV`"), false),
+        ("declare -x ENV=$A", Some("`ENV`"), false),
+        (
+            "env -u X TAR_OPTIONS={{ a }} tar x",
+            Some("`TAR_OPTIONS`"),
+            false,
+        ),
+        ("/usr/bin/env -i LANG=C x={{ a }} cmd", Some("`x`"), false),
+        ("x={{ a }}; p \"$x\"", None, false),
+        ("y={{ a }}; env p {{ a }} \"$y\"", None, false),
+        // Scripts handed to another shell.
+        ("sh -c \"echo {{ a }}\"", Some("sh -c"), false),
+        ("bash -c 'echo {{ a }}'", Some("sh -c"), false),
+        ("nohup env bash -ec \"p {{ a }}\"", Some("sh -c"), false),
+        ("compgen -W {{ a }} x", Some("compgen"), true),
+        ("eval \"p {{ a }}\"", Some("eval"), true),
+        ("sh -c 'p \"$1\"' sh {{ a }}", None, false),
+        ("sh -c 'eval \"$1\"' sh {{ a }}", Some("positional"), false),
+        // Code reads even a command substitution that reads no variable: its command
+        // may read a file or its input.
+        ("eval \"$(date +%F)\"", Some("the output of `$( )`"), false),
+        ("sh -c 'eval \"$0\"' {{ a }}", Some("`eval`"), false),
+        // A shell that reads its script from its standard input (fe30g F6, F7): what
+        // reaches it is code.
+        ("echo {{ a }} | sh", Some("its standard input"), false),
+        (
+            "echo \"rm -- /x/$A\" | sh -x",
+            Some("its standard input"),
+            false,
+        ),
+        ("echo ls | sudo -u pi bash", Some("before `|`"), false),
+        ("sh <<E\nrm $A\nE", Some("its standard input"), false),
+        (
+            "sh -s -- \"$A\" <<E\nrm \\$1\nE",
+            Some("its standard input"),
+            false,
+        ),
+        (". /dev/stdin <<E\n$A\nE", Some("standard input"), false),
+        ("source /dev/stdin <<< \"$A\"", Some("$A holds"), false),
+        ("bash <<< {{ a }}", Some("its standard input"), false),
+        (
+            "sh /dev/stdin <<E\n$A\nE",
+            Some("its standard input"),
+            false,
+        ),
+        (
+            "bash /proc/self/fd/0 <<E\n$A\nE",
+            Some("its standard input"),
+            false,
+        ),
+        (
+            "sh /dev/fd/3 3<<E\n$A\nE",
+            Some("its standard input"),
+            false,
+        ),
+        (
+            "BASH_ENV=/dev/stdin bash -c : <<E\n$A\nE",
+            Some("`BASH_ENV`"),
+            false,
+        ),
+        ("bash <(echo \"$A\")", Some("`<( )`"), false),
+        (". <(printf %s \"$A\")", Some("`<( )`"), false),
+        ("{ sh; } <<E\n$A\nE", Some("outside the command"), false),
+        ("echo \"$A\" | at now", Some("`at`"), false),
+        ("sh <<'E'\nrm -- \"$ACTIOND_ARG_A\"\nE", None, false),
+        ("sh -s -- \"$A\" <<'E'\nrm -- \"$1\"\nE", None, false),
+        (
+            "sh <<'E'\neval \"$ACTIOND_ARG_A\"\nE",
+            Some("`eval`"),
+            false,
+        ),
+        ("sh < /opt/job.sh; p \"$A\"", None, false),
+        ("sh /opt/job.sh \"$A\"", None, false),
+        ("sh -- \"$A\"", Some("script file"), false),
+        ("sh \"$A\" x", Some("`sh -c`"), false),
+        ("echo \"$A\" | grep -q sh", None, false),
+        // Programs that hand an argument to `sh -c` (F8), in their own words.
+        ("flock /run/l -c \"rm {{ a }}\"", Some("`flock -c`"), false),
+        ("flock -w 5 /run/l -c 'p $(( A ))'", Some("$(( ))"), false),
+        ("flock /run/l rm -- {{ a }}", None, false),
+        ("script -qc \"p $A\" /dev/null", Some("`script -c`"), false),
+        ("sg root \"p $A\"", Some("`sg`"), false),
+        ("sg root -c 'p $(( ACTIOND_ARG_A ))'", Some("$(( ))"), false),
+        ("watch -n 5 \"p $A\"", Some("`watch`"), false),
+        ("watch -x p \"$A\"", None, false),
+        ("ssh -i k pi@host \"p $A\"", Some("other host"), false),
+        ("ssh pi@host p {{ a }}", Some("other host"), false),
+        ("ssh pi@host uptime; p \"$A\"", None, false),
+        ("trap 'p $(( ACTIOND_ARG_A ))' EXIT", Some("$(( ))"), false),
+        ("trap 'rm -f -- \"$ACTIOND_ARG_A\"' EXIT", None, false),
+        (
+            "printf '%s\\n' \"$A\" | xargs -I{} sh -c 'p {}'",
+            Some("paste"),
+            false,
+        ),
+        ("find /srv -exec sh -c 'p {}' \\;", Some("paste"), false),
+        (
+            "find /srv -exec sh -c 'p \"$1\"' sh {} \\; ; p \"$A\"",
+            None,
+            false,
+        ),
+        // xargs splits what it reads into arguments (F9), unless items end in NUL.
+        (
+            "printf '%s\\n' \"$A\" | xargs rm -f",
+            Some("`xargs`"),
+            false,
+        ),
+        ("xargs rm -f <<E\n$A\nE", Some("`xargs`"), false),
+        ("xargs rm -f <<< {{ a }}", Some("`xargs`"), false),
+        ("printf '%s\\0' \"$A\" | xargs -0 rm -f --", None, false),
+        ("find /srv -print0 | xargs -r0 rm -f; p \"$A\"", None, false),
+        // bash's arithmetic follows a name to its value (F10).
+        (
+            "m=n; n=$A; echo $(( m ))",
+            Some("$m names a variable"),
+            false,
+        ),
+        ("m=ACTIOND_ARG_A; echo $(( m ))", Some("$m names"), false),
+        ("m=ACTIOND_ARG_A; [[ m -gt 0 ]]", Some("$m names"), false),
+        ("m=A; a[m]=1", Some("$m names"), false),
+        ("m='n + 1'; n={{ a }}; let x=m", Some("$m names"), false),
+        ("local m=n; n=$A; (( m ))", Some("$m names"), false),
+        (
+            "for m in n; do n=$A; echo $(( m )); done",
+            Some("$m names"),
+            false,
+        ),
+        (
+            "bash -c 'm=n; n=$1; echo $(( m ))' sh \"$A\"",
+            Some("$m names"),
+            false,
+        ),
+        ("m=n; n=3; echo $(( m )) \"$A\"", None, false),
+        ("m=m; echo $(( m )) \"$A\"", None, false),
+        // bash's `${x@P}` runs `$( )` in the value (F11).
+        ("echo \"${A@P}\"", Some("prompt expansion"), false),
+        (
+            "bash -c 'echo \"${1@P}\"' sh \"$A\"",
+            Some("prompt expansion"),
+            false,
+        ),
+        ("echo \"${A@Q}\" \"${A@E}\"", None, false),
+        // A value as the program itself (F14).
+        (
+            "{{ a }} --version",
+            Some("the program the command runs"),
+            false,
+        ),
+        ("\"$A\" --version", Some("the program"), false),
+        ("command \"$A\"", Some("the program"), false),
+        ("env \"$A\"", Some("the program"), false),
+        ("exec \"$ACTIOND_ARG_A\"", Some("the program"), false),
+        (
+            "nohup timeout -s KILL 5 {{ a }}",
+            Some("the program"),
+            false,
+        ),
+        ("sudo -u pi {{ a }} x", Some("the program"), false),
+        ("x=$A; $x", Some("the program"), false),
+        ("$CMD -v; env x=1 p \"$A\"", None, false),
+        // GNU parallel joins its command's words and runs them with a shell; what follows
+        // `:::` it quotes into the command, or runs when it has no command.
+        ("parallel rm \"$A\" ::: 1", Some("GNU `parallel`"), false),
+        (
+            "parallel -j 4 \"p $A\" ::: 1",
+            Some("GNU `parallel`"),
+            false,
+        ),
+        ("parallel ::: \"$A\"", Some("GNU `parallel`"), false),
+        ("echo \"$A\" | parallel", Some("GNU `parallel`"), false),
+        ("parallel -j 4 rm -- {} ::: \"$A\"", None, false),
+        ("echo \"$A\" | parallel rm --", None, false),
+        ("parallel -q rm -- \"$A\" ::: 1", None, false),
+        // `su USER` and `ssh HOST` with no command run their standard input in a shell; so
+        // does a shell behind `docker exec -i`.
+        ("echo \"$A\" | su pi", Some("`su USER`"), false),
+        ("su - pi <<E\n$A\nE", Some("`su USER`"), false),
+        ("echo \"$A\" | runuser pi", Some("`su USER`"), false),
+        ("echo \"$A\" | su -c 'cat > /tmp/x' pi", None, false),
+        ("echo \"$A\" | runuser -u pi -- cat", None, false),
+        ("echo \"$A\" | ssh pi@host", Some("`ssh HOST`"), false),
+        ("echo \"$A\" | ssh -n pi@host; p", None, false),
+        ("echo \"$A\" | ssh pi@host 'cat > f'", None, false),
+        (
+            "echo \"$A\" | ssh pi@host sh",
+            Some("standard input"),
+            false,
+        ),
+        (
+            "echo \"$A\" | docker exec -i -u pi c sh",
+            Some("standard input"),
+            false,
+        ),
+        (
+            "echo \"$A\" | podman exec -it c bash -s",
+            Some("standard input"),
+            false,
+        ),
+        ("echo \"$A\" | docker exec -i c psql db", None, false),
+        ("echo \"$A\" | docker exec c sh", None, false),
+        (
+            "echo \"$A\" | docker run -i alpine",
+            Some("container image"),
+            false,
+        ),
+        // The shells expand PS4 (`$( )` and all) for a line `set -x` traces.
+        ("PS4=\"$A\"; set -x; p", Some("`PS4`"), false),
+        ("PS4=\"+ {{ a }} \"; set -x; p", Some("`PS4`"), false),
+        ("export PS4=$A; bash -x /opt/job.sh", Some("`PS4`"), false),
+        ("read -r PS4; set -x; p \"$A\"", Some("`PS4`"), false),
+        ("bash -xc 'PS4=$1; p' sh \"$A\"", Some("`PS4`"), false),
+        ("PS4='+ '; set -x; p \"$A\"", None, false),
+        // awk's `system()` and pipes run `sh -c` on what the program builds, data and all.
+        (
+            "awk -v x=\"$A\" 'BEGIN{system(\"ls \" x)}'",
+            Some("`awk` program that runs commands"),
+            false,
+        ),
+        (
+            "echo \"$A\" | awk '{print | \"sh\"}'",
+            Some("`awk` program"),
+            false,
+        ),
+        ("awk -v x=\"$A\" 'BEGIN{print x}'", None, false),
+        (
+            "awk 'BEGIN{system(\"rm -- \\\"$ACTIOND_ARG_A\\\"\")}'; p \"$A\"",
+            None,
+            false,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for &(text, why, int_refused) in table {
+        let text_verdict = verdict(text, false);
+        let ok = match (why, &text_verdict) {
+            (None, Ok(())) => true,
+            (Some(w), Err(e)) => e.contains(w),
+            _ => false,
+        };
+        if !ok {
+            wrong.push(format!("{text:?} as text: {text_verdict:?}"));
+        }
+        let int_verdict = verdict(text, true);
+        if int_verdict.is_err() != int_refused {
+            wrong.push(format!("{text:?} as int: {int_verdict:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Each row: a command, and the unquoted variables that may hold argument `a`'s value
+/// (`A` or `ACTIOND_ARG_A`), each as `name`, `name copied`, `name ?` (followed nowhere
+/// actiond can see) and with ` IFS` when the command sets IFS. What the shells do with
+/// each is in tests/shells (`copies`).
+#[test]
+fn a_value_copied_into_a_variable_is_followed_there() {
+    let table: &[(&str, &[&str])] = &[
+        ("rm $A", &["A"]),
+        ("x=$A; rm $x", &["x copied"]),
+        ("x={{ a }}; rm $x", &["x copied"]),
+        ("x=\"$ACTIOND_ARG_A\"; rm $x", &["x copied"]),
+        ("x=${A%.txt}; y=${z:-$x}; rm $y", &["y copied"]),
+        ("x=$A; x=$x$x; rm $x", &["x copied"]),
+        ("f() { local x=\"$A\"; rm $x; }", &["x copied"]),
+        ("export x=\"$A\"; rm $x", &["x copied"]),
+        (
+            "set -- \"$A\"; rm $1 $@ $*",
+            &["* copied", "1 copied", "@ copied"],
+        ),
+        ("set -- \"$A\"; for x do rm $x; done", &["x copied"]),
+        ("for x in \"$A\"; do rm $x; done", &["x copied"]),
+        ("f() { rm $1; }; f \"$A\"", &["1 ?"]),
+        ("read x <<E\n$A\nE\nrm $x", &["x ?"]),
+        ("echo \"$A\" | { read -r x; rm $x; }", &["x ?"]),
+        ("x=$(echo \"$A\"); rm $x", &["x ?"]),
+        ("printf -v x %s \"$A\"; rm $x", &["x ?"]),
+        ("x=A; rm ${!x}", &["!x ?"]),
+        ("rm \"$A\" $REPLY $_", &["REPLY ?", "_ ?"]),
+        ("IFS=.; rm $A", &["A IFS"]),
+        // A script a shell reads from its standard input is read like `sh -c`'s.
+        ("sh <<'E'\nrm $ACTIOND_ARG_A\nE", &["ACTIOND_ARG_A"]),
+        ("sh -s -- \"$A\" <<'E'\nrm $1\nE", &["1 copied"]),
+        ("sh /dev/stdin x \"$A\" <<'E'\nrm $2\nE", &["2 copied"]),
+        ("bash <<< 'rm $ACTIOND_ARG_A'", &["ACTIOND_ARG_A"]),
+        ("trap 'rm $ACTIOND_ARG_A' EXIT", &["ACTIOND_ARG_A"]),
+        ("export IFS; x=$A; rm $x", &["x copied IFS"]),
+        ("for IFS in .; do rm \"$A\" $1; done", &[]),
+        // A literal, a number, arithmetic, or a quoted use: nothing.
+        ("x=/tmp; n=3; rm $x/$n \"$A\"", &[]),
+        ("for f in a b *.log; do rm $f \"$A\"; done", &[]),
+        ("x=$((1 + 2)); rm $x \"$A\"", &[]),
+        ("x=$A; set -- \"$x\"; rm \"$x\" \"$@\" \"$1\"", &[]),
+        ("rm $IFSX \"$A\"", &[]),
+        // An unquoted command substitution whose command reads a value: its output is
+        // split (all four print <old><-r><victim>: tests/shells, `copies`). One that reads
+        // none, and a copy of it, hold no value.
+        ("rm $(printf %s \"$A\")", &["the output of `$( )` ?"]),
+        (
+            "rm `basename \"$A\"`",
+            &["the output of a backtick command ?"],
+        ),
+        (
+            "for f in $(echo \"$A\"); do rm \"$f\"; done",
+            &["the output of `$( )` ?"],
+        ),
+        ("x=$A; rm $(basename \"$x\")", &["the output of `$( )` ?"]),
+        ("cd \"$A\"; rm $(pwd)", &["the output of `$( )` ?"]),
+        ("rm $(cat <<E\n$A\nE\n)", &["the output of `$( )` ?"]),
+        ("y=$(echo \"$A\"); rm \"$(printf %s \"$A\")\" \"$y\"", &[]),
+        ("rm x=$(echo \"$A\")", &["the output of `$( )` ?"]),
+        (
+            "d=$(date +%F); rm $d b-$(date +%F).tar `hostname` \"$A\"",
+            &[],
+        ),
+        ("x=/tmp; rm $(basename $x) \"$A\"", &[]),
+        // A command substitution that reads no variable, where the command wrote a value to
+        // a file or a pipe its command may read.
+        (
+            "printf %s \"$A\" > f; rm $(cat f)",
+            &["the output of `$( )` ?"],
+        ),
+        (
+            "printf %s \"$A\" > f; rm $(< f)",
+            &["the output of `$( )` ?"],
+        ),
+        ("printf %s \"$A\" > f; d=$(cat f); rm $d", &["d ?"]),
+        (
+            "printf %s \"$A\" | sh -c 'rm $(cat)'",
+            &["the output of `$( )` ?"],
+        ),
+        (
+            "cat > f <<E\n$A\nE\nrm `cat f`",
+            &["the output of a backtick command ?"],
+        ),
+        (
+            "printf %s \"$A\" > f; d=$(cat f); rm -- \"$d\" \"$(cat f)\"",
+            &[],
+        ),
+        ("p \"$A\" >/dev/null; rm b-$(date +%F).tar", &[]),
+        // The value of `${x:-WORD}`, and what `${x:=WORD}` assigns.
+        ("rm ${x:-$A}", &["A"]),
+        ("rm ${x:+${ACTIOND_ARG_A}}", &["ACTIOND_ARG_A"]),
+        (": \"${f:=$A}\"; rm $f", &["f copied"]),
+        (": \"${f=$ACTIOND_ARG_A}\"; rm $f", &["f copied"]),
+        ("x=y; : ${x:+${y:=$A}}; rm $y", &["A", "y copied"]),
+        (": ${f:=/tmp}; rm $f \"$A\"", &[]),
+        // A line continuation inside the name.
+        ("rm $ACTIOND_ARG_\\\nA", &["ACTIOND_ARG_A"]),
+        // An inner shell's `$0` is the word after its script.
+        ("sh -c 'rm $0' \"$A\"", &["0 copied"]),
+        ("sh -c 'rm $0 \"$1\"' sh \"$A\"; rm $0", &[]),
+        // `read -s` and `mapfile -t` take no word: the name after them is written.
+        ("read -rs x <<E\n$A\nE\nrm $x", &["x ?"]),
+        ("read -r -s x; rm $x", &["x ?"]),
+        ("read -rp '> ' x; rm $x", &["x ?"]),
+        ("read -t5 x; rm $x", &["x ?"]),
+        ("read -rt 5 x; rm $x", &["x ?"]),
+        ("read -p x y; rm $x \"$A\"", &[]),
+        ("mapfile -t a <<< \"$A\"; rm ${a[@]}", &["a ?"]),
+        ("readarray -d '' -t a; rm ${a[0]}", &["a ?"]),
+        ("mapfile -C f -c 1 a; rm $f \"$A\"", &[]),
+        // bash's stack of directories.
+        ("pushd \"/tmp/$A\"; rm ${DIRSTACK[0]}", &["DIRSTACK ?"]),
+    ];
+    let mut wrong = Vec::new();
+    for &(text, want) in table {
+        let (_, analysis) = read_shell(text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
+        let got: Vec<String> = unquoted(&analysis, &values(false))
+            .into_iter()
+            .map(|u| {
+                let mut s = u.variable.clone();
+                if u.unknown.is_some() {
+                    s.push_str(" ?");
+                } else if u.copied {
+                    s.push_str(" copied");
+                }
+                if u.ifs {
+                    s.push_str(" IFS");
+                }
+                s
+            })
+            .collect();
+        if got != want {
+            wrong.push(format!("{text:?}: {got:?}"));
+        }
+    }
+    // Without any value the command receives, what actiond cannot follow holds none.
+    let (_, analysis) = read_shell("read x; rm $x").unwrap();
+    assert!(unquoted(&analysis, &Values::default()).is_empty());
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn an_exec_argv_that_starts_a_shell_has_its_script_read() {
+    let table: &[(&[&str], bool)] = &[
+        (&["sh", "-c", "echo {{ a }}"], true),
+        (&["/usr/bin/env", "bash", "-c", "x {{ a }}"], true),
+        (&["sh", "-c", "echo $(( ACTIOND_ARG_A ))"], true),
+        (&["sh", "-c", "echo \"$1\"", "sh", "{{ a }}"], false),
+        (&["echo", "{{ a }}"], false),
+        // Programs that hand a word to `sh -c` (F8), and a value as the program (F14).
+        (&["flock", "/run/l", "-c", "rm {{ a }}"], true),
+        (&["flock", "/run/l", "-c", "rm $(( ACTIOND_ARG_A ))"], true),
+        (&["ssh", "host", "rm", "{{ a }}"], true),
+        (&["script", "-qc", "x {{ a }}"], true),
+        (&["find", ".", "-exec", "sh", "-c", "rm {}", ";"], true),
+        (&["{{ a }}"], true),
+        (&["env", "{{ a }}", "x"], true),
+        (&["sh", "{{ a }}"], true),
+        (&["env", "X={{ a }}", "rm", "--", "{{ a }}"], false),
+        (&["flock", "/run/l", "rm", "--", "{{ a }}"], false),
+    ];
+    for &(argv, refused) in table {
+        let argv: Vec<String> = argv.iter().map(|s| (*s).to_string()).collect();
+        let got = judge("", &read_exec(&argv), &values(false));
+        assert_eq!(got.is_err(), refused, "{argv:?}: {got:?}");
+    }
+}
+
+/// Every refusal's frame word for word, as `--check-config` shows it.
+#[test]
+fn refusals_word_for_word() {
+    let how = Rereading::Arithmetic;
+    let a = Placeholder::Argument("a".into());
+    let cases = [
+        (
+            Refusal::Reread {
+                how: Reaches::Placeholder(a.clone()),
+                place: "`$(( ))`".into(),
+                line: 2,
+                rereading: how,
+            },
+            format!(
+                "{a} reaches it: `$(( ))` (line 2), which {}: {}",
+                how.does(),
+                how.hint()
+            ),
+        ),
+        (
+            Refusal::Reread {
+                how: Reaches::Variable {
+                    name: "A".into(),
+                    argument: "a".into(),
+                },
+                place: "`let`".into(),
+                line: 1,
+                rereading: how,
+            },
+            format!(
+                "$A holds argument \"a\", which is not `type: int`, and reaches it: `let` \
+                 (line 1), which {}: {}",
+                how.does(),
+                how.hint()
+            ),
+        ),
+        (
+            Refusal::Reread {
+                how: Reaches::MayHold("x".into()),
+                place: "`let`".into(),
+                line: 1,
+                rereading: how,
+            },
+            format!(
+                "$x may hold a value the command received, and reaches it: `let` (line 1), \
+                 which {}: {}",
+                how.does(),
+                how.hint()
+            ),
+        ),
+        (
+            Refusal::Unexpanded {
+                name: "A".into(),
+                argument: "a".into(),
+            },
+            "$A stands where this shell leaves it as text (inside '…', or in a script \
+             another shell runs), and that shell has argument \"a\" only as \
+             $ACTIOND_ARG_A: write \"$ACTIOND_ARG_A\" there (never the bare name, which is \
+             no environment variable)"
+                .to_string(),
+        ),
+        (
+            Refusal::AfterLost {
+                variable: "A".into(),
+                why: "an alias".into(),
+                line: 3,
+            },
+            "$A is read after an alias (line 3), where actiond cannot tell how the shell \
+             will read it (it could be arithmetic, which runs code in a value): rewrite \
+             that part, or use `exec:`"
+                .to_string(),
+        ),
+    ];
+    for (why, words) in cases {
+        assert_eq!(why.to_string(), words);
+    }
+}
