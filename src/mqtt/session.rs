@@ -642,7 +642,7 @@ impl<'a> Session<'a> {
         if let Some(binding) = self.node.pressed(&p.topic) {
             let binding = binding.to_string();
             self.press(&binding, &p);
-            return Ok(());
+            return self.clear_press(&p).await;
         }
         let stale = p.retain
             && !p.payload.is_empty()
@@ -716,6 +716,23 @@ impl<'a> Session<'a> {
         self.send_configs(changes, None).await.map(|_| ())
     }
 
+    /// Deletes any retained copy of a message taken on a press topic, run or refused: an
+    /// empty retained message on the topic. A broker replays a retained copy at every
+    /// subscription, and a bridge hands the central broker's copy on as a live message (its
+    /// retain flag cleared) at every reconnection of the bridge, where it would run again;
+    /// deleted on actiond's broker, the copy is deleted on the central one too through a
+    /// bridge that carries the press topics `both` ways. Sent for every message but an empty
+    /// one (which is this deletion coming back, or someone else's): whether a live message had
+    /// a retained copy cannot be told, and the deletion is a few bytes per message taken.
+    async fn clear_press(&mut self, p: &codec::Publish) -> Result<(), Lost> {
+        if p.payload.is_empty() {
+            return Ok(());
+        }
+        let mut out = Vec::new();
+        self.conn.push(&mut out, &p.topic, b"");
+        self.conn.send(&out).await
+    }
+
     /// A press: only a button's topic, only `PRESS`, never a retained message; then the
     /// engine's one start path decides, as the `runAs` caller.
     fn press(&mut self, binding: &str, p: &codec::Publish) {
@@ -728,7 +745,7 @@ impl<'a> Session<'a> {
             if let Some(more) = ratelog::MQTT_RETAINED_PRESS.admit() {
                 warn!(
                     "MQTT: ignored a retained press of {binding}: a retained press would run \
-                     again at every reconnection (clear it with an empty retained message){more}"
+                     again at every reconnection; deleting it from the broker{more}"
                 );
             }
             return;
