@@ -310,6 +310,9 @@ pub struct Session<'a> {
     /// replaced, the last `SUPERSEDED_KEPT`: the broker's copy of one may still be on its
     /// way back to us, and it is ours, not another client's.
     superseded: VecDeque<(u64, u64)>,
+    /// The discovery topics of ours forgotten as overwritten, until the repair puts them back:
+    /// another client's message there is an overwrite, not a message where we have none.
+    forgotten: BTreeSet<String>,
 }
 
 impl<'a> Session<'a> {
@@ -341,6 +344,7 @@ impl<'a> Session<'a> {
             repair_at: None,
             last_repair: None,
             superseded: VecDeque::new(),
+            forgotten: BTreeSet::new(),
         }
     }
 
@@ -662,6 +666,30 @@ impl<'a> Session<'a> {
             return self.conn.send(&out).await;
         }
         let theirs = || discovery::digest(&String::from_utf8_lossy(&p.payload));
+        // Another client's discovery message under this node where actiond has none, written
+        // while actiond is connected (so it arrives live, unmarked): someone else's entity on
+        // the board's device. Deleted at once, as one found at connection is; a copy of ours
+        // that a newer message replaced is not another client's.
+        if self.node.is_config(&p.topic)
+            && !p.retain
+            && !p.payload.is_empty()
+            && !self.configs.contains_key(&p.topic)
+            && !self.forgotten.contains(&p.topic)
+            && !self
+                .superseded
+                .contains(&(discovery::digest(&p.topic), theirs()))
+        {
+            if let Some(more) = ratelog::MQTT_OVERWRITTEN.admit() {
+                warn!(
+                    topic = %p.topic,
+                    "MQTT: another client of the broker wrote a discovery message under this \
+                     node, where actiond announces nothing; deleting it{more}"
+                );
+            }
+            let mut out = Vec::new();
+            self.conn.push(&mut out, &p.topic, b"");
+            return self.conn.send(&out).await;
+        }
         // A message marked retained is the broker's copy from before this session, replayed
         // as it subscribed and since replaced by the full publish; another client's write
         // while actiond is connected arrives live, unmarked.
@@ -693,6 +721,7 @@ impl<'a> Session<'a> {
     /// puts ours back.
     fn overwritten(&mut self, topic: &str) {
         self.configs.remove(topic);
+        self.forgotten.insert(topic.to_string());
         if let Some(more) = ratelog::MQTT_OVERWRITTEN.admit() {
             warn!(
                 %topic,
@@ -713,7 +742,9 @@ impl<'a> Session<'a> {
         self.repair_at = None;
         self.last_repair = Some(Instant::now());
         let (_, changes) = self.build(&self.configs).await?;
-        self.send_configs(changes, None).await.map(|_| ())
+        self.send_configs(changes, None).await?;
+        self.forgotten.clear();
+        Ok(())
     }
 
     /// Deletes any retained copy of a message taken on a press topic, run or refused: an
