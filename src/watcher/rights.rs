@@ -24,8 +24,8 @@
 //! rights, as a file half written does.
 //!
 //! Pure: two configs in, the gains out, in time linear in the actions. An action that is new
-//! has no "before": only that guests or every logged-in user may run it is listed; a removed
-//! right is not a gain.
+//! has no "before": only that guests, every logged-in user or the MQTT caller may run it is
+//! listed; a removed right is not a gain.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -132,7 +132,9 @@ fn everyone(old: &Config, new: &Config) -> Vec<Who> {
                 .as_ref()
                 .map(|o| caller(&o.run_as_username, &o.run_as_usergroup, Provider::Mqtt)),
             after: caller(&m.run_as_username, &m.run_as_usergroup, Provider::Mqtt),
-            broad: false,
+            // Any client that may publish to the press topics presses as this caller: a new
+            // action it may run is a new button for all of them.
+            broad: true,
         });
     }
     // A user from the trusted header may bear any name or group an ACL names.

@@ -636,3 +636,16 @@ fn a_new_broker_is_a_gain_for_its_clients() {
         "{added:?}"
     );
 }
+
+/// A new action the MQTT caller may run is a new button for every client of the broker.
+#[test]
+fn a_new_action_the_mqtt_caller_may_press_is_a_gain() {
+    let old = "mqtt: {broker: 'mqtt://a', nodeId: n}\nactions:\n  - {id: light, title: Light, shell: 'true'}\n";
+    let new = format!("{old}  - {{id: unlock, title: Unlock, shell: 'true'}}\n");
+    let got = gains(&config(old), &config(&new));
+    let mqtt = got
+        .iter()
+        .find(|g| g.who.starts_with("MQTT presses"))
+        .unwrap_or_else(|| panic!("{got:?}"));
+    assert_eq!(mqtt.what, "exec on the new unlock");
+}
