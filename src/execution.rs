@@ -182,6 +182,9 @@ pub enum SpawnError {
         kind: std::io::ErrorKind,
         said: String,
     },
+    /// The working directory could not be entered (missing, not a directory, or not
+    /// searchable): the directory, and the error as the system said it.
+    WorkingDirectory { dir: String, said: String },
     /// The thread that starts processes ended without an answer (a bug).
     SpawnerLost,
 }
@@ -202,6 +205,9 @@ impl std::fmt::Display for SpawnError {
         match self {
             SpawnError::EmptyCommand => f.write_str("empty command"),
             SpawnError::Refused { program, said, .. } => write!(f, "{program}: {said}"),
+            SpawnError::WorkingDirectory { dir, said } => {
+                write!(f, "cannot enter the working directory {dir}: {said}")
+            }
             SpawnError::SpawnerLost => f.write_str("the spawning thread failed"),
         }
     }

@@ -243,10 +243,11 @@ pub static MQTT_STALE: Quiet = Quiet::new(Level::DEBUG, "MQTT lines about stale 
 /// A guest's run finished: anyone who reaches the page can press a cheap action as fast as
 /// it ends. A logged-in caller's, a token's and a trigger's runs each keep their line.
 pub static GUEST_FINISHED: Quiet = Quiet::new(Level::INFO, "lines about guests' finished runs");
-/// MQTT: a discovery message of ours another client overwrote (it can publish them at will).
+/// MQTT: a discovery message under this node another client wrote, over one of ours or where
+/// there is none (it can publish them at will).
 pub static MQTT_OVERWRITTEN: Quiet = Quiet::new(
     Level::WARN,
-    "MQTT lines about overwritten discovery messages",
+    "MQTT lines about discovery messages another client wrote",
 );
 /// MQTT: the connection to the broker, made or lost (a broker that accepts and drops).
 pub static MQTT_LINK: Quiet = Quiet::new(Level::WARN, "MQTT lines about the broker connection");

@@ -340,10 +340,7 @@ fn draft(
         _ => ctx.icon.clone(),
     };
     let popup_on_start = popup(c, f.get("popupOnStart"), ctx.popup);
-    let working_directory = c
-        .text(f.get("workingDirectory"))
-        .filter(|d| !d.trim().is_empty())
-        .map(|d| c.resolve(d.trim()));
+    let working_directory = working_directory(c, f.get("workingDirectory"), path);
     let entity = c
         .text(f.get("entity"))
         .filter(|e| !e.is_empty())
@@ -715,3 +712,33 @@ pub(super) fn settle_ids(c: &mut Checker<'_>, mut drafts: Vec<Draft>) -> Vec<Act
 
 #[cfg(test)]
 mod tests;
+
+/// `workingDirectory`, resolved against the config's directory. A placeholder in it is an
+/// error (it is never filled in: the directory would be its braces, taken literally); a
+/// directory that is not there now is a warning, since it may be mounted later (a run that
+/// cannot enter it fails naming it).
+fn working_directory(c: &mut Checker<'_>, field: Field<'_, '_>, path: &str) -> Option<PathBuf> {
+    let written = c.text(field).filter(|d| !d.trim().is_empty())?;
+    let at = path_or(field, path);
+    if written.contains("{{") {
+        c.error(
+            at,
+            format!(
+                "workingDirectory {written:?} holds a placeholder, which is not filled in there \
+                 (only the command's are); name the directory, or `cd` to it in the command"
+            ),
+        );
+        return None;
+    }
+    let dir = c.resolve(written.trim());
+    if !dir.is_dir() {
+        c.warn(
+            at,
+            format!(
+                "workingDirectory {} is not a directory now; each run fails until it is",
+                dir.display()
+            ),
+        );
+    }
+    Some(dir)
+}

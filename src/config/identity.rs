@@ -13,9 +13,10 @@ use super::tree::{Node, key_path};
 pub struct Auth {
     pub require_guests_to_login: bool,
     pub default_permissions: Permissions,
-    /// Whether a file wrote `defaultPermissions` (a reload that loses it and every ACL is
-    /// refused: it would fall back to everything for everyone).
-    pub default_permissions_written: bool,
+    /// The keys deciding rights that a file wrote (`RIGHTS_KEYS`): a reload that drops one
+    /// and so gives someone rights is held (`watcher::rights::falls_open`), since a file
+    /// still being written lacks its last keys.
+    pub written: Vec<&'static str>,
     pub local_users_enabled: bool,
     pub local_users: Vec<LocalUser>,
     pub http_header_username: String,
@@ -34,7 +35,7 @@ impl Auth {
         Auth {
             require_guests_to_login: false,
             default_permissions: default,
-            default_permissions_written: false,
+            written: vec![],
             local_users_enabled: false,
             local_users: vec![],
             http_header_username: String::new(),
@@ -121,11 +122,31 @@ pub struct AccessControlList {
 /// 64 MiB; anything above is a typo that would exhaust a 512 MB board.
 const MAX_ARGON2_KIB: u64 = 65_536;
 
+/// The top-level keys that decide who may do what, whose absence is a default: dropping one
+/// from the config in force may give rights (`Auth::written`).
+const RIGHTS_KEYS: [&str; 3] = [
+    "defaultPermissions",
+    "accessControlLists",
+    "authRequireGuestsToLogin",
+];
+
+/// Each key of `defaultPermissions` and its path: one left out is granted.
+const DEFAULT_PERMISSION_KEYS: [(&str, &str); 4] = [
+    ("view", "defaultPermissions.view"),
+    ("exec", "defaultPermissions.exec"),
+    ("logs", "defaultPermissions.logs"),
+    ("kill", "defaultPermissions.kill"),
+];
+
 /// The identity settings of the top-level mapping.
 pub(super) fn auth(c: &mut Checker<'_>, top: &Fields<'_>) -> Auth {
     let require_guests_to_login = c.flag(top.get("authRequireGuestsToLogin"), false);
-    let default_permissions_written = top.get("defaultPermissions").is_some();
-    let default_permissions = default_permissions(c, top.get("defaultPermissions"));
+    let mut written: Vec<&'static str> = RIGHTS_KEYS
+        .iter()
+        .copied()
+        .filter(|k| top.get(k).is_some())
+        .collect();
+    let default_permissions = default_permissions(c, top.get("defaultPermissions"), &mut written);
     let (local_users_enabled, local_users) = local_users(c, top.get("authLocalUsers"));
     let trusted_proxies = trusted_proxies(c, top.get("trustedProxies"));
     let api_tokens = api_tokens(c, top.get("authApiTokens"));
@@ -133,7 +154,7 @@ pub(super) fn auth(c: &mut Checker<'_>, top: &Fields<'_>) -> Auth {
     Auth {
         require_guests_to_login,
         default_permissions,
-        default_permissions_written,
+        written,
         local_users_enabled,
         local_users,
         http_header_username: c
@@ -153,12 +174,21 @@ pub(super) fn auth(c: &mut Checker<'_>, top: &Fields<'_>) -> Auth {
 /// `defaultPermissions`: every permission nobody wrote down is granted. Requiring guests to
 /// log in does not change them (OliveTin turns them all off then, which also locks out the
 /// logged-in users it meant to let in): the guest gate already refuses guests everything.
-fn default_permissions(c: &mut Checker<'_>, field: Field<'_, '_>) -> Permissions {
+fn default_permissions(
+    c: &mut Checker<'_>,
+    field: Field<'_, '_>,
+    written: &mut Vec<&'static str>,
+) -> Permissions {
     let base = Permissions::ALL;
     let Some(entries) = c.mapping(field) else {
         return base;
     };
     let f = c.fields(entries, &key_path("", "defaultPermissions"), PERMISSIONS);
+    for (key, path) in DEFAULT_PERMISSION_KEYS {
+        if f.get(key).is_some() {
+            written.push(path);
+        }
+    }
     Permissions {
         view: c.flag(f.get("view"), base.view),
         exec: c.flag(f.get("exec"), base.exec),

@@ -341,6 +341,7 @@ mod tests {
     fn load_resolves_paths_against_the_config_directory() {
         let scratch = Scratch::new("paths");
         scratch.write("conf/entities/e.yaml", "- {title: one}\n");
+        scratch.write("conf/work/.keep", "");
         let path = scratch.write(
             "conf/config.yaml",
             "entities:\n  - {file: entities/e.yaml, name: e}\n  - {file: nope.json, name: n}\nactions:\n  - {title: A, shell: pwd, workingDirectory: work}\n",

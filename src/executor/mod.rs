@@ -402,11 +402,19 @@ impl Executor for Arc<Reaper> {
         };
         match started {
             Ok((_, Ok(started))) => Ok(started.registered()),
-            Ok((plan, Err(e))) => Err(Outcome::SpawnFailed(if plan.program.is_empty() {
-                SpawnError::EmptyCommand
-            } else {
-                SpawnError::refused(&plan.program, &e)
-            })),
+            Ok((plan, Err(e))) => Err(Outcome::SpawnFailed(
+                match e
+                    .get_ref()
+                    .and_then(|inner| inner.downcast_ref::<spawn::NoWorkingDirectory>())
+                {
+                    Some(cwd) => SpawnError::WorkingDirectory {
+                        dir: cwd.dir.display().to_string(),
+                        said: cwd.error.to_string(),
+                    },
+                    None if plan.program.is_empty() => SpawnError::EmptyCommand,
+                    None => SpawnError::refused(&plan.program, &e),
+                },
+            )),
             // The closure cannot panic short of a bug.
             Err(_) => Err(Outcome::SpawnFailed(SpawnError::SpawnerLost)),
         }

@@ -48,7 +48,7 @@ use std::io;
 use std::mem::MaybeUninit;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
@@ -173,6 +173,7 @@ pub fn spawn(
         .map(|(_, kv)| kv.as_c_str())
         .chain(own.iter().map(CString::as_c_str))
         .collect();
+    let cwd_path = cwd;
     let cwd = c_string(cwd.as_os_str().as_bytes())?;
     let (out_r, out_w) = io::pipe()?;
     let (err_r, err_w) = io::pipe()?;
@@ -201,6 +202,7 @@ pub fn spawn(
         drop_caps: user.map_or_else(|| !runs_as_root(), |u| u.uid != 0),
         error: AtomicI32::new(0),
         in_cgroup: AtomicBool::new(false),
+        in_cwd: AtomicBool::new(false),
     };
     let pid = clone_vfork(&plan)?;
     // The write ends now belong to the child; ours close here, so the reads see the end of
@@ -217,6 +219,13 @@ pub fn spawn(
             return Err(io::Error::new(
                 error.kind(),
                 format!("could not enter the execution's cgroup: {error}"),
+            ));
+        }
+        if plan.in_cwd.load(Ordering::Relaxed) {
+            let dir = cwd_path.to_path_buf();
+            return Err(io::Error::new(
+                error.kind(),
+                NoWorkingDirectory { dir, error },
             ));
         }
         return Err(error);
@@ -325,7 +334,31 @@ struct ChildPlan {
     error: AtomicI32,
     /// Whether that step was the entry into the cgroup.
     in_cgroup: AtomicBool,
+    /// Whether that step was the entry into the working directory.
+    in_cwd: AtomicBool,
 }
+
+/// The child could not enter the working directory (missing, not a directory, not
+/// searchable by the command's user): the error a start fails with names the directory, not
+/// the program that was never reached.
+#[derive(Debug)]
+pub struct NoWorkingDirectory {
+    pub dir: PathBuf,
+    pub error: io::Error,
+}
+
+impl std::fmt::Display for NoWorkingDirectory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot enter the working directory {}: {}",
+            self.dir.display(),
+            self.error
+        )
+    }
+}
+
+impl std::error::Error for NoWorkingDirectory {}
 
 /// A user's ids as the child takes them, its groups an array the caller keeps alive.
 #[derive(Clone, Copy)]
@@ -439,8 +472,11 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
         if libc::dup2(plan.null, 0) < 0
             || libc::dup2(plan.stdout, 1) < 0
             || libc::dup2(plan.stderr, 2) < 0
-            || libc::chdir(plan.cwd) != 0
         {
+            fail(plan);
+        }
+        if libc::chdir(plan.cwd) != 0 {
+            plan.in_cwd.store(true, Ordering::Relaxed);
             fail(plan);
         }
         // No descriptor of actiond's reaches the command but its 0, 1 and 2: one it inherited

@@ -310,6 +310,9 @@ pub struct Session<'a> {
     /// replaced, the last `SUPERSEDED_KEPT`: the broker's copy of one may still be on its
     /// way back to us, and it is ours, not another client's.
     superseded: VecDeque<(u64, u64)>,
+    /// The discovery topics of ours forgotten as overwritten, until the repair puts them back:
+    /// another client's message there is an overwrite, not a message where we have none.
+    forgotten: BTreeSet<String>,
 }
 
 impl<'a> Session<'a> {
@@ -341,6 +344,7 @@ impl<'a> Session<'a> {
             repair_at: None,
             last_repair: None,
             superseded: VecDeque::new(),
+            forgotten: BTreeSet::new(),
         }
     }
 
@@ -642,7 +646,7 @@ impl<'a> Session<'a> {
         if let Some(binding) = self.node.pressed(&p.topic) {
             let binding = binding.to_string();
             self.press(&binding, &p);
-            return Ok(());
+            return self.clear_press(&p).await;
         }
         let stale = p.retain
             && !p.payload.is_empty()
@@ -662,6 +666,30 @@ impl<'a> Session<'a> {
             return self.conn.send(&out).await;
         }
         let theirs = || discovery::digest(&String::from_utf8_lossy(&p.payload));
+        // Another client's discovery message under this node where actiond has none, written
+        // while actiond is connected (so it arrives live, unmarked): someone else's entity on
+        // the board's device. Deleted at once, as one found at connection is; a copy of ours
+        // that a newer message replaced is not another client's.
+        if self.node.is_config(&p.topic)
+            && !p.retain
+            && !p.payload.is_empty()
+            && !self.configs.contains_key(&p.topic)
+            && !self.forgotten.contains(&p.topic)
+            && !self
+                .superseded
+                .contains(&(discovery::digest(&p.topic), theirs()))
+        {
+            if let Some(more) = ratelog::MQTT_OVERWRITTEN.admit() {
+                warn!(
+                    topic = %p.topic,
+                    "MQTT: another client of the broker wrote a discovery message under this \
+                     node, where actiond announces nothing; deleting it{more}"
+                );
+            }
+            let mut out = Vec::new();
+            self.conn.push(&mut out, &p.topic, b"");
+            return self.conn.send(&out).await;
+        }
         // A message marked retained is the broker's copy from before this session, replayed
         // as it subscribed and since replaced by the full publish; another client's write
         // while actiond is connected arrives live, unmarked.
@@ -693,6 +721,7 @@ impl<'a> Session<'a> {
     /// puts ours back.
     fn overwritten(&mut self, topic: &str) {
         self.configs.remove(topic);
+        self.forgotten.insert(topic.to_string());
         if let Some(more) = ratelog::MQTT_OVERWRITTEN.admit() {
             warn!(
                 %topic,
@@ -713,7 +742,26 @@ impl<'a> Session<'a> {
         self.repair_at = None;
         self.last_repair = Some(Instant::now());
         let (_, changes) = self.build(&self.configs).await?;
-        self.send_configs(changes, None).await.map(|_| ())
+        self.send_configs(changes, None).await?;
+        self.forgotten.clear();
+        Ok(())
+    }
+
+    /// Deletes any retained copy of a message taken on a press topic, run or refused: an
+    /// empty retained message on the topic. A broker replays a retained copy at every
+    /// subscription, and a bridge hands the central broker's copy on as a live message (its
+    /// retain flag cleared) at every reconnection of the bridge, where it would run again;
+    /// deleted on actiond's broker, the copy is deleted on the central one too through a
+    /// bridge that carries the press topics `both` ways. Sent for every message but an empty
+    /// one (which is this deletion coming back, or someone else's): whether a live message had
+    /// a retained copy cannot be told, and the deletion is a few bytes per message taken.
+    async fn clear_press(&mut self, p: &codec::Publish) -> Result<(), Lost> {
+        if p.payload.is_empty() {
+            return Ok(());
+        }
+        let mut out = Vec::new();
+        self.conn.push(&mut out, &p.topic, b"");
+        self.conn.send(&out).await
     }
 
     /// A press: only a button's topic, only `PRESS`, never a retained message; then the
@@ -728,7 +776,7 @@ impl<'a> Session<'a> {
             if let Some(more) = ratelog::MQTT_RETAINED_PRESS.admit() {
                 warn!(
                     "MQTT: ignored a retained press of {binding}: a retained press would run \
-                     again at every reconnection (clear it with an empty retained message){more}"
+                     again at every reconnection; deleting it from the broker{more}"
                 );
             }
             return;

@@ -15,15 +15,17 @@
 //! its choices removed or added to, its type (or `regex:` pattern) loosened,
 //! `allowLeadingDash` turned on, an empty value taken (`rejectNull` removed, or a default
 //! given), its choices drawn from another entity type, or a value a file trigger alone set
-//! now open to callers.
+//! now open to callers; and a broker added or changed (its address, login or node id), whose
+//! clients may then press as the MQTT caller.
 //!
-//! One reload is refused here rather than described (`falls_open`): to a config with neither
-//! `defaultPermissions` nor any ACL from one with them, the allow-all defaults a file half
-//! written has.
+//! One reload is refused here rather than described (`falls_open`): one that drops a key
+//! deciding rights the config in force writes (`defaultPermissions` or one of its keys,
+//! `accessControlLists`, `authRequireGuestsToLogin`) when the key's default gives someone
+//! rights, as a file half written does.
 //!
 //! Pure: two configs in, the gains out, in time linear in the actions. An action that is new
-//! has no "before": only that guests or every logged-in user may run it is listed; a removed
-//! right is not a gain.
+//! has no "before": only that guests, every logged-in user or the MQTT caller may run it is
+//! listed; a removed right is not a gain.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -130,7 +132,9 @@ fn everyone(old: &Config, new: &Config) -> Vec<Who> {
                 .as_ref()
                 .map(|o| caller(&o.run_as_username, &o.run_as_usergroup, Provider::Mqtt)),
             after: caller(&m.run_as_username, &m.run_as_usergroup, Provider::Mqtt),
-            broad: false,
+            // Any client that may publish to the press topics presses as this caller: a new
+            // action it may run is a new button for all of them.
+            broad: true,
         });
     }
     // A user from the trusted header may bear any name or group an ACL names.
@@ -175,32 +179,73 @@ fn named_in<T: AsRef<str>>(ids: &[T], sep: &str) -> String {
     format!("{}{tail}", shown.join(sep))
 }
 
-/// A reload refused because the new config would fall back to the allow-all defaults: it
-/// writes neither `defaultPermissions` nor any `accessControlLists`, while the config in force
-/// wrote one of them. That is what a config written in steps looks like before its access
-/// rules arrive (they often come last), and what a bad merge leaves; applied, everyone could
-/// run everything. A config that means it says so by writing `defaultPermissions`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FallsOpen;
+/// A reload held because it drops a key deciding rights that the config in force writes
+/// (`Auth::written`: `defaultPermissions` or one of its keys, `accessControlLists`,
+/// `authRequireGuestsToLogin`) and the key's default gives someone rights: what a file
+/// written in steps looks like before its access rules arrive (they often come last, in any
+/// order), and what a bad merge leaves. A config that means it says so by writing the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FallsOpen {
+    /// The key dropped, as written (`defaultPermissions.exec`).
+    pub key: &'static str,
+    /// What its absence gives, to whom (the first caller that gains).
+    pub gain: Gain,
+}
 
 impl std::fmt::Display for FallsOpen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(
-            "it has neither defaultPermissions nor any accessControlLists, so everyone could              do everything, while the config in force has them (a file still being written?);              to mean it, write defaultPermissions (e.g. {view: true, exec: true, logs: true,              kill: true})",
+        let example = match self.key {
+            "authRequireGuestsToLogin" => "authRequireGuestsToLogin: false",
+            "accessControlLists" => "accessControlLists: []",
+            _ => {
+                "defaultPermissions: {view: true, exec: true, logs: true, kill: true}, with \
+                  the values you mean"
+            }
+        };
+        write!(
+            f,
+            "it no longer writes {}, which the config in force writes, and without it {} would \
+             gain {} (a file still being written?); to apply this on purpose, write the key \
+             with the value you mean (e.g. {example})",
+            self.key, self.gain.who, self.gain.what
         )
     }
 }
 
 impl std::error::Error for FallsOpen {}
 
-/// Whether `new` may replace `old` without falling back to the allow-all defaults.
+/// Whether `new` may replace `old` without dropping a key deciding rights whose default
+/// gives someone rights: for each key `old` writes and `new` does not, `new` with the old
+/// value put back is compared with `new` by `gains`, the same diff a reload logs.
 pub fn falls_open(old: &Config, new: &Config) -> Result<(), FallsOpen> {
-    let ruled =
-        |c: &Config| c.auth.default_permissions_written || !c.auth.access_control_lists.is_empty();
-    if ruled(old) && !ruled(new) {
-        return Err(FallsOpen);
+    for &key in &old.auth.written {
+        if new.auth.written.contains(&key) {
+            continue;
+        }
+        let mut kept = new.clone();
+        restore(key, old, &mut kept);
+        if let Some(gain) = gains(&kept, new).into_iter().next() {
+            return Err(FallsOpen { key, gain });
+        }
     }
     Ok(())
+}
+
+/// Puts `old`'s value of `key` into `into`.
+fn restore(key: &str, old: &Config, into: &mut Config) {
+    let (from, to) = (&old.auth, &mut into.auth);
+    match key {
+        "defaultPermissions" => to.default_permissions = from.default_permissions,
+        "defaultPermissions.view" => to.default_permissions.view = from.default_permissions.view,
+        "defaultPermissions.exec" => to.default_permissions.exec = from.default_permissions.exec,
+        "defaultPermissions.logs" => to.default_permissions.logs = from.default_permissions.logs,
+        "defaultPermissions.kill" => to.default_permissions.kill = from.default_permissions.kill,
+        "accessControlLists" => to
+            .access_control_lists
+            .clone_from(&from.access_control_lists),
+        "authRequireGuestsToLogin" => to.require_guests_to_login = from.require_guests_to_login,
+        _ => {}
+    }
 }
 
 /// The actions of `config` by id: a reload of thousands of actions compares them in linear
@@ -302,7 +347,46 @@ fn trust(old: &Config, new: &Config) -> Vec<Gain> {
     out.extend(plain_gets(old, new));
     out.extend(dumps(old, new));
     out.extend(reach(old, new));
+    out.extend(presses(old, new));
     out
+}
+
+/// Who may press as the MQTT caller: whoever may publish to the node's press topics on the
+/// broker. A broker added or changed (its address, the login, the node id the topics are
+/// named by) lets another set of clients press, which the broker's access rules decide and
+/// actiond cannot see. The caller's own rights are compared by `permission_gains`.
+fn presses(old: &Config, new: &Config) -> Option<Gain> {
+    let n = new.mqtt.as_ref()?;
+    let node = n.node_id.as_deref().unwrap_or("<hostname>");
+    let changed: Vec<&str> = match &old.mqtt {
+        None => vec!["mqtt"],
+        Some(o) => [
+            (
+                "mqtt.broker",
+                (o.host.as_str(), o.port) != (n.host.as_str(), n.port),
+            ),
+            ("mqtt.username", o.username != n.username),
+            ("mqtt.passwordFile", o.password_file != n.password_file),
+            ("mqtt.nodeId", o.node_id != n.node_id),
+        ]
+        .into_iter()
+        .filter_map(|(key, differs)| differs.then_some(key))
+        .collect(),
+    };
+    (!changed.is_empty()).then(|| {
+        gain(
+            format!(
+                "clients of {} that may publish to actiond/{node}/+/press",
+                n.broker
+            ),
+            format!(
+                "presses as user {:?} (group {:?}) ({} changed)",
+                n.run_as_username,
+                n.run_as_usergroup,
+                changed.join(", ")
+            ),
+        )
+    })
 }
 
 fn gain(who: impl Into<String>, what: impl Into<String>) -> Gain {

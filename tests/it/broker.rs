@@ -54,7 +54,31 @@ impl Broker {
         Broker::start_with(Some((user.to_string(), password.to_string())))
     }
 
+    /// A broker that lets anyone in and bridges to the broker at `central` (a port on
+    /// loopback) with the bridge lines docs/home-assistant.md gives for many sites: presses
+    /// and states both ways, discovery out, Home Assistant's status in. The bridge retries a
+    /// lost link after a second.
+    pub fn start_bridged(central: u16) -> Broker {
+        let mut broker = Broker::configured(
+            None,
+            &format!(
+                "connection central\naddress 127.0.0.1:{central}\nrestart_timeout 1\n\
+                 topic actiond/# both 1\ntopic homeassistant/# out 1\n\
+                 topic homeassistant/status in 1\n"
+            ),
+        );
+        broker.launch();
+        broker
+    }
+
     fn start_with(auth: Option<(String, String)>) -> Broker {
+        let mut broker = Broker::configured(auth, "");
+        broker.launch();
+        broker
+    }
+
+    /// Writes the broker's config (with `extra` lines at its end); not started.
+    fn configured(auth: Option<(String, String)>, extra: &str) -> Broker {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
@@ -81,15 +105,14 @@ impl Broker {
         } else {
             conf.push_str("allow_anonymous true\n");
         }
+        conf.push_str(extra);
         std::fs::write(dir.path().join("mosquitto.conf"), conf).expect("write mosquitto.conf");
-        let mut broker = Broker {
+        Broker {
             port,
             dir,
             child: None,
             auth,
-        };
-        broker.launch();
-        broker
+        }
     }
 
     fn launch(&mut self) {
@@ -336,4 +359,57 @@ pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write file");
     path
+}
+
+/// A TCP relay on a free loopback port to `target`, for a link the test can break: `cut`
+/// closes every connection it carries (as a Wi-Fi drop or a restart of the far end would, for
+/// the near end) and the relay goes on accepting new ones.
+pub struct Relay {
+    pub port: u16,
+    /// The connections accepted so far, and the sockets of those open.
+    state: Arc<Mutex<(usize, Vec<TcpStream>)>>,
+}
+
+impl Relay {
+    pub fn to(target: u16) -> Relay {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
+        let port = listener.local_addr().expect("its address").port();
+        let state = Arc::new(Mutex::new((0, Vec::new())));
+        let shared = Arc::clone(&state);
+        thread::spawn(move || {
+            for near in listener.incoming().map_while(Result::ok) {
+                let Ok(far) = TcpStream::connect(("127.0.0.1", target)) else {
+                    continue;
+                };
+                let pipes = [
+                    (near.try_clone(), far.try_clone()),
+                    (far.try_clone(), near.try_clone()),
+                ];
+                for (from, to) in pipes {
+                    if let (Ok(mut from), Ok(mut to)) = (from, to) {
+                        thread::spawn(move || {
+                            let _ = std::io::copy(&mut from, &mut to);
+                            let _ = to.shutdown(std::net::Shutdown::Both);
+                        });
+                    }
+                }
+                let mut s = shared.lock().unwrap();
+                s.0 += 1;
+                s.1.extend([near, far]);
+            }
+        });
+        Relay { port, state }
+    }
+
+    /// How many connections it has accepted.
+    pub fn accepted(&self) -> usize {
+        self.state.lock().unwrap().0
+    }
+
+    /// Closes every connection it carries.
+    pub fn cut(&self) {
+        for s in self.state.lock().unwrap().1.drain(..) {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
 }

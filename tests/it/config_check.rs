@@ -584,3 +584,46 @@ actions:
         &["actions[10]"],
     );
 }
+
+/// `workingDirectory` (fe30h F6): a placeholder there is never filled in, so it is an error
+/// at its path; a directory that is not there is a warning (it may be mounted later), and a
+/// run then fails naming the directory, not the shell it never reached.
+#[test]
+fn a_working_directory_with_a_placeholder_is_refused_and_a_missing_one_named() {
+    let run = check(
+        "actions:\n  - title: placeholder\n    shell: pwd\n    workingDirectory: '/tmp/{{ x }}'\n    \
+         arguments: [{name: x, type: ascii_identifier}]\n",
+    );
+    assert_exit(&run, 2);
+    let out = output(&run);
+    assert!(
+        out.contains("actions[0].workingDirectory") && out.contains("holds a placeholder"),
+        "{out}"
+    );
+    let run = check(
+        "actions:\n  - title: missing\n    shell: pwd\n    workingDirectory: /nonexistent/dir\n",
+    );
+    assert_exit(&run, 0);
+    let out = output(&run);
+    assert!(
+        out.contains(
+            "warning: actions[0].workingDirectory: workingDirectory /nonexistent/dir \
+                      is not a directory now"
+        ),
+        "{out}"
+    );
+    let server = crate::harness::Server::start(serde_json::json!({
+        "actions": [{"id": "missing", "title": "Missing", "shell": "pwd",
+                     "workingDirectory": "/nonexistent/dir"}],
+    }));
+    let entry = server.run("missing");
+    let said = entry.to_string();
+    assert!(
+        said.contains(
+            "failed to start: cannot enter the working directory /nonexistent/dir: No \
+                       such file or directory"
+        ),
+        "{said}"
+    );
+    assert!(!said.contains("/bin/sh"), "{said}");
+}

@@ -277,10 +277,15 @@ fn a_config_written_in_two_steps_is_applied_once_whole() {
 /// The locked config with its reboot retitled, split into the part before the access rules
 /// (OliveTin's allow-all defaults, alone) and the rules.
 fn halves() -> (String, String) {
+    halves_without(&["accessControlLists", "defaultPermissions"])
+}
+
+/// The locked config with its reboot retitled, split into the part without `keys` and them.
+fn halves_without(keys: &[&str]) -> (String, String) {
     let mut whole = locked();
     whole["actions"][0]["title"] = json!("Reboot now");
     let mut rest = json!({});
-    for key in ["accessControlLists", "defaultPermissions"] {
+    for &key in keys {
         rest[key] = whole.as_object_mut().unwrap().remove(key).unwrap();
     }
     (to_yaml(&whole), to_yaml(&rest))
@@ -494,20 +499,33 @@ fn a_config_behind_a_linked_directory_or_a_chain_follows_every_link() {
 /// the allow-all defaults; the guest never gains anything, and the whole file is applied.
 #[test]
 fn a_config_written_in_two_steps_seconds_apart_never_falls_open() {
+    two_steps_seconds_apart(halves());
+}
+
+/// The same with the ACLs in the first step and `defaultPermissions` alone in the second
+/// (4 s apart): the first step drops a key the config in force writes, whose default would
+/// let guests reboot, and is held.
+#[test]
+fn a_config_with_its_acls_before_its_defaults_never_falls_open() {
+    two_steps_seconds_apart(halves_without(&["defaultPermissions"]));
+}
+
+fn two_steps_seconds_apart((first, second): (String, String)) {
     use std::io::Write;
     let server = Server::start(locked());
     watching(&server);
-    let (first, second) = halves();
     let path = server.path("config.yaml");
     std::fs::write(&path, &first).unwrap();
-    guest_never_reboots(&server, Duration::from_millis(3500), "after the first half");
+    guest_never_reboots(&server, Duration::from_millis(4000), "after the first half");
     assert!(
         server.log_shows(
-            "config not reloaded, the previous one stays in force: it has neither \
-             defaultPermissions nor any accessControlLists"
+            "config not reloaded, the previous one stays in force: it no longer writes \
+             defaultPermissions, which the config in force writes, and without it guests would \
+             gain exec on reboot"
         ),
         "the first half is not refused by the time the second comes"
     );
+    assert!(server.log_shows("to apply this on purpose, write the key"));
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .open(&path)

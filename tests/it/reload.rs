@@ -719,8 +719,8 @@ fn no_argument_sets_a_variable_a_program_reads_as_its_settings() {
 /// whole LAN trusted to name the caller in a header, a password hash replaced, a dump switch
 /// turned on, every web page let through, an action any page may start by a plain GET, a new
 /// action guests may run, the Connect header made optional, an argument's choices removed and
-/// another's leading dash allowed; then, without header auth, the proxies widened (they count
-/// against no per-address share).
+/// another's leading dash allowed, a broker added; then, without header auth, the proxies
+/// widened (they count against no per-address share), and the broker changed.
 #[test]
 fn a_reload_that_widens_trust_says_who_gains_what() {
     use crate::identity::phc;
@@ -746,6 +746,8 @@ fn a_reload_that_widens_trust_says_who_gains_what() {
     wide["insecureAllowDumpVars"] = json!(true);
     wide["allowedOrigins"] = json!(["*"]);
     wide["connectProtocolHeader"] = json!("optional");
+    // Port 1 refuses: the board is never connected, and that changes nothing here.
+    wide["mqtt"] = json!({"broker": "mqtt://127.0.0.1:1", "nodeId": "w"});
     wide["actions"][0]["insecureAllowStartFromAnyWebPage"] = json!(true);
     wide["actions"][1]["arguments"][0] = json!({"name": "host", "type": "ascii_identifier"});
     wide["actions"][1]["arguments"][1]["allowLeadingDash"] = json!(true);
@@ -762,6 +764,7 @@ fn a_reload_that_widens_trust_says_who_gains_what() {
         .unwrap()
         .remove("authHttpHeaderUsername");
     wider["trustedProxies"] = json!(["0.0.0.0/0", "::/0"]);
+    wider["mqtt"]["broker"] = json!("mqtt://127.0.0.1:2");
     write_by_rename(&config_path(&server), &to_yaml(&wider));
     events.wait_for("configChanged", RELOAD);
     let log = server.stop_and_log();
@@ -800,6 +803,14 @@ fn a_reload_that_widens_trust_says_who_gains_what() {
         "whoever may start these actions",
         "host of ping: any ascii_identifier value (its choices removed); count of ping: values \
          that start with - (allowLeadingDash)",
+    );
+    warned(
+        "clients of mqtt://127.0.0.1:1 that may publish to actiond/w/+/press",
+        "presses as user \"mqtt\" (group \"mqtt\") (mqtt changed)",
+    );
+    warned(
+        "clients of mqtt://127.0.0.1:2 that may publish to actiond/w/+/press",
+        "presses as user \"mqtt\" (group \"mqtt\") (mqtt.broker changed)",
     );
     warned(
         "clients at ::/0",

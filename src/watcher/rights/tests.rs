@@ -500,30 +500,68 @@ fn a_file_trigger_argument_open_to_callers_is_a_gain() {
     assert!(gains(&config(by_hand), &config(triggered)).is_empty());
 }
 
-/// A reload to the allow-all defaults from a config with rules is refused, unless the
-/// new config writes `defaultPermissions` itself.
+/// A reload that drops a key deciding rights, when the key's default gives someone rights,
+/// is held, unless the new config writes the key itself.
 #[test]
-fn falling_back_to_the_allow_all_defaults_is_refused_unless_written() {
-    let acl_only = "accessControlLists: [{name: a, matchUsergroups: [x]}]\n";
+fn dropping_a_key_that_decides_rights_is_held_unless_written() {
+    // Each config has LOCKED's actions, so that a right has something to be on.
+    let with = |text: &str| {
+        if text.contains("actions:") {
+            text.to_string()
+        } else {
+            format!(
+                "{text}actions:\n  - {{id: uptime, title: Uptime, shell: uptime}}\n  - \
+                     {{id: reboot, title: Reboot, shell: reboot, acls: [admin]}}\n"
+            )
+        }
+    };
+    let acl_only = "accessControlLists: [{name: admin, matchUsergroups: [x]}]\n";
     let defaults_only = "defaultPermissions: {exec: false}\n";
     let all_written = "defaultPermissions: {view: true, exec: true, logs: true, kill: true}\n";
+    // view left out, its default what it was: nobody gains.
+    let locked_no_view = LOCKED.replace("view: true, ", "");
     let cases: &[(&str, &str, bool)] = &[
         (LOCKED, HALF, false),
-        (acl_only, "", false),
+        // The ACLs dropped, the defaults already everything: nobody gains.
+        (acl_only, "", true),
         (defaults_only, "", false),
         (defaults_only, "defaultPermissions:\n", false),
         (LOCKED, all_written, true),
-        (LOCKED, acl_only, true),
-        (LOCKED, defaults_only, true),
+        // The ACLs first, `defaultPermissions` still to come: guests would gain exec.
+        (LOCKED, acl_only, false),
+        // view, logs and kill left out of the mapping: granted (kill was not before).
+        (LOCKED, defaults_only, false),
+        (LOCKED, &locked_no_view, true),
+        // Guests had to log in; then the key is gone.
+        ("authRequireGuestsToLogin: true\n", "", false),
+        (
+            "authRequireGuestsToLogin: true\n",
+            "authRequireGuestsToLogin: false\n",
+            true,
+        ),
         ("", "", true),
         (HALF, "", true),
         (HALF, LOCKED, true),
     ];
     for (i, (old, new, ok)) in cases.iter().enumerate() {
-        let got = falls_open(&config(old), &config(new));
-        assert_eq!(got.is_ok(), *ok, "case {i}: {old:?} -> {new:?}");
+        let got = falls_open(&config(&with(old)), &config(&with(new)));
+        assert_eq!(got.is_ok(), *ok, "case {i}: {old:?} -> {new:?}: {got:?}");
     }
-    assert!(FallsOpen.to_string().contains("write defaultPermissions"));
+    let held = falls_open(&config(LOCKED), &config(&with(acl_only))).unwrap_err();
+    assert_eq!(held.key, "defaultPermissions");
+    let said = held.to_string();
+    assert!(
+        said.contains("no longer writes defaultPermissions"),
+        "{said}"
+    );
+    assert!(
+        said.contains("guests would gain exec on uptime, reboot"),
+        "{said}"
+    );
+    assert!(
+        said.contains("to apply this on purpose, write the key"),
+        "{said}"
+    );
 }
 
 #[test]
@@ -564,4 +602,50 @@ fn an_action_that_lets_entity_fields_start_with_a_dash_is_a_gain() {
     );
     assert!(named(", allowLeadingDash: true", "").is_empty());
     assert!(named(", allowLeadingDash: true", ", allowLeadingDash: true").is_empty());
+}
+
+/// A broker added or changed (address, login, node id) lets other clients press as the MQTT
+/// caller; the device's name or `runAs` alone does not (its rights are compared as a caller).
+#[test]
+fn a_new_broker_is_a_gain_for_its_clients() {
+    let with = |mqtt: &str| config(&format!("mqtt: {{{mqtt}}}\n"));
+    let said = |old: &str, new: &str| -> Vec<String> {
+        gains(&with(old), &with(new))
+            .into_iter()
+            .filter(|g| g.who.starts_with("clients of"))
+            .map(|g| format!("{}: {}", g.who, g.what))
+            .collect()
+    };
+    let base = "broker: 'mqtt://a', nodeId: n";
+    assert_eq!(
+        said(base, "broker: 'mqtt://b:1884', nodeId: n"),
+        [
+            "clients of mqtt://b:1884 that may publish to actiond/n/+/press: presses as user \
+          \"mqtt\" (group \"mqtt\") (mqtt.broker changed)"
+        ]
+    );
+    assert_eq!(
+        said(base, "broker: 'mqtt://a', nodeId: m, username: u").len(),
+        1
+    );
+    assert!(said(base, &format!("{base}, deviceName: Garage")).is_empty());
+    assert!(said(base, base).is_empty());
+    let added = gains(&config(""), &with(base));
+    assert!(
+        added.iter().any(|g| g.what.ends_with("(mqtt changed)")),
+        "{added:?}"
+    );
+}
+
+/// A new action the MQTT caller may run is a new button for every client of the broker.
+#[test]
+fn a_new_action_the_mqtt_caller_may_press_is_a_gain() {
+    let old = "mqtt: {broker: 'mqtt://a', nodeId: n}\nactions:\n  - {id: light, title: Light, shell: 'true'}\n";
+    let new = format!("{old}  - {{id: unlock, title: Unlock, shell: 'true'}}\n");
+    let got = gains(&config(old), &config(&new));
+    let mqtt = got
+        .iter()
+        .find(|g| g.who.starts_with("MQTT presses"))
+        .unwrap_or_else(|| panic!("{got:?}"));
+    assert_eq!(mqtt.what, "exec on the new unlock");
 }
