@@ -606,9 +606,17 @@ fn a_reload_that_widens_rights_says_who_gains_what_and_an_empty_file_is_not_appl
     wait_log_ready(&server, "the file is empty", 1);
     assert!(!guest_may_reboot(&server));
 
+    // Without the key the config in force writes, it would fall back to OliveTin's allow-all
+    // defaults: held (a file still being written?) until the key is written out.
     let mut open = locked();
     open.as_object_mut().unwrap().remove("defaultPermissions");
     let tmp = server.path("config.yaml.tmp");
+    std::fs::write(&tmp, to_yaml(&open)).unwrap();
+    std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
+    wait_log_ready(&server, "it no longer writes defaultPermissions", 1);
+    assert!(!guest_may_reboot(&server));
+    // Written out: applied, and the guests' gain said.
+    open["defaultPermissions"] = json!({"view": true, "exec": true, "logs": true, "kill": true});
     std::fs::write(&tmp, to_yaml(&open)).unwrap();
     std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
     wait_log_ready(&server, "config reloaded", 1);
