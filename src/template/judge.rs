@@ -377,6 +377,12 @@ pub fn stripped(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
 
 /// Whether `variable` may hold a value the command received (an argument's, of any type).
 fn holds_any(analysis: &Analysis, values: &Values, variable: &str) -> bool {
+    let found = held(analysis, values, variable);
+    !found.arguments.is_empty() || found.unknown.is_some()
+}
+
+/// What `variable` may hold, followed through its assignments (`holds`).
+fn held(analysis: &Analysis, values: &Values, variable: &str) -> Unquoted {
     let mut found = Unquoted {
         variable: variable.to_string(),
         line: 0,
@@ -387,7 +393,7 @@ fn holds_any(analysis: &Analysis, values: &Values, variable: &str) -> bool {
         output: false,
     };
     holds(analysis, values, variable, &mut BTreeSet::new(), &mut found);
-    !found.arguments.is_empty() || found.unknown.is_some()
+    found
 }
 
 /// Whether `variable` may hold a value that is no integer.
@@ -395,16 +401,7 @@ fn may_hold_value(analysis: &Analysis, values: &Values, variable: &str) -> bool 
     if !values.any {
         return false;
     }
-    let mut found = Unquoted {
-        variable: variable.to_string(),
-        line: 0,
-        arguments: BTreeSet::new(),
-        copied: true,
-        unknown: None,
-        ifs: false,
-        output: false,
-    };
-    holds(analysis, values, variable, &mut BTreeSet::new(), &mut found);
+    let found = held(analysis, values, variable);
     // A copy of `$(cat f)` may hold code read where the model no longer follows.
     analysis.may_hold_data(variable)
         || found.unknown.is_some()
