@@ -22,7 +22,8 @@
 use super::Placeholder;
 use super::Stop;
 use super::UNSAFE_HINT;
-use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path, scripts};
+use super::launchers;
+use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path};
 use super::reread::{Notes, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped, arithmetic_names};
 
 /// One word of a command, as far as the rules need to know it.
@@ -545,7 +546,8 @@ impl Command {
         let Some(name) = &self.name_word else { return };
         let words: Vec<&Word> = std::iter::once(name).chain(&self.args).collect();
         let values: Vec<Option<&[u8]>> = words.iter().map(|w| w.value()).collect();
-        for (i, place) in scripts(&values) {
+        let texts: Vec<&[u8]> = words.iter().map(|w| w.unquoted.as_slice()).collect();
+        for (i, place) in launchers::scripts(&values, &texts) {
             let w = words[i];
             match w.value().filter(|_| place != PASTED) {
                 Some(script) if !script.is_empty() => {

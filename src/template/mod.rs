@@ -16,6 +16,7 @@
 mod commands;
 mod html;
 mod judge;
+mod launchers;
 mod lexer;
 mod programs;
 pub(crate) mod reread;
@@ -268,7 +269,8 @@ pub fn read_exec(argv: &[String]) -> Analysis {
             });
         }
     }
-    for (i, place) in programs::scripts(&values) {
+    let texts: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
+    for (i, place) in launchers::scripts(&values, &texts) {
         let pasted = place == programs::PASTED;
         match (values[i].filter(|_| !pasted), &templates[i]) {
             (Some(script), _) => inner_script(&mut analysis, script, place, 1, 0),
