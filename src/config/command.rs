@@ -10,7 +10,8 @@ use crate::arguments::ArgType;
 use crate::arguments::Dash;
 use crate::arguments::{Argument, environment};
 use crate::template::{
-    Placeholder, Template, Unquoted, Values, judge, read_exec, read_shell, stripped, unquoted,
+    Placeholder, Template, Unquoted, Values, copied, judge, read_exec, read_shell, stripped,
+    unquoted,
 };
 
 /// What an action runs.
@@ -168,6 +169,13 @@ pub(super) fn compile(
     }
     let values = values(arguments, &compiled);
     let entities = compiled.iter().any(has_entity);
+    // `allowLeadingDash: true` lets an entity field be an option (read again, for its value
+    // only, by the action's own reader).
+    let dash_allowed = match f.get("allowLeadingDash") {
+        Some((Node::Bool(b), _)) => *b,
+        Some((Node::Str(s), _)) => s.trim() == "true",
+        _ => false,
+    };
     for (at, text, analysis) in &analyses {
         if let Err(why) = judge(text, analysis, &values) {
             c.error(at, why.to_string());
@@ -176,7 +184,15 @@ pub(super) fn compile(
             split_variable(c, at, &found, arguments, entities);
         }
         for found in stripped(analysis, &values) {
-            stripped_dash(c, at, &found, arguments);
+            stripped_dash(c, at, &found, arguments, entities && !dash_allowed);
+        }
+    }
+    // A value copied into a variable that starts an argument starts it (`du "$dir"`): the
+    // leading-dash rule of entity fields holds for the copy.
+    for (_, _, analysis) in &analyses {
+        let copies = copied(analysis);
+        for t in &mut compiled {
+            t.lead_copies(&copies);
         }
     }
     match command {
@@ -263,7 +279,13 @@ fn split_variable(
 /// may not start with `-` but may hold one further on (free text without `allowLeadingDash`,
 /// and `datetime`: `${D#*-}`), unless they are choices, which are the author's own; and for
 /// what actiond does not follow when any argument is one.
-fn stripped_dash(c: &mut Checker<'_>, at: &str, found: &Unquoted, arguments: &[Argument]) {
+fn stripped_dash(
+    c: &mut Checker<'_>,
+    at: &str,
+    found: &Unquoted,
+    arguments: &[Argument],
+    entities: bool,
+) {
     let guarded = |a: &&Argument| {
         !a.name.is_empty()
             && !a.rule.is_display_only()
@@ -275,6 +297,22 @@ fn stripped_dash(c: &mut Checker<'_>, at: &str, found: &Unquoted, arguments: &[A
     let argument = found.arguments.iter().filter_map(of).find(guarded);
     let any = arguments.iter().find(guarded);
     let Some(a) = argument.or(any.filter(|_| found.unknown.is_some())) else {
+        // An entity field may hold `-` anywhere (a file's `x--files0-from=…` is
+        // `--files0-from=…` after `${d#x}`), and no type keeps it out.
+        if entities && found.unknown.is_some() {
+            c.error(
+                at,
+                format!(
+                    "${{{v}…}} on line {line} removes the start of a value or replaces text in \
+                     it, and starts an argument; it may hold an entity field, which may hold \
+                     `-` anywhere, so it may start with `-`, and the program reads it as an \
+                     option; write `./` or `--` before it (`du -sh -- \"${{{v}#x}}\"`), or set \
+                     `allowLeadingDash: true` on the action where an option is fine",
+                    v = found.variable,
+                    line = found.line,
+                ),
+            );
+        }
         return;
     };
     let v = if found.variable == "@" {

@@ -436,6 +436,14 @@ impl Command {
         // After `--` no argument is an option (`rm -- "${NAME#*.}"`).
         let options = self.args.iter().take_while(|w| !w.is_value(b"--"));
         for w in options {
+            // A variable, or a positional parameter (`"$1"`, `"$@"`, noted as `@`), that
+            // starts an argument: what was copied into it starts it (`starts`).
+            if w.leading_expansion && !w.leading_hole {
+                notes.analysis.starts.extend(w.vars.iter().cloned());
+                if w.opaque.is_some() {
+                    notes.analysis.starts.insert(POSITIONAL.to_string());
+                }
+            }
             if let Some(variable) = &w.stripped {
                 let line = notes.line(w.start);
                 notes.analysis.stripped.push(Stripped {

@@ -20,6 +20,7 @@ mod launchers;
 mod lexer;
 mod programs;
 pub(crate) mod reread;
+mod starts;
 #[cfg(test)]
 mod tests;
 
@@ -27,6 +28,7 @@ use std::fmt;
 
 pub use judge::{Reaches, Refusal, Unquoted, Values, judge, stripped, unquoted};
 use reread::{Analysis, Read, Reread, Rereading};
+pub use starts::{Copied, copied};
 
 /// What a placeholder names.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -363,6 +365,7 @@ fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize
             for name in inner.unquoted.into_keys() {
                 analysis.unquoted.entry(name).or_insert(line);
             }
+            analysis.starts.extend(inner.starts);
             for s in inner.stripped {
                 analysis.stripped.push(reread::Stripped { line, ..s });
             }

@@ -193,6 +193,9 @@ pub struct Analysis {
     /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there
     /// through `m`.
     pub named: BTreeMap<String, BTreeSet<String>>,
+    /// Variables expanded at the start of a command's argument before any `--`, quoted or
+    /// not (`du "$dir"`): a value copied into one starts that argument (`starts`).
+    pub starts: BTreeSet<String>,
 }
 
 /// An expansion that removes a prefix of a variable's value or replaces text in it

@@ -869,3 +869,63 @@ fn an_entity_value_starting_with_a_dash_is_no_option() {
     assert_eq!(server.log_count(needle), 1);
     assert!(server.log_contains("hosts.yaml, instance \"a\": its field \"name\""));
 }
+
+/// A copy of an entity field follows the field's own rule (fe30h F1): `dir={{ … }}; du
+/// "$dir"` hands the program the field as a word of its own, so an instance whose field
+/// starts with `-` is disabled there as in `du {{ … }}`, quoted or not, through `set --` too;
+/// after `--` the copy is no option and runs. A `${d#x}` that may strip an entity field down
+/// to a `-` is refused at load.
+#[test]
+fn a_copy_of_an_entity_value_starting_with_a_dash_is_no_option() {
+    let files = TempDir::new();
+    let hosts = files.path().join("hosts.yaml");
+    std::fs::write(
+        &hosts,
+        "- {key: a, name: \"--help\"}\n- {key: b, name: plain}\n",
+    )
+    .expect("write hosts");
+    let action = |id: &str, shell: &str| {
+        json!({"id": id, "title": format!("{id} {{{{ .CurrentEntity.name }}}}"),
+               "entity": "host", "shell": shell})
+    };
+    let config = json!({
+        "entities": [{"file": hosts.to_str().unwrap(), "name": "host"}],
+        "actions": [
+            action("copy", "dir={{ .CurrentEntity.name }}; echo \"$dir\""),
+            action("quoted", "dir=\"{{ .CurrentEntity.name }}\"; x=$dir; echo \"${x}\""),
+            action("set", "d={{ .CurrentEntity.name }}; set -- \"$d\"; printf '%s\\n' \"$1\""),
+            action("after", "d={{ .CurrentEntity.name }}; printf '%s\\n' -- \"$d\" | tail -n 1"),
+            action("strip", "d=x{{ .CurrentEntity.name }}; echo \"${d#x}\""),
+        ],
+    });
+    let server = Server::start(config);
+    let run = |id: &str| {
+        server.call(
+            "StartActionAndWait",
+            json!({"actionId": id, "arguments": []}),
+        )
+    };
+    let stdout = |(status, reply): (u16, Value)| {
+        assert_eq!(status, 200, "{reply}");
+        reply["logEntry"]["stdout"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    for id in ["copy", "quoted", "set"] {
+        let (status, reply) = run(&format!("{id}-a"));
+        let message = reply["message"].as_str().unwrap_or_default();
+        assert_ne!(status, 200, "{id}-a ran: {reply}");
+        assert!(
+            message.contains("\"name\"") && message.contains("allowLeadingDash: true"),
+            "{id}-a: {message}"
+        );
+        assert_eq!(stdout(run(&format!("{id}-b"))), "plain\n", "{id}-b");
+    }
+    assert_eq!(stdout(run("after-a")), "--help\n");
+    for id in ["strip-a", "strip-b"] {
+        let (status, reply) = run(id);
+        assert_ne!(status, 200, "{id} ran: {reply}");
+    }
+    assert!(server.log_contains("removes the start of a value"));
+}
