@@ -61,6 +61,22 @@ const SHORT: &[(&[u8], &[u8])] = &[
     (b"man", b"P"),
 ];
 
+/// Options that take a program's setting as `KEY=VALUE` (or ssh's `KEY VALUE`).
+const SETTINGS: &[&[u8]] = &[b"-o", b"-c", b"--option", b"--config"];
+
+/// Whether an option turns something off (`--no-pager`, `--ignore-scripts`, `--noexec`):
+/// a flag, which takes no word.
+fn negated(w: &[u8]) -> bool {
+    let name = w.strip_prefix(b"--").or(w.strip_prefix(b"-")).unwrap_or(w);
+    let glued = name
+        .strip_prefix(b"no")
+        .is_some_and(|rest| STEMS.iter().any(|s| rest.starts_with(s)));
+    glued
+        || [&b"no-"[..], b"ignore-", b"skip-", b"disable-", b"without-"]
+            .iter()
+            .any(|p| name.starts_with(p))
+}
+
 /// The scripts `programs::scripts` finds, and besides them (at indexes it did not find)
 /// those the rules of this module find. `values` are the words as `programs` reads them
 /// (`None` where an expansion or a value makes one unknown); `texts` the same words' text as
@@ -209,11 +225,11 @@ fn option_commands(texts: &[&[u8]]) -> Vec<(usize, &'static str)> {
     for (k, &w) in texts.iter().enumerate() {
         let next = (k + 1 < texts.len()).then_some(k + 1);
         if is_option(w) && w != b"--" {
-            let name = w;
-            match name.iter().rposition(|&c| c == b'=') {
-                Some(last) if says_command(&name[..last], STEMS) => out.push(k),
+            match w.iter().rposition(|&c| c == b'=') {
+                Some(last) if says_command(&w[..last], STEMS) => out.push(k),
                 Some(_) => {}
-                None if says_command(name, STEMS) => out.extend(next),
+                // A flag that turns a command off takes no word (`--no-pager`).
+                None if says_command(w, STEMS) && !negated(w) => out.extend(next),
                 None => {}
             }
             if w[1] != b'-' && !w.contains(&b'=') {
@@ -233,10 +249,12 @@ fn option_commands(texts: &[&[u8]]) -> Vec<(usize, &'static str)> {
             }
             continue;
         }
+        // The settings of `-o` (ssh, scp, apt-get, mount) and `-c` (git): a message or a
+        // form field (`curl -d cmd=…`, `mosquitto_pub -m 'exec …'`) is no setting.
         let Some(prev) = k.checked_sub(1).map(|p| texts[p]) else {
             continue;
         };
-        if !is_option(prev) {
+        if !SETTINGS.contains(&prev) {
             continue;
         }
         let Some(name) = key(w) else { continue };
@@ -390,6 +408,15 @@ mod tests {
             (&["rsync", "-av", "--exclude", "$", "a", "b"], &[]),
             (&["echo", "command=$"], &[]),
             (&["docker", "exec", "c", "$"], &[]),
+            (&["systemctl", "status", "--no-pager", "$"], &[]),
+            (&["composer", "install", "--no-scripts", "$"], &[]),
+            (&["npm", "install", "--ignore-scripts", "$"], &[]),
+            (&["curl", "-d", "command=$", "http://h/"], &[]),
+            (&["mosquitto_pub", "-t", "t", "-m", "exec $"], &[]),
+            (&["sudo", "--askpass", "$"], &[(2, 'O')]),
+            (&["mount", "-o", "noexec", "$", "/mnt"], &[]),
+            (&["x", "--notify-command", "$"], &[(2, 'O')]),
+            (&["x", "--noexec", "$"], &[]),
         ];
         let mut wrong = Vec::new();
         for (w, want) in table {
