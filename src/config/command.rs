@@ -10,8 +10,8 @@ use crate::arguments::ArgType;
 use crate::arguments::Dash;
 use crate::arguments::{Argument, environment};
 use crate::template::{
-    Placeholder, Template, Unquoted, Values, copied, judge, read_exec, read_shell, stripped,
-    unquoted,
+    Placeholder, Template, Unquoted, Values, climbs, copied, judge, reached, read_exec, read_shell,
+    stripped, unquoted,
 };
 
 /// What an action runs.
@@ -39,6 +39,15 @@ impl CommandTemplate {
                 .iter()
                 .flat_map(|t| t.placeholders().map(|(p, _)| p))
                 .collect(),
+        }
+    }
+
+    /// The entity fields that reach a directory code is taken from (`cd DIR`, `make -C DIR`):
+    /// where a value holding `..` picks other code.
+    pub fn directories(&self) -> Vec<&Placeholder> {
+        match self {
+            CommandTemplate::Shell(t) => t.directories().iter().collect(),
+            CommandTemplate::Exec(v) => v.iter().flat_map(Template::directories).collect(),
         }
     }
 
@@ -195,6 +204,26 @@ pub(super) fn compile(
             t.lead_copies(&copies);
         }
     }
+    for (at, _, analysis) in &analyses {
+        for found in reached(analysis, &values) {
+            for p in &found.placeholders {
+                match p {
+                    // An entity field is weighed per instance (`engine::setup`).
+                    Placeholder::Entity(_) => {
+                        for t in &mut compiled {
+                            t.mark_directory(p);
+                        }
+                    }
+                    Placeholder::Argument(name) => {
+                        let argument = arguments.iter().find(|a| a.name == *name);
+                        if argument.is_some_and(may_climb) {
+                            c.error(at, climbing(p, &found.place, found.line));
+                        }
+                    }
+                }
+            }
+        }
+    }
     match command {
         CommandSpec::Shell(_) => {
             let template = compiled.pop().unwrap_or_else(Template::empty);
@@ -332,6 +361,32 @@ fn stripped_dash(
             name = a.name,
         ),
     );
+}
+
+/// Why a value in a directory code is taken from is refused at load.
+fn climbing(p: &Placeholder, place: &str, line: usize) -> String {
+    format!(
+        "{p} reaches {place} (line {line}), and its values may hold `/` and `..`, which lead out \
+         of the directory you meant (`../../tmp/x`), so a value picks the code that runs: give \
+         the argument a type that holds no `/` (`ascii_identifier`) or `choices:`, or check the \
+         value in the command (`case \"$ACTIOND_ARG_NAME\" in *..*) exit 1 ;; esac`)"
+    )
+}
+
+/// Whether a value of the argument may hold a `..` path component and a `/`: free text
+/// whose type allows `/` (a pattern, an address, a URL, a password, raw strings), or a
+/// choice that holds one.
+fn may_climb(a: &Argument) -> bool {
+    match &a.rule {
+        _ if !a.choices.is_empty() => a.choices.iter().any(|c| climbs(&c.value)),
+        ArgType::Regex(_)
+        | ArgType::Email
+        | ArgType::Url
+        | ArgType::Password
+        | ArgType::RawStringMultiline
+        | ArgType::VeryDangerousRawString => true,
+        _ => false,
+    }
 }
 
 /// Whether a value of the argument may split when it stands unquoted: it may hold a space,

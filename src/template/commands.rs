@@ -22,9 +22,12 @@
 use super::Placeholder;
 use super::Stop;
 use super::UNSAFE_HINT;
+use super::directories;
 use super::launchers;
 use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path};
-use super::reread::{Notes, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped, arithmetic_names};
+use super::reread::{
+    Notes, POSITIONAL, Read, Reread, Rereading, SCRIPT_NAME, Stripped, arithmetic_names,
+};
 
 /// One word of a command, as far as the rules need to know it.
 #[derive(Debug, Clone, Default)]
@@ -453,6 +456,7 @@ impl Command {
             }
         }
         self.programs(notes);
+        self.directories(notes);
         self.stdin(notes);
         let holes = || self.args.iter().filter(|w| w.first.is_some());
         if self.unknown {
@@ -588,6 +592,28 @@ impl Command {
                     notes.analysis.write_from(POSITIONAL.as_bytes(), reads);
                 }
             }
+        }
+    }
+
+    /// The words that name a directory code is taken from (`directories::words`), with what
+    /// reaches them (a positional parameter as `@`: `cd "$1"`).
+    fn directories(&self, notes: &mut Notes) {
+        let words: Vec<&Word> = self.name_word.iter().chain(&self.args).collect();
+        let texts: Vec<&[u8]> = words.iter().map(|w| w.unquoted.as_slice()).collect();
+        let expanded: Vec<bool> = words.iter().map(|w| w.expanded).collect();
+        for (i, place) in directories::words(&texts, &expanded) {
+            let w = words[i];
+            let mut reads = w.reads(false);
+            if w.opaque.is_some() {
+                reads.push(Read::Variable(POSITIONAL.to_string()));
+            }
+            let line = notes.line(w.start);
+            notes.analysis.directories.push(Reread {
+                place: place.to_string(),
+                rereading: Rereading::Program,
+                line,
+                reads,
+            });
         }
     }
 

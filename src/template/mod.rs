@@ -14,6 +14,7 @@
 //! the arguments module) nor runs anything.
 
 mod commands;
+mod directories;
 mod html;
 mod judge;
 mod launchers;
@@ -26,6 +27,7 @@ mod tests;
 
 use std::fmt;
 
+pub use directories::{Reached, climbs, reached};
 pub use judge::{Reaches, Refusal, Unquoted, Values, judge, stripped, unquoted};
 use reread::{Analysis, Read, Reread, Rereading};
 pub use starts::{Copied, copied};
@@ -100,6 +102,8 @@ pub enum Lead {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     parts: Vec<Part>,
+    /// Entity fields that reach a directory code is taken from (`directories`).
+    directories: Vec<Placeholder>,
 }
 
 /// Why a template was refused, in words that say how to fix it.
@@ -126,7 +130,10 @@ pub(crate) const UNSAFE_HINT: &str = "actiond cannot quote a value safely there;
 impl Template {
     /// A template with no text at all.
     pub fn empty() -> Template {
-        Template { parts: Vec::new() }
+        Template {
+            parts: Vec::new(),
+            directories: Vec::new(),
+        }
     }
 
     /// Compiles a `shell:` command.
@@ -152,13 +159,19 @@ impl Template {
             rest = &rest[at + len..];
         }
         push_text(&mut parts, rest);
-        Ok(Template { parts })
+        Ok(Template {
+            parts,
+            directories: Vec::new(),
+        })
     }
 
     /// Compiles HTML written in the config (icons, `display` components), with each
     /// placeholder placed where a browser reads it (`html`).
     pub fn html(text: &str) -> Result<Template, TemplateError> {
-        html::compile(text).map(|parts| Template { parts })
+        html::compile(text).map(|parts| Template {
+            parts,
+            directories: Vec::new(),
+        })
     }
 
     /// The template with `text` in front of it, written as it is (no placeholder in it is
@@ -230,6 +243,7 @@ fn read_shell_at(text: &str, depth: u32) -> Result<(Template, Analysis), Templat
     Ok((
         Template {
             parts: reading.parts,
+            directories: Vec::new(),
         },
         analysis,
     ))
@@ -312,6 +326,23 @@ pub fn read_exec(argv: &[String]) -> Analysis {
             }
         }
     }
+    // The directory a program takes code from (`make -C DIR`): what reaches it is weighed
+    // by `config::command` (`directories`).
+    let expanded: Vec<bool> = values.iter().map(Option::is_none).collect();
+    for (i, place) in directories::words(&texts, &expanded) {
+        let reads: Vec<Read> = templates[i]
+            .iter()
+            .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
+            .collect();
+        if !reads.is_empty() {
+            analysis.directories.push(Reread {
+                place: place.to_string(),
+                rereading: Rereading::Program,
+                line: 1,
+                reads,
+            });
+        }
+    }
     analysis
 }
 
@@ -366,6 +397,9 @@ fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize
                 analysis.unquoted.entry(name).or_insert(line);
             }
             analysis.starts.extend(inner.starts);
+            for d in inner.directories {
+                analysis.directories.push(Reread { line, ..d });
+            }
             for s in inner.stripped {
                 analysis.stripped.push(reread::Stripped { line, ..s });
             }

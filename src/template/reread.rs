@@ -196,6 +196,9 @@ pub struct Analysis {
     /// Variables expanded at the start of a command's argument before any `--`, quoted or
     /// not (`du "$dir"`): a value copied into one starts that argument (`starts`).
     pub starts: BTreeSet<String>,
+    /// The words that name a directory code is taken from (`cd DIR`, `make -C DIR`), with
+    /// what reaches each (`directories`).
+    pub directories: Vec<Reread>,
 }
 
 /// An expansion that removes a prefix of a variable's value or replaces text in it

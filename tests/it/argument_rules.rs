@@ -929,3 +929,67 @@ fn a_copy_of_an_entity_value_starting_with_a_dash_is_no_option() {
     }
     assert!(server.log_contains("removes the start of a value"));
 }
+
+/// An entity field that reaches a directory the command takes code from (fe30h F3): `cd
+/// /srv/apps/{{ … }} && ./deploy.sh` and `exec: [make, -C, '/srv/apps/{{ … }}']` with the
+/// field `../../evil` ran `evil/deploy.sh`; that instance is now disabled, saying which field
+/// and why, and the others run.
+#[test]
+fn an_entity_value_that_climbs_out_of_a_directory_code_is_taken_from_is_disabled() {
+    let files = TempDir::new();
+    let root = files.path();
+    for (dir, word) in [("srv/apps/web", "web"), ("evil", "EVIL")] {
+        std::fs::create_dir_all(root.join(dir)).expect("mkdir");
+        let script = root.join(dir).join("deploy.sh");
+        std::fs::write(&script, format!("#!/bin/sh\necho {word}\n")).expect("write script");
+        std::fs::write(
+            root.join(dir).join("Makefile"),
+            format!("status:\n\t@echo {word}\n"),
+        )
+        .expect("write Makefile");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let apps = root.join("apps.yaml");
+    std::fs::write(
+        &apps,
+        "- {key: web, name: web}\n- {key: evil, name: \"../../evil\"}\n",
+    )
+    .expect("write apps");
+    let srv = root.join("srv/apps");
+    let srv = srv.to_str().expect("utf-8 temp dir");
+    let config = json!({
+        "entities": [{"file": apps.to_str().unwrap(), "name": "app"}],
+        "actions": [
+            {"id": "deploy", "title": "deploy {{ .CurrentEntity.name }}", "entity": "app",
+             "shell": format!("cd {srv}/{{{{ .CurrentEntity.name }}}} && ./deploy.sh")},
+            {"id": "mk", "title": "mk {{ .CurrentEntity.name }}", "entity": "app",
+             "exec": ["make", "-s", "-C", format!("{srv}/{{{{ .CurrentEntity.name }}}}"), "status"]},
+        ],
+    });
+    let server = Server::start(config);
+    let run = |id: &str| {
+        server.call(
+            "StartActionAndWait",
+            json!({"actionId": id, "arguments": []}),
+        )
+    };
+    for id in ["deploy", "mk"] {
+        let (status, reply) = run(&format!("{id}-web"));
+        assert_eq!(status, 200, "{reply}");
+        assert_eq!(
+            reply["logEntry"]["stdout"],
+            json!("web\n"),
+            "{id}-web: {reply}"
+        );
+        let (status, reply) = run(&format!("{id}-evil"));
+        let message = reply["message"].as_str().unwrap_or_default();
+        assert_ne!(status, 200, "{id}-evil ran: {reply}");
+        assert!(
+            message.contains("apps.yaml")
+                && message.contains("\"name\"")
+                && message.contains("`..`"),
+            "{id}-evil: {message}"
+        );
+    }
+}

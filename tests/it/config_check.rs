@@ -338,6 +338,53 @@ actions:
     }
 }
 
+/// A value that may hold `/` and `..` in a directory a command takes code from (`cd DIR &&
+/// ./deploy.sh`, `make -C DIR`, `git -C DIR`), in `shell:` and `exec:`, directly, through its
+/// variable or a copy, is refused at its action's path; a type that holds no `/`, choices
+/// without `..`, and the value elsewhere load.
+#[test]
+fn a_value_that_may_climb_out_of_a_directory_code_is_taken_from_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: cd
+    shell: cd /srv/apps/{{ app }} && ./deploy.sh
+    arguments: [{name: app, type: url}]
+  - title: make
+    exec: [make, -C, '/srv/apps/{{ app }}', status]
+    arguments: [{name: app, type: very_dangerous_raw_string}]
+  - title: copy
+    shell: d=\"/srv/$APP\"; git -C \"$d\" pull
+    arguments: [{name: app, type: password}]
+  - title: safe
+    shell: cd /srv/apps/{{ app }} && ./deploy.sh {{ url }}; make -C \"/srv/{{ pick }}\"
+    arguments:
+      - {name: app, type: ascii_identifier}
+      - {name: url, type: url}
+      - {name: pick, choices: [{value: web}, {value: db/main}]}
+";
+    let run = check(yaml);
+    assert_exit(&run, 2);
+    let out = output(&run);
+    for (path, words) in [
+        ("actions[0].shell", "the directory `cd` changes to"),
+        ("actions[1].exec", "the directory a program works in"),
+        ("actions[2].shell", "the directory a program works in"),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.contains(path))
+            .unwrap_or_else(|| panic!("no `{path}` in:\n{out}"));
+        assert!(
+            line.contains(words) && line.contains("`..`"),
+            "{path}: {line}"
+        );
+    }
+    assert!(
+        !out.contains("actions[3]"),
+        "the safe action was flagged:\n{out}"
+    );
+}
+
 /// A value run as code by what the command starts besides `sh -c` (fe30g): a shell reading
 /// its script from its standard input, a program handing a word to `sh -c` (`flock -c`),
 /// `xargs` splitting what it reads, bash's arithmetic following a name and `${x@P}`, and a
