@@ -44,7 +44,8 @@ impl CommandTemplate {
 
     /// The entity fields that reach a directory code is taken from (`cd DIR`, `make -C DIR`):
     /// where a value holding `..` picks other code.
-    pub fn directories(&self) -> Vec<&Placeholder> {
+    /// Each with whether it may start the directory's path (`cd {{ … }}`).
+    pub fn directories(&self) -> Vec<&(Placeholder, bool)> {
         match self {
             CommandTemplate::Shell(t) => t.directories().iter().collect(),
             CommandTemplate::Exec(v) => v.iter().flat_map(Template::directories).collect(),
@@ -211,13 +212,13 @@ pub(super) fn compile(
                     // An entity field is weighed per instance (`engine::setup`).
                     Placeholder::Entity(_) => {
                         for t in &mut compiled {
-                            t.mark_directory(p);
+                            t.mark_directory(p, found.starts);
                         }
                     }
                     Placeholder::Argument(name) => {
                         let argument = arguments.iter().find(|a| a.name == *name);
                         if argument.is_some_and(may_climb) {
-                            c.error(at, climbing(p, &found.place, found.line));
+                            c.error(at, climbing(p, found.place, found.line));
                         }
                     }
                 }

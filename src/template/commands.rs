@@ -26,7 +26,7 @@ use super::directories;
 use super::launchers;
 use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path};
 use super::reread::{
-    Notes, POSITIONAL, Read, Reread, Rereading, SCRIPT_NAME, Stripped, arithmetic_names,
+    Directory, Notes, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped, arithmetic_names,
 };
 
 /// One word of a command, as far as the rules need to know it.
@@ -608,11 +608,11 @@ impl Command {
                 reads.push(Read::Variable(POSITIONAL.to_string()));
             }
             let line = notes.line(w.start);
-            notes.analysis.directories.push(Reread {
-                place: place.to_string(),
-                rereading: Rereading::Program,
+            notes.analysis.directories.push(Directory {
+                place,
                 line,
                 reads,
+                starts: w.leading_expansion,
             });
         }
     }

@@ -69,9 +69,11 @@ pub fn words(texts: &[&[u8]], expanded: &[bool]) -> Vec<(usize, &'static str)> {
 /// "$d"`), each with the place and line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reached {
-    pub place: String,
+    pub place: &'static str,
     pub line: usize,
     pub placeholders: Vec<Placeholder>,
+    /// A value or an expansion starts the directory's path (`cd {{ dir }}`).
+    pub starts: bool,
 }
 
 /// Everything that reaches each directory word the model noted.
@@ -81,9 +83,10 @@ pub fn reached(analysis: &Analysis, values: &Values) -> Vec<Reached> {
         .iter()
         .map(|d| {
             let mut found = Reached {
-                place: d.place.clone(),
+                place: d.place,
                 line: d.line,
                 placeholders: Vec::new(),
+                starts: d.starts,
             };
             let mut seen = Vec::new();
             follow(analysis, values, &d.reads, &mut seen, &mut found);
@@ -130,16 +133,24 @@ pub fn climbs(value: &str) -> bool {
     value.split('/').any(|part| part == "..")
 }
 
+/// Whether a value leads out of the directory meant: a `..` component, or, where it starts
+/// the path (`starts`), an absolute path (`/tmp/x`).
+pub fn leads_out(value: &str, starts: bool) -> bool {
+    climbs(value) || (starts && value.starts_with('/'))
+}
+
 impl Template {
-    /// Notes an entity field that reaches a directory code is taken from (`reached`).
-    pub fn mark_directory(&mut self, p: &Placeholder) {
-        if !self.directories.contains(p) {
-            self.directories.push(p.clone());
+    /// Notes an entity field that reaches a directory code is taken from (`reached`), and
+    /// whether it may start that directory's path.
+    pub fn mark_directory(&mut self, p: &Placeholder, starts: bool) {
+        match self.directories.iter_mut().find(|(q, _)| q == p) {
+            Some((_, s)) => *s |= starts,
+            None => self.directories.push((p.clone(), starts)),
         }
     }
 
     /// The placeholders `mark_directory` noted.
-    pub fn directories(&self) -> &[Placeholder] {
+    pub fn directories(&self) -> &[(Placeholder, bool)] {
         &self.directories
     }
 }
@@ -185,6 +196,8 @@ mod tests {
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
         assert!(climbs("..") && climbs("../../x") && climbs("a/../b") && climbs("x/.."));
         assert!(!climbs("a..b") && !climbs("...") && !climbs(".x") && !climbs("web"));
+        assert!(leads_out("/tmp/x", true) && !leads_out("/tmp/x", false));
+        assert!(leads_out("../x", false) && !leads_out("web/x", true));
     }
 
     /// Each row: a command, and the placeholders that reach a directory code is taken from

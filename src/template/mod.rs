@@ -27,7 +27,7 @@ mod tests;
 
 use std::fmt;
 
-pub use directories::{Reached, climbs, reached};
+pub use directories::{Reached, climbs, leads_out, reached};
 pub use judge::{Reaches, Refusal, Unquoted, Values, judge, stripped, unquoted};
 use reread::{Analysis, Read, Reread, Rereading};
 pub use starts::{Copied, copied};
@@ -102,8 +102,9 @@ pub enum Lead {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     parts: Vec<Part>,
-    /// Entity fields that reach a directory code is taken from (`directories`).
-    directories: Vec<Placeholder>,
+    /// Entity fields that reach a directory code is taken from (`directories`), each with
+    /// whether it may start that directory's path.
+    directories: Vec<(Placeholder, bool)>,
 }
 
 /// Why a template was refused, in words that say how to fix it.
@@ -335,11 +336,14 @@ pub fn read_exec(argv: &[String]) -> Analysis {
             .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
             .collect();
         if !reads.is_empty() {
-            analysis.directories.push(Reread {
-                place: place.to_string(),
-                rereading: Rereading::Program,
+            let starts = templates[i]
+                .as_ref()
+                .is_some_and(|t| t.leading().next().is_some());
+            analysis.directories.push(reread::Directory {
+                place,
                 line: 1,
                 reads,
+                starts,
             });
         }
     }
@@ -398,7 +402,7 @@ fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize
             }
             analysis.starts.extend(inner.starts);
             for d in inner.directories {
-                analysis.directories.push(Reread { line, ..d });
+                analysis.directories.push(reread::Directory { line, ..d });
             }
             for s in inner.stripped {
                 analysis.stripped.push(reread::Stripped { line, ..s });

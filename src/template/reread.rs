@@ -198,7 +198,18 @@ pub struct Analysis {
     pub starts: BTreeSet<String>,
     /// The words that name a directory code is taken from (`cd DIR`, `make -C DIR`), with
     /// what reaches each (`directories`).
-    pub directories: Vec<Reread>,
+    pub directories: Vec<Directory>,
+}
+
+/// A word that names a directory code is taken from (`directories`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Directory {
+    pub place: &'static str,
+    pub line: usize,
+    pub reads: Vec<Read>,
+    /// A value or an expansion starts the word (`cd {{ dir }}`, `cd "$d"`): the value may be
+    /// the whole path, an absolute one too.
+    pub starts: bool,
 }
 
 /// An expansion that removes a prefix of a variable's value or replaces text in it

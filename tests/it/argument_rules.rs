@@ -953,7 +953,7 @@ fn an_entity_value_that_climbs_out_of_a_directory_code_is_taken_from_is_disabled
     let apps = root.join("apps.yaml");
     std::fs::write(
         &apps,
-        "- {key: web, name: web}\n- {key: evil, name: \"../../evil\"}\n",
+        "- {key: web, name: web}\n- {key: evil, name: \"../../evil\"}\n- {key: abs, name: /tmp}\n",
     )
     .expect("write apps");
     let srv = root.join("srv/apps");
@@ -965,6 +965,8 @@ fn an_entity_value_that_climbs_out_of_a_directory_code_is_taken_from_is_disabled
              "shell": format!("cd {srv}/{{{{ .CurrentEntity.name }}}} && ./deploy.sh")},
             {"id": "mk", "title": "mk {{ .CurrentEntity.name }}", "entity": "app",
              "exec": ["make", "-s", "-C", format!("{srv}/{{{{ .CurrentEntity.name }}}}"), "status"]},
+            {"id": "whole", "title": "whole {{ .CurrentEntity.name }}", "entity": "app",
+             "shell": "cd {{ .CurrentEntity.name }} && pwd"},
         ],
     });
     let server = Server::start(config);
@@ -992,4 +994,14 @@ fn an_entity_value_that_climbs_out_of_a_directory_code_is_taken_from_is_disabled
             "{id}-evil: {message}"
         );
     }
+    // Inside the author's path an absolute field is one more directory down (`apps//tmp`);
+    // where it starts the path, it is anywhere.
+    let (status, reply) = run("deploy-abs");
+    assert_eq!(status, 200, "deploy-abs did not run: {reply}");
+    let (status, reply) = run("whole-abs");
+    let message = reply["message"].as_str().unwrap_or_default();
+    assert_ne!(status, 200, "whole-abs ran: {reply}");
+    assert!(message.contains("absolute path"), "whole-abs: {message}");
+    let (status, reply) = run("whole-web");
+    assert_eq!(status, 200, "whole-web did not run: {reply}");
 }
