@@ -31,7 +31,8 @@ fn quote(value: &str, how: Quoting) -> String {
 }
 
 /// Each row: the template (`{dir}` is the run's directory: start-stop-daemon changes to `/`
-/// unless told; the rows that unpack an archive make it first, as the directory is emptied
+/// unless told, and busybox's starts nothing while any `/bin/sh` runs unless it has a pidfile
+/// of its own; the rows that unpack an archive make it first, as the directory is emptied
 /// after every run), the value, how its context is quoted, and whether it runs the value.
 const ROWS: &[(&str, &str, Quoting, bool)] = &[
     // F9: a shell a launcher names in an option.
@@ -43,7 +44,8 @@ const ROWS: &[(&str, &str, Quoting, bool)] = &[
         true,
     ),
     (
-        "busybox start-stop-daemon -S -x /bin/sh -- -c \"echo {{ v }}\"",
+        "busybox start-stop-daemon -S -p {dir}/bb.pid -m -x /bin/sh -- -c \
+         \"echo {{ v }}\"",
         "x;touch MARK;",
         Quoting::Double,
         true,
@@ -100,7 +102,8 @@ const ROWS: &[(&str, &str, Quoting, bool)] = &[
     ),
     // The value as data: accepted, and it runs nothing.
     (
-        "busybox start-stop-daemon -S -x /bin/sh -- -c 'echo \"$1\"' sh {{ v }}",
+        "busybox start-stop-daemon -S -p {dir}/bb.pid -m -x /bin/sh -- -c 'echo \"$1\"' sh \
+         {{ v }}",
         "x;touch MARK;",
         Quoting::Single,
         false,
