@@ -116,6 +116,11 @@ need debootstrap debootstrap
 need systemd-nspawn systemd-container
 need curl curl
 need strace strace
+# The shell model's launcher rows (tests/shells/launchers.rs) run the real programs.
+need capsh libcap2-bin
+need ssh openssh-client
+need git git
+need rsync rsync
 # actionlint runs shellcheck on the workflow's run: steps; the release stage publishes with
 # reprepro and signs with gpg.
 need shellcheck shellcheck

@@ -10,7 +10,8 @@ use crate::arguments::ArgType;
 use crate::arguments::Dash;
 use crate::arguments::{Argument, environment};
 use crate::template::{
-    Placeholder, Template, Unquoted, Values, judge, read_exec, read_shell, stripped, unquoted,
+    Placeholder, Template, Unquoted, Values, climbs, copied, judge, reached, read_exec, read_shell,
+    stripped, unquoted,
 };
 
 /// What an action runs.
@@ -38,6 +39,16 @@ impl CommandTemplate {
                 .iter()
                 .flat_map(|t| t.placeholders().map(|(p, _)| p))
                 .collect(),
+        }
+    }
+
+    /// The entity fields that reach a directory code is taken from (`cd DIR`, `make -C DIR`):
+    /// where a value holding `..` picks other code.
+    /// Each with whether it may start the directory's path (`cd {{ … }}`).
+    pub fn directories(&self) -> Vec<&(Placeholder, bool)> {
+        match self {
+            CommandTemplate::Shell(t) => t.directories().iter().collect(),
+            CommandTemplate::Exec(v) => v.iter().flat_map(Template::directories).collect(),
         }
     }
 
@@ -168,6 +179,13 @@ pub(super) fn compile(
     }
     let values = values(arguments, &compiled);
     let entities = compiled.iter().any(has_entity);
+    // `allowLeadingDash: true` lets an entity field be an option (read again, for its value
+    // only, by the action's own reader).
+    let dash_allowed = match f.get("allowLeadingDash") {
+        Some((Node::Bool(b), _)) => *b,
+        Some((Node::Str(s), _)) => s.trim() == "true",
+        _ => false,
+    };
     for (at, text, analysis) in &analyses {
         if let Err(why) = judge(text, analysis, &values) {
             c.error(at, why.to_string());
@@ -181,7 +199,35 @@ pub(super) fn compile(
         }
         for found in stripped(analysis, &values) {
             if !refused.contains(&(found.variable.clone(), found.line)) {
-                stripped_dash(c, at, &found, arguments);
+                stripped_dash(c, at, &found, arguments, entities && !dash_allowed);
+            }
+        }
+    }
+    // A value copied into a variable that starts an argument starts it (`du "$dir"`): the
+    // leading-dash rule of entity fields holds for the copy.
+    for (_, _, analysis) in &analyses {
+        let copies = copied(analysis);
+        for t in &mut compiled {
+            t.lead_copies(&copies);
+        }
+    }
+    for (at, _, analysis) in &analyses {
+        for found in reached(analysis, &values) {
+            for p in &found.placeholders {
+                match p {
+                    // An entity field is weighed per instance (`engine::setup`).
+                    Placeholder::Entity(_) => {
+                        for t in &mut compiled {
+                            t.mark_directory(p, found.starts);
+                        }
+                    }
+                    Placeholder::Argument(name) => {
+                        let argument = arguments.iter().find(|a| a.name == *name);
+                        if argument.is_some_and(may_climb) {
+                            c.error(at, climbing(p, found.place, found.line));
+                        }
+                    }
+                }
             }
         }
     }
@@ -272,7 +318,13 @@ fn split_variable(
 /// may not start with `-` but may hold one further on (free text without `allowLeadingDash`,
 /// and `datetime`: `${D#*-}`), unless they are choices, which are the author's own; and for
 /// what actiond does not follow when any argument is one.
-fn stripped_dash(c: &mut Checker<'_>, at: &str, found: &Unquoted, arguments: &[Argument]) {
+fn stripped_dash(
+    c: &mut Checker<'_>,
+    at: &str,
+    found: &Unquoted,
+    arguments: &[Argument],
+    entities: bool,
+) {
     let guarded = |a: &&Argument| {
         !a.name.is_empty()
             && !a.rule.is_display_only()
@@ -284,6 +336,22 @@ fn stripped_dash(c: &mut Checker<'_>, at: &str, found: &Unquoted, arguments: &[A
     let argument = found.arguments.iter().filter_map(of).find(guarded);
     let any = arguments.iter().find(guarded);
     let Some(a) = argument.or(any.filter(|_| found.unknown.is_some())) else {
+        // An entity field may hold `-` anywhere (a file's `x--files0-from=…` is
+        // `--files0-from=…` after `${d#x}`), and no type keeps it out.
+        if entities && found.unknown.is_some() {
+            c.error(
+                at,
+                format!(
+                    "${{{v}…}} on line {line} removes the start of a value or replaces text in \
+                     it, and starts an argument; it may hold an entity field, which may hold \
+                     `-` anywhere, so it may start with `-`, and the program reads it as an \
+                     option; write `./` or `--` before it (`du -sh -- \"${{{v}#x}}\"`), or set \
+                     `allowLeadingDash: true` on the action where an option is fine",
+                    v = found.variable,
+                    line = found.line,
+                ),
+            );
+        }
         return;
     };
     if found.output {
@@ -319,6 +387,32 @@ fn stripped_dash(c: &mut Checker<'_>, at: &str, found: &Unquoted, arguments: &[A
             name = a.name,
         ),
     );
+}
+
+/// Why a value in a directory code is taken from is refused at load.
+fn climbing(p: &Placeholder, place: &str, line: usize) -> String {
+    format!(
+        "{p} reaches {place} (line {line}), and its values may hold `/` and `..`, which lead out \
+         of the directory you meant (`../../tmp/x`), so a value picks the code that runs: give \
+         the argument a type that holds no `/` (`ascii_identifier`) or `choices:`, or check the \
+         value in the command (`case \"$ACTIOND_ARG_NAME\" in *..*) exit 1 ;; esac`)"
+    )
+}
+
+/// Whether a value of the argument may hold a `..` path component and a `/`: free text
+/// whose type allows `/` (a pattern, an address, a URL, a password, raw strings), or a
+/// choice that holds one.
+fn may_climb(a: &Argument) -> bool {
+    match &a.rule {
+        _ if !a.choices.is_empty() => a.choices.iter().any(|c| climbs(&c.value)),
+        ArgType::Regex(_)
+        | ArgType::Email
+        | ArgType::Url
+        | ArgType::Password
+        | ArgType::RawStringMultiline
+        | ArgType::VeryDangerousRawString => true,
+        _ => false,
+    }
 }
 
 /// Whether a value of the argument may split when it stands unquoted: it may hold a space,

@@ -83,6 +83,7 @@ impl Setup {
                 let file = entity_file(&config, kind);
                 if copy.disabled.is_none()
                     && let Some(problem) = leading_field(&copy, instance, &file)
+                        .or_else(|| climbing_field(&copy, instance, &file))
                 {
                     // Logged once per load (a reload builds a new Setup), and shown greyed
                     // with the reason: a button that always fails must say why.
@@ -188,6 +189,30 @@ fn entity_file(config: &Config, kind: &str) -> String {
         || format!("entity type {kind:?}"),
         |e| e.file.display().to_string(),
     )
+}
+
+/// Why `instance` cannot run `action`: a field that holds a `..` path component reaches a
+/// directory the command takes code from (`cd /srv/apps/{{ .CurrentEntity.name }} &&
+/// ./deploy.sh`, `make -C /srv/{{ … }}`), where `../../tmp/x` runs other code; or is an
+/// absolute path where the field starts that directory's path (`cd {{ … }}`).
+fn climbing_field(action: &Action, instance: &Instance, file: &str) -> Option<Problem> {
+    action.template.directories().into_iter().find_map(|(p, starts)| {
+        let Placeholder::Entity(field) = p else {
+            return None;
+        };
+        let value = instance.field(field)?;
+        if !crate::template::leads_out(&value, *starts) {
+            return None;
+        }
+        Some(Problem {
+            path: format!("{file}, instance {:?}", instance.key),
+            message: format!(
+                "its field {field:?} is {value:?}, which holds `..` or is an absolute path, and \
+                 {p} names a directory the command takes code from (`cd`, `make -C`), where it \
+                 leads out of the directory meant and picks other code"
+            ),
+        })
+    })
 }
 
 /// Why `instance` cannot run `action`: a field that starts with `-` fills a placeholder that

@@ -22,8 +22,12 @@
 use super::Placeholder;
 use super::Stop;
 use super::UNSAFE_HINT;
-use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path, scripts};
-use super::reread::{Notes, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped, arithmetic_names};
+use super::directories;
+use super::launchers;
+use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path};
+use super::reread::{
+    Directory, Notes, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped, arithmetic_names,
+};
 
 /// One word of a command, as far as the rules need to know it.
 #[derive(Debug, Clone, Default)]
@@ -450,6 +454,14 @@ impl Command {
         // After `--` no argument is an option (`rm -- "${NAME#*.}"`).
         let options = self.args.iter().take_while(|w| !w.is_value(b"--"));
         for w in options {
+            // A variable, or a positional parameter (`"$1"`, `"$@"`, noted as `@`), that
+            // starts an argument: what was copied into it starts it (`starts`).
+            if w.leading_expansion && !w.leading_hole {
+                notes.analysis.starts.extend(w.vars.iter().cloned());
+                if w.opaque.is_some() {
+                    notes.analysis.starts.insert(POSITIONAL.to_string());
+                }
+            }
             if let Some((variable, output)) = &w.stripped {
                 let line = notes.line(w.start);
                 notes.analysis.stripped.push(Stripped {
@@ -460,6 +472,7 @@ impl Command {
             }
         }
         self.programs(notes);
+        self.directories(notes);
         self.stdin(notes);
         let holes = || self.args.iter().filter(|w| w.first.is_some());
         if self.unknown {
@@ -561,7 +574,8 @@ impl Command {
         let Some(name) = &self.name_word else { return };
         let words: Vec<&Word> = std::iter::once(name).chain(&self.args).collect();
         let values: Vec<Option<&[u8]>> = words.iter().map(|w| w.value()).collect();
-        for (i, place) in scripts(&values) {
+        let texts: Vec<&[u8]> = words.iter().map(|w| w.unquoted.as_slice()).collect();
+        for (i, place) in launchers::scripts(&values, &texts) {
             let w = words[i];
             match w.value().filter(|_| place != PASTED) {
                 Some(script) if !script.is_empty() => {
@@ -594,6 +608,28 @@ impl Command {
                     notes.analysis.write_from(POSITIONAL.as_bytes(), reads);
                 }
             }
+        }
+    }
+
+    /// The words that name a directory code is taken from (`directories::words`), with what
+    /// reaches them (a positional parameter as `@`: `cd "$1"`).
+    fn directories(&self, notes: &mut Notes) {
+        let words: Vec<&Word> = self.name_word.iter().chain(&self.args).collect();
+        let texts: Vec<&[u8]> = words.iter().map(|w| w.unquoted.as_slice()).collect();
+        let expanded: Vec<bool> = words.iter().map(|w| w.expanded).collect();
+        for (i, place) in directories::words(&texts, &expanded) {
+            let w = words[i];
+            let mut reads = w.reads(false);
+            if w.opaque.is_some() {
+                reads.push(Read::Variable(POSITIONAL.to_string()));
+            }
+            let line = notes.line(w.start);
+            notes.analysis.directories.push(Directory {
+                place,
+                line,
+                reads,
+                starts: w.leading_expansion,
+            });
         }
     }
 

@@ -14,18 +14,23 @@
 //! the arguments module) nor runs anything.
 
 mod commands;
+mod directories;
 mod html;
 mod judge;
+mod launchers;
 mod lexer;
 mod programs;
 pub(crate) mod reread;
+mod starts;
 #[cfg(test)]
 mod tests;
 
 use std::fmt;
 
+pub use directories::{Reached, climbs, leads_out, reached};
 pub use judge::{Reaches, Refusal, Unquoted, Values, judge, stripped, unquoted};
 use reread::{Analysis, Read, Reread, Rereading};
+pub use starts::{Copied, copied};
 
 /// What a placeholder names.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -97,6 +102,9 @@ pub enum Lead {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     parts: Vec<Part>,
+    /// Entity fields that reach a directory code is taken from (`directories`), each with
+    /// whether it may start that directory's path.
+    directories: Vec<(Placeholder, bool)>,
 }
 
 /// Why a template was refused, in words that say how to fix it.
@@ -123,7 +131,10 @@ pub(crate) const UNSAFE_HINT: &str = "actiond cannot quote a value safely there;
 impl Template {
     /// A template with no text at all.
     pub fn empty() -> Template {
-        Template { parts: Vec::new() }
+        Template {
+            parts: Vec::new(),
+            directories: Vec::new(),
+        }
     }
 
     /// Compiles a `shell:` command.
@@ -149,13 +160,19 @@ impl Template {
             rest = &rest[at + len..];
         }
         push_text(&mut parts, rest);
-        Ok(Template { parts })
+        Ok(Template {
+            parts,
+            directories: Vec::new(),
+        })
     }
 
     /// Compiles HTML written in the config (icons, `display` components), with each
     /// placeholder placed where a browser reads it (`html`).
     pub fn html(text: &str) -> Result<Template, TemplateError> {
-        html::compile(text).map(|parts| Template { parts })
+        html::compile(text).map(|parts| Template {
+            parts,
+            directories: Vec::new(),
+        })
     }
 
     /// The template with `text` in front of it, written as it is (no placeholder in it is
@@ -236,6 +253,7 @@ fn read_shell_at(text: &str, depth: u32) -> Result<(Template, Analysis), Templat
     Ok((
         Template {
             parts: reading.parts,
+            directories: Vec::new(),
         },
         analysis,
     ))
@@ -277,7 +295,8 @@ pub fn read_exec(argv: &[String]) -> Analysis {
             });
         }
     }
-    for (i, place) in programs::scripts(&values) {
+    let texts: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
+    for (i, place) in launchers::scripts(&values, &texts) {
         let pasted = place == programs::PASTED;
         match (values[i].filter(|_| !pasted), &templates[i]) {
             (Some(script), _) => inner_script(&mut analysis, script, place, 1, 0),
@@ -318,6 +337,26 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         }
     }
     analysis.trace_prompt(1);
+    // The directory a program takes code from (`make -C DIR`): what reaches it is weighed
+    // by `config::command` (`directories`).
+    let expanded: Vec<bool> = values.iter().map(Option::is_none).collect();
+    for (i, place) in directories::words(&texts, &expanded) {
+        let reads: Vec<Read> = templates[i]
+            .iter()
+            .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
+            .collect();
+        if !reads.is_empty() {
+            let starts = templates[i]
+                .as_ref()
+                .is_some_and(|t| t.leading().next().is_some());
+            analysis.directories.push(reread::Directory {
+                place,
+                line: 1,
+                reads,
+                starts,
+            });
+        }
+    }
     analysis
 }
 
@@ -370,6 +409,10 @@ fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize
             }
             for name in inner.unquoted.into_keys() {
                 analysis.unquoted.entry(name).or_insert(line);
+            }
+            analysis.starts.extend(inner.starts);
+            for d in inner.directories {
+                analysis.directories.push(reread::Directory { line, ..d });
             }
             for s in inner.stripped {
                 analysis.stripped.push(reread::Stripped { line, ..s });

@@ -210,6 +210,23 @@ pub struct Analysis {
     /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there
     /// through `m`.
     pub named: BTreeMap<String, BTreeSet<String>>,
+    /// Variables expanded at the start of a command's argument before any `--`, quoted or
+    /// not (`du "$dir"`): a value copied into one starts that argument (`starts`).
+    pub starts: BTreeSet<String>,
+    /// The words that name a directory code is taken from (`cd DIR`, `make -C DIR`), with
+    /// what reaches each (`directories`).
+    pub directories: Vec<Directory>,
+}
+
+/// A word that names a directory code is taken from (`directories`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Directory {
+    pub place: &'static str,
+    pub line: usize,
+    pub reads: Vec<Read>,
+    /// A value or an expansion starts the word (`cd {{ dir }}`, `cd "$d"`): the value may be
+    /// the whole path, an absolute one too.
+    pub starts: bool,
 }
 
 /// An expansion that removes a prefix of a variable's value or replaces text in it

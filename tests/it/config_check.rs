@@ -274,6 +274,119 @@ actions:
 }
 
 /// A value run as code by what the command starts besides `sh -c`: a shell reading
+/// A value in a shell that a launcher starts (`start-stop-daemon --exec /bin/sh -- -c`,
+/// `capsh -- -c`) or in a command an option holds (`tar --to-command=`, `ssh -o
+/// ProxyCommand=`, `git -c core.sshCommand=`, `rsync -e`, `tar -I`, `find -exec`), in
+/// `shell:` and `exec:` alike, is refused at its action's path, naming the place; the value as
+/// data (a positional parameter of the inner script, an option that holds no command) loads.
+#[test]
+fn a_value_in_a_launched_shell_or_an_options_command_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: start-stop-daemon
+    shell: start-stop-daemon --start --pidfile /run/dl.pid --make-pidfile --exec /bin/sh -- -c \"echo fetching {{ url }} > /tmp/log\"
+    arguments: [{name: url, type: url}]
+  - title: capsh
+    exec: [capsh, --drop=cap_net_raw, --, -c, 'echo {{ url }}']
+    arguments: [{name: url, type: url}]
+  - title: tar
+    shell: tar -xf a.tar --to-command=\"cat > /dev/null; echo done {{ url }}\"
+    arguments: [{name: url, type: url}]
+  - title: ssh
+    shell: ssh -o BatchMode=yes -o ProxyCommand=\"echo proxy {{ url }}\" host uptime
+    arguments: [{name: url, type: url}]
+  - title: git
+    exec: [git, -c, 'core.sshCommand=ssh -i {{ key }}', fetch]
+    arguments: [{name: key, type: ascii_sentence}]
+  - title: rsync
+    shell: rsync -e \"ssh -p {{ port }}\" -a src/ host:dst/
+    arguments: [{name: port, type: ascii_identifier}]
+  - title: find
+    exec: [find, /srv, -exec, '{{ tool }}', '{}', ';']
+    arguments: [{name: tool, type: ascii_identifier}]
+  - title: safe
+    shell: |
+      busybox start-stop-daemon -S -x /bin/sh -- -c 'echo \"$1\"' sh {{ url }}
+      ssh -o ConnectTimeout=5 host uptime
+      git -c user.name={{ key }} commit -m x
+      rsync -a -e \"ssh -p 2222\" src/ host:dst/
+      find /srv -name {{ key }} -exec rm -- {} +
+    arguments: [{name: url, type: url}, {name: key, type: ascii_identifier}]
+  - title: port as a number
+    shell: rsync -e \"ssh -p {{ port }}\" -a src/ host:dst/
+    arguments: [{name: port, type: int}]
+";
+    let run = check(yaml);
+    assert_exit(&run, 2);
+    let out = output(&run);
+    for (path, words) in [
+        ("actions[0].shell", "the script of `sh -c`"),
+        ("actions[1].exec", "the script of `sh -c`"),
+        ("actions[2].shell", "a command an option holds"),
+        ("actions[3].shell", "a command an option holds"),
+        ("actions[4].exec", "a command an option holds"),
+        ("actions[5].shell", "a command an option holds"),
+        ("actions[6].exec", "a command an option holds"),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.contains(path))
+            .unwrap_or_else(|| panic!("no `{path}` in:\n{out}"));
+        assert!(line.contains(words), "{path}: {line}");
+    }
+    for path in ["actions[7]", "actions[8]"] {
+        assert!(!out.contains(path), "{path} was flagged:\n{out}");
+    }
+}
+
+/// A value that may hold `/` and `..` in a directory a command takes code from (`cd DIR &&
+/// ./deploy.sh`, `make -C DIR`, `git -C DIR`), in `shell:` and `exec:`, directly, through its
+/// variable or a copy, is refused at its action's path; a type that holds no `/`, choices
+/// without `..`, and the value elsewhere load.
+#[test]
+fn a_value_that_may_climb_out_of_a_directory_code_is_taken_from_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: cd
+    shell: cd /srv/apps/{{ app }} && ./deploy.sh
+    arguments: [{name: app, type: url}]
+  - title: make
+    exec: [make, -C, '/srv/apps/{{ app }}', status]
+    arguments: [{name: app, type: very_dangerous_raw_string}]
+  - title: copy
+    shell: d=\"/srv/$APP\"; git -C \"$d\" pull
+    arguments: [{name: app, type: password}]
+  - title: safe
+    shell: cd /srv/apps/{{ app }} && ./deploy.sh {{ url }}; make -C \"/srv/{{ pick }}\"
+    arguments:
+      - {name: app, type: ascii_identifier}
+      - {name: url, type: url}
+      - {name: pick, choices: [{value: web}, {value: db/main}]}
+";
+    let run = check(yaml);
+    assert_exit(&run, 2);
+    let out = output(&run);
+    for (path, words) in [
+        ("actions[0].shell", "the directory `cd` changes to"),
+        ("actions[1].exec", "the directory a program works in"),
+        ("actions[2].shell", "the directory a program works in"),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.contains(path))
+            .unwrap_or_else(|| panic!("no `{path}` in:\n{out}"));
+        assert!(
+            line.contains(words) && line.contains("`..`"),
+            "{path}: {line}"
+        );
+    }
+    assert!(
+        !out.contains("actions[3]"),
+        "the safe action was flagged:\n{out}"
+    );
+}
+
+/// A value run as code by what the command starts besides `sh -c` (fe30g): a shell reading
 /// its script from its standard input, a program handing a word to `sh -c` (`flock -c`),
 /// `xargs` splitting what it reads, bash's arithmetic following a name and `${x@P}`, and a
 /// value as the program itself. Each is refused at its action's path, naming the place; the

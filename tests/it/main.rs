@@ -22,6 +22,7 @@ mod config_check;
 mod crash;
 mod dashboards;
 mod durability;
+mod entity_paths;
 mod escapes;
 mod events;
 mod fe30e;

@@ -25,6 +25,7 @@ mod assignments;
 mod copies;
 mod findings;
 mod grammar;
+mod launchers;
 mod variants;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,145 @@
+//! Entity fields that reach a program through the command's own words, through the real
+//! binary: a copy of a field that starts an argument (`dir={{ … }}; du "$dir"`) follows the
+//! field's leading-dash rule, and a field in a directory the command takes code from (`cd
+//! /srv/apps/{{ … }} && ./deploy.sh`, `make -C`) disables the instance whose field leads out
+//! of it. The field's own leading-dash rule is in `argument_rules.rs`.
+
+use serde_json::{Value, json};
+
+use crate::harness::{Server, TempDir};
+
+/// A copy of an entity field follows the field's own rule (fe30h F1): `dir={{ … }}; du
+/// "$dir"` hands the program the field as a word of its own, so an instance whose field
+/// starts with `-` is disabled there as in `du {{ … }}`, quoted or not, through `set --` too;
+/// after `--` the copy is no option and runs. A `${d#x}` that may strip an entity field down
+/// to a `-` is refused at load.
+#[test]
+fn a_copy_of_an_entity_value_starting_with_a_dash_is_no_option() {
+    let files = TempDir::new();
+    let hosts = files.path().join("hosts.yaml");
+    std::fs::write(
+        &hosts,
+        "- {key: a, name: \"--help\"}\n- {key: b, name: plain}\n",
+    )
+    .expect("write hosts");
+    let action = |id: &str, shell: &str| {
+        json!({"id": id, "title": format!("{id} {{{{ .CurrentEntity.name }}}}"),
+               "entity": "host", "shell": shell})
+    };
+    let config = json!({
+        "entities": [{"file": hosts.to_str().unwrap(), "name": "host"}],
+        "actions": [
+            action("copy", "dir={{ .CurrentEntity.name }}; echo \"$dir\""),
+            action("quoted", "dir=\"{{ .CurrentEntity.name }}\"; x=$dir; echo \"${x}\""),
+            action("set", "d={{ .CurrentEntity.name }}; set -- \"$d\"; printf '%s\\n' \"$1\""),
+            action("after", "d={{ .CurrentEntity.name }}; printf '%s\\n' -- \"$d\" | tail -n 1"),
+            action("strip", "d=x{{ .CurrentEntity.name }}; echo \"${d#x}\""),
+        ],
+    });
+    let server = Server::start(config);
+    let run = |id: &str| {
+        server.call(
+            "StartActionAndWait",
+            json!({"actionId": id, "arguments": []}),
+        )
+    };
+    let stdout = |(status, reply): (u16, Value)| {
+        assert_eq!(status, 200, "{reply}");
+        reply["logEntry"]["stdout"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    for id in ["copy", "quoted", "set"] {
+        let (status, reply) = run(&format!("{id}-a"));
+        let message = reply["message"].as_str().unwrap_or_default();
+        assert_ne!(status, 200, "{id}-a ran: {reply}");
+        assert!(
+            message.contains("\"name\"") && message.contains("allowLeadingDash: true"),
+            "{id}-a: {message}"
+        );
+        assert_eq!(stdout(run(&format!("{id}-b"))), "plain\n", "{id}-b");
+    }
+    assert_eq!(stdout(run("after-a")), "--help\n");
+    for id in ["strip-a", "strip-b"] {
+        let (status, reply) = run(id);
+        assert_ne!(status, 200, "{id} ran: {reply}");
+    }
+    assert!(server.log_contains("removes the start of a value"));
+}
+
+/// An entity field that reaches a directory the command takes code from (fe30h F3): `cd
+/// /srv/apps/{{ … }} && ./deploy.sh` and `exec: [make, -C, '/srv/apps/{{ … }}']` with the
+/// field `../../evil` ran `evil/deploy.sh`; that instance is now disabled, saying which field
+/// and why, and the others run.
+#[test]
+fn an_entity_value_that_climbs_out_of_a_directory_code_is_taken_from_is_disabled() {
+    let files = TempDir::new();
+    let root = files.path();
+    for (dir, word) in [("srv/apps/web", "web"), ("evil", "EVIL")] {
+        std::fs::create_dir_all(root.join(dir)).expect("mkdir");
+        let script = root.join(dir).join("deploy.sh");
+        std::fs::write(&script, format!("#!/bin/sh\necho {word}\n")).expect("write script");
+        std::fs::write(
+            root.join(dir).join("Makefile"),
+            format!("status:\n\t@echo {word}\n"),
+        )
+        .expect("write Makefile");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let apps = root.join("apps.yaml");
+    std::fs::write(
+        &apps,
+        "- {key: web, name: web}\n- {key: evil, name: \"../../evil\"}\n- {key: abs, name: /tmp}\n",
+    )
+    .expect("write apps");
+    let srv = root.join("srv/apps");
+    let srv = srv.to_str().expect("utf-8 temp dir");
+    let config = json!({
+        "entities": [{"file": apps.to_str().unwrap(), "name": "app"}],
+        "actions": [
+            {"id": "deploy", "title": "deploy {{ .CurrentEntity.name }}", "entity": "app",
+             "shell": format!("cd {srv}/{{{{ .CurrentEntity.name }}}} && ./deploy.sh")},
+            {"id": "mk", "title": "mk {{ .CurrentEntity.name }}", "entity": "app",
+             "exec": ["make", "-s", "-C", format!("{srv}/{{{{ .CurrentEntity.name }}}}"), "status"]},
+            {"id": "whole", "title": "whole {{ .CurrentEntity.name }}", "entity": "app",
+             "shell": "cd {{ .CurrentEntity.name }} && pwd"},
+        ],
+    });
+    let server = Server::start(config);
+    let run = |id: &str| {
+        server.call(
+            "StartActionAndWait",
+            json!({"actionId": id, "arguments": []}),
+        )
+    };
+    for id in ["deploy", "mk"] {
+        let (status, reply) = run(&format!("{id}-web"));
+        assert_eq!(status, 200, "{reply}");
+        assert_eq!(
+            reply["logEntry"]["stdout"],
+            json!("web\n"),
+            "{id}-web: {reply}"
+        );
+        let (status, reply) = run(&format!("{id}-evil"));
+        let message = reply["message"].as_str().unwrap_or_default();
+        assert_ne!(status, 200, "{id}-evil ran: {reply}");
+        assert!(
+            message.contains("apps.yaml")
+                && message.contains("\"name\"")
+                && message.contains("`..`"),
+            "{id}-evil: {message}"
+        );
+    }
+    // Inside the author's path an absolute field is one more directory down (`apps//tmp`);
+    // where it starts the path, it is anywhere.
+    let (status, reply) = run("deploy-abs");
+    assert_eq!(status, 200, "deploy-abs did not run: {reply}");
+    let (status, reply) = run("whole-abs");
+    let message = reply["message"].as_str().unwrap_or_default();
+    assert_ne!(status, 200, "whole-abs ran: {reply}");
+    assert!(message.contains("absolute path"), "whole-abs: {message}");
+    let (status, reply) = run("whole-web");
+    assert_eq!(status, 200, "whole-web did not run: {reply}");
+}
