@@ -273,7 +273,6 @@ actions:
     );
 }
 
-/// A value run as code by what the command starts besides `sh -c`: a shell reading
 /// A value in a shell that a launcher starts (`start-stop-daemon --exec /bin/sh -- -c`,
 /// `capsh -- -c`) or in a command an option holds (`tar --to-command=`, `ssh -o
 /// ProxyCommand=`, `git -c core.sshCommand=`, `rsync -e`, `tar -I`, `find -exec`), in

@@ -10,12 +10,12 @@ use super::{PRELUDE, SHELLS, TOKEN, compile, run, scratch};
 /// How the model quotes the placeholder's context: `'…'` outside quotes, escaped inside
 /// `"…"`.
 #[derive(Clone, Copy)]
-enum Quoting {
+pub(crate) enum Quoting {
     Single,
     Double,
 }
 
-fn quote(value: &str, how: Quoting) -> String {
+pub(crate) fn quote(value: &str, how: Quoting) -> String {
     match how {
         Quoting::Single => format!("'{}'", value.replace('\'', "'\\''")),
         Quoting::Double => {

@@ -7,28 +7,8 @@
 //! row (the value as data: a positional parameter of the inner script, an environment
 //! variable) is accepted and runs nothing.
 
+use super::findings::{Quoting, quote};
 use super::{SHELLS, TOKEN, compile, run, scratch};
-
-/// How the model quotes the placeholder's context: `'…'` outside quotes, escaped inside
-/// `"…"`.
-#[derive(Clone, Copy)]
-enum Quoting {
-    Single,
-    Double,
-}
-
-fn quote(value: &str, how: Quoting) -> String {
-    match how {
-        Quoting::Single => format!("'{}'", value.replace('\'', "'\\''")),
-        Quoting::Double => value
-            .chars()
-            .flat_map(|c| {
-                let escape = matches!(c, '$' | '`' | '"' | '\\').then_some('\\');
-                escape.into_iter().chain([c])
-            })
-            .collect(),
-    }
-}
 
 /// Each row: the template (`{dir}` is the run's directory: start-stop-daemon changes to `/`
 /// unless told, and busybox's starts nothing while any `/bin/sh` runs unless it has a pidfile
