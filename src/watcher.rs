@@ -27,10 +27,11 @@
 //! empty config file is never applied. A changed config is then parsed and validated in full and
 //! swapped in whole unless an error refuses it (an error confined to one action only disables
 //! that action, as at start, and the log names it; a refused file keeps the old config, and
-//! the log says why), then announced with `configChanged`. A config that drops a key deciding
-//! rights the config in force writes (`defaultPermissions` or one of its keys, the ACLs,
-//! `authRequireGuestsToLogin`) whose default gives someone rights, as the first half of a
-//! file written in steps does, is refused (`rights::falls_open`); a
+//! the log says why), then announced with `configChanged`. A config in which a file no longer
+//! writes a key deciding rights it writes in the config in force (`defaultPermissions` or
+//! one of its keys, the ACLs, `authRequireGuestsToLogin`) whose fallback (its default, or a
+//! lower layer's value) gives someone rights, as the first half of a file written in steps or
+//! an overlay directory being redeployed does, is refused (`rights::falls_open`); a
 //! reload that gives someone a right or trust they did not have says who gains what at warn
 //! level (`rights`). A changed entity file is
 //! reloaded alone and announced with `entityChanged`; a bad entity file keeps that type's

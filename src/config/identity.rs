@@ -13,10 +13,13 @@ use super::tree::{Node, key_path};
 pub struct Auth {
     pub require_guests_to_login: bool,
     pub default_permissions: Permissions,
-    /// The keys deciding rights that a file wrote (`RIGHTS_KEYS`): a reload that drops one
-    /// and so gives someone rights is held (`watcher::rights::falls_open`), since a file
-    /// still being written lacks its last keys.
-    pub written: Vec<&'static str>,
+    /// The keys deciding rights (`RIGHTS_KEYS`, and each key of `defaultPermissions`) as
+    /// each file of the config writes them, the lower layers' too: a reload after which a
+    /// file no longer writes one, and so gives someone rights, is held
+    /// (`watcher::rights::falls_open`), since a file still being written lacks its last keys
+    /// and a directory being replaced lacks its files, while a lower layer may still write
+    /// the key, wider.
+    pub written: Vec<Written>,
     pub local_users_enabled: bool,
     pub local_users: Vec<LocalUser>,
     pub http_header_username: String,
@@ -45,6 +48,15 @@ impl Auth {
             access_control_lists: vec![],
         }
     }
+}
+
+/// A key deciding rights, as one file of the config writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// The file, as `Config::files` names it.
+    pub file: String,
+    /// The key: `defaultPermissions`, `defaultPermissions.exec`, `accessControlLists`, …
+    pub key: &'static str,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,12 +153,7 @@ const DEFAULT_PERMISSION_KEYS: [(&str, &str); 4] = [
 /// The identity settings of the top-level mapping.
 pub(super) fn auth(c: &mut Checker<'_>, top: &Fields<'_>) -> Auth {
     let require_guests_to_login = c.flag(top.get("authRequireGuestsToLogin"), false);
-    let mut written: Vec<&'static str> = RIGHTS_KEYS
-        .iter()
-        .copied()
-        .filter(|k| top.get(k).is_some())
-        .collect();
-    let default_permissions = default_permissions(c, top.get("defaultPermissions"), &mut written);
+    let default_permissions = default_permissions(c, top.get("defaultPermissions"));
     let (local_users_enabled, local_users) = local_users(c, top.get("authLocalUsers"));
     let trusted_proxies = trusted_proxies(c, top.get("trustedProxies"));
     let api_tokens = api_tokens(c, top.get("authApiTokens"));
@@ -154,7 +161,8 @@ pub(super) fn auth(c: &mut Checker<'_>, top: &Fields<'_>) -> Auth {
     Auth {
         require_guests_to_login,
         default_permissions,
-        written,
+        // Filled in by the caller, which knows the files (`writes`).
+        written: Vec::new(),
         local_users_enabled,
         local_users,
         http_header_username: c
@@ -171,24 +179,45 @@ pub(super) fn auth(c: &mut Checker<'_>, top: &Fields<'_>) -> Auth {
     }
 }
 
+/// The keys deciding rights that one file's settings (`layer`) write, `file` naming it. A
+/// key written without a value does not count: it is what a file cut off after its key
+/// looks like.
+pub(super) fn writes(file: &str, layer: &Fields<'_>) -> Vec<Written> {
+    let mut out = Vec::new();
+    let mut add = |key| {
+        out.push(Written {
+            file: file.to_string(),
+            key,
+        });
+    };
+    for key in RIGHTS_KEYS {
+        if layer.get(key).is_some() {
+            add(key);
+        }
+    }
+    if let Some((Node::Map(entries), _)) = layer.get("defaultPermissions") {
+        for (key, path) in DEFAULT_PERMISSION_KEYS {
+            let spelt = |k: &str| PERMISSIONS.find(k).is_some_and(|(name, _)| name == key);
+            if entries
+                .iter()
+                .any(|(k, v)| spelt(k) && !matches!(v, Node::Null))
+            {
+                add(path);
+            }
+        }
+    }
+    out
+}
+
 /// `defaultPermissions`: every permission nobody wrote down is granted. Requiring guests to
 /// log in does not change them (OliveTin turns them all off then, which also locks out the
 /// logged-in users it meant to let in): the guest gate already refuses guests everything.
-fn default_permissions(
-    c: &mut Checker<'_>,
-    field: Field<'_, '_>,
-    written: &mut Vec<&'static str>,
-) -> Permissions {
+fn default_permissions(c: &mut Checker<'_>, field: Field<'_, '_>) -> Permissions {
     let base = Permissions::ALL;
     let Some(entries) = c.mapping(field) else {
         return base;
     };
     let f = c.fields(entries, &key_path("", "defaultPermissions"), PERMISSIONS);
-    for (key, path) in DEFAULT_PERMISSION_KEYS {
-        if f.get(key).is_some() {
-            written.push(path);
-        }
-    }
     Permissions {
         view: c.flag(f.get("view"), base.view),
         exec: c.flag(f.get("exec"), base.exec),

@@ -59,7 +59,7 @@ pub use command::{CommandSpec, CommandTemplate};
 pub use dashboards::{Component, ComponentKind};
 pub use entities::EntitySource;
 pub use icons::{home_assistant_icon, is_online_icon};
-pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Policy};
+pub use identity::{AccessControlList, ApiToken, Auth, LocalUser, Permissions, Policy, Written};
 pub use includes::{IncludeReader, Unread};
 pub use layers::{ConfigFile, FileReader, Files, Role};
 pub use mqtt::Mqtt;
@@ -371,6 +371,16 @@ fn document(
         role: Role::Include,
     }));
     config_files.extend(overlays.iter().map(|l| l.file.clone()));
+    // The keys deciding rights each settings file writes, lowest layer first, named as
+    // `files` names them.
+    let mut written = Vec::new();
+    if let (Some((_, layer)), Some(fields)) = (&board, &board_fields) {
+        written.extend(identity::writes(&layer.file.name, fields));
+    }
+    written.extend(identity::writes(&source.to_string(), &top));
+    for (layer, fields) in overlays.iter().zip(&overlay_fields) {
+        written.extend(identity::writes(&layer.file.name, fields));
+    }
     let location = Location {
         source,
         base_dir,
@@ -379,7 +389,9 @@ fn document(
         overlay_dir,
         files: config_files,
     };
-    Some(assemble(c, &settings, lists, location))
+    let mut config = assemble(c, &settings, lists, location);
+    config.auth.written = written;
+    Some(config)
 }
 
 /// The text parsed as YAML, with `${{ VAR }}` filled in.

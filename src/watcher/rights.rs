@@ -18,10 +18,12 @@
 //! now open to callers; and a broker added or changed (its address, login or node id), whose
 //! clients may then press as the MQTT caller.
 //!
-//! One reload is refused here rather than described (`falls_open`): one that drops a key
-//! deciding rights the config in force writes (`defaultPermissions` or one of its keys,
-//! `accessControlLists`, `authRequireGuestsToLogin`) when the key's default gives someone
-//! rights, as a file half written does.
+//! One reload is refused here rather than described (`falls_open`): one after which a file
+//! no longer writes a key deciding rights it writes in the config in force
+//! (`defaultPermissions` or one of its keys, `accessControlLists`,
+//! `authRequireGuestsToLogin`) when what the key falls back to (its default, or a lower
+//! layer's value) gives someone rights, as a file half written or an overlay directory being
+//! replaced does.
 //!
 //! Pure: two configs in, the gains out, in time linear in the actions. An action that is new
 //! has no "before": only that guests, every logged-in user or the MQTT caller may run it is
@@ -179,15 +181,21 @@ fn named_in<T: AsRef<str>>(ids: &[T], sep: &str) -> String {
     format!("{}{tail}", shown.join(sep))
 }
 
-/// A reload held because it drops a key deciding rights that the config in force writes
-/// (`Auth::written`: `defaultPermissions` or one of its keys, `accessControlLists`,
-/// `authRequireGuestsToLogin`) and the key's default gives someone rights: what a file
-/// written in steps looks like before its access rules arrive (they often come last, in any
-/// order), and what a bad merge leaves. A config that means it says so by writing the key.
+/// A reload held because a file of it no longer writes a key deciding rights that the same
+/// file writes in the config in force (`Auth::written`: `defaultPermissions` or one of its
+/// keys, `accessControlLists`, `authRequireGuestsToLogin`), and the value the key falls back
+/// to (its default, or a lower layer's) gives someone rights: what a file written in steps
+/// looks like before its access rules arrive (they often come last, in any order), what an
+/// overlay directory being replaced looks like before its files are back, and what a bad
+/// merge leaves. A config that means it says so by writing the key in a file that did not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FallsOpen {
     /// The key dropped, as written (`defaultPermissions.exec`).
     pub key: &'static str,
+    /// The file that wrote it and no longer does (gone, emptied, or cut short).
+    pub file: String,
+    /// Whether the file is still part of the config.
+    pub still_read: bool,
     /// What its absence gives, to whom (the first caller that gains).
     pub gain: Gain,
 }
@@ -202,30 +210,54 @@ impl std::fmt::Display for FallsOpen {
                   the values you mean"
             }
         };
+        let (file, key) = (&self.file, self.key);
+        if self.still_read {
+            write!(
+                f,
+                "{file} no longer writes {key}, which it writes in the config in force, and \
+                 without it {} would gain {} (a file still being written?)",
+                self.gain.who, self.gain.what
+            )?;
+        } else {
+            write!(
+                f,
+                "{file}, which writes {key} in the config in force, is gone, and without it {} \
+                 would gain {} (a directory being replaced?)",
+                self.gain.who, self.gain.what
+            )?;
+        }
         write!(
             f,
-            "it no longer writes {}, which the config in force writes, and without it {} would \
-             gain {} (a file still being written?); to apply this on purpose, write the key \
-             with the value you mean (e.g. {example})",
-            self.key, self.gain.who, self.gain.what
+            "; to apply this on purpose, write the key with the value you mean (e.g. \
+             {example}) in a file that did not write it before, or restart actiond"
         )
     }
 }
 
 impl std::error::Error for FallsOpen {}
 
-/// Whether `new` may replace `old` without dropping a key deciding rights whose default
-/// gives someone rights: for each key `old` writes and `new` does not, `new` with the old
-/// value put back is compared with `new` by `gains`, the same diff a reload logs.
+/// Whether `new` may replace `old` without a file dropping a key deciding rights whose
+/// fallback gives someone rights: for each key a file writes in `old` and not in `new`, `new`
+/// with the old value put back is compared with `new` by `gains`, the same diff a reload
+/// logs. The files are compared one by one, not the merged settings: a lower layer (a board
+/// file, the config under an overlay) may still write the key, wider than the file that
+/// narrowed it. A key some file writes in `new` and did not in `old` was written on purpose:
+/// the drop of that key is not held.
 pub fn falls_open(old: &Config, new: &Config) -> Result<(), FallsOpen> {
-    for &key in &old.auth.written {
-        if new.auth.written.contains(&key) {
+    let (was, now) = (&old.auth.written, &new.auth.written);
+    for w in was {
+        if now.contains(w) || now.iter().any(|n| n.key == w.key && !was.contains(n)) {
             continue;
         }
         let mut kept = new.clone();
-        restore(key, old, &mut kept);
+        restore(w.key, old, &mut kept);
         if let Some(gain) = gains(&kept, new).into_iter().next() {
-            return Err(FallsOpen { key, gain });
+            return Err(FallsOpen {
+                key: w.key,
+                file: w.file.clone(),
+                still_read: new.files.iter().any(|f| f.name == w.file),
+                gain,
+            });
         }
     }
     Ok(())

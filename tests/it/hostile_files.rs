@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 
 use crate::client::{Request, send};
 use crate::harness::{
-    SOON, Server, TempDir, UNTIL_STOPPED, poll_every, repeat_for, run_binary, to_yaml, wait_until,
+    SOON, Server, TempDir, UNTIL_STOPPED, poll_every, repeat_for, replace, run_binary, to_yaml,
+    wait_until, write,
 };
 use crate::identity::{phc, sha256_hex};
 use crate::live_permissions::login;
@@ -282,7 +283,11 @@ fn halves() -> (String, String) {
 
 /// The locked config with its reboot retitled, split into the part without `keys` and them.
 fn halves_without(keys: &[&str]) -> (String, String) {
-    let mut whole = locked();
+    split(locked(), keys)
+}
+
+/// `whole` with its reboot retitled, split into the part without `keys` and them.
+fn split(mut whole: Value, keys: &[&str]) -> (String, String) {
     whole["actions"][0]["title"] = json!("Reboot now");
     let mut rest = json!({});
     for &key in keys {
@@ -519,9 +524,8 @@ fn two_steps_seconds_apart((first, second): (String, String)) {
     guest_never_reboots(&server, Duration::from_millis(4000), "after the first half");
     assert!(
         server.log_shows(
-            "config not reloaded, the previous one stays in force: it no longer writes \
-             defaultPermissions, which the config in force writes, and without it guests would \
-             gain exec on reboot"
+            "config.yaml no longer writes defaultPermissions, which it writes in the config in \
+             force, and without it guests would gain exec on reboot"
         ),
         "the first half is not refused by the time the second comes"
     );
@@ -535,6 +539,107 @@ fn two_steps_seconds_apart((first, second): (String, String)) {
     applied_once_whole(&server);
     guest_never_reboots(&server, Duration::from_secs(1), "after the whole file");
     assert!(!server.log_contains("what they did not have"));
+}
+
+/// A board file lets guests reboot through its ACL; the config replaces the board's ACLs with
+/// its own. Written in two steps 4 s apart, its first step lacks `accessControlLists`, and
+/// the board's would stand in for them: held, naming the file, though the merged config still
+/// has the key. The whole file is applied.
+#[test]
+fn a_board_never_stands_in_for_the_acls_of_a_config_written_in_two_steps() {
+    use std::io::Write;
+    let server = Server::start(locked());
+    watching(&server);
+    write(
+        &server.path("board.yaml"),
+        "accessControlLists:\n  - {name: status, matchUsergroups: [guest], addToEveryAction: \
+         true, permissions: {view: true, exec: true}}\n",
+    );
+    let mut whole = locked();
+    whole["board"] = json!("board.yaml");
+    replace(&server.path("config.yaml"), &to_yaml(&whole));
+    wait_log_ready(&server, "config reloaded", 1);
+    assert!(
+        !guest_may_reboot(&server),
+        "the config's ACLs replace the board's"
+    );
+    let (first, second) = split(whole, &["accessControlLists"]);
+    let path = server.path("config.yaml");
+    std::fs::write(&path, &first).unwrap();
+    guest_never_reboots(&server, Duration::from_millis(4000), "after the first step");
+    assert!(
+        server.log_shows(
+            "config.yaml no longer writes accessControlLists, which it writes in the config in \
+             force, and without it guests would gain exec on reboot"
+        ),
+        "the first step is not held"
+    );
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(second.as_bytes()).unwrap();
+    drop(f);
+    wait_log_ready(&server, "config reloaded", 2);
+    guest_never_reboots(&server, Duration::from_secs(1), "after the whole file");
+}
+
+/// A lockdown overlay (exec off) sits on a config that lets guests reboot. The overlay
+/// directory redeployed (`rm -rf` and `mkdir`, its file back 4 s later) would leave the config
+/// alone in force between: held, naming the file that is gone. Taking the lockdown away on
+/// purpose (its file removed, then another that writes the key) is applied.
+#[test]
+fn an_overlay_directory_replaced_whole_never_widens_to_the_layer_below() {
+    let server = Server::start(locked());
+    watching(&server);
+    let overlay = server.path("config.d");
+    std::fs::create_dir(&overlay).unwrap();
+    let lockdown = "defaultPermissions: {view: true, exec: false, logs: true, kill: false}\n";
+    write(&overlay.join("90-lockdown.yaml"), lockdown);
+    let mut open = locked();
+    open["defaultPermissions"]["exec"] = json!(true);
+    open["overlay"] = json!("config.d");
+    replace(&server.path("config.yaml"), &to_yaml(&open));
+    wait_log_ready(&server, "config reloaded", 1);
+    assert!(
+        !guest_may_reboot(&server),
+        "the overlay's lockdown is in force"
+    );
+
+    std::fs::remove_dir_all(&overlay).unwrap();
+    std::fs::create_dir(&overlay).unwrap();
+    guest_never_reboots(
+        &server,
+        Duration::from_millis(4000),
+        "while the overlay is empty",
+    );
+    assert!(
+        server.log_shows(
+            "90-lockdown.yaml, which writes defaultPermissions in the config in force, is gone, \
+             and without it guests would gain exec on reboot"
+        ),
+        "the empty overlay is not held"
+    );
+    assert!(server.log_shows("or restart actiond"));
+    write(&overlay.join("90-lockdown.yaml"), lockdown);
+    guest_never_reboots(
+        &server,
+        Duration::from_millis(3000),
+        "with the overlay back",
+    );
+
+    // On purpose: the lockdown removed, then a file that writes the key.
+    std::fs::remove_file(overlay.join("90-lockdown.yaml")).unwrap();
+    thread::sleep(Duration::from_millis(3000));
+    assert!(!guest_may_reboot(&server));
+    write(
+        &overlay.join("50-open.yaml"),
+        "defaultPermissions: {view: true, exec: true, logs: true, kill: false}\n",
+    );
+    assert!(
+        wait_until(Duration::from_secs(10), || guest_may_reboot(&server)),
+        "the key written in a new file is not applied"
+    );
 }
 
 /// While a script rewrites an entity file every second, a config change that takes exec away
@@ -613,7 +718,11 @@ fn a_reload_that_widens_rights_says_who_gains_what_and_an_empty_file_is_not_appl
     let tmp = server.path("config.yaml.tmp");
     std::fs::write(&tmp, to_yaml(&open)).unwrap();
     std::fs::rename(&tmp, server.path("config.yaml")).unwrap();
-    wait_log_ready(&server, "it no longer writes defaultPermissions", 1);
+    wait_log_ready(
+        &server,
+        "config.yaml no longer writes defaultPermissions",
+        1,
+    );
     assert!(!guest_may_reboot(&server));
     // Written out: applied, and the guests' gain said.
     open["defaultPermissions"] = json!({"view": true, "exec": true, "logs": true, "kill": true});
