@@ -39,6 +39,9 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// A write the broker does not take within this long ends the connection: a broker that
 /// stopped reading must not hold the client forever.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a connection being closed waits for the broker to close its side after the
+/// DISCONNECT (mosquitto does at once); a broker that does not is cut off then.
+const LINGER: Duration = Duration::from_secs(1);
 /// Incoming packets larger than this are skipped unread (presses and Home Assistant's
 /// birth message are a few bytes; our own retained configs and states are a few KiB).
 const MAX_INCOMING: usize = 64 * 1024;
@@ -168,6 +171,27 @@ impl Conn {
             Ok(Err(e)) => Err(Lost::Write(e)),
             Err(_) => Err(Lost::WriteTimeout),
         }
+    }
+
+    /// Sends the last packets (ending with DISCONNECT) and closes the connection cleanly:
+    /// the write side first, then whatever the broker still sends (the PUBACKs of those
+    /// packets, messages in flight) is read until it closes its side, for at most `LINGER`.
+    /// A socket closed with bytes unread resets the connection, and a broker that sees the
+    /// reset drops the packets it had not processed yet: mosquitto 2.0 kept a moved board's
+    /// entities, having taken only the first of their deletes.
+    async fn end(&mut self, bytes: &[u8]) {
+        if self.send(bytes).await.is_err() {
+            return;
+        }
+        let _ = self.stream.shutdown().await;
+        let drained = async {
+            while let Ok(n) = self.stream.read(&mut self.buf).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        };
+        let _ = timeout(LINGER, drained).await;
     }
 
     /// The next packet. Cancel-safe: bytes read are in the decoder before it can yield.
@@ -848,7 +872,7 @@ impl<'a> Session<'a> {
             self.conn.push(&mut out, &self.node.availability(), b"");
         }
         codec::disconnect(&mut out);
-        let _ = self.conn.send(&out).await;
+        self.conn.end(&out).await;
         Ended::Reconfigured
     }
 
@@ -861,7 +885,7 @@ impl<'a> Session<'a> {
         self.conn
             .push(&mut out, &self.node.availability(), OFFLINE.as_bytes());
         codec::disconnect(&mut out);
-        let _ = self.conn.send(&out).await;
+        self.conn.end(&out).await;
         Ended::Stopped
     }
 }

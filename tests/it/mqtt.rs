@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use crate::broker::{Broker, write_file};
 
 mod bridge;
+mod moved;
 mod planted;
 use crate::harness::{
     GATED, Server, TempDir, UNTIL_STOPPED, poll_every, repeat_for, to_yaml, wait_until,
