@@ -121,6 +121,11 @@ need capsh libcap2-bin
 need ssh openssh-client
 need git git
 need rsync rsync
+# Its rows of programs that read a value as their own commands (tests/shells/own.rs).
+need sqlite3 sqlite3
+need gdb gdb
+need tclsh tcl
+need perl perl
 # actionlint runs shellcheck on the workflow's run: steps; the release stage publishes with
 # reprepro and signs with gpg.
 need shellcheck shellcheck

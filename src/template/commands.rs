@@ -24,6 +24,7 @@ use super::Stop;
 use super::UNSAFE_HINT;
 use super::directories;
 use super::launchers;
+use super::own;
 use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path};
 use super::reread::{
     Directory, Notes, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped, arithmetic_names,
@@ -385,6 +386,15 @@ impl Command {
         ))
     }
 
+    /// The place of what reaches the standard input of a program that may read it as its
+    /// own commands (`own::stdin`), when `stdin_use` has none.
+    pub fn own_stdin(&self) -> Option<&'static str> {
+        if self.compound || self.name_word.is_none() || self.stdin_use().is_some() {
+            return None;
+        }
+        own::stdin(&self.shapes())
+    }
+
     pub fn compound(start: usize) -> Command {
         Command {
             compound: true,
@@ -450,6 +460,7 @@ impl Command {
             }
         }
         self.scripts(notes);
+        self.own_commands(notes);
         self.environment(notes);
         // After `--` no argument is an option (`rm -- "${NAME#*.}"`).
         let options = self.args.iter().take_while(|w| !w.is_value(b"--"));
@@ -608,6 +619,38 @@ impl Command {
                     notes.analysis.write_from(POSITIONAL.as_bytes(), reads);
                 }
             }
+        }
+    }
+
+    /// The words and the input the program reads as its own commands (`own`): a `sed`
+    /// script, `sqlite3`'s operands, git's commands and settings, `gdb -ex`, `find`'s tests
+    /// before `-exec {}`; and, for a program not known to read data there, what reaches its
+    /// standard input (a pipe whose writer reads a value, a file or text it is given).
+    fn own_commands(&self, notes: &mut Notes) {
+        if self.compound || self.name_word.is_none() {
+            return;
+        }
+        let words: Vec<&Word> = self.name_word.iter().chain(&self.args).collect();
+        let shapes = self.shapes();
+        let texts: Vec<&[u8]> = words.iter().map(|w| w.unquoted.as_slice()).collect();
+        for found in own::words(&shapes, &texts) {
+            let w = words[found.at];
+            let mut reads = word_reads(w);
+            if let Some(var) = &found.env {
+                reads.push(Read::Variable(String::from_utf8_lossy(var).into_owned()));
+            }
+            notes.reread(w.start, found.place, found.how, reads);
+        }
+        let Some(place) = self.own_stdin() else {
+            return;
+        };
+        for input in &self.inputs {
+            let (at, reads) = match input {
+                Input::Pipe(reads) => (self.start, reads.clone()),
+                Input::File(w) | Input::Text(w) => (w.start, w.reads(false)),
+                Input::Descriptor => continue,
+            };
+            notes.reread(at, place, Rereading::Code, reads);
         }
     }
 

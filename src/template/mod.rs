@@ -19,6 +19,8 @@ mod html;
 mod judge;
 mod launchers;
 mod lexer;
+mod own;
+mod own_git;
 mod programs;
 pub(crate) mod reread;
 mod starts;
@@ -334,6 +336,25 @@ pub fn read_exec(argv: &[String]) -> Analysis {
                     analysis.write_from(name.as_bytes(), reads);
                 }
             }
+        }
+    }
+    // The words the program reads as its own commands (`own`: a `sed` script, git's
+    // settings, `gdb -ex`, …).
+    for found in own::words(&shapes, &texts) {
+        let mut reads: Vec<Read> = templates[found.at]
+            .iter()
+            .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
+            .collect();
+        if let Some(var) = &found.env {
+            reads.push(Read::Variable(String::from_utf8_lossy(var).into_owned()));
+        }
+        if !reads.is_empty() {
+            analysis.rereads.push(Reread {
+                place: found.place.to_string(),
+                rereading: found.how,
+                line: 1,
+                reads,
+            });
         }
     }
     analysis.trace_prompt(1);

@@ -739,3 +739,75 @@ fn a_working_directory_with_a_placeholder_is_refused_and_a_missing_one_named() {
     );
     assert!(!said.contains("/bin/sh"), "{said}");
 }
+
+/// Programs that read a value as their own commands (fe30i F02, F03, F04, F08, F09): a sed
+/// script, sqlite3's operands and input, git's settings and commands, `gdb -ex`, an
+/// interpreter's input, `find -exec {}`; each refused at its path naming the place and the
+/// fix, and the same programs given the value as data accepted.
+#[test]
+fn a_value_a_program_reads_as_its_own_commands_is_refused_naming_the_fix() {
+    let yaml = "\
+actions:
+  - title: sed
+    shell: sed -n {{ expr }} data.txt
+    arguments: [{name: expr, type: ascii_sentence}]
+  - title: sqlite3
+    exec: [sqlite3, db.sqlite, '{{ q }}']
+    arguments: [{name: q, type: ascii_sentence}]
+  - title: sqlite3 input
+    shell: echo {{ q }} | sqlite3 db.sqlite
+    arguments: [{name: q, type: ascii_sentence}]
+  - title: git config
+    exec: [git, -C, /srv/repo, config, core.fsmonitor, '{{ v }}']
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: git config-env
+    exec: [git, -C, /srv/repo, '--config-env=core.fsmonitor=ACTIOND_ARG_V', status]
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: rebase
+    shell: git rebase -x {{ check }} HEAD~1
+    arguments: [{name: check, type: ascii_sentence}]
+  - title: gdb
+    exec: [gdb, -batch, -nx, -ex, '{{ cmd }}']
+    arguments: [{name: cmd, type: ascii_sentence}]
+  - title: python
+    shell: printf '%s\\n' {{ stmt }} | python3
+    arguments: [{name: stmt, type: ascii_sentence}]
+  - title: find
+    shell: find /usr/bin -name {{ tool }} -exec {} --version \\;
+    arguments: [{name: tool, type: ascii_identifier}]
+  - title: safe
+    shell: |
+      sed -n {{ n }}p data.txt
+      grep -F -e {{ text }} data.txt
+      git config user.name {{ text }}
+      echo {{ text }} | python3 /opt/read.py
+      echo {{ text }} | mosquitto_pub -t t -l
+      find /usr/bin -name {{ text }} -exec ls -l {} \\;
+    arguments: [{name: n, type: int}, {name: text, type: ascii_identifier}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the script of `sed`"),
+            ("actions[0].shell", "`type: int` line number"),
+            ("actions[1].exec", "the commands of `sqlite3`"),
+            (
+                "actions[2].shell",
+                "the standard input of a program not known",
+            ),
+            ("actions[3].exec", "a git setting"),
+            ("actions[4].exec", "$ACTIOND_ARG_V holds argument \"v\""),
+            ("actions[5].shell", "a command git runs"),
+            ("actions[6].exec", "a debugger's command"),
+            (
+                "actions[7].shell",
+                "the standard input of a program not known",
+            ),
+            (
+                "actions[8].shell",
+                "a test of `find` whose matches `-exec {}` runs",
+            ),
+        ],
+        &["actions[9]"],
+    );
+}

@@ -26,6 +26,7 @@ mod copies;
 mod findings;
 mod grammar;
 mod launchers;
+mod own;
 mod variants;
 
 use std::path::{Path, PathBuf};

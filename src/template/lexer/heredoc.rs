@@ -9,6 +9,7 @@
 //! would end the body at different lines.
 
 use super::super::commands::Word;
+use super::super::own;
 use super::super::reread::{Read, Rereading};
 use super::super::{UNSAFE_HINT, parse_placeholder};
 use super::{Heredoc, Lexer, Scan, Stop, find, is_blank, is_operator, past_continuations};
@@ -115,7 +116,10 @@ impl Lexer<'_> {
         let result = self.body_lines(h, &mut reads, &mut text);
         if let (Ok(()), Some((place, how))) = (&result, h.reader) {
             let plain = h.quoted || !text.iter().any(|c| matches!(c, b'$' | b'`' | b'\\'));
-            if how == Rereading::Code && plain {
+            if place == own::STDIN {
+                // Not shell code: only what the body expands is noted.
+                self.notes.reread(first, place, how, reads.reads(false));
+            } else if how == Rereading::Code && plain {
                 self.notes.scripts.push((first, text, place));
             } else {
                 let mut found = reads.reads(false);

@@ -449,11 +449,13 @@ impl<'a> Lexer<'a> {
 
     fn finish(&mut self, cmd: &mut Command) -> Scan {
         let result = cmd.check(&mut self.notes);
-        if let Some(used) = cmd.stdin_use() {
-            let reader = match used {
-                Stdin::Code(place) => (place, Rereading::Code),
-                Stdin::Split(place) => (place, Rereading::Split),
-            };
+        let used = cmd.stdin_use().map(|used| match used {
+            Stdin::Code(place) => (place, Rereading::Code),
+            Stdin::Split(place) => (place, Rereading::Split),
+        });
+        // A program that may read its input as its own commands (`own::stdin`): what a
+        // here-document expands reaches them.
+        if let Some(reader) = used.or_else(|| cmd.own_stdin().map(|p| (p, Rereading::Code))) {
             let frame = self.frame;
             for h in &mut self.heredocs {
                 if h.frame == frame && h.at >= cmd.start && h.reader.is_none() {

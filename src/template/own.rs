@@ -1,0 +1,434 @@
+//! The words and the input a program reads as its own commands, beside the shell scripts
+//! `programs` and `launchers` find: a `sed` script (GNU sed's `e`, `s///e` and `w` run
+//! programs and write files), the operands of `sqlite3` after the database (`.shell`,
+//! `.system`), the words of `git` that it runs or stores as commands (`rebase -x`,
+//! `--upload-pack`, `submodule foreach`, `bisect run`, `filter-branch --*-filter`,
+//! `difftool -x`, a `config` value or `-c`/`--config-env` setting of a key not known to be
+//! data), `gdb -ex`, the tests of a `find` whose `-exec {}` runs what they match, and the
+//! standard input of any program not known to read it as data (an interpreter with no
+//! script, `sqlite3`, `gdb`, `ed`, `crontab -`, …). A list of programs is never complete,
+//! so the input rule goes the other way: only the programs listed in `DATA_READERS` read a
+//! value on their input as data. Pure and syntactic like `programs`: it reads words, never
+//! values, and judges nothing.
+
+pub use super::own_git::Found;
+use super::programs;
+use super::reread::Rereading;
+
+pub const SED: &str = "the script of `sed`, whose commands run programs (GNU sed's `e`, \
+                       `s///e`) and read or write files (`r`, `w`): give the value to sed as \
+                       a `type: int` line number (`{{ n }}p`), or search for it with `grep -F \
+                       -e {{ v }}`";
+pub const SQLITE: &str = "the commands of `sqlite3` (its operands after the database), where \
+                          a dot-command runs programs (`.shell`, `.system`): keep the SQL in \
+                          the command and pass the value as data (`sqlite3 -cmd '.parameter \
+                          set @v …'` is code too), or use a `type: int` value";
+pub const DEBUGGER: &str = "a debugger's command (`gdb -ex`, `lldb -o`), which runs programs \
+                            (`shell`, `!`)";
+pub const FOUND_PROGRAM: &str = "a test of `find` whose matches `-exec {}` runs as the \
+                                 program: the value picks what runs; name the program and \
+                                 pass the found path as its argument (`-exec prog {} ;`)";
+/// The place of a value on the input of a program that may read it as its own commands.
+pub const STDIN: &str = "the standard input of a program not known to read it as data (an \
+                         interpreter with no script reads its program there, `sqlite3` its \
+                         dot-commands, `gdb`, `ed`, `crontab -`, `at` their commands): pass \
+                         the value as an argument the program treats as data, or pipe it into \
+                         a program known to read data (`cat`, `grep`, `jq`, `tee`, …)";
+
+/// Programs that read their standard input as data only, whatever their words (checked
+/// one by one: none reads commands from it). `sed` and `awk` are data readers unless their
+/// script comes from the input (`-f -`), interpreters unless they have no script.
+const DATA_READERS: &[&[u8]] = &[
+    b"cat",
+    b"tac",
+    b"grep",
+    b"egrep",
+    b"fgrep",
+    b"zgrep",
+    b"rg",
+    b"tee",
+    b"wc",
+    b"sort",
+    b"uniq",
+    b"head",
+    b"tail",
+    b"tr",
+    b"cut",
+    b"paste",
+    b"fold",
+    b"fmt",
+    b"nl",
+    b"rev",
+    b"md5sum",
+    b"sha1sum",
+    b"sha224sum",
+    b"sha256sum",
+    b"sha384sum",
+    b"sha512sum",
+    b"b2sum",
+    b"cksum",
+    b"sum",
+    b"base64",
+    b"base32",
+    b"basenc",
+    b"od",
+    b"hexdump",
+    b"xxd",
+    b"gzip",
+    b"gunzip",
+    b"zcat",
+    b"bzip2",
+    b"bunzip2",
+    b"xz",
+    b"unxz",
+    b"zstd",
+    b"lz4",
+    b"iconv",
+    b"dd",
+    b"split",
+    b"column",
+    b"expand",
+    b"unexpand",
+    b"strings",
+    b"jq",
+    b"yq",
+    b"logger",
+    b"systemd-cat",
+    b"mosquitto_pub",
+    b"curl",
+    b"wget",
+    b"nc",
+    b"ncat",
+    b"netcat",
+    b"socat",
+    b"sendmail",
+    b"msmtp",
+    b"ssmtp",
+    b"sponge",
+    b"pv",
+    b"cmp",
+    b"diff",
+    b"comm",
+    b"xmllint",
+    b"gpg",
+    b"tar",
+    b"cpio",
+    b"read",
+    b"mapfile",
+    b"readarray",
+    b"true",
+    b"false",
+    b":",
+    b"echo",
+    b"printf",
+    b"sed",
+    b"awk",
+    b"gawk",
+    b"mawk",
+    b"busybox",
+    b"timeout",
+    b"wall",
+];
+
+/// Programs that hand their input to a command they run, whose use of it `programs::stdin`
+/// models (`su USER`, `ssh HOST`, `docker exec -i`): judged there, not here.
+const PASSED_ON: &[&[u8]] = &[
+    b"xargs",
+    b"parallel",
+    b"su",
+    b"runuser",
+    b"ssh",
+    b"docker",
+    b"podman",
+    b"sudo",
+    b"doas",
+];
+
+/// Interpreters that read their program from their input when given no script (the
+/// options that hold one instead: `python3 -c`, `perl -e`, `node -e`).
+const INTERPRETERS: &[(&[u8], &[&[u8]])] = &[
+    (b"python", &[b"-c", b"-m"]),
+    (b"python2", &[b"-c", b"-m"]),
+    (b"python3", &[b"-c", b"-m"]),
+    (b"perl", &[b"-e", b"-E"]),
+    (b"ruby", &[b"-e"]),
+    (b"node", &[b"-e", b"-p", b"--eval", b"--print"]),
+    (b"nodejs", &[b"-e", b"-p", b"--eval", b"--print"]),
+    (b"php", &[b"-r"]),
+    (b"lua", &[b"-e"]),
+    (b"tclsh", &[]),
+    (b"Rscript", &[b"-e"]),
+];
+
+fn base(w: &[u8]) -> &[u8] {
+    w.rsplit(|&c| c == b'/').next().unwrap_or(w)
+}
+
+/// The program the command runs (behind known wrappers), and its index.
+fn program<'a>(words: &[Option<&'a [u8]>]) -> Option<(usize, &'a [u8])> {
+    let &i = programs::chain(words).last()?;
+    Some((i, base(words[i]?)))
+}
+
+/// The words the command's program reads as its own commands. `values` are the words from
+/// the command's name on (`None` where an expansion or a value makes one unknown); `texts`
+/// the same words' text as far as it is known (an option's name and a setting's key).
+pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]]) -> Vec<Found> {
+    let Some((i, name)) = program(values) else {
+        return Vec::new();
+    };
+    let code = |at: usize, place| Found {
+        at,
+        place,
+        how: Rereading::Code,
+        env: None,
+    };
+    let at = |v: Vec<usize>, place| v.into_iter().map(|j| code(j, place)).collect();
+    match name {
+        b"sed" | b"gsed" => at(sed(values, i), SED),
+        b"sqlite3" | b"sqlite" => at(sqlite(values, i), SQLITE),
+        b"gdb" | b"lldb" => at(debugger(values, i), DEBUGGER),
+        b"git" => super::own_git::words(values, texts, i),
+        b"find" => find(values, i)
+            .into_iter()
+            .map(|j| Found {
+                how: Rereading::Program,
+                ..code(j, FOUND_PROGRAM)
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The place of what reaches the command's standard input when its program may read it as
+/// its own commands: any program not known to read data there (`DATA_READERS`, an
+/// interpreter given a script, `sed` and `awk` unless `-f -`). `None` when it reads data,
+/// or when the program is unknown (a value names it, which is refused on its own).
+pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
+    let (i, name) = program(values)?;
+    // A program that hands its input on is `programs::stdin`'s.
+    let chain = programs::chain(values);
+    if chain
+        .iter()
+        .any(|&k| values[k].is_some_and(|w| PASSED_ON.contains(&base(w))))
+    {
+        return None;
+    }
+    let rest = &values[i + 1..];
+    let script_from_input = |option: &[u8]| {
+        rest.windows(2).any(|p| {
+            p[0] == Some(option) && p[1].is_some_and(|w| w == b"-" || programs::is_input_path(w))
+        })
+    };
+    if matches!(name, b"sed" | b"awk" | b"gawk" | b"mawk") {
+        return script_from_input(b"-f").then_some(STDIN);
+    }
+    if DATA_READERS.contains(&name) {
+        return None;
+    }
+    let interpreter = INTERPRETERS.iter().find(|(n, _)| {
+        *n == name
+            || (name.starts_with(n)
+                && name[n.len()..]
+                    .iter()
+                    .all(|c| c.is_ascii_digit() || *c == b'.'))
+    });
+    if let Some((_, options)) = interpreter {
+        let holds = rest.iter().any(|w| {
+            w.is_some_and(|w| {
+                options
+                    .iter()
+                    .any(|o| w == *o || (w.starts_with(o) && o.len() == 2 && !o.starts_with(b"--")))
+            })
+        });
+        // The first operand is the script (`python3 /opt/x.py`), unless it is the input.
+        let script = rest
+            .iter()
+            .find(|w| w.is_none_or(|w| !w.starts_with(b"-") || w == b"-"));
+        let reads_script = match script {
+            Some(Some(w)) => *w != b"-" && !programs::is_input_path(w),
+            Some(None) => true,
+            None => false,
+        };
+        return (!holds && !reads_script).then_some(STDIN);
+    }
+    Some(STDIN)
+}
+
+/// The script of `sed`: the word of `-e`/`--expression` (glued or not), else its first
+/// operand. A word of `-f` names a file.
+fn sed(words: &[Option<&[u8]>], i: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut given = false;
+    let mut first = None;
+    let mut ended = false;
+    let mut j = i + 1;
+    while j < words.len() {
+        match words[j] {
+            Some(b"--") if !ended => ended = true,
+            Some(w) if !ended && w.starts_with(b"--") => {
+                if let Some(rest) = w.strip_prefix(b"--expression") {
+                    given = true;
+                    if rest.is_empty() {
+                        out.push(j + 1);
+                        j += 1;
+                    } else {
+                        out.push(j);
+                    }
+                } else if w.starts_with(b"--file") {
+                    given = true;
+                    j += usize::from(w == b"--file");
+                } else if w == b"--line-length" {
+                    j += 1;
+                }
+            }
+            Some(w) if !ended && w.len() > 1 && w[0] == b'-' => {
+                for (k, &c) in w.iter().enumerate().skip(1) {
+                    let last = k + 1 == w.len();
+                    match c {
+                        b'e' => {
+                            given = true;
+                            if last {
+                                out.push(j + 1);
+                                j += 1;
+                            } else {
+                                out.push(j);
+                            }
+                            break;
+                        }
+                        b'f' | b'l' => {
+                            given |= c == b'f';
+                            j += usize::from(last);
+                            break;
+                        }
+                        b'i' => break,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {
+                first.get_or_insert(j);
+            }
+        }
+        j += 1;
+    }
+    if !given {
+        out.extend(first);
+    }
+    out.retain(|&j| j < words.len());
+    out
+}
+
+/// The operands of `sqlite3` after the database (SQL and dot-commands), and the word of
+/// `-cmd`.
+fn sqlite(words: &[Option<&[u8]>], i: usize) -> Vec<usize> {
+    const TAKES: &[&[u8]] = &[
+        b"separator",
+        b"nullvalue",
+        b"newline",
+        b"init",
+        b"vfs",
+        b"maxsize",
+        b"mmap",
+        b"pagecache",
+        b"lookaside",
+        b"escape",
+        b"heap",
+    ];
+    let mut out = Vec::new();
+    let mut operands = Vec::new();
+    let mut j = i + 1;
+    while j < words.len() {
+        match words[j] {
+            Some(w) if w.len() > 1 && w[0] == b'-' => {
+                let name = w.trim_start_matches_dash();
+                if name == b"cmd" {
+                    out.push(j + 1);
+                    j += 1;
+                } else if TAKES.contains(&name) {
+                    j += 1;
+                }
+            }
+            _ => operands.push(j),
+        }
+        j += 1;
+    }
+    out.extend(operands.into_iter().skip(1));
+    out.retain(|&j| j < words.len());
+    out
+}
+
+trait Dashes {
+    fn trim_start_matches_dash(&self) -> &[u8];
+}
+
+impl Dashes for [u8] {
+    fn trim_start_matches_dash(&self) -> &[u8] {
+        let n = self.iter().take_while(|&&c| c == b'-').count();
+        &self[n..]
+    }
+}
+
+/// The commands of `gdb -ex`/`-iex`/`--eval-command` and `lldb -o`/`-O`/`-k`.
+fn debugger(words: &[Option<&[u8]>], i: usize) -> Vec<usize> {
+    const TAKE: &[&[u8]] = &[
+        b"ex",
+        b"iex",
+        b"eval-command",
+        b"init-eval-command",
+        b"o",
+        b"O",
+        b"k",
+        b"K",
+        b"one-line",
+        b"one-line-before-file",
+        b"one-line-on-crash",
+    ];
+    let mut out = Vec::new();
+    for (j, w) in words.iter().enumerate().skip(i + 1) {
+        let Some(w) = *w else { continue };
+        if !w.starts_with(b"-") {
+            continue;
+        }
+        let name = w.trim_start_matches_dash();
+        let (key, glued) = match name.iter().position(|&c| c == b'=') {
+            Some(e) => (&name[..e], true),
+            None => (name, false),
+        };
+        if TAKE.contains(&key) {
+            out.push(if glued { j } else { j + 1 });
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out.retain(|&j| j < words.len());
+    out
+}
+
+/// When a `-exec`, `-execdir`, `-ok` or `-okdir` of `find` runs the found path itself (its
+/// command word holds `{}`): every word of find's own (starting points, tests) that holds a
+/// value, since it picks what runs.
+fn find(words: &[Option<&[u8]>], i: usize) -> Vec<usize> {
+    let runs = |w: Option<&[u8]>| matches!(w, Some(b"-exec" | b"-execdir" | b"-ok" | b"-okdir"));
+    let mut own = Vec::new();
+    let mut found = false;
+    let mut j = i + 1;
+    while j < words.len() {
+        if runs(words[j]) {
+            let cmd = words.get(j + 1).copied().flatten();
+            found |= cmd.is_some_and(|c| c.windows(2).any(|p| p == b"{}"));
+            // The words up to `;` or `+` are the command's.
+            j += 1;
+            while j < words.len() && !matches!(words[j], Some(b";" | b"+")) {
+                j += 1;
+            }
+        } else if words[j].is_none() {
+            own.push(j);
+        }
+        j += 1;
+    }
+    if found { own } else { Vec::new() }
+}
+
+#[cfg(test)]
+mod tests;
