@@ -19,6 +19,7 @@ mod html;
 mod judge;
 mod launchers;
 mod lexer;
+mod paths;
 mod programs;
 pub(crate) mod reread;
 mod starts;
@@ -29,6 +30,7 @@ use std::fmt;
 
 pub use directories::{Reached, climbs, leads_out, reached};
 pub use judge::{Reaches, Refusal, Unquoted, Values, judge, stripped, unquoted};
+pub use paths::{Component, Leads, leads};
 use reread::{Analysis, Read, Reread, Rereading};
 pub use starts::{Copied, copied};
 
