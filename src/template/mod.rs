@@ -16,6 +16,7 @@
 mod commands;
 mod directories;
 mod html;
+mod inherited;
 mod judge;
 mod launchers;
 mod lexer;

@@ -216,6 +216,8 @@ pub struct Analysis {
     /// The words that name a directory code is taken from (`cd DIR`, `make -C DIR`), with
     /// what reaches each (`directories`).
     pub directories: Vec<Directory>,
+    /// The command ran `set -a` (`set -o allexport`): every assignment after it is exported.
+    pub allexport: bool,
 }
 
 /// A word that names a directory code is taken from (`directories`).

@@ -739,3 +739,35 @@ fn a_working_directory_with_a_placeholder_is_refused_and_a_missing_one_named() {
     );
     assert!(!said.contains("/bin/sh"), "{said}");
 }
+
+/// A plain assignment to a name the shell may have from its environment keeps it exported
+/// (fe30i F06): `PATH={{ dir }}:…; mytool` and `HOME=/srv/{{ p }}; git status` are refused
+/// like `HOME=… git`, and so is any assignment after `set -a`; a lower-case name stays a
+/// variable of the command's own.
+#[test]
+fn a_value_assigned_to_an_inherited_or_allexported_variable_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: path
+    shell: 'PATH={{ dir }}:/usr/bin:/bin; mytool'
+    arguments: [{name: dir, type: ascii_identifier}]
+  - title: home
+    shell: 'HOME=/srv/apps/{{ p }}; git status'
+    arguments: [{name: p, type: ascii_identifier}]
+  - title: allexport
+    shell: 'set -a; d={{ p }}; ls -- \"$d\"'
+    arguments: [{name: p, type: ascii_identifier}]
+  - title: own
+    shell: 'd=/srv/apps/{{ p }}; ls -- \"$d\"'
+    arguments: [{name: p, type: ascii_identifier}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0]", "`PATH`"),
+            ("actions[1]", "`HOME`"),
+            ("actions[2]", "`d`"),
+        ],
+        &["actions[3]"],
+    );
+}
