@@ -219,6 +219,9 @@ pub(super) fn compile(
         _ => false,
     };
     for (at, text, analysis) in &analyses {
+        if let Some((line, form)) = analysis.bash_only {
+            c.warn(at, bash_only(form, line));
+        }
         if let Err(why) = judge(text, analysis, &values) {
             c.error(at, why.to_string());
         }
@@ -424,6 +427,18 @@ fn stripped_dash(
             name = a.name,
         ),
     );
+}
+
+/// A `shell:` runs as `/bin/sh -c`, which is dash on Debian and Raspberry Pi OS: a form only
+/// bash reads fails there at every press (busybox ash 1.35 refuses `<<<` too, not `<( )`).
+/// A warning, not an error, since `/bin/sh` is bash on some systems, where the command runs.
+fn bash_only(form: &str, line: usize) -> String {
+    format!(
+        "{form} on line {line} is bash's: `shell:` runs with /bin/sh, which is dash on Debian \
+         and Raspberry Pi OS, where it is a syntax error at every press; write it for sh \
+         (`printf '%s\\n' \"$ACTIOND_ARG_NAME\" | cmd` for `cmd <<< …`, a temporary file for \
+         `<( )`), or run bash yourself (`exec: [bash, -c, …]`)"
+    )
 }
 
 /// Why a value in a directory code is taken from is refused at load.
