@@ -87,6 +87,10 @@ pub enum Broken {
     PatternBudget,
     /// A free-text value starting with `-`, which a program would read as an option.
     LeadingDash,
+    /// `.` or a `..` component in a path the command builds (`/srv/apps/{{ app }}/run.py`).
+    PathUp,
+    /// An absolute path where it starts a path the command continues (`{{ dir }}/run.sh`).
+    PathAbsolute,
 }
 
 impl std::fmt::Display for Broken {
@@ -154,6 +158,15 @@ impl std::fmt::Display for Broken {
                 "must not start with '-': the command's program would read it as an option of \
                  its own (if the command takes such values after `--`, the action's author may \
                  allow them with `allowLeadingDash: true` on this argument)",
+            ),
+            Broken::PathUp => f.write_str(
+                "must not be `.` or hold a `..` path component: the command puts it in a path \
+                 (`/srv/{{ … }}/…`), where it would lead out of the directory meant and \
+                 pick other files or code",
+            ),
+            Broken::PathAbsolute => f.write_str(
+                "must not be an absolute path: it starts a path the command continues \
+                 (`{{ dir }}/…`), where it would pick any file on the system",
             ),
         }
     }

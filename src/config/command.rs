@@ -10,8 +10,8 @@ use crate::arguments::ArgType;
 use crate::arguments::Dash;
 use crate::arguments::{Argument, environment};
 use crate::template::{
-    Placeholder, Template, Unquoted, Values, climbs, copied, judge, reached, read_exec, read_shell,
-    stripped, unquoted,
+    Leads, Placeholder, Template, Unquoted, Values, climbs, copied, judge, leads, reached,
+    read_exec, read_shell, stripped, unquoted,
 };
 
 /// What an action runs.
@@ -50,6 +50,38 @@ impl CommandTemplate {
             CommandTemplate::Shell(t) => t.directories().iter().collect(),
             CommandTemplate::Exec(v) => v.iter().flat_map(Template::directories).collect(),
         }
+    }
+
+    /// The first placeholder whose value (`value_of`) leads out of the path it stands in
+    /// (`template::leads`), or out of a directory code is taken from (`directories`): the
+    /// one rule for arguments at a press and for entity fields when an instance is bound.
+    pub fn leading_out(
+        &self,
+        value_of: impl Fn(&Placeholder) -> Option<String>,
+    ) -> Option<(Placeholder, String, Leads)> {
+        let templates: Vec<&Template> = match self {
+            CommandTemplate::Shell(t) => vec![t],
+            CommandTemplate::Exec(v) => v.iter().collect(),
+        };
+        for t in &templates {
+            for (p, component, start) in t.components() {
+                let Some(value) = value_of(p) else { continue };
+                if let Some(why) = leads(&value, component, start) {
+                    return Some((p.clone(), value, why));
+                }
+            }
+        }
+        self.directories().into_iter().find_map(|(p, starts)| {
+            let value = value_of(p)?;
+            let why = if climbs(&value) {
+                Leads::Up
+            } else if *starts && value.starts_with('/') {
+                Leads::Absolute
+            } else {
+                return None;
+            };
+            Some((p.clone(), value, why))
+        })
     }
 
     /// The placeholders whose value may start an argument of the program (see
@@ -187,6 +219,9 @@ pub(super) fn compile(
         _ => false,
     };
     for (at, text, analysis) in &analyses {
+        if let Some((line, form)) = analysis.bash_only {
+            c.warn(at, bash_only(form, line));
+        }
         if let Err(why) = judge(text, analysis, &values) {
             c.error(at, why.to_string());
         }
@@ -222,6 +257,11 @@ pub(super) fn compile(
                         }
                     }
                     Placeholder::Argument(name) => {
+                        // Each value is weighed at the press too (`leading_out`): two
+                        // values that hold no `/` make `../..` between the author's `/`s.
+                        for t in &mut compiled {
+                            t.mark_directory(p, found.starts);
+                        }
                         let argument = arguments.iter().find(|a| a.name == *name);
                         if argument.is_some_and(may_climb) {
                             c.error(at, climbing(p, found.place, found.line));
@@ -387,6 +427,18 @@ fn stripped_dash(
             name = a.name,
         ),
     );
+}
+
+/// A `shell:` runs as `/bin/sh -c`, which is dash on Debian and Raspberry Pi OS: a form only
+/// bash reads fails there at every press (busybox ash 1.35 refuses `<<<` too, not `<( )`).
+/// A warning, not an error, since `/bin/sh` is bash on some systems, where the command runs.
+fn bash_only(form: &str, line: usize) -> String {
+    format!(
+        "{form} on line {line} is bash's: `shell:` runs with /bin/sh, which is dash on Debian \
+         and Raspberry Pi OS, where it is a syntax error at every press; write it for sh \
+         (`printf '%s\\n' \"$ACTIOND_ARG_NAME\" | cmd` for `cmd <<< …`, a temporary file for \
+         `<( )`), or run bash yourself (`exec: [bash, -c, …]`)"
+    )
 }
 
 /// Why a value in a directory code is taken from is refused at load.

@@ -191,27 +191,27 @@ fn entity_file(config: &Config, kind: &str) -> String {
     )
 }
 
-/// Why `instance` cannot run `action`: a field that holds a `..` path component reaches a
-/// directory the command takes code from (`cd /srv/apps/{{ .CurrentEntity.name }} &&
+/// Why `instance` cannot run `action`: a field that is `.` or holds a `..` path component
+/// stands in a path the command builds (`template::leads`) or reaches a directory the command
+/// takes code from (`cd /srv/apps/{{ .CurrentEntity.name }} &&
 /// ./deploy.sh`, `make -C /srv/{{ … }}`), where `../../tmp/x` runs other code; or is an
 /// absolute path where the field starts that directory's path (`cd {{ … }}`).
 fn climbing_field(action: &Action, instance: &Instance, file: &str) -> Option<Problem> {
-    action.template.directories().into_iter().find_map(|(p, starts)| {
-        let Placeholder::Entity(field) = p else {
-            return None;
-        };
-        let value = instance.field(field)?;
-        if !crate::template::leads_out(&value, *starts) {
-            return None;
-        }
-        Some(Problem {
-            path: format!("{file}, instance {:?}", instance.key),
-            message: format!(
-                "its field {field:?} is {value:?}, which holds `..` or is an absolute path, and \
-                 {p} names a directory the command takes code from (`cd`, `make -C`), where it \
-                 leads out of the directory meant and picks other code"
-            ),
-        })
+    let value_of = |p: &Placeholder| match p {
+        Placeholder::Entity(field) => instance.field(field),
+        Placeholder::Argument(_) => None,
+    };
+    let (p, value, _) = action.template.leading_out(value_of)?;
+    let Placeholder::Entity(field) = &p else {
+        return None;
+    };
+    Some(Problem {
+        path: format!("{file}, instance {:?}", instance.key),
+        message: format!(
+            "its field {field:?} is {value:?}, which is `.`, holds `..` or is an absolute path, \
+             and {p} stands in a path the command builds (`cd /srv/{{{{ … }}}}`, `/srv/{{{{ … }}}}/run.py`), \
+             where it leads out of the directory meant and picks other files or code"
+        ),
     })
 }
 

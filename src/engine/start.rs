@@ -15,12 +15,13 @@ use super::admission::{Candidate, Earlier, limit_reached};
 use super::lifecycle::Launch;
 use super::{Engine, Error, Setup, lock};
 use crate::arguments;
-use crate::config::Network;
+use crate::config::{CommandTemplate, Network};
 use crate::execution::{
     Blocked, Cause, Execution, Holder, NewExecution, Outcome, SecretOwner, TrackingId,
 };
 use crate::executor::{self, Executor};
 use crate::permissions::{Caller, Provider, Verb};
+use crate::template::{Leads, Placeholder};
 
 /// A request to start an action.
 #[derive(Debug, Clone, Default)]
@@ -112,6 +113,7 @@ impl<X: Executor> Engine<X> {
         }
         let values =
             arguments::resolve(&action.arguments, &req.arguments).map_err(Error::BadArgument)?;
+        paths(&action.template, &values)?;
         let tracking_id = if req.tracking_id.is_empty() {
             TrackingId::random()
         } else {
@@ -244,4 +246,26 @@ pub(super) fn secret_owner(caller: &Caller) -> SecretOwner {
         },
         Provider::System | Provider::Mqtt => SecretOwner::Shared,
     }
+}
+
+/// The one press-time rule for a value in a path the command builds (`template::leads`):
+/// `..` between the author's `/`s, whatever program gets the path.
+fn paths(template: &CommandTemplate, values: &[arguments::Value]) -> Result<(), Error> {
+    let value_of = |p: &Placeholder| match p {
+        Placeholder::Argument(name) => values
+            .iter()
+            .find(|v| v.name == *name)
+            .map(|v| v.value.clone()),
+        Placeholder::Entity(_) => None,
+    };
+    let Some((Placeholder::Argument(name), _, why)) = template.leading_out(value_of) else {
+        return Ok(());
+    };
+    Err(Error::BadArgument(arguments::ArgError {
+        argument: name,
+        rule: match why {
+            Leads::Up => arguments::Broken::PathUp,
+            Leads::Absolute => arguments::Broken::PathAbsolute,
+        },
+    }))
 }

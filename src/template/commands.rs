@@ -545,6 +545,18 @@ impl Command {
             b"printf" => self.printf(notes)?,
             // `set -- WORDS` (or `set WORDS`) fills the positional parameters.
             b"set" => {
+                // `set -a` (`-ea`, `-o allexport`): every assignment after it is exported.
+                let mut options = self.args.iter().map(|w| w.value());
+                while let Some(Some(v)) = options.next() {
+                    if v == b"--" || !(v.starts_with(b"-") || v.starts_with(b"+")) {
+                        break;
+                    }
+                    let named = matches!(v, b"-o" | b"+o")
+                        && options.next().flatten() == Some(b"allexport".as_slice());
+                    if named || (v.starts_with(b"-") && v[1..].contains(&b'a') && v[1] != b'-') {
+                        notes.analysis.allexport = true;
+                    }
+                }
                 let reads = self.args.iter().flat_map(|w| w.reads(false)).collect();
                 notes.analysis.write_from(POSITIONAL.as_bytes(), reads);
             }
@@ -781,6 +793,16 @@ impl Command {
         let mut exported: Vec<&Word> = Vec::new();
         if self.name_word.is_some() {
             exported.extend(&self.assignments);
+        } else {
+            // A plain assignment to a name the shell got from its environment keeps it
+            // exported (`PATH=/srv/{{ d }}:/bin; tool`), and after `set -a` every one is.
+            // `PS4` has its own rule (`Rereading::Prompt`), which says more.
+            let allexport = notes.analysis.allexport;
+            exported.extend(self.assignments.iter().filter(|w| {
+                let name = w.assigned_name();
+                name != Some(b"PS4".as_slice())
+                    && (allexport || name.is_some_and(super::inherited::inherited))
+            }));
         }
         let name = self.name.as_deref().unwrap_or_default();
         let base = name.rsplit(|&c| c == b'/').next().unwrap_or(name);

@@ -16,11 +16,13 @@
 mod commands;
 mod directories;
 mod html;
+mod inherited;
 mod judge;
 mod launchers;
 mod lexer;
 mod own;
 mod own_git;
+mod paths;
 mod programs;
 pub(crate) mod reread;
 mod starts;
@@ -31,6 +33,7 @@ use std::fmt;
 
 pub use directories::{Reached, climbs, leads_out, reached};
 pub use judge::{Reaches, Refusal, Unquoted, Values, judge, stripped, unquoted};
+pub use paths::{Component, Leads, leads};
 use reread::{Analysis, Read, Reread, Rereading};
 pub use starts::{Copied, copied};
 

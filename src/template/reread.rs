@@ -216,6 +216,11 @@ pub struct Analysis {
     /// The words that name a directory code is taken from (`cd DIR`, `make -C DIR`), with
     /// what reaches each (`directories`).
     pub directories: Vec<Directory>,
+    /// The command ran `set -a` (`set -o allexport`): every assignment after it is exported.
+    pub allexport: bool,
+    /// The first form only bash reads (`<<<`, `<( )`), with its line: in a `shell:`, which
+    /// `/bin/sh` runs, dash stops with a syntax error at every press.
+    pub bash_only: Option<(usize, &'static str)>,
 }
 
 /// A word that names a directory code is taken from (`directories`).

@@ -143,3 +143,66 @@ fn an_entity_value_that_climbs_out_of_a_directory_code_is_taken_from_is_disabled
     let (status, reply) = run("whole-web");
     assert_eq!(status, 200, "whole-web did not run: {reply}");
 }
+
+/// An argument value in a path the command builds is refused at the press, whatever program
+/// gets the path (fe30i F05, F07, F12): three `ascii_identifier` values `..`, `..`, `evil`
+/// joined by the author's `/`s, and a `regex:` value `../../evil` in an interpreter's
+/// program path (`awk -f`), which no list of programs names; the same values inside the tree
+/// run.
+#[test]
+fn an_argument_value_that_climbs_out_of_a_path_is_refused_at_the_press() {
+    let files = TempDir::new();
+    let root = files.path();
+    for (dir, word) in [("srv/apps/a/b/web", "web"), ("srv/apps/evil", "EVIL")] {
+        std::fs::create_dir_all(root.join(dir)).expect("mkdir");
+        let script = root.join(dir).join("deploy.sh");
+        std::fs::write(&script, format!("#!/bin/sh\necho {word}\n")).expect("write script");
+        std::fs::write(
+            root.join(dir).join("x.awk"),
+            format!("BEGIN {{ print \"{word}\" }}\n"),
+        )
+        .expect("write awk");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let srv = root.join("srv/apps");
+    let srv = srv.to_str().expect("utf-8 temp dir");
+    let ident = |n: &str| json!({"name": n, "type": "ascii_identifier"});
+    let config = json!({
+        "actions": [
+            {"id": "deploy", "title": "deploy",
+             "shell": format!("cd {srv}/{{{{ a }}}}/{{{{ b }}}}/{{{{ c }}}} && ./deploy.sh"),
+             "arguments": [ident("a"), ident("b"), ident("c")]},
+            {"id": "awk", "title": "awk",
+             "exec": ["awk", "-f", format!("{srv}/a/{{{{ p }}}}/x.awk")],
+             "arguments": [{"name": "p", "type": "regex:^[a-z./]+$"}]},
+        ],
+    });
+    let server = Server::start(config);
+    let run = |id: &str, args: Value| {
+        server.call(
+            "StartActionAndWait",
+            json!({"actionId": id, "arguments": args}),
+        )
+    };
+    let abc = |a: &str, b: &str, c: &str| json!([{"name": "a", "value": a}, {"name": "b", "value": b}, {"name": "c", "value": c}]);
+    let (status, reply) = run("deploy", abc("a", "b", "web"));
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["logEntry"]["stdout"], json!("web\n"), "{reply}");
+    let (status, reply) = run("awk", json!([{"name": "p", "value": "b/web"}]));
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["logEntry"]["stdout"], json!("web\n"), "{reply}");
+    for (id, args, name) in [
+        ("deploy", abc("..", "..", "evil"), "a"),
+        ("deploy", abc("a", ".", "web"), "b"),
+        ("awk", json!([{"name": "p", "value": "../evil"}]), "p"),
+    ] {
+        let (status, reply) = run(id, args.clone());
+        let message = reply["message"].as_str().unwrap_or_default();
+        assert_eq!(status, 400, "{id} {args} ran: {reply}");
+        assert!(
+            message.contains(&format!("argument {name:?}")) && message.contains("`..`"),
+            "{id} {args}: {message}"
+        );
+    }
+}

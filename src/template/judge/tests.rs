@@ -107,6 +107,18 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
         ),
         ("/usr/bin/env -i LANG=C x={{ a }} cmd", Some("`x`"), false),
         ("x={{ a }}; p \"$x\"", None, false),
+        // A plain assignment to a name the shell may have got from its environment keeps it
+        // exported (fe30i F06); after `set -a` every assignment is exported.
+        ("PATH={{ a }}:/usr/bin:/bin; mytool", Some("`PATH`"), false),
+        ("HOME=/srv/$A; git status", Some("`HOME`"), false),
+        ("https_proxy={{ a }}; curl x", Some("`https_proxy`"), false),
+        ("home=/srv/{{ a }}; ls \"$home\"", None, false),
+        ("set -a; d={{ a }}; ls \"$d\"", Some("`d`"), false),
+        ("set -eau; d={{ a }}", Some("`d`"), false),
+        ("set -o allexport; d=$A", Some("`d`"), false),
+        ("set -e; d={{ a }}; ls \"$d\"", None, false),
+        ("d={{ a }}; set -a; ls \"$d\"", None, false),
+        ("PATH=/usr/bin:/bin; ls {{ a }}", None, false),
         ("y={{ a }}; env p {{ a }} \"$y\"", None, false),
         // Scripts handed to another shell.
         ("sh -c \"echo {{ a }}\"", Some("sh -c"), false),

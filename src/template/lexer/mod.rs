@@ -570,10 +570,18 @@ impl<'a> Lexer<'a> {
         Ok(None)
     }
 
+    /// Notes the first form only bash runs (`bash_only`): dash, /bin/sh on Debian and
+    /// Raspberry Pi OS, stops with a syntax error there.
+    fn note_bash_only(&mut self, form: &'static str) {
+        let line = self.notes.line(self.pos);
+        self.notes.analysis.bash_only.get_or_insert((line, form));
+    }
+
     /// A redirection operator and its file, or a here-document operator and its delimiter, or
     /// bash's `<( )` / `>( )`.
     fn redirect(&mut self, nest: Nest, cmd: &mut Command) -> Scan {
         if self.at(b"<(") || self.at(b">(") {
+            self.note_bash_only("`<( )`");
             self.bump(2);
             if self.code(End::Paren, Some("inside <( )"), true)? != Ended::Paren {
                 return Err(self.lost("an unclosed `<(`"));
@@ -582,6 +590,7 @@ impl<'a> Lexer<'a> {
             return Ok(());
         }
         if self.at(b"<<<") {
+            self.note_bash_only("the here-string `<<<`");
             self.bump(3);
             let word = self.target(nest)?;
             cmd.input(Input::Text(word));
