@@ -31,12 +31,18 @@ pub struct Values {
     /// Arguments whose every value is one of the author's `choices:`: the author's own
     /// words, which may name the program to run.
     pub chosen: BTreeSet<String>,
+    /// Arguments whose values cannot name a program a wrapper would run (`url`, `email`,
+    /// `datetime`, `checkbox`), or whose author says the program never runs them
+    /// (`allowUnknownProgram`): safe as an argument of a program the model does not know.
+    pub no_program: BTreeSet<String>,
 }
 
 impl Values {
     /// Whether a read of argument `a` is safe where it is read as `how`.
     fn safe(&self, a: &str, how: Rereading) -> bool {
-        self.int.contains(a) || (how == Rereading::Program && self.chosen.contains(a))
+        self.int.contains(a)
+            || (matches!(how, Rereading::Program | Rereading::Operand) && self.chosen.contains(a))
+            || (how == Rereading::Operand && self.no_program.contains(a))
     }
 }
 

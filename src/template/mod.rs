@@ -17,6 +17,7 @@ mod commands;
 mod directories;
 mod html;
 mod judge;
+mod known;
 mod launchers;
 mod lexer;
 mod programs;
@@ -296,6 +297,26 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         }
     }
     let texts: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
+    let script = launchers::scripts(&values, &texts)
+        .into_iter()
+        .find(|&(_, place)| place == programs::SCRIPT)
+        .map(|(i, _)| i);
+    if let Some((program, found)) = known::unknown(&shapes, script) {
+        for i in found {
+            let reads: Vec<Read> = templates[i]
+                .iter()
+                .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
+                .collect();
+            if !reads.is_empty() {
+                analysis.rereads.push(Reread {
+                    place: format!("{} `{program}`", known::OPERAND),
+                    rereading: Rereading::Operand,
+                    line: 1,
+                    reads,
+                });
+            }
+        }
+    }
     for (i, place) in launchers::scripts(&values, &texts) {
         let pasted = place == programs::PASTED;
         match (values[i].filter(|_| !pasted), &templates[i]) {
