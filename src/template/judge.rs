@@ -154,7 +154,13 @@ impl std::error::Error for Refusal {}
 /// Refuses the command when a value may be read again, with where, why and the fix. `text`
 /// is the command, for what follows the point where the model stopped following it.
 pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), Refusal> {
-    for r in &analysis.rereads {
+    // A place read as code, a name or a program is named before an argument of a program the
+    // model does not know, whose refusal is the least specific.
+    let (operands, others): (Vec<&Reread>, Vec<&Reread>) = analysis
+        .rereads
+        .iter()
+        .partition(|r| r.rereading == Rereading::Operand);
+    for r in others.into_iter().chain(operands) {
         for read in &r.reads {
             let how = match r.rereading {
                 Rereading::Arithmetic => {

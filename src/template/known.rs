@@ -20,7 +20,7 @@ pub const OPERAND: &str = "an argument of a program actiond does not know";
 /// `xargs`, `watch`, `flock`, `timeout`, `nice`, `sudo` (wrappers, followed by `programs`),
 /// `sed` (its `e` command), `awk` (`system()`), `nc` (`-e PROG`), `yt-dlp`
 /// (`--downloader PATH`, `--ffmpeg-location PATH`), `git` (`git NAME` runs `git-NAME`),
-/// `ssh` (runs its command), `apt`/`dpkg` (maintainer scripts), `convert` (delegates).
+/// `mysql` (`-e 'system CMD'`), `apt`/`dpkg` (maintainer scripts), `convert` (delegates).
 const NOT_WRAPPERS: &[&[u8]] = &[
     // Builtins that take data.
     b"echo",
@@ -137,6 +137,8 @@ const NOT_WRAPPERS: &[&[u8]] = &[
     b"mosquitto_pub",
     b"mosquitto_sub",
     b"rsync",
+    // Its command is read as a script (`programs::scripts`); its host runs nothing.
+    b"ssh",
     b"scp",
     b"tar",
     // Media.
@@ -181,6 +183,10 @@ fn known(words: &[Option<&[u8]>], i: usize) -> bool {
         }
         // `ip netns exec NS PROG`, `ip vrf exec NAME PROG`: the object in plain text and no
         // `exec` among the plain words (a value in the object's words is data).
+        // `parallel rm -- {} ::: ARGS` runs `rm` (its words are read as a script by
+        // `programs`, the arguments after `:::` quoted into it).
+        b"parallel" => programs::parallel_command(words, i + 1)
+            .is_some_and(|c| c > i && words[c].is_some() && known(words, c)),
         b"ip" => {
             let object = rest.iter().find(|w| w.is_none_or(|w| !w.starts_with(b"-")));
             object.is_some_and(|o| o.is_some_and(|o| !o.starts_with(b"net") && o != b"vrf"))

@@ -262,8 +262,8 @@ actions:
     ] {
         let line = out
             .lines()
-            .find(|l| l.contains(path))
-            .unwrap_or_else(|| panic!("no `{path}` in:\n{out}"));
+            .find(|l| l.contains(path) && l.contains(words))
+            .unwrap_or_else(|| panic!("no `{path}` naming {words:?} in:\n{out}"));
         assert!(line.contains(words), "{path}: {line}");
         assert!(line.contains("write \""), "{path} gives no fix: {line}");
     }
@@ -310,7 +310,10 @@ actions:
       git -c user.name={{ key }} commit -m x
       rsync -a -e \"ssh -p 2222\" src/ host:dst/
       find /srv -name {{ key }} -exec rm -- {} +
-    arguments: [{name: url, type: url}, {name: key, type: ascii_identifier}]
+    arguments:
+      - {name: url, type: url}
+      # git and find are no programs actiond knows: their `-c` and `-exec` rules still hold.
+      - {name: key, type: ascii_identifier, allowUnknownProgram: true}
   - title: port as a number
     shell: rsync -e \"ssh -p {{ port }}\" -a src/ host:dst/
     arguments: [{name: port, type: int}]
@@ -329,8 +332,8 @@ actions:
     ] {
         let line = out
             .lines()
-            .find(|l| l.contains(path))
-            .unwrap_or_else(|| panic!("no `{path}` in:\n{out}"));
+            .find(|l| l.contains(path) && l.contains(words))
+            .unwrap_or_else(|| panic!("no `{path}` naming {words:?} in:\n{out}"));
         assert!(line.contains(words), "{path}: {line}");
     }
     for path in ["actions[7]", "actions[8]"] {
@@ -372,8 +375,8 @@ actions:
     ] {
         let line = out
             .lines()
-            .find(|l| l.contains(path))
-            .unwrap_or_else(|| panic!("no `{path}` in:\n{out}"));
+            .find(|l| l.contains(path) && l.contains(words))
+            .unwrap_or_else(|| panic!("no `{path}` naming {words:?} in:\n{out}"));
         assert!(
             line.contains(words) && line.contains("`..`"),
             "{path}: {line}"
@@ -456,8 +459,8 @@ actions:
     ] {
         let line = out
             .lines()
-            .find(|l| l.contains(path))
-            .unwrap_or_else(|| panic!("no `{path}` in:\n{out}"));
+            .find(|l| l.contains(path) && l.contains(words))
+            .unwrap_or_else(|| panic!("no `{path}` naming {words:?} in:\n{out}"));
         assert!(line.contains(words), "{path}: {line}");
     }
     for path in ["actions[7]", "actions[8]"] {
@@ -474,8 +477,8 @@ fn assert_refusals(yaml: &str, refused: &[(&str, &str)], clean: &[&str]) {
     for (path, words) in refused {
         let line = out
             .lines()
-            .find(|l| l.contains(path))
-            .unwrap_or_else(|| panic!("no `{path}` in:\n{out}"));
+            .find(|l| l.contains(path) && l.contains(words))
+            .unwrap_or_else(|| panic!("no `{path}` naming {words:?} in:\n{out}"));
         assert!(line.contains(words), "{path}: {line}");
     }
     for path in clean {
@@ -738,4 +741,64 @@ fn a_working_directory_with_a_placeholder_is_refused_and_a_missing_one_named() {
         "{said}"
     );
     assert!(!said.contains("/bin/sh"), "{said}");
+}
+
+/// A value among the arguments of a program actiond does not know may be the program a
+/// wrapper runs (`chrt -i 0 {{ job }}`, `runuser -u nobody -- {{ job }}`, a script): refused
+/// at load naming the program and the three fixes; a program it knows, a type that cannot
+/// name a program, the author's choices and `allowUnknownProgram` load.
+#[test]
+fn a_value_a_wrapper_actiond_does_not_know_may_run_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - id: idlejob
+    shell: chrt -i 0 {{ job }} {{ file }}
+    arguments: [{name: job, type: ascii_identifier, default: backup}, {name: file, type: ascii_identifier, default: today}]
+  - id: asuser
+    exec: [runuser, -u, nobody, --, '{{ job }}']
+    arguments: [{name: job, type: ascii_identifier, default: backup}]
+  - id: script
+    shell: /usr/local/bin/myscript \"$JOB\"
+    arguments: [{name: job, type: ascii_sentence}]
+  - id: container
+    shell: docker exec web {{ job }}
+    arguments: [{name: job, type: ascii_identifier}]
+  - id: known
+    shell: ping -c 1 {{ host }} && curl -fsS http://{{ host }}/ && docker restart {{ host }}
+    arguments: [{name: host, type: ascii_identifier}]
+  - id: narrow
+    shell: /usr/local/bin/report {{ n }} {{ when }} {{ to }} {{ url }} {{ on }} {{ pick }}
+    arguments:
+      - {name: n, type: int}
+      - {name: when, type: datetime}
+      - {name: to, type: email}
+      - {name: url, type: url}
+      - {name: on, type: checkbox}
+      - {name: pick, choices: [{value: daily}, {value: weekly}]}
+  - id: said
+    shell: /usr/local/bin/report {{ job }}
+    arguments: [{name: job, type: ascii_identifier, allowUnknownProgram: true}]
+  - id: written
+    shell: chrt -i 0 /usr/local/bin/backup {{ file }}
+    arguments: [{name: file, type: ascii_identifier}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "a program actiond does not know `chrt`"),
+            ("actions[0].shell", "allowUnknownProgram: true"),
+            ("actions[0].shell", "write the program out"),
+            // `runuser USER ARGS` starts USER's shell with ARGS: read as its script.
+            ("actions[1].exec", "{{ job }} reaches it"),
+            (
+                "actions[2].shell",
+                "a program actiond does not know `/usr/local/bin/myscript`",
+            ),
+            (
+                "actions[3].shell",
+                "a program actiond does not know `docker`",
+            ),
+        ],
+        &["actions[4]", "actions[5]", "actions[6]"],
+    );
 }

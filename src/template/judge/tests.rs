@@ -276,11 +276,7 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
         ),
         ("parallel ::: \"$A\"", Some("GNU `parallel`"), false),
         ("echo \"$A\" | parallel", Some("GNU `parallel`"), false),
-        (
-            "parallel -j 4 rm -- {} ::: \"$A\"",
-            Some("does not know"),
-            false,
-        ),
+        ("parallel -j 4 rm -- {} ::: \"$A\"", None, false),
         ("echo \"$A\" | parallel rm --", None, false),
         (
             "parallel -q rm -- \"$A\" ::: 1",

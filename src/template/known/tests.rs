@@ -57,6 +57,8 @@ fn every_argument_of_a_program_the_model_does_not_know_may_be_a_program() {
         &["git", "$"],
         &["nc", "-e", "$"],
         &["xdg-open", "$"],
+        &["parallel", "-j", "4", "taskset", "1", "{}", ":::", "$"],
+        &["parallel", ":::", "$"],
     ];
     for w in wrappers {
         let got = found(w);
@@ -80,6 +82,7 @@ fn the_arguments_of_a_program_the_model_knows_are_data() {
         &["/usr/bin/curl", "$"],
         &["/bin/rm", "-f", "--", "$"],
         &["wget", "-q", "$"],
+        &["ssh", "$", "reboot"],
         &["wakeonlan", "$"],
         &["etherwake", "-i", "eth0", "$"],
         &["mpc", "play", "$"],
@@ -90,6 +93,7 @@ fn the_arguments_of_a_program_the_model_knows_are_data() {
         &["podman", "stop", "$"],
         &["ip", "link", "set", "$", "up"],
         &["nice", "-n", "10", "curl", "$"],
+        &["parallel", "rm", "--", "{}", ":::", "$"],
         &["sudo", "systemctl", "restart", "$"],
         &["timeout", "5", "ping", "$"],
         // A program from a value is `programs`' (refused there as the program itself).
