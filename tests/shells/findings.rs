@@ -149,6 +149,24 @@ const ROWS: &[(&str, &str, Quoting, &[&str])] = &[
     // F14: the value is the program.
     ("{{ v }} MARK", "touch", Quoting::Single, &ALL),
     ("command {{ v }} MARK", "touch", Quoting::Single, &ALL),
+    // fe30aa: the value is the program a wrapper the model does not know runs (`chrt`,
+    // `runuser -u USER --`, `taskset`, `setpriv`), refused as an argument of an unknown
+    // program whatever the wrapper.
+    ("chrt -i 0 {{ v }} MARK", "touch", Quoting::Single, &ALL),
+    (
+        // By its path: the shells' PATH here may lack /usr/sbin.
+        "/usr/sbin/runuser -u root -- {{ v }} MARK",
+        "touch",
+        Quoting::Single,
+        &ALL,
+    ),
+    ("taskset 1 {{ v }} MARK", "touch", Quoting::Single, &ALL),
+    (
+        "setpriv --reuid 0 {{ v }} MARK",
+        "touch",
+        Quoting::Single,
+        &ALL,
+    ),
     // A value in a script piped into a shell, traced or not, and bash's `BASH_ENV` naming
     // standard input.
     (
