@@ -177,7 +177,11 @@ pub(super) fn compile(
         let at = path_or(f.get("exec"), path).to_string();
         analyses.push((at, "", read_exec(argv)));
     }
-    let values = values(arguments, &compiled);
+    let mut values = values(arguments, &compiled);
+    // `allowUnknownProgram: true` on the action: its entity fields may be arguments of a
+    // program the model does not know (the author says it runs none of them).
+    values.entity_no_program = matches!(f.get("allowUnknownProgram"), Some((Node::Bool(true), _)))
+        || matches!(f.get("allowUnknownProgram"), Some((Node::Str(s), _)) if s.trim() == "true");
     let entities = compiled.iter().any(has_entity);
     // `allowLeadingDash: true` lets an entity field be an option (read again, for its value
     // only, by the action's own reader).

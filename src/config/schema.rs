@@ -253,6 +253,7 @@ const ACTION_KEYS: Keys = &[
     ("insecureAllowStartFromAnyWebPage", Read),
     ("deviceClass", Read),
     ("allowLeadingDash", Read),
+    ("allowUnknownProgram", Read),
     (
         "shellAfterCompleted",
         Unsupported("the command runs without it; nothing runs after the action completes"),

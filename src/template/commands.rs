@@ -667,6 +667,14 @@ impl Command {
             .into_iter()
             .find(|&(_, place)| place == SCRIPT)
             .map(|(i, _)| i);
+        for i in known::program_texts(&self.shapes()) {
+            notes.reread(
+                words[i].start,
+                known::PROGRAM_TEXT,
+                Rereading::Code,
+                word_reads(words[i]),
+            );
+        }
         if let Some((program, found)) = known::unknown(&self.shapes(), script) {
             let place = format!("{} `{program}`", known::OPERAND);
             for i in found {

@@ -35,6 +35,9 @@ pub struct Values {
     /// `datetime`, `checkbox`), or whose author says the program never runs them
     /// (`allowUnknownProgram`): safe as an argument of a program the model does not know.
     pub no_program: BTreeSet<String>,
+    /// The action's `allowUnknownProgram`: its entity fields may stand among the arguments
+    /// of a program the model does not know.
+    pub entity_no_program: bool,
 }
 
 impl Values {
@@ -243,6 +246,11 @@ fn unsafe_read(
 ) -> Option<Reaches> {
     match read {
         Read::Hole(Placeholder::Argument(a)) if values.safe(a, how) => None,
+        Read::Hole(Placeholder::Entity(_))
+            if how == Rereading::Operand && values.entity_no_program =>
+        {
+            None
+        }
         Read::Hole(p) => Some(Reaches::Placeholder(p.clone())),
         Read::Variable(v) => match values.variables.get(v) {
             Some((a, _)) if values.safe(a, how) => None,

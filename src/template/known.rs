@@ -224,5 +224,72 @@ pub fn unknown(words: &[Option<&[u8]>], script: Option<usize>) -> Option<(String
     })
 }
 
+/// The place of an interpreter's program text.
+pub const PROGRAM_TEXT: &str = "the program text an interpreter runs (`python3 -c`, `perl -e`, \
+                                `node -e`, `php -r`, …), where a value is code: pass it as an \
+                                argument after the text (`python3 -c 'import sys; \
+                                print(sys.argv[1])' {{ v }}`, `$ARGV[0]`, `process.argv[1]`) or \
+                                read it from the environment (`os.environ['ACTIOND_ARG_NAME']`, \
+                                `$ENV{ACTIOND_ARG_NAME}`), which are data";
+
+/// The options that take an interpreter's program text, by the interpreter's name.
+fn code_options(name: &[u8]) -> &'static [&'static [u8]] {
+    let family = name
+        .iter()
+        .position(|c| c.is_ascii_digit() || *c == b'.')
+        .map_or(name, |k| &name[..k]);
+    match family {
+        b"python" | b"pypy" => &[b"-c"],
+        b"perl" | b"ruby" => &[b"-e", b"-E"],
+        b"node" | b"nodejs" | b"deno" | b"bun" => &[b"-e", b"--eval", b"-p", b"--print"],
+        b"php" => &[b"-r", b"-B", b"-R", b"-E", b"-F"],
+        b"lua" | b"luajit" => &[b"-e"],
+        b"Rscript" => &[b"-e"],
+        b"tclsh" | b"wish" => &[],
+        _ => &[],
+    }
+}
+
+/// The words that are an interpreter's program text: the word after `-c` of `python3`
+/// (behind the wrappers `programs` knows), `-e`/`-E` of `perl` and `ruby`, `-e`/`--eval`/`-p`
+/// of `node`, `-r` of `php`, `-e` of `lua`, or glued to it (`-e'print 1'`, `--eval=…`).
+pub fn program_texts(words: &[Option<&[u8]>]) -> Vec<usize> {
+    let Some(&last) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let Some(w) = words[last] else {
+        return Vec::new();
+    };
+    let options = code_options(base(w));
+    let mut out = Vec::new();
+    for j in last + 1..words.len() {
+        let Some(w) = words[j] else { continue };
+        if w == b"--" {
+            break;
+        }
+        for o in options {
+            if w == *o && j + 1 < words.len() {
+                out.push(j + 1);
+            } else if w.len() > o.len() && w.starts_with(o) && o.len() == 2 {
+                // A cluster ending in the option (`-pe`) takes the next word; `-eCODE` holds it.
+                out.push(j);
+            } else if w.starts_with(o) && w.get(o.len()) == Some(&b'=') {
+                out.push(j);
+            }
+        }
+        if w.len() > 2
+            && w[0] == b'-'
+            && w[1] != b'-'
+            && options.iter().any(|o| o.len() == 2 && w.ends_with(&o[1..]))
+        {
+            out.push(j + 1);
+        }
+    }
+    out.retain(|&k| k < words.len());
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests;

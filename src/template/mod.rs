@@ -301,6 +301,20 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         .into_iter()
         .find(|&(_, place)| place == programs::SCRIPT)
         .map(|(i, _)| i);
+    for i in known::program_texts(&shapes) {
+        let reads: Vec<Read> = templates[i]
+            .iter()
+            .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
+            .collect();
+        if !reads.is_empty() {
+            analysis.rereads.push(Reread {
+                place: known::PROGRAM_TEXT.to_string(),
+                rereading: Rereading::Code,
+                line: 1,
+                reads,
+            });
+        }
+    }
     if let Some((program, found)) = known::unknown(&shapes, script) {
         for i in found {
             let reads: Vec<Read> = templates[i]

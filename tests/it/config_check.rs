@@ -802,3 +802,35 @@ actions:
         &["actions[4]", "actions[5]", "actions[6]"],
     );
 }
+
+/// A value inside an interpreter's program text (`python3 -c`, `perl -e`, `node -e`, `php
+/// -r`) is code, whatever its type (a `url` may hold `'` and `(`): refused at load with the
+/// safe forms; the value as an argument after the text loads.
+#[test]
+fn a_value_in_an_interpreters_program_text_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: python
+    shell: python3 -c \"print('{{ u }}')\"
+    arguments: [{name: u, type: url}]
+  - title: perl
+    exec: [perl, -e, \"print '{{ u }}'\"]
+    arguments: [{name: u, type: url}]
+  - title: node
+    exec: [node, -e, 'console.log(\"{{ u }}\")']
+    arguments: [{name: u, type: url}]
+  - title: safe
+    shell: python3 -c 'import sys; print(sys.argv[1])' {{ u }}
+    arguments: [{name: u, type: url}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the program text an interpreter runs"),
+            ("actions[0].shell", "sys.argv[1]"),
+            ("actions[1].exec", "the program text an interpreter runs"),
+            ("actions[2].exec", "the program text an interpreter runs"),
+        ],
+        &["actions[3]"],
+    );
+}

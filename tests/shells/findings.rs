@@ -167,6 +167,19 @@ const ROWS: &[(&str, &str, Quoting, &[&str])] = &[
         Quoting::Single,
         &ALL,
     ),
+    // fe30aa task 2: a value inside an interpreter's program text is code.
+    (
+        "python3 -c \"print('{{ v }}')\"",
+        "x'+str(__import__('os').system('touch MARK'))+'",
+        Quoting::Double,
+        &ALL,
+    ),
+    (
+        "perl -e \"print '{{ v }}'\"",
+        "x'; system('touch MARK'); print '",
+        Quoting::Double,
+        &ALL,
+    ),
     // A value in a script piped into a shell, traced or not, and bash's `BASH_ENV` naming
     // standard input.
     (

@@ -121,3 +121,28 @@ fn the_program_is_named_as_written() {
         Some(("/opt/run.sh".to_string(), vec![2]))
     );
 }
+
+#[test]
+fn an_interpreters_program_text_is_found() {
+    let texts = |w: &[&str]| program_texts(&words(w));
+    let table: &[(&[&str], &[usize])] = &[
+        (&["python3", "-c", "$"], &[2]),
+        (&["/usr/bin/python3.11", "-u", "-c", "$"], &[3]),
+        (&["sudo", "python3", "-c", "$"], &[3]),
+        (&["perl", "-e", "$"], &[2]),
+        (&["perl", "-ne", "$", "f"], &[2]),
+        (&["perl", "-E$"], &[1]),
+        (&["ruby", "-e", "$"], &[2]),
+        (&["node", "-e", "$"], &[2]),
+        (&["node", "--eval=$"], &[1]),
+        (&["php", "-r", "$"], &[2]),
+        (&["lua", "-e", "$"], &[2]),
+        // A script file's arguments are data.
+        (&["python3", "tool.py", "$"], &[]),
+        (&["python3", "-c", "import sys", "$"], &[2]),
+        (&["echo", "-e", "$"], &[]),
+    ];
+    for &(w, want) in table {
+        assert_eq!(texts(w), want, "{w:?}");
+    }
+}
