@@ -7,7 +7,9 @@
 //! whose name says it holds a command, `wget --use-askpass`, is `launchers`' and read as a
 //! script anyway). A program named by its path counts by its last segment only when that
 //! is on the list: a path names no program the model knows (`/opt/x/run.sh` may itself be a
-//! wrapper script). Pure and syntactic like `programs`: `judge` weighs the values.
+//! wrapper script). Also the words that are an interpreter's program text (`python3 -c`,
+//! `perl -e`, `node -e`, `php -r`): a value there is code. Pure and syntactic like
+//! `programs`: `judge` weighs the values.
 
 use super::programs::{self, SHELLS};
 
