@@ -41,6 +41,7 @@ pub fn declare_file_arguments(arguments: &mut Vec<Argument>) {
             entity: None,
             reject_null: false,
             dash: Dash::Refuse,
+            unknown_program: false,
             from_trigger: true,
         });
     }

@@ -38,6 +38,10 @@ pub struct Argument {
     /// `allowLeadingDash`: whether a free-text value may start with `-` (see
     /// [`ArgType::is_free_text`]).
     pub dash: Dash,
+    /// `allowUnknownProgram`: the author's word that the programs the command hands the
+    /// value to never run it as a program, so it may stand among the arguments of one the
+    /// shell model does not know (`template::known`).
+    pub unknown_program: bool,
     /// Declared by actiond for a file trigger (`filepath`, …), not by the config: its value
     /// comes from the trigger alone, so it is not offered to people and a start by hand may
     /// not set it (a caller must not choose which file an upload handler reads).
@@ -248,6 +252,7 @@ mod tests {
             entity: None,
             reject_null: false,
             dash: Dash::Refuse,
+            unknown_program: false,
             from_trigger,
         }
     }

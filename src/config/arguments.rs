@@ -97,6 +97,7 @@ fn declaration(
         entity,
         reject_null: c.flag(f.get("rejectNull"), false),
         dash,
+        unknown_program: c.flag(f.get("allowUnknownProgram"), false),
         from_trigger: false,
     }
 }

@@ -209,7 +209,11 @@ pub(super) fn compile(
         let at = path_or(f.get("exec"), path).to_string();
         analyses.push((at, "", read_exec(argv)));
     }
-    let values = values(arguments, &compiled);
+    let mut values = values(arguments, &compiled);
+    // `allowUnknownProgram: true` on the action: its entity fields may be arguments of a
+    // program the model does not know (the author says it runs none of them).
+    values.entity_no_program = matches!(f.get("allowUnknownProgram"), Some((Node::Bool(true), _)))
+        || matches!(f.get("allowUnknownProgram"), Some((Node::Str(s), _)) if s.trim() == "true");
     let entities = compiled.iter().any(has_entity);
     // `allowLeadingDash: true` lets an entity field be an option (read again, for its value
     // only, by the action's own reader).
@@ -467,6 +471,22 @@ fn may_climb(a: &Argument) -> bool {
     }
 }
 
+/// Whether a value of the argument may spell the name or path of a program a wrapper would
+/// run (`rm`, `reboot`, `/bin/sh`). Not: `int` (digits), `datetime` (`2024-05-01T10:00`),
+/// `email` (it holds `@` and a domain: no program's name does), `url` (it starts with
+/// `http://` or `https://`: at most a path under a directory named `http:` of the working
+/// directory), a `checkbox` without choices (`0`, `1`, `true`, `false`: the last two run
+/// programs that do nothing), and `choices:` (the author's own words, `Values::chosen`).
+/// Every text type can, and so can a `regex:`, whose pattern actiond does not read for what
+/// it may match.
+fn may_name_program(a: &Argument) -> bool {
+    match a.rule {
+        ArgType::Int | ArgType::Datetime | ArgType::Email | ArgType::Url => false,
+        ArgType::Checkbox => !a.choices.is_empty(),
+        _ => true,
+    }
+}
+
 /// Whether a value of the argument may split when it stands unquoted: it may hold a space,
 /// tab or newline (the shell's IFS), or a glob character (`*`, `?`, `[`), which the shell
 /// expands into the names of the files it matches, as many words as there are files.
@@ -521,6 +541,9 @@ fn values(arguments: &[Argument], compiled: &[Template]) -> Values {
             && a.rule != ArgType::Checklist
         {
             values.chosen.insert(a.name.clone());
+        }
+        if a.unknown_program || !may_name_program(a) {
+            values.no_program.insert(a.name.clone());
         }
         if let Some(v) = environment::prefixed(&a.name) {
             values.variables.insert(v, (a.name.clone(), false));

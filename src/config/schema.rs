@@ -253,6 +253,7 @@ const ACTION_KEYS: Keys = &[
     ("insecureAllowStartFromAnyWebPage", Read),
     ("deviceClass", Read),
     ("allowLeadingDash", Read),
+    ("allowUnknownProgram", Read),
     (
         "shellAfterCompleted",
         Unsupported("the command runs without it; nothing runs after the action completes"),
@@ -302,6 +303,7 @@ const ARGUMENT_KEYS: Keys = &[
     ("entity", Read),
     ("rejectNull", Read),
     ("allowLeadingDash", Read),
+    ("allowUnknownProgram", Read),
     (
         "suggestionsBrowserKey",
         Unsupported(
@@ -465,7 +467,7 @@ actions:
 
     #[test]
     fn unknown_keys_warn_by_name_and_path() {
-        let text = "pageTitel: x\nactions:\n  - title: a\n    shell: b {{ n }}\n    colour: red\n    arguments:\n      - {name: n, type: ascii, hint: h}\ndashboards:\n  - title: D\n    contents:\n      - {title: a, cssStyle: {x: y}}\n";
+        let text = "pageTitel: x\nactions:\n  - title: a\n    shell: echo {{ n }}\n    colour: red\n    arguments:\n      - {name: n, type: ascii, hint: h}\ndashboards:\n  - title: D\n    contents:\n      - {title: a, cssStyle: {x: y}}\n";
         let (_, warnings) = ok(text);
         let got: Vec<(&str, &str)> = warnings
             .iter()

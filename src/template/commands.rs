@@ -23,6 +23,7 @@ use super::Placeholder;
 use super::Stop;
 use super::UNSAFE_HINT;
 use super::directories;
+use super::known;
 use super::launchers;
 use super::own;
 use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path};
@@ -714,6 +715,31 @@ impl Command {
                 Rereading::Program,
                 word_reads(words[i]),
             );
+        }
+        let values: Vec<Option<&[u8]>> = words.iter().map(|w| w.value()).collect();
+        let texts: Vec<&[u8]> = words.iter().map(|w| w.unquoted.as_slice()).collect();
+        let script = launchers::scripts(&values, &texts)
+            .into_iter()
+            .find(|&(_, place)| place == SCRIPT)
+            .map(|(i, _)| i);
+        for i in known::program_texts(&self.shapes()) {
+            notes.reread(
+                words[i].start,
+                known::PROGRAM_TEXT,
+                Rereading::Code,
+                word_reads(words[i]),
+            );
+        }
+        if let Some((program, found)) = known::unknown(&self.shapes(), script) {
+            let place = format!("{} `{program}`", known::OPERAND);
+            for i in found {
+                notes.reread(
+                    words[i].start,
+                    place.clone(),
+                    Rereading::Operand,
+                    word_reads(words[i]),
+                );
+            }
         }
     }
 

@@ -31,12 +31,21 @@ pub struct Values {
     /// Arguments whose every value is one of the author's `choices:`: the author's own
     /// words, which may name the program to run.
     pub chosen: BTreeSet<String>,
+    /// Arguments whose values cannot name a program a wrapper would run (`url`, `email`,
+    /// `datetime`, `checkbox`), or whose author says the program never runs them
+    /// (`allowUnknownProgram`): safe as an argument of a program the model does not know.
+    pub no_program: BTreeSet<String>,
+    /// The action's `allowUnknownProgram`: its entity fields may stand among the arguments
+    /// of a program the model does not know.
+    pub entity_no_program: bool,
 }
 
 impl Values {
     /// Whether a read of argument `a` is safe where it is read as `how`.
     fn safe(&self, a: &str, how: Rereading) -> bool {
-        self.int.contains(a) || (how == Rereading::Program && self.chosen.contains(a))
+        self.int.contains(a)
+            || (matches!(how, Rereading::Program | Rereading::Operand) && self.chosen.contains(a))
+            || (how == Rereading::Operand && self.no_program.contains(a))
     }
 }
 
@@ -148,7 +157,13 @@ impl std::error::Error for Refusal {}
 /// Refuses the command when a value may be read again, with where, why and the fix. `text`
 /// is the command, for what follows the point where the model stopped following it.
 pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), Refusal> {
-    for r in &analysis.rereads {
+    // A place read as code, a name or a program is named before an argument of a program the
+    // model does not know, whose refusal is the least specific.
+    let (operands, others): (Vec<&Reread>, Vec<&Reread>) = analysis
+        .rereads
+        .iter()
+        .partition(|r| r.rereading == Rereading::Operand);
+    for r in others.into_iter().chain(operands) {
         for read in &r.reads {
             let how = match r.rereading {
                 Rereading::Arithmetic => {
@@ -231,6 +246,11 @@ fn unsafe_read(
 ) -> Option<Reaches> {
     match read {
         Read::Hole(Placeholder::Argument(a)) if values.safe(a, how) => None,
+        Read::Hole(Placeholder::Entity(_))
+            if how == Rereading::Operand && values.entity_no_program =>
+        {
+            None
+        }
         Read::Hole(p) => Some(Reaches::Placeholder(p.clone())),
         Read::Variable(v) => match values.variables.get(v) {
             Some((a, _)) if values.safe(a, how) => None,

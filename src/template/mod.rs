@@ -18,6 +18,7 @@ mod directories;
 mod html;
 mod inherited;
 mod judge;
+mod known;
 mod launchers;
 mod lexer;
 mod own;
@@ -301,6 +302,40 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         }
     }
     let texts: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
+    let script = launchers::scripts(&values, &texts)
+        .into_iter()
+        .find(|&(_, place)| place == programs::SCRIPT)
+        .map(|(i, _)| i);
+    for i in known::program_texts(&shapes) {
+        let reads: Vec<Read> = templates[i]
+            .iter()
+            .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
+            .collect();
+        if !reads.is_empty() {
+            analysis.rereads.push(Reread {
+                place: known::PROGRAM_TEXT.to_string(),
+                rereading: Rereading::Code,
+                line: 1,
+                reads,
+            });
+        }
+    }
+    if let Some((program, found)) = known::unknown(&shapes, script) {
+        for i in found {
+            let reads: Vec<Read> = templates[i]
+                .iter()
+                .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
+                .collect();
+            if !reads.is_empty() {
+                analysis.rereads.push(Reread {
+                    place: format!("{} `{program}`", known::OPERAND),
+                    rereading: Rereading::Operand,
+                    line: 1,
+                    reads,
+                });
+            }
+        }
+    }
     for (i, place) in launchers::scripts(&values, &texts) {
         let pasted = place == programs::PASTED;
         match (values[i].filter(|_| !pasted), &templates[i]) {

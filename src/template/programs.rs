@@ -311,6 +311,14 @@ pub const PARALLEL: &str = "the command GNU `parallel` runs through a shell (giv
                             value after `:::` as `{}`, `parallel rm -- {} ::: \"$NAME\"`, or use \
                             `parallel -q`)";
 
+/// The command GNU `parallel` runs, when its words from `from` on give one and no `:::`
+/// argument stands in it (`parallel rm -- {} ::: ARGS`): its index, for `known` to weigh as
+/// the program.
+pub fn parallel_command(words: &[Option<&[u8]>], from: usize) -> Option<usize> {
+    let (command, _) = parallel(words, from)?;
+    command.first().copied()
+}
+
 /// GNU `parallel`'s words from `from` on: the indexes of its command (which it joins and
 /// runs through a shell: a value there is split and is code), and of the arguments after
 /// `:::` (each quoted into the command, or, when it has no command, run as one). `None` with

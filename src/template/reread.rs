@@ -45,6 +45,9 @@ pub enum Rereading {
     Split,
     /// As the name of the program to run (or the script a shell runs).
     Program,
+    /// As an argument of a program the model does not know, which may be a wrapper that
+    /// runs it as a program (`chrt -i 0 PROG`).
+    Operand,
     /// As the trace prompt (`PS4`), which the shells expand for a line `set -x` traces:
     /// `$( )` in it runs.
     Prompt,
@@ -78,6 +81,12 @@ impl Rereading {
             }
             Rereading::Program => {
                 "runs as a program (a value such as `reboot` or `sh` would run that program)"
+            }
+            Rereading::Operand => {
+                "may be the program it runs, should it be a wrapper (as `chrt -i 0 PROG`, \
+                 `runuser -u USER -- PROG`, `systemd-run PROG` and any script that runs \
+                 \"$@\" are): a value such as `rm`, `reboot` or `/bin/sh` would run that \
+                 program, and actiond knows no such list to be complete"
             }
             Rereading::Prompt => {
                 "the shells expand for a line `set -x` (or `sh -x`) traces, running `$( )` in \
@@ -124,6 +133,12 @@ impl Rereading {
                 "write the program's name out and pass the value to it as an argument, pick \
                  the program with `case \"$ACTIOND_ARG_NAME\" in a) prog-a ;; b) prog-b ;; \
                  esac`, or give the argument `choices:` (your own values may name programs)"
+            }
+            Rereading::Operand => {
+                "write the program out (`chrt -i 0 /usr/local/bin/backup {{ file }}`, the value \
+                 after it), or give the argument a type whose values cannot name a program \
+                 (`int`, `url`, `email`, `datetime`, `checkbox`) or `choices:`; if the program \
+                 never runs an argument, set `allowUnknownProgram: true` on the argument"
             }
             Rereading::Prompt => {
                 "write `PS4` out in the command (`PS4='+ '`) with no value in it, and print \

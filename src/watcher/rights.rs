@@ -13,7 +13,7 @@
 //! switch turned on, web pages (`allowedOrigins`) or host names (`allowedHosts`) newly let
 //! through, `connectProtocolHeader: optional`, and an argument that accepts values it refused:
 //! its choices removed or added to, its type (or `regex:` pattern) loosened,
-//! `allowLeadingDash` turned on, an empty value taken (`rejectNull` removed, or a default
+//! `allowLeadingDash` or `allowUnknownProgram` turned on, an empty value taken (`rejectNull` removed, or a default
 //! given), its choices drawn from another entity type, or a value a file trigger alone set
 //! now open to callers; and a broker added or changed (its address, login or node id), whose
 //! clients may then press as the MQTT caller.
@@ -534,7 +534,8 @@ fn limited(arg: &Argument) -> bool {
 }
 
 /// What an argument accepts under `new` and did not under `old`, in words, one entry per
-/// property that lets values through: its choices or type, `allowLeadingDash`, whether an
+/// property that lets values through: its choices or type, `allowLeadingDash`,
+/// `allowUnknownProgram`, whether an
 /// empty value is taken (`rejectNull`, `default`), the entity type its choices come from,
 /// and whether a caller may set it at all (a file trigger's own). Each is compared on its
 /// own, so a reload that widens two of them names both.
@@ -550,6 +551,13 @@ fn argument_gain(old: &Argument, new: &Argument) -> Vec<String> {
         && (new.entity.is_some() || (!limited(new) && new.rule.is_free_text()))
     {
         out.push("values that start with - (allowLeadingDash)".into());
+    }
+    if new.unknown_program && !old.unknown_program && !limited(new) {
+        out.push(
+            "values among the arguments of a program actiond does not know \
+             (allowUnknownProgram)"
+                .into(),
+        );
     }
     if takes_empty(new) && !takes_empty(old) {
         out.push(match new.default.as_deref().filter(|d| !d.is_empty()) {

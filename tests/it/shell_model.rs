@@ -203,7 +203,7 @@ fn a_variable_in_arithmetic_needs_an_int_argument() {
 #[test]
 fn a_password_on_the_command_line_is_a_warning_naming_the_variable() {
     let run = check(&config_with(vec![action(
-        "mysql -p{{ v }} -e 'select 1'",
+        "curl -fsS -u admin:{{ v }} http://127.0.0.1/",
         "password",
     )]));
     let out = format!("{}{}", run.stdout, run.stderr);
@@ -214,7 +214,7 @@ fn a_password_on_the_command_line_is_a_warning_naming_the_variable() {
     );
     let mut exec = action("true", "password");
     exec.as_object_mut().unwrap().remove("shell");
-    exec["exec"] = json!(["mysql", "-p{{ v }}"]);
+    exec["exec"] = json!(["curl", "-uadmin:{{ v }}", "http://127.0.0.1/"]);
     let run = check(&config_with(vec![exec]));
     let out = format!("{}{}", run.stdout, run.stderr);
     assert_eq!(run.status.code(), Some(0), "{out}");

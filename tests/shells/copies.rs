@@ -277,7 +277,10 @@ fn copies_and_ifs_split_where_the_shells_do_and_the_model_flags_them() {
             wrong.push(format!("{text:?} split in {split:?}, expected {want:?}"));
         }
         let (_, analysis) = read_shell(text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
-        let flagged = judge(text, &analysis, &values()).is_err()
+        // The rows' program `p` is the prelude's printer, which the model does not know (a
+        // refusal of its own, `findings`): only the splitting is weighed here.
+        let flagged = judge(text, &analysis, &values())
+            .is_err_and(|e| !e.to_string().contains("a program actiond does not know"))
             || !unquoted(&analysis, &values()).is_empty();
         if flagged == want.is_empty() {
             wrong.push(format!("{text:?}: flagged {flagged}"));

@@ -149,6 +149,37 @@ const ROWS: &[(&str, &str, Quoting, &[&str])] = &[
     // F14: the value is the program.
     ("{{ v }} MARK", "touch", Quoting::Single, &ALL),
     ("command {{ v }} MARK", "touch", Quoting::Single, &ALL),
+    // fe30aa: the value is the program a wrapper the model does not know runs (`chrt`,
+    // `runuser -u USER --`, `taskset`, `setpriv`), refused as an argument of an unknown
+    // program whatever the wrapper.
+    ("chrt -i 0 {{ v }} MARK", "touch", Quoting::Single, &ALL),
+    (
+        // By its path: the shells' PATH here may lack /usr/sbin.
+        "/usr/sbin/runuser -u root -- {{ v }} MARK",
+        "touch",
+        Quoting::Single,
+        &ALL,
+    ),
+    ("taskset 1 {{ v }} MARK", "touch", Quoting::Single, &ALL),
+    (
+        "setpriv --reuid 0 {{ v }} MARK",
+        "touch",
+        Quoting::Single,
+        &ALL,
+    ),
+    // fe30aa task 2: a value inside an interpreter's program text is code.
+    (
+        "python3 -c \"print('{{ v }}')\"",
+        "x'+str(__import__('os').system('touch MARK'))+'",
+        Quoting::Double,
+        &ALL,
+    ),
+    (
+        "perl -e \"print '{{ v }}'\"",
+        "x'; system('touch MARK'); print '",
+        Quoting::Double,
+        &ALL,
+    ),
     // A value in a script piped into a shell, traced or not, and bash's `BASH_ENV` naming
     // standard input.
     (

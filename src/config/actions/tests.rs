@@ -124,6 +124,7 @@ actions:
             entity: Some("server".into()),
             reject_null: true,
             dash: crate::arguments::Dash::Allow,
+            unknown_program: false,
             from_trigger: false,
         }]
     );

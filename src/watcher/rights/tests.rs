@@ -356,6 +356,20 @@ fn the_table_of_argument_gains() {
             "type: int, choices: [{value: '1'}, {value: 'x y'}]",
             Some("host of ping: the choices \"x y\" its type refused"),
         ),
+        // allowUnknownProgram: a gain unless the choices limit the values.
+        (
+            "type: ascii_identifier",
+            "type: ascii_identifier, allowUnknownProgram: true",
+            Some(
+                "host of ping: values among the arguments of a program actiond does not know \
+                 (allowUnknownProgram)",
+            ),
+        ),
+        (
+            "type: ascii_identifier, choices: [{value: a}]",
+            "type: ascii_identifier, choices: [{value: a}], allowUnknownProgram: true",
+            None,
+        ),
         // allowLeadingDash: a gain where the gate holds (free text, no choices).
         (
             "type: ascii_identifier",

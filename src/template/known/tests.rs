@@ -1,0 +1,148 @@
+//! The table of `known`: which words of a command are arguments of a program the model does
+//! not know, word by word (`$` stands for a word from an expansion or a value).
+
+use super::*;
+
+fn words<'a>(words: &'a [&'a str]) -> Vec<Option<&'a [u8]>> {
+    words
+        .iter()
+        .map(|w| (*w != "$").then_some(w.as_bytes()))
+        .collect()
+}
+
+fn found(w: &[&str]) -> Option<(String, Vec<usize>)> {
+    unknown(&words(w), None)
+}
+
+#[test]
+fn every_argument_of_a_program_the_model_does_not_know_may_be_a_program() {
+    // The wrappers a tester found accepted, each with a value where it runs a program.
+    let wrappers: &[&[&str]] = &[
+        &["taskset", "1", "$"],
+        &["taskset", "-c", "0", "$"],
+        &["chrt", "-i", "0", "$", "$"],
+        &["runuser", "-u", "nobody", "--", "$"],
+        &["setpriv", "--reuid", "1000", "$"],
+        &["unshare", "-n", "$"],
+        &["nsenter", "-t", "1", "-m", "$"],
+        &["ip", "netns", "exec", "x", "$"],
+        &["ip", "vrf", "exec", "x", "$"],
+        &["systemd-run", "--wait", "$"],
+        &["start-stop-daemon", "--start", "--exec", "$"],
+        &["su", "pi", "-s", "$"],
+        &["pkexec", "$"],
+        &["firejail", "$"],
+        &["bwrap", "--ro-bind", "/", "/", "$"],
+        &["dbus-run-session", "--", "$"],
+        &["fakeroot", "$"],
+        &["eatmydata", "$"],
+        &["strace", "-f", "$"],
+        &["docker", "run", "--rm", "img", "$"],
+        &["docker", "exec", "c", "$"],
+        &["docker", "compose", "run", "svc", "$"],
+        &["podman", "exec", "c", "$"],
+        &["kubectl", "exec", "p", "--", "$"],
+        &["busybox", "chpst", "-u", "pi", "$"],
+        &["busybox", "taskset", "1", "$"],
+        &["nice", "-n", "10", "chrt", "-i", "0", "$"],
+        &["sudo", "-u", "pi", "taskset", "1", "$"],
+        &["/usr/local/bin/myscript", "$"],
+        &["./run.sh", "$"],
+        &["sh", "/opt/run.sh", "$"],
+        &["python3", "tool.py", "$"],
+        &["/usr/lib/x/echo", "$"],
+        &["sed", "-n", "p", "$"],
+        &["awk", "{print}", "$"],
+        &["yt-dlp", "$"],
+        &["git", "$"],
+        &["nc", "-e", "$"],
+        &["xdg-open", "$"],
+        &["parallel", "-j", "4", "taskset", "1", "{}", ":::", "$"],
+        &["parallel", ":::", "$"],
+    ];
+    for w in wrappers {
+        let got = found(w);
+        let values: Vec<usize> = (0..w.len()).filter(|&i| w[i] == "$").collect();
+        let Some((_, at)) = &got else {
+            panic!("{w:?}: no unknown program found");
+        };
+        assert!(
+            values.iter().all(|v| at.contains(v)),
+            "{w:?}: {got:?} misses a value"
+        );
+    }
+}
+
+#[test]
+fn the_arguments_of_a_program_the_model_knows_are_data() {
+    let table: &[&[&str]] = &[
+        &["echo", "$"],
+        &["ping", "-c", "3", "$"],
+        &["curl", "-fsS", "$"],
+        &["/usr/bin/curl", "$"],
+        &["/bin/rm", "-f", "--", "$"],
+        &["wget", "-q", "$"],
+        &["ssh", "$", "reboot"],
+        &["wakeonlan", "$"],
+        &["etherwake", "-i", "eth0", "$"],
+        &["mpc", "play", "$"],
+        &["ffmpeg", "-i", "$", "out.mp4"],
+        &["systemctl", "restart", "$"],
+        &["docker", "restart", "$"],
+        &["docker", "--host", "h", "logs", "$"],
+        &["podman", "stop", "$"],
+        &["ip", "link", "set", "$", "up"],
+        &["nice", "-n", "10", "curl", "$"],
+        &["parallel", "rm", "--", "{}", ":::", "$"],
+        &["sudo", "systemctl", "restart", "$"],
+        &["timeout", "5", "ping", "$"],
+        // A program from a value is `programs`' (refused there as the program itself).
+        &["$", "x"],
+        &["nice", "$"],
+        // A shell's script is read itself.
+        &["sh", "-c", "echo \"$1\"", "sh", "$"],
+        &["bash", "-s", "$"],
+        // Nothing after the program.
+        &["/opt/run.sh"],
+    ];
+    for w in table {
+        assert_eq!(found(w), None, "{w:?}");
+    }
+}
+
+#[test]
+fn the_program_is_named_as_written() {
+    assert_eq!(
+        found(&["nice", "chrt", "-i", "0", "$"]),
+        Some(("chrt".to_string(), vec![2, 3, 4]))
+    );
+    assert_eq!(
+        found(&["sh", "/opt/run.sh", "$"]),
+        Some(("/opt/run.sh".to_string(), vec![2]))
+    );
+}
+
+#[test]
+fn an_interpreters_program_text_is_found() {
+    let texts = |w: &[&str]| program_texts(&words(w));
+    let table: &[(&[&str], &[usize])] = &[
+        (&["python3", "-c", "$"], &[2]),
+        (&["/usr/bin/python3.11", "-u", "-c", "$"], &[3]),
+        (&["sudo", "python3", "-c", "$"], &[3]),
+        (&["perl", "-e", "$"], &[2]),
+        (&["perl", "-ne", "$", "f"], &[2]),
+        (&["perl", "-E$"], &[1]),
+        (&["ruby", "-e", "$"], &[2]),
+        (&["node", "-e", "$"], &[2]),
+        (&["node", "--eval=$"], &[1]),
+        (&["php", "-r", "$"], &[2]),
+        (&["lua", "-e", "$"], &[2]),
+        // A script file's arguments are data.
+        (&["python3", "tool.py", "$"], &[]),
+        (&["python3", "-c", "import sys", "$"], &[2]),
+        (&["echo", "-e", "$"], &[]),
+    ];
+    for &(w, want) in table {
+        assert_eq!(texts(w), want, "{w:?}");
+    }
+}
