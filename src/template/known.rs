@@ -5,9 +5,9 @@
 //! complete, so the model lists the other side. Every entry of `NOT_WRAPPERS` is a promise
 //! that the program never runs an operand, or an option's value, as a program (an option
 //! whose name says it holds a command, `wget --use-askpass`, is `launchers`' and read as a
-//! script anyway). A program named by its path counts by its last segment only when that
-//! is on the list: a path names no program the model knows (`/opt/x/run.sh` may itself be a
-//! wrapper script). Also the words that are an interpreter's program text (`python3 -c`,
+//! script anyway). A program named by a path into the system's program directories counts
+//! by its last segment; one named by a path anywhere else (`/config/run.sh`) is the author's
+//! own script, which the model cannot read and takes as written (`SYSTEM_DIRS`). Also the words that are an interpreter's program text (`python3 -c`,
 //! `perl -e`, `node -e`, `php -r`): a value there is code. Pure and syntactic like
 //! `programs`: `judge` weighs the values.
 
@@ -18,11 +18,12 @@ pub const OPERAND: &str = "an argument of a program actiond does not know";
 
 /// Programs that never run an operand as a program: shell builtins the other rules read
 /// (`eval`, `trap`, `read`, … are refused or followed by `commands`), and common tools that
-/// appliance configs hand values to. Left out on purpose, because they can: `find -exec`,
-/// `xargs`, `watch`, `flock`, `timeout`, `nice`, `sudo` (wrappers, followed by `programs`),
-/// `sed` (its `e` command), `awk` (`system()`), `nc` (`-e PROG`), `yt-dlp`
-/// (`--downloader PATH`, `--ffmpeg-location PATH`), `git` (`git NAME` runs `git-NAME`),
+/// appliance configs hand values to. Left out on purpose, because they can: `xargs`,
+/// `watch`, `flock`, `timeout`, `nice`, `sudo` (wrappers, followed by `programs`), `awk`
+/// (`system()`), `nc` (`-e PROG`), `yt-dlp` (`--downloader PATH`, `--ffmpeg-location PATH`),
 /// `mysql` (`-e 'system CMD'`), `apt`/`dpkg` (maintainer scripts), `convert` (delegates).
+/// `sed`, `sqlite3`, `git` and `find` are known by rule in `known` (their own commands are
+/// `own`'s).
 const NOT_WRAPPERS: &[&[u8]] = &[
     // Builtins that take data.
     b"echo",
@@ -153,15 +154,64 @@ const NOT_WRAPPERS: &[&[u8]] = &[
 /// `docker exec C PROG`, `docker compose run SVC PROG`); with any other they do not.
 const CONTAINER_RUNS: &[&[u8]] = &[b"run", b"exec", b"create", b"compose", b"container"];
 
+/// The directories packages install programs into. A program named by a path there is a
+/// tool like any other, known by its name (`/usr/bin/chrt` is `chrt`); named by a path
+/// anywhere else (`/config/backup.sh`, `/opt/scripts/x`, `./run.sh`, `/usr/local/bin/x`,
+/// which is the local administrator's) it is the author's own script, which receives the value as one argument and does with it what its author wrote:
+/// actiond can no more read it than it can the scripts of a `sh FILE`, and refusing it would
+/// refuse every config that hands a value to its own scripts (a hundred actions of the
+/// OliveTin corpus).
+const SYSTEM_DIRS: &[&[u8]] = &[
+    b"/bin/",
+    b"/sbin/",
+    b"/usr/bin/",
+    b"/usr/sbin/",
+    b"/usr/libexec/",
+    b"/usr/lib/",
+    b"/lib/",
+    b"/usr/games/",
+    b"/snap/bin/",
+];
+
+/// Whether `w` is a path into `SYSTEM_DIRS`.
+fn system(w: &[u8]) -> bool {
+    SYSTEM_DIRS.iter().any(|d| w.starts_with(d))
+}
+
+/// Whether `w` names a program by a path outside `SYSTEM_DIRS`: the author's own.
+fn own(w: &[u8]) -> bool {
+    w.contains(&b'/') && !system(w)
+}
+
+/// Whether `name` is an interpreter that runs a script file named by its first word
+/// (`python3 tool.py`, `perl x.pl`): that file, like a shell's, is the program.
+fn interpreter(name: &[u8]) -> bool {
+    let stem = name
+        .iter()
+        .rposition(|c| !(c.is_ascii_digit() || *c == b'.'))
+        .map_or(name, |k| &name[..=k]);
+    [
+        &b"python"[..],
+        b"perl",
+        b"ruby",
+        b"node",
+        b"php",
+        b"lua",
+        b"tclsh",
+        b"Rscript",
+    ]
+    .contains(&stem)
+}
+
 /// The last path segment: `/usr/bin/env` is `env`.
 fn base(w: &[u8]) -> &[u8] {
     w.rsplit(|&c| c == b'/').next().unwrap_or(w)
 }
 
 /// Whether the program at `i` of `words` is one the model knows never runs an argument as
-/// a program: on the list and named by its name alone (or `/bin/NAME`, `/usr/bin/NAME`,
-/// `/sbin/NAME`, `/usr/sbin/NAME`), `docker`/`podman` with a subcommand that runs none, `ip`
-/// without `exec` (`ip netns exec NS PROG`).
+/// a program: the author's own (named by a path outside `SYSTEM_DIRS`), or on the list and
+/// named by its name alone or a path in `SYSTEM_DIRS`, `docker`/`podman` with a subcommand
+/// that runs none, `ip` without `exec` (`ip netns exec NS PROG`).
 fn known(words: &[Option<&[u8]>], i: usize) -> bool {
     let Some(w) = words[i] else { return false };
     // A script an option holds starts with the option (`--to-command=echo …`).
@@ -169,14 +219,29 @@ fn known(words: &[Option<&[u8]>], i: usize) -> bool {
         Some(k) if w.starts_with(b"-") => &w[k + 1..],
         _ => w,
     };
-    let system = [&b"/bin/"[..], b"/usr/bin/", b"/sbin/", b"/usr/sbin/"]
-        .iter()
-        .any(|d| w.strip_prefix(*d).is_some_and(|n| !n.contains(&b'/')));
-    if w.contains(&b'/') && !system {
-        return false;
+    if w.contains(&b'/') {
+        if own(w) {
+            return true;
+        }
+        // Known by its name only where packages put programs people run (`/usr/bin/curl`),
+        // not deeper (`/usr/lib/x/echo` is some package's own).
+        let direct = SYSTEM_DIRS
+            .iter()
+            .any(|d| w.strip_prefix(*d).is_some_and(|n| !n.contains(&b'/')));
+        if !direct {
+            return false;
+        }
     }
     let name = base(w);
     let rest = &words[i + 1..];
+    if interpreter(name) {
+        // `python3 tool.py ARGS`: the author's script, as a shell's script file is.
+        return rest
+            .first()
+            .copied()
+            .flatten()
+            .is_some_and(|f| !f.starts_with(b"-") && (own(f) || !f.contains(&b'/')));
+    }
     match name {
         b"docker" | b"podman" => {
             // The first word that is no option is the subcommand.
@@ -189,6 +254,38 @@ fn known(words: &[Option<&[u8]>], i: usize) -> bool {
         // `programs`, the arguments after `:::` quoted into it).
         b"parallel" => programs::parallel_command(words, i + 1)
             .is_some_and(|c| c > i && words[c].is_some() && known(words, c)),
+        // `sed`'s script and `sqlite3`'s commands are read by `own` (`e`, `.system` are
+        // refused there with a value in them); the other words are files and databases.
+        b"sed" | b"sqlite3" => true,
+        // `find` runs a program only where `-exec`/`-execdir`/`-ok`/`-okdir` names one: known
+        // when each names a literal word (a found path as the command, `-exec {}`, is `own`'s);
+        // the other words are starting points and tests.
+        b"find" => {
+            rest.windows(2).all(|p| {
+                let runs = p[0]
+                    .is_some_and(|w| [&b"-exec"[..], b"-execdir", b"-ok", b"-okdir"].contains(&w));
+                !runs || p[1].is_some()
+            }) && rest.last().is_none_or(|w| w.is_some())
+        }
+        // `git NAME` runs `git-NAME` from PATH: known when its subcommand is written out;
+        // the commands git's options, settings and subcommands run are `own_git`'s.
+        b"git" => {
+            let mut k = 0;
+            while let Some(Some(w)) = rest.get(k) {
+                if !w.starts_with(b"-") {
+                    break;
+                }
+                let takes = [
+                    &b"-C"[..],
+                    b"-c",
+                    b"--git-dir",
+                    b"--work-tree",
+                    b"--namespace",
+                ];
+                k += if takes.contains(w) { 2 } else { 1 };
+            }
+            rest.get(k).is_some_and(Option::is_some)
+        }
         b"ip" => {
             let object = rest.iter().find(|w| w.is_none_or(|w| !w.starts_with(b"-")));
             object.is_some_and(|o| o.is_some_and(|o| !o.starts_with(b"net") && o != b"vrf"))
@@ -209,7 +306,9 @@ pub fn unknown(words: &[Option<&[u8]>], script: Option<usize>) -> Option<(String
     let found = programs::programs(words);
     let &(last, place) = found.last()?;
     let w = words[last]?;
-    if place != programs::SCRIPT_FILE && (SHELLS.contains(&base(w)) || known(words, last)) {
+    // A script file is read by a shell: the author's own unless it is a system program.
+    let file = place == programs::SCRIPT_FILE;
+    if (!file && SHELLS.contains(&base(w))) || known(words, last) || (file && !system(w)) {
         return None;
     }
     // `busybox NAME` is in the chain; a shell there is `busybox sh`.

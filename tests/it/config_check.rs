@@ -786,10 +786,7 @@ actions:
       echo {{ text }} | python3 /opt/read.py
       echo {{ text }} | mosquitto_pub -t t -l
       find /usr/bin -name {{ text }} -exec ls -l {} \\;
-    arguments:
-      - {name: n, type: int}
-      # git and find may run a program named by a value: said not to here.
-      - {name: text, type: ascii_identifier, allowUnknownProgram: true}
+    arguments: [{name: n, type: int}, {name: text, type: ascii_identifier}]
 ";
     assert_refusals(
         yaml,
@@ -885,7 +882,7 @@ actions:
     exec: [runuser, -u, nobody, --, '{{ job }}']
     arguments: [{name: job, type: ascii_identifier, default: backup}]
   - id: script
-    shell: /usr/local/bin/myscript \"$JOB\"
+    shell: taskset 1 \"$JOB\"
     arguments: [{name: job, type: ascii_sentence}]
   - id: container
     shell: docker exec web {{ job }}
@@ -919,7 +916,7 @@ actions:
             ("actions[1].exec", "{{ job }} reaches it"),
             (
                 "actions[2].shell",
-                "a program actiond does not know `/usr/local/bin/myscript`",
+                "a program actiond does not know `taskset`",
             ),
             (
                 "actions[3].shell",

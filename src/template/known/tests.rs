@@ -46,17 +46,18 @@ fn every_argument_of_a_program_the_model_does_not_know_may_be_a_program() {
         &["busybox", "taskset", "1", "$"],
         &["nice", "-n", "10", "chrt", "-i", "0", "$"],
         &["sudo", "-u", "pi", "taskset", "1", "$"],
-        &["/usr/local/bin/myscript", "$"],
-        &["./run.sh", "$"],
-        &["sh", "/opt/run.sh", "$"],
-        &["python3", "tool.py", "$"],
+        &["/usr/lib/x/wrap", "$"],
+        &["sh", "/usr/lib/x/wrap", "$"],
+        &["python3", "-m", "mod", "$"],
+        &["python3", "/usr/lib/python3/dist-packages/x.py", "$"],
         &["/usr/lib/x/echo", "$"],
-        &["sed", "-n", "p", "$"],
         &["awk", "{print}", "$"],
         &["yt-dlp", "$"],
         &["git", "$"],
+        &["git", "-C", "/srv/repo", "$", "x"],
         &["nc", "-e", "$"],
         &["xdg-open", "$"],
+        &["find", "/srv", "-exec", "$", "{}", "+"],
         &["parallel", "-j", "4", "taskset", "1", "{}", ":::", "$"],
         &["parallel", ":::", "$"],
     ];
@@ -104,6 +105,21 @@ fn the_arguments_of_a_program_the_model_knows_are_data() {
         &["bash", "-s", "$"],
         // Nothing after the program.
         &["/opt/run.sh"],
+        // The author's own scripts, named by a path outside the system's program
+        // directories, and run by a shell or an interpreter.
+        &["./run.sh", "$"],
+        &["/config/backup.sh", "$"],
+        &["/usr/local/bin/myscript", "$"],
+        &["sh", "/opt/run.sh", "$"],
+        &["sh", "run.sh", "$"],
+        &["python3", "tool.py", "$"],
+        &["/usr/bin/python3.11", "/srv/x/tool.py", "$"],
+        &["perl", "x.pl", "$"],
+        // Their code is read by `own`; the other words are files, patterns and databases.
+        &["sed", "-n", "p", "$"],
+        &["find", "/srv", "-name", "$", "-exec", "rm", "--", "{}", "+"],
+        &["sqlite3", "$", "select 1"],
+        &["git", "-C", "/srv/repo", "checkout", "$"],
     ];
     for w in table {
         assert_eq!(found(w), None, "{w:?}");
@@ -117,8 +133,8 @@ fn the_program_is_named_as_written() {
         Some(("chrt".to_string(), vec![2, 3, 4]))
     );
     assert_eq!(
-        found(&["sh", "/opt/run.sh", "$"]),
-        Some(("/opt/run.sh".to_string(), vec![2]))
+        found(&["sh", "/usr/lib/x/wrap", "$"]),
+        Some(("/usr/lib/x/wrap".to_string(), vec![2]))
     );
 }
 
