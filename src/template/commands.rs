@@ -23,6 +23,7 @@ use super::Placeholder;
 use super::Stop;
 use super::UNSAFE_HINT;
 use super::directories;
+use super::filed;
 use super::known;
 use super::launchers;
 use super::own;
@@ -237,6 +238,8 @@ pub(super) struct Command {
     pub heredoc: bool,
     /// Its output goes to a file (`> f`, `>> f`; not `/dev/null`).
     pub writes_file: bool,
+    /// The files its output goes to, as written (`None`: made by an expansion).
+    pub targets: Vec<Option<Vec<u8>>>,
 }
 
 /// What reaches a command's standard input (or another descriptor: a program may open
@@ -322,6 +325,7 @@ impl Command {
             inputs: Vec::new(),
             heredoc: false,
             writes_file: false,
+            targets: Vec::new(),
         }
     }
 
@@ -344,6 +348,21 @@ impl Command {
             .chain(&self.name_word)
             .chain(&self.args);
         words.flat_map(|w| w.reads(false)).collect()
+    }
+
+    /// The files it runs or splits that a value was written into before, then the files it
+    /// writes a value into itself (`filed`).
+    fn filed(&self, notes: &mut Notes) {
+        let words = self.name_word.iter().chain(&self.args);
+        let starts: Vec<usize> = words.map(|w| w.start).collect();
+        let mut reads = self.reads_all();
+        for input in &self.inputs {
+            if let Input::Pipe(r) = input {
+                reads.extend(r.iter().cloned());
+            }
+        }
+        let shapes = self.shapes();
+        filed::note(notes, &shapes, &starts, &self.targets, reads, self.start);
     }
 
     /// The command's words from its name on, as `programs` reads them: plain text, an
@@ -454,6 +473,7 @@ impl Command {
             let line = notes.line(self.start);
             notes.analysis.spilled.get_or_insert(line);
         }
+        self.filed(notes);
         for w in &self.assignments {
             if let Some(name) = w.assigned_name() {
                 notes.analysis.write_from(name, w.reads(false));

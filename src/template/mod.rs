@@ -15,6 +15,7 @@
 
 mod commands;
 mod directories;
+mod filed;
 mod html;
 mod inherited;
 mod judge;

@@ -220,6 +220,10 @@ pub struct Analysis {
     /// (`printf %s "$NAME" > f`, `echo "$NAME" | sh -c '…'`): a command substitution that
     /// reads no variable may read it there (`$(cat f)`, `$(< f)`, `$(cat)`).
     pub spilled: Option<usize>,
+    /// The files the command writes what may hold a value into (`printf %s "$NAME" > f`,
+    /// `… | tee f`): a later command that runs one as a script or splits it into arguments
+    /// reads the value again (`filed`).
+    pub filed: Vec<Filed>,
     pub lost: Option<Lost>,
     /// The names in the plain text a variable is assigned (`m=n`, `m=n+1`): bash's
     /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there
@@ -263,6 +267,17 @@ pub struct Stripped {
     /// For a command substitution (`"$(printf %s "$NAME" | tr _ -)"`): what its command
     /// reads (`output_reads`), whose output may be a changed value.
     pub output: Option<Vec<Read>>,
+}
+
+/// A file a command wrote what may hold a value into.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filed {
+    /// Its name as written, `./` dropped; `None` when an expansion makes it.
+    pub name: Option<Vec<u8>>,
+    /// The line of the command that wrote it.
+    pub line: usize,
+    /// What was written: the command's words and its input.
+    pub reads: Vec<Read>,
 }
 
 /// An unquoted command substitution whose command reads `reads` (see `output_reads`).

@@ -958,3 +958,37 @@ actions:
         &["actions[3]"],
     );
 }
+
+/// A value written into a file that the command then runs or splits (fe30i F01, F14): refused
+/// at load naming the file and the line that wrote it; a value written to one file and another
+/// file run loads.
+#[test]
+fn a_value_written_into_a_file_the_command_runs_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: sh
+    shell: printf '%s\\n' {{ x }} > job.sh && sh job.sh
+    arguments: [{name: x, type: ascii_sentence}]
+  - title: dot
+    shell: echo {{ x }} > s.sh; . ./s.sh
+    arguments: [{name: x, type: ascii_sentence}]
+  - title: xargs
+    shell: printf '%s\\n' {{ files }} > list; xargs -a list rm -f
+    arguments: [{name: files, type: ascii_sentence}]
+  - title: safe
+    shell: printf '%s\\n' {{ x }} > out.txt; sh ./deploy.sh
+    arguments: [{name: x, type: ascii_sentence}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            (
+                "actions[0].shell",
+                "the file `job.sh`, which line 1 writes a value into",
+            ),
+            ("actions[1].shell", "the file `s.sh`"),
+            ("actions[2].shell", "the file `list`"),
+        ],
+        &["actions[3]"],
+    );
+}

@@ -23,6 +23,7 @@
 
 mod assignments;
 mod copies;
+mod filed;
 mod findings;
 mod grammar;
 mod launchers;

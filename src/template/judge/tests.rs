@@ -30,6 +30,44 @@ fn verdict(text: &str, int: bool) -> Result<(), String> {
 #[test]
 fn a_value_read_again_is_refused_unless_it_is_an_integer() {
     let table: &[(&str, Option<&str>, bool)] = &[
+        // A value written into a file that the command then runs or splits (fe30i F01, F14).
+        (
+            "printf '%s\\n' {{ a }} > job.sh && sh job.sh",
+            Some("the file `job.sh`, which line 1 writes a value into"),
+            false,
+        ),
+        (
+            "echo {{ a }} > f; chmod +x f; ./f",
+            Some("the file `f`"),
+            false,
+        ),
+        (
+            "printf '%s\\n' \"$A\" > s.sh; . ./s.sh",
+            Some("the file `s.sh`"),
+            false,
+        ),
+        (
+            "printf '%s\\n' {{ a }} | tee s.sh; bash s.sh",
+            Some("`s.sh`"),
+            false,
+        ),
+        (
+            "printf '%s\\n' {{ a }} > list; xargs -a list rm -f",
+            Some("the file `list`"),
+            false,
+        ),
+        (
+            "printf %s {{ a }} > \"$F\"; sh job.sh",
+            Some("an expansion names"),
+            false,
+        ),
+        (
+            "printf %s {{ a }} > out.txt; sh ./deploy.sh; ./run",
+            None,
+            false,
+        ),
+        ("date > job.sh; sh job.sh", None, false),
+        ("sh job.sh; printf %s {{ a }} > job.sh", None, false),
         // bash expands the target of `>&` a second time.
         ("p >& \"$ACTIOND_ARG_A\"", Some("target of `>&`"), false),
         ("p 1>&$A", Some("target of `>&`"), false),

@@ -621,6 +621,7 @@ impl<'a> Lexer<'a> {
                 cmd.input(Input::File(word));
             } else if word.value() != Some(&b"/dev/null"[..]) {
                 cmd.writes_file = true;
+                cmd.targets.push(word.value().map(<[u8]>::to_vec));
             }
             return Ok(());
         }

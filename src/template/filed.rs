@@ -1,0 +1,200 @@
+//! Files a command writes a value into, and the commands after it that read such a file as
+//! more than data: a script a shell runs (`printf '%s\n' "$NAME" > job.sh; sh job.sh`,
+//! `. ./job.sh`), a program run by its path (`chmod +x f; ./f`), or arguments `xargs -a`
+//! splits (`printf '%s\n' "$FILES" > list; xargs -a list rm`). The value is code or words
+//! there as surely as in `sh -c "$NAME"`, and the quoting the shell gave it is gone once it
+//! is in the file.
+//!
+//! Syntactic: the words in, what they write and run noted (`note`). A file is matched by its
+//! name as written (`./` dropped); one whose name an expansion makes matches every file run
+//! after it. A match is noted as a place that reads again what was written, and `judge`
+//! weighs it like any other place that reads code. It must not read files: a script already
+//! on disk is the author's.
+
+use super::programs::{self, SCRIPT_FILE};
+use super::reread::{Filed, Notes, Read, Rereading};
+
+/// For one command (`words` from its name on, each word's byte offset in `starts`): the
+/// files it runs or splits that a value was written into before, each noted as read again
+/// with what was written; then the files it writes `reads` into (`targets`, its
+/// redirections', and `tee`'s operands), when `reads` may hold a value.
+pub fn note(
+    notes: &mut Notes,
+    words: &[Option<&[u8]>],
+    starts: &[usize],
+    targets: &[Option<Vec<u8>>],
+    reads: Vec<Read>,
+    start: usize,
+) {
+    for (i, how) in runs(words) {
+        let name = words[i].map(file_of);
+        for f in notes.analysis.filed.clone() {
+            if !same(f.name.as_deref(), name) {
+                continue;
+            }
+            let shown = f.name.as_deref().map_or_else(
+                || "a file an expansion names".to_string(),
+                |n| format!("`{}`", String::from_utf8_lossy(n)),
+            );
+            let place = format!(
+                "the file {shown}, which line {} writes a value into and this command reads \
+                 again as a script or as words",
+                f.line
+            );
+            notes.reread(starts[i], place, how, f.reads);
+        }
+    }
+    if reads.is_empty() {
+        return;
+    }
+    let tee = tee_targets(words)
+        .into_iter()
+        .map(|i| words[i].map(<[u8]>::to_vec));
+    let line = notes.line(start);
+    for name in targets.iter().cloned().chain(tee) {
+        notes.analysis.filed.push(Filed {
+            name: name.map(|n| normal(&n).to_vec()),
+            line,
+            reads: reads.clone(),
+        });
+    }
+}
+
+/// The name `w` as a file is matched: `./job.sh` and `job.sh` are one file.
+pub fn normal(w: &[u8]) -> &[u8] {
+    let mut w = w;
+    while let Some(rest) = w.strip_prefix(b"./") {
+        w = rest;
+    }
+    w
+}
+
+/// Whether a file written as `written` may be the file named `run` (`None`: an expansion,
+/// which may name any).
+pub fn same(written: Option<&[u8]>, run: Option<&[u8]>) -> bool {
+    match (written, run) {
+        (Some(a), Some(b)) => normal(a) == normal(b),
+        _ => true,
+    }
+}
+
+/// The file operands of `tee` (its words after the name that are no options): it writes
+/// its input into each.
+pub fn tee_targets(words: &[Option<&[u8]>]) -> Vec<usize> {
+    if words.first().copied().flatten().map(base) != Some(&b"tee"[..]) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut options = true;
+    for (i, w) in words.iter().enumerate().skip(1) {
+        match w {
+            Some(b"--") if options => options = false,
+            Some(w) if options && w.len() > 1 && w[0] == b'-' => {}
+            _ => out.push(i),
+        }
+    }
+    out
+}
+
+/// The words of a command that name a file it reads as more than data, with how: the
+/// script file of a shell (`sh FILE`, behind any wrapper), the file `.` or `source` runs, the
+/// program when it is named by a path (`./f`, `/tmp/job`), and the file `xargs -a` splits.
+pub fn runs(words: &[Option<&[u8]>]) -> Vec<(usize, Rereading)> {
+    let mut out: Vec<(usize, Rereading)> = programs::programs(words)
+        .into_iter()
+        .filter_map(|(i, place)| {
+            let by_path = words[i].is_some_and(|w| w.contains(&b'/'));
+            (place == SCRIPT_FILE || by_path).then_some((i, Rereading::Code))
+        })
+        .collect();
+    let name = words.first().copied().flatten();
+    if matches!(name, Some(b"." | b"source")) && words.len() > 1 {
+        out.push((1, Rereading::Code));
+    }
+    if name.map(base) == Some(&b"xargs"[..]) {
+        out.extend(xargs_file(words).map(|i| (i, Rereading::Split)));
+    }
+    out
+}
+
+/// The word `xargs -a FILE` (`-aFILE`, `--arg-file FILE`, `--arg-file=FILE`) names: its index,
+/// the option's own for the joined forms.
+fn xargs_file(words: &[Option<&[u8]>]) -> Option<usize> {
+    for (i, w) in words.iter().enumerate().skip(1) {
+        let Some(w) = w else { continue };
+        if *w == b"-a" || *w == b"--arg-file" {
+            return Some(i + 1).filter(|&j| j < words.len());
+        }
+        if (w.starts_with(b"-a") && w.len() > 2) || w.starts_with(b"--arg-file=") {
+            return Some(i);
+        }
+        if !w.starts_with(b"-") {
+            break;
+        }
+    }
+    None
+}
+
+/// The name a joined option gives its file (`-alist` is `list`), or the word itself.
+pub fn file_of(w: &[u8]) -> &[u8] {
+    if let Some(rest) = w.strip_prefix(b"--arg-file=") {
+        return rest;
+    }
+    match w.strip_prefix(b"-a") {
+        Some(rest) if !rest.is_empty() && !w.starts_with(b"--") => rest,
+        _ => w,
+    }
+}
+
+/// The last path segment: `/usr/bin/tee` is `tee`.
+fn base(w: &[u8]) -> &[u8] {
+    w.rsplit(|&c| c == b'/').next().unwrap_or(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words<'a>(w: &[&'a str]) -> Vec<Option<&'a [u8]>> {
+        w.iter()
+            .map(|w| (*w != "$").then_some(w.as_bytes()))
+            .collect()
+    }
+
+    #[test]
+    fn the_files_a_command_reads_as_more_than_data() {
+        let table: &[(&[&str], &[usize])] = &[
+            (&["sh", "job.sh"], &[1]),
+            (&["bash", "-e", "./job.sh", "x"], &[2]),
+            (&["nice", "sh", "job.sh"], &[2]),
+            (&[".", "./s.sh"], &[1]),
+            (&["source", "s.sh"], &[1]),
+            (&["./f"], &[0]),
+            (&["/tmp/job", "x"], &[0]),
+            (&["xargs", "-a", "list", "rm"], &[2]),
+            (&["xargs", "-alist", "rm"], &[1]),
+            (&["xargs", "--arg-file=list", "rm"], &[1]),
+            (&["sh", "-c", "echo x"], &[]),
+            (&["cat", "job.sh"], &[]),
+            (&["xargs", "rm"], &[]),
+            (&["chmod", "+x", "f"], &[]),
+        ];
+        for (w, want) in table {
+            let got: Vec<usize> = runs(&words(w)).into_iter().map(|(i, _)| i).collect();
+            assert_eq!(&got, want, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn tee_writes_its_operands_and_names_match_without_dot_slash() {
+        assert_eq!(tee_targets(&words(&["tee", "-a", "s.sh", "t"])), vec![2, 3]);
+        assert_eq!(tee_targets(&words(&["tee", "--", "-x"])), vec![2]);
+        assert!(tee_targets(&words(&["cat", "s.sh"])).is_empty());
+        assert!(same(Some(b"./job.sh"), Some(b"job.sh")));
+        assert!(same(None, Some(b"x")));
+        assert!(!same(Some(b"out.txt"), Some(b"./deploy.sh")));
+        assert_eq!(file_of(b"-alist"), b"list");
+        assert_eq!(file_of(b"--arg-file=l"), b"l");
+        assert_eq!(file_of(b"list"), b"list");
+    }
+}
