@@ -492,6 +492,8 @@
     const i = S.init;
     document.title = i.pageTitle || "actiond";
     $("#title").textContent = i.pageTitle || "actiond";
+    // A title too long for two lines is cut; the whole of it is in the link's title.
+    $("#brand").title = i.pageTitle || "actiond";
     $("#top").hidden = false;
     const banner = $("#banner");
     banner.hidden = !i.bannerMessage;

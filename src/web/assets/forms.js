@@ -180,7 +180,9 @@ const ActiondForms = (core) => {
     // It goes as soon as its cause does.
     const errorBox = h("div.alert", { role: "alert", hidden: true });
     const runBtn = h("button.btn.primary" + (danger ? ".danger" : ""), { type: "submit" }, h("span.label", {}, "Run"));
-    form.append(errorBox, h("div.actions", {}, runBtn, backLink("Cancel", "a.btn")));
+    // Below the buttons, not above: a box that appears above Run moves Run down under a
+    // finger about to tap again, and the second tap lands on the box.
+    form.append(h("div.actions", {}, runBtn, backLink("Cancel", "a.btn")), errorBox);
 
     // `text` follows the field's title ("Count must be a whole number"), or, starting with a
     // capital, is a sentence that names it itself.
