@@ -398,6 +398,21 @@ fn stripped_dash(
         }
         return;
     };
+    if found.stored {
+        c.error(
+            at,
+            format!(
+                "${v} holds what a command printed, and starts an argument: if that holds \
+                 argument {name:?}'s value changed on the way (`y=$(printf %s \"$NAME\" | tr \
+                 _ -)` of `_rf` is `-rf`), it may start with `-` although the value may not, \
+                 and the program reads it as an option; write `./` or `--` before it (`rm -- \"${v}\"`), or set `allowLeadingDash: true` on the argument \
+                 where an option is fine",
+                v = found.variable,
+                name = a.name,
+            ),
+        );
+        return;
+    }
     if found.output {
         c.error(
             at,

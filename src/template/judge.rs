@@ -298,6 +298,9 @@ pub struct Unquoted {
     /// It is no variable but a command substitution (`variable` says which) whose command
     /// reads something that may hold a value: its output is split.
     pub output: bool,
+    /// A variable holding what a command printed or `read` read, stored before it starts an
+    /// argument (`changed_copies`).
+    pub stored: bool,
 }
 
 /// The unquoted variables that may hold a value the command received: an argument's own
@@ -316,6 +319,7 @@ pub fn unquoted(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
             unknown: None,
             ifs: analysis.ifs,
             output: false,
+            stored: false,
         };
         let mut seen = BTreeSet::new();
         holds(analysis, values, variable, &mut seen, &mut found);
@@ -336,6 +340,7 @@ pub fn unquoted(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
             unknown: None,
             ifs: analysis.ifs,
             output: true,
+            stored: false,
         };
         follow(
             analysis,
@@ -374,6 +379,7 @@ pub fn stripped(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
             unknown: None,
             ifs: false,
             output: s.output.is_some(),
+            stored: false,
         };
         match &s.output {
             Some(reads) => follow(analysis, values, reads, &mut BTreeSet::new(), &mut found),
@@ -385,6 +391,55 @@ pub fn stripped(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
                 &mut found,
             ),
         }
+        if !values.any {
+            found.unknown = None;
+        }
+        if !found.arguments.is_empty() || found.unknown.is_some() {
+            out.push(found);
+        }
+    }
+    out.extend(changed_copies(analysis, values));
+    out
+}
+
+/// The variables that start an argument (`Analysis::starts`) and hold what a command that
+/// reads a variable printed (`y=$(printf %s "$NAME" | tr _ -); ls "$y"`): a value changed
+/// on the way may start with `-` where the value may not, as in `"$(…)"` itself. `line` is
+/// 0: the copy may come from anywhere.
+fn changed_copies(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
+    let mut out = Vec::new();
+    // One expanded unquoted anywhere is the splitting rule's (`unquoted`), which says more;
+    // a positional parameter holds what the command passes, followed where it is set.
+    let starts = analysis
+        .starts
+        .iter()
+        .filter(|v| !analysis.unquoted.contains_key(*v) && !is_positional(v));
+    for variable in starts {
+        let direct = analysis
+            .sources
+            .get(variable)
+            .map_or(&[][..], Vec::as_slice);
+        // (A command that reads no variable, `d=$(date +%F)`, is left alone even after the
+        // command wrote a value to a file: `$(cat f)` is then missed, `$(date)` not refused.)
+        // `read` is left alone too: `… | while read -r l; do echo "$l"; done` is the idiom
+        // for lines, and a line read is the value as it was.
+        let changed = direct
+            .iter()
+            .any(|r| matches!(r, Read::Unknown(what) if what.starts_with("the output of")));
+        if !changed {
+            continue;
+        }
+        let mut found = Unquoted {
+            variable: variable.clone(),
+            line: 0,
+            arguments: BTreeSet::new(),
+            copied: true,
+            unknown: None,
+            ifs: false,
+            output: true,
+            stored: true,
+        };
+        follow(analysis, values, direct, &mut BTreeSet::new(), &mut found);
         if !values.any {
             found.unknown = None;
         }
@@ -411,6 +466,7 @@ fn held(analysis: &Analysis, values: &Values, variable: &str) -> Unquoted {
         unknown: None,
         ifs: false,
         output: false,
+        stored: false,
     };
     holds(analysis, values, variable, &mut BTreeSet::new(), &mut found);
     found

@@ -285,6 +285,8 @@ fn an_expansion_that_strips_the_start_of_a_value_may_not_start_an_argument() {
         ("rm `basename \"$NAME\"`", id),
         ("x=\"$NAME\"; rm \"$(echo \"$x\" | tr _ -)\"", id),
         ("sh -c ''rm \"$(echo \"$1\" | tr _ -)\"'' sh {{ name }}", id),
+        // The same stored first (fe30i F11).
+        ("y=$(printf %s \"$NAME\" | tr _ -); ls \"$y\"", id),
     ] {
         assert_error(
             &action(shell, arg),
@@ -307,6 +309,14 @@ fn an_expansion_that_strips_the_start_of_a_value_may_not_start_an_argument() {
             id,
         ),
         ("x=\"$(printf %s \"$NAME\" | tr _ -)\"", id),
+        (
+            "y=$(printf %s \"$NAME\" | tr _ -); ls -- \"$y\" ./\"$y\"",
+            id,
+        ),
+        (
+            "y=$NAME; ls \"$y\"; d=$(date +%F); ls \"$d\" \"$(cat /etc/hostname)\"",
+            id,
+        ),
         (
             "rm \"$(printf %s \"$NAME\" | tr _ -)\"",
             "{name: name, type: ascii_identifier, allowLeadingDash: true}",
