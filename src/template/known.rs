@@ -260,13 +260,11 @@ fn known(words: &[Option<&[u8]>], i: usize) -> bool {
         // `find` runs a program only where `-exec`/`-execdir`/`-ok`/`-okdir` names one: known
         // when each names a literal word (a found path as the command, `-exec {}`, is `own`'s);
         // the other words are starting points and tests.
-        b"find" => {
-            rest.windows(2).all(|p| {
-                let runs = p[0]
-                    .is_some_and(|w| [&b"-exec"[..], b"-execdir", b"-ok", b"-okdir"].contains(&w));
-                !runs || p[1].is_some()
-            }) && rest.last().is_none_or(|w| w.is_some())
-        }
+        b"find" => rest.windows(2).all(|p| {
+            let runs =
+                p[0].is_some_and(|w| [&b"-exec"[..], b"-execdir", b"-ok", b"-okdir"].contains(&w));
+            !runs || p[1].is_some()
+        }),
         // `git NAME` runs `git-NAME` from PATH: known when its subcommand is written out;
         // the commands git's options, settings and subcommands run are `own_git`'s.
         b"git" => {
