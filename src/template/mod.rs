@@ -288,11 +288,15 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         .zip(argv)
         .map(|(&v, a)| v.or_else(|| assignment_prefix(a)))
         .collect();
-    for (i, place) in programs::programs(&shapes) {
-        let reads: Vec<Read> = templates[i]
+    // The placeholders of the argv word at `i`, as what a place there reads.
+    let holes = |i: usize| -> Vec<Read> {
+        templates[i]
             .iter()
             .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
-            .collect();
+            .collect()
+    };
+    for (i, place) in programs::programs(&shapes) {
+        let reads = holes(i);
         if !reads.is_empty() {
             analysis.rereads.push(Reread {
                 place: place.to_string(),
@@ -308,10 +312,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         .find(|&(_, place)| place == programs::SCRIPT)
         .map(|(i, _)| i);
     for i in known::program_texts(&shapes) {
-        let reads: Vec<Read> = templates[i]
-            .iter()
-            .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
-            .collect();
+        let reads = holes(i);
         if !reads.is_empty() {
             analysis.rereads.push(Reread {
                 place: known::PROGRAM_TEXT.to_string(),
@@ -323,10 +324,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
     }
     if let Some((program, found)) = known::unknown(&shapes, script) {
         for i in found {
-            let reads: Vec<Read> = templates[i]
-                .iter()
-                .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
-                .collect();
+            let reads = holes(i);
             if !reads.is_empty() {
                 analysis.rereads.push(Reread {
                     place: format!("{} `{program}`", known::OPERAND),
@@ -401,10 +399,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
     // by `config::command` (`directories`).
     let expanded: Vec<bool> = values.iter().map(Option::is_none).collect();
     for (i, place) in directories::words(&texts, &expanded) {
-        let reads: Vec<Read> = templates[i]
-            .iter()
-            .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
-            .collect();
+        let reads = holes(i);
         if !reads.is_empty() {
             let starts = templates[i]
                 .as_ref()

@@ -5,11 +5,10 @@
 //! shell, and the model now refuses it; the safe row (the value written, another file run) is
 //! accepted and runs nothing.
 
-use super::findings::{Quoting, quote};
-use super::{SHELLS, TOKEN, compile, run, scratch};
+use super::findings::{Quoting, Row, check_rows};
 
 /// Each row: the template, the value, how its context is quoted, and whether it runs it.
-const ROWS: &[(&str, &str, Quoting, bool)] = &[
+const ROWS: &[Row] = &[
     (
         "printf '%s\\n' {{ v }} > job.sh && sh job.sh",
         "touch MARK",
@@ -52,23 +51,5 @@ const ROWS: &[(&str, &str, Quoting, bool)] = &[
 #[test]
 #[ignore = "needs dash, bash and busybox: scripts/test.sh runs it (cargo test --test shells -- --ignored)"]
 fn a_value_written_into_a_file_the_command_runs_runs_and_is_refused() {
-    let dir = scratch(905);
-    let mut wrong = Vec::new();
-    for &(text, value, how, runs) in ROWS {
-        let script = |v: &str| text.replace("{{ v }}", &quote(v, how));
-        for (name, shell) in SHELLS {
-            let token = run(shell, &script(TOKEN), &dir);
-            let ran = run(shell, &script(value), &dir).injected(&token, value);
-            if ran != runs {
-                wrong.push(format!("{text:?} with {value:?} in {name}: ran {ran}"));
-            }
-        }
-        match (compile(text), runs) {
-            (Ok(_), true) => wrong.push(format!("{text:?} is accepted")),
-            (Err(e), false) => wrong.push(format!("{text:?} is refused: {}", e.message)),
-            _ => {}
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    check_rows(ROWS, 905);
 }

@@ -280,3 +280,34 @@ fn each_finding_injected_in_real_shells_and_is_now_refused() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// One live row: a template with `{{ v }}` (and `{dir}` for the scratch directory), the
+/// value, how the value's context is quoted, and whether the value runs there.
+pub(crate) type Row = (&'static str, &'static str, Quoting, bool);
+
+/// Runs each row in every shell, rendered as the model quotes the value (what a build that
+/// accepted it ran), and checks the shells against `runs` and the model against it too: a
+/// row that runs the value must be refused, one that does not must load.
+pub(crate) fn check_rows(rows: &[Row], worker: usize) {
+    let dir = scratch(worker);
+    let at = dir.to_str().expect("utf-8 scratch dir");
+    let mut wrong = Vec::new();
+    for &(text, value, how, runs) in rows {
+        let text = text.replace("{dir}", at);
+        let script = |v: &str| text.replace("{{ v }}", &quote(v, how));
+        for (name, shell) in SHELLS {
+            let token = run(shell, &script(TOKEN), &dir);
+            let ran = run(shell, &script(value), &dir).injected(&token, value);
+            if ran != runs {
+                wrong.push(format!("{text:?} with {value:?} in {name}: ran {ran}"));
+            }
+        }
+        match (compile(&text), runs) {
+            (Ok(_), true) => wrong.push(format!("{text:?} is accepted")),
+            (Err(e), false) => wrong.push(format!("{text:?} is refused: {}", e.message)),
+            _ => {}
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -7,14 +7,13 @@
 //! row (the value as data: a positional parameter of the inner script, an environment
 //! variable) is accepted and runs nothing.
 
-use super::findings::{Quoting, quote};
-use super::{SHELLS, TOKEN, compile, run, scratch};
+use super::findings::{Quoting, Row, check_rows};
 
 /// Each row: the template (`{dir}` is the run's directory: start-stop-daemon changes to `/`
 /// unless told, and busybox's starts nothing while any `/bin/sh` runs unless it has a pidfile
 /// of its own; the rows that unpack an archive make it first, as the directory is emptied
 /// after every run), the value, how its context is quoted, and whether it runs the value.
-const ROWS: &[(&str, &str, Quoting, bool)] = &[
+const ROWS: &[Row] = &[
     // F9: a shell a launcher names in an option.
     (
         "/usr/sbin/start-stop-daemon --start --pidfile {dir}/ssd.pid --make-pidfile --chdir \
@@ -106,26 +105,5 @@ const ROWS: &[(&str, &str, Quoting, bool)] = &[
 #[test]
 #[ignore = "needs dash, bash, busybox, capsh, ssh, git and rsync: scripts/test.sh runs it (cargo test --test shells -- --ignored)"]
 fn a_launched_shell_or_an_options_command_runs_the_value_and_is_refused() {
-    let dir = scratch(901);
-    let at = dir.to_str().expect("utf-8 scratch dir");
-    let mut wrong = Vec::new();
-    for &(text, value, how, runs) in ROWS {
-        let text = text.replace("{dir}", at);
-        // The value of a row that runs it is what a build that accepted it ran.
-        let script = |v: &str| text.replace("{{ v }}", &quote(v, how));
-        for (name, shell) in SHELLS {
-            let token = run(shell, &script(TOKEN), &dir);
-            let ran = run(shell, &script(value), &dir).injected(&token, value);
-            if ran != runs {
-                wrong.push(format!("{text:?} with {value:?} in {name}: ran {ran}"));
-            }
-        }
-        match (compile(&text), runs) {
-            (Ok(_), true) => wrong.push(format!("{text:?} is accepted")),
-            (Err(e), false) => wrong.push(format!("{text:?} is refused: {}", e.message)),
-            _ => {}
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    check_rows(ROWS, 906);
 }
