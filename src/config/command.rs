@@ -10,7 +10,7 @@ use crate::arguments::ArgType;
 use crate::arguments::Dash;
 use crate::arguments::{Argument, environment};
 use crate::template::{
-    Leads, Placeholder, Template, Unquoted, Values, climbs, copied, judge, leads, reached,
+    Leads, Placeholder, Stored, Template, Unquoted, Values, climbs, copied, judge, leads, reached,
     read_exec, read_shell, stripped, unquoted,
 };
 
@@ -398,15 +398,26 @@ fn stripped_dash(
         }
         return;
     };
-    if found.stored {
+    if let Some(stored) = found.stored {
+        let (how, example) = match stored {
+            Stored::Printed => (
+                "what a command printed",
+                "`y=$(printf %s \"$NAME\" | tr _ -)` of `_rf` is `-rf`",
+            ),
+            Stored::Read => (
+                "what `read` read after the command wrote a value where it may read it",
+                "`read` drops leading blanks, so ` -rf` is `-rf`, and a command on the way may \
+                 change it: `tr _ -` of `_rf`",
+            ),
+        };
         c.error(
             at,
             format!(
-                "${v} holds what a command printed, and starts an argument: if that holds \
-                 argument {name:?}'s value changed on the way (`y=$(printf %s \"$NAME\" | tr \
-                 _ -)` of `_rf` is `-rf`), it may start with `-` although the value may not, \
-                 and the program reads it as an option; write `./` or `--` before it (`rm -- \"${v}\"`), or set `allowLeadingDash: true` on the argument \
-                 where an option is fine",
+                "${v} holds {how}, and starts an argument: if that holds argument {name:?}'s \
+                 value changed on the way ({example}), it may start with `-` although the value \
+                 may not, and the program reads it as an option; write `./` or `--` before it \
+                 (`rm -- \"${v}\"`), or set `allowLeadingDash: true` on the argument where an \
+                 option is fine",
                 v = found.variable,
                 name = a.name,
             ),

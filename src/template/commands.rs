@@ -483,8 +483,11 @@ impl Command {
         self.scripts(notes);
         self.own_commands(notes);
         self.environment(notes);
-        // After `--` no argument is an option (`rm -- "${NAME#*.}"`).
-        let options = self.args.iter().take_while(|w| !w.is_value(b"--"));
+        // After `--` no argument is an option (`rm -- "${NAME#*.}"`). `echo`'s options (`-n`,
+        // `-e`, `-E` in every shell) only change what it prints: a line `read` read, or a
+        // value changed, may start its argument.
+        let echo = self.name.as_deref() == Some(b"echo");
+        let options = self.args.iter().take_while(|w| !echo && !w.is_value(b"--"));
         for w in options {
             // A variable, or a positional parameter (`"$1"`, `"$@"`, noted as `@`), that
             // starts an argument: what was copied into it starts it (`starts`).

@@ -60,6 +60,30 @@ pub fn note(
     }
 }
 
+/// What a command substitution's command (`text`, raw) may print of the files a value was
+/// written into before: the reads of each such file it names as a word (`$(cat f)`, `$(<
+/// ./f)`, `$(head -n1 f)`), and of every file an expansion named when it expands anything
+/// itself. Its output is then that value again, perhaps changed (`tr _ - < f`).
+pub fn named_in(text: &[u8], filed: &[Filed]) -> Vec<Read> {
+    let separator = |c: &u8| c.is_ascii_whitespace() || b"<>|;&()'\"`".contains(c);
+    let words: Vec<&[u8]> = text
+        .split(separator)
+        .filter(|w| !w.is_empty())
+        .map(normal)
+        .collect();
+    let mut out = Vec::new();
+    for f in filed {
+        let named = match f.name.as_deref() {
+            Some(name) => words.contains(&normal(name)),
+            None => text.contains(&b'$'),
+        };
+        if named {
+            out.extend(f.reads.iter().cloned());
+        }
+    }
+    out
+}
+
 /// The name `w` as a file is matched: `./job.sh` and `job.sh` are one file.
 pub fn normal(w: &[u8]) -> &[u8] {
     let mut w = w;
@@ -196,5 +220,34 @@ mod tests {
         assert_eq!(file_of(b"-alist"), b"list");
         assert_eq!(file_of(b"--arg-file=l"), b"l");
         assert_eq!(file_of(b"list"), b"list");
+    }
+
+    #[test]
+    fn a_substitution_that_names_a_written_file_prints_what_was_written() {
+        let value = vec![Read::Variable("NAME".into())];
+        let written = |name: Option<&str>| Filed {
+            name: name.map(|n| n.as_bytes().to_vec()),
+            line: 1,
+            reads: value.clone(),
+        };
+        let filed = [written(Some("f")), written(Some("out.log"))];
+        let table: &[(&str, bool)] = &[
+            ("cat f", true),
+            ("cat ./f", true),
+            ("< f", true),
+            ("<f", true),
+            ("tr _ - <f", true),
+            ("head -n1 'f'", true),
+            ("cat f.bak", false),
+            ("date +%F", false),
+            ("cat /srv/f", false),
+        ];
+        for (text, want) in table {
+            let got = named_in(text.as_bytes(), &filed);
+            assert_eq!(!got.is_empty(), *want, "{text}");
+        }
+        let any = [written(None)];
+        assert!(!named_in(b"cat \"$F\"", &any).is_empty());
+        assert!(named_in(b"date", &any).is_empty());
     }
 }

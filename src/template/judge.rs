@@ -300,7 +300,18 @@ pub struct Unquoted {
     pub output: bool,
     /// A variable holding what a command printed or `read` read, stored before it starts an
     /// argument (`changed_copies`).
-    pub stored: bool,
+    pub stored: Option<Stored>,
+}
+
+/// How a variable that starts an argument came to hold a value changed on the way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    /// What a command printed (`y=$(printf %s "$NAME" | tr _ -)`).
+    Printed,
+    /// What `read` or `mapfile` read from input a value was written to (`printf '%s\n'
+    /// "$NAME" | tr _ - | while read -r l`; `read` also drops leading blanks, so the line
+    /// ` -rf` of an `ascii_sentence` is `-rf`).
+    Read,
 }
 
 /// The unquoted variables that may hold a value the command received: an argument's own
@@ -319,7 +330,7 @@ pub fn unquoted(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
             unknown: None,
             ifs: analysis.ifs,
             output: false,
-            stored: false,
+            stored: None,
         };
         let mut seen = BTreeSet::new();
         holds(analysis, values, variable, &mut seen, &mut found);
@@ -340,7 +351,7 @@ pub fn unquoted(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
             unknown: None,
             ifs: analysis.ifs,
             output: true,
-            stored: false,
+            stored: None,
         };
         follow(
             analysis,
@@ -379,7 +390,7 @@ pub fn stripped(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
             unknown: None,
             ifs: false,
             output: s.output.is_some(),
-            stored: false,
+            stored: None,
         };
         match &s.output {
             Some(reads) => follow(analysis, values, reads, &mut BTreeSet::new(), &mut found),
@@ -419,16 +430,27 @@ fn changed_copies(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
             .sources
             .get(variable)
             .map_or(&[][..], Vec::as_slice);
-        // (A command that reads no variable, `d=$(date +%F)`, is left alone even after the
-        // command wrote a value to a file: `$(cat f)` is then missed, `$(date)` not refused.)
-        // `read` is left alone too: `… | while read -r l; do echo "$l"; done` is the idiom
-        // for lines, and a line read is the value as it was.
-        let changed = direct
+        // A command that reads no variable, `d=$(date +%F)`, is left alone; one that reads a
+        // file a value was written into reads that value (`filed::named_in`).
+        let printed = direct
             .iter()
             .any(|r| matches!(r, Read::Unknown(what) if what.starts_with("the output of")));
-        if !changed {
+        // What `read` reads, once the command wrote a value into a file or a pipe (where
+        // `read` may read it): a command on the way may have changed it, and `read` itself
+        // drops leading blanks. A `read` of the author's own file is left alone.
+        let read = analysis.spilled.is_some()
+            && direct.iter().any(|r| {
+                matches!(r, Read::Unknown(what)
+                    if what.starts_with("what `read`") || what.starts_with("what `mapfile`")
+                        || what.starts_with("what `readarray`"))
+            });
+        let stored = if printed {
+            Stored::Printed
+        } else if read {
+            Stored::Read
+        } else {
             continue;
-        }
+        };
         let mut found = Unquoted {
             variable: variable.clone(),
             line: 0,
@@ -437,7 +459,7 @@ fn changed_copies(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
             unknown: None,
             ifs: false,
             output: true,
-            stored: true,
+            stored: Some(stored),
         };
         follow(analysis, values, direct, &mut BTreeSet::new(), &mut found);
         if !values.any {
@@ -466,7 +488,7 @@ fn held(analysis: &Analysis, values: &Values, variable: &str) -> Unquoted {
         unknown: None,
         ifs: false,
         output: false,
-        stored: false,
+        stored: None,
     };
     holds(analysis, values, variable, &mut BTreeSet::new(), &mut found);
     found

@@ -34,7 +34,7 @@ mod tests;
 use std::fmt;
 
 pub use directories::{Reached, climbs, leads_out, reached};
-pub use judge::{Reaches, Refusal, Unquoted, Values, judge, stripped, unquoted};
+pub use judge::{Reaches, Refusal, Stored, Unquoted, Values, judge, stripped, unquoted};
 pub use paths::{Component, Leads, leads};
 use reread::{Analysis, Read, Reread, Rereading};
 pub use starts::{Copied, copied};

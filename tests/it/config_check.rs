@@ -533,6 +533,9 @@ actions:
   - title: file
     shell: 'printf %s \"$NAME\" > /tmp/f; rm -f $(cat /tmp/f)'
     arguments: [{name: name, type: ascii_sentence}]
+  - title: file by another name
+    shell: 'printf %s \"$NAME\" > /tmp/f; rm -f $(cat /tmp/\"$NAME\"/../f)'
+    arguments: [{name: name, type: ascii_identifier}]
   - title: quoted
     shell: 'rm -f -- \"$(printf %s \"$NAME\")\" \"${DIR:-$NAME}\"; : \"${f:=$NAME}\"; rm -f -- \"$f\" \"$0\"'
     arguments: [{name: name, type: ascii_sentence}]
@@ -559,12 +562,11 @@ actions:
             ("actions[6].shell", "(what `read` reads)"),
             ("actions[7].shell", "(what `mapfile` reads)"),
             ("actions[8].shell", outside),
-            (
-                "actions[9].shell",
-                "may read the file or pipe that line 1 writes a value to",
-            ),
+            // The file is named: its `$( )` prints what was written there.
+            ("actions[9].shell", "(it reads $NAME)"),
+            ("actions[10].shell", outside),
         ],
-        &["actions[10]"],
+        &["actions[11]"],
     );
 }
 
@@ -602,6 +604,47 @@ actions:
                 "actions[2].shell",
                 "the output of `$( )` on line 1 reads a value and starts an argument",
             ),
+            ("actions[2].shell", fix),
+        ],
+        &["actions[3]", "actions[4]"],
+    );
+}
+
+/// The same value changed on its way through a file or `read`: a `$( )` that prints a file
+/// the command wrote the value into (`rm "$(cat f)"`, a copy of it), and a line `read` reads
+/// after the command wrote the value where it may read it (a `tr _ -` on the way, or the
+/// blanks `read` drops: ` -rf` is `-rf`). Each is refused unless `--` ends the options;
+/// a `read` of the author's own file, and a `$( )` of another file, load.
+#[test]
+fn a_value_changed_through_a_file_or_read_is_refused_at_the_start_of_an_argument() {
+    let yaml = "\
+actions:
+  - title: file
+    shell: 'printf %s \"$NAME\" > /tmp/n; rm \"$(cat /tmp/n)\"'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: file copy
+    shell: 'printf %s \"$NAME\" | tr _ - > /tmp/n; x=$(< /tmp/n); rm \"$x\"'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: read
+    shell: 'printf \"%s\\n\" \"$NAME\" | tr _ - | while read -r l; do rm \"$l\"; done'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: guarded
+    shell: 'printf %s \"$NAME\" > /tmp/n; x=$(cat /tmp/n); rm -- \"$x\" \"$(cat /tmp/n)\"'
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: own file
+    shell: 'echo \"$NAME\"; while read -r h; do ping -c1 \"$h\"; done < /etc/boards; rm \"$(cat /etc/old)\"'
+    arguments: [{name: name, type: ascii_identifier}]
+";
+    let fix = "write `./` or `--` before it";
+    assert_refusals(
+        yaml,
+        &[
+            (
+                "actions[0].shell",
+                "the output of `$( )` on line 1 reads a value and starts an argument",
+            ),
+            ("actions[1].shell", "$x holds what a command printed"),
+            ("actions[2].shell", "$l holds what `read` read"),
             ("actions[2].shell", fix),
         ],
         &["actions[3]", "actions[4]"],

@@ -5,6 +5,7 @@
 use super::super::Context;
 use super::super::UNSAFE_HINT;
 use super::super::commands::Word;
+use super::super::filed;
 use super::super::reread::{Output, POSITIONAL, Read, Rereading, output_reads};
 use super::{End, Ended, Lexer, Nest, Scan, Stop, is_blank, is_name, is_operator};
 
@@ -380,7 +381,12 @@ impl Lexer<'_> {
         split: bool,
         w: &mut Word,
     ) {
-        let reads = output_reads(&self.b[from..to.max(from)]);
+        let text = &self.b[from..to.max(from)];
+        let mut reads = output_reads(text);
+        if reads.is_empty() {
+            // `printf %s "$NAME" > f; rm "$(cat f)"`: it prints the value written there.
+            reads = filed::named_in(text, &self.notes.analysis.filed);
+        }
         if reads.is_empty() {
             w.note_computed(what);
             // Its command may still read a file or input a value was written to (`judge`
