@@ -334,6 +334,40 @@ const DASHES: &[(&str, &str, &[&str])] = &[
         "x_rf",
         &[],
     ),
+    // Through a file the command wrote, and through `read`, which also drops leading blanks
+    // (an `ascii_sentence` value may start with one).
+    (
+        "printf %s \"$NAME\" | tr _ - > f; p \"$(cat f)\"",
+        "_rf",
+        &ALL,
+    ),
+    // `$(< f)` is bash's: dash and ash print nothing.
+    (
+        "printf %s \"$NAME\" | tr _ - > f; x=$(< f); p \"$x\"",
+        "_rf",
+        &["bash", "bash --posix"],
+    ),
+    (
+        "printf %s \"$NAME\" | tr _ - > f; x=$(cat f); p \"$x\"",
+        "_rf",
+        &ALL,
+    ),
+    (
+        "printf '%s\\n' \"$NAME\" | tr _ - | while read -r l; do p \"$l\"; done",
+        "_rf",
+        &ALL,
+    ),
+    (
+        "printf '%s\\n' \"$NAME\" | while read -r l; do p \"$l\"; done",
+        " -rf",
+        &ALL,
+    ),
+    ("printf %s \"$NAME\" > f; p -- \"$(cat f)\"", "_rf", &[]),
+    (
+        "echo \"$NAME\"; while read -r l; do p \"$l\"; done < /etc/hostname",
+        "_rf",
+        &[],
+    ),
     ("p ./\"${NAME#*.}\"", "backup.-rf", &[]),
     ("p \"$(date +%F)\" \"$NAME\"", "_rf", &[]),
 ];
