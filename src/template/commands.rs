@@ -365,6 +365,15 @@ impl Command {
         filed::note(notes, &shapes, &starts, &self.targets, reads, self.start);
     }
 
+    /// The files the command writes what it reads into (`filed::written`): where a
+    /// here-document's body, read after the command, goes.
+    pub fn written_files(&self) -> Vec<Option<Vec<u8>>> {
+        if self.compound {
+            return Vec::new();
+        }
+        filed::written(&self.shapes(), &self.targets)
+    }
+
     /// The command's words from its name on, as `programs` reads them: plain text, an
     /// assignment-shaped word by its `NAME=` (`env A="$v" prog`), anything else unknown.
     fn shapes(&self) -> Vec<Option<&[u8]>> {
@@ -683,7 +692,13 @@ impl Command {
         for input in &self.inputs {
             let (at, reads) = match input {
                 Input::Pipe(reads) => (self.start, reads.clone()),
-                Input::File(w) | Input::Text(w) => (w.start, w.reads(false)),
+                Input::File(w) => {
+                    // `printf %s "$NAME" > f; python3 < f`: what was written there.
+                    let mut reads = w.reads(false);
+                    reads.extend(filed::written_into(w.value(), &notes.analysis.filed));
+                    (w.start, reads)
+                }
+                Input::Text(w) => (w.start, w.reads(false)),
                 Input::Descriptor => continue,
             };
             notes.reread(at, place, Rereading::Code, reads);
@@ -808,6 +823,8 @@ impl Command {
                     if !code {
                         reads.push(Read::Unknown("the file `<` reads".into()));
                     }
+                    // `printf %s "$NAME" > f; python3 < f`: what was written there.
+                    reads.extend(filed::written_into(w.value(), &notes.analysis.filed));
                     (w.start, reads)
                 }
                 Input::Text(w) => match w.value() {

@@ -26,38 +26,64 @@ pub fn note(
     reads: Vec<Read>,
     start: usize,
 ) {
-    for (i, how) in runs(words) {
+    for (i, how, any) in reads_again(words) {
         let name = words[i].map(file_of);
         for f in notes.analysis.filed.clone() {
-            if !same(f.name.as_deref(), name) {
+            // A place that runs or splits a file matches any file an expansion names; a
+            // word of a program that may read it as code, only the same name (two
+            // expansions are taken for one name).
+            let matched = if any {
+                same(f.name.as_deref(), name)
+            } else {
+                f.name.as_deref().map(normal) == name.map(normal)
+            };
+            if !matched {
                 continue;
             }
             let shown = f.name.as_deref().map_or_else(
                 || "a file an expansion names".to_string(),
                 |n| format!("`{}`", String::from_utf8_lossy(n)),
             );
-            let place = format!(
-                "the file {shown}, which line {} writes a value into and this command reads \
-                 again as a script or as words",
-                f.line
-            );
+            let place = if any {
+                format!(
+                    "the file {shown}, which line {} writes a value into and this command reads \
+                     again as a script or as words",
+                    f.line
+                )
+            } else {
+                format!(
+                    "the file {shown}, which line {} writes a value into and a program this \
+                     command runs is given, which may read it as code (only {} are known to \
+                     read such a file as data)",
+                    f.line, "`cat`, `grep`, `cp`, `mv`, `rm`, `chmod` and the like"
+                )
+            };
             notes.reread(starts[i], place, how, f.reads);
         }
     }
     if reads.is_empty() {
         return;
     }
-    let tee = tee_targets(words)
-        .into_iter()
-        .map(|i| words[i].map(<[u8]>::to_vec));
     let line = notes.line(start);
-    for name in targets.iter().cloned().chain(tee) {
+    for name in written(words, targets) {
         notes.analysis.filed.push(Filed {
-            name: name.map(|n| normal(&n).to_vec()),
+            name,
             line,
             reads: reads.clone(),
         });
     }
+}
+
+/// The files a command writes what it reads into: its redirections' `targets` and `tee`'s
+/// operands, each by its name (`./` dropped; `None` when an expansion makes it).
+pub fn written(words: &[Option<&[u8]>], targets: &[Option<Vec<u8>>]) -> Vec<Option<Vec<u8>>> {
+    let tee = tee_targets(words).into_iter().map(|i| words[i]);
+    targets
+        .iter()
+        .map(|t| t.as_deref())
+        .chain(tee)
+        .map(|n| n.map(|n| normal(n).to_vec()))
+        .collect()
 }
 
 /// What a command substitution's command (`text`, raw) may print of the files a value was
@@ -82,6 +108,16 @@ pub fn named_in(text: &[u8], filed: &[Filed]) -> Vec<Read> {
         }
     }
     out
+}
+
+/// What was written into the file named `name` (`< FILE`), by every write that may have
+/// made it.
+pub fn written_into(name: Option<&[u8]>, filed: &[Filed]) -> Vec<Read> {
+    filed
+        .iter()
+        .filter(|f| same(f.name.as_deref(), name))
+        .flat_map(|f| f.reads.iter().cloned())
+        .collect()
 }
 
 /// The name `w` as a file is matched: `./job.sh` and `job.sh` are one file.
@@ -115,6 +151,97 @@ pub fn tee_targets(words: &[Option<&[u8]>]) -> Vec<usize> {
             Some(b"--") if options => options = false,
             Some(w) if options && w.len() > 1 && w[0] == b'-' => {}
             _ => out.push(i),
+        }
+    }
+    out
+}
+
+/// Programs that read a file named among their words as data only, whatever the options
+/// (checked one by one): a file a value was written into may be named there. Any other
+/// program may read it as code (`python3 f`, `awk -f f`, `sed -f f`, `curl -K f`, `gdb -x f`,
+/// `tar -T f`, whose lines may be options, `make -f f`, `crontab f`), so the rule goes
+/// this way round, as `own::DATA_READERS` does for the standard input.
+const FILE_DATA: &[&[u8]] = &[
+    b"cat",
+    b"tac",
+    b"head",
+    b"tail",
+    b"wc",
+    b"sort",
+    b"uniq",
+    b"cut",
+    b"paste",
+    b"nl",
+    b"fold",
+    b"grep",
+    b"egrep",
+    b"fgrep",
+    b"zgrep",
+    b"md5sum",
+    b"sha1sum",
+    b"sha224sum",
+    b"sha256sum",
+    b"sha384sum",
+    b"sha512sum",
+    b"b2sum",
+    b"cksum",
+    b"base64",
+    b"base32",
+    b"od",
+    b"xxd",
+    b"hexdump",
+    b"strings",
+    b"gzip",
+    b"gunzip",
+    b"zcat",
+    b"bzip2",
+    b"xz",
+    b"zstd",
+    b"iconv",
+    b"cp",
+    b"mv",
+    b"rm",
+    b"ln",
+    b"chmod",
+    b"chown",
+    b"chgrp",
+    b"touch",
+    b"stat",
+    b"ls",
+    b"du",
+    b"file",
+    b"diff",
+    b"cmp",
+    b"comm",
+    b"tee",
+    b"truncate",
+    b"shred",
+    b"test",
+    b"[",
+    b"[[",
+    b"echo",
+    b"printf",
+    b"mosquitto_pub",
+    b"logger",
+];
+
+/// Each word of a command that names a file it may read as more than data, with how, and
+/// whether a file an expansion names matches it: the places `runs` finds (any file), and
+/// every other word of a program not in `FILE_DATA` (the same name only).
+fn reads_again(words: &[Option<&[u8]>]) -> Vec<(usize, Rereading, bool)> {
+    let mut out: Vec<(usize, Rereading, bool)> = runs(words)
+        .into_iter()
+        .map(|(i, how)| (i, how, true))
+        .collect();
+    let chain = programs::chain(words);
+    let program = chain.last().and_then(|&k| words[k]).map(base);
+    if program.is_some_and(|p| FILE_DATA.contains(&p)) {
+        return out;
+    }
+    let from = chain.last().map_or(0, |&k| k + 1);
+    for i in from..words.len() {
+        if !out.iter().any(|&(k, _, _)| k == i) {
+            out.push((i, Rereading::Code, false));
         }
     }
     out
@@ -205,6 +332,29 @@ mod tests {
         ];
         for (w, want) in table {
             let got: Vec<usize> = runs(&words(w)).into_iter().map(|(i, _)| i).collect();
+            assert_eq!(&got, want, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn a_program_not_known_to_read_files_as_data_may_read_any_word_as_code() {
+        let table: &[(&[&str], &[usize])] = &[
+            (&["python3", "p.py"], &[1]),
+            (&["awk", "-f", "a.awk", "x"], &[1, 2, 3]),
+            (&["nice", "curl", "-K", "k"], &[2, 3]),
+            (&["cat", "f"], &[]),
+            (&["cp", "f", "g"], &[]),
+            (&["grep", "-c", "x", "f"], &[]),
+            (&["sudo", "rm", "-f", "f"], &[]),
+            // The shell's script file is `runs`' (any file); its other words, this rule's.
+            (&["sh", "job.sh", "x"], &[1, 2]),
+        ];
+        for (w, want) in table {
+            let mut got: Vec<usize> = reads_again(&words(w))
+                .into_iter()
+                .map(|(i, ..)| i)
+                .collect();
+            got.sort_unstable();
             assert_eq!(&got, want, "{w:?}");
         }
     }

@@ -223,6 +223,16 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
     if matches!(name, b"sed" | b"awk" | b"gawk" | b"mawk") {
         return script_from_input(b"-f").then_some(STDIN);
     }
+    // `curl -K -` reads its options from the input (`output = /etc/…`, `upload-file`).
+    if name == b"curl" {
+        let config = rest.iter().flatten().any(|w| {
+            matches!(*w, b"-K-" | b"--config=-")
+                || w.strip_prefix(b"--config=")
+                    .is_some_and(programs::is_input_path)
+        });
+        return (config || script_from_input(b"-K") || script_from_input(b"--config"))
+            .then_some(STDIN);
+    }
     if DATA_READERS.contains(&name) {
         return None;
     }

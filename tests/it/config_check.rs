@@ -1002,6 +1002,69 @@ actions:
     );
 }
 
+/// The same class, wider: a file written by a here-document that expands a value (the body
+/// read after the line, so also a command later on that line), and a written file given to
+/// a program not known to read it as data only (`python3 FILE`, `awk -f`, `curl -K`, or on
+/// its input: `python3 < FILE`, `curl -K -`). A file handled as data (`cat`, `cp`, `grep`,
+/// `rm`) and a here-document that expands nothing load.
+#[test]
+fn a_value_written_by_a_here_document_or_given_to_a_code_reader_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: heredoc
+    shell: |
+      cat > job.sh <<EOF
+      echo $NAME
+      EOF
+      sh job.sh
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: heredoc same line
+    shell: |
+      tee job.sh > /dev/null <<EOF; sh job.sh
+      echo $NAME
+      EOF
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: python
+    shell: printf '%s\\n' \"$NAME\" > p.py; python3 p.py
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: awk
+    shell: printf '%s\\n' \"$NAME\" > a.awk; awk -f a.awk /etc/hosts
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: stdin
+    shell: printf '%s\\n' \"$NAME\" > p.py; python3 < p.py
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: curl config
+    shell: printf '%s\\n' \"$NAME\" | curl -K - https://example.com
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: data
+    shell: printf '%s\\n' \"$NAME\" > out.txt; cat out.txt; cp out.txt /srv/o; grep -c x out.txt; rm -f out.txt
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: static
+    shell: |
+      cat > job.sh <<EOF
+      echo hello
+      EOF
+      sh job.sh \"$NAME\"
+    arguments: [{name: name, type: ascii_sentence}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the file `job.sh`, which line 1 writes"),
+            ("actions[1].shell", "the file `job.sh`"),
+            (
+                "actions[2].shell",
+                "the file `p.py`, which line 1 writes a value into and a program this command \
+                 runs is given, which may read it as code",
+            ),
+            ("actions[3].shell", "the file `a.awk`"),
+            ("actions[4].shell", "the standard input of"),
+            ("actions[5].shell", "the standard input of"),
+        ],
+        &["actions[6]", "actions[7]"],
+    );
+}
+
 /// A value written into a file that the command then runs or splits (fe30i F01, F14): refused
 /// at load naming the file and the line that wrote it; a value written to one file and another
 /// file run loads.

@@ -39,6 +39,65 @@ const ROWS: &[Row] = &[
         Quoting::Single,
         true,
     ),
+    // Written by a here-document, and read by programs that take code from a file: an
+    // interpreter's script, `awk -f`, GNU `sed -f` (its `e` runs a command), `curl -K` (its
+    // options: `output` writes a file), and an interpreter reading it on its input.
+    (
+        "v={{ v }}\ncat > job.sh <<E\n$v\nE\nsh job.sh",
+        "touch MARK",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "printf '%s\\n' {{ v }} > p.py && python3 p.py",
+        "open('MARK', 'w')",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "printf '%s\\n' {{ v }} > a.awk && awk -f a.awk /dev/null",
+        "BEGIN { system(\"touch MARK\") }",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "printf '%s\\n' {{ v }} > s.sed && echo x | sed -f s.sed",
+        "e touch MARK",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "printf '%s\\n' {{ v }} > k && curl -s -K k file:///etc/hostname",
+        "output = MARK",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "printf '%s\\n' {{ v }} > p.py && python3 < p.py",
+        "open('MARK', 'w')",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "printf '%s\\n' {{ v }} | curl -s -K - file:///etc/hostname",
+        "output = MARK",
+        Quoting::Single,
+        true,
+    ),
+    // The value written and handled as data (`cat`, `cp`, `grep`, `rm`), or a script the
+    // author wrote by a here-document given the value as an argument: accepted, runs nothing.
+    (
+        "printf '%s\\n' {{ v }} > out.txt && cat out.txt && cp out.txt o2 && grep -c x o2; rm -f out.txt",
+        "touch MARK",
+        Quoting::Single,
+        false,
+    ),
+    (
+        "cat > job.sh <<'E'\nprintf '%s\\n' \"$1\"\nE\nsh job.sh {{ v }}",
+        "touch MARK",
+        Quoting::Single,
+        false,
+    ),
     // The value written, another file run: accepted, and it runs nothing.
     (
         "printf '%s\\n' {{ v }} > out.txt && printf 'true\\n' > job.sh && sh job.sh",

@@ -639,11 +639,20 @@ async fn a_backgrounded_child_ends_the_run_250_ms_after_its_leader_and_is_left_r
 #[tokio::test(start_paused = true)]
 async fn shutdown_runs_the_ladder_on_every_running_execution() {
     let rig = Rig::new();
+    // Both launched before any time passes. The history writer is a thread of its own, which
+    // does not hold the paused clock: while the second record went to disk, the clock could
+    // jump to the first run's timeout (a run timed out at 10 s now and then). A blocking
+    // task holds it: tokio does not advance a paused clock while one runs.
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    let hold = tokio::task::spawn_blocking(move || {
+        let _ = wait.recv();
+    });
     let calm = press_on(&rig.engine, "hangs");
     let stubborn = press_on(&rig.engine, "stubborn");
-    // Both launched.
     calm.recorded().await;
     stubborn.recorded().await;
+    let _ = done.send(());
+    hold.await.expect("the hold ends");
     tokio::time::sleep(Duration::from_secs(1)).await;
     rig.engine.shutdown().await;
     calm.wait().await;

@@ -86,6 +86,7 @@ impl Lexer<'_> {
             frame: self.frame,
             at,
             reader: None,
+            writes: Vec::new(),
         });
         Ok(())
     }
@@ -114,6 +115,13 @@ impl Lexer<'_> {
         let mut reads = Word::new(first);
         let mut text: Vec<u8> = Vec::new();
         let result = self.body_lines(h, &mut reads, &mut text);
+        // `cat > job.sh <<E` … `sh job.sh`: the file holds what the body expands.
+        let expanded = reads.reads(false);
+        for &i in &h.writes {
+            if let Some(f) = self.notes.analysis.filed.get_mut(i) {
+                f.reads.clone_from(&expanded);
+            }
+        }
         if let (Ok(()), Some((place, how))) = (&result, h.reader) {
             let plain = h.quoted || !text.iter().any(|c| matches!(c, b'$' | b'`' | b'\\'));
             if place == own::STDIN {

@@ -36,7 +36,7 @@ mod words;
 use super::Stop;
 use super::commands::{Command, Input, Word};
 use super::programs::Stdin;
-use super::reread::{Analysis, DATA_VARIABLES, Lost, Notes, Rereading};
+use super::reread::{Analysis, DATA_VARIABLES, Filed, Lost, Notes, Read, Rereading};
 use super::{Context, Lead, Part, UNSAFE_HINT, parse_placeholder, push_text, refuse};
 
 /// Where the scan stands, for a placeholder found there: `None` at the top level, where a
@@ -86,6 +86,11 @@ struct Heredoc {
     /// The command reads it as code or splits it (`sh <<E`, `xargs rm <<E`): the place and
     /// how, set when the command is complete.
     reader: Option<(&'static str, Rereading)>,
+    /// The files the command writes its input into (`cat > job.sh <<E`, `tee f <<E`), as
+    /// indexes into `Analysis::filed`: entries made when the command is complete, holding
+    /// "what the body expands" until the body is read (a command later on the same line,
+    /// `cat > f <<E; sh f`, is checked before it), then what it does expand.
+    writes: Vec<usize>,
 }
 
 /// Where a placeholder in the word after `>&` stands.
@@ -461,6 +466,24 @@ impl<'a> Lexer<'a> {
                 if h.frame == frame && h.at >= cmd.start && h.reader.is_none() {
                     h.reader = Some(reader);
                 }
+            }
+        }
+        let writes = cmd.written_files();
+        let frame = self.frame;
+        let line = self.notes.line(cmd.start);
+        for h in &mut self.heredocs {
+            if h.frame != frame || h.at < cmd.start || !h.writes.is_empty() {
+                continue;
+            }
+            for name in &writes {
+                h.writes.push(self.notes.analysis.filed.len());
+                self.notes.analysis.filed.push(Filed {
+                    name: name.clone(),
+                    line,
+                    reads: vec![Read::Unknown(
+                        "what a here-document written into it expands".to_string(),
+                    )],
+                });
             }
         }
         *cmd = Command::new(self.pos);
