@@ -8,7 +8,6 @@
 use super::*;
 
 impl Command {
-
     /// The script a shell the command starts runs (`sh -c SCRIPT`, `env -S`): whatever
     /// reaches it is code. A script in plain text is read itself, after the command.
     pub(super) fn scripts(&self, notes: &mut Notes) {
