@@ -209,6 +209,11 @@ pub fn leading_dash(value: &str, dash: Dash) -> Result<(), Broken> {
     if dash == Dash::Refuse && value.starts_with('-') {
         return Err(Broken::LeadingDash);
     }
+    // The same holds for the directories `.` and `..`, wherever the value stands: a word a
+    // program resolves from the directory it works in (`cd`, `workingDirectory`, `tar -C`).
+    if matches!(value, "." | "..") {
+        return Err(Broken::Dots);
+    }
     Ok(())
 }
 

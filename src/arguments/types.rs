@@ -87,6 +87,9 @@ pub enum Broken {
     PatternBudget,
     /// A free-text value starting with `-`, which a program would read as an option.
     LeadingDash,
+    /// A free-text value that is `.` or `..`: a program given it as a word reads the
+    /// directory it works in or the one above.
+    Dots,
     /// `.` or a `..` component in a path the command builds (`/srv/apps/{{ app }}/run.py`).
     PathUp,
     /// An absolute path where it starts a path the command continues (`{{ dir }}/run.sh`).
@@ -158,6 +161,11 @@ impl std::fmt::Display for Broken {
                 "must not start with '-': the command's program would read it as an option of \
                  its own (if the command takes such values after `--`, the action's author may \
                  allow them with `allowLeadingDash: true` on this argument)",
+            ),
+            Broken::Dots => f.write_str(
+                "must not be `.` or `..`: a program given it reads the directory it works in or \
+                 the one above it (`cd /srv/cache && find {{ … }} -delete`, `tar -C /srv \
+                 {{ … }}`), not one inside it",
             ),
             Broken::PathUp => f.write_str(
                 "must not be `.` or hold a `..` path component: the command puts it in a path \

@@ -156,14 +156,12 @@ fn render_entity_choices(action: &mut Action, entities: &EntitySet) {
                 let value = render_for(&choice.value, instance);
                 // A start refuses it (`arguments::settle`); said once per load, where the
                 // author can see which instance of which file it is.
-                if arguments::leading_dash(&value, argument.dash).is_err()
+                if let Err(why) = arguments::leading_dash(&value, argument.dash)
                     && seen.insert(value.clone())
                 {
                     warn!(
                         "action {}: argument {:?} offers {value:?} from instance {:?} of entity \
-                         type {kind:?}, and a start refuses it: it starts with `-`, which the \
-                         program would read as an option (set `allowLeadingDash: true` on the \
-                         argument if that is meant)",
+                         type {kind:?}, and a start refuses it: it {why}",
                         action.id, argument.name, instance.key
                     );
                     argument.choices.push(Choice {
@@ -226,14 +224,23 @@ fn leading_field(action: &Action, instance: &Instance, file: &str) -> Option<Pro
             return None;
         };
         let value = instance.field(field)?;
-        arguments::leading_dash(&value, action.entity_dash).err()?;
-        Some(Problem {
-            path: format!("{file}, instance {:?}", instance.key),
-            message: format!(
+        let why = arguments::leading_dash(&value, action.entity_dash).err()?;
+        let message = if why == arguments::Broken::Dots {
+            format!(
+                "its field {field:?} is {value:?}, and {p} starts an argument of the command, \
+                 where a program reads it as the directory it works in or the one above \
+                 (`tar -C /srv/sites {{{{ … }}}}` would take every site, or their parent)"
+            )
+        } else {
+            format!(
                 "its field {field:?} is {value:?}, which starts with `-`, and {p} starts an \
                  argument of the command, where the program would read it as an option; set \
                  `allowLeadingDash: true` on the action if that is meant"
-            ),
+            )
+        };
+        Some(Problem {
+            path: format!("{file}, instance {:?}", instance.key),
+            message,
         })
     })
 }

@@ -653,9 +653,15 @@ impl Command {
                 continue;
             }
             match w.value() {
-                Some(v) if reads => notes
-                    .analysis
-                    .write_from(v, vec![Read::Unknown(format!("what `{shown}` reads"))]),
+                Some(v) if reads => {
+                    let read = vec![Read::Unknown(format!("what `{shown}` reads"))];
+                    // Once the command wrote a value where it may read it (`printf … | read
+                    // -r LANG`); a read of the author's own file is the author's.
+                    if notes.analysis.spilled.is_some() {
+                        notes.exported_write(w.start, v, read.clone());
+                    }
+                    notes.analysis.write_from(v, read);
+                }
                 Some(_) => {}
                 None => {
                     notes.analysis.written_unknown = true;
@@ -688,10 +694,14 @@ impl Command {
             let glued_v = w.unquoted.starts_with(b"-v");
             if after_v {
                 match w.value() {
-                    Some(v) => notes.analysis.write_from(
-                        v,
-                        vec![Read::Unknown("what `printf -v` writes".to_string())],
-                    ),
+                    Some(v) => {
+                        let printed = self.args[i + 1..].iter().flat_map(|w| w.reads(false));
+                        notes.exported_write(w.start, v, printed.collect());
+                        notes.analysis.write_from(
+                            v,
+                            vec![Read::Unknown("what `printf -v` writes".to_string())],
+                        );
+                    }
                     None => notes.analysis.written_unknown = true,
                 }
             }

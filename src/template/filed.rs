@@ -35,7 +35,11 @@ pub fn note(
             let matched = if any {
                 same(f.name.as_deref(), name)
             } else {
-                f.name.as_deref().map(normal) == name.map(normal)
+                match (f.name.as_deref(), words[i]) {
+                    (Some(file), Some(word)) => mentions(word, file),
+                    (None, None) => true,
+                    _ => false,
+                }
             };
             if !matched {
                 continue;
@@ -61,10 +65,20 @@ pub fn note(
             notes.reread(starts[i], place, how, f.reads);
         }
     }
+    let line = notes.line(start);
+    // `cp job.sh run.sh`, `mv`, `ln`, `install`: the copy holds what the file held.
+    let copied = copies(words, &notes.analysis.filed);
+    notes
+        .analysis
+        .filed
+        .extend(
+            copied
+                .into_iter()
+                .map(|(name, reads)| Filed { name, line, reads }),
+        );
     if reads.is_empty() {
         return;
     }
-    let line = notes.line(start);
     for name in written(words, targets) {
         notes.analysis.filed.push(Filed {
             name,
@@ -91,16 +105,10 @@ pub fn written(words: &[Option<&[u8]>], targets: &[Option<Vec<u8>>]) -> Vec<Opti
 /// ./f)`, `$(head -n1 f)`), and of every file an expansion named when it expands anything
 /// itself. Its output is then that value again, perhaps changed (`tr _ - < f`).
 pub fn named_in(text: &[u8], filed: &[Filed]) -> Vec<Read> {
-    let separator = |c: &u8| c.is_ascii_whitespace() || b"<>|;&()'\"`".contains(c);
-    let words: Vec<&[u8]> = text
-        .split(separator)
-        .filter(|w| !w.is_empty())
-        .map(normal)
-        .collect();
     let mut out = Vec::new();
     for f in filed {
         let named = match f.name.as_deref() {
-            Some(name) => words.contains(&normal(name)),
+            Some(name) => mentions(text, name),
             None => text.contains(&b'$'),
         };
         if named {
@@ -108,6 +116,16 @@ pub fn named_in(text: &[u8], filed: &[Filed]) -> Vec<Read> {
         }
     }
     out
+}
+
+/// Whether `text` names the file `name` as one of its words (split at blanks, quotes and the
+/// shell's operators): `cat f`, `< ./f`, sqlite3's `.read f`, `--config=f` too.
+fn mentions(text: &[u8], name: &[u8]) -> bool {
+    let separator = |c: &u8| c.is_ascii_whitespace() || b"<>|;&()'\"`=".contains(c);
+    let name = normal(name);
+    text.split(separator)
+        .filter(|w| !w.is_empty())
+        .any(|w| normal(w) == name)
 }
 
 /// What was written into the file named `name` (`< FILE`), by every write that may have
@@ -118,6 +136,51 @@ pub fn written_into(name: Option<&[u8]>, filed: &[Filed]) -> Vec<Read> {
         .filter(|f| same(f.name.as_deref(), name))
         .flat_map(|f| f.reads.iter().cloned())
         .collect()
+}
+
+/// The files `cp`, `mv`, `ln` or `install` (behind any wrapper) makes from files a value was
+/// written into: its last operand, and that operand joined with each source's name (it may
+/// be a directory), each with what its source holds.
+fn copies(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<(Option<Vec<u8>>, Vec<Read>)> {
+    let chain = programs::chain(words);
+    let Some(&at) = chain.last() else {
+        return Vec::new();
+    };
+    if !words[at]
+        .map(base)
+        .is_some_and(|p| [&b"cp"[..], b"mv", b"ln", b"install"].contains(&p))
+    {
+        return Vec::new();
+    }
+    let operands: Vec<Option<&[u8]>> = words[at + 1..]
+        .iter()
+        .copied()
+        .filter(|w| w.is_none_or(|w| !w.starts_with(b"-")))
+        .collect();
+    let Some((&dest, sources)) = operands.split_last() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for &source in sources {
+        let reads: Vec<Read> = written_into(source, filed);
+        if reads.is_empty() {
+            continue;
+        }
+        let joined = match (dest, source) {
+            (Some(d), Some(s)) => {
+                let mut j = d.to_vec();
+                if !j.ends_with(b"/") {
+                    j.push(b'/');
+                }
+                j.extend_from_slice(base(s));
+                Some(normal(&j).to_vec())
+            }
+            _ => None,
+        };
+        out.push((dest.map(|d| normal(d).to_vec()), reads.clone()));
+        out.push((joined, reads));
+    }
+    out
 }
 
 /// The name `w` as a file is matched: `./job.sh` and `job.sh` are one file.
@@ -235,7 +298,9 @@ fn reads_again(words: &[Option<&[u8]>]) -> Vec<(usize, Rereading, bool)> {
         .collect();
     let chain = programs::chain(words);
     let program = chain.last().and_then(|&k| words[k]).map(base);
-    if program.is_some_and(|p| FILE_DATA.contains(&p)) {
+    // A shell's words are its script file (`runs`) and its `-c` script, which is read as a
+    // script of its own, the files written before it known there.
+    if program.is_some_and(|p| FILE_DATA.contains(&p) || programs::SHELLS.contains(&p)) {
         return out;
     }
     let from = chain.last().map_or(0, |&k| k + 1);
@@ -346,8 +411,9 @@ mod tests {
             (&["cp", "f", "g"], &[]),
             (&["grep", "-c", "x", "f"], &[]),
             (&["sudo", "rm", "-f", "f"], &[]),
-            // The shell's script file is `runs`' (any file); its other words, this rule's.
-            (&["sh", "job.sh", "x"], &[1, 2]),
+            // A shell's script file is `runs`' (any file); its `-c` script is read itself.
+            (&["sh", "job.sh", "x"], &[1]),
+            (&["sh", "-c", ". ./f"], &[]),
         ];
         for (w, want) in table {
             let mut got: Vec<usize> = reads_again(&words(w))

@@ -43,6 +43,10 @@ pub struct Values {
 impl Values {
     /// Whether a read of argument `a` is safe where it is read as `how`.
     fn safe(&self, a: &str, how: Rereading) -> bool {
+        // A number picks processes as surely as a name: only the author's own choices.
+        if how == Rereading::Signal {
+            return self.chosen.contains(a);
+        }
         self.int.contains(a)
             || (matches!(how, Rereading::Program | Rereading::Operand) && self.chosen.contains(a))
             || (how == Rereading::Operand && self.no_program.contains(a))
@@ -78,7 +82,7 @@ pub enum Refusal {
 pub enum Reaches {
     /// A placeholder stands there.
     Placeholder(Placeholder),
-    /// A variable holding an argument that is not `type: int`.
+    /// A variable holding an argument whose type does not make it safe there.
     Variable { name: String, argument: String },
     /// A variable that may hold a value the command received.
     MayHold(String),
@@ -93,10 +97,9 @@ impl std::fmt::Display for Reaches {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Reaches::Placeholder(p) => write!(f, "{p} reaches it"),
-            Reaches::Variable { name, argument } => write!(
-                f,
-                "${name} holds argument {argument:?}, which is not `type: int`, and reaches it"
-            ),
+            Reaches::Variable { name, argument } => {
+                write!(f, "${name} holds argument {argument:?}, and reaches it")
+            }
             Reaches::MayHold(v) => {
                 write!(
                     f,

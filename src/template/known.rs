@@ -152,7 +152,17 @@ const NOT_WRAPPERS: &[&[u8]] = &[
 
 /// `docker` and `podman` run a program for these subcommands (`docker run IMAGE PROG`,
 /// `docker exec C PROG`, `docker compose run SVC PROG`); with any other they do not.
-const CONTAINER_RUNS: &[&[u8]] = &[b"run", b"exec", b"create", b"compose", b"container"];
+const CONTAINER_RUNS: &[&[u8]] = &[
+    b"run",
+    b"exec",
+    b"create",
+    b"compose",
+    b"container",
+    // `podman unshare CMD`, `docker debug C CMD`, `docker service create IMAGE CMD`.
+    b"unshare",
+    b"debug",
+    b"service",
+];
 
 /// The directories packages install programs into. A program named by a path there is a
 /// tool like any other, known by its name (`/usr/bin/chrt` is `chrt`); named by a path
@@ -203,6 +213,17 @@ fn interpreter(name: &[u8]) -> bool {
     .contains(&stem)
 }
 
+/// Whether the model reads the program `name` by its name wherever it lives: the programs
+/// `known` has rules of its own for (an interpreter's script, a container tool's
+/// subcommand, …), not the plain list.
+fn by_name(name: &[u8]) -> bool {
+    interpreter(name)
+        || matches!(
+            name,
+            b"docker" | b"podman" | b"parallel" | b"find" | b"git" | b"ip"
+        )
+}
+
 /// The last path segment: `/usr/bin/env` is `env`.
 fn base(w: &[u8]) -> &[u8] {
     w.rsplit(|&c| c == b'/').next().unwrap_or(w)
@@ -220,7 +241,10 @@ fn known(words: &[Option<&[u8]>], i: usize) -> bool {
         _ => w,
     };
     if w.contains(&b'/') {
-        if own(w) {
+        // The author's own program, unless its name is one the model reads by its name
+        // wherever it lives: an interpreter in a venv (`/opt/app/venv/bin/python -m
+        // {{ module }}`), `docker` installed under /usr/local/bin.
+        if own(w) && !by_name(base(w)) {
             return true;
         }
         // Known by its name only where packages put programs people run (`/usr/bin/curl`),
@@ -228,7 +252,7 @@ fn known(words: &[Option<&[u8]>], i: usize) -> bool {
         let direct = SYSTEM_DIRS
             .iter()
             .any(|d| w.strip_prefix(*d).is_some_and(|n| !n.contains(&b'/')));
-        if !direct {
+        if !direct && !own(w) {
             return false;
         }
     }
@@ -244,9 +268,14 @@ fn known(words: &[Option<&[u8]>], i: usize) -> bool {
     }
     match name {
         b"docker" | b"podman" => {
-            // The first word that is no option is the subcommand.
+            // The first word that is no option is the subcommand, unless a global option
+            // took it as its value (`docker --context nas exec …`, `-H sock run …`): no
+            // word may be one that runs a program.
             let sub = rest.iter().find(|w| w.is_none_or(|w| !w.starts_with(b"-")));
             sub.is_some_and(|s| s.is_some_and(|s| !CONTAINER_RUNS.contains(&s)))
+                && !rest
+                    .iter()
+                    .any(|w| w.is_some_and(|w| CONTAINER_RUNS.contains(&w)))
         }
         // `ip netns exec NS PROG`, `ip vrf exec NAME PROG`: the object in plain text and no
         // `exec` among the plain words (a value in the object's words is data).

@@ -231,7 +231,7 @@ impl Template {
 /// (`reread`): the places bash reads a value again, the variables the command writes, where
 /// the model stopped. The scripts of shells the command starts (`sh -c '…'`) are read too.
 pub fn read_shell(text: &str) -> Result<(Template, Analysis), TemplateError> {
-    let (template, mut analysis) = read_shell_at(text, 0)?;
+    let (template, mut analysis) = read_shell_at(text, 0, Vec::new())?;
     analysis.trace_prompt(line_of(text, reread::TRACE_PROMPT));
     Ok((template, analysis))
 }
@@ -246,8 +246,14 @@ fn line_of(text: &str, word: &str) -> usize {
 /// How deep scripts inside scripts are read (`sh -c 'bash -c …'`).
 const MAX_SCRIPT_DEPTH: u32 = 4;
 
-fn read_shell_at(text: &str, depth: u32) -> Result<(Template, Analysis), TemplateError> {
-    let reading = lexer::compile(text)?;
+/// `filed`: the files an outer command wrote a value into before it ran this script (`sh -c
+/// '. ./job.sh'` runs one).
+fn read_shell_at(
+    text: &str,
+    depth: u32,
+    filed: Vec<reread::Filed>,
+) -> Result<(Template, Analysis), TemplateError> {
+    let reading = lexer::compile(text, filed)?;
     let mut analysis = reading.analysis;
     for (at, script, place) in reading.scripts {
         let line = text.as_bytes()[..at]
@@ -440,9 +446,14 @@ fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize
     let Ok(text) = std::str::from_utf8(script) else {
         return unknown("a script that is no UTF-8 text".to_string());
     };
-    match read_shell_at(text, depth + 1) {
+    let outer = analysis.filed.len();
+    match read_shell_at(text, depth + 1, analysis.filed.clone()) {
         Err(_) => unknown("a script actiond cannot read".to_string()),
         Ok((_, inner)) => {
+            // What the script writes into files, for the outer commands after it.
+            analysis
+                .filed
+                .extend(inner.filed.iter().skip(outer).cloned());
             if let Some(lost) = &inner.lost {
                 unknown(format!("what follows {} in it", lost.why));
             }

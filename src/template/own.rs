@@ -28,6 +28,8 @@ pub const DEBUGGER: &str = "a debugger's command (`gdb -ex`, `lldb -o`), which r
 pub const FOUND_PROGRAM: &str = "a test of `find` whose matches `-exec {}` runs as the \
                                  program: the value picks what runs; name the program and \
                                  pass the found path as its argument (`-exec prog {} ;`)";
+pub const SIGNALLED: &str = "the processes `kill`, `pkill`, `pgrep` or `killall` picks (its \
+                             words after its name)";
 /// The place of a value on the input of a program that may read it as its own commands.
 pub const STDIN: &str = "the standard input of a program not known to read it as data (an \
                          interpreter with no script reads its program there, `sqlite3` its \
@@ -189,6 +191,14 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]]) -> Vec<Found> {
         b"sqlite3" | b"sqlite" => at(sqlite(values, i), SQLITE),
         b"gdb" | b"lldb" => at(debugger(values, i), DEBUGGER),
         b"git" => super::own_git::words(values, texts, i),
+        // Every word after the program: its process ids, patterns and names (an option's
+        // value too: `kill -s`, `pkill -u`, which a choice serves as well).
+        b"kill" | b"pkill" | b"pgrep" | b"killall" | b"skill" | b"snice" => (i + 1..values.len())
+            .map(|j| Found {
+                how: Rereading::Signal,
+                ..code(j, SIGNALLED)
+            })
+            .collect(),
         b"find" => find(values, i)
             .into_iter()
             .map(|j| Found {

@@ -473,6 +473,8 @@ const WRAPPERS: &[Wrapper] = &[
         0,
     ),
     (b"doas", b"uC", &[], 0),
+    // `sshpass -f FILE ssh HOST CMD`: the password's source, then the program.
+    (b"sshpass", b"fdpP", &[], 0),
     (b"chroot", b"", &[], 1),
     (b"flock", b"wE", &[b"--timeout", b"--conflict-exit-code"], 1),
     (

@@ -51,6 +51,9 @@ pub enum Rereading {
     /// As the trace prompt (`PS4`), which the shells expand for a line `set -x` traces:
     /// `$( )` in it runs.
     Prompt,
+    /// As the processes a signal goes to (`kill`'s process ids, `pkill`'s pattern): a
+    /// number or a name picks them, and `-1` or `.` picks every one.
+    Signal,
 }
 
 impl Rereading {
@@ -92,6 +95,11 @@ impl Rereading {
                 "the shells expand for a line `set -x` (or `sh -x`) traces, running `$( )` in \
                  it (bash for every line, dash and busybox ash in a function's body; bash \
                  imports `PS4` from the environment too, unless it runs as root)"
+            }
+            Rereading::Signal => {
+                "picks the processes that get a signal: the process id `-1` is every process \
+                 the service may signal and `0` its own group, and a pattern such as `.` \
+                 matches every name, whatever the type (`int` too)"
             }
         }
     }
@@ -144,6 +152,11 @@ impl Rereading {
                 "write `PS4` out in the command (`PS4='+ '`) with no value in it, and print \
                  the value as data where the trace should show it (`printf '%s\\n' \
                  \"$ACTIOND_ARG_NAME\" >&2`)"
+            }
+            Rereading::Signal => {
+                "give the argument `choices:` (the processes or services you mean), name the \
+                 process in the command (`pkill -x -- kodi`), or stop a service by its unit \
+                 (`systemctl stop {{ unit }}` with choices)"
             }
         }
     }
@@ -463,6 +476,22 @@ impl<'a> Notes<'a> {
     }
 
     /// Notes a place at `at` that reads `reads` again (nothing when it reads nothing).
+    /// A write of `name` by other means than an assignment word (`for NAME in …`, `read
+    /// NAME`, `printf -v NAME`): where the name stays exported (one the shell got from its
+    /// environment, or any after `set -a`), what it holds reaches every program the command
+    /// starts, as with `export NAME=…` (`commands::environment` weighs assignment words).
+    pub fn exported_write(&mut self, at: usize, name: &[u8], reads: Vec<Read>) {
+        if self.analysis.allexport || super::inherited::inherited(name) {
+            let shown = String::from_utf8_lossy(name);
+            self.reread(
+                at,
+                format!("the environment variable `{shown}` of what the command starts"),
+                Rereading::Environment,
+                reads,
+            );
+        }
+    }
+
     pub fn reread(
         &mut self,
         at: usize,

@@ -1065,6 +1065,99 @@ actions:
     );
 }
 
+/// The eleventh attack's (fe30k) configs, each accepted before: a global option of `docker`
+/// that hid `exec` (F2), an interpreter or `docker` named by a path outside the system's
+/// directories (F5), `sshpass` in front of `ssh` (F9), the processes `kill` and `pkill` pick
+/// (F3: `-1` and `.` are every one, `int` or not), a copy of a written file run (F6),
+/// sqlite3's `.read FILE` and `sh -s < FILE` of a written file (F1), and an inherited variable
+/// set by `for`, `read` or `printf -v`. Each refused at its path; the forms next to them
+/// load: the author's script behind the venv's interpreter, `docker logs`, a script of one's
+/// own, `pkill` of a choice, a `for` over the author's words.
+#[test]
+fn the_eleventh_attacks_configs_are_refused_and_their_neighbours_load() {
+    let yaml = "\
+actions:
+  - title: docker context
+    shell: docker --context nas exec web {{ task }}
+    arguments: [{name: task, type: ascii_identifier}]
+  - title: venv module
+    shell: /opt/app/venv/bin/python -m {{ module }}
+    arguments: [{name: module, type: ascii_identifier}]
+  - title: local docker
+    exec: [/usr/local/bin/docker, exec, web, '{{ task }}']
+    arguments: [{name: task, type: ascii_identifier}]
+  - title: sshpass
+    shell: sshpass -f /etc/nas.pw ssh admin@nas /usr/local/bin/mail-report {{ to }}
+    arguments: [{name: to, type: email}]
+  - title: kill
+    shell: kill -9 {{ pid }}
+    arguments: [{name: pid, type: int}]
+  - title: pkill
+    shell: pkill {{ name }}
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: copy run
+    shell: |
+      printf '%s\\n' \"$V\" > /tmp/j.sh
+      cp /tmp/j.sh /tmp/run.sh
+      sh /tmp/run.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: sqlite read
+    shell: printf '%s\\n' \"$V\" > /tmp/q.sql; sqlite3 /srv/n.db \".read /tmp/q.sql\"
+    arguments: [{name: v, type: url}]
+  - title: sh stdin
+    shell: printf '%s\\n' \"$V\" > /tmp/j.sh; sh -s < /tmp/j.sh
+    arguments: [{name: v, type: url}]
+  - title: for TZ
+    shell: for TZ in \"$V\"; do date; done
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: venv script
+    shell: /opt/app/venv/bin/python /opt/app/manage.py {{ task }}
+    arguments: [{name: task, type: ascii_identifier}]
+  - title: docker logs
+    shell: /usr/local/bin/docker logs --tail 50 {{ task }}
+    arguments: [{name: task, type: ascii_identifier}]
+  - title: own script
+    shell: /usr/local/bin/backup.sh {{ task }}
+    arguments: [{name: task, type: ascii_identifier}]
+  - title: pkill choice
+    shell: pkill -x {{ name }}
+    arguments: [{name: name, choices: [{value: kodi}, {value: firefox}]}]
+  - title: for words
+    shell: for HOST in a b; do ping -c1 \"$HOST\"; done; echo \"$V\"
+    arguments: [{name: v, type: ascii_identifier}]
+";
+    let unknown = "a program actiond does not know";
+    let signalled = "the processes `kill`, `pkill`, `pgrep` or `killall` picks";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", unknown),
+            ("actions[1].shell", unknown),
+            ("actions[2].exec", unknown),
+            (
+                "actions[3].shell",
+                "the command `ssh` runs on the other host",
+            ),
+            ("actions[4].shell", signalled),
+            ("actions[5].shell", signalled),
+            ("actions[6].shell", "the file `/tmp/run.sh`"),
+            ("actions[7].shell", "the file `/tmp/q.sql`"),
+            (
+                "actions[8].shell",
+                "the script a shell reads from its standard input",
+            ),
+            ("actions[9].shell", "the environment variable `TZ`"),
+        ],
+        &[
+            "actions[10]",
+            "actions[11]",
+            "actions[12]",
+            "actions[13]",
+            "actions[14]",
+        ],
+    );
+}
+
 /// A value written into a file that the command then runs or splits (fe30i F01, F14): refused
 /// at load naming the file and the line that wrote it; a value written to one file and another
 /// file run loads.

@@ -29,11 +29,12 @@ fn a_copy_of_an_entity_value_starting_with_a_dash_is_no_option() {
     let config = json!({
         "entities": [{"file": hosts.to_str().unwrap(), "name": "host"}],
         "actions": [
-            action("copy", "dir={{ .CurrentEntity.name }}; echo \"$dir\""),
-            action("quoted", "dir=\"{{ .CurrentEntity.name }}\"; x=$dir; echo \"${x}\""),
+            // (`printf`, not `echo`: echo's options only change what it prints.)
+            action("copy", "dir={{ .CurrentEntity.name }}; printf '%s\\n' \"$dir\""),
+            action("quoted", "dir=\"{{ .CurrentEntity.name }}\"; x=$dir; printf '%s\\n' \"${x}\""),
             action("set", "d={{ .CurrentEntity.name }}; set -- \"$d\"; printf '%s\\n' \"$1\""),
             action("after", "d={{ .CurrentEntity.name }}; printf '%s\\n' -- \"$d\" | tail -n 1"),
-            action("strip", "d=x{{ .CurrentEntity.name }}; echo \"${d#x}\""),
+            action("strip", "d=x{{ .CurrentEntity.name }}; printf '%s\\n' \"${d#x}\""),
         ],
     });
     let server = Server::start(config);
@@ -209,4 +210,80 @@ fn an_argument_value_that_climbs_out_of_a_path_is_refused_at_the_press() {
             "{id} {args}: {message}"
         );
     }
+}
+
+/// A value or an entity field that is a whole word `.` or `..` names the directory a
+/// program works in or the one above (fe30k F4, F8): `cd …/apps && find {{ app }} -delete`
+/// with `..` deleted a sibling's files, `tar -C …/sites {{ .CurrentEntity.name }}` archived
+/// the parent. Now the press is refused (an argument, through its variable too) and the
+/// instance disabled (a field), naming why; the same commands with a name inside run, and
+/// the sibling's file is still there.
+#[test]
+fn a_value_or_field_that_is_dot_or_dot_dot_is_refused() {
+    let files = TempDir::new();
+    let root = files.path();
+    for f in ["apps/web/old.tmp", "other/IMPORTANT"] {
+        let path = root.join(f);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, "x").expect("write");
+    }
+    let sites = root.join("sites.yaml");
+    std::fs::write(
+        &sites,
+        "- {key: web, name: web}\n- {key: up, name: \"..\"}\n",
+    )
+    .expect("write sites");
+    let apps = root.join("apps");
+    let apps = apps.to_str().expect("utf-8 temp dir");
+    let ident = json!([{"name": "app", "type": "ascii_identifier"}]);
+    let config = json!({
+        "entities": [{"file": sites.to_str().unwrap(), "name": "site"}],
+        "actions": [
+            {"id": "clear", "title": "clear",
+             "shell": format!("cd {apps} && find {{{{ app }}}} -mindepth 1 -delete"),
+             "arguments": ident},
+            {"id": "clearvar", "title": "clear by variable",
+             "shell": format!("cd {apps} && find \"$APP\" -mindepth 1 -delete"),
+             "arguments": ident},
+            {"id": "list", "title": "list {{ .CurrentEntity.name }}", "entity": "site",
+             "shell": format!("ls -A {apps}/ {{{{ .CurrentEntity.name }}}}")},
+        ],
+    });
+    let server = Server::start(config);
+    let run = |id: &str, args: Value| {
+        server.call(
+            "StartActionAndWait",
+            json!({"actionId": id, "arguments": args}),
+        )
+    };
+    for id in ["clear", "clearvar"] {
+        for value in ["..", "."] {
+            let (status, reply) = run(id, json!([{"name": "app", "value": value}]));
+            let message = reply["message"].as_str().unwrap_or_default();
+            assert_eq!(status, 400, "{id} {value} ran: {reply}");
+            assert!(
+                message.contains("argument \"app\"") && message.contains("must not be `.` or `..`"),
+                "{id} {value}: {message}"
+            );
+        }
+    }
+    assert!(
+        root.join("other/IMPORTANT").exists(),
+        "the sibling's file is gone"
+    );
+    let (status, reply) = run("clear", json!([{"name": "app", "value": "web"}]));
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        !root.join("apps/web/old.tmp").exists(),
+        "web was not cleared"
+    );
+    let (status, reply) = run("list-web", json!([]));
+    assert_eq!(status, 200, "list-web did not run: {reply}");
+    let (status, reply) = run("list-up", json!([]));
+    let message = reply["message"].as_str().unwrap_or_default();
+    assert_ne!(status, 200, "list-up ran: {reply}");
+    assert!(
+        message.contains("sites.yaml") && message.contains("the one above"),
+        "list-up: {message}"
+    );
 }

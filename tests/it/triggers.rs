@@ -306,10 +306,14 @@ fn file_details_come_from_the_trigger_alone() {
         .log_contains("fileCreatedInDir of upload: watching")));
     std::fs::write(inbox.path().join("photo.jpg"), "x").unwrap();
     let want = format!("[{dir}/photo.jpg]");
+    // Finished, not only printed: a restart while it still runs is blocked (maxConcurrent 1),
+    // which under load it was now and then.
     let triggered = || {
-        entries_of(&server, "upload")
-            .into_iter()
-            .find(|e| e["stdout"] == want.as_str() && e["user"] == "fileindir")
+        entries_of(&server, "upload").into_iter().find(|e| {
+            e["stdout"] == want.as_str()
+                && e["user"] == "fileindir"
+                && e["executionFinished"] == true
+        })
     };
     assert!(wait_until(SOON, || triggered().is_some()));
     let id = triggered().unwrap()["executionTrackingId"].clone();

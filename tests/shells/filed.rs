@@ -84,6 +84,26 @@ const ROWS: &[Row] = &[
         Quoting::Single,
         true,
     ),
+    // The eleventh attack (fe30k F1, F6): a shell reading the file on its input, sqlite3's
+    // `.read` of it (its `.shell` runs a command), and a copy of it run.
+    (
+        "printf '%s\\n' {{ v }} > j.sh && sh -s < j.sh",
+        "touch MARK",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "printf '%s\\n' {{ v }} > q.sql && sqlite3 :memory: '.read q.sql'",
+        ".shell touch MARK",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "printf '%s\\n' {{ v }} > j.sh && cp j.sh run.sh && sh run.sh",
+        "touch MARK",
+        Quoting::Single,
+        true,
+    ),
     // The value written and handled as data (`cat`, `cp`, `grep`, `rm`), or a script the
     // author wrote by a here-document given the value as an argument: accepted, runs nothing.
     (

@@ -613,7 +613,7 @@ fn refusals_word_for_word() {
                 rereading: how,
             },
             format!(
-                "$A holds argument \"a\", which is not `type: int`, and reaches it: `let` \
+                "$A holds argument \"a\", and reaches it: `let` \
                  (line 1), which {}: {}",
                 how.does(),
                 how.hint()

@@ -255,6 +255,7 @@ impl Lexer<'_> {
             return Err(self.lost("a `for` without its name"));
         }
         let name = self.word(nest, false)?;
+        let at = name.start;
         let Some(name) = name.literal.filter(|n| is_name(n)) else {
             return Err(self.lost("a `for` whose name is no plain name"));
         };
@@ -293,6 +294,7 @@ impl Lexer<'_> {
             }
             self.skip_linebreaks()?;
         }
+        self.notes.exported_write(at, &name, reads.clone());
         self.notes.analysis.write_from(&name, reads);
         if !self.at_word(b"do") {
             return Err(self.lost("a `for` loop actiond does not follow"));

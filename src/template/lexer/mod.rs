@@ -128,7 +128,9 @@ pub(super) struct Reading {
 
 /// Reads a `shell:` command: its text and placeholders with their contexts, and what the
 /// model noted on the way (`reread`).
-pub(super) fn compile(text: &str) -> Result<Reading, TemplateError> {
+/// `filed`: the files a value was written into before this text runs (an outer command's,
+/// for the script of its `sh -c`).
+pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, TemplateError> {
     if split_braces(text.as_bytes()) {
         return Err(refuse(format!(
             "a line continuation (a backslash at the end of a line) splits a `{{{{`, which the \
@@ -150,6 +152,7 @@ pub(super) fn compile(text: &str) -> Result<Reading, TemplateError> {
         splitting: false,
         notes: Notes::new(text.as_bytes()),
     };
+    lx.notes.analysis.filed = filed;
     match lx.code(End::Eof, None, false) {
         Ok(_) => {}
         Err(Stop::Refused(message)) => return Err(refuse(message)),
