@@ -177,7 +177,9 @@ pub fn describe(setting: Option<&str>, user: Option<&RunAs>) -> String {
         (None, Some(name)) => format!("actions run as actiond's own user, {name} ({KEY})"),
         (None, None) => format!(
             "actions run as actiond's own user (uid {}): no {KEY}, so they can reach \
-             everything actiond can",
+             everything actiond can, its config too (they run in its directory unless an \
+             action sets `workingDirectory`: a file a command writes there, such as a \
+             download, may replace config.yaml, which actiond then loads)",
             nix::unistd::geteuid()
         ),
     }
