@@ -30,6 +30,9 @@ pub const FOUND_PROGRAM: &str = "a test of `find` whose matches `-exec {}` runs 
                                  pass the found path as its argument (`-exec prog {} ;`)";
 pub const SIGNALLED: &str = "the processes `kill`, `pkill`, `pgrep` or `killall` picks (its \
                              words after its name)";
+pub const JQ: &str = "the filter of `jq`, a program of its own (`env` and `$ENV` print the \
+                      run's environment, `input_filename` and `$__loc__` what it reads): pass \
+                      the value as data, `jq --arg v {{ v }} '.[$v]'`";
 /// The place of a value on the input of a program that may read it as its own commands.
 pub const STDIN: &str = "the standard input of a program not known to read it as data (an \
                          interpreter with no script reads its program there, `sqlite3` its \
@@ -190,6 +193,7 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]]) -> Vec<Found> {
         b"sed" | b"gsed" => at(sed(values, i), SED),
         b"sqlite3" | b"sqlite" => at(sqlite(values, i), SQLITE),
         b"gdb" | b"lldb" => at(debugger(values, i), DEBUGGER),
+        b"jq" | b"gojq" | b"yq" => at(jq_filter(values, i).into_iter().collect(), JQ),
         b"git" => super::own_git::words(values, texts, i),
         // Every word after the program: its process ids, patterns and names (an option's
         // value too: `kill -s`, `pkill -u`, which a choice serves as well).
@@ -387,6 +391,25 @@ impl Dashes for [u8] {
         let n = self.iter().take_while(|&&c| c == b'-').count();
         &self[n..]
     }
+}
+
+/// The filter of `jq` (and its kin): its first operand, unless `-f`/`--from-file` reads it
+/// from a file (whose name is then that operand: the file is the author's). The options that
+/// take words are skipped with them (`--arg NAME VALUE`: the value is data there).
+fn jq_filter(words: &[Option<&[u8]>], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    while j < words.len() {
+        let Some(w) = words[j] else { return Some(j) };
+        match w {
+            b"--arg" | b"--argjson" | b"--slurpfile" | b"--rawfile" => j += 3,
+            b"-L" | b"--indent" => j += 2,
+            b"-f" | b"--from-file" => return None,
+            b"--" => return Some(j + 1).filter(|&k| k < words.len()),
+            w if w.starts_with(b"-") => j += 1,
+            _ => return Some(j),
+        }
+    }
+    None
 }
 
 /// The commands of `gdb -ex`/`-iex`/`--eval-command` and `lldb -o`/`-O`/`-k`.

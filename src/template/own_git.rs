@@ -54,7 +54,12 @@ const DATA_PREFIXES: &[&[u8]] = &[b"color.", b"advice.", b"branch.", b"i18n."];
 
 fn is_data_key(key: &[u8]) -> bool {
     let key = key.to_ascii_lowercase();
-    // `branch.NAME.merge` is data; `branch.NAME.*` never names a command.
+    // `branch.NAME.merge` is data; `branch.NAME.*` never names a command. But its remote
+    // (`remote`, `pushRemote`) may be a URL: `git pull` then fetches the code it checks out
+    // from wherever the value says.
+    if key.starts_with(b"branch.") && (key.ends_with(b".remote") || key.ends_with(b".pushremote")) {
+        return false;
+    }
     DATA_KEYS.contains(&key.as_slice()) || DATA_PREFIXES.iter().any(|p| key.starts_with(p))
 }
 

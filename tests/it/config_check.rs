@@ -1069,8 +1069,9 @@ actions:
 /// that hid `exec` (F2), an interpreter or `docker` named by a path outside the system's
 /// directories (F5), `sshpass` in front of `ssh` (F9), the processes `kill` and `pkill` pick
 /// (F3: `-1` and `.` are every one, `int` or not), a copy of a written file run (F6),
-/// sqlite3's `.read FILE` and `sh -s < FILE` of a written file (F1), and an inherited variable
-/// set by `for`, `read` or `printf -v`. Each refused at its path; the forms next to them
+/// sqlite3's `.read FILE` and `sh -s < FILE` of a written file (F1), an inherited variable
+/// set by `for`, `read` or `printf -v`, `jq`'s filter (`env` prints the environment) and a
+/// branch's remote in git's settings (a URL `git pull` fetches from). Each refused at its path; the forms next to them
 /// load: the author's script behind the venv's interpreter, `docker logs`, a script of one's
 /// own, `pkill` of a choice, a `for` over the author's words.
 #[test]
@@ -1110,6 +1111,12 @@ actions:
   - title: for TZ
     shell: for TZ in \"$V\"; do date; done
     arguments: [{name: v, type: ascii_identifier}]
+  - title: jq filter
+    shell: jq -r \"$V\" /srv/data.json
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: git remote
+    shell: git -C /srv/app config branch.main.remote {{ r }} && git -C /srv/app pull
+    arguments: [{name: r, type: url}]
   - title: venv script
     shell: /opt/app/venv/bin/python /opt/app/manage.py {{ task }}
     arguments: [{name: task, type: ascii_identifier}]
@@ -1124,6 +1131,9 @@ actions:
     arguments: [{name: name, choices: [{value: kodi}, {value: firefox}]}]
   - title: for words
     shell: for HOST in a b; do ping -c1 \"$HOST\"; done; echo \"$V\"
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: jq arg
+    shell: jq -r --arg v \"$V\" '.[$v]' /srv/data.json
     arguments: [{name: v, type: ascii_identifier}]
 ";
     let unknown = "a program actiond does not know";
@@ -1147,13 +1157,16 @@ actions:
                 "the script a shell reads from its standard input",
             ),
             ("actions[9].shell", "the environment variable `TZ`"),
+            ("actions[10].shell", "the filter of `jq`"),
+            ("actions[11].shell", "a git setting"),
         ],
         &[
-            "actions[10]",
-            "actions[11]",
             "actions[12]",
             "actions[13]",
             "actions[14]",
+            "actions[15]",
+            "actions[16]",
+            "actions[17]",
         ],
     );
 }
