@@ -226,7 +226,9 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
         .iter()
         .any(|&k| values[k].is_some_and(|w| PASSED_ON.contains(&base(w))))
     {
-        return None;
+        // `docker exec -i db psql`: the program in the container reads it, by this rule
+        // (a shell there is `programs::stdin`'s).
+        return container_program(values, name).and_then(|k| stdin(&values[k..]));
     }
     let rest = &values[i + 1..];
     let script_from_input = |option: &[u8]| {
@@ -391,6 +393,74 @@ impl Dashes for [u8] {
         let n = self.iter().take_while(|&&c| c == b'-').count();
         &self[n..]
     }
+}
+
+/// The index of the program `docker exec -i CONTAINER PROG` or `docker run -i IMAGE PROG`
+/// starts (`podman` alike), when `name`, the command's program, is one of them and hands it
+/// its input. The options before the container are skipped, those known to take a word with
+/// it; an unknown one is taken for a flag, so a misread puts the container or image where the
+/// program should be, which no rule here counts as reading data.
+fn container_program(values: &[Option<&[u8]>], name: &[u8]) -> Option<usize> {
+    const TAKES: &[&[u8]] = &[
+        b"-e",
+        b"--env",
+        b"--env-file",
+        b"-u",
+        b"--user",
+        b"-w",
+        b"--workdir",
+        b"--detach-keys",
+        b"-v",
+        b"--volume",
+        b"-p",
+        b"--publish",
+        b"--name",
+        b"--network",
+        b"--net",
+        b"--entrypoint",
+        b"-h",
+        b"--hostname",
+        b"--mount",
+        b"-l",
+        b"--label",
+        b"--device",
+        b"--cap-add",
+        b"--cap-drop",
+        b"--platform",
+        b"--pull",
+        b"--restart",
+        b"-m",
+        b"--memory",
+        b"--cpus",
+        b"--tmpfs",
+        b"--add-host",
+        b"--dns",
+        b"--log-driver",
+    ];
+    if !matches!(name, b"docker" | b"podman") {
+        return None;
+    }
+    let sub = values
+        .iter()
+        .position(|w| w.is_some_and(|w| w == b"exec" || w == b"run"))?;
+    let interactive = values[sub + 1..].iter().any(|w| {
+        w.is_some_and(|w| {
+            w == b"--interactive"
+                || (w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w[1..].contains(&b'i'))
+        })
+    });
+    if !interactive {
+        return None;
+    }
+    let mut j = sub + 1;
+    while let Some(Some(w)) = values.get(j) {
+        if !w.starts_with(b"-") {
+            break;
+        }
+        j += if TAKES.contains(w) { 2 } else { 1 };
+    }
+    // The container or image, then its program.
+    Some(j + 1).filter(|&k| k < values.len())
 }
 
 /// The filter of `jq` (and its kin): its first operand, unless `-f`/`--from-file` reads it

@@ -1071,7 +1071,8 @@ actions:
 /// (F3: `-1` and `.` are every one, `int` or not), a copy of a written file run (F6),
 /// sqlite3's `.read FILE` and `sh -s < FILE` of a written file (F1), an inherited variable
 /// set by `for`, `read` or `printf -v`, `jq`'s filter (`env` prints the environment) and a
-/// branch's remote in git's settings (a URL `git pull` fetches from). Each refused at its path; the forms next to them
+/// branch's remote in git's settings (a URL `git pull` fetches from), and `psql` behind
+/// `docker exec -i` reading a value on its input (`\\!` runs commands). Each refused at its path; the forms next to them
 /// load: the author's script behind the venv's interpreter, `docker logs`, a script of one's
 /// own, `pkill` of a choice, a `for` over the author's words.
 #[test]
@@ -1117,6 +1118,9 @@ actions:
   - title: git remote
     shell: git -C /srv/app config branch.main.remote {{ r }} && git -C /srv/app pull
     arguments: [{name: r, type: url}]
+  - title: psql in a container
+    shell: printf '%s\\n' \"$V\" | docker exec -i db psql -U app
+    arguments: [{name: v, type: ascii_sentence}]
   - title: venv script
     shell: /opt/app/venv/bin/python /opt/app/manage.py {{ task }}
     arguments: [{name: task, type: ascii_identifier}]
@@ -1159,14 +1163,18 @@ actions:
             ("actions[9].shell", "the environment variable `TZ`"),
             ("actions[10].shell", "the filter of `jq`"),
             ("actions[11].shell", "a git setting"),
+            (
+                "actions[12].shell",
+                "the standard input of a program not known",
+            ),
         ],
         &[
-            "actions[12]",
             "actions[13]",
             "actions[14]",
             "actions[15]",
             "actions[16]",
             "actions[17]",
+            "actions[18]",
         ],
     );
 }
