@@ -359,7 +359,13 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
             Some("standard input"),
             false,
         ),
-        ("echo \"$A\" | docker exec -i c psql db", None, false),
+        // Any other program there by the input rule: psql's `\\!` runs commands.
+        (
+            "echo \"$A\" | docker exec -i c psql db",
+            Some("standard input"),
+            false,
+        ),
+        ("echo \"$A\" | docker exec -i c tee /tmp/x", None, false),
         ("echo \"$A\" | docker exec c sh", None, false),
         (
             "echo \"$A\" | docker run -i alpine",
