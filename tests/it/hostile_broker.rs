@@ -443,3 +443,92 @@ fn a_discovery_message_another_client_overwrites_is_put_back_at_a_bounded_rate()
     drop(conn);
     let _ = reader.join();
 }
+
+/// A broker that never closes its side after actiond's DISCONNECT, and keeps sending, while
+/// the board moves to another broker: actiond reads what it sends (a socket closed with bytes
+/// unread resets the connection, and a broker drops what it had not processed) for at most
+/// its linger, 1 s, then closes. Without the bound the old session would stay open as long as
+/// the broker talked. (At a stop, the whole farewell has half a second.)
+#[test]
+fn a_broker_that_never_closes_after_disconnect_is_read_for_the_linger_only() {
+    let (listener, port) = listen();
+    let (second, second_port) = listen();
+    let stop = Arc::new(AtomicBool::new(false));
+    // When the DISCONNECT came, and when the broker's writes first failed (actiond closed).
+    let times = Arc::new(Mutex::new((None::<Instant>, None::<Instant>)));
+    let broker = {
+        let (stop, times) = (Arc::clone(&stop), Arc::clone(&times));
+        thread::spawn(move || {
+            let Some(mut s) = accept(&listener, &stop) else {
+                return;
+            };
+            if read_packet(&mut s).is_err() {
+                return;
+            }
+            s.write_all(&CONNACK).unwrap();
+            loop {
+                match read_packet(&mut s) {
+                    Ok((0xE0, _)) => break,
+                    Ok(_) => {}
+                    Err(_) => return,
+                }
+            }
+            times.lock().unwrap().0 = Some(Instant::now());
+            // PINGRESP after PINGRESP, never a close.
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while Instant::now() < deadline {
+                if s.write_all(&[0xD0, 0]).is_err() {
+                    times.lock().unwrap().1 = Some(Instant::now());
+                    return;
+                }
+                thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    // The broker the board moves to: a CONNACK, then it listens.
+    let new_broker = {
+        let stop = Arc::clone(&stop);
+        thread::spawn(move || {
+            if let Some(mut s) = accept(&second, &stop) {
+                if read_packet(&mut s).is_ok() {
+                    let _ = s.write_all(&CONNACK);
+                    while !stop.load(Ordering::SeqCst) && read_packet(&mut s).is_ok() {}
+                }
+            }
+        })
+    };
+    let server = Server::start(config(port, "lingering"));
+    assert!(
+        wait_until(Duration::from_secs(10), || server
+            .log_contains("MQTT: connected to")),
+        "actiond did not connect"
+    );
+    std::fs::write(
+        server.path("config.yaml"),
+        crate::harness::to_yaml(&config(second_port, "lingering")),
+    )
+    .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(15), || times
+            .lock()
+            .unwrap()
+            .1
+            .is_some()),
+        "actiond never closed the old connection: {:?}",
+        times.lock().unwrap()
+    );
+    let (disconnected, closed) = *times.lock().unwrap();
+    let held = closed
+        .unwrap()
+        .duration_since(disconnected.expect("no DISCONNECT"));
+    // The bound is 1 s; a loaded machine adds to it, never takes from it.
+    assert!(
+        held >= Duration::from_millis(900) && held < Duration::from_secs(8),
+        "the connection was closed {held:?} after the DISCONNECT"
+    );
+    stop.store(true, Ordering::SeqCst);
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    broker.join().unwrap();
+    new_broker.join().unwrap();
+}
