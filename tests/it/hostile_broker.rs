@@ -489,11 +489,11 @@ fn a_broker_that_never_closes_after_disconnect_is_read_for_the_linger_only() {
     let new_broker = {
         let stop = Arc::clone(&stop);
         thread::spawn(move || {
-            if let Some(mut s) = accept(&second, &stop) {
-                if read_packet(&mut s).is_ok() {
-                    let _ = s.write_all(&CONNACK);
-                    while !stop.load(Ordering::SeqCst) && read_packet(&mut s).is_ok() {}
-                }
+            if let Some(mut s) = accept(&second, &stop)
+                && read_packet(&mut s).is_ok()
+            {
+                let _ = s.write_all(&CONNACK);
+                while !stop.load(Ordering::SeqCst) && read_packet(&mut s).is_ok() {}
             }
         })
     };
