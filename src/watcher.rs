@@ -837,6 +837,9 @@ struct Valid {
     /// Built off the event loop too: thousands of entity bindings take a while to make.
     setup: Setup,
     gains: Vec<rights::Gain>,
+    /// A key dropped that `rights::falls_open` would hold, applied since the reload takes
+    /// away at least as much as it gives.
+    narrows: Option<rights::Narrows>,
     /// The digests of the config's and the entity files as they read once loaded.
     read: (u64, u64),
 }
@@ -868,9 +871,10 @@ async fn reload(to: &Reloads) -> Option<(u64, u64)> {
             }
             match config::load(&old.source) {
                 Ok(loaded) => {
-                    if let Err(e) = rights::falls_open(&old, &loaded.config) {
-                        return Loaded::FallsOpen(e);
-                    }
+                    let narrows = match rights::falls_open(&old, &loaded.config) {
+                        Ok(n) => n,
+                        Err(e) => return Loaded::FallsOpen(e),
+                    };
                     // The digests of the very bytes loaded: an edit made since is a change
                     // to the next look (`recheck`), not taken for what was applied.
                     let (entities, entities_read) = load_entities(&loaded.config, Some(&previous));
@@ -881,6 +885,7 @@ async fn reload(to: &Reloads) -> Option<(u64, u64)> {
                         warnings: loaded.warnings,
                         setup,
                         gains,
+                        narrows,
                         read,
                     }))
                 }
@@ -899,6 +904,7 @@ async fn reload(to: &Reloads) -> Option<(u64, u64)> {
                 warnings,
                 setup,
                 gains,
+                narrows,
                 read,
             } = *valid;
             log_config(&warnings, &setup.config);
@@ -911,6 +917,9 @@ async fn reload(to: &Reloads) -> Option<(u64, u64)> {
             }
             for name in restart_only_changes(&old, &setup.config) {
                 warn!("config: a change to {name} takes effect only when actiond restarts");
+            }
+            if let Some(n) = &narrows {
+                warn!("config: {n}");
             }
             for g in &gains {
                 warn!(
