@@ -30,8 +30,10 @@
 //! the log says why), then announced with `configChanged`. A config in which a file no longer
 //! writes a key deciding rights it writes in the config in force (`defaultPermissions` or
 //! one of its keys, the ACLs, `authRequireGuestsToLogin`) whose fallback (its default, or a
-//! lower layer's value) gives someone rights, as the first half of a file written in steps or
-//! an overlay directory being redeployed does, is refused (`rights::falls_open`); a
+//! lower layer's value) gives someone rights the config in force does not, more than it
+//! takes from them, as the first half of a file written in steps or an overlay directory
+//! being redeployed does, is refused (`rights::falls_open`), but never when guests or every
+//! logged-in user lose more than they gain; a
 //! reload that gives someone a right or trust they did not have says who gains what at warn
 //! level (`rights`). A changed entity file is
 //! reloaded alone and announced with `entityChanged`; a bad entity file keeps that type's

@@ -22,8 +22,10 @@
 //! no longer writes a key deciding rights it writes in the config in force
 //! (`defaultPermissions` or one of its keys, `accessControlLists`,
 //! `authRequireGuestsToLogin`) when what the key falls back to (its default, or a lower
-//! layer's value) gives someone rights, as a file half written or an overlay directory being
-//! replaced does.
+//! layer's value) gives someone rights the config in force does not, more than the reload
+//! takes from them, as a file half written or an overlay directory being replaced does; never
+//! when guests or every logged-in user lose more than they gain, since holding the reload
+//! would keep their wider rights in force.
 //!
 //! Pure: two configs in, the gains out, in time linear in the actions. An action that is new
 //! has no "before": only that guests, every logged-in user or the MQTT caller may run it is
