@@ -211,8 +211,7 @@ impl std::fmt::Display for FallsOpen {
         let example = match self.key {
             "authRequireGuestsToLogin" => "authRequireGuestsToLogin: false",
             "accessControlLists" => {
-                "accessControlLists: with every list the actions' acls: name, and what each \
-                 gives"
+                "accessControlLists: [...], listing every list the actions' acls: name"
             }
             _ => {
                 "defaultPermissions: {view: true, exec: true, logs: true, kill: true}, with \
