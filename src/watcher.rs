@@ -30,8 +30,10 @@
 //! the log says why), then announced with `configChanged`. A config in which a file no longer
 //! writes a key deciding rights it writes in the config in force (`defaultPermissions` or
 //! one of its keys, the ACLs, `authRequireGuestsToLogin`) whose fallback (its default, or a
-//! lower layer's value) gives someone rights, as the first half of a file written in steps or
-//! an overlay directory being redeployed does, is refused (`rights::falls_open`); a
+//! lower layer's value) gives someone rights the config in force does not, more than it
+//! takes from them, as the first half of a file written in steps or an overlay directory
+//! being redeployed does, is refused (`rights::falls_open`), but never when guests or every
+//! logged-in user lose more than they gain; a
 //! reload that gives someone a right or trust they did not have says who gains what at warn
 //! level (`rights`). A changed entity file is
 //! reloaded alone and announced with `entityChanged`; a bad entity file keeps that type's
@@ -837,6 +839,9 @@ struct Valid {
     /// Built off the event loop too: thousands of entity bindings take a while to make.
     setup: Setup,
     gains: Vec<rights::Gain>,
+    /// A key dropped that `rights::falls_open` would hold, applied since the reload takes
+    /// away at least as much as it gives.
+    narrows: Option<rights::Narrows>,
     /// The digests of the config's and the entity files as they read once loaded.
     read: (u64, u64),
 }
@@ -868,9 +873,10 @@ async fn reload(to: &Reloads) -> Option<(u64, u64)> {
             }
             match config::load(&old.source) {
                 Ok(loaded) => {
-                    if let Err(e) = rights::falls_open(&old, &loaded.config) {
-                        return Loaded::FallsOpen(e);
-                    }
+                    let narrows = match rights::falls_open(&old, &loaded.config) {
+                        Ok(n) => n,
+                        Err(e) => return Loaded::FallsOpen(e),
+                    };
                     // The digests of the very bytes loaded: an edit made since is a change
                     // to the next look (`recheck`), not taken for what was applied.
                     let (entities, entities_read) = load_entities(&loaded.config, Some(&previous));
@@ -881,6 +887,7 @@ async fn reload(to: &Reloads) -> Option<(u64, u64)> {
                         warnings: loaded.warnings,
                         setup,
                         gains,
+                        narrows,
                         read,
                     }))
                 }
@@ -899,6 +906,7 @@ async fn reload(to: &Reloads) -> Option<(u64, u64)> {
                 warnings,
                 setup,
                 gains,
+                narrows,
                 read,
             } = *valid;
             log_config(&warnings, &setup.config);
@@ -911,6 +919,9 @@ async fn reload(to: &Reloads) -> Option<(u64, u64)> {
             }
             for name in restart_only_changes(&old, &setup.config) {
                 warn!("config: a change to {name} takes effect only when actiond restarts");
+            }
+            if let Some(n) = &narrows {
+                warn!("config: {n}");
             }
             for g in &gains {
                 warn!(

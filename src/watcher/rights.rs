@@ -22,8 +22,10 @@
 //! no longer writes a key deciding rights it writes in the config in force
 //! (`defaultPermissions` or one of its keys, `accessControlLists`,
 //! `authRequireGuestsToLogin`) when what the key falls back to (its default, or a lower
-//! layer's value) gives someone rights, as a file half written or an overlay directory being
-//! replaced does.
+//! layer's value) gives someone rights the config in force does not, more than the reload
+//! takes from them, as a file half written or an overlay directory being replaced does; never
+//! when guests or every logged-in user lose more than they gain, since holding the reload
+//! would keep their wider rights in force.
 //!
 //! Pure: two configs in, the gains out, in time linear in the actions. An action that is new
 //! has no "before": only that guests, every logged-in user or the MQTT caller may run it is
@@ -184,10 +186,11 @@ fn named_in<T: AsRef<str>>(ids: &[T], sep: &str) -> String {
 /// A reload held because a file of it no longer writes a key deciding rights that the same
 /// file writes in the config in force (`Auth::written`: `defaultPermissions` or one of its
 /// keys, `accessControlLists`, `authRequireGuestsToLogin`), and the value the key falls back
-/// to (its default, or a lower layer's) gives someone rights: what a file written in steps
-/// looks like before its access rules arrive (they often come last, in any order), what an
-/// overlay directory being replaced looks like before its files are back, and what a bad
-/// merge leaves. A config that means it says so by writing the key in a file that did not.
+/// to (its default, or a lower layer's) gives someone rights the config in force does not
+/// give them, more than it takes away from them: what a file written in steps looks like
+/// before its access rules arrive (they often come last, in any order), what an overlay
+/// directory being replaced looks like before its files are back, and what a bad merge
+/// leaves. A config that means it says so by writing the key in a file that did not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FallsOpen {
     /// The key dropped, as written (`defaultPermissions.exec`).
@@ -196,15 +199,20 @@ pub struct FallsOpen {
     pub file: String,
     /// Whether the file is still part of the config.
     pub still_read: bool,
-    /// What its absence gives, to whom (the first caller that gains).
+    /// What its absence gives, to whom (the first caller that gains more than it loses).
     pub gain: Gain,
+    /// What stays in force while the reload is held that the new config takes away, per
+    /// caller: a refusal must say plainly whose wider rights it keeps.
+    pub kept: Vec<Gain>,
 }
 
 impl std::fmt::Display for FallsOpen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let example = match self.key {
             "authRequireGuestsToLogin" => "authRequireGuestsToLogin: false",
-            "accessControlLists" => "accessControlLists: []",
+            "accessControlLists" => {
+                "accessControlLists: [...], listing every list the actions' acls: name"
+            }
             _ => {
                 "defaultPermissions: {view: true, exec: true, logs: true, kill: true}, with \
                   the values you mean"
@@ -228,39 +236,261 @@ impl std::fmt::Display for FallsOpen {
         }
         write!(
             f,
-            "; to apply this on purpose, write the key with the value you mean (e.g. \
-             {example}) in a file that did not write it before, or restart actiond"
+            "; the config in force stays until this is applied on purpose or actiond restarts"
+        )?;
+        if self.kept.is_empty() {
+            write!(f, ", and it gives nobody anything this one takes away")?;
+        } else {
+            let kept: Vec<String> = self
+                .kept
+                .iter()
+                .map(|k| format!("{} keep {}", k.who, k.what))
+                .collect();
+            write!(
+                f,
+                ", and with it what this one takes away: {}",
+                named_in(&kept, "; ")
+            )?;
+        }
+        write!(
+            f,
+            "; to apply this on purpose, write the key with the value you mean (e.g. {example}) \
+             in a file that did not write it before, or restart actiond"
         )
     }
 }
 
 impl std::error::Error for FallsOpen {}
 
-/// Whether `new` may replace `old` without a file dropping a key deciding rights whose
-/// fallback gives someone rights: for each key a file writes in `old` and not in `new`, `new`
-/// with the old value put back is compared with `new` by `gains`, the same diff a reload
-/// logs. The files are compared one by one, not the merged settings: a lower layer (a board
-/// file, the config under an overlay) may still write the key, wider than the file that
-/// narrowed it. A key some file writes in `new` and did not in `old` was written on purpose:
-/// the drop of that key is not held.
-pub fn falls_open(old: &Config, new: &Config) -> Result<(), FallsOpen> {
-    let (was, now) = (&old.auth.written, &new.auth.written);
-    for w in was {
-        if now.contains(w) || now.iter().any(|n| n.key == w.key && !was.contains(n)) {
-            continue;
-        }
-        let mut kept = new.clone();
-        restore(w.key, old, &mut kept);
-        if let Some(gain) = gains(&kept, new).into_iter().next() {
-            return Err(FallsOpen {
-                key: w.key,
-                file: w.file.clone(),
-                still_read: new.files.iter().any(|f| f.name == w.file),
-                gain,
-            });
-        }
+/// A reload applied although a file of it no longer writes a key deciding rights, as
+/// `FallsOpen` would hold it, because it takes away from each caller at least as much as
+/// the key's fallback gives them: holding it would keep the wider rights of the config in
+/// force. The watcher logs both at warn level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Narrows {
+    pub key: &'static str,
+    pub file: String,
+    pub still_read: bool,
+    /// What the key's fallback gives, per caller.
+    pub gained: Vec<Gain>,
+    /// What the reload takes away, per caller.
+    pub lost: Vec<Gain>,
+}
+
+impl std::fmt::Display for Narrows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (file, key) = (&self.file, self.key);
+        let how = if self.still_read {
+            "no longer writes"
+        } else {
+            "is gone, and so no longer writes"
+        };
+        let each = |list: &[Gain], verb: &str| -> String {
+            let parts: Vec<String> = list
+                .iter()
+                .map(|g| format!("{} {verb} {}", g.who, g.what))
+                .collect();
+            named_in(&parts, "; ")
+        };
+        write!(
+            f,
+            "{file} {how} {key}, which it writes in the config in force; applied all the same, \
+             since it takes away more than it gives: {}; and {}",
+            each(&self.lost, "lose"),
+            each(&self.gained, "gain"),
+        )
     }
-    Ok(())
+}
+
+/// Per verb (its index in `VERBS`), the ids of the actions it is allowed or refused on, in
+/// config order.
+type Rights<'a> = BTreeMap<usize, Vec<&'a str>>;
+
+const VERBS: [Verb; 4] = [Verb::View, Verb::Exec, Verb::Logs, Verb::Kill];
+
+fn count(r: &Rights<'_>) -> usize {
+    r.values().map(Vec::len).sum()
+}
+
+/// `exec on reboot, shutdown; kill on reboot`.
+fn describe(r: &Rights<'_>) -> String {
+    r.iter()
+        .map(|(i, ids)| format!("{} on {}", VERBS[*i].as_str(), named(ids)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// What `c` may do on `action` under `config`, per verb. An action disabled in the config
+/// counts as what its rights would be if it were enabled: `decide` does not look at it.
+fn rights(config: &Config, c: &Caller, action: &Action) -> [bool; 4] {
+    VERBS.map(|v| decide(&config.auth, c, action, v) == Decision::Allow)
+}
+
+/// One caller's side of a reload that drops a key: what the fallback gives it that the config
+/// in force did not, and what the config in force lets it do that the new one does not.
+struct Balance<'a> {
+    label: String,
+    gained: Rights<'a>,
+    lost: Rights<'a>,
+    /// Rights on actions of the config in force the new one removes: they stay while a
+    /// reload is held, and are named then, but do not weigh, since a directory being
+    /// replaced removes actions as a matter of course.
+    removed: Rights<'a>,
+    /// The first dropped key a gain of this caller comes from.
+    key: Option<usize>,
+    /// Guests, every logged-in user (see `Who::broad`; not the MQTT caller, whose
+    /// presses the broker decides).
+    broad: bool,
+}
+
+/// Whether `new` may replace `old`. For each key a file writes in `old` and not in `new`
+/// (the files are compared one by one, not the merged settings: a lower layer, a board file
+/// or the config under an overlay, may still write the key, wider than the file that
+/// narrowed it), `new` with the old value put back tells which of what `new` allows comes
+/// from the key's fallback. Such a right is a gain only if the config in force does not give
+/// it either, an action disabled there counting as what its rights would be if enabled (an
+/// overlay that named no list an action's `acls:` names disabled it; taking the overlay
+/// away gives nothing it had not given). Against the gains stand the losses: what the
+/// config in force lets the caller do, on an action it runs and `new` keeps, that `new` does
+/// not; both are counted in actions × verbs. The reload is held (`Err`) when some caller
+/// gains more than it loses, unless guests or every logged-in user lose more than they gain:
+/// holding it then would keep their wider rights in force, so it is applied and described
+/// (`Ok(Some)`), as it is when no caller gains more than it loses. A refusal names what it
+/// keeps in force that `new` takes away (actions `new` removes too). A key some file writes
+/// in `new` and did not in `old` was written on purpose: the drop of that key is not held.
+pub fn falls_open(old: &Config, new: &Config) -> Result<Option<Narrows>, FallsOpen> {
+    let (was, now) = (&old.auth.written, &new.auth.written);
+    let dropped: Vec<(&crate::config::Written, Config)> = was
+        .iter()
+        .filter(|w| !(now.contains(w) || now.iter().any(|n| n.key == w.key && !was.contains(n))))
+        .map(|w| {
+            let mut kept = new.clone();
+            restore(w.key, old, &mut kept);
+            (w, kept)
+        })
+        .collect();
+    if dropped.is_empty() {
+        return Ok(None);
+    }
+    let old_actions = by_id(old);
+    let new_ids: std::collections::HashSet<&str> =
+        new.actions.iter().map(|a| a.id.as_str()).collect();
+    let mut balances = Vec::new();
+    for who in everyone(old, new) {
+        let mut b = Balance {
+            label: who.label.clone(),
+            gained: Rights::new(),
+            lost: Rights::new(),
+            removed: Rights::new(),
+            key: None,
+            broad: who.broad && who.after.provider != Provider::Mqtt,
+        };
+        let before = |action: &Action| {
+            who.before
+                .as_ref()
+                .map_or([false; 4], |c| rights(old, c, action))
+        };
+        for action in &new.actions {
+            let after = rights(new, &who.after, action);
+            let had = match old_actions.get(action.id.as_str()) {
+                Some(a) => before(a),
+                // A new action has no "before": only that a caller nobody configured may
+                // use it is a gain.
+                None if who.broad => [false; 4],
+                None => after,
+            };
+            for i in 0..VERBS.len() {
+                if !after[i] || had[i] {
+                    continue;
+                }
+                let from = dropped
+                    .iter()
+                    .position(|(_, kept)| !rights(kept, &who.after, action)[i]);
+                if let Some(k) = from {
+                    b.gained.entry(i).or_default().push(&action.id);
+                    b.key = Some(b.key.map_or(k, |was: usize| was.min(k)));
+                }
+            }
+            if let Some(a) = old_actions.get(action.id.as_str())
+                && a.disabled.is_none()
+            {
+                let had = before(a);
+                for i in 0..VERBS.len() {
+                    if had[i] && !after[i] {
+                        b.lost.entry(i).or_default().push(&action.id);
+                    }
+                }
+            }
+        }
+        for a in old.actions.iter().filter(|a| a.disabled.is_none()) {
+            if new_ids.contains(a.id.as_str()) {
+                continue;
+            }
+            for (i, had) in before(a).into_iter().enumerate() {
+                if had {
+                    b.removed.entry(i).or_default().push(&a.id);
+                }
+            }
+        }
+        balances.push(b);
+    }
+    let Some(first) = balances.iter().find(|b| b.key.is_some()) else {
+        return Ok(None);
+    };
+    let place = |k: usize| {
+        let w = dropped[k].0;
+        (
+            w.key,
+            w.file.clone(),
+            new.files.iter().any(|f| f.name == w.file),
+        )
+    };
+    let said = |b: &Balance<'_>, r: &Rights<'_>| gain(b.label.clone(), describe(r));
+    // Holding the reload would keep the wider rights of guests (or of every logged-in
+    // user) in force when they lose more than they gain: then it is applied.
+    let narrower = balances
+        .iter()
+        .any(|b| b.broad && count(&b.lost) > count(&b.gained));
+    if let Some(wider) = balances
+        .iter()
+        .find(|b| b.key.is_some() && count(&b.gained) > count(&b.lost))
+        .filter(|_| !narrower)
+    {
+        let (key, file, still_read) = place(wider.key.unwrap_or(0));
+        let kept = balances
+            .iter()
+            .filter_map(|b| {
+                let mut all = b.lost.clone();
+                for (i, ids) in &b.removed {
+                    all.entry(*i).or_default().extend(ids);
+                }
+                (!all.is_empty()).then(|| said(b, &all))
+            })
+            .collect();
+        return Err(FallsOpen {
+            key,
+            file,
+            still_read,
+            gain: said(wider, &wider.gained),
+            kept,
+        });
+    }
+    let (key, file, still_read) = place(first.key.unwrap_or(0));
+    Ok(Some(Narrows {
+        key,
+        file,
+        still_read,
+        gained: balances
+            .iter()
+            .filter(|b| !b.gained.is_empty())
+            .map(|b| said(b, &b.gained))
+            .collect(),
+        lost: balances
+            .iter()
+            .filter(|b| !b.lost.is_empty())
+            .map(|b| said(b, &b.lost))
+            .collect(),
+    }))
 }
 
 /// Puts `old`'s value of `key` into `into`.
@@ -304,7 +534,6 @@ pub fn gains(old: &Config, new: &Config) -> Vec<Gain> {
 
 /// What the permission function allows under `new` and did not under `old`, per caller.
 fn permission_gains(old: &Config, new: &Config) -> Vec<Gain> {
-    const VERBS: [Verb; 4] = [Verb::View, Verb::Exec, Verb::Logs, Verb::Kill];
     let old_actions = by_id(old);
     let mut out = Vec::new();
     for who in everyone(old, new) {

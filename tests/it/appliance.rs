@@ -658,3 +658,65 @@ fn an_untouched_0_1_0_config_becomes_the_template_and_a_changed_panel_stays_whol
     let (code, out) = check_in(root.path());
     assert_eq!(code, Some(0), "{out}");
 }
+
+/// fe30l F3: on each shipped panel, a logged-in user of group `users` (what README tells a
+/// family member to have, alone or among other groups) may run a status action as a guest
+/// may; a user of a group the panel names nowhere may only view, as README says.
+#[test]
+fn a_family_member_of_group_users_keeps_the_status_actions_on_each_board() {
+    use crate::harness::Server;
+    use crate::identity::{call_with, phc};
+    use crate::live_permissions::login;
+    for (name, dir) in boards() {
+        let template = std::fs::read_to_string(repo().join("board/config.yaml")).expect("template");
+        let users = "  users:\n    - {username: anna, usergroup: users, password: 'PHC_ANNA'}\n    \
+                     - {username: carl, usergroup: \"cameras users\", password: 'PHC_ANNA'}\n    \
+                     - {username: bob, usergroup: family, password: 'PHC_ANNA'}\n";
+        let text = template
+            .lines()
+            .map(|l| {
+                if l.starts_with("board: ") {
+                    format!("board: {}", dir.join("config.yaml").display())
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            .replace("  users:\n", users)
+            .replace("PHC_ANNA", &phc("anna pw"));
+        let server = Server::start_yaml(&text);
+        let start = |cookie: Option<&str>, action: &str| -> String {
+            let header = cookie.map(|c| format!("svc-sid-local={c}"));
+            let headers: Vec<(&str, &str)> = header
+                .as_deref()
+                .map(|h| ("Cookie", h))
+                .into_iter()
+                .collect();
+            let resp = call_with(
+                &server,
+                "StartAction",
+                serde_json::json!({"actionId": action}),
+                &headers,
+            );
+            if resp.status == 200 {
+                "ok".into()
+            } else {
+                resp.json()["code"].as_str().unwrap_or("?").to_string()
+            }
+        };
+        // A status action both panels have (nothing that changes the machine is pressed
+        // here: a test must never reboot it).
+        assert_eq!(start(None, "uptime"), "ok", "{name}: guest");
+        for user in ["anna", "carl"] {
+            let sid = login(&server, user, "anna pw");
+            assert_eq!(start(Some(&sid), "uptime"), "ok", "{name}: {user}");
+        }
+        let bob = login(&server, "bob", "anna pw");
+        assert_eq!(
+            start(Some(&bob), "uptime"),
+            "permission_denied",
+            "{name}: a group no list names"
+        );
+    }
+}

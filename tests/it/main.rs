@@ -44,6 +44,7 @@ mod migration;
 mod mqtt;
 mod open_writers;
 mod operations;
+mod overlay_rights;
 mod permissions;
 mod processes;
 mod quoting_fuzz;

@@ -663,3 +663,146 @@ fn a_new_action_the_mqtt_caller_may_press_is_a_gain() {
         .unwrap_or_else(|| panic!("{got:?}"));
     assert_eq!(mqtt.what, "exec on the new unlock");
 }
+
+/// The shipped board's rules in one file: guests run the status action, admins everything.
+const BOARD: &str = "
+defaultPermissions: {view: true, exec: false, logs: false, kill: false}
+authLocalUsers:
+  enabled: true
+  users:
+    - {username: alice, usergroup: admins, password: '$PHC'}
+accessControlLists:
+  - {name: status, matchUsergroups: [guest], permissions: {view: true, exec: true, logs: true}}
+  - {name: admins, matchUsergroups: [admins], addToEveryAction: true,
+     permissions: {view: true, exec: true, logs: true, kill: true}}
+actions:
+  - {id: uptime, title: Uptime, shell: uptime, acls: [status]}
+  - {id: reboot, title: Reboot, shell: reboot}
+  - {id: shutdown, title: Shut down, shell: poweroff}
+";
+
+/// `text` with `accessControlLists: []`: the status action names a list that is gone.
+fn without_lists(text: &str) -> String {
+    let start = text.find("accessControlLists:").unwrap();
+    let end = text.find("actions:").unwrap();
+    format!("{}accessControlLists: []\n{}", &text[..start], &text[end..])
+}
+
+/// `config` of `text`, as if an overlay `95-over.yaml` wrote `keys` too (what a config
+/// whose overlay is gone in the next one looks like, without files on disk).
+fn with_overlay(text: &str, keys: &[&'static str]) -> Config {
+    let mut c = config(text);
+    for &key in keys {
+        c.auth.written.push(crate::config::Written {
+            file: "95-over.yaml".into(),
+            key,
+        });
+    }
+    c
+}
+
+/// The tester's F4: an overlay opened the board (all defaults on, `accessControlLists: []`,
+/// which disables the status action: its list is gone). Removing it takes exec on reboot
+/// and shutdown away from guests and "gives" exec on uptime, which the open config gave
+/// too had the action been enabled: applied, not held.
+#[test]
+fn removing_an_overlay_that_opened_the_board_is_applied() {
+    let open = without_lists(&BOARD.replace(
+        "defaultPermissions: {view: true, exec: false, logs: false, kill: false}",
+        "defaultPermissions: {view: true, exec: true, logs: true, kill: true}",
+    ));
+    let open = with_overlay(&open, &["defaultPermissions", "accessControlLists"]);
+    assert!(open.actions[0].disabled.is_some(), "uptime is disabled");
+    let closed = config(BOARD);
+    assert_eq!(falls_open(&open, &closed), Ok(None));
+}
+
+/// The same with a closing overlay: its `accessControlLists: []` disabled the status
+/// action under closed defaults. Removing it gives guests exec on uptime, which the config
+/// in force would not give even with the action enabled, and takes nothing away: held, and
+/// the refusal says that nobody keeps anything by it.
+#[test]
+fn removing_an_overlay_that_disabled_the_status_actions_is_held() {
+    let shut = with_overlay(&without_lists(BOARD), &["accessControlLists"]);
+    let held = falls_open(&shut, &config(BOARD)).unwrap_err();
+    assert_eq!(held.key, "accessControlLists");
+    assert!(held.kept.is_empty(), "{held:?}");
+    let said = held.to_string();
+    assert!(said.contains("guests would gain exec on uptime"), "{said}");
+    assert!(
+        said.contains(
+            "the config in force stays until this is applied on purpose or actiond \
+                       restarts, and it gives nobody anything this one takes away"
+        ),
+        "{said}"
+    );
+}
+
+/// A reload that both gives and takes away, the key's fallback giving real rights: applied
+/// and described when guests (or every logged-in user) lose more than they gain, since
+/// holding it would keep their wider rights in force; held when some caller gains more than
+/// it loses and neither loses on balance, and the refusal names what stays in force.
+#[test]
+fn a_reload_that_gives_and_takes_away_is_weighed_per_caller() {
+    let actions = "actions:
+  - {id: uptime, title: Uptime, shell: uptime, acls: [status]}
+  - {id: reboot, title: Reboot, shell: reboot}
+  - {id: shutdown, title: Shut down, shell: poweroff}
+";
+    let users = "authLocalUsers:
+  enabled: true
+  users:
+    - {username: alice, usergroup: admins, password: '$PHC'}
+";
+    // The tester's F4 with a real gain: the open overlay left logs off; the board gives
+    // guests logs on uptime, and takes exec and kill on reboot and shutdown away.
+    let open = format!(
+        "defaultPermissions: {{view: true, exec: true, logs: false, kill: true}}\n\
+         accessControlLists: []\n{users}{actions}"
+    );
+    let open = with_overlay(&open, &["defaultPermissions", "accessControlLists"]);
+    let applied = falls_open(&open, &config(BOARD))
+        .unwrap()
+        .expect("described");
+    assert_eq!(applied.key, "accessControlLists");
+    let said = applied.to_string();
+    assert!(
+        said.contains("applied all the same, since it takes away more than it gives"),
+        "{said}"
+    );
+    assert!(
+        said.contains("guests lose exec on reboot, shutdown; kill on reboot, shutdown"),
+        "{said}"
+    );
+    assert!(said.contains("guests gain logs on uptime"), "{said}");
+    // alice gains logs everywhere and loses nothing: said too, and it holds nothing.
+    assert!(
+        said.contains("user \"alice\" (group \"admins\") gain logs on uptime, reboot, shutdown"),
+        "{said}"
+    );
+
+    // In force: guests run uptime and shutdown (the status list). New: a lower layer's
+    // `exec: true` stands in for the overlay's `exec: false`, and shutdown left the list:
+    // guests gain exec on reboot and lose logs on shutdown (even), every logged-in user gains
+    // exec on all three: held, saying that guests keep logs on shutdown.
+    let in_force = BOARD.replace(
+        "{id: shutdown, title: Shut down, shell: poweroff}",
+        "{id: shutdown, title: Shut down, shell: poweroff, acls: [status]}",
+    );
+    let in_force = with_overlay(&in_force, &["defaultPermissions.exec"]);
+    let new = config(&BOARD.replace(
+        "defaultPermissions: {view: true, exec: false,",
+        "defaultPermissions: {view: true, exec: true,",
+    ));
+    let held = falls_open(&in_force, &new).unwrap_err();
+    assert_eq!(held.gain.who, "every logged-in user", "{held:?}");
+    assert_eq!(held.gain.what, "exec on uptime, reboot, shutdown");
+    let said = held.to_string();
+    assert!(
+        said.contains(
+            "the config in force stays until this is applied on purpose or actiond restarts, \
+             and with it what this one takes away: guests keep logs on shutdown;"
+        ),
+        "{said}"
+    );
+}
