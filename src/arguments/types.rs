@@ -319,6 +319,14 @@ impl ArgType {
         if free {
             super::leading_dash(value, dash)?;
         }
+        // Each item of a free checklist is one word to the program that splits it out (`tr ,
+        // '\0' | xargs -0 tar czf b.tgz`): an item is held to the same rule, after the blanks
+        // a shell's split or `read` drops.
+        if *self == ArgType::Checklist && choices.is_empty() {
+            for item in value.split(',') {
+                super::leading_dash(item.trim_start_matches([' ', '\t']), dash)?;
+            }
+        }
         if value.len() > MAX_VALUE_BYTES {
             return Err(Broken::TooLong);
         }

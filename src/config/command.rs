@@ -404,6 +404,10 @@ fn stripped_dash(
                 "what a command printed",
                 "`y=$(printf %s \"$NAME\" | tr _ -)` of `_rf` is `-rf`",
             ),
+            Stored::Part => (
+                "a part of a value",
+                "`h=${NAME#*.}` of `x.-oProxyCommand=…` is `-oProxyCommand=…`",
+            ),
             Stored::Read => (
                 "what `read` read after the command wrote a value where it may read it",
                 "`read` drops leading blanks, so ` -rf` is `-rf`, and a command on the way may \

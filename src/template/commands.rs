@@ -31,7 +31,8 @@ use super::launchers;
 use super::own;
 use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path};
 use super::reread::{
-    Directory, Notes, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped, arithmetic_names,
+    Directory, Notes, PART_OF_A_VALUE, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped,
+    arithmetic_names,
 };
 
 /// One word of a command, as far as the rules need to know it.
@@ -77,6 +78,11 @@ pub(super) struct Word {
     /// A command substitution whose command reads a variable starts it the same way
     /// (`"$(printf %s "$NAME" | tr _ -)"`): its name and what its command reads.
     pub stripped: Option<(String, Option<Vec<Read>>)>,
+    /// For an assignment: the length of `unquoted` just after its `=`, where its value starts.
+    pub value_at: Option<usize>,
+    /// An assignment whose value starts with such an expansion (`host=${TARGET#*.}`): the
+    /// variable it assigns may start with `-` where the value does not.
+    pub assigns_stripped: bool,
 }
 
 impl Word {
@@ -359,8 +365,13 @@ impl Command {
         let starts: Vec<usize> = words.map(|w| w.start).collect();
         let mut reads = self.reads_all();
         for input in &self.inputs {
-            if let Input::Pipe(r) = input {
-                reads.extend(r.iter().cloned());
+            match input {
+                Input::Pipe(r) => reads.extend(r.iter().cloned()),
+                // `sort < job.in > job.sh`: what the file held.
+                Input::File(w) => {
+                    reads.extend(filed::written_into(w.value(), &notes.analysis.filed));
+                }
+                _ => {}
             }
         }
         let shapes = self.shapes();
@@ -489,6 +500,11 @@ impl Command {
             if let Some(name) = w.assigned_name() {
                 notes.analysis.write_from(name, w.reads(false));
                 notes.analysis.write_text(name, w.assigned_text());
+                if w.assigns_stripped {
+                    notes
+                        .analysis
+                        .write_from(name, vec![Read::Unknown(PART_OF_A_VALUE.to_string())]);
+                }
             }
         }
         self.scripts(notes);

@@ -66,6 +66,16 @@ pub fn note(
         }
     }
     let line = notes.line(start);
+    // `cat job.in > job.sh`, `sort job.in | tee job.sh`: what a file the command names held
+    // goes where it writes.
+    let mut reads = reads;
+    for w in words.iter().skip(1).flatten() {
+        for f in &notes.analysis.filed {
+            if f.name.as_deref().is_some_and(|n| mentions(w, n)) {
+                reads.extend(f.reads.iter().cloned());
+            }
+        }
+    }
     // `cp job.sh run.sh`, `mv`, `ln`, `install`: the copy holds what the file held.
     let copied = copies(words, &notes.analysis.filed);
     notes
@@ -92,10 +102,21 @@ pub fn note(
 /// operands, each by its name (`./` dropped; `None` when an expansion makes it).
 pub fn written(words: &[Option<&[u8]>], targets: &[Option<Vec<u8>>]) -> Vec<Option<Vec<u8>>> {
     let tee = tee_targets(words).into_iter().map(|i| words[i]);
+    // `dd of=FILE`, `sponge FILE`.
+    let program = programs::chain(words)
+        .last()
+        .and_then(|&k| words[k])
+        .map(base);
+    let others = words.iter().skip(1).filter_map(|w| match program {
+        Some(b"dd") => w.and_then(|w| w.strip_prefix(b"of=")).map(Some),
+        Some(b"sponge") => Some(*w).filter(|w| w.is_none_or(|w| !w.starts_with(b"-"))),
+        _ => None,
+    });
     targets
         .iter()
         .map(|t| t.as_deref())
         .chain(tee)
+        .chain(others)
         .map(|n| n.map(|n| normal(n).to_vec()))
         .collect()
 }
@@ -122,10 +143,9 @@ pub fn named_in(text: &[u8], filed: &[Filed]) -> Vec<Read> {
 /// shell's operators): `cat f`, `< ./f`, sqlite3's `.read f`, `--config=f` too.
 fn mentions(text: &[u8], name: &[u8]) -> bool {
     let separator = |c: &u8| c.is_ascii_whitespace() || b"<>|;&()'\"`=".contains(c);
-    let name = normal(name);
     text.split(separator)
         .filter(|w| !w.is_empty())
-        .any(|w| normal(w) == name)
+        .any(|w| same(Some(name), Some(w)))
 }
 
 /// What was written into the file named `name` (`< FILE`), by every write that may have
@@ -193,10 +213,12 @@ pub fn normal(w: &[u8]) -> &[u8] {
 }
 
 /// Whether a file written as `written` may be the file named `run` (`None`: an expansion,
-/// which may name any).
+/// which may name any). Compared by their last path segment: the command may have changed
+/// directory in between (`cd /srv/jobs && … > job.sh`, then `sh /srv/jobs/job.sh`), or
+/// spelled the directory another way (`/srv/jobs/./job.sh`, `//`, `$PWD/…`).
 pub fn same(written: Option<&[u8]>, run: Option<&[u8]>) -> bool {
     match (written, run) {
-        (Some(a), Some(b)) => normal(a) == normal(b),
+        (Some(a), Some(b)) => base(normal(a)) == base(normal(b)),
         _ => true,
     }
 }
@@ -456,7 +478,8 @@ mod tests {
             ("head -n1 'f'", true),
             ("cat f.bak", false),
             ("date +%F", false),
-            ("cat /srv/f", false),
+            // By its last segment: the command may have changed directory.
+            ("cat /srv/f", true),
         ];
         for (text, want) in table {
             let got = named_in(text.as_bytes(), &filed);

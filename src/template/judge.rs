@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::Placeholder;
 use super::reread::{
-    Analysis, DATA_VARIABLES, POSITIONAL, Read, Reread, Rereading, SCRIPT_NAME, is_positional,
+    Analysis, DATA_VARIABLES, PART_OF_A_VALUE, POSITIONAL, Read, Reread, Rereading, SCRIPT_NAME,
+    is_positional,
 };
 
 /// What the caller knows of the values a command may receive.
@@ -311,6 +312,8 @@ pub struct Unquoted {
 pub enum Stored {
     /// What a command printed (`y=$(printf %s "$NAME" | tr _ -)`).
     Printed,
+    /// A part of a value (`host=${TARGET#*.}`).
+    Part,
     /// What `read` or `mapfile` read from input a value was written to (`printf '%s\n'
     /// "$NAME" | tr _ - | while read -r l`; `read` also drops leading blanks, so the line
     /// ` -rf` of an `ascii_sentence` is `-rf`).
@@ -438,6 +441,9 @@ fn changed_copies(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
         let printed = direct
             .iter()
             .any(|r| matches!(r, Read::Unknown(what) if what.starts_with("the output of")));
+        let part = direct
+            .iter()
+            .any(|r| matches!(r, Read::Unknown(what) if what == PART_OF_A_VALUE));
         // What `read` reads, once the command wrote a value into a file or a pipe (where
         // `read` may read it): a command on the way may have changed it, and `read` itself
         // drops leading blanks. A `read` of the author's own file is left alone.
@@ -449,6 +455,8 @@ fn changed_copies(analysis: &Analysis, values: &Values) -> Vec<Unquoted> {
             });
         let stored = if printed {
             Stored::Printed
+        } else if part {
+            Stored::Part
         } else if read {
             Stored::Read
         } else {

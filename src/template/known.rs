@@ -162,6 +162,15 @@ const CONTAINER_RUNS: &[&[u8]] = &[
     b"unshare",
     b"debug",
     b"service",
+    // What runs the steps of a Dockerfile, a plugin, a stack or a pod the value may name:
+    // `docker build URL`, `buildx`, `plugin install`, `stack deploy`, `podman kube play`.
+    b"build",
+    b"buildx",
+    b"builder",
+    b"plugin",
+    b"stack",
+    b"kube",
+    b"play",
 ];
 
 /// The directories packages install programs into. A program named by a path there is a
@@ -235,6 +244,11 @@ fn base(w: &[u8]) -> &[u8] {
 /// that runs none, `ip` without `exec` (`ip netns exec NS PROG`).
 fn known(words: &[Option<&[u8]>], i: usize) -> bool {
     let Some(w) = words[i] else { return false };
+    // `find … -exec {} ARGS ;` runs each file its tests found: a path the author's tests pick
+    // (a value among them is `own`'s `FOUND_PROGRAM`), so one of the author's own.
+    if w == b"{}" {
+        return true;
+    }
     // A script an option holds starts with the option (`--to-command=echo …`).
     let w = match w.iter().rposition(|&c| c == b'=') {
         Some(k) if w.starts_with(b"-") => &w[k + 1..],
@@ -382,14 +396,21 @@ fn code_options(name: &[u8]) -> &'static [&'static [u8]] {
 /// (behind the wrappers `programs` knows), `-e`/`-E` of `perl` and `ruby`, `-e`/`--eval`/`-p`
 /// of `node`, `-r` of `php`, `-e` of `lua`, or glued to it (`-e'print 1'`, `--eval=…`).
 pub fn program_texts(words: &[Option<&[u8]>]) -> Vec<usize> {
-    let Some(&last) = programs::chain(words).last() else {
-        return Vec::new();
-    };
+    let mut out = Vec::new();
+    for at in behind(words, |name| !code_options(name).is_empty()) {
+        program_text(words, at, &mut out);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The words of the program at `at` that are its program text, into `out`.
+fn program_text(words: &[Option<&[u8]>], last: usize, out: &mut Vec<usize>) {
     let Some(w) = words[last] else {
-        return Vec::new();
+        return;
     };
     let options = code_options(base(w));
-    let mut out = Vec::new();
     for j in last + 1..words.len() {
         let Some(w) = words[j] else { continue };
         if w == b"--" {
@@ -414,8 +435,20 @@ pub fn program_texts(words: &[Option<&[u8]>]) -> Vec<usize> {
         }
     }
     out.retain(|&k| k < words.len());
-    out.sort_unstable();
-    out.dedup();
+}
+
+/// Each word that may name the program a command runs with rules of its own (`wanted`, by
+/// its name): the chain of wrappers (`programs::chain`, `find … -exec` among them), and,
+/// behind a program the model does not know (a wrapper it has no entry for: `taskset -c 0
+/// sed …`, `chrt -i 0 python3 -c …`, `systemd-run --wait …`), every later word `wanted`
+/// names, as no list of wrappers is complete.
+pub fn behind(words: &[Option<&[u8]>], wanted: impl Fn(&[u8]) -> bool) -> Vec<usize> {
+    let mut out = programs::chain(words);
+    if unknown(words, None).is_some()
+        && let Some(&last) = out.last()
+    {
+        out.extend((last + 1..words.len()).filter(|&k| words[k].is_some_and(|w| wanted(base(w)))));
+    }
     out
 }
 

@@ -179,9 +179,31 @@ fn program<'a>(words: &[Option<&'a [u8]>]) -> Option<(usize, &'a [u8])> {
 /// the command's name on (`None` where an expansion or a value makes one unknown); `texts`
 /// the same words' text as far as it is known (an option's name and a setting's key).
 pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]]) -> Vec<Found> {
-    let Some((i, name)) = program(values) else {
-        return Vec::new();
-    };
+    let mut out = Vec::new();
+    for i in candidates(values) {
+        if let Some(name) = values[i].map(base) {
+            out.extend(rules(values, texts, i, name));
+        }
+    }
+    out
+}
+
+/// The programs with rules of their own (`rules`).
+const RULED: &[&[u8]] = &[
+    b"sed", b"gsed", b"sqlite3", b"sqlite", b"gdb", b"lldb", b"jq", b"gojq", b"yq", b"git",
+    b"kill", b"pkill", b"pgrep", b"killall", b"skill", b"snice", b"find",
+];
+
+/// Where a program with rules of its own may stand: each word of the chain of wrappers
+/// (`find … -exec` among them), and, behind a program the model does not know (a wrapper it
+/// has no entry for: `taskset -c 0 sed …`, `chrt -i 0 python3 -c …`, `systemd-run --wait
+/// …`), every later word that names such a program, as no list of wrappers is complete.
+fn candidates(values: &[Option<&[u8]>]) -> Vec<usize> {
+    super::known::behind(values, |name| RULED.contains(&name))
+}
+
+/// The rules of the program `name` at `i`.
+fn rules(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -> Vec<Found> {
     let code = |at: usize, place| Found {
         at,
         place,

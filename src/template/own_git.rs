@@ -193,6 +193,23 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<Found> 
             config(values, j + 1, &mut out);
             Vec::new()
         }
+        // `git remote add NAME URL`, `set-url NAME URL`: the setting `remote.NAME.url`, where
+        // `git pull` fetches the code it checks out from; every word after the verb.
+        b"remote" => match rest
+            .clone()
+            .find(|&k| word(k).is_some_and(|w| !w.starts_with(b"-")))
+        {
+            Some(k) if matches!(word(k), Some(b"add" | b"set-url")) => {
+                out.extend((k + 1..values.len()).map(|m| code(m, GIT_CONFIG)));
+                Vec::new()
+            }
+            // A verb from a value may be any.
+            Some(k) if word(k).is_none() => {
+                out.extend((k..values.len()).map(|m| code(m, GIT_CONFIG)));
+                Vec::new()
+            }
+            _ => Vec::new(),
+        },
         _ => Vec::new(),
     };
     out.extend(commands.into_iter().map(|k| code(k, GIT)));

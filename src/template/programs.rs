@@ -497,6 +497,19 @@ pub fn chain(words: &[Option<&[u8]>]) -> Vec<usize> {
         out.push(i);
         let Some(w) = words[i] else { break };
         let name = base(w);
+        // `find … -exec PROG ARGS {} ;` runs PROG (its first `-exec`, `-execdir`, `-ok` or
+        // `-okdir`): the rules of what it runs hold there as behind any wrapper.
+        if name == b"find" {
+            let exec = (i + 1..words.len())
+                .find(|&j| matches!(words[j], Some(b"-exec" | b"-execdir" | b"-ok" | b"-okdir")));
+            match exec {
+                Some(e) if e + 1 < words.len() => {
+                    i = e + 1;
+                    continue;
+                }
+                _ => break,
+            }
+        }
         let Some((_, takes, long, skip)) = WRAPPERS.iter().find(|(n, ..)| *n == name) else {
             break;
         };
@@ -631,6 +644,15 @@ pub fn stdin(words: &[Option<&[u8]>]) -> Option<Stdin> {
             b"su" | b"runuser" if runs_login_shell(words, i + 1) => {
                 return Some(Stdin::Code(LOGIN_SHELL));
             }
+            // `sudo -s`, `sudo -i` (`--shell`, `--login`) and `doas -s` with no command start
+            // a shell on it: the chain ends at sudo, whose program would be the next.
+            b"sudo" | b"doas" if chain(words).last() == Some(&i) && shell_flag(rest) => {
+                return Some(Stdin::Code(
+                    "the commands the shell of `sudo -s` or `sudo -i` (`doas -s`) reads from its \
+                     standard input (give it the command: `sudo -u USER sh -c 'cmd \"$1\"' sh \
+                     \"$NAME\"`)",
+                ));
+            }
             // `runuser -u USER [--] PROGRAM …` runs PROGRAM, which has its input.
             b"runuser" => {
                 let user = rest
@@ -727,6 +749,21 @@ fn runs_login_shell(words: &[Option<&[u8]>], from: usize) -> bool {
         });
     // A word from an expansion could be `-c`: then it is a script `scripts` reads.
     !command && rest.iter().all(Option::is_some)
+}
+
+/// Whether `sudo`'s or `doas`'s words hold `-s`/`-i`/`--shell`/`--login` (also in a cluster:
+/// `-Es`); only asked when sudo runs no command.
+fn shell_flag(rest: &[Option<&[u8]>]) -> bool {
+    rest.iter()
+        .flatten()
+        .filter(|w| w.starts_with(b"-"))
+        .any(|w| {
+            matches!(*w, b"--shell" | b"--login")
+                || (w.len() > 1
+                    && w[1] != b'-'
+                    && w[1..].iter().all(u8::is_ascii_alphabetic)
+                    && w[1..].iter().any(|c| matches!(c, b's' | b'i')))
+        })
 }
 
 /// Whether `docker`/`podman`'s words hold `-i`/`--interactive` (also in a cluster, `-it`).

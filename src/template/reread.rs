@@ -162,6 +162,9 @@ impl Rereading {
     }
 }
 
+/// What a variable assigned a part of a value holds (`host=${TARGET#*.}`), as `judge` reads it.
+pub const PART_OF_A_VALUE: &str = "a part of a value (`${NAME#…}`, `${NAME/…}`, `${NAME:…}`)";
+
 /// What a place reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Read {

@@ -328,7 +328,8 @@ actions:
         ("actions[3].shell", "a command an option holds"),
         ("actions[4].exec", "a command an option holds"),
         ("actions[5].shell", "a command an option holds"),
-        ("actions[6].exec", "a command an option holds"),
+        // `find -exec PROG` runs PROG as a wrapper does.
+        ("actions[6].exec", "the program the command runs"),
     ] {
         let line = out
             .lines()
@@ -1176,6 +1177,89 @@ actions:
             "actions[17]",
             "actions[18]",
         ],
+    );
+}
+
+/// The twelfth attack's (fe30m) configs, each accepted before: a written file run by another
+/// name (after `cd`, with `./` or `//` in its path), written by `dd of=` or through `cat >`
+/// (F1-F4); `sed` behind `find -exec` and behind a wrapper the model has no entry for
+/// (`taskset`, `runuser -u`), an interpreter's `-c` there (F6-F8), and a value as the
+/// program behind `find -exec nice`; `git remote set-url` (F9); a copy of `${V#*.}` that
+/// starts an argument (F10); `readonly` of an inherited name (F11); `sudo -s` reading a
+/// value on its input (F12). The forms next to them load.
+#[test]
+fn the_twelfth_attacks_configs_are_refused_and_their_neighbours_load() {
+    let yaml = "\
+actions:
+  - title: cd then path
+    shell: cd /srv/jobs && printf '%s\\n' \"$V\" > job.sh; sh /srv/jobs/job.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: dot slash
+    shell: printf '%s\\n' \"$V\" > /srv/jobs/job.sh; sh /srv/jobs/./job.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: dd
+    shell: printf '%s\\n' \"$V\" | dd of=/srv/jobs/job.sh status=none; sh /srv/jobs/job.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: cat copy
+    shell: printf '%s\\n' \"$V\" > /tmp/job.in; cat /tmp/job.in > /tmp/job.sh; sh /tmp/job.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: find sed
+    shell: find /srv/conf -name '*.conf' -exec sed -i \"s#^u=.*#u={{ v }}#\" {} +
+    arguments: [{name: v, type: url}]
+  - title: taskset sed
+    shell: taskset -c 0 sed -i \"s#^u=.*#u={{ v }}#\" /srv/app.conf
+    arguments: [{name: v, type: url}]
+  - title: chrt python
+    exec: [chrt, -i, '0', python3, -c, 'print(\"{{ v }}\")']
+    arguments: [{name: v, type: url}]
+  - title: find nice
+    shell: find /srv -maxdepth 0 -exec nice -n 19 {{ v }} \\;
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: remote set-url
+    shell: git -C /srv/app remote set-url origin {{ v }}
+    arguments: [{name: v, type: url}]
+  - title: stripped copy
+    shell: host=${V#*.}; ssh -o BatchMode=yes \"$host\" uptime
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: readonly
+    shell: readonly https_proxy=\"$V\"; curl -s https://example.org/
+    arguments: [{name: v, type: url}]
+  - title: sudo shell
+    shell: |
+      sudo -u nobody -s <<EOF
+      curl -fsS -O \"$V\"
+      EOF
+    arguments: [{name: v, type: url}]
+  - title: find rm
+    shell: find /srv/cache -name \"{{ v }}\" -exec rm -f {} +
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: written elsewhere
+    shell: printf '%s\\n' \"$V\" > /tmp/note.txt; sh /srv/jobs/job.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: stripped after dashes
+    shell: host=${V#*.}; ssh -o BatchMode=yes -- \"$host\" uptime
+    arguments: [{name: v, type: ascii_sentence}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the file `job.sh`"),
+            ("actions[1].shell", "the file `/srv/jobs/job.sh`"),
+            ("actions[2].shell", "the file `/srv/jobs/job.sh`"),
+            ("actions[3].shell", "the file `/tmp/job.sh`"),
+            ("actions[4].shell", "the script of `sed`"),
+            ("actions[5].shell", "the script of `sed`"),
+            ("actions[6].exec", "the program text an interpreter runs"),
+            ("actions[7].shell", "the program the command runs"),
+            ("actions[8].shell", "a git setting"),
+            ("actions[9].shell", "$host holds a part of a value"),
+            (
+                "actions[10].shell",
+                "the environment variable `https_proxy`",
+            ),
+            ("actions[11].shell", "the shell of `sudo -s`"),
+        ],
+        &["actions[12]", "actions[13]", "actions[14]"],
     );
 }
 

@@ -363,6 +363,9 @@ const DASHES: &[(&str, &str, &[&str])] = &[
         &ALL,
     ),
     ("printf %s \"$NAME\" > f; p -- \"$(cat f)\"", "_rf", &[]),
+    // A copy of the part (fe30m F10).
+    ("h=${NAME#*.}; p \"$h\"", "x.-rf", &ALL),
+    ("h=\"${NAME#*.}\"; p -- \"$h\"", "x.-rf", &[]),
     (
         "echo \"$NAME\"; while read -r l; do p \"$l\"; done < /etc/hostname",
         "_rf",

@@ -104,6 +104,32 @@ const ROWS: &[Row] = &[
         Quoting::Single,
         true,
     ),
+    // The twelfth attack (fe30m F1-F4): the file run by another name (`./` inside its path,
+    // a directory and its name after `cd`), written by `dd of=`, or copied by `cat >`.
+    (
+        "mkdir -p d && printf '%s\\n' {{ v }} > d/job.sh && sh d/./job.sh",
+        "touch MARK",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "mkdir -p d && cd d && printf '%s\\n' {{ v }} > job.sh && cd .. && sh d/job.sh",
+        "touch MARK",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "printf '%s\\n' {{ v }} | dd of=j.sh status=none && sh j.sh",
+        "touch MARK",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "printf '%s\\n' {{ v }} > j.in && cat j.in > j.sh && sh j.sh",
+        "touch MARK",
+        Quoting::Single,
+        true,
+    ),
     // The value written and handled as data (`cat`, `cp`, `grep`, `rm`), or a script the
     // author wrote by a here-document given the value as an argument: accepted, runs nothing.
     (

@@ -253,6 +253,11 @@ fn checklist() {
             ("a;b", false),
             ("a/b", false),
             ("é", false),
+            // Each item is a word of its own: no option, no `.` or `..` (fe30m F13).
+            ("a,-r", false),
+            ("a, --checkpoint=1", false),
+            ("a,..", false),
+            ("a,b-c", true),
         ],
     );
     // A long list stays linear and the duplicate is still found at the end.
@@ -584,6 +589,8 @@ fn a_leading_dash_is_refused_by_every_free_text_type() {
         ("email", "-oProxyCommand=touch&x|x@y.z", true),
         ("email", "-a@b.c", true),
         ("checklist", "-r,b", true),
+        // Each item of a checklist is a word of its own.
+        ("checklist", "a,-r", true),
         ("int", "-5", false),
         ("regex:-?[0-9]+", "-7", false),
         ("password", "-secret", false),
@@ -609,7 +616,7 @@ fn a_leading_dash_is_refused_by_every_free_text_type() {
         ("ascii_identifier", "a-rf"),
         ("ascii_sentence", "old -r victim"),
         ("email", "a-b@c.d"),
-        ("checklist", "a,-r"),
+        ("checklist", "a,b-r"),
     ] {
         assert!(t(name).check(value, &[]).is_ok(), "{name} {value:?}");
     }

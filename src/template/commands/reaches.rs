@@ -264,6 +264,16 @@ impl Command {
                 }));
         if exports {
             exported.extend(self.args.iter().filter(|w| w.assignment));
+        } else if matches!(base, b"readonly" | b"local" | b"declare" | b"typeset") {
+            // `readonly https_proxy=…`, `local LANG=…`: a name the shell got from its
+            // environment stays exported, as with a plain assignment.
+            let allexport = notes.analysis.allexport;
+            exported.extend(self.args.iter().filter(|w| {
+                w.assignment
+                    && (allexport
+                        || w.assigned_name()
+                            .is_some_and(super::super::inherited::inherited))
+            }));
         }
         if base == b"env" {
             let mut skip = false;

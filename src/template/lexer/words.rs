@@ -89,6 +89,9 @@ impl Lexer<'_> {
                     self.pos += 1;
                     w.text();
                     w.seen_eq |= c == b'=';
+                    if c == b'=' {
+                        w.value_at = Some(w.unquoted.len());
+                    }
                 }
                 _ => {
                     if c == b'=' {
@@ -468,8 +471,9 @@ impl Lexer<'_> {
         ];
         self.enter()?;
         let start = self.pos;
-        // Nothing the author wrote comes before it in the word.
+        // Nothing the author wrote comes before it in the word, or in an assignment's value.
         let leads = !w.seen_text;
+        let leads_value = w.assignment && w.value_at == Some(w.unquoted.len());
         self.bump(2);
         let name = self.param_name(start, w)?;
         if self.peek() == Some(b'[') {
@@ -505,6 +509,7 @@ impl Lexer<'_> {
                         let n = name.clone().unwrap_or_else(|| POSITIONAL.to_string());
                         w.stripped.get_or_insert((n, None));
                     }
+                    w.assigns_stripped |= leads_value && strips;
                     self.bump(op.len());
                     // bash's `${x@P}` expands the value as a prompt string: `$( )` in it runs.
                     // (`@E` expands backslash escapes only, `@Q`, `@A` and the rest quote.)

@@ -122,6 +122,17 @@ fn the_program_is_found_behind_its_wrappers() {
         (&["flock", "l", "-c", "s"], &[0]),
         (&["command", "-v", "$"], &[0, 2]),
         (&["timeout", "5"], &[0]),
+        // `find -exec PROG`: its first -exec's program, behind any wrapper.
+        (&["find", "/srv", "-exec", "$", "{}", "+"], &[0, 3]),
+        (
+            &["find", ".", "-name", "x", "-exec", "nice", "$", ";"],
+            &[0, 5, 6],
+        ),
+        (
+            &["find", ".", "-execdir", "sed", "-i", "s/a/b/", "{}", "+"],
+            &[0, 3],
+        ),
+        (&["find", ".", "-delete"], &[0]),
     ];
     for (w, want) in table {
         let got: Vec<usize> = chain(&words(w));
