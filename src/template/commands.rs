@@ -374,6 +374,15 @@ impl Command {
                 _ => {}
             }
         }
+        // A block's redirection takes what its commands write (`{ …; } > f`, `( … ) > f`, `for
+        // … done > f`), and `exec 3> f` what later commands write to the descriptor: actiond
+        // does not follow which of those hold a value.
+        let bare_exec = self.name.as_deref() == Some(b"exec") && self.args.is_empty();
+        if (self.compound || bare_exec) && !self.targets.is_empty() {
+            reads.push(Read::Unknown(
+                "what the commands of a block (or after `exec N>`) write into it".to_string(),
+            ));
+        }
         let shapes = self.shapes();
         filed::note(notes, &shapes, &starts, &self.targets, reads, self.start);
     }

@@ -312,6 +312,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
             });
         }
     }
+    exec_environment(&mut analysis, argv, &shapes, &holes);
     let texts: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
     let script = launchers::scripts(&values, &texts)
         .into_iter()
@@ -419,6 +420,45 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         }
     }
     analysis
+}
+
+/// `exec: [env, "NAME={{ v }}", prog, …]`: the environment of what `env` starts, as in
+/// `shell:` (`commands::environment`), which a program may read as its settings or as code
+/// (`GIT_SSH_COMMAND`, `BASH_ENV`).
+fn exec_environment(
+    analysis: &mut Analysis,
+    argv: &[String],
+    shapes: &[Option<&[u8]>],
+    holes: &dyn Fn(usize) -> Vec<Read>,
+) {
+    for c in programs::chain(shapes) {
+        if shapes[c].map(|w| w.rsplit(|&b| b == b'/').next().unwrap_or(w)) != Some(&b"env"[..]) {
+            continue;
+        }
+        let mut skip = false;
+        for (j, arg) in argv.iter().enumerate().skip(c + 1) {
+            if std::mem::take(&mut skip) {
+                continue;
+            }
+            if arg.starts_with('-') {
+                skip = matches!(arg.as_str(), "-u" | "-C" | "--unset" | "--chdir");
+                continue;
+            }
+            let Some(prefix) = assignment_prefix(arg) else {
+                break;
+            };
+            let reads = holes(j);
+            if !reads.is_empty() {
+                let name = String::from_utf8_lossy(&prefix[..prefix.len() - 1]);
+                analysis.rereads.push(Reread {
+                    place: format!("the environment variable `{name}` of what the command starts"),
+                    rereading: Rereading::Environment,
+                    line: 1,
+                    reads,
+                });
+            }
+        }
+    }
 }
 
 /// The `NAME=` of an `exec:` element shaped like an assignment (`A={{ v }}`).

@@ -30,6 +30,9 @@ pub const FOUND_PROGRAM: &str = "a test of `find` whose matches `-exec {}` runs 
                                  pass the found path as its argument (`-exec prog {} ;`)";
 pub const SIGNALLED: &str = "the processes `kill`, `pkill`, `pgrep` or `killall` picks (its \
                              words after its name)";
+pub const SQL: &str = "the SQL of `psql -c` or `mysql -e`, where a value can end a string and \
+                       run commands (`COPY … TO PROGRAM`, `\\!`, `system`): keep the value out \
+                       of the SQL text (a `type: int` may stand there)";
 pub const JQ: &str = "the filter of `jq`, a program of its own (`env` and `$ENV` print the \
                       run's environment, `input_filename` and `$__loc__` what it reads): pass \
                       the value as data, `jq --arg v {{ v }} '.[$v]'`";
@@ -191,7 +194,8 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]]) -> Vec<Found> {
 /// The programs with rules of their own (`rules`).
 const RULED: &[&[u8]] = &[
     b"sed", b"gsed", b"sqlite3", b"sqlite", b"gdb", b"lldb", b"jq", b"gojq", b"yq", b"git",
-    b"kill", b"pkill", b"pgrep", b"killall", b"skill", b"snice", b"find",
+    b"psql", b"mysql", b"mariadb", b"kill", b"pkill", b"pgrep", b"killall", b"skill", b"snice",
+    b"find",
 ];
 
 /// Where a program with rules of its own may stand: each word of the chain of wrappers
@@ -216,6 +220,8 @@ fn rules(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -> Ve
         b"sqlite3" | b"sqlite" => at(sqlite(values, i), SQLITE),
         b"gdb" | b"lldb" => at(debugger(values, i), DEBUGGER),
         b"jq" | b"gojq" | b"yq" => at(jq_filter(values, i).into_iter().collect(), JQ),
+        b"psql" => at(option_words(values, i, &[b"-c"], &[b"command"]), SQL),
+        b"mysql" | b"mariadb" => at(option_words(values, i, &[b"-e"], &[b"execute"]), SQL),
         b"git" => super::own_git::words(values, texts, i),
         // Every word after the program: its process ids, patterns and names (an option's
         // value too: `kill -s`, `pkill -u`, which a choice serves as well).
@@ -260,6 +266,17 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
     };
     if matches!(name, b"sed" | b"awk" | b"gawk" | b"mawk") {
         return script_from_input(b"-f").then_some(STDIN);
+    }
+    // `tar -T -` reads the names to archive from the input, where a line `-C` or `--…` is
+    // an option (`-C /etc` then `shadow`).
+    if name == b"tar" {
+        let list = rest.iter().flatten().any(|w| {
+            matches!(*w, b"-T-" | b"--files-from=-")
+                || w.strip_prefix(b"--files-from=")
+                    .is_some_and(programs::is_input_path)
+        });
+        return (list || script_from_input(b"-T") || script_from_input(b"--files-from"))
+            .then_some(STDIN);
     }
     // `curl -K -` reads its options from the input (`output = /etc/…`, `upload-file`).
     if name == b"curl" {
@@ -483,6 +500,25 @@ fn container_program(values: &[Option<&[u8]>], name: &[u8]) -> Option<usize> {
     }
     // The container or image, then its program.
     Some(j + 1).filter(|&k| k < values.len())
+}
+
+/// The words that `short` (`-c`, also glued: `-cSQL`) or `--long` (`--long WORD`,
+/// `--long=WORD`) hold.
+fn option_words(values: &[Option<&[u8]>], i: usize, short: &[&[u8]], long: &[&[u8]]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (j, w) in values.iter().enumerate().skip(i + 1) {
+        let Some(w) = *w else { continue };
+        if let Some(name) = w.strip_prefix(b"--") {
+            let key = name.split(|&c| c == b'=').next().unwrap_or(name);
+            if long.contains(&key) {
+                out.push(if name.len() > key.len() { j } else { j + 1 });
+            }
+        } else if let Some(o) = short.iter().find(|o| w.starts_with(o)) {
+            out.push(if w.len() > o.len() { j } else { j + 1 });
+        }
+    }
+    out.retain(|&k| k < values.len());
+    out
 }
 
 /// The filter of `jq` (and its kin): its first operand, unless `-f`/`--from-file` reads it

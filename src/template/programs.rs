@@ -36,6 +36,8 @@ pub enum Stdin {
     Code(&'static str),
     /// Splits it into arguments of a program (`xargs`).
     Split(&'static str),
+    /// Hands it to a program that signals the processes it names (`xargs -0 kill`).
+    Signal(&'static str),
 }
 
 /// The place of a script a shell reads from its standard input.
@@ -43,6 +45,51 @@ pub const STDIN_SCRIPT: &str = "the script a shell reads from its standard input
 
 /// The place of what `xargs` reads.
 pub const XARGS_INPUT: &str = "the standard input of `xargs`, which it splits into arguments";
+
+/// The place of the items `xargs -0` hands to a program not known to take them as data.
+pub const XARGS_ITEMS: &str = "the items `xargs -0` reads from its standard input, each an \
+                               argument of its program (or pasted into its words by `-I`), \
+                               which may read it as its own commands or pick processes with it";
+
+/// Programs that take the items of `xargs -0` as data: names of files to act on, or text.
+const XARGS_DATA: &[&[u8]] = &[
+    b"rm",
+    b"rmdir",
+    b"mkdir",
+    b"touch",
+    b"cp",
+    b"mv",
+    b"ln",
+    b"chmod",
+    b"chown",
+    b"chgrp",
+    b"ls",
+    b"du",
+    b"stat",
+    b"file",
+    b"cat",
+    b"head",
+    b"tail",
+    b"wc",
+    b"md5sum",
+    b"sha1sum",
+    b"sha256sum",
+    b"sha512sum",
+    b"b2sum",
+    b"gzip",
+    b"gunzip",
+    b"xz",
+    b"bzip2",
+    b"zstd",
+    b"echo",
+    b"printf",
+    b"grep",
+    b"basename",
+    b"dirname",
+    b"realpath",
+    b"readlink",
+    b"truncate",
+];
 
 /// The last path segment: `/usr/bin/env` is `env`.
 fn base(w: &[u8]) -> &[u8] {
@@ -724,6 +771,20 @@ pub fn stdin(words: &[Option<&[u8]>]) -> Option<Stdin> {
                 let file = has(&[b"-a", b"--arg-file"]);
                 if !null && !file {
                     return Some(Stdin::Split(XARGS_INPUT));
+                }
+                // Each item whole, as an argument of its program (or pasted into its words by
+                // `-I`): only a program known to take such arguments as data.
+                if null && !file {
+                    let ch = chain(words);
+                    let next = ch.iter().position(|&k| k == i).and_then(|p| ch.get(p + 1));
+                    match next.map(|&k| words[k].map(base)) {
+                        None => {}
+                        Some(Some(p)) if XARGS_DATA.contains(&p) => {}
+                        Some(Some(b"kill" | b"pkill" | b"pgrep" | b"killall")) => {
+                            return Some(Stdin::Signal(XARGS_ITEMS));
+                        }
+                        _ => return Some(Stdin::Code(XARGS_ITEMS)),
+                    }
                 }
             }
             _ => {}

@@ -1186,7 +1186,9 @@ actions:
 /// (`taskset`, `runuser -u`), an interpreter's `-c` there (F6-F8), and a value as the
 /// program behind `find -exec nice`; `git remote set-url` (F9); a copy of `${V#*.}` that
 /// starts an argument (F10); `readonly` of an inherited name (F11); `sudo -s` reading a
-/// value on its input (F12). The forms next to them load.
+/// value on its input (F12); `tar -T -` (F14); the items of `xargs -0` for `sed` and `kill`
+/// (F15); `exec: [env, NAME=…]` (F16); a block's redirection (F18); `psql -c` (F19). The
+/// forms next to them load.
 #[test]
 fn the_twelfth_attacks_configs_are_refused_and_their_neighbours_load() {
     let yaml = "\
@@ -1230,9 +1232,32 @@ actions:
       curl -fsS -O \"$V\"
       EOF
     arguments: [{name: v, type: url}]
+  - title: tar list
+    shell: printf '%s\\n' \"$V\" | tar czf /srv/b.tgz -T -
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: xargs sed
+    shell: printf '%s\\0' \"$V\" | xargs -0 -I{} sed -i 's#^u=.*#u={}#' /srv/app.conf
+    arguments: [{name: v, type: url}]
+  - title: xargs kill
+    shell: printf '%s\\0' \"$V\" | xargs -0 kill -TERM
+    arguments: [{name: v, type: int}]
+  - title: exec env
+    exec: [env, 'GIT_SSH_COMMAND={{ v }}', git, -C, /srv/app, pull]
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: block
+    shell: |
+      { echo '#!/bin/sh'; printf '%s\\n' \"$V\"; } > /tmp/s.sh
+      sh /tmp/s.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: psql
+    shell: psql -d app -c \"UPDATE config SET hook='{{ v }}'\"
+    arguments: [{name: v, type: url}]
   - title: find rm
     shell: find /srv/cache -name \"{{ v }}\" -exec rm -f {} +
     arguments: [{name: v, type: ascii_identifier}]
+  - title: xargs rm
+    shell: printf '%s\\0' \"$V\" | xargs -0 rm -f --
+    arguments: [{name: v, type: ascii_sentence}]
   - title: written elsewhere
     shell: printf '%s\\n' \"$V\" > /tmp/note.txt; sh /srv/jobs/job.sh
     arguments: [{name: v, type: ascii_sentence}]
@@ -1258,8 +1283,14 @@ actions:
                 "the environment variable `https_proxy`",
             ),
             ("actions[11].shell", "the shell of `sudo -s`"),
+            ("actions[12].shell", "the standard input of a program not known"),
+            ("actions[13].shell", "the items `xargs -0` reads"),
+            ("actions[14].shell", "the items `xargs -0` reads"),
+            ("actions[15].exec", "the environment variable `GIT_SSH_COMMAND`"),
+            ("actions[16].shell", "the file `/tmp/s.sh`"),
+            ("actions[17].shell", "the SQL of `psql -c`"),
         ],
-        &["actions[12]", "actions[13]", "actions[14]"],
+        &["actions[18]", "actions[19]", "actions[20]", "actions[21]"],
     );
 }
 

@@ -176,6 +176,7 @@ impl Command {
         let (place, how) = match used {
             Stdin::Code(place) => (place, Rereading::Code),
             Stdin::Split(place) => (place, Rereading::Split),
+            Stdin::Signal(place) => (place, Rereading::Signal),
         };
         let code = how == Rereading::Code;
         if code {

@@ -579,7 +579,9 @@ fn an_exec_argv_that_starts_a_shell_has_its_script_read() {
         (&["{{ a }}"], true),
         (&["env", "{{ a }}", "x"], true),
         (&["sh", "{{ a }}"], true),
-        (&["env", "X={{ a }}", "rm", "--", "{{ a }}"], false),
+        // `env NAME=VALUE` in `exec:` is the program's environment, as in `shell:`.
+        (&["env", "X={{ a }}", "rm", "--", "{{ a }}"], true),
+        (&["env", "-u", "X", "rm", "--", "{{ a }}"], false),
         (&["flock", "/run/l", "rm", "--", "{{ a }}"], false),
     ];
     for &(argv, refused) in table {

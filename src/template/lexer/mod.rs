@@ -460,6 +460,7 @@ impl<'a> Lexer<'a> {
         let used = cmd.stdin_use().map(|used| match used {
             Stdin::Code(place) => (place, Rereading::Code),
             Stdin::Split(place) => (place, Rereading::Split),
+            Stdin::Signal(place) => (place, Rereading::Signal),
         });
         // A program that may read its input as its own commands (`own::stdin`): what a
         // here-document expands reaches them.
