@@ -1283,10 +1283,16 @@ actions:
                 "the environment variable `https_proxy`",
             ),
             ("actions[11].shell", "the shell of `sudo -s`"),
-            ("actions[12].shell", "the standard input of a program not known"),
+            (
+                "actions[12].shell",
+                "the standard input of a program not known",
+            ),
             ("actions[13].shell", "the items `xargs -0` reads"),
             ("actions[14].shell", "the items `xargs -0` reads"),
-            ("actions[15].exec", "the environment variable `GIT_SSH_COMMAND`"),
+            (
+                "actions[15].exec",
+                "the environment variable `GIT_SSH_COMMAND`",
+            ),
             ("actions[16].shell", "the file `/tmp/s.sh`"),
             ("actions[17].shell", "the SQL of `psql -c`"),
         ],
