@@ -7,7 +7,8 @@
 // 2. a confirmation holds: "Run again" opens the form, unticked; a confirmed reboot shows the
 //    board going away, and the page reconnects by itself;
 // 3. logout (and a session ended elsewhere) forgets every run and output of the user;
-// 4. a locked button says "Log in to run", opens the login and returns to itself;
+// 4. a locked button says "Log in to run", opens the login and returns to itself (to its
+//    form, for an action with arguments);
 // 5. a proxy that stops forwarding without closing turns the dot within 15 s, and the page
 //    catches up once it forwards again;
 // 6. a run view made for a phone: one line of metadata, wrapped lines, Kill and the newest
@@ -400,6 +401,28 @@ test("4. a guest's tap on a locked button shows a login prompt, and the login re
     await page.waitForFunction(() => document.activeElement && document.activeElement.dataset.binding === "restart");
     assert.ok(page.url().includes("#/d/Maintenance"), page.url());
     assert.equal(await page.locator('[data-binding="restart"]').getAttribute("aria-disabled"), null, "unlocked now");
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  }
+});
+
+test("4b. the login a locked action with arguments asked for returns to its form", async () => {
+  // (The actions are known only once the dashboard has loaded after the login: the page
+  // used to decide before that, and went back to the dashboard.)
+  for (const width of [PHONE, DESKTOP]) {
+    const page = await newPage(width);
+    await page.goto(base + "/#/d/Maintenance");
+    const button = page.locator('[data-binding="reboot"]');
+    await button.getByText("Log in to run").waitFor();
+    if (width === PHONE) await button.click({ force: true, timeout: 5000 });
+    else {
+      await button.focus();
+      await page.keyboard.press("Enter");
+    }
+    await page.waitForURL(/#\/login/);
+    await logIn(page);
+    await page.waitForURL(/#\/a\/reboot/, { timeout: 10_000 });
+    await page.getByText("Reboot the Pi now?").waitFor();
     assert.deepEqual(page.errors, []);
     await page.context().close();
   }

@@ -1014,6 +1014,9 @@
   // After the login a locked button asked for: its form when it takes arguments, else the
   // button itself, focused (it is not pressed for the user: a reboot must be asked for).
   async function returnTo(binding) {
+    // The actions are known once the dashboard has loaded after the login: wait for it, or
+    // an action with arguments would be taken for one without (its form never shown).
+    for (let i = 0; i < 50 && !S.actions.has(binding); i++) await sleep(100);
     const action = S.actions.get(binding);
     if (action && action.canExec && action.arguments && action.arguments.length) return go("#/a/" + enc(binding));
     for (let i = 0; i < 50 && !document.querySelector(`[data-binding="${CSS.escape(binding)}"]`); i++) await sleep(100);
