@@ -196,6 +196,9 @@ pub fn settle(d: &Argument, sent: &str) -> Result<String, Broken> {
     if d.from_trigger || d.entity.is_some() {
         leading_dash(value, d.dash)?;
     }
+    if d.from_trigger {
+        types::double_dot(value)?;
+    }
     let choices: Vec<&str> = d.choices.iter().map(|c| c.value.as_str()).collect();
     check(&d.rule, value, &choices, d.dash)
 }

@@ -90,6 +90,9 @@ pub enum Broken {
     /// A free-text value that is `.` or `..`: a program given it as a word reads the
     /// directory it works in or the one above.
     Dots,
+    /// An identifier (or a file trigger's name) holding `..`: an expansion of the command can
+    /// leave just that of it (`${NAME%.conf}` of `...conf`).
+    DoubleDot,
     /// `.` or a `..` component in a path the command builds (`/srv/apps/{{ app }}/run.py`).
     PathUp,
     /// An absolute path where it starts a path the command continues (`{{ dir }}/run.sh`).
@@ -166,6 +169,11 @@ impl std::fmt::Display for Broken {
                 "must not be `.` or `..`: a program given it reads the directory it works in or \
                  the one above it (`cd /srv/cache && find {{ … }} -delete`, `tar -C /srv \
                  {{ … }}`), not one inside it",
+            ),
+            Broken::DoubleDot => f.write_str(
+                "must not hold `..`: a command that cuts a suffix or a prefix off it in a path \
+                 (`/srv/cache/${…%.conf}` of `...conf`) would be left with `..`, the directory \
+                 above",
             ),
             Broken::PathUp => f.write_str(
                 "must not be `.` or hold a `..` path component: the command puts it in a path \
@@ -338,6 +346,7 @@ impl ArgType {
                 every_char(value, |c| c.is_ascii_alphanumeric(), Broken::Ascii)
             }
             ArgType::AsciiIdentifier => {
+                double_dot(value)?;
                 every_char(value, is_ascii_identifier_char, Broken::AsciiIdentifier)
             }
             ArgType::AsciiSentence => {
@@ -346,11 +355,13 @@ impl ArgType {
             // char::is_alphanumeric is Unicode Alphabetic or Numeric. It refuses format
             // characters (zero-width space, direction overrides) and most combining marks,
             // so a decomposed "e" + U+0301 is refused while the precomposed "é" passes.
-            ArgType::UnicodeIdentifier => every_char(
-                value,
-                |c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-'),
-                Broken::UnicodeIdentifier,
-            ),
+            ArgType::UnicodeIdentifier => double_dot(value).and_then(|()| {
+                every_char(
+                    value,
+                    |c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-'),
+                    Broken::UnicodeIdentifier,
+                )
+            }),
             ArgType::Int => check_int(value),
             // Each of these syntaxes needs at least one character.
             ArgType::Email | ArgType::Url | ArgType::Datetime if value.is_empty() => {
@@ -513,6 +524,15 @@ fn every_char(value: &str, allowed: impl Fn(char) -> bool, rule: Broken) -> Resu
     } else {
         Err(rule)
     }
+}
+
+/// The identifiers' rule for `..` (`Broken::DoubleDot`); a file trigger's name is held to it
+/// too (`arguments::settle`).
+pub fn double_dot(value: &str) -> Result<(), Broken> {
+    if value.contains("..") {
+        return Err(Broken::DoubleDot);
+    }
+    Ok(())
 }
 
 fn is_ascii_identifier_char(c: char) -> bool {

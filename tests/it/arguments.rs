@@ -651,12 +651,12 @@ fn adversarial_ascii() {
 fn adversarial_ascii_identifier() {
     attack(TypeCase {
         declaration: typed("ascii_identifier"),
-        accept: strings(&["...", "a..", "a.b-c_d", "a-", "a--help"]),
+        accept: strings(&["a.b.c", ".hidden", "a.b-c_d", "a-", "a--help"]),
         // A leading `-` is an option to the program the value reaches; `.` and `..` are the
         // directory it works in and the one above.
         refuse: strings(&[
             "a b", "a;b", "a/b", "é", "a\nb", "$x", "a'b", "*", "-n", "--", "--help", "-", ".",
-            "..",
+            "..", "...", "...conf",
         ]),
         permissive: false,
         validate_as: Some("ascii_identifier"),

@@ -61,8 +61,10 @@ fn ascii_identifier() {
             // The directories `.` and `..` (where the command works, the one above).
             (".", false),
             ("..", false),
-            ("...", true),
-            ("a..", true),
+            // `..` anywhere: a cut suffix or prefix may leave it (`${V%.conf}` of `...conf`).
+            ("...", false),
+            ("a..", false),
+            ("a.b.c", true),
             ("-rf", false),
             ("a-rf", true),
             ("", false),
