@@ -90,6 +90,21 @@ pub fn note(
         return;
     }
     for name in written(words, targets) {
+        // A file that something else runs by convention: the value is code there, whoever
+        // runs it (a login shell, cron, systemd, sudo, apt), now or at the next boot.
+        if let Some(n) = name.as_deref().filter(|n| by_convention(n)) {
+            notes.reread(
+                start,
+                format!(
+                    "the file `{}`, which line {line} writes a value into and which is run as \
+                     code by convention (a login shell's profile, cron, systemd, sudo, udev, \
+                     apt, a script by its name)",
+                    String::from_utf8_lossy(n)
+                ),
+                Rereading::Code,
+                reads.clone(),
+            );
+        }
         notes.analysis.filed.push(Filed {
             name,
             line,
@@ -156,6 +171,63 @@ pub fn written_into(name: Option<&[u8]>, filed: &[Filed]) -> Vec<Read> {
         .filter(|f| same(f.name.as_deref(), name))
         .flat_map(|f| f.reads.iter().cloned())
         .collect()
+}
+
+/// Whether a file named `name` is one a program other than the command runs as code by
+/// convention: a script by its ending, a shell's profile or rc file, `.env`, and the
+/// directories cron, systemd, sudo, udev, apt, the network dispatchers and the boot read
+/// commands from. A list like this is never complete; it holds what a board's scripts write.
+fn by_convention(name: &[u8]) -> bool {
+    const ENDINGS: &[&[u8]] = &[
+        b".sh",
+        b".bash",
+        b".zsh",
+        b".py",
+        b".pl",
+        b".rb",
+        b".php",
+        b".js",
+        b".lua",
+        b".service",
+        b".timer",
+        b".rules",
+        b".bashrc",
+        b".zshrc",
+        b".kshrc",
+        b".vimrc",
+        b".exrc",
+        b".env",
+        b".profile",
+        b"_profile",
+    ];
+    const DIRS: &[&[u8]] = &[
+        b"/etc/profile.d/",
+        b"/etc/cron",
+        b"/var/spool/cron/",
+        b"/etc/systemd/",
+        b"/etc/sudoers",
+        b"/etc/udev/",
+        b"/etc/apt/apt.conf",
+        b"/etc/network/if-",
+        b"/etc/NetworkManager/dispatcher",
+        b"/etc/init.d/",
+        b"/etc/rc.local",
+        b"/etc/environment",
+        b"/etc/ld.so.preload",
+        b"/etc/profile",
+        b"/etc/bash.bashrc",
+        b"/etc/dhcp/dhclient",
+        b"/etc/logrotate",
+        b"/.config/systemd/",
+        b"/.config/autostart/",
+    ];
+    let file = base(name);
+    ENDINGS.iter().any(|e| file.ends_with(e))
+        || DIRS.iter().any(|d| name.windows(d.len()).any(|w| w == *d))
+        || matches!(
+            file,
+            b"crontab" | b"authorized_keys" | b".netrc" | b".gitconfig"
+        )
 }
 
 /// The files `cp`, `mv`, `ln` or `install` (behind any wrapper) makes from files a value was

@@ -30,6 +30,11 @@ pub const FOUND_PROGRAM: &str = "a test of `find` whose matches `-exec {}` runs 
                                  pass the found path as its argument (`-exec prog {} ;`)";
 pub const SIGNALLED: &str = "the processes `kill`, `pkill`, `pgrep` or `killall` picks (its \
                              words after its name)";
+pub const MAKE: &str = "a variable `make` sets from its command line (`make deploy \
+                        URL={{ v }}`), whose value it reads as make text and pastes into the \
+                        recipes its shell runs (`$(shell …)`, a quote that ends the recipe's): \
+                        give the value to the recipe through the environment, `\"$$ACTIOND_ARG_V\"` \
+                        in the Makefile";
 pub const SQL: &str = "the SQL of `psql -c` or `mysql -e`, where a value can end a string and \
                        run commands (`COPY … TO PROGRAM`, `\\!`, `system`): keep the value out \
                        of the SQL text (a `type: int` may stand there)";
@@ -194,8 +199,8 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]]) -> Vec<Found> {
 /// The programs with rules of their own (`rules`).
 const RULED: &[&[u8]] = &[
     b"sed", b"gsed", b"sqlite3", b"sqlite", b"gdb", b"lldb", b"jq", b"gojq", b"yq", b"git",
-    b"psql", b"mysql", b"mariadb", b"kill", b"pkill", b"pgrep", b"killall", b"skill", b"snice",
-    b"find",
+    b"psql", b"mysql", b"mariadb", b"make", b"gmake", b"bmake", b"kill", b"pkill", b"pgrep",
+    b"killall", b"skill", b"snice", b"find",
 ];
 
 /// Where a program with rules of its own may stand: each word of the chain of wrappers
@@ -221,6 +226,7 @@ fn rules(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -> Ve
         b"gdb" | b"lldb" => at(debugger(values, i), DEBUGGER),
         b"jq" | b"gojq" | b"yq" => at(jq_filter(values, i).into_iter().collect(), JQ),
         b"psql" => at(option_words(values, i, &[b"-c"], &[b"command"]), SQL),
+        b"make" | b"gmake" | b"bmake" => at(make_variables(texts, i), MAKE),
         b"mysql" | b"mariadb" => at(option_words(values, i, &[b"-e"], &[b"execute"]), SQL),
         b"git" => super::own_git::words(values, texts, i),
         // Every word after the program: its process ids, patterns and names (an option's
@@ -519,6 +525,29 @@ fn option_words(values: &[Option<&[u8]>], i: usize, short: &[&[u8]], long: &[&[u
     }
     out.retain(|&k| k < values.len());
     out
+}
+
+/// The words of `make` shaped like a variable's assignment (`NAME=`, `NAME:=`, `NAME+=`,
+/// `NAME?=`, `NAME::=`), by their text (an `exec:` element too).
+fn make_variables(texts: &[&[u8]], i: usize) -> Vec<usize> {
+    (i + 1..texts.len())
+        .filter(|&j| {
+            let t = texts[j];
+            let Some(eq) = t.iter().position(|&c| c == b'=') else {
+                return false;
+            };
+            let name = t[..eq].strip_suffix(b"::").or_else(|| {
+                t[..eq]
+                    .strip_suffix(b":")
+                    .or_else(|| t[..eq].strip_suffix(b"+"))
+                    .or_else(|| t[..eq].strip_suffix(b"?"))
+            });
+            let name = name.unwrap_or(&t[..eq]);
+            !name.is_empty()
+                && !name.starts_with(b"-")
+                && name.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        })
+        .collect()
 }
 
 /// The filter of `jq` (and its kin): its first operand, unless `-f`/`--from-file` reads it

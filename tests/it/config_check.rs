@@ -1300,6 +1300,43 @@ actions:
     );
 }
 
+/// The thirteenth attack's (fe30n) configs: a `url` in a variable `make` sets from its
+/// command line (it pastes the value into a recipe's shell), and a value written into a file
+/// something else runs by convention (a login shell's `/etc/profile.d`, cron's `/etc/cron.d`).
+/// Data files and make's targets load.
+#[test]
+fn the_thirteenth_attacks_configs_are_refused_and_their_neighbours_load() {
+    let yaml = "\
+actions:
+  - title: make
+    shell: make -C /srv/site deploy URL={{ url }}
+    arguments: [{name: url, type: url}]
+  - title: make exec
+    exec: [make, -C, /srv/site, deploy, 'URL={{ url }}']
+    arguments: [{name: url, type: url}]
+  - title: profile
+    shell: echo \"export http_proxy={{ url }}\" > /etc/profile.d/proxy.sh
+    arguments: [{name: url, type: url}]
+  - title: cron
+    shell: echo \"*/5 * * * * root curl -fsS {{ url }}\" > /etc/cron.d/health
+    arguments: [{name: url, type: url}]
+  - title: data
+    shell: echo \"{{ url }}\" > /var/lib/app/url.txt
+    arguments: [{name: url, type: url}]
+";
+    let by_convention = "run as code by convention";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "a variable `make` sets"),
+            ("actions[1].exec", "a variable `make` sets"),
+            ("actions[2].shell", by_convention),
+            ("actions[3].shell", by_convention),
+        ],
+        &["actions[4]"],
+    );
+}
+
 /// A value written into a file that the command then runs or splits (fe30i F01, F14): refused
 /// at load naming the file and the line that wrote it; a value written to one file and another
 /// file run loads.
