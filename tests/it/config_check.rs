@@ -1026,13 +1026,13 @@ actions:
       EOF
     arguments: [{name: name, type: ascii_sentence}]
   - title: python
-    shell: printf '%s\\n' \"$NAME\" > p.py; python3 p.py
+    shell: printf '%s\\n' \"$NAME\" > prog; python3 prog
     arguments: [{name: name, type: ascii_sentence}]
   - title: awk
     shell: printf '%s\\n' \"$NAME\" > a.awk; awk -f a.awk /etc/hosts
     arguments: [{name: name, type: ascii_sentence}]
   - title: stdin
-    shell: printf '%s\\n' \"$NAME\" > p.py; python3 < p.py
+    shell: printf '%s\\n' \"$NAME\" > prog; python3 < prog
     arguments: [{name: name, type: ascii_sentence}]
   - title: curl config
     shell: printf '%s\\n' \"$NAME\" | curl -K - https://example.com
@@ -1055,7 +1055,7 @@ actions:
             ("actions[1].shell", "the file `job.sh`"),
             (
                 "actions[2].shell",
-                "the file `p.py`, which line 1 writes a value into and a program this command \
+                "the file `prog`, which line 1 writes a value into and a program this command \
                  runs is given, which may read it as code",
             ),
             ("actions[3].shell", "the file `a.awk`"),
@@ -1108,7 +1108,7 @@ actions:
     shell: printf '%s\\n' \"$V\" > /tmp/q.sql; sqlite3 /srv/n.db \".read /tmp/q.sql\"
     arguments: [{name: v, type: url}]
   - title: sh stdin
-    shell: printf '%s\\n' \"$V\" > /tmp/j.sh; sh -s < /tmp/j.sh
+    shell: printf '%s\\n' \"$V\" > /tmp/job; sh -s < /tmp/job
     arguments: [{name: v, type: url}]
   - title: for TZ
     shell: for TZ in \"$V\"; do date; done
@@ -1155,7 +1155,7 @@ actions:
             ),
             ("actions[4].shell", signalled),
             ("actions[5].shell", signalled),
-            ("actions[6].shell", "the file `/tmp/run.sh`"),
+            ("actions[6].shell", "the file `/tmp/"),
             ("actions[7].shell", "the file `/tmp/q.sql`"),
             (
                 "actions[8].shell",
