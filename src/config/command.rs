@@ -509,6 +509,25 @@ fn may_climb(a: &Argument) -> bool {
 /// programs that do nothing), and `choices:` (the author's own words, `Values::chosen`).
 /// Every text type can, and so can a `regex:`, whose pattern actiond does not read for what
 /// it may match.
+/// Whether a value of the argument may start with `@` or `<`, which curl reads as a file to
+/// send (`-d @/etc/shadow`, `-F name=<file`).
+fn may_name_file(a: &Argument) -> bool {
+    match a.rule {
+        _ if !a.choices.is_empty() => false,
+        ArgType::Untyped
+        | ArgType::Ascii
+        | ArgType::AsciiIdentifier
+        | ArgType::AsciiSentence
+        | ArgType::UnicodeIdentifier
+        | ArgType::Int
+        | ArgType::Datetime
+        | ArgType::Email
+        | ArgType::Url
+        | ArgType::Checkbox => false,
+        _ => true,
+    }
+}
+
 fn may_name_program(a: &Argument) -> bool {
     match a.rule {
         ArgType::Int | ArgType::Datetime | ArgType::Email | ArgType::Url => false,
@@ -574,6 +593,9 @@ fn values(arguments: &[Argument], compiled: &[Template]) -> Values {
         }
         if a.unknown_program || !may_name_program(a) {
             values.no_program.insert(a.name.clone());
+        }
+        if !may_name_file(a) {
+            values.no_file.insert(a.name.clone());
         }
         if let Some(v) = environment::prefixed(&a.name) {
             values.variables.insert(v, (a.name.clone(), false));

@@ -36,6 +36,8 @@ pub struct Values {
     /// `datetime`, `checkbox`), or whose author says the program never runs them
     /// (`allowUnknownProgram`): safe as an argument of a program the model does not know.
     pub no_program: BTreeSet<String>,
+    /// Arguments whose values cannot start with `@` or `<` (`Rereading::FileRef`).
+    pub no_file: BTreeSet<String>,
     /// The action's `allowUnknownProgram`: its entity fields may stand among the arguments
     /// of a program the model does not know.
     pub entity_no_program: bool,
@@ -47,6 +49,9 @@ impl Values {
         // A number picks processes as surely as a name: only the author's own choices.
         if how == Rereading::Signal {
             return self.chosen.contains(a);
+        }
+        if how == Rereading::FileRef {
+            return self.int.contains(a) || self.chosen.contains(a) || self.no_file.contains(a);
         }
         self.int.contains(a)
             || (matches!(how, Rereading::Program | Rereading::Operand) && self.chosen.contains(a))

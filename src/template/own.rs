@@ -30,6 +30,7 @@ pub const FOUND_PROGRAM: &str = "a test of `find` whose matches `-exec {}` runs 
                                  pass the found path as its argument (`-exec prog {} ;`)";
 pub const SIGNALLED: &str = "the processes `kill`, `pkill`, `pgrep` or `killall` picks (its \
                              words after its name)";
+pub const CURL_DATA: &str = "the data of `curl -d`, `--data-binary`, `--json`, `-F` or `-H`";
 pub const MAKE: &str = "a variable `make` sets from its command line (`make deploy \
                         URL={{ v }}`), whose value it reads as make text and pastes into the \
                         recipes its shell runs (`$(shell …)`, a quote that ends the recipe's): \
@@ -199,8 +200,8 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]]) -> Vec<Found> {
 /// The programs with rules of their own (`rules`).
 const RULED: &[&[u8]] = &[
     b"sed", b"gsed", b"sqlite3", b"sqlite", b"gdb", b"lldb", b"jq", b"gojq", b"yq", b"git",
-    b"psql", b"mysql", b"mariadb", b"make", b"gmake", b"bmake", b"kill", b"pkill", b"pgrep",
-    b"killall", b"skill", b"snice", b"find",
+    b"psql", b"mysql", b"mariadb", b"make", b"gmake", b"bmake", b"curl", b"kill", b"pkill",
+    b"pgrep", b"killall", b"skill", b"snice", b"find",
 ];
 
 /// Where a program with rules of its own may stand: each word of the chain of wrappers
@@ -226,6 +227,13 @@ fn rules(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -> Ve
         b"gdb" | b"lldb" => at(debugger(values, i), DEBUGGER),
         b"jq" | b"gojq" | b"yq" => at(jq_filter(values, i).into_iter().collect(), JQ),
         b"psql" => at(option_words(values, i, &[b"-c"], &[b"command"]), SQL),
+        b"curl" => curl_data(values, texts, i)
+            .into_iter()
+            .map(|j| Found {
+                how: Rereading::FileRef,
+                ..code(j, CURL_DATA)
+            })
+            .collect(),
         b"make" | b"gmake" | b"bmake" => at(make_variables(texts, i), MAKE),
         b"mysql" | b"mariadb" => at(option_words(values, i, &[b"-e"], &[b"execute"]), SQL),
         b"git" => super::own_git::words(values, texts, i),
@@ -548,6 +556,31 @@ fn make_variables(texts: &[&[u8]], i: usize) -> Vec<usize> {
                 && name.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
         })
         .collect()
+}
+
+/// The words of curl's data options where a value may start what curl reads as `@FILE`: the
+/// whole word of `-d`, `--data`, `--data-binary`, `--data-ascii`, `--json` and `-H` (known
+/// text before it, `Title: {{ v }}`, leaves it data), and what follows a `name=` of `-F`,
+/// `--form` and `--data-urlencode`.
+fn curl_data(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<usize> {
+    let whole = option_words(
+        values,
+        i,
+        &[b"-d", b"-H"],
+        &[b"data", b"data-binary", b"data-ascii", b"json", b"header"],
+    );
+    let named = option_words(values, i, &[b"-F"], &[b"form", b"data-urlencode"]);
+    // The word's known text (`shell:`) or its whole text with placeholders (`exec:`).
+    let starts = |t: &[u8]| t.is_empty() || t.starts_with(b"{{");
+    let mut out: Vec<usize> = whole
+        .into_iter()
+        .filter(|&j| values[j].is_none() && starts(texts[j]))
+        .collect();
+    out.extend(named.into_iter().filter(|&j| {
+        let t = texts[j];
+        values[j].is_none() && (starts(t) || t.ends_with(b"=") || t.windows(3).any(|w| w == b"={{"))
+    }));
+    out
 }
 
 /// The filter of `jq` (and its kin): its first operand, unless `-f`/`--from-file` reads it

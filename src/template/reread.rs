@@ -51,6 +51,8 @@ pub enum Rereading {
     /// As the trace prompt (`PS4`), which the shells expand for a line `set -x` traces:
     /// `$( )` in it runs.
     Prompt,
+    /// As data a program reads from a file when it starts with `@` (curl's `-d @FILE`).
+    FileRef,
     /// As the processes a signal goes to (`kill`'s process ids, `pkill`'s pattern): a
     /// number or a name picks them, and `-1` or `.` picks every one.
     Signal,
@@ -95,6 +97,10 @@ impl Rereading {
                 "the shells expand for a line `set -x` (or `sh -x`) traces, running `$( )` in \
                  it (bash for every line, dash and busybox ash in a function's body; bash \
                  imports `PS4` from the environment too, unless it runs as root)"
+            }
+            Rereading::FileRef => {
+                "curl reads as the name of a file to send when it starts with `@` (or `<` in a \
+                 form field): `@/etc/shadow` posts that file"
             }
             Rereading::Signal => {
                 "picks the processes that get a signal: the process id `-1` is every process \
@@ -152,6 +158,11 @@ impl Rereading {
                 "write `PS4` out in the command (`PS4='+ '`) with no value in it, and print \
                  the value as data where the trace should show it (`printf '%s\\n' \
                  \"$ACTIOND_ARG_NAME\" >&2`)"
+            }
+            Rereading::FileRef => {
+                "send the value with `--data-raw` (curl reads no file there), or give the \
+                 argument a type that cannot start with `@` (`ascii_sentence`, `url`, `email`, \
+                 …) or `choices:`"
             }
             Rereading::Signal => {
                 "give the argument `choices:` (the processes or services you mean), name the \

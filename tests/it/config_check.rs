@@ -1302,8 +1302,9 @@ actions:
 
 /// The thirteenth attack's (fe30n) configs: a `url` in a variable `make` sets from its
 /// command line (it pastes the value into a recipe's shell), and a value written into a file
-/// something else runs by convention (a login shell's `/etc/profile.d`, cron's `/etc/cron.d`).
-/// Data files and make's targets load.
+/// something else runs by convention (a login shell's `/etc/profile.d`, cron's `/etc/cron.d`),
+/// and a value that may start with `@` as curl's data (`@/etc/shadow` posts that file). Data
+/// files, `--data-raw` and a type that cannot start with `@` load.
 #[test]
 fn the_thirteenth_attacks_configs_are_refused_and_their_neighbours_load() {
     let yaml = "\
@@ -1323,6 +1324,18 @@ actions:
   - title: data
     shell: echo \"{{ url }}\" > /var/lib/app/url.txt
     arguments: [{name: url, type: url}]
+  - title: curl data
+    shell: curl -fsS -d \"$MESSAGE\" http://127.0.0.1:9/notes
+    arguments: [{name: message, type: raw_string_multiline}]
+  - title: curl data exec
+    exec: [curl, -fsS, --data-binary, '{{ message }}', 'http://127.0.0.1:9/notes']
+    arguments: [{name: message, type: raw_string_multiline}]
+  - title: curl raw
+    shell: curl -fsS --data-raw \"$MESSAGE\" http://127.0.0.1:9/notes
+    arguments: [{name: message, type: raw_string_multiline}]
+  - title: curl text
+    shell: curl -fsS -d \"$MESSAGE\" http://127.0.0.1:9/notes
+    arguments: [{name: message, type: ascii_sentence}]
 ";
     let by_convention = "run as code by convention";
     assert_refusals(
@@ -1332,8 +1345,10 @@ actions:
             ("actions[1].exec", "a variable `make` sets"),
             ("actions[2].shell", by_convention),
             ("actions[3].shell", by_convention),
+            ("actions[5].shell", "the data of `curl -d`"),
+            ("actions[6].exec", "the data of `curl -d`"),
         ],
-        &["actions[4]"],
+        &["actions[4]", "actions[7]", "actions[8]"],
     );
 }
 
