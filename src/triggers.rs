@@ -405,6 +405,21 @@ fn run_for_file(engine: &Arc<Engine>, action: &str, dir: &Path, event: FileEvent
         debug!("{} of {action}: {name:?} is gone", event.tag());
         return;
     };
+    // A symlink would hand the action another file than the one dropped (`photo.jpg ->
+    // /etc/shadow`, read by a command running as root), and a FIFO or a device would hang
+    // or feed it: only regular files and directories are run for.
+    let kind = meta.file_type();
+    if !kind.is_file() && !kind.is_dir() {
+        if let Some(more) = ratelog::TRIGGER_NOT_FILE.admit() {
+            warn!(
+                "{} of {action}: {name:?} in {} is no regular file (a symlink, FIFO, socket or \
+                 device); not run for it{more}",
+                event.tag(),
+                dir.display()
+            );
+        }
+        return;
+    }
     let tags = vec![event.tag().to_string(), dir.to_string_lossy().into_owned()];
     fire(
         engine,

@@ -224,6 +224,49 @@ fn file_triggers_pass_hostile_names_as_plain_text() {
     assert!(!inbox.path().join("pwned").exists(), "a file name was run");
 }
 
+/// A symlink dropped into a watched directory would hand the action another file than the
+/// one dropped (`holiday.jpg -> /etc/shadow`, copied to a share by a command running as root,
+/// fe30n F5), and a FIFO would hang it: neither is run for, and the log says why; a regular
+/// file beside them is.
+#[test]
+fn a_dropped_symlink_or_fifo_is_not_run_for() {
+    let inbox = TempDir::new();
+    let secret = TempDir::new();
+    std::fs::write(secret.path().join("secret"), "SECRET").unwrap();
+    let dir = inbox.path().to_str().unwrap().to_string();
+    let server = Server::start(json!({
+        "actions": [{
+            "id": "share", "title": "Share", "maxConcurrent": 5,
+            "shell": "cat {{ filepath }}",
+            "execOnFileCreatedInDir": dir,
+        }]
+    }));
+    assert!(wait_until(SOON, || server
+        .log_contains("fileCreatedInDir of share: watching")));
+    std::os::unix::fs::symlink(
+        secret.path().join("secret"),
+        inbox.path().join("holiday.jpg"),
+    )
+    .unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(inbox.path().join("pipe.jpg"))
+        .status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    std::fs::write(inbox.path().join("real.jpg"), "PHOTO").unwrap();
+    assert!(wait_until(SOON, || entries_of(&server, "share")
+        .iter()
+        .any(
+            |e| e["stdout"] == "PHOTO" && e["executionFinished"] == true
+        )));
+    assert!(server.log_shows("\"holiday.jpg\" in"));
+    assert!(server.log_shows("\"pipe.jpg\" in"));
+    // Time for a run of the others, were there one.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let runs = entries_of(&server, "share");
+    assert_eq!(runs.len(), 1, "{runs:#?}");
+    assert!(!runs.iter().any(|e| e["stdout"] == "SECRET"));
+}
+
 #[test]
 fn a_changed_file_runs_once_per_quiet_spell() {
     let inbox = TempDir::new();
