@@ -528,6 +528,23 @@ fn may_name_file(a: &Argument) -> bool {
     }
 }
 
+/// Whether a value of the argument may hold `,`, `;` or `"`, which curl reads in the file
+/// name of a form field (`-F name=@a,b` sends two files, `;type=` sets a header).
+fn may_hold_list(a: &Argument) -> bool {
+    match a.rule {
+        _ if !a.choices.is_empty() => false,
+        ArgType::Untyped
+        | ArgType::Ascii
+        | ArgType::AsciiIdentifier
+        | ArgType::UnicodeIdentifier
+        | ArgType::Int
+        | ArgType::Datetime
+        | ArgType::Email
+        | ArgType::Checkbox => false,
+        _ => true,
+    }
+}
+
 fn may_name_program(a: &Argument) -> bool {
     match a.rule {
         ArgType::Int | ArgType::Datetime | ArgType::Email | ArgType::Url => false,
@@ -596,6 +613,9 @@ fn values(arguments: &[Argument], compiled: &[Template]) -> Values {
         }
         if !may_name_file(a) {
             values.no_file.insert(a.name.clone());
+        }
+        if !may_hold_list(a) {
+            values.no_list.insert(a.name.clone());
         }
         if let Some(v) = environment::prefixed(&a.name) {
             values.variables.insert(v, (a.name.clone(), false));

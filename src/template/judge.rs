@@ -38,6 +38,8 @@ pub struct Values {
     pub no_program: BTreeSet<String>,
     /// Arguments whose values cannot start with `@` or `<` (`Rereading::FileRef`).
     pub no_file: BTreeSet<String>,
+    /// Arguments whose values cannot hold `,`, `;` or `"` (`Rereading::FileName`).
+    pub no_list: BTreeSet<String>,
     /// The action's `allowUnknownProgram`: its entity fields may stand among the arguments
     /// of a program the model does not know.
     pub entity_no_program: bool,
@@ -52,6 +54,9 @@ impl Values {
         }
         if how == Rereading::FileRef {
             return self.int.contains(a) || self.chosen.contains(a) || self.no_file.contains(a);
+        }
+        if how == Rereading::FileName {
+            return self.int.contains(a) || self.chosen.contains(a) || self.no_list.contains(a);
         }
         self.int.contains(a)
             || (matches!(how, Rereading::Program | Rereading::Operand) && self.chosen.contains(a))

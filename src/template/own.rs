@@ -30,6 +30,7 @@ pub const FOUND_PROGRAM: &str = "a test of `find` whose matches `-exec {}` runs 
                                  pass the found path as its argument (`-exec prog {} ;`)";
 pub const SIGNALLED: &str = "the processes `kill`, `pkill`, `pgrep` or `killall` picks (its \
                              words after its name)";
+pub const CURL_FILE: &str = "the file name of a form field `curl -F name=@FILE` (or `<FILE`)";
 pub const CURL_DATA: &str = "the data of `curl -d`, `--data-binary`, `--json`, `-F` or `-H`";
 pub const MAKE: &str = "a variable `make` sets from its command line (`make deploy \
                         URL={{ v }}`), whose value it reads as make text and pastes into the \
@@ -227,13 +228,20 @@ fn rules(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -> Ve
         b"gdb" | b"lldb" => at(debugger(values, i), DEBUGGER),
         b"jq" | b"gojq" | b"yq" => at(jq_filter(values, i).into_iter().collect(), JQ),
         b"psql" => at(option_words(values, i, &[b"-c"], &[b"command"]), SQL),
-        b"curl" => curl_data(values, texts, i)
-            .into_iter()
-            .map(|j| Found {
-                how: Rereading::FileRef,
-                ..code(j, CURL_DATA)
-            })
-            .collect(),
+        b"curl" => {
+            let mut found: Vec<Found> = curl_data(values, texts, i)
+                .into_iter()
+                .map(|j| Found {
+                    how: Rereading::FileRef,
+                    ..code(j, CURL_DATA)
+                })
+                .collect();
+            found.extend(curl_files(values, texts, i).into_iter().map(|j| Found {
+                how: Rereading::FileName,
+                ..code(j, CURL_FILE)
+            }));
+            found
+        }
         b"make" | b"gmake" | b"bmake" => at(make_variables(texts, i), MAKE),
         b"mysql" | b"mariadb" => at(option_words(values, i, &[b"-e"], &[b"execute"]), SQL),
         b"git" => super::own_git::words(values, texts, i),
@@ -581,6 +589,21 @@ fn curl_data(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<usize> 
         values[j].is_none() && (starts(t) || t.ends_with(b"=") || t.windows(3).any(|w| w == b"={{"))
     }));
     out
+}
+
+/// The words of `curl -F`/`--form` whose value stands in a file name the author marked with
+/// `@` or `<` (`document=@{{ filepath }}`).
+fn curl_files(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<usize> {
+    option_words(values, i, &[b"-F"], &[b"form"])
+        .into_iter()
+        .filter(|&j| {
+            let t = texts[j];
+            values[j].is_none()
+                && (t.ends_with(b"=@")
+                    || t.ends_with(b"=<")
+                    || t.windows(4).any(|w| w == b"=@{{" || w == b"=<{{"))
+        })
+        .collect()
 }
 
 /// The filter of `jq` (and its kin): its first operand, unless `-f`/`--from-file` reads it

@@ -53,6 +53,9 @@ pub enum Rereading {
     Prompt,
     /// As data a program reads from a file when it starts with `@` (curl's `-d @FILE`).
     FileRef,
+    /// As the name of the file a form field sends (`-F name=@{{ v }}`), where `,` `;` `"`
+    /// are curl's own.
+    FileName,
     /// As the processes a signal goes to (`kill`'s process ids, `pkill`'s pattern): a
     /// number or a name picks them, and `-1` or `.` picks every one.
     Signal,
@@ -101,6 +104,10 @@ impl Rereading {
             Rereading::FileRef => {
                 "curl reads as the name of a file to send when it starts with `@` (or `<` in a \
                  form field): `@/etc/shadow` posts that file"
+            }
+            Rereading::FileName => {
+                "curl reads as a list of files and field settings: `a.pdf,config.yaml` sends \
+                 both files, `;type=` and `\"` are its own"
             }
             Rereading::Signal => {
                 "picks the processes that get a signal: the process id `-1` is every process \
@@ -162,6 +169,11 @@ impl Rereading {
             Rereading::FileRef => {
                 "send the value with `--data-raw` (curl reads no file there), or give the \
                  argument a type that cannot start with `@` (`ascii_sentence`, `url`, `email`, \
+                 …) or `choices:`"
+            }
+            Rereading::FileName => {
+                "send the file on curl's input, `-F 'document=@-;filename=scan.pdf' < \
+                 {{ filepath }}`, or give the argument a type that holds no `,` (`ascii_identifier`, \
                  …) or `choices:`"
             }
             Rereading::Signal => {

@@ -1303,8 +1303,9 @@ actions:
 /// The thirteenth attack's (fe30n) configs: a `url` in a variable `make` sets from its
 /// command line (it pastes the value into a recipe's shell), and a value written into a file
 /// something else runs by convention (a login shell's `/etc/profile.d`, cron's `/etc/cron.d`),
-/// and a value that may start with `@` as curl's data (`@/etc/shadow` posts that file). Data
-/// files, `--data-raw` and a type that cannot start with `@` load.
+/// a value that may start with `@` as curl's data (`@/etc/shadow` posts that file), and a
+/// dropped file's name in `-F name=@…` (`a.pdf,config.yaml` sends both). Data files,
+/// `--data-raw`, a type that cannot start with `@` and the file on curl's input load.
 #[test]
 fn the_thirteenth_attacks_configs_are_refused_and_their_neighbours_load() {
     let yaml = "\
@@ -1336,6 +1337,12 @@ actions:
   - title: curl text
     shell: curl -fsS -d \"$MESSAGE\" http://127.0.0.1:9/notes
     arguments: [{name: message, type: ascii_sentence}]
+  - title: curl form file
+    shell: curl -fsS -F \"document=@{{ filepath }}\" http://127.0.0.1:9/post
+    execOnFileCreatedInDir: /srv/inbox
+  - title: curl form input
+    shell: curl -fsS -F 'document=@-;filename=scan.pdf' http://127.0.0.1:9/post < {{ filepath }}
+    execOnFileCreatedInDir: /srv/inbox
 ";
     let by_convention = "run as code by convention";
     assert_refusals(
@@ -1347,8 +1354,9 @@ actions:
             ("actions[3].shell", by_convention),
             ("actions[5].shell", "the data of `curl -d`"),
             ("actions[6].exec", "the data of `curl -d`"),
+            ("actions[9].shell", "the file name of a form field"),
         ],
-        &["actions[4]", "actions[7]", "actions[8]"],
+        &["actions[4]", "actions[7]", "actions[8]", "actions[10]"],
     );
 }
 
