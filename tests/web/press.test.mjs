@@ -15,7 +15,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtemp, writeFile, rm } from "node:fs/promises";
+import { mkdtemp, writeFile, rm, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN, api as apiAt, launch, newPage as pageIn, shot, startService, stopService } from "./browser.mjs";
@@ -33,6 +34,7 @@ const api = (op, body, headers) => apiAt(base, op, body, headers);
 const newPage = (width = PHONE) => pageIn(browser, width);
 const runsOf = async (actionId) => (await api("GetActionLogs", { actionId, startOffset: 0 })).logs || [];
 const sheet = (page) => page.locator("#sheet");
+const AXE = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 function config(hash) {
@@ -256,6 +258,9 @@ test("2. a guest's Kill on a run it may not kill ends locked, its refusal under 
   const note = await page.locator(".killnote").boundingBox();
   assert.ok(!overlap(note, await kill.boundingBox()));
   await shot(page, "kill-locked");
+  await page.evaluate(AXE);
+  const found = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] })).violations.map((v) => v.id + ": " + v.nodes.map((n) => n.target.join(" ")).join(", ")));
+  assert.deepEqual(found, [], "axe-core on the run view with a locked Kill");
   // The lock opens the login, which comes back to the run, where Kill is the user's.
   const url = page.url();
   await kill.click({ force: true }); // aria-disabled: a lock that still answers a tap

@@ -927,18 +927,26 @@
     armTimer = setTimeout(tick, ms + 5);
   }
   // (A click with no finger down across that moment, as a screen reader makes, counts.)
+  const fresh = (from) => performance.now() >= from && !(downAt < from && upAt >= from);
   function settled() {
-    return performance.now() >= armedFrom && !(downAt < armedFrom && upAt >= armedFrom);
+    return fresh(armedFrom);
+  }
+  // The buttons that start at once wait only for the page coming back (`awake`).
+  let wokeFrom = 0;
+  const awake = () => fresh(wokeFrom);
+  function woke() {
+    wokeFrom = performance.now() + WAKE_MS;
+    unsettle(WAKE_MS);
   }
   let hidden = document.hidden;
   document.addEventListener("visibilitychange", () => {
-    if (hidden && !document.hidden) unsettle(WAKE_MS);
+    if (hidden && !document.hidden) woke();
     hidden = document.hidden;
   });
   let blurred = false;
   window.addEventListener("blur", () => (blurred = true));
-  window.addEventListener("focus", () => blurred && ((blurred = false), unsettle(WAKE_MS)));
-  window.addEventListener("pageshow", (e) => e.persisted && unsettle(WAKE_MS));
+  window.addEventListener("focus", () => blurred && ((blurred = false), woke()));
+  window.addEventListener("pageshow", (e) => e.persisted && woke());
   const pressedAt = new Map(); // bindingId → when its button was last pressed
   const pressing = new Set(); // bindingIds whose StartAction is on its way
 
@@ -949,7 +957,7 @@
     const last = S.last.get(action.bindingId);
     const run = last && S.runs.get(last);
     if (run && run.entry && !run.entry.executionFinished) return go("#/x/" + enc(last));
-    if (echo() || !settled() || pressing.has(action.bindingId)) return;
+    if (echo() || pressing.has(action.bindingId)) return;
     const before = pressedAt.get(action.bindingId);
     if (before && Date.now() - before < REPEAT) return;
     pressedAt.set(action.bindingId, Date.now());
@@ -959,6 +967,9 @@
     }
     if (locked) return toast(action.title + ": " + (why || "you may not run this action."));
     if (action.arguments && action.arguments.length) return go("#/a/" + enc(action.bindingId));
+    // A press that starts the action at once is not taken just after the page came back into
+    // view or was focused (the click that focuses a window lands on whatever is under it).
+    if (!awake()) return pressedAt.delete(action.bindingId);
     // The button says it was heard until the answer comes: a tap with no sign of it is tapped
     // again.
     pressing.add(action.bindingId);
