@@ -38,7 +38,7 @@ const AXE = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.
 const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 function config(hash) {
-  const many = Array.from({ length: 40 }, (_, i) => `  - {id: item${i}, title: Item ${i}, acls: [everyone], shell: echo item ${i}}\n`).join("");
+  const many = Array.from({ length: 40 }, (_, i) => `  - {id: item${i}, title: Item ${i}, acls: [everyone], shell: ${i === 39 ? "seq 1 300" : "echo item " + i}}\n`).join("");
   return `# written by tests/web/press.test.mjs
 pageTitle: Press test
 killGracePeriod: 1
@@ -292,19 +292,26 @@ test("2. a guest's Kill on a run it may not kill ends locked, its refusal under 
 test("3. a page that opened this tab and steers it to a form gets no live Run; the opener is dropped", async () => {
   const context = await browser.newContext({ viewport: { width: PHONE, height: 844 }, hasTouch: true });
   const other = await context.newPage();
-  await other.goto("about:blank");
-  const [board] = await Promise.all([context.waitForEvent("page"), other.evaluate((u) => (window.w = window.open(u, "board")), base + "/")]);
+  // A page of another origin (the same board by another name is another origin).
+  await other.goto(base.replace("127.0.0.1", "localhost") + "/offline.html");
+  // As a hostile page does it: a button that opens the board, and later points it elsewhere.
+  await other.evaluate((u) => {
+    const b = document.createElement("button");
+    b.id = "open-board";
+    b.textContent = "open";
+    b.onclick = () => (window.w = window.open(u, "board"));
+    document.body.prepend(b);
+  }, base + "/");
+  const [board] = await Promise.all([context.waitForEvent("page"), other.click("#open-board")]);
   await board.getByRole("button", { name: /Toggle GPIO/ }).waitFor();
-  assert.equal(await board.evaluate(() => window.opener), null, "the opener is dropped");
+  // (In this headless Chromium the popup shows no opener even before the page drops it, so
+  // this holds on older builds too; the tester's desktop Chromium had one.)
+  assert.equal(await board.evaluate(() => window.opener === null), true, "the opener is dropped");
   const before = (await runsOf("gpio")).length;
-  // With the opener dropped, the other page may no longer steer the tab (Chromium refuses a
-  // navigation by a page the tab no longer knows).
-  await other.evaluate((u) => (window.w.location = u), base + "/#/a/gpio");
-  await sleep(1000);
-  assert.ok(!board.url().includes("#/a/"), "the other page steered the tab: " + board.url());
-  // An address change the page did not make (another page's `w.location = …#/a/…`, as it was
-  // before, or a link typed in) lands on a form whose Run is off; a tap where Run appears
-  // at once presses nothing.
+  // An address change the page did not make (what another page's `w.location = …#/a/…`
+  // makes, or an address typed in; this Chromium refuses the other page's own attempt in this
+  // test, with or without the opener, so the change is made here) lands on a form whose Run
+  // is off; a tap where Run appears at once presses nothing.
   await board.evaluate(() => (location.hash = "#/a/gpio"));
   const run = board.getByRole("button", { name: "Run", exact: true });
   await run.waitFor();
