@@ -285,6 +285,17 @@ test("2. a guest's Kill on a run it may not kill ends locked, its refusal under 
   );
   assert.ok(buttons.length > 3);
   for (const b of buttons) assert.ok(!overlap(t, b), `a toast at ${JSON.stringify(t)} covers a button at ${JSON.stringify(b)}`);
+  // Nor is "Run again" offered on a run of an action the caller may not run.
+  const login = await fetch(base + "/api/LocalUserLogin", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Connect-Protocol-Version": "1", "Actiond-Session": "new" },
+    body: JSON.stringify({ username: "alice", password: PASSWORD }),
+  });
+  const sid = login.headers.get("Actiond-Session");
+  const { logEntry } = await api("StartActionAndWait", { actionId: "admin" }, { "Actiond-Session": sid });
+  await bob.goto(base + "/#/x/" + logEntry.executionTrackingId);
+  await bob.locator(".titles .badge", { hasText: "Succeeded" }).waitFor();
+  assert.equal(await bob.getByRole("button", { name: "Run again" }).count(), 0);
   assert.deepEqual(bob.errors, []);
   await bob.context().close();
 });

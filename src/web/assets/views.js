@@ -170,7 +170,9 @@ const ActiondViews = (core) => {
         killNote.hidden = true;
       }
       paintKill();
-      rerunBtn.hidden = !e.executionFinished;
+      // Offered only to a caller who may run the action (its canExec, when the page knows it).
+      const known = S.actions.get(e.actionId);
+      rerunBtn.hidden = !e.executionFinished || (!!known && !known.canExec);
       notice.hidden = !end.why;
       notice.textContent = end.why;
       if (!e.executionFinished) paintLive();
