@@ -10,6 +10,13 @@
 "use strict";
 
 (() => {
+  // A page that opened this tab (window.open) keeps no handle back to it from here.
+  try {
+    window.opener = null;
+  } catch {
+    // read-only in some browser: nothing to drop
+  }
+
   // ---------------------------------------------------------------------------------------
   // Small DOM helpers
   // ---------------------------------------------------------------------------------------
@@ -155,6 +162,8 @@
     epoch: 0, // counts the times the page forgot its user (forgetAll)
     afterLogin: null, // {to, binding}: where a locked button's login returns to
     watch: null, // {id, title, icon, until}: a dangerous run that may take the board away
+    noKill: new Set(), // bindingIds whose runs actiond refused this caller to kill
+    unsure: new Map(), // bindingId → {id, key, unknown}: a press on its way, or whose answer did not arrive
   };
 
   // Records an entry. A finished entry never goes back to running: events and re-reads may
@@ -189,6 +198,7 @@
       S.last.set(entry.actionId, id);
     }
     notify("run", id, entry.actionId);
+    if (S.unsure.size) heard(id, entry.actionId);
     return run;
   }
 
@@ -427,7 +437,7 @@
     if (S.stream) S.stream.abort();
     S.stream = null;
     S.live = false;
-    for (const m of [S.runs, S.last, S.dashboards, S.actions, S.danger, askedLatest, hiddenLatest]) m.clear();
+    for (const m of [S.runs, S.last, S.dashboards, S.actions, S.danger, S.unsure, S.noKill, askedLatest, hiddenLatest]) m.clear();
     S.view = S.prev = S.here = S.watch = null;
     sheet.close();
     $("#toasts").replaceChildren();
@@ -474,6 +484,7 @@
         }
         const titles = [...S.dashboards.keys()];
         S.dashboards.clear();
+        S.noKill.clear(); // rights may have changed with the config
         S.actions.clear();
         for (const t of titles) await getDashboard(t).catch(() => {});
         if (S.view && S.view.update) S.view.update("catalog");
@@ -566,7 +577,12 @@
   // Router
   // ---------------------------------------------------------------------------------------
 
+  // An address the page goes to itself; any other change of the address (a link from
+  // elsewhere, a bookmark, another page that opened this tab setting its location) is not
+  // the page's, and a form it lands on keeps Run off for WAKE_MS.
+  let ownHash = null;
   function go(hash) {
+    ownHash = hash;
     if (location.hash === hash) route();
     else location.hash = hash;
   }
@@ -583,6 +599,9 @@
       }
     });
     const [head, ...rest] = parts;
+    // The page's own: an address it set, or one the user's finger or key asked for just now.
+    const own = ownHash === (location.hash || "#/") || performance.now() - Math.max(downAt, upAt) < 1500;
+    ownHash = null;
     if (S.init.loginRequired && head !== "login") return go("#/login");
     sheet.route(head);
     if (S.here !== undefined && S.here !== (location.hash || "#/")) $("#toasts").replaceChildren();
@@ -611,7 +630,10 @@
     chrome();
     showMain();
     main.replaceChildren(view.el);
+    // Every view starts at its top, under the header, whatever the view before had scrolled.
+    window.scrollTo(0, 0);
     S.view = view;
+    if (view.arm) unsettle(own ? ECHO_MS : WAKE_MS);
     // Something to say about how the page got here (a session that ended), once.
     if (S.notice) toast(S.notice, "info", 10000);
     S.notice = null;
@@ -875,17 +897,56 @@
   // Typing between two clicks makes the second one a click of its own (a corrected value, sent).
   // A held key repeats: its repeats are not typing.
   window.addEventListener("input", () => (lastClick = null), true);
-  window.addEventListener("keydown", (e) => e.repeat || (lastClick = null), true);
+  window.addEventListener("keydown", (e) => e.repeat || ((lastClick = null), (downAt = e.timeStamp)), true);
   function echo() {
     return echoing;
   }
-  let stillFrom = 0;
-  function unsettle() {
-    stillFrom = Date.now() + ECHO_MS;
+  // A press counts only when the finger (or key) went down after the page last changed under
+  // it: for ECHO_MS after a form appears, and WAKE_MS after the page comes back into view
+  // (another tab, another app) or a form arrives that the page did not open itself (a link, a
+  // bookmark, another page steering this tab by its address), presses are not taken, and a
+  // form's Run is disabled meanwhile (`S.view.arm`). A finger that went down before that
+  // moment presses nothing when it lifts.
+  const WAKE_MS = 1000;
+  let armedFrom = 0; // performance.now() from which presses count
+  let downAt = -Infinity; // when the last finger or key went down
+  let upAt = -Infinity; // and came up
+  let armTimer = null;
+  window.addEventListener("pointerdown", (e) => (downAt = e.timeStamp), true);
+  window.addEventListener("pointerup", (e) => (upAt = e.timeStamp), true);
+  window.addEventListener("keyup", (e) => (upAt = e.timeStamp), true);
+  function unsettle(ms = ECHO_MS) {
+    armedFrom = Math.max(armedFrom, performance.now() + ms);
+    if (S.view && S.view.arm) S.view.arm(false);
+    clearTimeout(armTimer);
+    const tick = () => {
+      const left = armedFrom - performance.now();
+      if (left > 0) armTimer = setTimeout(tick, left + 5);
+      else if (S.view && S.view.arm) S.view.arm(true);
+    };
+    armTimer = setTimeout(tick, ms + 5);
   }
+  // (A click with no finger down across that moment, as a screen reader makes, counts.)
+  const fresh = (from) => performance.now() >= from && !(downAt < from && upAt >= from);
   function settled() {
-    return Date.now() >= stillFrom;
+    return fresh(armedFrom);
   }
+  // The buttons that start at once wait only for the page coming back (`awake`).
+  let wokeFrom = 0;
+  const awake = () => fresh(wokeFrom);
+  function woke() {
+    wokeFrom = performance.now() + WAKE_MS;
+    unsettle(WAKE_MS);
+  }
+  let hidden = document.hidden;
+  document.addEventListener("visibilitychange", () => {
+    if (hidden && !document.hidden) woke();
+    hidden = document.hidden;
+  });
+  let blurred = false;
+  window.addEventListener("blur", () => (blurred = true));
+  window.addEventListener("focus", () => blurred && ((blurred = false), woke()));
+  window.addEventListener("pageshow", (e) => e.persisted && woke());
   const pressedAt = new Map(); // bindingId → when its button was last pressed
   const pressing = new Set(); // bindingIds whose StartAction is on its way
 
@@ -906,6 +967,9 @@
     }
     if (locked) return toast(action.title + ": " + (why || "you may not run this action."));
     if (action.arguments && action.arguments.length) return go("#/a/" + enc(action.bindingId));
+    // A press that starts the action at once is not taken just after the page came back into
+    // view or was focused (the click that focuses a window lands on whatever is under it).
+    if (!awake()) return pressedAt.delete(action.bindingId);
     // The button says it was heard until the answer comes: a tap with no sign of it is tapped
     // again.
     pressing.add(action.bindingId);
@@ -919,38 +983,115 @@
       });
   }
 
+  // Each press has its own tracking id (StartAction's `uniqueTrackingId`), 122 random bits in
+  // a UUID's form, so no two tabs, devices or users pick the same one (crypto.randomUUID
+  // needs a secure context; boards are served over plain http).
+  function newTrackingId() {
+    const b = crypto.getRandomValues(new Uint8Array(16));
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const x = [...b].map((v) => v.toString(16).padStart(2, "0")).join("");
+    return [x.slice(0, 8), x.slice(8, 12), x.slice(12, 16), x.slice(16, 20), x.slice(20)].join("-");
+  }
+
   // Starts `action`. Its answer shows where the press was made: the run's view for the
   // `execution-dialog` modes, else the sheet. `fromForm`: a refusal is the form's to show.
+  //
+  // A press whose answer did not arrive (the network dropped it, or it came after
+  // CALL_TIMEOUT) may have run. Its id stays with the action (`S.unsure`) while that is not
+  // known, and a press of the same action with the same values sends it again: actiond refuses
+  // a second start with one id (already_exists), so the resend shows the run the first one
+  // started instead of starting another (a reboot, twice). Other values, or an answer either
+  // way, make the next press a new one.
   async function start(action, args, fromForm) {
+    const key = JSON.stringify(args);
+    let p = S.unsure.get(action.bindingId);
+    const again = !!p && p.key === key;
+    if (!again) S.unsure.set(action.bindingId, (p = { id: newTrackingId(), key, unknown: false }));
+    p.unknown = false;
+    let id;
     try {
-      const r = await call("StartAction", { actionId: action.bindingId, arguments: args });
-      const id = r.executionTrackingId;
-      if (!S.runs.has(id)) {
-        // A placeholder until the executionStarted event (or a re-read) brings the entry.
-        upsert({ executionTrackingId: id, actionId: action.bindingId, actionTitle: action.title, actionIcon: action.icon, executionStarted: false, executionFinished: false, blocked: false, timedOut: false, exitCode: 0, stdout: "", stderr: "", datetimeStarted: "", datetimeFinished: "", user: "", userClass: "", tags: [] }, S.live);
+      try {
+        id = (await call("StartAction", { actionId: action.bindingId, arguments: args, uniqueTrackingId: p.id })).executionTrackingId;
+      } catch (e) {
+        if (e.code !== "already_exists" || !again) throw e;
+        id = p.id; // it ran when it was first sent
       }
-      const run = S.runs.get(id);
-      run.seen = Date.now();
-      run.mine = true;
-      // It may have ended before its id came back.
-      if (run.entry.executionFinished) sheet.say(sheet.sentence(run));
-      S.last.set(action.bindingId, id);
-      if (dangerous(action)) S.watch = { id, title: action.title, icon: action.icon, until: Date.now() + 120000 };
-      notify("run", id, action.bindingId);
-      if (!S.live) refreshRun(id).catch(() => {});
-      if ((action.popupOnStart || "").startsWith("execution-dialog")) {
-        // From an argument form, the run replaces the form in the history: Back returns to
-        // the dashboard, not to a form that was already sent.
-        if ((location.hash || "").startsWith("#/a/")) {
-          S.here = S.prev;
-          location.replace("#/x/" + enc(id));
-        } else go("#/x/" + enc(id));
-      } else sheet.show(id);
-      return id;
     } catch (e) {
+      if (e.code === "unavailable" && e.status === 0 && S.unsure.get(action.bindingId) === p) {
+        p.unknown = true;
+        const unsure = new ApiError("unsure", "The press may have run: actiond's answer did not arrive (" + (navigator.onLine === false ? "this device is offline" : "the network dropped it or was too slow") + ").", 0);
+        unsure.trackingId = p.id;
+        if (!fromForm) {
+          sheet.failed(action, unsure.message + " Pressing it again sends the same press: it runs once at most.", true);
+          pressRan(action, p.id).catch(() => {});
+        }
+        throw unsure;
+      }
+      if (S.unsure.get(action.bindingId) === p) S.unsure.delete(action.bindingId);
       if (e.code !== "unauthenticated" && e.code !== "aborted" && !fromForm) sheet.failed(action, e.message);
       throw e;
     }
+    if (S.unsure.get(action.bindingId) === p) S.unsure.delete(action.bindingId);
+    return landed(action, id);
+  }
+
+  // The run of a press is known: shown as the press's answer.
+  function landed(action, id) {
+    if (!S.runs.has(id)) {
+      // A placeholder until the executionStarted event (or a re-read) brings the entry.
+      upsert({ executionTrackingId: id, actionId: action.bindingId, actionTitle: action.title, actionIcon: action.icon, executionStarted: false, executionFinished: false, blocked: false, timedOut: false, exitCode: 0, stdout: "", stderr: "", datetimeStarted: "", datetimeFinished: "", user: "", userClass: "", tags: [] }, S.live);
+    }
+    const run = S.runs.get(id);
+    run.seen = Date.now();
+    run.mine = true;
+    // It may have ended before its id came back.
+    if (run.entry.executionFinished) sheet.say(sheet.sentence(run));
+    S.last.set(action.bindingId, id);
+    if (dangerous(action)) S.watch = { id, title: action.title, icon: action.icon, until: Date.now() + 120000 };
+    notify("run", id, action.bindingId);
+    if (!S.live) refreshRun(id).catch(() => {});
+    if ((action.popupOnStart || "").startsWith("execution-dialog")) {
+      // From an argument form, the run replaces the form in the history: Back returns to
+      // the dashboard, not to a form that was already sent.
+      if ((location.hash || "").startsWith("#/a/")) {
+        S.here = S.prev;
+        location.replace("#/x/" + enc(id));
+      } else go("#/x/" + enc(id));
+    } else sheet.show(id);
+    return id;
+  }
+
+  // After a press whose answer did not arrive: whether it ran, by this page's live events,
+  // else by asking actiond for a run with its id. When it did, its run is shown as the answer
+  // would have shown it, and true is returned.
+  async function pressRan(action, id) {
+    const asking = S.unsure.get(action.bindingId);
+    if (!S.runs.has(id)) {
+      if (asking) asking.asking = true;
+      try {
+        upsert((await call("ExecutionStatus", { executionTrackingId: id }, true)).logEntry);
+      } catch {
+        return false; // not found, or not known: a resend will tell
+      } finally {
+        if (asking) asking.asking = false;
+      }
+    }
+    const p = S.unsure.get(action.bindingId);
+    if (!p || p.id !== id || !p.unknown) return false; // settled meanwhile
+    S.unsure.delete(action.bindingId);
+    landed(action, id);
+    return true;
+  }
+
+  // A run this page's events bring may be a press whose answer did not arrive: the view on
+  // screen (its form) shows it, else the sheet does.
+  function heard(id, bindingId) {
+    const p = S.unsure.get(bindingId);
+    if (!p || p.id !== id || !p.unknown || p.asking) return;
+    const action = S.actions.get(bindingId);
+    if (S.view && S.view.ran) S.view.ran(id);
+    else if (action && /^#\/(d\/|$)/.test(S.here || "")) pressRan(action, id).catch(() => {});
   }
 
   // ---------------------------------------------------------------------------------------
@@ -959,7 +1100,7 @@
   // ---------------------------------------------------------------------------------------
 
   const sheet = ActiondSheet({ $, h, enc, icon, S });
-  const { formView, findAction } = ActiondForms({ h, call, S, icon, sanitize, backLink, start, goBack, dangerous, echo });
+  const { formView, findAction } = ActiondForms({ h, call, S, icon, sanitize, backLink, start, goBack, dangerous, echo, settled, pressRan });
 
   // What "Run again" needs to know of an action: its declaration, and whether a dashboard
   // shows it as dangerous (every dashboard is read for that when this page has not yet).

@@ -7,7 +7,7 @@
 "use strict";
 
 const ActiondForms = (core) => {
-  const { h, call, S, icon, sanitize, backLink, start, goBack, dangerous, echo } = core;
+  const { h, call, S, icon, sanitize, backLink, start, goBack, dangerous, echo, settled, pressRan } = core;
 
   const RULES = {
     ascii: [/^[A-Za-z0-9]+$/, "must be letters and digits only (A-Z, a-z, 0-9)"],
@@ -193,10 +193,11 @@ const ActiondForms = (core) => {
     }
 
     let serverSaid = "";
+    let unsure = ""; // what the page knows of a press whose answer did not arrive
     function summary() {
       const bad = fields.filter((f) => f.err.textContent);
       const list = bad.map((f) => f.title).join(", ");
-      const text = bad.length ? (bad.length === 1 ? "Check " : "Check these fields: ") + list + (/[.?!]$/.test(list) ? "" : ".") : serverSaid;
+      const text = [bad.length ? (bad.length === 1 ? "Check " : "Check these fields: ") + list + (/[.?!]$/.test(list) ? "" : ".") : serverSaid, unsure].filter(Boolean).join(" ");
       errorBox.textContent = text;
       errorBox.hidden = !text;
     }
@@ -208,12 +209,27 @@ const ActiondForms = (core) => {
 
     // Once sent, the form stays sent: Run comes back only after a refusal. A second tap of a
     // double tap would otherwise find Run enabled again in the moment before the page moves
-    // on, and start the action twice (a reboot, twice).
+    // on, and start the action twice (a reboot, twice). Run is also off for a moment after
+    // the form appears or the page comes back into view (app.js `unsettle`), and while the
+    // page finds out whether a press whose answer did not arrive ran.
     let sent = false;
+    let armed = false;
+    const paintRun = () => (runBtn.disabled = sent || !armed);
+    paintRun();
+
+    // Where the answer shows: on the dashboard the form was opened from (the sheet), or, from
+    // a run's "Run again", as the new run in place of the old one.
+    function after(id) {
+      if (!(action.popupOnStart || "").startsWith("execution-dialog")) {
+        if (again || !/^#\/(d\/|$)/.test(S.prev || "")) location.replace("#/x/" + encodeURIComponent(id));
+        else goBack();
+      }
+    }
+
     form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
-      if (sent || echo()) return;
-      serverSaid = "";
+      if (sent || echo() || !settled()) return;
+      serverSaid = unsure = "";
       let firstBad = null;
       for (const f of fields) {
         const value = f.get();
@@ -228,18 +244,28 @@ const ActiondForms = (core) => {
         return;
       }
       const args = fields.filter((f) => !f.confirm).map((f) => ({ name: f.arg.name, value: f.get() }));
-      runBtn.disabled = true;
-      runBtn.classList.add("busy");
       sent = true;
+      paintRun();
+      runBtn.classList.add("busy");
       try {
-        const id = await start(action, args, true);
-        // The answer shows where the form was opened from: on its dashboard (the sheet), or,
-        // from a run's "Run again", as the new run in place of the old one.
-        if (!(action.popupOnStart || "").startsWith("execution-dialog")) {
-          if (again || !/^#\/(d\/|$)/.test(S.prev || "")) location.replace("#/x/" + encodeURIComponent(id));
-          else goBack();
-        }
+        after(await start(action, args, true));
       } catch (e) {
+        if (e.code === "unsure") {
+          // It may have run: nothing is offered for a blind retry. A confirmation is asked
+          // again, and the page looks for the run (its events, then actiond) before Run comes
+          // back; a resend with the same values is the same press, which runs once at most.
+          for (const f of fields) if (f.confirm) f.input.checked = false;
+          unsure = e.message + " Checking whether it ran…";
+          summary();
+          if (await pressRan(action, e.trackingId)) return after(e.trackingId);
+          if (!form.isConnected) return;
+          const confirm = fields.find((f) => f.confirm);
+          unsure = e.message + " See History before you press again. Run sends this same press again" + (confirm ? " once you tick “" + confirm.title + "”" : "") + ": it runs once at most.";
+          summary();
+          sent = false;
+          paintRun();
+          return;
+        }
         // A refusal that names an argument goes next to it, by its title.
         const m = /^argument "((?:[^"\\]|\\.)*)": (.*)$/s.exec(e.message || "");
         const named = m && fields.find((f) => f.arg.name === m[1]);
@@ -249,7 +275,7 @@ const ActiondForms = (core) => {
         } else serverSaid = e.message;
         summary();
         sent = false;
-        runBtn.disabled = false;
+        paintRun();
       } finally {
         runBtn.classList.remove("busy");
       }
@@ -257,6 +283,14 @@ const ActiondForms = (core) => {
 
     return {
       el: form,
+      arm(on) {
+        armed = on;
+        paintRun();
+      },
+      // The page's events brought the run of a press whose answer did not arrive.
+      ran(id) {
+        pressRan(action, id).then((yes) => yes && after(id), () => {});
+      },
       focus: () => {
         const first = form.querySelector("input, select, textarea");
         if (first) first.focus();

@@ -67,8 +67,9 @@ const ActiondSheet = (core) => {
       return;
     }
     if (shown.error) {
-      el.className = "sheet fail";
-      el.replaceChildren(...frame(shown.action.title, shown.action.icon, h("p.sheet-state", {}, h("span", { "aria-hidden": "true" }, "✕ "), "Not started"), h("p.sheet-note", {}, shown.error)));
+      // A press whose answer did not arrive may have started it: the sheet does not say it did not.
+      el.className = "sheet " + (shown.unsure ? "warn" : "fail");
+      el.replaceChildren(...frame(shown.action.title, shown.action.icon, h("p.sheet-state", {}, h("span", { "aria-hidden": "true" }, shown.unsure ? "? " : "✕ "), shown.unsure ? "May have run" : "Not started"), h("p.sheet-note", {}, shown.error)));
       return;
     }
     const run = S.runs.get(shown.id);
@@ -114,8 +115,8 @@ const ActiondSheet = (core) => {
     took,
     // The run a press started.
     show: (id) => open({ id }),
-    // A press that started nothing, and why.
-    failed: (action, error) => open({ action, error }),
+    // A press that started nothing, and why; `unsure`: one whose answer did not arrive.
+    failed: (action, error, unsure) => open({ action, error, unsure }),
     // The board went away after a dangerous action (`title`), or came back.
     away: (title, iconHtml) => open({ away: "gone", title, icon: iconHtml }),
     back: () => {

@@ -80,6 +80,8 @@ const ActiondViews = (core) => {
     const pre = h("pre.out", { tabindex: "0", "aria-label": "Output", "aria-live": "off" });
     const frame = h("iframe.htmlout", { sandbox: "", title: "Output", hidden: true });
     const killBtn = h("button.btn.danger", { type: "button", onclick: kill }, "Kill");
+    // Why Kill did nothing, under the buttons (a toast there would cover them).
+    const killNote = h("p.killnote", { role: "status", hidden: true });
     const rerunBtn = h("button.btn", { type: "button", onclick: rerun }, "Run again");
     const notice = h("p.notice", { hidden: true });
     const outNote = h("p.outnote");
@@ -87,7 +89,7 @@ const ActiondViews = (core) => {
     const el = h("section.panel.run", {},
       h("div.form-head", {}, backLink(), icon(run.entry.actionIcon, "icon big", run.entry.actionTitle), h("div.titles", {}, h("h1", {}, run.entry.actionTitle || run.entry.actionId), badge)),
       meta, notice, outBar, pre, frame,
-      h("div.actions.runbar", {}, killBtn, rerunBtn));
+      h("div.runbar", {}, h("div.actions", {}, killBtn, rerunBtn), killNote));
 
     let said = !!run.entry.executionFinished;
     // The newest line stays in view while the run goes on, until the user scrolls up to read.
@@ -165,8 +167,12 @@ const ActiondViews = (core) => {
       if (e.executionFinished) {
         killBtn.classList.remove("busy");
         killBtn.textContent = "Kill";
+        killNote.hidden = true;
       }
-      rerunBtn.hidden = !e.executionFinished;
+      paintKill();
+      // Offered only to a caller who may run the action (its canExec, when the page knows it).
+      const known = S.actions.get(e.actionId);
+      rerunBtn.hidden = !e.executionFinished || (!!known && !known.canExec);
       notice.hidden = !end.why;
       notice.textContent = end.why;
       if (!e.executionFinished) paintLive();
@@ -174,9 +180,29 @@ const ActiondViews = (core) => {
       if (follow) pre.scrollTop = pre.scrollHeight;
     }
 
+    // Kill of an action whose kill actiond refused this caller is shown locked, as a button
+    // the caller may not press is: "Log in to kill" for a guest where users can log in (it
+    // opens the login, which comes back here). The page learns it from the refusal: the API's
+    // answers say who may run an action (canExec), not who may kill its runs.
+    const killLock = () => (!S.noKill.has(run.entry.actionId) ? "" : S.init.authenticatedUserProvider === "system" && S.init.authLocalLogin ? "login" : "denied");
+    function paintKill() {
+      const lock = killLock();
+      if (!lock || killBtn.classList.contains("busy")) return;
+      killBtn.classList.add("locked");
+      killBtn.disabled = false;
+      killBtn.setAttribute("aria-disabled", "true");
+      killBtn.replaceChildren(h("span", { "aria-hidden": "true" }, "🔒 "), lock === "login" ? "Log in to kill" : "Not allowed to kill");
+    }
+
     // The button says "Stopping…" until the run has ended; the kill ladder may take the
     // action's grace period.
     async function kill() {
+      const lock = killLock();
+      if (lock === "login") {
+        S.afterLogin = { to: S.here || "#/" };
+        return go("#/login");
+      }
+      if (lock) return;
       killBtn.disabled = true;
       killBtn.classList.add("busy");
       killBtn.textContent = "Stopping…";
@@ -185,10 +211,13 @@ const ActiondViews = (core) => {
         if (r.alreadyCompleted) toast("It had already finished.");
         if (!S.live) setTimeout(() => refreshRun(id).catch(() => {}), 1000);
       } catch (e) {
-        toast(e.message, "error");
         killBtn.disabled = false;
         killBtn.classList.remove("busy");
         killBtn.textContent = "Kill";
+        if (e.code === "permission_denied" || e.code === "unauthenticated") S.noKill.add(run.entry.actionId);
+        paintKill();
+        killNote.textContent = e.message.replace(/^./, (c) => c.toUpperCase()) + (/[.!?]$/.test(e.message) ? "" : ".");
+        killNote.hidden = false;
       }
     }
 
