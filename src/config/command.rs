@@ -501,14 +501,6 @@ fn may_climb(a: &Argument) -> bool {
     }
 }
 
-/// Whether a value of the argument may spell the name or path of a program a wrapper would
-/// run (`rm`, `reboot`, `/bin/sh`). Not: `int` (digits), `datetime` (`2024-05-01T10:00`),
-/// `email` (it holds `@` and a domain: no program's name does), `url` (it starts with
-/// `http://` or `https://`: at most a path under a directory named `http:` of the working
-/// directory), a `checkbox` without choices (`0`, `1`, `true`, `false`: the last two run
-/// programs that do nothing), and `choices:` (the author's own words, `Values::chosen`).
-/// Every text type can, and so can a `regex:`, whose pattern actiond does not read for what
-/// it may match.
 /// Whether a value of the argument may start with `@` or `<`, which curl reads as a file to
 /// send (`-d @/etc/shadow`, `-F name=<file`).
 fn may_name_file(a: &Argument) -> bool {
@@ -545,6 +537,14 @@ fn may_hold_list(a: &Argument) -> bool {
     }
 }
 
+/// Whether a value of the argument may spell the name or path of a program a wrapper would
+/// run (`rm`, `reboot`, `/bin/sh`). Not: `int` (digits), `datetime` (`2024-05-01T10:00`),
+/// `email` (it holds `@` and a domain: no program's name does), `url` (it starts with
+/// `http://` or `https://`: at most a path under a directory named `http:` of the working
+/// directory), a `checkbox` without choices (`0`, `1`, `true`, `false`: the last two run
+/// programs that do nothing), and `choices:` (the author's own words, `Values::chosen`).
+/// Every text type can, and so can a `regex:`, whose pattern actiond does not read for what
+/// it may match.
 fn may_name_program(a: &Argument) -> bool {
     match a.rule {
         ArgType::Int | ArgType::Datetime | ArgType::Email | ArgType::Url => false,
