@@ -51,6 +51,14 @@ const DISABLED: &[(&str, &str, &[&str], &[&str])] = &[
         &["a program actiond does not know"],
     ),
     (
+        "15-hcbille-my-olivetin-config.yaml",
+        "action 1 hands the url {{ book }} to audiobook-dl, a program actiond does not know: \
+         a program may read a url as more than data (`make URL=…` pastes it into a recipe), so \
+         the author says it does not with allowUnknownProgram: true on the argument",
+        &["actions[1].shell"],
+        &["a program actiond does not know"],
+    ),
+    (
         "13-bnhf-OliveTin-scripts-config.yaml",
         "actions 55, 56 and 73 write {{ CUSTOM_CONFIG }} into a file through a here-document \
          (cat <<'EOF'), where no quoting can make a value safe; printf '%s\\n' \"$CUSTOM_CONFIG\" \

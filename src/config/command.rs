@@ -537,17 +537,19 @@ fn may_hold_list(a: &Argument) -> bool {
     }
 }
 
-/// Whether a value of the argument may spell the name or path of a program a wrapper would
-/// run (`rm`, `reboot`, `/bin/sh`). Not: `int` (digits), `datetime` (`2024-05-01T10:00`),
-/// `email` (it holds `@` and a domain: no program's name does), `url` (it starts with
-/// `http://` or `https://`: at most a path under a directory named `http:` of the working
-/// directory), a `checkbox` without choices (`0`, `1`, `true`, `false`: the last two run
-/// programs that do nothing), and `choices:` (the author's own words, `Values::chosen`).
-/// Every text type can, and so can a `regex:`, whose pattern actiond does not read for what
-/// it may match.
-fn may_name_program(a: &Argument) -> bool {
+/// Whether a program actiond does not know may read a value of the argument as more than data.
+/// Such a program may run an argument as a program (a wrapper: `chrt`, `runuser`, a script of
+/// the system's), or read it as code of its own (`make URL=…` pastes it into a recipe, `mail`
+/// pipes to a `|cmd` recipient, a templating tool evaluates `{{ }}`), or as the name of a file
+/// it reads or runs. A list of such readers is never complete, so the rule goes the other way:
+/// only a value that is data in every language is safe there: `int` (digits), `datetime`
+/// (`2024-05-01T10:00`), a `checkbox` without choices (`0`, `1`, `true`, `false`), and
+/// `choices:` (the author's own words, `Values::chosen`). Every text type can be more, `url`
+/// and `email` too (`$(…)`, `|`, `/`), and so can a `regex:`, whose pattern actiond does not read
+/// for what it may match. The author's `allowUnknownProgram` says the program takes it as data.
+fn may_be_more_than_data(a: &Argument) -> bool {
     match a.rule {
-        ArgType::Int | ArgType::Datetime | ArgType::Email | ArgType::Url => false,
+        ArgType::Int | ArgType::Datetime => false,
         ArgType::Checkbox => !a.choices.is_empty(),
         _ => true,
     }
@@ -608,7 +610,7 @@ fn values(arguments: &[Argument], compiled: &[Template]) -> Values {
         {
             values.chosen.insert(a.name.clone());
         }
-        if a.unknown_program || !may_name_program(a) {
+        if a.unknown_program || !may_be_more_than_data(a) {
             values.no_program.insert(a.name.clone());
         }
         if !may_name_file(a) {

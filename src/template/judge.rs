@@ -32,9 +32,9 @@ pub struct Values {
     /// Arguments whose every value is one of the author's `choices:`: the author's own
     /// words, which may name the program to run.
     pub chosen: BTreeSet<String>,
-    /// Arguments whose values cannot name a program a wrapper would run (`url`, `email`,
-    /// `datetime`, `checkbox`), or whose author says the program never runs them
-    /// (`allowUnknownProgram`): safe as an argument of a program the model does not know.
+    /// Arguments whose values are data in every language (`datetime`, `checkbox`), or whose
+    /// author says the program takes them as data only (`allowUnknownProgram`): safe as an
+    /// argument of a program the model does not know.
     pub no_program: BTreeSet<String>,
     /// Arguments whose values cannot start with `@` or `<` (`Rereading::FileRef`).
     pub no_file: BTreeSet<String>,

@@ -273,12 +273,19 @@ fn known(words: &[Option<&[u8]>], i: usize) -> bool {
     let name = base(w);
     let rest = &words[i + 1..];
     if interpreter(name) {
-        // `python3 tool.py ARGS`: the author's script, as a shell's script file is.
-        return rest
-            .first()
-            .copied()
-            .flatten()
-            .is_some_and(|f| !f.starts_with(b"-") && (own(f) || !f.contains(&b'/')));
+        // `python3 tool.py ARGS`: the author's script, as a shell's script file is; so is
+        // program text written out in the command (`python3 -c 'import sys;
+        // print(sys.argv[1])' {{ v }}`, the form `PROGRAM_TEXT` suggests). A value in the
+        // text itself is `program_texts`'.
+        let text = rest.first().copied().flatten().is_some_and(|o| {
+            code_options(name).contains(&o) && rest.get(1).copied().flatten().is_some()
+        });
+        return text
+            || rest
+                .first()
+                .copied()
+                .flatten()
+                .is_some_and(|f| !f.starts_with(b"-") && (own(f) || !f.contains(&b'/')));
     }
     match name {
         b"docker" | b"podman" => {

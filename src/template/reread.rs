@@ -91,10 +91,11 @@ impl Rereading {
                 "runs as a program (a value such as `reboot` or `sh` would run that program)"
             }
             Rereading::Operand => {
-                "may be the program it runs, should it be a wrapper (as `chrt -i 0 PROG`, \
-                 `runuser -u USER -- PROG`, `systemd-run PROG` and any script that runs \
-                 \"$@\" are): a value such as `rm`, `reboot` or `/bin/sh` would run that \
-                 program, and actiond knows no such list to be complete"
+                "may be more than data to it: the program it runs, should it be a wrapper (as \
+                 `chrt -i 0 PROG`, `runuser -u USER -- PROG`, `systemd-run PROG` and any \
+                 script that runs \"$@\" are: `rm`, `reboot` or `/bin/sh` would run), code \
+                 of its own (`make URL=…` pastes a value into a recipe its shell runs), or a \
+                 file it reads or runs; actiond knows no list of such programs to be complete"
             }
             Rereading::Prompt => {
                 "the shells expand for a line `set -x` (or `sh -x`) traces, running `$( )` in \
@@ -157,9 +158,10 @@ impl Rereading {
             }
             Rereading::Operand => {
                 "write the program out (`chrt -i 0 /usr/local/bin/backup {{ file }}`, the value \
-                 after it), or give the argument a type whose values cannot name a program \
-                 (`int`, `url`, `email`, `datetime`, `checkbox`) or `choices:`; if the program \
-                 never runs an argument, set `allowUnknownProgram: true` on the argument"
+                 after it), or give the argument a type whose values are data in every \
+                 language (`int`, `datetime`, `checkbox`) or `choices:`; if the program takes \
+                 the argument as data only (it runs, evaluates and opens nothing the value \
+                 names), set `allowUnknownProgram: true` on the argument"
             }
             Rereading::Prompt => {
                 "write `PS4` out in the command (`PS4='+ '`) with no value in it, and print \

@@ -10,7 +10,7 @@ use crate::harness::{Finished, TempDir, run_binary};
 const BOUND: Duration = Duration::from_secs(20);
 
 /// Writes `yaml` to a temp dir and runs `--check-config` on it.
-fn check(yaml: &str) -> Finished {
+pub(crate) fn check(yaml: &str) -> Finished {
     let dir = TempDir::new();
     let path = dir.path().join("config.yaml");
     std::fs::write(&path, yaml).expect("write config");
@@ -20,11 +20,11 @@ fn check(yaml: &str) -> Finished {
 
 /// Everything the run printed, stdout and stderr together (where messages go is not part
 /// of the contract).
-fn output(run: &Finished) -> String {
+pub(crate) fn output(run: &Finished) -> String {
     format!("{}{}", run.stdout, run.stderr)
 }
 
-fn assert_exit(run: &Finished, code: i32) {
+pub(crate) fn assert_exit(run: &Finished, code: i32) {
     assert_eq!(
         run.status.code(),
         Some(code),
@@ -471,7 +471,7 @@ actions:
 
 /// Runs `yaml` through the check, which must refuse it, and checks each refusal's line: it
 /// names `words` at its action's path; the actions in `clean` load without a word.
-fn assert_refusals(yaml: &str, refused: &[(&str, &str)], clean: &[&str]) {
+pub(crate) fn assert_refusals(yaml: &str, refused: &[(&str, &str)], clean: &[&str]) {
     let run = check(yaml);
     assert_exit(&run, 2);
     let out = output(&run);

@@ -18,6 +18,7 @@ mod cli_credentials;
 mod clients;
 mod closed_pipes;
 mod codecs;
+mod config_attacks;
 mod config_check;
 mod crash;
 mod dashboards;

@@ -49,6 +49,8 @@ fn every_argument_of_a_program_the_model_does_not_know_may_be_a_program() {
         &["/usr/lib/x/wrap", "$"],
         &["sh", "/usr/lib/x/wrap", "$"],
         &["python3", "-m", "mod", "$"],
+        // Program text from an expansion is nobody's to read.
+        &["python3", "-c", "$", "$"],
         &["python3", "/usr/lib/python3/dist-packages/x.py", "$"],
         &["/usr/lib/x/echo", "$"],
         &["awk", "{print}", "$"],
@@ -114,6 +116,10 @@ fn the_arguments_of_a_program_the_model_knows_are_data() {
         &["python3", "tool.py", "$"],
         &["/usr/bin/python3.11", "/srv/x/tool.py", "$"],
         &["perl", "x.pl", "$"],
+        // Program text written out in the command is the author's too.
+        &["python3", "-c", "import sys; print(sys.argv[1])", "$"],
+        &["perl", "-e", "print $ARGV[0]", "$"],
+        &["node", "-e", "console.log(process.argv[1])", "$"],
         // Their code is read by `own`; the other words are files, patterns and databases.
         &["sed", "-n", "p", "$"],
         &["find", "/srv", "-name", "$", "-exec", "rm", "--", "{}", "+"],
