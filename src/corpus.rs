@@ -59,6 +59,14 @@ const DISABLED: &[(&str, &str, &[&str], &[&str])] = &[
         &["a program actiond does not know"],
     ),
     (
+        "09-OliveTin-OliveTin-docs-args-textarea.yaml",
+        "action 0 writes a textarea's text into a file named `file`, which outlives the press \
+         and which another program may read as code: only a file known to hold data (`file.txt`, \
+         one under /tmp) may hold a value",
+        &["actions[0].shell"],
+        &["which is not known to hold data"],
+    ),
+    (
         "13-bnhf-OliveTin-scripts-config.yaml",
         "actions 55, 56 and 73 write {{ CUSTOM_CONFIG }} into a file through a here-document \
          (cat <<'EOF'), where no quoting can make a value safe; printf '%s\\n' \"$CUSTOM_CONFIG\" \

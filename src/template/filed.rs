@@ -3,7 +3,9 @@
 //! `. ./job.sh`), a program run by its path (`chmod +x f; ./f`), or arguments `xargs -a`
 //! splits (`printf '%s\n' "$FILES" > list; xargs -a list rm`). The value is code or words
 //! there as surely as in `sh -c "$NAME"`, and the quoting the shell gave it is gone once it
-//! is in the file.
+//! is in the file. And a file outlives the press, so anything may read it later (a login
+//! shell, cron, a service, the next press): a value may be written, copied or moved only
+//! into a file known to hold data (`data_file`), an allow list as `FILE_DATA` is.
 //!
 //! Syntactic: the words in, what they write and run noted (`note`). A file is matched by its
 //! name as written (`./` dropped); one whose name an expansion makes matches every file run
@@ -11,6 +13,7 @@
 //! weighs it like any other place that reads code. It must not read files: a script already
 //! on disk is the author's.
 
+use super::known;
 use super::programs::{self, SCRIPT_FILE};
 use super::reread::{Filed, Notes, Read, Rereading};
 
@@ -77,40 +80,97 @@ pub fn note(
         }
     }
     // `cp job.sh run.sh`, `mv`, `ln`, `install`: the copy holds what the file held.
-    let copied = copies(words, &notes.analysis.filed);
-    notes
-        .analysis
-        .filed
-        .extend(
-            copied
-                .into_iter()
-                .map(|(name, reads)| Filed { name, line, reads }),
-        );
+    // Each copy as its destination and that joined with the source's name (a directory):
+    // a destination known to hold data is a file, not a directory.
+    for pair in copies(words, &notes.analysis.filed).chunks(2) {
+        for (k, (name, reads)) in pair.iter().enumerate() {
+            if k == 0 || !pair[0].0.as_deref().is_some_and(data_file) {
+                stored(notes, start, line, name.as_deref(), reads);
+            }
+            notes.analysis.filed.push(Filed {
+                name: name.clone(),
+                line,
+                reads: reads.clone(),
+            });
+        }
+    }
     if reads.is_empty() {
         return;
     }
     for name in written(words, targets) {
-        // A file that something else runs by convention: the value is code there, whoever
-        // runs it (a login shell, cron, systemd, sudo, apt), now or at the next boot.
-        if let Some(n) = name.as_deref().filter(|n| by_convention(n)) {
-            notes.reread(
-                start,
-                format!(
-                    "the file `{}`, which line {line} writes a value into and which is run as \
-                     code by convention (a login shell's profile, cron, systemd, sudo, udev, \
-                     apt, a script by its name)",
-                    String::from_utf8_lossy(n)
-                ),
-                Rereading::Code,
-                reads.clone(),
-            );
-        }
+        stored(notes, start, line, name.as_deref(), &reads);
         notes.analysis.filed.push(Filed {
             name,
             line,
             reads: reads.clone(),
         });
     }
+}
+
+/// A file written (or copied, moved, linked) with `reads` in it outlives the command, and
+/// whatever else reads it may read it as code: a login shell its profile, cron its tables,
+/// a service its `/etc/default` file, at the next boot. A list of such files is never
+/// complete, so the rule goes the other way round: only a file known to hold data
+/// (`data_file`) may hold a value; any other is noted as read again as code.
+fn stored(notes: &mut Notes, start: usize, line: usize, name: Option<&[u8]>, reads: &[Read]) {
+    if reads.is_empty() || name.is_some_and(data_file) {
+        return;
+    }
+    let place = match name {
+        Some(n) if by_convention(n) => format!(
+            "the file `{}`, which line {line} writes a value into and which is run as code by \
+             convention (a login shell's profile, cron, systemd, sudo, udev, apt, a script by \
+             its name)",
+            String::from_utf8_lossy(n)
+        ),
+        Some(n) => format!(
+            "the file `{}`, which line {line} writes a value into and which is not known to \
+             hold data: another program may read it as code (a file a service sources, a \
+             table cron runs){DATA_FIX}",
+            String::from_utf8_lossy(n)
+        ),
+        None => format!(
+            "a file whose name an expansion makes, which line {line} writes a value into and \
+             which may be one another program reads as code (`$HOME/.profile`, \
+             `/etc/cron.d/$NAME`){DATA_FIX}"
+        ),
+    };
+    notes.reread(start, place, Rereading::Code, reads.to_vec());
+}
+
+/// The fix `stored`'s refusal suggests.
+const DATA_FIX: &str = "; write the value into a file known to hold data only: one whose name \
+                        ends in `.txt`, `.log`, `.csv`, `.tsv`, `.json`, `.jsonl`, `.md`, \
+                        `.dat` or `.out`, or one under `/tmp`, `/var/tmp`, `/dev/shm` or \
+                        `/var/log`, named in the command as written";
+
+/// Whether a file named `name` (as written, `./` dropped) is known to hold data only: a
+/// device that passes the bytes on, a file in a directory for temporary files or logs, or a
+/// file whose ending says it holds text, a table or JSON. Never one `by_convention` runs
+/// (`/tmp/x.sh` is a script).
+fn data_file(name: &[u8]) -> bool {
+    const DEVICES: &[&[u8]] = &[
+        b"/dev/null",
+        b"/dev/stdout",
+        b"/dev/stderr",
+        b"/dev/tty",
+        b"/dev/fd/",
+        b"/proc/self/fd/",
+    ];
+    const DIRS: &[&[u8]] = &[b"/tmp/", b"/var/tmp/", b"/dev/shm/", b"/var/log/"];
+    const ENDINGS: &[&[u8]] = &[
+        b".txt", b".log", b".csv", b".tsv", b".json", b".jsonl", b".md", b".dat", b".out",
+    ];
+    if by_convention(name) || name.split(|&c| c == b'/').any(|s| s == b"..") {
+        return false;
+    }
+    DEVICES
+        .iter()
+        .any(|d| name == *d || (d.ends_with(b"/") && name.starts_with(d)))
+        || DIRS.iter().any(|d| name.starts_with(d))
+        || ENDINGS
+            .iter()
+            .any(|e| base(name).len() > e.len() && base(name).ends_with(e))
 }
 
 /// The files a command writes what it reads into: its redirections' `targets` and `tee`'s
@@ -231,8 +291,8 @@ fn by_convention(name: &[u8]) -> bool {
 }
 
 /// The files `cp`, `mv`, `ln` or `install` (behind any wrapper) makes from files a value was
-/// written into: its last operand, and that operand joined with each source's name (it may
-/// be a directory), each with what its source holds.
+/// written into, in pairs: its last operand, and that operand joined with each source's
+/// name (it may be a directory), each with what its source holds.
 fn copies(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<(Option<Vec<u8>>, Vec<Read>)> {
     let chain = programs::chain(words);
     let Some(&at) = chain.last() else {
@@ -298,12 +358,16 @@ pub fn same(written: Option<&[u8]>, run: Option<&[u8]>) -> bool {
 /// The file operands of `tee` (its words after the name that are no options): it writes
 /// its input into each.
 pub fn tee_targets(words: &[Option<&[u8]>]) -> Vec<usize> {
-    if words.first().copied().flatten().map(base) != Some(&b"tee"[..]) {
+    // Behind any wrapper too: `sudo tee`, `nice tee`, `runuser -u root -- tee`.
+    let Some(at) = known::behind(words, |name| name == b"tee")
+        .into_iter()
+        .find(|&k| words[k].map(base) == Some(&b"tee"[..]))
+    else {
         return Vec::new();
-    }
+    };
     let mut out = Vec::new();
     let mut options = true;
-    for (i, w) in words.iter().enumerate().skip(1) {
+    for (i, w) in words.iter().enumerate().skip(at + 1) {
         match w {
             Some(b"--") if options => options = false,
             Some(w) if options && w.len() > 1 && w[0] == b'-' => {}
@@ -469,6 +533,53 @@ mod tests {
         w.iter()
             .map(|w| (*w != "$").then_some(w.as_bytes()))
             .collect()
+    }
+
+    #[test]
+    fn only_a_file_known_to_hold_data_may_hold_a_value() {
+        let table: &[(&str, bool)] = &[
+            ("notes.txt", true),
+            ("/srv/urls.txt", true),
+            ("/var/log/presses.log", true),
+            ("out.json", true),
+            ("/tmp/urls", true),
+            ("/var/tmp/x", true),
+            ("/dev/shm/x", true),
+            ("/dev/null", true),
+            ("/dev/stderr", true),
+            ("/dev/fd/3", true),
+            // Run by convention, wherever it is.
+            ("/tmp/job.sh", false),
+            ("/tmp/../etc/profile.d/x.txt", false),
+            ("/etc/profile.d/proxy.sh", false),
+            // Not known to hold data: anything may source or run it.
+            ("/etc/default/backup", false),
+            ("/etc/sysconfig/x", false),
+            ("file", false),
+            ("job", false),
+            (".txt", false),
+            ("/dev/sda", false),
+            ("/etc/aliases", false),
+            ("/home/pi/.bash_aliases", false),
+        ];
+        for &(name, data) in table {
+            assert_eq!(data_file(name.as_bytes()), data, "{name}");
+        }
+    }
+
+    #[test]
+    fn tee_writes_behind_any_wrapper() {
+        let table: &[(&[&str], &[usize])] = &[
+            (&["tee", "-a", "x"], &[2]),
+            (&["sudo", "tee", "/etc/x"], &[2]),
+            (&["nice", "-n", "5", "tee", "x"], &[4]),
+            (&["runuser", "-u", "root", "--", "tee", "x"], &[5]),
+            (&["echo", "tee", "x"], &[]),
+            (&["grep", "tee", "x"], &[]),
+        ];
+        for (w, want) in table {
+            assert_eq!(&tee_targets(&words(w)), want, "{w:?}");
+        }
     }
 
     #[test]

@@ -50,3 +50,64 @@ actions:
         &["actions[3]", "actions[4]", "actions[5]", "actions[6]"],
     );
 }
+
+/// fe30o F1, F3-F6: a value written into a file that outlives the press, which another
+/// program reads as code: a service's `/etc/default` file, a profile reached through a
+/// temporary file and `mv`, a path kept in a variable or made by `$HOME`, `tee` behind `sudo`
+/// or `nice`, and a bare name in the working directory. Only a file known to hold data may
+/// hold a value; those load.
+#[test]
+fn a_value_is_written_only_into_a_file_known_to_hold_data() {
+    let yaml = "\
+actions:
+  - title: default file
+    shell: echo \"WEBHOOK_URL={{ url }}\" > /etc/default/backup
+    arguments: [{name: url, type: url}]
+  - title: moved into place
+    shell: echo \"export http_proxy={{ url }}\" > /tmp/proxy && mv /tmp/proxy /etc/profile.d/proxy.sh
+    arguments: [{name: url, type: url}]
+  - title: path in a variable
+    shell: |
+      conf=/etc/profile.d/proxy.sh
+      echo \"export http_proxy={{ url }}\" > \"$conf\"
+    arguments: [{name: url, type: url}]
+  - title: home profile
+    shell: echo \"export http_proxy={{ url }}\" >> $HOME/.profile
+    arguments: [{name: url, type: url}]
+  - title: sudo tee
+    shell: echo \"export http_proxy={{ url }}\" | sudo tee /etc/profile.d/proxy.sh > /dev/null
+    arguments: [{name: url, type: url}]
+  - title: nice tee
+    shell: echo \"{{ address }}\" | nice tee -a /etc/aliases > /dev/null
+    arguments: [{name: address, type: email}]
+  - title: textarea
+    shell: 'echo \"{{ content }}\" > file'
+    arguments: [{name: content, type: raw_string_multiline}]
+  - title: text file
+    shell: 'echo \"{{ content }}\" > notes.txt'
+    arguments: [{name: content, type: raw_string_multiline}]
+  - title: temporary then data
+    shell: printf '%s\\n' {{ url }} > /tmp/urls && cp /tmp/urls /srv/urls.txt
+    arguments: [{name: url, type: url}]
+  - title: log
+    shell: echo \"pressed with {{ url }}\" | tee -a /var/log/presses.log
+    arguments: [{name: url, type: url}]
+  - title: a number anywhere
+    shell: echo \"LEVEL={{ n }}\" > /etc/default/level
+    arguments: [{name: n, type: int}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the file `/etc/default/backup`"),
+            ("actions[0].shell", "not known to hold data"),
+            ("actions[1].shell", "`/etc/profile.d/proxy.sh`"),
+            ("actions[2].shell", "a file whose name an expansion makes"),
+            ("actions[3].shell", "a file whose name an expansion makes"),
+            ("actions[4].shell", "`/etc/profile.d/proxy.sh`"),
+            ("actions[5].shell", "`/etc/aliases`"),
+            ("actions[6].shell", "the file `file`"),
+        ],
+        &["actions[7]", "actions[8]", "actions[9]", "actions[10]"],
+    );
+}

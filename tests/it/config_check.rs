@@ -1026,19 +1026,19 @@ actions:
       EOF
     arguments: [{name: name, type: ascii_sentence}]
   - title: python
-    shell: printf '%s\\n' \"$NAME\" > prog; python3 prog
+    shell: printf '%s\\n' \"$NAME\" > prog.txt; python3 prog.txt
     arguments: [{name: name, type: ascii_sentence}]
   - title: awk
     shell: printf '%s\\n' \"$NAME\" > a.awk; awk -f a.awk /etc/hosts
     arguments: [{name: name, type: ascii_sentence}]
   - title: stdin
-    shell: printf '%s\\n' \"$NAME\" > prog; python3 < prog
+    shell: printf '%s\\n' \"$NAME\" > prog.txt; python3 < prog.txt
     arguments: [{name: name, type: ascii_sentence}]
   - title: curl config
     shell: printf '%s\\n' \"$NAME\" | curl -K - https://example.com
     arguments: [{name: name, type: ascii_sentence}]
   - title: data
-    shell: printf '%s\\n' \"$NAME\" > out.txt; cat out.txt; cp out.txt /srv/o; grep -c x out.txt; rm -f out.txt
+    shell: printf '%s\\n' \"$NAME\" > out.txt; cat out.txt; cp out.txt /srv/o.txt; grep -c x out.txt; rm -f out.txt
     arguments: [{name: name, type: ascii_sentence}]
   - title: static
     shell: |
@@ -1055,8 +1055,8 @@ actions:
             ("actions[1].shell", "the file `job.sh`"),
             (
                 "actions[2].shell",
-                "the file `prog`, which line 1 writes a value into and a program this command \
-                 runs is given, which may read it as code",
+                "the file `prog.txt`, which line 1 writes a value into and a program this \
+                 command runs is given, which may read it as code",
             ),
             ("actions[3].shell", "the file `a.awk`"),
             ("actions[4].shell", "the standard input of"),

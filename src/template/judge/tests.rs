@@ -58,7 +58,7 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
         ),
         (
             "printf %s {{ a }} > \"$F\"; sh job.sh",
-            Some("an expansion names"),
+            Some("an expansion makes"),
             false,
         ),
         (
@@ -73,7 +73,12 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
             Some("run as code by convention"),
             false,
         ),
-        ("sh job; printf %s {{ a }} > job", None, false),
+        // A file not known to hold data may be run by the next press, or by anyone.
+        (
+            "sh job; printf %s {{ a }} > job",
+            Some("not known to hold data"),
+            false,
+        ),
         // bash expands the target of `>&` a second time.
         ("p >& \"$ACTIOND_ARG_A\"", Some("target of `>&`"), false),
         ("p 1>&$A", Some("target of `>&`"), false),
