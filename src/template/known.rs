@@ -117,7 +117,6 @@ const NOT_WRAPPERS: &[&[u8]] = &[
     b"id",
     b"whoami",
     b"sync",
-    b"mount",
     b"umount",
     b"vcgencmd",
     b"amixer",
@@ -146,8 +145,6 @@ const NOT_WRAPPERS: &[&[u8]] = &[
     b"tar",
     // Media.
     b"mpc",
-    b"ffmpeg",
-    b"ffprobe",
 ];
 
 /// `docker` and `podman` run a program for these subcommands (`docker run IMAGE PROG`,
