@@ -4,7 +4,7 @@
 //! (`wget -e`, `aplay -D 'file:|CMD'`, `ssh -I LIB`), the name of a file it reads as its
 //! settings, commands or list of names (`curl -K`, `ssh -F`, `tar -T`, `rsync --files-from`,
 //! `wget -i`), the name of a file whose content it sends or copies elsewhere (`curl -T`,
-//! `mosquitto_pub -f`, `logger -f`), a setting of other programs (`systemctl
+//! `mosquitto_pub -f`, `logger -f`, `tar -f HOST:FILE`), a setting of other programs (`systemctl
 //! set-environment`), a pick among everything the program can act on (`systemctl start
 //! UNIT`, `mpc CMD`), and the processes it signals (`systemctl kill UNIT`). A value there
 //! (`-K {{ v }}`, `-K{{ v }}`, `-sK {{ v }}`, `--config={{ v }}`, `--conf {{ v }}`) is
@@ -102,9 +102,10 @@ const SSH_OPTION: &str = "a setting of `ssh -o`/`scp -o` as a whole (`ProxyComma
 const SSH_LIBRARY: &str = "the PKCS#11 library of `ssh -I`, which ssh loads and runs";
 const TAR_LIST: &str = "the list of names of `tar -T`/`--files-from`, whose lines may be \
                         options (`-C DIR`, `--…`)";
-const TAR_FILE: &str = "the archive of `tar -f`/`--file`, which as `HOST:FILE` makes tar run \
-                        its remote shell on HOST (write a path of your own before the value, \
-                        `-f /backup/{{ v }}`, or `--force-local`)";
+const TAR_FILE: &str = "the archive of `tar -f`/`--file`, which as `HOST:FILE` tar writes or \
+                        reads on HOST through its remote shell (`rsh HOST /usr/sbin/rmt`, ssh \
+                        on Debian): write a path of your own before the value (`-f \
+                        /backup/{{ v }}`)";
 const LOGGER_SENT: &str = "a file logger copies into the log (`-f`/`--file`, `--journald=FILE`)";
 const MOSQUITTO_SENT: &str = "the file `mosquitto_pub -f` sends as the message";
 const JQ_FILE: &str = "a file of jq's program (`-f`/`--from-file`) or the directory of its \
@@ -226,7 +227,7 @@ const AUDITED: &[Audited] = &[
         takes: b"gCTXfFLbHVIKN",
         rules: &[
             opt(b"T", &[b"files-from"], Settings, TAR_LIST),
-            lead(opt(b"f", &[b"file"], Code, TAR_FILE)),
+            lead(opt(b"f", &[b"file"], Sent, TAR_FILE)),
         ],
     },
     Audited {

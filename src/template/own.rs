@@ -8,8 +8,9 @@
 //! standard input of any program not known to read it as data (an interpreter with no
 //! script, `sqlite3`, `gdb`, `ed`, `crontab -`, …). A list of programs is never complete,
 //! so the input rule goes the other way: only the programs listed in `DATA_READERS` read a
-//! value on their input as data. Pure and syntactic like `programs`: it reads words, never
-//! values, and judges nothing.
+//! value on their input as data. The audited forms of the trusted programs (`curl -K`,
+//! `systemctl kill`, …) are `audit`'s table, which `words` adds at the same places. Pure and
+//! syntactic like `programs`: it reads words, never values, and judges nothing.
 
 pub use super::own_git::Found;
 use super::programs;

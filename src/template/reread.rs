@@ -14,7 +14,9 @@
 //! those are is `programs`'); what reaches a shell's or `xargs`' standard input; the program
 //! a command runs; bash's `${x@P}`; the first
 //! argument of `.` / `source`, a file read as code; and the variables put in the environment
-//! of a program the command starts (`NAME=v cmd`, `export`, `env NAME=v`). It also lists the
+//! of a program the command starts (`NAME=v cmd`, `export`, `env NAME=v`); and, for the
+//! programs the model trusts (`audit`), a file one reads as its settings or sends, and the
+//! unit or command one picks. It also lists the
 //! variables the command writes and what each is assigned from (a variable read in one of
 //! those places, or left unquoted, may hold what was written to it), the variables it leaves
 //! unquoted, the command substitutions it leaves unquoted whose command reads a variable,

@@ -237,14 +237,7 @@ fn a_number_or_the_authors_choices_are_safe_where_a_file_or_unit_is_picked() {
         if want.is_none() {
             continue;
         }
-        let code = [
-            "`.wgetrc`",
-            "`ssh -o`",
-            "`ssh -I`",
-            "`tar -f`",
-            "OpenSSL",
-            "`aplay -D`",
-        ];
+        let code = ["`.wgetrc`", "`ssh -o`", "`ssh -I`", "OpenSSL", "`aplay -D`"];
         let signal = want == Some("`systemctl kill`");
         let env = want == Some("set-environment");
         let chosen = shell(text, &values(false, true));
