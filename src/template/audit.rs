@@ -45,6 +45,8 @@ struct Rule {
     /// Only when a value starts the word (`ssh -o {{ v }}`, not `ssh -o User={{ v }}`; `tar
     /// -f {{ v }}`, which may be `HOST:FILE`, not `tar -f /backup/{{ v }}`).
     leading: bool,
+    /// Words that make the form harmless when the command has one (`tar --force-local`).
+    unless: &'static [&'static [u8]],
 }
 
 /// A trusted program and its dangerous forms.
@@ -66,6 +68,7 @@ const fn opt(
         how,
         place,
         leading: false,
+        unless: &[],
     }
 }
 
@@ -227,7 +230,10 @@ const AUDITED: &[Audited] = &[
         takes: b"gCTXfFLbHVIKN",
         rules: &[
             opt(b"T", &[b"files-from"], Settings, TAR_LIST),
-            lead(opt(b"f", &[b"file"], Sent, TAR_FILE)),
+            Rule {
+                unless: &[b"--force-local"],
+                ..lead(opt(b"f", &[b"file"], Sent, TAR_FILE))
+            },
         ],
     },
     Audited {
@@ -275,7 +281,7 @@ const AUDITED: &[Audited] = &[
     },
     Audited {
         names: &[b"aplay"],
-        takes: b"DcfrdstBFAR",
+        takes: b"DtcfrdsFBARTVm",
         rules: &[opt(b"D", &[b"device"], Code, ALSA)],
     },
     Audited {
@@ -287,18 +293,21 @@ const AUDITED: &[Audited] = &[
                 how: Selection,
                 place: SYSTEMCTL_UNIT,
                 leading: false,
+                unless: &[],
             }),
             Rule {
                 at: At::After(&[b"kill"]),
                 how: Signal,
                 place: SYSTEMCTL_KILL,
                 leading: false,
+                unless: &[],
             },
             Rule {
                 at: At::After(&[b"set-environment", b"import-environment"]),
                 how: Environment,
                 place: SYSTEMCTL_ENV,
                 leading: false,
+                unless: &[],
             },
         ],
     },
@@ -310,6 +319,7 @@ const AUDITED: &[Audited] = &[
             how: Selection,
             place: COMMAND,
             leading: false,
+            unless: &[],
         })],
     },
     Audited {
@@ -320,6 +330,7 @@ const AUDITED: &[Audited] = &[
             how: Selection,
             place: COMMAND,
             leading: false,
+            unless: &[],
         })],
     },
 ];
@@ -368,7 +379,15 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -
         };
         out.extend(picked.iter().map(|&k| found(k, rule, rule.leading)));
     }
-    out.retain(|f| f.at < values.len());
+    // A rule is disarmed by a word of its `unless` anywhere in the command.
+    let has = |w: &[u8]| values.iter().any(|v| *v == Some(w));
+    out.retain(|f| {
+        f.at < values.len()
+            && a.rules
+                .iter()
+                .find(|r| r.place == f.place && r.how == f.how)
+                .is_none_or(|r| !r.unless.iter().any(|w| has(w)))
+    });
     out
 }
 

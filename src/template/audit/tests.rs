@@ -131,6 +131,7 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
         ("tar -czf {{ a }} /srv", Some("`tar -f`")),
         ("tar --file={{ a }} -c /srv", Some("`tar -f`")),
         ("tar -czf /backup/{{ a }}.tgz /srv", None),
+        ("tar --force-local -czf {{ a }} /srv", None),
         ("tar -czf /backup/x.tgz -C /srv -- {{ a }}", None),
         ("tar -xzf /backup/x.tgz -C /srv", None),
         // logger and mosquitto.
