@@ -380,7 +380,7 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -
         out.extend(picked.iter().map(|&k| found(k, rule, rule.leading)));
     }
     // A rule is disarmed by a word of its `unless` anywhere in the command.
-    let has = |w: &[u8]| values.iter().any(|v| *v == Some(w));
+    let has = |w: &[u8]| values.contains(&Some(w));
     out.retain(|f| {
         f.at < values.len()
             && a.rules
