@@ -29,7 +29,7 @@ pub const OPERAND: &str = "an argument of a program actiond does not know";
 /// many to list). What else each entry reads a value as (`curl -K`, `systemctl kill`, `tar
 /// -T`, …) is the audit's table, `audit`. `sed`, `sqlite3`, `git` and `find` are known by
 /// rule in `known` (their own commands are `own`'s).
-const NOT_WRAPPERS: &[&[u8]] = &[
+pub(super) const NOT_WRAPPERS: &[&[u8]] = &[
     // Builtins that take data.
     b"echo",
     b"printf",

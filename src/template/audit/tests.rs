@@ -279,3 +279,22 @@ fn the_forms_are_read_in_exec_too() {
         assert_eq!(got.is_err(), *refused, "{argv:?}: {got:?}");
     }
 }
+
+/// Every program `known` trusts was audited: it has rules here, or is listed with what was
+/// checked as having no dangerous form; never both.
+#[test]
+fn every_trusted_program_is_audited() {
+    let wrong: Vec<String> = super::super::known::NOT_WRAPPERS
+        .iter()
+        .filter(|name| super::audited(name) == super::NONE.iter().any(|(n, _)| n == *name))
+        .map(|name| String::from_utf8_lossy(name).into_owned())
+        .collect();
+    assert!(wrong.is_empty(), "unaudited or audited twice: {wrong:?}");
+    for (name, _) in super::NONE {
+        let shown = String::from_utf8_lossy(name);
+        assert!(
+            super::super::known::NOT_WRAPPERS.contains(name),
+            "{shown} is no longer trusted"
+        );
+    }
+}
