@@ -55,6 +55,14 @@ impl Values {
         if how == Rereading::FileRef {
             return self.int.contains(a) || self.chosen.contains(a) || self.no_file.contains(a);
         }
+        // The author's own files and units, or a number (a file named by digits in the
+        // working directory, a unit `5.service`).
+        if matches!(
+            how,
+            Rereading::Settings | Rereading::Sent | Rereading::Selection
+        ) {
+            return self.int.contains(a) || self.chosen.contains(a);
+        }
         if how == Rereading::FileName {
             return self.int.contains(a) || self.chosen.contains(a) || self.no_list.contains(a);
         }

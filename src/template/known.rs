@@ -5,7 +5,8 @@
 //! complete, so the model lists the other side. Every entry of `NOT_WRAPPERS` is a promise
 //! that the program never runs an operand, or an option's value, as a program (an option
 //! whose name says it holds a command, `wget --use-askpass`, is `launchers`' and read as a
-//! script anyway). A program named by a path into the system's program directories counts
+//! script anyway), audited in `audit`, whose table lists the options and operands each reads
+//! a value as more than data (a file of its settings, a file it sends, a unit it acts on). A program named by a path into the system's program directories counts
 //! by its last segment; one named by a path anywhere else (`/config/run.sh`) is the author's
 //! own script, which the model cannot read and takes as written (`SYSTEM_DIRS`). Also the words that are an interpreter's program text (`python3 -c`,
 //! `perl -e`, `node -e`, `php -r`): a value there is code. Pure and syntactic like
@@ -21,10 +22,14 @@ pub const OPERAND: &str = "an argument of a program actiond does not know";
 /// appliance configs hand values to. Left out on purpose, because they can: `xargs`,
 /// `watch`, `flock`, `timeout`, `nice`, `sudo` (wrappers, followed by `programs`), `awk`
 /// (`system()`), `nc` (`-e PROG`), `yt-dlp` (`--downloader PATH`, `--ffmpeg-location PATH`),
-/// `mysql` (`-e 'system CMD'`), `apt`/`dpkg` (maintainer scripts), `convert` (delegates).
-/// `sed`, `sqlite3`, `git` and `find` are known by rule in `known` (their own commands are
-/// `own`'s).
-const NOT_WRAPPERS: &[&[u8]] = &[
+/// `mysql` (`-e 'system CMD'`), `apt`/`dpkg` (maintainer scripts), `convert` (delegates),
+/// `mount` (a `fuse` source `prog#arg` runs prog, `-t` picks a helper `mount.TYPE`, `-o
+/// exec,suid,helper=`, a mount over any directory shadows programs), `ffmpeg` and `ffprobe`
+/// (inputs, playlists, filters and outputs that read any file and send it to any URL: too
+/// many to list). What else each entry reads a value as (`curl -K`, `systemctl kill`, `tar
+/// -T`, …) is the audit's table, `audit`. `sed`, `sqlite3`, `git` and `find` are known by
+/// rule in `known` (their own commands are `own`'s).
+pub(super) const NOT_WRAPPERS: &[&[u8]] = &[
     // Builtins that take data.
     b"echo",
     b"printf",
@@ -117,7 +122,6 @@ const NOT_WRAPPERS: &[&[u8]] = &[
     b"id",
     b"whoami",
     b"sync",
-    b"mount",
     b"umount",
     b"vcgencmd",
     b"amixer",
@@ -146,8 +150,6 @@ const NOT_WRAPPERS: &[&[u8]] = &[
     b"tar",
     // Media.
     b"mpc",
-    b"ffmpeg",
-    b"ffprobe",
 ];
 
 /// `docker` and `podman` run a program for these subcommands (`docker run IMAGE PROG`,

@@ -13,6 +13,7 @@
 //! is text, never a placeholder. This module is pure: it neither validates values (that is
 //! the arguments module) nor runs anything.
 
+mod audit;
 mod commands;
 mod directories;
 mod filed;
@@ -385,6 +386,12 @@ pub fn read_exec(argv: &[String]) -> Analysis {
     // The words the program reads as its own commands (`own`: a `sed` script, git's
     // settings, `gdb -ex`, …).
     for found in own::words(&shapes, &texts) {
+        let starts = templates[found.at]
+            .as_ref()
+            .is_some_and(|t| t.leading().next().is_some());
+        if found.leading && !starts {
+            continue;
+        }
         let mut reads: Vec<Read> = templates[found.at]
             .iter()
             .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))

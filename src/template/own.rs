@@ -8,8 +8,9 @@
 //! standard input of any program not known to read it as data (an interpreter with no
 //! script, `sqlite3`, `gdb`, `ed`, `crontab -`, …). A list of programs is never complete,
 //! so the input rule goes the other way: only the programs listed in `DATA_READERS` read a
-//! value on their input as data. Pure and syntactic like `programs`: it reads words, never
-//! values, and judges nothing.
+//! value on their input as data. The audited forms of the trusted programs (`curl -K`,
+//! `systemctl kill`, …) are `audit`'s table, which `words` adds at the same places. Pure and
+//! syntactic like `programs`: it reads words, never values, and judges nothing.
 
 pub use super::own_git::Found;
 use super::programs;
@@ -193,6 +194,7 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]]) -> Vec<Found> {
     for i in candidates(values) {
         if let Some(name) = values[i].map(base) {
             out.extend(rules(values, texts, i, name));
+            out.extend(super::audit::words(values, texts, i, name));
         }
     }
     out
@@ -210,7 +212,9 @@ const RULED: &[&[u8]] = &[
 /// has no entry for: `taskset -c 0 sed …`, `chrt -i 0 python3 -c …`, `systemd-run --wait
 /// …`), every later word that names such a program, as no list of wrappers is complete.
 fn candidates(values: &[Option<&[u8]>]) -> Vec<usize> {
-    super::known::behind(values, |name| RULED.contains(&name))
+    super::known::behind(values, |name| {
+        RULED.contains(&name) || super::audit::audited(name)
+    })
 }
 
 /// The rules of the program `name` at `i`.
@@ -220,6 +224,7 @@ fn rules(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -> Ve
         place,
         how: Rereading::Code,
         env: None,
+        leading: false,
     };
     let at = |v: Vec<usize>, place| v.into_iter().map(|j| code(j, place)).collect();
     match name {

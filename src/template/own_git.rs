@@ -18,6 +18,9 @@ pub struct Found {
     pub place: &'static str,
     pub how: Rereading,
     pub env: Option<Vec<u8>>,
+    /// Only when a value starts the word (`ssh -o {{ v }}`, not `ssh -o User={{ v }}`):
+    /// the caller, who knows where the values stand in it, decides.
+    pub leading: bool,
 }
 
 pub const GIT: &str = "a command git runs (`rebase -x`, `--upload-pack`, `submodule foreach`, \
@@ -69,6 +72,7 @@ fn code(at: usize, place: &'static str) -> Found {
         place,
         how: Rereading::Code,
         env: None,
+        leading: false,
     }
 }
 

@@ -14,7 +14,9 @@
 //! those are is `programs`'); what reaches a shell's or `xargs`' standard input; the program
 //! a command runs; bash's `${x@P}`; the first
 //! argument of `.` / `source`, a file read as code; and the variables put in the environment
-//! of a program the command starts (`NAME=v cmd`, `export`, `env NAME=v`). It also lists the
+//! of a program the command starts (`NAME=v cmd`, `export`, `env NAME=v`); and, for the
+//! programs the model trusts (`audit`), a file one reads as its settings or sends, and the
+//! unit or command one picks. It also lists the
 //! variables the command writes and what each is assigned from (a variable read in one of
 //! those places, or left unquoted, may hold what was written to it), the variables it leaves
 //! unquoted, the command substitutions it leaves unquoted whose command reads a variable,
@@ -59,6 +61,15 @@ pub enum Rereading {
     /// As the processes a signal goes to (`kill`'s process ids, `pkill`'s pattern): a
     /// number or a name picks them, and `-1` or `.` picks every one.
     Signal,
+    /// As the name of a file a trusted program reads as its own settings, commands or list
+    /// of names (`curl -K`, `ssh -F`, `tar -T`, `wget -i`): see `audit`.
+    Settings,
+    /// As the name of a file whose content a trusted program sends or copies elsewhere
+    /// (`curl -T`, `mosquitto_pub -f`, `logger -f`).
+    Sent,
+    /// As a pick among everything the program can act on or do (`systemctl start UNIT`,
+    /// `mpc CMD`).
+    Selection,
 }
 
 impl Rereading {
@@ -114,6 +125,23 @@ impl Rereading {
                 "picks the processes that get a signal: the process id `-1` is every process \
                  the service may signal and `0` its own group, and a pattern such as `.` \
                  matches every name, whatever the type (`int` too)"
+            }
+            Rereading::Settings => {
+                "the program opens as a file of its own settings, commands or list of names \
+                 (curl's `-K` reads options such as `output` and `upload-file`, ssh's `-F` \
+                 `ProxyCommand`, a line `--…` of `tar -T` is an option): the value picks the \
+                 file, such as one a presser uploaded or one of the system's"
+            }
+            Rereading::Sent => {
+                "the program opens as a file whose content it sends or copies elsewhere (to a \
+                 server, a broker, the log): `/etc/shadow` or a private key would leave the \
+                 machine"
+            }
+            Rereading::Selection => {
+                "picks what the program acts on among all it knows: any unit of systemd \
+                 (`debug-shell.service` is a root shell on tty9, `rescue.target` stops the \
+                 rest, `link /path/x.service` adds a unit whose `ExecStart=` runs), any command \
+                 of `mpc` or `vcgencmd`"
             }
         }
     }
@@ -182,6 +210,20 @@ impl Rereading {
                 "give the argument `choices:` (the processes or services you mean), name the \
                  process in the command (`pkill -x -- kodi`), or stop a service by its unit \
                  (`systemctl stop {{ unit }}` with choices)"
+            }
+            Rereading::Settings => {
+                "write the file's name out in the command, or give the argument `choices:` \
+                 (the files you mean); pass the value itself as data (curl's `--url {{ v }}`, \
+                 a name on tar's command line after `--`)"
+            }
+            Rereading::Sent => {
+                "write the file's name out in the command (`curl -T /srv/out/report.pdf`), or \
+                 give the argument `choices:` (the files you mean)"
+            }
+            Rereading::Selection => {
+                "give the argument `choices:` (the units or commands you mean), or write the \
+                 unit out and put the value inside its name where it is data (`systemctl \
+                 restart app@{{ instance }}.service`)"
             }
         }
     }

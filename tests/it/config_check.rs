@@ -971,6 +971,91 @@ actions:
     );
 }
 
+/// The audited forms of the programs actiond trusts (`template::audit`): a value as the file
+/// curl uploads or reads its options from, the unit a `systemctl` verb acts on, the
+/// environment `systemctl set-environment` gives every service, tar's archive (`HOST:FILE`
+/// runs a remote shell), a whole `ssh -o` setting, `mpc`'s command, and `ffmpeg`, which is
+/// trusted no more. Each is refused at load naming the place; the safe forms load (the
+/// author's choices, a value inside a name the author wrote, a number, a `url`).
+#[test]
+fn a_value_in_an_audited_form_of_a_trusted_program_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: upload
+    shell: curl -fsS -T {{ file }} https://nas.local/upload/
+    arguments: [{name: file, type: ascii_sentence}]
+  - title: profile
+    exec: [curl, -sK, '{{ profile }}', 'https://nas.local/']
+    arguments: [{name: profile, type: ascii_identifier}]
+  - title: restart
+    shell: sudo systemctl restart {{ service }}
+    arguments: [{name: service, type: ascii_identifier}]
+  - title: mode
+    shell: systemctl set-environment APP_MODE={{ mode }}
+    arguments: [{name: mode, type: ascii_identifier}]
+  - title: archive
+    shell: tar -czf {{ archive }} /srv/data
+    arguments: [{name: archive, type: ascii_sentence}]
+  - title: ssh option
+    shell: ssh -o {{ opt }} pi@backup uptime
+    arguments: [{name: opt, type: ascii_sentence}]
+  - title: mpc
+    shell: mpc {{ cmd }}
+    arguments: [{name: cmd, type: ascii_identifier}]
+  - title: ffmpeg
+    shell: ffmpeg -i {{ src }} /tmp/out.mp4
+    arguments: [{name: src, type: ascii_sentence}]
+  - title: restart chosen
+    shell: sudo systemctl restart {{ service }}
+    arguments: [{name: service, choices: [{value: kodi}, {value: mosquitto}]}]
+  - title: upload written
+    shell: curl -fsS -T /srv/reports/today.pdf https://nas.local/upload/{{ name }}
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: instance
+    shell: systemctl restart app@{{ inst }}.service
+    arguments: [{name: inst, type: ascii_identifier}]
+  - title: archive named
+    shell: tar -czf /backup/{{ name }}.tgz /srv/data
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: volume
+    shell: mpc volume {{ n }}
+    arguments: [{name: n, type: int}]
+  - title: ffmpeg url
+    shell: ffmpeg -i {{ src }} /tmp/out.mp4
+    arguments: [{name: src, type: url}]
+  - title: ssh timeout
+    shell: ssh -o ConnectTimeout={{ n }} pi@backup uptime
+    arguments: [{name: n, type: int}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "a file curl sends"),
+            ("actions[0].shell", "write the file's name out"),
+            ("actions[1].exec", "`curl -K`"),
+            ("actions[2].shell", "the unit a `systemctl` verb acts on"),
+            ("actions[2].shell", "debug-shell.service"),
+            ("actions[3].shell", "`systemctl set-environment`"),
+            ("actions[4].shell", "`tar -f`"),
+            ("actions[5].shell", "`ssh -o`"),
+            ("actions[6].shell", "the command of `mpc`"),
+            (
+                "actions[7].shell",
+                "a program actiond does not know `ffmpeg`",
+            ),
+        ],
+        &[
+            "actions[8]",
+            "actions[9]",
+            "actions[10]",
+            "actions[11]",
+            "actions[12]",
+            "actions[13]",
+            "actions[14]",
+        ],
+    );
+}
+
 /// A value inside an interpreter's program text (`python3 -c`, `perl -e`, `node -e`, `php
 /// -r`) is code, whatever its type (a `url` may hold `'` and `(`): refused at load with the
 /// safe forms; the value as an argument after the text loads.

@@ -64,6 +64,9 @@ impl Command {
         let texts: Vec<&[u8]> = words.iter().map(|w| w.unquoted.as_slice()).collect();
         for found in own::words(&shapes, &texts) {
             let w = words[found.at];
+            if found.leading && !w.leading_expansion {
+                continue;
+            }
             let mut reads = word_reads(w);
             if let Some(var) = &found.env {
                 reads.push(Read::Variable(String::from_utf8_lossy(var).into_owned()));

@@ -58,6 +58,10 @@ fn every_argument_of_a_program_the_model_does_not_know_may_be_a_program() {
         &["git", "$"],
         &["git", "-C", "/srv/repo", "$", "x"],
         &["nc", "-e", "$"],
+        // Too wide to audit (`audit`): taken out of the trusted list.
+        &["ffmpeg", "-i", "$", "out.mp4"],
+        &["ffprobe", "$"],
+        &["mount", "-t", "fuse", "$", "/mnt"],
         &["xdg-open", "$"],
         &["parallel", "-j", "4", "taskset", "1", "{}", ":::", "$"],
         &["parallel", ":::", "$"],
@@ -88,7 +92,6 @@ fn the_arguments_of_a_program_the_model_knows_are_data() {
         &["wakeonlan", "$"],
         &["etherwake", "-i", "eth0", "$"],
         &["mpc", "play", "$"],
-        &["ffmpeg", "-i", "$", "out.mp4"],
         &["systemctl", "restart", "$"],
         &["docker", "restart", "$"],
         &["docker", "--host", "h", "logs", "$"],
