@@ -67,6 +67,16 @@ fn declaration(
         Dash::Refuse
     };
     let entity = entity_type(c, f.get("entity"), &choices, path);
+    let reject_null = c.flag(f.get("rejectNull"), false);
+    empty_beside_choices(
+        c,
+        &name,
+        &rule,
+        &choices,
+        default.as_deref(),
+        reject_null,
+        path,
+    );
     // The choices of an entity-fed argument are templates until the entities are loaded, so
     // a default cannot be checked against them here.
     if let Some(value) = default
@@ -95,11 +105,43 @@ fn declaration(
         description: c.text_or(f.get("description"), ""),
         suggestions,
         entity,
-        reject_null: c.flag(f.get("rejectNull"), false),
+        reject_null,
         dash,
         unknown_program: c.flag(f.get("allowUnknownProgram"), false),
         from_trigger: false,
     }
+}
+
+/// An argument with `choices:` takes an absent or empty value as empty unless it has a
+/// default or `rejectNull: true` (as OliveTin does, and SPEC says), so its command also runs
+/// with the value empty (`systemctl restart `, `rm -rf /srv/cache/`), which an author who
+/// listed the values rarely means: a warning with the fix. Not for a checklist (no item
+/// ticked is a value) nor a checkbox, nor when an empty choice is listed.
+fn empty_beside_choices(
+    c: &mut Checker<'_>,
+    name: &str,
+    rule: &ArgType,
+    choices: &[Choice],
+    default: Option<&str>,
+    reject_null: bool,
+    path: &str,
+) {
+    if choices.is_empty()
+        || reject_null
+        || default.is_some_and(|d| !d.is_empty())
+        || matches!(rule, ArgType::Checklist | ArgType::Checkbox)
+        || choices.iter().any(|ch| ch.value.is_empty())
+    {
+        return;
+    }
+    c.warn(
+        path,
+        format!(
+            "argument {name:?} also accepts an empty value besides its choices (a start that \
+             gives none runs the command with it empty): set `rejectNull: true` to require \
+             one of the choices, give a `default:`, or list an empty choice if that is meant"
+        ),
+    );
 }
 
 /// `entity:` of an argument: its choices are templates, each rendered once per instance of

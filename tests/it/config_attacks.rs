@@ -2,7 +2,7 @@
 //! check refuses the attack at its action's path with the fix, and the neighbours load
 //! without a word. The helpers are `config_check`'s.
 
-use crate::config_check::assert_refusals;
+use crate::config_check::{assert_exit, assert_refusals, check, output};
 
 /// A program actiond does not know may read any argument as more than data: `make` pastes a
 /// variable into a recipe, `mail` pipes to a `|command` recipient, a downloader may treat a
@@ -110,4 +110,41 @@ actions:
         ],
         &["actions[7]", "actions[8]", "actions[9]", "actions[10]"],
     );
+}
+
+/// fe30p F1: an argument with `choices:` and neither a default nor `rejectNull` accepts an
+/// empty value too (as SPEC says), so `systemctl restart {{ service }}` runs with none; the
+/// check says so with the fix, and is silent where the author required a choice, gave a
+/// default, listed an empty choice, or the argument is a checklist.
+#[test]
+fn choices_that_also_accept_an_empty_value_are_warned_of() {
+    let yaml = "\
+actions:
+  - title: a
+    shell: systemctl restart {{ service }}
+    arguments: [{name: service, choices: [{value: ssh}, {value: cron}]}]
+  - title: b
+    shell: systemctl restart {{ service }}
+    arguments: [{name: service, choices: [{value: ssh}, {value: cron}], rejectNull: true}]
+  - title: c
+    shell: systemctl restart {{ service }}
+    arguments: [{name: service, choices: [{value: ssh}, {value: cron}], default: ssh}]
+  - title: d
+    shell: systemctl restart ssh {{ also }}
+    arguments: [{name: also, choices: [{value: ''}, {value: cron}]}]
+  - title: e
+    shell: echo {{ items }}
+    arguments: [{name: items, type: checklist, choices: [{value: a}, {value: b}]}]
+";
+    let run = check(yaml);
+    assert_exit(&run, 0);
+    let out = output(&run);
+    assert!(
+        out.contains("actions[0].arguments[0]: argument \"service\" also accepts an empty value")
+            && out.contains("set `rejectNull: true`"),
+        "{out}"
+    );
+    for path in ["actions[1]", "actions[2]", "actions[3]", "actions[4]"] {
+        assert!(!out.contains(path), "{path} was warned of:\n{out}");
+    }
 }
