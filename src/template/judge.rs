@@ -59,7 +59,7 @@ impl Values {
         // working directory, a unit `5.service`).
         if matches!(
             how,
-            Rereading::Settings | Rereading::Sent | Rereading::Selection
+            Rereading::Settings | Rereading::Sent | Rereading::Selection | Rereading::Written
         ) {
             return self.int.contains(a) || self.chosen.contains(a);
         }

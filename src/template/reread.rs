@@ -70,6 +70,10 @@ pub enum Rereading {
     /// As a pick among everything the program can act on or do (`systemctl start UNIT`,
     /// `mpc CMD`).
     Selection,
+    /// As the whole path of a file a trusted program writes (`curl -o`, `wget -O`, `sort
+    /// -o`): the value picks any file, such as the config in the working directory or a
+    /// table cron runs.
+    Written,
 }
 
 impl Rereading {
@@ -136,6 +140,11 @@ impl Rereading {
                 "the program opens as a file whose content it sends or copies elsewhere (to a \
                  server, a broker, the log): `/etc/shadow` or a private key would leave the \
                  machine"
+            }
+            Rereading::Written => {
+                "picks the file the program writes, any the command may write (actiond's \
+                 config in the working directory, a table cron runs, a profile), with what it \
+                 downloads or sorts in it"
             }
             Rereading::Selection => {
                 "picks what the program acts on among all it knows: any unit of systemd \
@@ -219,6 +228,11 @@ impl Rereading {
             Rereading::Sent => {
                 "write the file's name out in the command (`curl -T /srv/out/report.pdf`), or \
                  give the argument `choices:` (the files you mean)"
+            }
+            Rereading::Written => {
+                "write a directory of your own before the value (`curl -o \
+                 /srv/downloads/{{ name }}`: a value then stays below it, one that holds `..` \
+                 is refused), or give the argument `choices:` (the files you mean)"
             }
             Rereading::Selection => {
                 "give the argument `choices:` (the units or commands you mean), or write the \

@@ -148,3 +148,38 @@ actions:
         assert!(!out.contains(path), "{path} was warned of:\n{out}");
     }
 }
+
+/// fe30o F2: `curl -o {{ name }}` with a bare name wrote actiond's own config in the working
+/// directory (the config's), and the next reload ran what the download held. A value that
+/// starts the path of a file a trusted program writes is refused; under a directory the
+/// author wrote, it loads (a `..` in it is refused when a press starts).
+#[test]
+fn a_value_never_names_the_whole_path_of_a_file_a_program_writes() {
+    let yaml = "\
+actions:
+  - title: download named
+    shell: curl -fsSL -o {{ name }} {{ url }}
+    arguments: [{name: name, type: ascii_identifier}, {name: url, type: url}]
+  - title: wget named
+    shell: wget -qO {{ name }} {{ url }}
+    arguments: [{name: name, type: ascii_identifier}, {name: url, type: url}]
+  - title: download below
+    shell: curl -fsSL -o /srv/downloads/{{ name }} {{ url }}
+    arguments: [{name: name, type: ascii_identifier}, {name: url, type: url}]
+  - title: chosen
+    shell: curl -fsSL -o {{ name }} https://example.com/feed.xml
+    arguments: [{name: name, choices: [{value: /srv/feed.xml}], rejectNull: true}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "a file curl writes"),
+            (
+                "actions[0].shell",
+                "write a directory of your own before the value",
+            ),
+            ("actions[1].shell", "a file or directory wget writes"),
+        ],
+        &["actions[2]", "actions[3]"],
+    );
+}

@@ -50,6 +50,31 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
             "curl -K /etc/actiond/{{ a }}.conf https://x",
             Some("`curl -K`"),
         ),
+        // A file the program writes, named by the value from its start.
+        ("curl -o {{ a }} https://x", Some("a file curl writes")),
+        ("curl -fsSLo {{ a }} https://x", Some("a file curl writes")),
+        (
+            "curl --output={{ a }} https://x",
+            Some("a file curl writes"),
+        ),
+        ("curl -c {{ a }} https://x", Some("a file curl writes")),
+        ("curl -o /srv/downloads/{{ a }} https://x", None),
+        ("curl -o /srv/downloads/{{ a }}.bin https://x", None),
+        (
+            "wget -O {{ a }} https://x",
+            Some("a file or directory wget writes"),
+        ),
+        (
+            "wget -qO{{ a }} https://x",
+            Some("a file or directory wget writes"),
+        ),
+        (
+            "wget -P {{ a }} https://x",
+            Some("a file or directory wget writes"),
+        ),
+        ("wget -O /srv/in/{{ a }} https://x", None),
+        ("sort -o {{ a }} /srv/list.txt", Some("the file `sort -o`")),
+        ("sort -u /srv/list.txt -o /srv/{{ a }}.txt", None),
         ("curl -T {{ a }} https://x/up", Some("a file curl sends")),
         ("curl -sT{{ a }} https://x/up", Some("a file curl sends")),
         (
