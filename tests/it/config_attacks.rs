@@ -1,8 +1,193 @@
-//! Configs from attacks on the shell model, each beside the forms that must still load: the
-//! check refuses the attack at its action's path with the fix, and the neighbours load
-//! without a word. The helpers are `config_check`'s.
+//! Configs from attacks on the shell model and from its audits, each beside the forms that must
+//! still load: the check refuses the attack at its action's path with the fix, and the
+//! neighbours load (no error names them). The helpers are `config_check`'s.
 
 use crate::config_check::{assert_exit, assert_refusals, check, output};
+
+/// The audited forms of the programs actiond trusts (`template::audit`): a value as the file
+/// curl uploads or reads its options from, the unit a `systemctl` verb acts on, the
+/// environment `systemctl set-environment` gives every service, tar's archive (`HOST:FILE`
+/// runs a remote shell), a whole `ssh -o` setting, `mpc`'s command, and `ffmpeg`, which is
+/// trusted no more. Each is refused at load naming the place; the safe forms load (the
+/// author's choices, a value inside a name the author wrote, a number, a `url`).
+#[test]
+fn a_value_in_an_audited_form_of_a_trusted_program_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: upload
+    shell: curl -fsS -T {{ file }} https://nas.local/upload/
+    arguments: [{name: file, type: ascii_sentence}]
+  - title: profile
+    exec: [curl, -sK, '{{ profile }}', 'https://nas.local/']
+    arguments: [{name: profile, type: ascii_identifier}]
+  - title: restart
+    shell: sudo systemctl restart {{ service }}
+    arguments: [{name: service, type: ascii_identifier}]
+  - title: mode
+    shell: systemctl set-environment APP_MODE={{ mode }}
+    arguments: [{name: mode, type: ascii_identifier}]
+  - title: archive
+    shell: tar -czf {{ archive }} /srv/data
+    arguments: [{name: archive, type: ascii_sentence}]
+  - title: ssh option
+    shell: ssh -o {{ opt }} pi@backup uptime
+    arguments: [{name: opt, type: ascii_sentence}]
+  - title: mpc
+    shell: mpc {{ cmd }}
+    arguments: [{name: cmd, type: ascii_identifier}]
+  - title: ffmpeg
+    shell: ffmpeg -i {{ src }} /tmp/out.mp4
+    arguments: [{name: src, type: ascii_sentence}]
+  - title: restart chosen
+    shell: sudo systemctl restart {{ service }}
+    arguments: [{name: service, choices: [{value: kodi}, {value: mosquitto}]}]
+  - title: upload written
+    shell: curl -fsS -T /srv/reports/today.pdf https://nas.local/upload/{{ name }}
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: instance
+    shell: systemctl restart app@{{ inst }}.service
+    arguments: [{name: inst, type: ascii_identifier}]
+  - title: archive named
+    shell: tar -czf /backup/{{ name }}.tgz /srv/data
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: volume
+    shell: mpc volume {{ n }}
+    arguments: [{name: n, type: int}]
+  - title: ffmpeg url
+    shell: ffmpeg -i {{ src }} /tmp/out.mp4
+    arguments: [{name: src, type: url}]
+  - title: ssh timeout
+    shell: ssh -o ConnectTimeout={{ n }} pi@backup uptime
+    arguments: [{name: n, type: int}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "a file curl sends"),
+            ("actions[0].shell", "write the file's name out"),
+            ("actions[1].exec", "`curl -K`"),
+            ("actions[2].shell", "the unit a `systemctl` verb acts on"),
+            ("actions[2].shell", "debug-shell.service"),
+            ("actions[3].shell", "`systemctl set-environment`"),
+            ("actions[4].shell", "`tar -f`"),
+            ("actions[5].shell", "`ssh -o`"),
+            ("actions[6].shell", "the command of `mpc`"),
+            (
+                "actions[7].shell",
+                "a program actiond does not know `ffmpeg`",
+            ),
+            // A url too: ffmpeg follows a playlist's `file:` entries, and no program
+            // actiond does not know takes a url as data on its word alone.
+            (
+                "actions[13].shell",
+                "a program actiond does not know `ffmpeg`",
+            ),
+        ],
+        &[
+            "actions[8]",
+            "actions[9]",
+            "actions[10]",
+            "actions[11]",
+            "actions[12]",
+            "actions[14]",
+        ],
+    );
+}
+
+/// A value inside an interpreter's program text (`python3 -c`, `perl -e`, `node -e`, `php
+/// -r`) is code, whatever its type (a `url` may hold `'` and `(`): refused at load with the
+/// safe forms; the value as an argument after the text loads.
+#[test]
+fn a_value_in_an_interpreters_program_text_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: python
+    shell: python3 -c \"print('{{ u }}')\"
+    arguments: [{name: u, type: url}]
+  - title: perl
+    exec: [perl, -e, \"print '{{ u }}'\"]
+    arguments: [{name: u, type: url}]
+  - title: node
+    exec: [node, -e, 'console.log(\"{{ u }}\")']
+    arguments: [{name: u, type: url}]
+  - title: safe
+    shell: python3 -c 'import sys; print(sys.argv[1])' {{ u }}
+    arguments: [{name: u, type: url}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the program text an interpreter runs"),
+            ("actions[0].shell", "sys.argv[1]"),
+            ("actions[1].exec", "the program text an interpreter runs"),
+            ("actions[2].exec", "the program text an interpreter runs"),
+        ],
+        &["actions[3]"],
+    );
+}
+
+/// The same class, wider: a file written by a here-document that expands a value (the body
+/// read after the line, so also a command later on that line), and a written file given to
+/// a program not known to read it as data only (`python3 FILE`, `awk -f`, `curl -K`, or on
+/// its input: `python3 < FILE`, `curl -K -`). A file handled as data (`cat`, `cp`, `grep`,
+/// `rm`) and a here-document that expands nothing load.
+#[test]
+fn a_value_written_by_a_here_document_or_given_to_a_code_reader_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: heredoc
+    shell: |
+      cat > job.sh <<EOF
+      echo $NAME
+      EOF
+      sh job.sh
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: heredoc same line
+    shell: |
+      tee job.sh > /dev/null <<EOF; sh job.sh
+      echo $NAME
+      EOF
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: python
+    shell: printf '%s\\n' \"$NAME\" > prog.txt; python3 prog.txt
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: awk
+    shell: printf '%s\\n' \"$NAME\" > a.awk; awk -f a.awk /etc/hosts
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: stdin
+    shell: printf '%s\\n' \"$NAME\" > prog.txt; python3 < prog.txt
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: curl config
+    shell: printf '%s\\n' \"$NAME\" | curl -K - https://example.com
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: data
+    shell: printf '%s\\n' \"$NAME\" > out.txt; cat out.txt; cp out.txt /srv/o.txt; grep -c x out.txt; rm -f out.txt
+    arguments: [{name: name, type: ascii_sentence}]
+  - title: static
+    shell: |
+      cat > job.sh <<EOF
+      echo hello
+      EOF
+      sh job.sh \"$NAME\"
+    arguments: [{name: name, type: ascii_sentence}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the file `job.sh`, which line 1 writes"),
+            ("actions[1].shell", "the file `job.sh`"),
+            (
+                "actions[2].shell",
+                "the file `prog.txt`, which line 1 writes a value into and a program this \
+                 command runs is given, which may read it as code",
+            ),
+            ("actions[3].shell", "the file `a.awk`"),
+            ("actions[4].shell", "the standard input of"),
+            ("actions[5].shell", "the standard input of"),
+        ],
+        &["actions[6]", "actions[7]"],
+    );
+}
 
 /// A program actiond does not know may read any argument as more than data: `make` pastes a
 /// variable into a recipe, `mail` pipes to a `|command` recipient, a downloader may treat a
@@ -181,5 +366,333 @@ actions:
             ("actions[1].shell", "a file or directory wget writes"),
         ],
         &["actions[2]", "actions[3]"],
+    );
+}
+
+/// The eleventh attack's (fe30k) configs, each accepted before: a global option of `docker`
+/// that hid `exec` (F2), an interpreter or `docker` named by a path outside the system's
+/// directories (F5), `sshpass` in front of `ssh` (F9), the processes `kill` and `pkill` pick
+/// (F3: `-1` and `.` are every one, `int` or not), a copy of a written file run (F6),
+/// sqlite3's `.read FILE` and `sh -s < FILE` of a written file (F1), an inherited variable
+/// set by `for`, `read` or `printf -v`, `jq`'s filter (`env` prints the environment) and a
+/// branch's remote in git's settings (a URL `git pull` fetches from), and `psql` behind
+/// `docker exec -i` reading a value on its input (`\\!` runs commands). Each refused at its path; the forms next to them
+/// load: the author's script behind the venv's interpreter, `docker logs`, a script of one's
+/// own, `pkill` of a choice, a `for` over the author's words.
+#[test]
+fn the_eleventh_attacks_configs_are_refused_and_their_neighbours_load() {
+    let yaml = "\
+actions:
+  - title: docker context
+    shell: docker --context nas exec web {{ task }}
+    arguments: [{name: task, type: ascii_identifier}]
+  - title: venv module
+    shell: /opt/app/venv/bin/python -m {{ module }}
+    arguments: [{name: module, type: ascii_identifier}]
+  - title: local docker
+    exec: [/usr/local/bin/docker, exec, web, '{{ task }}']
+    arguments: [{name: task, type: ascii_identifier}]
+  - title: sshpass
+    shell: sshpass -f /etc/nas.pw ssh admin@nas /usr/local/bin/mail-report {{ to }}
+    arguments: [{name: to, type: email}]
+  - title: kill
+    shell: kill -9 {{ pid }}
+    arguments: [{name: pid, type: int}]
+  - title: pkill
+    shell: pkill {{ name }}
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: copy run
+    shell: |
+      printf '%s\\n' \"$V\" > /tmp/j.sh
+      cp /tmp/j.sh /tmp/run.sh
+      sh /tmp/run.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: sqlite read
+    shell: printf '%s\\n' \"$V\" > /tmp/q.sql; sqlite3 /srv/n.db \".read /tmp/q.sql\"
+    arguments: [{name: v, type: url}]
+  - title: sh stdin
+    shell: printf '%s\\n' \"$V\" > /tmp/job; sh -s < /tmp/job
+    arguments: [{name: v, type: url}]
+  - title: for TZ
+    shell: for TZ in \"$V\"; do date; done
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: jq filter
+    shell: jq -r \"$V\" /srv/data.json
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: git remote
+    shell: git -C /srv/app config branch.main.remote {{ r }} && git -C /srv/app pull
+    arguments: [{name: r, type: url}]
+  - title: psql in a container
+    shell: printf '%s\\n' \"$V\" | docker exec -i db psql -U app
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: venv script
+    shell: /opt/app/venv/bin/python /opt/app/manage.py {{ task }}
+    arguments: [{name: task, type: ascii_identifier}]
+  - title: docker logs
+    shell: /usr/local/bin/docker logs --tail 50 {{ task }}
+    arguments: [{name: task, type: ascii_identifier}]
+  - title: own script
+    shell: /usr/local/bin/backup.sh {{ task }}
+    arguments: [{name: task, type: ascii_identifier}]
+  - title: pkill choice
+    shell: pkill -x {{ name }}
+    arguments: [{name: name, choices: [{value: kodi}, {value: firefox}]}]
+  - title: for words
+    shell: for HOST in a b; do ping -c1 \"$HOST\"; done; echo \"$V\"
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: jq arg
+    shell: jq -r --arg v \"$V\" '.[$v]' /srv/data.json
+    arguments: [{name: v, type: ascii_identifier}]
+";
+    let unknown = "a program actiond does not know";
+    let signalled = "the processes `kill`, `pkill`, `pgrep` or `killall` picks";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", unknown),
+            ("actions[1].shell", unknown),
+            ("actions[2].exec", unknown),
+            (
+                "actions[3].shell",
+                "the command `ssh` runs on the other host",
+            ),
+            ("actions[4].shell", signalled),
+            ("actions[5].shell", signalled),
+            ("actions[6].shell", "the file `/tmp/"),
+            ("actions[7].shell", "the file `/tmp/q.sql`"),
+            (
+                "actions[8].shell",
+                "the script a shell reads from its standard input",
+            ),
+            ("actions[9].shell", "the environment variable `TZ`"),
+            ("actions[10].shell", "the filter of `jq`"),
+            ("actions[11].shell", "a git setting"),
+            (
+                "actions[12].shell",
+                "the standard input of a program not known",
+            ),
+        ],
+        &[
+            "actions[13]",
+            "actions[14]",
+            "actions[15]",
+            "actions[16]",
+            "actions[17]",
+            "actions[18]",
+        ],
+    );
+}
+
+/// The twelfth attack's (fe30m) configs, each accepted before: a written file run by another
+/// name (after `cd`, with `./` or `//` in its path), written by `dd of=` or through `cat >`
+/// (F1-F4); `sed` behind `find -exec` and behind a wrapper the model has no entry for
+/// (`taskset`, `runuser -u`), an interpreter's `-c` there (F6-F8), and a value as the
+/// program behind `find -exec nice`; `git remote set-url` (F9); a copy of `${V#*.}` that
+/// starts an argument (F10); `readonly` of an inherited name (F11); `sudo -s` reading a
+/// value on its input (F12); `tar -T -` (F14); the items of `xargs -0` for `sed` and `kill`
+/// (F15); `exec: [env, NAME=…]` (F16); a block's redirection (F18); `psql -c` (F19). The
+/// forms next to them load.
+#[test]
+fn the_twelfth_attacks_configs_are_refused_and_their_neighbours_load() {
+    let yaml = "\
+actions:
+  - title: cd then path
+    shell: cd /srv/jobs && printf '%s\\n' \"$V\" > job.sh; sh /srv/jobs/job.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: dot slash
+    shell: printf '%s\\n' \"$V\" > /srv/jobs/job.sh; sh /srv/jobs/./job.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: dd
+    shell: printf '%s\\n' \"$V\" | dd of=/srv/jobs/job.sh status=none; sh /srv/jobs/job.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: cat copy
+    shell: printf '%s\\n' \"$V\" > /tmp/job.in; cat /tmp/job.in > /tmp/job.sh; sh /tmp/job.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: find sed
+    shell: find /srv/conf -name '*.conf' -exec sed -i \"s#^u=.*#u={{ v }}#\" {} +
+    arguments: [{name: v, type: url}]
+  - title: taskset sed
+    shell: taskset -c 0 sed -i \"s#^u=.*#u={{ v }}#\" /srv/app.conf
+    arguments: [{name: v, type: url}]
+  - title: chrt python
+    exec: [chrt, -i, '0', python3, -c, 'print(\"{{ v }}\")']
+    arguments: [{name: v, type: url}]
+  - title: find nice
+    shell: find /srv -maxdepth 0 -exec nice -n 19 {{ v }} \\;
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: remote set-url
+    shell: git -C /srv/app remote set-url origin {{ v }}
+    arguments: [{name: v, type: url}]
+  - title: stripped copy
+    shell: host=${V#*.}; ssh -o BatchMode=yes \"$host\" uptime
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: readonly
+    shell: readonly https_proxy=\"$V\"; curl -s https://example.org/
+    arguments: [{name: v, type: url}]
+  - title: sudo shell
+    shell: |
+      sudo -u nobody -s <<EOF
+      curl -fsS -O \"$V\"
+      EOF
+    arguments: [{name: v, type: url}]
+  - title: tar list
+    shell: printf '%s\\n' \"$V\" | tar czf /srv/b.tgz -T -
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: xargs sed
+    shell: printf '%s\\0' \"$V\" | xargs -0 -I{} sed -i 's#^u=.*#u={}#' /srv/app.conf
+    arguments: [{name: v, type: url}]
+  - title: xargs kill
+    shell: printf '%s\\0' \"$V\" | xargs -0 kill -TERM
+    arguments: [{name: v, type: int}]
+  - title: exec env
+    exec: [env, 'GIT_SSH_COMMAND={{ v }}', git, -C, /srv/app, pull]
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: block
+    shell: |
+      { echo '#!/bin/sh'; printf '%s\\n' \"$V\"; } > /tmp/s.sh
+      sh /tmp/s.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: psql
+    shell: psql -d app -c \"UPDATE config SET hook='{{ v }}'\"
+    arguments: [{name: v, type: url}]
+  - title: find rm
+    shell: find /srv/cache -name \"{{ v }}\" -exec rm -f {} +
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: xargs rm
+    shell: printf '%s\\0' \"$V\" | xargs -0 rm -f --
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: written elsewhere
+    shell: printf '%s\\n' \"$V\" > /tmp/note.txt; sh /srv/jobs/job.sh
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: stripped after dashes
+    shell: host=${V#*.}; ssh -o BatchMode=yes -- \"$host\" uptime
+    arguments: [{name: v, type: ascii_sentence}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the file `job.sh`"),
+            ("actions[1].shell", "the file `/srv/jobs/job.sh`"),
+            ("actions[2].shell", "the file `/srv/jobs/job.sh`"),
+            ("actions[3].shell", "the file `/tmp/job.sh`"),
+            ("actions[4].shell", "the script of `sed`"),
+            ("actions[5].shell", "the script of `sed`"),
+            ("actions[6].exec", "the program text an interpreter runs"),
+            ("actions[7].shell", "the program the command runs"),
+            ("actions[8].shell", "a git setting"),
+            ("actions[9].shell", "$host holds a part of a value"),
+            (
+                "actions[10].shell",
+                "the environment variable `https_proxy`",
+            ),
+            ("actions[11].shell", "the shell of `sudo -s`"),
+            (
+                "actions[12].shell",
+                "the standard input of a program not known",
+            ),
+            ("actions[13].shell", "the items `xargs -0` reads"),
+            ("actions[14].shell", "the items `xargs -0` reads"),
+            (
+                "actions[15].exec",
+                "the environment variable `GIT_SSH_COMMAND`",
+            ),
+            ("actions[16].shell", "the file `/tmp/s.sh`"),
+            ("actions[17].shell", "the SQL of `psql -c`"),
+        ],
+        &["actions[18]", "actions[19]", "actions[20]", "actions[21]"],
+    );
+}
+
+/// The thirteenth attack's (fe30n) configs: a `url` in a variable `make` sets from its
+/// command line (it pastes the value into a recipe's shell), and a value written into a file
+/// something else runs by convention (a login shell's `/etc/profile.d`, cron's `/etc/cron.d`),
+/// a value that may start with `@` as curl's data (`@/etc/shadow` posts that file), and a
+/// dropped file's name in `-F name=@…` (`a.pdf,config.yaml` sends both). Data files,
+/// `--data-raw`, a type that cannot start with `@` and the file on curl's input load.
+#[test]
+fn the_thirteenth_attacks_configs_are_refused_and_their_neighbours_load() {
+    let yaml = "\
+actions:
+  - title: make
+    shell: make -C /srv/site deploy URL={{ url }}
+    arguments: [{name: url, type: url}]
+  - title: make exec
+    exec: [make, -C, /srv/site, deploy, 'URL={{ url }}']
+    arguments: [{name: url, type: url}]
+  - title: profile
+    shell: echo \"export http_proxy={{ url }}\" > /etc/profile.d/proxy.sh
+    arguments: [{name: url, type: url}]
+  - title: cron
+    shell: echo \"*/5 * * * * root curl -fsS {{ url }}\" > /etc/cron.d/health
+    arguments: [{name: url, type: url}]
+  - title: data
+    shell: echo \"{{ url }}\" > /var/lib/app/url.txt
+    arguments: [{name: url, type: url}]
+  - title: curl data
+    shell: curl -fsS -d \"$MESSAGE\" http://127.0.0.1:9/notes
+    arguments: [{name: message, type: raw_string_multiline}]
+  - title: curl data exec
+    exec: [curl, -fsS, --data-binary, '{{ message }}', 'http://127.0.0.1:9/notes']
+    arguments: [{name: message, type: raw_string_multiline}]
+  - title: curl raw
+    shell: curl -fsS --data-raw \"$MESSAGE\" http://127.0.0.1:9/notes
+    arguments: [{name: message, type: raw_string_multiline}]
+  - title: curl text
+    shell: curl -fsS -d \"$MESSAGE\" http://127.0.0.1:9/notes
+    arguments: [{name: message, type: ascii_sentence}]
+  - title: curl form file
+    shell: curl -fsS -F \"document=@{{ filepath }}\" http://127.0.0.1:9/post
+    execOnFileCreatedInDir: /srv/inbox
+  - title: curl form input
+    shell: curl -fsS -F 'document=@-;filename=scan.pdf' http://127.0.0.1:9/post < {{ filepath }}
+    execOnFileCreatedInDir: /srv/inbox
+";
+    let by_convention = "run as code by convention";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "a variable `make` sets"),
+            ("actions[1].exec", "a variable `make` sets"),
+            ("actions[2].shell", by_convention),
+            ("actions[3].shell", by_convention),
+            ("actions[5].shell", "the data of `curl -d`"),
+            ("actions[6].exec", "the data of `curl -d`"),
+            ("actions[9].shell", "the file name of a form field"),
+        ],
+        &["actions[4]", "actions[7]", "actions[8]", "actions[10]"],
+    );
+}
+
+/// A value written into a file that the command then runs or splits (fe30i F01, F14): refused
+/// at load naming the file and the line that wrote it; a value written to one file and another
+/// file run loads.
+#[test]
+fn a_value_written_into_a_file_the_command_runs_is_refused_at_load() {
+    let yaml = "\
+actions:
+  - title: sh
+    shell: printf '%s\\n' {{ x }} > job.sh && sh job.sh
+    arguments: [{name: x, type: ascii_sentence}]
+  - title: dot
+    shell: echo {{ x }} > s.sh; . ./s.sh
+    arguments: [{name: x, type: ascii_sentence}]
+  - title: xargs
+    shell: printf '%s\\n' {{ files }} > list; xargs -a list rm -f
+    arguments: [{name: files, type: ascii_sentence}]
+  - title: safe
+    shell: printf '%s\\n' {{ x }} > out.txt; sh ./deploy.sh
+    arguments: [{name: x, type: ascii_sentence}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            (
+                "actions[0].shell",
+                "the file `job.sh`, which line 1 writes a value into",
+            ),
+            ("actions[1].shell", "the file `s.sh`"),
+            ("actions[2].shell", "the file `list`"),
+        ],
+        &["actions[3]"],
     );
 }
