@@ -17,9 +17,11 @@
 //! period, 10 to 30 ms, see `Layout`), `supervisor/` and each `run-<n>/` are made *threaded*
 //! cgroups instead, and the process enters through `cgroup.threads`: a process's only thread
 //! moving itself takes no global lock. Everything it starts is still born inside, and the
-//! kill is freeze, kill, thaw (the kernel refuses `cgroup.kill` in a threaded cgroup). Without a delegated cgroup
-//! (run by hand, cgroup v1, no write access, `ACTIOND_CGROUP=off`) the mode is `Group`, and the
-//! ladder attributes escaped descendants by their environment instead (`descendants`).
+//! kill is freeze, kill, thaw (the kernel refuses `cgroup.kill` in a threaded cgroup).
+//!
+//! Without a delegated cgroup (run by hand, cgroup v1, no write access,
+//! `ACTIOND_CGROUP=off`) the mode is `Group`, and the ladder attributes escaped descendants
+//! by their environment instead (`descendants`).
 //!
 //! This module owns the cgroup files; it neither spawns nor waits.
 
@@ -258,8 +260,9 @@ pub(crate) fn cgroup2_mount(mountinfo: &str) -> Option<PathBuf> {
 /// last field of its `/proc/self/mountinfo` line). Without it, Linux 6.0 and later make the
 /// first move into a cgroup after a pause (no move in the last few milliseconds) wait for
 /// an RCU grace period, 10 to 30 ms: the kernel's lock for moves leaves its fast mode
-/// only through one. `clone3` with `CLONE_INTO_CGROUP` would take no such lock, but the
-/// shipped unit's seccomp filter refuses `clone3` (see `executor::spawn`).
+/// only through one. A thread that moves itself through `cgroup.threads` takes no such lock
+/// (`Layout::Threaded`), nor would `clone3` with `CLONE_INTO_CGROUP`, which the shipped
+/// unit's seccomp filter refuses (see `executor::spawn`).
 pub(crate) fn favors_dynmods(mountinfo: &str) -> bool {
     cgroup2_line(mountinfo).is_some_and(|(_, right)| {
         let options = right.split(' ').nth(2).unwrap_or("");
