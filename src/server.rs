@@ -581,7 +581,7 @@ fn context(app: &App, parts: &Parts, peer: SocketAddr, out: Out) -> Result<Ctx, 
         Ok(caller) => Ok(Ctx {
             peer: peer.ip(),
             out,
-            session_header: parts.headers.contains_key(identity::SESSION_HEADER),
+            session_header: parts.headers.contains_key(&SESSION),
             cookie_session: cookie_session(parts)
                 .filter(|sid| caller.sid.as_deref() != Some(*sid))
                 .map(str::to_string),
