@@ -529,7 +529,7 @@ fn protocol_header<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
     }
 }
 
-fn header<'a>(parts: &'a Parts, name: impl AsHeaderName) -> Option<&'a str> {
+fn header(parts: &Parts, name: impl AsHeaderName) -> Option<&str> {
     // A header value that is not visible ASCII cannot match any rule; show it as such.
     parts
         .headers
