@@ -10,9 +10,18 @@
 //! enters that cgroup through its `cgroup.procs`, kept open here (`Run`), as the first thing
 //! it does after `clone` (see `executor::spawn`), before its program runs, so every
 //! descendant is born inside. The kill ladder ends it with `cgroup.kill`, or on kernels before
-//! 5.14 by freezing it, killing every member and thawing it. Without a delegated cgroup
-//! (run by hand, cgroup v1, no write access, `ACTIOND_CGROUP=off`) the mode is `Group`, and the
-//! ladder attributes escaped descendants by their environment instead (`descendants`).
+//! 5.14 by freezing it, killing every member and thawing it.
+//!
+//! Where a move through `cgroup.procs` would wait for the kernel (Linux 6.0 and later with
+//! cgroup v2 mounted without `favordynmods`: the first move after a pause waits an RCU grace
+//! period, 10 to 30 ms, see `Layout`), `supervisor/` and each `run-<n>/` are made *threaded*
+//! cgroups instead, and the process enters through `cgroup.threads`: a process's only thread
+//! moving itself takes no global lock. Everything it starts is still born inside, and the
+//! kill is freeze, kill, thaw (the kernel refuses `cgroup.kill` in a threaded cgroup).
+//!
+//! Without a delegated cgroup (run by hand, cgroup v1, no write access,
+//! `ACTIOND_CGROUP=off`) the mode is `Group`, and the ladder attributes escaped descendants
+//! by their environment instead (`descendants`).
 //!
 //! This module owns the cgroup files; it neither spawns nor waits.
 
@@ -103,6 +112,29 @@ impl std::error::Error for NoCgroup {}
 
 static MODE: OnceLock<Mode> = OnceLock::new();
 
+/// How the cgroups below the delegated directory are made, decided with the mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// Domain cgroups (the default): a process enters by writing to `cgroup.procs`, and
+    /// `cgroup.kill` ends a run. On Linux 6.0 and later, unless cgroup v2 is mounted with
+    /// `favordynmods`, that write takes the kernel's `cgroup_threadgroup_rwsem` for writing,
+    /// whose first writer after a pause waits one RCU grace period (10 to 30 ms: measured
+    /// 8.6 to 15.7 ms median on the bench's VM, Linux 6.18, docs/PERFORMANCE.md).
+    Domain,
+    /// Threaded cgroups (`supervisor/` and each `run-<n>/`, the directory their threaded
+    /// domain): a process whose only thread writes `0` to `cgroup.threads` moves without
+    /// that lock, so no press waits. `cgroup.kill` is refused there (EINVAL), so a run is
+    /// ended by freeze, kill, thaw; `cgroup.procs` cannot be read there, so the members
+    /// are read from `cgroup.threads`.
+    Threaded,
+}
+
+static LAYOUT: OnceLock<Layout> = OnceLock::new();
+
+fn layout() -> Layout {
+    LAYOUT.get().copied().unwrap_or(Layout::Domain)
+}
+
 /// The execution cgroups not in use. Creating and removing a cgroup costs the kernel about
 /// 50 µs of CPU, a quarter of actiond's own time per execution, so an empty one is kept for
 /// the next execution instead: their number is the most executions that ever ran at once.
@@ -147,24 +179,26 @@ pub fn mode() -> &'static Mode {
         };
         match &mode {
             Mode::Cgroup(dir) => {
+                let (entry, kill) = match layout() {
+                    Layout::Threaded => ("cgroup.threads, threaded", "freeze, kill, thaw"),
+                    Layout::Domain if dir.join("cgroup.kill").exists() => {
+                        ("cgroup.procs", "cgroup.kill")
+                    }
+                    Layout::Domain => ("cgroup.procs", "freeze, kill, thaw"),
+                };
                 info!(
                     "kill containment: each execution in its own cgroup below {}, which its \
-                     process enters between clone and execve, with no wrapper shell ({})",
+                     process enters between clone and execve, with no wrapper shell ({entry}; \
+                     {kill})",
                     dir.display(),
-                    if dir.join("cgroup.kill").exists() {
-                        "cgroup.kill"
-                    } else {
-                        "freeze, kill, thaw"
-                    }
                 );
-                let mountinfo = std::fs::read_to_string("/proc/self/mountinfo");
-                if !favors_dynmods(&mountinfo.unwrap_or_default()) {
+                if layout() == Layout::Domain && waits_for_grace_period() {
                     info!(
-                        "cgroup v2 is mounted without favordynmods: on Linux 6.0 and later a \
-                         press after a pause waits one RCU grace period (10 to 30 ms) while its \
-                         process enters its cgroup; the kernel parameter \
-                         cgroup_favordynmods=true (Linux 6.7) or a remount with favordynmods \
-                         removes the wait"
+                        "cgroup v2 is mounted without favordynmods and the execution cgroups \
+                         could not be made threaded: on Linux 6.0 and later a press after a \
+                         pause waits one RCU grace period (10 to 30 ms) while its process \
+                         enters its cgroup; the kernel parameter cgroup_favordynmods=true \
+                         (Linux 6.7) or a remount with favordynmods removes the wait"
                     );
                 }
             }
@@ -226,8 +260,9 @@ pub(crate) fn cgroup2_mount(mountinfo: &str) -> Option<PathBuf> {
 /// last field of its `/proc/self/mountinfo` line). Without it, Linux 6.0 and later make the
 /// first move into a cgroup after a pause (no move in the last few milliseconds) wait for
 /// an RCU grace period, 10 to 30 ms: the kernel's lock for moves leaves its fast mode
-/// only through one. `clone3` with `CLONE_INTO_CGROUP` would take no such lock, but the
-/// shipped unit's seccomp filter refuses `clone3` (see `executor::spawn`).
+/// only through one. A thread that moves itself through `cgroup.threads` takes no such lock
+/// (`Layout::Threaded`), nor would `clone3` with `CLONE_INTO_CGROUP`, which the shipped
+/// unit's seccomp filter refuses (see `executor::spawn`).
 pub(crate) fn favors_dynmods(mountinfo: &str) -> bool {
     cgroup2_line(mountinfo).is_some_and(|(_, right)| {
         let options = right.split(' ').nth(2).unwrap_or("");
@@ -273,13 +308,42 @@ pub(crate) fn own_cgroup(cgroup: &str) -> Option<&str> {
     cgroup.lines().find_map(|l| l.strip_prefix("0::"))
 }
 
+/// Whether a move through `cgroup.procs` waits for an RCU grace period after a pause:
+/// Linux 6.0 and later, unless cgroup v2 is mounted with `favordynmods` (before 6.0 the
+/// kernel kept its lock in the mode that does not wait).
+fn waits_for_grace_period() -> bool {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let major = release
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|m| m.parse::<u32>().ok());
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    major.is_some_and(|m| m >= 6) && !favors_dynmods(&mountinfo)
+}
+
 /// Moves actiond into `dir/supervisor`, so that `dir` is an inner node and executions can
-/// be its leaves.
+/// be its leaves; decides the `Layout` first. Threaded where a move would wait and the
+/// kernel lets `supervisor/` become threaded (an empty cgroup, below a directory with no
+/// domain controller enabled for its children and no domain child holding processes);
+/// then actiond, when it has one thread and starts inside `dir` (as under its unit), moves
+/// that thread alone, without the wait, else it moves as a whole.
 fn enter(dir: &Path) -> std::io::Result<()> {
     let supervisor = dir.join("supervisor");
     match std::fs::create_dir(&supervisor) {
         Err(e) if e.kind() != ErrorKind::AlreadyExists => return Err(e),
         _ => {}
+    }
+    let threaded = waits_for_grace_period()
+        && std::fs::write(supervisor.join("cgroup.type"), "threaded").is_ok();
+    let layout = if threaded {
+        Layout::Threaded
+    } else {
+        Layout::Domain
+    };
+    let _ = LAYOUT.set(layout);
+    let one_thread = std::fs::read_dir("/proc/self/task").is_ok_and(|t| t.count() == 1);
+    if threaded && one_thread && std::fs::write(supervisor.join("cgroup.threads"), "0").is_ok() {
+        return Ok(());
     }
     std::fs::write(
         supervisor.join("cgroup.procs"),
@@ -288,8 +352,9 @@ fn enter(dir: &Path) -> std::io::Result<()> {
 }
 
 /// One execution's cgroup, with the two files each run uses kept open (an open and a close
-/// fewer per file and run): `cgroup.procs`, which the execution's process writes to enter
-/// it, and `cgroup.events`, read to see whether it is empty.
+/// fewer per file and run): `cgroup.procs` (`cgroup.threads` in the threaded layout), which
+/// the execution's process writes to enter it, and `cgroup.events`, read to see whether it
+/// is empty.
 #[derive(Debug)]
 pub struct Run {
     pub path: PathBuf,
@@ -298,10 +363,12 @@ pub struct Run {
 }
 
 impl Run {
-    fn open(path: PathBuf) -> std::io::Result<Run> {
-        let procs = File::options()
-            .write(true)
-            .open(path.join("cgroup.procs"))?;
+    fn open(path: PathBuf, layout: Layout) -> std::io::Result<Run> {
+        let entry = match layout {
+            Layout::Domain => "cgroup.procs",
+            Layout::Threaded => "cgroup.threads",
+        };
+        let procs = File::options().write(true).open(path.join(entry))?;
         let events = File::open(path.join("cgroup.events"))?;
         Ok(Run {
             path,
@@ -310,7 +377,7 @@ impl Run {
         })
     }
 
-    /// The open `cgroup.procs`, for `spawn`.
+    /// The open `cgroup.procs` (or `cgroup.threads`), for `spawn`: the child writes `0`.
     pub fn procs(&self) -> BorrowedFd<'_> {
         self.procs.as_fd()
     }
@@ -346,10 +413,17 @@ pub fn create() -> Option<Run> {
     let path = dir.join(format!("run-{}", pool.next));
     pool.next += 1;
     drop(pool);
+    let layout = layout();
     let made = std::fs::create_dir(&path).and_then(|()| {
-        Run::open(path.clone()).inspect_err(|_| {
-            let _ = std::fs::remove_dir(&path);
-        })
+        let typed = match layout {
+            Layout::Domain => Ok(()),
+            Layout::Threaded => std::fs::write(path.join("cgroup.type"), "threaded"),
+        };
+        typed
+            .and_then(|()| Run::open(path.clone(), layout))
+            .inspect_err(|_| {
+                let _ = std::fs::remove_dir(&path);
+            })
     });
     match made {
         Ok(run) => Some(run),
@@ -364,12 +438,15 @@ pub fn create() -> Option<Run> {
     }
 }
 
-/// The pids in `path` and every cgroup below it.
+/// The pids in `path` and every cgroup below it; in a threaded cgroup, whose `cgroup.procs`
+/// cannot be read, the ids of its threads (`kill` with a thread's id signals its process).
 pub fn members(path: &Path) -> Vec<i32> {
     let mut pids = Vec::new();
     let mut dirs = vec![path.to_path_buf()];
     while let Some(dir) = dirs.pop() {
-        if let Ok(text) = std::fs::read_to_string(dir.join("cgroup.procs")) {
+        let text = std::fs::read_to_string(dir.join("cgroup.procs"))
+            .or_else(|_| std::fs::read_to_string(dir.join("cgroup.threads")));
+        if let Ok(text) = text {
             pids.extend(text.lines().filter_map(|l| l.trim().parse::<i32>().ok()));
         }
         dirs.extend(children(&dir));
@@ -408,11 +485,12 @@ fn events_say_populated(text: &[u8]) -> bool {
 }
 
 /// SIGKILL to everything in `path` and below, with no window for a fork to escape:
-/// `cgroup.kill` where the kernel has it (5.14), else freeze, kill every member, thaw (a
-/// frozen process cannot fork, and SIGKILL reaches it frozen).
+/// `cgroup.kill` where the kernel has it (5.14) and the cgroup is not threaded, else
+/// freeze, kill every member, thaw (a frozen process cannot fork, and SIGKILL reaches it
+/// frozen).
 pub async fn kill_all(path: &Path) {
     let kill_file = path.join("cgroup.kill");
-    if kill_file.exists() && std::fs::write(&kill_file, "1").is_ok() {
+    if layout() == Layout::Domain && kill_file.exists() && std::fs::write(&kill_file, "1").is_ok() {
         return;
     }
     freeze_kill_thaw(path).await;
@@ -566,7 +644,7 @@ mod tests {
         let mount = cgroup2_mount(&mountinfo).expect("a cgroup v2 hierarchy");
         let dir = mount.join(format!("actiond-unit-run-{}", std::process::id()));
         std::fs::create_dir(&dir).expect("a writable cgroup v2 hierarchy");
-        let run = Run::open(dir.clone()).unwrap();
+        let run = Run::open(dir.clone(), Layout::Domain).unwrap();
         assert!(!run.populated());
         let child = super::super::spawn::spawn(
             "sleep",

@@ -13,8 +13,10 @@
 //! cgroups. The kernel's own way to start a child in a cgroup, `clone3` with
 //! `CLONE_INTO_CGROUP`, is refused under the shipped unit: systemd answers every `clone3`
 //! with ENOSYS where `RestrictNamespaces=` is set, because a seccomp filter cannot read its
-//! flags. So the child writes `0` (itself) into the `cgroup.procs` the parent opened, as its
-//! first act: nothing of the command has run yet, so everything it starts is born inside.
+//! flags. So the child writes `0` (itself) into the `cgroup.procs` the parent opened (or the
+//! `cgroup.threads` of a threaded run cgroup, where that move waits for no RCU grace period:
+//! `executor::cgroup`), as its first act: nothing of the command has run yet, so everything
+//! it starts is born inside.
 //! `clone` is in both C libraries (glibc and musl) and needs no assembly.
 //!
 //! When actions run as another user (`runActionsAs`), the child takes that user's groups
@@ -144,8 +146,9 @@ pub struct Credentials<'a> {
 
 /// Starts `program` (found as `resolve` finds it, with the PATH of `env` when it sets one)
 /// with `args` after `program` itself as argv[0], the service's environment plus `env`, in
-/// `cwd`; with `cgroup` (an open `cgroup.procs`), inside that cgroup; with `user`, as that
-/// user.
+/// `cwd`; with `cgroup` (an open `cgroup.procs`, or `cgroup.threads` of a threaded cgroup:
+/// the child writes `0`, which moves it, a process of one thread, either way), inside that
+/// cgroup; with `user`, as that user.
 pub fn spawn(
     program: &str,
     args: &[String],
@@ -324,7 +327,7 @@ struct ChildPlan {
     /// The value of `HANDLERS` and the signals that had a handler of ours then, as `caught`
     /// found them; `None` to ask of every signal.
     caught: Option<(u32, u64)>,
-    /// An open `cgroup.procs`, or -1.
+    /// An open `cgroup.procs` (or `cgroup.threads` of a threaded cgroup), or -1.
     cgroup: RawFd,
     /// The user to become, when not actiond's own.
     ids: Option<Ids>,

@@ -257,11 +257,52 @@ fn cgroup_mode_puts_each_execution_in_a_cgroup_of_its_own_and_reuses_it_once_emp
             path.contains(&format!("/{name}/run-")),
             "the command {pid} is in {path:?}, not in a run cgroup below {name}"
         );
+        // The layout the log names is the one the run cgroup has: threaded where a move
+        // through cgroup.procs would wait an RCU grace period, a domain elsewhere.
+        let mount = cg.0.parent().unwrap();
+        let kind =
+            std::fs::read_to_string(mount.join(path.trim_start_matches('/')).join("cgroup.type"))
+                .unwrap_or_default();
+        let threaded = server.log_contains("(cgroup.threads, threaded; freeze, kill, thaw)");
+        assert!(
+            threaded || server.log_contains("(cgroup.procs; "),
+            "the log does not say how a process enters its cgroup"
+        );
+        assert_eq!(
+            kind.trim(),
+            if threaded { "threaded" } else { "domain" },
+            "{path}"
+        );
+        if waits_for_grace_period() {
+            assert!(threaded, "a move would wait, yet the runs are not threaded");
+        }
         server.ok("KillAction", json!({"executionTrackingId": id}));
         server.wait_finished(&id, SOON);
         used.push(path.to_string());
     }
     assert_eq!(used[0], used[1], "an empty cgroup was not reused");
+}
+
+/// Linux 6.0 or later with cgroup v2 mounted without `favordynmods`: where actiond makes its
+/// cgroups threaded (a move through `cgroup.procs` would wait there).
+fn waits_for_grace_period() -> bool {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let major: u32 = release
+        .split('.')
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let favoring = mountinfo.lines().any(|l| {
+        l.split_once(" - ").is_some_and(|(_, right)| {
+            right.starts_with("cgroup2 ")
+                && right
+                    .split(' ')
+                    .nth(2)
+                    .is_some_and(|o| o.split(',').any(|o| o == "favordynmods"))
+        })
+    });
+    major >= 6 && !favoring
 }
 
 /// Starts actiond in cgroup mode with `actions`.
