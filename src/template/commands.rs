@@ -31,7 +31,7 @@ use super::launchers;
 use super::own;
 use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path};
 use super::reread::{
-    Directory, Notes, PART_OF_A_VALUE, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped,
+    Directory, Filed, Notes, PART_OF_A_VALUE, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped,
     arithmetic_names,
 };
 
@@ -248,14 +248,37 @@ pub(super) struct Command {
     pub writes_file: bool,
     /// The files its output goes to, as written (`None`: made by an expansion).
     pub targets: Vec<Option<Vec<u8>>>,
+    /// For a group (`{ }`, `( )`, `if`, a loop, `case`): what its commands write and how they
+    /// use its input.
+    inner: Inner,
+    /// Its output goes into a pipe (`a | b`), not to the output of the group it stands in.
+    pub piped: bool,
+}
+
+/// What the commands of a group (`{ }`, `( )`, `if … fi`, `while`/`until`/`for … done`,
+/// `case … esac`, a function's body) did with the group's standard output and input, which
+/// the lexer gathers while it reads them (`Lexer::finish`).
+#[derive(Debug, Default)]
+pub(super) struct Inner {
+    /// What they write to the group's output: each one's `Command::output` (not one that
+    /// writes into a pipe inside the group).
+    pub output: Vec<Read>,
+    /// One of them passes what reaches the group's input on to the group's output (`{ cat;
+    /// echo x; }`, `while read l; do echo "$l"; done`).
+    pub passes: bool,
+    /// Those that read the group's input as their own commands (`own::stdin`), with the
+    /// offset they start at: `{ psql; } < f`, `echo "$v" | (crontab -)`.
+    pub readers: Vec<(usize, &'static str)>,
 }
 
 /// What reaches a command's standard input (or another descriptor: a program may open
 /// `/dev/fd/3`).
 #[derive(Debug)]
 pub(super) enum Input {
-    /// The output of the command before `|`, with what that command's words read.
-    Pipe(Vec<Read>),
+    /// The output of the command before `|` (`Command::output`: what its words read, and what
+    /// reached its own input unless it prints none of it), and whether that command passed
+    /// on what reaches the group it stands in (`{ cat | psql; } < f`).
+    Pipe(Vec<Read>, bool),
     /// The file of `< FILE`.
     File(Word),
     /// The word of `<<<`, with a newline.
@@ -334,7 +357,102 @@ impl Command {
             heredoc: false,
             writes_file: false,
             targets: Vec::new(),
+            inner: Inner::default(),
+            piped: false,
         }
+    }
+
+    /// A group that has just closed: what reached its input before it opened (`echo x | {`),
+    /// and what its commands did (`Inner`).
+    pub fn group(start: usize, inputs: Vec<Input>, inner: Inner) -> Command {
+        Command {
+            inputs,
+            inner,
+            ..Command::compound(start)
+        }
+    }
+
+    /// What reaches the command's input so far, taken away: a group opening (`x | {`) takes
+    /// it for itself.
+    pub fn take_inputs(&mut self) -> Vec<Input> {
+        std::mem::take(&mut self.inputs)
+    }
+
+    /// What reaches the command's standard input, as far as the command itself shows it: a
+    /// pipe's writer's output, the file of `<` (what a value was written into), the word of
+    /// `<<<`, a duplicated descriptor. A here-document's body is read after the line, and
+    /// what reaches the group around the command, when it has no input of its own, is the
+    /// group's (`outer`).
+    pub fn input_reads(&self, filed: &[Filed]) -> Vec<Read> {
+        let mut reads = Vec::new();
+        for input in &self.inputs {
+            match input {
+                Input::Pipe(r, _) => reads.extend(r.iter().cloned()),
+                Input::File(w) => {
+                    reads.extend(w.reads(false));
+                    reads.extend(filed::written_into(w.value(), filed));
+                }
+                Input::Text(w) => reads.extend(w.reads(false)),
+                Input::Descriptor => reads.push(Read::Unknown(
+                    "what the descriptor `<&` duplicates holds".into(),
+                )),
+            }
+        }
+        reads
+    }
+
+    /// Whether what reaches the group around the command reaches its input too: it has no
+    /// input of its own, or the command before its `|` passed the group's on.
+    pub fn outer(&self) -> bool {
+        (self.inputs.is_empty() && !self.heredoc)
+            || self
+                .inputs
+                .iter()
+                .any(|i| matches!(i, Input::Pipe(_, true)))
+    }
+
+    /// Whether the command may print what reaches its standard input (`own::prints_input`;
+    /// a group when one of its commands passes it on).
+    pub fn passes_input(&self) -> bool {
+        if self.compound {
+            return self.inner.passes;
+        }
+        self.name_word.is_some() && own::prints_input(&self.shapes())
+    }
+
+    /// The commands that read what reaches the group around this command as their own
+    /// commands, when it does (`outer`): the command itself (`own::stdin`), or a group's own
+    /// such commands.
+    pub fn outer_readers(&self) -> Vec<(usize, &'static str)> {
+        if !self.outer() {
+            return Vec::new();
+        }
+        if self.compound {
+            return self.inner.readers.clone();
+        }
+        self.own_stdin()
+            .map(|p| (self.start, p))
+            .into_iter()
+            .collect()
+    }
+
+    /// What the command may write to its standard output: whatever its words read, what
+    /// files a value was written into that it names hold (`cat f`), a group's commands'
+    /// output, and what reaches its input unless it prints none of it (`passes_input`). The
+    /// next command of a pipe reads it (`Input::Pipe`).
+    pub fn output(&self, filed: &[Filed]) -> Vec<Read> {
+        let mut out = if self.compound {
+            self.inner.output.clone()
+        } else {
+            let mut out = self.reads_all();
+            let shapes = self.shapes();
+            out.extend(filed::named_by(&shapes, filed));
+            out
+        };
+        if self.passes_input() {
+            out.extend(self.input_reads(filed));
+        }
+        out
     }
 
     /// Something that reaches the command's input.
@@ -366,7 +484,7 @@ impl Command {
         let mut reads = self.reads_all();
         for input in &self.inputs {
             match input {
-                Input::Pipe(r) => reads.extend(r.iter().cloned()),
+                Input::Pipe(r, _) => reads.extend(r.iter().cloned()),
                 // `sort < job.in > job.sh`: what the file held.
                 Input::File(w) => {
                     reads.extend(filed::written_into(w.value(), &notes.analysis.filed));
@@ -375,10 +493,14 @@ impl Command {
             }
         }
         // A block's redirection takes what its commands write (`{ …; } > f`, `( … ) > f`, `for
-        // … done > f`), and `exec 3> f` what later commands write to the descriptor: actiond
-        // does not follow which of those hold a value.
+        // … done > f`), and what reaches the block's input if one of them passes it on.
+        if self.compound && !self.targets.is_empty() {
+            reads.extend(self.inner.output.iter().cloned());
+        }
+        // `exec 3> f` takes what later commands write to the descriptor: actiond does not
+        // follow which of those hold a value.
         let bare_exec = self.name.as_deref() == Some(b"exec") && self.args.is_empty();
-        if (self.compound || bare_exec) && !self.targets.is_empty() {
+        if bare_exec && !self.targets.is_empty() {
             reads.push(Read::Unknown(
                 "what the commands of a block (or after `exec N>`) write into it".to_string(),
             ));

@@ -69,13 +69,7 @@ pub fn note(
     // `cat job.in > job.sh`, `sort job.in | tee job.sh`: what a file the command names held
     // goes where it writes.
     let mut reads = reads;
-    for w in words.iter().skip(1).flatten() {
-        for f in &notes.analysis.filed {
-            if f.name.as_deref().is_some_and(|n| mentions(w, n)) {
-                reads.extend(f.reads.iter().cloned());
-            }
-        }
-    }
+    reads.extend(named_by(words, &notes.analysis.filed));
     // `cp job.sh run.sh`, `mv`, `ln`, `install`: the copy holds what the file held.
     let copied = copies(words, &notes.analysis.filed);
     notes
@@ -134,6 +128,20 @@ pub fn written(words: &[Option<&[u8]>], targets: &[Option<Vec<u8>>]) -> Vec<Opti
         .chain(others)
         .map(|n| n.map(|n| normal(n).to_vec()))
         .collect()
+}
+
+/// What the files a value was written into hold that a command (`words` from its name on)
+/// names as an argument (`cat f`, `sort -o x f`): what it prints or writes may hold it.
+pub fn named_by(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<Read> {
+    let mut reads = Vec::new();
+    for w in words.iter().skip(1).flatten() {
+        for f in filed {
+            if f.name.as_deref().is_some_and(|n| mentions(w, n)) {
+                reads.extend(f.reads.iter().cloned());
+            }
+        }
+    }
+    reads
 }
 
 /// What a command substitution's command (`text`, raw) may print of the files a value was

@@ -56,7 +56,16 @@ impl Command {
     /// before `-exec {}`; and, for a program not known to read data there, what reaches its
     /// standard input (a pipe whose writer reads a value, a file or text it is given).
     pub(super) fn own_commands(&self, notes: &mut Notes) {
-        if self.compound || self.name_word.is_none() {
+        // A group's commands that read its input as their own (`(crontab -l; echo …) |
+        // (crontab -)`, `{ psql; } < f`): what reaches the group reaches them.
+        if self.compound {
+            let reads = self.input_reads(&notes.analysis.filed);
+            for &(at, place) in &self.inner.readers {
+                notes.reread(at, place, Rereading::Code, reads.clone());
+            }
+            return;
+        }
+        if self.name_word.is_none() {
             return;
         }
         let words: Vec<&Word> = self.name_word.iter().chain(&self.args).collect();
@@ -75,7 +84,7 @@ impl Command {
         };
         for input in &self.inputs {
             let (at, reads) = match input {
-                Input::Pipe(reads) => (self.start, reads.clone()),
+                Input::Pipe(reads, _) => (self.start, reads.clone()),
                 Input::File(w) => {
                     // `printf %s "$NAME" > f; python3 < f`: what was written there.
                     let mut reads = w.reads(false);
@@ -198,7 +207,7 @@ impl Command {
         }
         for input in &self.inputs {
             let (at, mut reads) = match input {
-                Input::Pipe(reads) => {
+                Input::Pipe(reads, _) => {
                     let mut reads = reads.clone();
                     reads.push(Read::Unknown("what the command before `|` writes".into()));
                     (self.start, reads)

@@ -34,7 +34,7 @@ mod heredoc;
 mod words;
 
 use super::Stop;
-use super::commands::{Command, Input, Word};
+use super::commands::{Command, Inner, Input, Word};
 use super::programs::Stdin;
 use super::reread::{Analysis, DATA_VARIABLES, Filed, Lost, Notes, Read, Rereading};
 use super::{Context, Lead, Part, UNSAFE_HINT, parse_placeholder, push_text, refuse};
@@ -91,6 +91,17 @@ struct Heredoc {
     /// "what the body expands" until the body is read (a command later on the same line,
     /// `cat > f <<E; sh f`, is checked before it), then what it does expand.
     writes: Vec<usize>,
+}
+
+/// A group being read (`{ }`, `( )`, `if … fi`, `while`, `until`, `for` and `select` through
+/// `done`, `case … esac`): what reached its input before it opened, and what its commands do
+/// with its output and input, for the command it becomes when it closes.
+struct Group {
+    /// The `$( )` frame it stands in: a command inside a `$( )` within it writes into that
+    /// word, not into the group's output.
+    frame: u32,
+    inputs: Vec<Input>,
+    inner: Inner,
 }
 
 /// Where a placeholder in the word after `>&` stands.
@@ -151,6 +162,7 @@ pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, Template
         bare_name_end: usize::MAX,
         splitting: false,
         notes: Notes::new(text.as_bytes()),
+        groups: Vec::new(),
     };
     lx.notes.analysis.filed = filed;
     match lx.code(End::Eof, None, false) {
@@ -256,6 +268,8 @@ struct Lexer<'a> {
     splitting: bool,
     /// What bash reads again, what the command writes (`reread`).
     notes: Notes<'a>,
+    /// The groups open around `pos`, innermost last.
+    groups: Vec<Group>,
 }
 
 impl<'a> Lexer<'a> {
@@ -490,8 +504,52 @@ impl<'a> Lexer<'a> {
                 });
             }
         }
+        self.flow(cmd);
         *cmd = Command::new(self.pos);
         result
+    }
+
+    /// A finished command inside a group: its output, unless it goes into a pipe, is the
+    /// group's; and when what reaches the group reaches it (`Command::outer`), it may pass that
+    /// on to the group's output or read it as its own commands (judged when the group's own
+    /// input is known, with its redirections: `Command::own_commands`).
+    fn flow(&mut self, cmd: &Command) {
+        let frame = self.frame;
+        let Some(group) = self.groups.last_mut().filter(|g| g.frame == frame) else {
+            return;
+        };
+        if cmd.is_empty() {
+            return;
+        }
+        if !cmd.piped {
+            let output = cmd.output(&self.notes.analysis.filed);
+            group.inner.output.extend(output);
+        }
+        if cmd.outer() {
+            group.inner.passes |= !cmd.piped && cmd.passes_input();
+            group.inner.readers.extend(cmd.outer_readers());
+        }
+    }
+
+    /// A group opens: it takes what reaches the command at its start (`x | {`).
+    pub(super) fn open_group(&mut self, cmd: &mut Command) {
+        let inputs = cmd.take_inputs();
+        self.groups.push(Group {
+            frame: self.frame,
+            inputs,
+            inner: Inner::default(),
+        });
+    }
+
+    /// The group open innermost closes: the command it is from here on (its redirections and
+    /// a `|` after it are its own).
+    pub(super) fn close_group(&mut self) -> Command {
+        match self.groups.last() {
+            Some(g) if g.frame == self.frame => {}
+            _ => return Command::compound(self.pos),
+        }
+        let g = self.groups.pop().expect("a group is open");
+        Command::group(self.pos, g.inputs, g.inner)
     }
 
     /// One token of shell code.
@@ -558,10 +616,15 @@ impl<'a> Lexer<'a> {
                     let line = self.notes.line(cmd.start);
                     self.notes.analysis.spilled.get_or_insert(line);
                 }
-                let piped = pipe.then(|| cmd.reads_all());
+                // What it writes, and whether that holds what reaches the group around it.
+                let piped = pipe.then(|| {
+                    let output = cmd.output(&self.notes.analysis.filed);
+                    (output, cmd.outer() && cmd.passes_input())
+                });
+                cmd.piped = pipe;
                 self.finish(cmd)?;
-                if let Some(reads) = piped {
-                    cmd.input(Input::Pipe(reads));
+                if let Some((reads, outer)) = piped {
+                    cmd.input(Input::Pipe(reads, outer));
                 }
                 let two = self.at(b"&&") || self.at(b"||") || self.at(b"|&");
                 self.bump(if two { 2 } else { 1 });
