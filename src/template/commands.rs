@@ -269,6 +269,9 @@ pub(super) struct Inner {
     /// Those that read the group's input as their own commands (`own::stdin`), with the
     /// offset they start at: `{ psql; } < f`, `echo "$v" | (crontab -)`.
     pub readers: Vec<(usize, &'static str)>,
+    /// Those that write the group's input into files (`{ cat > /etc/cron.d/job; } < f`,
+    /// `… | { tee job.sh; }`): the offset they start at and the files (`filed`).
+    pub writers: Vec<(usize, Vec<Option<Vec<u8>>>)>,
 }
 
 /// What reaches a command's standard input (or another descriptor: a program may open
@@ -436,6 +439,39 @@ impl Command {
             .collect()
     }
 
+    /// The files the command writes what reaches the group around it into, when it does
+    /// (`outer`): its redirections' when it prints its input, `tee`'s, `sponge`'s and `dd
+    /// of=`'s always, and for a group its own commands' such files.
+    pub fn outer_writes(&self) -> Vec<(usize, Vec<Option<Vec<u8>>>)> {
+        if !self.outer() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        if self.compound {
+            out.extend(self.inner.writers.iter().cloned());
+            if self.inner.passes && !self.targets.is_empty() {
+                out.push((self.start, self.targets.clone()));
+            }
+            return out;
+        }
+        let targets: &[Option<Vec<u8>>] = if self.passes_input() {
+            &self.targets
+        } else {
+            &[]
+        };
+        let names = filed::written(&self.shapes(), targets);
+        if !names.is_empty() {
+            out.push((self.start, names));
+        }
+        out
+    }
+
+    /// For a group, the place of the first of its commands that read the group's input as
+    /// their own commands (`{ psql; } <<E`).
+    pub fn group_reader(&self) -> Option<&'static str> {
+        self.inner.readers.first().map(|&(_, place)| place)
+    }
+
     /// What the command may write to its standard output: whatever its words read, what
     /// files a value was written into that it names hold (`cat f`), a group's commands'
     /// output, and what reaches its input unless it prints none of it (`passes_input`). The
@@ -507,6 +543,13 @@ impl Command {
         }
         let shapes = self.shapes();
         filed::note(notes, &shapes, &starts, &self.targets, reads, self.start);
+        // A group's commands that wrote its input into files: what reaches it is there now.
+        if self.compound && !self.inner.writers.is_empty() {
+            let reads = self.input_reads(&notes.analysis.filed);
+            for (at, names) in &self.inner.writers {
+                filed::note_written(notes, names.clone(), reads.clone(), *at);
+            }
+        }
     }
 
     /// The files the command writes what it reads into (`filed::written`): where a

@@ -80,10 +80,23 @@ pub fn note(
                 .into_iter()
                 .map(|(name, reads)| Filed { name, line, reads }),
         );
+    note_written(notes, written(words, targets), reads, start);
+}
+
+/// The files `names` a command at `start` writes `reads` into (nothing when `reads` is
+/// empty): each a file a later command may run or read, and one run by convention is code
+/// now.
+pub fn note_written(
+    notes: &mut Notes,
+    names: Vec<Option<Vec<u8>>>,
+    reads: Vec<Read>,
+    start: usize,
+) {
     if reads.is_empty() {
         return;
     }
-    for name in written(words, targets) {
+    let line = notes.line(start);
+    for name in names {
         // A file that something else runs by convention: the value is code there, whoever
         // runs it (a login shell, cron, systemd, sudo, apt), now or at the next boot.
         if let Some(n) = name.as_deref().filter(|n| by_convention(n)) {

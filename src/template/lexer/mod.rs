@@ -28,6 +28,8 @@
 //! only: quoting is `quote_into`'s, and the command-level rules (which builtins read a value
 //! as code or a variable name) are `commands`'.
 
+use std::collections::BTreeMap;
+
 use super::TemplateError;
 mod compound;
 mod heredoc;
@@ -104,6 +106,16 @@ struct Group {
     inner: Inner,
 }
 
+/// The marker of a here-document's body in what a command wrote (`Lexer::bodies`): its
+/// words are what a reader sees should the body never be read.
+fn body_marker(h: &Heredoc) -> String {
+    format!(
+        "what the here-document `<<{}` (at byte {}) expands",
+        String::from_utf8_lossy(&h.delimiter),
+        h.at
+    )
+}
+
 /// Where a placeholder in the word after `>&` stands.
 const DUPLICATION_TARGET: &str =
     "in the target of `>&`, which bash expands a second time when it is no number";
@@ -163,6 +175,7 @@ pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, Template
         splitting: false,
         notes: Notes::new(text.as_bytes()),
         groups: Vec::new(),
+        bodies: BTreeMap::new(),
     };
     lx.notes.analysis.filed = filed;
     match lx.code(End::Eof, None, false) {
@@ -186,6 +199,16 @@ pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, Template
     // Every way to set IFS names it (`IFS=`, `export IFS`, `read IFS`, `for IFS in`, `local
     // IFS`, `printf -v IFS`), and a command that only reads it is rare: the word is enough.
     lx.notes.analysis.ifs = names_ifs(lx.b);
+    let bodies = std::mem::take(&mut lx.bodies);
+    let analysis = &mut lx.notes.analysis;
+    for reads in analysis
+        .rereads
+        .iter_mut()
+        .map(|r| &mut r.reads)
+        .chain(analysis.filed.iter_mut().map(|f| &mut f.reads))
+    {
+        put_bodies(reads, &bodies);
+    }
     let mut parts = lx.parts;
     push_text(&mut parts, &text[lx.copied..]);
     // Every `{{` must have become a placeholder: one left in the text would reach the shell
@@ -203,6 +226,25 @@ pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, Template
         analysis: lx.notes.analysis,
         scripts: lx.notes.scripts,
     })
+}
+
+/// Puts what each here-document's body expands in the place of its marker (`Lexer::bodies`).
+/// A marker whose body was never read (the model stopped) stays, as something unknown.
+fn put_bodies(reads: &mut Vec<Read>, bodies: &BTreeMap<String, Vec<Read>>) {
+    if !reads
+        .iter()
+        .any(|r| matches!(r, Read::Unknown(m) if bodies.contains_key(m)))
+    {
+        return;
+    }
+    let mut out = Vec::with_capacity(reads.len());
+    for r in reads.drain(..) {
+        match &r {
+            Read::Unknown(m) if bodies.contains_key(m) => out.extend(bodies[m].iter().cloned()),
+            _ => out.push(r),
+        }
+    }
+    *reads = out;
 }
 
 /// Whether `IFS` stands in `text` as a word of its own (not inside a longer name).
@@ -270,6 +312,10 @@ struct Lexer<'a> {
     notes: Notes<'a>,
     /// The groups open around `pos`, innermost last.
     groups: Vec<Group>,
+    /// What each here-document's body expands, by its marker (`body_marker`): a command that
+    /// passes its input on wrote the marker where its output went (`cat <<E | psql`), before
+    /// the body was read; `compile` puts what the body expands in its place.
+    bodies: BTreeMap<String, Vec<Read>>,
 }
 
 impl<'a> Lexer<'a> {
@@ -478,7 +524,8 @@ impl<'a> Lexer<'a> {
         });
         // A program that may read its input as its own commands (`own::stdin`): what a
         // here-document expands reaches them.
-        if let Some(reader) = used.or_else(|| cmd.own_stdin().map(|p| (p, Rereading::Code))) {
+        let own = cmd.own_stdin().or_else(|| cmd.group_reader());
+        if let Some(reader) = used.or_else(|| own.map(|p| (p, Rereading::Code))) {
             let frame = self.frame;
             for h in &mut self.heredocs {
                 if h.frame == frame && h.at >= cmd.start && h.reader.is_none() {
@@ -515,20 +562,38 @@ impl<'a> Lexer<'a> {
     /// input is known, with its redirections: `Command::own_commands`).
     fn flow(&mut self, cmd: &Command) {
         let frame = self.frame;
-        let Some(group) = self.groups.last_mut().filter(|g| g.frame == frame) else {
-            return;
-        };
-        if cmd.is_empty() {
+        if cmd.is_empty() || self.groups.last().is_none_or(|g| g.frame != frame) {
             return;
         }
+        let mut output = Vec::new();
         if !cmd.piped {
-            let output = cmd.output(&self.notes.analysis.filed);
-            group.inner.output.extend(output);
+            output = cmd.output(&self.notes.analysis.filed);
+            output.extend(Self::passed_bodies(&self.heredocs, frame, cmd));
         }
+        let group = self.groups.last_mut().expect("a group is open");
+        group.inner.output.extend(output);
         if cmd.outer() {
             group.inner.passes |= !cmd.piped && cmd.passes_input();
             group.inner.readers.extend(cmd.outer_readers());
+            group.inner.writers.extend(cmd.outer_writes());
         }
+    }
+
+    /// The markers of the here-documents whose bodies `cmd` passes on to its output (`cat
+    /// <<E | psql`, `{ cat; } <<E | psql`): its own, not read yet, when it prints its input.
+    fn passed_bodies(heredocs: &[Heredoc], frame: u32, cmd: &Command) -> Vec<Read> {
+        if !cmd.heredoc || !cmd.passes_input() {
+            return Vec::new();
+        }
+        heredocs
+            .iter()
+            .filter(|h| h.frame == frame && h.at >= cmd.start)
+            .map(|h| Read::Unknown(body_marker(h)))
+            .collect()
+    }
+
+    fn body_marker(&self, h: &Heredoc) -> String {
+        body_marker(h)
     }
 
     /// A group opens: it takes what reaches the command at its start (`x | {`).
@@ -618,7 +683,8 @@ impl<'a> Lexer<'a> {
                 }
                 // What it writes, and whether that holds what reaches the group around it.
                 let piped = pipe.then(|| {
-                    let output = cmd.output(&self.notes.analysis.filed);
+                    let mut output = cmd.output(&self.notes.analysis.filed);
+                    output.extend(Self::passed_bodies(&self.heredocs, self.frame, cmd));
                     (output, cmd.outer() && cmd.passes_input())
                 });
                 cmd.piped = pipe;
