@@ -160,6 +160,20 @@ impl Word {
         self.computed.get_or_insert(what);
     }
 
+    /// What the commands of a process substitution (`<( )`, the word) write: what the
+    /// program reads from the file it stands for. The word keeps its text.
+    pub fn carries(&mut self, output: Vec<Read>) {
+        for r in output {
+            match r {
+                Read::Variable(v) => self.vars.push(v),
+                Read::Hole(p) => self.holes.push(p),
+                Read::Unknown(what) | Read::Computed(what) => {
+                    self.opaque.get_or_insert(what);
+                }
+            }
+        }
+    }
+
     /// Everything `other` (the word of `${x:-WORD}`) expands, as this word's.
     pub fn absorb(&mut self, other: &Word) {
         for v in &other.vars {
@@ -253,6 +267,8 @@ pub(super) struct Command {
     inner: Inner,
     /// Its output goes into a pipe (`a | b`), not to the output of the group it stands in.
     pub piped: bool,
+    /// The commands of its `>( )`s, which read what it writes there (`tee >(psql)`).
+    fed: Inner,
 }
 
 /// What the commands of a group (`{ }`, `( )`, `if … fi`, `while`/`until`/`for … done`,
@@ -362,7 +378,14 @@ impl Command {
             targets: Vec::new(),
             inner: Inner::default(),
             piped: false,
+            fed: Inner::default(),
         }
+    }
+
+    /// A `>( )` among its words: its commands read what the command writes.
+    pub fn feeds(&mut self, inner: Inner) {
+        self.fed.readers.extend(inner.readers);
+        self.fed.writers.extend(inner.writers);
     }
 
     /// A group that has just closed: what reached its input before it opened (`echo x | {`),
@@ -466,6 +489,14 @@ impl Command {
         out
     }
 
+    /// `exec < FILE` (`exec 0<&3`, `exec <<E`…): what reaches the input of every command
+    /// after it that has none of its own.
+    pub fn redirects_shell_input(&self) -> bool {
+        self.name.as_deref() == Some(b"exec")
+            && self.args.is_empty()
+            && (self.heredoc || !self.inputs.is_empty())
+    }
+
     /// For a group, the place of the first of its commands that read the group's input as
     /// their own commands (`{ psql; } <<E`).
     pub fn group_reader(&self) -> Option<&'static str> {
@@ -543,6 +574,14 @@ impl Command {
         }
         let shapes = self.shapes();
         filed::note(notes, &shapes, &starts, &self.targets, reads, self.start);
+        // The commands of its `>( )`s that write what it wrote there into files.
+        if !self.fed.writers.is_empty() {
+            let mut reads = self.output(&notes.analysis.filed);
+            reads.extend(self.input_reads(&notes.analysis.filed));
+            for (at, names) in &self.fed.writers {
+                filed::note_written(notes, names.clone(), reads.clone(), *at);
+            }
+        }
         // A group's commands that wrote its input into files: what reaches it is there now.
         if self.compound && !self.inner.writers.is_empty() {
             let reads = self.input_reads(&notes.analysis.filed);

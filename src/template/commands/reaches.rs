@@ -68,6 +68,14 @@ impl Command {
         if self.name_word.is_none() {
             return;
         }
+        // `tee >(psql)`: what the command may write (its output, its input) reaches them.
+        if !self.fed.readers.is_empty() {
+            let mut reads = self.output(&notes.analysis.filed);
+            reads.extend(self.input_reads(&notes.analysis.filed));
+            for &(at, place) in &self.fed.readers {
+                notes.reread(at, place, Rereading::Code, reads.clone());
+            }
+        }
         let words: Vec<&Word> = self.name_word.iter().chain(&self.args).collect();
         let shapes = self.shapes();
         let texts: Vec<&[u8]> = words.iter().map(|w| w.unquoted.as_slice()).collect();

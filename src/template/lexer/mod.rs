@@ -37,6 +37,7 @@ mod words;
 
 use super::Stop;
 use super::commands::{Command, Inner, Input, Word};
+use super::filed;
 use super::programs::Stdin;
 use super::reread::{Analysis, DATA_VARIABLES, Filed, Lost, Notes, Read, Rereading};
 use super::{Context, Lead, Part, UNSAFE_HINT, parse_placeholder, push_text, refuse};
@@ -176,6 +177,7 @@ pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, Template
         notes: Notes::new(text.as_bytes()),
         groups: Vec::new(),
         bodies: BTreeMap::new(),
+        shell_input: Vec::new(),
     };
     lx.notes.analysis.filed = filed;
     match lx.code(End::Eof, None, false) {
@@ -316,6 +318,8 @@ struct Lexer<'a> {
     /// passes its input on wrote the marker where its output went (`cat <<E | psql`), before
     /// the body was read; `compile` puts what the body expands in its place.
     bodies: BTreeMap<String, Vec<Read>>,
+    /// What `exec <` put on the command's own standard input (empty: actiond gives it none).
+    shell_input: Vec<Read>,
 }
 
 impl<'a> Lexer<'a> {
@@ -561,8 +565,28 @@ impl<'a> Lexer<'a> {
     /// on to the group's output or read it as its own commands (judged when the group's own
     /// input is known, with its redirections: `Command::own_commands`).
     fn flow(&mut self, cmd: &Command) {
+        if cmd.is_empty() {
+            return;
+        }
         let frame = self.frame;
-        if cmd.is_empty() || self.groups.last().is_none_or(|g| g.frame != frame) {
+        // `exec < f`: what later commands with no input of their own read.
+        if cmd.redirects_shell_input() {
+            let reads = cmd.input_reads(&self.notes.analysis.filed);
+            self.shell_input.extend(reads);
+            self.shell_input
+                .extend(Self::passed_bodies_always(&self.heredocs, frame, cmd));
+        }
+        if !cmd.outer() {
+            if let Some(group) = self.groups.last_mut().filter(|g| g.frame == frame)
+                && !cmd.piped
+            {
+                let output = cmd.output(&self.notes.analysis.filed);
+                group.inner.output.extend(output);
+                group
+                    .inner
+                    .output
+                    .extend(Self::passed_bodies(&self.heredocs, frame, cmd));
+            }
             return;
         }
         let mut output = Vec::new();
@@ -570,19 +594,43 @@ impl<'a> Lexer<'a> {
             output = cmd.output(&self.notes.analysis.filed);
             output.extend(Self::passed_bodies(&self.heredocs, frame, cmd));
         }
-        let group = self.groups.last_mut().expect("a group is open");
-        group.inner.output.extend(output);
-        if cmd.outer() {
+        // A command in a `$( )` or `<( )` reads the input of the group around it too, but
+        // writes into its word.
+        let Some(group) = self.groups.last_mut() else {
+            // None: it reads the command's own input (what `exec <` gave it).
+            let reads = self.shell_input.clone();
+            for (at, place) in cmd.outer_readers() {
+                self.notes.reread(at, place, Rereading::Code, reads.clone());
+            }
+            for (at, names) in cmd.outer_writes() {
+                filed::note_written(&mut self.notes, names, reads.clone(), at);
+            }
+            return;
+        };
+        if group.frame == frame {
+            group.inner.output.extend(output);
             group.inner.passes |= !cmd.piped && cmd.passes_input();
-            group.inner.readers.extend(cmd.outer_readers());
-            group.inner.writers.extend(cmd.outer_writes());
         }
+        group.inner.readers.extend(cmd.outer_readers());
+        group.inner.writers.extend(cmd.outer_writes());
     }
 
     /// The markers of the here-documents whose bodies `cmd` passes on to its output (`cat
     /// <<E | psql`, `{ cat; } <<E | psql`): its own, not read yet, when it prints its input.
     fn passed_bodies(heredocs: &[Heredoc], frame: u32, cmd: &Command) -> Vec<Read> {
         if !cmd.heredoc || !cmd.passes_input() {
+            return Vec::new();
+        }
+        heredocs
+            .iter()
+            .filter(|h| h.frame == frame && h.at >= cmd.start)
+            .map(|h| Read::Unknown(body_marker(h)))
+            .collect()
+    }
+
+    /// The markers of `cmd`'s own here-documents, not read yet.
+    fn passed_bodies_always(heredocs: &[Heredoc], frame: u32, cmd: &Command) -> Vec<Read> {
+        if !cmd.heredoc {
             return Vec::new();
         }
         heredocs
@@ -737,12 +785,22 @@ impl<'a> Lexer<'a> {
     /// bash's `<( )` / `>( )`.
     fn redirect(&mut self, nest: Nest, cmd: &mut Command) -> Scan {
         if self.at(b"<(") || self.at(b">(") {
-            self.note_bash_only("`<( )`");
-            self.bump(2);
-            if self.code(End::Paren, Some("inside <( )"), true)? != Ended::Paren {
-                return Err(self.lost("an unclosed `<(`"));
+            let writes = self.at(b">(");
+            let inner = self.process_substitution(writes)?;
+            let mut word = Word::operator(self.pos, b"<()");
+            if writes {
+                // `tee >(psql)`: its commands read what the command writes there.
+                cmd.feeds(inner);
+            } else {
+                // `cat <(…)`: the command reads what its commands write, and what reaches
+                // them when one passes it on (`<(cat)`).
+                let mut output = inner.output;
+                if inner.passes {
+                    output.extend(self.outer_input());
+                }
+                word.carries(output);
             }
-            cmd.push(Word::operator(self.pos, b"<()"));
+            cmd.push(word);
             return Ok(());
         }
         if self.at(b"<<<") {
@@ -763,6 +821,17 @@ impl<'a> Lexer<'a> {
         }
         let op = self.peek();
         self.bump(1);
+        // bash's `prog < <(…)`: what the commands inside write reaches prog's input.
+        if op == Some(b'<') && !self.at(b"<") && !self.at(b"&") {
+            let back = self.pos;
+            self.skip_blanks();
+            if self.at(b"<(") {
+                let inner = self.process_substitution(false)?;
+                cmd.input(Input::Pipe(inner.output, inner.passes));
+                return Ok(());
+            }
+            self.pos = back;
+        }
         let second = match op {
             Some(b'>') => matches!(self.peek(), Some(b'>' | b'&' | b'|')),
             _ => matches!(self.peek(), Some(b'>' | b'&')),
@@ -792,6 +861,59 @@ impl<'a> Lexer<'a> {
         self.notes
             .reread(word.start, "the target of `>&`", how, word.reads(false));
         Ok(())
+    }
+
+    /// bash's `<( … )` or `>( … )` (`writes`), at `pos`: what its commands did with their
+    /// output and input. Those of `<( )` read what reaches the group around the command (or
+    /// the command's own input), which is handed on there; those of `>( )` what the command
+    /// writes (`Command::feeds`).
+    fn process_substitution(&mut self, writes: bool) -> Scan<Inner> {
+        self.note_bash_only("`<( )`");
+        self.bump(2);
+        // `code` opens the next frame.
+        self.groups.push(Group {
+            frame: self.frames + 1,
+            inputs: Vec::new(),
+            inner: Inner::default(),
+        });
+        let ended = self.code(End::Paren, Some("inside <( )"), true)?;
+        let mut g = self.groups.pop().expect("the group pushed above");
+        if ended != Ended::Paren {
+            return Err(self.lost("an unclosed `<(`"));
+        }
+        if writes {
+            return Ok(g.inner);
+        }
+        let readers = std::mem::take(&mut g.inner.readers);
+        let writers = std::mem::take(&mut g.inner.writers);
+        match self.groups.last_mut() {
+            Some(outer) => {
+                outer.inner.readers.extend(readers);
+                outer.inner.writers.extend(writers);
+            }
+            None => {
+                let reads = self.shell_input.clone();
+                for (at, place) in readers {
+                    self.notes.reread(at, place, Rereading::Code, reads.clone());
+                }
+                for (at, names) in writers {
+                    filed::note_written(&mut self.notes, names, reads.clone(), at);
+                }
+            }
+        }
+        Ok(g.inner)
+    }
+
+    /// What reaches the input of a command with none of its own here, as far as it is known
+    /// now: the command's own (`exec <`) outside any group; inside one, something unknown
+    /// (its input may come after it, `{ …; } < f`).
+    fn outer_input(&self) -> Vec<Read> {
+        if self.groups.is_empty() {
+            return self.shell_input.clone();
+        }
+        vec![Read::Unknown(
+            "what reaches the input of the group around `<( )`".to_string(),
+        )]
     }
 
     /// The file word of a redirection.
