@@ -23,9 +23,9 @@ impl Lexer<'_> {
         };
         match lit {
             b"case" => {
-                self.open_group(cmd);
+                let depth = self.open_group(cmd, false);
                 self.case_clause(nest)?;
-                *cmd = self.close_group();
+                *cmd = self.close_group_at(depth);
                 *cmd_pos = false;
             }
             b"[[" => {
@@ -40,7 +40,7 @@ impl Lexer<'_> {
                 return Err(self.lost("an `esac` outside a `case`"));
             }
             b"for" | b"select" => {
-                self.open_group(cmd);
+                self.open_group(cmd, true);
                 self.for_clause(nest)?;
                 *cmd = Command::new(self.pos);
                 *cmd_pos = true;
@@ -79,7 +79,7 @@ impl Lexer<'_> {
                 // `then`, `else`, `elif` and `do` go on in the group `if` or `while` opened;
                 // `!` and `time` open none.
                 if matches!(lit, b"{" | b"if" | b"while" | b"until") {
-                    self.open_group(cmd);
+                    self.open_group(cmd, true);
                 }
                 *cmd_pos = true;
             }
@@ -109,11 +109,11 @@ impl Lexer<'_> {
                 *cmd = Command::compound(self.pos);
             } else {
                 self.bump(1);
-                self.open_group(cmd);
+                let depth = self.open_group(cmd, false);
                 if self.code(End::Paren, nest, false)? != Ended::Paren {
                     return Err(self.lost("an unclosed `(`"));
                 }
-                *cmd = self.close_group();
+                *cmd = self.close_group_at(depth);
             }
             *cmd_pos = false;
             return Ok(());

@@ -103,6 +103,9 @@ struct Group {
     /// The `$( )` frame it stands in: a command inside a `$( )` within it writes into that
     /// word, not into the group's output.
     frame: u32,
+    /// Closed by a reserved word (`}`, `fi`, `done`), not by the `)` of a subshell or a
+    /// process substitution, nor at the end of a `case` (`close_group_at`).
+    by_word: bool,
     inputs: Vec<Input>,
     inner: Inner,
 }
@@ -644,25 +647,39 @@ impl<'a> Lexer<'a> {
         body_marker(h)
     }
 
-    /// A group opens: it takes what reaches the command at its start (`x | {`).
-    pub(super) fn open_group(&mut self, cmd: &mut Command) {
+    /// A group opens: it takes what reaches the command at its start (`x | {`). `by_word`:
+    /// a reserved word closes it (`close_group`); else the caller, with the depth returned
+    /// (`close_group_at`).
+    pub(super) fn open_group(&mut self, cmd: &mut Command, by_word: bool) -> usize {
         let inputs = cmd.take_inputs();
         self.groups.push(Group {
             frame: self.frame,
+            by_word,
             inputs,
             inner: Inner::default(),
         });
+        self.groups.len() - 1
     }
 
-    /// The group open innermost closes: the command it is from here on (its redirections and
-    /// a `|` after it are its own).
+    /// A reserved word closes the group open innermost (`}`, `fi`, `done`): the command it is
+    /// from here on (its redirections and a `|` after it are its own). One that closes no
+    /// group a word opened in this frame (a syntax error to the shells) closes none.
     pub(super) fn close_group(&mut self) -> Command {
         match self.groups.last() {
-            Some(g) if g.frame == self.frame => {}
+            Some(g) if g.frame == self.frame && g.by_word => {}
             _ => return Command::compound(self.pos),
         }
         let g = self.groups.pop().expect("a group is open");
         Command::group(self.pos, g.inputs, g.inner)
+    }
+
+    /// The group opened at `depth` (`open_group`) closes, with any left open inside it.
+    pub(super) fn close_group_at(&mut self, depth: usize) -> Command {
+        self.groups.truncate(depth + 1);
+        match self.groups.pop() {
+            Some(g) => Command::group(self.pos, g.inputs, g.inner),
+            None => Command::compound(self.pos),
+        }
     }
 
     /// One token of shell code.
@@ -871,12 +888,15 @@ impl<'a> Lexer<'a> {
         self.note_bash_only("`<( )`");
         self.bump(2);
         // `code` opens the next frame.
+        let depth = self.groups.len();
         self.groups.push(Group {
             frame: self.frames + 1,
+            by_word: false,
             inputs: Vec::new(),
             inner: Inner::default(),
         });
         let ended = self.code(End::Paren, Some("inside <( )"), true)?;
+        self.groups.truncate(depth + 1);
         let mut g = self.groups.pop().expect("the group pushed above");
         if ended != Ended::Paren {
             return Err(self.lost("an unclosed `<(`"));
