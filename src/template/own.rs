@@ -444,6 +444,14 @@ pub fn prints_input(values: &[Option<&[u8]>]) -> bool {
     let Some((i, name)) = program(values) else {
         return true;
     };
+    // `xargs echo`: the program gets the input as its words.
+    let chain = programs::chain(values);
+    if chain
+        .iter()
+        .any(|&k| values[k].is_some_and(|w| matches!(base(w), b"xargs" | b"parallel")))
+    {
+        return true;
+    }
     if NO_INPUT.contains(&name) {
         return false;
     }
