@@ -18,6 +18,15 @@
 //! standard input of a command that runs it as code or splits it (a pipe, `<<<`, `<`; a
 //! here-document's body is read after its line, by the lexer), and the literal text of each
 //! assignment, whose names bash's arithmetic follows.
+//!
+//! What reaches a standard input is followed as one flow (`Command::output`,
+//! `Command::input_reads`): a command writes what its words read, what the files it names
+//! hold that a value was written into, and what reaches its own input unless its program
+//! prints none of it (`own::prints_input`); the next command of a pipe reads that
+//! (`Input::Pipe`). A group (`{ }`, `( )`, `if`, a loop, `case`) writes what its commands
+//! write, and its commands with no input of their own read what reaches it, known only once
+//! its redirections are read: the lexer gathers them (`Inner`), and the group's command
+//! judges them (`own_commands`, `filed`).
 
 mod reaches;
 

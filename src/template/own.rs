@@ -7,9 +7,12 @@
 //! data), `gdb -ex`, the tests of a `find` whose `-exec {}` runs what they match, and the
 //! standard input of any program not known to read it as data (an interpreter with no
 //! script, `sqlite3`, `gdb`, `ed`, `crontab -`, …). A list of programs is never complete,
-//! so the input rule goes the other way: only the programs listed in `DATA_READERS` read a
-//! value on their input as data. Pure and syntactic like `programs`: it reads words, never
-//! values, and judges nothing.
+//! so the input rule goes the other way: only the programs listed in `DATA_READERS` (and
+//! `NO_INPUT`, which read none) read a value on their input as data. The same holds for what
+//! a program prints of its input (`prints_input`): only those in `SINKS` (and `NO_INPUT`)
+//! print none of it, any other passes it on, changed or not, to the next program of a pipe
+//! (the lexer and `commands` follow that flow: `Command::output`). Pure and syntactic like
+//! `programs`: it reads words, never values, and judges nothing.
 
 pub use super::own_git::Found;
 use super::programs;

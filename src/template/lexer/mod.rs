@@ -27,6 +27,13 @@
 //! (`tests/shells/`); the table in `tests.rs` keeps each case. This module decides contexts
 //! only: quoting is `quote_into`'s, and the command-level rules (which builtins read a value
 //! as code or a variable name) are `commands`'.
+//!
+//! It also keeps what flows between commands (`commands` says what each one writes): the
+//! writer's output at each `|`, the groups open around the command being read (`Group`:
+//! what their commands write, and which of them read or write what reaches the group), what
+//! `exec <` put on the command's own input, what the commands of `<( )` write and `>( )`
+//! read, and, for a here-document whose body comes after the line, a marker where its
+//! command's output went, replaced by what the body expands once it is read.
 
 use std::collections::BTreeMap;
 
