@@ -498,6 +498,11 @@ impl Command {
         out
     }
 
+    /// The command's name after quote removal, when no expansion makes it.
+    pub fn plain_name(&self) -> Option<&[u8]> {
+        self.name.as_deref()
+    }
+
     /// `exec < FILE` (`exec 0<&3`, `exec <<E`…): what reaches the input of every command
     /// after it that has none of its own.
     pub fn redirects_shell_input(&self) -> bool {

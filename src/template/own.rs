@@ -203,18 +203,11 @@ const NO_INPUT: &[&[u8]] = &[
 ];
 
 /// Programs that hand their input to a command they run, whose use of it `programs::stdin`
-/// models (`su USER`, `ssh HOST`, `docker exec -i`): judged there, not here.
-const PASSED_ON: &[&[u8]] = &[
-    b"xargs",
-    b"parallel",
-    b"su",
-    b"runuser",
-    b"ssh",
-    b"docker",
-    b"podman",
-    b"sudo",
-    b"doas",
-];
+/// models (`ssh HOST`, `docker exec -i`, `xargs`): judged there, not here. `sudo`, `doas`,
+/// `su` and `runuser` are not among them: the program they run gets the input as it is
+/// (`sudo crontab -`, `su pi -c 'crontab -'`, whose shell's programs read it, as `sh -c`'s
+/// do), and a shell they start with no command is `programs::stdin`'s (`sudo -s`, `su pi`).
+const PASSED_ON: &[&[u8]] = &[b"xargs", b"parallel", b"ssh", b"docker", b"podman"];
 
 /// Interpreters that read their program from their input when given no script (the
 /// options that hold one instead: `python3 -c`, `perl -e`, `node -e`).
@@ -369,6 +362,27 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
     }
     if DATA_READERS.contains(&name) || NO_INPUT.contains(&name) {
         return None;
+    }
+    // `sudo -S -v`, with no program: it reads a password there.
+    if matches!(name, b"sudo" | b"doas") {
+        return None;
+    }
+    if matches!(name, b"su" | b"runuser") {
+        // `runuser -u pi -- PROG`: PROG gets the input.
+        if let Some(k) = rest.iter().position(|w| *w == Some(&b"--"[..]))
+            && k + 1 < rest.len()
+        {
+            return stdin(&rest[k + 1..]);
+        }
+        // `su pi -c SCRIPT`: the script's commands read it, each judged with it (the script
+        // is read with what reaches the shell's input). With no script, `su pi` runs what it
+        // reads, which is `programs::stdin`'s.
+        let script = rest.iter().flatten().any(|w| {
+            *w == b"-c"
+                || w.starts_with(b"--command")
+                || (w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w.contains(&b'c'))
+        });
+        return (!script).then_some(STDIN);
     }
     let interpreter = INTERPRETERS.iter().find(|(n, _)| {
         *n == name

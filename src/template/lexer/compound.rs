@@ -58,8 +58,9 @@ impl Lexer<'_> {
             }
             b"function" => {
                 self.skip_blanks();
-                self.word(nest, false)?;
+                let name = self.word(nest, false)?;
                 self.function_defined();
+                self.defining = name.value().map(<[u8]>::to_vec);
                 let back = self.pos;
                 self.skip_blanks();
                 if self.peek() == Some(b'(') {
@@ -125,6 +126,7 @@ impl Lexer<'_> {
             if self.peek() == Some(b')') {
                 self.bump(1);
                 self.function_defined();
+                self.defining = cmd.plain_name().map(<[u8]>::to_vec);
                 *cmd = Command::new(self.pos);
                 *cmd_pos = true;
                 return Ok(());

@@ -113,6 +113,8 @@ struct Group {
     /// Closed by a reserved word (`}`, `fi`, `done`), not by the `)` of a subshell or a
     /// process substitution, nor at the end of a `case` (`close_group_at`).
     by_word: bool,
+    /// The function whose body it is (`f() { …; }`): a call of `f` writes what it writes.
+    function: Option<Vec<u8>>,
     inputs: Vec<Input>,
     inner: Inner,
 }
@@ -158,13 +160,20 @@ pub(super) struct Reading {
     /// Scripts in plain text that a shell the command starts runs: their offset, text and
     /// what they are.
     pub scripts: Vec<(usize, Vec<u8>, &'static str)>,
+    /// What reaches the input of the shell that runs each script, by its offset.
+    pub script_inputs: BTreeMap<usize, Vec<Read>>,
 }
 
 /// Reads a `shell:` command: its text and placeholders with their contexts, and what the
 /// model noted on the way (`reread`).
 /// `filed`: the files a value was written into before this text runs (an outer command's,
-/// for the script of its `sh -c`).
-pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, TemplateError> {
+/// for the script of its `sh -c`); `stdin`: what reaches its standard input (what reached
+/// that `sh -c`'s).
+pub(super) fn compile(
+    text: &str,
+    filed: Vec<Filed>,
+    stdin: Vec<Read>,
+) -> Result<Reading, TemplateError> {
     if split_braces(text.as_bytes()) {
         return Err(refuse(format!(
             "a line continuation (a backslash at the end of a line) splits a `{{{{`, which the \
@@ -187,7 +196,9 @@ pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, Template
         notes: Notes::new(text.as_bytes()),
         groups: Vec::new(),
         bodies: BTreeMap::new(),
-        shell_input: Vec::new(),
+        shell_input: stdin,
+        defining: None,
+        functions: BTreeMap::new(),
     };
     lx.notes.analysis.filed = filed;
     match lx.code(End::Eof, None, false) {
@@ -237,6 +248,7 @@ pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, Template
         parts,
         analysis: lx.notes.analysis,
         scripts: lx.notes.scripts,
+        script_inputs: lx.notes.script_inputs,
     })
 }
 
@@ -330,6 +342,10 @@ struct Lexer<'a> {
     bodies: BTreeMap<String, Vec<Read>>,
     /// What `exec <` put on the command's own standard input (empty: actiond gives it none).
     shell_input: Vec<Read>,
+    /// A function whose body comes next (`f()`, `function f`), and what each function's body
+    /// writes (`Group::function`).
+    defining: Option<Vec<u8>>,
+    functions: BTreeMap<Vec<u8>, Vec<Read>>,
 }
 
 impl<'a> Lexer<'a> {
@@ -596,6 +612,11 @@ impl<'a> Lexer<'a> {
                     .inner
                     .output
                     .extend(Self::passed_bodies(&self.heredocs, frame, cmd));
+                let called = cmd
+                    .plain_name()
+                    .and_then(|n| self.functions.get(n))
+                    .cloned();
+                group.inner.output.extend(called.unwrap_or_default());
             }
             return;
         }
@@ -603,6 +624,7 @@ impl<'a> Lexer<'a> {
         if !cmd.piped {
             output = cmd.output(&self.notes.analysis.filed);
             output.extend(Self::passed_bodies(&self.heredocs, frame, cmd));
+            output.extend(self.called(cmd));
         }
         // A command in a `$( )` or `<( )` reads the input of the group around it too, but
         // writes into its word.
@@ -659,9 +681,11 @@ impl<'a> Lexer<'a> {
     /// (`close_group_at`).
     pub(super) fn open_group(&mut self, cmd: &mut Command, by_word: bool) -> usize {
         let inputs = cmd.take_inputs();
+        let function = self.defining.take();
         self.groups.push(Group {
             frame: self.frame,
             by_word,
+            function,
             inputs,
             inner: Inner::default(),
         });
@@ -677,14 +701,36 @@ impl<'a> Lexer<'a> {
             _ => return Command::compound(self.pos),
         }
         let g = self.groups.pop().expect("a group is open");
+        self.closed(g)
+    }
+
+    /// The command a closed group is; a function's body is kept for its calls.
+    fn closed(&mut self, g: Group) -> Command {
+        if let Some(name) = g.function {
+            let mut output = g.inner.output.clone();
+            if g.inner.passes {
+                output.push(Read::Unknown(
+                    "what reaches the input of a function that passes it on".to_string(),
+                ));
+            }
+            self.functions.entry(name).or_default().extend(output);
+        }
         Command::group(self.pos, g.inputs, g.inner)
+    }
+
+    /// What a call of a function defined before writes (`f() { echo "$V"; }; f | psql`).
+    fn called(&self, cmd: &Command) -> Vec<Read> {
+        cmd.plain_name()
+            .and_then(|n| self.functions.get(n))
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// The group opened at `depth` (`open_group`) closes, with any left open inside it.
     pub(super) fn close_group_at(&mut self, depth: usize) -> Command {
         self.groups.truncate(depth + 1);
         match self.groups.pop() {
-            Some(g) => Command::group(self.pos, g.inputs, g.inner),
+            Some(g) => self.closed(g),
             None => Command::compound(self.pos),
         }
     }
@@ -757,6 +803,7 @@ impl<'a> Lexer<'a> {
                 let piped = pipe.then(|| {
                     let mut output = cmd.output(&self.notes.analysis.filed);
                     output.extend(Self::passed_bodies(&self.heredocs, self.frame, cmd));
+                    output.extend(self.called(cmd));
                     (output, cmd.outer() && cmd.passes_input())
                 });
                 cmd.piped = pipe;
@@ -899,6 +946,7 @@ impl<'a> Lexer<'a> {
         self.groups.push(Group {
             frame: self.frames + 1,
             by_word: false,
+            function: None,
             inputs: Vec::new(),
             inner: Inner::default(),
         });

@@ -345,6 +345,24 @@ fn a_value_through_a_filter_or_a_group_reaches_the_program_after_it() {
             "echo {{ a }} | ( cat > /tmp/job ); sh /tmp/job",
             Some("/tmp/job"),
         ),
+        // Behind `sudo`, `runuser --` and in the script of `su -c`, whose shell has the input.
+        ("echo {{ a }} | sudo crontab -", stdin),
+        ("echo {{ a }} | sudo -u pi psql app", stdin),
+        ("echo {{ a }} | runuser -u pi -- crontab -", stdin),
+        ("echo {{ a }} | su pi -c 'crontab -'", stdin),
+        ("echo {{ a }} | su pi -c 'cat | psql'", stdin),
+        (
+            "echo {{ a }} | su pi -c 'cat > /etc/cron.d/job'",
+            Some("by convention"),
+        ),
+        ("echo {{ a }} | su pi -c 'cat > /tmp/x'", None),
+        ("echo {{ a }} | sudo tee /tmp/x", None),
+        ("echo {{ a }} | sudo -S systemctl restart x", None),
+        // Functions: a call writes what the body writes.
+        ("f() { echo {{ a }}; }; f | psql", stdin),
+        ("function f { echo \"$A\"; }; f | python3", stdin),
+        ("f() { echo {{ a }}; }; f | wc -c | psql", None),
+        ("f() { echo hi; }; f | psql; echo {{ a }}", None),
         // Stages that print none of their input, and programs that read none.
         ("crontab -l | grep -c x", None),
         ("echo {{ a }} | wc -c", None),
