@@ -517,20 +517,22 @@ impl Command {
         self.inner.readers.first().map(|&(_, place)| place)
     }
 
-    /// What the command may write to its standard output: whatever its words read, what
-    /// files a value was written into that it names hold (`cat f`), a group's commands'
-    /// output, and what reaches its input unless it prints none of it (`passes_input`). The
-    /// next command of a pipe reads it (`Input::Pipe`).
+    /// What the command may write to its standard output: whatever its words read, a group's
+    /// commands' output, and, unless it prints none of what it reads (`passes_input`), what
+    /// reaches its input and what the files a value was written into that it names hold (`cat
+    /// f`). The next command of a pipe reads it (`Input::Pipe`).
     pub fn output(&self, filed: &[Filed]) -> Vec<Read> {
         let mut out = if self.compound {
             self.inner.output.clone()
         } else {
-            let mut out = self.reads_all();
-            let shapes = self.shapes();
-            out.extend(filed::named_by(&shapes, filed));
-            out
+            self.reads_all()
         };
+        // A program that prints none of what it reads prints none of a file's either (`wc -l
+        // f`, `md5sum f`, `rm f`).
         if self.passes_input() {
+            if !self.compound {
+                out.extend(filed::named_by(&self.shapes(), filed));
+            }
             out.extend(self.input_reads(filed));
         }
         out
