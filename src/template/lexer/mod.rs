@@ -602,32 +602,20 @@ impl<'a> Lexer<'a> {
             self.shell_input
                 .extend(Self::passed_bodies_always(&self.heredocs, frame, cmd));
         }
+        let output = if cmd.piped {
+            Vec::new()
+        } else {
+            self.written(cmd)
+        };
+        if let Some(group) = self.groups.last_mut().filter(|g| g.frame == frame) {
+            group.inner.output.extend(output);
+            group.inner.passes |= cmd.outer() && !cmd.piped && cmd.passes_input();
+        }
         if !cmd.outer() {
-            if let Some(group) = self.groups.last_mut().filter(|g| g.frame == frame)
-                && !cmd.piped
-            {
-                let output = cmd.output(&self.notes.analysis.filed);
-                group.inner.output.extend(output);
-                group
-                    .inner
-                    .output
-                    .extend(Self::passed_bodies(&self.heredocs, frame, cmd));
-                let called = cmd
-                    .plain_name()
-                    .and_then(|n| self.functions.get(n))
-                    .cloned();
-                group.inner.output.extend(called.unwrap_or_default());
-            }
             return;
         }
-        let mut output = Vec::new();
-        if !cmd.piped {
-            output = cmd.output(&self.notes.analysis.filed);
-            output.extend(Self::passed_bodies(&self.heredocs, frame, cmd));
-            output.extend(self.called(cmd));
-        }
-        // A command in a `$( )` or `<( )` reads the input of the group around it too, but
-        // writes into its word.
+        // A command in a `$( )` or `<( )` reads the input of the group around it too (but
+        // writes into its word).
         let Some(group) = self.groups.last_mut() else {
             // None: it reads the command's own input (what `exec <` gave it).
             let reads = self.shell_input.clone();
@@ -639,12 +627,17 @@ impl<'a> Lexer<'a> {
             }
             return;
         };
-        if group.frame == frame {
-            group.inner.output.extend(output);
-            group.inner.passes |= !cmd.piped && cmd.passes_input();
-        }
         group.inner.readers.extend(cmd.outer_readers());
         group.inner.writers.extend(cmd.outer_writes());
+    }
+
+    /// What `cmd` writes to its output (`Command::output`), with the here-document bodies it
+    /// passes on and what a function it calls writes.
+    fn written(&self, cmd: &Command) -> Vec<Read> {
+        let mut output = cmd.output(&self.notes.analysis.filed);
+        output.extend(Self::passed_bodies(&self.heredocs, self.frame, cmd));
+        output.extend(self.called(cmd));
+        output
     }
 
     /// The markers of the here-documents whose bodies `cmd` passes on to its output (`cat
@@ -800,12 +793,7 @@ impl<'a> Lexer<'a> {
                     self.notes.analysis.spilled.get_or_insert(line);
                 }
                 // What it writes, and whether that holds what reaches the group around it.
-                let piped = pipe.then(|| {
-                    let mut output = cmd.output(&self.notes.analysis.filed);
-                    output.extend(Self::passed_bodies(&self.heredocs, self.frame, cmd));
-                    output.extend(self.called(cmd));
-                    (output, cmd.outer() && cmd.passes_input())
-                });
+                let piped = pipe.then(|| (self.written(cmd), cmd.outer() && cmd.passes_input()));
                 cmd.piped = pipe;
                 self.finish(cmd)?;
                 if let Some((reads, outer)) = piped {
