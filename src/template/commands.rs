@@ -18,6 +18,15 @@
 //! standard input of a command that runs it as code or splits it (a pipe, `<<<`, `<`; a
 //! here-document's body is read after its line, by the lexer), and the literal text of each
 //! assignment, whose names bash's arithmetic follows.
+//!
+//! What reaches a standard input is followed as one flow (`Command::output`,
+//! `Command::input_reads`): a command writes what its words read, what the files it names
+//! hold that a value was written into, and what reaches its own input unless its program
+//! prints none of it (`own::prints_input`); the next command of a pipe reads that
+//! (`Input::Pipe`). A group (`{ }`, `( )`, `if`, a loop, `case`) writes what its commands
+//! write, and its commands with no input of their own read what reaches it, known only once
+//! its redirections are read: the lexer gathers them (`Inner`), and the group's command
+//! judges them (`own_commands`, `filed`).
 
 mod reaches;
 
@@ -31,7 +40,7 @@ use super::launchers;
 use super::own;
 use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path};
 use super::reread::{
-    Directory, Notes, PART_OF_A_VALUE, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped,
+    Directory, Filed, Notes, PART_OF_A_VALUE, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped,
     arithmetic_names,
 };
 
@@ -160,6 +169,20 @@ impl Word {
         self.computed.get_or_insert(what);
     }
 
+    /// What the commands of a process substitution (`<( )`, the word) write: what the
+    /// program reads from the file it stands for. The word keeps its text.
+    pub fn carries(&mut self, output: Vec<Read>) {
+        for r in output {
+            match r {
+                Read::Variable(v) => self.vars.push(v),
+                Read::Hole(p) => self.holes.push(p),
+                Read::Unknown(what) | Read::Computed(what) => {
+                    self.opaque.get_or_insert(what);
+                }
+            }
+        }
+    }
+
     /// Everything `other` (the word of `${x:-WORD}`) expands, as this word's.
     pub fn absorb(&mut self, other: &Word) {
         for v in &other.vars {
@@ -248,14 +271,42 @@ pub(super) struct Command {
     pub writes_file: bool,
     /// The files its output goes to, as written (`None`: made by an expansion).
     pub targets: Vec<Option<Vec<u8>>>,
+    /// For a group (`{ }`, `( )`, `if`, a loop, `case`): what its commands write and how they
+    /// use its input.
+    inner: Inner,
+    /// Its output goes into a pipe (`a | b`), not to the output of the group it stands in.
+    pub piped: bool,
+    /// The commands of its `>( )`s, which read what it writes there (`tee >(psql)`).
+    fed: Inner,
+}
+
+/// What the commands of a group (`{ }`, `( )`, `if … fi`, `while`/`until`/`for … done`,
+/// `case … esac`, a function's body) did with the group's standard output and input, which
+/// the lexer gathers while it reads them (`Lexer::finish`).
+#[derive(Debug, Default)]
+pub(super) struct Inner {
+    /// What they write to the group's output: each one's `Command::output` (not one that
+    /// writes into a pipe inside the group).
+    pub output: Vec<Read>,
+    /// One of them passes what reaches the group's input on to the group's output (`{ cat;
+    /// echo x; }`, `while read l; do echo "$l"; done`).
+    pub passes: bool,
+    /// Those that read the group's input as their own commands (`own::stdin`), with the
+    /// offset they start at: `{ psql; } < f`, `echo "$v" | (crontab -)`.
+    pub readers: Vec<(usize, &'static str)>,
+    /// Those that write the group's input into files (`{ cat > /etc/cron.d/job; } < f`,
+    /// `… | { tee job.sh; }`): the offset they start at and the files (`filed`).
+    pub writers: Vec<(usize, Vec<Option<Vec<u8>>>)>,
 }
 
 /// What reaches a command's standard input (or another descriptor: a program may open
 /// `/dev/fd/3`).
 #[derive(Debug)]
 pub(super) enum Input {
-    /// The output of the command before `|`, with what that command's words read.
-    Pipe(Vec<Read>),
+    /// The output of the command before `|` (`Command::output`: what its words read, and what
+    /// reached its own input unless it prints none of it), and whether that command passed
+    /// on what reaches the group it stands in (`{ cat | psql; } < f`).
+    Pipe(Vec<Read>, bool),
     /// The file of `< FILE`.
     File(Word),
     /// The word of `<<<`, with a newline.
@@ -334,7 +385,157 @@ impl Command {
             heredoc: false,
             writes_file: false,
             targets: Vec::new(),
+            inner: Inner::default(),
+            piped: false,
+            fed: Inner::default(),
         }
+    }
+
+    /// A `>( )` among its words: its commands read what the command writes.
+    pub fn feeds(&mut self, inner: Inner) {
+        self.fed.readers.extend(inner.readers);
+        self.fed.writers.extend(inner.writers);
+    }
+
+    /// A group that has just closed: what reached its input before it opened (`echo x | {`),
+    /// and what its commands did (`Inner`).
+    pub fn group(start: usize, inputs: Vec<Input>, inner: Inner) -> Command {
+        Command {
+            inputs,
+            inner,
+            ..Command::compound(start)
+        }
+    }
+
+    /// What reaches the command's input so far, taken away: a group opening (`x | {`) takes
+    /// it for itself.
+    pub fn take_inputs(&mut self) -> Vec<Input> {
+        std::mem::take(&mut self.inputs)
+    }
+
+    /// What reaches the command's standard input, as far as the command itself shows it: a
+    /// pipe's writer's output, the file of `<` (what a value was written into), the word of
+    /// `<<<`, a duplicated descriptor. A here-document's body is read after the line, and
+    /// what reaches the group around the command, when it has no input of its own, is the
+    /// group's (`outer`).
+    pub fn input_reads(&self, filed: &[Filed]) -> Vec<Read> {
+        let mut reads = Vec::new();
+        for input in &self.inputs {
+            match input {
+                Input::Pipe(r, _) => reads.extend(r.iter().cloned()),
+                Input::File(w) => {
+                    reads.extend(w.reads(false));
+                    reads.extend(filed::written_into(w.value(), filed));
+                }
+                Input::Text(w) => reads.extend(w.reads(false)),
+                Input::Descriptor => reads.push(Read::Unknown(
+                    "what the descriptor `<&` duplicates holds".into(),
+                )),
+            }
+        }
+        reads
+    }
+
+    /// Whether what reaches the group around the command reaches its input too: it has no
+    /// input of its own, or the command before its `|` passed the group's on.
+    pub fn outer(&self) -> bool {
+        (self.inputs.is_empty() && !self.heredoc)
+            || self
+                .inputs
+                .iter()
+                .any(|i| matches!(i, Input::Pipe(_, true)))
+    }
+
+    /// Whether the command may print what reaches its standard input (`own::prints_input`;
+    /// a group when one of its commands passes it on).
+    pub fn passes_input(&self) -> bool {
+        if self.compound {
+            return self.inner.passes;
+        }
+        self.name_word.is_some() && own::prints_input(&self.shapes())
+    }
+
+    /// The commands that read what reaches the group around this command as their own
+    /// commands, when it does (`outer`): the command itself (`own::stdin`), or a group's own
+    /// such commands.
+    pub fn outer_readers(&self) -> Vec<(usize, &'static str)> {
+        if !self.outer() {
+            return Vec::new();
+        }
+        if self.compound {
+            return self.inner.readers.clone();
+        }
+        self.own_stdin()
+            .map(|p| (self.start, p))
+            .into_iter()
+            .collect()
+    }
+
+    /// The files the command writes what reaches the group around it into, when it does
+    /// (`outer`): its redirections' when it prints its input, `tee`'s, `sponge`'s and `dd
+    /// of=`'s always, and for a group its own commands' such files.
+    pub fn outer_writes(&self) -> Vec<(usize, Vec<Option<Vec<u8>>>)> {
+        if !self.outer() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        if self.compound {
+            out.extend(self.inner.writers.iter().cloned());
+            if self.inner.passes && !self.targets.is_empty() {
+                out.push((self.start, self.targets.clone()));
+            }
+            return out;
+        }
+        let targets: &[Option<Vec<u8>>] = if self.passes_input() {
+            &self.targets
+        } else {
+            &[]
+        };
+        let names = filed::written(&self.shapes(), targets);
+        if !names.is_empty() {
+            out.push((self.start, names));
+        }
+        out
+    }
+
+    /// The command's name after quote removal, when no expansion makes it.
+    pub fn plain_name(&self) -> Option<&[u8]> {
+        self.name.as_deref()
+    }
+
+    /// `exec < FILE` (`exec 0<&3`, `exec <<E`…): what reaches the input of every command
+    /// after it that has none of its own.
+    pub fn redirects_shell_input(&self) -> bool {
+        self.name.as_deref() == Some(b"exec")
+            && self.args.is_empty()
+            && (self.heredoc || !self.inputs.is_empty())
+    }
+
+    /// For a group, the place of the first of its commands that read the group's input as
+    /// their own commands (`{ psql; } <<E`).
+    pub fn group_reader(&self) -> Option<&'static str> {
+        self.inner.readers.first().map(|&(_, place)| place)
+    }
+
+    /// What the command may write to its standard output: whatever its words read, a group's
+    /// commands' output, and, unless it prints none of what it reads (`passes_input`), what
+    /// reaches its input and what the files a value was written into that it names hold (`cat
+    /// f`). The next command of a pipe reads it (`Input::Pipe`).
+    pub fn output(&self, filed: &[Filed]) -> Vec<Read> {
+        let mut out = if self.compound {
+            self.inner.output.clone()
+        } else {
+            self.reads_all()
+        };
+        // A program that prints none of what it reads prints none of a file's either (`wc -l
+        // f`, `md5sum f`, `rm f`).
+        if self.passes_input() {
+            if !self.compound {
+                out.extend(filed::named_by(&self.shapes(), filed));
+            }
+            out.extend(self.input_reads(filed));
+        }
+        out
     }
 
     /// Something that reaches the command's input.
@@ -366,7 +567,7 @@ impl Command {
         let mut reads = self.reads_all();
         for input in &self.inputs {
             match input {
-                Input::Pipe(r) => reads.extend(r.iter().cloned()),
+                Input::Pipe(r, _) => reads.extend(r.iter().cloned()),
                 // `sort < job.in > job.sh`: what the file held.
                 Input::File(w) => {
                     reads.extend(filed::written_into(w.value(), &notes.analysis.filed));
@@ -375,16 +576,35 @@ impl Command {
             }
         }
         // A block's redirection takes what its commands write (`{ …; } > f`, `( … ) > f`, `for
-        // … done > f`), and `exec 3> f` what later commands write to the descriptor: actiond
-        // does not follow which of those hold a value.
+        // … done > f`), and what reaches the block's input if one of them passes it on.
+        if self.compound && !self.targets.is_empty() {
+            reads.extend(self.inner.output.iter().cloned());
+        }
+        // `exec 3> f` takes what later commands write to the descriptor: actiond does not
+        // follow which of those hold a value.
         let bare_exec = self.name.as_deref() == Some(b"exec") && self.args.is_empty();
-        if (self.compound || bare_exec) && !self.targets.is_empty() {
+        if bare_exec && !self.targets.is_empty() {
             reads.push(Read::Unknown(
                 "what the commands of a block (or after `exec N>`) write into it".to_string(),
             ));
         }
         let shapes = self.shapes();
         filed::note(notes, &shapes, &starts, &self.targets, reads, self.start);
+        // The commands of its `>( )`s that write what it wrote there into files.
+        if !self.fed.writers.is_empty() {
+            let mut reads = self.output(&notes.analysis.filed);
+            reads.extend(self.input_reads(&notes.analysis.filed));
+            for (at, names) in &self.fed.writers {
+                filed::note_written(notes, names.clone(), reads.clone(), *at);
+            }
+        }
+        // A group's commands that wrote its input into files: what reaches it is there now.
+        if self.compound && !self.inner.writers.is_empty() {
+            let reads = self.input_reads(&notes.analysis.filed);
+            for (at, names) in &self.inner.writers {
+                filed::note_written(notes, names.clone(), reads.clone(), *at);
+            }
+        }
     }
 
     /// The files the command writes what it reads into (`filed::written`): where a

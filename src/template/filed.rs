@@ -72,13 +72,7 @@ pub fn note(
     // `cat job.in > job.sh`, `sort job.in | tee job.sh`: what a file the command names held
     // goes where it writes.
     let mut reads = reads;
-    for w in words.iter().skip(1).flatten() {
-        for f in &notes.analysis.filed {
-            if f.name.as_deref().is_some_and(|n| mentions(w, n)) {
-                reads.extend(f.reads.iter().cloned());
-            }
-        }
-    }
+    reads.extend(named_by(words, &notes.analysis.filed));
     // `cp job.sh run.sh`, `mv`, `ln`, `install`: the copy holds what the file held.
     // Each copy as its destination and that joined with the source's name (a directory):
     // a destination known to hold data is a file, not a directory.
@@ -94,10 +88,23 @@ pub fn note(
             });
         }
     }
+    note_written(notes, written(words, targets), reads, start);
+}
+
+/// The files `names` a command at `start` writes `reads` into (nothing when `reads` is
+/// empty): each a file a later command may run or read, and one not known to hold data is
+/// code now (`stored`).
+pub fn note_written(
+    notes: &mut Notes,
+    names: Vec<Option<Vec<u8>>>,
+    reads: Vec<Read>,
+    start: usize,
+) {
     if reads.is_empty() {
         return;
     }
-    for name in written(words, targets) {
+    let line = notes.line(start);
+    for name in names {
         stored(notes, start, line, name.as_deref(), &reads);
         notes.analysis.filed.push(Filed {
             name,
@@ -113,7 +120,12 @@ pub fn note(
 /// complete, so the rule goes the other way round: only a file known to hold data
 /// (`data_file`) may hold a value; any other is noted as read again as code.
 fn stored(notes: &mut Notes, start: usize, line: usize, name: Option<&[u8]>, reads: &[Read]) {
-    if reads.is_empty() || name.is_some_and(data_file) {
+    // A process substitution (`tee >(psql)`) is no file: its command's input is judged by
+    // the flow into it (`commands`).
+    if reads.is_empty()
+        || name.is_some_and(data_file)
+        || name == Some(programs::PROCESS_SUBSTITUTION)
+    {
         return;
     }
     let place = match name {
@@ -141,13 +153,12 @@ fn stored(notes: &mut Notes, start: usize, line: usize, name: Option<&[u8]>, rea
 /// The fix `stored`'s refusal suggests.
 const DATA_FIX: &str = "; write the value into a file known to hold data only: one whose name \
                         ends in `.txt`, `.log`, `.csv`, `.tsv`, `.json`, `.jsonl`, `.md`, \
-                        `.dat` or `.out`, or one under `/tmp`, `/var/tmp`, `/dev/shm` or \
-                        `/var/log`, named in the command as written";
+                        `.dat` or `.out`, named in the command as written";
 
 /// Whether a file named `name` (as written, `./` dropped) is known to hold data only: a
-/// device that passes the bytes on, a file in a directory for temporary files or logs, or a
-/// file whose ending says it holds text, a table or JSON. Never one `by_convention` runs
-/// (`/tmp/x.sh` is a script).
+/// device that passes the bytes on, or a file whose ending says it holds text, a table or
+/// JSON. Never one `by_convention` runs. Not a directory alone: another action may source
+/// `/tmp/radio.conf` or run `/tmp/job` as surely as one in `/etc`.
 fn data_file(name: &[u8]) -> bool {
     const DEVICES: &[&[u8]] = &[
         b"/dev/null",
@@ -157,7 +168,6 @@ fn data_file(name: &[u8]) -> bool {
         b"/dev/fd/",
         b"/proc/self/fd/",
     ];
-    const DIRS: &[&[u8]] = &[b"/tmp/", b"/var/tmp/", b"/dev/shm/", b"/var/log/"];
     const ENDINGS: &[&[u8]] = &[
         b".txt", b".log", b".csv", b".tsv", b".json", b".jsonl", b".md", b".dat", b".out",
     ];
@@ -167,7 +177,6 @@ fn data_file(name: &[u8]) -> bool {
     DEVICES
         .iter()
         .any(|d| name == *d || (d.ends_with(b"/") && name.starts_with(d)))
-        || DIRS.iter().any(|d| name.starts_with(d))
         || ENDINGS
             .iter()
             .any(|e| base(name).len() > e.len() && base(name).ends_with(e))
@@ -194,6 +203,20 @@ pub fn written(words: &[Option<&[u8]>], targets: &[Option<Vec<u8>>]) -> Vec<Opti
         .chain(others)
         .map(|n| n.map(|n| normal(n).to_vec()))
         .collect()
+}
+
+/// What the files a value was written into hold that a command (`words` from its name on)
+/// names as an argument (`cat f`, `sort -o x f`): what it prints or writes may hold it.
+pub fn named_by(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<Read> {
+    let mut reads = Vec::new();
+    for w in words.iter().skip(1).flatten() {
+        for f in filed {
+            if f.name.as_deref().is_some_and(|n| mentions(w, n)) {
+                reads.extend(f.reads.iter().cloned());
+            }
+        }
+    }
+    reads
 }
 
 /// What a command substitution's command (`text`, raw) may print of the files a value was
@@ -542,9 +565,9 @@ mod tests {
             ("/srv/urls.txt", true),
             ("/var/log/presses.log", true),
             ("out.json", true),
-            ("/tmp/urls", true),
-            ("/var/tmp/x", true),
-            ("/dev/shm/x", true),
+            ("/tmp/urls", false),
+            ("/tmp/radio.conf", false),
+            ("/var/tmp/x", false),
             ("/dev/null", true),
             ("/dev/stderr", true),
             ("/dev/fd/3", true),

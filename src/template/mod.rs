@@ -232,7 +232,7 @@ impl Template {
 /// (`reread`): the places bash reads a value again, the variables the command writes, where
 /// the model stopped. The scripts of shells the command starts (`sh -c '…'`) are read too.
 pub fn read_shell(text: &str) -> Result<(Template, Analysis), TemplateError> {
-    let (template, mut analysis) = read_shell_at(text, 0, Vec::new())?;
+    let (template, mut analysis) = read_shell_at(text, 0, Vec::new(), Vec::new())?;
     analysis.trace_prompt(line_of(text, reread::TRACE_PROMPT));
     Ok((template, analysis))
 }
@@ -249,20 +249,24 @@ const MAX_SCRIPT_DEPTH: u32 = 4;
 
 /// `filed`: the files an outer command wrote a value into before it ran this script (`sh -c
 /// '. ./job.sh'` runs one).
+/// `stdin`: what reaches its standard input (`echo "$v" | su pi -c '…'`).
 fn read_shell_at(
     text: &str,
     depth: u32,
     filed: Vec<reread::Filed>,
+    stdin: Vec<Read>,
 ) -> Result<(Template, Analysis), TemplateError> {
-    let reading = lexer::compile(text, filed)?;
+    let reading = lexer::compile(text, filed, stdin)?;
     let mut analysis = reading.analysis;
+    let mut inputs = reading.script_inputs;
     for (at, script, place) in reading.scripts {
         let line = text.as_bytes()[..at]
             .iter()
             .filter(|&&c| c == b'\n')
             .count()
             + 1;
-        inner_script(&mut analysis, &script, place, line, depth);
+        let stdin = inputs.remove(&at).unwrap_or_default();
+        inner_script(&mut analysis, &script, place, line, depth, stdin);
     }
     Ok((
         Template {
@@ -346,7 +350,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
     for (i, place) in launchers::scripts(&values, &texts) {
         let pasted = place == programs::PASTED;
         match (values[i].filter(|_| !pasted), &templates[i]) {
-            (Some(script), _) => inner_script(&mut analysis, script, place, 1, 0),
+            (Some(script), _) => inner_script(&mut analysis, script, place, 1, 0, Vec::new()),
             (None, Some(t)) => {
                 let mut reads: Vec<Read> = t
                     .placeholders()
@@ -478,7 +482,14 @@ fn assignment_prefix(text: &str) -> Option<&[u8]> {
 /// A script in plain text that a shell the command starts runs, read as a command of its
 /// own: what it reads again is noted for the command, and where actiond cannot read it to
 /// its end, what reaches it may be read as anything.
-fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize, depth: u32) {
+fn inner_script(
+    analysis: &mut Analysis,
+    script: &[u8],
+    place: &str,
+    line: usize,
+    depth: u32,
+    stdin: Vec<Read>,
+) {
     let mut unknown = |why: String| {
         analysis.rereads.push(Reread {
             place: place.to_string(),
@@ -494,7 +505,7 @@ fn inner_script(analysis: &mut Analysis, script: &[u8], place: &str, line: usize
         return unknown("a script that is no UTF-8 text".to_string());
     };
     let outer = analysis.filed.len();
-    match read_shell_at(text, depth + 1, analysis.filed.clone()) {
+    match read_shell_at(text, depth + 1, analysis.filed.clone(), stdin) {
         Err(_) => unknown("a script actiond cannot read".to_string()),
         Ok((_, inner)) => {
             // What the script writes into files, for the outer commands after it.

@@ -7,10 +7,14 @@
 //! data), `gdb -ex`, the tests of a `find` whose `-exec {}` runs what they match, and the
 //! standard input of any program not known to read it as data (an interpreter with no
 //! script, `sqlite3`, `gdb`, `ed`, `crontab -`, …). A list of programs is never complete,
-//! so the input rule goes the other way: only the programs listed in `DATA_READERS` read a
-//! value on their input as data. The audited forms of the trusted programs (`curl -K`,
-//! `systemctl kill`, …) are `audit`'s table, which `words` adds at the same places. Pure and
-//! syntactic like `programs`: it reads words, never values, and judges nothing.
+//! so the input rule goes the other way: only the programs listed in `DATA_READERS` (and
+//! `NO_INPUT`, which read none) read a value on their input as data. The same holds for what
+//! a program prints of its input (`prints_input`): only those in `SINKS` (and `NO_INPUT`)
+//! print none of it, any other passes it on, changed or not, to the next program of a pipe
+//! (the lexer and `commands` follow that flow: `Command::output`). The audited forms of the
+//! trusted programs (`curl -K`, `systemctl kill`, …) are `audit`'s table, which `words` adds
+//! at the same places. Pure and syntactic like `programs`: it reads words, never values, and
+//! judges nothing.
 
 pub use super::own_git::Found;
 use super::programs;
@@ -146,19 +150,66 @@ const DATA_READERS: &[&[u8]] = &[
     b"wall",
 ];
 
-/// Programs that hand their input to a command they run, whose use of it `programs::stdin`
-/// models (`su USER`, `ssh HOST`, `docker exec -i`): judged there, not here.
-const PASSED_ON: &[&[u8]] = &[
-    b"xargs",
-    b"parallel",
-    b"su",
-    b"runuser",
-    b"ssh",
-    b"docker",
-    b"podman",
-    b"sudo",
-    b"doas",
+/// Programs that never read their standard input (checked one by one: `rm -i`, `cp -i` and
+/// `mv -i` read a yes or no there, as data), so a value that reaches it, as it does every
+/// command of a loop or a group a pipe feeds (`printf '%s\n' "$V" | while read f; do rm --
+/// "$f"; done`), is not read. Neither do they print any of it (`prints_input`).
+const NO_INPUT: &[&[u8]] = &[
+    b"rm",
+    b"rmdir",
+    b"mv",
+    b"cp",
+    b"ln",
+    b"mkdir",
+    b"touch",
+    b"chmod",
+    b"chown",
+    b"chgrp",
+    b"ls",
+    b"stat",
+    b"basename",
+    b"dirname",
+    b"realpath",
+    b"readlink",
+    b"mktemp",
+    b"sync",
+    b"sleep",
+    b"id",
+    b"whoami",
+    b"uname",
+    b"test",
+    b"[",
+    b"cd",
+    b"exit",
+    b"return",
+    b"shift",
+    b"set",
+    b"unset",
+    b"export",
+    b"readonly",
+    b"local",
+    b"wait",
+    b"umask",
+    b"kill",
+    b"pkill",
+    b"pgrep",
+    b"killall",
+    b"systemctl",
+    b"service",
+    b"journalctl",
+    b"ping",
+    b"notify-send",
+    b"reboot",
+    b"poweroff",
+    b"shutdown",
 ];
+
+/// Programs that hand their input to a command they run, whose use of it `programs::stdin`
+/// models (`ssh HOST`, `docker exec -i`, `xargs`): judged there, not here. `sudo`, `doas`,
+/// `su` and `runuser` are not among them: the program they run gets the input as it is
+/// (`sudo crontab -`, `su pi -c 'crontab -'`, whose shell's programs read it, as `sh -c`'s
+/// do), and a shell they start with no command is `programs::stdin`'s (`sudo -s`, `su pi`).
+const PASSED_ON: &[&[u8]] = &[b"xargs", b"parallel", b"ssh", b"docker", b"podman"];
 
 /// Interpreters that read their program from their input when given no script (the
 /// options that hold one instead: `python3 -c`, `perl -e`, `node -e`).
@@ -315,8 +366,29 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
         return (config || script_from_input(b"-K") || script_from_input(b"--config"))
             .then_some(STDIN);
     }
-    if DATA_READERS.contains(&name) {
+    if DATA_READERS.contains(&name) || NO_INPUT.contains(&name) {
         return None;
+    }
+    // `sudo -S -v`, with no program: it reads a password there.
+    if matches!(name, b"sudo" | b"doas") {
+        return None;
+    }
+    if matches!(name, b"su" | b"runuser") {
+        // `runuser -u pi -- PROG`: PROG gets the input.
+        if let Some(k) = rest.iter().position(|w| *w == Some(&b"--"[..]))
+            && k + 1 < rest.len()
+        {
+            return stdin(&rest[k + 1..]);
+        }
+        // `su pi -c SCRIPT`: the script's commands read it, each judged with it (the script
+        // is read with what reaches the shell's input). With no script, `su pi` runs what it
+        // reads, which is `programs::stdin`'s.
+        let script = rest.iter().flatten().any(|w| {
+            *w == b"-c"
+                || w.starts_with(b"--command")
+                || (w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w.contains(&b'c'))
+        });
+        return (!script).then_some(STDIN);
     }
     let interpreter = INTERPRETERS.iter().find(|(n, _)| {
         *n == name
@@ -345,6 +417,136 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
         return (!holds && !reads_script).then_some(STDIN);
     }
     Some(STDIN)
+}
+
+/// Programs known to print none of what reaches their standard input (they count it, hash
+/// it, log it, publish it, send it, or do not read it at all), with the options that make
+/// one print it after all (`wc --files0-from=-` prints the names it reads, `md5sum -c` the
+/// names in its list, `sponge` and `dd` with no file print what they read). An allow list:
+/// every other program passes its input on to its output, changed or not (`tr`, `sed`,
+/// `sort`, `base64 -d`, `awk`, `xargs echo`, a program actiond does not know).
+const SINKS: &[&[u8]] = &[
+    b"wc",
+    b"md5sum",
+    b"sha1sum",
+    b"sha224sum",
+    b"sha256sum",
+    b"sha384sum",
+    b"sha512sum",
+    b"b2sum",
+    b"cksum",
+    b"sum",
+    b"logger",
+    b"systemd-cat",
+    b"mosquitto_pub",
+    b"sendmail",
+    b"msmtp",
+    b"ssmtp",
+    b"wall",
+    b"sponge",
+    b"dd",
+    b"read",
+    b"mapfile",
+    b"readarray",
+    b"true",
+    b"false",
+    b":",
+    b"echo",
+    b"printf",
+    b"grep",
+    b"egrep",
+    b"fgrep",
+    b"zgrep",
+];
+
+/// Whether the command (`values` from its name on) may print what reaches its standard
+/// input, changed or not: anything but a program in `SINKS` used as one (`grep` only with
+/// `-c`, `-q`, `-l` or `-L`, which print a count, nothing, or `(standard input)`). A
+/// program the model cannot name passes it on.
+pub fn prints_input(values: &[Option<&[u8]>]) -> bool {
+    let Some((i, name)) = program(values) else {
+        return true;
+    };
+    // `xargs echo`: the program gets the input as its words.
+    let chain = programs::chain(values);
+    if chain
+        .iter()
+        .any(|&k| values[k].is_some_and(|w| matches!(base(w), b"xargs" | b"parallel")))
+    {
+        return true;
+    }
+    if NO_INPUT.contains(&name) {
+        return false;
+    }
+    if !SINKS.contains(&name) {
+        return true;
+    }
+    let rest = &values[i + 1..];
+    // Options before `--` (an unknown word may be any option: it is taken for none).
+    let options = || {
+        rest.iter()
+            .take_while(|w| *w != &Some(&b"--"[..]))
+            .flatten()
+            .filter(|w| w.len() > 1 && w[0] == b'-')
+    };
+    match name {
+        b"wc" => options().any(|w| w.starts_with(b"--files0-from")),
+        b"md5sum" | b"sha1sum" | b"sha224sum" | b"sha256sum" | b"sha384sum" | b"sha512sum"
+        | b"b2sum" => {
+            options().any(|w| w == b"--check" || (w[1] != b'-' && w[1..].contains(&b'c')))
+        }
+        // With no file, `sponge` prints what it soaked up.
+        b"sponge" => !rest.iter().any(|w| w.is_none_or(|w| !w.starts_with(b"-"))),
+        b"dd" => !rest.iter().flatten().any(|w| w.starts_with(b"of=")),
+        b"grep" | b"egrep" | b"fgrep" | b"zgrep" => !grep_prints_no_line(rest),
+        _ => false,
+    }
+}
+
+/// Whether `grep`'s words (after its name) make it print no line it reads: `-c`, `-q`,
+/// `-l`, `-L` (also in a cluster, `-Fc`, and long: `--count`, `--quiet`, `--silent`,
+/// `--files-with-matches`, `--files-without-match`). A letter after one that takes a word
+/// (`-e`, `-f`, `-m`, `-A`, `-B`, `-C`, `-d`, `-D`) belongs to that word (`-ec` searches
+/// for `c`).
+fn grep_prints_no_line(rest: &[Option<&[u8]>]) -> bool {
+    const LONG: &[&[u8]] = &[
+        b"--count",
+        b"--quiet",
+        b"--silent",
+        b"--files-with-matches",
+        b"--files-without-match",
+    ];
+    const TAKES: &[u8] = b"efmABCdD";
+    let mut skip = false;
+    for w in rest {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        let Some(w) = *w else { continue };
+        if w == b"--" {
+            break;
+        }
+        if w.starts_with(b"--") {
+            if LONG.contains(&w) {
+                return true;
+            }
+            continue;
+        }
+        if w.len() < 2 || w[0] != b'-' {
+            continue;
+        }
+        for (k, c) in w[1..].iter().enumerate() {
+            if b"cqlL".contains(c) {
+                return true;
+            }
+            if TAKES.contains(c) {
+                // The word is the rest of the cluster, or the next word.
+                skip = k + 2 == w.len();
+                break;
+            }
+        }
+    }
+    false
 }
 
 /// The script of `sed`: the word of `-e`/`--expression` (glued or not), else its first

@@ -18,6 +18,10 @@ pub const SHELLS: &[&[u8]] = &[
 /// The place of a shell's `-c` script: the words after it are the script's `$0`, `$1`, ….
 pub const SCRIPT: &str = "the script of `sh -c`";
 
+/// The place of the script of `su -c` (`runuser -c`), which the user's shell runs with the
+/// command's input.
+pub const SU_SCRIPT: &str = "the command of `su -c`";
+
 /// A shell's script into which `find -exec` or `xargs -I` paste the names they read (`{}`):
 /// built from what they read, so never known to actiond.
 pub const PASTED: &str = "the script of `sh -c` behind `find -exec` or `xargs -I`, which paste \
@@ -150,12 +154,7 @@ pub fn scripts(words: &[Option<&[u8]>]) -> Vec<(usize, &'static str)> {
                 .collect();
         }
         if name == b"su" || name == b"runuser" {
-            return option_argument(
-                words,
-                i + 1,
-                &[b"-c", b"--command"],
-                "the command of `su -c`",
-            );
+            return option_argument(words, i + 1, &[b"-c", b"--command"], SU_SCRIPT);
         }
         if name == b"env" {
             let found = option_argument(

@@ -539,6 +539,9 @@ pub(crate) struct Notes<'a> {
     /// Scripts in plain text that a shell the command starts runs (`sh -c '…'`): the offset
     /// of their word, their text and what they are. Read after the command (`template`).
     pub scripts: Vec<(usize, Vec<u8>, &'static str)>,
+    /// What reaches the standard input of the shell that runs a script of `scripts`, by the
+    /// offset of its word (`su pi -c 'crontab -'` fed a value): its commands read it.
+    pub script_inputs: BTreeMap<usize, Vec<Read>>,
 }
 
 impl<'a> Notes<'a> {
@@ -547,6 +550,7 @@ impl<'a> Notes<'a> {
             text,
             analysis: Analysis::default(),
             scripts: Vec::new(),
+            script_inputs: BTreeMap::new(),
         }
     }
 

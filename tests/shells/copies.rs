@@ -278,10 +278,13 @@ fn copies_and_ifs_split_where_the_shells_do_and_the_model_flags_them() {
         }
         let (_, analysis) = read_shell(text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
         // The rows' program `p` is the prelude's printer, which the model does not know (a
-        // refusal of its own, `findings`): only the splitting is weighed here.
-        let flagged = judge(text, &analysis, &values())
-            .is_err_and(|e| !e.to_string().contains("a program actiond does not know"))
-            || !unquoted(&analysis, &values()).is_empty();
+        // refusal of its own, `findings`), nor whether it reads its input (the loop's, which
+        // holds the value) as code: only the splitting is weighed here.
+        let flagged = judge(text, &analysis, &values()).is_err_and(|e| {
+            let e = e.to_string();
+            !e.contains("a program actiond does not know")
+                && !e.contains("the standard input of a program not known to read it")
+        }) || !unquoted(&analysis, &values()).is_empty();
         if flagged == want.is_empty() {
             wrong.push(format!("{text:?}: flagged {flagged}"));
         }

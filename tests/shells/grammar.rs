@@ -268,6 +268,11 @@ impl Gen {
                 self.rng.one(&["1", "x = 2", "1 << 2"]),
                 self.word()
             ),
+            17 if self.rng.chance(50) => {
+                // bash's `prog < <(…)`, which the model reads as a pipe.
+                let inner = self.nested(|g| g.word());
+                format!("cat < <(p {inner}); p {}", self.word())
+            }
             17 => {
                 let inner = self.nested(|g| g.word());
                 format!("p <(p {inner}) {}", self.word())

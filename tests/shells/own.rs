@@ -110,3 +110,102 @@ const ROWS: &[Row] = &[
 fn a_program_reading_the_value_as_its_commands_runs_it_and_is_refused() {
     check_rows(ROWS, 907);
 }
+
+/// F7 (30o): what a pipe stage or a group writes holds every value it expanded or read, and
+/// a filter passes what it reads on (changed or not), so the value reaches an interpreter
+/// behind a group, a subshell or a filter as surely as behind `echo`. A stage that prints
+/// none of its input (`wc -c`, `grep -c`) stops it; a loop of programs that read no input
+/// reads none of it.
+const FLOWS: &[Row] = &[
+    (
+        "(echo 'import os'; echo {{ v }}) | python3",
+        "open('MARK','w')",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "{ true; echo {{ v }}; } | python3",
+        "open('MARK','w')",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "echo {{ v }} | cat | python3",
+        "open('MARK','w')",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "echo {{ v }} | tr x x | python3",
+        "open('MARK','w')",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "echo {{ v }} | sort -u | python3",
+        "open('MARK','w')",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "echo {{ v }} | base64 -d | python3",
+        "b3BlbignTUFSSycsJ3cnKQ==",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "echo {{ v }} | { cat; } | python3",
+        "open('MARK','w')",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "echo {{ v }} | (python3)",
+        "open('MARK','w')",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "echo {{ v }} | { true; python3; }",
+        "open('MARK','w')",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "echo {{ v }} > f; { python3; } < f",
+        "open('MARK','w')",
+        Quoting::Single,
+        true,
+    ),
+    (
+        "echo {{ v }} | while read -r l; do echo \"$l\"; done | python3",
+        "open('MARK','w')",
+        Quoting::Single,
+        true,
+    ),
+    // Stages that print none of it, and a loop whose programs read no input.
+    (
+        "echo {{ v }} | wc -c | python3",
+        "open('MARK','w')",
+        Quoting::Single,
+        false,
+    ),
+    (
+        "echo {{ v }} | grep -c x | python3",
+        "open('MARK','w')",
+        Quoting::Single,
+        false,
+    ),
+    (
+        "printf '%s\\n' {{ v }} | while read -r l; do rm -f -- \"$l\"; done",
+        "open('MARK','w')",
+        Quoting::Single,
+        false,
+    ),
+];
+
+#[test]
+#[ignore = "needs dash, bash, busybox and python3: scripts/test.sh runs it (cargo test --test shells -- --ignored)"]
+fn a_value_through_a_group_or_a_filter_reaches_an_interpreter_and_is_refused() {
+    check_rows(FLOWS, 908);
+}

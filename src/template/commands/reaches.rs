@@ -20,6 +20,11 @@ impl Command {
             match w.value().filter(|_| place != PASTED) {
                 Some(script) if !script.is_empty() => {
                     notes.scripts.push((w.start, script.to_vec(), place));
+                    // The commands of `sh -c` (`su -c`) read what reaches the shell's input.
+                    let input = self.input_reads(&notes.analysis.filed);
+                    if (place == SCRIPT || place == programs::SU_SCRIPT) && !input.is_empty() {
+                        notes.script_inputs.insert(w.start, input);
+                    }
                 }
                 Some(_) => {}
                 None => {
@@ -56,8 +61,25 @@ impl Command {
     /// before `-exec {}`; and, for a program not known to read data there, what reaches its
     /// standard input (a pipe whose writer reads a value, a file or text it is given).
     pub(super) fn own_commands(&self, notes: &mut Notes) {
-        if self.compound || self.name_word.is_none() {
+        // A group's commands that read its input as their own (`(crontab -l; echo …) |
+        // (crontab -)`, `{ psql; } < f`): what reaches the group reaches them.
+        if self.compound {
+            let reads = self.input_reads(&notes.analysis.filed);
+            for &(at, place) in &self.inner.readers {
+                notes.reread(at, place, Rereading::Code, reads.clone());
+            }
             return;
+        }
+        if self.name_word.is_none() {
+            return;
+        }
+        // `tee >(psql)`: what the command may write (its output, its input) reaches them.
+        if !self.fed.readers.is_empty() {
+            let mut reads = self.output(&notes.analysis.filed);
+            reads.extend(self.input_reads(&notes.analysis.filed));
+            for &(at, place) in &self.fed.readers {
+                notes.reread(at, place, Rereading::Code, reads.clone());
+            }
         }
         let words: Vec<&Word> = self.name_word.iter().chain(&self.args).collect();
         let shapes = self.shapes();
@@ -78,7 +100,7 @@ impl Command {
         };
         for input in &self.inputs {
             let (at, reads) = match input {
-                Input::Pipe(reads) => (self.start, reads.clone()),
+                Input::Pipe(reads, _) => (self.start, reads.clone()),
                 Input::File(w) => {
                     // `printf %s "$NAME" > f; python3 < f`: what was written there.
                     let mut reads = w.reads(false);
@@ -201,7 +223,7 @@ impl Command {
         }
         for input in &self.inputs {
             let (at, mut reads) = match input {
-                Input::Pipe(reads) => {
+                Input::Pipe(reads, _) => {
                     let mut reads = reads.clone();
                     reads.push(Read::Unknown("what the command before `|` writes".into()));
                     (self.start, reads)

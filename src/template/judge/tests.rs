@@ -223,8 +223,18 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
             Some("`BASH_ENV`"),
             false,
         ),
-        ("bash <(echo \"$A\")", Some("`<( )`"), false),
-        (". <(printf %s \"$A\")", Some("`<( )`"), false),
+        // What the commands of `<( )` write is the file's text.
+        (
+            "bash <(echo \"$A\")",
+            Some("the script file a shell runs"),
+            false,
+        ),
+        (
+            ". <(printf %s \"$A\")",
+            Some("the file `.` reads as code"),
+            false,
+        ),
+        (". <(date)", Some("`<( )`"), false),
         ("{ sh; } <<E\n$A\nE", Some("outside the command"), false),
         ("echo \"$A\" | at now", Some("`at`"), false),
         ("sh <<'E'\nrm -- \"$ACTIOND_ARG_A\"\nE", None, false),

@@ -23,8 +23,9 @@ impl Lexer<'_> {
         };
         match lit {
             b"case" => {
+                let depth = self.open_group(cmd, false);
                 self.case_clause(nest)?;
-                *cmd = Command::compound(self.pos);
+                *cmd = self.close_group_at(depth);
                 *cmd_pos = false;
             }
             b"[[" => {
@@ -39,6 +40,7 @@ impl Lexer<'_> {
                 return Err(self.lost("an `esac` outside a `case`"));
             }
             b"for" | b"select" => {
+                self.open_group(cmd, true);
                 self.for_clause(nest)?;
                 *cmd = Command::new(self.pos);
                 *cmd_pos = true;
@@ -56,8 +58,9 @@ impl Lexer<'_> {
             }
             b"function" => {
                 self.skip_blanks();
-                self.word(nest, false)?;
+                let name = self.word(nest, false)?;
                 self.function_defined();
+                self.defining = name.value().map(<[u8]>::to_vec);
                 let back = self.pos;
                 self.skip_blanks();
                 if self.peek() == Some(b'(') {
@@ -73,9 +76,16 @@ impl Lexer<'_> {
                 *cmd_pos = true;
             }
             b"coproc" => return Err(self.lost("bash's `coproc`")),
-            _ if RESERVED_OPENING.contains(&lit) => *cmd_pos = true,
+            _ if RESERVED_OPENING.contains(&lit) => {
+                // `then`, `else`, `elif` and `do` go on in the group `if` or `while` opened;
+                // `!` and `time` open none.
+                if matches!(lit, b"{" | b"if" | b"while" | b"until") {
+                    self.open_group(cmd, true);
+                }
+                *cmd_pos = true;
+            }
             _ if RESERVED_CLOSING.contains(&lit) => {
-                *cmd = Command::compound(self.pos);
+                *cmd = self.close_group();
                 *cmd_pos = false;
             }
             _ => return Ok(Reserved::Not),
@@ -97,13 +107,15 @@ impl Lexer<'_> {
         if *cmd_pos && cmd.is_empty() {
             if self.at(b"((") {
                 self.arith(2, nest.or(Some("inside (( ))")))?;
+                *cmd = Command::compound(self.pos);
             } else {
                 self.bump(1);
+                let depth = self.open_group(cmd, false);
                 if self.code(End::Paren, nest, false)? != Ended::Paren {
                     return Err(self.lost("an unclosed `(`"));
                 }
+                *cmd = self.close_group_at(depth);
             }
-            *cmd = Command::compound(self.pos);
             *cmd_pos = false;
             return Ok(());
         }
@@ -114,6 +126,7 @@ impl Lexer<'_> {
             if self.peek() == Some(b')') {
                 self.bump(1);
                 self.function_defined();
+                self.defining = cmd.plain_name().map(<[u8]>::to_vec);
                 *cmd = Command::new(self.pos);
                 *cmd_pos = true;
                 return Ok(());

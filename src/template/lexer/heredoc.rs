@@ -117,6 +117,12 @@ impl Lexer<'_> {
         let result = self.body_lines(h, &mut reads, &mut text);
         // `cat > job.sh <<E` … `sh job.sh`: the file holds what the body expands.
         let expanded = reads.reads(false);
+        // `cat <<E | psql`: what a command that passes its input on wrote stands for it.
+        let marker = self.body_marker(h);
+        self.bodies
+            .entry(marker)
+            .or_default()
+            .extend(expanded.iter().cloned());
         for &i in &h.writes {
             if let Some(f) = self.notes.analysis.filed.get_mut(i) {
                 f.reads.clone_from(&expanded);

@@ -27,6 +27,15 @@
 //! (`tests/shells/`); the table in `tests.rs` keeps each case. This module decides contexts
 //! only: quoting is `quote_into`'s, and the command-level rules (which builtins read a value
 //! as code or a variable name) are `commands`'.
+//!
+//! It also keeps what flows between commands (`commands` says what each one writes): the
+//! writer's output at each `|`, the groups open around the command being read (`Group`:
+//! what their commands write, and which of them read or write what reaches the group), what
+//! `exec <` put on the command's own input, what the commands of `<( )` write and `>( )`
+//! read, and, for a here-document whose body comes after the line, a marker where its
+//! command's output went, replaced by what the body expands once it is read.
+
+use std::collections::BTreeMap;
 
 use super::TemplateError;
 mod compound;
@@ -34,7 +43,8 @@ mod heredoc;
 mod words;
 
 use super::Stop;
-use super::commands::{Command, Input, Word};
+use super::commands::{Command, Inner, Input, Word};
+use super::filed;
 use super::programs::Stdin;
 use super::reread::{Analysis, DATA_VARIABLES, Filed, Lost, Notes, Read, Rereading};
 use super::{Context, Lead, Part, UNSAFE_HINT, parse_placeholder, push_text, refuse};
@@ -93,6 +103,32 @@ struct Heredoc {
     writes: Vec<usize>,
 }
 
+/// A group being read (`{ }`, `( )`, `if … fi`, `while`, `until`, `for` and `select` through
+/// `done`, `case … esac`): what reached its input before it opened, and what its commands do
+/// with its output and input, for the command it becomes when it closes.
+struct Group {
+    /// The `$( )` frame it stands in: a command inside a `$( )` within it writes into that
+    /// word, not into the group's output.
+    frame: u32,
+    /// Closed by a reserved word (`}`, `fi`, `done`), not by the `)` of a subshell or a
+    /// process substitution, nor at the end of a `case` (`close_group_at`).
+    by_word: bool,
+    /// The function whose body it is (`f() { …; }`): a call of `f` writes what it writes.
+    function: Option<Vec<u8>>,
+    inputs: Vec<Input>,
+    inner: Inner,
+}
+
+/// The marker of a here-document's body in what a command wrote (`Lexer::bodies`): its
+/// words are what a reader sees should the body never be read.
+fn body_marker(h: &Heredoc) -> String {
+    format!(
+        "what the here-document `<<{}` (at byte {}) expands",
+        String::from_utf8_lossy(&h.delimiter),
+        h.at
+    )
+}
+
 /// Where a placeholder in the word after `>&` stands.
 const DUPLICATION_TARGET: &str =
     "in the target of `>&`, which bash expands a second time when it is no number";
@@ -124,13 +160,20 @@ pub(super) struct Reading {
     /// Scripts in plain text that a shell the command starts runs: their offset, text and
     /// what they are.
     pub scripts: Vec<(usize, Vec<u8>, &'static str)>,
+    /// What reaches the input of the shell that runs each script, by its offset.
+    pub script_inputs: BTreeMap<usize, Vec<Read>>,
 }
 
 /// Reads a `shell:` command: its text and placeholders with their contexts, and what the
 /// model noted on the way (`reread`).
 /// `filed`: the files a value was written into before this text runs (an outer command's,
-/// for the script of its `sh -c`).
-pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, TemplateError> {
+/// for the script of its `sh -c`); `stdin`: what reaches its standard input (what reached
+/// that `sh -c`'s).
+pub(super) fn compile(
+    text: &str,
+    filed: Vec<Filed>,
+    stdin: Vec<Read>,
+) -> Result<Reading, TemplateError> {
     if split_braces(text.as_bytes()) {
         return Err(refuse(format!(
             "a line continuation (a backslash at the end of a line) splits a `{{{{`, which the \
@@ -151,6 +194,11 @@ pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, Template
         bare_name_end: usize::MAX,
         splitting: false,
         notes: Notes::new(text.as_bytes()),
+        groups: Vec::new(),
+        bodies: BTreeMap::new(),
+        shell_input: stdin,
+        defining: None,
+        functions: BTreeMap::new(),
     };
     lx.notes.analysis.filed = filed;
     match lx.code(End::Eof, None, false) {
@@ -174,6 +222,16 @@ pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, Template
     // Every way to set IFS names it (`IFS=`, `export IFS`, `read IFS`, `for IFS in`, `local
     // IFS`, `printf -v IFS`), and a command that only reads it is rare: the word is enough.
     lx.notes.analysis.ifs = names_ifs(lx.b);
+    let bodies = std::mem::take(&mut lx.bodies);
+    let analysis = &mut lx.notes.analysis;
+    for reads in analysis
+        .rereads
+        .iter_mut()
+        .map(|r| &mut r.reads)
+        .chain(analysis.filed.iter_mut().map(|f| &mut f.reads))
+    {
+        put_bodies(reads, &bodies);
+    }
     let mut parts = lx.parts;
     push_text(&mut parts, &text[lx.copied..]);
     // Every `{{` must have become a placeholder: one left in the text would reach the shell
@@ -190,7 +248,27 @@ pub(super) fn compile(text: &str, filed: Vec<Filed>) -> Result<Reading, Template
         parts,
         analysis: lx.notes.analysis,
         scripts: lx.notes.scripts,
+        script_inputs: lx.notes.script_inputs,
     })
+}
+
+/// Puts what each here-document's body expands in the place of its marker (`Lexer::bodies`).
+/// A marker whose body was never read (the model stopped) stays, as something unknown.
+fn put_bodies(reads: &mut Vec<Read>, bodies: &BTreeMap<String, Vec<Read>>) {
+    if !reads
+        .iter()
+        .any(|r| matches!(r, Read::Unknown(m) if bodies.contains_key(m)))
+    {
+        return;
+    }
+    let mut out = Vec::with_capacity(reads.len());
+    for r in reads.drain(..) {
+        match &r {
+            Read::Unknown(m) if bodies.contains_key(m) => out.extend(bodies[m].iter().cloned()),
+            _ => out.push(r),
+        }
+    }
+    *reads = out;
 }
 
 /// Whether `IFS` stands in `text` as a word of its own (not inside a longer name).
@@ -256,6 +334,18 @@ struct Lexer<'a> {
     splitting: bool,
     /// What bash reads again, what the command writes (`reread`).
     notes: Notes<'a>,
+    /// The groups open around `pos`, innermost last.
+    groups: Vec<Group>,
+    /// What each here-document's body expands, by its marker (`body_marker`): a command that
+    /// passes its input on wrote the marker where its output went (`cat <<E | psql`), before
+    /// the body was read; `compile` puts what the body expands in its place.
+    bodies: BTreeMap<String, Vec<Read>>,
+    /// What `exec <` put on the command's own standard input (empty: actiond gives it none).
+    shell_input: Vec<Read>,
+    /// A function whose body comes next (`f()`, `function f`), and what each function's body
+    /// writes (`Group::function`).
+    defining: Option<Vec<u8>>,
+    functions: BTreeMap<Vec<u8>, Vec<Read>>,
 }
 
 impl<'a> Lexer<'a> {
@@ -464,7 +554,8 @@ impl<'a> Lexer<'a> {
         });
         // A program that may read its input as its own commands (`own::stdin`): what a
         // here-document expands reaches them.
-        if let Some(reader) = used.or_else(|| cmd.own_stdin().map(|p| (p, Rereading::Code))) {
+        let own = cmd.own_stdin().or_else(|| cmd.group_reader());
+        if let Some(reader) = used.or_else(|| own.map(|p| (p, Rereading::Code))) {
             let frame = self.frame;
             for h in &mut self.heredocs {
                 if h.frame == frame && h.at >= cmd.start && h.reader.is_none() {
@@ -490,8 +581,151 @@ impl<'a> Lexer<'a> {
                 });
             }
         }
+        self.flow(cmd);
         *cmd = Command::new(self.pos);
         result
+    }
+
+    /// A finished command inside a group: its output, unless it goes into a pipe, is the
+    /// group's; and when what reaches the group reaches it (`Command::outer`), it may pass that
+    /// on to the group's output or read it as its own commands (judged when the group's own
+    /// input is known, with its redirections: `Command::own_commands`).
+    fn flow(&mut self, cmd: &Command) {
+        if cmd.is_empty() {
+            return;
+        }
+        let frame = self.frame;
+        // `exec < f`: what later commands with no input of their own read.
+        if cmd.redirects_shell_input() {
+            let reads = cmd.input_reads(&self.notes.analysis.filed);
+            self.shell_input.extend(reads);
+            self.shell_input
+                .extend(Self::passed_bodies_always(&self.heredocs, frame, cmd));
+        }
+        let output = if cmd.piped {
+            Vec::new()
+        } else {
+            self.written(cmd)
+        };
+        if let Some(group) = self.groups.last_mut().filter(|g| g.frame == frame) {
+            group.inner.output.extend(output);
+            group.inner.passes |= cmd.outer() && !cmd.piped && cmd.passes_input();
+        }
+        if !cmd.outer() {
+            return;
+        }
+        // A command in a `$( )` or `<( )` reads the input of the group around it too (but
+        // writes into its word).
+        let Some(group) = self.groups.last_mut() else {
+            // None: it reads the command's own input (what `exec <` gave it).
+            let reads = self.shell_input.clone();
+            for (at, place) in cmd.outer_readers() {
+                self.notes.reread(at, place, Rereading::Code, reads.clone());
+            }
+            for (at, names) in cmd.outer_writes() {
+                filed::note_written(&mut self.notes, names, reads.clone(), at);
+            }
+            return;
+        };
+        group.inner.readers.extend(cmd.outer_readers());
+        group.inner.writers.extend(cmd.outer_writes());
+    }
+
+    /// What `cmd` writes to its output (`Command::output`), with the here-document bodies it
+    /// passes on and what a function it calls writes.
+    fn written(&self, cmd: &Command) -> Vec<Read> {
+        let mut output = cmd.output(&self.notes.analysis.filed);
+        output.extend(Self::passed_bodies(&self.heredocs, self.frame, cmd));
+        output.extend(self.called(cmd));
+        output
+    }
+
+    /// The markers of the here-documents whose bodies `cmd` passes on to its output (`cat
+    /// <<E | psql`, `{ cat; } <<E | psql`): its own, not read yet, when it prints its input.
+    fn passed_bodies(heredocs: &[Heredoc], frame: u32, cmd: &Command) -> Vec<Read> {
+        if !cmd.heredoc || !cmd.passes_input() {
+            return Vec::new();
+        }
+        heredocs
+            .iter()
+            .filter(|h| h.frame == frame && h.at >= cmd.start)
+            .map(|h| Read::Unknown(body_marker(h)))
+            .collect()
+    }
+
+    /// The markers of `cmd`'s own here-documents, not read yet.
+    fn passed_bodies_always(heredocs: &[Heredoc], frame: u32, cmd: &Command) -> Vec<Read> {
+        if !cmd.heredoc {
+            return Vec::new();
+        }
+        heredocs
+            .iter()
+            .filter(|h| h.frame == frame && h.at >= cmd.start)
+            .map(|h| Read::Unknown(body_marker(h)))
+            .collect()
+    }
+
+    fn body_marker(&self, h: &Heredoc) -> String {
+        body_marker(h)
+    }
+
+    /// A group opens: it takes what reaches the command at its start (`x | {`). `by_word`:
+    /// a reserved word closes it (`close_group`); else the caller, with the depth returned
+    /// (`close_group_at`).
+    pub(super) fn open_group(&mut self, cmd: &mut Command, by_word: bool) -> usize {
+        let inputs = cmd.take_inputs();
+        let function = self.defining.take();
+        self.groups.push(Group {
+            frame: self.frame,
+            by_word,
+            function,
+            inputs,
+            inner: Inner::default(),
+        });
+        self.groups.len() - 1
+    }
+
+    /// A reserved word closes the group open innermost (`}`, `fi`, `done`): the command it is
+    /// from here on (its redirections and a `|` after it are its own). One that closes no
+    /// group a word opened in this frame (a syntax error to the shells) closes none.
+    pub(super) fn close_group(&mut self) -> Command {
+        match self.groups.last() {
+            Some(g) if g.frame == self.frame && g.by_word => {}
+            _ => return Command::compound(self.pos),
+        }
+        let g = self.groups.pop().expect("a group is open");
+        self.closed(g)
+    }
+
+    /// The command a closed group is; a function's body is kept for its calls.
+    fn closed(&mut self, g: Group) -> Command {
+        if let Some(name) = g.function {
+            let mut output = g.inner.output.clone();
+            if g.inner.passes {
+                output.push(Read::Unknown(
+                    "what reaches the input of a function that passes it on".to_string(),
+                ));
+            }
+            self.functions.entry(name).or_default().extend(output);
+        }
+        Command::group(self.pos, g.inputs, g.inner)
+    }
+
+    /// What a call of a function defined before writes (`f() { echo "$V"; }; f | psql`).
+    fn called(&self, cmd: &Command) -> Vec<Read> {
+        cmd.plain_name()
+            .and_then(|n| self.functions.get(n))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The group opened at `depth` (`open_group`) closes, with any left open inside it.
+    pub(super) fn close_group_at(&mut self, depth: usize) -> Command {
+        self.groups.truncate(depth + 1);
+        match self.groups.pop() {
+            Some(g) => self.closed(g),
+            None => Command::compound(self.pos),
+        }
     }
 
     /// One token of shell code.
@@ -558,10 +792,12 @@ impl<'a> Lexer<'a> {
                     let line = self.notes.line(cmd.start);
                     self.notes.analysis.spilled.get_or_insert(line);
                 }
-                let piped = pipe.then(|| cmd.reads_all());
+                // What it writes, and whether that holds what reaches the group around it.
+                let piped = pipe.then(|| (self.written(cmd), cmd.outer() && cmd.passes_input()));
+                cmd.piped = pipe;
                 self.finish(cmd)?;
-                if let Some(reads) = piped {
-                    cmd.input(Input::Pipe(reads));
+                if let Some((reads, outer)) = piped {
+                    cmd.input(Input::Pipe(reads, outer));
                 }
                 let two = self.at(b"&&") || self.at(b"||") || self.at(b"|&");
                 self.bump(if two { 2 } else { 1 });
@@ -608,12 +844,22 @@ impl<'a> Lexer<'a> {
     /// bash's `<( )` / `>( )`.
     fn redirect(&mut self, nest: Nest, cmd: &mut Command) -> Scan {
         if self.at(b"<(") || self.at(b">(") {
-            self.note_bash_only("`<( )`");
-            self.bump(2);
-            if self.code(End::Paren, Some("inside <( )"), true)? != Ended::Paren {
-                return Err(self.lost("an unclosed `<(`"));
+            let writes = self.at(b">(");
+            let inner = self.process_substitution(writes)?;
+            let mut word = Word::operator(self.pos, b"<()");
+            if writes {
+                // `tee >(psql)`: its commands read what the command writes there.
+                cmd.feeds(inner);
+            } else {
+                // `cat <(…)`: the command reads what its commands write, and what reaches
+                // them when one passes it on (`<(cat)`).
+                let mut output = inner.output;
+                if inner.passes {
+                    output.extend(self.outer_input());
+                }
+                word.carries(output);
             }
-            cmd.push(Word::operator(self.pos, b"<()"));
+            cmd.push(word);
             return Ok(());
         }
         if self.at(b"<<<") {
@@ -634,6 +880,17 @@ impl<'a> Lexer<'a> {
         }
         let op = self.peek();
         self.bump(1);
+        // bash's `prog < <(…)`: what the commands inside write reaches prog's input.
+        if op == Some(b'<') && !self.at(b"<") && !self.at(b"&") {
+            let back = self.pos;
+            self.skip_blanks();
+            if self.at(b"<(") {
+                let inner = self.process_substitution(false)?;
+                cmd.input(Input::Pipe(inner.output, inner.passes));
+                return Ok(());
+            }
+            self.pos = back;
+        }
         let second = match op {
             Some(b'>') => matches!(self.peek(), Some(b'>' | b'&' | b'|')),
             _ => matches!(self.peek(), Some(b'>' | b'&')),
@@ -663,6 +920,63 @@ impl<'a> Lexer<'a> {
         self.notes
             .reread(word.start, "the target of `>&`", how, word.reads(false));
         Ok(())
+    }
+
+    /// bash's `<( … )` or `>( … )` (`writes`), at `pos`: what its commands did with their
+    /// output and input. Those of `<( )` read what reaches the group around the command (or
+    /// the command's own input), which is handed on there; those of `>( )` what the command
+    /// writes (`Command::feeds`).
+    fn process_substitution(&mut self, writes: bool) -> Scan<Inner> {
+        self.note_bash_only("`<( )`");
+        self.bump(2);
+        // `code` opens the next frame.
+        let depth = self.groups.len();
+        self.groups.push(Group {
+            frame: self.frames + 1,
+            by_word: false,
+            function: None,
+            inputs: Vec::new(),
+            inner: Inner::default(),
+        });
+        let ended = self.code(End::Paren, Some("inside <( )"), true)?;
+        self.groups.truncate(depth + 1);
+        let mut g = self.groups.pop().expect("the group pushed above");
+        if ended != Ended::Paren {
+            return Err(self.lost("an unclosed `<(`"));
+        }
+        if writes {
+            return Ok(g.inner);
+        }
+        let readers = std::mem::take(&mut g.inner.readers);
+        let writers = std::mem::take(&mut g.inner.writers);
+        match self.groups.last_mut() {
+            Some(outer) => {
+                outer.inner.readers.extend(readers);
+                outer.inner.writers.extend(writers);
+            }
+            None => {
+                let reads = self.shell_input.clone();
+                for (at, place) in readers {
+                    self.notes.reread(at, place, Rereading::Code, reads.clone());
+                }
+                for (at, names) in writers {
+                    filed::note_written(&mut self.notes, names, reads.clone(), at);
+                }
+            }
+        }
+        Ok(g.inner)
+    }
+
+    /// What reaches the input of a command with none of its own here, as far as it is known
+    /// now: the command's own (`exec <`) outside any group; inside one, something unknown
+    /// (its input may come after it, `{ …; } < f`).
+    fn outer_input(&self) -> Vec<Read> {
+        if self.groups.is_empty() {
+            return self.shell_input.clone();
+        }
+        vec![Read::Unknown(
+            "what reaches the input of the group around `<( )`".to_string(),
+        )]
     }
 
     /// The file word of a redirection.

@@ -243,3 +243,212 @@ fn exec_forms_are_read_alike() {
         check(&format!("{} (int)", argv.join(" ")), exec(argv, true), None);
     }
 }
+
+/// F7 (30o): what a pipe stage or a group writes holds every value it expanded or read, its
+/// input too unless it prints none of it (`prints_input`), and every command of a group
+/// reads what reaches the group (a pipe before it, a redirection after it). Each row: a
+/// `shell:` command and whether a text value is refused (the words of the place); an `int`
+/// value never is.
+#[test]
+fn a_value_through_a_filter_or_a_group_reaches_the_program_after_it() {
+    let stdin = Some("standard input");
+    let table: &[(&str, Option<&str>)] = &[
+        // The finding's config, and its variants.
+        (
+            "(crontab -l 2>/dev/null | grep -v wakeup; echo \"{{ a }} * * * curl -fsS {{ a }} \
+             # wakeup\") | crontab -",
+            stdin,
+        ),
+        (
+            "(crontab -l; echo \"0 7 * * * curl {{ a }}\") | crontab -",
+            stdin,
+        ),
+        (
+            "{ crontab -l | grep -v w; echo \"0 7 * * * {{ a }}\"; } | sort -u | crontab -",
+            stdin,
+        ),
+        ("echo {{ a }} | uniq | crontab -", stdin),
+        ("echo {{ a }} | cat - /tmp/old | crontab -", stdin),
+        // Filters pass what they read on, changed or not.
+        ("echo {{ a }} | cat | psql app", stdin),
+        ("echo {{ a }} | tr a-z A-Z | psql app", stdin),
+        ("echo {{ a }} | base64 -d | python3", stdin),
+        ("echo {{ a }} | base64 --decode | sqlite3 db", stdin),
+        ("echo {{ a }} | sort -u | sqlite3 db", stdin),
+        ("echo {{ a }} | sed s/x/y/ | python3", stdin),
+        ("echo {{ a }} | awk '{print}' | python3", stdin),
+        ("echo {{ a }} | cut -c1- | python3", stdin),
+        ("echo {{ a }} | xargs echo | python3", stdin),
+        ("echo {{ a }} | tee /tmp/copy | python3", stdin),
+        ("echo {{ a }} | gzip | gunzip | python3", stdin),
+        ("echo {{ a }} | grep x | python3", stdin),
+        ("echo {{ a }} | wc --files0-from=- | python3", stdin),
+        ("echo {{ a }} | sha256sum -c | python3", stdin),
+        ("echo {{ a }} | grep -ec | python3", stdin),
+        ("echo {{ a }} | myfilter | python3", stdin),
+        ("echo \"$A\" | cat | python3", stdin),
+        // Groups: what their commands write, and what reaches them.
+        ("(echo \"{{ a }}\") | python3", stdin),
+        (
+            "{ echo \"INSERT (\"; echo {{ a }}; echo \");\"; } | psql app",
+            stdin,
+        ),
+        ("echo {{ a }} | { psql; }", stdin),
+        ("echo {{ a }} | ( psql )", stdin),
+        ("echo {{ a }} | { true; psql; }", stdin),
+        ("echo {{ a }} | { cat | psql; }", stdin),
+        ("echo {{ a }} | { { cat; }; } | psql", stdin),
+        ("echo {{ a }} | if true; then cat; fi | psql", stdin),
+        ("echo {{ a }} | for i in 1; do cat; done | psql", stdin),
+        ("echo {{ a }} | case x in x) cat ;; esac | psql", stdin),
+        (
+            "echo {{ a }} | while read -r l; do echo \"$l\"; done | psql",
+            stdin,
+        ),
+        ("echo {{ a }} | { x=$(python3); }", stdin),
+        ("echo {{ a }} > /tmp/f; { psql; } < /tmp/f", stdin),
+        ("echo {{ a }} > /tmp/f; cat /tmp/f | psql", stdin),
+        (
+            "echo {{ a }} > /tmp/f; while read -r l; do psql; done < /tmp/f",
+            stdin,
+        ),
+        ("echo {{ a }} > /tmp/f; exec < /tmp/f; psql", stdin),
+        // Here-documents flow like a pipe's writer.
+        ("cat <<E | psql\n$ACTIOND_ARG_A\nE", stdin),
+        ("{ cat <<E\n$ACTIOND_ARG_A\nE\n} | psql", stdin),
+        ("{ cat; } <<E | psql\n$ACTIOND_ARG_A\nE", stdin),
+        ("{ psql; } <<E\n$ACTIOND_ARG_A\nE", stdin),
+        // bash's process substitutions.
+        ("psql < <(echo \"$A\")", stdin),
+        ("echo {{ a }} > /tmp/f; psql < <(cat /tmp/f)", stdin),
+        ("cat <(echo \"$A\") | psql", stdin),
+        ("echo {{ a }} | tee >(psql)", stdin),
+        ("echo {{ a }} | { psql < <(cat); }", stdin),
+        // Into files run by convention, through a group.
+        (
+            "echo {{ a }} | { cat > /etc/cron.d/job; }",
+            Some("by convention"),
+        ),
+        (
+            "echo {{ a }} > /tmp/f; { cat > /etc/cron.d/job; } < /tmp/f",
+            Some("by convention"),
+        ),
+        (
+            "echo {{ a }} | tee /tmp/w | cat > /etc/cron.d/job",
+            Some("by convention"),
+        ),
+        (
+            "echo {{ a }} | tee >(cat > /etc/cron.d/job)",
+            Some("by convention"),
+        ),
+        (
+            "echo {{ a }} | ( cat > /tmp/job ); sh /tmp/job",
+            Some("/tmp/job"),
+        ),
+        // Behind `sudo`, `runuser --` and in the script of `su -c`, whose shell has the input.
+        ("echo {{ a }} | sudo crontab -", stdin),
+        ("echo {{ a }} | sudo -u pi psql app", stdin),
+        ("echo {{ a }} | runuser -u pi -- crontab -", stdin),
+        ("echo {{ a }} | su pi -c 'crontab -'", stdin),
+        ("echo {{ a }} | su pi -c 'cat | psql'", stdin),
+        (
+            "echo {{ a }} | su pi -c 'cat > /etc/cron.d/job'",
+            Some("by convention"),
+        ),
+        ("echo {{ a }} | su pi -c 'cat > /tmp/x'", None),
+        ("echo {{ a }} | sudo tee /tmp/x", None),
+        ("echo {{ a }} | sudo -S systemctl restart x", None),
+        // Functions: a call writes what the body writes.
+        ("f() { echo {{ a }}; }; f | psql", stdin),
+        ("function f { echo \"$A\"; }; f | python3", stdin),
+        ("f() { echo {{ a }}; }; f | wc -c | psql", None),
+        ("f() { echo hi; }; f | psql; echo {{ a }}", None),
+        // Stages that print none of their input, and programs that read none.
+        ("crontab -l | grep -c x", None),
+        ("echo {{ a }} | wc -c", None),
+        ("echo {{ a }} | wc -l | psql", None),
+        ("echo {{ a }} | grep -c x | psql", None),
+        ("echo {{ a }} | grep -q x && psql -c 'select 1'", None),
+        ("echo {{ a }} | grep -Fqx -e x | psql", None),
+        ("echo {{ a }} | md5sum | psql", None),
+        ("echo {{ a }} > /tmp/f; grep -c x /tmp/f | psql", None),
+        ("echo {{ a }} > /tmp/f; sha256sum /tmp/f | psql", None),
+        ("echo {{ a }} > /tmp/f; head -n1 /tmp/f | psql", stdin),
+        ("printf '%s\\n' {{ a }} | grep -F -e x", None),
+        ("echo {{ a }} | logger -t x", None),
+        ("echo {{ a }} | mosquitto_pub -l -t x", None),
+        ("echo {{ a }} | tee /tmp/file", None),
+        ("echo {{ a }} | tee >(wc -c) | logger", None),
+        ("{ echo {{ a }} | wc -c; echo x; } | psql", None),
+        ("( echo {{ a }} | wc -c ) | psql", None),
+        ("echo {{ a }} | { wc -c > /tmp/n; }", None),
+        ("echo {{ a }} | { cat > /tmp/log; }", None),
+        (
+            "printf '%s\\n' {{ a }} | while read -r f; do rm -f -- \"$f\"; done",
+            None,
+        ),
+        (
+            "printf '%s\\n' {{ a }} | while read -r s; do systemctl status -- \"$s\"; done",
+            None,
+        ),
+        (
+            "(crontab -l; echo '0 7 * * * /opt/x') | crontab -; echo {{ a }}",
+            None,
+        ),
+        ("cat <<E | psql\nselect 1;\nE\necho {{ a }}", None),
+        ("cat <<'E' | psql\n$ACTIOND_ARG_A\nE", None),
+        ("cat <<E | wc -c | psql\n$ACTIOND_ARG_A\nE", None),
+        ("diff <(sort /a) <(sort /b); echo {{ a }}", None),
+        ("x=$(echo \"$A\"); { echo hi; } | psql", None),
+    ];
+    for &(text, refused) in table {
+        check(text, shell(text, false), refused);
+        check(&format!("{text} (int)"), shell(text, true), None);
+    }
+}
+
+/// `prints_input`: the programs known to print none of what reaches their input, as used.
+#[test]
+fn a_sink_prints_none_of_its_input_and_anything_else_passes_it_on() {
+    let table: &[(&[&str], bool)] = &[
+        (&["wc", "-l"], false),
+        (&["wc", "--files0-from=-"], true),
+        (&["grep", "-c", "x"], false),
+        (&["grep", "-qF", "x"], false),
+        (&["grep", "--count", "x"], false),
+        (&["grep", "-l", "x"], false),
+        (&["grep", "-F", "x"], true),
+        (&["grep", "-ec"], true),
+        (&["grep", "-e", "-c"], true),
+        (&["grep", "--", "-c"], true),
+        (&["sha256sum"], false),
+        (&["sha256sum", "-c"], true),
+        (&["md5sum", "--check"], true),
+        (&["logger", "-t", "x"], false),
+        (&["mosquitto_pub", "-l", "-t", "x"], false),
+        (&["sponge", "/tmp/f"], false),
+        (&["sponge"], true),
+        (&["dd", "of=/tmp/f"], false),
+        (&["dd"], true),
+        (&["rm", "-f", "x"], false),
+        (&["sudo", "systemctl", "restart", "x"], false),
+        (&["read", "-r", "l"], false),
+        (&["true"], false),
+        (&["cat"], true),
+        (&["tee", "/tmp/f"], true),
+        (&["tr", "a", "b"], true),
+        (&["base64", "-d"], true),
+        (&["sort", "-u"], true),
+        (&["sed", "s/a/b/"], true),
+        (&["awk", "{print}"], true),
+        (&["xargs", "echo"], true),
+        (&["gzip"], true),
+        (&["myfilter"], true),
+    ];
+    for &(words, want) in table {
+        let values: Vec<Option<&[u8]>> = words.iter().map(|w| Some(w.as_bytes())).collect();
+        assert_eq!(super::prints_input(&values), want, "{words:?}");
+    }
+    // A program the model cannot name passes it on.
+    assert!(super::prints_input(&[None, Some(b"-c")]));
+}
