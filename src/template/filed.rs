@@ -78,7 +78,15 @@ pub fn note(
     // a destination known to hold data is a file, not a directory.
     for pair in copies(words, &notes.analysis.filed).chunks(2) {
         for (k, (name, reads)) in pair.iter().enumerate() {
-            if k == 0 || !pair[0].0.as_deref().is_some_and(data_file) {
+            // The destination is the file unless it is named as a directory (`DIR/`); the
+            // joined name is, unless the destination is a file known to hold data.
+            let dest = pair[0].0.as_deref();
+            let checked = if k == 0 {
+                !dest.is_some_and(|d| d.ends_with(b"/"))
+            } else {
+                !dest.is_some_and(data_file)
+            };
+            if checked {
                 stored(notes, start, line, name.as_deref(), reads);
             }
             notes.analysis.filed.push(Filed {
@@ -201,8 +209,67 @@ pub fn written(words: &[Option<&[u8]>], targets: &[Option<Vec<u8>>]) -> Vec<Opti
         .map(|t| t.as_deref())
         .chain(tee)
         .chain(others)
+        .chain(output_files(words, program))
         .map(|n| n.map(|n| normal(n).to_vec()))
         .collect()
+}
+
+/// The files a program writes what it reads or fetches into, named by an option or an
+/// operand: `curl -o`/`-D`/`-c`, `wget -O`/`-o`/`-a` (what a url a value picks serves),
+/// `sort -o`, `uniq IN OUT`, and `split`'s files (`PREFIXaa`…, matched as any name). A name
+/// an expansion makes is left out here: a value there is `audit`'s (`Rereading::Written`).
+fn output_files<'a>(words: &[Option<&'a [u8]>], program: Option<&[u8]>) -> Vec<Option<&'a [u8]>> {
+    let (short, long): (&[u8], &[&[u8]]) = match program {
+        Some(b"curl") => (b"oDc", &[b"output", b"dump-header", b"cookie-jar"]),
+        Some(b"wget") => (
+            b"Ooa",
+            &[b"output-document", b"output-file", b"append-output"],
+        ),
+        Some(b"sort") => (b"o", &[b"output"]),
+        Some(b"uniq") => {
+            let operands: Vec<_> = words
+                .iter()
+                .skip(1)
+                .filter(|w| w.is_none_or(|w| !w.starts_with(b"-") || w == b"-"))
+                .collect();
+            return operands.get(1).map(|&&w| vec![w]).unwrap_or_default();
+        }
+        Some(b"split") => return vec![None],
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    let mut k = 1;
+    while k < words.len() {
+        let Some(w) = words[k] else {
+            k += 1;
+            continue;
+        };
+        k += 1;
+        if let Some(name) = w.strip_prefix(b"--") {
+            for l in long {
+                if name == *l {
+                    out.push(words.get(k).copied().flatten());
+                    k += 1;
+                } else if name.strip_prefix(*l).is_some_and(|r| r.starts_with(b"=")) {
+                    out.push(Some(&name[l.len() + 1..]));
+                }
+            }
+        } else if w.len() > 1
+            && w[0] == b'-'
+            && let Some(at) = w[1..].iter().position(|c| short.contains(c))
+        {
+            let at = at + 1;
+            if at + 1 == w.len() {
+                out.push(words.get(k).copied().flatten());
+                k += 1;
+            } else {
+                out.push(Some(&w[at + 1..]));
+            }
+        }
+    }
+    // `-o -`: the standard output, which the pipe or redirection after it names.
+    out.retain(|n| n.is_some_and(|n| n != b"-"));
+    out
 }
 
 /// What the files a value was written into hold that a command (`words` from its name on)
@@ -327,13 +394,14 @@ fn copies(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<(Option<Vec<u8>>, Vec
     {
         return Vec::new();
     }
-    let operands: Vec<Option<&[u8]>> = words[at + 1..]
-        .iter()
-        .copied()
-        .filter(|w| w.is_none_or(|w| !w.starts_with(b"-")))
-        .collect();
-    let Some((&dest, sources)) = operands.split_last() else {
-        return Vec::new();
+    let (target, operands) = target_directory(&words[at + 1..]);
+    let (dest, sources) = match target {
+        // `cp -t DIR SRC…`: every operand is a source.
+        Some(dir) => (dir, &operands[..]),
+        None => match operands.split_last() {
+            Some((&dest, sources)) => (dest, sources),
+            None => return Vec::new(),
+        },
     };
     let mut out = Vec::new();
     for &source in sources {
@@ -352,10 +420,55 @@ fn copies(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<(Option<Vec<u8>>, Vec
             }
             _ => None,
         };
-        out.push((dest.map(|d| normal(d).to_vec()), reads.clone()));
+        // A target directory is named as one (`DIR/`): the file made is the joined name.
+        let dest = dest.map(|d| {
+            let mut d = normal(d).to_vec();
+            if target.is_some() && !d.ends_with(b"/") {
+                d.push(b'/');
+            }
+            d
+        });
+        out.push((dest, reads.clone()));
         out.push((joined, reads));
     }
     out
+}
+
+/// The directory `-t DIR` (`-tDIR`, a bundle ending in `t`, `--target-directory[=]DIR`)
+/// names among the words after `cp`, `mv`, `ln` or `install`, if any, and their operands
+/// (the words that are no options, nor that option's value).
+type Target<'a> = (Option<Option<&'a [u8]>>, Vec<Option<&'a [u8]>>);
+
+fn target_directory<'a>(words: &[Option<&'a [u8]>]) -> Target<'a> {
+    let mut target = None;
+    let mut operands = Vec::new();
+    let mut k = 0;
+    while k < words.len() {
+        let w = words[k];
+        k += 1;
+        let Some(word) = w else {
+            operands.push(w);
+            continue;
+        };
+        if word == b"--target-directory" || word == b"-t" {
+            target = Some(words.get(k).copied().flatten());
+            k += 1;
+        } else if let Some(dir) = word.strip_prefix(b"--target-directory=") {
+            target = Some(Some(dir));
+        } else if word.len() > 1 && word[0] == b'-' && word[1] != b'-' {
+            if let Some(t) = word.iter().position(|&c| c == b't') {
+                if t + 1 == word.len() {
+                    target = Some(words.get(k).copied().flatten());
+                    k += 1;
+                } else {
+                    target = Some(Some(&word[t + 1..]));
+                }
+            }
+        } else if !word.starts_with(b"-") {
+            operands.push(w);
+        }
+    }
+    (target, operands)
 }
 
 /// The name `w` as a file is matched: `./job.sh` and `job.sh` are one file.
@@ -587,6 +700,73 @@ mod tests {
         ];
         for &(name, data) in table {
             assert_eq!(data_file(name.as_bytes()), data, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_copy_into_a_target_directory_is_a_copy() {
+        let filed = [Filed {
+            name: Some(b"/tmp/x.txt".to_vec()),
+            line: 1,
+            reads: vec![Read::Variable("A".into())],
+        }];
+        let table: &[(&[&str], &[&str])] = &[
+            (
+                &["cp", "/tmp/x.txt", "/etc/cron.d/"],
+                &["/etc/cron.d/", "/etc/cron.d/x.txt"],
+            ),
+            (
+                &["cp", "-t", "/etc/cron.d", "/tmp/x.txt"],
+                &["/etc/cron.d/", "/etc/cron.d/x.txt"],
+            ),
+            (
+                &["mv", "-t/etc/cron.d", "/tmp/x.txt"],
+                &["/etc/cron.d/", "/etc/cron.d/x.txt"],
+            ),
+            (
+                &["cp", "--target-directory=/etc/cron.d", "/tmp/x.txt"],
+                &["/etc/cron.d/", "/etc/cron.d/x.txt"],
+            ),
+            (
+                &["ln", "-st", "/etc/cron.d", "/tmp/x.txt"],
+                &["/etc/cron.d/", "/etc/cron.d/x.txt"],
+            ),
+            (&["cp", "/srv/y", "/etc/cron.d/"], &[]),
+        ];
+        for (w, want) in table {
+            let got: Vec<String> = copies(&words(w), &filed)
+                .into_iter()
+                .map(|(n, _)| String::from_utf8_lossy(&n.unwrap_or_default()).into_owned())
+                .collect();
+            assert_eq!(&got, want, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn the_files_a_program_writes_what_it_fetches_or_sorts_into() {
+        let table: &[(&[&str], &[Option<&str>])] = &[
+            (&["curl", "-o", "F", "u"], &[Some("F")]),
+            (&["curl", "-fsSLo", "F", "u"], &[Some("F")]),
+            (&["curl", "-oF", "u"], &[Some("F")]),
+            (&["curl", "--output=F", "u"], &[Some("F")]),
+            (&["curl", "--output", "F", "u"], &[Some("F")]),
+            (&["wget", "-qO", "F", "u"], &[Some("F")]),
+            (
+                &["sort", "-u", "-o", "/etc/cron.d/x"],
+                &[Some("/etc/cron.d/x")],
+            ),
+            (&["uniq", "-", "/etc/cron.d/x"], &[Some("/etc/cron.d/x")]),
+            (&["uniq", "in.txt"], &[]),
+            (&["split", "-", "/etc/cron.d/x"], &[None]),
+            (&["curl", "-fsS", "u"], &[]),
+        ];
+        for (w, want) in table {
+            let got: Vec<Option<String>> = written(&words(w), &[])
+                .into_iter()
+                .map(|n| n.map(|n| String::from_utf8_lossy(&n).into_owned()))
+                .collect();
+            let want: Vec<Option<String>> = want.iter().map(|n| n.map(String::from)).collect();
+            assert_eq!(got, want, "{w:?}");
         }
     }
 

@@ -36,6 +36,15 @@ pub const FOUND_PROGRAM: &str = "a test of `find` whose matches `-exec {}` runs 
 pub const SIGNALLED: &str = "the processes `kill`, `pkill`, `pgrep` or `killall` picks (its \
                              words after its name)";
 pub const CURL_FILE: &str = "the file name of a form field `curl -F name=@FILE` (or `<FILE`)";
+pub const NAMED_BY_URL: &str = "the url of a download that names its file after it in the \
+                                working directory (`curl -O`, `wget URL`, `git clone URL`): \
+                                give it a directory of its own (`wget -P /srv/downloads`, \
+                                `curl --output-dir /srv/downloads -O`, `git clone URL \
+                                /srv/repos/NAME`) or a name (`-o /srv/page.txt`)";
+pub const CURL_URLENCODE: &str = "the data of `curl --data-urlencode` with no `=` written in \
+                                  it, where `name@FILE` (an address, a url with a user) makes \
+                                  curl read FILE and send it: write the name and `=` before \
+                                  the value (`--data-urlencode \"text={{ v }}\"`)";
 pub const CURL_DATA: &str = "the data of `curl -d`, `--data-binary`, `--json`, `-F` or `-H`";
 pub const MAKE: &str = "a variable `make` sets from its command line (`make deploy \
                         URL={{ v }}`), whose value it reads as make text and pastes into the \
@@ -296,11 +305,25 @@ fn rules(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -> Ve
                 how: Rereading::FileName,
                 ..code(j, CURL_FILE)
             }));
+            found.extend(
+                curl_urlencoded(values, texts, i)
+                    .into_iter()
+                    .map(|j| Found {
+                        how: Rereading::Sent,
+                        ..code(j, CURL_URLENCODE)
+                    }),
+            );
+            found.extend(named_by_url(values, texts, i, b"curl"));
             found
         }
         b"make" | b"gmake" | b"bmake" => at(make_variables(texts, i), MAKE),
         b"mysql" | b"mariadb" => at(option_words(values, i, &[b"-e"], &[b"execute"]), SQL),
-        b"git" => super::own_git::words(values, texts, i),
+        b"git" => {
+            let mut found = super::own_git::words(values, texts, i);
+            found.extend(named_by_url(values, texts, i, b"git"));
+            found
+        }
+        b"wget" => named_by_url(values, texts, i, b"wget"),
         // Every word after the program: its process ids, patterns and names (an option's
         // value too: `kill -s`, `pkill -u`, which a choice serves as well).
         b"kill" | b"pkill" | b"pgrep" | b"killall" | b"skill" | b"snice" => (i + 1..values.len())
@@ -773,46 +796,6 @@ fn make_variables(texts: &[&[u8]], i: usize) -> Vec<usize> {
         .collect()
 }
 
-/// The words of curl's data options where a value may start what curl reads as `@FILE`: the
-/// whole word of `-d`, `--data`, `--data-binary`, `--data-ascii`, `--json` and `-H` (known
-/// text before it, `Title: {{ v }}`, leaves it data), and what follows a `name=` of `-F`,
-/// `--form` and `--data-urlencode`.
-fn curl_data(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<usize> {
-    let whole = option_words(
-        values,
-        i,
-        &[b"-d", b"-H"],
-        &[b"data", b"data-binary", b"data-ascii", b"json", b"header"],
-    );
-    let named = option_words(values, i, &[b"-F"], &[b"form", b"data-urlencode"]);
-    // The word's known text (`shell:`) or its whole text with placeholders (`exec:`).
-    let starts = |t: &[u8]| t.is_empty() || t.starts_with(b"{{");
-    let mut out: Vec<usize> = whole
-        .into_iter()
-        .filter(|&j| values[j].is_none() && starts(texts[j]))
-        .collect();
-    out.extend(named.into_iter().filter(|&j| {
-        let t = texts[j];
-        values[j].is_none() && (starts(t) || t.ends_with(b"=") || t.windows(3).any(|w| w == b"={{"))
-    }));
-    out
-}
-
-/// The words of `curl -F`/`--form` whose value stands in a file name the author marked with
-/// `@` or `<` (`document=@{{ filepath }}`).
-fn curl_files(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<usize> {
-    option_words(values, i, &[b"-F"], &[b"form"])
-        .into_iter()
-        .filter(|&j| {
-            let t = texts[j];
-            values[j].is_none()
-                && (t.ends_with(b"=@")
-                    || t.ends_with(b"=<")
-                    || t.windows(4).any(|w| w == b"=@{{" || w == b"=<{{"))
-        })
-        .collect()
-}
-
 /// The filter of `jq` (and its kin): its first operand, unless `-f`/`--from-file` reads it
 /// from a file (whose name is then that operand: the file is the author's). The options that
 /// take words are skipped with them (`--arg NAME VALUE`: the value is data there).
@@ -892,6 +875,9 @@ fn find(words: &[Option<&[u8]>], i: usize) -> Vec<usize> {
     }
     if found { own } else { Vec::new() }
 }
+
+mod fetch;
+use fetch::{curl_data, curl_files, curl_urlencoded, named_by_url};
 
 #[cfg(test)]
 mod tests;

@@ -249,7 +249,7 @@ actions:
     shell: echo \"WEBHOOK_URL={{ url }}\" > /etc/default/backup
     arguments: [{name: url, type: url}]
   - title: moved into place
-    shell: echo \"export http_proxy={{ url }}\" > /tmp/proxy && mv /tmp/proxy /etc/profile.d/proxy.sh
+    shell: echo \"export http_proxy={{ url }}\" > /tmp/proxy.txt && mv /tmp/proxy.txt /etc/profile.d/proxy.sh
     arguments: [{name: url, type: url}]
   - title: path in a variable
     shell: |
@@ -272,7 +272,7 @@ actions:
     shell: 'echo \"{{ content }}\" > notes.txt'
     arguments: [{name: content, type: raw_string_multiline}]
   - title: temporary then data
-    shell: printf '%s\\n' {{ url }} > /tmp/urls && cp /tmp/urls /srv/urls.txt
+    shell: printf '%s\\n' {{ url }} > /tmp/urls.txt && cp /tmp/urls.txt /srv/urls.txt
     arguments: [{name: url, type: url}]
   - title: log
     shell: echo \"pressed with {{ url }}\" | tee -a /var/log/presses.log
@@ -411,7 +411,7 @@ actions:
     shell: printf '%s\\n' \"$V\" > /tmp/q.sql; sqlite3 /srv/n.db \".read /tmp/q.sql\"
     arguments: [{name: v, type: url}]
   - title: sh stdin
-    shell: printf '%s\\n' \"$V\" > /tmp/job; sh -s < /tmp/job
+    shell: printf '%s\\n' \"$V\" > /tmp/job.txt; sh -s < /tmp/job.txt
     arguments: [{name: v, type: url}]
   - title: for TZ
     shell: for TZ in \"$V\"; do date; done
@@ -506,7 +506,7 @@ actions:
     shell: printf '%s\\n' \"$V\" | dd of=/srv/jobs/job.sh status=none; sh /srv/jobs/job.sh
     arguments: [{name: v, type: ascii_sentence}]
   - title: cat copy
-    shell: printf '%s\\n' \"$V\" > /tmp/job.in; cat /tmp/job.in > /tmp/job.sh; sh /tmp/job.sh
+    shell: printf '%s\\n' \"$V\" > /tmp/job.txt; cat /tmp/job.txt > /tmp/job.sh; sh /tmp/job.sh
     arguments: [{name: v, type: ascii_sentence}]
   - title: find sed
     shell: find /srv/conf -name '*.conf' -exec sed -i \"s#^u=.*#u={{ v }}#\" {} +
@@ -694,5 +694,86 @@ actions:
             ("actions[2].shell", "the file `list`"),
         ],
         &["actions[3]"],
+    );
+}
+
+/// fe30q (after the data-file, audit and flow rules): a value written into a `.conf` under
+/// `/tmp` another action sources (F2), copied with `cp -t`/`mv -t`/`ln -st` into cron's
+/// directory (F3), `curl --data-urlencode` with an address, whose `name@FILE` form sends the
+/// file (F4), a group sorted or `uniq`ed into a cron table (F5), a download run (F8), and a
+/// download that names its file after the url in the working directory, the config's (F1,
+/// F6: `curl -O`, `wget URL`, `git clone URL` wrote `config.yaml` or an overlay's file). The
+/// safe forms beside them load.
+#[test]
+fn the_fourteenth_attacks_configs_are_refused_and_their_neighbours_load() {
+    let yaml = "\
+actions:
+  - title: radio state
+    shell: echo \"STREAM_URL={{ url }}\" > /tmp/radio.conf
+    arguments: [{name: url, type: url}]
+  - title: cp -t
+    shell: printf '%s\\n' \"0 7 * * * curl {{ url }}\" > /tmp/x.txt && cp -t /etc/cron.d /tmp/x.txt
+    arguments: [{name: url, type: url}]
+  - title: urlencode
+    shell: curl -fsS --data-urlencode {{ to }} https://example.com/notify
+    arguments: [{name: to, type: email}]
+  - title: sort -o
+    shell: '{ cat /etc/cron.d/radio; echo \"0 7 * * * curl {{ url }}\"; } | sort -u -o /etc/cron.d/radio'
+    arguments: [{name: url, type: url}]
+  - title: uniq
+    shell: 'echo \"0 7 * * * curl {{ url }}\" | uniq - /etc/cron.d/radio'
+    arguments: [{name: url, type: url}]
+  - title: download run
+    shell: curl -fsSL -o /tmp/f {{ url }} && sh /tmp/f
+    arguments: [{name: url, type: url}]
+  - title: urlencode named
+    shell: curl -fsS --data-urlencode \"to={{ to }}\" https://example.com/notify
+    arguments: [{name: to, type: email}]
+  - title: state as text
+    shell: echo \"{{ url }}\" > /tmp/radio.txt
+    arguments: [{name: url, type: url}]
+  - title: download kept
+    shell: curl -fsSL -o /srv/page.txt {{ url }}
+    arguments: [{name: url, type: url}]
+  - title: remote name
+    shell: curl -fsSLO {{ url }}
+    arguments: [{name: url, type: url}]
+  - title: wget here
+    shell: wget -N {{ url }}
+    arguments: [{name: url, type: url}]
+  - title: clone here
+    shell: git clone --depth 1 {{ url }}
+    arguments: [{name: url, type: url}]
+  - title: remote name below
+    shell: curl -fsSL --output-dir /srv/downloads -O {{ url }}
+    arguments: [{name: url, type: url}]
+  - title: wget below
+    shell: wget -q -P /srv/downloads {{ url }}
+    arguments: [{name: url, type: url}]
+  - title: clone below
+    shell: git clone --depth 1 {{ url }} /srv/repos/site
+    arguments: [{name: url, type: url}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the file `/tmp/radio.conf`"),
+            ("actions[1].shell", "/etc/cron.d"),
+            ("actions[2].shell", "`curl --data-urlencode`"),
+            ("actions[3].shell", "`/etc/cron.d/radio`"),
+            ("actions[4].shell", "`/etc/cron.d/radio`"),
+            ("actions[5].shell", "`/tmp/f`"),
+            ("actions[9].shell", "names its file after it"),
+            ("actions[10].shell", "names its file after it"),
+            ("actions[11].shell", "names its file after it"),
+        ],
+        &[
+            "actions[6]",
+            "actions[7]",
+            "actions[8]",
+            "actions[12]",
+            "actions[13]",
+            "actions[14]",
+        ],
     );
 }

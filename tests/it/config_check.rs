@@ -639,7 +639,7 @@ actions:
     shell: 'printf \"%s\\n\" \"$NAME\" | tr _ - | while read -r l; do rm \"$l\"; done'
     arguments: [{name: name, type: ascii_identifier}]
   - title: guarded
-    shell: 'printf %s \"$NAME\" > /tmp/n; x=$(cat /tmp/n); rm -- \"$x\" \"$(cat /tmp/n)\"'
+    shell: 'printf %s \"$NAME\" > /tmp/n.txt; x=$(cat /tmp/n.txt); rm -- \"$x\" \"$(cat /tmp/n.txt)\"'
     arguments: [{name: name, type: ascii_identifier}]
   - title: own file
     shell: 'echo \"$NAME\"; while read -r h; do ping -c1 \"$h\"; done < /etc/boards; rm \"$(cat /etc/old)\"'
@@ -704,7 +704,7 @@ actions:
     shell: |
       awk 'BEGIN { system(\"rm -f -- \\\"$ACTIOND_ARG_NAME\\\"\") }'
       parallel rm -- {} ::: \"$NAME\"
-      echo \"$NAME\" | su pi -c 'cat > /tmp/x'
+      echo \"$NAME\" | su pi -c 'cat > /tmp/x.txt'
       echo \"$NAME\" | ssh pi@host 'cat > x'
       echo \"$NAME\" | docker exec -i web cat
       PS4='+ '; set -x; echo \"$NAME\"

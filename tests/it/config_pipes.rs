@@ -90,7 +90,7 @@ fn config_a_value_through_a_group_or_a_filter_into_a_command_reader_is_refused()
             "ascii_sentence",
         ),
         (
-            "echo {{ v }} > /tmp/q; { psql app; } < /tmp/q",
+            "echo {{ v }} > /tmp/q.txt; { psql app; } < /tmp/q.txt",
             "ascii_sentence",
         ),
     ];

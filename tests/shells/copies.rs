@@ -178,21 +178,29 @@ const ROWS: &[(&str, &str, &[&str])] = &[
         &[],
     ),
     // A command substitution that reads no variable, reading what the command wrote to a
-    // file or a pipe: `$(< f)` is bash's (dash and busybox ash read nothing).
-    ("printf %s \"$NAME\" > f; p $(cat f)", SENTENCE, &ALL),
+    // file or a pipe: `$(< f.txt)` is bash's (dash and busybox ash read nothing).
     (
-        "printf %s \"$NAME\" > f; p $(< f)",
+        "printf %s \"$NAME\" > f.txt; p $(cat f.txt)",
+        SENTENCE,
+        &ALL,
+    ),
+    (
+        "printf %s \"$NAME\" > f.txt; p $(< f.txt)",
         SENTENCE,
         &["bash", "bash --posix"],
     ),
-    ("printf %s \"$NAME\" > f; d=$(cat f); p $d", SENTENCE, &ALL),
+    (
+        "printf %s \"$NAME\" > f.txt; d=$(cat f.txt); p $d",
+        SENTENCE,
+        &ALL,
+    ),
     (
         "printf %s \"$NAME\" | sh -c 'printf \"<%s>\" $(cat)'",
         SENTENCE,
         &ALL,
     ),
     (
-        "printf %s \"$NAME\" > f; d=$(cat f); p -- \"$d\" \"$(cat f)\"",
+        "printf %s \"$NAME\" > f.txt; d=$(cat f.txt); p -- \"$d\" \"$(cat f.txt)\"",
         SENTENCE,
         &[],
     ),

@@ -133,7 +133,7 @@ const ROWS: &[Row] = &[
     // The value written and handled as data (`cat`, `cp`, `grep`, `rm`), or a script the
     // author wrote by a here-document given the value as an argument: accepted, runs nothing.
     (
-        "printf '%s\\n' {{ v }} > out.txt && cat out.txt && cp out.txt o2 && grep -c x o2; rm -f out.txt",
+        "printf '%s\\n' {{ v }} > out.txt && cat out.txt && cp out.txt o2.txt && grep -c x o2.txt; rm -f out.txt",
         "touch MARK",
         Quoting::Single,
         false,

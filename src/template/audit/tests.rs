@@ -95,11 +95,11 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
         // Data beside them: a value that is the URL, an output's value, a cookie's value, a
         // format with the author's text first, a value after `-K`'s own word.
         ("curl -fsS {{ a }}", None),
-        ("curl -o /tmp/x -sS {{ a }}", None),
+        ("curl -o /tmp/x.txt -sS {{ a }}", None),
         ("curl -b session={{ a }} https://x", None),
         ("curl -w '%{http_code} {{ a }}' https://x", None),
         ("curl -K /etc/actiond/curl.conf {{ a }}", None),
-        ("curl -oK {{ a }}", None),
+        ("curl -oK.txt {{ a }}", None),
         ("curl -T /srv/report.pdf https://x/{{ a }}", None),
         // wget.
         ("wget -e {{ a }} https://x", Some("`.wgetrc` command")),
@@ -115,7 +115,7 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
             "wget --body-file {{ a }} --method PUT https://x",
             Some("a file wget sends"),
         ),
-        ("wget -q -O /tmp/x {{ a }}", None),
+        ("wget -q -O /tmp/x.txt {{ a }}", None),
         ("wget -qO- {{ a }}", None),
         // rsync.
         (

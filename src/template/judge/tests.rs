@@ -360,7 +360,7 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
         ("echo \"$A\" | su pi", Some("`su USER`"), false),
         ("su - pi <<E\n$A\nE", Some("`su USER`"), false),
         ("echo \"$A\" | runuser pi", Some("`su USER`"), false),
-        ("echo \"$A\" | su -c 'cat > /tmp/x' pi", None, false),
+        ("echo \"$A\" | su -c 'cat > /tmp/x.txt' pi", None, false),
         ("echo \"$A\" | runuser -u pi -- cat", None, false),
         ("echo \"$A\" | ssh pi@host", Some("`ssh HOST`"), false),
         ("echo \"$A\" | ssh -n pi@host; p", None, false),
@@ -386,7 +386,7 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
             Some("standard input"),
             false,
         ),
-        ("echo \"$A\" | docker exec -i c tee /tmp/x", None, false),
+        ("echo \"$A\" | docker exec -i c tee /tmp/x.txt", None, false),
         ("echo \"$A\" | docker exec c sh", None, false),
         (
             "echo \"$A\" | docker run -i alpine",

@@ -1,0 +1,173 @@
+//! What `curl`, `wget` and `git clone` do with a value beside running it, for `own`: curl's
+//! data that may start with `@FILE` (a file read and sent), `--data-urlencode`'s `name@FILE`,
+//! a form field's file name, and a download that names its file after the url in the
+//! working directory. Pure and syntactic like `own`: it reads words, never values.
+
+use super::super::reread::Rereading;
+use super::option_words;
+use super::{Found, NAMED_BY_URL};
+
+/// The words of curl's data options where a value may start what curl reads as `@FILE`: the
+/// whole word of `-d`, `--data`, `--data-binary`, `--data-ascii`, `--json` and `-H` (known
+/// text before it, `Title: {{ v }}`, leaves it data), and what follows a `name=` of `-F`,
+/// `--form` and `--data-urlencode`.
+pub(super) fn curl_data(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<usize> {
+    let whole = option_words(
+        values,
+        i,
+        &[b"-d", b"-H"],
+        &[b"data", b"data-binary", b"data-ascii", b"json", b"header"],
+    );
+    let named = option_words(values, i, &[b"-F"], &[b"form"]);
+    // The word's known text (`shell:`) or its whole text with placeholders (`exec:`).
+    let starts = |t: &[u8]| t.is_empty() || t.starts_with(b"{{");
+    let mut out: Vec<usize> = whole
+        .into_iter()
+        .filter(|&j| values[j].is_none() && starts(texts[j]))
+        .collect();
+    out.extend(named.into_iter().filter(|&j| {
+        let t = texts[j];
+        values[j].is_none() && (starts(t) || t.ends_with(b"=") || t.windows(3).any(|w| w == b"={{"))
+    }));
+    out
+}
+
+/// The words of `curl --data-urlencode` with a value and no `=` the author wrote: curl splits
+/// such a word at its first `@` into a name and a file it reads and sends (`x@mqtt.secret`,
+/// an `email`, a `url` with a user), and only an `=` anywhere in it makes the rest content.
+pub(super) fn curl_urlencoded(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<usize> {
+    option_words(values, i, &[], &[b"data-urlencode"])
+        .into_iter()
+        .filter(|&j| values[j].is_none() && !texts[j].contains(&b'='))
+        .collect()
+}
+
+/// The words that start with a value where the program names the file it writes after the
+/// url (`curl -O`/`-J` without `--output-dir`, `wget` without `-O` or `-P`, `git clone URL`
+/// without a directory): in the working directory, actiond's config directory unless the
+/// action sets another, the value picks the name (`config.yaml`, an overlay's
+/// `config.d/…`, `.curlrc`). Read as `Rereading::Written`.
+pub(super) fn named_by_url(
+    values: &[Option<&[u8]>],
+    texts: &[&[u8]],
+    i: usize,
+    program: &[u8],
+) -> Vec<Found> {
+    let words = &values[i + 1..];
+    let has = |f: &dyn Fn(&[u8]) -> bool| words.iter().flatten().any(|w| f(w));
+    let bundle = |w: &[u8], c: u8| w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w.contains(&c);
+    let named = match program {
+        b"curl" => {
+            has(&|w| bundle(w, b'O') || bundle(w, b'J'))
+                || has(&|w| w.starts_with(b"--remote-name") || w == b"--remote-header-name")
+        }
+        b"wget" => {
+            !has(&|w| bundle(w, b'O') || bundle(w, b'P'))
+                && !has(&|w| {
+                    w.starts_with(b"--output-document") || w.starts_with(b"--directory-prefix")
+                })
+        }
+        // `git clone URL` with no directory after it: the first word after `clone` and its
+        // options is the url, and nothing follows it.
+        _ => {
+            let Some(c) = words.iter().position(|w| *w == Some(&b"clone"[..])) else {
+                return Vec::new();
+            };
+            const TAKES: &[&[u8]] = &[
+                b"-b",
+                b"-o",
+                b"-u",
+                b"-c",
+                b"-j",
+                b"--branch",
+                b"--origin",
+                b"--upload-pack",
+                b"--config",
+                b"--jobs",
+                b"--depth",
+                b"--reference",
+                b"--filter",
+                b"--template",
+                b"--separate-git-dir",
+                b"--shallow-since",
+                b"--shallow-exclude",
+                b"--server-option",
+                b"--bundle-uri",
+            ];
+            let rest = &words[c + 1..];
+            let operands = (0..rest.len())
+                .filter(|&k| rest[k].is_none_or(|w| !w.starts_with(b"-")))
+                .filter(|&k| k == 0 || !rest[k - 1].is_some_and(|p| TAKES.contains(&p)))
+                .count();
+            operands == 1
+        }
+    };
+    let free = |w: &[u8]| w.starts_with(b"--output-dir") || w.starts_with(b"--directory-prefix");
+    if !named || has(&free) {
+        return Vec::new();
+    }
+    // A short option's value is not the url (`wget -e CMD`, `curl -H TEXT`): its own rules
+    // read it.
+    let takes: &[u8] = match program {
+        b"curl" => b"EKCbcdDFPHhmoUQreXYytzTuAw",
+        b"wget" => b"eoaiBtOTwQPUlARDIX",
+        _ => b"bcou",
+    };
+    // A long option without `=` is taken to take the word after it, but for the flags a
+    // download command line holds.
+    const FLAGS: &[&[u8]] = &[
+        b"--quiet",
+        b"--verbose",
+        b"--no-verbose",
+        b"--continue",
+        b"--timestamping",
+        b"--silent",
+        b"--show-error",
+        b"--location",
+        b"--fail",
+        b"--insecure",
+        b"--compressed",
+        b"--remote-name",
+        b"--remote-name-all",
+        b"--remote-header-name",
+        b"--no-check-certificate",
+        b"--no-clobber",
+        b"--recursive",
+        b"--mirror",
+    ];
+    let value_of_option = |j: usize| {
+        values[j - 1].is_some_and(|p| {
+            if p.starts_with(b"--") {
+                !p.contains(&b'=') && !FLAGS.contains(&p)
+            } else {
+                p.len() > 1 && p[0] == b'-' && takes.contains(&p[p.len() - 1])
+            }
+        })
+    };
+    (i + 1..values.len())
+        .filter(|&j| values[j].is_none() && (texts[j].is_empty() || texts[j].starts_with(b"{{")))
+        .filter(|&j| !value_of_option(j))
+        .map(|j| Found {
+            at: j,
+            place: NAMED_BY_URL,
+            how: Rereading::Written,
+            env: None,
+            leading: false,
+        })
+        .collect()
+}
+
+/// The words of `curl -F`/`--form` whose value stands in a file name the author marked with
+/// `@` or `<` (`document=@{{ filepath }}`).
+pub(super) fn curl_files(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<usize> {
+    option_words(values, i, &[b"-F"], &[b"form"])
+        .into_iter()
+        .filter(|&j| {
+            let t = texts[j];
+            values[j].is_none()
+                && (t.ends_with(b"=@")
+                    || t.ends_with(b"=<")
+                    || t.windows(4).any(|w| w == b"=@{{" || w == b"=<{{"))
+        })
+        .collect()
+}
