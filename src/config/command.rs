@@ -229,6 +229,19 @@ pub(super) fn compile(
         if let Err(why) = judge(text, analysis, &values) {
             c.error(at, why.to_string());
         }
+        // Whatever its own values: any action may write a value into a file named as data.
+        for (name, line) in &analysis.runs_data {
+            c.error(
+                at,
+                format!(
+                    "line {line} runs `{}` as code, a file named as data: any action (or an \
+                     earlier press) may write a value into a file with that ending, which is \
+                     then code here; name a script you wrote by its own ending (`.sh`), and \
+                     read data files as data (`cat`, `grep`, `jq`, `while read`)",
+                    String::from_utf8_lossy(name)
+                ),
+            );
+        }
         // A word refused as split is not refused again for what it may start with.
         let mut refused = Vec::new();
         for found in unquoted(analysis, &values) {

@@ -29,6 +29,30 @@ pub fn note(
     reads: Vec<Read>,
     start: usize,
 ) {
+    // A file named as data that this command runs: another action, or an earlier press,
+    // may have written a value into it (the data-file rule lets them).
+    let mut run: Vec<usize> = runs(words).into_iter().map(|(i, _)| i).collect();
+    // An interpreter's script (`python3 FILE`), the table of `crontab FILE`, the jobs of
+    // `at -f FILE`.
+    if let Some(&k) = programs::chain(words).last()
+        && let Some(p) = words[k].map(base)
+    {
+        let first = (k + 1..words.len()).find(|&j| words[j].is_none_or(|w| !w.starts_with(b"-")));
+        if known::interpreter(p) || p == b"crontab" {
+            run.extend(first);
+        }
+        if p == b"at" {
+            run.extend((k + 1..words.len()).filter(|&j| j > 0 && words[j - 1] == Some(&b"-f"[..])));
+        }
+    }
+    run.sort_unstable();
+    run.dedup();
+    for i in run {
+        if let Some(w) = words[i].filter(|w| data_file(normal(w))) {
+            let line = notes.line(starts[i]);
+            notes.analysis.runs_data.push((w.to_vec(), line));
+        }
+    }
     for (i, how, any) in reads_again(words) {
         let name = words[i].map(file_of);
         for f in notes.analysis.filed.clone() {

@@ -206,7 +206,7 @@ fn own(w: &[u8]) -> bool {
 
 /// Whether `name` is an interpreter that runs a script file named by its first word
 /// (`python3 tool.py`, `perl x.pl`): that file, like a shell's, is the program.
-fn interpreter(name: &[u8]) -> bool {
+pub fn interpreter(name: &[u8]) -> bool {
     let stem = name
         .iter()
         .rposition(|c| !(c.is_ascii_digit() || *c == b'.'))

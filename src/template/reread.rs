@@ -321,6 +321,10 @@ pub struct Analysis {
     /// `… | tee f`): a later command that runs one as a script or splits it into arguments
     /// reads the value again (`filed`).
     pub filed: Vec<Filed>,
+    /// Files named as data (`filed::data_file`: `radio.txt`, `state.json`) that the command
+    /// runs as a script, sources or splits into arguments, each with its line: any action may
+    /// write a value into such a file, so none may run one (`config::command` refuses it).
+    pub runs_data: Vec<(Vec<u8>, usize)>,
     pub lost: Option<Lost>,
     /// The names in the plain text a variable is assigned (`m=n`, `m=n+1`): bash's
     /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there

@@ -90,6 +90,7 @@ actions:
             "actions[11]",
             "actions[12]",
             "actions[14]",
+            "actions[17]",
         ],
     );
 }
@@ -702,8 +703,9 @@ actions:
 /// directory (F3), `curl --data-urlencode` with an address, whose `name@FILE` form sends the
 /// file (F4), a group sorted or `uniq`ed into a cron table (F5), a download run (F8), and a
 /// download that names its file after the url in the working directory, the config's (F1,
-/// F6: `curl -O`, `wget URL`, `git clone URL` wrote `config.yaml` or an overlay's file). The
-/// safe forms beside them load.
+/// F6: `curl -O`, `wget URL`, `git clone URL` wrote `config.yaml` or an overlay's file), and
+/// a file named as data that an action runs, which another action or an earlier press may
+/// have written a value into (F2, F2b). The safe forms beside them load.
 #[test]
 fn the_fourteenth_attacks_configs_are_refused_and_their_neighbours_load() {
     let yaml = "\
@@ -753,6 +755,12 @@ actions:
   - title: clone below
     shell: git clone --depth 1 {{ url }} /srv/repos/site
     arguments: [{name: url, type: url}]
+  - title: source state
+    shell: . /tmp/radio.txt && mpc play
+  - title: python state
+    shell: python3 /srv/state.json
+  - title: read state
+    shell: cat /tmp/radio.txt; jq -r .url /srv/state.json
 ";
     assert_refusals(
         yaml,
@@ -766,6 +774,11 @@ actions:
             ("actions[9].shell", "names its file after it"),
             ("actions[10].shell", "names its file after it"),
             ("actions[11].shell", "names its file after it"),
+            (
+                "actions[15].shell",
+                "runs `/tmp/radio.txt` as code, a file named as data",
+            ),
+            ("actions[16].shell", "runs `/srv/state.json` as code"),
         ],
         &[
             "actions[6]",
