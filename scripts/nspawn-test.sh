@@ -719,6 +719,10 @@ check_kill_reaches_escaped_processes() {
     log=$(in_ct journalctl -u actiond --no-pager -o cat _SYSTEMD_INVOCATION_ID="$(prop InvocationID)")
     has "$log" 'kill containment: each execution in its own cgroup below' \
         || die "not in cgroup mode under the shipped unit: $(echo "$log" | grep 'kill containment' || echo 'no kill containment line')"
+    # Which layout holds (threaded run cgroups where a move through cgroup.procs would wait
+    # for an RCU grace period): named in the pass line, so the log shows which one was tested.
+    local layout
+    layout=$(echo "$log" | grep -o 'cgroup\.threads, threaded\|cgroup\.procs; [a-z., ]*' | head -1)
     main=$(prop MainPID)
     case $(in_ct cat "/proc/$main/cgroup") in
         *"/actiond.service/supervisor"*) ;;
@@ -743,7 +747,7 @@ check_kill_reaches_escaped_processes() {
     in_ct systemctl restart actiond
     wait_for 30 active || die "not active after restart"
     gone $((MARK + 3)) || die "the daemon outlived the service: $(processes "sleep $((MARK + 3))")"
-    pass "cgroup mode; killed by KillAction and by timeout; a finished run's daemon lives until stop"
+    pass "cgroup mode (${layout:-layout not named}); killed by KillAction and by timeout; a finished run's daemon lives until stop"
 }
 
 # ---------------------------------------------------------------------------------------
