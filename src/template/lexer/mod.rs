@@ -643,14 +643,10 @@ impl<'a> Lexer<'a> {
     /// The markers of the here-documents whose bodies `cmd` passes on to its output (`cat
     /// <<E | psql`, `{ cat; } <<E | psql`): its own, not read yet, when it prints its input.
     fn passed_bodies(heredocs: &[Heredoc], frame: u32, cmd: &Command) -> Vec<Read> {
-        if !cmd.heredoc || !cmd.passes_input() {
+        if !cmd.passes_input() {
             return Vec::new();
         }
-        heredocs
-            .iter()
-            .filter(|h| h.frame == frame && h.at >= cmd.start)
-            .map(|h| Read::Unknown(body_marker(h)))
-            .collect()
+        Self::passed_bodies_always(heredocs, frame, cmd)
     }
 
     /// The markers of `cmd`'s own here-documents, not read yet.
