@@ -230,13 +230,13 @@ pub(super) fn compile(
             c.error(at, why.to_string());
         }
         // Whatever its own values: any action may write a value into a file named as data.
-        for (name, line) in &analysis.runs_data {
+        for (name, line, does) in &analysis.runs_data {
             c.error(
                 at,
                 format!(
-                    "line {line} runs `{}` as code, a file named as data: any action (or an \
-                     earlier press) may write a value into a file with that ending, which is \
-                     then code here; name a script you wrote by its own ending (`.sh`), and \
+                    "line {line} {does} `{}`, a file named as data: any action (or an earlier \
+                     press) may write a value into a file with that ending, which is then more \
+                     than data here; name a script you wrote by its own ending (`.sh`), and \
                      read data files as data (`cat`, `grep`, `jq`, `while read`)",
                     String::from_utf8_lossy(name)
                 ),

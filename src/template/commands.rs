@@ -436,6 +436,33 @@ impl Command {
         reads
     }
 
+    /// A file named as data on the input of a program that reads its input as code (`sh <
+    /// f`, `psql < f`, `. /dev/stdin < f`): any action may have written a value into it,
+    /// so it is refused whatever this command's own values (`Analysis::runs_data`).
+    fn data_on_input(&self, notes: &mut Notes, shapes: &[Option<&[u8]>]) {
+        let sourced = matches!(shapes.first().copied().flatten(), Some(b"." | b"source"))
+            && matches!(
+                shapes.get(1).copied().flatten(),
+                Some(b"/dev/stdin" | b"/proc/self/fd/0" | b"/dev/fd/0")
+            );
+        if own::stdin(shapes).is_none() && !sourced {
+            return;
+        }
+        for input in &self.inputs {
+            if let Input::File(w) = input
+                && let Some(v) = w.value()
+                && filed::data_file(filed::normal(v))
+            {
+                let line = notes.line(w.start);
+                notes.analysis.runs_data.push((
+                    v.to_vec(),
+                    line,
+                    "gives a program that reads its input as code".to_string(),
+                ));
+            }
+        }
+    }
+
     /// Whether what reaches the group around the command reaches its input too: it has no
     /// input of its own, or the command before its `|` passed the group's on.
     pub fn outer(&self) -> bool {
@@ -589,6 +616,7 @@ impl Command {
             ));
         }
         let shapes = self.shapes();
+        self.data_on_input(notes, &shapes);
         filed::note(notes, &shapes, &starts, &self.targets, reads, self.start);
         // The commands of its `>( )`s that write what it wrote there into files.
         if !self.fed.writers.is_empty() {

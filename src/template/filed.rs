@@ -50,8 +50,35 @@ pub fn note(
     for i in run {
         if let Some(w) = words[i].filter(|w| data_file(normal(w))) {
             let line = notes.line(starts[i]);
-            notes.analysis.runs_data.push((w.to_vec(), line));
+            notes
+                .analysis
+                .runs_data
+                .push((w.to_vec(), line, "runs as code".to_string()));
         }
+    }
+    for (i, does) in lists(words) {
+        if let Some(w) = words[i].filter(|w| data_file(normal(w))) {
+            let line = notes.line(starts[i]);
+            notes
+                .analysis
+                .runs_data
+                .push((w.to_vec(), line, does.to_string()));
+        }
+    }
+    // A copy of a file named as data under a name not known to hold data (`cp notes.txt
+    // {{ name }}`, `cp todo.txt ~/.bashrc`): the copy may be run, or read as settings.
+    for (dest, source) in data_copies(words) {
+        let line = notes.line(start);
+        let does = dest.map_or_else(
+            || "copies, under a name an expansion makes (a value may pick `.bashrc`),".to_string(),
+            |d| {
+                format!(
+                    "copies, to `{}` (a name not known to hold data),",
+                    String::from_utf8_lossy(d)
+                )
+            },
+        );
+        notes.analysis.runs_data.push((source.to_vec(), line, does));
     }
     for (i, how, any) in reads_again(words) {
         let name = words[i].map(file_of);
@@ -191,7 +218,7 @@ const DATA_FIX: &str = "; write the value into a file known to hold data only: o
 /// device that passes the bytes on, or a file whose ending says it holds text, a table or
 /// JSON. Never one `by_convention` runs. Not a directory alone: another action may source
 /// `/tmp/radio.conf` or run `/tmp/job` as surely as one in `/etc`.
-fn data_file(name: &[u8]) -> bool {
+pub fn data_file(name: &[u8]) -> bool {
     const DEVICES: &[&[u8]] = &[
         b"/dev/null",
         b"/dev/stdout",
@@ -458,6 +485,88 @@ fn copies(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<(Option<Vec<u8>>, Vec
     out
 }
 
+/// The words naming a file a program reads as a list of urls to fetch or as its own settings
+/// (`wget -i FILE`, `curl -K FILE`, `parallel -a FILE`), with what it does there.
+fn lists(words: &[Option<&[u8]>]) -> Vec<(usize, &'static str)> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let named_here = !words[k + 1..].iter().flatten().any(|w| {
+        w.starts_with(b"-P")
+            || w.starts_with(b"-O")
+            || w.starts_with(b"--directory-prefix")
+            || w.starts_with(b"--output-document")
+    });
+    let (short, long, does): (&[u8], &[u8], &'static str) = match words[k].map(base) {
+        // Named after each url in the working directory, as `fetch` refuses for a value.
+        Some(b"wget") if named_here => (
+            b"-i",
+            b"--input-file",
+            "fetches, naming each file after its url in the working directory, the urls in",
+        ),
+        Some(b"curl") => (b"-K", b"--config", "reads curl's settings from"),
+        Some(b"parallel") => (b"-a", b"--arg-file", "runs the commands listed in"),
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    for j in k + 1..words.len() {
+        let Some(w) = words[j] else { continue };
+        if (w == short || w == long) && j + 1 < words.len() {
+            out.push((j + 1, does));
+        } else if (w.len() > 2 && w.starts_with(short) && !w.starts_with(b"--"))
+            || (w.starts_with(long) && w.get(long.len()) == Some(&b'='))
+        {
+            out.push((j, does));
+        }
+    }
+    out
+}
+
+/// The copies (`cp`, `mv`, `ln`, `install`) of a literal source named as data to a
+/// destination not known to hold data: each destination (`None`: an expansion makes it) with
+/// its source. A destination named as a directory (`DIR/`, `-t DIR`) keeps the source's name.
+fn data_copies<'a>(words: &[Option<&'a [u8]>]) -> Vec<(Option<&'a [u8]>, &'a [u8])> {
+    let Some(&at) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    if !words[at]
+        .map(base)
+        .is_some_and(|p| [&b"cp"[..], b"mv", b"ln", b"install"].contains(&p))
+    {
+        return Vec::new();
+    }
+    let (target, operands) = target_directory(&words[at + 1..]);
+    let (dest, sources, dir) = match target {
+        Some(d) => (d, &operands[..], true),
+        None => match operands.split_last() {
+            Some((&d, s)) => (d, s, d.is_some_and(|d| d.ends_with(b"/"))),
+            None => return Vec::new(),
+        },
+    };
+    let mut out = Vec::new();
+    for source in sources.iter().flatten() {
+        if !data_file(normal(source)) {
+            continue;
+        }
+        let kept = match dest {
+            Some(d) if dir => {
+                let mut j = d.to_vec();
+                if !j.ends_with(b"/") {
+                    j.push(b'/');
+                }
+                j.extend_from_slice(base(source));
+                data_file(normal(&j))
+            }
+            Some(d) => data_file(normal(d)),
+            None => false,
+        };
+        if !kept {
+            out.push((dest, *source));
+        }
+    }
+    out
+}
+
 /// The directory `-t DIR` (`-tDIR`, a bundle ending in `t`, `--target-directory[=]DIR`)
 /// names among the words after `cp`, `mv`, `ln` or `install`, if any, and their operands
 /// (the words that are no options, nor that option's value).
@@ -686,217 +795,4 @@ fn base(w: &[u8]) -> &[u8] {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words<'a>(w: &[&'a str]) -> Vec<Option<&'a [u8]>> {
-        w.iter()
-            .map(|w| (*w != "$").then_some(w.as_bytes()))
-            .collect()
-    }
-
-    #[test]
-    fn only_a_file_known_to_hold_data_may_hold_a_value() {
-        let table: &[(&str, bool)] = &[
-            ("notes.txt", true),
-            ("/srv/urls.txt", true),
-            ("/var/log/presses.log", true),
-            ("out.json", true),
-            ("/tmp/urls", false),
-            ("/tmp/radio.conf", false),
-            ("/var/tmp/x", false),
-            ("/dev/null", true),
-            ("/dev/stderr", true),
-            ("/dev/fd/3", true),
-            // Run by convention, wherever it is.
-            ("/tmp/job.sh", false),
-            ("/tmp/../etc/profile.d/x.txt", false),
-            ("/etc/profile.d/proxy.sh", false),
-            // Not known to hold data: anything may source or run it.
-            ("/etc/default/backup", false),
-            ("/etc/sysconfig/x", false),
-            ("file", false),
-            ("job", false),
-            (".txt", false),
-            ("/dev/sda", false),
-            ("/etc/aliases", false),
-            ("/home/pi/.bash_aliases", false),
-        ];
-        for &(name, data) in table {
-            assert_eq!(data_file(name.as_bytes()), data, "{name}");
-        }
-    }
-
-    #[test]
-    fn a_copy_into_a_target_directory_is_a_copy() {
-        let filed = [Filed {
-            name: Some(b"/tmp/x.txt".to_vec()),
-            line: 1,
-            reads: vec![Read::Variable("A".into())],
-        }];
-        let table: &[(&[&str], &[&str])] = &[
-            (
-                &["cp", "/tmp/x.txt", "/etc/cron.d/"],
-                &["/etc/cron.d/", "/etc/cron.d/x.txt"],
-            ),
-            (
-                &["cp", "-t", "/etc/cron.d", "/tmp/x.txt"],
-                &["/etc/cron.d/", "/etc/cron.d/x.txt"],
-            ),
-            (
-                &["mv", "-t/etc/cron.d", "/tmp/x.txt"],
-                &["/etc/cron.d/", "/etc/cron.d/x.txt"],
-            ),
-            (
-                &["cp", "--target-directory=/etc/cron.d", "/tmp/x.txt"],
-                &["/etc/cron.d/", "/etc/cron.d/x.txt"],
-            ),
-            (
-                &["ln", "-st", "/etc/cron.d", "/tmp/x.txt"],
-                &["/etc/cron.d/", "/etc/cron.d/x.txt"],
-            ),
-            (&["cp", "/srv/y", "/etc/cron.d/"], &[]),
-        ];
-        for (w, want) in table {
-            let got: Vec<String> = copies(&words(w), &filed)
-                .into_iter()
-                .map(|(n, _)| String::from_utf8_lossy(&n.unwrap_or_default()).into_owned())
-                .collect();
-            assert_eq!(&got, want, "{w:?}");
-        }
-    }
-
-    #[test]
-    fn the_files_a_program_writes_what_it_fetches_or_sorts_into() {
-        let table: &[(&[&str], &[Option<&str>])] = &[
-            (&["curl", "-o", "F", "u"], &[Some("F")]),
-            (&["curl", "-fsSLo", "F", "u"], &[Some("F")]),
-            (&["curl", "-oF", "u"], &[Some("F")]),
-            (&["curl", "--output=F", "u"], &[Some("F")]),
-            (&["curl", "--output", "F", "u"], &[Some("F")]),
-            (&["wget", "-qO", "F", "u"], &[Some("F")]),
-            (
-                &["sort", "-u", "-o", "/etc/cron.d/x"],
-                &[Some("/etc/cron.d/x")],
-            ),
-            (&["uniq", "-", "/etc/cron.d/x"], &[Some("/etc/cron.d/x")]),
-            (&["uniq", "in.txt"], &[]),
-            (&["split", "-", "/etc/cron.d/x"], &[None]),
-            (&["curl", "-fsS", "u"], &[]),
-        ];
-        for (w, want) in table {
-            let got: Vec<Option<String>> = written(&words(w), &[])
-                .into_iter()
-                .map(|n| n.map(|n| String::from_utf8_lossy(&n).into_owned()))
-                .collect();
-            let want: Vec<Option<String>> = want.iter().map(|n| n.map(String::from)).collect();
-            assert_eq!(got, want, "{w:?}");
-        }
-    }
-
-    #[test]
-    fn tee_writes_behind_any_wrapper() {
-        let table: &[(&[&str], &[usize])] = &[
-            (&["tee", "-a", "x"], &[2]),
-            (&["sudo", "tee", "/etc/x"], &[2]),
-            (&["nice", "-n", "5", "tee", "x"], &[4]),
-            (&["runuser", "-u", "root", "--", "tee", "x"], &[5]),
-            (&["echo", "tee", "x"], &[]),
-            (&["grep", "tee", "x"], &[]),
-        ];
-        for (w, want) in table {
-            assert_eq!(&tee_targets(&words(w)), want, "{w:?}");
-        }
-    }
-
-    #[test]
-    fn the_files_a_command_reads_as_more_than_data() {
-        let table: &[(&[&str], &[usize])] = &[
-            (&["sh", "job.sh"], &[1]),
-            (&["bash", "-e", "./job.sh", "x"], &[2]),
-            (&["nice", "sh", "job.sh"], &[2]),
-            (&[".", "./s.sh"], &[1]),
-            (&["source", "s.sh"], &[1]),
-            (&["./f"], &[0]),
-            (&["/tmp/job", "x"], &[0]),
-            (&["xargs", "-a", "list", "rm"], &[2]),
-            (&["xargs", "-alist", "rm"], &[1]),
-            (&["xargs", "--arg-file=list", "rm"], &[1]),
-            (&["sh", "-c", "echo x"], &[]),
-            (&["cat", "job.sh"], &[]),
-            (&["xargs", "rm"], &[]),
-            (&["chmod", "+x", "f"], &[]),
-        ];
-        for (w, want) in table {
-            let got: Vec<usize> = runs(&words(w)).into_iter().map(|(i, _)| i).collect();
-            assert_eq!(&got, want, "{w:?}");
-        }
-    }
-
-    #[test]
-    fn a_program_not_known_to_read_files_as_data_may_read_any_word_as_code() {
-        let table: &[(&[&str], &[usize])] = &[
-            (&["python3", "p.py"], &[1]),
-            (&["awk", "-f", "a.awk", "x"], &[1, 2, 3]),
-            (&["nice", "curl", "-K", "k"], &[2, 3]),
-            (&["cat", "f"], &[]),
-            (&["cp", "f", "g"], &[]),
-            (&["grep", "-c", "x", "f"], &[]),
-            (&["sudo", "rm", "-f", "f"], &[]),
-            // A shell's script file is `runs`' (any file); its `-c` script is read itself.
-            (&["sh", "job.sh", "x"], &[1]),
-            (&["sh", "-c", ". ./f"], &[]),
-        ];
-        for (w, want) in table {
-            let mut got: Vec<usize> = reads_again(&words(w))
-                .into_iter()
-                .map(|(i, ..)| i)
-                .collect();
-            got.sort_unstable();
-            assert_eq!(&got, want, "{w:?}");
-        }
-    }
-
-    #[test]
-    fn tee_writes_its_operands_and_names_match_without_dot_slash() {
-        assert_eq!(tee_targets(&words(&["tee", "-a", "s.sh", "t"])), vec![2, 3]);
-        assert_eq!(tee_targets(&words(&["tee", "--", "-x"])), vec![2]);
-        assert!(tee_targets(&words(&["cat", "s.sh"])).is_empty());
-        assert!(same(Some(b"./job.sh"), Some(b"job.sh")));
-        assert!(same(None, Some(b"x")));
-        assert!(!same(Some(b"out.txt"), Some(b"./deploy.sh")));
-        assert_eq!(file_of(b"-alist"), b"list");
-        assert_eq!(file_of(b"--arg-file=l"), b"l");
-        assert_eq!(file_of(b"list"), b"list");
-    }
-
-    #[test]
-    fn a_substitution_that_names_a_written_file_prints_what_was_written() {
-        let value = vec![Read::Variable("NAME".into())];
-        let written = |name: Option<&str>| Filed {
-            name: name.map(|n| n.as_bytes().to_vec()),
-            line: 1,
-            reads: value.clone(),
-        };
-        let filed = [written(Some("f")), written(Some("out.log"))];
-        let table: &[(&str, bool)] = &[
-            ("cat f", true),
-            ("cat ./f", true),
-            ("< f", true),
-            ("<f", true),
-            ("tr _ - <f", true),
-            ("head -n1 'f'", true),
-            ("cat f.bak", false),
-            ("date +%F", false),
-            // By its last segment: the command may have changed directory.
-            ("cat /srv/f", true),
-        ];
-        for (text, want) in table {
-            let got = named_in(text.as_bytes(), &filed);
-            assert_eq!(!got.is_empty(), *want, "{text}");
-        }
-        let any = [written(None)];
-        assert!(!named_in(b"cat \"$F\"", &any).is_empty());
-        assert!(named_in(b"date", &any).is_empty());
-    }
-}
+mod tests;

@@ -322,9 +322,11 @@ pub struct Analysis {
     /// reads the value again (`filed`).
     pub filed: Vec<Filed>,
     /// Files named as data (`filed::data_file`: `radio.txt`, `state.json`) that the command
-    /// runs as a script, sources or splits into arguments, each with its line: any action may
-    /// write a value into such a file, so none may run one (`config::command` refuses it).
-    pub runs_data: Vec<(Vec<u8>, usize)>,
+    /// runs as a script, sources, splits into arguments, reads as code on its input or as a
+    /// list of urls or settings, or copies to a name not known to hold data, each with its
+    /// line and what it does: any action may write a value into such a file, so none may
+    /// take one for more than data (`config::command` refuses it).
+    pub runs_data: Vec<(Vec<u8>, usize, String)>,
     pub lost: Option<Lost>,
     /// The names in the plain text a variable is assigned (`m=n`, `m=n+1`): bash's
     /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there

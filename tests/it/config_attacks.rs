@@ -790,3 +790,59 @@ actions:
         ],
     );
 }
+
+/// fe30r (after the data-file rule): a file named as data is the one place a value may be
+/// written, so no action may take one for more than data: copy it under a name a value picks
+/// (`cp notes.txt {{ name }}` made `config.yaml`, F3) or a name not known to hold data
+/// (`~/.bashrc`, F3b, `.curlrc`, F6), fetch its urls into the working directory (`wget -i`,
+/// F5), give it to a program that reads its input as code (`sh <`, `. /dev/stdin <`, F2), or
+/// read curl's settings from it. Reading it as data, or copying it under a data name, loads.
+#[test]
+fn the_fifteenth_attacks_configs_are_refused_and_their_neighbours_load() {
+    let yaml = "\
+actions:
+  - title: copy named
+    shell: cp notes.txt {{ name }}
+    arguments: [{name: name, type: ascii_identifier}]
+  - title: copy to bashrc
+    shell: cp /home/pi/todo.txt /home/pi/.bashrc
+  - title: queue
+    shell: wget -q -N -i queue.txt
+  - title: shell input
+    shell: sh < /tmp/radio.txt
+  - title: sourced input
+    shell: . /dev/stdin < /tmp/radio.txt
+  - title: curl settings
+    shell: curl -K /tmp/curl.txt https://example.com
+  - title: save
+    shell: printf '%s\\n' \"{{ note }}\" >> notes.txt
+    arguments: [{name: note, type: raw_string_multiline}]
+  - title: backup
+    shell: cp notes.txt /srv/backup/notes.txt && cp notes.txt /srv/backup/
+  - title: count
+    shell: grep -c x < /tmp/radio.txt; jq -r .url /srv/state.json
+  - title: queue below
+    shell: wget -q -P /srv/downloads -i queue.txt
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "under a name an expansion makes"),
+            ("actions[1].shell", "to `/home/pi/.bashrc`"),
+            ("actions[2].shell", "the urls in `queue.txt`"),
+            (
+                "actions[3].shell",
+                "reads its input as code `/tmp/radio.txt`",
+            ),
+            (
+                "actions[4].shell",
+                "reads its input as code `/tmp/radio.txt`",
+            ),
+            (
+                "actions[5].shell",
+                "reads curl's settings from `/tmp/curl.txt`",
+            ),
+        ],
+        &["actions[6]", "actions[7]", "actions[8]", "actions[9]"],
+    );
+}

@@ -1,0 +1,215 @@
+//! The tables of `filed`: what a command writes a value into, what it runs, copies and
+//! lists, and which files are known to hold data.
+
+use super::*;
+
+fn words<'a>(w: &[&'a str]) -> Vec<Option<&'a [u8]>> {
+    w.iter()
+        .map(|w| (*w != "$").then_some(w.as_bytes()))
+        .collect()
+}
+
+#[test]
+fn only_a_file_known_to_hold_data_may_hold_a_value() {
+    let table: &[(&str, bool)] = &[
+        ("notes.txt", true),
+        ("/srv/urls.txt", true),
+        ("/var/log/presses.log", true),
+        ("out.json", true),
+        ("/tmp/urls", false),
+        ("/tmp/radio.conf", false),
+        ("/var/tmp/x", false),
+        ("/dev/null", true),
+        ("/dev/stderr", true),
+        ("/dev/fd/3", true),
+        // Run by convention, wherever it is.
+        ("/tmp/job.sh", false),
+        ("/tmp/../etc/profile.d/x.txt", false),
+        ("/etc/profile.d/proxy.sh", false),
+        // Not known to hold data: anything may source or run it.
+        ("/etc/default/backup", false),
+        ("/etc/sysconfig/x", false),
+        ("file", false),
+        ("job", false),
+        (".txt", false),
+        ("/dev/sda", false),
+        ("/etc/aliases", false),
+        ("/home/pi/.bash_aliases", false),
+    ];
+    for &(name, data) in table {
+        assert_eq!(data_file(name.as_bytes()), data, "{name}");
+    }
+}
+
+#[test]
+fn a_copy_into_a_target_directory_is_a_copy() {
+    let filed = [Filed {
+        name: Some(b"/tmp/x.txt".to_vec()),
+        line: 1,
+        reads: vec![Read::Variable("A".into())],
+    }];
+    let table: &[(&[&str], &[&str])] = &[
+        (
+            &["cp", "/tmp/x.txt", "/etc/cron.d/"],
+            &["/etc/cron.d/", "/etc/cron.d/x.txt"],
+        ),
+        (
+            &["cp", "-t", "/etc/cron.d", "/tmp/x.txt"],
+            &["/etc/cron.d/", "/etc/cron.d/x.txt"],
+        ),
+        (
+            &["mv", "-t/etc/cron.d", "/tmp/x.txt"],
+            &["/etc/cron.d/", "/etc/cron.d/x.txt"],
+        ),
+        (
+            &["cp", "--target-directory=/etc/cron.d", "/tmp/x.txt"],
+            &["/etc/cron.d/", "/etc/cron.d/x.txt"],
+        ),
+        (
+            &["ln", "-st", "/etc/cron.d", "/tmp/x.txt"],
+            &["/etc/cron.d/", "/etc/cron.d/x.txt"],
+        ),
+        (&["cp", "/srv/y", "/etc/cron.d/"], &[]),
+    ];
+    for (w, want) in table {
+        let got: Vec<String> = copies(&words(w), &filed)
+            .into_iter()
+            .map(|(n, _)| String::from_utf8_lossy(&n.unwrap_or_default()).into_owned())
+            .collect();
+        assert_eq!(&got, want, "{w:?}");
+    }
+}
+
+#[test]
+fn the_files_a_program_writes_what_it_fetches_or_sorts_into() {
+    let table: &[(&[&str], &[Option<&str>])] = &[
+        (&["curl", "-o", "F", "u"], &[Some("F")]),
+        (&["curl", "-fsSLo", "F", "u"], &[Some("F")]),
+        (&["curl", "-oF", "u"], &[Some("F")]),
+        (&["curl", "--output=F", "u"], &[Some("F")]),
+        (&["curl", "--output", "F", "u"], &[Some("F")]),
+        (&["wget", "-qO", "F", "u"], &[Some("F")]),
+        (
+            &["sort", "-u", "-o", "/etc/cron.d/x"],
+            &[Some("/etc/cron.d/x")],
+        ),
+        (&["uniq", "-", "/etc/cron.d/x"], &[Some("/etc/cron.d/x")]),
+        (&["uniq", "in.txt"], &[]),
+        (&["split", "-", "/etc/cron.d/x"], &[None]),
+        (&["curl", "-fsS", "u"], &[]),
+    ];
+    for (w, want) in table {
+        let got: Vec<Option<String>> = written(&words(w), &[])
+            .into_iter()
+            .map(|n| n.map(|n| String::from_utf8_lossy(&n).into_owned()))
+            .collect();
+        let want: Vec<Option<String>> = want.iter().map(|n| n.map(String::from)).collect();
+        assert_eq!(got, want, "{w:?}");
+    }
+}
+
+#[test]
+fn tee_writes_behind_any_wrapper() {
+    let table: &[(&[&str], &[usize])] = &[
+        (&["tee", "-a", "x"], &[2]),
+        (&["sudo", "tee", "/etc/x"], &[2]),
+        (&["nice", "-n", "5", "tee", "x"], &[4]),
+        (&["runuser", "-u", "root", "--", "tee", "x"], &[5]),
+        (&["echo", "tee", "x"], &[]),
+        (&["grep", "tee", "x"], &[]),
+    ];
+    for (w, want) in table {
+        assert_eq!(&tee_targets(&words(w)), want, "{w:?}");
+    }
+}
+
+#[test]
+fn the_files_a_command_reads_as_more_than_data() {
+    let table: &[(&[&str], &[usize])] = &[
+        (&["sh", "job.sh"], &[1]),
+        (&["bash", "-e", "./job.sh", "x"], &[2]),
+        (&["nice", "sh", "job.sh"], &[2]),
+        (&[".", "./s.sh"], &[1]),
+        (&["source", "s.sh"], &[1]),
+        (&["./f"], &[0]),
+        (&["/tmp/job", "x"], &[0]),
+        (&["xargs", "-a", "list", "rm"], &[2]),
+        (&["xargs", "-alist", "rm"], &[1]),
+        (&["xargs", "--arg-file=list", "rm"], &[1]),
+        (&["sh", "-c", "echo x"], &[]),
+        (&["cat", "job.sh"], &[]),
+        (&["xargs", "rm"], &[]),
+        (&["chmod", "+x", "f"], &[]),
+    ];
+    for (w, want) in table {
+        let got: Vec<usize> = runs(&words(w)).into_iter().map(|(i, _)| i).collect();
+        assert_eq!(&got, want, "{w:?}");
+    }
+}
+
+#[test]
+fn a_program_not_known_to_read_files_as_data_may_read_any_word_as_code() {
+    let table: &[(&[&str], &[usize])] = &[
+        (&["python3", "p.py"], &[1]),
+        (&["awk", "-f", "a.awk", "x"], &[1, 2, 3]),
+        (&["nice", "curl", "-K", "k"], &[2, 3]),
+        (&["cat", "f"], &[]),
+        (&["cp", "f", "g"], &[]),
+        (&["grep", "-c", "x", "f"], &[]),
+        (&["sudo", "rm", "-f", "f"], &[]),
+        // A shell's script file is `runs`' (any file); its `-c` script is read itself.
+        (&["sh", "job.sh", "x"], &[1]),
+        (&["sh", "-c", ". ./f"], &[]),
+    ];
+    for (w, want) in table {
+        let mut got: Vec<usize> = reads_again(&words(w))
+            .into_iter()
+            .map(|(i, ..)| i)
+            .collect();
+        got.sort_unstable();
+        assert_eq!(&got, want, "{w:?}");
+    }
+}
+
+#[test]
+fn tee_writes_its_operands_and_names_match_without_dot_slash() {
+    assert_eq!(tee_targets(&words(&["tee", "-a", "s.sh", "t"])), vec![2, 3]);
+    assert_eq!(tee_targets(&words(&["tee", "--", "-x"])), vec![2]);
+    assert!(tee_targets(&words(&["cat", "s.sh"])).is_empty());
+    assert!(same(Some(b"./job.sh"), Some(b"job.sh")));
+    assert!(same(None, Some(b"x")));
+    assert!(!same(Some(b"out.txt"), Some(b"./deploy.sh")));
+    assert_eq!(file_of(b"-alist"), b"list");
+    assert_eq!(file_of(b"--arg-file=l"), b"l");
+    assert_eq!(file_of(b"list"), b"list");
+}
+
+#[test]
+fn a_substitution_that_names_a_written_file_prints_what_was_written() {
+    let value = vec![Read::Variable("NAME".into())];
+    let written = |name: Option<&str>| Filed {
+        name: name.map(|n| n.as_bytes().to_vec()),
+        line: 1,
+        reads: value.clone(),
+    };
+    let filed = [written(Some("f")), written(Some("out.log"))];
+    let table: &[(&str, bool)] = &[
+        ("cat f", true),
+        ("cat ./f", true),
+        ("< f", true),
+        ("<f", true),
+        ("tr _ - <f", true),
+        ("head -n1 'f'", true),
+        ("cat f.bak", false),
+        ("date +%F", false),
+        // By its last segment: the command may have changed directory.
+        ("cat /srv/f", true),
+    ];
+    for (text, want) in table {
+        let got = named_in(text.as_bytes(), &filed);
+        assert_eq!(!got.is_empty(), *want, "{text}");
+    }
+    let any = [written(None)];
+    assert!(!named_in(b"cat \"$F\"", &any).is_empty());
+    assert!(named_in(b"date", &any).is_empty());
+}
