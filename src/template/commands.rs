@@ -44,6 +44,13 @@ use super::reread::{
     arithmetic_names,
 };
 
+/// Programs that run what reaches their input as commands (beside the shells and the
+/// interpreters): a file named as data may not be given to them (`data_on_input`).
+const RUNS_INPUT: &[&[u8]] = &[
+    b"sqlite3", b"psql", b"mysql", b"mariadb", b"crontab", b"at", b"batch", b"gdb", b"ed", b"ex",
+    b"bc", b"dc", b"m4", b"nft", b"sftp", b"ftp", b"expect", b"tclsh",
+];
+
 /// One word of a command, as far as the rules need to know it.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Word {
@@ -445,7 +452,16 @@ impl Command {
                 shapes.get(1).copied().flatten(),
                 Some(b"/dev/stdin" | b"/proc/self/fd/0" | b"/dev/fd/0")
             );
-        if own::stdin(shapes).is_none() && !sourced {
+        // Only programs known to run their input (a value-independent refusal stays
+        // narrow; with a value, `own::stdin`'s allow list holds for any program).
+        let runner = programs::chain(shapes)
+            .last()
+            .and_then(|&k| shapes[k])
+            .map(|w| w.rsplit(|&c| c == b'/').next().unwrap_or(w))
+            .is_some_and(|p| {
+                programs::SHELLS.contains(&p) || known::interpreter(p) || RUNS_INPUT.contains(&p)
+            });
+        if own::stdin(shapes).is_none() || !(runner || sourced) {
             return;
         }
         for input in &self.inputs {

@@ -776,9 +776,9 @@ actions:
             ("actions[11].shell", "names its file after it"),
             (
                 "actions[15].shell",
-                "runs `/tmp/radio.txt` as code, a file named as data",
+                "runs as code `/tmp/radio.txt`, a file named as data",
             ),
-            ("actions[16].shell", "runs `/srv/state.json` as code"),
+            ("actions[16].shell", "runs as code `/srv/state.json`"),
         ],
         &[
             "actions[6]",
