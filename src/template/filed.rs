@@ -230,7 +230,19 @@ pub fn data_file(name: &[u8]) -> bool {
     const ENDINGS: &[&[u8]] = &[
         b".txt", b".log", b".csv", b".tsv", b".json", b".jsonl", b".md", b".dat", b".out",
     ];
-    if by_convention(name) || name.split(|&c| c == b'/').any(|s| s == b"..") {
+    // The system's configuration, the boot firmware's, programs, spools, and any hidden file
+    // or directory (`~/.config/…`, `.git/hooks`, `.ssh/`): whatever their ending, programs
+    // load every file of such directories (`/etc/logrotate.d`, `bash_completion.d`,
+    // `/boot/firmware/config.txt`).
+    const SYSTEM: &[&[u8]] = &[b"/etc/", b"/boot/", b"/usr/", b"/lib", b"/var/spool/"];
+    let hidden = name
+        .split(|&c| c == b'/')
+        .any(|s| s.first() == Some(&b'.') && s != b"." && s != b"..");
+    if by_convention(name)
+        || name.split(|&c| c == b'/').any(|s| s == b"..")
+        || hidden
+        || SYSTEM.iter().any(|d| name.starts_with(d))
+    {
         return false;
     }
     DEVICES

@@ -35,6 +35,13 @@ fn only_a_file_known_to_hold_data_may_hold_a_value() {
         ("/dev/sda", false),
         ("/etc/aliases", false),
         ("/home/pi/.bash_aliases", false),
+        ("/etc/logrotate.d/app.txt", false),
+        ("/etc/docker/daemon.json", false),
+        ("/boot/firmware/config.txt", false),
+        ("/home/pi/.config/app/state.json", false),
+        ("/srv/app/.git/hooks/x.txt", false),
+        ("/var/lib/actiond-run/notes.txt", true),
+        ("./notes.txt", true),
     ];
     for &(name, data) in table {
         assert_eq!(data_file(name.as_bytes()), data, "{name}");
