@@ -796,7 +796,8 @@ actions:
 /// (`cp notes.txt {{ name }}` made `config.yaml`, F3) or a name not known to hold data
 /// (`~/.bashrc`, F3b, `.curlrc`, F6), fetch its urls into the working directory (`wget -i`,
 /// F5), give it to a program that reads its input as code (`sh <`, `. /dev/stdin <`, F2), or
-/// read curl's settings from it. Reading it as data, or copying it under a data name, loads.
+/// read curl's settings from it; and writers inside awk, sed and `cp /dev/stdin` (F4).
+/// Reading it as data, or copying it under a data name, loads.
 #[test]
 fn the_fifteenth_attacks_configs_are_refused_and_their_neighbours_load() {
     let yaml = "\
@@ -823,6 +824,18 @@ actions:
     shell: grep -c x < /tmp/radio.txt; jq -r .url /srv/state.json
   - title: queue below
     shell: wget -q -P /srv/downloads -i queue.txt
+  - title: awk writes
+    shell: echo \"GREETING={{ msg }}\" | awk '{print > \"/etc/default/greeter\"}'
+    arguments: [{name: msg, type: ascii_sentence}]
+  - title: sed writes
+    shell: echo \"GREETING={{ msg }}\" | sed -n 'w /etc/default/greeter'
+    arguments: [{name: msg, type: ascii_sentence}]
+  - title: cp from stdin
+    shell: echo \"GREETING={{ msg }}\" | cp /dev/stdin /etc/default/greeter
+    arguments: [{name: msg, type: ascii_sentence}]
+  - title: awk compares
+    shell: echo {{ n }} | awk '$1 > 5 {print \"big\"}'
+    arguments: [{name: n, type: int}]
 ";
     assert_refusals(
         yaml,
@@ -842,7 +855,16 @@ actions:
                 "actions[5].shell",
                 "reads curl's settings from `/tmp/curl.txt`",
             ),
+            ("actions[10].shell", "`/etc/default/greeter`"),
+            ("actions[11].shell", "`/etc/default/greeter`"),
+            ("actions[12].shell", "`/etc/default/greeter`"),
         ],
-        &["actions[6]", "actions[7]", "actions[8]", "actions[9]"],
+        &[
+            "actions[6]",
+            "actions[7]",
+            "actions[8]",
+            "actions[9]",
+            "actions[13]",
+        ],
     );
 }

@@ -220,3 +220,37 @@ fn a_substitution_that_names_a_written_file_prints_what_was_written() {
     assert!(!named_in(b"cat \"$F\"", &any).is_empty());
     assert!(named_in(b"date", &any).is_empty());
 }
+
+#[test]
+fn writers_inside_awk_sed_and_cp_from_stdin() {
+    let table: &[(&[&str], &[Option<&str>])] = &[
+        (
+            &["awk", "{print > \"/etc/default/g\"}"],
+            &[Some("/etc/default/g")],
+        ),
+        (&["awk", "{print >> \"out.txt\"}"], &[Some("out.txt")]),
+        (&["awk", "{print > $2}"], &[None]),
+        (&["awk", "$1 > 5 {print}"], &[]),
+        (&["awk", "{if ($1 > 5) print}"], &[]),
+        (
+            &["sed", "-n", "w /etc/default/g"],
+            &[Some("/etc/default/g")],
+        ),
+        (&["sed", "s/a/b/w /etc/cron.d/x"], &[Some("/etc/cron.d/x")]),
+        (&["sed", "s/new w/x/"], &[]),
+        (&["sed", "-e", "p;w out.txt"], &[Some("out.txt")]),
+        (
+            &["cp", "/dev/stdin", "/etc/default/g"],
+            &[Some("/etc/default/g")],
+        ),
+        (&["cp", "a", "b"], &[]),
+    ];
+    for (w, want) in table {
+        let got: Vec<Option<String>> = written(&words(w), &[])
+            .into_iter()
+            .map(|n| n.map(|n| String::from_utf8_lossy(&n).into_owned()))
+            .collect();
+        let want: Vec<Option<String>> = want.iter().map(|n| n.map(String::from)).collect();
+        assert_eq!(got, want, "{w:?}");
+    }
+}
