@@ -48,7 +48,7 @@ pub fn note(
     run.sort_unstable();
     run.dedup();
     for i in run {
-        if let Some(w) = words[i].filter(|w| data_file(normal(w))) {
+        if let Some(w) = words[i].filter(|w| data_named(normal(w))) {
             let line = notes.line(starts[i]);
             notes
                 .analysis
@@ -57,7 +57,7 @@ pub fn note(
         }
     }
     for (i, does) in lists(words) {
-        if let Some(w) = words[i].filter(|w| data_file(normal(w))) {
+        if let Some(w) = words[i].filter(|w| data_named(normal(w))) {
             let line = notes.line(starts[i]);
             notes
                 .analysis
@@ -251,6 +251,12 @@ pub fn data_file(name: &[u8]) -> bool {
         || ENDINGS
             .iter()
             .any(|e| base(name).len() > e.len() && base(name).ends_with(e))
+}
+
+/// A file named as data that any action may have written a value into (`data_file`, but a
+/// device: `/dev/null` holds nothing): none may run, source, list or copy it as more.
+pub fn data_named(name: &[u8]) -> bool {
+    data_file(name) && !name.starts_with(b"/dev/") && !name.starts_with(b"/proc/")
 }
 
 /// The files a command writes what it reads into: its redirections' `targets` and `tee`'s
@@ -685,7 +691,7 @@ fn data_copies<'a>(words: &[Option<&'a [u8]>]) -> Vec<(Option<&'a [u8]>, &'a [u8
     };
     let mut out = Vec::new();
     for source in sources.iter().flatten() {
-        if !data_file(normal(source)) {
+        if !data_named(normal(source)) {
             continue;
         }
         let kept = match dest {

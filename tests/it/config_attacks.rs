@@ -796,7 +796,8 @@ actions:
 /// (`cp notes.txt {{ name }}` made `config.yaml`, F3) or a name not known to hold data
 /// (`~/.bashrc`, F3b, `.curlrc`, F6), fetch its urls into the working directory (`wget -i`,
 /// F5), give it to a program that reads its input as code (`sh <`, `. /dev/stdin <`, F2), or
-/// read curl's settings from it; and writers inside awk, sed and `cp /dev/stdin` (F4).
+/// read curl's settings from it; writers inside awk, sed and `cp /dev/stdin` (F4); and what
+/// `envsubst` prints of the environment, which holds the values (F1).
 /// Reading it as data, or copying it under a data name, loads.
 #[test]
 fn the_fifteenth_attacks_configs_are_refused_and_their_neighbours_load() {
@@ -836,6 +837,12 @@ actions:
   - title: awk compares
     shell: echo {{ n }} | awk '$1 > 5 {print \"big\"}'
     arguments: [{name: n, type: int}]
+  - title: envsubst
+    shell: envsubst '$ACTIOND_ARG_URL' < /srv/kiosk.env.in > /etc/default/kiosk
+    arguments: [{name: url, type: url}]
+  - title: envsubst to data
+    shell: envsubst '$ACTIOND_ARG_URL' < /srv/kiosk.in > /srv/kiosk.txt
+    arguments: [{name: url, type: url}]
 ";
     assert_refusals(
         yaml,
@@ -858,6 +865,7 @@ actions:
             ("actions[10].shell", "`/etc/default/greeter`"),
             ("actions[11].shell", "`/etc/default/greeter`"),
             ("actions[12].shell", "`/etc/default/greeter`"),
+            ("actions[14].shell", "prints of the environment"),
         ],
         &[
             "actions[6]",
@@ -865,6 +873,7 @@ actions:
             "actions[8]",
             "actions[9]",
             "actions[13]",
+            "actions[15]",
         ],
     );
 }

@@ -1,0 +1,293 @@
+//! How what a command reads and writes flows, for `commands`: a group's input and output,
+//! what reaches a command's input (a pipe, `<`, a here-document) and what it writes to its
+//! output or into files (`filed`), the environment a program prints, and a file named as data
+//! on the input of a program that runs it. Pure like the rest of the model: it notes, never
+//! judges.
+
+use super::*;
+
+/// Programs that run what reaches their input as commands (beside the shells and the
+/// interpreters): a file named as data may not be given to them (`data_on_input`).
+const RUNS_INPUT: &[&[u8]] = &[
+    b"sqlite3", b"psql", b"mysql", b"mariadb", b"crontab", b"at", b"batch", b"gdb", b"ed", b"ex",
+    b"bc", b"dc", b"m4", b"nft", b"sftp", b"ftp", b"expect", b"tclsh",
+];
+
+impl Command {
+    /// A group that has just closed: what reached its input before it opened (`echo x | {`),
+    /// and what its commands did (`Inner`).
+    pub fn group(start: usize, inputs: Vec<Input>, inner: Inner) -> Command {
+        Command {
+            inputs,
+            inner,
+            ..Command::compound(start)
+        }
+    }
+
+    /// What reaches the command's input so far, taken away: a group opening (`x | {`) takes
+    /// it for itself.
+    pub fn take_inputs(&mut self) -> Vec<Input> {
+        std::mem::take(&mut self.inputs)
+    }
+
+    /// What reaches the command's standard input, as far as the command itself shows it: a
+    /// pipe's writer's output, the file of `<` (what a value was written into), the word of
+    /// `<<<`, a duplicated descriptor. A here-document's body is read after the line, and
+    /// what reaches the group around the command, when it has no input of its own, is the
+    /// group's (`outer`).
+    pub fn input_reads(&self, filed: &[Filed]) -> Vec<Read> {
+        let mut reads = Vec::new();
+        for input in &self.inputs {
+            match input {
+                Input::Pipe(r, _) => reads.extend(r.iter().cloned()),
+                Input::File(w) => {
+                    reads.extend(w.reads(false));
+                    reads.extend(filed::written_into(w.value(), filed));
+                }
+                Input::Text(w) => reads.extend(w.reads(false)),
+                Input::Descriptor => reads.push(Read::Unknown(
+                    "what the descriptor `<&` duplicates holds".into(),
+                )),
+            }
+        }
+        reads
+    }
+
+    /// A file named as data on the input of a program that reads its input as code (`sh <
+    /// f`, `psql < f`, `. /dev/stdin < f`): any action may have written a value into it,
+    /// so it is refused whatever this command's own values (`Analysis::runs_data`).
+    pub(super) fn data_on_input(&self, notes: &mut Notes, shapes: &[Option<&[u8]>]) {
+        let sourced = matches!(shapes.first().copied().flatten(), Some(b"." | b"source"))
+            && matches!(
+                shapes.get(1).copied().flatten(),
+                Some(b"/dev/stdin" | b"/proc/self/fd/0" | b"/dev/fd/0")
+            );
+        // Only programs known to run their input (a value-independent refusal stays
+        // narrow; with a value, `own::stdin`'s allow list holds for any program).
+        let runner = programs::chain(shapes)
+            .last()
+            .and_then(|&k| shapes[k])
+            .map(|w| w.rsplit(|&c| c == b'/').next().unwrap_or(w))
+            .is_some_and(|p| {
+                programs::SHELLS.contains(&p) || known::interpreter(p) || RUNS_INPUT.contains(&p)
+            });
+        if own::stdin(shapes).is_none() || !(runner || sourced) {
+            return;
+        }
+        for input in &self.inputs {
+            if let Input::File(w) = input
+                && let Some(v) = w.value()
+                && filed::data_named(filed::normal(v))
+            {
+                let line = notes.line(w.start);
+                notes.analysis.runs_data.push((
+                    v.to_vec(),
+                    line,
+                    "gives a program that reads its input as code".to_string(),
+                ));
+            }
+        }
+    }
+
+    /// Whether what reaches the group around the command reaches its input too: it has no
+    /// input of its own, or the command before its `|` passed the group's on.
+    pub fn outer(&self) -> bool {
+        (self.inputs.is_empty() && !self.heredoc)
+            || self
+                .inputs
+                .iter()
+                .any(|i| matches!(i, Input::Pipe(_, true)))
+    }
+
+    /// Whether the command may print what reaches its standard input (`own::prints_input`;
+    /// a group when one of its commands passes it on).
+    pub fn passes_input(&self) -> bool {
+        if self.compound {
+            return self.inner.passes;
+        }
+        self.name_word.is_some() && own::prints_input(&self.shapes())
+    }
+
+    /// The commands that read what reaches the group around this command as their own
+    /// commands, when it does (`outer`): the command itself (`own::stdin`), or a group's own
+    /// such commands.
+    pub fn outer_readers(&self) -> Vec<(usize, &'static str)> {
+        if !self.outer() {
+            return Vec::new();
+        }
+        if self.compound {
+            return self.inner.readers.clone();
+        }
+        self.own_stdin()
+            .map(|p| (self.start, p))
+            .into_iter()
+            .collect()
+    }
+
+    /// The files the command writes what reaches the group around it into, when it does
+    /// (`outer`): its redirections' when it prints its input, `tee`'s, `sponge`'s and `dd
+    /// of=`'s always, and for a group its own commands' such files.
+    pub fn outer_writes(&self) -> Vec<(usize, Vec<Option<Vec<u8>>>)> {
+        if !self.outer() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        if self.compound {
+            out.extend(self.inner.writers.iter().cloned());
+            if self.inner.passes && !self.targets.is_empty() {
+                out.push((self.start, self.targets.clone()));
+            }
+            return out;
+        }
+        let targets: &[Option<Vec<u8>>] = if self.passes_input() {
+            &self.targets
+        } else {
+            &[]
+        };
+        let names = filed::written(&self.shapes(), targets);
+        if !names.is_empty() {
+            out.push((self.start, names));
+        }
+        out
+    }
+
+    /// The command's name after quote removal, when no expansion makes it.
+    pub fn plain_name(&self) -> Option<&[u8]> {
+        self.name.as_deref()
+    }
+
+    /// `exec < FILE` (`exec 0<&3`, `exec <<E`…): what reaches the input of every command
+    /// after it that has none of its own.
+    pub fn redirects_shell_input(&self) -> bool {
+        self.name.as_deref() == Some(b"exec")
+            && self.args.is_empty()
+            && (self.heredoc || !self.inputs.is_empty())
+    }
+
+    /// For a group, the place of the first of its commands that read the group's input as
+    /// their own commands (`{ psql; } <<E`).
+    pub fn group_reader(&self) -> Option<&'static str> {
+        self.inner.readers.first().map(|&(_, place)| place)
+    }
+
+    /// What the command may write to its standard output: whatever its words read, a group's
+    /// commands' output, and, unless it prints none of what it reads (`passes_input`), what
+    /// reaches its input and what the files a value was written into that it names hold (`cat
+    /// f`). The next command of a pipe reads it (`Input::Pipe`).
+    pub fn output(&self, filed: &[Filed]) -> Vec<Read> {
+        let mut out = if self.compound {
+            self.inner.output.clone()
+        } else {
+            self.reads_all()
+        };
+        out.extend(self.environment_printed());
+        // A program that prints none of what it reads prints none of a file's either (`wc -l
+        // f`, `md5sum f`, `rm f`).
+        if self.passes_input() {
+            if !self.compound {
+                out.extend(filed::named_by(&self.shapes(), filed));
+            }
+            out.extend(self.input_reads(filed));
+        }
+        out
+    }
+
+    /// Something that reaches the command's input.
+    pub fn input(&mut self, input: Input) {
+        self.inputs.push(input);
+    }
+
+    /// Whether what the command writes may hold a value: its words read something, or its
+    /// input comes from a here-document, a pipe, `<<<` or a file.
+    pub fn spills(&self) -> bool {
+        self.heredoc || !self.inputs.is_empty() || !self.reads_all().is_empty()
+    }
+
+    /// Everything the command's words read: what its output may hold.
+    pub fn reads_all(&self) -> Vec<Read> {
+        let words = self
+            .assignments
+            .iter()
+            .chain(&self.name_word)
+            .chain(&self.args);
+        words.flat_map(|w| w.reads(false)).collect()
+    }
+
+    /// What a program that prints its environment writes: the values, which every program
+    /// the command starts has as `ACTIOND_ARG_<NAME>` (`envsubst '$ACTIOND_ARG_URL' < in >
+    /// /etc/default/kiosk`, `printenv ACTIOND_ARG_URL`, `env` with no program).
+    pub(super) fn environment_printed(&self) -> Option<Read> {
+        let shapes = self.shapes();
+        let &k = programs::chain(&shapes).last()?;
+        let name = shapes[k].map(|w| w.rsplit(|&c| c == b'/').next().unwrap_or(w))?;
+        let prints = match name {
+            b"envsubst" | b"printenv" => true,
+            b"env" => shapes[k + 1..]
+                .iter()
+                .all(|w| w.is_some_and(|w| w.starts_with(b"-") || w.contains(&b'='))),
+            _ => false,
+        };
+        prints.then(|| {
+            Read::Unknown("what `envsubst`, `printenv` or `env` prints of the environment".into())
+        })
+    }
+
+    /// The files it runs or splits that a value was written into before, then the files it
+    /// writes a value into itself (`filed`).
+    pub(super) fn filed(&self, notes: &mut Notes) {
+        let words = self.name_word.iter().chain(&self.args);
+        let starts: Vec<usize> = words.map(|w| w.start).collect();
+        let mut reads = self.reads_all();
+        reads.extend(self.environment_printed());
+        for input in &self.inputs {
+            match input {
+                Input::Pipe(r, _) => reads.extend(r.iter().cloned()),
+                // `sort < job.in > job.sh`: what the file held.
+                Input::File(w) => {
+                    reads.extend(filed::written_into(w.value(), &notes.analysis.filed));
+                }
+                _ => {}
+            }
+        }
+        // A block's redirection takes what its commands write (`{ …; } > f`, `( … ) > f`, `for
+        // … done > f`), and what reaches the block's input if one of them passes it on.
+        if self.compound && !self.targets.is_empty() {
+            reads.extend(self.inner.output.iter().cloned());
+        }
+        // `exec 3> f` takes what later commands write to the descriptor: actiond does not
+        // follow which of those hold a value.
+        let bare_exec = self.name.as_deref() == Some(b"exec") && self.args.is_empty();
+        if bare_exec && !self.targets.is_empty() {
+            reads.push(Read::Unknown(
+                "what the commands of a block (or after `exec N>`) write into it".to_string(),
+            ));
+        }
+        let shapes = self.shapes();
+        self.data_on_input(notes, &shapes);
+        filed::note(notes, &shapes, &starts, &self.targets, reads, self.start);
+        // The commands of its `>( )`s that write what it wrote there into files.
+        if !self.fed.writers.is_empty() {
+            let mut reads = self.output(&notes.analysis.filed);
+            reads.extend(self.input_reads(&notes.analysis.filed));
+            for (at, names) in &self.fed.writers {
+                filed::note_written(notes, names.clone(), reads.clone(), *at);
+            }
+        }
+        // A group's commands that wrote its input into files: what reaches it is there now.
+        if self.compound && !self.inner.writers.is_empty() {
+            let reads = self.input_reads(&notes.analysis.filed);
+            for (at, names) in &self.inner.writers {
+                filed::note_written(notes, names.clone(), reads.clone(), *at);
+            }
+        }
+    }
+
+    /// The files the command writes what it reads into (`filed::written`): where a
+    /// here-document's body, read after the command, goes.
+    pub fn written_files(&self) -> Vec<Option<Vec<u8>>> {
+        if self.compound {
+            return Vec::new();
+        }
+        filed::written(&self.shapes(), &self.targets)
+    }
+}
