@@ -9,6 +9,7 @@ use super::tree::{Node, index_path};
 use crate::arguments::ArgType;
 use crate::arguments::Dash;
 use crate::arguments::{Argument, environment};
+use crate::template::reread::Analysis;
 use crate::template::{
     Leads, Placeholder, Stored, Template, Unquoted, Values, climbs, copied, judge, leads, reached,
     read_exec, read_shell, stripped, unquoted,
@@ -229,19 +230,7 @@ pub(super) fn compile(
         if let Err(why) = judge(text, analysis, &values) {
             c.error(at, why.to_string());
         }
-        // Whatever its own values: any action may write a value into a file named as data.
-        for (name, line, does) in &analysis.runs_data {
-            c.error(
-                at,
-                format!(
-                    "line {line} {does} `{}`, a file named as data: any action (or an earlier \
-                     press) may write a value into a file with that ending, which is then more \
-                     than data here; name a script you wrote by its own ending (`.sh`), and \
-                     read data files as data (`cat`, `grep`, `jq`, `while read`)",
-                    String::from_utf8_lossy(name)
-                ),
-            );
-        }
+        data_uses(c, at, analysis);
         // A word refused as split is not refused again for what it may start with.
         let mut refused = Vec::new();
         for found in unquoted(analysis, &values) {
@@ -547,6 +536,23 @@ fn may_hold_list(a: &Argument) -> bool {
         | ArgType::Email
         | ArgType::Checkbox => false,
         _ => true,
+    }
+}
+
+/// Whatever the action's own values, a file named as data taken for more than data
+/// (`Analysis::runs_data`): any action, or an earlier press, may write a value into it.
+fn data_uses(c: &mut Checker<'_>, at: &str, analysis: &Analysis) {
+    for (name, line, does) in &analysis.runs_data {
+        c.error(
+            at,
+            format!(
+                "line {line} {does} `{}`, a file named as data: any action (or an earlier \
+                 press) may write a value into a file with that ending, which is then more \
+                 than data here; name a script you wrote by its own ending (`.sh`), and \
+                 read data files as data (`cat`, `grep`, `jq`, `while read`)",
+                String::from_utf8_lossy(name)
+            ),
+        );
     }
 }
 

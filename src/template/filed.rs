@@ -29,57 +29,7 @@ pub fn note(
     reads: Vec<Read>,
     start: usize,
 ) {
-    // A file named as data that this command runs: another action, or an earlier press,
-    // may have written a value into it (the data-file rule lets them).
-    let mut run: Vec<usize> = runs(words).into_iter().map(|(i, _)| i).collect();
-    // An interpreter's script (`python3 FILE`), the table of `crontab FILE`, the jobs of
-    // `at -f FILE`.
-    if let Some(&k) = programs::chain(words).last()
-        && let Some(p) = words[k].map(base)
-    {
-        let first = (k + 1..words.len()).find(|&j| words[j].is_none_or(|w| !w.starts_with(b"-")));
-        if known::interpreter(p) || p == b"crontab" {
-            run.extend(first);
-        }
-        if p == b"at" {
-            run.extend((k + 1..words.len()).filter(|&j| j > 0 && words[j - 1] == Some(&b"-f"[..])));
-        }
-    }
-    run.sort_unstable();
-    run.dedup();
-    for i in run {
-        if let Some(w) = words[i].filter(|w| data_named(normal(w))) {
-            let line = notes.line(starts[i]);
-            notes
-                .analysis
-                .runs_data
-                .push((w.to_vec(), line, "runs as code".to_string()));
-        }
-    }
-    for (i, does) in lists(words) {
-        if let Some(w) = words[i].filter(|w| data_named(normal(w))) {
-            let line = notes.line(starts[i]);
-            notes
-                .analysis
-                .runs_data
-                .push((w.to_vec(), line, does.to_string()));
-        }
-    }
-    // A copy of a file named as data under a name not known to hold data (`cp notes.txt
-    // {{ name }}`, `cp todo.txt ~/.bashrc`): the copy may be run, or read as settings.
-    for (dest, source) in data_copies(words) {
-        let line = notes.line(start);
-        let does = dest.map_or_else(
-            || "copies, under a name an expansion makes (a value may pick `.bashrc`),".to_string(),
-            |d| {
-                format!(
-                    "copies, to `{}` (a name not known to hold data),",
-                    String::from_utf8_lossy(d)
-                )
-            },
-        );
-        notes.analysis.runs_data.push((source.to_vec(), line, does));
-    }
+    data_uses(notes, words, starts, start);
     for (i, how, any) in reads_again(words) {
         let name = words[i].map(file_of);
         for f in notes.analysis.filed.clone() {
@@ -148,6 +98,61 @@ pub fn note(
         }
     }
     note_written(notes, written(words, targets), reads, start);
+}
+
+/// The uses of a file named as data that take it for more than data, noted whatever the
+/// command's values (`Analysis::runs_data`): another action, or an earlier press, may have
+/// written a value into it, as the data-file rule lets them.
+fn data_uses(notes: &mut Notes, words: &[Option<&[u8]>], starts: &[usize], start: usize) {
+    let mut run: Vec<usize> = runs(words).into_iter().map(|(i, _)| i).collect();
+    // An interpreter's script (`python3 FILE`), the table of `crontab FILE`, the jobs of
+    // `at -f FILE`.
+    if let Some(&k) = programs::chain(words).last()
+        && let Some(p) = words[k].map(base)
+    {
+        let first = (k + 1..words.len()).find(|&j| words[j].is_none_or(|w| !w.starts_with(b"-")));
+        if known::interpreter(p) || p == b"crontab" {
+            run.extend(first);
+        }
+        if p == b"at" {
+            run.extend((k + 1..words.len()).filter(|&j| j > 0 && words[j - 1] == Some(&b"-f"[..])));
+        }
+    }
+    run.sort_unstable();
+    run.dedup();
+    for i in run {
+        if let Some(w) = words[i].filter(|w| data_named(normal(w))) {
+            let line = notes.line(starts[i]);
+            notes
+                .analysis
+                .runs_data
+                .push((w.to_vec(), line, "runs as code".to_string()));
+        }
+    }
+    for (i, does) in lists(words) {
+        if let Some(w) = words[i].filter(|w| data_named(normal(w))) {
+            let line = notes.line(starts[i]);
+            notes
+                .analysis
+                .runs_data
+                .push((w.to_vec(), line, does.to_string()));
+        }
+    }
+    // A copy of a file named as data under a name not known to hold data (`cp notes.txt
+    // {{ name }}`, `cp todo.txt ~/.bashrc`): the copy may be run, or read as settings.
+    for (dest, source) in data_copies(words) {
+        let line = notes.line(start);
+        let does = dest.map_or_else(
+            || "copies, under a name an expansion makes (a value may pick `.bashrc`),".to_string(),
+            |d| {
+                format!(
+                    "copies, to `{}` (a name not known to hold data),",
+                    String::from_utf8_lossy(d)
+                )
+            },
+        );
+        notes.analysis.runs_data.push((source.to_vec(), line, does));
+    }
 }
 
 /// The files `names` a command at `start` writes `reads` into (nothing when `reads` is

@@ -113,8 +113,22 @@ pub(super) fn named_by_url(
         b"wget" => b"eoaiBtOTwQPUlARDIX",
         _ => b"bcou",
     };
-    // A long option without `=` is taken to take the word after it, but for the flags a
-    // download command line holds.
+    (i + 1..values.len())
+        .filter(|&j| values[j].is_none() && (texts[j].is_empty() || texts[j].starts_with(b"{{")))
+        .filter(|&j| !option_value(values, j, takes))
+        .map(|j| Found {
+            at: j,
+            place: NAMED_BY_URL,
+            how: Rereading::Written,
+            env: None,
+            leading: false,
+        })
+        .collect()
+}
+
+/// Whether word `j` is the value of the option before it: a short option whose last letter
+/// is in `takes`, or a long one without `=` that is not a flag a download command holds.
+fn option_value(values: &[Option<&[u8]>], j: usize, takes: &[u8]) -> bool {
     const FLAGS: &[&[u8]] = &[
         b"--quiet",
         b"--verbose",
@@ -135,26 +149,13 @@ pub(super) fn named_by_url(
         b"--recursive",
         b"--mirror",
     ];
-    let value_of_option = |j: usize| {
-        values[j - 1].is_some_and(|p| {
-            if p.starts_with(b"--") {
-                !p.contains(&b'=') && !FLAGS.contains(&p)
-            } else {
-                p.len() > 1 && p[0] == b'-' && takes.contains(&p[p.len() - 1])
-            }
-        })
-    };
-    (i + 1..values.len())
-        .filter(|&j| values[j].is_none() && (texts[j].is_empty() || texts[j].starts_with(b"{{")))
-        .filter(|&j| !value_of_option(j))
-        .map(|j| Found {
-            at: j,
-            place: NAMED_BY_URL,
-            how: Rereading::Written,
-            env: None,
-            leading: false,
-        })
-        .collect()
+    values[j - 1].is_some_and(|p| {
+        if p.starts_with(b"--") {
+            !p.contains(&b'=') && !FLAGS.contains(&p)
+        } else {
+            p.len() > 1 && p[0] == b'-' && takes.contains(&p[p.len() - 1])
+        }
+    })
 }
 
 /// The words of `curl -F`/`--form` whose value stands in a file name the author marked with
