@@ -586,46 +586,28 @@ fn by_convention(name: &[u8]) -> bool {
 /// written into, in pairs: its last operand, and that operand joined with each source's
 /// name (it may be a directory), each with what its source holds.
 fn copies(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<(Option<Vec<u8>>, Vec<Read>)> {
-    let chain = programs::chain(words);
-    let Some(&at) = chain.last() else {
+    let Some(Copy {
+        dest,
+        sources,
+        target,
+    }) = copy(words)
+    else {
         return Vec::new();
-    };
-    if !words[at]
-        .map(base)
-        .is_some_and(|p| [&b"cp"[..], b"mv", b"ln", b"install"].contains(&p))
-    {
-        return Vec::new();
-    }
-    let (target, operands) = target_directory(&words[at + 1..]);
-    let (dest, sources) = match target {
-        // `cp -t DIR SRC…`: every operand is a source.
-        Some(dir) => (dir, &operands[..]),
-        None => match operands.split_last() {
-            Some((&dest, sources)) => (dest, sources),
-            None => return Vec::new(),
-        },
     };
     let mut out = Vec::new();
-    for &source in sources {
+    for source in sources {
         let reads: Vec<Read> = written_into(source, filed);
         if reads.is_empty() {
             continue;
         }
         let joined = match (dest, source) {
-            (Some(d), Some(s)) => {
-                let mut j = d.to_vec();
-                if !j.ends_with(b"/") {
-                    j.push(b'/');
-                }
-                j.extend_from_slice(base(s));
-                Some(normal(&j).to_vec())
-            }
+            (Some(d), Some(s)) => Some(joined(d, s)),
             _ => None,
         };
         // A target directory is named as one (`DIR/`): the file made is the joined name.
         let dest = dest.map(|d| {
             let mut d = normal(d).to_vec();
-            if target.is_some() && !d.ends_with(b"/") {
+            if target && !d.ends_with(b"/") {
                 d.push(b'/');
             }
             d
@@ -677,37 +659,22 @@ fn lists(words: &[Option<&[u8]>]) -> Vec<(usize, &'static str)> {
 /// destination not known to hold data: each destination (`None`: an expansion makes it) with
 /// its source. A destination named as a directory (`DIR/`, `-t DIR`) keeps the source's name.
 fn data_copies<'a>(words: &[Option<&'a [u8]>]) -> Vec<(Option<&'a [u8]>, &'a [u8])> {
-    let Some(&at) = programs::chain(words).last() else {
+    let Some(Copy {
+        dest,
+        sources,
+        target,
+    }) = copy(words)
+    else {
         return Vec::new();
     };
-    if !words[at]
-        .map(base)
-        .is_some_and(|p| [&b"cp"[..], b"mv", b"ln", b"install"].contains(&p))
-    {
-        return Vec::new();
-    }
-    let (target, operands) = target_directory(&words[at + 1..]);
-    let (dest, sources, dir) = match target {
-        Some(d) => (d, &operands[..], true),
-        None => match operands.split_last() {
-            Some((&d, s)) => (d, s, d.is_some_and(|d| d.ends_with(b"/"))),
-            None => return Vec::new(),
-        },
-    };
+    let dir = target || dest.is_some_and(|d| d.ends_with(b"/"));
     let mut out = Vec::new();
     for source in sources.iter().flatten() {
         if !data_named(normal(source)) {
             continue;
         }
         let kept = match dest {
-            Some(d) if dir => {
-                let mut j = d.to_vec();
-                if !j.ends_with(b"/") {
-                    j.push(b'/');
-                }
-                j.extend_from_slice(base(source));
-                data_file(normal(&j))
-            }
+            Some(d) if dir => data_file(&joined(d, source)),
             Some(d) => data_file(normal(d)),
             None => false,
         };
@@ -716,6 +683,52 @@ fn data_copies<'a>(words: &[Option<&'a [u8]>]) -> Vec<(Option<&'a [u8]>, &'a [u8
         }
     }
     out
+}
+
+/// What a `cp`, `mv`, `ln` or `install` (behind any wrapper) copies where.
+struct Copy<'a> {
+    /// Its last operand, or the directory of `-t DIR` (`None`: an expansion makes it).
+    dest: Option<&'a [u8]>,
+    sources: Vec<Option<&'a [u8]>>,
+    /// `dest` is a target directory (`-t DIR`).
+    target: bool,
+}
+
+fn copy<'a>(words: &[Option<&'a [u8]>]) -> Option<Copy<'a>> {
+    let &at = programs::chain(words).last()?;
+    if !words[at]
+        .map(base)
+        .is_some_and(|p| [&b"cp"[..], b"mv", b"ln", b"install"].contains(&p))
+    {
+        return None;
+    }
+    let (target, mut operands) = target_directory(&words[at + 1..]);
+    match target {
+        // `cp -t DIR SRC…`: every operand is a source.
+        Some(dest) => Some(Copy {
+            dest,
+            sources: operands,
+            target: true,
+        }),
+        None => {
+            let dest = operands.pop()?;
+            Some(Copy {
+                dest,
+                sources: operands,
+                target: false,
+            })
+        }
+    }
+}
+
+/// The file a copy of `source` into the directory `dir` makes (`DIR/NAME`).
+fn joined(dir: &[u8], source: &[u8]) -> Vec<u8> {
+    let mut j = dir.to_vec();
+    if !j.ends_with(b"/") {
+        j.push(b'/');
+    }
+    j.extend_from_slice(base(source));
+    normal(&j).to_vec()
 }
 
 /// The directory `-t DIR` (`-tDIR`, a bundle ending in `t`, `--target-directory[=]DIR`)
