@@ -83,6 +83,9 @@ pub(super) struct Word {
     /// A command substitution whose command reads no variable (`$(date +%F)`), described:
     /// read as `Read::Computed`.
     pub computed: Option<&'static str>,
+    /// The files named as data whose content a command substitution in the word prints
+    /// (`"$(cat radio.txt)"`): read as `Read::Stored`.
+    pub stored: Vec<String>,
     /// An expansion that removes a prefix of this variable's value or replaces text in it
     /// starts the word (`"${NAME#*.}"`): the word may start with `-` (see `Stripped`).
     /// A command substitution whose command reads a variable starts it the same way
@@ -180,6 +183,7 @@ impl Word {
                 Read::Unknown(what) | Read::Computed(what) => {
                     self.opaque.get_or_insert(what);
                 }
+                Read::Stored(name) => self.note_stored(name),
             }
         }
     }
@@ -194,6 +198,17 @@ impl Word {
         }
         if let Some(c) = other.computed {
             self.note_computed(c);
+        }
+        for s in &other.stored {
+            self.note_stored(s.clone());
+        }
+    }
+
+    /// A command substitution in the word prints what the file named as data `name` holds.
+    pub fn note_stored(&mut self, name: String) {
+        self.note_expansion();
+        if !self.stored.contains(&name) {
+            self.stored.push(name);
         }
     }
 
@@ -218,6 +233,7 @@ impl Word {
         } else if let Some(what) = self.computed {
             out.push(Read::Computed(what.to_string()));
         }
+        out.extend(self.stored.iter().cloned().map(Read::Stored));
         out
     }
 

@@ -120,7 +120,7 @@ fn follow(
                 }
             }
             // What the model cannot follow (`read`, `$( )`) is not weighed here.
-            Read::Unknown(_) | Read::Computed(_) => continue,
+            Read::Unknown(_) | Read::Computed(_) | Read::Stored(_) => continue,
         };
         if !found.placeholders.contains(&p) {
             found.placeholders.push(p);

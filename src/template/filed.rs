@@ -475,10 +475,18 @@ fn sed_writes(text: &[u8]) -> Vec<Option<&[u8]>> {
 }
 
 /// What the files a value was written into hold that a command (`words` from its name on)
-/// names as an argument (`cat f`, `sort -o x f`): what it prints or writes may hold it.
+/// names as an argument (`cat f`, `sort -o x f`): what it prints or writes may hold it. A file
+/// named as data may hold a value any action wrote (`Read::Stored`).
 pub fn named_by(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<Read> {
     let mut reads = Vec::new();
+    // What it writes into (`tee notes.txt`, `dd of=notes.txt`) is not what it reads.
+    let writes = written(words, &[]);
     for w in words.iter().skip(1).flatten() {
+        if let Some(name) =
+            data_in_word(w).filter(|_| !writes.iter().any(|t| same(t.as_deref(), Some(w))))
+        {
+            reads.push(Read::Stored(name));
+        }
         for f in filed {
             if f.name.as_deref().is_some_and(|n| mentions(w, n)) {
                 reads.extend(f.reads.iter().cloned());
@@ -506,13 +514,45 @@ pub fn named_in(text: &[u8], filed: &[Filed]) -> Vec<Read> {
     out
 }
 
+/// The files named as data (`data_named`) that `text`, the command of a command
+/// substitution, names as one of its words: its output may be what one holds.
+pub fn data_mentioned(text: &[u8]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in words_of(text).filter(|w| data_named(normal(w))) {
+        let name = String::from_utf8_lossy(w).into_owned();
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// The file named as data that one word of a command names (`notes.txt`, `--file=notes.txt`,
+/// `if=notes.txt`), if it names one.
+pub fn data_in_word(w: &[u8]) -> Option<String> {
+    let name = w.rsplit(|&c| c == b'=').next().unwrap_or(w);
+    data_named(normal(name)).then(|| String::from_utf8_lossy(name).into_owned())
+}
+
+/// The words of `text`, split at blanks, quotes and the shell's operators.
+fn words_of(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let separator = |c: &u8| c.is_ascii_whitespace() || b"<>|;&()'\"`=".contains(c);
+    text.split(separator).filter(|w| !w.is_empty())
+}
+
 /// Whether `text` names the file `name` as one of its words (split at blanks, quotes and the
 /// shell's operators): `cat f`, `< ./f`, sqlite3's `.read f`, `--config=f` too.
 fn mentions(text: &[u8], name: &[u8]) -> bool {
-    let separator = |c: &u8| c.is_ascii_whitespace() || b"<>|;&()'\"`=".contains(c);
-    text.split(separator)
-        .filter(|w| !w.is_empty())
-        .any(|w| same(Some(name), Some(w)))
+    words_of(text).any(|w| same(Some(name), Some(w)))
+}
+
+/// What a file named `name` that a command reads (`< FILE`) may hold: what this command
+/// wrote into it before (`written_into`), and, for a file named as data, what any press may
+/// have written into it (`Read::Stored`).
+pub fn held_by(name: Option<&[u8]>, filed: &[Filed]) -> Vec<Read> {
+    let mut reads = written_into(name, filed);
+    reads.extend(name.and_then(data_in_word).map(Read::Stored));
+    reads
 }
 
 /// What was written into the file named `name` (`< FILE`), by every write that may have

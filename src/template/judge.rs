@@ -110,6 +110,8 @@ pub enum Reaches {
     /// A variable whose text names another in arithmetic (`m=n; $(( m ))`), and how that
     /// one reaches it.
     Names { name: String, how: Box<Reaches> },
+    /// What a file named as data holds (`Read::Stored`), whatever the command's values.
+    Stored(String),
 }
 
 impl std::fmt::Display for Reaches {
@@ -135,6 +137,7 @@ impl std::fmt::Display for Reaches {
                 f,
                 "${name} names a variable that bash's arithmetic evaluates in its place: {how}"
             ),
+            Reaches::Stored(name) => write!(f, "{}, reaches it", stored_text(name)),
         }
     }
 }
@@ -147,12 +150,21 @@ impl std::fmt::Display for Refusal {
                 place,
                 line,
                 rereading,
-            } => write!(
-                f,
-                "{how}: {place} (line {line}), which {}: {}",
-                rereading.does(),
-                rereading.hint()
-            ),
+            } => {
+                // What a data file holds is no value the action can pass otherwise.
+                let hint = match how {
+                    Reaches::Stored(_) => {
+                        "read a file named as data only as data (`cat`, `grep`, `jq`, `while \
+                         read`), and name a script you wrote by its own ending (`.sh`)"
+                    }
+                    _ => rereading.hint(),
+                };
+                write!(
+                    f,
+                    "{how}: {place} (line {line}), which {}: {hint}",
+                    rereading.does()
+                )
+            }
             Refusal::Unexpanded { name, argument } => write!(
                 f,
                 "${name} stands where this shell leaves it as text (inside '…', or in a script \
@@ -266,6 +278,9 @@ fn unsafe_read(
     read: &Read,
     how: Rereading,
 ) -> Option<Reaches> {
+    if let Some(name) = stored_in(analysis, read, &mut BTreeSet::new()) {
+        return Some(Reaches::Stored(name));
+    }
     match read {
         Read::Hole(Placeholder::Argument(a)) if values.safe(a, how) => None,
         Read::Hole(Placeholder::Entity(_))
@@ -289,7 +304,37 @@ fn unsafe_read(
         Read::Unknown(what) | Read::Computed(what) => {
             values.any.then(|| Reaches::Unknown(what.to_string()))
         }
+        Read::Stored(name) => Some(Reaches::Stored(name.clone())),
     }
+}
+
+/// The file named as data whose content `read` may hold, followed through the variables it
+/// was copied into (`s=$(cat radio.txt); eval "$s"`), whatever the command's own values.
+fn stored_in(analysis: &Analysis, read: &Read, seen: &mut BTreeSet<String>) -> Option<String> {
+    match read {
+        Read::Stored(name) => Some(name.clone()),
+        Read::Variable(v) => {
+            let key = if is_positional(v) {
+                POSITIONAL
+            } else {
+                v.as_str()
+            };
+            if !seen.insert(key.to_string()) {
+                return None;
+            }
+            let sources = analysis.sources.get(key)?;
+            sources.iter().find_map(|r| stored_in(analysis, r, seen))
+        }
+        _ => None,
+    }
+}
+
+/// How `Reaches::Stored` and the splitting rule describe what a file named as data holds.
+fn stored_text(name: &str) -> String {
+    format!(
+        "the content of `{name}`, a file named as data (any action, or an earlier press, may \
+         write a value into it)"
+    )
 }
 
 fn refusal(r: &Reread, how: Reaches) -> Refusal {
@@ -594,6 +639,9 @@ fn follow(
             Read::Variable(v) => holds(analysis, values, v, seen, found),
             Read::Unknown(what) => {
                 found.unknown.get_or_insert_with(|| what.clone());
+            }
+            Read::Stored(name) => {
+                found.unknown.get_or_insert_with(|| stored_text(name));
             }
             // Holds no value the command received, unless its command may read one the
             // command wrote to a file or a pipe (`printf %s "$NAME" > f; d=$(cat f)`).

@@ -261,6 +261,10 @@ pub enum Read {
     /// split into one (`d=$(date +%F); rm $d`); but a place that reads code counts it like
     /// `Unknown`, as the command may read a file or its input that a value reached.
     Computed(String),
+    /// What a file named as data holds (`$(cat radio.txt)`, by the file's name): any action,
+    /// or an earlier press, may have written a value into it, so a place that reads code
+    /// counts it whatever this command's own values (`judge`).
+    Stored(String),
 }
 
 /// One place where bash reads a value again.

@@ -45,7 +45,7 @@ fn follow(analysis: &Analysis, variable: &str, seen: &mut BTreeSet<String>, out:
             Read::Hole(p) if !out.placeholders.contains(p) => out.placeholders.push(p.clone()),
             Read::Hole(_) => {}
             Read::Variable(v) => follow(analysis, v, seen, out),
-            Read::Unknown(_) => out.unknown = true,
+            Read::Unknown(_) | Read::Stored(_) => out.unknown = true,
             Read::Computed(_) => {}
         }
     }

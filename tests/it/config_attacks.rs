@@ -201,7 +201,7 @@ fn a_url_or_an_email_reaches_only_a_program_known_to_take_it_as_data() {
     let yaml = "\
 actions:
   - title: mail
-    shell: mail -s report {{ to }} < /var/log/report.txt
+    shell: mail -s report {{ to }} < /srv/report
     arguments: [{name: to, type: email}]
   - title: download
     shell: yt-dlp -o '/srv/media/%(title)s.%(ext)s' {{ video }}
@@ -210,7 +210,7 @@ actions:
     shell: chrt -i 0 /usr/local/bin/fetch {{ video }}
     arguments: [{name: video, type: url}]
   - title: mail allowed
-    shell: mail -s report {{ to }} < /var/log/report.txt
+    shell: mail -s report {{ to }} < /srv/report
     arguments: [{name: to, type: email, allowUnknownProgram: true}]
   - title: curl
     shell: curl -fsS -- {{ video }}
@@ -850,14 +850,8 @@ actions:
             ("actions[0].shell", "under a name an expansion makes"),
             ("actions[1].shell", "to `/home/pi/.bashrc`"),
             ("actions[2].shell", "the urls in `queue.txt`"),
-            (
-                "actions[3].shell",
-                "reads its input as code `/tmp/radio.txt`",
-            ),
-            (
-                "actions[4].shell",
-                "reads its input as code `/tmp/radio.txt`",
-            ),
+            ("actions[3].shell", "the content of `/tmp/radio.txt`"),
+            ("actions[4].shell", "the content of `/tmp/radio.txt`"),
             (
                 "actions[5].shell",
                 "reads curl's settings from `/tmp/curl.txt`",
@@ -875,5 +869,48 @@ actions:
             "actions[13]",
             "actions[15]",
         ],
+    );
+}
+
+/// fe30r F2's last form, and its class: what a file named as data holds (any action, or an
+/// earlier press, may have written a value into it) is refused wherever a value would be, in
+/// an action with no argument too: `eval` of its `$( )`, a copy of it in a variable later
+/// evaluated, `export` of it, a pipe of it into a shell, on the input of `mail` (which is not
+/// known to read its input as data), or copied into a file not known to hold data. Read as
+/// data (printed, counted, looped over with `while read`), it loads.
+#[test]
+fn what_a_data_file_holds_is_refused_as_code_in_an_action_without_values() {
+    let yaml = "\
+actions:
+  - title: eval station
+    shell: eval \"$(cat /tmp/radio.txt)\"; echo \"playing $STATION\"
+  - title: copy then eval
+    shell: s=$(cat radio.txt); eval \"$s\"
+  - title: export
+    shell: export $(cat radio.txt); mpc play
+  - title: pipe into a shell
+    shell: grep -v '^#' notes.txt | sh
+  - title: mail a report
+    shell: mail -s report me@example.com < /var/log/report.txt
+  - title: kiosk settings
+    shell: cat /srv/kiosk.txt > /etc/default/kiosk
+  - title: show
+    shell: echo \"$(cat notes.txt)\"; wc -l < notes.txt
+  - title: loop
+    shell: while read -r h; do ping -c1 -- \"$h\"; done < hosts.txt
+  - title: backup
+    shell: cat notes.txt > /srv/backup/notes.txt
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the content of `/tmp/radio.txt`"),
+            ("actions[1].shell", "the content of `radio.txt`"),
+            ("actions[2].shell", "the content of `radio.txt`"),
+            ("actions[3].shell", "the content of `notes.txt`"),
+            ("actions[4].shell", "the content of `/var/log/report.txt`"),
+            ("actions[5].shell", "`/etc/default/kiosk`"),
+        ],
+        &["actions[6]", "actions[7]", "actions[8]"],
     );
 }

@@ -1,17 +1,10 @@
 //! How what a command reads and writes flows, for `commands`: a group's input and output,
 //! what reaches a command's input (a pipe, `<`, a here-document) and what it writes to its
-//! output or into files (`filed`), the environment a program prints, and a file named as data
-//! on the input of a program that runs it. Pure like the rest of the model: it notes, never
-//! judges.
+//! output or into files (`filed`), and the environment a program prints. A file named as
+//! data that reaches an input holds what any press may have written (`filed::held_by`). Pure
+//! like the rest of the model: it notes, never judges.
 
 use super::*;
-
-/// Programs that run what reaches their input as commands (beside the shells and the
-/// interpreters): a file named as data may not be given to them (`data_on_input`).
-const RUNS_INPUT: &[&[u8]] = &[
-    b"sqlite3", b"psql", b"mysql", b"mariadb", b"crontab", b"at", b"batch", b"gdb", b"ed", b"ex",
-    b"bc", b"dc", b"m4", b"nft", b"sftp", b"ftp", b"expect", b"tclsh",
-];
 
 impl Command {
     /// A group that has just closed: what reached its input before it opened (`echo x | {`),
@@ -42,7 +35,7 @@ impl Command {
                 Input::Pipe(r, _) => reads.extend(r.iter().cloned()),
                 Input::File(w) => {
                     reads.extend(w.reads(false));
-                    reads.extend(filed::written_into(w.value(), filed));
+                    reads.extend(filed::held_by(w.value(), filed));
                 }
                 Input::Text(w) => reads.extend(w.reads(false)),
                 Input::Descriptor => reads.push(Read::Unknown(
@@ -51,42 +44,6 @@ impl Command {
             }
         }
         reads
-    }
-
-    /// A file named as data on the input of a program that reads its input as code (`sh <
-    /// f`, `psql < f`, `. /dev/stdin < f`): any action may have written a value into it,
-    /// so it is refused whatever this command's own values (`Analysis::runs_data`).
-    pub(super) fn data_on_input(&self, notes: &mut Notes, shapes: &[Option<&[u8]>]) {
-        let sourced = matches!(shapes.first().copied().flatten(), Some(b"." | b"source"))
-            && matches!(
-                shapes.get(1).copied().flatten(),
-                Some(b"/dev/stdin" | b"/proc/self/fd/0" | b"/dev/fd/0")
-            );
-        // Only programs known to run their input (a value-independent refusal stays
-        // narrow; with a value, `own::stdin`'s allow list holds for any program).
-        let runner = programs::chain(shapes)
-            .last()
-            .and_then(|&k| shapes[k])
-            .map(|w| w.rsplit(|&c| c == b'/').next().unwrap_or(w))
-            .is_some_and(|p| {
-                programs::SHELLS.contains(&p) || known::interpreter(p) || RUNS_INPUT.contains(&p)
-            });
-        if own::stdin(shapes).is_none() || !(runner || sourced) {
-            return;
-        }
-        for input in &self.inputs {
-            if let Input::File(w) = input
-                && let Some(v) = w.value()
-                && filed::data_named(filed::normal(v))
-            {
-                let line = notes.line(w.start);
-                notes.analysis.runs_data.push((
-                    v.to_vec(),
-                    line,
-                    "gives a program that reads its input as code".to_string(),
-                ));
-            }
-        }
     }
 
     /// Whether what reaches the group around the command reaches its input too: it has no
@@ -244,7 +201,7 @@ impl Command {
                 Input::Pipe(r, _) => reads.extend(r.iter().cloned()),
                 // `sort < job.in > job.sh`: what the file held.
                 Input::File(w) => {
-                    reads.extend(filed::written_into(w.value(), &notes.analysis.filed));
+                    reads.extend(filed::held_by(w.value(), &notes.analysis.filed));
                 }
                 _ => {}
             }
@@ -263,7 +220,6 @@ impl Command {
             ));
         }
         let shapes = self.shapes();
-        self.data_on_input(notes, &shapes);
         filed::note(notes, &shapes, &starts, &self.targets, reads, self.start);
         // The commands of its `>( )`s that write what it wrote there into files.
         if !self.fed.writers.is_empty() {

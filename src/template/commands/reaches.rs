@@ -104,7 +104,7 @@ impl Command {
                 Input::File(w) => {
                     // `printf %s "$NAME" > f; python3 < f`: what was written there.
                     let mut reads = w.reads(false);
-                    reads.extend(filed::written_into(w.value(), &notes.analysis.filed));
+                    reads.extend(filed::held_by(w.value(), &notes.analysis.filed));
                     (w.start, reads)
                 }
                 Input::Text(w) => (w.start, w.reads(false)),
@@ -234,7 +234,7 @@ impl Command {
                         reads.push(Read::Unknown("the file `<` reads".into()));
                     }
                     // `printf %s "$NAME" > f; python3 < f`: what was written there.
-                    reads.extend(filed::written_into(w.value(), &notes.analysis.filed));
+                    reads.extend(filed::held_by(w.value(), &notes.analysis.filed));
                     (w.start, reads)
                 }
                 Input::Text(w) => match w.value() {

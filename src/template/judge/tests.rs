@@ -689,3 +689,47 @@ fn refusals_word_for_word() {
         assert_eq!(why.to_string(), words);
     }
 }
+
+/// What a file named as data holds is refused wherever a value would be, in an action with
+/// no value of its own too (`Read::Stored`): any action, or an earlier press, may have
+/// written a value into it (fe30r F2). Read as data it passes.
+#[test]
+fn what_a_data_file_holds_is_never_code_whatever_the_values() {
+    let table: &[(&str, Option<&str>)] = &[
+        ("eval \"$(cat /tmp/radio.txt)\"", Some("`/tmp/radio.txt`")),
+        ("eval `cat notes.txt`", Some("`notes.txt`")),
+        ("s=$(cat radio.txt); eval \"$s\"", Some("`radio.txt`")),
+        ("s=$(cat radio.txt); t=$s; eval \"$t\"", Some("`radio.txt`")),
+        ("export $(cat radio.txt); mpc play", Some("`radio.txt`")),
+        ("sh -c \"$(cat notes.txt)\"", Some("`notes.txt`")),
+        ("$(cat prog.txt) --now", Some("`prog.txt`")),
+        ("n=$(cat count.txt); echo $((n + 1))", Some("`count.txt`")),
+        ("cat notes.txt | sh", Some("`notes.txt`")),
+        ("head -n 5 ./notes.txt | bash", Some("`./notes.txt`")),
+        ("grep -v '^#' radio.txt | . /dev/stdin", Some("`radio.txt`")),
+        ("cat < notes.txt | sh", Some("`notes.txt`")),
+        ("cat notes.txt > /etc/default/kiosk", Some("`notes.txt`")),
+        ("sed 's/x/y/' --in=notes.txt | sh", Some("`notes.txt`")),
+        ("echo \"$(cat notes.txt)\"", None),
+        ("n=$(cat count.txt); echo \"count $n\"", None),
+        ("grep -c x notes.txt | sh", None),
+        ("cat notes.txt > copy.txt", None),
+        ("tee notes.txt < /dev/null | sh", None),
+        ("eval \"$(cat settings.sh)\"", None),
+    ];
+    for &(text, want) in table {
+        let got = read_shell(text)
+            .map_err(|e| e.message)
+            .and_then(|(_, a)| judge(text, &a, &Values::default()).map_err(|w| w.to_string()));
+        match (got, want) {
+            (Ok(()), None) => {}
+            (Err(why), Some(words)) => {
+                assert!(
+                    why.contains(words) && why.contains("named as data"),
+                    "{text}: {why}"
+                );
+            }
+            (got, want) => panic!("{text}: got {got:?}, want {want:?}"),
+        }
+    }
+}

@@ -385,6 +385,10 @@ impl Lexer<'_> {
         w: &mut Word,
     ) {
         let text = &self.b[from..to.max(from)];
+        // `eval "$(cat radio.txt)"`: what a file named as data holds, whatever else it reads.
+        for name in filed::data_mentioned(text) {
+            w.note_stored(name);
+        }
         let mut reads = output_reads(text);
         if reads.is_empty() {
             // `printf %s "$NAME" > f; rm "$(cat f)"`: it prints the value written there.
