@@ -110,7 +110,11 @@ fn data_uses(notes: &mut Notes, words: &[Option<&[u8]>], starts: &[usize], start
     if let Some(&k) = programs::chain(words).last()
         && let Some(p) = words[k].map(base)
     {
-        let first = (k + 1..words.len()).find(|&j| words[j].is_none_or(|w| !w.starts_with(b"-")));
+        // `crontab -u USER FILE`: `-u` takes the next word.
+        let first = (k + 1..words.len()).find(|&j| {
+            words[j].is_none_or(|w| !w.starts_with(b"-"))
+                && !(p == b"crontab" && words[j - 1] == Some(&b"-u"[..]))
+        });
         if known::interpreter(p) || p == b"crontab" {
             run.extend(first);
         }
@@ -301,12 +305,18 @@ fn output_files<'a>(words: &[Option<&'a [u8]>], program: Option<&[u8]>) -> Vec<O
         ),
         Some(b"sort") => (b"o", &[b"output"]),
         Some(b"uniq") => {
-            let operands: Vec<_> = words
-                .iter()
-                .skip(1)
-                .filter(|w| w.is_none_or(|w| !w.starts_with(b"-") || w == b"-"))
-                .collect();
-            return operands.get(1).map(|&&w| vec![w]).unwrap_or_default();
+            // `-f N`, `-s N`, `-w N` take the next word.
+            let mut operands = Vec::new();
+            let mut k = 1;
+            while k < words.len() {
+                match words[k] {
+                    Some(b"-f" | b"-s" | b"-w") => k += 1,
+                    Some(w) if w.starts_with(b"-") && w != b"-" => {}
+                    w => operands.push(w),
+                }
+                k += 1;
+            }
+            return operands.get(1).map(|&w| vec![w]).unwrap_or_default();
         }
         Some(b"split") => return vec![None],
         Some(b"cp" | b"install") => return from_stdin(words),
@@ -441,8 +451,16 @@ fn sed_writes(text: &[u8]) -> Vec<Option<&[u8]>> {
     let mut k = 0;
     let mut command = true;
     while k < text.len() {
+        if command {
+            // The address before a command (`1w F`, `/re/w F`, `1,$!w F`).
+            k = sed_address(text, k);
+            if k >= text.len() {
+                break;
+            }
+        }
         let c = text[k];
-        if command && c == b'w' && text.get(k + 1) == Some(&b' ') {
+        // `w FILE`, and GNU's `W FILE` (the first line of the pattern space).
+        if command && (c == b'w' || c == b'W') {
             out.push(name_at(k + 1));
         } else if command && c == b's' && k + 1 < text.len() {
             // `s/RE/REPLACEMENT/FLAGS`: skip the two parts, then read the flags.
@@ -472,6 +490,52 @@ fn sed_writes(text: &[u8]) -> Vec<Option<&[u8]>> {
         k += 1;
     }
     out
+}
+
+/// Where the command of a sed script starts at `k`, after the address before it, if any: a
+/// line number, `$`, `/RE/` or `\cREc`, GNU's `first~step`, a second one after `,` (also
+/// `+N`, `~N`), and `!`, with blanks between.
+fn sed_address(text: &[u8], mut k: usize) -> usize {
+    let blanks = |mut k: usize| {
+        while k < text.len() && (text[k] == b' ' || text[k] == b'\t') {
+            k += 1;
+        }
+        k
+    };
+    let one = |mut k: usize| {
+        let regex = |mut j: usize, d: u8| {
+            while j < text.len() && text[j] != d {
+                j += if text[j] == b'\\' { 2 } else { 1 };
+            }
+            // Its flags (`I`, `M`).
+            j += 1;
+            while j < text.len() && (text[j] == b'I' || text[j] == b'M') {
+                j += 1;
+            }
+            j
+        };
+        match text.get(k) {
+            Some(b'/') => regex(k + 1, b'/'),
+            Some(b'\\') if k + 1 < text.len() => regex(k + 2, text[k + 1]),
+            Some(b'$') => k + 1,
+            _ => {
+                while k < text.len() && (text[k].is_ascii_digit() || b"~+".contains(&text[k])) {
+                    k += 1;
+                }
+                k
+            }
+        }
+    };
+    k = one(blanks(k));
+    k = blanks(k);
+    if text.get(k) == Some(&b',') {
+        k = one(blanks(k + 1));
+        k = blanks(k);
+    }
+    if text.get(k) == Some(&b'!') {
+        k = blanks(k + 1);
+    }
+    k.min(text.len())
 }
 
 /// What the files a value was written into hold that a command (`words` from its name on)

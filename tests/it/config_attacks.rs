@@ -877,7 +877,8 @@ actions:
 /// an action with no argument too: `eval` of its `$( )`, a copy of it in a variable later
 /// evaluated, `export` of it, a pipe of it into a shell, on the input of `mail` (which is not
 /// known to read its input as data), or copied into a file not known to hold data. Read as
-/// data (printed, counted, looped over with `while read`), it loads.
+/// data (printed, counted, looped over with `while read`), it loads. With them, the last
+/// read's parser gaps: `crontab -u USER FILE`, sed's `w` after an address, `uniq -f N`.
 #[test]
 fn what_a_data_file_holds_is_refused_as_code_in_an_action_without_values() {
     let yaml = "\
@@ -900,10 +901,20 @@ actions:
     shell: while read -r h; do ping -c1 -- \"$h\"; done < hosts.txt
   - title: backup
     shell: cat notes.txt > /srv/backup/notes.txt
+  - title: crontab for pi
+    shell: crontab -u pi /srv/cron.txt
+  - title: sed after an address
+    shell: echo \"URL={{ url }}\" | sed -n '1w /etc/default/kiosk'
+    arguments: [{name: url, type: url}]
+  - title: uniq skipping a field
+    shell: uniq -f 1 /srv/in.txt /srv/out.txt; echo {{ n }}
+    arguments: [{name: n, type: ascii_identifier}]
 ";
     assert_refusals(
         yaml,
         &[
+            ("actions[9].shell", "runs as code `/srv/cron.txt`"),
+            ("actions[10].shell", "`/etc/default/kiosk`"),
             ("actions[0].shell", "the content of `/tmp/radio.txt`"),
             ("actions[1].shell", "the content of `radio.txt`"),
             ("actions[2].shell", "the content of `radio.txt`"),
@@ -911,6 +922,6 @@ actions:
             ("actions[4].shell", "the content of `/var/log/report.txt`"),
             ("actions[5].shell", "`/etc/default/kiosk`"),
         ],
-        &["actions[6]", "actions[7]", "actions[8]"],
+        &["actions[6]", "actions[7]", "actions[8]", "actions[11]"],
     );
 }

@@ -232,6 +232,19 @@ fn writers_inside_awk_sed_and_cp_from_stdin() {
         (&["sed", "s/a/b/w /etc/cron.d/x"], &[Some("/etc/cron.d/x")]),
         (&["sed", "s/new w/x/"], &[]),
         (&["sed", "-e", "p;w out.txt"], &[Some("out.txt")]),
+        // After an address (fe30r's last read): a line, `$`, a pattern, a range, `!`.
+        (
+            &["sed", "-n", "1w /etc/default/g"],
+            &[Some("/etc/default/g")],
+        ),
+        (&["sed", "-n", "$ w /etc/x"], &[Some("/etc/x")]),
+        (&["sed", "-n", "/^URL=/w /etc/x"], &[Some("/etc/x")]),
+        (&["sed", "-n", r"\%a/b%w /etc/x"], &[Some("/etc/x")]),
+        (&["sed", "-n", "1,/end/ !w /etc/x"], &[Some("/etc/x")]),
+        (&["sed", "-n", "0~2W /etc/x"], &[Some("/etc/x")]),
+        (&["sed", "-n", r"/a\/w/p"], &[]),
+        (&["uniq", "-f", "1", "in.txt", "/etc/x"], &[Some("/etc/x")]),
+        (&["uniq", "-f", "1", "in.txt"], &[]),
         (
             &["cp", "/dev/stdin", "/etc/default/g"],
             &[Some("/etc/default/g")],
