@@ -1,0 +1,166 @@
+//! The files an awk or sed program (written out in the command) writes into: awk's `print >
+//! "FILE"`, sed's `w FILE` (after any address) and an `s` command's `w` flag, for `filed`.
+//! Pure: it reads the program text, never a file, and judges nothing.
+
+/// The program text of `awk` or `sed` (its first word that is no option, or that of `-e`),
+/// when it is written out.
+pub(super) fn script_operand<'a>(words: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
+    let mut k = 1;
+    while k < words.len() {
+        match words[k] {
+            Some(b"-e" | b"--expression") => return words.get(k + 1).copied().flatten(),
+            Some(b"-f" | b"--file") => return None,
+            Some(w) if w.starts_with(b"-") => k += 1,
+            w => return w,
+        }
+    }
+    None
+}
+
+/// The files an awk program redirects its output to (`print > "FILE"`, `>> "FILE"`, `|
+/// "CMD"` is `launchers`'): a name in quotes, or any file (`None`) for one an expression
+/// makes.
+pub(super) fn awk_writes(text: &[u8]) -> Vec<Option<&[u8]>> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    // A `>` redirects only in a `print` or `printf` statement, outside parentheses (else it
+    // compares: `$1 > 5`).
+    let in_print = |k: usize| {
+        let from = text[..k]
+            .iter()
+            .rposition(|c| b";{}\n".contains(c))
+            .map_or(0, |p| p + 1);
+        let statement = &text[from..k];
+        let start = statement
+            .iter()
+            .position(|&c| c != b' ' && c != b'\t')
+            .unwrap_or(0);
+        let open = statement.iter().filter(|&&c| c == b'(').count();
+        let close = statement.iter().filter(|&&c| c == b')').count();
+        statement[start..].starts_with(b"print") && open == close
+    };
+    while k < text.len() {
+        if text[k] == b'>' && in_print(k) {
+            let mut j = k + 1;
+            while j < text.len() && (text[j] == b'>' || text[j] == b' ') {
+                j += 1;
+            }
+            if text.get(j) == Some(&b'"') {
+                let end = text[j + 1..]
+                    .iter()
+                    .position(|&c| c == b'"')
+                    .map_or(text.len(), |e| j + 1 + e);
+                out.push(Some(&text[j + 1..end]));
+                k = end;
+            } else {
+                out.push(None);
+                k = j;
+            }
+        }
+        k += 1;
+    }
+    out
+}
+
+/// The files a sed script writes with its `w` command or an `s` command's `w` flag (GNU
+/// sed), each name to the end of its line.
+pub(super) fn sed_writes(text: &[u8]) -> Vec<Option<&[u8]>> {
+    let mut out = Vec::new();
+    let name_at = |from: usize| {
+        let rest = &text[from..];
+        let start = rest.iter().position(|&c| c != b' ').unwrap_or(rest.len());
+        let end = rest[start..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(rest.len(), |e| start + e);
+        Some(&rest[start..end]).filter(|n| !n.is_empty())
+    };
+    let mut k = 0;
+    let mut command = true;
+    while k < text.len() {
+        if command {
+            // The address before a command (`1w F`, `/re/w F`, `1,$!w F`).
+            k = sed_address(text, k);
+            if k >= text.len() {
+                break;
+            }
+        }
+        let c = text[k];
+        // `w FILE`, and GNU's `W FILE` (the first line of the pattern space).
+        if command && (c == b'w' || c == b'W') {
+            out.push(name_at(k + 1));
+        } else if command && c == b's' && k + 1 < text.len() {
+            // `s/RE/REPLACEMENT/FLAGS`: skip the two parts, then read the flags.
+            let d = text[k + 1];
+            let mut j = k + 2;
+            let mut parts = 0;
+            while j < text.len() && parts < 2 {
+                if text[j] == b'\\' {
+                    j += 1;
+                } else if text[j] == d {
+                    parts += 1;
+                }
+                j += 1;
+            }
+            while j < text.len() && text[j].is_ascii_alphanumeric() {
+                if text[j] == b'w' {
+                    out.push(name_at(j + 1));
+                    break;
+                }
+                j += 1;
+            }
+            k = j;
+            command = false;
+            continue;
+        }
+        command = matches!(c, b';' | b'\n' | b'{' | b'}') || (command && c == b' ');
+        k += 1;
+    }
+    out
+}
+
+/// Where the command of a sed script starts at `k`, after the address before it, if any: a
+/// line number, `$`, `/RE/` or `\cREc`, GNU's `first~step`, a second one after `,` (also
+/// `+N`, `~N`), and `!`, with blanks between.
+fn sed_address(text: &[u8], mut k: usize) -> usize {
+    let blanks = |mut k: usize| {
+        while k < text.len() && (text[k] == b' ' || text[k] == b'\t') {
+            k += 1;
+        }
+        k
+    };
+    let one = |mut k: usize| {
+        let regex = |mut j: usize, d: u8| {
+            while j < text.len() && text[j] != d {
+                j += if text[j] == b'\\' { 2 } else { 1 };
+            }
+            // Its flags (`I`, `M`).
+            j += 1;
+            while j < text.len() && (text[j] == b'I' || text[j] == b'M') {
+                j += 1;
+            }
+            j
+        };
+        match text.get(k) {
+            Some(b'/') => regex(k + 1, b'/'),
+            Some(b'\\') if k + 1 < text.len() => regex(k + 2, text[k + 1]),
+            Some(b'$') => k + 1,
+            _ => {
+                while k < text.len() && (text[k].is_ascii_digit() || b"~+".contains(&text[k])) {
+                    k += 1;
+                }
+                k
+            }
+        }
+    };
+    k = one(blanks(k));
+    k = blanks(k);
+    if text.get(k) == Some(&b',') {
+        k = one(blanks(k + 1));
+        k = blanks(k);
+    }
+    if text.get(k) == Some(&b'!') {
+        k = blanks(k + 1);
+    }
+    k.min(text.len())
+}
