@@ -121,6 +121,14 @@ fn data_uses(notes: &mut Notes, words: &[Option<&[u8]>], starts: &[usize], start
         if p == b"at" {
             run.extend((k + 1..words.len()).filter(|&j| j > 0 && words[j - 1] == Some(&b"-f"[..])));
         }
+        // `sed -f F`, `awk -f F`, `make -f F`, `vim -S F`, `ssh -F F`, `bc F`.
+        for (j, name) in scripts::script_files(words, k) {
+            if data_named(normal(name)) && !run.contains(&j) {
+                let line = notes.line(starts[j]);
+                let does = "reads as its program".to_string();
+                notes.analysis.runs_data.push((name.to_vec(), line, does));
+            }
+        }
     }
     run.sort_unstable();
     run.dedup();

@@ -589,7 +589,9 @@ fn sed(words: &[Option<&[u8]>], i: usize) -> Vec<usize> {
                         out.push(j);
                     }
                 } else if w.starts_with(b"--file") {
+                    // The script's file, which a value would pick (`-f {{ v }}`).
                     given = true;
+                    out.push(j + usize::from(w == b"--file"));
                     j += usize::from(w == b"--file");
                 } else if w == b"--line-length" {
                     j += 1;
@@ -610,7 +612,10 @@ fn sed(words: &[Option<&[u8]>], i: usize) -> Vec<usize> {
                             break;
                         }
                         b'f' | b'l' => {
-                            given |= c == b'f';
+                            if c == b'f' {
+                                given = true;
+                                out.push(j + usize::from(last));
+                            }
                             j += usize::from(last);
                             break;
                         }

@@ -878,7 +878,9 @@ actions:
 /// evaluated, `export` of it, a pipe of it into a shell, on the input of `mail` (which is not
 /// known to read its input as data), or copied into a file not known to hold data. Read as
 /// data (printed, counted, looped over with `while read`), it loads. With them, the last
-/// read's parser gaps: `crontab -u USER FILE`, sed's `w` after an address, `uniq -f N`.
+/// read's parser gaps: `crontab -u USER FILE`, sed's `w` after an address, `uniq -f N`; and
+/// fe30s F2's script-file forms: a data file as `sed -f`, `awk -f`, `vim -S`, and a value
+/// picking sed's script file.
 #[test]
 fn what_a_data_file_holds_is_refused_as_code_in_an_action_without_values() {
     let yaml = "\
@@ -909,11 +911,26 @@ actions:
   - title: uniq skipping a field
     shell: uniq -f 1 /srv/in.txt /srv/out.txt; echo {{ n }}
     arguments: [{name: n, type: ascii_identifier}]
+  - title: sed script from a data file
+    shell: sed -f /srv/edit.txt /srv/in.csv
+  - title: awk program from a data file
+    shell: awk -f /srv/prog.txt /srv/in.csv
+  - title: vim sourcing a data file
+    shell: vim -es -S /srv/cmds.txt /srv/notes.txt
+  - title: sed script a value picks
+    shell: sed -f {{ script }} /srv/in.csv
+    arguments: [{name: script, type: ascii_sentence}]
+  - title: sed over a data file
+    shell: sed -n 's/^url=//p' /srv/radio.txt
 ";
     assert_refusals(
         yaml,
         &[
             ("actions[9].shell", "runs as code `/srv/cron.txt`"),
+            ("actions[12].shell", "reads as its program `/srv/edit.txt`"),
+            ("actions[13].shell", "reads as its program `/srv/prog.txt`"),
+            ("actions[14].shell", "reads as its program `/srv/cmds.txt`"),
+            ("actions[15].shell", "the script of `sed`"),
             ("actions[10].shell", "`/etc/default/kiosk`"),
             ("actions[0].shell", "the content of `/tmp/radio.txt`"),
             ("actions[1].shell", "the content of `radio.txt`"),
@@ -922,6 +939,12 @@ actions:
             ("actions[4].shell", "the content of `/var/log/report.txt`"),
             ("actions[5].shell", "`/etc/default/kiosk`"),
         ],
-        &["actions[6]", "actions[7]", "actions[8]", "actions[11]"],
+        &[
+            "actions[6]",
+            "actions[7]",
+            "actions[8]",
+            "actions[11]",
+            "actions[16]",
+        ],
     );
 }

@@ -164,3 +164,97 @@ fn sed_address(text: &[u8], mut k: usize) -> usize {
     }
     k.min(text.len())
 }
+
+/// The options (short letters, long names) whose file a program reads as its own program,
+/// for programs whose other file operands are data or whose words the model otherwise
+/// leaves alone: `sed -f`, `awk -f`, `make -f`, `vim -S`, `gdb -x`, `ssh -F` (a
+/// `ProxyCommand` runs), a shell's `--rcfile`. `bc` and `m4` read every operand as code.
+const SCRIPT_OPTIONS: &[(&[&[u8]], &[u8], &[&[u8]])] = &[
+    (&[b"sed", b"gsed"], b"f", &[b"file"]),
+    (
+        &[b"awk", b"gawk", b"mawk", b"nawk"],
+        b"fEi",
+        &[b"file", b"exec", b"include"],
+    ),
+    (
+        &[b"make", b"gmake", b"bmake"],
+        b"f",
+        &[b"file", b"makefile"],
+    ),
+    (
+        &[b"vim", b"vi", b"nvim", b"view", b"ex", b"vimdiff"],
+        b"Su",
+        &[],
+    ),
+    (&[b"gdb", b"lldb"], b"xs", &[b"command", b"source"]),
+    (&[b"dc", b"nft", b"psql"], b"f", &[b"file"]),
+    (&[b"expect", b"screen"], b"fc", &[]),
+    (&[b"jq", b"gojq"], b"f", &[b"from-file"]),
+    (&[b"ssh", b"scp", b"sftp"], b"F", &[]),
+    (
+        &[b"sh", b"bash", b"dash", b"ash", b"ksh", b"zsh"],
+        b"",
+        &[b"rcfile", b"init-file"],
+    ),
+    (&[b"sqlite3", b"sqlite"], b"", &[b"init"]),
+];
+
+/// The words of the program at `k` (the last of its chain of wrappers) that name a file it
+/// reads as its own program (`SCRIPT_OPTIONS`, `tmux source-file F`, every operand of `bc`
+/// and `m4`), each with the file's name (`-fFILE` and `--file=FILE` give theirs).
+pub(super) fn script_files<'a>(words: &[Option<&'a [u8]>], k: usize) -> Vec<(usize, &'a [u8])> {
+    let Some(p) = words[k].map(|w| w.rsplit(|&c| c == b'/').next().unwrap_or(w)) else {
+        return Vec::new();
+    };
+    let rest = || (k + 1..words.len()).filter_map(|j| words[j].map(|w| (j, w)));
+    if matches!(p, b"bc" | b"m4") {
+        return rest().filter(|(_, w)| !w.starts_with(b"-")).collect();
+    }
+    if p == b"tmux" {
+        let from = rest().find(|(_, w)| matches!(*w, b"source-file" | b"source"));
+        return from.map_or_else(Vec::new, |(s, _)| {
+            rest()
+                .filter(|&(j, w)| j > s && !w.starts_with(b"-"))
+                .collect()
+        });
+    }
+    let Some(&(_, short, long)) = SCRIPT_OPTIONS
+        .iter()
+        .find(|(names, _, _)| names.contains(&p))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let next = |j: usize| words.get(j + 1).copied().flatten().map(|w| (j + 1, w));
+    for (j, w) in rest() {
+        if w == b"--" {
+            break;
+        }
+        // `--file F`, `--file=F`, and sqlite3's `-init F`.
+        let name = w
+            .strip_prefix(b"--")
+            .or_else(|| w.strip_prefix(b"-").filter(|_| p.starts_with(b"sqlite")));
+        if let Some(name) = name {
+            for l in long {
+                if name == *l {
+                    out.extend(next(j));
+                } else if let Some(v) = name.strip_prefix(*l).and_then(|r| r.strip_prefix(b"=")) {
+                    out.push((j, v));
+                }
+            }
+            continue;
+        }
+        if w.len() > 1 && w[0] == b'-' {
+            // The first letter of a bundle that takes a file takes the rest of the word.
+            if let Some(at) = w[1..].iter().position(|c| short.contains(c)) {
+                let at = at + 1;
+                if at + 1 == w.len() {
+                    out.extend(next(j));
+                } else {
+                    out.push((j, &w[at + 1..]));
+                }
+            }
+        }
+    }
+    out
+}

@@ -265,3 +265,35 @@ fn assert_written(table: &[(&[&str], &[Option<&str>])]) {
         assert_eq!(got, want, "{w:?}");
     }
 }
+
+/// `scripts::script_files`: the words naming a file a program reads as its own program, by
+/// option (bundled, attached, long, `=`), subcommand or operand.
+#[test]
+fn the_files_a_program_reads_as_its_program() {
+    let table: &[(&[&str], &[&str])] = &[
+        (&["sed", "-f", "e.txt", "in.csv"], &["e.txt"]),
+        (&["sed", "-nf", "e.txt"], &["e.txt"]),
+        (&["sed", "--file=e.txt"], &["e.txt"]),
+        (&["awk", "-fprog.txt", "in.csv"], &["prog.txt"]),
+        (&["gawk", "--include", "lib.txt"], &["lib.txt"]),
+        (&["make", "--makefile=jobs.txt"], &["jobs.txt"]),
+        (&["vim", "-S", "s.txt", "notes.txt"], &["s.txt"]),
+        (&["ssh", "-F", "c.txt", "host"], &["c.txt"]),
+        (&["bash", "--rcfile", "rc.txt"], &["rc.txt"]),
+        (&["sqlite3", "-init", "i.txt", "db"], &["i.txt"]),
+        (&["tmux", "source-file", "t.txt"], &["t.txt"]),
+        (&["bc", "-q", "calc.txt"], &["calc.txt"]),
+        (&["sed", "s/a/b/", "in.txt"], &[]),
+        (&["awk", "{print}", "in.txt"], &[]),
+        (&["ssh", "host", "--", "-F", "x"], &[]),
+        (&["tmux", "new-session", "-d"], &[]),
+    ];
+    for (w, want) in table {
+        let words = words(w);
+        let got: Vec<&str> = scripts::script_files(&words, 0)
+            .into_iter()
+            .map(|(_, n)| std::str::from_utf8(n).unwrap())
+            .collect();
+        assert_eq!(&got, want, "{w:?}");
+    }
+}
