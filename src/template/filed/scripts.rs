@@ -165,11 +165,14 @@ fn sed_address(text: &[u8], mut k: usize) -> usize {
     k.min(text.len())
 }
 
+/// Programs (by name), the short letters and the long names of their script-file options.
+type ScriptOptions = (&'static [&'static [u8]], &'static [u8], &'static [&'static [u8]]);
+
 /// The options (short letters, long names) whose file a program reads as its own program,
 /// for programs whose other file operands are data or whose words the model otherwise
 /// leaves alone: `sed -f`, `awk -f`, `make -f`, `vim -S`, `gdb -x`, `ssh -F` (a
 /// `ProxyCommand` runs), a shell's `--rcfile`. `bc` and `m4` read every operand as code.
-const SCRIPT_OPTIONS: &[(&[&[u8]], &[u8], &[&[u8]])] = &[
+const SCRIPT_OPTIONS: &[ScriptOptions] = &[
     (&[b"sed", b"gsed"], b"f", &[b"file"]),
     (
         &[b"awk", b"gawk", b"mawk", b"nawk"],
