@@ -241,6 +241,20 @@ const ROWS: &[(&str, &str, Quoting, &[&str])] = &[
         Quoting::Single,
         &ALL,
     ),
+    // fe30s F5: bash's indirection through a positional parameter (`${!1}` names the
+    // variable by the value) and `${!#}` (the last one itself) in arithmetic.
+    (
+        "bash -c 'echo \"${!1}\"' sh {{ v }}",
+        "a[$(touch MARK)]",
+        Quoting::Single,
+        &ALL,
+    ),
+    (
+        "bash -c 'echo $(( ${!#} * 60 ))' sh {{ v }}",
+        "a[$(touch MARK)]",
+        Quoting::Single,
+        &ALL,
+    ),
 ];
 
 const ALL: [&str; 4] = ["dash", "bash", "bash --posix", "busybox ash"];

@@ -166,7 +166,11 @@ fn sed_address(text: &[u8], mut k: usize) -> usize {
 }
 
 /// Programs (by name), the short letters and the long names of their script-file options.
-type ScriptOptions = (&'static [&'static [u8]], &'static [u8], &'static [&'static [u8]]);
+type ScriptOptions = (
+    &'static [&'static [u8]],
+    &'static [u8],
+    &'static [&'static [u8]],
+);
 
 /// The options (short letters, long names) whose file a program reads as its own program,
 /// for programs whose other file operands are data or whose words the model otherwise

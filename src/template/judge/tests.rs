@@ -30,6 +30,24 @@ fn verdict(text: &str, int: bool) -> Result<(), String> {
 #[test]
 fn a_value_read_again_is_refused_unless_it_is_an_integer() {
     let table: &[(&str, Option<&str>, bool)] = &[
+        // bash's indirection through a positional parameter (fe30s F5).
+        (
+            "bash -c 'echo \"${!1}\"' sh {{ a }}",
+            Some("`${!…}`"),
+            false,
+        ),
+        (
+            "bash -c 'echo \"${!@}\"' sh {{ a }}",
+            Some("`${!…}`"),
+            false,
+        ),
+        ("bash -c 'echo \"${!0}\"' {{ a }}", Some("`${!…}`"), false),
+        (
+            "bash -c 'echo $(( ${!#} * 60 ))' sh {{ a }}",
+            Some("`$(( ))`"),
+            false,
+        ),
+        ("bash -c 'echo \"${!#}\"' sh {{ a }}", None, false),
         // A value written into a file that the command then runs or splits (fe30i F01, F14).
         (
             "printf '%s\\n' {{ a }} > job.sh && sh job.sh",

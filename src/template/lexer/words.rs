@@ -6,7 +6,7 @@ use super::super::Context;
 use super::super::UNSAFE_HINT;
 use super::super::commands::Word;
 use super::super::filed;
-use super::super::reread::{Output, POSITIONAL, Read, Rereading, output_reads};
+use super::super::reread::{Output, POSITIONAL, Read, Rereading, SCRIPT_NAME, output_reads};
 use super::{End, Ended, Lexer, Nest, Scan, Stop, is_blank, is_name, is_operator};
 
 impl Lexer<'_> {
@@ -219,6 +219,8 @@ impl Lexer<'_> {
                     (c as char).to_string()
                 }
             }
+            // `${!#}`: the last positional parameter.
+            Some(b'#') if indirect => POSITIONAL.to_string(),
             _ => return,
         };
         let line = self.notes.line(self.pos);
@@ -638,8 +640,14 @@ impl Lexer<'_> {
             Some(b'{') if self.at(b"{{") => return Err(self.refuse_here("inside ${ }")),
             Some(c) if c.is_ascii_alphabetic() || c == b'_' => Some(self.name()),
             Some(c) if c.is_ascii_digit() => {
+                let from = self.pos;
                 while self.peek().is_some_and(|c| c.is_ascii_digit()) {
                     self.pos += 1;
+                }
+                // `${!0}`: the variable `$0` names.
+                if indirect && &self.b[from..self.pos] == b"0" {
+                    self.named_by(start, SCRIPT_NAME, w);
+                    return Ok(None);
                 }
                 None
             }
@@ -649,12 +657,20 @@ impl Lexer<'_> {
             }
             Some(b'#' | b'?' | b'-' | b'$' | b'!') => {
                 self.pos += 1;
+                // `${!#}` is the last positional parameter itself (`$#` names it).
+                if indirect && self.b[self.pos - 1] == b'#' {
+                    w.note_opaque("a positional parameter (`${!#}`)");
+                    return Ok(None);
+                }
                 Some(String::new())
             }
             _ => return Err(self.lost_at(start, "a `${` without a parameter name")),
         };
         match (&name, length, indirect) {
             (_, true, _) => w.note_expansion(),
+            // `${!1}`, `${!@}`: the variable a positional parameter names, whose subscript
+            // bash evaluates (`a[$(cmd)]`).
+            (None, _, true) => self.named_by(start, POSITIONAL, w),
             (Some(n), _, true) if !n.is_empty() => {
                 let reads = vec![Read::Variable(n.clone())];
                 self.notes.reread(start, "`${!…}`", Rereading::Name, reads);
@@ -665,6 +681,14 @@ impl Lexer<'_> {
             (None, _, _) => w.note_opaque("a positional parameter"),
         }
         Ok(name)
+    }
+
+    /// `${!P}` for a positional parameter `P` (noted as `variable`): the value names the
+    /// variable expanded, read as a name.
+    fn named_by(&mut self, start: usize, variable: &str, w: &mut Word) {
+        let reads = vec![Read::Variable(variable.to_string())];
+        self.notes.reread(start, "`${!…}`", Rereading::Name, reads);
+        w.note_opaque("a variable named by a value (`${!…}`)");
     }
 
     /// `$(( … ))` (`skip` = 3) or bash's `(( … ))` command (`skip` = 2): arithmetic, up to
