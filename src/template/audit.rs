@@ -35,6 +35,9 @@ enum At {
     /// Every operand after a first operand that is one of these subcommands (`systemctl
     /// kill UNIT…`).
     After(&'static [&'static [u8]]),
+    /// Every operand written as a remote path (`HOST:PATH`, `USER@HOST:PATH`: a `:` before
+    /// any `/`), which scp and rsync hand to a shell on the far side.
+    Remote,
 }
 
 /// One dangerous form of a program.
@@ -74,6 +77,17 @@ const fn opt(
     }
 }
 
+/// A value in a remote path of scp or rsync (`At::Remote`).
+const fn remote() -> Rule {
+    Rule {
+        at: At::Remote,
+        how: Code,
+        place: REMOTE_PATH,
+        leading: false,
+        unless: &[],
+    }
+}
+
 const fn lead(rule: Rule) -> Rule {
     Rule {
         leading: true,
@@ -105,6 +119,9 @@ const WGET_SENT: &str = "a file wget sends (`--post-file`, `--body-file`, `--loa
 const RSYNC_LIST: &str = "a file rsync reads as its list of names, batch of changes or daemon \
                           settings (`--files-from`, `--read-batch`, `--config`), or an option \
                           of the remote rsync (`-M`/`--remote-option`)";
+const REMOTE_PATH: &str = "a remote path (`HOST:PATH`) of `scp`/`rsync`, which the shell on the \
+                           far side reads as code with the legacy protocols (`scp -O`, OpenSSH \
+                           before 9.0, rsync before 3.2.4 or with `--old-args`)";
 const RSYNC_SENT: &str = "a file rsync sends to the daemon (`--password-file`, `--early-input`)";
 const SSH_CONFIG: &str = "the configuration file of `ssh -F`/`scp -F`, whose settings run \
                           commands (`ProxyCommand`, `LocalCommand`, `Match exec`)";
@@ -248,6 +265,7 @@ const AUDITED: &[Audited] = &[
                 RSYNC_LIST,
             ),
             opt(b"", &[b"password-file", b"early-input"], Sent, RSYNC_SENT),
+            remote(),
         ],
     },
     Audited {
@@ -265,6 +283,7 @@ const AUDITED: &[Audited] = &[
         rules: &[
             opt(b"F", &[], Settings, SSH_CONFIG),
             lead(opt(b"o", &[], Code, SSH_OPTION)),
+            remote(),
         ],
     },
     Audited {
@@ -564,6 +583,17 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -
                 .iter()
                 .position(|&k| values[k].is_some_and(|v| verbs.contains(&v)))
                 .map_or(&[][..], |p| &operands[p + 1..]),
+            At::Remote => {
+                let remote = |&&k: &&usize| {
+                    let t = texts[k];
+                    t.iter()
+                        .position(|&c| c == b':')
+                        .is_some_and(|c| c > 0 && !t[..c].contains(&b'/'))
+                };
+                let picked: Vec<usize> = operands.iter().filter(remote).copied().collect();
+                out.extend(picked.iter().map(|&k| found(k, rule, false)));
+                continue;
+            }
         };
         out.extend(picked.iter().map(|&k| found(k, rule, rule.leading)));
     }

@@ -146,6 +146,15 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
         ("ssh -oUser={{ a }} host uptime", None),
         ("ssh -p 22 -i /root/.ssh/id host -- uptime", None),
         ("scp /srv/f {{ a }}:/tmp/", None),
+        // A remote path, which the far side's shell reads (fe30s F4).
+        ("scp -O nas:/srv/{{ a }} /dst/", Some("a remote path")),
+        ("scp pi@nas:\"/srv/{{ a }}\" /dst/", Some("a remote path")),
+        ("rsync -a nas:/music/{{ a }} /dst/", Some("a remote path")),
+        (
+            "rsync -a --old-args pi@nas:'{{ a }}' /dst/",
+            Some("a remote path"),
+        ),
+        ("rsync -a /music/{{ a }} nas:/dst/", None),
         // tar.
         ("tar -czf /backup/x.tgz -T {{ a }}", Some("`tar -T`")),
         ("tar -cT{{ a }} -f /backup/x.tar", Some("`tar -T`")),
@@ -263,7 +272,14 @@ fn a_number_or_the_authors_choices_are_safe_where_a_file_or_unit_is_picked() {
         if want.is_none() {
             continue;
         }
-        let code = ["`.wgetrc`", "`ssh -o`", "`ssh -I`", "OpenSSL", "`aplay -D`"];
+        let code = [
+            "`.wgetrc`",
+            "`ssh -o`",
+            "`ssh -I`",
+            "OpenSSL",
+            "`aplay -D`",
+            "a remote path",
+        ];
         let signal = want == Some("`systemctl kill`");
         let env = want == Some("set-environment");
         let chosen = shell(text, &values(false, true));
