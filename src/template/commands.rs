@@ -41,8 +41,8 @@ use super::launchers;
 use super::own;
 use super::programs::{self, PASTED, PROCESS_SUBSTITUTION, SCRIPT, Stdin, is_input_path};
 use super::reread::{
-    Directory, Filed, Notes, PART_OF_A_VALUE, POSITIONAL, Read, Rereading, SCRIPT_NAME, Stripped,
-    arithmetic_names,
+    Analysis, Directory, Notes, PART_OF_A_VALUE, POSITIONAL, Read, Rereading, SCRIPT_NAME,
+    Stripped, arithmetic_names,
 };
 
 /// One word of a command, as far as the rules need to know it.
@@ -202,6 +202,25 @@ impl Word {
         for s in &other.stored {
             self.note_stored(s.clone());
         }
+    }
+
+    /// The file the word names, for the rules on files named as data: its text, or, for a
+    /// word that is only a variable assigned the name of such a file (`"$F"`, `$f` of `for f
+    /// in *.txt`), that name (`Analysis::data_name`). Only for refusing: the variable may
+    /// hold another name as well.
+    pub fn data_file<'a>(&'a self, analysis: &'a Analysis) -> Option<&'a [u8]> {
+        if let Some(v) = self.value() {
+            return Some(v);
+        }
+        let only_variable = self.vars.len() == 1
+            && self.holes.is_empty()
+            && self.opaque.is_none()
+            && self.computed.is_none()
+            && self.stored.is_empty()
+            && self.unquoted.is_empty();
+        only_variable
+            .then(|| analysis.data_name(&self.vars[0]))
+            .flatten()
     }
 
     /// A command substitution in the word prints what the file named as data `name` holds.
@@ -527,6 +546,7 @@ impl Command {
             if let Some(name) = w.assigned_name() {
                 notes.analysis.write_from(name, w.reads(false));
                 notes.analysis.write_text(name, w.assigned_text());
+                filed::note_name(&mut notes.analysis, name, w.assigned_text());
                 if w.assigns_stripped {
                     notes
                         .analysis
@@ -693,6 +713,7 @@ impl Command {
             if assigns && let Some(n) = w.assigned_name() {
                 notes.analysis.write_from(n, w.reads(false));
                 notes.analysis.write_text(n, w.assigned_text());
+                filed::note_name(&mut notes.analysis, n, w.assigned_text());
                 continue;
             }
             match w.value() {

@@ -15,21 +15,23 @@
 
 use super::known;
 use super::programs::{self, SCRIPT_FILE};
-use super::reread::{Filed, Notes, Read, Rereading};
+use super::reread::{Analysis, Filed, Notes, Read, Rereading};
 
-/// For one command (`words` from its name on, each word's byte offset in `starts`): the
+/// For one command (`words` from its name on, each word's byte offset in `starts`; `data`
+/// the same words with a variable holding a data file's name read as that name): the
 /// files it runs or splits that a value was written into before, each noted as read again
 /// with what was written; then the files it writes `reads` into (`targets`, its
 /// redirections', and `tee`'s operands), when `reads` may hold a value.
 pub fn note(
     notes: &mut Notes,
     words: &[Option<&[u8]>],
+    data: &[Option<&[u8]>],
     starts: &[usize],
     targets: &[Option<Vec<u8>>],
     reads: Vec<Read>,
     start: usize,
 ) {
-    data_uses(notes, words, starts, start);
+    data_uses(notes, data, starts, start);
     for (i, how, any) in reads_again(words) {
         let name = words[i].map(file_of);
         for f in notes.analysis.filed.clone() {
@@ -438,6 +440,18 @@ pub fn data_mentioned(text: &[u8]) -> Vec<String> {
     out
 }
 
+/// Notes that the variable `name` is assigned `text`, when that names a file named as data
+/// (`Analysis::data_names`; the first such name stays).
+pub fn note_name(analysis: &mut Analysis, name: &[u8], text: &[u8]) {
+    if data_named(normal(text)) {
+        let name = String::from_utf8_lossy(name).into_owned();
+        analysis
+            .data_names
+            .entry(name)
+            .or_insert_with(|| text.to_vec());
+    }
+}
+
 /// The file named as data that one word of a command names (`notes.txt`, `--file=notes.txt`,
 /// `if=notes.txt`), if it names one.
 pub fn data_in_word(w: &[u8]) -> Option<String> {
@@ -457,12 +471,13 @@ fn mentions(text: &[u8], name: &[u8]) -> bool {
     words_of(text).any(|w| same(Some(name), Some(w)))
 }
 
-/// What a file named `name` that a command reads (`< FILE`) may hold: what this command
-/// wrote into it before (`written_into`), and, for a file named as data, what any press may
-/// have written into it (`Read::Stored`).
-pub fn held_by(name: Option<&[u8]>, filed: &[Filed]) -> Vec<Read> {
+/// What the file a word names that a command reads (`< FILE`) may hold: what this command
+/// wrote into it before (`written_into`, by the word's text `name`, `None` for one an
+/// expansion makes), and, for a file named as data (`data`: `Word::data_file`), what any
+/// press may have written into it (`Read::Stored`).
+pub fn held_by(name: Option<&[u8]>, data: Option<&[u8]>, filed: &[Filed]) -> Vec<Read> {
     let mut reads = written_into(name, filed);
-    reads.extend(name.and_then(data_in_word).map(Read::Stored));
+    reads.extend(data.and_then(data_in_word).map(Read::Stored));
     reads
 }
 

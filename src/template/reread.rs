@@ -331,6 +331,10 @@ pub struct Analysis {
     /// line and what it does: any action may write a value into such a file, so none may
     /// take one for more than data (`config::command` refuses it).
     pub runs_data: Vec<(Vec<u8>, usize, String)>,
+    /// Variables assigned the name of a file named as data (`F=/srv/radio.txt`, `for f in
+    /// /srv/jobs/*.txt`), with the name: a word that is only such a variable names that file
+    /// where a file named as data is refused as more than data (`filed::word_file`).
+    pub data_names: BTreeMap<String, Vec<u8>>,
     pub lost: Option<Lost>,
     /// The names in the plain text a variable is assigned (`m=n`, `m=n+1`): bash's
     /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there
@@ -407,6 +411,27 @@ impl Analysis {
         let name = String::from_utf8_lossy(name).into_owned();
         let entry = self.written.entry(name).or_insert(false);
         *entry |= data;
+    }
+
+    /// The name of a file named as data that the variable `name` may hold: assigned to it,
+    /// or to a variable copied into it (`G=$F`).
+    pub fn data_name(&self, name: &str) -> Option<&[u8]> {
+        let mut seen = BTreeSet::new();
+        let mut next = vec![name.to_string()];
+        while let Some(v) = next.pop() {
+            if !seen.insert(v.clone()) {
+                continue;
+            }
+            if let Some(n) = self.data_names.get(&v) {
+                return Some(n);
+            }
+            for r in self.sources.get(&v).into_iter().flatten() {
+                if let Read::Variable(w) = r {
+                    next.push(w.clone());
+                }
+            }
+        }
+        None
     }
 
     /// Notes an assignment to `name` of the plain text `text`, whose names bash's arithmetic

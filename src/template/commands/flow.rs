@@ -28,14 +28,18 @@ impl Command {
     /// `<<<`, a duplicated descriptor. A here-document's body is read after the line, and
     /// what reaches the group around the command, when it has no input of its own, is the
     /// group's (`outer`).
-    pub fn input_reads(&self, filed: &[Filed]) -> Vec<Read> {
+    pub fn input_reads(&self, analysis: &Analysis) -> Vec<Read> {
         let mut reads = Vec::new();
         for input in &self.inputs {
             match input {
                 Input::Pipe(r, _) => reads.extend(r.iter().cloned()),
                 Input::File(w) => {
                     reads.extend(w.reads(false));
-                    reads.extend(filed::held_by(w.value(), filed));
+                    reads.extend(filed::held_by(
+                        w.value(),
+                        w.data_file(analysis),
+                        &analysis.filed,
+                    ));
                 }
                 Input::Text(w) => reads.extend(w.reads(false)),
                 Input::Descriptor => reads.push(Read::Unknown(
@@ -131,7 +135,7 @@ impl Command {
     /// commands' output, and, unless it prints none of what it reads (`passes_input`), what
     /// reaches its input and what the files a value was written into that it names hold (`cat
     /// f`). The next command of a pipe reads it (`Input::Pipe`).
-    pub fn output(&self, filed: &[Filed]) -> Vec<Read> {
+    pub fn output(&self, analysis: &Analysis) -> Vec<Read> {
         let mut out = if self.compound {
             self.inner.output.clone()
         } else {
@@ -142,11 +146,33 @@ impl Command {
         // f`, `md5sum f`, `rm f`).
         if self.passes_input() {
             if !self.compound {
-                out.extend(filed::named_by(&self.shapes(), filed));
+                out.extend(filed::named_by(&self.shapes(), &analysis.filed));
+                out.extend(self.data_files_printed(analysis));
             }
-            out.extend(self.input_reads(filed));
+            out.extend(self.input_reads(analysis));
         }
         out
+    }
+
+    /// What the files named as data that its words name through a variable hold (`cat
+    /// "$F"` after `F=/srv/radio.txt`): a printing program prints it (`Read::Stored`; a
+    /// name written out is `filed::named_by`'s).
+    fn data_files_printed(&self, analysis: &Analysis) -> Vec<Read> {
+        let shapes = self.shapes();
+        let tee = programs::chain(&shapes)
+            .last()
+            .and_then(|&k| shapes[k])
+            .is_some_and(|w| w.ends_with(b"tee"));
+        if tee {
+            return Vec::new();
+        }
+        self.args
+            .iter()
+            .filter(|w| w.value().is_none())
+            .filter_map(|w| w.data_file(analysis))
+            .filter_map(filed::data_in_word)
+            .map(Read::Stored)
+            .collect()
     }
 
     /// Something that reaches the command's input.
@@ -201,7 +227,11 @@ impl Command {
                 Input::Pipe(r, _) => reads.extend(r.iter().cloned()),
                 // `sort < job.in > job.sh`: what the file held.
                 Input::File(w) => {
-                    reads.extend(filed::held_by(w.value(), &notes.analysis.filed));
+                    reads.extend(filed::held_by(
+                        w.value(),
+                        w.data_file(&notes.analysis),
+                        &notes.analysis.filed,
+                    ));
                 }
                 _ => {}
             }
@@ -220,18 +250,36 @@ impl Command {
             ));
         }
         let shapes = self.shapes();
-        filed::note(notes, &shapes, &starts, &self.targets, reads, self.start);
+        // A variable holding a data file's name names it where such a file is refused.
+        let data: Vec<Option<&[u8]>> = self
+            .name_word
+            .iter()
+            .chain(&self.args)
+            .zip(&shapes)
+            .map(|(w, &shape)| shape.or_else(|| w.data_file(&notes.analysis)))
+            .collect();
+        let data: Vec<Option<Vec<u8>>> = data.into_iter().map(|d| d.map(<[u8]>::to_vec)).collect();
+        let data: Vec<Option<&[u8]>> = data.iter().map(Option::as_deref).collect();
+        filed::note(
+            notes,
+            &shapes,
+            &data,
+            &starts,
+            &self.targets,
+            reads,
+            self.start,
+        );
         // The commands of its `>( )`s that write what it wrote there into files.
         if !self.fed.writers.is_empty() {
-            let mut reads = self.output(&notes.analysis.filed);
-            reads.extend(self.input_reads(&notes.analysis.filed));
+            let mut reads = self.output(&notes.analysis);
+            reads.extend(self.input_reads(&notes.analysis));
             for (at, names) in &self.fed.writers {
                 filed::note_written(notes, names.clone(), reads.clone(), *at);
             }
         }
         // A group's commands that wrote its input into files: what reaches it is there now.
         if self.compound && !self.inner.writers.is_empty() {
-            let reads = self.input_reads(&notes.analysis.filed);
+            let reads = self.input_reads(&notes.analysis);
             for (at, names) in &self.inner.writers {
                 filed::note_written(notes, names.clone(), reads.clone(), *at);
             }

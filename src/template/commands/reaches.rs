@@ -21,7 +21,7 @@ impl Command {
                 Some(script) if !script.is_empty() => {
                     notes.scripts.push((w.start, script.to_vec(), place));
                     // The commands of `sh -c` (`su -c`) read what reaches the shell's input.
-                    let input = self.input_reads(&notes.analysis.filed);
+                    let input = self.input_reads(&notes.analysis);
                     if (place == SCRIPT || place == programs::SU_SCRIPT) && !input.is_empty() {
                         notes.script_inputs.insert(w.start, input);
                     }
@@ -64,7 +64,7 @@ impl Command {
         // A group's commands that read its input as their own (`(crontab -l; echo …) |
         // (crontab -)`, `{ psql; } < f`): what reaches the group reaches them.
         if self.compound {
-            let reads = self.input_reads(&notes.analysis.filed);
+            let reads = self.input_reads(&notes.analysis);
             for &(at, place) in &self.inner.readers {
                 notes.reread(at, place, Rereading::Code, reads.clone());
             }
@@ -75,8 +75,8 @@ impl Command {
         }
         // `tee >(psql)`: what the command may write (its output, its input) reaches them.
         if !self.fed.readers.is_empty() {
-            let mut reads = self.output(&notes.analysis.filed);
-            reads.extend(self.input_reads(&notes.analysis.filed));
+            let mut reads = self.output(&notes.analysis);
+            reads.extend(self.input_reads(&notes.analysis));
             for &(at, place) in &self.fed.readers {
                 notes.reread(at, place, Rereading::Code, reads.clone());
             }
@@ -104,7 +104,11 @@ impl Command {
                 Input::File(w) => {
                     // `printf %s "$NAME" > f; python3 < f`: what was written there.
                     let mut reads = w.reads(false);
-                    reads.extend(filed::held_by(w.value(), &notes.analysis.filed));
+                    reads.extend(filed::held_by(
+                        w.value(),
+                        w.data_file(&notes.analysis),
+                        &notes.analysis.filed,
+                    ));
                     (w.start, reads)
                 }
                 Input::Text(w) => (w.start, w.reads(false)),
@@ -234,7 +238,11 @@ impl Command {
                         reads.push(Read::Unknown("the file `<` reads".into()));
                     }
                     // `printf %s "$NAME" > f; python3 < f`: what was written there.
-                    reads.extend(filed::held_by(w.value(), &notes.analysis.filed));
+                    reads.extend(filed::held_by(
+                        w.value(),
+                        w.data_file(&notes.analysis),
+                        &notes.analysis.filed,
+                    ));
                     (w.start, reads)
                 }
                 Input::Text(w) => match w.value() {

@@ -734,11 +734,37 @@ fn what_a_data_file_holds_is_never_code_whatever_the_values() {
         ("cat notes.txt > copy.txt", None),
         ("tee notes.txt < /dev/null | sh", None),
         ("eval \"$(cat settings.sh)\"", None),
+        // Through a variable that holds the file's name.
+        ("JOB=/srv/job.txt; sh \"$JOB\"", Some("`/srv/job.txt`")),
+        (
+            "for f in /srv/jobs/*.txt; do . \"$f\"; done",
+            Some("`/srv/jobs/*.txt`"),
+        ),
+        (
+            "F=/srv/radio.txt; eval \"$(cat \"$F\")\"",
+            Some("`/srv/radio.txt`"),
+        ),
+        (
+            "F=/srv/radio.txt; G=$F; cat \"$G\" | sh",
+            Some("`/srv/radio.txt`"),
+        ),
+        ("F=/srv/radio.txt; sh < \"$F\"", Some("`/srv/radio.txt`")),
+        ("F=/srv/radio.txt; cat \"$F\"; wc -l < \"$F\"", None),
+        ("F=/srv/job.sh; sh \"$F\"", None),
     ];
     for &(text, want) in table {
-        let got = read_shell(text)
-            .map_err(|e| e.message)
-            .and_then(|(_, a)| judge(text, &a, &Values::default()).map_err(|w| w.to_string()));
+        // Refused by `judge`, or, for a file run, sourced or listed, by `config::command`
+        // from `Analysis::runs_data`.
+        let got = read_shell(text).map_err(|e| e.message).and_then(|(_, a)| {
+            judge(text, &a, &Values::default()).map_err(|w| w.to_string())?;
+            match a.runs_data.first() {
+                Some((name, _, does)) => Err(format!(
+                    "{does} `{}`, a file named as data",
+                    String::from_utf8_lossy(name)
+                )),
+                None => Ok(()),
+            }
+        });
         match (got, want) {
             (Ok(()), None) => {}
             (Err(why), Some(words)) => {

@@ -4,6 +4,7 @@
 //! apply to it.
 
 use super::super::commands::{Command, Word, check_cond};
+use super::super::filed;
 use super::super::reread::{POSITIONAL, Read};
 use super::{End, Ended, Lexer, Nest, Reserved, Scan, Stop, is_name, is_operator};
 use super::{RESERVED_CLOSING, RESERVED_OPENING};
@@ -300,6 +301,7 @@ impl Lexer<'_> {
                         let word = self.word(nest, false)?;
                         if let Some(text) = word.value() {
                             self.notes.analysis.write_text(&name, text);
+                            filed::note_name(&mut self.notes.analysis, &name, text);
                         }
                         reads.extend(word.reads(false));
                     }

@@ -597,7 +597,7 @@ impl<'a> Lexer<'a> {
         let frame = self.frame;
         // `exec < f`: what later commands with no input of their own read.
         if cmd.redirects_shell_input() {
-            let reads = cmd.input_reads(&self.notes.analysis.filed);
+            let reads = cmd.input_reads(&self.notes.analysis);
             self.shell_input.extend(reads);
             self.shell_input
                 .extend(Self::passed_bodies_always(&self.heredocs, frame, cmd));
@@ -634,7 +634,7 @@ impl<'a> Lexer<'a> {
     /// What `cmd` writes to its output (`Command::output`), with the here-document bodies it
     /// passes on and what a function it calls writes.
     fn written(&self, cmd: &Command) -> Vec<Read> {
-        let mut output = cmd.output(&self.notes.analysis.filed);
+        let mut output = cmd.output(&self.notes.analysis);
         output.extend(Self::passed_bodies(&self.heredocs, self.frame, cmd));
         output.extend(self.called(cmd));
         output

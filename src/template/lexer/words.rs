@@ -392,6 +392,14 @@ impl Lexer<'_> {
             w.note_stored(name);
         }
         let mut reads = output_reads(text);
+        // `$(cat "$F")` after `F=/srv/radio.txt`.
+        for r in &reads {
+            if let Read::Variable(v) = r
+                && let Some(name) = self.notes.analysis.data_name(v)
+            {
+                w.note_stored(String::from_utf8_lossy(name).into_owned());
+            }
+        }
         if reads.is_empty() {
             // `printf %s "$NAME" > f; rm "$(cat f)"`: it prints the value written there.
             reads = filed::named_in(text, &self.notes.analysis.filed);
