@@ -106,6 +106,19 @@ pub fn note(
 /// command's values (`Analysis::runs_data`): another action, or an earlier press, may have
 /// written a value into it, as the data-file rule lets them.
 fn data_uses(notes: &mut Notes, words: &[Option<&[u8]>], starts: &[usize], start: usize) {
+    // `find /srv/jobs -name '*.txt' -exec sh {} \;`: `{}` is each file the pattern names.
+    let found = found_data(words);
+    let words: Vec<Option<&[u8]>> = words
+        .iter()
+        .map(|&w| {
+            if w == Some(&b"{}"[..]) {
+                found.or(w)
+            } else {
+                w
+            }
+        })
+        .collect();
+    let words = &words[..];
     let mut run: Vec<usize> = runs(words).into_iter().map(|(i, _)| i).collect();
     // An interpreter's script (`python3 FILE`), the table of `crontab FILE`, the jobs of
     // `at -f FILE`.
@@ -167,6 +180,18 @@ fn data_uses(notes: &mut Notes, words: &[Option<&[u8]>], starts: &[usize], start
         );
         notes.analysis.runs_data.push((source.to_vec(), line, does));
     }
+}
+
+/// The pattern of `find`'s `-name`/`-iname` when it names files named as data (`*.txt`):
+/// what its `{}` stands for.
+fn found_data<'a>(words: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
+    if words.first().copied().flatten().map(base) != Some(&b"find"[..]) {
+        return None;
+    }
+    words
+        .windows(2)
+        .find(|p| matches!(p[0], Some(b"-name" | b"-iname")) && p[1].is_some_and(|n| data_named(n)))
+        .and_then(|p| p[1])
 }
 
 /// The files `names` a command at `start` writes `reads` into (nothing when `reads` is

@@ -751,6 +751,12 @@ fn what_a_data_file_holds_is_never_code_whatever_the_values() {
         ("F=/srv/radio.txt; sh < \"$F\"", Some("`/srv/radio.txt`")),
         ("F=/srv/radio.txt; cat \"$F\"; wc -l < \"$F\"", None),
         ("F=/srv/job.sh; sh \"$F\"", None),
+        (
+            "find /srv/jobs -name '*.txt' -exec sh {} \\;",
+            Some("`*.txt`"),
+        ),
+        ("find /srv/jobs -name '*.txt' -exec cat {} +", None),
+        ("find /srv/jobs -name '*.sh' -exec sh {} \\;", None),
     ];
     for &(text, want) in table {
         // Refused by `judge`, or, for a file run, sourced or listed, by `config::command`
