@@ -190,7 +190,7 @@ fn found_data<'a>(words: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
     }
     words
         .windows(2)
-        .find(|p| matches!(p[0], Some(b"-name" | b"-iname")) && p[1].is_some_and(|n| data_named(n)))
+        .find(|p| matches!(p[0], Some(b"-name" | b"-iname")) && p[1].is_some_and(data_named))
         .and_then(|p| p[1])
 }
 
