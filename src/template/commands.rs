@@ -333,6 +333,9 @@ pub(super) struct Inner {
     /// Those that write the group's input into files (`{ cat > /etc/cron.d/job; } < f`,
     /// `… | { tee job.sh; }`): the offset they start at and the files (`filed`).
     pub writers: Vec<(usize, Vec<Option<Vec<u8>>>)>,
+    /// The variables its `read`s and `mapfile`s fill from the group's input (`while read -r
+    /// l; do …; done < notes.txt`): what a file named as data there holds reaches them.
+    pub fills: Vec<String>,
 }
 
 /// What reaches a command's standard input (or another descriptor: a program may open
@@ -396,6 +399,14 @@ fn takes_word(v: &[u8], takes: &[u8]) -> bool {
         .iter()
         .position(|c| takes.contains(c))
         .is_some_and(|i| i + 2 == v.len())
+}
+
+/// The reads of what a file named as data holds among `reads` (`Read::Stored`).
+pub(super) fn stored_only(reads: Vec<Read>) -> Vec<Read> {
+    reads
+        .into_iter()
+        .filter(|r| matches!(r, Read::Stored(_)))
+        .collect()
 }
 
 /// `[[ ]]` operators whose operands bash evaluates as arithmetic.
@@ -718,7 +729,14 @@ impl Command {
             }
             match w.value() {
                 Some(v) if reads => {
-                    let read = vec![Read::Unknown(format!("what `{shown}` reads"))];
+                    let mut read = vec![Read::Unknown(format!("what `{shown}` reads"))];
+                    // A file named as data on its input (`read -r l < notes.txt`): any press
+                    // may have written what it reads, whoever wrote the command.
+                    let stored = stored_only(self.input_reads(&notes.analysis));
+                    if !stored.is_empty() {
+                        notes.exported_write(w.start, v, stored.clone());
+                        read.extend(stored);
+                    }
                     // Once the command wrote a value where it may read it (`printf … | read
                     // -r LANG`); a read of the author's own file is the author's.
                     if notes.analysis.spilled.is_some() {

@@ -106,6 +106,22 @@ pub fn note(
 /// command's values (`Analysis::runs_data`): another action, or an earlier press, may have
 /// written a value into it, as the data-file rule lets them.
 fn data_uses(notes: &mut Notes, words: &[Option<&[u8]>], starts: &[usize], start: usize) {
+    for (at, name, does) in data_uses_of(words) {
+        let line = notes.line(at.map_or(start, |i| starts[i]));
+        notes.analysis.runs_data.push((name, line, does));
+    }
+}
+
+/// One use of a file named as data for more than data: the index of its word (`None`: the
+/// command as a whole), the file's name, and what the command does with it.
+pub type DataUse = (Option<usize>, Vec<u8>, String);
+
+/// The uses of files named as data that `words` (a command from its name on, or an `exec:`
+/// argv) make for more than data: run as a script (behind any wrapper, a program actiond
+/// does not know too: `systemd-run --wait sh F`), sourced, a program's own script file,
+/// given to an awk or sed program that runs commands, a list of urls or settings, a git
+/// include, or copied under a name not known to hold data.
+pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
     // `find /srv/jobs -name '*.txt' -exec sh {} \;`: `{}` is each file the pattern names.
     let found = found_data(words);
     let words: Vec<Option<&[u8]>> = words
@@ -119,13 +135,21 @@ fn data_uses(notes: &mut Notes, words: &[Option<&[u8]>], starts: &[usize], start
         })
         .collect();
     let words = &words[..];
+    let mut out: Vec<DataUse> = Vec::new();
+    let note = |out: &mut Vec<DataUse>, i: usize, does: &str| {
+        if let Some(w) = words[i].filter(|w| data_named(normal(w)))
+            && !out.iter().any(|(at, _, _)| *at == Some(i))
+        {
+            out.push((Some(i), w.to_vec(), does.to_string()));
+        }
+    };
     let mut run: Vec<usize> = runs(words).into_iter().map(|(i, _)| i).collect();
-    // An interpreter's script (`python3 FILE`), the table of `crontab FILE`, the jobs of
-    // `at -f FILE`.
+    run.extend(scripts::behind_any(words));
     if let Some(&k) = programs::chain(words).last()
         && let Some(p) = words[k].map(base)
     {
-        // `crontab -u USER FILE`: `-u` takes the next word.
+        // An interpreter's script (`python3 FILE`), the table of `crontab FILE` (`-u USER`
+        // takes the next word), the jobs of `at -f FILE`.
         let first = (k + 1..words.len()).find(|&j| {
             words[j].is_none_or(|w| !w.starts_with(b"-"))
                 && !(p == b"crontab" && words[j - 1] == Some(&b"-u"[..]))
@@ -136,39 +160,36 @@ fn data_uses(notes: &mut Notes, words: &[Option<&[u8]>], starts: &[usize], start
         if p == b"at" {
             run.extend((k + 1..words.len()).filter(|&j| j > 0 && words[j - 1] == Some(&b"-f"[..])));
         }
+        run.sort_unstable();
+        run.dedup();
+        for &i in &run {
+            note(&mut out, i, "runs as code");
+        }
         // `sed -f F`, `awk -f F`, `make -f F`, `vim -S F`, `ssh -F F`, `bc F`.
         for (j, name) in scripts::script_files(words, k) {
             if data_named(normal(name)) && !run.contains(&j) {
-                let line = notes.line(starts[j]);
-                let does = "reads as its program".to_string();
-                notes.analysis.runs_data.push((name.to_vec(), line, does));
+                out.push((Some(j), name.to_vec(), "reads as its program".to_string()));
             }
         }
-    }
-    run.sort_unstable();
-    run.dedup();
-    for i in run {
-        if let Some(w) = words[i].filter(|w| data_named(normal(w))) {
-            let line = notes.line(starts[i]);
-            notes
-                .analysis
-                .runs_data
-                .push((w.to_vec(), line, "runs as code".to_string()));
+        // `awk '{ system($1) }' hosts.txt`, `sed e notes.txt`.
+        for j in scripts::run_operands(words, k) {
+            note(
+                &mut out,
+                j,
+                "gives to a program whose script runs what it reads,",
+            );
+        }
+    } else {
+        for &i in &run {
+            note(&mut out, i, "runs as code");
         }
     }
     for (i, does) in lists(words) {
-        if let Some(w) = words[i].filter(|w| data_named(normal(w))) {
-            let line = notes.line(starts[i]);
-            notes
-                .analysis
-                .runs_data
-                .push((w.to_vec(), line, does.to_string()));
-        }
+        note(&mut out, i, does);
     }
     // A copy of a file named as data under a name not known to hold data (`cp notes.txt
     // {{ name }}`, `cp todo.txt ~/.bashrc`): the copy may be run, or read as settings.
     for (dest, source) in data_copies(words) {
-        let line = notes.line(start);
         let does = dest.map_or_else(
             || "copies, under a name an expansion makes (a value may pick `.bashrc`),".to_string(),
             |d| {
@@ -178,8 +199,9 @@ fn data_uses(notes: &mut Notes, words: &[Option<&[u8]>], starts: &[usize], start
                 )
             },
         );
-        notes.analysis.runs_data.push((source.to_vec(), line, does));
+        out.push((None, source.to_vec(), does));
     }
+    out
 }
 
 /// The pattern of `find`'s `-name`/`-iname` when it names files named as data (`*.txt`):
@@ -676,7 +698,7 @@ fn data_copies<'a>(words: &[Option<&'a [u8]>]) -> Vec<(Option<&'a [u8]>, &'a [u8
     out
 }
 
-/// What a `cp`, `mv`, `ln` or `install` (behind any wrapper) copies where.
+/// What a `cp`, `mv`, `ln`, `install`, `rsync` or `scp` (behind any wrapper) copies where.
 struct Copy<'a> {
     /// Its last operand, or the directory of `-t DIR` (`None`: an expansion makes it).
     dest: Option<&'a [u8]>,
@@ -689,7 +711,7 @@ fn copy<'a>(words: &[Option<&'a [u8]>]) -> Option<Copy<'a>> {
     let &at = programs::chain(words).last()?;
     if !words[at]
         .map(base)
-        .is_some_and(|p| [&b"cp"[..], b"mv", b"ln", b"install"].contains(&p))
+        .is_some_and(|p| [&b"cp"[..], b"mv", b"ln", b"install", b"rsync", b"scp"].contains(&p))
     {
         return None;
     }

@@ -94,6 +94,13 @@ pub enum Refusal {
         why: String,
         line: usize,
     },
+    /// A file named as data is named after the point where the model stopped following the
+    /// command (`why`, on `line`): what it holds may be read as code there.
+    DataAfterLost {
+        name: String,
+        why: String,
+        line: usize,
+    },
 }
 
 /// How a value reaches a place that is read again.
@@ -172,6 +179,12 @@ impl std::fmt::Display for Refusal {
                  $ACTIOND_ARG_{name}: write \"$ACTIOND_ARG_{name}\" there (never the bare name, \
                  which is no environment variable)"
             ),
+            Refusal::DataAfterLost { name, why, line } => write!(
+                f,
+                "`{name}`, a file named as data (any action, or an earlier press, may write a \
+                 value into it), is named after {why} (line {line}), where actiond cannot tell \
+                 whether what it holds is read as code: rewrite that part, or use `exec:`"
+            ),
             Refusal::AfterLost {
                 variable,
                 why,
@@ -222,6 +235,24 @@ pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), Ref
         // The shells join a line continuation inside a name (`$\⏎x`).
         let after = text.get(lost.at..).unwrap_or("").replace("\\\n", "");
         let after = after.as_str();
+        // A file named as data, by its name or through a variable that holds it.
+        let data = super::filed::data_mentioned(after.as_bytes())
+            .into_iter()
+            .next()
+            .or_else(|| {
+                let named = analysis
+                    .data_names
+                    .iter()
+                    .find(|(v, _)| names_word(after, v));
+                named.map(|(_, n)| String::from_utf8_lossy(n).into_owned())
+            });
+        if let Some(name) = data {
+            return Err(Refusal::DataAfterLost {
+                name,
+                why: lost.why.clone(),
+                line: lost.line,
+            });
+        }
         let read = values
             .variables
             .iter()

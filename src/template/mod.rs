@@ -318,6 +318,10 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         }
     }
     exec_environment(&mut analysis, argv, &shapes, &holes);
+    // A file named as data run, sourced or listed (`exec: [sh, notes.txt]`), as in a shell.
+    for (_, name, does) in filed::data_uses_of(&values) {
+        analysis.runs_data.push((name, 1, does));
+    }
     let texts: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
     let script = launchers::scripts(&values, &texts)
         .into_iter()
@@ -514,6 +518,16 @@ fn inner_script(
                 .extend(inner.filed.iter().skip(outer).cloned());
             if let Some(lost) = &inner.lost {
                 unknown(format!("what follows {} in it", lost.why));
+                // A file named as data after that point, whose content may be read as code.
+                let after = text.get(lost.at..).unwrap_or("").as_bytes();
+                for name in filed::data_mentioned(after) {
+                    let does = format!(
+                        "names, after {} in {place} (where actiond cannot tell how what it \
+                         holds is read),",
+                        lost.why
+                    );
+                    analysis.runs_data.push((name.into_bytes(), line, does));
+                }
             }
             for r in inner.rereads {
                 analysis.rereads.push(Reread {
@@ -549,6 +563,16 @@ fn inner_script(
                 analysis.spilled.get_or_insert(line);
             }
             analysis.written_unknown |= inner.written_unknown;
+            // A file named as data the script runs (`sh -c '. notes.txt'`), and the
+            // variables it names one in.
+            for (name, _, does) in inner.runs_data {
+                analysis
+                    .runs_data
+                    .push((name, line, format!("{does} (in {place})")));
+            }
+            for (name, file) in inner.data_names {
+                analysis.data_names.entry(name).or_insert(file);
+            }
         }
     }
 }

@@ -880,7 +880,8 @@ actions:
 /// data (printed, counted, looped over with `while read`), it loads. With them, the last
 /// read's parser gaps: `crontab -u USER FILE`, sed's `w` after an address, `uniq -f N`; and
 /// fe30s F2's script-file forms: a data file as `sed -f`, `awk -f`, `vim -S`, and a value
-/// picking sed's script file.
+/// picking sed's script file; fe30t's: an `exec:` that runs one, a `while read` loop that
+/// evaluates its lines, an awk program that runs its input.
 #[test]
 fn what_a_data_file_holds_is_refused_as_code_in_an_action_without_values() {
     let yaml = "\
@@ -922,6 +923,12 @@ actions:
     arguments: [{name: script, type: ascii_sentence}]
   - title: sed over a data file
     shell: sed -n 's/^url=//p' /srv/radio.txt
+  - title: exec a data file
+    exec: [sh, /srv/note.txt]
+  - title: while read eval
+    shell: cat /srv/note.txt | while read -r l; do eval \"$l\"; done
+  - title: awk system over a data file
+    shell: awk '{ system(\"ping -c1 \" $1) }' /srv/hosts.txt
 ";
     assert_refusals(
         yaml,
@@ -931,6 +938,9 @@ actions:
             ("actions[13].shell", "reads as its program `/srv/prog.txt`"),
             ("actions[14].shell", "reads as its program `/srv/cmds.txt`"),
             ("actions[15].shell", "the script of `sed`"),
+            ("actions[17].exec", "runs as code `/srv/note.txt`"),
+            ("actions[18].shell", "the content of `/srv/note.txt`"),
+            ("actions[19].shell", "whose script runs what it reads"),
             ("actions[10].shell", "`/etc/default/kiosk`"),
             ("actions[0].shell", "the content of `/tmp/radio.txt`"),
             ("actions[1].shell", "the content of `radio.txt`"),

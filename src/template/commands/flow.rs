@@ -85,6 +85,45 @@ impl Command {
             .collect()
     }
 
+    /// The variables the command fills from what reaches the group around it, when it does
+    /// (`outer`): a `read`'s or `mapfile`'s names (`REPLY`, `MAPFILE` when none is given), a
+    /// group's own such variables.
+    pub fn outer_fills(&self) -> Vec<String> {
+        if !self.outer() {
+            return Vec::new();
+        }
+        if self.compound {
+            return self.inner.fills.clone();
+        }
+        let name = self.plain_name().unwrap_or_default();
+        let (takes, default): (&[u8], &str) = match name {
+            b"read" => (b"dinNptu", "REPLY"),
+            b"mapfile" | b"readarray" => (b"dnOsuCc", "MAPFILE"),
+            _ => return Vec::new(),
+        };
+        let mut out = Vec::new();
+        let mut skip = false;
+        for w in &self.args {
+            if std::mem::take(&mut skip) {
+                continue;
+            }
+            match w.value() {
+                Some(v) if v.len() > 1 && v[0] == b'-' => {
+                    skip = v[1..]
+                        .iter()
+                        .position(|c| takes.contains(c))
+                        .is_some_and(|i| i + 2 == v.len());
+                }
+                Some(v) => out.push(String::from_utf8_lossy(v).into_owned()),
+                None => {}
+            }
+        }
+        if out.is_empty() {
+            out.push(default.to_string());
+        }
+        out
+    }
+
     /// The files the command writes what reaches the group around it into, when it does
     /// (`outer`): its redirections' when it prints its input, `tee`'s, `sponge`'s and `dd
     /// of=`'s always, and for a group its own commands' such files.

@@ -68,6 +68,14 @@ impl Command {
             for &(at, place) in &self.inner.readers {
                 notes.reread(at, place, Rereading::Code, reads.clone());
             }
+            // `while read -r l; do …; done < notes.txt`: `l` holds what the file holds.
+            let stored = super::stored_only(reads);
+            if !stored.is_empty() {
+                for v in &self.inner.fills {
+                    notes.analysis.write_from(v.as_bytes(), stored.clone());
+                    notes.exported_write(self.start, v.as_bytes(), stored.clone());
+                }
+            }
             return;
         }
         if self.name_word.is_none() {

@@ -1,6 +1,9 @@
-//! The files an awk or sed program (written out in the command) writes into: awk's `print >
-//! "FILE"`, sed's `w FILE` (after any address) and an `s` command's `w` flag, for `filed`.
-//! Pure: it reads the program text, never a file, and judges nothing.
+//! What programs do with files besides reading them as data, for `filed`: the files an awk
+//! or sed program (written out in the command) writes into (awk's `print > "FILE"`, sed's `w
+//! FILE` after any address, an `s` command's `w` flag), whether such a program runs what it
+//! reads (awk's `system()` and pipes, sed's `e`), the files a program reads as its own
+//! program (`sed -f`, `vim -S`, …), and a shell's script behind a wrapper actiond does not
+//! know. Pure: it reads the words and the program text, never a file, and judges nothing.
 
 /// The program text of `awk` or `sed` (its first word that is no option, or that of `-e`),
 /// when it is written out.
@@ -264,4 +267,131 @@ pub(super) fn script_files<'a>(words: &[Option<&'a [u8]>], k: usize) -> Vec<(usi
         }
     }
     out
+}
+
+/// The script file of a shell or an interpreter that stands behind a program actiond does
+/// not know (`systemd-run --wait sh F`, `runuser -u root -- sh F`; `known::behind`): the
+/// first operand after it, unless an option gives the script itself (`-c`, `-e`, `-m`).
+pub(super) fn behind_any(words: &[Option<&[u8]>]) -> Vec<usize> {
+    let runs = |p: &[u8]| super::programs::SHELLS.contains(&p) || super::known::interpreter(p);
+    let mut out = Vec::new();
+    for i in super::known::behind(words, runs) {
+        if !words[i].map(base).is_some_and(runs) {
+            continue;
+        }
+        for (j, word) in words.iter().enumerate().skip(i + 1) {
+            match word {
+                Some(w) if w.starts_with(b"-") => {
+                    // `-c SCRIPT`, `-lc`, `-e CODE`, `-m MODULE`: no script file.
+                    if !w.starts_with(b"--") && w[1..].iter().any(|c| b"cemr".contains(c)) {
+                        break;
+                    }
+                }
+                Some(_) => {
+                    out.push(j);
+                    break;
+                }
+                None => break,
+            }
+        }
+    }
+    out
+}
+
+/// The operands of an awk or sed program at `k` whose text runs what it reads (awk's
+/// `system()`, a pipe to or from a command; sed's `e` command or `s///e` flag): the files it
+/// reads are read as commands. Only for a program written out in the command.
+pub(super) fn run_operands(words: &[Option<&[u8]>], k: usize) -> Vec<usize> {
+    let Some(p) = words[k].map(base) else {
+        return Vec::new();
+    };
+    let awk = matches!(p, b"awk" | b"gawk" | b"mawk" | b"nawk");
+    let sed = matches!(p, b"sed" | b"gsed");
+    let Some(text) = script_operand(&words[k..]).filter(|_| awk || sed) else {
+        return Vec::new();
+    };
+    let runs = if awk { awk_runs(text) } else { sed_runs(text) };
+    if !runs {
+        return Vec::new();
+    }
+    // Every word after the program that is neither an option, nor an option's value, nor
+    // the program text itself.
+    let mut out = Vec::new();
+    let mut j = k + 1;
+    let mut text_seen = false;
+    while j < words.len() {
+        match words[j] {
+            Some(b"-e" | b"--expression" | b"-f" | b"--file" | b"-v" | b"-F") => {
+                text_seen |= matches!(words[j], Some(b"-e" | b"--expression"));
+                j += 1;
+            }
+            Some(w) if w.starts_with(b"-") && w.len() > 1 => {}
+            _ if !text_seen => text_seen = true,
+            _ => out.push(j),
+        }
+        j += 1;
+    }
+    out
+}
+
+/// Whether an awk program runs commands: `system(`, or a pipe to or from a command (`print |
+/// "sh"`, `"cmd" | getline`).
+fn awk_runs(text: &[u8]) -> bool {
+    let has = |n: &[u8]| text.windows(n.len()).any(|w| w == n);
+    // A lone `|` (`||` is a logical or).
+    let pipe = (0..text.len()).any(|i| {
+        text[i] == b'|' && text.get(i + 1) != Some(&b'|') && (i == 0 || text[i - 1] != b'|')
+    });
+    has(b"system") || pipe
+}
+
+/// Whether a sed script runs commands: GNU sed's `e` command (after any address) or an `s`
+/// command's `e` flag.
+fn sed_runs(text: &[u8]) -> bool {
+    let mut k = 0;
+    let mut command = true;
+    while k < text.len() {
+        if command {
+            k = sed_address(text, k);
+            if k >= text.len() {
+                break;
+            }
+        }
+        let c = text[k];
+        if command && c == b'e' {
+            return true;
+        }
+        if command && c == b's' && k + 1 < text.len() {
+            let d = text[k + 1];
+            let mut j = k + 2;
+            let mut parts = 0;
+            while j < text.len() && parts < 2 {
+                if text[j] == b'\\' {
+                    j += 1;
+                } else if text[j] == d {
+                    parts += 1;
+                }
+                j += 1;
+            }
+            while j < text.len() && text[j].is_ascii_alphanumeric() {
+                if text[j] == b'e' {
+                    return true;
+                }
+                if text[j] == b'w' {
+                    break;
+                }
+                j += 1;
+            }
+            k = j;
+            command = false;
+            continue;
+        }
+        command = matches!(c, b';' | b'\n' | b'{' | b'}') || (command && c == b' ');
+        k += 1;
+    }
+    false
+}
+
+fn base(w: &[u8]) -> &[u8] {
+    w.rsplit(|&c| c == b'/').next().unwrap_or(w)
 }

@@ -297,3 +297,36 @@ fn the_files_a_program_reads_as_its_program() {
         assert_eq!(&got, want, "{w:?}");
     }
 }
+
+/// `scripts::behind_any` and `scripts::run_operands`: a shell's script behind a wrapper
+/// actiond does not know, and the operands of an awk or sed program that runs what it reads.
+#[test]
+fn scripts_behind_unknown_wrappers_and_programs_that_run_what_they_read() {
+    let behind: &[(&[&str], &[usize])] = &[
+        (&["systemd-run", "--wait", "sh", "f.txt"], &[3]),
+        (&["runuser", "-u", "root", "--", "sh", "f.txt"], &[5]),
+        (&["systemd-run", "sh", "-c", "cat f.txt"], &[]),
+        (&["systemd-run", "python3", "-m", "http.server"], &[]),
+        (&["grep", "sh", "notes.txt"], &[]),
+    ];
+    for (w, want) in behind {
+        assert_eq!(&scripts::behind_any(&words(w)), want, "{w:?}");
+    }
+    let runs: &[(&[&str], &[usize])] = &[
+        (&["awk", "{ system(\"ping \" $1) }", "h.txt"], &[2]),
+        (
+            &["awk", "-F:", "{ print | \"sh\" }", "a.txt", "b.txt"],
+            &[3, 4],
+        ),
+        (&["awk", "$1 > 5 || $2 < 3", "n.txt"], &[]),
+        (&["awk", "{ print $1 }", "h.txt"], &[]),
+        (&["sed", "e", "f.txt"], &[2]),
+        (&["sed", "-n", "s/^/echo /e", "f.txt"], &[3]),
+        (&["sed", "-e", "1e date", "f.txt"], &[3]),
+        (&["sed", "s/e/x/", "f.txt"], &[]),
+        (&["sed", "-n", "/x/p", "f.txt"], &[]),
+    ];
+    for (w, want) in runs {
+        assert_eq!(&scripts::run_operands(&words(w), 0), want, "{w:?}");
+    }
+}

@@ -757,6 +757,51 @@ fn what_a_data_file_holds_is_never_code_whatever_the_values() {
         ),
         ("find /srv/jobs -name '*.txt' -exec cat {} +", None),
         ("find /srv/jobs -name '*.sh' -exec sh {} \\;", None),
+        // What `read` and `mapfile` read from such a file (fe30t F1).
+        (
+            "read -r l < /srv/note.txt; eval \"$l\"",
+            Some("`/srv/note.txt`"),
+        ),
+        (
+            "while read -r l; do $l; done < /srv/note.txt",
+            Some("`/srv/note.txt`"),
+        ),
+        (
+            "cat /srv/note.txt | while read -r l; do eval \"$l\"; done",
+            Some("`/srv/note.txt`"),
+        ),
+        (
+            "exec < /srv/note.txt; read -r l; eval \"$l\"",
+            Some("`/srv/note.txt`"),
+        ),
+        (
+            "mapfile -t a < /srv/note.txt; eval \"${a[0]}\"",
+            Some("`/srv/note.txt`"),
+        ),
+        ("read -r PATH < /srv/note.txt; ls", Some("`/srv/note.txt`")),
+        (
+            "while read -r l; do echo \"got $l\"; done < /srv/note.txt",
+            None,
+        ),
+        // Named where the model stopped, in a script of its own too (fe30t F9, F10).
+        (
+            "a=(x y); echo \"${a[$(< /srv/n.txt)]}\"",
+            Some("`/srv/n.txt`"),
+        ),
+        (
+            "bash -c 'a=(x); echo \"${a[$(< /srv/n.txt)]}\"'",
+            Some("`/srv/n.txt`"),
+        ),
+        ("sh -c '. /srv/f.txt'", Some("`/srv/f.txt`")),
+        // Behind a wrapper actiond does not know; given to awk or sed that run commands.
+        ("systemd-run --wait sh /srv/f.txt", Some("`/srv/f.txt`")),
+        (
+            "awk '{ system(\"ping -c1 \" $1) }' /srv/hosts.txt",
+            Some("`/srv/hosts.txt`"),
+        ),
+        ("sed 's/^/echo /e' /srv/f.txt", Some("`/srv/f.txt`")),
+        ("rsync /srv/note.txt /srv/hook.sh", Some("`/srv/note.txt`")),
+        ("awk '{ print $1 }' /srv/hosts.txt", None),
     ];
     for &(text, want) in table {
         // Refused by `judge`, or, for a file run, sourced or listed, by `config::command`
