@@ -9,7 +9,7 @@ use super::tree::{Node, index_path};
 use crate::arguments::ArgType;
 use crate::arguments::Dash;
 use crate::arguments::{Argument, environment};
-use crate::template::reread::Analysis;
+use crate::template::reread::{Analysis, Read};
 use crate::template::{
     Leads, Placeholder, Stored, Template, Unquoted, Values, climbs, copied, judge, leads, reached,
     read_exec, read_shell, stripped, unquoted,
@@ -542,6 +542,24 @@ fn may_hold_list(a: &Argument) -> bool {
 /// Whatever the action's own values, a file named as data taken for more than data
 /// (`Analysis::runs_data`): any action, or an earlier press, may write a value into it.
 fn data_uses(c: &mut Checker<'_>, at: &str, analysis: &Analysis) {
+    let mut words = analysis.data_words.clone();
+    // `h=$(cat hosts.txt); ping -c1 $h`: a copy of it outside quotes.
+    for (variable, &line) in &analysis.unquoted {
+        if let Some(name) = analysis.stored(&Read::Variable(variable.clone())) {
+            words.push((name, line, crate::template::DATA_SPLIT));
+        }
+    }
+    words.sort();
+    words.dedup();
+    for (name, line, does) in words {
+        c.error(
+            at,
+            format!(
+                "line {line}: what `{name}`, a file named as data, holds (any action, or an \
+                 earlier press, may write a value into it) {does}"
+            ),
+        );
+    }
     for (name, line, does) in &analysis.runs_data {
         c.error(
             at,

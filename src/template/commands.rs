@@ -401,6 +401,16 @@ fn takes_word(v: &[u8], takes: &[u8]) -> bool {
         .is_some_and(|i| i + 2 == v.len())
 }
 
+/// What `Analysis::data_words` says of a data file's content that starts an argument.
+pub(crate) const DATA_OPTION: &str = "starts an argument before any `--`, where a line starting \
+                                      with `-` is an option (`-oProxyCommand=…`, \
+                                      `--upload-pack=…`, `-exec`): write `--` or `./` before it";
+
+/// What `Analysis::data_words` says of a data file's content the shell splits.
+pub(crate) const DATA_SPLIT: &str = "stands outside quotes, where the shell splits it into words \
+                                     (one may be an option) and expands globs in them: put it in \
+                                     double quotes";
+
 /// The reads of what a file named as data holds among `reads` (`Read::Stored`).
 pub(super) fn stored_only(reads: Vec<Read>) -> Vec<Read> {
     reads
@@ -580,6 +590,16 @@ impl Command {
                 notes.analysis.starts.extend(w.vars.iter().cloned());
                 if w.opaque.is_some() {
                     notes.analysis.starts.insert(POSITIONAL.to_string());
+                }
+                // What a file named as data holds (`ssh "$(cat host.txt)" uptime`, `h=$(cat
+                // host.txt); ssh "$h"`): a line starting with `-` is an option there.
+                let held = w.stored.first().cloned().or_else(|| {
+                    let vars = w.vars.iter().map(|v| Read::Variable(v.clone()));
+                    vars.filter_map(|r| notes.analysis.stored(&r)).next()
+                });
+                if let Some(name) = held {
+                    let line = notes.line(w.start);
+                    notes.analysis.data_words.push((name, line, DATA_OPTION));
                 }
             }
             if let Some((variable, output)) = &w.stripped {

@@ -309,7 +309,7 @@ fn unsafe_read(
     read: &Read,
     how: Rereading,
 ) -> Option<Reaches> {
-    if let Some(name) = stored_in(analysis, read, &mut BTreeSet::new()) {
+    if let Some(name) = analysis.stored(read) {
         return Some(Reaches::Stored(name));
     }
     match read {
@@ -336,27 +336,6 @@ fn unsafe_read(
             values.any.then(|| Reaches::Unknown(what.to_string()))
         }
         Read::Stored(name) => Some(Reaches::Stored(name.clone())),
-    }
-}
-
-/// The file named as data whose content `read` may hold, followed through the variables it
-/// was copied into (`s=$(cat radio.txt); eval "$s"`), whatever the command's own values.
-fn stored_in(analysis: &Analysis, read: &Read, seen: &mut BTreeSet<String>) -> Option<String> {
-    match read {
-        Read::Stored(name) => Some(name.clone()),
-        Read::Variable(v) => {
-            let key = if is_positional(v) {
-                POSITIONAL
-            } else {
-                v.as_str()
-            };
-            if !seen.insert(key.to_string()) {
-                return None;
-            }
-            let sources = analysis.sources.get(key)?;
-            sources.iter().find_map(|r| stored_in(analysis, r, seen))
-        }
-        _ => None,
     }
 }
 

@@ -335,6 +335,10 @@ pub struct Analysis {
     /// /srv/jobs/*.txt`), with the name: a word that is only such a variable names that file
     /// where a file named as data is refused as more than data (`filed::word_file`).
     pub data_names: BTreeMap<String, Vec<u8>>,
+    /// What a file named as data holds (its name), standing where it is more than one word of
+    /// data, whatever the values: on its line, with what happens there (outside quotes, or
+    /// starting an argument before `--`). Refused by `config::command`.
+    pub data_words: Vec<(String, usize, &'static str)>,
     pub lost: Option<Lost>,
     /// The names in the plain text a variable is assigned (`m=n`, `m=n+1`): bash's
     /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there
@@ -411,6 +415,31 @@ impl Analysis {
         let name = String::from_utf8_lossy(name).into_owned();
         let entry = self.written.entry(name).or_insert(false);
         *entry |= data;
+    }
+
+    /// The file named as data whose content `read` may hold (`Read::Stored`), followed
+    /// through the variables it was copied into (`s=$(cat radio.txt); eval "$s"`).
+    pub fn stored(&self, read: &Read) -> Option<String> {
+        self.stored_from(read, &mut BTreeSet::new())
+    }
+
+    fn stored_from(&self, read: &Read, seen: &mut BTreeSet<String>) -> Option<String> {
+        match read {
+            Read::Stored(name) => Some(name.clone()),
+            Read::Variable(v) => {
+                let key = if is_positional(v) {
+                    POSITIONAL
+                } else {
+                    v.as_str()
+                };
+                if !seen.insert(key.to_string()) {
+                    return None;
+                }
+                let sources = self.sources.get(key)?;
+                sources.iter().find_map(|r| self.stored_from(r, seen))
+            }
+            _ => None,
+        }
     }
 
     /// The name of a file named as data that the variable `name` may hold: assigned to it,

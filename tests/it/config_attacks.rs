@@ -881,7 +881,8 @@ actions:
 /// read's parser gaps: `crontab -u USER FILE`, sed's `w` after an address, `uniq -f N`; and
 /// fe30s F2's script-file forms: a data file as `sed -f`, `awk -f`, `vim -S`, and a value
 /// picking sed's script file; fe30t's: an `exec:` that runs one, a `while read` loop that
-/// evaluates its lines, an awk program that runs its input.
+/// evaluates its lines, an awk program that runs its input, what it holds starting an
+/// argument (an option: `ssh "$(cat host.txt)"`) or split outside quotes.
 #[test]
 fn what_a_data_file_holds_is_refused_as_code_in_an_action_without_values() {
     let yaml = "\
@@ -929,6 +930,12 @@ actions:
     shell: cat /srv/note.txt | while read -r l; do eval \"$l\"; done
   - title: awk system over a data file
     shell: awk '{ system(\"ping -c1 \" $1) }' /srv/hosts.txt
+  - title: ssh to a stored host
+    shell: ssh \"$(cat /srv/host.txt)\" uptime
+  - title: remove what a list names
+    shell: rm -f $(cat /srv/cleanup.txt)
+  - title: ssh to a stored host after --
+    shell: ssh -- \"$(cat /srv/host.txt)\" uptime
 ";
     assert_refusals(
         yaml,
@@ -941,6 +948,8 @@ actions:
             ("actions[17].exec", "runs as code `/srv/note.txt`"),
             ("actions[18].shell", "the content of `/srv/note.txt`"),
             ("actions[19].shell", "whose script runs what it reads"),
+            ("actions[20].shell", "starts an argument before any `--`"),
+            ("actions[21].shell", "stands outside quotes"),
             ("actions[10].shell", "`/etc/default/kiosk`"),
             ("actions[0].shell", "the content of `/tmp/radio.txt`"),
             ("actions[1].shell", "the content of `radio.txt`"),

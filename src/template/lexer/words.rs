@@ -4,7 +4,7 @@
 
 use super::super::Context;
 use super::super::UNSAFE_HINT;
-use super::super::commands::Word;
+use super::super::commands::{DATA_SPLIT, Word};
 use super::super::filed;
 use super::super::reread::{Output, POSITIONAL, Read, Rereading, SCRIPT_NAME, output_reads};
 use super::{End, Ended, Lexer, Nest, Scan, Stop, is_blank, is_name, is_operator};
@@ -387,8 +387,16 @@ impl Lexer<'_> {
         w: &mut Word,
     ) {
         let text = &self.b[from..to.max(from)];
-        // `eval "$(cat radio.txt)"`: what a file named as data holds, whatever else it reads.
+        // `eval "$(cat radio.txt)"`: what a file named as data holds, whatever else it reads;
+        // outside quotes the shell splits it (`rm -f $(cat cleanup.txt)`).
         for name in filed::data_mentioned(text) {
+            if split {
+                let line = self.notes.line(at);
+                self.notes
+                    .analysis
+                    .data_words
+                    .push((name.clone(), line, DATA_SPLIT));
+            }
             w.note_stored(name);
         }
         let mut reads = output_reads(text);
@@ -397,7 +405,13 @@ impl Lexer<'_> {
             if let Read::Variable(v) = r
                 && let Some(name) = self.notes.analysis.data_name(v)
             {
-                w.note_stored(String::from_utf8_lossy(name).into_owned());
+                let name = String::from_utf8_lossy(name).into_owned();
+                if split {
+                    let line = self.notes.line(at);
+                    let found = (name.clone(), line, DATA_SPLIT);
+                    self.notes.analysis.data_words.push(found);
+                }
+                w.note_stored(name);
             }
         }
         if reads.is_empty() {
