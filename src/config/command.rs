@@ -561,13 +561,20 @@ fn data_uses(c: &mut Checker<'_>, at: &str, analysis: &Analysis) {
         );
     }
     for (name, line, does) in &analysis.runs_data {
+        // A copy keeps its data only under a data name.
+        let fix = if does.starts_with("copies") {
+            "copy it under a name known to hold data (`notes.txt` to `notes-old.txt`, not \
+             `notes.bak`)"
+        } else {
+            "name a script you wrote by its own ending (`.sh`), and read data files as data \
+             (`cat`, `grep`, `jq`, `while read`)"
+        };
         c.error(
             at,
             format!(
                 "line {line} {does} `{}`, a file named as data: any action (or an earlier \
                  press) may write a value into a file with that ending, which is then more \
-                 than data here; name a script you wrote by its own ending (`.sh`), and \
-                 read data files as data (`cat`, `grep`, `jq`, `while read`)",
+                 than data here; {fix}",
                 String::from_utf8_lossy(name)
             ),
         );

@@ -713,6 +713,10 @@ impl Command {
             b"alias" => lost("`alias`, which changes how later commands are read"),
             b"shopt" => lost("`shopt`, which can change how later commands are read"),
             b"eval" => lost("`eval`"),
+            // `hash -p /bin/sh rm`: `rm` runs the shell from then on.
+            b"hash" if self.has_option(b"p") => {
+                lost("`hash -p`, which changes which program a name runs")
+            }
             b"declare" | b"typeset" | b"local" if self.has_option(b"in") => {
                 lost("`declare -i` or `-n`, after which an assignment can evaluate its value")
             }

@@ -187,6 +187,13 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
     for (i, does) in lists(words) {
         note(&mut out, i, does);
     }
+    // `BASH_ENV=notes.txt` behind `env`, git's `-c include.path=notes.txt`.
+    let git = words.iter().flatten().any(|w| base(w) == b"git");
+    for (i, w) in words.iter().enumerate() {
+        if let Some((name, does)) = w.and_then(|w| settings_file(w, git)) {
+            out.push((Some(i), name.to_vec(), does.to_string()));
+        }
+    }
     // A copy of a file named as data under a name not known to hold data (`cp notes.txt
     // {{ name }}`, `cp todo.txt ~/.bashrc`): the copy may be run, or read as settings.
     for (dest, source) in data_copies(words) {
@@ -202,6 +209,27 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
         out.push((None, source.to_vec(), does));
     }
     out
+}
+
+/// A file named as data that the assignment-shaped word `w` hands a program as settings
+/// it runs code from: a shell's start-up file (`BASH_ENV=F`, `ENV=F`), and, in a git
+/// command (`git`), a config file to include (`include.path=F`, `includeIf.….path=F`),
+/// whose `core.fsmonitor` or `core.sshCommand` git runs. With what the command does with it.
+pub fn settings_file(w: &[u8], git: bool) -> Option<(&[u8], &'static str)> {
+    let (key, file) = w.split_at(w.iter().position(|&c| c == b'=')?);
+    let file = &file[1..];
+    let does = match key {
+        b"BASH_ENV" | b"ENV" => "gives a shell as its start-up file (`BASH_ENV`, `ENV`)",
+        k if git
+            && (k == b"include.path"
+                || (k.starts_with(b"includeIf.") && k.ends_with(b".path"))) =>
+        {
+            "gives git as settings to include (git runs commands from some: `core.fsmonitor`, \
+             `core.sshCommand`),"
+        }
+        _ => return None,
+    };
+    data_named(normal(file)).then_some((file, does))
 }
 
 /// The pattern of `find`'s `-name`/`-iname` when it names files named as data (`*.txt`):

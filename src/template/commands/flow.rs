@@ -308,6 +308,14 @@ impl Command {
             reads,
             self.start,
         );
+        // `BASH_ENV=notes.txt bash -c …`: a shell's start-up file.
+        for w in &self.assignments {
+            if let Some((name, does)) = w.value().and_then(|v| filed::settings_file(v, false)) {
+                let line = notes.line(w.start);
+                let found = (name.to_vec(), line, does.to_string());
+                notes.analysis.runs_data.push(found);
+            }
+        }
         // The commands of its `>( )`s that write what it wrote there into files.
         if !self.fed.writers.is_empty() {
             let mut reads = self.output(&notes.analysis);

@@ -30,6 +30,12 @@ fn verdict(text: &str, int: bool) -> Result<(), String> {
 #[test]
 fn a_value_read_again_is_refused_unless_it_is_an_integer() {
     let table: &[(&str, Option<&str>, bool)] = &[
+        // `hash -p` makes a name run another program (fe30t F11).
+        (
+            "bash -c 'hash -p /bin/sh rm; rm -c \"$1\"' sh {{ a }}",
+            Some("`hash -p`"),
+            false,
+        ),
         // bash's indirection through a positional parameter (fe30s F5).
         (
             "bash -c 'echo \"${!1}\"' sh {{ a }}",
@@ -802,6 +808,17 @@ fn what_a_data_file_holds_is_never_code_whatever_the_values() {
         ("sed 's/^/echo /e' /srv/f.txt", Some("`/srv/f.txt`")),
         ("rsync /srv/note.txt /srv/hook.sh", Some("`/srv/note.txt`")),
         ("awk '{ print $1 }' /srv/hosts.txt", None),
+        // Settings that run code, read from such a file (fe30t F7).
+        (
+            "git -c include.path=/srv/note.txt status",
+            Some("`/srv/note.txt`"),
+        ),
+        (
+            "BASH_ENV=/srv/f.txt bash -c 'echo hi'",
+            Some("`/srv/f.txt`"),
+        ),
+        ("env ENV=/srv/f.txt sh -c 'echo hi'", Some("`/srv/f.txt`")),
+        ("git -c user.name=pi status", None),
     ];
     for &(text, want) in table {
         // Refused by `judge`, or, for a file run, sourced or listed, by `config::command`
