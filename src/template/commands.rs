@@ -717,6 +717,10 @@ impl Command {
             b"hash" if self.has_option(b"p") => {
                 lost("`hash -p`, which changes which program a name runs")
             }
+            // `mapfile -C CALLBACK`: bash runs the callback with each line it reads.
+            b"mapfile" | b"readarray" if self.has_option(b"C") => {
+                lost("`mapfile -C`, which runs a command with the lines it reads")
+            }
             b"declare" | b"typeset" | b"local" if self.has_option(b"in") => {
                 lost("`declare -i` or `-n`, after which an assignment can evaluate its value")
             }

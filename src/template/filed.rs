@@ -171,13 +171,12 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
                 out.push((Some(j), name.to_vec(), "reads as its program".to_string()));
             }
         }
-        // `awk '{ system($1) }' hosts.txt`, `sed e notes.txt`.
-        for j in scripts::run_operands(words, k) {
-            note(
-                &mut out,
-                j,
-                "gives to a program whose script runs what it reads,",
-            );
+        // `awk '{ system($1) }' hosts.txt`, `sed e notes.txt`, awk's `getline < "F"`.
+        for (j, name) in scripts::run_operands(words, k) {
+            if data_named(normal(name)) {
+                let does = "gives to a program whose script runs what it reads,".to_string();
+                out.push((Some(j), name.to_vec(), does));
+            }
         }
     } else {
         for &i in &run {
@@ -192,6 +191,19 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
     for (i, w) in words.iter().enumerate() {
         if let Some((name, does)) = w.and_then(|w| settings_file(w, git)) {
             out.push((Some(i), name.to_vec(), does.to_string()));
+        }
+        // `git config --global include.path notes.txt`.
+        let include = |w: &[u8]| {
+            w == b"include.path" || (w.starts_with(b"includeIf.") && w.ends_with(b".path"))
+        };
+        if git
+            && w.is_some_and(include)
+            && let Some(file) = words.get(i + 1).copied().flatten()
+            && data_named(normal(file))
+        {
+            let does = "gives git as settings to include (git runs commands from some: \
+                        `core.fsmonitor`, `core.sshCommand`),";
+            out.push((Some(i + 1), file.to_vec(), does.to_string()));
         }
     }
     // A copy of a file named as data under a name not known to hold data (`cp notes.txt
@@ -220,6 +232,11 @@ pub fn settings_file(w: &[u8], git: bool) -> Option<(&[u8], &'static str)> {
     let file = &file[1..];
     let does = match key {
         b"BASH_ENV" | b"ENV" => "gives a shell as its start-up file (`BASH_ENV`, `ENV`)",
+        b"GIT_CONFIG_GLOBAL" | b"GIT_CONFIG_SYSTEM" | b"GIT_CONFIG" => {
+            "gives git as its settings (git runs commands from some: `core.fsmonitor`),"
+        }
+        b"LD_PRELOAD" | b"LD_AUDIT" => "gives every program as a library to load and run",
+        b"PYTHONSTARTUP" => "gives Python as code to run at start",
         k if git
             && (k == b"include.path"
                 || (k.starts_with(b"includeIf.") && k.ends_with(b".path"))) =>

@@ -235,7 +235,8 @@ pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), Ref
         // The shells join a line continuation inside a name (`$\⏎x`).
         let after = text.get(lost.at..).unwrap_or("").replace("\\\n", "");
         let after = after.as_str();
-        // A file named as data, by its name or through a variable that holds it.
+        // A file named as data, by its name or through a variable that holds it, or what one
+        // holds, copied into a variable (`read -r n < n.txt; a=(1 2); echo "${a[n]}"`).
         let data = super::filed::data_mentioned(after.as_bytes())
             .into_iter()
             .next()
@@ -245,6 +246,11 @@ pub fn judge(text: &str, analysis: &Analysis, values: &Values) -> Result<(), Ref
                     .iter()
                     .find(|(v, _)| names_word(after, v));
                 named.map(|(_, n)| String::from_utf8_lossy(n).into_owned())
+            })
+            .or_else(|| {
+                let held = analysis.sources.keys().filter(|v| names_word(after, v));
+                held.filter_map(|v| analysis.stored(&Read::Variable(v.clone())))
+                    .next()
             });
         if let Some(name) = data {
             return Err(Refusal::DataAfterLost {
@@ -670,7 +676,7 @@ fn spilled(line: usize) -> String {
 }
 
 /// Whether `word` stands in `text` as a whole word (not inside a longer name).
-fn names_word(text: &str, word: &str) -> bool {
+pub(super) fn names_word(text: &str, word: &str) -> bool {
     let b = text.as_bytes();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     text.match_indices(word).any(|(i, _)| {

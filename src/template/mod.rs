@@ -521,7 +521,19 @@ fn inner_script(
                 unknown(format!("what follows {} in it", lost.why));
                 // A file named as data after that point, whose content may be read as code.
                 let after = text.get(lost.at..).unwrap_or("").as_bytes();
-                for name in filed::data_mentioned(after) {
+                let mut names = filed::data_mentioned(after);
+                // What one holds, read into a variable before that point.
+                let after_text = String::from_utf8_lossy(after);
+                for v in inner.sources.keys() {
+                    if judge::names_word(&after_text, v)
+                        && let Some(name) = inner.stored(&Read::Variable(v.clone()))
+                    {
+                        names.push(name);
+                    }
+                }
+                names.sort();
+                names.dedup();
+                for name in names {
                     let does = format!(
                         "names, after {} in {place} (where actiond cannot tell how what it \
                          holds is read),",

@@ -267,7 +267,7 @@ pub const AWK: &str = "the data of an `awk` program that runs commands (`system(
 /// getline`, `|&`; `||` is no pipe). When it does: the program's index and the indexes of
 /// the words that give it data (`-v NAME=VALUE`, its operands, which are files or `NAME=VALUE`
 /// assignments).
-fn awk(words: &[Option<&[u8]>], from: usize) -> Option<(usize, Vec<usize>)> {
+pub(super) fn awk(words: &[Option<&[u8]>], from: usize) -> Option<(usize, Vec<usize>)> {
     const TAKES: &[&[u8]] = &[
         b"-F",
         b"-v",

@@ -298,22 +298,38 @@ pub(super) fn behind_any(words: &[Option<&[u8]>]) -> Vec<usize> {
     out
 }
 
-/// The operands of an awk or sed program at `k` whose text runs what it reads (awk's
-/// `system()`, a pipe to or from a command; sed's `e` command or `s///e` flag): the files it
-/// reads are read as commands. Only for a program written out in the command.
-pub(super) fn run_operands(words: &[Option<&[u8]>], k: usize) -> Vec<usize> {
+/// The files an awk or sed program at `k` reads as commands, because its text runs what it
+/// reads (awk's `system()` or a pipe, `programs::awk`; sed's `e` command or `s///e` flag):
+/// each word that gives it data (its operands, or `-v`), and the files an awk program names
+/// as data in its own text (`getline l < "F"`), each with the index of its word and the file's
+/// name. Only for a program written out in the command.
+pub(super) fn run_operands<'a>(words: &[Option<&'a [u8]>], k: usize) -> Vec<(usize, &'a [u8])> {
     let Some(p) = words[k].map(base) else {
         return Vec::new();
     };
-    let awk = matches!(p, b"awk" | b"gawk" | b"mawk" | b"nawk");
-    let sed = matches!(p, b"sed" | b"gsed");
-    let Some(text) = script_operand(&words[k..]).filter(|_| awk || sed) else {
-        return Vec::new();
-    };
-    let runs = if awk { awk_runs(text) } else { sed_runs(text) };
-    if !runs {
+    if matches!(p, b"awk" | b"gawk" | b"mawk" | b"nawk") {
+        let Some((j, data)) = super::programs::awk(words, k + 1) else {
+            return Vec::new();
+        };
+        let text = words[j].unwrap_or_default();
+        let mut out: Vec<(usize, &[u8])> = data
+            .into_iter()
+            .filter_map(|i| words[i].map(|w| (i, w)))
+            .collect();
+        let named = quoted_names(text).into_iter();
+        out.extend(
+            named
+                .filter(|n| super::data_named(super::normal(n)))
+                .map(|n| (j, n)),
+        );
+        return out;
+    }
+    if !matches!(p, b"sed" | b"gsed") {
         return Vec::new();
     }
+    let Some(_) = script_operand(&words[k..]).filter(|t| sed_runs(t)) else {
+        return Vec::new();
+    };
     // Every word after the program that is neither an option, nor an option's value, nor
     // the program text itself.
     let mut out = Vec::new();
@@ -321,28 +337,27 @@ pub(super) fn run_operands(words: &[Option<&[u8]>], k: usize) -> Vec<usize> {
     let mut text_seen = false;
     while j < words.len() {
         match words[j] {
-            Some(b"-e" | b"--expression" | b"-f" | b"--file" | b"-v" | b"-F") => {
+            Some(b"-e" | b"--expression" | b"-f" | b"--file") => {
                 text_seen |= matches!(words[j], Some(b"-e" | b"--expression"));
                 j += 1;
             }
             Some(w) if w.starts_with(b"-") && w.len() > 1 => {}
             _ if !text_seen => text_seen = true,
-            _ => out.push(j),
+            Some(w) => out.push((j, w)),
+            None => {}
         }
         j += 1;
     }
     out
 }
 
-/// Whether an awk program runs commands: `system(`, or a pipe to or from a command (`print |
-/// "sh"`, `"cmd" | getline`).
-fn awk_runs(text: &[u8]) -> bool {
-    let has = |n: &[u8]| text.windows(n.len()).any(|w| w == n);
-    // A lone `|` (`||` is a logical or).
-    let pipe = (0..text.len()).any(|i| {
-        text[i] == b'|' && text.get(i + 1) != Some(&b'|') && (i == 0 || text[i - 1] != b'|')
-    });
-    has(b"system") || pipe
+/// The names an awk program's text holds in double quotes (`getline l < "/srv/v.txt"`).
+fn quoted_names(text: &[u8]) -> Vec<&[u8]> {
+    text.split(|&c| c == b'"')
+        .skip(1)
+        .step_by(2)
+        .filter(|n| !n.is_empty())
+        .collect()
 }
 
 /// Whether a sed script runs commands: GNU sed's `e` command (after any address) or an `s`

@@ -819,6 +819,27 @@ fn what_a_data_file_holds_is_never_code_whatever_the_values() {
         ),
         ("env ENV=/srv/f.txt sh -c 'echo hi'", Some("`/srv/f.txt`")),
         ("git -c user.name=pi status", None),
+        (
+            "GIT_CONFIG_GLOBAL=/srv/g.txt git status",
+            Some("`/srv/g.txt`"),
+        ),
+        ("LD_PRELOAD=/srv/lib.dat ls", Some("`/srv/lib.dat`")),
+        (
+            "git config --global include.path /srv/g.txt",
+            Some("`/srv/g.txt`"),
+        ),
+        (
+            "awk 'BEGIN { while ((getline l < \"/srv/v.txt\") > 0) system(l) }'",
+            Some("`/srv/v.txt`"),
+        ),
+        (
+            "bash -c 'mapfile -t -C eval -c 1 a < /srv/n.txt'",
+            Some("`/srv/n.txt`"),
+        ),
+        (
+            "read -r n < /srv/n.txt; a=(1 2); echo \"${a[n]}\"",
+            Some("`/srv/n.txt`"),
+        ),
     ];
     for &(text, want) in table {
         // Refused by `judge`, or, for a file run, sourced or listed, by `config::command`
