@@ -59,7 +59,11 @@ impl Values {
         // working directory, a unit `5.service`).
         if matches!(
             how,
-            Rereading::Settings | Rereading::Sent | Rereading::Selection | Rereading::Written
+            Rereading::Settings
+                | Rereading::Sent
+                | Rereading::Selection
+                | Rereading::Written
+                | Rereading::Unpacked
         ) {
             return self.int.contains(a) || self.chosen.contains(a);
         }

@@ -51,29 +51,32 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
             Some("`curl -K`"),
         ),
         // A file the program writes, named by the value from its start.
-        ("curl -o {{ a }} https://x", Some("a file curl writes")),
-        ("curl -fsSLo {{ a }} https://x", Some("a file curl writes")),
+        ("curl -o {{ a }} https://x", Some("a value makes")),
+        ("curl -fsSLo {{ a }} https://x", Some("a value makes")),
         (
             "curl --output={{ a }} https://x",
-            Some("a file curl writes"),
+            Some("a value makes"),
         ),
-        ("curl -c {{ a }} https://x", Some("a file curl writes")),
-        ("curl -o /srv/downloads/{{ a }} https://x", None),
-        ("curl -o /srv/downloads/{{ a }}.bin https://x", None),
+        ("curl -c {{ a }} https://x", Some("a value makes")),
+        // (`filed::named`: the author fixes a data ending after the value.)
+        ("curl -o /srv/downloads/{{ a }} https://x", Some("a value makes")),
+        ("curl -o /srv/downloads/{{ a }}.bin https://x", Some("a value makes")),
+        ("curl -o /srv/downloads/{{ a }}.pdf https://x", None),
         (
             "wget -O {{ a }} https://x",
-            Some("a file or directory wget writes"),
+            Some("a value makes"),
         ),
         (
             "wget -qO{{ a }} https://x",
-            Some("a file or directory wget writes"),
+            Some("a value makes"),
         ),
         (
             "wget -P {{ a }} https://x",
-            Some("a file or directory wget writes"),
+            Some("a value makes"),
         ),
-        ("wget -O /srv/in/{{ a }} https://x", None),
-        ("sort -o {{ a }} /srv/list.txt", Some("the file `sort -o`")),
+        ("wget -O /srv/in/{{ a }} https://x", Some("a value makes")),
+        ("wget -O /srv/in/{{ a }}.jpg https://x", None),
+        ("sort -o {{ a }} /srv/list.txt", Some("a value makes")),
         ("sort -u /srv/list.txt -o /srv/{{ a }}.txt", None),
         ("curl -T {{ a }} https://x/up", Some("a file curl sends")),
         ("curl -sT{{ a }} https://x/up", Some("a file curl sends")),
@@ -158,7 +161,8 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
         ("tar -czf /backup/{{ a }}.tgz /srv", None),
         ("tar --force-local -czf {{ a }} /srv", None),
         ("tar -czf /backup/x.tgz -C /srv -- {{ a }}", None),
-        ("tar -xzf /backup/x.tgz -C /srv", None),
+        // (An archive named as data, `tar -xzf /backup/x.tgz`, is `filed::named`'s.)
+        ("tar --lzip -xf /backup/x.tar.lz -C /srv", None),
         // logger and mosquitto.
         ("logger -f {{ a }}", Some("copies into the log")),
         ("logger -t app -f{{ a }}", Some("copies into the log")),
