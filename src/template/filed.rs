@@ -232,11 +232,10 @@ const DATA_FIX: &str = "; write the value into a file known to hold data only: o
 /// a browser runs the script in them when a web server serves them; not `.conf`, `.ini`,
 /// `.yaml`, `.cfg`: settings.
 pub const ENDINGS: &[&[u8]] = &[
-    b".txt", b".log", b".csv", b".tsv", b".json", b".jsonl", b".md", b".dat", b".out",
-    b".pdf", b".jpg", b".jpeg", b".png", b".gif", b".webp", b".bmp", b".heic", b".mp3",
-    b".ogg", b".oga", b".flac", b".wav", b".m4a", b".aac", b".opus", b".mp4", b".m4v",
-    b".mkv", b".webm", b".mov", b".avi", b".gz", b".tgz", b".zip", b".tar", b".bz2", b".xz",
-    b".zst", b".7z",
+    b".txt", b".log", b".csv", b".tsv", b".json", b".jsonl", b".md", b".dat", b".out", b".pdf",
+    b".jpg", b".jpeg", b".png", b".gif", b".webp", b".bmp", b".heic", b".mp3", b".ogg", b".oga",
+    b".flac", b".wav", b".m4a", b".aac", b".opus", b".mp4", b".m4v", b".mkv", b".webm", b".mov",
+    b".avi", b".gz", b".tgz", b".zip", b".tar", b".bz2", b".xz", b".zst", b".7z",
 ];
 
 /// Whether a file named `name` (as written, `./` dropped) is known to hold data only: a
@@ -313,9 +312,11 @@ pub fn written(
     out.extend(tee_targets(words).into_iter().map(|k| at(k, 0)));
     match program {
         Some(b"split" | b"cp" | b"install" | b"awk" | b"gawk" | b"mawk" | b"nawk" | b"sed") => {
-            out.extend(output_files(words, program).into_iter().map(|n| {
-                n.filter(|n| !n.ends_with(EXPANDED)).map(<[u8]>::to_vec)
-            }));
+            out.extend(
+                output_files(words, program)
+                    .into_iter()
+                    .map(|n| n.filter(|n| !n.ends_with(EXPANDED)).map(<[u8]>::to_vec)),
+            );
         }
         _ => out.extend(
             output_at(words, program)
@@ -339,7 +340,10 @@ pub const EXPANDED: &[u8] = b"\0";
 /// operand: `curl -o`/`-D`/`-c`/`--trace`/`--stderr`, `wget -O`/`-o`/`-a` (what a url a
 /// value picks serves), `sort -o`, `uniq IN OUT`, and `split`'s files (`PREFIXaa`…,
 /// matched as any name). `None` where an expansion makes the name.
-pub fn output_files<'a>(words: &[Option<&'a [u8]>], program: Option<&[u8]>) -> Vec<Option<&'a [u8]>> {
+pub fn output_files<'a>(
+    words: &[Option<&'a [u8]>],
+    program: Option<&[u8]>,
+) -> Vec<Option<&'a [u8]>> {
     match program {
         Some(b"split") => return vec![None],
         Some(b"cp" | b"install") => return from_stdin(words),
@@ -464,7 +468,10 @@ fn from_stdin<'a>(words: &[Option<&'a [u8]>]) -> Vec<Option<&'a [u8]>> {
     let (target, operands) = target_directory(&words[1..]);
     match target {
         Some(_) => vec![None],
-        None => operands.last().map(|&d| vec![words[d + 1]]).unwrap_or_default(),
+        None => operands
+            .last()
+            .map(|&d| vec![words[d + 1]])
+            .unwrap_or_default(),
     }
 }
 

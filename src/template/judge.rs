@@ -293,6 +293,22 @@ fn unsafe_read(
             None
         }
         Read::Hole(p) => Some(Reaches::Placeholder(p.clone())),
+        // The name of a file written (`filed::named`): a copy picks it only with what it was
+        // copied from (`state=${STATE_DIRECTORY:-/tmp}/gpio$PIN`, a choice, is the author's).
+        Read::Variable(v) if how == Rereading::Written && !values.variables.contains_key(v) => {
+            if !values.any {
+                return None;
+            }
+            let found = held(analysis, values, v);
+            if let Some(what) = found.unknown {
+                return Some(Reaches::Unknown(what));
+            }
+            let argument = found.arguments.into_iter().find(|a| !values.safe(a, how))?;
+            Some(Reaches::Variable {
+                name: v.clone(),
+                argument,
+            })
+        }
         Read::Variable(v) => match values.variables.get(v) {
             Some((a, _)) if values.safe(a, how) => None,
             Some((a, _)) => Some(Reaches::Variable {

@@ -462,7 +462,11 @@ pub fn read_exec(argv: &[String]) -> Analysis {
 fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[String]) {
     let parts: Vec<Option<(Vec<u8>, Vec<u8>)>> = templates
         .iter()
-        .map(|t| t.as_ref().filter(|t| t.has_placeholders()).map(Template::name_parts))
+        .map(|t| {
+            t.as_ref()
+                .filter(|t| t.has_placeholders())
+                .map(Template::name_parts)
+        })
         .collect();
     let heads: Vec<Vec<u8>> = argv
         .iter()
@@ -491,7 +495,12 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
         .map(|p| p.as_ref().and_then(|(d, t)| filed::named::glob(d, t)))
         .collect();
     for (_, source) in filed::named::copied(&heads, &globs) {
-        notes.reread(0, filed::named::COPIED_NAME, Rereading::Written, holes(source));
+        notes.reread(
+            0,
+            filed::named::COPIED_NAME,
+            Rereading::Written,
+            holes(source),
+        );
     }
     if filed::named::extracts(&heads) {
         let reads = (1..argv.len()).flat_map(holes).collect();

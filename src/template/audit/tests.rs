@@ -53,27 +53,21 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
         // A file the program writes, named by the value from its start.
         ("curl -o {{ a }} https://x", Some("a value makes")),
         ("curl -fsSLo {{ a }} https://x", Some("a value makes")),
-        (
-            "curl --output={{ a }} https://x",
-            Some("a value makes"),
-        ),
+        ("curl --output={{ a }} https://x", Some("a value makes")),
         ("curl -c {{ a }} https://x", Some("a value makes")),
         // (`filed::named`: the author fixes a data ending after the value.)
-        ("curl -o /srv/downloads/{{ a }} https://x", Some("a value makes")),
-        ("curl -o /srv/downloads/{{ a }}.bin https://x", Some("a value makes")),
+        (
+            "curl -o /srv/downloads/{{ a }} https://x",
+            Some("a value makes"),
+        ),
+        (
+            "curl -o /srv/downloads/{{ a }}.bin https://x",
+            Some("a value makes"),
+        ),
         ("curl -o /srv/downloads/{{ a }}.pdf https://x", None),
-        (
-            "wget -O {{ a }} https://x",
-            Some("a value makes"),
-        ),
-        (
-            "wget -qO{{ a }} https://x",
-            Some("a value makes"),
-        ),
-        (
-            "wget -P {{ a }} https://x",
-            Some("a value makes"),
-        ),
+        ("wget -O {{ a }} https://x", Some("a value makes")),
+        ("wget -qO{{ a }} https://x", Some("a value makes")),
+        ("wget -P {{ a }} https://x", Some("a value makes")),
         ("wget -O /srv/in/{{ a }} https://x", Some("a value makes")),
         ("wget -O /srv/in/{{ a }}.jpg https://x", None),
         ("sort -o {{ a }} /srv/list.txt", Some("a value makes")),

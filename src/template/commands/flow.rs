@@ -267,7 +267,8 @@ impl Command {
                     && w.opaque.is_none()
                     && w.computed.is_none()
                     && w.stored.is_empty();
-                w.glob().or_else(|| values_only.then(|| filed::EXPANDED.to_vec()))
+                w.glob()
+                    .or_else(|| values_only.then(|| filed::EXPANDED.to_vec()))
             })
             .collect();
         filed::written(&heads, &globs, targets)
@@ -302,12 +303,23 @@ impl Command {
         let heads: Vec<Option<&[u8]>> = heads.iter().map(|h| h.as_deref()).collect();
         for n in filed::named::named_at(&heads) {
             let w = words[n.at];
-            filed::named::note_named(notes, w.start, w.name_parts(n.from), w.reads(false), n.writer);
+            filed::named::note_named(
+                notes,
+                w.start,
+                w.name_parts(n.from),
+                w.reads(false),
+                n.writer,
+            );
         }
         let globs: Vec<Option<Vec<u8>>> = words.iter().map(|w| w.glob()).collect();
         for (at, source) in filed::named::copied(&heads, &globs) {
             let w = words[source];
-            notes.reread(w.start, filed::named::COPIED_NAME, Rereading::Written, w.reads(false));
+            notes.reread(
+                w.start,
+                filed::named::COPIED_NAME,
+                Rereading::Written,
+                w.reads(false),
+            );
             let _ = at;
         }
         if filed::named::extracts(&heads) {
@@ -316,7 +328,12 @@ impl Command {
                 reads.extend(filed::data_in_word(w).map(Read::Stored));
             }
             reads.extend(self.input_reads(&notes.analysis.filed));
-            notes.reread(self.start, filed::named::UNPACKED, Rereading::Unpacked, reads);
+            notes.reread(
+                self.start,
+                filed::named::UNPACKED,
+                Rereading::Unpacked,
+                reads,
+            );
         }
     }
 }

@@ -103,15 +103,19 @@ pub fn named_at(words: &[Option<&[u8]>]) -> Vec<Named> {
         .into_iter()
         .map(|at| named(at, 0, "`tee`"))
         .collect();
-    out.extend(super::output_at(words, program).into_iter().map(|(at, from)| {
-        let writer = match program {
-            Some(b"curl") => "curl (`-o`, `-D`, `-c`, `--trace`, `--stderr`, …)",
-            Some(b"wget") => "wget (`-O`, `-o`, `-a`, `--save-cookies`, …)",
-            Some(b"dd") => "`dd of=`",
-            _ => "the program",
-        };
-        named(at, from, writer)
-    }));
+    out.extend(
+        super::output_at(words, program)
+            .into_iter()
+            .map(|(at, from)| {
+                let writer = match program {
+                    Some(b"curl") => "curl (`-o`, `-D`, `-c`, `--trace`, `--stderr`, …)",
+                    Some(b"wget") => "wget (`-O`, `-o`, `-a`, `--save-cookies`, …)",
+                    Some(b"dd") => "`dd of=`",
+                    _ => "the program",
+                };
+                named(at, from, writer)
+            }),
+    );
     let option = |short: &[&[u8]], long: &[&[u8]], writer| options(words, k, short, long, writer);
     match program {
         Some(b"find") => out.extend(option(
@@ -143,11 +147,14 @@ pub fn named_at(words: &[Option<&[u8]>]) -> Vec<Named> {
                     out.push(named(dir, 0, "`git clone` (its directory)"));
                 }
             }
-            if let Some(c) = words[k..].windows(2).position(|w| {
-                w[0] == Some(&b"bundle"[..]) && w[1] == Some(&b"create"[..])
-            }) {
+            if let Some(c) = words[k..]
+                .windows(2)
+                .position(|w| w[0] == Some(&b"bundle"[..]) && w[1] == Some(&b"create"[..]))
+            {
                 let at = k + c + 2;
-                if let Some(at) = (at..words.len()).find(|&j| words[j].is_none_or(|w| !w.starts_with(b"-"))) {
+                if let Some(at) =
+                    (at..words.len()).find(|&j| words[j].is_none_or(|w| !w.starts_with(b"-")))
+                {
                     out.push(named(at, 0, "`git bundle create`"));
                 }
             }
@@ -157,7 +164,11 @@ pub fn named_at(words: &[Option<&[u8]>]) -> Vec<Named> {
     if let Some(c) = copy(words)
         && let Some(at) = c.dest_at
     {
-        out.push(named(at, c.dest_from, "the copy (`cp`, `mv`, `ln`, `install`)"));
+        out.push(named(
+            at,
+            c.dest_from,
+            "the copy (`cp`, `mv`, `ln`, `install`)",
+        ));
     }
     out
 }

@@ -113,7 +113,8 @@ fn git_dir(dir: &[u8]) -> bool {
     let home = d == b"~"
         || d == b"/root"
         || d.starts_with(b"$HOME") && d.len() == 5
-        || d.strip_prefix(b"/home/").is_some_and(|u| !u.is_empty() && !u.contains(&b'/'));
+        || d.strip_prefix(b"/home/")
+            .is_some_and(|u| !u.is_empty() && !u.contains(&b'/'));
     let mut with = d.to_vec();
     with.push(b'/');
     !home && !d.starts_with(b"$") && super::super::filed::named::area(&with)

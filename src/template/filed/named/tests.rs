@@ -97,11 +97,20 @@ fn a_value_picks_the_file_of_any_writer_unless_the_author_fixes_its_name() {
         ("wget -qO /home/pi/.bashrc-{{ v }} {{ url }}", Some(NAME)),
         ("curl -fsS -D /home/pi/{{ v }} {{ url }}", Some(NAME)),
         ("curl -fsS -c /home/pi/{{ v }} {{ url }}", Some(NAME)),
-        ("curl -fsS --trace-ascii /home/pi/{{ v }} {{ url }}", Some(NAME)),
+        (
+            "curl -fsS --trace-ascii /home/pi/{{ v }} {{ url }}",
+            Some(NAME),
+        ),
         ("curl -fsS --stderr /home/pi/{{ v }} {{ url }}", Some(NAME)),
-        ("wget -q -o /home/pi/{{ v }} -O /dev/null {{ url }}", Some(NAME)),
+        (
+            "wget -q -o /home/pi/{{ v }} -O /dev/null {{ url }}",
+            Some(NAME),
+        ),
         ("echo {{ url }} | sort -o /home/pi/{{ v }}", Some(NAME)),
-        ("curl -fsS -o /srv/dl/{{ v }}.txt https://example.com/x", None),
+        (
+            "curl -fsS -o /srv/dl/{{ v }}.txt https://example.com/x",
+            None,
+        ),
         ("curl -fsS -o /srv/dl/{{ v }}.mp3 {{ url }}", None),
         ("wget -qO \"/srv/music/$ACTIOND_ARG_V.ogg\" {{ url }}", None),
         ("curl -o /etc/cron.d/{{ v }}.txt {{ url }}", Some(NAME)),
@@ -114,7 +123,10 @@ fn a_value_picks_the_file_of_any_writer_unless_the_author_fixes_its_name() {
         ("find /srv/music -fls /srv/{{ v }}", Some(NAME)),
         ("git -C /srv/repo diff --output={{ v }}", Some(NAME)),
         ("git -C /srv/repo archive -o {{ v }} HEAD", Some(NAME)),
-        ("git -C /srv/repo format-patch -o /srv/{{ v }} HEAD~3", Some(NAME)),
+        (
+            "git -C /srv/repo format-patch -o /srv/{{ v }} HEAD~3",
+            Some(NAME),
+        ),
         ("git -C /srv/repo bundle create {{ v }} HEAD", Some(NAME)),
         ("ssh -E {{ v }} nas uptime", Some(NAME)),
         ("date | tee /home/pi/{{ v }}", Some(NAME)),
@@ -123,7 +135,10 @@ fn a_value_picks_the_file_of_any_writer_unless_the_author_fixes_its_name() {
         ("ln -s /srv/t.txt /home/pi/{{ v }}", Some(NAME)),
         ("f=/home/pi/$ACTIOND_ARG_V; date > \"$f\"", Some(NAME)),
         ("journalctl -n 100 > /srv/logs/{{ v }}.log", None),
-        ("git -C /srv/repo diff --output=/srv/diffs/{{ v }}.txt", None),
+        (
+            "git -C /srv/repo diff --output=/srv/diffs/{{ v }}.txt",
+            None,
+        ),
         ("find /srv/music -fprint /srv/lists/{{ v }}.txt", None),
         ("date | tee -a /srv/notes/{{ v }}.md", None),
         ("cp /srv/t.txt /srv/copies/{{ v }}.txt", None),
@@ -144,12 +159,24 @@ fn a_url_or_an_upload_picks_no_name_in_any_directory() {
         ("curl -fsS --output-dir . -O {{ url }}", Some(url)),
         ("curl -fsS --output-dir /srv/dl -O {{ url }}", Some(url)),
         ("curl -OJ --output-dir /home/pi {{ url }}", Some(url)),
-        ("curl --remote-name-all --output-dir /srv/dl {{ url }}", Some(url)),
-        ("wget -q -P /srv/dl/{{ v }} https://example.com/a.txt", Some(NAME)),
-        ("curl --output-dir /home/pi/{{ v }} -O https://x/a.txt", Some(NAME)),
+        (
+            "curl --remote-name-all --output-dir /srv/dl {{ url }}",
+            Some(url),
+        ),
+        (
+            "wget -q -P /srv/dl/{{ v }} https://example.com/a.txt",
+            Some(NAME),
+        ),
+        (
+            "curl --output-dir /home/pi/{{ v }} -O https://x/a.txt",
+            Some(NAME),
+        ),
         ("wget -q -O /srv/downloads/{{ v }}.mp3 {{ url }}", None),
         ("wget -q -P /srv/downloads https://example.com/a.pdf", None),
-        ("curl --output-dir /srv/dl -O https://example.com/a.pdf", None),
+        (
+            "curl --output-dir /srv/dl -O https://example.com/a.pdf",
+            None,
+        ),
         ("curl -fsS -o /srv/downloads/report.pdf {{ url }}", None),
     ]);
     let copied = "the source of a copy into a directory";
@@ -171,28 +198,43 @@ fn an_archive_a_value_picks_or_fills_is_not_extracted() {
     let unpacked = "the archive of an extraction";
     check(&[
         ("curl -fsSL {{ url }} | tar -xz -C /home/pi", Some(unpacked)),
-        ("curl -fsSL {{ url }} | tar -xz -C /srv/www/themes", Some(unpacked)),
+        (
+            "curl -fsSL {{ url }} | tar -xz -C /srv/www/themes",
+            Some(unpacked),
+        ),
         ("wget -qO- {{ url }} | tar xz -C /srv/app", Some(unpacked)),
         ("tar -xf /srv/in/{{ v }}", Some(unpacked)),
-        ("tar --extract --file=/srv/in/{{ v }}.tar -C /srv/x", Some(unpacked)),
+        (
+            "tar --extract --file=/srv/in/{{ v }}.tar -C /srv/x",
+            Some(unpacked),
+        ),
         ("bsdtar -xf /srv/in/{{ v }}.zip", Some(unpacked)),
         ("busybox tar -xf /srv/in/{{ v }}.tar", Some(unpacked)),
         ("unzip -o /srv/in/{{ v }}.zip -d /srv/x", Some(unpacked)),
         ("curl -fsSL {{ url }} | cpio -idm", Some(unpacked)),
         ("7z x /srv/in/{{ v }}.7z", Some(unpacked)),
         // A kept archive named as data may hold what any press downloaded.
-        ("tar -xzf /srv/dl/theme.tgz -C /srv/www", Some("/srv/dl/theme.tgz")),
+        (
+            "tar -xzf /srv/dl/theme.tgz -C /srv/www",
+            Some("/srv/dl/theme.tgz"),
+        ),
         ("unzip /srv/dl/theme.zip", Some("/srv/dl/theme.zip")),
         // Kept, listed, or the author's own archive.
         ("curl -fsSL -o /srv/dl/{{ v }}.tar.gz {{ url }}", None),
         ("tar -tzf /srv/in/{{ v }}.tgz", None),
         ("tar -czf /srv/backup/{{ v }}.tgz /srv/data", None),
-        ("tar -xzf /opt/app/theme.tgz -C /srv/www", Some("/opt/app/theme.tgz")),
+        (
+            "tar -xzf /opt/app/theme.tgz -C /srv/www",
+            Some("/opt/app/theme.tgz"),
+        ),
         ("tar --lzip -xf /opt/app/theme.lz -C /srv/www", None),
     ]);
     let dir = "`git clone URL DIR`";
     check(&[
-        ("git clone {{ url }} /home/pi/.vim/pack/p/start/x", Some(dir)),
+        (
+            "git clone {{ url }} /home/pi/.vim/pack/p/start/x",
+            Some(dir),
+        ),
         ("git clone {{ url }} /home/pi", Some(dir)),
         ("git clone {{ url }} /etc/app", Some(dir)),
         ("git clone {{ url }} /home/pi/{{ v }}", Some(NAME)),
@@ -204,8 +246,14 @@ fn an_archive_a_value_picks_or_fills_is_not_extracted() {
 #[test]
 fn exec_words_name_files_as_shell_words_do() {
     let table: &[(&[&str], bool)] = &[
-        (&["curl", "-fsS", "-o", "/home/pi/{{ v }}", "{{ url }}"], false),
-        (&["curl", "-fsS", "-o", "/srv/dl/{{ v }}.mp3", "{{ url }}"], true),
+        (
+            &["curl", "-fsS", "-o", "/home/pi/{{ v }}", "{{ url }}"],
+            false,
+        ),
+        (
+            &["curl", "-fsS", "-o", "/srv/dl/{{ v }}.mp3", "{{ url }}"],
+            true,
+        ),
         (&["wget", "-q", "-P", "/srv/dl", "{{ url }}"], false),
         (&["find", "/srv", "-fprint", "{{ v }}"], false),
         (&["mv", "{{ v }}", "/home/pi/"], false),
