@@ -528,18 +528,19 @@ fn lists(words: &[Option<&[u8]>]) -> Vec<(usize, &'static str)> {
     let Some(&k) = programs::chain(words).last() else {
         return Vec::new();
     };
-    let named_here = !words[k + 1..].iter().flatten().any(|w| {
-        w.starts_with(b"-P")
-            || w.starts_with(b"-O")
-            || w.starts_with(b"--directory-prefix")
-            || w.starts_with(b"--output-document")
-    });
+    // `-P DIR` does not stop the urls picking the names there (`named`); `-O` does.
+    let named_here = !words[k + 1..]
+        .iter()
+        .flatten()
+        .any(|w| w.starts_with(b"-O") || w.starts_with(b"--output-document"));
     let (short, long, does): (&[u8], &[u8], &'static str) = match words[k].map(base) {
-        // Named after each url in the working directory, as `fetch` refuses for a value.
+        // Named after each url, in the working directory or `-P`'s, as `fetch` refuses for
+        // a value.
         Some(b"wget") if named_here => (
             b"-i",
             b"--input-file",
-            "fetches, naming each file after its url in the working directory, the urls in",
+            "fetches, naming each file after its url (in the working directory or `-P`'s), \
+             the urls in",
         ),
         Some(b"curl") => (b"-K", b"--config", "reads curl's settings from"),
         Some(b"parallel") => (b"-a", b"--arg-file", "runs the commands listed in"),

@@ -860,13 +860,14 @@ actions:
             ("actions[10].shell", "`/etc/default/greeter`"),
             ("actions[11].shell", "`/etc/default/greeter`"),
             ("actions[12].shell", "`/etc/default/greeter`"),
+            // fe30s F1: `-P` does not stop the urls picking the names.
+            ("actions[9].shell", "the urls in `queue.txt`"),
             ("actions[14].shell", "prints of the environment"),
         ],
         &[
             "actions[6]",
             "actions[7]",
             "actions[8]",
-            "actions[9]",
             "actions[13]",
             "actions[15]",
         ],
