@@ -123,7 +123,26 @@ pub fn named_at(words: &[Option<&[u8]>]) -> Vec<Named> {
             &[],
             "`find -fprint`/`-fls`",
         )),
-        Some(b"ssh") => out.extend(option(&[b"-E"], &[], "`ssh -E` (its log)")),
+        Some(b"ssh" | b"scp" | b"sftp") => {
+            out.extend(option(&[b"-E"], &[], "`ssh -E` (its log)"));
+            // `-o UserKnownHostsFile=FILE`: ssh adds the host's key to it.
+            const KNOWN: &[u8] = b"UserKnownHostsFile=";
+            for j in k + 1..words.len() {
+                let Some(w) = words[j] else { continue };
+                let at = match w.strip_prefix(b"-o") {
+                    Some(b"") => j + 1,
+                    Some(_) => j,
+                    None => continue,
+                };
+                let from = if at == j { 2 } else { 0 };
+                if let Some(Some(o)) = words.get(at)
+                    && o.len() >= from + KNOWN.len()
+                    && o[from..from + KNOWN.len()].eq_ignore_ascii_case(KNOWN)
+                {
+                    out.push(named(at, from + KNOWN.len(), "ssh (`UserKnownHostsFile=`)"));
+                }
+            }
+        }
         Some(b"wget") => out.extend(option(
             &[b"-P"],
             &[b"--directory-prefix"],
@@ -136,6 +155,17 @@ pub fn named_at(words: &[Option<&[u8]>]) -> Vec<Named> {
                 &[b"--output", b"--output-directory"],
                 "git (`--output`, `archive -o`, `format-patch -o`)",
             ));
+            // `git submodule add URL PATH`: the directory it fills.
+            if let Some(c) = words[k..]
+                .windows(2)
+                .position(|w| w[0] == Some(&b"submodule"[..]) && w[1] == Some(&b"add"[..]))
+            {
+                let from = k + c + 2;
+                let operands = clone_operands(&words[from..]);
+                if let Some(&dir) = operands.get(1) {
+                    out.push(named(from + dir, 0, "`git submodule add` (its directory)"));
+                }
+            }
             // `git clone URL DIR`: the directory it fills.
             if let Some(c) = words[k..].iter().position(|w| *w == Some(&b"clone"[..])) {
                 let from = k + c + 1;

@@ -129,6 +129,16 @@ fn a_value_picks_the_file_of_any_writer_unless_the_author_fixes_its_name() {
         ),
         ("git -C /srv/repo bundle create {{ v }} HEAD", Some(NAME)),
         ("ssh -E {{ v }} nas uptime", Some(NAME)),
+        ("ssh -o UserKnownHostsFile={{ v }} nas uptime", Some(NAME)),
+        (
+            "ssh -oUserKnownHostsFile=/home/pi/{{ v }} nas uptime",
+            Some(NAME),
+        ),
+        (
+            "ssh -o UserKnownHostsFile=/srv/ssh/{{ v }}.txt nas uptime",
+            None,
+        ),
+        ("ssh -o ConnectTimeout=5 nas uptime; echo {{ v }}", None),
         ("date | tee /home/pi/{{ v }}", Some(NAME)),
         ("date | dd of=/home/pi/{{ v }}", Some(NAME)),
         ("cp /srv/t.txt /home/pi/{{ v }}", Some(NAME)),
@@ -238,6 +248,7 @@ fn an_archive_a_value_picks_or_fills_is_not_extracted() {
         ("git clone {{ url }} /home/pi", Some(dir)),
         ("git clone {{ url }} /etc/app", Some(dir)),
         ("git clone {{ url }} /home/pi/{{ v }}", Some(NAME)),
+        ("git submodule add {{ url }} /home/pi/{{ v }}", Some(NAME)),
         ("git clone {{ url }} /srv/repos/app", None),
         ("git clone --depth 1 {{ url }} /home/pi/src/app", None),
     ]);
