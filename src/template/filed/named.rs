@@ -123,72 +123,14 @@ pub fn named_at(words: &[Option<&[u8]>]) -> Vec<Named> {
             &[],
             "`find -fprint`/`-fls`",
         )),
-        Some(b"ssh" | b"scp" | b"sftp") => {
-            out.extend(option(&[b"-E"], &[], "`ssh -E` (its log)"));
-            // `-o UserKnownHostsFile=FILE`: ssh adds the host's key to it.
-            const KNOWN: &[u8] = b"UserKnownHostsFile=";
-            for j in k + 1..words.len() {
-                let Some(w) = words[j] else { continue };
-                let at = match w.strip_prefix(b"-o") {
-                    Some(b"") => j + 1,
-                    Some(_) => j,
-                    None => continue,
-                };
-                let from = if at == j { 2 } else { 0 };
-                if let Some(Some(o)) = words.get(at)
-                    && o.len() >= from + KNOWN.len()
-                    && o[from..from + KNOWN.len()].eq_ignore_ascii_case(KNOWN)
-                {
-                    out.push(named(at, from + KNOWN.len(), "ssh (`UserKnownHostsFile=`)"));
-                }
-            }
-        }
+        Some(b"ssh" | b"scp" | b"sftp") => out.extend(ssh(words, k)),
         Some(b"wget") => out.extend(option(
             &[b"-P"],
             &[b"--directory-prefix"],
             "wget (`-P`, its directory)",
         )),
         Some(b"curl") => out.extend(option(&[], &[b"--output-dir"], "curl (`--output-dir`)")),
-        Some(b"git") => {
-            out.extend(option(
-                &[b"-o"],
-                &[b"--output", b"--output-directory"],
-                "git (`--output`, `archive -o`, `format-patch -o`)",
-            ));
-            // `git submodule add URL PATH`: the directory it fills.
-            if let Some(c) = words[k..]
-                .windows(2)
-                .position(|w| w[0] == Some(&b"submodule"[..]) && w[1] == Some(&b"add"[..]))
-            {
-                let from = k + c + 2;
-                let operands = clone_operands(&words[from..]);
-                if let Some(&dir) = operands.get(1) {
-                    out.push(named(from + dir, 0, "`git submodule add` (its directory)"));
-                }
-            }
-            // `git clone URL DIR`: the directory it fills.
-            if let Some(c) = words[k..].iter().position(|w| *w == Some(&b"clone"[..])) {
-                let from = k + c + 1;
-                let operands: Vec<usize> = clone_operands(&words[from..])
-                    .into_iter()
-                    .map(|j| from + j)
-                    .collect();
-                if let Some(&dir) = operands.get(1) {
-                    out.push(named(dir, 0, "`git clone` (its directory)"));
-                }
-            }
-            if let Some(c) = words[k..]
-                .windows(2)
-                .position(|w| w[0] == Some(&b"bundle"[..]) && w[1] == Some(&b"create"[..]))
-            {
-                let at = k + c + 2;
-                if let Some(at) =
-                    (at..words.len()).find(|&j| words[j].is_none_or(|w| !w.starts_with(b"-")))
-                {
-                    out.push(named(at, 0, "`git bundle create`"));
-                }
-            }
-        }
+        Some(b"git") => out.extend(git(words, k)),
         _ => {}
     }
     if let Some(c) = copy(words)
@@ -230,6 +172,75 @@ pub fn clone_operands(rest: &[Option<&[u8]>]) -> Vec<usize> {
         .filter(|&k| rest[k].is_none_or(|w| !w.starts_with(b"-")))
         .filter(|&k| k == 0 || !rest[k - 1].is_some_and(|p| TAKES.contains(&p)))
         .collect()
+}
+
+/// The files ssh (at word `k`) writes: its log (`-E FILE`) and the hosts' keys it adds
+/// (`-o UserKnownHostsFile=FILE`).
+fn ssh(words: &[Option<&[u8]>], k: usize) -> Vec<Named> {
+    let mut out = options(words, k, &[b"-E"], &[], "`ssh -E` (its log)");
+    // `-o UserKnownHostsFile=FILE`: ssh adds the host's key to it.
+    const KNOWN: &[u8] = b"UserKnownHostsFile=";
+    for j in k + 1..words.len() {
+        let Some(w) = words[j] else { continue };
+        let at = match w.strip_prefix(b"-o") {
+            Some(b"") => j + 1,
+            Some(_) => j,
+            None => continue,
+        };
+        let from = if at == j { 2 } else { 0 };
+        if let Some(Some(o)) = words.get(at)
+            && o.len() >= from + KNOWN.len()
+            && o[from..from + KNOWN.len()].eq_ignore_ascii_case(KNOWN)
+        {
+            out.push(named(at, from + KNOWN.len(), "ssh (`UserKnownHostsFile=`)"));
+        }
+    }
+    out
+}
+
+/// The files and directories git (at word `k`) writes: `--output`, `archive -o`,
+/// `format-patch -o DIR`, `bundle create FILE`, `clone URL DIR`, `submodule add URL PATH`.
+fn git(words: &[Option<&[u8]>], k: usize) -> Vec<Named> {
+    let mut out = options(
+        words,
+        k,
+        &[b"-o"],
+        &[b"--output", b"--output-directory"],
+        "git (`--output`, `archive -o`, `format-patch -o`)",
+    );
+    // `git submodule add URL PATH`: the directory it fills.
+    if let Some(c) = words[k..]
+        .windows(2)
+        .position(|w| w[0] == Some(&b"submodule"[..]) && w[1] == Some(&b"add"[..]))
+    {
+        let from = k + c + 2;
+        let operands = clone_operands(&words[from..]);
+        if let Some(&dir) = operands.get(1) {
+            out.push(named(from + dir, 0, "`git submodule add` (its directory)"));
+        }
+    }
+    // `git clone URL DIR`: the directory it fills.
+    if let Some(c) = words[k..].iter().position(|w| *w == Some(&b"clone"[..])) {
+        let from = k + c + 1;
+        let operands: Vec<usize> = clone_operands(&words[from..])
+            .into_iter()
+            .map(|j| from + j)
+            .collect();
+        if let Some(&dir) = operands.get(1) {
+            out.push(named(dir, 0, "`git clone` (its directory)"));
+        }
+    }
+    if let Some(c) = words[k..]
+        .windows(2)
+        .position(|w| w[0] == Some(&b"bundle"[..]) && w[1] == Some(&b"create"[..]))
+    {
+        let at = k + c + 2;
+        if let Some(at) = (at..words.len()).find(|&j| words[j].is_none_or(|w| !w.starts_with(b"-")))
+        {
+            out.push(named(at, 0, "`git bundle create`"));
+        }
+    }
+    out
 }
 
 fn named(at: usize, from: usize, writer: &'static str) -> Named {
