@@ -153,7 +153,8 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
         ("tar -czf {{ a }} /srv", Some("`tar -f`")),
         ("tar --file={{ a }} -c /srv", Some("`tar -f`")),
         ("tar -czf /backup/{{ a }}.tgz /srv", None),
-        ("tar --force-local -czf {{ a }} /srv", None),
+        // (The archive tar writes, named by a value: `filed::named`.)
+        ("tar --force-local -czf {{ a }} /srv", Some("a value makes")),
         ("tar -czf /backup/x.tgz -C /srv -- {{ a }}", None),
         // (An archive named as data, `tar -xzf /backup/x.tgz`, is `filed::named`'s.)
         ("tar --lzip -xf /backup/x.tar.lz -C /srv", None),
@@ -290,7 +291,7 @@ fn the_forms_are_read_in_exec_too() {
         (&["ssh", "-o", "User={{ a }}", "h", "true"], false),
         (&["ssh", "-oUser={{ a }}", "h", "true"], false),
         (&["tar", "-cf", "{{ a }}", "/srv"], true),
-        (&["tar", "-cf", "/backup/{{ a }}", "/srv"], false),
+        (&["tar", "-cf", "/backup/{{ a }}.tar", "/srv"], false),
         (&["systemctl", "restart", "{{ a }}"], true),
         (&["systemctl", "restart", "app@{{ a }}.service"], false),
         (&["systemctl", "set-environment", "X={{ a }}"], true),

@@ -124,6 +124,7 @@ pub fn named_at(words: &[Option<&[u8]>]) -> Vec<Named> {
             "`find -fprint`/`-fls`",
         )),
         Some(b"ssh" | b"scp" | b"sftp") => out.extend(ssh(words, k)),
+        Some(b"split" | b"tar" | b"gtar" | b"bsdtar") => out.extend(parts(words, k)),
         Some(b"wget") => out.extend(option(
             &[b"-P"],
             &[b"--directory-prefix"],
@@ -172,6 +173,38 @@ pub fn clone_operands(rest: &[Option<&[u8]>]) -> Vec<usize> {
         .filter(|&k| rest[k].is_none_or(|w| !w.starts_with(b"-")))
         .filter(|&k| k == 0 || !rest[k - 1].is_some_and(|p| TAKES.contains(&p)))
         .collect()
+}
+
+/// The files `split` (at word `k`) writes, `PREFIXaa`, `PREFIXab`, … (its prefix: a value
+/// there needs a data ending the author cannot write after it, so it is refused), and the
+/// archive `tar -c -f FILE` writes (any mode but extraction: `c`, `r`, `u`, `A`).
+fn parts(words: &[Option<&[u8]>], k: usize) -> Vec<Named> {
+    let mut out = Vec::new();
+    if words[k].map(base) == Some(&b"split"[..]) {
+        let takes = |p: &[u8]| matches!(p, b"-l" | b"-b" | b"-n" | b"-C" | b"-a" | b"-t");
+        let operands: Vec<usize> = (k + 1..words.len())
+            .filter(|&j| words[j].is_none_or(|w| !w.starts_with(b"-") || w == b"-"))
+            .filter(|&j| !words[j - 1].is_some_and(takes))
+            .collect();
+        if let [_, .., last] = operands[..] {
+            out.push(named(last, 0, "`split` (its prefix)"));
+        }
+        return out;
+    }
+    if extracts(words) {
+        return out;
+    }
+    let writer = "`tar -f` (the archive it writes)";
+    out.extend(options(words, k, &[b"-f"], &[b"--file"], writer));
+    // A bundle ending in `f` (`-czf FILE`, `czf FILE` first) takes the next word.
+    let bundles = words.iter().enumerate().skip(k + 1);
+    for (j, w) in bundles.filter_map(|(j, w)| w.map(|w| (j, w))) {
+        let bundle = w.len() > 2 && !w.starts_with(b"--") && w.ends_with(b"f");
+        if bundle && (w.starts_with(b"-") || j == k + 1) && j + 1 < words.len() {
+            out.push(named(j + 1, 0, writer));
+        }
+    }
+    out
 }
 
 /// The files ssh (at word `k`) writes: its log (`-E FILE`) and the hosts' keys it adds

@@ -140,6 +140,23 @@ fn a_value_picks_the_file_of_any_writer_unless_the_author_fixes_its_name() {
         ),
         ("ssh -o ConnectTimeout=5 nas uptime; echo {{ v }}", None),
         ("date | tee /home/pi/{{ v }}", Some(NAME)),
+        // (`split`'s files are also any name its content goes to: either refusal.)
+        (
+            "split -l 10 /srv/list.txt /etc/cron.d/{{ v }}",
+            Some("reaches it"),
+        ),
+        (
+            "split -l 10 /srv/list.txt /srv/parts/{{ v }}-",
+            Some("reaches it"),
+        ),
+        ("tar -czf /home/pi/{{ v }} /srv/data", Some(NAME)),
+        ("tar -c -f /etc/cron.d/{{ v }} /srv/data", Some(NAME)),
+        ("tar -czf /srv/backup/{{ v }}.tgz /srv/data", None),
+        ("tar czf /srv/backup/{{ v }}.tgz /srv/data", None),
+        (
+            "tar --create --file=/srv/backup/{{ v }}.tar /srv/data",
+            None,
+        ),
         ("date | dd of=/home/pi/{{ v }}", Some(NAME)),
         ("cp /srv/t.txt /home/pi/{{ v }}", Some(NAME)),
         ("ln -s /srv/t.txt /home/pi/{{ v }}", Some(NAME)),
