@@ -9,7 +9,8 @@
 //!
 //! Syntactic: the words in, what they write and run noted (`note`). A file is matched by its
 //! name as written (`./` dropped); one whose name an expansion makes matches every file run
-//! after it. A match is noted as a place that reads again what was written, and `judge`
+//! after it, unless the author's text fixes it as data (`named::glob`: `/srv/dl/*.txt`). The
+//! name itself, where a value makes it, is `named`'s, whatever is written there. A match is noted as a place that reads again what was written, and `judge`
 //! weighs it like any other place that reads code. It must not read files: a script already
 //! on disk is the author's.
 
