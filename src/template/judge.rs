@@ -157,6 +157,12 @@ impl std::fmt::Display for Refusal {
             } => {
                 // What a data file holds is no value the action can pass otherwise.
                 let hint = match how {
+                    Reaches::Stored(_) if *rereading == Rereading::Unpacked => {
+                        "an archive with a data ending (`.tgz`, `.zip`, …) may be one any \
+                         action downloaded: keep an archive of your own, which no action \
+                         writes, under a name with none (`/opt/app/theme.tar.lz`), or extract \
+                         it yourself"
+                    }
                     Reaches::Stored(_) => {
                         "read a file named as data only as data (`cat`, `grep`, `jq`, `while \
                          read`), and name a script you wrote by its own ending (`.sh`)"
