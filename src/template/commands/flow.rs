@@ -312,7 +312,7 @@ impl Command {
             );
         }
         let globs: Vec<Option<Vec<u8>>> = words.iter().map(|w| w.glob()).collect();
-        for (at, source) in filed::named::copied(&heads, &globs) {
+        for (_, source) in filed::named::copied(&heads, &globs) {
             let w = words[source];
             notes.reread(
                 w.start,
@@ -320,7 +320,6 @@ impl Command {
                 Rereading::Written,
                 w.reads(false),
             );
-            let _ = at;
         }
         if filed::named::extracts(&heads) {
             let mut reads: Vec<Read> = words.iter().skip(1).flat_map(|w| w.reads(false)).collect();
