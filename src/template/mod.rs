@@ -494,7 +494,7 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
         .iter()
         .map(|p| p.as_ref().and_then(|(d, t)| filed::named::glob(d, t)))
         .collect();
-    for (_, source) in filed::named::copied(&heads, &globs) {
+    for source in filed::named::copied(&heads, &globs) {
         notes.reread(
             0,
             filed::named::COPIED_NAME,

@@ -312,7 +312,7 @@ impl Command {
             );
         }
         let globs: Vec<Option<Vec<u8>>> = words.iter().map(|w| w.glob()).collect();
-        for (_, source) in filed::named::copied(&heads, &globs) {
+        for source in filed::named::copied(&heads, &globs) {
             let w = words[source];
             notes.reread(
                 w.start,

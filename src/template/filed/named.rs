@@ -377,10 +377,10 @@ pub fn extracts(words: &[Option<&[u8]>]) -> bool {
 
 /// The copies (`cp`, `mv`, `ln`, `install`, in `words` as `Command::heads` shows them,
 /// `globs` each word's `glob`) into what may be a directory, where the file made keeps the
-/// name of a source an expansion or a value makes: each destination's word and source's
-/// word. A destination named as a data file (written out, or `fixed`) is a file; `DIR/`,
-/// `-t DIR` and any other name may be a directory.
-pub fn copied(words: &[Option<&[u8]>], globs: &[Option<Vec<u8>>]) -> Vec<(usize, usize)> {
+/// name of a source an expansion or a value makes: each such source's word. A destination
+/// named as a data file (written out, or `fixed`) is a file; `DIR/`, `-t DIR` and any other
+/// name may be a directory.
+pub fn copied(words: &[Option<&[u8]>], globs: &[Option<Vec<u8>>]) -> Vec<usize> {
     let Some(c) = copy(words) else {
         return Vec::new();
     };
@@ -402,7 +402,7 @@ pub fn copied(words: &[Option<&[u8]>], globs: &[Option<Vec<u8>>]) -> Vec<(usize,
     c.sources_at
         .iter()
         .filter(|&&k| words[k].is_none_or(|w| w.ends_with(EXPANDED)))
-        .map(|&k| (at, k))
+        .copied()
         .collect()
 }
 
