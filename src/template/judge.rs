@@ -40,6 +40,8 @@ pub struct Values {
     pub no_file: BTreeSet<String>,
     /// Arguments whose values cannot hold `,`, `;` or `"` (`Rereading::FileName`).
     pub no_list: BTreeSet<String>,
+    /// Arguments whose values cannot hold `/` (`Rereading::Below`).
+    pub no_slash: BTreeSet<String>,
     /// The action's `allowUnknownProgram`: its entity fields may stand among the arguments
     /// of a program the model does not know.
     pub entity_no_program: bool,
@@ -66,6 +68,9 @@ impl Values {
                 | Rereading::Unpacked
         ) {
             return self.int.contains(a) || self.chosen.contains(a);
+        }
+        if how == Rereading::Below {
+            return self.int.contains(a) || self.chosen.contains(a) || self.no_slash.contains(a);
         }
         if how == Rereading::FileName {
             return self.int.contains(a) || self.chosen.contains(a) || self.no_list.contains(a);
@@ -301,7 +306,10 @@ fn unsafe_read(
         Read::Hole(p) => Some(Reaches::Placeholder(p.clone())),
         // The name of a file written (`filed::named`): a copy picks it only with what it was
         // copied from (`state=${STATE_DIRECTORY:-/tmp}/gpio$PIN`, a choice, is the author's).
-        Read::Variable(v) if how == Rereading::Written && !values.variables.contains_key(v) => {
+        Read::Variable(v)
+            if matches!(how, Rereading::Written | Rereading::Below)
+                && !values.variables.contains_key(v) =>
+        {
             if !values.any {
                 return None;
             }
@@ -327,6 +335,12 @@ fn unsafe_read(
             }
             None => None,
         },
+        // A name a command computes (`$(date +%F)`) holds no value, unless its command may
+        // read one the command wrote to a file or a pipe.
+        Read::Computed(_) if matches!(how, Rereading::Written | Rereading::Below) => analysis
+            .spilled
+            .filter(|_| values.any)
+            .map(|line| Reaches::Unknown(spilled(line))),
         Read::Unknown(what) | Read::Computed(what) => {
             values.any.then(|| Reaches::Unknown(what.to_string()))
         }

@@ -75,6 +75,10 @@ pub enum Rereading {
     /// table cron runs. Also the name of any file a value makes that the author's text
     /// does not fix as data (`filed::named`), and the name a copy into a directory keeps.
     Written,
+    /// As a part of a written file's name the author fixed as data (`/srv/dl/{{ name }}.mp3`,
+    /// `filed::named`): a value holding `/` picks a directory below the author's, a hidden one
+    /// too (`.bashrc.d/x`, whose files some systems' bash sources whatever their ending).
+    Below,
     /// As an archive an extraction unpacks (`curl URL | tar -x`, `unzip FILE`): the archive
     /// names the files written and holds what they hold.
     Unpacked,
@@ -149,6 +153,11 @@ impl Rereading {
                 "picks the file the program writes, any the command may write (actiond's \
                  config in the working directory, a table cron runs, a profile), with what it \
                  downloads, sorts or prints in it"
+            }
+            Rereading::Below => {
+                "may hold `/` and so pick a directory below the one written, a hidden one too \
+                 (`.bashrc.d/x`: some systems' bash sources every file of `~/.bashrc.d`, \
+                 whatever its ending)"
             }
             Rereading::Unpacked => {
                 "picks the files the extraction writes and what they hold: any name below its \
@@ -248,6 +257,11 @@ impl Rereading {
                  and a copy into a directory (`mv {{ filepath }} /srv/inbox/`) need such a \
                  name too (`-o /srv/downloads/{{ name }}.mp3`, `mv {{ filepath }} \
                  /srv/inbox/upload.pdf`); the data endings are listed in docs/arguments.md"
+            }
+            Rereading::Below => {
+                "give the argument a type whose values hold no `/` (`ascii_identifier`, \
+                 `ascii_sentence`, `unicode_identifier`, `int`, `datetime`) or `choices:`, or write the \
+                 whole name out"
             }
             Rereading::Unpacked => {
                 "keep the archive as a file (`curl -o /srv/downloads/{{ name }}.tar.gz \

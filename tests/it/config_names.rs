@@ -12,8 +12,9 @@ use crate::config_check::assert_refusals;
 /// -x` (F3), a `git clone` into a hidden directory, a value inside `curl -o`'s path with no
 /// data ending (F7: `.bash_profile`, `/etc/cron.d/`, `.sh`), and a value picking the file a
 /// program prints into (F6: `journalctl >`, `find -fprint`, `git diff --output`, `ssh
-/// -E`). The neighbours load, and the ordinary downloads refused before (a PDF, a photo, a
-/// song) load now.
+/// -E`), or a value that may hold `/` inside a name the author fixed (it picks a hidden
+/// directory below). The neighbours load, and the ordinary downloads refused before (a PDF,
+/// a photo, a song) load now.
 #[test]
 fn the_sixteenth_attacks_configs_are_refused_and_their_neighbours_load() {
     let yaml = "\
@@ -80,6 +81,9 @@ actions:
     arguments: [{name: url, type: url}]
   - title: wget fixed
     shell: wget -q -P /srv/downloads https://example.com/manual.pdf
+  - title: below
+    shell: curl -fsS -o /home/pi/{{ path }}.txt {{ url }}
+    arguments: [{name: path, type: 'regex:^[A-Za-z0-9_./-]+$'}, {name: url, type: url}]
 ";
     let url = "names its file after it";
     let named = "a value makes";
@@ -103,6 +107,9 @@ actions:
             ("actions[10].shell", named),
             ("actions[11].shell", named),
             ("actions[12].shell", "the archive of an extraction"),
+            // A value that may hold `/` picks a directory below (`.bashrc.d/x.txt`).
+            ("actions[21].shell", "below the one written"),
+            ("actions[21].shell", "a type whose values hold no `/`"),
         ],
         &[
             "actions[13]",

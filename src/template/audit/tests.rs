@@ -17,6 +17,8 @@ fn values(int: bool, chosen: bool) -> Values {
     if chosen {
         v.chosen.insert("a".into());
     }
+    // Text that holds no `/` (a name inside a path the author fixes: `filed::named`).
+    v.no_slash.insert("a".into());
     v.variables
         .insert("ACTIOND_ARG_A".into(), ("a".into(), false));
     v.variables.insert("A".into(), ("a".into(), true));

@@ -322,7 +322,17 @@ pub fn note_named(
     reads: Vec<Read>,
     writer: &str,
 ) {
-    if reads.is_empty() || fixed(dir, tail) {
+    if reads.is_empty() {
+        return;
+    }
+    if fixed(dir, tail) {
+        let place = format!(
+            "a part of the name of the file {writer} writes, `{}…{}`, which the command fixes \
+             as data",
+            String::from_utf8_lossy(dir),
+            String::from_utf8_lossy(tail)
+        );
+        notes.reread(start, place, Rereading::Below, reads);
         return;
     }
     let place = format!(

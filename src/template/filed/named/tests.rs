@@ -48,12 +48,13 @@ fn a_name_a_value_makes_is_data_only_when_the_author_fixes_it() {
     assert!(!matches(b"/srv/dl/x-*.txt", b"y.txt"));
 }
 
-/// Two arguments: `v` and `url`, text.
+/// Two arguments: `v`, text that holds no `/` (`ascii_identifier`), and `url`.
 fn values() -> Values {
     let mut v = Values {
         any: true,
         ..Values::default()
     };
+    v.no_slash.insert("v".into());
     for (var, name) in [("ACTIOND_ARG_V", "v"), ("ACTIOND_ARG_URL", "url")] {
         v.variables.insert(var.into(), (name.into(), false));
     }
@@ -176,6 +177,7 @@ fn a_value_picks_the_file_of_any_writer_unless_the_author_fixes_its_name() {
         ("cp /srv/t.txt /srv/copies/{{ v }}.txt", None),
         ("echo {{ url }} > /srv/urls/{{ v }}.txt", None),
         ("journalctl > /var/log/app/$(date +%F).log", None),
+        ("journalctl > /var/log/app/$(date +%F); echo {{ v }}", None),
         ("date > \"$HOME/last.txt\"", None),
     ]);
 }
@@ -220,7 +222,12 @@ fn a_url_or_an_upload_picks_no_name_in_any_directory() {
         ("install -m 644 {{ v }} /srv/in", Some(copied)),
         ("cp -t /srv/in {{ v }}", Some(copied)),
         ("mv {{ v }} /srv/inbox/upload.pdf", None),
-        ("cp {{ v }} /srv/inbox/{{ url }}.pdf", None),
+        ("cp {{ v }} /srv/inbox/{{ v }}.pdf", None),
+        // A value that may hold `/` may pick a hidden directory below (`.bashrc.d/x`).
+        (
+            "cp {{ v }} /srv/inbox/{{ url }}.pdf",
+            Some("below the one written"),
+        ),
         ("cp /srv/a.txt /srv/b/", None),
     ]);
 }
