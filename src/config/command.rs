@@ -539,6 +539,25 @@ fn may_hold_list(a: &Argument) -> bool {
     }
 }
 
+/// Whether a value of the argument may hold `/`, and so pick a directory below the one a
+/// written file's name fixes (`Rereading::Below`). A file trigger's `filename` and
+/// `fileext` are a name's, which holds none.
+fn may_hold_slash(a: &Argument) -> bool {
+    match a.rule {
+        _ if !a.choices.is_empty() => false,
+        _ if a.from_trigger && matches!(a.name.as_str(), "filename" | "fileext") => false,
+        ArgType::Untyped
+        | ArgType::Ascii
+        | ArgType::AsciiIdentifier
+        | ArgType::AsciiSentence
+        | ArgType::UnicodeIdentifier
+        | ArgType::Int
+        | ArgType::Datetime
+        | ArgType::Checkbox => false,
+        _ => true,
+    }
+}
+
 /// Whatever the action's own values, a file named as data taken for more than data
 /// (`Analysis::runs_data`): any action, or an earlier press, may write a value into it.
 fn data_uses(c: &mut Checker<'_>, at: &str, analysis: &Analysis) {
@@ -662,6 +681,9 @@ fn values(arguments: &[Argument], compiled: &[Template]) -> Values {
         }
         if !may_hold_list(a) {
             values.no_list.insert(a.name.clone());
+        }
+        if !may_hold_slash(a) {
+            values.no_slash.insert(a.name.clone());
         }
         if let Some(v) = environment::prefixed(&a.name) {
             values.variables.insert(v, (a.name.clone(), false));

@@ -95,7 +95,7 @@ const fn lead(rule: Rule) -> Rule {
     }
 }
 
-use Rereading::{Code, Environment, FileRef, Selection, Sent, Settings, Signal, Written};
+use Rereading::{Code, Environment, FileRef, Selection, Sent, Settings, Signal};
 
 const CURL_CONFIG: &str = "the file of `curl -K`/`--config`, which curl reads as its options \
                            (`output = /etc/…`, `upload-file`, `url`)";
@@ -103,12 +103,6 @@ const CURL_SENT: &str = "a file curl sends (`-T`/`--upload-file`, `-b`/`--cookie
                          `--netrc-file`'s credentials, `--etag-compare`)";
 const CURL_AT: &str = "curl's `--write-out` or `--proxy-header`, which read a file when it \
                        starts with `@`";
-const CURL_OUT: &str = "a file curl writes (`-o`/`--output`, `-D`/`--dump-header`, `-c`/\
-                        `--cookie-jar`, `--trace`, `--stderr`, `--libcurl`, `--etag-save`)";
-const WGET_OUT: &str = "a file or directory wget writes (`-O`/`--output-document`, `-o`/\
-                        `--output-file`, `-a`, `-P`/`--directory-prefix`, `--save-cookies`, \
-                        `--warc-file`, `--rejected-log`)";
-const SORT_OUT: &str = "the file `sort -o`/`--output` writes";
 const ENGINE: &str = "an OpenSSL engine (`curl --engine`, `mosquitto_pub --tls-engine`), which \
                       may be a shared library to load";
 const WGET_CODE: &str = "a `.wgetrc` command of `wget -e` (`use_askpass = CMD` runs a program, \
@@ -204,21 +198,6 @@ const AUDITED: &[Audited] = &[
                 CURL_AT,
             )),
             opt(b"", &[b"engine"], Code, ENGINE),
-            lead(opt(
-                b"oDc",
-                &[
-                    b"output",
-                    b"dump-header",
-                    b"cookie-jar",
-                    b"trace",
-                    b"trace-ascii",
-                    b"stderr",
-                    b"libcurl",
-                    b"etag-save",
-                ],
-                Written,
-                CURL_OUT,
-            )),
         ],
     },
     Audited {
@@ -233,26 +212,7 @@ const AUDITED: &[Audited] = &[
                 Sent,
                 WGET_SENT,
             ),
-            lead(opt(
-                b"OoaP",
-                &[
-                    b"output-document",
-                    b"output-file",
-                    b"append-output",
-                    b"directory-prefix",
-                    b"save-cookies",
-                    b"warc-file",
-                    b"rejected-log",
-                ],
-                Written,
-                WGET_OUT,
-            )),
         ],
-    },
-    Audited {
-        names: &[b"sort"],
-        takes: b"ktoSTy",
-        rules: &[lead(opt(b"o", &[b"output"], Written, SORT_OUT))],
     },
     Audited {
         names: &[b"rsync"],
@@ -433,6 +393,10 @@ pub(super) const NONE: &[(&[u8], &str)] = &[
     (b"getopts", "builtin: its name is `commands`'"),
     (b"let", "builtin: arithmetic is `commands`'"),
     (b"cat", "files it prints"),
+    (
+        b"sort",
+        "`-o FILE` writes: a name a value makes is `filed::named`'s",
+    ),
     (b"ls", "files it lists"),
     (b"rm", "files it removes (a path is `paths`')"),
     (

@@ -96,6 +96,9 @@ pub(super) struct Word {
     /// An assignment whose value starts with such an expansion (`host=${TARGET#*.}`): the
     /// variable it assigns may start with `-` where the value does not.
     pub assigns_stripped: bool,
+    /// The length of `unquoted` at its first expansion or placeholder, and at its last: the
+    /// text the author wrote before every expansion and after them all (`name_parts`).
+    pub expansions: Option<(usize, usize)>,
 }
 
 impl Word {
@@ -150,6 +153,9 @@ impl Word {
 
     pub fn note_expansion(&mut self) {
         self.expanded = true;
+        let at = self.unquoted.len();
+        let first = self.expansions.map_or(at, |(f, _)| f);
+        self.expansions = Some((first, at));
         if !self.seen_text {
             self.leading_expansion = true;
         }
@@ -254,6 +260,28 @@ impl Word {
         }
         out.extend(self.stored.iter().cloned().map(Read::Stored));
         out
+    }
+
+    /// For a word naming a file from byte `from` of its text on (after `-o`, `of=`): the
+    /// text written before its first expansion and after its last (`filed::named`), or the
+    /// whole name when nothing expands in it.
+    pub fn name_parts(&self, from: usize) -> (&[u8], &[u8]) {
+        let u = &self.unquoted;
+        match self.expansions {
+            Some((first, last)) => (
+                u.get(from..first.max(from)).unwrap_or_default(),
+                &u[last.max(from).min(u.len())..],
+            ),
+            None => (u.get(from..).unwrap_or_default(), &[]),
+        }
+    }
+
+    /// The name `filed` matches a file this word names by, when an expansion or a value makes
+    /// it and the author's text fixes it as data (`filed::named::glob`: `/srv/dl/*.txt`).
+    pub fn glob(&self) -> Option<Vec<u8>> {
+        self.expansions?;
+        let (dir, tail) = self.name_parts(0);
+        filed::named::glob(dir, tail)
     }
 
     /// The text an assignment word assigns, as far as it is plain (`n` of `m=n`).
@@ -614,6 +642,7 @@ impl Command {
         self.programs(notes);
         self.directories(notes);
         self.stdin(notes);
+        self.named(notes);
         let holes = || self.args.iter().filter(|w| w.first.is_some());
         if self.unknown {
             if let Some(w) = holes().next() {

@@ -40,6 +40,8 @@ pub struct Values {
     pub no_file: BTreeSet<String>,
     /// Arguments whose values cannot hold `,`, `;` or `"` (`Rereading::FileName`).
     pub no_list: BTreeSet<String>,
+    /// Arguments whose values cannot hold `/` (`Rereading::Below`).
+    pub no_slash: BTreeSet<String>,
     /// The action's `allowUnknownProgram`: its entity fields may stand among the arguments
     /// of a program the model does not know.
     pub entity_no_program: bool,
@@ -59,9 +61,16 @@ impl Values {
         // working directory, a unit `5.service`).
         if matches!(
             how,
-            Rereading::Settings | Rereading::Sent | Rereading::Selection | Rereading::Written
+            Rereading::Settings
+                | Rereading::Sent
+                | Rereading::Selection
+                | Rereading::Written
+                | Rereading::Unpacked
         ) {
             return self.int.contains(a) || self.chosen.contains(a);
+        }
+        if how == Rereading::Below {
+            return self.int.contains(a) || self.chosen.contains(a) || self.no_slash.contains(a);
         }
         if how == Rereading::FileName {
             return self.int.contains(a) || self.chosen.contains(a) || self.no_list.contains(a);
@@ -160,6 +169,12 @@ impl std::fmt::Display for Refusal {
             } => {
                 // What a data file holds is no value the action can pass otherwise.
                 let hint = match how {
+                    Reaches::Stored(_) if *rereading == Rereading::Unpacked => {
+                        "an archive with a data ending (`.tgz`, `.zip`, …) may be one any \
+                         action downloaded: keep an archive of your own, which no action \
+                         writes, under a name with none (`/opt/app/theme.tar.lz`), or extract \
+                         it yourself"
+                    }
                     Reaches::Stored(_) => {
                         "read a file named as data only as data (`cat`, `grep`, `jq`, `while \
                          read`), and name a script you wrote by its own ending (`.sh`)"
@@ -326,6 +341,25 @@ fn unsafe_read(
             None
         }
         Read::Hole(p) => Some(Reaches::Placeholder(p.clone())),
+        // The name of a file written (`filed::named`): a copy picks it only with what it was
+        // copied from (`state=${STATE_DIRECTORY:-/tmp}/gpio$PIN`, a choice, is the author's).
+        Read::Variable(v)
+            if matches!(how, Rereading::Written | Rereading::Below)
+                && !values.variables.contains_key(v) =>
+        {
+            if !values.any {
+                return None;
+            }
+            let found = held(analysis, values, v);
+            if let Some(what) = found.unknown {
+                return Some(Reaches::Unknown(what));
+            }
+            let argument = found.arguments.into_iter().find(|a| !values.safe(a, how))?;
+            Some(Reaches::Variable {
+                name: v.clone(),
+                argument,
+            })
+        }
         Read::Variable(v) => match values.variables.get(v) {
             Some((a, _)) if values.safe(a, how) => None,
             Some((a, _)) => Some(Reaches::Variable {
@@ -338,6 +372,12 @@ fn unsafe_read(
             }
             None => None,
         },
+        // A name a command computes (`$(date +%F)`) holds no value, unless its command may
+        // read one the command wrote to a file or a pipe.
+        Read::Computed(_) if matches!(how, Rereading::Written | Rereading::Below) => analysis
+            .spilled
+            .filter(|_| values.any)
+            .map(|line| Reaches::Unknown(spilled(line))),
         Read::Unknown(what) | Read::Computed(what) => {
             values.any.then(|| Reaches::Unknown(what.to_string()))
         }

@@ -483,7 +483,7 @@ mod tests {
             ("find /srv -exec {{ a }} {} +", true),
             ("tar --to-command='p $(( ACTIOND_ARG_A ))' -xf a.tar", true),
             (
-                "tar --to-command='echo \"$ACTIOND_ARG_A\"' -xf a.tar",
+                "tar --to-command='echo \"$ACTIOND_ARG_A\"' -xf a.tar.lz",
                 false,
             ),
             ("ssh -o ConnectTimeout=5 host uptime; echo {{ a }}", false),

@@ -214,6 +214,28 @@ impl Template {
         self.placeholders().next().is_some()
     }
 
+    /// The text before the first placeholder and after the last (`filed::named`), for an
+    /// `exec:` word naming a file.
+    fn name_parts(&self) -> (Vec<u8>, Vec<u8>) {
+        let first = self.parts.iter().position(|p| matches!(p, Part::Hole(..)));
+        let last = self.parts.iter().rposition(|p| matches!(p, Part::Hole(..)));
+        let text = |parts: &[Part]| -> Vec<u8> {
+            parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::Text(t) => Some(t.as_bytes()),
+                    Part::Hole(..) => None,
+                })
+                .flatten()
+                .copied()
+                .collect()
+        };
+        match (first, last) {
+            (Some(f), Some(l)) => (text(&self.parts[..f]), text(&self.parts[l + 1..])),
+            _ => (text(&self.parts), Vec::new()),
+        }
+    }
+
     /// Renders the template in one pass; a placeholder without a value renders as "".
     pub fn render(&self, value: &dyn Fn(&Placeholder) -> Option<String>) -> String {
         let mut out = String::new();
@@ -417,6 +439,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
             });
         }
     }
+    exec_named(&mut analysis, &templates, argv);
     analysis.trace_prompt(1);
     // The directory a program takes code from (`make -C DIR`): what reaches it is weighed
     // by `config::command` (`directories`).
@@ -436,6 +459,59 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         }
     }
     analysis
+}
+
+/// The files an `exec:` command writes whose name a value makes, the copies into a
+/// directory keeping a name a value picks, and an extraction of an archive a value picks, as
+/// in `shell:` (`filed::named`).
+fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[String]) {
+    let parts: Vec<Option<(Vec<u8>, Vec<u8>)>> = templates
+        .iter()
+        .map(|t| {
+            t.as_ref()
+                .filter(|t| t.has_placeholders())
+                .map(Template::name_parts)
+        })
+        .collect();
+    let heads: Vec<Vec<u8>> = argv
+        .iter()
+        .zip(&parts)
+        .map(|(a, p)| match p {
+            Some((dir, _)) => [dir.as_slice(), filed::EXPANDED].concat(),
+            None => a.as_bytes().to_vec(),
+        })
+        .collect();
+    let heads: Vec<Option<&[u8]>> = heads.iter().map(|h| Some(h.as_slice())).collect();
+    let holes = |i: usize| -> Vec<Read> {
+        templates[i]
+            .iter()
+            .flat_map(|t| t.placeholders().map(|(p, _)| Read::Hole(p.clone())))
+            .collect()
+    };
+    let mut notes = reread::Notes::new(b"");
+    for n in filed::named::named_at(&heads) {
+        if let Some((dir, tail)) = &parts[n.at] {
+            let dir = dir.get(n.from..).unwrap_or_default();
+            filed::named::note_named(&mut notes, 0, (dir, tail), holes(n.at), n.writer);
+        }
+    }
+    let globs: Vec<Option<Vec<u8>>> = parts
+        .iter()
+        .map(|p| p.as_ref().and_then(|(d, t)| filed::named::glob(d, t)))
+        .collect();
+    for source in filed::named::copied(&heads, &globs) {
+        notes.reread(
+            0,
+            filed::named::COPIED_NAME,
+            Rereading::Written,
+            holes(source),
+        );
+    }
+    if filed::named::extracts(&heads) {
+        let reads = (1..argv.len()).flat_map(holes).collect();
+        notes.reread(0, filed::named::UNPACKED, Rereading::Unpacked, reads);
+    }
+    analysis.rereads.append(&mut notes.analysis.rereads);
 }
 
 /// `exec: [env, "NAME={{ v }}", prog, …]`: the environment of what `env` starts, as in

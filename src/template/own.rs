@@ -36,11 +36,22 @@ pub const FOUND_PROGRAM: &str = "a test of `find` whose matches `-exec {}` runs 
 pub const SIGNALLED: &str = "the processes `kill`, `pkill`, `pgrep` or `killall` picks (its \
                              words after its name)";
 pub const CURL_FILE: &str = "the file name of a form field `curl -F name=@FILE` (or `<FILE`)";
-pub const NAMED_BY_URL: &str = "the url of a download that names its file after it in the \
-                                working directory (`curl -O`, `wget URL`, `git clone URL`): \
-                                give it a directory of its own (`wget -P /srv/downloads`, \
-                                `curl --output-dir /srv/downloads -O`, `git clone URL \
-                                /srv/repos/NAME`) or a name (`-o /srv/page.txt`)";
+pub const NAMED_BY_URL: &str = "the url of a download that names its file after it (`curl \
+                                -O`, `-J`, `--remote-name-all`, `wget URL`, \
+                                `--content-disposition`, `git clone URL`), in the working \
+                                directory or whatever directory `--output-dir` or `-P` names: \
+                                the url, or the server, picks the name there \
+                                (`.bash_profile`, a table in `/etc/cron.d`, `config.yaml`); \
+                                name the file yourself, with a data ending after the value \
+                                (`curl -o /srv/downloads/{{ name }}.mp3 {{ url }}`, `wget -O \
+                                /srv/downloads/song.mp3 {{ url }}`), or give `git clone` a \
+                                directory (`git clone {{ url }} /srv/repos/NAME`)";
+pub const GIT_DIR: &str = "the url of `git clone URL DIR` into a directory programs load \
+                           code from: a hidden one or one below it (`~/.vim/pack/…/start/x`, \
+                           whose plugins vim runs), a home directory itself (its \
+                           `.bashrc`), or one under `/etc`, `/usr`, … (the repository \
+                           names the files); clone into a directory of its own that \
+                           nothing loads code from (`/srv/repos/NAME`)";
 pub const CURL_URLENCODE: &str = "the data of `curl --data-urlencode` with no `=` written in \
                                   it, where `name@FILE` (an address, a url with a user) makes \
                                   curl read FILE and send it: write the name and `=` before \

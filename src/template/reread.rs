@@ -72,8 +72,16 @@ pub enum Rereading {
     Selection,
     /// As the whole path of a file a trusted program writes (`curl -o`, `wget -O`, `sort
     /// -o`): the value picks any file, such as the config in the working directory or a
-    /// table cron runs.
+    /// table cron runs. Also the name of any file a value makes that the author's text
+    /// does not fix as data (`filed::named`), and the name a copy into a directory keeps.
     Written,
+    /// As a part of a written file's name the author fixed as data (`/srv/dl/{{ name }}.mp3`,
+    /// `filed::named`): a value holding `/` picks a directory below the author's, a hidden one
+    /// too (`.bashrc.d/x`, whose files some systems' bash sources whatever their ending).
+    Below,
+    /// As an archive an extraction unpacks (`curl URL | tar -x`, `unzip FILE`): the archive
+    /// names the files written and holds what they hold.
+    Unpacked,
 }
 
 impl Rereading {
@@ -144,7 +152,17 @@ impl Rereading {
             Rereading::Written => {
                 "picks the file the program writes, any the command may write (actiond's \
                  config in the working directory, a table cron runs, a profile), with what it \
-                 downloads or sorts in it"
+                 downloads, sorts or prints in it"
+            }
+            Rereading::Below => {
+                "may hold `/` and so pick a directory below the one written, a hidden one too \
+                 (`.bashrc.d/x`: some systems' bash sources every file of `~/.bashrc.d`, \
+                 whatever its ending)"
+            }
+            Rereading::Unpacked => {
+                "picks the files the extraction writes and what they hold: any name below its \
+                 directory (`.bashrc`, `.ssh/authorized_keys`, a script a service runs), and \
+                 whatever its program does with a file it finds (a plugin, a hook)"
             }
             Rereading::Selection => {
                 "picks what the program acts on among all it knows: any unit of systemd \
@@ -230,9 +248,26 @@ impl Rereading {
                  give the argument `choices:` (the files you mean)"
             }
             Rereading::Written => {
-                "write a directory of your own before the value (`curl -o \
-                 /srv/downloads/{{ name }}`: a value then stays below it, one that holds `..` \
-                 is refused), or give the argument `choices:` (the files you mean)"
+                "write a directory of your own before the value and a data ending after it, \
+                 in the last segment (`curl -o /srv/downloads/{{ name }}.mp3`, `> \
+                 /srv/reports/{{ day }}.txt`: a value then stays below the directory, one \
+                 that holds `..` is refused, and the file holds data), or write the name out \
+                 (`-o /srv/downloads/song.mp3`), or give the argument `choices:` (the files \
+                 you mean); a download the url names (`curl -O`, `wget URL`, `wget -P DIR`) \
+                 and a copy into a directory (`mv {{ filepath }} /srv/inbox/`) need such a \
+                 name too (`-o /srv/downloads/{{ name }}.mp3`, `mv {{ filepath }} \
+                 /srv/inbox/upload.pdf`); the data endings are listed in docs/arguments.md"
+            }
+            Rereading::Below => {
+                "give the argument a type whose values hold no `/` (`ascii_identifier`, \
+                 `ascii_sentence`, `unicode_identifier`, `int`, `datetime`) or `choices:`, or write the \
+                 whole name out"
+            }
+            Rereading::Unpacked => {
+                "keep the archive as a file (`curl -o /srv/downloads/{{ name }}.tar.gz \
+                 {{ url }}`: an archive is data until extracted) and extract it yourself, or \
+                 list what it holds (`tar -tzf`); actiond cannot know what the names an \
+                 archive carries will be read as, whatever directory it is extracted into"
             }
             Rereading::Selection => {
                 "give the argument `choices:` (the units or commands you mean), or write the \

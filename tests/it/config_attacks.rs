@@ -355,18 +355,23 @@ actions:
   - title: chosen
     shell: curl -fsSL -o {{ name }} https://example.com/feed.xml
     arguments: [{name: name, choices: [{value: /srv/feed.xml}], rejectNull: true}]
+  - title: download below with an ending
+    shell: curl -fsSL -o /srv/downloads/{{ name }}.pdf {{ url }}
+    arguments: [{name: name, type: ascii_identifier}, {name: url, type: url}]
 ";
     assert_refusals(
         yaml,
         &[
-            ("actions[0].shell", "a file curl writes"),
+            ("actions[0].shell", "a value makes"),
             (
                 "actions[0].shell",
                 "write a directory of your own before the value",
             ),
-            ("actions[1].shell", "a file or directory wget writes"),
+            ("actions[1].shell", "a value makes"),
+            // No data ending after the value (`filed::named`): `.bash_profile` below it.
+            ("actions[2].shell", "`/srv/downloads/…`"),
         ],
-        &["actions[2]", "actions[3]"],
+        &["actions[3]", "actions[4]"],
     );
 }
 
@@ -774,20 +779,16 @@ actions:
             ("actions[9].shell", "names its file after it"),
             ("actions[10].shell", "names its file after it"),
             ("actions[11].shell", "names its file after it"),
+            // fe30s F1: a directory of its own does not stop the url picking the name.
+            ("actions[12].shell", "names its file after it"),
+            ("actions[13].shell", "names its file after it"),
             (
                 "actions[15].shell",
                 "runs as code `/tmp/radio.txt`, a file named as data",
             ),
             ("actions[16].shell", "runs as code `/srv/state.json`"),
         ],
-        &[
-            "actions[6]",
-            "actions[7]",
-            "actions[8]",
-            "actions[12]",
-            "actions[13]",
-            "actions[14]",
-        ],
+        &["actions[6]", "actions[7]", "actions[8]", "actions[14]"],
     );
 }
 
@@ -859,13 +860,14 @@ actions:
             ("actions[10].shell", "`/etc/default/greeter`"),
             ("actions[11].shell", "`/etc/default/greeter`"),
             ("actions[12].shell", "`/etc/default/greeter`"),
+            // fe30s F1: `-P` does not stop the urls picking the names.
+            ("actions[9].shell", "the urls in `queue.txt`"),
             ("actions[14].shell", "prints of the environment"),
         ],
         &[
             "actions[6]",
             "actions[7]",
             "actions[8]",
-            "actions[9]",
             "actions[13]",
             "actions[15]",
         ],

@@ -94,8 +94,9 @@ const ROWS: &[Row] = &[
         false,
     ),
     (
-        "echo hi > f && tar -cf a.tar f && tar -xf a.tar --to-command='cat >/dev/null; echo \
-         \"$ACTIOND_ARG_V\"'; echo {{ v }}",
+        // (`a.tarball`: an archive named as data, `a.tar`, may hold what any press fetched.)
+        "echo hi > f && tar -cf a.tarball f && tar -xf a.tarball --to-command='cat >/dev/null; \
+         echo \"$ACTIOND_ARG_V\"'; echo {{ v }}",
         "$(touch MARK)",
         Quoting::Single,
         false,

@@ -218,7 +218,7 @@ fn an_unquoted_variable_of_an_argument_is_refused_where_its_value_may_split() {
         "x=$NAME; rm -f \"$x\"",
         "rm -f {{ name }} $NAMES",
         "x=\"$NAME\"; rm -- \"$x\"",
-        "x={{ name }}; cp \"$x\" \"/tmp/$x.bak\"",
+        "x={{ name }}; cp \"$x\" \"/tmp/$x.txt\"",
         "set -- \"$NAME\"; rm -- \"$1\" \"$@\"",
         "for x in \"$NAME\"; do rm -- \"$x\"; done",
         "read -r x <<E\n\n$NAME\n\nE\n\nrm -- \"$x\"",
@@ -488,7 +488,7 @@ fn exec_is_preferred_over_shell() {
 #[test]
 fn a_file_trigger_lets_the_command_name_the_file() {
     let (c, _) = ok(
-        "actions:\n  - {title: x, shell: 'mv -- {{ filepath }} /done/{{ filename }}', execOnFileCreatedInDir: /in}\n",
+        "actions:\n  - {title: x, shell: 'mv -- {{ filepath }} /done/{{ filename }}.txt', execOnFileCreatedInDir: /in}\n",
     );
     assert_eq!(c.actions[0].arguments.len(), 5);
     // Without a file trigger the same placeholders name nothing.

@@ -17,6 +17,8 @@ fn values(int: bool, chosen: bool) -> Values {
     if chosen {
         v.chosen.insert("a".into());
     }
+    // Text that holds no `/` (a name inside a path the author fixes: `filed::named`).
+    v.no_slash.insert("a".into());
     v.variables
         .insert("ACTIOND_ARG_A".into(), ("a".into(), false));
     v.variables.insert("A".into(), ("a".into(), true));
@@ -51,29 +53,26 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
             Some("`curl -K`"),
         ),
         // A file the program writes, named by the value from its start.
-        ("curl -o {{ a }} https://x", Some("a file curl writes")),
-        ("curl -fsSLo {{ a }} https://x", Some("a file curl writes")),
+        ("curl -o {{ a }} https://x", Some("a value makes")),
+        ("curl -fsSLo {{ a }} https://x", Some("a value makes")),
+        ("curl --output={{ a }} https://x", Some("a value makes")),
+        ("curl -c {{ a }} https://x", Some("a value makes")),
+        // (`filed::named`: the author fixes a data ending after the value.)
         (
-            "curl --output={{ a }} https://x",
-            Some("a file curl writes"),
-        ),
-        ("curl -c {{ a }} https://x", Some("a file curl writes")),
-        ("curl -o /srv/downloads/{{ a }} https://x", None),
-        ("curl -o /srv/downloads/{{ a }}.bin https://x", None),
-        (
-            "wget -O {{ a }} https://x",
-            Some("a file or directory wget writes"),
+            "curl -o /srv/downloads/{{ a }} https://x",
+            Some("a value makes"),
         ),
         (
-            "wget -qO{{ a }} https://x",
-            Some("a file or directory wget writes"),
+            "curl -o /srv/downloads/{{ a }}.bin https://x",
+            Some("a value makes"),
         ),
-        (
-            "wget -P {{ a }} https://x",
-            Some("a file or directory wget writes"),
-        ),
-        ("wget -O /srv/in/{{ a }} https://x", None),
-        ("sort -o {{ a }} /srv/list.txt", Some("the file `sort -o`")),
+        ("curl -o /srv/downloads/{{ a }}.pdf https://x", None),
+        ("wget -O {{ a }} https://x", Some("a value makes")),
+        ("wget -qO{{ a }} https://x", Some("a value makes")),
+        ("wget -P {{ a }} https://x", Some("a value makes")),
+        ("wget -O /srv/in/{{ a }} https://x", Some("a value makes")),
+        ("wget -O /srv/in/{{ a }}.jpg https://x", None),
+        ("sort -o {{ a }} /srv/list.txt", Some("a value makes")),
         ("sort -u /srv/list.txt -o /srv/{{ a }}.txt", None),
         ("curl -T {{ a }} https://x/up", Some("a file curl sends")),
         ("curl -sT{{ a }} https://x/up", Some("a file curl sends")),
@@ -165,9 +164,11 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
         ("tar -czf {{ a }} /srv", Some("`tar -f`")),
         ("tar --file={{ a }} -c /srv", Some("`tar -f`")),
         ("tar -czf /backup/{{ a }}.tgz /srv", None),
-        ("tar --force-local -czf {{ a }} /srv", None),
+        // (The archive tar writes, named by a value: `filed::named`.)
+        ("tar --force-local -czf {{ a }} /srv", Some("a value makes")),
         ("tar -czf /backup/x.tgz -C /srv -- {{ a }}", None),
-        ("tar -xzf /backup/x.tgz -C /srv", None),
+        // (An archive named as data, `tar -xzf /backup/x.tgz`, is `filed::named`'s.)
+        ("tar --lzip -xf /backup/x.tar.lz -C /srv", None),
         // logger and mosquitto.
         ("logger -f {{ a }}", Some("copies into the log")),
         ("logger -t app -f{{ a }}", Some("copies into the log")),
@@ -308,7 +309,7 @@ fn the_forms_are_read_in_exec_too() {
         (&["ssh", "-o", "User={{ a }}", "h", "true"], false),
         (&["ssh", "-oUser={{ a }}", "h", "true"], false),
         (&["tar", "-cf", "{{ a }}", "/srv"], true),
-        (&["tar", "-cf", "/backup/{{ a }}", "/srv"], false),
+        (&["tar", "-cf", "/backup/{{ a }}.tar", "/srv"], false),
         (&["systemctl", "restart", "{{ a }}"], true),
         (&["systemctl", "restart", "app@{{ a }}.service"], false),
         (&["systemctl", "set-environment", "X={{ a }}"], true),

@@ -144,7 +144,7 @@ impl Command {
         } else {
             &[]
         };
-        let names = filed::written(&self.shapes(), targets);
+        let names = self.written_into(targets);
         if !names.is_empty() {
             out.push((self.start, names));
         }
@@ -299,15 +299,12 @@ impl Command {
             .collect();
         let data: Vec<Option<Vec<u8>>> = data.into_iter().map(|d| d.map(<[u8]>::to_vec)).collect();
         let data: Vec<Option<&[u8]>> = data.iter().map(Option::as_deref).collect();
-        filed::note(
-            notes,
-            &shapes,
-            &data,
-            &starts,
-            &self.targets,
-            reads,
-            self.start,
-        );
+        let names = if self.compound {
+            self.targets.clone()
+        } else {
+            self.written_into(&self.targets)
+        };
+        filed::note(notes, &shapes, &data, &starts, names, reads, self.start);
         // `BASH_ENV=notes.txt bash -c …`: a shell's start-up file.
         for w in &self.assignments {
             if let Some((name, does)) = w.value().and_then(|v| filed::settings_file(v, false)) {
@@ -339,6 +336,90 @@ impl Command {
         if self.compound {
             return Vec::new();
         }
-        filed::written(&self.shapes(), &self.targets)
+        self.written_into(&self.targets)
+    }
+
+    /// `filed::written` over the command's words, with `targets` as its redirections'.
+    fn written_into(&self, targets: &[Option<Vec<u8>>]) -> Vec<Option<Vec<u8>>> {
+        let words: Vec<&Word> = self.name_word.iter().chain(&self.args).collect();
+        let heads = self.heads();
+        let heads: Vec<Option<&[u8]>> = heads.iter().map(|h| h.as_deref()).collect();
+        // A name values alone make (`-o {{ name }}`, `-o /srv/dl/{{ name }}`) is weighed by
+        // `named` (an `int` or the author's `choices:` may pick it): what is written there
+        // is not followed further, as for a name that no value picks.
+        let globs: Vec<Option<Vec<u8>>> = words
+            .iter()
+            .map(|w| {
+                let values_only = w.vars.is_empty()
+                    && w.opaque.is_none()
+                    && w.computed.is_none()
+                    && w.stored.is_empty();
+                w.glob()
+                    .or_else(|| values_only.then(|| filed::EXPANDED.to_vec()))
+            })
+            .collect();
+        filed::written(&heads, &globs, targets)
+    }
+
+    /// The command's words from its name on as `filed` finds the files it writes in them:
+    /// plain text, or the text before the first expansion or value followed by
+    /// `filed::EXPANDED` (`-o/srv/dl/{{ name }}` is `-o/srv/dl/` and the mark).
+    pub(super) fn heads(&self) -> Vec<Option<Vec<u8>>> {
+        let words = self.name_word.iter().chain(&self.args);
+        words
+            .map(|w| match w.value() {
+                Some(v) => Some(v.to_vec()),
+                None => {
+                    let (dir, _) = w.name_parts(0);
+                    Some([dir, filed::EXPANDED].concat())
+                }
+            })
+            .collect()
+    }
+
+    /// The files the command writes whose name a value makes and the author's text does not
+    /// fix as data (`filed::named`), noted as places a value picks the file at; the copies
+    /// into a directory of a file a value picks, which keep its name; and an extraction of
+    /// an archive a value picks or fills.
+    pub(super) fn named(&self, notes: &mut Notes) {
+        if self.compound || self.name_word.is_none() {
+            return;
+        }
+        let words: Vec<&Word> = self.name_word.iter().chain(&self.args).collect();
+        let heads = self.heads();
+        let heads: Vec<Option<&[u8]>> = heads.iter().map(|h| h.as_deref()).collect();
+        for n in filed::named::named_at(&heads) {
+            let w = words[n.at];
+            filed::named::note_named(
+                notes,
+                w.start,
+                w.name_parts(n.from),
+                w.reads(false),
+                n.writer,
+            );
+        }
+        let globs: Vec<Option<Vec<u8>>> = words.iter().map(|w| w.glob()).collect();
+        for source in filed::named::copied(&heads, &globs) {
+            let w = words[source];
+            notes.reread(
+                w.start,
+                filed::named::COPIED_NAME,
+                Rereading::Written,
+                w.reads(false),
+            );
+        }
+        if filed::named::extracts(&heads) {
+            let mut reads: Vec<Read> = words.iter().skip(1).flat_map(|w| w.reads(false)).collect();
+            for w in words.iter().skip(1).filter_map(|w| w.value()) {
+                reads.extend(filed::data_in_word(w).map(Read::Stored));
+            }
+            reads.extend(self.input_reads(&notes.analysis));
+            notes.reread(
+                self.start,
+                filed::named::UNPACKED,
+                Rereading::Unpacked,
+                reads,
+            );
+        }
     }
 }

@@ -257,7 +257,7 @@ fn writers_inside_awk_sed_and_cp_from_stdin() {
 /// Each row: a command's words, and the files `written` finds it writes (`None`: any).
 fn assert_written(table: &[(&[&str], &[Option<&str>])]) {
     for (w, want) in table {
-        let got: Vec<Option<String>> = written(&words(w), &[])
+        let got: Vec<Option<String>> = written(&words(w), &[], &[])
             .into_iter()
             .map(|n| n.map(|n| String::from_utf8_lossy(&n).into_owned()))
             .collect();

@@ -600,7 +600,8 @@ impl<'a> Lexer<'a> {
                 // redirections follows: a word after it starts a command of its own to dash.
                 let n = if self.at(b"&>>") { 3 } else { 2 };
                 self.bump(n);
-                self.target(nest)?;
+                let word = self.target(nest)?;
+                self.write_target(cmd, &word);
                 cmd.both_streams = true;
                 *cmd_pos = false;
             }
@@ -722,9 +723,8 @@ impl<'a> Lexer<'a> {
             let word = self.target(nest)?;
             if op == Some(b'<') {
                 cmd.input(Input::File(word));
-            } else if word.value() != Some(&b"/dev/null"[..]) {
-                cmd.writes_file = true;
-                cmd.targets.push(word.value().map(<[u8]>::to_vec));
+            } else {
+                self.write_target(cmd, &word);
             }
             return Ok(());
         }
@@ -739,6 +739,19 @@ impl<'a> Lexer<'a> {
         self.notes
             .reread(word.start, "the target of `>&`", how, word.reads(false));
         Ok(())
+    }
+
+    /// The file of `>`, `>>`, `>|` or `&>` (`word`): the command writes into it, and,
+    /// whatever it writes, a value may pick it (`filed::named`).
+    fn write_target(&mut self, cmd: &mut Command, word: &Word) {
+        if word.value() == Some(&b"/dev/null"[..]) {
+            return;
+        }
+        cmd.writes_file = true;
+        cmd.targets
+            .push(word.value().map(<[u8]>::to_vec).or_else(|| word.glob()));
+        let (reads, parts) = (word.reads(false), word.name_parts(0));
+        filed::named::note_named(&mut self.notes, word.start, parts, reads, "`>`");
     }
 
     /// The file word of a redirection.

@@ -5,7 +5,7 @@
 
 use super::super::reread::Rereading;
 use super::option_words;
-use super::{Found, NAMED_BY_URL};
+use super::{Found, GIT_DIR, NAMED_BY_URL};
 
 /// The words of curl's data options where a value may start what curl reads as `@FILE`: the
 /// whole word of `-d`, `--data`, `--data-binary`, `--data-ascii`, `--json` and `-H` (known
@@ -43,10 +43,12 @@ pub(super) fn curl_urlencoded(values: &[Option<&[u8]>], texts: &[&[u8]], i: usiz
 }
 
 /// The words that start with a value where the program names the file it writes after the
-/// url (`curl -O`/`-J` without `--output-dir`, `wget` without `-O` or `-P`, `git clone URL`
-/// without a directory): in the working directory, actiond's config directory unless the
-/// action sets another, the value picks the name (`config.yaml`, an overlay's
-/// `config.d/…`, `.curlrc`). Read as `Rereading::Written`.
+/// url: `curl -O`/`-J`/`--remote-name-all` and `wget URL` (no `-O`), in whatever directory
+/// `--output-dir` or `-P` names (the url, or the server with `-J`/`--content-disposition`,
+/// picks the name there: `.bash_profile`, a table in `/etc/cron.d`, `config.yaml` in the
+/// working directory), and `git clone URL` with no directory, or into one programs load
+/// code from (`git_dir`: hidden, a home directory, `/etc`…, where the repository's files
+/// are a plugin or a profile). Read as `Rereading::Written`.
 pub(super) fn named_by_url(
     values: &[Option<&[u8]>],
     texts: &[&[u8]],
@@ -56,54 +58,30 @@ pub(super) fn named_by_url(
     let words = &values[i + 1..];
     let has = |f: &dyn Fn(&[u8]) -> bool| words.iter().flatten().any(|w| f(w));
     let bundle = |w: &[u8], c: u8| w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w.contains(&c);
+    let mut place = NAMED_BY_URL;
     let named = match program {
         b"curl" => {
             has(&|w| bundle(w, b'O') || bundle(w, b'J'))
                 || has(&|w| w.starts_with(b"--remote-name") || w == b"--remote-header-name")
         }
-        b"wget" => {
-            !has(&|w| bundle(w, b'O') || bundle(w, b'P'))
-                && !has(&|w| {
-                    w.starts_with(b"--output-document") || w.starts_with(b"--directory-prefix")
-                })
-        }
+        b"wget" => !has(&|w| bundle(w, b'O')) && !has(&|w| w.starts_with(b"--output-document")),
         // `git clone URL` with no directory after it: the first word after `clone` and its
         // options is the url, and nothing follows it.
         _ => {
             let Some(c) = words.iter().position(|w| *w == Some(&b"clone"[..])) else {
                 return Vec::new();
             };
-            const TAKES: &[&[u8]] = &[
-                b"-b",
-                b"-o",
-                b"-u",
-                b"-c",
-                b"-j",
-                b"--branch",
-                b"--origin",
-                b"--upload-pack",
-                b"--config",
-                b"--jobs",
-                b"--depth",
-                b"--reference",
-                b"--filter",
-                b"--template",
-                b"--separate-git-dir",
-                b"--shallow-since",
-                b"--shallow-exclude",
-                b"--server-option",
-                b"--bundle-uri",
-            ];
-            let rest = &words[c + 1..];
-            let operands = (0..rest.len())
-                .filter(|&k| rest[k].is_none_or(|w| !w.starts_with(b"-")))
-                .filter(|&k| k == 0 || !rest[k - 1].is_some_and(|p| TAKES.contains(&p)))
-                .count();
-            operands == 1
+            let operands = super::super::filed::named::clone_operands(&words[c + 1..]);
+            if operands.len() == 2
+                && let Some(dir) = words[c + 1 + operands[1]]
+                && !git_dir(dir)
+            {
+                place = GIT_DIR;
+            }
+            operands.len() == 1 || place == GIT_DIR
         }
     };
-    let free = |w: &[u8]| w.starts_with(b"--output-dir") || w.starts_with(b"--directory-prefix");
-    if !named || has(&free) {
+    if !named {
         return Vec::new();
     }
     // A short option's value is not the url (`wget -e CMD`, `curl -H TEXT`): its own rules
@@ -118,12 +96,28 @@ pub(super) fn named_by_url(
         .filter(|&j| !option_value(values, j, takes))
         .map(|j| Found {
             at: j,
-            place: NAMED_BY_URL,
+            place,
             how: Rereading::Written,
             env: None,
             leading: false,
         })
         .collect()
+}
+
+/// Whether `git clone URL DIR` may fill `dir` (written out) with what the url serves: not a
+/// hidden directory or one below one (`~/.vim/pack/…/start/x`, whose plugins vim runs), not
+/// a home directory itself (`/home/pi`, `/root`, `~`), nothing under `/etc`, `/usr`, …
+/// (`filed::named::area`).
+fn git_dir(dir: &[u8]) -> bool {
+    let d = dir.strip_suffix(b"/").unwrap_or(dir);
+    let home = d == b"~"
+        || d == b"/root"
+        || d.starts_with(b"$HOME") && d.len() == 5
+        || d.strip_prefix(b"/home/")
+            .is_some_and(|u| !u.is_empty() && !u.contains(&b'/'));
+    let mut with = d.to_vec();
+    with.push(b'/');
+    !home && !d.starts_with(b"$") && super::super::filed::named::area(&with)
 }
 
 /// Whether word `j` is the value of the option before it: a short option whose last letter

@@ -1,0 +1,420 @@
+//! The name of a file a value makes, whatever the program writes into it. A placeholder,
+//! `$ACTIOND_ARG_X` or a variable copied from one inside the path of a written file picks
+//! the file: `journalctl > {{ path }}` writes the journal into `/etc/cron.d/job`, `curl -o
+//! /home/pi/{{ name }}` a download into `.bash_profile`. Such a name is known to hold data
+//! only when the author's own text fixes it (`fixed`): a data ending written after the last
+//! value, in the last path segment (`/srv/dl/{{ name }}.txt`), and a directory written
+//! before the first value that is no area programs load every file of (`/etc/…`, a hidden
+//! directory, `/etc/cron.d/{{ n }}.txt` stays refused). A value cannot climb out of that
+//! directory: a `..` in a path a value makes is refused at the press (`paths`).
+//!
+//! The writers are listed once (`named_at`): the files a program writes what it reads or
+//! fetches into (`output_files`: `curl -o`, `wget -O`, `sort -o`, `tee`, `dd of=`, …), and
+//! those it writes something else into (`find -fprint`, `git diff --output`, `git archive
+//! -o`, `git format-patch -o DIR`, `git bundle create`, `ssh -E`, the destination of `cp`,
+//! `mv`, `ln`, `install`); redirections (`>`, `>>`, `>|`, `&>`) are the lexer's, checked
+//! here too. Two more ways a value picks a name: a copy into a directory keeps its source's
+//! name (`mv {{ filepath }} /home/pi/` moves an upload named `.bash_profile`), and an
+//! archive a value picks or fills names the files its extraction writes (`curl {{ url }} |
+//! tar -x`, `unzip {{ file }}`): both noted for `judge`, never weighed here.
+
+use super::{EXPANDED, base, by_convention, copy, data_file, programs};
+use crate::template::reread::{Notes, Read, Rereading};
+
+/// The data endings a name a value makes may be fixed by (`data_file`'s).
+use super::ENDINGS;
+
+/// Whether a file named `dir` VALUE `tail` (the author's text before the first value, and
+/// after the last) is known to hold data whatever the values: `tail` fixes a data ending in
+/// the last path segment, and `dir` is written and no area whose files are loaded as code.
+pub fn fixed(dir: &[u8], tail: &[u8]) -> bool {
+    if !area(dir) {
+        return false;
+    }
+    if tail.contains(&b'/') {
+        // The last segments are all the author's (`{{ d }}/notes.txt`).
+        let mut name = b"x/".to_vec();
+        name.extend_from_slice(tail);
+        return data_file(&name);
+    }
+    !by_convention(tail) && ENDINGS.iter().any(|e| tail.ends_with(e))
+}
+
+/// Whether the directory text `dir` written before a value (`/srv/dl/`, `/srv/dl/song-`)
+/// keeps the file out of the areas programs load every file of: it is written (a value that
+/// starts the path picks any directory), not under `/etc`, `/boot`, `/usr`, `/lib`,
+/// `/var/spool`, no hidden directory or name (`/home/pi/.config/`, `/home/pi/.bashrc-`), no
+/// directory run by convention (`/.config/autostart/`), no `..`.
+pub fn area(dir: &[u8]) -> bool {
+    const SYSTEM: &[&[u8]] = &[b"/etc", b"/boot", b"/usr", b"/lib", b"/var/spool"];
+    // The last segment is the start of the name the value goes on (`/home/pi/.`).
+    let last = dir.rsplit(|&c| c == b'/').next().unwrap_or_default();
+    let hidden = last.starts_with(b".")
+        || dir
+            .split(|&c| c == b'/')
+            .any(|s| s.first() == Some(&b'.') && s != b"." && s != b"..");
+    !dir.is_empty()
+        && !dir.starts_with(b"-")
+        && !hidden
+        && !dir.split(|&c| c == b'/').any(|s| s == b"..")
+        && !SYSTEM.iter().any(|d| dir.starts_with(d))
+        && !by_convention(dir)
+}
+
+/// The name a file made of `dir`, a value and `tail` is matched by (`filed::same`), when
+/// `fixed` holds: `/srv/dl/*.txt`.
+pub fn glob(dir: &[u8], tail: &[u8]) -> Option<Vec<u8>> {
+    fixed(dir, tail).then(|| [dir, b"*", tail].concat())
+}
+
+/// Whether the file name `pattern` (`/srv/dl/*.txt`, as `glob` makes it) may be the file
+/// named `name`, by their last segments.
+pub fn matches(pattern: &[u8], name: &[u8]) -> bool {
+    let (p, n) = (base(pattern), base(name));
+    match p.iter().position(|&c| c == b'*') {
+        Some(at) => {
+            let (before, after) = (&p[..at], &p[at + 1..]);
+            n.len() >= before.len() + after.len() && n.starts_with(before) && n.ends_with(after)
+        }
+        None => p == n,
+    }
+}
+
+/// How a word of a command names a file written: at which byte its name starts (after
+/// `-o`, `of=`, `--output=`), and what writes it (for the refusal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Named {
+    pub at: usize,
+    pub from: usize,
+    pub writer: &'static str,
+}
+
+/// Every word of a command (`words` from its name on, `None` where an expansion or a value
+/// makes one) that names a file the command writes, whatever it writes there: `output_files`'
+/// (what it reads or fetches), `tee`'s, `dd of=`, `sponge`, and the files and directories a
+/// program writes something else into (`find -fprint`, git's `--output`, `ssh -E`, a copy's
+/// destination).
+pub fn named_at(words: &[Option<&[u8]>]) -> Vec<Named> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let program = words[k].map(base);
+    let mut out: Vec<Named> = super::tee_targets(words)
+        .into_iter()
+        .map(|at| named(at, 0, "`tee`"))
+        .collect();
+    out.extend(
+        super::output_at(words, program)
+            .into_iter()
+            .map(|(at, from)| {
+                let writer = match program {
+                    Some(b"curl") => "curl (`-o`, `-D`, `-c`, `--trace`, `--stderr`, …)",
+                    Some(b"wget") => "wget (`-O`, `-o`, `-a`, `--save-cookies`, …)",
+                    Some(b"dd") => "`dd of=`",
+                    _ => "the program",
+                };
+                named(at, from, writer)
+            }),
+    );
+    let option = |short: &[&[u8]], long: &[&[u8]], writer| options(words, k, short, long, writer);
+    match program {
+        Some(b"find") => out.extend(option(
+            &[b"-fprint", b"-fprint0", b"-fprintf", b"-fls"],
+            &[],
+            "`find -fprint`/`-fls`",
+        )),
+        Some(b"ssh" | b"scp" | b"sftp") => out.extend(ssh(words, k)),
+        Some(b"split" | b"tar" | b"gtar" | b"bsdtar") => out.extend(parts(words, k)),
+        Some(b"wget") => out.extend(option(
+            &[b"-P"],
+            &[b"--directory-prefix"],
+            "wget (`-P`, its directory)",
+        )),
+        Some(b"curl") => out.extend(option(&[], &[b"--output-dir"], "curl (`--output-dir`)")),
+        Some(b"git") => out.extend(git(words, k)),
+        _ => {}
+    }
+    if let Some(c) = copy(words)
+        && let Some(at) = c.dest_at
+    {
+        out.push(named(
+            at,
+            c.dest_from,
+            "the copy (`cp`, `mv`, `ln`, `install`)",
+        ));
+    }
+    out
+}
+
+/// The operands of `git clone` (`words` after `clone`): the url and the directory.
+pub fn clone_operands(rest: &[Option<&[u8]>]) -> Vec<usize> {
+    const TAKES: &[&[u8]] = &[
+        b"-b",
+        b"-o",
+        b"-u",
+        b"-c",
+        b"-j",
+        b"--branch",
+        b"--origin",
+        b"--upload-pack",
+        b"--config",
+        b"--jobs",
+        b"--depth",
+        b"--reference",
+        b"--filter",
+        b"--template",
+        b"--separate-git-dir",
+        b"--shallow-since",
+        b"--shallow-exclude",
+        b"--server-option",
+        b"--bundle-uri",
+    ];
+    (0..rest.len())
+        .filter(|&k| rest[k].is_none_or(|w| !w.starts_with(b"-")))
+        .filter(|&k| k == 0 || !rest[k - 1].is_some_and(|p| TAKES.contains(&p)))
+        .collect()
+}
+
+/// The files `split` (at word `k`) writes, `PREFIXaa`, `PREFIXab`, … (its prefix: a value
+/// there needs a data ending the author cannot write after it, so it is refused), and the
+/// archive `tar -c -f FILE` writes (any mode but extraction: `c`, `r`, `u`, `A`).
+fn parts(words: &[Option<&[u8]>], k: usize) -> Vec<Named> {
+    let mut out = Vec::new();
+    if words[k].map(base) == Some(&b"split"[..]) {
+        let takes = |p: &[u8]| matches!(p, b"-l" | b"-b" | b"-n" | b"-C" | b"-a" | b"-t");
+        let operands: Vec<usize> = (k + 1..words.len())
+            .filter(|&j| words[j].is_none_or(|w| !w.starts_with(b"-") || w == b"-"))
+            .filter(|&j| !words[j - 1].is_some_and(takes))
+            .collect();
+        if let [_, .., last] = operands[..] {
+            out.push(named(last, 0, "`split` (its prefix)"));
+        }
+        return out;
+    }
+    if extracts(words) {
+        return out;
+    }
+    let writer = "`tar -f` (the archive it writes)";
+    out.extend(options(words, k, &[b"-f"], &[b"--file"], writer));
+    // A bundle ending in `f` (`-czf FILE`, `czf FILE` first) takes the next word.
+    let bundles = words.iter().enumerate().skip(k + 1);
+    for (j, w) in bundles.filter_map(|(j, w)| w.map(|w| (j, w))) {
+        let bundle = w.len() > 2 && !w.starts_with(b"--") && w.ends_with(b"f");
+        if bundle && (w.starts_with(b"-") || j == k + 1) && j + 1 < words.len() {
+            out.push(named(j + 1, 0, writer));
+        }
+    }
+    out
+}
+
+/// The files ssh (at word `k`) writes: its log (`-E FILE`) and the hosts' keys it adds
+/// (`-o UserKnownHostsFile=FILE`).
+fn ssh(words: &[Option<&[u8]>], k: usize) -> Vec<Named> {
+    let mut out = options(words, k, &[b"-E"], &[], "`ssh -E` (its log)");
+    // `-o UserKnownHostsFile=FILE`: ssh adds the host's key to it.
+    const KNOWN: &[u8] = b"UserKnownHostsFile=";
+    for j in k + 1..words.len() {
+        let Some(w) = words[j] else { continue };
+        let at = match w.strip_prefix(b"-o") {
+            Some(b"") => j + 1,
+            Some(_) => j,
+            None => continue,
+        };
+        let from = if at == j { 2 } else { 0 };
+        if let Some(Some(o)) = words.get(at)
+            && o.len() >= from + KNOWN.len()
+            && o[from..from + KNOWN.len()].eq_ignore_ascii_case(KNOWN)
+        {
+            out.push(named(at, from + KNOWN.len(), "ssh (`UserKnownHostsFile=`)"));
+        }
+    }
+    out
+}
+
+/// The files and directories git (at word `k`) writes: `--output`, `archive -o`,
+/// `format-patch -o DIR`, `bundle create FILE`, `clone URL DIR`, `submodule add URL PATH`.
+fn git(words: &[Option<&[u8]>], k: usize) -> Vec<Named> {
+    let mut out = options(
+        words,
+        k,
+        &[b"-o"],
+        &[b"--output", b"--output-directory"],
+        "git (`--output`, `archive -o`, `format-patch -o`)",
+    );
+    // `git submodule add URL PATH`: the directory it fills.
+    if let Some(c) = words[k..]
+        .windows(2)
+        .position(|w| w[0] == Some(&b"submodule"[..]) && w[1] == Some(&b"add"[..]))
+    {
+        let from = k + c + 2;
+        let operands = clone_operands(&words[from..]);
+        if let Some(&dir) = operands.get(1) {
+            out.push(named(from + dir, 0, "`git submodule add` (its directory)"));
+        }
+    }
+    // `git clone URL DIR`: the directory it fills.
+    if let Some(c) = words[k..].iter().position(|w| *w == Some(&b"clone"[..])) {
+        let from = k + c + 1;
+        let operands: Vec<usize> = clone_operands(&words[from..])
+            .into_iter()
+            .map(|j| from + j)
+            .collect();
+        if let Some(&dir) = operands.get(1) {
+            out.push(named(dir, 0, "`git clone` (its directory)"));
+        }
+    }
+    if let Some(c) = words[k..]
+        .windows(2)
+        .position(|w| w[0] == Some(&b"bundle"[..]) && w[1] == Some(&b"create"[..]))
+    {
+        let at = k + c + 2;
+        if let Some(at) = (at..words.len()).find(|&j| words[j].is_none_or(|w| !w.starts_with(b"-")))
+        {
+            out.push(named(at, 0, "`git bundle create`"));
+        }
+    }
+    out
+}
+
+fn named(at: usize, from: usize, writer: &'static str) -> Named {
+    Named { at, from, writer }
+}
+
+/// The words holding the value of the options `short` (`-E FILE`, `-EFILE` for a
+/// two-letter one) or `long` (`--output FILE`, `--output=FILE`) after word `k`.
+fn options(
+    words: &[Option<&[u8]>],
+    k: usize,
+    short: &[&[u8]],
+    long: &[&[u8]],
+    writer: &'static str,
+) -> Vec<Named> {
+    let mut out = Vec::new();
+    for j in k + 1..words.len() {
+        let Some(w) = words[j] else { continue };
+        if short.contains(&w) || long.contains(&w) {
+            if j + 1 < words.len() {
+                out.push(named(j + 1, 0, writer));
+            }
+            continue;
+        }
+        for l in long {
+            if w.starts_with(l) && w.get(l.len()) == Some(&b'=') {
+                out.push(named(j, l.len() + 1, writer));
+            }
+        }
+        for s in short.iter().filter(|s| s.len() == 2) {
+            if w.len() > 2 && w.starts_with(s) {
+                out.push(named(j, 2, writer));
+            }
+        }
+    }
+    out
+}
+
+/// Notes the file a command at `start` writes (by `writer`), named `dir` VALUE `tail`, as a
+/// place a value picks the file at when the author's text does not fix it (`fixed`): `reads`
+/// are what the name's word expands.
+pub fn note_named(
+    notes: &mut Notes,
+    start: usize,
+    (dir, tail): (&[u8], &[u8]),
+    reads: Vec<Read>,
+    writer: &str,
+) {
+    if reads.is_empty() {
+        return;
+    }
+    if fixed(dir, tail) {
+        let place = format!(
+            "a part of the name of the file {writer} writes, `{}…{}`, which the command fixes \
+             as data",
+            String::from_utf8_lossy(dir),
+            String::from_utf8_lossy(tail)
+        );
+        notes.reread(start, place, Rereading::Below, reads);
+        return;
+    }
+    let place = format!(
+        "the name of the file {writer} writes, `{}…{}`, which a value makes: the value may \
+         pick `/home/pi/.bash_profile`, a table in `/etc/cron.d` or the config actiond \
+         reloads, whatever is written there",
+        String::from_utf8_lossy(dir),
+        String::from_utf8_lossy(tail)
+    );
+    notes.reread(start, place, Rereading::Written, reads);
+}
+
+/// The place of a copy into a directory that keeps the name of a source a value picks.
+pub const COPIED_NAME: &str = "the source of a copy into a directory (`cp`, `mv`, `ln`, \
+                               `install` with `DIR/` or `-t DIR`, or a destination not named \
+                               as a data file), which keeps the source's name: a value (an \
+                               uploaded file's name) picks the file made there \
+                               (`.bash_profile`, `job` in `/etc/cron.d`)";
+
+/// The place of an archive a value picks or fills, which an extraction unpacks.
+pub const UNPACKED: &str = "the archive of an extraction (`tar -x`, `bsdtar -x`, `unzip`, \
+                            `cpio -i`, `7z x`), which a value picks or fills: the archive \
+                            names the files written (`.bashrc`, `.ssh/authorized_keys`, a \
+                            script a service runs) and holds what they hold";
+
+/// Whether the command (`words` from its name on) extracts an archive: `tar`, `bsdtar`,
+/// `busybox tar` with `x` in its first word of options or `--extract`/`--get`, `unzip`,
+/// `cpio` with `-i`/`--extract`, `7z`/`7za`/`7zr` `x` or `e`.
+pub fn extracts(words: &[Option<&[u8]>]) -> bool {
+    let Some(&k) = programs::chain(words).last() else {
+        return false;
+    };
+    let mut k = k;
+    if words[k].map(base) == Some(&b"busybox"[..]) {
+        k += 1;
+    }
+    let rest = words.get(k + 1..).unwrap_or_default();
+    let first = rest.iter().flatten().next().copied().unwrap_or_default();
+    let has = |f: &dyn Fn(&[u8]) -> bool| rest.iter().flatten().any(|w| f(w));
+    let bundle = |w: &[u8], c: u8| w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w.contains(&c);
+    match words.get(k).copied().flatten().map(base) {
+        Some(b"tar" | b"gtar" | b"bsdtar") => {
+            (!first.starts_with(b"-") && first.contains(&b'x'))
+                || has(&|w| bundle(w, b'x') || w == b"--extract" || w == b"--get")
+        }
+        Some(b"unzip" | b"funzip") => true,
+        Some(b"cpio") => has(&|w| bundle(w, b'i') || w == b"--extract"),
+        Some(b"7z" | b"7za" | b"7zr") => matches!(first, b"x" | b"e"),
+        _ => false,
+    }
+}
+
+/// The copies (`cp`, `mv`, `ln`, `install`, in `words` as `Command::heads` shows them,
+/// `globs` each word's `glob`) into what may be a directory, where the file made keeps the
+/// name of a source an expansion or a value makes: each such source's word. A destination
+/// named as a data file (written out, or `fixed`) is a file; `DIR/`, `-t DIR` and any other
+/// name may be a directory.
+pub fn copied(words: &[Option<&[u8]>], globs: &[Option<Vec<u8>>]) -> Vec<usize> {
+    let Some(c) = copy(words) else {
+        return Vec::new();
+    };
+    let Some(at) = c.dest_at else {
+        return Vec::new();
+    };
+    let dest: Option<Vec<u8>> = match c.dest {
+        Some(d) if d.ends_with(EXPANDED) => globs[at]
+            .as_ref()
+            .map(|g| g[c.dest_from.min(g.len())..].to_vec()),
+        d => d.map(<[u8]>::to_vec),
+    };
+    let file = dest
+        .as_deref()
+        .is_some_and(|d| !d.ends_with(b"/") && (data_file(d) || d.contains(&b'*')));
+    if file && !c.target {
+        return Vec::new();
+    }
+    c.sources_at
+        .iter()
+        .filter(|&&k| words[k].is_none_or(|w| w.ends_with(EXPANDED)))
+        .copied()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
