@@ -10,18 +10,35 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// `time` as local `YYYY-MM-DD HH:MM:SS`. Written digit by digit: every execution takes two
 /// of these, and `format!` with its padding cost about 2 500 instructions each against
 /// under 200 this way (callgrind, docs/PERFORMANCE.md).
+///
+/// The last second's text is kept and given again for the same second: a run's start and
+/// finish, and the next run's start, mostly fall in one second, and each `localtime_r` cost
+/// about 900 instructions (musl checks `TZ` in the environment on every call). The same
+/// second always gives the same text: neither C library reads the zone again once loaded
+/// (musl only if `TZ` changes, and actiond never sets it).
 pub fn local_datetime(time: SystemTime) -> String {
+    static LAST: std::sync::Mutex<Option<(libc::time_t, String)>> = std::sync::Mutex::new(None);
     let secs = match time.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_secs() as libc::time_t,
         Err(_) => 0,
     };
-    match local_tm(secs) {
+    let mut last = LAST
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((at, text)) = last.as_ref()
+        && *at == secs
+    {
+        return text.clone();
+    }
+    let text = match local_tm(secs) {
         Some(tm) => datetime(
             i64::from(tm.tm_year) + 1900,
             [tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec],
         ),
         None => String::new(),
-    }
+    };
+    *last = Some((secs, text.clone()));
+    text
 }
 
 /// `YYYY-MM-DD HH:MM:SS` from the year and the other five fields (each 0 to 99; a field
@@ -167,6 +184,26 @@ mod tests {
             (12345, [1, 2, 3, 4, 5], "12345-01-02 03:04:05"),
         ] {
             assert_eq!(datetime(year, fields), want);
+        }
+    }
+
+    #[test]
+    fn the_kept_second_gives_what_the_c_library_gives() {
+        // Seconds apart, then the same second again (the kept text), then back and forth:
+        // each the same as a fresh conversion.
+        let base = UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        for (i, offset) in [0, 0, 1, 1, 0, 86_400 * 180, 86_400 * 180, 59, 0]
+            .iter()
+            .enumerate()
+        {
+            let t = base + std::time::Duration::from_millis(offset * 1000 + i as u64 * 7);
+            let secs = t.duration_since(UNIX_EPOCH).unwrap().as_secs() as libc::time_t;
+            let tm = local_tm(secs).unwrap();
+            let fresh = datetime(
+                i64::from(tm.tm_year) + 1900,
+                [tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec],
+            );
+            assert_eq!(local_datetime(t), fresh, "call {i}");
         }
     }
 

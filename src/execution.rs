@@ -40,16 +40,47 @@ impl TrackingId {
         Some(TrackingId(id))
     }
 
-    /// A new random id.
+    /// A new random id: a UUIDv4 from the operating system's random bytes, taken 16 at a
+    /// time from a pool of `RANDOM_POOL` bytes refilled by one `getrandom` when spent (one
+    /// system call per run was `uuid::Uuid::new_v4`'s; the bytes are as unpredictable,
+    /// and each is used once).
     pub fn random() -> TrackingId {
         let mut buf = uuid::Uuid::encode_buffer();
-        let text = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buf);
+        let uuid = match random_16() {
+            Some(bytes) => uuid::Builder::from_random_bytes(bytes).into_uuid(),
+            None => uuid::Uuid::new_v4(),
+        };
+        let text = uuid.hyphenated().encode_lower(&mut buf);
         TrackingId::parse(text).expect("a UUID is a valid tracking id")
     }
 
     pub fn as_str(&self) -> &str {
         self.0.as_str()
     }
+}
+
+/// Random bytes kept for tracking ids: 16 runs' worth.
+const RANDOM_POOL: usize = 256;
+
+/// 16 random bytes from the pool (`TrackingId::random`), refilled from the operating
+/// system when spent; `None` if it cannot be.
+fn random_16() -> Option<[u8; 16]> {
+    static POOL: std::sync::Mutex<([u8; RANDOM_POOL], usize)> =
+        std::sync::Mutex::new(([0; RANDOM_POOL], RANDOM_POOL));
+    let mut pool = POOL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (bytes, used) = &mut *pool;
+    if *used == RANDOM_POOL {
+        getrandom::fill(bytes).ok()?;
+        *used = 0;
+    }
+    let mut out = [0; 16];
+    out.copy_from_slice(&bytes[*used..*used + 16]);
+    // Spent bytes are not kept.
+    bytes[*used..*used + 16].fill(0);
+    *used += 16;
+    Some(out)
 }
 
 impl std::ops::Deref for TrackingId {

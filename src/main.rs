@@ -4,6 +4,8 @@
 //! 1: could not start). What the command line prints goes through `console`, so a reader
 //! that stops early (`| head -1`) ends it quietly.
 
+#[cfg(any(target_env = "musl", test))]
+mod allocator;
 mod cli;
 mod console;
 mod notify;
@@ -15,10 +17,11 @@ use actiond::config::{self, LogLevel, Source};
 use console::Console;
 use tracing::{error, info};
 
-/// The static musl build allocates with dlmalloc (why: Cargo.toml, beside the dependency).
+/// The static musl build allocates with dlmalloc (why: Cargo.toml, beside the dependency),
+/// behind a lock of std's (`allocator`).
 #[cfg(target_env = "musl")]
 #[global_allocator]
-static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+static ALLOCATOR: allocator::Allocator = allocator::Allocator;
 
 fn main() -> ExitCode {
     let mut console = Console::new();

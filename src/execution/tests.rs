@@ -205,6 +205,21 @@ fn tracking_ids() {
 }
 
 #[test]
+fn random_ids_stay_distinct_version_4_uuids_across_refills_of_the_pool() {
+    // Several pools' worth: every id a v4 UUID (RFC 4122 variant), none repeated.
+    let ids: Vec<TrackingId> = (0..3 * super::RANDOM_POOL / 16 + 5)
+        .map(|_| TrackingId::random())
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    for id in &ids {
+        let uuid = uuid::Uuid::parse_str(id).unwrap();
+        assert_eq!(uuid.get_version_num(), 4);
+        assert_eq!(uuid.get_variant(), uuid::Variant::RFC4122);
+        assert!(seen.insert(id.to_string()), "{id} repeated");
+    }
+}
+
+#[test]
 fn finishing_adds_notices_and_freezes_the_record() {
     let e = execution("t1", "a");
     e.set_running();
