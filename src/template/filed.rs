@@ -17,6 +17,7 @@
 use super::known;
 use super::programs::{self, SCRIPT_FILE};
 use super::reread::{Analysis, Filed, Notes, Read, Rereading};
+use copies::{copies, copy, data_copies, target_directory};
 use outputs::{output_at, output_files};
 
 /// For one command (`words` from its name on, each word's byte offset in `starts`; `data`
@@ -601,43 +602,6 @@ fn by_convention(name: &[u8]) -> bool {
         )
 }
 
-/// The files `cp`, `mv`, `ln` or `install` (behind any wrapper) makes from files a value was
-/// written into, in pairs: its last operand, and that operand joined with each source's
-/// name (it may be a directory), each with what its source holds.
-fn copies(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<(Option<Vec<u8>>, Vec<Read>)> {
-    let Some(Copy {
-        dest,
-        sources,
-        target,
-        ..
-    }) = copy(words)
-    else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for source in sources {
-        let reads: Vec<Read> = written_into(source, filed);
-        if reads.is_empty() {
-            continue;
-        }
-        let joined = match (dest, source) {
-            (Some(d), Some(s)) => Some(joined(d, s)),
-            _ => None,
-        };
-        // A target directory is named as one (`DIR/`): the file made is the joined name.
-        let dest = dest.map(|d| {
-            let mut d = normal(d).to_vec();
-            if target && !d.ends_with(b"/") {
-                d.push(b'/');
-            }
-            d
-        });
-        out.push((dest, reads.clone()));
-        out.push((joined, reads));
-    }
-    out
-}
-
 /// The words naming a file a program reads as a list of urls to fetch or as its own settings
 /// (`wget -i FILE`, `curl -K FILE`, `parallel -a FILE`), with what it does there.
 fn lists(words: &[Option<&[u8]>]) -> Vec<(usize, &'static str)> {
@@ -674,151 +638,6 @@ fn lists(words: &[Option<&[u8]>]) -> Vec<(usize, &'static str)> {
         }
     }
     out
-}
-
-/// The copies (`cp`, `mv`, `ln`, `install`) of a literal source named as data to a
-/// destination not known to hold data: each destination (`None`: an expansion makes it) with
-/// its source. A destination named as a directory (`DIR/`, `-t DIR`) keeps the source's name.
-fn data_copies<'a>(words: &[Option<&'a [u8]>]) -> Vec<(Option<&'a [u8]>, &'a [u8])> {
-    let Some(Copy {
-        dest,
-        sources,
-        target,
-        ..
-    }) = copy(words).or_else(|| remote_copy(words))
-    else {
-        return Vec::new();
-    };
-    let dir = target || dest.is_some_and(|d| d.ends_with(b"/"));
-    let mut out = Vec::new();
-    for source in sources.iter().flatten() {
-        if !data_named(normal(source)) {
-            continue;
-        }
-        let kept = match dest {
-            Some(d) if dir => data_file(&joined(d, source)),
-            Some(d) => data_file(normal(d)),
-            None => false,
-        };
-        if !kept {
-            out.push((dest, *source));
-        }
-    }
-    out
-}
-
-/// What a `cp`, `mv`, `ln`, `install`, `rsync` or `scp` (behind any wrapper) copies where.
-struct Copy<'a> {
-    /// Its last operand, or the directory of `-t DIR` (`None`: an expansion makes it).
-    dest: Option<&'a [u8]>,
-    /// The word naming `dest`, and the byte its name starts at in it (`-tDIR`).
-    dest_at: Option<usize>,
-    dest_from: usize,
-    sources: Vec<Option<&'a [u8]>>,
-    /// The words of `sources`.
-    sources_at: Vec<usize>,
-    /// `dest` is a target directory (`-t DIR`).
-    target: bool,
-}
-
-/// What an `rsync` or `scp` copies where, for a file named as data only (`rsync notes.txt
-/// hook.sh`): its last word and the words before it that are no options (an option's value
-/// taken for a source at worst, which must then be named as data to count).
-fn remote_copy<'a>(words: &[Option<&'a [u8]>]) -> Option<Copy<'a>> {
-    let &at = programs::chain(words).last()?;
-    if !words[at]
-        .map(base)
-        .is_some_and(|p| p == b"rsync" || p == b"scp")
-    {
-        return None;
-    }
-    let mut operands: Vec<Option<&[u8]>> = words[at + 1..]
-        .iter()
-        .copied()
-        .filter(|w| w.is_none_or(|w| !w.starts_with(b"-")))
-        .collect();
-    let dest = operands.pop()?;
-    Some(Copy {
-        dest,
-        dest_at: None,
-        dest_from: 0,
-        sources: operands,
-        sources_at: Vec::new(),
-        target: false,
-    })
-}
-
-fn copy<'a>(words: &[Option<&'a [u8]>]) -> Option<Copy<'a>> {
-    let &at = programs::chain(words).last()?;
-    if !words[at]
-        .map(base)
-        .is_some_and(|p| [&b"cp"[..], b"mv", b"ln", b"install"].contains(&p))
-    {
-        return None;
-    }
-    let (target, mut operands) = target_directory(&words[at + 1..]);
-    let word = |(k, from): (usize, usize)| words[at + 1 + k].map(|w| &w[from.min(w.len())..]);
-    let (dest, is_target) = match target {
-        // `cp -t DIR SRC…`: every operand is a source.
-        Some(t) => (t, true),
-        None => ((operands.pop()?, 0), false),
-    };
-    Some(Copy {
-        dest: word(dest),
-        dest_at: Some(at + 1 + dest.0).filter(|&d| d < words.len()),
-        dest_from: dest.1,
-        sources: operands.iter().map(|&k| words[at + 1 + k]).collect(),
-        sources_at: operands.iter().map(|&k| at + 1 + k).collect(),
-        target: is_target,
-    })
-}
-
-/// The file a copy of `source` into the directory `dir` makes (`DIR/NAME`).
-fn joined(dir: &[u8], source: &[u8]) -> Vec<u8> {
-    let mut j = dir.to_vec();
-    if !j.ends_with(b"/") {
-        j.push(b'/');
-    }
-    j.extend_from_slice(base(source));
-    normal(&j).to_vec()
-}
-
-/// The directory `-t DIR` (`-tDIR`, a bundle ending in `t`, `--target-directory[=]DIR`)
-/// names among the words after `cp`, `mv`, `ln` or `install`, if any (its word's index and
-/// the byte the name starts at), and their operands' indices (the words that are no
-/// options, nor that option's value).
-type Target = (Option<(usize, usize)>, Vec<usize>);
-
-fn target_directory(words: &[Option<&[u8]>]) -> Target {
-    let mut target = None;
-    let mut operands = Vec::new();
-    let mut k = 0;
-    while k < words.len() {
-        let w = words[k];
-        k += 1;
-        let Some(word) = w else {
-            operands.push(k - 1);
-            continue;
-        };
-        if word == b"--target-directory" || word == b"-t" {
-            target = Some((k, 0));
-            k += 1;
-        } else if word.starts_with(b"--target-directory=") {
-            target = Some((k - 1, b"--target-directory=".len()));
-        } else if word.len() > 1 && word[0] == b'-' && word[1] != b'-' {
-            if let Some(t) = word.iter().position(|&c| c == b't') {
-                if t + 1 == word.len() {
-                    target = Some((k, 0));
-                    k += 1;
-                } else {
-                    target = Some((k - 1, t + 1));
-                }
-            }
-        } else if !word.starts_with(b"-") {
-            operands.push(k - 1);
-        }
-    }
-    (target, operands)
 }
 
 /// The name `w` as a file is matched: `./job.sh` and `job.sh` are one file.
@@ -1013,6 +832,7 @@ fn base(w: &[u8]) -> &[u8] {
     w.rsplit(|&c| c == b'/').next().unwrap_or(w)
 }
 
+mod copies;
 pub mod named;
 mod outputs;
 mod scripts;
