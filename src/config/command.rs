@@ -562,10 +562,15 @@ fn may_hold_slash(a: &Argument) -> bool {
 /// (`Analysis::runs_data`): any action, or an earlier press, may write a value into it.
 fn data_uses(c: &mut Checker<'_>, at: &str, analysis: &Analysis) {
     let mut words = analysis.data_words.clone();
-    // `h=$(cat hosts.txt); ping -c1 $h`: a copy of it outside quotes.
+    // `h=$(cat hosts.txt); ping -c1 $h`: a copy of it outside quotes, or starting an argument.
     for (variable, &line) in &analysis.unquoted {
         if let Some(name) = analysis.stored(&Read::Variable(variable.clone())) {
             words.push((name, line, crate::template::DATA_SPLIT));
+        }
+    }
+    for (variable, line) in &analysis.leading {
+        if let Some(name) = analysis.stored(&Read::Variable(variable.clone())) {
+            words.push((name, *line, crate::template::DATA_OPTION));
         }
     }
     words.sort();

@@ -429,6 +429,11 @@ fn takes_word(v: &[u8], takes: &[u8]) -> bool {
         .is_some_and(|i| i + 2 == v.len())
 }
 
+/// What `Analysis::data_words` says of a data file's lines that `xargs` makes arguments.
+pub(crate) const DATA_XARGS: &str = "is made the arguments of the program `xargs` runs, where \
+                                     an item starting with `-` is an option: write `--` after \
+                                     the program (`xargs -0 rm -f --`)";
+
 /// What `Analysis::data_words` says of a data file's content that starts an argument.
 pub(crate) const DATA_OPTION: &str = "starts an argument before any `--`, where a line starting \
                                       with `-` is an option (`-oProxyCommand=…`, \
@@ -621,13 +626,14 @@ impl Command {
                 }
                 // What a file named as data holds (`ssh "$(cat host.txt)" uptime`, `h=$(cat
                 // host.txt); ssh "$h"`): a line starting with `-` is an option there.
-                let held = w.stored.first().cloned().or_else(|| {
-                    let vars = w.vars.iter().map(|v| Read::Variable(v.clone()));
-                    vars.filter_map(|r| notes.analysis.stored(&r)).next()
-                });
-                if let Some(name) = held {
-                    let line = notes.line(w.start);
+                // A variable's is known once the command is read (`while read -r f; do rm
+                // -f "$f"; done < list.txt` fills `f` at `done`): `Analysis::leading`.
+                let line = notes.line(w.start);
+                if let Some(name) = w.stored.first().cloned() {
                     notes.analysis.data_words.push((name, line, DATA_OPTION));
+                }
+                for v in &w.vars {
+                    notes.analysis.leading.push((v.clone(), line));
                 }
             }
             if let Some((variable, output)) = &w.stripped {
@@ -639,6 +645,7 @@ impl Command {
                 });
             }
         }
+        self.xargs_items(notes);
         self.programs(notes);
         self.directories(notes);
         self.stdin(notes);
@@ -822,6 +829,31 @@ impl Command {
                 matches!(l.first(), Some(b'-' | b'+')) && l[1..].iter().any(|c| letters.contains(c))
             })
         })
+    }
+
+    /// `xargs` given what a file named as data holds (`xargs -0 rm -f < list.txt`): its
+    /// items are arguments of the program it runs, options unless a `--` comes first.
+    fn xargs_items(&self, notes: &mut Notes) {
+        let shapes = self.shapes();
+        let chain = programs::chain(&shapes);
+        let Some(at) = chain
+            .iter()
+            .position(|&k| shapes[k].map(base) == Some(&b"xargs"[..]))
+        else {
+            return;
+        };
+        let after = chain.get(at + 1).copied().unwrap_or(shapes.len());
+        if shapes[after..].contains(&Some(&b"--"[..])) {
+            return;
+        }
+        let stored = stored_only(self.input_reads(&notes.analysis));
+        if let Some(Read::Stored(name)) = stored.first() {
+            let line = notes.line(self.start);
+            notes
+                .analysis
+                .data_words
+                .push((name.clone(), line, DATA_XARGS));
+        }
     }
 
     /// `printf -v NAME` assigns to NAME; a value at the start of the first argument could be

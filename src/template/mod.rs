@@ -34,7 +34,7 @@ mod tests;
 
 use std::fmt;
 
-pub(crate) use commands::DATA_SPLIT;
+pub(crate) use commands::{DATA_OPTION, DATA_SPLIT};
 pub use directories::{Reached, climbs, leads_out, reached};
 pub use judge::{Reaches, Refusal, Stored, Unquoted, Values, judge, stripped, unquoted};
 pub use paths::{Component, Leads, leads};

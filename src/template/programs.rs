@@ -22,6 +22,10 @@ pub const SCRIPT: &str = "the script of `sh -c`";
 /// command's input.
 pub const SU_SCRIPT: &str = "the command of `su -c`";
 
+/// The place of the command `ssh HOST CMD` runs: a shell on the other host reads it, with
+/// what reaches ssh's input.
+pub const SSH_COMMAND: &str = "the command `ssh` runs on the other host";
+
 /// A shell's script into which `find -exec` or `xargs -I` paste the names they read (`{}`):
 /// built from what they read, so never known to actiond.
 pub const PASTED: &str = "the script of `sh -c` behind `find -exec` or `xargs -I`, which paste \
@@ -246,10 +250,7 @@ fn runs_argument(words: &[Option<&[u8]>], program: usize) -> Option<Vec<(usize, 
         }
         b"ssh" => {
             let all = operands(words, program + 1, SSH_TAKES, &[]);
-            all.into_iter()
-                .skip(1)
-                .map(|j| (j, "the command `ssh` runs on the other host"))
-                .collect()
+            all.into_iter().skip(1).map(|j| (j, SSH_COMMAND)).collect()
         }
         _ => return None,
     };

@@ -374,6 +374,9 @@ pub struct Analysis {
     /// data, whatever the values: on its line, with what happens there (outside quotes, or
     /// starting an argument before `--`). Refused by `config::command`.
     pub data_words: Vec<(String, usize, &'static str)>,
+    /// The variables expanded at the start of an argument before any `--`, each with its
+    /// line: what a file named as data holds, copied into one, is an option there.
+    pub leading: Vec<(String, usize)>,
     pub lost: Option<Lost>,
     /// The names in the plain text a variable is assigned (`m=n`, `m=n+1`): bash's
     /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there

@@ -79,7 +79,13 @@ impl Command {
         if self.compound {
             return self.inner.readers.clone();
         }
+        // A shell that reads its script there (`ssh nas sh < f`, `su pi -c sh`) as well.
+        let script = match self.stdin_use() {
+            Some(Stdin::Code(place)) => Some(place),
+            _ => None,
+        };
         self.own_stdin()
+            .or(script)
             .map(|p| (self.start, p))
             .into_iter()
             .collect()

@@ -20,9 +20,11 @@ impl Command {
             match w.value().filter(|_| place != PASTED) {
                 Some(script) if !script.is_empty() => {
                     notes.scripts.push((w.start, script.to_vec(), place));
-                    // The commands of `sh -c` (`su -c`) read what reaches the shell's input.
+                    // The commands of `sh -c` (`su -c`, `ssh HOST CMD`) read what reaches
+                    // the shell's input.
                     let input = self.input_reads(&notes.analysis);
-                    if (place == SCRIPT || place == programs::SU_SCRIPT) && !input.is_empty() {
+                    let shell = [SCRIPT, programs::SU_SCRIPT, programs::SSH_COMMAND];
+                    if shell.contains(&place) && !input.is_empty() {
                         notes.script_inputs.insert(w.start, input);
                     }
                 }

@@ -388,7 +388,18 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
         ("echo \"$A\" | runuser -u pi -- cat", None, false),
         ("echo \"$A\" | ssh pi@host", Some("`ssh HOST`"), false),
         ("echo \"$A\" | ssh -n pi@host; p", None, false),
-        ("echo \"$A\" | ssh pi@host 'cat > f'", None, false),
+        // What reaches ssh's input reaches the command it runs on the other host: a value
+        // written into a file there is held to the data-file rule as here.
+        (
+            "echo \"$A\" | ssh pi@host 'cat > f'",
+            Some("the file `f`"),
+            false,
+        ),
+        (
+            "echo \"$A\" | ssh pi@host 'cat > /srv/notes/f.txt'",
+            None,
+            false,
+        ),
         (
             "echo \"$A\" | ssh pi@host sh",
             Some("standard input"),
@@ -819,6 +830,18 @@ fn what_a_data_file_holds_is_never_code_whatever_the_values() {
         ),
         ("env ENV=/srv/f.txt sh -c 'echo hi'", Some("`/srv/f.txt`")),
         ("git -c user.name=pi status", None),
+        // Its lines as options (fe30t F4, F8), and as a shell's script on another host.
+        (
+            "while read -r f; do rm -f \"$f\"; done < /srv/list.txt",
+            Some("`/srv/list.txt`"),
+        ),
+        (
+            "while read -r f; do rm -f -- \"$f\"; done < /srv/list.txt",
+            None,
+        ),
+        ("xargs -0 rm -f < /srv/list.txt", Some("`/srv/list.txt`")),
+        ("xargs -0 rm -f -- < /srv/list.txt", None),
+        ("ssh nas sh < /srv/cmd.txt", Some("`/srv/cmd.txt`")),
         (
             "GIT_CONFIG_GLOBAL=/srv/g.txt git status",
             Some("`/srv/g.txt`"),
@@ -846,11 +869,25 @@ fn what_a_data_file_holds_is_never_code_whatever_the_values() {
         // from `Analysis::runs_data`.
         let got = read_shell(text).map_err(|e| e.message).and_then(|(_, a)| {
             judge(text, &a, &Values::default()).map_err(|w| w.to_string())?;
-            match a.runs_data.first() {
-                Some((name, _, does)) => Err(format!(
+            if let Some((name, _, does)) = a.runs_data.first() {
+                return Err(format!(
                     "{does} `{}`, a file named as data",
                     String::from_utf8_lossy(name)
-                )),
+                ));
+            }
+            // `config::command` reports these, with the variables resolved there.
+            let leading = a
+                .leading
+                .iter()
+                .filter_map(|(v, _)| a.stored(&Read::Variable(v.clone())));
+            match a
+                .data_words
+                .iter()
+                .map(|(n, _, _)| n.clone())
+                .chain(leading)
+                .next()
+            {
+                Some(name) => Err(format!("what `{name}`, a file named as data, holds")),
                 None => Ok(()),
             }
         });
