@@ -189,6 +189,11 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
     for (i, does) in lists(words) {
         note(&mut out, i, does);
     }
+    // `python3 -c 'exec(open("radio.txt").read())'`, `perl -ne 'system($_)' hosts.txt`.
+    for (j, name) in scripts::inline_runs(words) {
+        let does = "gives to program text that runs what it reads,".to_string();
+        out.push((Some(j), name.to_vec(), does));
+    }
     // `BASH_ENV=notes.txt` behind `env`, git's `-c include.path=notes.txt`.
     let git = words.iter().flatten().any(|w| base(w) == b"git");
     for (i, w) in words.iter().enumerate() {

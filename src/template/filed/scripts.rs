@@ -410,3 +410,50 @@ fn sed_runs(text: &[u8]) -> bool {
 fn base(w: &[u8]) -> &[u8] {
     w.rsplit(|&c| c == b'/').next().unwrap_or(w)
 }
+
+/// Words in an interpreter's program text that run code or commands given as data
+/// (`exec(open("f.txt").read())`, `system($_)`, `` `…` ``, `child_process`).
+const RUNS_CODE: &[&[u8]] = &[
+    b"exec",
+    b"eval",
+    b"system",
+    b"popen",
+    b"subprocess",
+    b"spawn",
+    b"child_process",
+    b"qx",
+    b"passthru",
+    b"compile",
+    b"__import__",
+    b"importlib",
+    b"`",
+];
+
+/// The files named as data that an interpreter's program text written in the command
+/// (`python3 -c`, `perl -e`: `known::program_texts`) may run: when the text holds a word that
+/// runs code or commands (`RUNS_CODE`), the files it names in quotes and the data-named
+/// words after it (`perl -ne 'system($_)' hosts.txt`), each with its word's index.
+pub(super) fn inline_runs<'a>(words: &[Option<&'a [u8]>]) -> Vec<(usize, &'a [u8])> {
+    let mut out = Vec::new();
+    for j in super::known::program_texts(words) {
+        let Some(text) = words[j] else { continue };
+        let runs = RUNS_CODE
+            .iter()
+            .any(|r| text.windows(r.len()).any(|w| w == *r));
+        if !runs {
+            continue;
+        }
+        let quoted = text
+            .split(|&c| c == b'"' || c == b'\'')
+            .skip(1)
+            .step_by(2)
+            .filter(|n| super::data_named(super::normal(n)));
+        out.extend(quoted.map(|n| (j, n)));
+        let after = words.iter().enumerate().skip(j + 1);
+        out.extend(after.filter_map(|(i, w)| {
+            w.filter(|w| super::data_named(super::normal(w)))
+                .map(|w| (i, w))
+        }));
+    }
+    out
+}

@@ -842,6 +842,19 @@ fn what_a_data_file_holds_is_never_code_whatever_the_values() {
         ("xargs -0 rm -f < /srv/list.txt", Some("`/srv/list.txt`")),
         ("xargs -0 rm -f -- < /srv/list.txt", None),
         ("ssh nas sh < /srv/cmd.txt", Some("`/srv/cmd.txt`")),
+        // Program text that runs what it reads from such a file.
+        (
+            "python3 -c 'exec(open(\"/srv/radio.txt\").read())'",
+            Some("`/srv/radio.txt`"),
+        ),
+        (
+            "perl -ne 'system($_)' /srv/hosts.txt",
+            Some("`/srv/hosts.txt`"),
+        ),
+        (
+            "python3 -c 'import json; print(json.load(open(\"/srv/s.json\"))[\"url\"])'",
+            None,
+        ),
         (
             "GIT_CONFIG_GLOBAL=/srv/g.txt git status",
             Some("`/srv/g.txt`"),
