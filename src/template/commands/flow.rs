@@ -295,15 +295,18 @@ impl Command {
             ));
         }
         let shapes = self.shapes();
-        // A variable holding a data file's name names it where such a file is refused.
-        let data: Vec<Option<&[u8]>> = self
+        // A variable holding a data file's name names it where such a file is refused, and a
+        // name the author's text fixes as data stands for it (`notes-$(date +%F).txt`).
+        let data: Vec<Option<Vec<u8>>> = self
             .name_word
             .iter()
             .chain(&self.args)
             .zip(&shapes)
-            .map(|(w, &shape)| shape.or_else(|| w.data_file(&notes.analysis)))
+            .map(|(w, &shape)| {
+                let named = shape.or_else(|| w.data_file(&notes.analysis));
+                named.map(<[u8]>::to_vec).or_else(|| w.glob())
+            })
             .collect();
-        let data: Vec<Option<Vec<u8>>> = data.into_iter().map(|d| d.map(<[u8]>::to_vec)).collect();
         let data: Vec<Option<&[u8]>> = data.iter().map(Option::as_deref).collect();
         let names = if self.compound {
             self.targets.clone()
