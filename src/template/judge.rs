@@ -175,6 +175,10 @@ impl std::fmt::Display for Refusal {
                          writes, under a name with none (`/opt/app/theme.tar.lz`), or extract \
                          it yourself"
                     }
+                    Reaches::Stored(_) if *rereading == Rereading::Arithmetic => {
+                        "bash evaluates a name in it again; count in a program that reads the \
+                         file as data (`awk '{ print $1 + 1 }' count.txt`)"
+                    }
                     Reaches::Stored(_) => {
                         "read a file named as data only as data (`cat`, `grep`, `jq`, `while \
                          read`), and name a script you wrote by its own ending (`.sh`)"
