@@ -662,6 +662,14 @@ fn inner_script(
             for (name, file) in inner.data_names {
                 analysis.data_names.entry(name).or_insert(file);
             }
+            // What a data file holds as options or split words in the script, and the
+            // variables that start its arguments (its `sources` are merged above).
+            for (name, _, does) in inner.data_words {
+                analysis.data_words.push((name, line, does));
+            }
+            for (v, _) in inner.leading {
+                analysis.leading.push((v, line));
+            }
         }
     }
 }

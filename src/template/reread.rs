@@ -368,7 +368,7 @@ pub struct Analysis {
     pub runs_data: Vec<(Vec<u8>, usize, String)>,
     /// Variables assigned the name of a file named as data (`F=/srv/radio.txt`, `for f in
     /// /srv/jobs/*.txt`), with the name: a word that is only such a variable names that file
-    /// where a file named as data is refused as more than data (`filed::word_file`).
+    /// where a file named as data is refused as more than data (`Word::data_file`).
     pub data_names: BTreeMap<String, Vec<u8>>,
     /// What a file named as data holds (its name), standing where it is more than one word of
     /// data, whatever the values: on its line, with what happens there (outside quotes, or

@@ -842,6 +842,12 @@ fn what_a_data_file_holds_is_never_code_whatever_the_values() {
         ("xargs -0 rm -f < /srv/list.txt", Some("`/srv/list.txt`")),
         ("xargs -0 rm -f -- < /srv/list.txt", None),
         ("ssh nas sh < /srv/cmd.txt", Some("`/srv/cmd.txt`")),
+        // In a script of `sh -c` too.
+        ("sh -c 'rm -f $(cat /srv/x.txt)'", Some("`/srv/x.txt`")),
+        (
+            "sh -c 'ssh \"$(cat /srv/h.txt)\" uptime'",
+            Some("`/srv/h.txt`"),
+        ),
         // A name the author's text fixes as data (fe30t L3).
         ("cp /srv/notes.txt /srv/notes-$(date +%F).txt", None),
         ("sh /srv/notes-$(date +%F).txt", Some("`/srv/notes-*.txt`")),
