@@ -102,9 +102,9 @@ impl Command {
             return self.inner.fills.clone();
         }
         let name = self.plain_name().unwrap_or_default();
-        let (takes, default): (&[u8], &str) = match name {
-            b"read" => (b"dinNptu", "REPLY"),
-            b"mapfile" | b"readarray" => (b"dnOsuCc", "MAPFILE"),
+        let default = match name {
+            b"read" => "REPLY",
+            b"mapfile" | b"readarray" => "MAPFILE",
             _ => return Vec::new(),
         };
         let mut out = Vec::new();
@@ -114,11 +114,9 @@ impl Command {
                 continue;
             }
             match w.value() {
+                // `read -p PROMPT`: the option's word is no name (as `names` reads it).
                 Some(v) if v.len() > 1 && v[0] == b'-' => {
-                    skip = v[1..]
-                        .iter()
-                        .position(|c| takes.contains(c))
-                        .is_some_and(|i| i + 2 == v.len());
+                    skip = takes_word(v, option_words(name));
                 }
                 Some(v) => out.push(String::from_utf8_lossy(v).into_owned()),
                 None => {}
