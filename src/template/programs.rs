@@ -729,8 +729,8 @@ pub fn stdin(words: &[Option<&[u8]>]) -> Option<Stdin> {
                 if all.len() == 1 && !off {
                     return Some(Stdin::Code(
                         "the commands the login shell of `ssh HOST` reads from its standard \
-                         input (name the program that reads it, `ssh HOST 'cat > file'`, or use \
-                         `ssh -n`)",
+                         input (name the program that reads it, `ssh HOST 'cat > \
+                         /srv/notes/note.txt'`, or use `ssh -n`)",
                     ));
                 }
             }

@@ -705,7 +705,7 @@ actions:
       awk 'BEGIN { system(\"rm -f -- \\\"$ACTIOND_ARG_NAME\\\"\") }'
       parallel rm -- {} ::: \"$NAME\"
       echo \"$NAME\" | su pi -c 'cat > /tmp/x.txt'
-      echo \"$NAME\" | ssh pi@host 'cat > x'
+      echo \"$NAME\" | ssh pi@host 'cat > /srv/notes/x.txt'
       echo \"$NAME\" | docker exec -i web cat
       PS4='+ '; set -x; echo \"$NAME\"
     arguments: [{name: name, type: ascii_sentence}]
