@@ -140,7 +140,7 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
     let words = &words[..];
     let mut out: Vec<DataUse> = Vec::new();
     let note = |out: &mut Vec<DataUse>, i: usize, does: &str| {
-        if let Some(w) = words[i].filter(|w| data_named(normal(w)))
+        if let Some(w) = words[i].filter(|w| may_be_data(normal(w)))
             && !out.iter().any(|(at, _, _)| *at == Some(i))
         {
             out.push((Some(i), w.to_vec(), does.to_string()));
@@ -157,7 +157,10 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
             words[j].is_none_or(|w| !w.starts_with(b"-"))
                 && !(p == b"crontab" && words[j - 1] == Some(&b"-u"[..]))
         });
-        if known::interpreter(p) || p == b"crontab" {
+        // An interpreter given its program as text (`python3 -c`, `perl -e`) has no script
+        // file (`inline_runs` reads the text).
+        let inline = !super::known::program_texts(words).is_empty();
+        if (known::interpreter(p) && !inline) || p == b"crontab" {
             run.extend(first);
         }
         if p == b"at" {
@@ -188,6 +191,18 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
     }
     for (i, does) in lists(words) {
         note(&mut out, i, does);
+    }
+    // A data file named in the code a known program reads in its words (`sqlite3 DB ".read
+    // report.txt"`, `psql -c '\i f.txt'`, a sed or jq program): it reads that file as code.
+    let texts: Vec<&[u8]> = words.iter().map(|w| w.unwrap_or_default()).collect();
+    for found in super::own::words(words, &texts) {
+        if found.how != Rereading::Code {
+            continue;
+        }
+        for name in words[found.at].map(data_mentioned).unwrap_or_default() {
+            let does = format!("names, in {},", found.place);
+            out.push((Some(found.at), name.into_bytes(), does));
+        }
     }
     // `python3 -c 'exec(open("radio.txt").read())'`, `perl -ne 'system($_)' hosts.txt`.
     for (j, name) in scripts::inline_runs(words) {
@@ -244,6 +259,8 @@ pub fn settings_file(w: &[u8], git: bool) -> Option<(&[u8], &'static str)> {
             "gives git as its settings (git runs commands from some: `core.fsmonitor`),"
         }
         b"LD_PRELOAD" | b"LD_AUDIT" => "gives every program as a library to load and run",
+        // `systemd-run -p EnvironmentFile=F`: `LD_PRELOAD`, `BASH_ENV` among its lines.
+        b"EnvironmentFile" => "gives a program as its environment (`LD_PRELOAD`, `BASH_ENV`)",
         b"PYTHONSTARTUP" => "gives Python as code to run at start",
         k if git
             && (k == b"include.path"
@@ -263,10 +280,15 @@ fn found_data<'a>(words: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
     if words.first().copied().flatten().map(base) != Some(&b"find"[..]) {
         return None;
     }
-    words
+    let named = words
         .windows(2)
-        .find(|p| matches!(p[0], Some(b"-name" | b"-iname")) && p[1].is_some_and(data_named))
-        .and_then(|p| p[1])
+        .find(|p| matches!(p[0], Some(b"-name" | b"-iname")))
+        .map(|p| p[1]);
+    match named {
+        // `-name '*.txt'`; and with no `-name`, any file, a data file too.
+        Some(pattern) => pattern.filter(|p| may_be_data(p)),
+        None => Some(&b"*"[..]),
+    }
 }
 
 /// The files `names` a command at `start` writes `reads` into (nothing when `reads` is
@@ -390,6 +412,36 @@ pub fn data_named(name: &[u8]) -> bool {
     data_file(name) && !name.starts_with(b"/dev/") && !name.starts_with(b"/proc/")
 }
 
+/// Whether `name` may name a file named as data: it is one, or it is a pattern whose last
+/// segment does not fix an ending that is no data ending (`/srv/jobs/*`, `notes.tx?`,
+/// `notes.t[x]t` may; `/etc/profile.d/*.sh` does not).
+pub fn may_be_data(name: &[u8]) -> bool {
+    if data_named(name) {
+        return true;
+    }
+    let last = base(name);
+    // Program text (`python3 -c '…[…]'`) is no pattern.
+    if last
+        .iter()
+        .any(|c| c.is_ascii_whitespace() || b"\"'(){};$`".contains(c))
+    {
+        return false;
+    }
+    let Some(g) = last.iter().rposition(|c| b"*?[]".contains(c)) else {
+        return false;
+    };
+    // The text after the last glob character, when it holds an ending of its own (`.sh`).
+    let tail = &last[g + 1..];
+    match tail.iter().rposition(|&c| c == b'.') {
+        Some(d) => {
+            let mut fixed = b"x".to_vec();
+            fixed.extend_from_slice(&tail[d..]);
+            data_named(&fixed)
+        }
+        None => true,
+    }
+}
+
 /// The files a command writes what it reads into: its redirections' `targets` and `tee`'s
 /// operands, `dd of=`, `sponge`'s and the program's output files (`output_files`), each by
 /// its name (`./` dropped; `None` when an expansion makes it, unless the author's text fixes
@@ -502,7 +554,7 @@ pub fn data_mentioned(text: &[u8]) -> Vec<String> {
 /// Notes that the variable `name` is assigned `text`, when that names a file named as data
 /// (`Analysis::data_names`; the first such name stays).
 pub fn note_name(analysis: &mut Analysis, name: &[u8], text: &[u8]) {
-    if data_named(normal(text)) {
+    if may_be_data(normal(text)) {
         let name = String::from_utf8_lossy(name).into_owned();
         analysis
             .data_names
@@ -604,6 +656,20 @@ fn by_convention(name: &[u8]) -> bool {
         || matches!(
             file,
             b"crontab" | b"authorized_keys" | b".netrc" | b".gitconfig"
+        )
+        // Files build and package tools run commands from, whatever their ending (fe30u F4):
+        // `npm` a `package.json`'s scripts, `pip -r` a requirements list, `cmake` its lists.
+        || matches!(
+            file,
+            b"package.json"
+                | b"composer.json"
+                | b"ecosystem.json"
+                | b"CMakeLists.txt"
+                | b"requirements.txt"
+                | b"constraints.txt"
+                | b"Makefile"
+                | b"makefile"
+                | b"GNUmakefile"
         )
 }
 

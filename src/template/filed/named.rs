@@ -380,7 +380,14 @@ pub fn extracts(words: &[Option<&[u8]>]) -> bool {
         }
         Some(b"unzip" | b"funzip") => true,
         Some(b"cpio") => has(&|w| bundle(w, b'i') || w == b"--extract"),
-        Some(b"7z" | b"7za" | b"7zr") => matches!(first, b"x" | b"e"),
+        Some(b"7z" | b"7za" | b"7zr" | b"7zz" | b"7zzs") => matches!(first, b"x" | b"e"),
+        // `python3 -m zipfile -e ARCHIVE DIR`, `-m tarfile --extract` (fe30u F1).
+        Some(p) if super::known::interpreter(p) => {
+            let module = rest
+                .windows(2)
+                .any(|w| w[0] == Some(&b"-m"[..]) && matches!(w[1], Some(b"zipfile" | b"tarfile")));
+            module && has(&|w| w == b"-e" || w == b"--extract")
+        }
         _ => false,
     }
 }

@@ -200,13 +200,21 @@ const SCRIPT_OPTIONS: &[ScriptOptions] = &[
     (&[b"dc", b"nft", b"psql"], b"f", &[b"file"]),
     (&[b"expect", b"screen"], b"fc", &[]),
     (&[b"jq", b"gojq"], b"f", &[b"from-file"]),
-    (&[b"ssh", b"scp", b"sftp"], b"F", &[]),
+    (&[b"ssh", b"scp"], b"F", &[]),
+    // `sftp -b F`: a batch line `!cmd` runs a shell command.
+    (&[b"sftp"], b"Fb", &[]),
     (
         &[b"sh", b"bash", b"dash", b"ash", b"ksh", b"zsh"],
         b"",
         &[b"rcfile", b"init-file"],
     ),
     (&[b"sqlite3", b"sqlite"], b"", &[b"init"]),
+    // `ip -batch F` (`-b`, `-force`): a line `netns exec NS PROG` runs a program.
+    (&[b"ip", b"tc", b"bridge"], b"b", &[b"batch"]),
+    (&[b"lftp"], b"f", &[]),
+    (&[b"batch"], b"f", &[]),
+    (&[b"pip", b"pip3"], b"rc", &[b"requirement", b"constraint"]),
+    (&[b"docker", b"podman"], b"", &[b"env-file"]),
 ];
 
 /// The words of the program at `k` (the last of its chain of wrappers) that name a file it
@@ -217,8 +225,24 @@ pub(super) fn script_files<'a>(words: &[Option<&'a [u8]>], k: usize) -> Vec<(usi
         return Vec::new();
     };
     let rest = || (k + 1..words.len()).filter_map(|j| words[j].map(|w| (j, w)));
-    if matches!(p, b"bc" | b"m4") {
+    // Every operand is code: a calculator's or plotter's script, a shell's that has no
+    // entry of its own (`fish`), expect's, and the patches `git apply`/`git am` follow (they
+    // name the files they write).
+    let git_patch = p == b"git"
+        && rest()
+            .find(|(_, w)| !w.starts_with(b"-"))
+            .is_some_and(|(_, w)| matches!(w, b"apply" | b"am"));
+    if matches!(p, b"bc" | b"m4" | b"gnuplot" | b"fish" | b"expect" | b"pm2") || git_patch {
         return rest().filter(|(_, w)| !w.starts_with(b"-")).collect();
+    }
+    // GNU parallel's `:::: FILE`: with no command, each line runs through a shell.
+    if p == b"parallel" {
+        let four = rest().find(|(_, w)| *w == b"::::");
+        return four.map_or_else(Vec::new, |(s, _)| {
+            rest()
+                .filter(|&(j, w)| j > s && !w.starts_with(b":"))
+                .collect()
+        });
     }
     if p == b"tmux" {
         let from = rest().find(|(_, w)| matches!(*w, b"source-file" | b"source"));
@@ -241,9 +265,10 @@ pub(super) fn script_files<'a>(words: &[Option<&'a [u8]>], k: usize) -> Vec<(usi
             break;
         }
         // `--file F`, `--file=F`, and sqlite3's `-init F`.
+        let single = p.starts_with(b"sqlite") || matches!(p, b"ip" | b"tc" | b"bridge");
         let name = w
             .strip_prefix(b"--")
-            .or_else(|| w.strip_prefix(b"-").filter(|_| p.starts_with(b"sqlite")));
+            .or_else(|| w.strip_prefix(b"-").filter(|_| single));
         if let Some(name) = name {
             for l in long {
                 if name == *l {

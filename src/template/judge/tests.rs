@@ -848,6 +848,37 @@ fn what_a_data_file_holds_is_never_code_whatever_the_values() {
             "sh -c 'ssh \"$(cat /srv/h.txt)\" uptime'",
             Some("`/srv/h.txt`"),
         ),
+        // fe30u: unpacked by Python, read by sqlite3's `.read`, a batch or patch file, an
+        // environment file, a pattern that may match a data file.
+        (
+            "python3 -m zipfile -e /srv/dl/t.zip /srv/k",
+            Some("`/srv/dl/t.zip`"),
+        ),
+        ("7zz x /srv/dl/t.zip", Some("`/srv/dl/t.zip`")),
+        (
+            "sqlite3 /srv/a.db \".read /srv/q.txt\"",
+            Some("`/srv/q.txt`"),
+        ),
+        ("ip -force -batch /srv/net/r.txt", Some("`/srv/net/r.txt`")),
+        ("sftp -b /srv/b.txt nas", Some("`/srv/b.txt`")),
+        ("git apply /srv/p.txt", Some("`/srv/p.txt`")),
+        (
+            "docker run --env-file /srv/env.txt alpine true",
+            Some("`/srv/env.txt`"),
+        ),
+        (
+            "systemd-run -p EnvironmentFile=/srv/env.txt /bin/true",
+            Some("`/srv/env.txt`"),
+        ),
+        (
+            "for f in /srv/maint.d/*; do . \"$f\"; done",
+            Some("`/srv/maint.d/*`"),
+        ),
+        ("sh /srv/notes.tx?", Some("`/srv/notes.tx?`")),
+        ("find /srv/d -type f -exec sh {} \\;", Some("`*`")),
+        ("for f in /etc/profile.d/*.sh; do . \"$f\"; done", None),
+        ("find /srv/d -name '*.sh' -exec sh {} \\;", None),
+        ("sqlite3 /srv/a.db \"select 1\"", None),
         // A name the author's text fixes as data (fe30t L3).
         ("cp /srv/notes.txt /srv/notes-$(date +%F).txt", None),
         ("sh /srv/notes-$(date +%F).txt", Some("`/srv/notes-*.txt`")),
