@@ -183,6 +183,11 @@ impl std::fmt::Display for Refusal {
                         "read a file named as data only as data (`cat`, `grep`, `jq`, `while \
                          read`), and name a script you wrote by its own ending (`.sh`)"
                     }
+                    // A clone's tree is no archive to keep: the fix is the author's list.
+                    _ if place.as_str() == super::filed::named::CLONED => {
+                        "give the argument `choices:` (the repositories you mean), or write the \
+                         url out"
+                    }
                     _ => rereading.hint(),
                 };
                 write!(

@@ -787,8 +787,10 @@ actions:
                 "runs as code `/tmp/radio.txt`, a file named as data",
             ),
             ("actions[16].shell", "runs as code `/srv/state.json`"),
+            // fe30u F8: the url picks the whole tree a later command may run.
+            ("actions[14].shell", "the url `git clone` fetches"),
         ],
-        &["actions[6]", "actions[7]", "actions[8]", "actions[14]"],
+        &["actions[6]", "actions[7]", "actions[8]"],
     );
 }
 

@@ -110,6 +110,8 @@ actions:
             // A value that may hold `/` picks a directory below (`.bashrc.d/x.txt`).
             ("actions[21].shell", "below the one written"),
             ("actions[21].shell", "a type whose values hold no `/`"),
+            // fe30u F8: the url picks the whole tree a later command may run.
+            ("actions[19].shell", "the url `git clone` fetches"),
         ],
         &[
             "actions[13]",
@@ -118,7 +120,6 @@ actions:
             "actions[16]",
             "actions[17]",
             "actions[18]",
-            "actions[19]",
             "actions[20]",
         ],
     );

@@ -415,6 +415,16 @@ impl Command {
                 w.reads(false),
             );
         }
+        // `git clone {{ url }} DIR && sh DIR/deploy.sh` (fe30u F8): the url picks the tree.
+        if let Some(at) = filed::named::clone_url(&heads) {
+            let w = words[at];
+            notes.reread(
+                w.start,
+                filed::named::CLONED,
+                Rereading::Unpacked,
+                w.reads(false),
+            );
+        }
         if filed::named::extracts(&heads) {
             let mut reads: Vec<Read> = words.iter().skip(1).flat_map(|w| w.reads(false)).collect();
             for w in words.iter().skip(1).filter_map(|w| w.value()) {

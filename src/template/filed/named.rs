@@ -353,6 +353,29 @@ pub const COPIED_NAME: &str = "the source of a copy into a directory (`cp`, `mv`
                                (`.bash_profile`, `job` in `/etc/cron.d`)";
 
 /// The place of an archive a value picks or fills, which an extraction unpacks.
+/// The place of the url `git clone` (or `git submodule add`) fetches a tree from.
+pub const CLONED: &str = "the url `git clone` fetches a whole tree from, which a value picks: \
+                          the repository names every file written and holds what they hold \
+                          (a `deploy.sh`, a `Makefile`, a hook a later command runs)";
+
+/// The word of the url a `git clone` or `git submodule add` (in `words`, as `Command::heads`
+/// shows them) fetches from, if the command is one.
+pub fn clone_url(words: &[Option<&[u8]>]) -> Option<usize> {
+    let &k = programs::chain(words).last()?;
+    if words[k].map(base) != Some(&b"git"[..]) {
+        return None;
+    }
+    let from = if let Some(c) = words[k..].iter().position(|w| *w == Some(&b"clone"[..])) {
+        k + c + 1
+    } else {
+        let c = words[k..]
+            .windows(2)
+            .position(|w| w[0] == Some(&b"submodule"[..]) && w[1] == Some(&b"add"[..]))?;
+        k + c + 2
+    };
+    clone_operands(&words[from..]).first().map(|&j| from + j)
+}
+
 pub const UNPACKED: &str = "the archive of an extraction (`tar -x`, `bsdtar -x`, `unzip`, \
                             `cpio -i`, `7z x`), which a value picks or fills: the archive \
                             names the files written (`.bashrc`, `.ssh/authorized_keys`, a \

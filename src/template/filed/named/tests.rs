@@ -268,18 +268,26 @@ fn an_archive_a_value_picks_or_fills_is_not_extracted() {
         ),
         ("tar --lzip -xf /opt/app/theme.lz -C /srv/www", None),
     ]);
-    let dir = "`git clone URL DIR`";
+    // The url picks the whole tree, which a later command may run (fe30u F8): whatever the
+    // directory, a value there is refused; a value in the directory is `named`'s.
+    let url = "the url `git clone` fetches";
+    // Into a directory programs load code from, that rule is named first.
+    let either = "the url of `git clone";
     check(&[
         (
             "git clone {{ url }} /home/pi/.vim/pack/p/start/x",
-            Some(dir),
+            Some(either),
         ),
-        ("git clone {{ url }} /home/pi", Some(dir)),
-        ("git clone {{ url }} /etc/app", Some(dir)),
-        ("git clone {{ url }} /home/pi/{{ v }}", Some(NAME)),
-        ("git submodule add {{ url }} /home/pi/{{ v }}", Some(NAME)),
-        ("git clone {{ url }} /srv/repos/app", None),
-        ("git clone --depth 1 {{ url }} /home/pi/src/app", None),
+        ("git clone {{ url }} /home/pi", Some(either)),
+        ("git clone {{ url }} /etc/app", Some(either)),
+        ("git clone {{ url }} /srv/repos/app", Some(url)),
+        ("git clone --depth 1 {{ url }} /home/pi/src/app", Some(url)),
+        ("git submodule add {{ url }} vendor/x", Some(url)),
+        (
+            "git clone https://example.com/app.git /home/pi/{{ v }}",
+            Some(NAME),
+        ),
+        ("git clone https://example.com/app.git /srv/repos/app", None),
     ]);
 }
 
