@@ -86,6 +86,9 @@ pub(super) struct Word {
     /// The files named as data whose content a command substitution in the word prints
     /// (`"$(cat radio.txt)"`): read as `Read::Stored`.
     pub stored: Vec<String>,
+    /// A `${ }` in the word changes its variable's value (`${f%.txt}`, `${f:-x}`): the word
+    /// is not the variable's value as it is.
+    pub changed: bool,
     /// An expansion that removes a prefix of this variable's value or replaces text in it
     /// starts the word (`"${NAME#*.}"`): the word may start with `-` (see `Stripped`).
     /// A command substitution whose command reads a variable starts it the same way
@@ -219,6 +222,7 @@ impl Word {
             return Some(v);
         }
         let only_variable = self.vars.len() == 1
+            && !self.changed
             && self.holes.is_empty()
             && self.opaque.is_none()
             && self.computed.is_none()

@@ -229,6 +229,18 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
             out.push((Some(i + 1), file.to_vec(), does.to_string()));
         }
     }
+    // `gunzip nightly.sh.gz` makes `nightly.sh` (fe30u F2): a copy under the name it derives.
+    for (i, derived) in decompressed(words) {
+        if let Some(w) = words[i]
+            && !data_file(&derived)
+        {
+            let does = format!(
+                "decompresses, to `{}` (a name not known to hold data),",
+                String::from_utf8_lossy(&derived)
+            );
+            out.push((Some(i), w.to_vec(), does));
+        }
+    }
     // A copy of a file named as data under a name not known to hold data (`cp notes.txt
     // {{ name }}`, `cp todo.txt ~/.bashrc`): the copy may be run, or read as settings.
     for (dest, source) in data_copies(words) {
@@ -272,6 +284,45 @@ pub fn settings_file(w: &[u8], git: bool) -> Option<(&[u8], &'static str)> {
         _ => return None,
     };
     data_named(normal(file)).then_some((file, does))
+}
+
+/// The files named as data a decompressor (at the end of the chain) writes out under the
+/// name it derives by dropping the ending (`gunzip nightly.sh.gz` makes `nightly.sh`), each
+/// with that name; nothing when it writes to its output (`-c`, `--stdout`, `zcat`).
+fn decompressed(words: &[Option<&[u8]>]) -> Vec<(usize, Vec<u8>)> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let p = words[k].map(base).unwrap_or_default();
+    let options = || {
+        words[k + 1..]
+            .iter()
+            .flatten()
+            .filter(|w| w.starts_with(b"-"))
+    };
+    let short = |c: u8| options().any(|w| !w.starts_with(b"--") && w.contains(&c));
+    let decompresses = match p {
+        b"gunzip" | b"bunzip2" | b"unxz" | b"unzstd" | b"unlzma" | b"uncompress" => true,
+        b"gzip" | b"bzip2" | b"xz" | b"zstd" | b"lzma" => {
+            short(b'd') || options().any(|w| *w == b"--decompress")
+        }
+        _ => false,
+    };
+    if !decompresses || short(b'c') || options().any(|w| *w == b"--stdout") {
+        return Vec::new();
+    }
+    const ENDINGS: &[&[u8]] = &[b".gz", b".bz2", b".xz", b".zst", b".lzma", b".Z", b".tgz"];
+    (k + 1..words.len())
+        .filter_map(|i| {
+            let w = words[i].filter(|w| !w.starts_with(b"-") && data_named(normal(w)))?;
+            let e = ENDINGS.iter().find(|e| w.ends_with(e))?;
+            let mut derived = w[..w.len() - e.len()].to_vec();
+            if *e == b".tgz" {
+                derived.extend_from_slice(b".tar");
+            }
+            Some((i, derived))
+        })
+        .collect()
 }
 
 /// The pattern of `find`'s `-name`/`-iname` when it names files named as data (`*.txt`):

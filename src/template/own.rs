@@ -395,6 +395,12 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
         return (list || script_from_input(b"-T") || script_from_input(b"--files-from"))
             .then_some(STDIN);
     }
+    // `systemctl edit --stdin UNIT` writes its input into a drop-in (`ExecStartPre=`), which
+    // systemd runs (fe30u F9).
+    if name == b"systemctl" {
+        let edit = rest.iter().flatten().any(|w| *w == b"edit");
+        return (edit && rest.iter().flatten().any(|w| *w == b"--stdin")).then_some(STDIN);
+    }
     // `curl -K -` reads its options from the input (`output = /etc/…`, `upload-file`).
     if name == b"curl" {
         let config = rest.iter().flatten().any(|w| {

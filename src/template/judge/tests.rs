@@ -879,6 +879,20 @@ fn what_a_data_file_holds_is_never_code_whatever_the_values() {
         ("for f in /etc/profile.d/*.sh; do . \"$f\"; done", None),
         ("find /srv/d -name '*.sh' -exec sh {} \\;", None),
         ("sqlite3 /srv/a.db \"select 1\"", None),
+        (
+            "systemctl edit --stdin app.service < /srv/n.txt",
+            Some("`/srv/n.txt`"),
+        ),
+        (
+            "gunzip -f /srv/dl/nightly.sh.gz && sh /srv/dl/nightly.sh",
+            Some("`/srv/dl/nightly.sh.gz`"),
+        ),
+        ("gunzip /srv/backup/notes.txt.gz", None),
+        ("gunzip -c /srv/dl/x.sh.gz > /srv/out/x.txt", None),
+        (
+            "for f in /srv/in/*.txt; do mv -- \"$f\" \"${f%.txt}\"; done",
+            Some("`/srv/in/*.txt`"),
+        ),
         // A name the author's text fixes as data (fe30t L3).
         ("cp /srv/notes.txt /srv/notes-$(date +%F).txt", None),
         ("sh /srv/notes-$(date +%F).txt", Some("`/srv/notes-*.txt`")),

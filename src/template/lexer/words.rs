@@ -516,6 +516,8 @@ impl Lexer<'_> {
         let mut assigned = None;
         let mut word = Word::new(self.pos);
         if self.peek() != Some(b'}') {
+            // `${f%.txt}` is no longer `$f`'s name (`Word::data_file`).
+            w.changed = true;
             match OPS.iter().find(|op| self.at(op)) {
                 Some(op) => {
                     if *op == b":" {
