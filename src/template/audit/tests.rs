@@ -132,7 +132,12 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
             Some("rsync sends"),
         ),
         ("rsync -av --exclude {{ a }} src backup:/", None),
-        ("rsync -av /srv/{{ a }} backup:/srv/", None),
+        // A copy into a directory keeps the source's name, which the value picks (fe30u F5).
+        (
+            "rsync -av /srv/{{ a }} backup:/srv/",
+            Some("keeps the source's name"),
+        ),
+        ("rsync -av /srv/{{ a }}.txt backup:/srv/", None),
         // ssh and scp.
         ("ssh -F {{ a }} host uptime", Some("`ssh -F`")),
         ("ssh -qF{{ a }} host uptime", Some("`ssh -F`")),
@@ -153,7 +158,10 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
             "rsync -a --old-args pi@nas:'{{ a }}' /dst/",
             Some("a remote path"),
         ),
-        ("rsync -a /music/{{ a }} nas:/dst/", None),
+        (
+            "rsync -a /music/{{ a }} nas:/dst/",
+            Some("keeps the source's name"),
+        ),
         // tar.
         ("tar -czf /backup/x.tgz -T {{ a }}", Some("`tar -T`")),
         ("tar -cT{{ a }} -f /backup/x.tar", Some("`tar -T`")),

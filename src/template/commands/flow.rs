@@ -415,6 +415,11 @@ impl Command {
                 w.reads(false),
             );
         }
+        for at in filed::named::link_targets(&heads) {
+            let w = words[at];
+            let writer = "every write through `ln -s`'s link";
+            filed::named::note_named(notes, w.start, w.name_parts(0), w.reads(false), writer);
+        }
         // `git clone {{ url }} DIR && sh DIR/deploy.sh` (fe30u F8): the url picks the tree.
         if let Some(at) = filed::named::clone_url(&heads) {
             let w = words[at];

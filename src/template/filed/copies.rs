@@ -101,18 +101,74 @@ pub(super) fn remote_copy<'a>(words: &[Option<&'a [u8]>]) -> Option<Copy<'a>> {
     {
         return None;
     }
-    let mut operands: Vec<Option<&[u8]>> = words[at + 1..]
-        .iter()
-        .copied()
-        .filter(|w| w.is_none_or(|w| !w.starts_with(b"-")))
-        .collect();
-    let dest = operands.pop()?;
+    // The options that take the next word (rsync's and scp's short ones, and rsync's long
+    // ones written apart from their value).
+    const TAKES: &[&[u8]] = &[
+        b"-B",
+        b"-e",
+        b"-f",
+        b"-M",
+        b"-T",
+        b"-c",
+        b"-D",
+        b"-F",
+        b"-i",
+        b"-J",
+        b"-l",
+        b"-o",
+        b"-P",
+        b"-S",
+        b"-X",
+        b"--exclude",
+        b"--include",
+        b"--filter",
+        b"--exclude-from",
+        b"--include-from",
+        b"--files-from",
+        b"--rsh",
+        b"--rsync-path",
+        b"--chmod",
+        b"--chown",
+        b"--bwlimit",
+        b"--log-file",
+        b"--partial-dir",
+        b"--temp-dir",
+        b"--compare-dest",
+        b"--copy-dest",
+        b"--link-dest",
+        b"--backup-dir",
+        b"--suffix",
+        b"--timeout",
+        b"--port",
+        b"--password-file",
+        b"--remote-option",
+        b"--max-size",
+        b"--min-size",
+        b"--usermap",
+        b"--groupmap",
+        b"--out-format",
+        b"--info",
+        b"--debug",
+        b"--iconv",
+    ];
+    let mut at_words: Vec<usize> = Vec::new();
+    let mut skip = false;
+    for (i, w) in words.iter().enumerate().skip(at + 1) {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        match w {
+            Some(w) if w.starts_with(b"-") => skip = TAKES.contains(w),
+            _ => at_words.push(i),
+        }
+    }
+    let dest_at = at_words.pop()?;
     Some(Copy {
-        dest,
-        dest_at: None,
+        dest: words[dest_at],
+        dest_at: Some(dest_at),
         dest_from: 0,
-        sources: operands,
-        sources_at: Vec::new(),
+        sources: at_words.iter().map(|&i| words[i]).collect(),
+        sources_at: at_words,
         target: false,
     })
 }

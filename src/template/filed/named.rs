@@ -325,6 +325,20 @@ pub fn note_named(
     if reads.is_empty() {
         return;
     }
+    // `/home/pi/{{ folder }}/notes.txt`: a value that starts a directory of the path may
+    // make it hidden (`.bashrc.d`, whose files some systems' bash sources), `/` or not.
+    let starts_directory = (dir.is_empty() || dir.ends_with(b"/")) && tail.contains(&b'/');
+    if fixed(dir, tail) && starts_directory {
+        let place = format!(
+            "a directory in the name of the file {writer} writes, `{}…{}`, which a value \
+             starts: `.bashrc.d` would be hidden, and some systems' bash sources every file \
+             of `~/.bashrc.d`",
+            String::from_utf8_lossy(dir),
+            String::from_utf8_lossy(tail)
+        );
+        notes.reread(start, place, Rereading::Written, reads);
+        return;
+    }
     if fixed(dir, tail) {
         let place = format!(
             "a part of the name of the file {writer} writes, `{}…{}`, which the command fixes \
@@ -352,7 +366,23 @@ pub const COPIED_NAME: &str = "the source of a copy into a directory (`cp`, `mv`
                                uploaded file's name) picks the file made there \
                                (`.bash_profile`, `job` in `/etc/cron.d`)";
 
-/// The place of an archive a value picks or fills, which an extraction unpacks.
+/// The sources of `ln -s` (in `words`, as `Command::heads` shows them): the files its links
+/// lead to, where every later write through a link lands (`ln -sfn /home/pi/{{ name }}
+/// notes.txt`, then `>> notes.txt`: fe30u F10), each a file written under a name a value
+/// may make.
+pub fn link_targets(words: &[Option<&[u8]>]) -> Vec<usize> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let symbolic = words[k + 1..].iter().flatten().any(|w| {
+        *w == b"--symbolic" || (w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w.contains(&b's'))
+    });
+    if words[k].map(base) != Some(&b"ln"[..]) || !symbolic {
+        return Vec::new();
+    }
+    copy(words).map(|c| c.sources_at).unwrap_or_default()
+}
+
 /// The place of the url `git clone` (or `git submodule add`) fetches a tree from.
 pub const CLONED: &str = "the url `git clone` fetches a whole tree from, which a value picks: \
                           the repository names every file written and holds what they hold \
@@ -376,6 +406,7 @@ pub fn clone_url(words: &[Option<&[u8]>]) -> Option<usize> {
     clone_operands(&words[from..]).first().map(|&j| from + j)
 }
 
+/// The place of an archive a value picks or fills, which an extraction unpacks.
 pub const UNPACKED: &str = "the archive of an extraction (`tar -x`, `bsdtar -x`, `unzip`, \
                             `cpio -i`, `7z x`), which a value picks or fills: the archive \
                             names the files written (`.bashrc`, `.ssh/authorized_keys`, a \
@@ -421,7 +452,8 @@ pub fn extracts(words: &[Option<&[u8]>]) -> bool {
 /// named as a data file (written out, or `fixed`) is a file; `DIR/`, `-t DIR` and any other
 /// name may be a directory.
 pub fn copied(words: &[Option<&[u8]>], globs: &[Option<Vec<u8>>]) -> Vec<usize> {
-    let Some(c) = copy(words) else {
+    // `rsync -a {{ filepath }} /home/pi/` keeps the upload's name as `cp` does (fe30u F5).
+    let Some(c) = copy(words).or_else(|| super::copies::remote_copy(words)) else {
         return Vec::new();
     };
     let Some(at) = c.dest_at else {
@@ -439,9 +471,19 @@ pub fn copied(words: &[Option<&[u8]>], globs: &[Option<Vec<u8>>]) -> Vec<usize> 
     if file && !c.target {
         return Vec::new();
     }
+    // A source whose name the author's text fixes as data (`/srv/photos/{{ v }}.jpg`) keeps
+    // a data name in a directory that holds data (fe30u's first low finding).
+    let kept = |k: usize| {
+        let made = globs[k]
+            .as_deref()
+            .zip(dest.as_deref())
+            .map(|(g, d)| super::copies::joined(d, g));
+        made.is_some_and(|m| data_file(&m))
+    };
     c.sources_at
         .iter()
         .filter(|&&k| words[k].is_none_or(|w| w.ends_with(EXPANDED)))
+        .filter(|&&k| !kept(k))
         .copied()
         .collect()
 }

@@ -312,3 +312,34 @@ fn exec_words_name_files_as_shell_words_do() {
         assert_eq!(exec(argv).is_ok(), loads, "{argv:?}: {:?}", exec(argv));
     }
 }
+
+/// fe30u F5, F6, F10 and its first low finding: `rsync` keeps an upload's name as `cp` does, a
+/// value that starts a directory of the path may make it hidden, `ln -s` points every later
+/// write at a file the value picks; a source whose data ending the author fixed keeps it.
+#[test]
+fn rsync_copies_hidden_directories_and_link_targets() {
+    check(&[
+        (
+            "rsync -a {{ f }} /home/pi/",
+            Some("keeps the source's name"),
+        ),
+        ("rsync -a --exclude {{ f }} /srv/a/ /srv/b/", None),
+        (
+            "printf '%s' x > /srv/notes/{{ f }}/notes.txt",
+            Some("a directory in the name"),
+        ),
+        (
+            "ln -sfn /home/pi/{{ f }} /srv/notes/current.txt",
+            Some("every write through `ln -s`'s link"),
+        ),
+        (
+            "ln -sfn /srv/notes/{{ v }}.txt /srv/notes/current.txt",
+            None,
+        ),
+        ("cp /srv/photos/{{ v }}.jpg /srv/www/gallery/", None),
+        (
+            "cp /srv/photos/{{ v }}.jpg /etc/cron.d/",
+            Some("keeps the source's name"),
+        ),
+    ]);
+}
