@@ -452,9 +452,11 @@ pub fn data_file(name: &[u8]) -> bool {
     DEVICES
         .iter()
         .any(|d| name == *d || (d.ends_with(b"/") && name.starts_with(d)))
-        || ENDINGS
-            .iter()
-            .any(|e| base(name).len() > e.len() && base(name).ends_with(e))
+        || ENDINGS.iter().any(|e| {
+            // In any case: cameras name their files `IMG_0001.JPG` (fe30u's second low one).
+            let file = base(name);
+            file.len() > e.len() && file[file.len() - e.len()..].eq_ignore_ascii_case(e)
+        })
 }
 
 /// A file named as data that any action may have written a value into (`data_file`, but a

@@ -42,6 +42,8 @@ fn only_a_file_known_to_hold_data_may_hold_a_value() {
         ("/srv/app/.git/hooks/x.txt", false),
         ("/var/lib/actiond-run/notes.txt", true),
         ("./notes.txt", true),
+        ("/srv/photos/IMG_0001.JPG", true),
+        ("/srv/notes.TXT", true),
     ];
     for &(name, data) in table {
         assert_eq!(data_file(name.as_bytes()), data, "{name}");
