@@ -138,6 +138,11 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
         })
         .collect();
     let words = &words[..];
+    // Most commands name no file that may be data: nothing below can find a use then.
+    let data = |w: &&[u8]| may_be_data(normal(w)) || !data_mentioned(w).is_empty();
+    if !words.iter().flatten().any(data) {
+        return Vec::new();
+    }
     let mut out: Vec<DataUse> = Vec::new();
     let note = |out: &mut Vec<DataUse>, i: usize, does: &str| {
         if let Some(w) = words[i].filter(|w| may_be_data(normal(w)))
