@@ -448,6 +448,28 @@ pub(crate) const DATA_SPLIT: &str = "stands outside quotes, where the shell spli
                                      (one may be an option) and expands globs in them: put it in \
                                      double quotes";
 
+/// The files named as data that the code a known program reads in its own words names
+/// (`sqlite3 DB ".read report.txt"`, `psql -c '\i f.txt'`, a sed or jq program: `own::words`),
+/// each with its word's index, the name and what the command does: it reads that file as
+/// code. Here, not in `filed`, which `own` uses.
+pub(crate) fn data_in_code(words: &[Option<&[u8]>]) -> Vec<filed::DataUse> {
+    let texts: Vec<&[u8]> = words.iter().map(|w| w.unwrap_or_default()).collect();
+    let mut out = Vec::new();
+    for found in own::words(words, &texts) {
+        if found.how != Rereading::Code {
+            continue;
+        }
+        for name in words[found.at]
+            .map(filed::data_mentioned)
+            .unwrap_or_default()
+        {
+            let does = format!("names, in {},", found.place);
+            out.push((Some(found.at), name.into_bytes(), does));
+        }
+    }
+    out
+}
+
 /// The reads of what a file named as data holds among `reads` (`Read::Stored`).
 pub(super) fn stored_only(reads: Vec<Read>) -> Vec<Read> {
     reads

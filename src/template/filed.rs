@@ -197,18 +197,6 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
     for (i, does) in lists(words) {
         note(&mut out, i, does);
     }
-    // A data file named in the code a known program reads in its words (`sqlite3 DB ".read
-    // report.txt"`, `psql -c '\i f.txt'`, a sed or jq program): it reads that file as code.
-    let texts: Vec<&[u8]> = words.iter().map(|w| w.unwrap_or_default()).collect();
-    for found in super::own::words(words, &texts) {
-        if found.how != Rereading::Code {
-            continue;
-        }
-        for name in words[found.at].map(data_mentioned).unwrap_or_default() {
-            let does = format!("names, in {},", found.place);
-            out.push((Some(found.at), name.into_bytes(), does));
-        }
-    }
     // `python3 -c 'exec(open("radio.txt").read())'`, `perl -ne 'system($_)' hosts.txt`.
     for (j, name) in scripts::inline_runs(words) {
         let does = "gives to program text that runs what it reads,".to_string();

@@ -342,7 +342,10 @@ pub fn read_exec(argv: &[String]) -> Analysis {
     }
     exec_environment(&mut analysis, argv, &shapes, &holes);
     // A file named as data run, sourced or listed (`exec: [sh, notes.txt]`), as in a shell.
-    for (_, name, does) in filed::data_uses_of(&values) {
+    for (_, name, does) in filed::data_uses_of(&values)
+        .into_iter()
+        .chain(commands::data_in_code(&values))
+    {
         analysis.runs_data.push((name, 1, does));
     }
     let texts: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();

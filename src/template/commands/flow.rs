@@ -312,6 +312,10 @@ impl Command {
             self.written_into(&self.targets)
         };
         filed::note(notes, &shapes, &data, &starts, names, reads, self.start);
+        for (at, name, does) in data_in_code(&data) {
+            let line = notes.line(at.map_or(self.start, |i| starts[i]));
+            notes.analysis.runs_data.push((name, line, does));
+        }
         // `BASH_ENV=notes.txt bash -c …`: a shell's start-up file.
         for w in &self.assignments {
             if let Some((name, does)) = w.value().and_then(|v| filed::settings_file(v, false)) {
