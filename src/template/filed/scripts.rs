@@ -5,6 +5,8 @@
 //! program (`sed -f`, `vim -S`, …), and a shell's script behind a wrapper actiond does not
 //! know. Pure: it reads the words and the program text, never a file, and judges nothing.
 
+use super::base;
+
 /// The program text of `awk` or `sed` (its first word that is no option, or that of `-e`),
 /// when it is written out.
 pub(super) fn script_operand<'a>(words: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
@@ -65,19 +67,11 @@ pub(super) fn awk_writes(text: &[u8]) -> Vec<Option<&[u8]>> {
     out
 }
 
-/// The files a sed script writes with its `w` command or an `s` command's `w` flag (GNU
-/// sed), each name to the end of its line.
-pub(super) fn sed_writes(text: &[u8]) -> Vec<Option<&[u8]>> {
+/// The commands of a sed script, each as its letter and where it stands; an `s` command
+/// with where its flags start (after `s/RE/REPLACEMENT/`), as `(b's', flags)`. Addresses are
+/// skipped (`sed_address`). One reading for `sed_writes` and `sed_runs`.
+fn sed_commands(text: &[u8]) -> Vec<(u8, usize)> {
     let mut out = Vec::new();
-    let name_at = |from: usize| {
-        let rest = &text[from..];
-        let start = rest.iter().position(|&c| c != b' ').unwrap_or(rest.len());
-        let end = rest[start..]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(rest.len(), |e| start + e);
-        Some(&rest[start..end]).filter(|n| !n.is_empty())
-    };
     let mut k = 0;
     let mut command = true;
     while k < text.len() {
@@ -89,11 +83,8 @@ pub(super) fn sed_writes(text: &[u8]) -> Vec<Option<&[u8]>> {
             }
         }
         let c = text[k];
-        // `w FILE`, and GNU's `W FILE` (the first line of the pattern space).
-        if command && (c == b'w' || c == b'W') {
-            out.push(name_at(k + 1));
-        } else if command && c == b's' && k + 1 < text.len() {
-            // `s/RE/REPLACEMENT/FLAGS`: skip the two parts, then read the flags.
+        if command && c == b's' && k + 1 < text.len() {
+            // `s/RE/REPLACEMENT/FLAGS`: skip the two parts; the flags follow.
             let d = text[k + 1];
             let mut j = k + 2;
             let mut parts = 0;
@@ -105,19 +96,59 @@ pub(super) fn sed_writes(text: &[u8]) -> Vec<Option<&[u8]>> {
                 }
                 j += 1;
             }
+            out.push((b's', j.min(text.len())));
             while j < text.len() && text[j].is_ascii_alphanumeric() {
-                if text[j] == b'w' {
-                    out.push(name_at(j + 1));
-                    break;
-                }
                 j += 1;
             }
             k = j;
             command = false;
             continue;
         }
+        if command && !c.is_ascii_whitespace() && !matches!(c, b';' | b'{' | b'}') {
+            out.push((c, k));
+        }
         command = matches!(c, b';' | b'\n' | b'{' | b'}') || (command && c == b' ');
         k += 1;
+    }
+    out
+}
+
+/// The flags of the `s` command whose flags start at `at`, each with where it stands; `w`
+/// ends them (its file name follows).
+fn s_flags(text: &[u8], at: usize) -> impl Iterator<Item = (usize, u8)> + '_ {
+    let flags = text[at..].iter().take_while(|c| c.is_ascii_alphanumeric());
+    flags.enumerate().scan(false, move |done, (i, &c)| {
+        (!*done).then(|| {
+            *done = c == b'w';
+            (at + i, c)
+        })
+    })
+}
+
+/// The files a sed script writes with its `w` command or an `s` command's `w` flag (GNU
+/// sed), each name to the end of its line.
+pub(super) fn sed_writes(text: &[u8]) -> Vec<Option<&[u8]>> {
+    let name_at = |from: usize| {
+        let rest = &text[from..];
+        let start = rest.iter().position(|&c| c != b' ').unwrap_or(rest.len());
+        let end = rest[start..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(rest.len(), |e| start + e);
+        Some(&rest[start..end]).filter(|n| !n.is_empty())
+    };
+    let mut out = Vec::new();
+    for (c, at) in sed_commands(text) {
+        match c {
+            // `w FILE`, and GNU's `W FILE` (the first line of the pattern space).
+            b'w' | b'W' => out.push(name_at(at + 1)),
+            b's' => {
+                if let Some((w, _)) = s_flags(text, at).find(|&(_, f)| f == b'w') {
+                    out.push(name_at(w + 1));
+                }
+            }
+            _ => {}
+        }
     }
     out
 }
@@ -388,52 +419,11 @@ fn quoted_names(text: &[u8]) -> Vec<&[u8]> {
 /// Whether a sed script runs commands: GNU sed's `e` command (after any address) or an `s`
 /// command's `e` flag.
 fn sed_runs(text: &[u8]) -> bool {
-    let mut k = 0;
-    let mut command = true;
-    while k < text.len() {
-        if command {
-            k = sed_address(text, k);
-            if k >= text.len() {
-                break;
-            }
-        }
-        let c = text[k];
-        if command && c == b'e' {
-            return true;
-        }
-        if command && c == b's' && k + 1 < text.len() {
-            let d = text[k + 1];
-            let mut j = k + 2;
-            let mut parts = 0;
-            while j < text.len() && parts < 2 {
-                if text[j] == b'\\' {
-                    j += 1;
-                } else if text[j] == d {
-                    parts += 1;
-                }
-                j += 1;
-            }
-            while j < text.len() && text[j].is_ascii_alphanumeric() {
-                if text[j] == b'e' {
-                    return true;
-                }
-                if text[j] == b'w' {
-                    break;
-                }
-                j += 1;
-            }
-            k = j;
-            command = false;
-            continue;
-        }
-        command = matches!(c, b';' | b'\n' | b'{' | b'}') || (command && c == b' ');
-        k += 1;
-    }
-    false
-}
-
-fn base(w: &[u8]) -> &[u8] {
-    w.rsplit(|&c| c == b'/').next().unwrap_or(w)
+    sed_commands(text).into_iter().any(|(c, at)| match c {
+        b'e' => true,
+        b's' => s_flags(text, at).any(|(_, f)| f == b'e'),
+        _ => false,
+    })
 }
 
 /// Words in an interpreter's program text that run code or commands given as data
