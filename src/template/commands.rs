@@ -453,6 +453,14 @@ pub(crate) const DATA_SPLIT: &str = "stands outside quotes, where the shell spli
 /// each with its word's index, the name and what the command does: it reads that file as
 /// code. Here, not in `filed`, which `own` uses.
 pub(crate) fn data_in_code(words: &[Option<&[u8]>]) -> Vec<filed::DataUse> {
+    // Most commands name no data file at all: no program's rules need reading then.
+    if !words
+        .iter()
+        .flatten()
+        .any(|w| !filed::data_mentioned(w).is_empty())
+    {
+        return Vec::new();
+    }
     let texts: Vec<&[u8]> = words.iter().map(|w| w.unwrap_or_default()).collect();
     let mut out = Vec::new();
     for found in own::words(words, &texts) {
