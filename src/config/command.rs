@@ -230,7 +230,7 @@ pub(super) fn compile(
         if let Err(why) = judge(text, analysis, &values) {
             c.error(at, why.to_string());
         }
-        data_uses(c, at, analysis);
+        data_uses(c, at, analysis, values.entity_no_program);
         // A word refused as split is not refused again for what it may start with.
         let mut refused = Vec::new();
         for found in unquoted(analysis, &values) {
@@ -560,7 +560,7 @@ fn may_hold_slash(a: &Argument) -> bool {
 
 /// Whatever the action's own values, a file named as data taken for more than data
 /// (`Analysis::runs_data`): any action, or an earlier press, may write a value into it.
-fn data_uses(c: &mut Checker<'_>, at: &str, analysis: &Analysis) {
+fn data_uses(c: &mut Checker<'_>, at: &str, analysis: &Analysis, unknown_allowed: bool) {
     let mut words = analysis.data_words.clone();
     // `h=$(cat hosts.txt); ping -c1 $h`: a copy of it outside quotes, or starting an argument.
     for (variable, &line) in &analysis.unquoted {
@@ -581,6 +581,28 @@ fn data_uses(c: &mut Checker<'_>, at: &str, analysis: &Analysis) {
             format!(
                 "line {line}: what `{name}`, a file named as data, holds (any action, or an \
                  earlier press, may write a value into it) {does}"
+            ),
+        );
+    }
+    // The reader side turned round: only a program known to read it as data may be given
+    // one, unless the author says the action's programs do (`allowUnknownProgram`).
+    for (name, line, program) in analysis.unknown_readers.iter().filter(|_| !unknown_allowed) {
+        let program = program.as_deref().map_or_else(
+            || "a program an expansion names".to_string(),
+            |p| format!("`{}`", String::from_utf8_lossy(p)),
+        );
+        c.error(
+            at,
+            format!(
+                "line {line} gives `{}`, a file named as data, to {program}, which actiond does \
+                 not know to read such a file as data only (a program may run it or load it as \
+                 settings: `python3 -m pickle F`, `sysctl -p F`, `openvpn --config F`, `pip \
+                 install F`); any action (or an earlier press) may write a value into a file \
+                 with that ending. Give it to a program known to read data (`cat`, `jq`, `lp`, \
+                 `aplay`, `mpv`, `tar -c`, …; docs/arguments.md lists them), name a file of \
+                 your program's own without a data ending, or, if {program} reads it as data \
+                 only, set `allowUnknownProgram: true` on the action",
+                String::from_utf8_lossy(name)
             ),
         );
     }

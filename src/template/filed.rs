@@ -5,7 +5,7 @@
 //! there as surely as in `sh -c "$NAME"`, and the quoting the shell gave it is gone once it
 //! is in the file. And a file outlives the press, so anything may read it later (a login
 //! shell, cron, a service, the next press): a value may be written, copied or moved only
-//! into a file known to hold data (`data_file`), an allow list as `FILE_DATA` is.
+//! into a file known to hold data (`data_file`), an allow list as `readers` is.
 //!
 //! Syntactic: the words in, what they write and run noted (`note`). A file is matched by its
 //! name as written (`./` dropped); one whose name an expansion makes matches every file run
@@ -109,7 +109,12 @@ pub fn note(
 /// command's values (`Analysis::runs_data`): another action, or an earlier press, may have
 /// written a value into it, as the data-file rule lets them.
 fn data_uses(notes: &mut Notes, words: &[Option<&[u8]>], starts: &[usize], start: usize) {
-    for (at, name, does) in data_uses_of(words) {
+    let uses = data_uses_of(words);
+    for (j, name, program) in unknown_readers(words, &uses) {
+        let line = notes.line(starts[j]);
+        notes.analysis.unknown_readers.push((name, line, program));
+    }
+    for (at, name, does) in uses {
         let line = notes.line(at.map_or(start, |i| starts[i]));
         notes.analysis.runs_data.push((name, line, does));
     }
@@ -125,22 +130,9 @@ pub type DataUse = (Option<usize>, Vec<u8>, String);
 /// given to an awk or sed program that runs commands, a list of urls or settings, a git
 /// include, or copied under a name not known to hold data.
 pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
-    // `find /srv/jobs -name '*.txt' -exec sh {} \;`: `{}` is each file the pattern names.
-    let found = found_data(words);
-    let words: Vec<Option<&[u8]>> = words
-        .iter()
-        .map(|&w| {
-            if w == Some(&b"{}"[..]) {
-                found.or(w)
-            } else {
-                w
-            }
-        })
-        .collect();
-    let words = &words[..];
+    let words = &with_found(words)[..];
     // Most commands name no file that may be data: nothing below can find a use then.
-    let data = |w: &&[u8]| may_be_data(normal(w)) || !data_mentioned(w).is_empty();
-    if !words.iter().flatten().any(data) {
+    if !names_data(words) {
         return Vec::new();
     }
     let mut out: Vec<DataUse> = Vec::new();
@@ -202,10 +194,18 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
         let does = "gives to program text that runs what it reads,".to_string();
         out.push((Some(j), name.to_vec(), does));
     }
-    // `BASH_ENV=notes.txt` behind `env`, git's `-c include.path=notes.txt`.
+    // `env NODE_OPTIONS=--require=notes.txt node …`, `export PYTHONPATH=/srv/dl/x.zip`.
+    if let Some(&k) = programs::chain(words).last() {
+        for (i, file, does) in environment_files(words, k) {
+            out.push((Some(i), file.to_vec(), does.to_string()));
+        }
+    }
+    // git's `-c include.path=notes.txt`.
     let git = words.iter().flatten().any(|w| base(w) == b"git");
     for (i, w) in words.iter().enumerate() {
-        if let Some((name, does)) = w.and_then(|w| settings_file(w, git)) {
+        if let Some((name, does)) = w.and_then(|w| settings_file(w, git))
+            && !out.iter().any(|(at, _, _)| *at == Some(i))
+        {
             out.push((Some(i), name.to_vec(), does.to_string()));
         }
         // `git config --global include.path notes.txt`.
@@ -249,6 +249,138 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
         out.push((None, source.to_vec(), does));
     }
     out
+}
+
+/// `words` with `find`'s `{}` read as each file its `-name` pattern names (`find /srv/jobs
+/// -name '*.txt' -exec sh {} \;`).
+fn with_found<'a>(words: &[Option<&'a [u8]>]) -> Vec<Option<&'a [u8]>> {
+    let found = found_data(words);
+    words
+        .iter()
+        .map(|&w| {
+            if w == Some(&b"{}"[..]) {
+                found.or(w)
+            } else {
+                w
+            }
+        })
+        .collect()
+}
+
+/// Whether any of `words` may name a file named as data, itself or in a command it holds.
+fn names_data(words: &[Option<&[u8]>]) -> bool {
+    let data = |w: &&[u8]| may_be_data(normal(w)) || !data_mentioned(w).is_empty();
+    words.iter().flatten().any(data)
+}
+
+/// A file named as data given to a program not known to read it as data only: the index
+/// of its word, the file's name, and the program (`None`: one an expansion names).
+pub type UnknownReader = (usize, Vec<u8>, Option<Vec<u8>>);
+
+/// The files named as data that `words` (a command from its name on, or an `exec:` argv)
+/// give the program at the end of its chain when that is not known to read them as data
+/// only (`readers`): `python3 -m pickle state.dat`, `sysctl -p notes.txt`, `openvpn
+/// --config vpn.txt`, `pkill -F pid.txt`, `mytool data.csv`. The reader side of the
+/// data-file rule, an allow list as the writer side's `data_file` is; a word `known` already
+/// holds a use of (a script run, a program's own script file) is left to it, and a shell's
+/// words are its script and its parameters (`runs`, the script's own reading).
+pub fn unknown_readers(words: &[Option<&[u8]>], known: &[DataUse]) -> Vec<UnknownReader> {
+    let words = &with_found(words)[..];
+    if !names_data(words) {
+        return Vec::new();
+    }
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let program = words[k].map(base);
+    if program.is_some_and(|p| programs::SHELLS.contains(&p) || p == b"." || p == b"source") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for j in k + 1..words.len() {
+        let Some(w) = words[j] else { continue };
+        // `--config=vpn.txt`, `if=notes.txt`: the file after the option's `=`.
+        let file = normal(w.rsplit(|&c| c == b'=').next().unwrap_or(w));
+        // A pattern counts when it looks like a file's (`/srv/jobs/*`, `*.tx?`, `*`): the
+        // words reach here with their quotes removed, and `--remove-chars ":%-?"` names no
+        // file.
+        // Program text (`su pi -c 'cat > /tmp/x.txt'`) is a script's, read as one.
+        let named = |f: &[u8]| {
+            let text = f
+                .iter()
+                .any(|c| c.is_ascii_whitespace() || b"\"'(){};$`|<>&".contains(c));
+            !text
+                && (data_named(f)
+                    || (may_be_data(f) && (f == b"*" || f.contains(&b'/') || f.contains(&b'.'))))
+        };
+        if !(named(normal(w)) || named(file))
+            || known.iter().any(|(at, _, _)| *at == Some(j))
+            || readers::as_data(words, k, j)
+        {
+            continue;
+        }
+        out.push((j, file.to_vec(), program.map(<[u8]>::to_vec)));
+    }
+    out
+}
+
+/// A file named as data that the assignment `w` (`NAME=VALUE`, a word before a command or
+/// of `env`, `export`, `declare -x`) puts into a program's environment, with what that does:
+/// a program may load a file its environment names as code or settings (`NODE_OPTIONS=
+/// --require=F`, `PYTHONPATH=F.zip`, `WGETRC=F`, `GIT_SSH=F`), and which variables each
+/// program reads is never a complete list, so none may name one (`settings_file` says why
+/// for the ones known). Each of a `:`-separated list counts (`PYTHONPATH=/a:/srv/x.zip`).
+pub fn environment_file(w: &[u8]) -> Option<(&[u8], &'static str)> {
+    let eq = w.iter().position(|&c| c == b'=')?;
+    let key = &w[..eq];
+    let variable = key
+        .first()
+        .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        && key.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+    if !variable {
+        return None;
+    }
+    if let Some(found) = settings_file(w, false) {
+        return Some(found);
+    }
+    let value = &w[eq + 1..];
+    value
+        .split(|&c| c == b':')
+        .map(|part| normal(part.rsplit(|&c| c == b'=').next().unwrap_or(part)))
+        .find(|f| data_named(f))
+        .map(|f| {
+            (
+                f,
+                "puts into a program's environment (a program may load a file its environment \
+                 names as code or settings: `NODE_OPTIONS=--require=F`, `PYTHONPATH=F`, \
+                 `WGETRC=F`, `GIT_SSH=F`),",
+            )
+        })
+}
+
+/// The words of a command that put a file named as data into a program's environment
+/// (`environment_file`): those before the program at `k` (`env NAME=F prog`, `sudo NAME=F
+/// prog`), and the operands of `export` and `declare -x`/`typeset -x`.
+fn environment_files<'a>(
+    words: &[Option<&'a [u8]>],
+    k: usize,
+) -> Vec<(usize, &'a [u8], &'static str)> {
+    let program = words[k].map(base);
+    let exports = match program {
+        Some(b"export") => true,
+        Some(b"declare" | b"typeset") => words[k + 1..]
+            .iter()
+            .flatten()
+            .any(|w| w.starts_with(b"-") && !w.starts_with(b"--") && w.contains(&b'x')),
+        _ => false,
+    };
+    (1..words.len())
+        .filter(|&i| i < k || (exports && i > k))
+        .filter_map(|i| {
+            let (file, does) = words[i].and_then(environment_file)?;
+            Some((i, file, does))
+        })
+        .collect()
 }
 
 /// A file named as data that the assignment-shaped word `w` hands a program as settings
@@ -801,78 +933,9 @@ pub fn tee_targets(words: &[Option<&[u8]>]) -> Vec<usize> {
     out
 }
 
-/// Programs that read a file named among their words as data only, whatever the options
-/// (checked one by one): a file a value was written into may be named there. Any other
-/// program may read it as code (`python3 f`, `awk -f f`, `sed -f f`, `curl -K f`, `gdb -x f`,
-/// `tar -T f`, whose lines may be options, `make -f f`, `crontab f`), so the rule goes
-/// this way round, as `own::DATA_READERS` does for the standard input.
-const FILE_DATA: &[&[u8]] = &[
-    b"cat",
-    b"tac",
-    b"head",
-    b"tail",
-    b"wc",
-    b"sort",
-    b"uniq",
-    b"cut",
-    b"paste",
-    b"nl",
-    b"fold",
-    b"grep",
-    b"egrep",
-    b"fgrep",
-    b"zgrep",
-    b"md5sum",
-    b"sha1sum",
-    b"sha224sum",
-    b"sha256sum",
-    b"sha384sum",
-    b"sha512sum",
-    b"b2sum",
-    b"cksum",
-    b"base64",
-    b"base32",
-    b"od",
-    b"xxd",
-    b"hexdump",
-    b"strings",
-    b"gzip",
-    b"gunzip",
-    b"zcat",
-    b"bzip2",
-    b"xz",
-    b"zstd",
-    b"iconv",
-    b"cp",
-    b"mv",
-    b"rm",
-    b"ln",
-    b"chmod",
-    b"chown",
-    b"chgrp",
-    b"touch",
-    b"stat",
-    b"ls",
-    b"du",
-    b"file",
-    b"diff",
-    b"cmp",
-    b"comm",
-    b"tee",
-    b"truncate",
-    b"shred",
-    b"test",
-    b"[",
-    b"[[",
-    b"echo",
-    b"printf",
-    b"mosquitto_pub",
-    b"logger",
-];
-
 /// Each word of a command that names a file it may read as more than data, with how, and
 /// whether a file an expansion names matches it: the places `runs` finds (any file), and
-/// every other word of a program not in `FILE_DATA` (the same name only).
+/// every other word a program does not read as data (`readers`: the same name only).
 fn reads_again(words: &[Option<&[u8]>]) -> Vec<(usize, Rereading, bool)> {
     let mut out: Vec<(usize, Rereading, bool)> = runs(words)
         .into_iter()
@@ -882,12 +945,13 @@ fn reads_again(words: &[Option<&[u8]>]) -> Vec<(usize, Rereading, bool)> {
     let program = chain.last().and_then(|&k| words[k]).map(base);
     // A shell's words are its script file (`runs`) and its `-c` script, which is read as a
     // script of its own, the files written before it known there.
-    if program.is_some_and(|p| FILE_DATA.contains(&p) || programs::SHELLS.contains(&p)) {
+    if program.is_some_and(|p| programs::SHELLS.contains(&p)) {
         return out;
     }
     let from = chain.last().map_or(0, |&k| k + 1);
     for i in from..words.len() {
-        if !out.iter().any(|&(k, _, _)| k == i) {
+        let data = chain.last().is_some_and(|&k| readers::as_data(words, k, i));
+        if !data && !out.iter().any(|&(k, _, _)| k == i) {
             out.push((i, Rereading::Code, false));
         }
     }
@@ -952,6 +1016,7 @@ fn base(w: &[u8]) -> &[u8] {
 mod copies;
 pub mod named;
 mod outputs;
+mod readers;
 mod scripts;
 #[cfg(test)]
 mod tests;

@@ -342,10 +342,11 @@ pub fn read_exec(argv: &[String]) -> Analysis {
     }
     exec_environment(&mut analysis, argv, &shapes, &holes);
     // A file named as data run, sourced or listed (`exec: [sh, notes.txt]`), as in a shell.
-    for (_, name, does) in filed::data_uses_of(&values)
-        .into_iter()
-        .chain(commands::data_in_code(&values))
-    {
+    let uses = filed::data_uses_of(&values);
+    for (_, name, program) in filed::unknown_readers(&values, &uses) {
+        analysis.unknown_readers.push((name, 1, program));
+    }
+    for (_, name, does) in uses.into_iter().chain(commands::data_in_code(&values)) {
         analysis.runs_data.push((name, 1, does));
     }
     let texts: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
@@ -661,6 +662,9 @@ fn inner_script(
                 analysis
                     .runs_data
                     .push((name, line, format!("{does} (in {place})")));
+            }
+            for (name, _, program) in inner.unknown_readers {
+                analysis.unknown_readers.push((name, line, program));
             }
             for (name, file) in inner.data_names {
                 analysis.data_names.entry(name).or_insert(file);

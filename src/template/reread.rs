@@ -366,6 +366,11 @@ pub struct Analysis {
     /// line and what it does: any action may write a value into such a file, so none may
     /// take one for more than data (`config::command` refuses it).
     pub runs_data: Vec<(Vec<u8>, usize, String)>,
+    /// Files named as data given to a program not known to read them as data only
+    /// (`filed::unknown_readers`), each with its line and the program (`None`: one an
+    /// expansion names): refused by `config::command` unless the action's
+    /// `allowUnknownProgram` says its programs read them as data.
+    pub unknown_readers: Vec<(Vec<u8>, usize, Option<Vec<u8>>)>,
     /// Variables assigned the name of a file named as data (`F=/srv/radio.txt`, `for f in
     /// /srv/jobs/*.txt`), with the name: a word that is only such a variable names that file
     /// where a file named as data is refused as more than data (`Word::data_file`).

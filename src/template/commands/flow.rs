@@ -316,9 +316,12 @@ impl Command {
             let line = notes.line(at.map_or(self.start, |i| starts[i]));
             notes.analysis.runs_data.push((name, line, does));
         }
-        // `BASH_ENV=notes.txt bash -c …`: a shell's start-up file.
-        for w in &self.assignments {
-            if let Some((name, does)) = w.value().and_then(|v| filed::settings_file(v, false)) {
+        // `BASH_ENV=notes.txt bash -c …`, `NODE_OPTIONS=--require=notes.txt node …`: a file
+        // named as data in the environment of the command's program (a bare assignment sets a
+        // shell variable only).
+        let program = self.name_word.is_some();
+        for w in self.assignments.iter().filter(|_| program) {
+            if let Some((name, does)) = w.value().and_then(filed::environment_file) {
                 let line = notes.line(w.start);
                 let found = (name.to_vec(), line, does.to_string());
                 notes.analysis.runs_data.push(found);

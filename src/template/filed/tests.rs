@@ -153,8 +153,12 @@ fn the_files_a_command_reads_as_more_than_data() {
 fn a_program_not_known_to_read_files_as_data_may_read_any_word_as_code() {
     let table: &[(&[&str], &[usize])] = &[
         (&["python3", "p.py"], &[1]),
-        (&["awk", "-f", "a.awk", "x"], &[1, 2, 3]),
-        (&["nice", "curl", "-K", "k"], &[2, 3]),
+        // A reader's options that read a file as code (`readers`).
+        (&["awk", "-f", "a.awk", "x"], &[2]),
+        (&["gawk", "-l", "ext", "x"], &[2]),
+        (&["sed", "-f", "s", "x"], &[2]),
+        (&["nice", "curl", "-K", "k"], &[3]),
+        (&["tar", "-cT", "l", "x"], &[2]),
         (&["cat", "f"], &[]),
         (&["cp", "f", "g"], &[]),
         (&["grep", "-c", "x", "f"], &[]),
@@ -338,4 +342,77 @@ fn scripts_behind_unknown_wrappers_and_programs_that_run_what_they_read() {
     // A file an awk program that runs commands names in its own text.
     let w = words(&["awk", "BEGIN { getline l < \"/srv/v.txt\"; system(l) }"]);
     assert_eq!(scripts::run_operands(&w, 0), vec![(1, &b"/srv/v.txt"[..])]);
+}
+
+#[test]
+fn a_file_named_as_data_given_to_a_program_not_known_to_read_it_as_data_is_found() {
+    // (command, the files found, each with the program)
+    type Found<'a> = &'a [(&'a str, Option<&'a str>)];
+    let table: &[(&[&str], Found)] = &[
+        (
+            &["python3", "-m", "pickle", "state.dat"],
+            &[("state.dat", Some("python3"))],
+        ),
+        (
+            &["sudo", "-u", "pi", "sysctl", "-p", "/srv/s.txt"],
+            &[("/srv/s.txt", Some("sysctl"))],
+        ),
+        (
+            &["node", "--env-file=/srv/e.txt", "app.js"],
+            &[("/srv/e.txt", Some("node"))],
+        ),
+        (&["$", "/srv/n.txt"], &[("/srv/n.txt", None)]),
+        (
+            &["find", "/srv", "-exec", "mytool", "{}", ";"],
+            &[("*", Some("mytool"))],
+        ),
+        (&["mytool", "--remove-chars", ":%-?"], &[]),
+        (
+            &["mytool", "/srv/jobs/*"],
+            &[("/srv/jobs/*", Some("mytool"))],
+        ),
+        (&["cat", "/srv/n.txt"], &[]),
+        (&["lp", "/srv/r.pdf"], &[]),
+        (
+            &["tar", "-czf", "b.tgz", "-T", "l.txt"],
+            &[("l.txt", Some("tar"))],
+        ),
+        // A shell's words are its script (`runs`) and its parameters.
+        (&["sh", "-c", "cat \"$1\"", "sh", "/srv/n.txt"], &[]),
+        (&["su", "pi", "-c", "cat > /tmp/x.txt"], &[]),
+    ];
+    for (command, expected) in table {
+        let w = words(command);
+        let found: Vec<(String, Option<String>)> = unknown_readers(&w, &data_uses_of(&w))
+            .into_iter()
+            .map(|(_, f, p)| {
+                let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+                (text(&f), p.as_deref().map(text))
+            })
+            .collect();
+        let expected: Vec<(String, Option<String>)> = expected
+            .iter()
+            .map(|(f, p)| (f.to_string(), p.map(str::to_string)))
+            .collect();
+        assert_eq!(found, expected, "{command:?}");
+    }
+}
+
+#[test]
+fn a_file_named_as_data_in_a_programs_environment_is_found() {
+    let table: &[(&str, Option<&str>)] = &[
+        ("NODE_OPTIONS=--require=/srv/n.txt", Some("/srv/n.txt")),
+        ("PYTHONPATH=/opt/lib:/srv/dl/x.zip", Some("/srv/dl/x.zip")),
+        ("WGETRC=./w.txt", Some("w.txt")),
+        ("BASH_ENV=notes.txt", Some("notes.txt")),
+        ("LC_ALL=C", None),
+        ("OUT=/srv/report", None),
+        // Not an environment variable: an operand (`dd if=`) or an option.
+        ("--config=/srv/c.txt", None),
+        ("include.path=/srv/c.txt", None),
+    ];
+    for &(word, expected) in table {
+        let found = environment_file(word.as_bytes()).map(|(f, _)| f);
+        assert_eq!(found, expected.map(str::as_bytes), "{word}");
+    }
 }

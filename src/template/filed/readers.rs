@@ -1,0 +1,357 @@
+//! The programs known to read a file named among their words as data only, for `filed`: the
+//! allow list of the reader side of the data-file rule. Any action, or an earlier press, may
+//! write a value into a file named as data (`.txt`, `.json`, …), so such a file may be given
+//! only to a program that reads it as data: one on this list, at a word that is not the
+//! operand of one of its options that read a file as code, settings or a list of commands
+//! (`tar -T`, `mpv --script`, `sort --compress-program`). Every other program may run it or
+//! load it as settings (`python3 -m pickle F`, `sysctl -p F`, `openvpn --config F`, `insmod
+//! F`, `pip install F`, `pkill -F F`), and a list of those is always one short, so the rule
+//! goes this way round, as the writer side's `data_file` does. Pure: it reads words, never a
+//! file, and judges nothing; the options known to run a file that `scripts` and `filed` name
+//! with their own reason are theirs.
+
+use super::base;
+
+/// A program known to read the files named among its words as data, but at the options
+/// in `code` (as written: `-T`, `--files-from`; a short one also last in a cluster, `-cT`,
+/// or joined, `-Tlist`; a long one also as `--opt=F`), and, when any word in `whole` stands
+/// among its words (a subcommand, an option), at none of them.
+struct Reader {
+    name: &'static [u8],
+    code: &'static [&'static [u8]],
+    whole: &'static [&'static [u8]],
+}
+
+/// An awk's program file (`-f`, gawk's `-E`/`--exec`), the source it includes (`-i`) and
+/// the extension it loads (`-l`).
+const AWK_CODE: &[&[u8]] = &[
+    b"-f",
+    b"--file",
+    b"-E",
+    b"--exec",
+    b"-i",
+    b"--include",
+    b"-l",
+    b"--load",
+];
+
+const fn data(name: &'static [u8]) -> Reader {
+    Reader {
+        name,
+        code: &[],
+        whole: &[],
+    }
+}
+
+const fn but(name: &'static [u8], code: &'static [&'static [u8]]) -> Reader {
+    Reader {
+        name,
+        code,
+        whole: &[],
+    }
+}
+
+/// The readers, each checked for the options that read a file as more than data. Not here,
+/// on purpose: interpreters (`python3 -m pickle F` runs it), package and module loaders
+/// (`pip`, `npm`, `insmod`), daemons given a settings file (`openvpn`, `mosquitto -c`,
+/// `dnsmasq -C`), `sysctl -p`, `logrotate`, `patch`, `split`/`csplit` (they copy it under
+/// other names), extractors (`pax`, `ar`, `unsquashfs`, `dpkg-deb`, `unar`), `docker`,
+/// `openssl`, ImageMagick (its coders read scripts), `festival` (a file is Scheme), and any
+/// program actiond does not know. The action's `allowUnknownProgram: true` is the author's
+/// word that the programs its command runs read such a file as data.
+const READERS: &[Reader] = &[
+    // Text tools.
+    data(b"cat"),
+    data(b"tac"),
+    data(b"head"),
+    data(b"tail"),
+    data(b"wc"),
+    but(b"sort", &[b"--compress-program"]),
+    data(b"uniq"),
+    data(b"cut"),
+    data(b"paste"),
+    data(b"join"),
+    data(b"nl"),
+    data(b"fold"),
+    data(b"fmt"),
+    data(b"pr"),
+    data(b"expand"),
+    data(b"unexpand"),
+    data(b"rev"),
+    data(b"shuf"),
+    data(b"column"),
+    data(b"grep"),
+    data(b"egrep"),
+    data(b"fgrep"),
+    data(b"zgrep"),
+    data(b"diff"),
+    data(b"cmp"),
+    data(b"comm"),
+    data(b"iconv"),
+    data(b"strings"),
+    data(b"od"),
+    data(b"xxd"),
+    data(b"hexdump"),
+    data(b"base64"),
+    data(b"base32"),
+    data(b"md5sum"),
+    data(b"sha1sum"),
+    data(b"sha224sum"),
+    data(b"sha256sum"),
+    data(b"sha384sum"),
+    data(b"sha512sum"),
+    data(b"b2sum"),
+    data(b"cksum"),
+    // awk's and sed's programs that run commands over their operands, and their script files,
+    // are `scripts`'.
+    but(b"awk", AWK_CODE),
+    but(b"gawk", AWK_CODE),
+    but(b"mawk", AWK_CODE),
+    but(b"nawk", AWK_CODE),
+    but(b"sed", &[b"-f", b"--file"]),
+    // jq's program file and module directory are `scripts`'.
+    but(b"jq", &[b"-f", b"--from-file", b"-L"]),
+    but(b"yq", &[b"--from-file"]),
+    // Compressors (a derived name is `filed::decompressed`'s).
+    data(b"gzip"),
+    data(b"gunzip"),
+    data(b"zcat"),
+    data(b"bzip2"),
+    data(b"bunzip2"),
+    data(b"bzcat"),
+    data(b"xz"),
+    data(b"unxz"),
+    data(b"xzcat"),
+    data(b"zstd"),
+    data(b"unzstd"),
+    data(b"zstdcat"),
+    // An archive made of files: its extraction is `named::extracts`'. `-T` reads names that
+    // may be options (`--checkpoint-action=exec=…`); the rest run a program.
+    but(
+        b"tar",
+        &[
+            b"-T",
+            b"--files-from",
+            b"-I",
+            b"--use-compress-program",
+            b"--to-command",
+            b"-F",
+            b"--info-script",
+            b"--new-volume-script",
+            b"--rsh-command",
+            b"--checkpoint-action",
+        ],
+    ),
+    but(b"zip", &[b"-TT", b"--unzip-command"]),
+    // Files as names: the copies are `copies`'.
+    data(b"cp"),
+    data(b"mv"),
+    data(b"install"),
+    data(b"ln"),
+    data(b"dd"),
+    data(b"rm"),
+    data(b"shred"),
+    data(b"truncate"),
+    data(b"touch"),
+    data(b"chmod"),
+    data(b"chown"),
+    data(b"chgrp"),
+    data(b"stat"),
+    data(b"ls"),
+    data(b"du"),
+    data(b"file"),
+    data(b"find"),
+    data(b"mkdir"),
+    data(b"rmdir"),
+    data(b"realpath"),
+    data(b"readlink"),
+    data(b"basename"),
+    data(b"dirname"),
+    data(b"date"),
+    data(b"tee"),
+    data(b"sponge"),
+    // Shell builtins that take a name as text (`export` and `declare -x` hand it to every
+    // program after: its environment is refused).
+    data(b"test"),
+    data(b"["),
+    data(b"[["),
+    data(b"echo"),
+    data(b"printf"),
+    data(b"local"),
+    data(b"readonly"),
+    Reader {
+        name: b"declare",
+        code: &[],
+        whole: &[b"-x", b"-gx", b"-xg"],
+    },
+    Reader {
+        name: b"typeset",
+        code: &[],
+        whole: &[b"-x", b"-gx", b"-xg"],
+    },
+    // Senders: what they send is data to them (`curl -K` and `wget -i` are `filed::lists`').
+    but(b"curl", &[b"-K", b"--config"]),
+    but(b"wget", &[b"-i", b"--input-file", b"--config"]),
+    but(b"mosquitto_pub", &[b"--tls-engine"]),
+    data(b"logger"),
+    data(b"wall"),
+    // Copies to other hosts (`-F` is `scripts`'); a program to run instead of ssh, its
+    // PKCS#11 library, rsync's daemon settings and batch of changes run or write anything.
+    but(b"ssh", &[b"-F", b"-I", b"-S"]),
+    but(b"scp", &[b"-F", b"-S", b"-I"]),
+    but(
+        b"rsync",
+        &[
+            b"-e",
+            b"--rsh",
+            b"--rsync-path",
+            b"--read-batch",
+            b"--config",
+            b"--files-from",
+        ],
+    ),
+    but(b"rclone", &[b"--config"]),
+    // git reads a file named as data as a commit message or a path to add; a repository,
+    // bundle or patch it fetches or applies is code (hooks, a Makefile), and so is a config.
+    Reader {
+        name: b"git",
+        code: &[b"--exec-path", b"--template", b"--config-env"],
+        whole: &[
+            b"clone",
+            b"fetch",
+            b"pull",
+            b"bundle",
+            b"remote",
+            b"submodule",
+            b"apply",
+            b"am",
+            b"config",
+        ],
+    },
+    // sqlite3's own commands (`.read F`, `-init F`) are `commands::data_in_code`'s and
+    // `scripts`'; an extension it loads is refused there too.
+    but(b"sqlite3", &[b"-init"]),
+    // Printing, sound, pictures and video on a board.
+    data(b"lp"),
+    data(b"lpr"),
+    data(b"aplay"),
+    data(b"paplay"),
+    data(b"pw-play"),
+    data(b"mpg123"),
+    data(b"mpg321"),
+    data(b"ogg123"),
+    data(b"omxplayer"),
+    data(b"sox"),
+    data(b"play"),
+    data(b"ffmpeg"),
+    data(b"ffprobe"),
+    data(b"ffplay"),
+    but(
+        b"mpv",
+        &[
+            b"--script",
+            b"--scripts",
+            b"--include",
+            b"--input-conf",
+            b"--config-dir",
+        ],
+    ),
+    but(b"vlc", &[b"--lua-config", b"--lua-intf", b"--config"]),
+    but(b"cvlc", &[b"--lua-config", b"--lua-intf", b"--config"]),
+    data(b"espeak"),
+    data(b"espeak-ng"),
+    data(b"feh"),
+    data(b"fbi"),
+    data(b"qrencode"),
+    data(b"zbarimg"),
+];
+
+/// Whether the program at `k` of `words` (a command from its name on, the end of
+/// `programs::chain`) reads the file named at word `j` (after `k`) as data only.
+pub fn as_data(words: &[Option<&[u8]>], k: usize, j: usize) -> bool {
+    let Some(name) = words[k].map(base) else {
+        return false;
+    };
+    let Some(reader) = READERS.iter().find(|r| r.name == name) else {
+        return false;
+    };
+    let own = &words[k + 1..];
+    if own
+        .iter()
+        .flatten()
+        .any(|w| reader.whole.iter().any(|o| w == o))
+    {
+        return false;
+    }
+    !reader.code.iter().any(|o| operand_of(words, j, o))
+}
+
+/// Whether word `j` is the file of the option `o` (`-T F`, `-cT F`, `-TF`, `--files-from
+/// F`, `--files-from=F`).
+fn operand_of(words: &[Option<&[u8]>], j: usize, o: &[u8]) -> bool {
+    let before = j.checked_sub(1).and_then(|i| words[i]);
+    let here = words[j].unwrap_or_default();
+    if o.starts_with(b"--") {
+        let joined = here.len() > o.len() && here.starts_with(o) && here[o.len()] == b'=';
+        return before == Some(o) || joined;
+    }
+    // A short option (`-T`): alone, last of a cluster, or with its file joined. `-TT` and
+    // other two-letter spellings only as written.
+    if o.len() != 2 {
+        return before == Some(o) || (here.starts_with(o) && here.len() > o.len());
+    }
+    let letter = o[1];
+    let cluster =
+        |w: &[u8]| w.len() >= 2 && w[0] == b'-' && w[1] != b'-' && w.last() == Some(&letter);
+    before.is_some_and(cluster)
+        || (here.starts_with(o) && here.len() > 2 && !here.starts_with(b"--"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<Option<&[u8]>> {
+        s.split(' ').map(|w| Some(w.as_bytes())).collect()
+    }
+
+    #[test]
+    fn a_file_named_as_data_is_data_only_to_a_reader_at_no_option_that_reads_code() {
+        // (command, index of the file's word, read as data only)
+        let rows: &[(&str, usize, bool)] = &[
+            ("cat notes.txt", 1, true),
+            ("lp -d office report.pdf", 3, true),
+            ("aplay -q alarm.wav", 2, true),
+            ("tar -czf backup.tgz notes.txt", 3, true),
+            ("tar -czf backup.tgz -T list.txt", 4, false),
+            ("tar -cT list.txt", 2, false),
+            ("tar -czf backup.tgz --files-from=list.txt", 3, false),
+            ("tar -cf x.tar -I notes.txt", 4, false),
+            ("tar -cf x.tar -Inotes.txt", 3, false),
+            ("sort --compress-program=notes.txt a.txt", 1, false),
+            ("sort --compress-program=notes.txt a.txt", 2, true),
+            ("git add notes.txt", 2, true),
+            ("git commit -F msg.txt", 3, true),
+            ("git -C /srv/app apply fix.txt", 4, false),
+            ("git clone /srv/dl/repo.tar", 2, false),
+            ("declare -x F=notes.txt", 2, false),
+            ("local f=notes.txt", 1, true),
+            ("mpv --script=hook.txt alarm.mp3", 1, false),
+            ("mpv --script=hook.txt alarm.mp3", 2, true),
+            ("ssh -I lib.dat nas", 2, false),
+            ("rsync -a -e run.txt notes.txt nas:", 4, true),
+            ("rsync -a -e run.txt notes.txt nas:", 3, false),
+            ("python3 -m pickle state.dat", 3, false),
+            ("sysctl -p sysctl.txt", 2, false),
+            ("openvpn --config vpn.txt", 2, false),
+            ("pkill -F pid.txt", 2, false),
+            ("insmod driver.gz", 1, false),
+            ("split -l 1 jobs.txt job-", 3, false),
+            ("mytool data.csv", 1, false),
+        ];
+        for &(command, j, expected) in rows {
+            let w = words(command);
+            assert_eq!(as_data(&w, 0, j), expected, "{command} at {j}");
+        }
+    }
+}

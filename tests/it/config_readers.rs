@@ -1,0 +1,96 @@
+//! fe30v F1, F6, F9, F11: the reader side of the data-file rule turned round. A file named as
+//! data (`.txt`, `.json`, `.dat`, `.zip`, …) may hold a value any action wrote, so it may be
+//! given only to a program known to read it as data (`template::filed::readers`), and never
+//! put into a program's environment. Each attack below loaded before (no argument at all) and
+//! is refused at its path with the fix; the neighbours (printing, playing, archiving, reading
+//! with `jq`, a program the author vouches for with `allowUnknownProgram`) load. The helpers
+//! are `config_check`'s.
+
+use crate::config_check::assert_refusals;
+
+/// The loaders fe30v gave a data file by name (`python3 -m pickle` ran `id` as root), through
+/// a wrapper, a loop variable, `find -exec`, an option joined with `=`, an `exec:` argv, and
+/// the environment; a pid file picking the process to signal; extractors not on the list.
+#[test]
+fn a_file_named_as_data_goes_only_to_a_program_known_to_read_it_as_data() {
+    let yaml = "\
+actions:
+  - title: unpickle
+    shell: python3 -m pickle /srv/cache/state.dat
+  - title: vpn behind sudo
+    shell: sudo -u pi openvpn --config /srv/notes/vpn.txt --daemon
+  - title: sysctl
+    shell: sysctl -p /srv/notes/sysctl.txt
+  - title: loop of pickles
+    shell: for f in /srv/cache/*.dat; do python3 -m pickle \"$f\"; done
+  - title: install what find names
+    shell: find /srv/dl -name '*.tar.gz' -exec pip3 install {} +
+  - title: node env file
+    shell: node --env-file=/srv/notes/env.txt /opt/app/server.js
+  - title: pid file
+    shell: pkill -F /srv/notes/pid.txt
+  - title: extract with pax
+    shell: pax -r -f /srv/dl/theme.tar
+  - title: exec a loader
+    exec: [insmod, /srv/dl/driver.gz]
+  - title: node options
+    shell: NODE_OPTIONS=--require=/srv/notes/n.txt node /opt/app/server.js
+  - title: python path
+    shell: env PYTHONPATH=/srv/dl/lib.zip python3 -m tool
+  - title: exported wgetrc
+    shell: export WGETRC=/srv/notes/w.txt; wget -O /srv/dl/x.txt https://example.com/
+  - title: tar names from a list
+    shell: tar -czf /srv/backup.tgz -T /srv/notes/list.txt
+  - title: print a report
+    shell: lp -d office /srv/reports/today.pdf
+  - title: play the alarm
+    shell: aplay -q /srv/sounds/alarm.wav
+  - title: read state
+    shell: jq -r .url /srv/state.json
+  - title: archive notes
+    shell: tar -czf /srv/backup.tgz /srv/notes/*.txt
+  - title: own tool, vouched for
+    shell: /usr/local/bin/report --in /srv/data.csv
+    allowUnknownProgram: true
+  - title: a name in a shell variable
+    shell: F=/srv/notes/today.txt; cat \"$F\"
+  - title: a locale for sort
+    shell: LC_ALL=C sort -o /srv/sorted.txt /srv/notes.txt
+";
+    assert_refusals(
+        yaml,
+        &[
+            (
+                "actions[0].shell",
+                "to `python3`, which actiond does not know",
+            ),
+            ("actions[1].shell", "to `openvpn`"),
+            ("actions[2].shell", "to `sysctl`"),
+            ("actions[3].shell", "to `python3`"),
+            ("actions[4].shell", "to `pip3`"),
+            (
+                "actions[5].shell",
+                "`/srv/notes/env.txt`, a file named as data, to `node`",
+            ),
+            ("actions[6].shell", "to `pkill`"),
+            ("actions[7].shell", "to `pax`"),
+            ("actions[8].exec", "to `insmod`"),
+            ("actions[9].shell", "puts into a program's environment"),
+            ("actions[10].shell", "puts into a program's environment"),
+            ("actions[11].shell", "puts into a program's environment"),
+            (
+                "actions[12].shell",
+                "`/srv/notes/list.txt`, a file named as data, to `tar`",
+            ),
+        ],
+        &[
+            "actions[13]",
+            "actions[14]",
+            "actions[15]",
+            "actions[16]",
+            "actions[17]",
+            "actions[18]",
+            "actions[19]",
+        ],
+    );
+}
