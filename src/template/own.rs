@@ -252,6 +252,21 @@ const INTERPRETERS: &[(&[u8], &[&[u8]])] = &[
     (b"Rscript", &[b"-e"]),
 ];
 
+/// The Python modules known to read their standard input as data only, run with `-m`.
+const DATA_MODULES: &[&[u8]] = &[b"json.tool", b"base64", b"quopri", b"gzip", b"uu"];
+
+/// The module a Python interpreter runs (`-m M`, `-mM`), from its words after its name.
+fn python_module<'a>(rest: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
+    let i = rest
+        .iter()
+        .position(|w| w.is_some_and(|w| w.starts_with(b"-m")))?;
+    match rest[i] {
+        Some(b"-m") => rest.get(i + 1).copied().flatten(),
+        Some(w) => Some(&w[2..]),
+        None => None,
+    }
+}
+
 fn base(w: &[u8]) -> &[u8] {
     w.rsplit(|&c| c == b'/').next().unwrap_or(w)
 }
@@ -442,7 +457,14 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
                     .iter()
                     .all(|c| c.is_ascii_digit() || *c == b'.'))
     });
-    if let Some((_, options)) = interpreter {
+    if let Some((n, options)) = interpreter {
+        // `python3 -m pickle` unpickles its input, `-m code` runs it: a module reads its
+        // input as data only when known to (`json.tool`, `base64`).
+        if n.starts_with(b"python")
+            && let Some(module) = python_module(rest)
+        {
+            return (!DATA_MODULES.contains(&module)).then_some(STDIN);
+        }
         let holds = rest.iter().any(|w| {
             w.is_some_and(|w| {
                 options
