@@ -225,7 +225,7 @@ pub static CONNECTION_ERRORS: Quiet = Quiet::new(Level::DEBUG, "lines about fail
 pub static TRIGGER_NOT_STARTED: Quiet = Quiet::new(Level::WARN, "lines about triggers not started");
 /// A file trigger: a file name that is not UTF-8 (anyone who may write the directory).
 pub static TRIGGER_BAD_NAME: Quiet = Quiet::new(Level::WARN, "lines about file names not UTF-8");
-/// A file trigger: a symlink, FIFO, socket or device dropped into the directory.
+/// A file trigger: a directory, symlink, FIFO, socket or device dropped into the directory.
 pub static TRIGGER_NOT_FILE: Quiet =
     Quiet::new(Level::WARN, "lines about files that are no regular files");
 /// A file trigger: files ignored because too many wait, or events the kernel lost.

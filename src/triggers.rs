@@ -406,14 +406,16 @@ fn run_for_file(engine: &Arc<Engine>, action: &str, dir: &Path, event: FileEvent
         return;
     };
     // A symlink would hand the action another file than the one dropped (`photo.jpg ->
-    // /etc/shadow`, read by a command running as root), and a FIFO or a device would hang
-    // or feed it: only regular files and directories are run for.
+    // /etc/shadow`, read by a command running as root), a FIFO or a device would hang or
+    // feed it, and a directory carries files under names its dropper chose, which the
+    // command's rules cannot see (`mv {{ filepath }} /srv/www/current.pdf` would place
+    // `current.pdf/.htaccess`): only regular files are run for.
     let kind = meta.file_type();
-    if !kind.is_file() && !kind.is_dir() {
+    if !kind.is_file() {
         if let Some(more) = ratelog::TRIGGER_NOT_FILE.admit() {
             warn!(
-                "{} of {action}: {name:?} in {} is no regular file (a symlink, FIFO, socket or \
-                 device); not run for it{more}",
+                "{} of {action}: {name:?} in {} is no regular file (a directory, symlink, \
+                 FIFO, socket or device); not run for it{more}",
                 event.tag(),
                 dir.display()
             );

@@ -226,10 +226,11 @@ fn file_triggers_pass_hostile_names_as_plain_text() {
 
 /// A symlink dropped into a watched directory would hand the action another file than the
 /// one dropped (`holiday.jpg -> /etc/shadow`, copied to a share by a command running as root,
-/// fe30n F5), and a FIFO would hang it: neither is run for, and the log says why; a regular
-/// file beside them is.
+/// fe30n F5), a FIFO would hang it, and a directory carries names its dropper chose (fe30u
+/// F11: `mv {{ filepath }} /srv/www/current.pdf` placed `current.pdf/.htaccess`): none is run
+/// for, and the log says why; a regular file beside them is.
 #[test]
-fn a_dropped_symlink_or_fifo_is_not_run_for() {
+fn a_dropped_symlink_fifo_or_directory_is_not_run_for() {
     let inbox = TempDir::new();
     let secret = TempDir::new();
     std::fs::write(secret.path().join("secret"), "SECRET").unwrap();
@@ -252,6 +253,8 @@ fn a_dropped_symlink_or_fifo_is_not_run_for() {
         .arg(inbox.path().join("pipe.jpg"))
         .status();
     assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    std::fs::create_dir(inbox.path().join("album.jpg")).unwrap();
+    std::fs::write(inbox.path().join("album.jpg").join(".htaccess"), "x").unwrap();
     std::fs::write(inbox.path().join("real.jpg"), "PHOTO").unwrap();
     assert!(wait_until(SOON, || entries_of(&server, "share")
         .iter()
@@ -260,6 +263,7 @@ fn a_dropped_symlink_or_fifo_is_not_run_for() {
         )));
     assert!(server.log_shows("\"holiday.jpg\" in"));
     assert!(server.log_shows("\"pipe.jpg\" in"));
+    assert!(server.log_shows("\"album.jpg\" in"));
     // Time for a run of the others, were there one.
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let runs = entries_of(&server, "share");

@@ -168,8 +168,16 @@ fn a_value_a_program_reads_as_its_own_commands_is_refused() {
         ("echo {{ a }} | mosquitto_pub -t t -l", None, false),
         ("echo {{ a }} | python3 /opt/x.py", None, false),
         // A module run with `-m` reads its input as data only when known to (fe30v F1).
-        ("echo {{ a }} | python3 -m pickle", Some("standard input"), false),
-        ("echo {{ a }} | python3 -mcode", Some("standard input"), false),
+        (
+            "echo {{ a }} | python3 -m pickle",
+            Some("standard input"),
+            false,
+        ),
+        (
+            "echo {{ a }} | python3 -mcode",
+            Some("standard input"),
+            false,
+        ),
         ("echo {{ a }} | python3 -m json.tool", None, false),
         ("echo {{ a }} | perl -mstrict /opt/x.pl", None, false),
         (
