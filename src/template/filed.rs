@@ -513,25 +513,16 @@ fn stored(notes: &mut Notes, start: usize, line: usize, name: Option<&[u8]>, rea
         ),
         Some(n) => format!(
             "the file `{}`, which line {line} writes a value into and which is not known to \
-             hold data: another program may read it as code (a file a service sources, a \
-             table cron runs){DATA_FIX}",
+             hold data",
             String::from_utf8_lossy(n)
         ),
         None => format!(
             "a file whose name an expansion makes, which line {line} writes a value into and \
-             which may be one another program reads as code (`$HOME/.profile`, \
-             `/etc/cron.d/$NAME`){DATA_FIX}"
+             which may be one another program reads as code (`$HOME/.profile`, `/etc/cron.d/$NAME`)"
         ),
     };
-    notes.reread(start, place, Rereading::Code, reads.to_vec());
+    notes.reread(start, place, Rereading::Stored, reads.to_vec());
 }
-
-/// The fix `stored`'s refusal suggests.
-const DATA_FIX: &str = "; write the value into a file known to hold data only: one whose name \
-                        ends in a data ending (`.txt`, `.log`, `.csv`, `.json`, `.md`, `.pdf`, \
-                        `.jpg`, `.mp3`, …; docs/arguments.md lists them) in a directory of your \
-                        own, written out (`/srv/notes/today.txt`) or with the value between \
-                        the directory and the ending (`/srv/notes/{{ day }}.txt`)";
 
 /// The endings of a file known to hold data: text, tables and JSON, and what no program on
 /// a board runs as code: documents, pictures, sound, video, and archives kept as files (an

@@ -36,6 +36,9 @@ pub enum Rereading {
     Arithmetic,
     /// As shell code, or split and parsed again.
     Code,
+    /// Kept in a file not known to hold data, which outlives the press: another program may
+    /// read it as code or settings later (`filed::stored`).
+    Stored,
     /// As the name of a variable (bash evaluates a subscript in it).
     Name,
     /// As a file name expanded a second time (`>&`).
@@ -93,6 +96,10 @@ impl Rereading {
                  value such as `a[$(cmd)]` runs cmd)"
             }
             Rereading::Code => "is read as shell code again",
+            Rereading::Stored => {
+                "outlives the press, and another program may read it as code or settings (a \
+                 file a service sources, a table cron runs, a profile a login shell reads)"
+            }
             Rereading::Name => {
                 "bash reads as a variable name, whose subscript it evaluates (a value such as \
                  `a[$(cmd)]` runs cmd)"
@@ -186,6 +193,13 @@ impl Rereading {
                 "pass the value as data instead: as a positional parameter of the script (`sh \
                  -c 'echo \"$1\"' sh {{ v }}`), or read \"$ACTIOND_ARG_NAME\" inside it, or \
                  use `exec:` with no shell; an argument of `type: int` may stand there"
+            }
+            Rereading::Stored => {
+                "write the value into a file known to hold data only: one whose name ends in a \
+                 data ending (`.txt`, `.log`, `.csv`, `.json`, `.md`, `.pdf`, `.jpg`, `.mp3`, …; \
+                 docs/arguments.md lists them) in a directory of your own, written out \
+                 (`/srv/notes/today.txt`) or with the value between the directory and the \
+                 ending (`/srv/notes/{{ day }}.txt`)"
             }
             Rereading::Name => {
                 "a value cannot be a variable name: write the name out in the command (and the \

@@ -94,3 +94,31 @@ actions:
         ],
     );
 }
+
+/// fe30u's third low finding: a value written into a file not known to hold data was refused
+/// with the fix for shell code (`sh -c 'echo "$1"' sh {{ v }}`), which does not apply to a
+/// file; the refusal says the file outlives the press and gives the fix for files.
+#[test]
+fn a_value_kept_in_a_file_not_known_to_hold_data_is_refused_with_the_fix_for_files() {
+    let yaml = "\
+actions:
+  - title: kiosk url
+    shell: echo {{ v }} > /srv/kiosk.conf
+    arguments: [{name: v, type: ascii_sentence}]
+";
+    assert_refusals(
+        yaml,
+        &[(
+            "actions[0].shell",
+            "which outlives the press, and another program may read it as code or settings",
+        )],
+        &[],
+    );
+    let run = crate::config_check::check(yaml);
+    let out = crate::config_check::output(&run);
+    assert!(
+        out.contains("write the value into a file known to hold data only"),
+        "{out}"
+    );
+    assert!(!out.contains("positional parameter"), "{out}");
+}
