@@ -280,6 +280,51 @@ impl Word {
         }
     }
 
+    /// The name of a file this word builds from one variable assigned plain text or a data
+    /// file's name (`d=/srv; "$d/note.txt"`, `n=note.txt; "/srv/$n"`, `e=txt; note.$e`), or,
+    /// when the text after its last expansion has a data ending, the pattern it matches
+    /// (`"$dir/note.txt"` is `*/note.txt`): where a file named as data may stand, for the
+    /// reader side of the data-file rule (`filed::data_uses_of`).
+    pub fn built_name(&self, analysis: &Analysis) -> Option<Vec<u8>> {
+        let (first, last) = self.expansions?;
+        let u = &self.unquoted;
+        let (before, after) = (
+            u.get(..first).unwrap_or_default(),
+            u.get(last.min(u.len())..).unwrap_or_default(),
+        );
+        let single = self.vars.len() == 1
+            && first == last
+            && !self.changed
+            && self.holes.is_empty()
+            && self.opaque.is_none()
+            && self.computed.is_none()
+            && self.stored.is_empty();
+        let value = single
+            .then(|| {
+                let v = &self.vars[0];
+                analysis
+                    .consts
+                    .get(v)
+                    .cloned()
+                    .flatten()
+                    .or_else(|| analysis.data_name(v).map(<[u8]>::to_vec))
+            })
+            .flatten();
+        match value {
+            Some(v) => {
+                let built = [before, &v, after].concat();
+                filed::may_be_data(filed::normal(&built)).then_some(built)
+            }
+            // The text after the expansion fixes a data ending (`/note.txt`, `.json`).
+            None if !after.is_empty() => {
+                filed::data_named(&[b"x", after].concat()).then(|| [before, b"*", after].concat())
+            }
+            // The expansion makes the ending (`note.$(echo txt)`): any ending, a data one too.
+            None => (before.ends_with(b".") && before.len() > 1 && !before.ends_with(b"/."))
+                .then(|| [before, b"*"].concat()),
+        }
+    }
+
     /// The name `filed` matches a file this word names by, when an expansion or a value makes
     /// it and the author's text fixes it as data (`filed::named::glob`: `/srv/dl/*.txt`).
     pub fn glob(&self) -> Option<Vec<u8>> {
@@ -635,6 +680,8 @@ impl Command {
                 notes.analysis.write_from(name, w.reads(false));
                 notes.analysis.write_text(name, w.assigned_text());
                 filed::note_name(&mut notes.analysis, name, w.assigned_text());
+                let plain = (!w.expanded).then(|| w.assigned_text());
+                filed::note_const(&mut notes.analysis, name, plain);
                 if w.assigns_stripped {
                     notes
                         .analysis
@@ -823,6 +870,8 @@ impl Command {
                 notes.analysis.write_from(n, w.reads(false));
                 notes.analysis.write_text(n, w.assigned_text());
                 filed::note_name(&mut notes.analysis, n, w.assigned_text());
+                let plain = (!w.expanded).then(|| w.assigned_text());
+                filed::note_const(&mut notes.analysis, n, plain);
                 continue;
             }
             match w.value() {

@@ -133,7 +133,7 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
     let words = &with_found(words)[..];
     // Most commands name no file that may be data: nothing below can find a use then.
     if !names_data(words) {
-        return Vec::new();
+        return items_run(words);
     }
     let mut out: Vec<DataUse> = Vec::new();
     let note = |out: &mut Vec<DataUse>, i: usize, does: &str| {
@@ -145,6 +145,12 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
     };
     let mut run: Vec<usize> = runs(words).into_iter().map(|(i, _)| i).collect();
     run.extend(scripts::behind_any(words));
+    // A program a pattern or a data name picks (`find … -name '*.txt' -exec {} ;`).
+    run.extend(
+        programs::chain(words)
+            .into_iter()
+            .filter(|&i| words[i].is_some_and(|w| names_data_file(normal(w)))),
+    );
     if let Some(&k) = programs::chain(words).last()
         && let Some(p) = words[k].map(base)
     {
@@ -234,6 +240,9 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
             out.push((Some(i), w.to_vec(), does));
         }
     }
+    // `ln -sf /root/.bashrc /srv/state/today.log`: a write into the data name lands there.
+    out.extend(data_links(words));
+    out.extend(items_run(words));
     // A copy of a file named as data under a name not known to hold data (`cp notes.txt
     // {{ name }}`, `cp todo.txt ~/.bashrc`): the copy may be run, or read as settings.
     for (dest, source) in data_copies(words) {
@@ -293,27 +302,45 @@ pub fn unknown_readers(words: &[Option<&[u8]>], known: &[DataUse]) -> Vec<Unknow
         return Vec::new();
     };
     let program = words[k].map(base);
-    if program.is_some_and(|p| programs::SHELLS.contains(&p) || p == b"." || p == b"source") {
+    if program.is_some_and(|p| p == b"." || p == b"source") {
         return Vec::new();
     }
+    // A shell's words are its script (`runs`) and its `-c` script, read as one; but the
+    // script does not follow which of its parameters names a file named as data (`sh -c
+    // '. "$1"' sh notes.txt`, `find … -exec sh -c 'sh "$1"' x {} ;`): one given one is as
+    // unknown a reader as any program.
+    if program.is_some_and(|p| programs::SHELLS.contains(&p)) {
+        return shell_parameters(words, k)
+            .filter(|&j| words[j].is_some_and(|w| may_be_data(normal(w)) && !is_text(w)))
+            .map(|j| {
+                (
+                    j,
+                    words[j].unwrap_or_default().to_vec(),
+                    program.map(<[u8]>::to_vec),
+                )
+            })
+            .collect();
+    }
+    let texts = known::program_texts(words);
     let mut out = Vec::new();
     for j in k + 1..words.len() {
         let Some(w) = words[j] else { continue };
         // `--config=vpn.txt`, `if=notes.txt`: the file after the option's `=`.
         let file = normal(w.rsplit(|&c| c == b'=').next().unwrap_or(w));
-        // A pattern counts when it looks like a file's (`/srv/jobs/*`, `*.tx?`, `*`): the
-        // words reach here with their quotes removed, and `--remove-chars ":%-?"` names no
-        // file.
-        // Program text (`su pi -c 'cat > /tmp/x.txt'`) is a script's, read as one.
-        let named = |f: &[u8]| {
-            let text = f
-                .iter()
-                .any(|c| c.is_ascii_whitespace() || b"\"'(){};$`|<>&".contains(c));
-            !text
-                && (data_named(f)
-                    || (may_be_data(f) && (f == b"*" || f.contains(&b'/') || f.contains(&b'.'))))
-        };
-        if !(named(normal(w)) || named(file))
+        // Program text (`su pi -c 'cat > /tmp/x.txt'`) is a script's, read as one; in a
+        // reader's option that reads code (`tar -I 'sh notes.txt'`, `git -c
+        // core.fsmonitor='sh notes.txt'`), and in an interpreter's program text
+        // (`python3 -c 'runpy.run_path("notes.txt")'`), a file it names is more than data.
+        if is_text(w) {
+            let code = readers::code_operand(words, k, j) || texts.contains(&j);
+            if code && !known.iter().any(|(at, _, _)| *at == Some(j)) {
+                for name in data_mentioned(w) {
+                    out.push((j, name.into_bytes(), program.map(<[u8]>::to_vec)));
+                }
+            }
+            continue;
+        }
+        if !(names_data_file(normal(w)) || names_data_file(file))
             || known.iter().any(|(at, _, _)| *at == Some(j))
             || readers::as_data(words, k, j)
         {
@@ -322,6 +349,118 @@ pub fn unknown_readers(words: &[Option<&[u8]>], known: &[DataUse]) -> Vec<Unknow
         out.push((j, file.to_vec(), program.map(<[u8]>::to_vec)));
     }
     out
+}
+
+/// The links a command makes under a name that may be data to a file not known to hold
+/// data (`ln -sf /root/.bashrc /srv/state/today.log`, `cp -s`, `cp -l`, a hard link too):
+/// every write any action makes into the data name, as the data-file rule lets it, lands in
+/// that file. Each with the link's word, its name and what the command does.
+fn data_links(words: &[Option<&[u8]>]) -> Vec<DataUse> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let p = words[k].map(base).unwrap_or_default();
+    let own = &words[k + 1..];
+    let option = |w: &&[u8]| w.starts_with(b"-") && w.len() > 1;
+    let links = match p {
+        b"ln" => true,
+        b"cp" => own.iter().flatten().any(|w| {
+            *w == b"--link"
+                || *w == b"--symbolic-link"
+                || (option(w) && !w.starts_with(b"--") && (w.contains(&b's') || w.contains(&b'l')))
+        }),
+        _ => false,
+    };
+    if !links {
+        return Vec::new();
+    }
+    let operands: Vec<usize> = (k + 1..words.len())
+        .filter(|&i| words[i].is_none_or(|w| !option(&w)))
+        .collect();
+    let Some((&dest, sources)) = operands.split_last() else {
+        return Vec::new();
+    };
+    let Some(name) = words[dest].filter(|w| may_be_data(normal(w))) else {
+        return Vec::new();
+    };
+    let target = sources
+        .iter()
+        .find(|&&i| words[i].is_none_or(|w| !data_file(normal(w))));
+    target.map_or_else(Vec::new, |&i| {
+        let shown = words[i].map_or_else(
+            || "a file an expansion names".to_string(),
+            |w| format!("`{}`", String::from_utf8_lossy(w)),
+        );
+        let does = format!(
+            "makes a link to {shown}, a file not known to hold data, under the data name \
+             (a value any action writes into it lands in that file):"
+        );
+        vec![(Some(dest), name.to_vec(), does)]
+    })
+}
+
+/// `xargs sh` (`xargs -n1 bash`, `xargs python3`): a shell or an interpreter given no
+/// program text runs each item `xargs` reads as its script file, and which files the input
+/// names is not followed (`ls /srv/state/*.txt | xargs -n1 sh`, fe30w F5). Also found
+/// before the early return of `data_uses_of`: the command itself names no data file.
+fn items_run(words: &[Option<&[u8]>]) -> Vec<DataUse> {
+    let chain = programs::chain(words);
+    let Some(x) = chain
+        .iter()
+        .position(|&i| words[i].map(base) == Some(&b"xargs"[..]))
+    else {
+        return Vec::new();
+    };
+    let Some(&k) = chain.get(x + 1) else {
+        return Vec::new();
+    };
+    let Some(p) = words[k].map(base) else {
+        return Vec::new();
+    };
+    let code_given = words[k + 1..].iter().flatten().any(|w| {
+        (w.len() > 1 && w[0] == b'-' && w[1] != b'-' && (w.contains(&b'c') || w.contains(&b'e')))
+            || w.starts_with(b"--eval")
+    });
+    let script_given = words[k + 1..]
+        .iter()
+        .flatten()
+        .any(|w| !w.starts_with(b"-") && *w != b"{}");
+    let runs = programs::SHELLS.contains(&p) || known::interpreter(p);
+    if !runs || code_given || script_given {
+        return Vec::new();
+    }
+    let does = format!(
+        "runs each item `xargs` reads as a script file of `{}` (actiond does not follow which \
+         files its input names), and so",
+        String::from_utf8_lossy(p)
+    );
+    vec![(Some(k), b"*".to_vec(), does)]
+}
+
+/// The words a shell at `k` given its script with `-c` (`-ec`, `-xc`) takes as the
+/// script's parameters (`$0`, `$1`, …): those after the script.
+fn shell_parameters(words: &[Option<&[u8]>], k: usize) -> impl Iterator<Item = usize> {
+    let c = (k + 1..words.len()).find(|&i| {
+        words[i].is_some_and(|w| {
+            w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w.contains(&b'c') && !w.contains(&b'=')
+        })
+    });
+    let from = c.map_or(words.len(), |c| c + 2);
+    from.min(words.len())..words.len()
+}
+
+/// Whether the word `f` (not program text) names a file named as data, or is a pattern that
+/// looks like a file's and may match one (`/srv/jobs/*`, `*.tx?`, `*`): the words reach the
+/// model with their quotes removed, and `[`, or `--remove-chars ":%-?"`, names no file.
+fn names_data_file(f: &[u8]) -> bool {
+    data_named(f) || (may_be_data(f) && (f == b"*" || f.contains(&b'/') || f.contains(&b'.')))
+}
+
+/// Whether the word `w` is program text rather than a name: it holds a blank, a quote or
+/// one of the shell's operators.
+fn is_text(w: &[u8]) -> bool {
+    w.iter()
+        .any(|c| c.is_ascii_whitespace() || b"\"'(){};$`|<>&".contains(c))
 }
 
 /// A file named as data that the assignment `w` (`NAME=VALUE`, a word before a command or
@@ -436,13 +575,24 @@ fn decompressed(words: &[Option<&[u8]>]) -> Vec<(usize, Vec<u8>)> {
     if !decompresses || short(b'c') || options().any(|w| *w == b"--stdout") {
         return Vec::new();
     }
+    // `-S .txt` (`--suffix=.txt`, `-S.txt`): the ending it drops is the author's (fe30w F8).
+    let suffix = (k + 1..words.len()).find_map(|i| match words[i]? {
+        b"-S" | b"--suffix" => words.get(i + 1).copied().flatten(),
+        w if w.starts_with(b"--suffix=") => Some(&w[9..]),
+        w if w.starts_with(b"-S") && w.len() > 2 => Some(&w[2..]),
+        _ => None,
+    });
     const ENDINGS: &[&[u8]] = &[b".gz", b".bz2", b".xz", b".zst", b".lzma", b".Z", b".tgz"];
+    let after_suffix = |i: usize| i > 0 && matches!(words[i - 1], Some(b"-S" | b"--suffix"));
     (k + 1..words.len())
         .filter_map(|i| {
-            let w = words[i].filter(|w| !w.starts_with(b"-") && data_named(normal(w)))?;
-            let e = ENDINGS.iter().find(|e| w.ends_with(e))?;
+            let w = words[i]
+                .filter(|w| !w.starts_with(b"-") && !after_suffix(i) && data_named(normal(w)))?;
+            let e = suffix
+                .filter(|s| !s.is_empty() && w.ends_with(s))
+                .or_else(|| ENDINGS.iter().copied().find(|e| w.ends_with(e)))?;
             let mut derived = w[..w.len() - e.len()].to_vec();
-            if *e == b".tgz" {
+            if e == b".tgz" {
                 derived.extend_from_slice(b".tar");
             }
             Some((i, derived))
@@ -729,6 +879,22 @@ pub fn note_name(analysis: &mut Analysis, name: &[u8], text: &[u8]) {
             .data_names
             .entry(name)
             .or_insert_with(|| text.to_vec());
+    }
+}
+
+/// Notes that the variable `name` is assigned `text` (`None`: not plain text): a second,
+/// different text, or one that is not plain, makes it unknown (`Analysis::consts`).
+pub fn note_const(analysis: &mut Analysis, name: &[u8], text: Option<&[u8]>) {
+    let name = String::from_utf8_lossy(name).into_owned();
+    let text = text.map(<[u8]>::to_vec);
+    match analysis.consts.get(&name) {
+        Some(known) if *known != text => {
+            analysis.consts.insert(name, None);
+        }
+        Some(_) => {}
+        None => {
+            analysis.consts.insert(name, text);
+        }
     }
 }
 

@@ -389,6 +389,11 @@ pub struct Analysis {
     /// /srv/jobs/*.txt`), with the name: a word that is only such a variable names that file
     /// where a file named as data is refused as more than data (`Word::data_file`).
     pub data_names: BTreeMap<String, Vec<u8>>,
+    /// Variables assigned plain text (`d=/srv/notes`, `e=txt`), with it; `None` for one
+    /// assigned more than one text, or anything else: the text a word built from one of them
+    /// names (`"$d/note.txt"`, `note.$e`), where a file named as data is refused as more than
+    /// data (`Word::built_name`).
+    pub consts: BTreeMap<String, Option<Vec<u8>>>,
     /// What a file named as data holds (its name), standing where it is more than one word of
     /// data, whatever the values: on its line, with what happens there (outside quotes, or
     /// starting an argument before `--`). Refused by `config::command`.

@@ -122,3 +122,76 @@ actions:
     );
     assert!(!out.contains("positional parameter"), "{out}");
 }
+
+/// fe30w's attacks (each loaded before, three proven running a note as root): a command in
+/// a reader's option (`tar -I`, `git -c core.fsmonitor=`, `rsync -e`), in any spelling GNU's
+/// parser or a cluster takes (`--use-compress=`, `cfI`, `-oProxyCommand=`), a name the
+/// shell builds (`"$d/note.txt"`, `note.$e`), a parameter of `sh -c`, the items of `xargs
+/// sh`, a program `find -exec {}` picks, an export after the assignment, mawk's `-W exec`,
+/// sed's second `-e`, `gunzip -S`, a link under a data name, a program text that loads one.
+/// Their neighbours load.
+#[test]
+fn a_file_named_as_data_reaches_no_code_through_spellings_names_links_or_items() {
+    let yaml = "\
+actions:
+  - title: fsmonitor
+    shell: git -c core.fsmonitor='sh /srv/state/note.txt' -C /srv/repo status
+  - title: compress program
+    shell: tar --use-compress='sh /srv/state/note.txt' -cf /srv/b.tar /srv/d
+  - title: old-style tar
+    shell: tar cfI /srv/b.tar 'sh /srv/state/note.txt' /srv/d
+  - title: proxy joined
+    shell: ssh -oProxyCommand='sh /srv/state/note.txt' nas true
+  - title: built name
+    shell: d=/srv/state; sh \"$d/note.txt\"
+  - title: built ending
+    shell: e=txt; . /srv/state/note.$e
+  - title: parameter
+    shell: sh -c '. \"$1\"' sh /srv/state/note.txt
+  - title: xargs items
+    shell: ls /srv/state/*.txt | xargs -n1 sh
+  - title: found program
+    shell: find /srv/state -name '*.txt' -exec {} \\;
+  - title: export later
+    shell: BASH_ENV=/srv/state/note.txt; export BASH_ENV; bash -c true
+  - title: mawk exec
+    shell: awk -W exec /srv/state/prog.txt
+  - title: second expression
+    shell: sed -n -e p -e e /srv/state/note.txt
+  - title: suffix
+    shell: gunzip -S .txt /srv/state/job.txt
+  - title: link under a data name
+    shell: ln -sf /root/.bashrc /srv/state/today.log
+  - title: program text
+    shell: python3 -c 'import runpy; runpy.run_path(\"/srv/state/note.txt\")'
+  - title: git log of a note
+    shell: git -C /srv/repo add /srv/state/note.txt
+  - title: archive the notes
+    shell: tar -czf /srv/b.tgz -C /srv state/note.txt
+  - title: link two data names
+    shell: ln -sf /srv/state/today.log /srv/state/latest.log
+  - title: a name built from a directory
+    shell: d=/srv/state; cat \"$d/note.txt\"
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "to `git`"),
+            ("actions[1].shell", "to `tar`"),
+            ("actions[2].shell", "to `tar`"),
+            ("actions[3].shell", "to `ssh`"),
+            ("actions[4].shell", "runs as code `/srv/state/note.txt`"),
+            ("actions[5].shell", "runs as code `/srv/state/note.txt`"),
+            ("actions[6].shell", "to `sh`"),
+            ("actions[7].shell", "runs each item `xargs` reads"),
+            ("actions[8].shell", "runs as code `*.txt`"),
+            ("actions[9].shell", "puts into a program's environment"),
+            ("actions[10].shell", "to `awk`"),
+            ("actions[11].shell", "whose script runs what it reads"),
+            ("actions[12].shell", "decompresses, to `/srv/state/job`"),
+            ("actions[13].shell", "makes a link to `/root/.bashrc`"),
+            ("actions[14].shell", "to `python3`"),
+        ],
+        &["actions[15]", "actions[16]", "actions[17]", "actions[18]"],
+    );
+}

@@ -302,7 +302,10 @@ impl Command {
             .zip(&shapes)
             .map(|(w, &shape)| {
                 let named = shape.or_else(|| w.data_file(&notes.analysis));
-                named.map(<[u8]>::to_vec).or_else(|| w.glob())
+                named
+                    .map(<[u8]>::to_vec)
+                    .or_else(|| w.built_name(&notes.analysis))
+                    .or_else(|| w.glob())
             })
             .collect();
         let data: Vec<Option<&[u8]>> = data.iter().map(Option::as_deref).collect();
@@ -319,13 +322,24 @@ impl Command {
         // `BASH_ENV=notes.txt bash -c …`, `NODE_OPTIONS=--require=notes.txt node …`: a file
         // named as data in the environment of the command's program (a bare assignment sets a
         // shell variable only).
-        let program = self.name_word.is_some();
+        let program = self.name_word.is_some() || notes.analysis.allexport;
         for w in self.assignments.iter().filter(|_| program) {
             if let Some((name, does)) = w.value().and_then(filed::environment_file) {
                 let line = notes.line(w.start);
                 let found = (name.to_vec(), line, does.to_string());
                 notes.analysis.runs_data.push(found);
             }
+        }
+        // `F=/srv/notes.txt; export F`: a variable holding a data file's name, exported.
+        for (at, name) in self.exported_data(&notes.analysis) {
+            let line = notes.line(at);
+            let does = "puts into a program's environment (a program may load a file its \
+                        environment names as code or settings: `BASH_ENV`, `NODE_OPTIONS`, \
+                        `PYTHONPATH`),";
+            notes
+                .analysis
+                .runs_data
+                .push((name, line, does.to_string()));
         }
         // The commands of its `>( )`s that write what it wrote there into files.
         if !self.fed.writers.is_empty() {
@@ -346,6 +360,45 @@ impl Command {
 
     /// The files the command writes what it reads into (`filed::written`): where a
     /// here-document's body, read after the command, goes.
+    /// The variables `export NAME` (`declare -x NAME`, `typeset -x`, `local -x`) hands every
+    /// later program that hold a file named as data (`F=/srv/notes.txt; export F`), each with
+    /// where it stands and the file's name.
+    fn exported_data(&self, analysis: &Analysis) -> Vec<(usize, Vec<u8>)> {
+        let Some(program) = self.name.as_deref() else {
+            return Vec::new();
+        };
+        let flag = |w: &&Word| {
+            w.value()
+                .is_some_and(|v| v.starts_with(b"-") && !v.starts_with(b"--") && v.contains(&b'x'))
+        };
+        let exports = match program {
+            b"export" => true,
+            b"declare" | b"typeset" | b"local" => self.args.iter().any(|w| flag(&w)),
+            _ => false,
+        };
+        if !exports {
+            return Vec::new();
+        }
+        self.args
+            .iter()
+            .filter_map(|w| {
+                let v = w
+                    .value()
+                    .filter(|v| !v.starts_with(b"-") && !v.contains(&b'='))?;
+                let v = String::from_utf8_lossy(v);
+                let name = analysis.data_name(&v).map(<[u8]>::to_vec).or_else(|| {
+                    analysis
+                        .consts
+                        .get(v.as_ref())
+                        .cloned()
+                        .flatten()
+                        .filter(|t| filed::data_named(filed::normal(t)))
+                })?;
+                Some((w.start, name))
+            })
+            .collect()
+    }
+
     pub fn written_files(&self) -> Vec<Option<Vec<u8>>> {
         if self.compound {
             return Vec::new();

@@ -16,10 +16,14 @@ use super::base;
 /// in `code` (as written: `-T`, `--files-from`; a short one also last in a cluster, `-cT`,
 /// or joined, `-Tlist`; a long one also as `--opt=F`), and, when any word in `whole` stands
 /// among its words (a subcommand, an option), at none of them.
+/// A word of `whole` ending in `*` matches every word it starts (`-W*`: `-Wexec`). A word
+/// of program text holding one of `text` (awk's `@include`, `system`) takes every file it
+/// names as code.
 struct Reader {
     name: &'static [u8],
     code: &'static [&'static [u8]],
     whole: &'static [&'static [u8]],
+    text: &'static [&'static [u8]],
 }
 
 /// An awk's program file (`-f`, gawk's `-E`/`--exec`), the source it includes (`-i`) and
@@ -40,6 +44,7 @@ const fn data(name: &'static [u8]) -> Reader {
         name,
         code: &[],
         whole: &[],
+        text: &[],
     }
 }
 
@@ -48,6 +53,30 @@ const fn but(name: &'static [u8], code: &'static [&'static [u8]]) -> Reader {
         name,
         code,
         whole: &[],
+        text: &[],
+    }
+}
+
+/// An awk: its program files and extensions (`AWK_CODE`), mawk's `-W exec FILE` and gawk's
+/// `-W` spellings, and program text that includes, loads or runs a file it names.
+const fn awk(name: &'static [u8]) -> Reader {
+    Reader {
+        name,
+        code: AWK_CODE,
+        whole: &[b"-W*"],
+        text: &[b"@include", b"@load", b"system", b"|"],
+    }
+}
+
+/// ffmpeg and its players: a filter script, an option's value read from a file (`-/filter
+/// F`), the concat demuxer (whose list names any file, `-safe 0`), and filters that read
+/// commands (`sendcmd`, `zmq`).
+const fn media(name: &'static [u8]) -> Reader {
+    Reader {
+        name,
+        code: &[b"-filter_script", b"-filter_complex_script"],
+        whole: &[b"-/*", b"concat", b"-safe"],
+        text: &[b"sendcmd", b"zmq"],
     }
 }
 
@@ -104,10 +133,10 @@ const READERS: &[Reader] = &[
     data(b"cksum"),
     // awk's and sed's programs that run commands over their operands, and their script files,
     // are `scripts`'.
-    but(b"awk", AWK_CODE),
-    but(b"gawk", AWK_CODE),
-    but(b"mawk", AWK_CODE),
-    but(b"nawk", AWK_CODE),
+    awk(b"awk"),
+    awk(b"gawk"),
+    awk(b"mawk"),
+    awk(b"nawk"),
     but(b"sed", &[b"-f", b"--file"]),
     // jq's program file and module directory are `scripts`'.
     but(b"jq", &[b"-f", b"--from-file", b"-L"]),
@@ -183,11 +212,13 @@ const READERS: &[Reader] = &[
         name: b"declare",
         code: &[],
         whole: &[b"-x", b"-gx", b"-xg"],
+        text: &[],
     },
     Reader {
         name: b"typeset",
         code: &[],
         whole: &[b"-x", b"-gx", b"-xg"],
+        text: &[],
     },
     // Senders: what they send is data to them (`curl -K` and `wget -i` are `filed::lists`').
     but(b"curl", &[b"-K", b"--config"]),
@@ -197,8 +228,8 @@ const READERS: &[Reader] = &[
     data(b"wall"),
     // Copies to other hosts (`-F` is `scripts`'); a program to run instead of ssh, its
     // PKCS#11 library, rsync's daemon settings and batch of changes run or write anything.
-    but(b"ssh", &[b"-F", b"-I", b"-S"]),
-    but(b"scp", &[b"-F", b"-S", b"-I"]),
+    but(b"ssh", &[b"-F", b"-I", b"-S", b"-o"]),
+    but(b"scp", &[b"-F", b"-S", b"-I", b"-D", b"-o"]),
     but(
         b"rsync",
         &[
@@ -210,12 +241,11 @@ const READERS: &[Reader] = &[
             b"--files-from",
         ],
     ),
-    but(b"rclone", &[b"--config"]),
     // git reads a file named as data as a commit message or a path to add; a repository,
     // bundle or patch it fetches or applies is code (hooks, a Makefile), and so is a config.
     Reader {
         name: b"git",
-        code: &[b"--exec-path", b"--template", b"--config-env"],
+        code: &[b"-c", b"--exec-path", b"--template", b"--config-env"],
         whole: &[
             b"clone",
             b"fetch",
@@ -227,6 +257,8 @@ const READERS: &[Reader] = &[
             b"am",
             b"config",
         ],
+        // A url of git's `ext::` transport is a command (`ext::sh notes.txt`).
+        text: &[b"ext::"],
     },
     // sqlite3's own commands (`.read F`, `-init F`) are `commands::data_in_code`'s and
     // `scripts`'; an extension it loads is refused there too.
@@ -241,19 +273,27 @@ const READERS: &[Reader] = &[
     data(b"mpg321"),
     data(b"ogg123"),
     data(b"omxplayer"),
-    data(b"sox"),
-    data(b"play"),
-    data(b"ffmpeg"),
-    data(b"ffprobe"),
-    data(b"ffplay"),
+    but(b"sox", &[b"--effects-file"]),
+    but(b"play", &[b"--effects-file"]),
+    media(b"ffmpeg"),
+    media(b"ffprobe"),
+    media(b"ffplay"),
     but(
         b"mpv",
         &[
             b"--script",
             b"--scripts",
+            b"--scripts-append",
             b"--include",
             b"--input-conf",
             b"--config-dir",
+            b"--playlist",
+            b"-script",
+            b"-scripts",
+            b"-include",
+            b"-input-conf",
+            b"-config-dir",
+            b"-playlist",
         ],
     ),
     but(b"vlc", &[b"--lua-config", b"--lua-intf", b"--config"]),
@@ -269,42 +309,101 @@ const READERS: &[Reader] = &[
 /// Whether the program at `k` of `words` (a command from its name on, the end of
 /// `programs::chain`) reads the file named at word `j` (after `k`) as data only.
 pub fn as_data(words: &[Option<&[u8]>], k: usize, j: usize) -> bool {
-    let Some(name) = words[k].map(base) else {
-        return false;
-    };
-    let Some(reader) = READERS.iter().find(|r| r.name == name) else {
-        return false;
-    };
-    let own = &words[k + 1..];
-    if own
-        .iter()
-        .flatten()
-        .any(|w| reader.whole.iter().any(|o| w == o))
-    {
-        return false;
-    }
-    !reader.code.iter().any(|o| operand_of(words, j, o))
+    reader(words, k).is_some_and(|r| !code_at(r, words, k, j))
 }
 
-/// Whether word `j` is the file of the option `o` (`-T F`, `-cT F`, `-TF`, `--files-from
-/// F`, `--files-from=F`).
+/// Whether the program at `k` is a reader that takes word `j` (after `k`) as code: the
+/// operand of one of its options that read a file as code, settings or commands (written
+/// out, a prefix of a long one as GNU's parser takes it, in a cluster, joined, or tar's
+/// old-style letters), or any word when one of its `whole` words stands among its own. For
+/// a word of program text (`tar -I 'sh notes.txt'`), a file named in it is code there.
+pub fn code_operand(words: &[Option<&[u8]>], k: usize, j: usize) -> bool {
+    reader(words, k).is_some_and(|r| code_at(r, words, k, j))
+}
+
+fn reader<'a>(words: &[Option<&[u8]>], k: usize) -> Option<&'a Reader> {
+    let name = words[k].map(base)?;
+    READERS.iter().find(|r| r.name == name)
+}
+
+fn code_at(reader: &Reader, words: &[Option<&[u8]>], k: usize, j: usize) -> bool {
+    let own = &words[k + 1..];
+    let here = words[j].unwrap_or_default();
+    if reader
+        .text
+        .iter()
+        .any(|m| here.windows(m.len()).any(|w| w == *m))
+    {
+        return true;
+    }
+    let whole = |w: &[u8]| {
+        reader.whole.iter().any(|o| match o.strip_suffix(b"*") {
+            Some(stem) => w.starts_with(stem),
+            None => w == *o,
+        })
+    };
+    if own.iter().flatten().any(|w| whole(w)) {
+        return true;
+    }
+    if reader.name == b"tar" && old_style_tar(words, k, j) {
+        return true;
+    }
+    reader.code.iter().any(|o| operand_of(words, j, o))
+}
+
+/// Whether word `j` is the file of the option `o`: `-T F`, `-cT F`, `-TF`, `-cTF`; `--files-from
+/// F`, `--files-from=F`, and any prefix GNU's parser takes for it (`--files F`, `--files=F`).
 fn operand_of(words: &[Option<&[u8]>], j: usize, o: &[u8]) -> bool {
     let before = j.checked_sub(1).and_then(|i| words[i]);
     let here = words[j].unwrap_or_default();
     if o.starts_with(b"--") {
-        let joined = here.len() > o.len() && here.starts_with(o) && here[o.len()] == b'=';
-        return before == Some(o) || joined;
+        // `--use-compress` for `--use-compress-program`: a prefix of the option.
+        let prefix = |w: &[u8]| w.len() > 2 && o.starts_with(w);
+        let joined = here
+            .iter()
+            .position(|&c| c == b'=')
+            .is_some_and(|eq| prefix(&here[..eq]));
+        return before.is_some_and(prefix) || joined;
     }
-    // A short option (`-T`): alone, last of a cluster, or with its file joined. `-TT` and
-    // other two-letter spellings only as written.
+    // An option of two letters or more after one dash (`-TT`, `-include`), as written.
     if o.len() != 2 {
-        return before == Some(o) || (here.starts_with(o) && here.len() > o.len());
+        let joined = here.len() > o.len() && here.starts_with(o);
+        return before == Some(o)
+            || joined
+            || here
+                .strip_prefix(o)
+                .is_some_and(|r| r.first() == Some(&b'='));
     }
+    // A short option (`-T`): last of a cluster before the file, or anywhere in a cluster
+    // with the file joined after it.
     let letter = o[1];
-    let cluster =
-        |w: &[u8]| w.len() >= 2 && w[0] == b'-' && w[1] != b'-' && w.last() == Some(&letter);
-    before.is_some_and(cluster)
-        || (here.starts_with(o) && here.len() > 2 && !here.starts_with(b"--"))
+    let cluster = |w: &[u8]| w.len() >= 2 && w[0] == b'-' && w[1] != b'-';
+    let last = |w: &[u8]| cluster(w) && w.last() == Some(&letter);
+    let inside = cluster(here) && here[1..here.len() - 1].contains(&letter);
+    before.is_some_and(last) || inside
+}
+
+/// Whether word `j` is the file of tar's `-T`, `-I` or `-F` given in the old style, as letters
+/// of the first word with no dash whose files follow in order (`tar cfT x.tar list.txt`):
+/// each letter that takes a word takes the next one.
+fn old_style_tar(words: &[Option<&[u8]>], k: usize, j: usize) -> bool {
+    const TAKES: &[u8] = b"bCfFgHIKLNTVX";
+    let Some(letters) = words.get(k + 1).copied().flatten() else {
+        return false;
+    };
+    if letters.starts_with(b"-") || !letters.iter().all(u8::is_ascii_alphabetic) {
+        return false;
+    }
+    let mut next = k + 2;
+    for &c in letters {
+        if TAKES.contains(&c) {
+            if next == j && b"TIF".contains(&c) {
+                return true;
+            }
+            next += 1;
+        }
+    }
+    false
 }
 
 #[cfg(test)]

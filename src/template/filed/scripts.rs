@@ -22,6 +22,29 @@ pub(super) fn script_operand<'a>(words: &[Option<&'a [u8]>]) -> Option<&'a [u8]>
     None
 }
 
+/// Every expression of a `sed` command (`words` from its name on): each `-e TEXT`
+/// (`-eTEXT`, `--expression=TEXT`), or, with none, its first operand.
+pub(super) fn sed_expressions<'a>(words: &[Option<&'a [u8]>]) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    let mut k = 1;
+    while k < words.len() {
+        match words[k] {
+            Some(b"-e" | b"--expression") => {
+                out.extend(words.get(k + 1).copied().flatten());
+                k += 1;
+            }
+            Some(w) if w.starts_with(b"--expression=") => out.push(&w[13..]),
+            Some(w) if w.starts_with(b"-e") && w.len() > 2 => out.push(&w[2..]),
+            _ => {}
+        }
+        k += 1;
+    }
+    if out.is_empty() {
+        out.extend(script_operand(words));
+    }
+    out
+}
+
 /// The files an awk program redirects its output to (`print > "FILE"`, `>> "FILE"`, `|
 /// "CMD"` is `launchers`'): a name in quotes, or any file (`None`) for one an expression
 /// makes.
@@ -383,9 +406,10 @@ pub(super) fn run_operands<'a>(words: &[Option<&'a [u8]>], k: usize) -> Vec<(usi
     if !matches!(p, b"sed" | b"gsed") {
         return Vec::new();
     }
-    let Some(_) = script_operand(&words[k..]).filter(|t| sed_runs(t)) else {
+    // Every `-e` counts, not only the first (`sed -e p -e e F`: fe30w F7).
+    if !sed_expressions(&words[k..]).into_iter().any(sed_runs) {
         return Vec::new();
-    };
+    }
     // Every word after the program that is neither an option, nor an option's value, nor
     // the program text itself.
     let mut out = Vec::new();

@@ -377,9 +377,87 @@ fn a_file_named_as_data_given_to_a_program_not_known_to_read_it_as_data_is_found
             &["tar", "-czf", "b.tgz", "-T", "l.txt"],
             &[("l.txt", Some("tar"))],
         ),
-        // A shell's words are its script (`runs`) and its parameters.
-        (&["sh", "-c", "cat \"$1\"", "sh", "/srv/n.txt"], &[]),
+        // A shell's script is read as one, but which of its parameters names a data file
+        // is not followed (fe30w F5).
+        (
+            &["sh", "-c", ". \"$1\"", "sh", "/srv/n.txt"],
+            &[("/srv/n.txt", Some("sh"))],
+        ),
+        (
+            &["sh", "-ec", "sh \"$0\"", "/srv/n.txt"],
+            &[("/srv/n.txt", Some("sh"))],
+        ),
         (&["su", "pi", "-c", "cat > /tmp/x.txt"], &[]),
+        // fe30w F1-F4, F7: a reader's option that reads code, in every spelling.
+        (
+            &["tar", "-I", "sh /srv/n.txt", "-cf", "x.tar", "d"],
+            &[("/srv/n.txt", Some("tar"))],
+        ),
+        (
+            &["tar", "--use-compress=/srv/n.txt", "-cf", "x"],
+            &[("/srv/n.txt", Some("tar"))],
+        ),
+        (
+            &["tar", "cfI", "x.tar", "/srv/n.txt", "d"],
+            &[("/srv/n.txt", Some("tar"))],
+        ),
+        (
+            &["rsync", "-ae", "sh /srv/n.txt", "a", "b:"],
+            &[("/srv/n.txt", Some("rsync"))],
+        ),
+        (
+            &["rsync", "-aesh /srv/n.txt", "a", "b:"],
+            &[("/srv/n.txt", Some("rsync"))],
+        ),
+        (
+            &["git", "-c", "core.fsmonitor=sh /srv/n.txt", "status"],
+            &[("/srv/n.txt", Some("git"))],
+        ),
+        (
+            &["git", "ls-remote", "ext::sh /srv/n.txt"],
+            &[("/srv/n.txt", Some("git"))],
+        ),
+        (
+            &["ssh", "-oProxyCommand=sh /srv/n.txt", "nas"],
+            &[("/srv/n.txt", Some("ssh"))],
+        ),
+        (
+            &["awk", "-W", "exec", "/srv/p.txt"],
+            &[("/srv/p.txt", Some("awk"))],
+        ),
+        (
+            &["awk", "@include \"/srv/p.txt\"", "/etc/hostname"],
+            &[("/srv/p.txt", Some("awk"))],
+        ),
+        (
+            &["mpv", "-include=/srv/x.txt", "/srv/a.mp3"],
+            &[("/srv/x.txt", Some("mpv"))],
+        ),
+        (
+            &[
+                "ffmpeg",
+                "-f",
+                "concat",
+                "-safe",
+                "0",
+                "-i",
+                "/srv/l.txt",
+                "o.mp3",
+            ],
+            &[("/srv/l.txt", Some("ffmpeg")), ("o.mp3", Some("ffmpeg"))],
+        ),
+        (
+            &[
+                "python3",
+                "-c",
+                "import runpy; runpy.run_path('/srv/n.txt')",
+            ],
+            &[("/srv/n.txt", Some("python3"))],
+        ),
+        // What they read as data loads.
+        (&["tar", "-czf", "/srv/b.tgz", "/srv/notes.txt"], &[]),
+        (&["awk", "{ print $1 }", "/srv/in.csv"], &[]),
+        (&["git", "commit", "-F", "/srv/msg.txt"], &[]),
     ];
     for (command, expected) in table {
         let w = words(command);
@@ -414,5 +492,46 @@ fn a_file_named_as_data_in_a_programs_environment_is_found() {
     for &(word, expected) in table {
         let found = environment_file(word.as_bytes()).map(|(f, _)| f);
         assert_eq!(found, expected.map(str::as_bytes), "{word}");
+    }
+}
+
+#[test]
+fn a_file_named_as_data_linked_run_by_xargs_or_derived_is_found() {
+    // (command, the names `data_uses_of` finds)
+    let table: &[(&[&str], &[&str])] = &[
+        // fe30w F10: a link under a data name to a file not known to hold data.
+        (
+            &["ln", "-sf", "/root/.bashrc", "/srv/today.log"],
+            &["/srv/today.log"],
+        ),
+        (
+            &["cp", "-s", "/etc/cron.d/job", "/srv/job.txt"],
+            &["/srv/job.txt"],
+        ),
+        (&["ln", "/srv/a.txt", "/srv/b.txt"], &[]),
+        (&["cp", "/etc/hostname", "/srv/host.txt"], &[]),
+        // fe30w F5: the items `xargs` reads run as script files.
+        (&["xargs", "-n1", "sh"], &["*"]),
+        (&["xargs", "sh", "-c", "echo \"$1\"", "sh"], &[]),
+        (&["xargs", "rm", "--"], &[]),
+        // fe30w F5: a program a pattern picks.
+        (
+            &["find", "/srv", "-name", "*.txt", "-exec", "{}", ";"],
+            &["*.txt"],
+        ),
+        // fe30w F7, F8: every `-e` of sed; the suffix gunzip drops.
+        (
+            &["sed", "-n", "-e", "p", "-e", "e", "/srv/n.txt"],
+            &["/srv/n.txt"],
+        ),
+        (&["gunzip", "-S", ".txt", "/srv/job.txt"], &["/srv/job.txt"]),
+        (&["gunzip", "/srv/notes.txt.gz"], &[]),
+    ];
+    for (command, expected) in table {
+        let found: Vec<String> = data_uses_of(&words(command))
+            .into_iter()
+            .map(|(_, name, _)| String::from_utf8_lossy(&name).into_owned())
+            .collect();
+        assert_eq!(found, *expected, "{command:?}");
     }
 }
