@@ -720,9 +720,27 @@ pub fn data_file(name: &[u8]) -> bool {
         .any(|d| name == *d || (d.ends_with(b"/") && name.starts_with(d)))
         || ENDINGS.iter().any(|e| {
             // In any case: cameras name their files `IMG_0001.JPG` (fe30u's second low one).
-            let file = base(name);
+            // A rotated or kept copy keeps its data ending inside (`app.log.1`,
+            // `state.json.tmp`, `notes.txt.bak`; fe30w FR2, FR3).
+            let file = kept(base(name));
             file.len() > e.len() && file[file.len() - e.len()..].eq_ignore_ascii_case(e)
         })
+}
+
+/// A file's name without the endings a rotated, kept or temporary copy adds (`.1`, `.bak`,
+/// `.old`, `.orig`, `.tmp`, `.new`, `~`), two at most: `app.log.1` is `app.log`.
+fn kept(file: &[u8]) -> &[u8] {
+    const KEPT: &[&[u8]] = &[b".bak", b".old", b".orig", b".tmp", b".new", b"~"];
+    let mut f = file;
+    for _ in 0..2 {
+        let digits = f.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+        if digits > 0 && digits < f.len() && f[f.len() - digits - 1] == b'.' {
+            f = &f[..f.len() - digits - 1];
+        } else if let Some(e) = KEPT.iter().find(|e| f.len() > e.len() && f.ends_with(e)) {
+            f = &f[..f.len() - e.len()];
+        }
+    }
+    f
 }
 
 /// A file named as data that any action may have written a value into (`data_file`, but a
@@ -822,6 +840,14 @@ pub const EXPANDED: &[u8] = b"\0";
 /// named as data may hold a value any action wrote (`Read::Stored`).
 pub fn named_by(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<Read> {
     let mut reads = Vec::new();
+    // `sha256sum /srv/backup/*.tgz > SUMS`: it prints sums, not what the files hold.
+    let printer = programs::chain(words)
+        .last()
+        .and_then(|&k| words[k])
+        .map(base);
+    if printer.is_some_and(|p| NO_CONTENT.contains(&p)) {
+        return reads;
+    }
     // What it writes into (`tee notes.txt`, `dd of=notes.txt`) is not what it reads.
     let writes = written(words, &[], &[]);
     for w in words.iter().skip(1).flatten() {
@@ -869,6 +895,52 @@ pub fn data_mentioned(text: &[u8]) -> Vec<String> {
     }
     out
 }
+
+/// The files named as data whose content the command of a command substitution (`text`,
+/// raw) may print: those `data_mentioned` finds, but in a command whose program prints only
+/// names, sizes or sums (`$(ls -t /srv/scans/*.pdf | head -n 1)`, `$(sha256sum F)`, `$(wc
+/// -l < F)` counts; fe30w FR4, FR6).
+pub fn data_printed(text: &[u8]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for segment in text.split(|c| b"|;&()\n`".contains(c)) {
+        let first = segment
+            .split(u8::is_ascii_whitespace)
+            .find(|w| !w.is_empty() && !w.contains(&b'='));
+        if first.is_some_and(|p| NO_CONTENT.contains(&base(p))) {
+            continue;
+        }
+        for name in data_mentioned(segment) {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// Programs that print no content of the files they name: their names, sizes, types, sums
+/// or counts only.
+const NO_CONTENT: &[&[u8]] = &[
+    b"ls",
+    b"find",
+    b"stat",
+    b"du",
+    b"wc",
+    b"basename",
+    b"dirname",
+    b"realpath",
+    b"readlink",
+    b"test",
+    b"[",
+    b"md5sum",
+    b"sha1sum",
+    b"sha224sum",
+    b"sha256sum",
+    b"sha384sum",
+    b"sha512sum",
+    b"b2sum",
+    b"cksum",
+];
 
 /// Notes that the variable `name` is assigned `text`, when that names a file named as data
 /// (`Analysis::data_names`; the first such name stays).

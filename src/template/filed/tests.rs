@@ -17,6 +17,13 @@ fn only_a_file_known_to_hold_data_may_hold_a_value() {
         ("/var/log/presses.log", true),
         ("out.json", true),
         ("/tmp/urls", false),
+        // A rotated, kept or temporary copy keeps the ending inside (fe30w FR2, FR3).
+        ("/srv/logs/app.log.1", true),
+        ("/srv/logs/app.log.2.gz", true),
+        ("/srv/state.json.tmp", true),
+        ("/srv/notes.txt.bak", true),
+        ("/srv/job.sh.1", false),
+        ("/srv/job.1", false),
         ("/tmp/radio.conf", false),
         ("/var/tmp/x", false),
         ("/dev/null", true),
@@ -534,4 +541,22 @@ fn a_file_named_as_data_linked_run_by_xargs_or_derived_is_found() {
             .collect();
         assert_eq!(found, *expected, "{command:?}");
     }
+}
+
+#[test]
+fn a_program_that_prints_names_sums_or_counts_prints_no_content() {
+    let table: &[(&str, &[&str])] = &[
+        ("ls -t /srv/scans/*.pdf | head -n 1", &[]),
+        ("sha256sum /srv/b.tgz", &[]),
+        ("cat /srv/n.txt", &["/srv/n.txt"]),
+        ("ls /srv/a.txt; cat /srv/n.txt", &["/srv/n.txt"]),
+        ("X=1 stat /srv/n.txt", &[]),
+    ];
+    for (text, expected) in table {
+        assert_eq!(data_printed(text.as_bytes()), *expected, "{text}");
+    }
+    let sums = words(&["sha256sum", "/srv/b.tgz", "/srv/c.txt"]);
+    assert!(named_by(&sums, &[]).is_empty());
+    let cat = words(&["cat", "/srv/c.txt"]);
+    assert_eq!(named_by(&cat, &[]).len(), 1);
 }

@@ -389,7 +389,7 @@ impl Lexer<'_> {
         let text = &self.b[from..to.max(from)];
         // `eval "$(cat radio.txt)"`: what a file named as data holds, whatever else it reads;
         // outside quotes the shell splits it (`rm -f $(cat cleanup.txt)`).
-        for name in filed::data_mentioned(text) {
+        for name in filed::data_printed(text) {
             if split {
                 let line = self.notes.line(at);
                 self.notes
