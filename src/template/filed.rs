@@ -322,9 +322,19 @@ pub fn unknown_readers(words: &[Option<&[u8]>], known: &[DataUse]) -> Vec<Unknow
             .collect();
     }
     let texts = known::program_texts(words);
+    // What it writes (`curl -o /srv/dl/x.json`, a camera's `-o snap.jpg`) is the writer
+    // side's: a data name is what the rule lets a value go into.
+    let writes = written(words, &[], &[]);
     let mut out = Vec::new();
     for j in k + 1..words.len() {
         let Some(w) = words[j] else { continue };
+        if writes
+            .iter()
+            .flatten()
+            .any(|t| !t.is_empty() && normal(w).ends_with(t))
+        {
+            continue;
+        }
         // `--config=vpn.txt`, `if=notes.txt`: the file after the option's `=`.
         let file = normal(w.rsplit(|&c| c == b'=').next().unwrap_or(w));
         // Program text (`su pi -c 'cat > /tmp/x.txt'`) is a script's, read as one; in a
