@@ -341,6 +341,15 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         }
     }
     exec_environment(&mut analysis, argv, &shapes, &holes);
+    // The elements a value starts before any `--`: options to the program there.
+    for t in templates.iter().skip(1).take_while(|t| {
+        t.as_ref()
+            .is_none_or(|t| t.has_placeholders() || t.parts != [Part::Text("--".to_string())])
+    }) {
+        if let Some(p) = t.as_ref().and_then(|t| t.leading().next()) {
+            analysis.option_holes.push((p.clone(), 1));
+        }
+    }
     // A file named as data run, sourced or listed (`exec: [sh, notes.txt]`), as in a shell.
     for (_, name, does) in filed::data_uses_of(&values)
         .into_iter()
@@ -672,6 +681,9 @@ fn inner_script(
             }
             for (v, _) in inner.leading {
                 analysis.leading.push((v, line));
+            }
+            for (p, _) in inner.option_holes {
+                analysis.option_holes.push((p, line));
             }
         }
     }

@@ -377,6 +377,10 @@ pub struct Analysis {
     /// The variables expanded at the start of an argument before any `--`, each with its
     /// line: what a file named as data holds, copied into one, is an option there.
     pub leading: Vec<(String, usize)>,
+    /// The placeholders that start an argument of a command before any `--` (not `echo`'s),
+    /// each with its line: where a program reads a value starting with `-` as an option
+    /// (`config::command` weighs a `regex:` argument's pattern there).
+    pub option_holes: Vec<(Placeholder, usize)>,
     pub lost: Option<Lost>,
     /// The names in the plain text a variable is assigned (`m=n`, `m=n+1`): bash's
     /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there

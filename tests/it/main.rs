@@ -22,6 +22,7 @@ mod config_attacks;
 mod config_check;
 mod config_names;
 mod config_pipes;
+mod config_targets;
 mod crash;
 mod dashboards;
 mod durability;

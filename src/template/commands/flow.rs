@@ -424,8 +424,9 @@ impl Command {
             let writer = "every write through `ln -s`'s link";
             filed::named::note_named(notes, w.start, w.name_parts(0), w.reads(false), writer);
         }
-        // `git clone {{ url }} DIR && sh DIR/deploy.sh` (fe30u F8): the url picks the tree.
-        if let Some(at) = filed::named::clone_url(&heads) {
+        // `git clone {{ url }} DIR && sh DIR/deploy.sh` (fe30u F8), `git pull {{ url }}`
+        // (fe30v F7): the url picks the tree.
+        for at in filed::named::clone_url(&heads) {
             let w = words[at];
             notes.reread(
                 w.start,

@@ -383,27 +383,90 @@ pub fn link_targets(words: &[Option<&[u8]>]) -> Vec<usize> {
     copy(words).map(|c| c.sources_at).unwrap_or_default()
 }
 
-/// The place of the url `git clone` (or `git submodule add`) fetches a tree from.
-pub const CLONED: &str = "the url `git clone` fetches a whole tree from, which a value picks: \
-                          the repository names every file written and holds what they hold \
-                          (a `deploy.sh`, a `Makefile`, a hook a later command runs)";
+/// The place of the url `git clone`, `pull`, `fetch` or `submodule add` fetches a tree from.
+pub const CLONED: &str = crate::template::own_git::FETCHED;
 
-/// The word of the url a `git clone` or `git submodule add` (in `words`, as `Command::heads`
-/// shows them) fetches from, if the command is one.
-pub fn clone_url(words: &[Option<&[u8]>]) -> Option<usize> {
-    let &k = programs::chain(words).last()?;
-    if words[k].map(base) != Some(&b"git"[..]) {
-        return None;
+/// The options of `git pull` and `git fetch` that take the next word as their value.
+const FETCH_TAKES: &[&[u8]] = &[
+    b"-j",
+    b"-o",
+    b"-s",
+    b"-X",
+    b"--jobs",
+    b"--depth",
+    b"--deepen",
+    b"--shallow-since",
+    b"--shallow-exclude",
+    b"--upload-pack",
+    b"--server-option",
+    b"--negotiation-tip",
+    b"--refmap",
+    b"--filter",
+    b"--strategy",
+    b"--strategy-option",
+    b"--recurse-submodules-default",
+];
+
+/// The index of git's subcommand in `words` (git at `k`), past its own options.
+fn git_subcommand(words: &[Option<&[u8]>], k: usize) -> Option<usize> {
+    let mut j = k + 1;
+    while let Some(&Some(w)) = words.get(j) {
+        if !w.starts_with(b"-") {
+            return Some(j);
+        }
+        let takes = matches!(
+            w,
+            b"-C" | b"-c" | b"--git-dir" | b"--work-tree" | b"--namespace" | b"--config-env"
+        );
+        j += if takes { 2 } else { 1 };
     }
-    let from = if let Some(c) = words[k..].iter().position(|w| *w == Some(&b"clone"[..])) {
-        k + c + 1
-    } else {
-        let c = words[k..]
-            .windows(2)
-            .position(|w| w[0] == Some(&b"submodule"[..]) && w[1] == Some(&b"add"[..]))?;
-        k + c + 2
+    // A subcommand from a value is `known`'s (it may be any).
+    None
+}
+
+/// The words of the url (or remote) a `git clone`, `git submodule add`, `git pull` or `git
+/// fetch` (in `words`, as `Command::heads` shows them) fetches from, if the command is one:
+/// the first operand (every operand of `fetch --multiple`), which picks the tree git writes
+/// and, for `pull`, checks out (fe30v F7).
+pub fn clone_url(words: &[Option<&[u8]>]) -> Vec<usize> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
     };
-    clone_operands(&words[from..]).first().map(|&j| from + j)
+    if words[k].map(base) != Some(&b"git"[..]) {
+        return Vec::new();
+    }
+    let Some(sub) = git_subcommand(words, k) else {
+        return Vec::new();
+    };
+    let from = match words[sub] {
+        Some(b"clone") => sub + 1,
+        Some(b"submodule") if words.get(sub + 1) == Some(&Some(&b"add"[..])) => sub + 2,
+        Some(b"pull" | b"fetch") => {
+            let rest = &words[sub + 1..];
+            let operands: Vec<usize> = (0..rest.len())
+                .take_while(|&j| rest[j] != Some(&b"--"[..]))
+                .filter(|&j| rest[j].is_none_or(|w| !w.starts_with(b"-")))
+                .filter(|&j| j == 0 || !rest[j - 1].is_some_and(|p| FETCH_TAKES.contains(&p)))
+                .chain(
+                    // After `--` every word is an operand.
+                    rest.iter()
+                        .position(|w| *w == Some(&b"--"[..]))
+                        .map(|d| d + 1..rest.len())
+                        .into_iter()
+                        .flatten(),
+                )
+                .collect();
+            let multiple = rest.iter().any(|w| *w == Some(&b"--multiple"[..]));
+            let take = if multiple { operands.len() } else { 1 };
+            return operands.iter().take(take).map(|&j| sub + 1 + j).collect();
+        }
+        _ => return Vec::new(),
+    };
+    clone_operands(&words[from..])
+        .first()
+        .map(|&j| from + j)
+        .into_iter()
+        .collect()
 }
 
 /// The place of an archive a value picks or fills, which an extraction unpacks.

@@ -270,7 +270,7 @@ fn an_archive_a_value_picks_or_fills_is_not_extracted() {
     ]);
     // The url picks the whole tree, which a later command may run (fe30u F8): whatever the
     // directory, a value there is refused; a value in the directory is `named`'s.
-    let url = "the url `git clone` fetches";
+    let url = "the url (or remote) `git clone`, `git pull`";
     // Into a directory programs load code from, that rule is named first.
     let either = "the url of `git clone";
     check(&[
@@ -288,6 +288,23 @@ fn an_archive_a_value_picks_or_fills_is_not_extracted() {
             Some(NAME),
         ),
         ("git clone https://example.com/app.git /srv/repos/app", None),
+        // fe30v F7: every subcommand that fetches a tree from a url or remote a value picks.
+        ("git -C /srv/app pull {{ url }} main", Some(url)),
+        ("git -C /srv/app pull --rebase -- {{ url }}", Some(url)),
+        ("git -C /srv/app fetch --depth 1 {{ url }} main", Some(url)),
+        (
+            "git fetch {{ url }} && git reset --hard FETCH_HEAD",
+            Some(url),
+        ),
+        ("git fetch --multiple origin {{ url }}", Some(url)),
+        ("git -C /srv/app remote add x {{ url }}", Some(url)),
+        ("git -C /srv/app remote set-url origin {{ url }}", Some(url)),
+        ("git pull -- \"$(cat /srv/notes/url.txt)\"", Some(url)),
+        // The author's remote and a branch of it; a value among fetch's own options.
+        ("git -C /srv/app pull origin {{ v }}", None),
+        ("git -C /srv/app fetch origin {{ v }}", None),
+        ("git -C /srv/app pull", None),
+        ("git -C /srv/app fetch --depth {{ v }} origin", None),
     ]);
 }
 

@@ -1,0 +1,111 @@
+//! Configs from fe30v's hunt (a value as an option through a `regex:` pattern, as the tree git
+//! fetches, as the image or container docker acts on, as an MQTT topic, and the trigger forms
+//! that let an upload pick a name or become a program), each beside the forms that must still
+//! load: the check refuses the attack at its action's path with the fix, and the neighbours
+//! load (no error names them). The helpers are `config_check`'s.
+
+use crate::config_check::assert_refusals;
+
+/// fe30v F14 (proven: a value became `find -delete`): a `regex:` pattern that admits a
+/// leading `-` where the program reads options is refused, through a variable and a copy too;
+/// after `--` (not `find`'s), inside a word, with a pattern whose first character is no `-`,
+/// or with `allowLeadingDash: true`, it loads.
+#[test]
+fn a_pattern_that_admits_a_leading_dash_where_options_are_read_is_refused() {
+    let yaml = "\
+actions:
+  - title: clean
+    shell: find {{ v }} -name '*.tmp' -delete
+    arguments: [{name: v, type: 'regex:^[A-Za-z0-9._-]{1,255}$'}]
+  - title: archive
+    exec: [tar, -cf, /backup/x.tar, -C, /srv, '{{ v }}']
+    arguments: [{name: v, type: 'regex:[A-Za-z0-9._-]+'}]
+  - title: variable
+    shell: rm -f \"$ACTIOND_ARG_V\"
+    arguments: [{name: v, type: 'regex:[a-z-]+'}]
+  - title: copy
+    shell: x=$V; du -sh \"$x\"
+    arguments: [{name: v, type: 'regex:(a|-b)'}]
+  - title: find after dashes
+    shell: find -- {{ v }} -delete
+    arguments: [{name: v, type: 'regex:[a-z-]+'}]
+  - title: after dashes
+    shell: rm -f -- {{ v }}
+    arguments: [{name: v, type: 'regex:^[A-Za-z0-9._-]{1,255}$'}]
+  - title: first character
+    shell: find {{ v }} -name '*.tmp' -delete
+    arguments: [{name: v, type: 'regex:^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$'}]
+  - title: inside
+    shell: find /srv/{{ v }} -name '*.tmp' -delete
+    arguments: [{name: v, type: 'regex:^[A-Za-z0-9._-]{1,255}$'}]
+  - title: allowed
+    shell: amixer set Master {{ v }}
+    arguments: [{name: v, type: 'regex:^-?[0-9]{1,2}$', allowLeadingDash: true}]
+  - title: dot slash
+    shell: find ./{{ v }} -delete
+    arguments: [{name: v, type: 'regex:[a-z-]+'}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "may match such a value"),
+            ("actions[0].shell", "allowLeadingDash: true"),
+            ("actions[1].exec", "before any `--`"),
+            ("actions[2].shell", "\"$ACTIOND_ARG_V\" starts an argument"),
+            ("actions[3].shell", "a copy of argument \"v\"'s value"),
+            ("actions[4].shell", "`find` reads an argument after `--`"),
+        ],
+        &[
+            "actions[5]",
+            "actions[6]",
+            "actions[7]",
+            "actions[8]",
+            "actions[9]",
+        ],
+    );
+}
+
+/// fe30v F7: every git subcommand that fetches a tree from a url or remote a value picks
+/// (`pull`, `fetch` then `reset --hard FETCH_HEAD`, `remote add`, `submodule add`, as `clone`
+/// was) is refused, and so is a data file's content there; the author's remote with a branch
+/// a value picks, and a url from `choices:`, load.
+#[test]
+fn a_value_never_picks_the_url_git_fetches_a_tree_from() {
+    let yaml = "\
+actions:
+  - title: pull
+    shell: git -C /srv/app pull {{ url }} main
+    arguments: [{name: url, type: url}]
+  - title: fetch reset
+    shell: git -C /srv/app fetch {{ url }} main && git -C /srv/app reset --hard FETCH_HEAD
+    arguments: [{name: url, type: url}]
+  - title: remote add
+    shell: git -C /srv/app remote add x {{ url }}
+    arguments: [{name: url, type: url}]
+  - title: submodule
+    shell: git -C /srv/app submodule add {{ url }} lib
+    arguments: [{name: url, type: url}]
+  - title: data file
+    shell: git -C /srv/app pull -- \"$(cat /srv/notes/url.txt)\"
+  - title: branch
+    shell: git -C /srv/app pull origin {{ branch }}
+    arguments: [{name: branch, type: ascii_identifier}]
+  - title: chosen
+    shell: git -C /srv/app pull {{ url }} main
+    arguments: [{name: url, choices: [{value: 'https://example.com/app.git'}]}]
+  - title: plain
+    shell: git -C /srv/app pull --ff-only
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "`git pull`"),
+            ("actions[0].shell", "give the argument `choices:`"),
+            ("actions[1].shell", "FETCH_HEAD"),
+            ("actions[2].shell", "`git remote add NAME URL`"),
+            ("actions[3].shell", "fetches a whole tree"),
+            ("actions[4].shell", "`/srv/notes/url.txt`"),
+        ],
+        &["actions[5]", "actions[6]", "actions[7]"],
+    );
+}
