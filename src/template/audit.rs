@@ -95,7 +95,7 @@ const fn lead(rule: Rule) -> Rule {
     }
 }
 
-use Rereading::{Code, Environment, FileRef, Selection, Sent, Settings, Signal};
+use Rereading::{Code, Environment, FileRef, Selection, Sent, Settings, Signal, Written};
 
 const CURL_CONFIG: &str = "the file of `curl -K`/`--config`, which curl reads as its options \
                            (`output = /etc/…`, `upload-file`, `url`)";
@@ -129,6 +129,14 @@ const TAR_FILE: &str = "the archive of `tar -f`/`--file`, which as `HOST:FILE` t
                         on Debian): write a path of your own before the value (`-f \
                         /backup/{{ v }}`)";
 const LOGGER_SENT: &str = "a file logger copies into the log (`-f`/`--file`, `--journald=FILE`)";
+const MQTT_TOPIC: &str = "the topic `mosquitto_pub -t` (or the url of `-L`) publishes to, which \
+                          picks the device that acts (Tasmota's `cmnd/…/Backlog`, zigbee2mqtt's \
+                          `bridge/request/…`, Home Assistant's `homeassistant/…/config`)";
+/// The place of a message published as a Home Assistant discovery config (`discovery`).
+pub const MQTT_DISCOVERY: &str = "the message `mosquitto_pub` publishes to a Home Assistant \
+                                  discovery topic (`homeassistant/…/config`), which is no data \
+                                  but the definition of an entity, kept by the broker when \
+                                  retained: the topics it commands, its templates, its name";
 const MOSQUITTO_SENT: &str = "the file `mosquitto_pub -f` sends as the message";
 const JQ_FILE: &str = "a file of jq's program (`-f`/`--from-file`) or the directory of its \
                        modules (`-L`)";
@@ -145,6 +153,48 @@ const SYSTEMCTL_ENV: &str = "the environment `systemctl set-environment` or \
                              `import-environment` gives every service the manager starts";
 const COMMAND: &str = "the command of `mpc` or `vcgencmd` (its first operand), which picks \
                        what the program does";
+
+const DOCKER_TARGET: &str = "the image, container, tag, volume or network a `docker`/`podman` \
+                             verb acts on (`pull`, `tag`, `cp`, `restart`, `rm`, `commit`, \
+                             `login`'s server, …): a value picks any the daemon has, such as the \
+                             image an app's next start runs (`docker tag {{ v }} app:latest`) or \
+                             the container a file is copied into";
+const DOCKER_LOAD: &str = "the archive `docker load -i`/`--input` reads images and their tags \
+                           from, which replace the images an app's next start runs (an upload, \
+                           a file any action downloaded)";
+const DOCKER_SAVED: &str = "the file `docker save -o`/`docker export -o` writes (a whole image \
+                            or a container's files)";
+
+/// The verbs of `docker` and `podman` (and of their `image`, `network` management commands)
+/// whose operands are what they act on. The ones that only show (`logs`, `inspect`, `ps`,
+/// `top`, `stats`, `port`, `diff`, `history`) may show any, as `systemctl status` may.
+const DOCKER_VERBS: &[&[u8]] = &[
+    b"start",
+    b"stop",
+    b"restart",
+    b"kill",
+    b"pause",
+    b"unpause",
+    b"rm",
+    b"remove",
+    b"rmi",
+    b"pull",
+    b"push",
+    b"tag",
+    b"cp",
+    b"load",
+    b"import",
+    b"save",
+    b"export",
+    b"commit",
+    b"update",
+    b"rename",
+    b"login",
+    b"logout",
+    b"connect",
+    b"disconnect",
+    b"prune",
+];
 
 /// The verbs of `systemctl` whose operands are units (or unit files) to act on.
 const UNIT_VERBS: &[&[u8]] = &[
@@ -266,6 +316,7 @@ const AUDITED: &[Audited] = &[
         names: &[b"mosquitto_pub"],
         takes: b"AfhiIkLmMpPqtuVx",
         rules: &[
+            lead(opt(b"tL", &[b"topic", b"url"], Selection, MQTT_TOPIC)),
             opt(b"f", &[b"file"], Sent, MOSQUITTO_SENT),
             opt(b"", &[b"tls-engine"], Code, ENGINE),
         ],
@@ -330,6 +381,24 @@ const AUDITED: &[Audited] = &[
                 leading: false,
                 unless: &[],
             },
+        ],
+    },
+    // `known` trusts only the subcommands that run no program (`CONTAINER_KNOWN`). `takes`
+    // holds the letters whose value is never a target (`stop -t`, `kill -s`, `logs -n`,
+    // `commit -m`, `login -u`); any other word is read as an operand, the safe side.
+    Audited {
+        names: &[b"docker", b"podman"],
+        takes: b"tsnmcu",
+        rules: &[
+            lead(Rule {
+                at: At::After(DOCKER_VERBS),
+                how: Selection,
+                place: DOCKER_TARGET,
+                leading: false,
+                unless: &[],
+            }),
+            opt(b"i", &[b"input"], Selection, DOCKER_LOAD),
+            lead(opt(b"o", &[b"output"], Written, DOCKER_SAVED)),
         ],
     },
     Audited {
@@ -561,6 +630,9 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -
         };
         out.extend(picked.iter().map(|&k| found(k, rule, rule.leading)));
     }
+    if name == b"mosquitto_pub" {
+        out.extend(discovery(values, texts, i));
+    }
     // A rule is disarmed by a word of its `unless` anywhere in the command.
     let has = |w: &[u8]| values.contains(&Some(w));
     out.retain(|f| {
@@ -571,6 +643,42 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -
                 .is_none_or(|r| !r.unless.iter().any(|w| has(w)))
     });
     out
+}
+
+/// The message of `mosquitto_pub` (at `i`) when its topic, written out, is a Home Assistant
+/// discovery topic (`homeassistant/…/config`): a value there defines an entity (fe30v F13).
+/// The topic from a value is `MQTT_TOPIC`'s.
+fn discovery(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<Found> {
+    let value_of = |names: &[&[u8]]| -> Vec<usize> {
+        let mut out = Vec::new();
+        for (j, &t) in texts.iter().enumerate().take(values.len()).skip(i + 1) {
+            if names.contains(&t) && j + 1 < values.len() {
+                out.push(j + 1);
+            } else if names
+                .iter()
+                .any(|n| n.starts_with(b"--") && t.starts_with(n) && t.get(n.len()) == Some(&b'='))
+            {
+                out.push(j);
+            }
+        }
+        out
+    };
+    let discovery = value_of(&[b"-t", b"--topic"]).into_iter().any(|k| {
+        values[k].is_some_and(|t| t.starts_with(b"homeassistant/") && t.ends_with(b"/config"))
+    });
+    if !discovery {
+        return Vec::new();
+    }
+    value_of(&[b"-m", b"--message"])
+        .into_iter()
+        .map(|at| Found {
+            at,
+            place: MQTT_DISCOVERY,
+            how: Selection,
+            env: None,
+            leading: false,
+        })
+        .collect()
 }
 
 fn found(at: usize, rule: &Rule, leading: bool) -> Found {

@@ -349,6 +349,11 @@ fn unsafe_read(
         {
             None
         }
+        // A pick among what a trusted program acts on (`docker start {{ .CurrentEntity.Names
+        // }}` over an entity file of `docker ps`): the presser picks a row of the author's
+        // entity file, a list closed at the press as `choices:` is, never a value of their
+        // own (fe30v F12, OliveTin's default config).
+        Read::Hole(Placeholder::Entity(_)) if how == Rereading::Selection => None,
         Read::Hole(p) => Some(Reaches::Placeholder(p.clone())),
         // The name of a file written (`filed::named`): a copy picks it only with what it was
         // copied from (`state=${STATE_DIRECTORY:-/tmp}/gpio$PIN`, a choice, is the author's).

@@ -168,7 +168,9 @@ impl Rereading {
                 "picks what the program acts on among all it knows: any unit of systemd \
                  (`debug-shell.service` is a root shell on tty9, `rescue.target` stops the \
                  rest, `link /path/x.service` adds a unit whose `ExecStart=` runs), any command \
-                 of `mpc` or `vcgencmd`"
+                 of `mpc` or `vcgencmd`, any image or container of docker (the image an app \
+                 runs next, the container a file lands in), any topic of an MQTT broker (the \
+                 device that acts)"
             }
         }
     }
@@ -270,9 +272,10 @@ impl Rereading {
                  archive carries will be read as, whatever directory it is extracted into"
             }
             Rereading::Selection => {
-                "give the argument `choices:` (the units or commands you mean), or write the \
-                 unit out and put the value inside its name where it is data (`systemctl \
-                 restart app@{{ instance }}.service`)"
+                "give the argument `choices:` (the units, commands, images, containers or \
+                 topics you mean), or write the name out and put the value inside it where it \
+                 is data (`systemctl restart app@{{ instance }}.service`, `docker pull \
+                 example/app:{{ tag }}`, `mosquitto_pub -t home/{{ room }}/light`)"
             }
         }
     }

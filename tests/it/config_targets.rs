@@ -109,3 +109,84 @@ actions:
         &["actions[5]", "actions[6]", "actions[7]"],
     );
 }
+
+/// fe30v F12 and F13: a value never picks the image, container or tag docker acts on (`pull`,
+/// `tag`, `cp`, `restart`, `load -i`, an archive on `docker load`'s input), nor the topic an
+/// MQTT message goes to, nor fills a Home Assistant discovery config; a subcommand not known to
+/// run no program (`kube play`, a CLI plugin) is a program actiond does not know. The
+/// author's choices, a value inside a name the author wrote, the commands that only show, and
+/// a message to an ordinary topic load.
+#[test]
+fn a_value_never_picks_the_image_container_or_topic_a_trusted_program_acts_on() {
+    let yaml = "\
+actions:
+  - title: pull
+    shell: docker pull {{ v }}
+    arguments: [{name: v, type: 'regex:^[a-z0-9./:_-]+$'}]
+  - title: tag
+    shell: docker tag {{ v }} homeassistant:latest
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: copy into
+    shell: docker cp /srv/notes/x.txt {{ v }}:/etc/cron.d/job
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: restart
+    shell: docker restart {{ v }}
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: load upload
+    shell: docker load -i {{ filepath }}
+    execOnFileCreatedInDir: /srv/inbox
+  - title: kube
+    shell: podman kube play {{ v }}
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: topic
+    shell: mosquitto_pub -h localhost -t {{ v }} -m on
+    arguments: [{name: v, type: 'regex:^[a-z/]+$'}]
+  - title: discovery
+    shell: mosquitto_pub -h localhost -r -t homeassistant/switch/x/config -m {{ v }}
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: load piped
+    shell: cat {{ filepath }} | docker load
+    execOnFileCreatedInDir: /srv/inbox
+  - title: restart chosen
+    shell: docker restart {{ v }}
+    arguments: [{name: v, choices: [{value: kodi}, {value: plex}], rejectNull: true}]
+  - title: pull tag
+    shell: docker pull example/app:{{ v }}
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: logs
+    shell: docker logs --tail 50 {{ v }}
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: light
+    shell: mosquitto_pub -h localhost -t home/{{ v }}/set -m on
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: message
+    shell: mosquitto_pub -h localhost -t home/kitchen/say -m {{ v }}
+    arguments: [{name: v, type: ascii_sentence}]
+";
+    let target = "a `docker`/`podman` verb acts on";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", target),
+            ("actions[1].shell", target),
+            ("actions[1].shell", "give the argument `choices:`"),
+            ("actions[2].shell", target),
+            ("actions[3].shell", target),
+            ("actions[4].shell", "`docker load -i`"),
+            (
+                "actions[5].shell",
+                "a program actiond does not know `podman`",
+            ),
+            ("actions[6].shell", "the topic `mosquitto_pub -t`"),
+            ("actions[7].shell", "discovery topic"),
+            ("actions[8].shell", "the image archive `docker load`"),
+        ],
+        &[
+            "actions[9]",
+            "actions[10]",
+            "actions[11]",
+            "actions[12]",
+            "actions[13]",
+        ],
+    );
+}
