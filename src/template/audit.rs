@@ -401,6 +401,12 @@ const AUDITED: &[Audited] = &[
             lead(opt(b"o", &[b"output"], Written, DOCKER_SAVED)),
         ],
     },
+    // `chmod +x FILE` makes the file a program (`executable`): no option form.
+    Audited {
+        names: &[b"chmod"],
+        takes: b"",
+        rules: &[],
+    },
     Audited {
         names: &[b"mpc"],
         takes: b"hpf",
@@ -477,7 +483,6 @@ pub(super) const NONE: &[(&[u8], &str)] = &[
     (b"rmdir", "directories it removes"),
     (b"touch", "`-r FILE`, `-d DATE` read a time"),
     (b"ln", "links it makes, by design"),
-    (b"chmod", "`--reference=FILE` reads a mode"),
     (b"chown", "`--reference=FILE`, `--from` read owners"),
     (b"chgrp", "as `chown`"),
     (b"stat", "`--printf` is a format of its own"),
@@ -633,6 +638,9 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -
     if name == b"mosquitto_pub" {
         out.extend(discovery(values, texts, i));
     }
+    if name == b"chmod" {
+        out.extend(executable(values, &operands));
+    }
     // A rule is disarmed by a word of its `unless` anywhere in the command.
     let has = |w: &[u8]| values.contains(&Some(w));
     out.retain(|f| {
@@ -679,6 +687,75 @@ fn discovery(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<Found> 
             leading: false,
         })
         .collect()
+}
+
+/// The place of a file `chmod` gives an execute bit (fe30v F8).
+pub const EXECUTABLE: &str = "the file `chmod` makes executable (`+x`, `u+x`, `755`, a mode \
+                              from a value or `--reference`), which a value picks: an upload \
+                              (`{{ filepath }}`) or any file becomes a program that a run-parts \
+                              directory, a `PATH` entry or a later command runs";
+
+/// The place of the mode `chmod` sets, when a value makes it.
+const CHMOD_MODE: &str = "the mode `chmod` sets, which a value picks (`4755` makes a program run \
+                          as its owner, `777` lets anyone write the file)";
+
+/// The files `chmod` (its `operands`: the mode, then the files) gives an execute bit: every
+/// file when the mode may add one (an `x`/`X` after `+` or `=`, an odd digit among the last
+/// three of a number, a mode from a value, `--reference`).
+fn executable(values: &[Option<&[u8]>], operands: &[usize]) -> Vec<Found> {
+    let reference = values
+        .iter()
+        .flatten()
+        .any(|w| w.starts_with(b"--reference"));
+    // A mode that starts with `-` is read as an option (`chmod -x F`, `chmod -w,u+x F`).
+    let dashed = values.iter().flatten().find(|w| {
+        w.len() > 1 && w[0] == b'-' && w[1..].iter().all(|c| b"rwxXstugoa+-=,".contains(c))
+    });
+    let (mode, files) = if reference {
+        (None, operands)
+    } else if let Some(m) = dashed {
+        (Some(Some(*m)), operands)
+    } else {
+        match operands.split_first() {
+            Some((&m, files)) => (Some(values[m]), files),
+            None => return Vec::new(),
+        }
+    };
+    // A mode from a value picks any: `4755` runs the file as its owner, `777` lets anyone
+    // write it.
+    let mut out: Vec<Found> = mode
+        .into_iter()
+        .filter(|m| m.is_none())
+        .map(|_| Found {
+            at: operands[0],
+            place: CHMOD_MODE,
+            how: Selection,
+            env: None,
+            leading: false,
+        })
+        .collect();
+    let adds = match mode {
+        None | Some(None) => true,
+        Some(Some(m)) if m.iter().all(u8::is_ascii_digit) => {
+            m.iter().rev().take(3).any(|d| (d - b'0') % 2 == 1)
+        }
+        Some(Some(m)) => m.split(|&c| c == b',').any(|clause| {
+            clause
+                .iter()
+                .position(|&c| c == b'+' || c == b'=')
+                .is_some_and(|p| clause[p..].iter().any(|&c| c == b'x' || c == b'X'))
+        }),
+    };
+    if adds {
+        out.extend(files.iter().map(|&at| Found {
+            at,
+            place: EXECUTABLE,
+            how: Selection,
+            env: None,
+            leading: false,
+        }));
+    }
+    out
 }
 
 fn found(at: usize, rule: &Rule, leading: bool) -> Found {

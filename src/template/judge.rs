@@ -184,6 +184,11 @@ impl std::fmt::Display for Refusal {
                          read`), and name a script you wrote by its own ending (`.sh`)"
                     }
                     // A clone's tree is no archive to keep: the fix is the author's list.
+                    _ if place.as_str() == super::audit::EXECUTABLE => {
+                        "keep what a value picks as data: give it no execute bit (`chmod 644 \
+                         {{ filepath }}`), name the file yourself (`chmod +x \
+                         /usr/local/bin/report`), or give the argument `choices:`"
+                    }
                     _ if place.as_str() == super::filed::named::CLONED => {
                         "give the argument `choices:` (the repositories you mean), or write the \
                          url out"

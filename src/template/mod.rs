@@ -519,6 +519,18 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
             holes(source),
         );
     }
+    // `exec: [git, pull, '{{ url }}']`, `exec: [gunzip, '{{ filepath }}']` (fe30v F7, F8).
+    for at in filed::named::clone_url(&heads) {
+        let place = filed::named::CLONED;
+        notes.reread(0, place, Rereading::Unpacked, holes(at));
+    }
+    for at in filed::named::decompressed_at(&heads) {
+        if let Some((dir, tail)) = &parts[at] {
+            let tail = filed::named::without_compression(tail);
+            let writer = filed::named::DECOMPRESSOR;
+            filed::named::note_named(&mut notes, 0, (dir, &tail), holes(at), writer);
+        }
+    }
     if filed::named::extracts(&heads) {
         let reads = (1..argv.len()).flat_map(holes).collect();
         notes.reread(0, filed::named::UNPACKED, Rereading::Unpacked, reads);

@@ -190,3 +190,45 @@ actions:
         ],
     );
 }
+
+/// fe30v F8: trigger forms where the dropped file picks a name or becomes a program: a
+/// decompressor writing next to the upload under the name it derives (`job.sh.gz` makes
+/// `job.sh`), `chmod +x` of the upload, `docker load -i` (above). To the decompressor's
+/// output, with no execute bit, or on the author's own file, they load.
+#[test]
+fn an_upload_never_picks_a_decompressed_name_or_becomes_a_program() {
+    let yaml = "\
+actions:
+  - title: gunzip
+    shell: gunzip {{ filepath }}
+    execOnFileCreatedInDir: /srv/inbox
+  - title: executable
+    shell: chmod +x {{ filepath }}
+    execOnFileCreatedInDir: /srv/inbox
+  - title: xz
+    exec: [gunzip, --, '{{ filepath }}']
+    execOnFileCreatedInDir: /srv/inbox
+  - title: mode
+    shell: chmod {{ mode }} /srv/share/notes.txt
+    arguments: [{name: mode, type: ascii_identifier}]
+  - title: gunzip out
+    shell: gunzip -c {{ filepath }} > /srv/out/latest.txt
+    execOnFileCreatedInDir: /srv/inbox
+  - title: readable
+    shell: chmod 644 {{ filepath }}
+    execOnFileCreatedInDir: /srv/inbox
+  - title: own program
+    shell: chmod +x /usr/local/bin/report
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "a decompressor"),
+            ("actions[1].shell", "the file `chmod` makes executable"),
+            ("actions[1].shell", "give it no execute bit"),
+            ("actions[2].exec", "a decompressor"),
+            ("actions[3].shell", "the mode `chmod` sets"),
+        ],
+        &["actions[4]", "actions[5]", "actions[6]"],
+    );
+}

@@ -315,6 +315,33 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
             None,
         ),
         ("mosquitto_sub -t {{ a }} -C 1", None),
+        // chmod (fe30v F8): the file it makes executable, the mode from a value.
+        (
+            "chmod +x {{ a }}",
+            Some("the file `chmod` makes executable"),
+        ),
+        (
+            "chmod 755 /srv/in/{{ a }}",
+            Some("the file `chmod` makes executable"),
+        ),
+        (
+            "chmod -R a+X {{ a }}",
+            Some("the file `chmod` makes executable"),
+        ),
+        (
+            "chmod u+rwx,go+rx {{ a }}",
+            Some("the file `chmod` makes executable"),
+        ),
+        (
+            "chmod --reference=/srv/x {{ a }}",
+            Some("the file `chmod` makes executable"),
+        ),
+        ("chmod {{ a }} /srv/x", Some("the mode `chmod` sets")),
+        ("chmod 644 {{ a }}", None),
+        ("chmod u=rw,go=r {{ a }}", None),
+        ("chmod -x {{ a }}", None),
+        ("chmod go-w {{ a }}", None),
+        ("chmod +x /usr/local/bin/report", None),
         // Behind wrappers and programs actiond does not know, as `own`'s rules are.
         ("sudo systemctl start {{ a }}", Some("`systemctl` verb")),
         ("timeout 5 curl -K {{ a }} https://x", Some("`curl -K`")),

@@ -419,6 +419,15 @@ impl Command {
                 w.reads(false),
             );
         }
+        // `gunzip {{ filepath }}` (fe30v F8): the upload's name, less its ending, is the
+        // name of the file written.
+        for at in filed::named::decompressed_at(&heads) {
+            let w = words[at];
+            let (dir, tail) = w.name_parts(0);
+            let tail = filed::named::without_compression(tail);
+            let writer = filed::named::DECOMPRESSOR;
+            filed::named::note_named(notes, w.start, (dir, &tail), w.reads(false), writer);
+        }
         for at in filed::named::link_targets(&heads) {
             let w = words[at];
             let writer = "every write through `ln -s`'s link";

@@ -469,6 +469,52 @@ pub fn clone_url(words: &[Option<&[u8]>]) -> Vec<usize> {
         .collect()
 }
 
+/// What writes the file a decompressor derives from an input a value picks (fe30v F8).
+pub const DECOMPRESSOR: &str = "a decompressor (`gunzip`, `unxz`, `gzip -d`, …: next to its \
+                                input, under the name it derives by dropping the ending, so an \
+                                upload `job.sh.gz` makes `job.sh`, `.bashrc.gz` `.bashrc`)";
+
+/// The operands a value makes of a decompressor (at the end of the chain, `words` as
+/// `Command::heads` shows them) that writes each next to it, under the name it derives
+/// (`gunzip {{ filepath }}`, fe30v F8): not with `-c`/`--stdout`, `-t`, `-l`.
+pub fn decompressed_at(words: &[Option<&[u8]>]) -> Vec<usize> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let rest = &words[k + 1..];
+    let options = || rest.iter().flatten().filter(|w| w.starts_with(b"-"));
+    let short = |c: u8| options().any(|w| !w.starts_with(b"--") && w.contains(&c));
+    let long = |l: &[u8]| options().any(|w| *w == l);
+    let decompresses = match words[k].map(base) {
+        Some(b"gunzip" | b"bunzip2" | b"unxz" | b"unzstd" | b"unlzma" | b"uncompress") => true,
+        Some(b"gzip" | b"bzip2" | b"xz" | b"zstd" | b"lzma") => {
+            short(b'd') || long(b"--decompress")
+        }
+        _ => false,
+    };
+    let elsewhere = short(b'c') || short(b't') || short(b'l') || short(b'o');
+    let elsewhere = elsewhere
+        || [&b"--stdout"[..], b"--test", b"--list"]
+            .iter()
+            .any(|l| long(l));
+    if !decompresses || elsewhere {
+        return Vec::new();
+    }
+    (k + 1..words.len())
+        .filter(|&i| words[i].is_some_and(|w| !w.starts_with(b"-") && w.ends_with(EXPANDED)))
+        .collect()
+}
+
+/// `tail` without the compression ending a decompressor drops (`.sh.gz` is `.sh`).
+pub fn without_compression(tail: &[u8]) -> Vec<u8> {
+    const ENDINGS: &[&[u8]] = &[b".gz", b".bz2", b".xz", b".zst", b".lzma", b".Z", b".tgz"];
+    match ENDINGS.iter().find(|e| tail.ends_with(e)) {
+        Some(e) if *e == b".tgz" => [&tail[..tail.len() - e.len()], b".tar"].concat(),
+        Some(e) => tail[..tail.len() - e.len()].to_vec(),
+        None => tail.to_vec(),
+    }
+}
+
 /// The place of an archive a value picks or fills, which an extraction unpacks.
 pub const UNPACKED: &str = "the archive of an extraction (`tar -x`, `bsdtar -x`, `unzip`, \
                             `cpio -i`, `7z x`), which a value picks or fills: the archive \

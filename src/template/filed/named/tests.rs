@@ -306,6 +306,20 @@ fn an_archive_a_value_picks_or_fills_is_not_extracted() {
         ("git -C /srv/app pull", None),
         ("git -C /srv/app fetch --depth {{ v }} origin", None),
     ]);
+    // fe30v F8: a decompressor writes next to its input under the name it derives, which
+    // a value picks; to its output, or with the author's data ending, it loads.
+    let derived = "a decompressor";
+    check(&[
+        ("gunzip {{ url }}", Some(derived)),
+        ("gzip -d {{ v }}", Some(derived)),
+        ("unxz -k -- \"$ACTIOND_ARG_V\"", Some(derived)),
+        ("bzip2 --decompress /srv/in/{{ v }}", Some(derived)),
+        ("gunzip /srv/in/{{ v }}.sh.gz", Some(derived)),
+        ("gunzip /srv/in/{{ v }}.txt.gz", None),
+        ("gunzip -c {{ v }} > /srv/out/x.txt", None),
+        ("gunzip -t {{ v }}", None),
+        ("gzip {{ v }}", None),
+    ]);
 }
 
 #[test]
@@ -324,6 +338,14 @@ fn exec_words_name_files_as_shell_words_do() {
         (&["mv", "{{ v }}", "/home/pi/"], false),
         (&["tar", "-xf", "/srv/in/{{ v }}.tar"], false),
         (&["tar", "-tf", "/srv/in/{{ v }}.tar"], true),
+        // fe30v F7, F8 in `exec:` too.
+        (&["git", "-C", "/srv/app", "pull", "{{ url }}"], false),
+        (
+            &["git", "-C", "/srv/app", "pull", "origin", "{{ v }}"],
+            true,
+        ),
+        (&["gunzip", "{{ v }}"], false),
+        (&["gunzip", "/srv/in/{{ v }}.txt.gz"], true),
     ];
     for &(argv, loads) in table {
         assert_eq!(exec(argv).is_ok(), loads, "{argv:?}: {:?}", exec(argv));
