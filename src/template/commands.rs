@@ -378,6 +378,10 @@ pub(super) enum Input {
     /// reached its own input unless it prints none of it), and whether that command passed
     /// on what reaches the group it stands in (`{ cat | psql; } < f`).
     Pipe(Vec<Read>, bool),
+    /// The output of an `echo` of plain words only before `|` (`echo /usr/local/bin/report |
+    /// at 18:00`): known text, read as the script when the command reads code there, as
+    /// `<<<`'s word is; no value reaches it.
+    Echoed(Vec<u8>),
     /// The file of `< FILE`.
     File(Word),
     /// The word of `<<<`, with a newline.

@@ -512,6 +512,12 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
         .map(|p| p.as_ref().and_then(|(d, t)| filed::named::glob(d, t)))
         .collect();
     for source in filed::named::copied(&heads, &globs) {
+        let tail = parts[source]
+            .as_ref()
+            .map_or(&[][..], |(_, t)| t.as_slice());
+        if filed::named::contents_only(&heads, tail) {
+            continue;
+        }
         notes.reread(
             0,
             filed::named::COPIED_NAME,

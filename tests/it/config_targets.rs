@@ -232,3 +232,39 @@ actions:
         &["actions[4]", "actions[5]", "actions[6]"],
     );
 }
+
+/// fe30v's confusing messages: an album backup `rsync -a SRC/ DIR/` copies what the album
+/// holds and keeps no name the value makes, so it loads into a directory programs load
+/// nothing from (into a home the name rule holds); `echo /usr/local/bin/report | at
+/// {{ when }}` pipes the author's own script, so a `datetime` loads there (the script is read:
+/// a value in it is refused).
+#[test]
+fn an_album_backup_and_a_constant_at_job_load() {
+    let yaml = "\
+actions:
+  - title: album into home
+    shell: rsync -a /srv/photos/{{ v }}/ /home/pi/
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: album kept name
+    shell: rsync -a /srv/photos/{{ v }} /backup/photos/
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: at with a value
+    shell: echo \"/usr/local/bin/report {{ v }}\" | at now
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: album backup
+    shell: rsync -a /srv/photos/{{ v }}/ /backup/photos/{{ v }}/
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: report later
+    shell: echo /usr/local/bin/report | at {{ when }}
+    arguments: [{name: when, type: datetime}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "keeps the source's name"),
+            ("actions[1].shell", "an album's"),
+            ("actions[2].shell", "the commands `at` reads"),
+        ],
+        &["actions[3]", "actions[4]"],
+    );
+}

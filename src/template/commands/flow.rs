@@ -42,6 +42,7 @@ impl Command {
                     ));
                 }
                 Input::Text(w) => reads.extend(w.reads(false)),
+                Input::Echoed(_) => {}
                 Input::Descriptor => reads.push(Read::Unknown(
                     "what the descriptor `<&` duplicates holds".into(),
                 )),
@@ -58,6 +59,26 @@ impl Command {
                 .inputs
                 .iter()
                 .any(|i| matches!(i, Input::Pipe(_, true)))
+    }
+
+    /// What an `echo` of plain words only writes (`echo /usr/local/bin/report`), which no
+    /// value reaches: the text the next command reads (`Input::Echoed`). Not with an option
+    /// (`-e` reads escapes), a backslash, an expansion or a value among its words.
+    pub fn echoed(&self) -> Option<Vec<u8>> {
+        if self.compound || self.name.as_deref() != Some(b"echo") || !self.assignments.is_empty() {
+            return None;
+        }
+        let words: Option<Vec<&[u8]>> = self.args.iter().map(|w| w.value()).collect();
+        let words = words?;
+        // dash's `echo` reads backslash escapes (`\n` is a new line): not followed.
+        if words.first().is_some_and(|w| w.starts_with(b"-"))
+            || words.iter().any(|w| w.contains(&b'\\'))
+        {
+            return None;
+        }
+        let mut text = words.join(&b' ');
+        text.push(b'\n');
+        Some(text)
     }
 
     /// Whether the command may print what reaches its standard input (`own::prints_input`;
@@ -412,6 +433,9 @@ impl Command {
         let globs: Vec<Option<Vec<u8>>> = words.iter().map(|w| w.glob()).collect();
         for source in filed::named::copied(&heads, &globs) {
             let w = words[source];
+            if filed::named::contents_only(&heads, w.name_parts(0).1) {
+                continue;
+            }
             notes.reread(
                 w.start,
                 filed::named::COPIED_NAME,

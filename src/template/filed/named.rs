@@ -361,10 +361,35 @@ pub fn note_named(
 
 /// The place of a copy into a directory that keeps the name of a source a value picks.
 pub const COPIED_NAME: &str = "the source of a copy into a directory (`cp`, `mv`, `ln`, \
-                               `install` with `DIR/` or `-t DIR`, or a destination not named \
-                               as a data file), which keeps the source's name: a value (an \
-                               uploaded file's name) picks the file made there \
-                               (`.bash_profile`, `job` in `/etc/cron.d`)";
+                               `install`, `rsync` with `DIR/` or `-t DIR`, or a destination not \
+                               named as a data file), which keeps the source's name (its \
+                               last segment): a value that makes it (an uploaded file's name, \
+                               an album's) picks the name of the file made there \
+                               (`.bash_profile`, `job` in `/etc/cron.d`); `rsync SRC/ DIR/` \
+                               copies what SRC holds, keeping no name of it";
+
+/// Whether the copy (`words` as `Command::heads` shows them) of a source whose text ends
+/// with `tail` copies what the directory holds rather than the directory, into a directory
+/// programs load nothing from: `rsync` with a source ending in `/` (`rsync -a
+/// /srv/photos/{{ album }}/ /backup/photos/{{ album }}/`), which keeps no name the value
+/// makes (fe30v's confusing message). Into a home directory, `/etc`, a hidden one or one
+/// from a value, the names the directory holds land there: not this rule's to allow.
+pub fn contents_only(words: &[Option<&[u8]>], tail: &[u8]) -> bool {
+    let rsync = programs::chain(words)
+        .last()
+        .and_then(|&k| words[k])
+        .map(base);
+    if rsync != Some(&b"rsync"[..]) || !tail.ends_with(b"/") {
+        return false;
+    }
+    let Some(dest) = super::copies::remote_copy(words).and_then(|c| c.dest) else {
+        return false;
+    };
+    let dir = dest.strip_suffix(EXPANDED).unwrap_or(dest);
+    let segments = dir.split(|&c| c == b'/').filter(|s| !s.is_empty()).count();
+    let home = (dir.starts_with(b"/home/") && segments <= 2) || dir.starts_with(b"/root");
+    dir.starts_with(b"/") && area(dir) && !home && !dir.contains(&b':')
+}
 
 /// The sources of `ln -s` (in `words`, as `Command::heads` shows them): the files its links
 /// lead to, where every later write through a link lands (`ln -sfn /home/pi/{{ name }}

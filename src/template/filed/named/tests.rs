@@ -306,6 +306,22 @@ fn an_archive_a_value_picks_or_fills_is_not_extracted() {
         ("git -C /srv/app pull", None),
         ("git -C /srv/app fetch --depth {{ v }} origin", None),
     ]);
+    // fe30v's confusing message: `rsync SRC/ DIR/` copies what SRC holds and keeps no name
+    // a value makes, into a directory programs load nothing from; into a home, or without
+    // the `/`, or by `cp`, the name rule holds.
+    let kept = "keeps the source's name";
+    check(&[
+        (
+            "rsync -a /srv/photos/{{ v }}/ /backup/photos/{{ v }}/",
+            None,
+        ),
+        ("rsync -a /srv/photos/{{ v }}/ /backup/photos/", None),
+        ("rsync -a /srv/photos/{{ v }} /backup/photos/", Some(kept)),
+        ("rsync -a /srv/photos/{{ v }}/ /home/pi/", Some(kept)),
+        ("rsync -a /srv/photos/{{ v }}/ /etc/cron.d/", Some(kept)),
+        ("rsync -a {{ url }}/ /home/pi/.config/", Some(kept)),
+        ("cp -r /srv/photos/{{ v }}/ /backup/photos/", Some(kept)),
+    ]);
     // fe30v F8: a decompressor writes next to its input under the name it derives, which
     // a value picks; to its output, or with the author's data ending, it loads.
     let derived = "a decompressor";
