@@ -637,6 +637,7 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -
     }
     if name == b"mosquitto_pub" {
         out.extend(discovery(values, texts, i));
+        out.extend(url_topic(values, texts, i));
     }
     if name == b"chmod" {
         out.extend(executable(values, &operands));
@@ -754,6 +755,41 @@ fn executable(values: &[Option<&[u8]>], operands: &[usize]) -> Vec<Found> {
             env: None,
             leading: false,
         }));
+    }
+    out
+}
+
+/// The url of `mosquitto_pub -L`/`--url` whose topic a value starts (`mqtt://host/{{ v }}`,
+/// where the value is all of the topic): `MQTT_TOPIC`'s rule reads only a value that starts
+/// the word.
+fn url_topic(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<Found> {
+    let mut out = Vec::new();
+    for j in i + 1..values.len() {
+        let (at, text) = match texts[j] {
+            b"-L" | b"--url" if j + 1 < values.len() => (j + 1, texts[j + 1]),
+            t if t.starts_with(b"--url=") => (j, &t[6..]),
+            _ => continue,
+        };
+        if values[at].is_some() {
+            continue;
+        }
+        let known = text
+            .windows(2)
+            .position(|w| w == b"{{")
+            .map_or(text, |k| &text[..k]);
+        let Some(scheme) = known.windows(3).position(|w| w == b"://") else {
+            continue;
+        };
+        let rest = &known[scheme + 3..];
+        if rest.iter().filter(|&&c| c == b'/').count() == 1 && rest.ends_with(b"/") {
+            out.push(Found {
+                at,
+                place: MQTT_TOPIC,
+                how: Selection,
+                env: None,
+                leading: false,
+            });
+        }
     }
     out
 }

@@ -308,6 +308,15 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
             "mosquitto_pub -t homeassistant/light/x/config --message={{ a }}",
             Some("discovery topic"),
         ),
+        (
+            "mosquitto_pub -L mqtt://localhost/{{ a }} -m on",
+            Some("the topic `mosquitto_pub -t`"),
+        ),
+        (
+            "mosquitto_pub --url=mqtt://u@localhost:1883/{{ a }} -m on",
+            Some("the topic `mosquitto_pub -t`"),
+        ),
+        ("mosquitto_pub -L mqtt://localhost/home/{{ a }} -m on", None),
         ("mosquitto_pub -t home/{{ a }}/set -m on", None),
         ("mosquitto_pub -t home/x/set -m {{ a }}", None),
         (
