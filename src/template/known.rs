@@ -271,6 +271,45 @@ fn by_name(name: &[u8]) -> bool {
         )
 }
 
+/// Whether `docker`/`podman` with the words `rest` after it runs no program: a subcommand of
+/// `CONTAINER_KNOWN` (and a management command's verb of `CONTAINER_KNOWN_VERBS`) and no word
+/// of `CONTAINER_RUNS`.
+fn container_known(rest: &[Option<&[u8]>]) -> bool {
+    // Docker's own options that take a word (`--host h`, `-c ctx`): the daemon it talks to,
+    // written out; from a value the command is one the model does not know. The first word
+    // after them that is no option is the subcommand; no word anywhere may be one that runs
+    // a program (`docker --context nas exec …`).
+    let mut from = 0;
+    while let Some(&Some(w)) = rest.get(from) {
+        if !w.starts_with(b"-") {
+            break;
+        }
+        let takes = matches!(
+            w,
+            b"-H" | b"--host" | b"-c" | b"--context" | b"-l" | b"--log-level" | b"--config"
+        );
+        if takes && rest.get(from + 1).is_some_and(Option::is_none) {
+            return false;
+        }
+        from += if takes { 2 } else { 1 };
+    }
+    let plain = |w: &&Option<&[u8]>| w.is_none_or(|w| !w.starts_with(b"-"));
+    let mut subs = rest.iter().skip(from).filter(plain);
+    let sub = subs.next().copied().flatten();
+    let managed = matches!(sub, Some(b"image" | b"volume" | b"network" | b"system"));
+    let verb_known = !managed
+        || subs
+            .next()
+            .copied()
+            .flatten()
+            .is_some_and(|v| CONTAINER_KNOWN_VERBS.contains(&v));
+    sub.is_some_and(|s| CONTAINER_KNOWN.contains(&s))
+        && verb_known
+        && !rest
+            .iter()
+            .any(|w| w.is_some_and(|w| CONTAINER_RUNS.contains(&w)))
+}
+
 /// The last path segment: `/usr/bin/env` is `env`.
 fn base(w: &[u8]) -> &[u8] {
     w.rsplit(|&c| c == b'/').next().unwrap_or(w)
@@ -326,42 +365,7 @@ fn known(words: &[Option<&[u8]>], i: usize) -> bool {
                 .is_some_and(|f| !f.starts_with(b"-") && (own(f) || !f.contains(&b'/')));
     }
     match name {
-        b"docker" | b"podman" => {
-            // The first word that is no option is the subcommand, unless a global option
-            // took it as its value (`docker --context nas exec …`, `-H sock run …`): no
-            // word may be one that runs a program.
-            // Docker's own options that take a word (`--host h`, `-c ctx`): the daemon it
-            // talks to, written out; from a value the command is one the model does not know.
-            let mut from = 0;
-            while let Some(&Some(w)) = rest.get(from) {
-                if !w.starts_with(b"-") {
-                    break;
-                }
-                let takes = matches!(
-                    w,
-                    b"-H" | b"--host" | b"-c" | b"--context" | b"-l" | b"--log-level" | b"--config"
-                );
-                if takes && rest.get(from + 1).is_some_and(Option::is_none) {
-                    return false;
-                }
-                from += if takes { 2 } else { 1 };
-            }
-            let plain = |w: &&Option<&[u8]>| w.is_none_or(|w| !w.starts_with(b"-"));
-            let mut subs = rest.iter().skip(from).filter(plain);
-            let sub = subs.next().copied().flatten();
-            let managed = matches!(sub, Some(b"image" | b"volume" | b"network" | b"system"));
-            let verb_known = !managed
-                || subs
-                    .next()
-                    .copied()
-                    .flatten()
-                    .is_some_and(|v| CONTAINER_KNOWN_VERBS.contains(&v));
-            sub.is_some_and(|s| CONTAINER_KNOWN.contains(&s))
-                && verb_known
-                && !rest
-                    .iter()
-                    .any(|w| w.is_some_and(|w| CONTAINER_RUNS.contains(&w)))
-        }
+        b"docker" | b"podman" => container_known(rest),
         // `ip netns exec NS PROG`, `ip vrf exec NAME PROG`: the object in plain text and no
         // `exec` among the plain words (a value in the object's words is data).
         // `parallel rm -- {} ::: ARGS` runs `rm` (its words are read as a script by

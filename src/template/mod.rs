@@ -341,15 +341,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         }
     }
     exec_environment(&mut analysis, argv, &shapes, &holes);
-    // The elements a value starts before any `--`: options to the program there.
-    for t in templates.iter().skip(1).take_while(|t| {
-        t.as_ref()
-            .is_none_or(|t| t.has_placeholders() || t.parts != [Part::Text("--".to_string())])
-    }) {
-        if let Some(p) = t.as_ref().and_then(|t| t.leading().next()) {
-            analysis.option_holes.push((p.clone(), 1));
-        }
-    }
+    analysis.option_holes = exec_option_holes(&templates);
     // A file named as data run, sourced or listed (`exec: [sh, notes.txt]`), as in a shell.
     for (_, name, does) in filed::data_uses_of(&values)
         .into_iter()
@@ -542,6 +534,19 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
         notes.reread(0, filed::named::UNPACKED, Rereading::Unpacked, reads);
     }
     analysis.rereads.append(&mut notes.analysis.rereads);
+}
+
+/// The placeholders that start an `exec:` element before any `--` (`Analysis::option_holes`):
+/// options to the program there.
+fn exec_option_holes(templates: &[Option<Template>]) -> Vec<(Placeholder, usize)> {
+    let dashes = |t: &Template| t.parts == [Part::Text("--".to_string())];
+    templates
+        .iter()
+        .skip(1)
+        .take_while(|t| t.as_ref().is_none_or(|t| !dashes(t)))
+        .filter_map(|t| t.as_ref().and_then(|t| t.leading().next()))
+        .map(|p| (p.clone(), 1))
+        .collect()
 }
 
 /// `exec: [env, "NAME={{ v }}", prog, …]`: the environment of what `env` starts, as in
