@@ -9,6 +9,7 @@
 pub mod environment;
 mod file_trigger;
 mod formats;
+mod lead;
 mod pattern;
 pub mod types;
 

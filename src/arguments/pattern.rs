@@ -151,6 +151,12 @@ impl Pattern {
         &self.declared[REGEX_PREFIX.len()..]
     }
 
+    /// Whether a value this pattern accepts may start with `-` (`lead`: a conservative
+    /// reading of its first character, "may" when not proven otherwise).
+    pub fn may_start_with_dash(&self) -> bool {
+        super::lead::may_start_with_dash(self.source())
+    }
+
     /// Whether the whole of `value` matches.
     pub fn is_match(&self, value: &str) -> bool {
         self.regex.is_match(value)

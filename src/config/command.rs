@@ -231,6 +231,7 @@ pub(super) fn compile(
             c.error(at, why.to_string());
         }
         data_uses(c, at, analysis, values.entity_no_program);
+        options::regex_options(c, at, analysis, arguments, &values);
         // A word refused as split is not refused again for what it may start with.
         let mut refused = Vec::new();
         for found in unquoted(analysis, &values) {
@@ -926,5 +927,6 @@ fn secret_in_argv(p: &Placeholder, arguments: &[Argument], shell: bool) -> Optio
     ))
 }
 
+mod options;
 #[cfg(test)]
 mod tests;

@@ -95,7 +95,7 @@ const fn lead(rule: Rule) -> Rule {
     }
 }
 
-use Rereading::{Code, Environment, FileRef, Selection, Sent, Settings, Signal};
+use Rereading::{Code, Environment, FileRef, Selection, Sent, Settings, Signal, Written};
 
 const CURL_CONFIG: &str = "the file of `curl -K`/`--config`, which curl reads as its options \
                            (`output = /etc/…`, `upload-file`, `url`)";
@@ -129,6 +129,14 @@ const TAR_FILE: &str = "the archive of `tar -f`/`--file`, which as `HOST:FILE` t
                         on Debian): write a path of your own before the value (`-f \
                         /backup/{{ v }}`)";
 const LOGGER_SENT: &str = "a file logger copies into the log (`-f`/`--file`, `--journald=FILE`)";
+const MQTT_TOPIC: &str = "the topic `mosquitto_pub -t` (or the url of `-L`) publishes to, which \
+                          picks the device that acts (Tasmota's `cmnd/…/Backlog`, zigbee2mqtt's \
+                          `bridge/request/…`, Home Assistant's `homeassistant/…/config`)";
+/// The place of a message published as a Home Assistant discovery config (`discovery`).
+pub const MQTT_DISCOVERY: &str = "the message `mosquitto_pub` publishes to a Home Assistant \
+                                  discovery topic (`homeassistant/…/config`), which is no data \
+                                  but the definition of an entity, kept by the broker when \
+                                  retained: the topics it commands, its templates, its name";
 const MOSQUITTO_SENT: &str = "the file `mosquitto_pub -f` sends as the message";
 const JQ_FILE: &str = "a file of jq's program (`-f`/`--from-file`) or the directory of its \
                        modules (`-L`)";
@@ -145,6 +153,48 @@ const SYSTEMCTL_ENV: &str = "the environment `systemctl set-environment` or \
                              `import-environment` gives every service the manager starts";
 const COMMAND: &str = "the command of `mpc` or `vcgencmd` (its first operand), which picks \
                        what the program does";
+
+const DOCKER_TARGET: &str = "the image, container, tag, volume or network a `docker`/`podman` \
+                             verb acts on (`pull`, `tag`, `cp`, `restart`, `rm`, `commit`, \
+                             `login`'s server, …): a value picks any the daemon has, such as the \
+                             image an app's next start runs (`docker tag {{ v }} app:latest`) or \
+                             the container a file is copied into";
+const DOCKER_LOAD: &str = "the archive `docker load -i`/`--input` reads images and their tags \
+                           from, which replace the images an app's next start runs (an upload, \
+                           a file any action downloaded)";
+const DOCKER_SAVED: &str = "the file `docker save -o`/`docker export -o` writes (a whole image \
+                            or a container's files)";
+
+/// The verbs of `docker` and `podman` (and of their `image`, `network` management commands)
+/// whose operands are what they act on. The ones that only show (`logs`, `inspect`, `ps`,
+/// `top`, `stats`, `port`, `diff`, `history`) may show any, as `systemctl status` may.
+const DOCKER_VERBS: &[&[u8]] = &[
+    b"start",
+    b"stop",
+    b"restart",
+    b"kill",
+    b"pause",
+    b"unpause",
+    b"rm",
+    b"remove",
+    b"rmi",
+    b"pull",
+    b"push",
+    b"tag",
+    b"cp",
+    b"load",
+    b"import",
+    b"save",
+    b"export",
+    b"commit",
+    b"update",
+    b"rename",
+    b"login",
+    b"logout",
+    b"connect",
+    b"disconnect",
+    b"prune",
+];
 
 /// The verbs of `systemctl` whose operands are units (or unit files) to act on.
 const UNIT_VERBS: &[&[u8]] = &[
@@ -266,6 +316,7 @@ const AUDITED: &[Audited] = &[
         names: &[b"mosquitto_pub"],
         takes: b"AfhiIkLmMpPqtuVx",
         rules: &[
+            lead(opt(b"tL", &[b"topic", b"url"], Selection, MQTT_TOPIC)),
             opt(b"f", &[b"file"], Sent, MOSQUITTO_SENT),
             opt(b"", &[b"tls-engine"], Code, ENGINE),
         ],
@@ -331,6 +382,30 @@ const AUDITED: &[Audited] = &[
                 unless: &[],
             },
         ],
+    },
+    // `known` trusts only the subcommands that run no program (`CONTAINER_KNOWN`). `takes`
+    // holds the letters whose value is never a target (`stop -t`, `kill -s`, `logs -n`,
+    // `commit -m`, `login -u`); any other word is read as an operand, the safe side.
+    Audited {
+        names: &[b"docker", b"podman"],
+        takes: b"tsnmcu",
+        rules: &[
+            lead(Rule {
+                at: At::After(DOCKER_VERBS),
+                how: Selection,
+                place: DOCKER_TARGET,
+                leading: false,
+                unless: &[],
+            }),
+            opt(b"i", &[b"input"], Selection, DOCKER_LOAD),
+            lead(opt(b"o", &[b"output"], Written, DOCKER_SAVED)),
+        ],
+    },
+    // `chmod +x FILE` makes the file a program (`executable`): no option form.
+    Audited {
+        names: &[b"chmod"],
+        takes: b"",
+        rules: &[],
     },
     Audited {
         names: &[b"mpc"],
@@ -408,7 +483,6 @@ pub(super) const NONE: &[(&[u8], &str)] = &[
     (b"rmdir", "directories it removes"),
     (b"touch", "`-r FILE`, `-d DATE` read a time"),
     (b"ln", "links it makes, by design"),
-    (b"chmod", "`--reference=FILE` reads a mode"),
     (b"chown", "`--reference=FILE`, `--from` read owners"),
     (b"chgrp", "as `chown`"),
     (b"stat", "`--printf` is a format of its own"),
@@ -561,6 +635,13 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -
         };
         out.extend(picked.iter().map(|&k| found(k, rule, rule.leading)));
     }
+    if name == b"mosquitto_pub" {
+        out.extend(discovery(values, texts, i));
+        out.extend(url_topic(values, texts, i));
+    }
+    if name == b"chmod" {
+        out.extend(executable(values, &operands));
+    }
     // A rule is disarmed by a word of its `unless` anywhere in the command.
     let has = |w: &[u8]| values.contains(&Some(w));
     out.retain(|f| {
@@ -570,6 +651,146 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -
                 .find(|r| r.place == f.place && r.how == f.how)
                 .is_none_or(|r| !r.unless.iter().any(|w| has(w)))
     });
+    out
+}
+
+/// The message of `mosquitto_pub` (at `i`) when its topic, written out, is a Home Assistant
+/// discovery topic (`homeassistant/…/config`): a value there defines an entity (fe30v F13).
+/// The topic from a value is `MQTT_TOPIC`'s.
+fn discovery(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<Found> {
+    let value_of = |names: &[&[u8]]| -> Vec<usize> {
+        let mut out = Vec::new();
+        for (j, &t) in texts.iter().enumerate().take(values.len()).skip(i + 1) {
+            if names.contains(&t) && j + 1 < values.len() {
+                out.push(j + 1);
+            } else if names
+                .iter()
+                .any(|n| n.starts_with(b"--") && t.starts_with(n) && t.get(n.len()) == Some(&b'='))
+            {
+                out.push(j);
+            }
+        }
+        out
+    };
+    let discovery = value_of(&[b"-t", b"--topic"]).into_iter().any(|k| {
+        values[k].is_some_and(|t| t.starts_with(b"homeassistant/") && t.ends_with(b"/config"))
+    });
+    if !discovery {
+        return Vec::new();
+    }
+    value_of(&[b"-m", b"--message"])
+        .into_iter()
+        .map(|at| Found {
+            at,
+            place: MQTT_DISCOVERY,
+            how: Selection,
+            env: None,
+            leading: false,
+        })
+        .collect()
+}
+
+/// The place of a file `chmod` gives an execute bit (fe30v F8).
+pub const EXECUTABLE: &str = "the file `chmod` makes executable (`+x`, `u+x`, `755`, a mode \
+                              from a value or `--reference`), which a value picks: an upload \
+                              (`{{ filepath }}`) or any file becomes a program that a run-parts \
+                              directory, a `PATH` entry or a later command runs";
+
+/// The place of the mode `chmod` sets, when a value makes it.
+const CHMOD_MODE: &str = "the mode `chmod` sets, which a value picks (`4755` makes a program run \
+                          as its owner, `777` lets anyone write the file)";
+
+/// The files `chmod` (its `operands`: the mode, then the files) gives an execute bit: every
+/// file when the mode may add one (an `x`/`X` after `+` or `=`, an odd digit among the last
+/// three of a number, a mode from a value, `--reference`).
+fn executable(values: &[Option<&[u8]>], operands: &[usize]) -> Vec<Found> {
+    let reference = values
+        .iter()
+        .flatten()
+        .any(|w| w.starts_with(b"--reference"));
+    // A mode that starts with `-` is read as an option (`chmod -x F`, `chmod -w,u+x F`).
+    let dashed = values.iter().flatten().find(|w| {
+        w.len() > 1 && w[0] == b'-' && w[1..].iter().all(|c| b"rwxXstugoa+-=,".contains(c))
+    });
+    let (mode, files) = if reference {
+        (None, operands)
+    } else if let Some(m) = dashed {
+        (Some(Some(*m)), operands)
+    } else {
+        match operands.split_first() {
+            Some((&m, files)) => (Some(values[m]), files),
+            None => return Vec::new(),
+        }
+    };
+    // A mode from a value picks any: `4755` runs the file as its owner, `777` lets anyone
+    // write it.
+    let mut out: Vec<Found> = mode
+        .into_iter()
+        .filter(|m| m.is_none())
+        .map(|_| Found {
+            at: operands[0],
+            place: CHMOD_MODE,
+            how: Selection,
+            env: None,
+            leading: false,
+        })
+        .collect();
+    let adds = match mode {
+        None | Some(None) => true,
+        Some(Some(m)) if m.iter().all(u8::is_ascii_digit) => {
+            m.iter().rev().take(3).any(|d| (d - b'0') % 2 == 1)
+        }
+        Some(Some(m)) => m.split(|&c| c == b',').any(|clause| {
+            clause
+                .iter()
+                .position(|&c| c == b'+' || c == b'=')
+                .is_some_and(|p| clause[p..].iter().any(|&c| c == b'x' || c == b'X'))
+        }),
+    };
+    if adds {
+        out.extend(files.iter().map(|&at| Found {
+            at,
+            place: EXECUTABLE,
+            how: Selection,
+            env: None,
+            leading: false,
+        }));
+    }
+    out
+}
+
+/// The url of `mosquitto_pub -L`/`--url` whose topic a value starts (`mqtt://host/{{ v }}`,
+/// where the value is all of the topic): `MQTT_TOPIC`'s rule reads only a value that starts
+/// the word.
+fn url_topic(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<Found> {
+    let mut out = Vec::new();
+    for j in i + 1..values.len() {
+        let (at, text) = match texts[j] {
+            b"-L" | b"--url" if j + 1 < values.len() => (j + 1, texts[j + 1]),
+            t if t.starts_with(b"--url=") => (j, &t[6..]),
+            _ => continue,
+        };
+        if values[at].is_some() {
+            continue;
+        }
+        let known = text
+            .windows(2)
+            .position(|w| w == b"{{")
+            .map_or(text, |k| &text[..k]);
+        let Some(scheme) = known.windows(3).position(|w| w == b"://") else {
+            continue;
+        };
+        let rest = &known[scheme + 3..];
+        if rest.iter().filter(|&&c| c == b'/').count() == 1 && rest.ends_with(b"/") {
+            out.push(Found {
+                at,
+                place: MQTT_TOPIC,
+                how: Selection,
+                env: None,
+                leading: false,
+            });
+        }
+    }
     out
 }
 

@@ -423,6 +423,10 @@ pub(super) enum Input {
     /// reached its own input unless it prints none of it), and whether that command passed
     /// on what reaches the group it stands in (`{ cat | psql; } < f`).
     Pipe(Vec<Read>, bool),
+    /// The output of an `echo` of plain words only before `|` (`echo /usr/local/bin/report |
+    /// at 18:00`): known text, read as the script when the command reads code there, as
+    /// `<<<`'s word is; no value reaches it.
+    Echoed(Vec<u8>),
     /// The file of `< FILE`.
     File(Word),
     /// The word of `<<<`, with a newline.
@@ -695,9 +699,19 @@ impl Command {
         // After `--` no argument is an option (`rm -- "${NAME#*.}"`). `echo`'s options (`-n`,
         // `-e`, `-E` in every shell) only change what it prints: a line `read` read, or a
         // value changed, may start its argument.
+        // `find`'s `--` ends its own options (`-H`, `-L`, `-P`), and a starting point that
+        // starts with `-` after it is still read as its expression (`find -- -delete`).
         let echo = self.name.as_deref() == Some(b"echo");
-        let options = self.args.iter().take_while(|w| !echo && !w.is_value(b"--"));
+        let find = self.name.as_deref().map(base) == Some(&b"find"[..]);
+        let options = self
+            .args
+            .iter()
+            .take_while(|w| !echo && (find || !w.is_value(b"--")));
         for w in options {
+            if let Some(p) = w.first.as_ref().filter(|_| w.leading_hole) {
+                let line = notes.line(w.start);
+                notes.analysis.option_holes.push((p.clone(), line));
+            }
             // A variable, or a positional parameter (`"$1"`, `"$@"`, noted as `@`), that
             // starts an argument: what was copied into it starts it (`starts`).
             if w.leading_expansion && !w.leading_hole {

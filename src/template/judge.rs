@@ -184,6 +184,11 @@ impl std::fmt::Display for Refusal {
                          read`), and name a script you wrote by its own ending (`.sh`)"
                     }
                     // A clone's tree is no archive to keep: the fix is the author's list.
+                    _ if place.as_str() == super::audit::EXECUTABLE => {
+                        "keep what a value picks as data: give it no execute bit (`chmod 644 \
+                         {{ filepath }}`), name the file yourself (`chmod +x \
+                         /usr/local/bin/report`), or give the argument `choices:`"
+                    }
                     _ if place.as_str() == super::filed::named::CLONED => {
                         "give the argument `choices:` (the repositories you mean), or write the \
                          url out"
@@ -349,6 +354,11 @@ fn unsafe_read(
         {
             None
         }
+        // A pick among what a trusted program acts on (`docker start {{ .CurrentEntity.Names
+        // }}` over an entity file of `docker ps`): the presser picks a row of the author's
+        // entity file, a list closed at the press as `choices:` is, never a value of their
+        // own (fe30v F12, OliveTin's default config).
+        Read::Hole(Placeholder::Entity(_)) if how == Rereading::Selection => None,
         Read::Hole(p) => Some(Reaches::Placeholder(p.clone())),
         // The name of a file written (`filed::named`): a copy picks it only with what it was
         // copied from (`state=${STATE_DIRECTORY:-/tmp}/gpio$PIN`, a choice, is the author's).

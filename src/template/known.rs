@@ -175,6 +175,42 @@ const CONTAINER_RUNS: &[&[u8]] = &[
     b"play",
 ];
 
+/// The subcommands of `docker` and `podman` the model knows (fe30v F12): each runs no program
+/// of its own choosing (what a verb acts on, an image, a container, a tag, is `audit`'s
+/// `DOCKER_TARGET`). Any other may be a CLI plugin (`docker-NAME`, a program of its own) or
+/// run one (`run`, `exec`, `build`, `kube play`, `healthcheck run`, `context` picks the
+/// daemon): the command is then a program the model does not know.
+const CONTAINER_KNOWN: &[&[u8]] = &[
+    b"ps", b"images", b"logs", b"inspect", b"top", b"port", b"stats", b"diff", b"history",
+    b"version", b"info", b"events", b"wait", b"search", b"start", b"stop", b"restart", b"kill",
+    b"pause", b"unpause", b"rm", b"rmi", b"pull", b"push", b"tag", b"cp", b"load", b"import",
+    b"save", b"export", b"commit", b"update", b"rename", b"login", b"logout", b"image", b"volume",
+    b"network", b"system",
+];
+
+/// The verbs of the management subcommands `image`, `volume`, `network` and `system` the
+/// model knows (`docker image build` runs a Dockerfile's steps, `volume create -d` a plugin).
+const CONTAINER_KNOWN_VERBS: &[&[u8]] = &[
+    b"ls",
+    b"list",
+    b"inspect",
+    b"rm",
+    b"remove",
+    b"prune",
+    b"connect",
+    b"disconnect",
+    b"df",
+    b"info",
+    b"events",
+    b"tag",
+    b"pull",
+    b"push",
+    b"load",
+    b"import",
+    b"save",
+    b"history",
+];
+
 /// The directories packages install programs into. A program named by a path there is a
 /// tool like any other, known by its name (`/usr/bin/chrt` is `chrt`); named by a path
 /// anywhere else (`/config/backup.sh`, `/opt/scripts/x`, `./run.sh`, `/usr/local/bin/x`,
@@ -235,6 +271,45 @@ fn by_name(name: &[u8]) -> bool {
         )
 }
 
+/// Whether `docker`/`podman` with the words `rest` after it runs no program: a subcommand of
+/// `CONTAINER_KNOWN` (and a management command's verb of `CONTAINER_KNOWN_VERBS`) and no word
+/// of `CONTAINER_RUNS`.
+fn container_known(rest: &[Option<&[u8]>]) -> bool {
+    // Docker's own options that take a word (`--host h`, `-c ctx`): the daemon it talks to,
+    // written out; from a value the command is one the model does not know. The first word
+    // after them that is no option is the subcommand; no word anywhere may be one that runs
+    // a program (`docker --context nas exec …`).
+    let mut from = 0;
+    while let Some(&Some(w)) = rest.get(from) {
+        if !w.starts_with(b"-") {
+            break;
+        }
+        let takes = matches!(
+            w,
+            b"-H" | b"--host" | b"-c" | b"--context" | b"-l" | b"--log-level" | b"--config"
+        );
+        if takes && rest.get(from + 1).is_some_and(Option::is_none) {
+            return false;
+        }
+        from += if takes { 2 } else { 1 };
+    }
+    let plain = |w: &&Option<&[u8]>| w.is_none_or(|w| !w.starts_with(b"-"));
+    let mut subs = rest.iter().skip(from).filter(plain);
+    let sub = subs.next().copied().flatten();
+    let managed = matches!(sub, Some(b"image" | b"volume" | b"network" | b"system"));
+    let verb_known = !managed
+        || subs
+            .next()
+            .copied()
+            .flatten()
+            .is_some_and(|v| CONTAINER_KNOWN_VERBS.contains(&v));
+    sub.is_some_and(|s| CONTAINER_KNOWN.contains(&s))
+        && verb_known
+        && !rest
+            .iter()
+            .any(|w| w.is_some_and(|w| CONTAINER_RUNS.contains(&w)))
+}
+
 /// The last path segment: `/usr/bin/env` is `env`.
 fn base(w: &[u8]) -> &[u8] {
     w.rsplit(|&c| c == b'/').next().unwrap_or(w)
@@ -290,16 +365,7 @@ fn known(words: &[Option<&[u8]>], i: usize) -> bool {
                 .is_some_and(|f| !f.starts_with(b"-") && (own(f) || !f.contains(&b'/')));
     }
     match name {
-        b"docker" | b"podman" => {
-            // The first word that is no option is the subcommand, unless a global option
-            // took it as its value (`docker --context nas exec …`, `-H sock run …`): no
-            // word may be one that runs a program.
-            let sub = rest.iter().find(|w| w.is_none_or(|w| !w.starts_with(b"-")));
-            sub.is_some_and(|s| s.is_some_and(|s| !CONTAINER_RUNS.contains(&s)))
-                && !rest
-                    .iter()
-                    .any(|w| w.is_some_and(|w| CONTAINER_RUNS.contains(&w)))
-        }
+        b"docker" | b"podman" => container_known(rest),
         // `ip netns exec NS PROG`, `ip vrf exec NAME PROG`: the object in plain text and no
         // `exec` among the plain words (a value in the object's words is data).
         // `parallel rm -- {} ::: ARGS` runs `rm` (its words are read as a script by

@@ -341,6 +341,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         }
     }
     exec_environment(&mut analysis, argv, &shapes, &holes);
+    analysis.option_holes = exec_option_holes(&templates);
     // A file named as data run, sourced or listed (`exec: [sh, notes.txt]`), as in a shell.
     let uses = filed::data_uses_of(&values);
     for (_, name, program) in filed::unknown_readers(&values, &uses) {
@@ -504,6 +505,12 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
         .map(|p| p.as_ref().and_then(|(d, t)| filed::named::glob(d, t)))
         .collect();
     for source in filed::named::copied(&heads, &globs) {
+        let tail = parts[source]
+            .as_ref()
+            .map_or(&[][..], |(_, t)| t.as_slice());
+        if filed::named::contents_only(&heads, tail) {
+            continue;
+        }
         notes.reread(
             0,
             filed::named::COPIED_NAME,
@@ -511,11 +518,36 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
             holes(source),
         );
     }
+    // `exec: [git, pull, '{{ url }}']`, `exec: [gunzip, '{{ filepath }}']` (fe30v F7, F8).
+    for at in filed::named::clone_url(&heads) {
+        let place = filed::named::CLONED;
+        notes.reread(0, place, Rereading::Unpacked, holes(at));
+    }
+    for at in filed::named::decompressed_at(&heads) {
+        if let Some((dir, tail)) = &parts[at] {
+            let tail = filed::named::without_compression(tail);
+            let writer = filed::named::DECOMPRESSOR;
+            filed::named::note_named(&mut notes, 0, (dir, &tail), holes(at), writer);
+        }
+    }
     if filed::named::extracts(&heads) {
         let reads = (1..argv.len()).flat_map(holes).collect();
         notes.reread(0, filed::named::UNPACKED, Rereading::Unpacked, reads);
     }
     analysis.rereads.append(&mut notes.analysis.rereads);
+}
+
+/// The placeholders that start an `exec:` element before any `--` (`Analysis::option_holes`):
+/// options to the program there.
+fn exec_option_holes(templates: &[Option<Template>]) -> Vec<(Placeholder, usize)> {
+    let dashes = |t: &Template| t.parts == [Part::Text("--".to_string())];
+    templates
+        .iter()
+        .skip(1)
+        .take_while(|t| t.as_ref().is_none_or(|t| !dashes(t)))
+        .filter_map(|t| t.as_ref().and_then(|t| t.leading().next()))
+        .map(|p| (p.clone(), 1))
+        .collect()
 }
 
 /// `exec: [env, "NAME={{ v }}", prog, …]`: the environment of what `env` starts, as in
@@ -676,6 +708,9 @@ fn inner_script(
             }
             for (v, _) in inner.leading {
                 analysis.leading.push((v, line));
+            }
+            for (p, _) in inner.option_holes {
+                analysis.option_holes.push((p, line));
             }
         }
     }

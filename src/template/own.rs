@@ -374,6 +374,35 @@ fn rules(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -> Ve
     }
 }
 
+/// The image archive `docker load` (or `docker import -`) reads from its input (fe30v F12).
+pub const IMAGE_INPUT: &str = "the image archive `docker load` (or `docker import -`) reads \
+                               from its standard input: its images and tags replace the ones an \
+                               app's next start runs; load an archive of your own, which no action writes, by a name \
+                               with no data ending (`docker load -i /opt/images/app.image`)";
+
+/// Whether `docker`/`podman` (`rest`: the words after it) reads an image archive from its
+/// input: `load` (or `image load`) without `-i`/`--input`, `import -`.
+fn loads_images(rest: &[Option<&[u8]>], name: &[u8]) -> bool {
+    if !matches!(name, b"docker" | b"podman") {
+        return false;
+    }
+    let plain: Vec<&[u8]> = rest
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|w| !w.starts_with(b"-") || *w == b"-")
+        .collect();
+    let verb = match plain.as_slice() {
+        [b"image", verb, ..] | [verb, ..] => *verb,
+        [] => return false,
+    };
+    let named = rest
+        .iter()
+        .flatten()
+        .any(|w| matches!(*w, b"-i" | b"--input") || w.starts_with(b"--input="));
+    (verb == b"load" && !named) || (verb == b"import" && plain.contains(&&b"-"[..]))
+}
+
 /// The place of what reaches the command's standard input when its program may read it as
 /// its own commands: any program not known to read data there (`DATA_READERS`, an
 /// interpreter given a script, `sed` and `awk` unless `-f -`). `None` when it reads data,
@@ -386,6 +415,9 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
         .iter()
         .any(|&k| values[k].is_some_and(|w| PASSED_ON.contains(&base(w))))
     {
+        if loads_images(&values[i + 1..], name) {
+            return Some(IMAGE_INPUT);
+        }
         // `docker exec -i db psql`: the program in the container reads it, by this rule
         // (a shell there is `programs::stdin`'s).
         return container_program(values, name).and_then(|k| stdin(&values[k..]));

@@ -32,6 +32,15 @@ pub const GIT_CONFIG: &str = "a git setting (`git config KEY VALUE`, `-c KEY=VAL
                               (`include.path`); name a key known as data (`user.name`, \
                               `user.email`) or keep the value out of git's settings";
 
+/// The place of the url `git clone`, `pull`, `fetch`, `submodule add` fetches a tree from,
+/// or `git remote add`/`set-url` keeps for them (`filed::named::CLONED` names it too).
+pub const FETCHED: &str = "the url (or remote) `git clone`, `git pull`, `git fetch` or `git \
+                           submodule add` fetches a whole tree from (`git remote add NAME URL` \
+                           and `set-url` keep one for them), which a value picks: the repository \
+                           names every file written and holds what they hold (a `deploy.sh`, a \
+                           `Makefile`, a hook a later command runs; `git pull` and `git reset \
+                           --hard FETCH_HEAD` check it out)";
+
 /// Keys (lower case) whose value git only stores or prints: names, addresses, colours,
 /// advice, formats, defaults of branches.
 const DATA_KEYS: &[&[u8]] = &[
@@ -203,8 +212,29 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<Found> 
             .clone()
             .find(|&k| word(k).is_some_and(|w| !w.starts_with(b"-")))
         {
+            // The remote's name is a setting's; its url picks the tree a later `git pull`
+            // fetches (`add NAME URL`, `set-url NAME NEWURL [OLDURL]`): fe30v F7's rule.
             Some(k) if matches!(word(k), Some(b"add" | b"set-url")) => {
-                out.extend((k + 1..values.len()).map(|m| code(m, GIT_CONFIG)));
+                let operands: Vec<usize> = (k + 1..values.len())
+                    .filter(|&m| word(m).is_none_or(|w| !w.starts_with(b"-")))
+                    .filter(|&m| !matches!(word(m - 1), Some(b"-t" | b"-m")))
+                    .collect();
+                for (n, &m) in operands.iter().enumerate() {
+                    out.push(if n == 0 {
+                        code(m, GIT_CONFIG)
+                    } else {
+                        Found {
+                            how: Rereading::Unpacked,
+                            ..code(m, FETCHED)
+                        }
+                    });
+                }
+                // A value in an option's word (`-t {{ v }}`, `--mirror={{ v }}`).
+                out.extend(
+                    (k + 1..values.len())
+                        .filter(|m| !operands.contains(m))
+                        .map(|m| code(m, GIT_CONFIG)),
+                );
                 Vec::new()
             }
             // A verb from a value may be any.

@@ -175,7 +175,9 @@ impl Rereading {
                 "picks what the program acts on among all it knows: any unit of systemd \
                  (`debug-shell.service` is a root shell on tty9, `rescue.target` stops the \
                  rest, `link /path/x.service` adds a unit whose `ExecStart=` runs), any command \
-                 of `mpc` or `vcgencmd`"
+                 of `mpc` or `vcgencmd`, any image or container of docker (the image an app \
+                 runs next, the container a file lands in), any topic of an MQTT broker (the \
+                 device that acts)"
             }
         }
     }
@@ -284,9 +286,10 @@ impl Rereading {
                  archive carries will be read as, whatever directory it is extracted into"
             }
             Rereading::Selection => {
-                "give the argument `choices:` (the units or commands you mean), or write the \
-                 unit out and put the value inside its name where it is data (`systemctl \
-                 restart app@{{ instance }}.service`)"
+                "give the argument `choices:` (the units, commands, images, containers or \
+                 topics you mean), or write the name out and put the value inside it where it \
+                 is data (`systemctl restart app@{{ instance }}.service`, `docker pull \
+                 example/app:{{ tag }}`, `mosquitto_pub -t home/{{ room }}/light`)"
             }
         }
     }
@@ -401,6 +404,10 @@ pub struct Analysis {
     /// The variables expanded at the start of an argument before any `--`, each with its
     /// line: what a file named as data holds, copied into one, is an option there.
     pub leading: Vec<(String, usize)>,
+    /// The placeholders that start an argument of a command before any `--` (not `echo`'s),
+    /// each with its line: where a program reads a value starting with `-` as an option
+    /// (`config::command` weighs a `regex:` argument's pattern there).
+    pub option_holes: Vec<(Placeholder, usize)>,
     pub lost: Option<Lost>,
     /// The names in the plain text a variable is assigned (`m=n`, `m=n+1`): bash's
     /// arithmetic evaluates `m` to `n` and then `n`'s value, so a value in `n` is read there

@@ -585,7 +585,10 @@ actions:
             ("actions[5].shell", "the script of `sed`"),
             ("actions[6].exec", "the program text an interpreter runs"),
             ("actions[7].shell", "the program the command runs"),
-            ("actions[8].shell", "a git setting"),
+            (
+                "actions[8].shell",
+                "`git remote add NAME URL` and `set-url`",
+            ),
             ("actions[9].shell", "$host holds a part of a value"),
             (
                 "actions[10].shell",
@@ -788,7 +791,7 @@ actions:
             ),
             ("actions[16].shell", "runs as code `/srv/state.json`"),
             // fe30u F8: the url picks the whole tree a later command may run.
-            ("actions[14].shell", "the url `git clone` fetches"),
+            ("actions[14].shell", "the url (or remote) `git clone`"),
         ],
         &["actions[6]", "actions[7]", "actions[8]"],
     );

@@ -941,7 +941,7 @@ actions:
     shell: docker exec web {{ job }}
     arguments: [{name: job, type: ascii_identifier}]
   - id: known
-    shell: ping -c 1 {{ host }} && curl -fsS http://{{ host }}/ && docker restart {{ host }}
+    shell: ping -c 1 {{ host }} && curl -fsS http://{{ host }}/ && docker logs --tail 5 {{ host }}
     arguments: [{name: host, type: ascii_identifier}]
   - id: narrow
     shell: /usr/local/bin/report {{ n }} {{ when }} {{ to }} {{ url }} {{ on }} {{ pick }}

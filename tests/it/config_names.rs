@@ -111,7 +111,7 @@ actions:
             ("actions[21].shell", "below the one written"),
             ("actions[21].shell", "a type whose values hold no `/`"),
             // fe30u F8: the url picks the whole tree a later command may run.
-            ("actions[19].shell", "the url `git clone` fetches"),
+            ("actions[19].shell", "the url (or remote) `git clone`"),
         ],
         &[
             "actions[13]",

@@ -23,6 +23,7 @@ mod config_check;
 mod config_names;
 mod config_pipes;
 mod config_readers;
+mod config_targets;
 mod crash;
 mod dashboards;
 mod durability;

@@ -434,7 +434,7 @@ fn placeholders_must_name_a_value_argument_in_a_safe_context() {
             "(declared: a)",
         ),
         (
-            "actions:\n  - {title: x, shell: 'docker restart {{ Container }}', arguments: [{name: container}]}\n",
+            "actions:\n  - {title: x, shell: 'docker logs {{ Container }}', arguments: [{name: container}]}\n",
             "actions[0].shell",
             "{{ Container }} names no argument; did you mean {{ container }}? (argument names are case-sensitive)",
         ),

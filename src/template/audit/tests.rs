@@ -254,6 +254,103 @@ fn table() -> Vec<(&'static str, Option<&'static str>)> {
         ("mpc volume {{ a }}", None),
         ("mpc -h localhost add {{ a }}", None),
         ("vcgencmd measure_temp", None),
+        // docker and podman (fe30v F12): the image, container or tag a verb acts on, the
+        // archive `load` reads, the file `save` writes; what only shows may show any.
+        ("docker pull {{ a }}", Some("`docker`/`podman` verb")),
+        (
+            "docker tag {{ a }} homeassistant:latest",
+            Some("`docker`/`podman` verb"),
+        ),
+        ("docker tag app:1 {{ a }}", Some("`docker`/`podman` verb")),
+        (
+            "docker cp /srv/notes/x.txt {{ a }}:/etc/cron.d/job",
+            Some("`docker`/`podman` verb"),
+        ),
+        ("docker restart {{ a }}", Some("`docker`/`podman` verb")),
+        ("docker rm -f {{ a }}", Some("`docker`/`podman` verb")),
+        ("docker image rm {{ a }}", Some("`docker`/`podman` verb")),
+        ("podman stop {{ a }}", Some("`docker`/`podman` verb")),
+        (
+            "docker commit {{ a }} app:latest",
+            Some("`docker`/`podman` verb"),
+        ),
+        ("docker load -i {{ a }}", Some("`docker load -i`")),
+        (
+            "docker load --input=/srv/in/{{ a }}.tar",
+            Some("`docker load -i`"),
+        ),
+        ("docker save -o {{ a }} app", Some("`docker save -o`")),
+        ("docker pull example/app:{{ a }}", None),
+        ("docker restart app-{{ a }}", None),
+        ("docker stop -t {{ a }} kodi", None),
+        ("docker logs --tail 50 {{ a }}", None),
+        ("docker inspect {{ a }}", None),
+        ("docker save -o /srv/backup/{{ a }}.tar app", None),
+        // mosquitto_pub (fe30v F13): the topic picks the device that acts; a message to a
+        // Home Assistant discovery topic defines an entity.
+        (
+            "mosquitto_pub -t {{ a }} -m on",
+            Some("the topic `mosquitto_pub -t`"),
+        ),
+        (
+            "mosquitto_pub --topic={{ a }} -m on",
+            Some("the topic `mosquitto_pub -t`"),
+        ),
+        (
+            "mosquitto_pub -L {{ a }} -m on",
+            Some("the topic `mosquitto_pub -t`"),
+        ),
+        (
+            "mosquitto_pub -r -t homeassistant/switch/x/config -m {{ a }}",
+            Some("discovery topic"),
+        ),
+        (
+            "mosquitto_pub -t homeassistant/light/x/config --message={{ a }}",
+            Some("discovery topic"),
+        ),
+        (
+            "mosquitto_pub -L mqtt://localhost/{{ a }} -m on",
+            Some("the topic `mosquitto_pub -t`"),
+        ),
+        (
+            "mosquitto_pub --url=mqtt://u@localhost:1883/{{ a }} -m on",
+            Some("the topic `mosquitto_pub -t`"),
+        ),
+        ("mosquitto_pub -L mqtt://localhost/home/{{ a }} -m on", None),
+        ("mosquitto_pub -t home/{{ a }}/set -m on", None),
+        ("mosquitto_pub -t home/x/set -m {{ a }}", None),
+        (
+            "mosquitto_pub -r -t homeassistant/switch/x/state -m {{ a }}",
+            None,
+        ),
+        ("mosquitto_sub -t {{ a }} -C 1", None),
+        // chmod (fe30v F8): the file it makes executable, the mode from a value.
+        (
+            "chmod +x {{ a }}",
+            Some("the file `chmod` makes executable"),
+        ),
+        (
+            "chmod 755 /srv/in/{{ a }}",
+            Some("the file `chmod` makes executable"),
+        ),
+        (
+            "chmod -R a+X {{ a }}",
+            Some("the file `chmod` makes executable"),
+        ),
+        (
+            "chmod u+rwx,go+rx {{ a }}",
+            Some("the file `chmod` makes executable"),
+        ),
+        (
+            "chmod --reference=/srv/x {{ a }}",
+            Some("the file `chmod` makes executable"),
+        ),
+        ("chmod {{ a }} /srv/x", Some("the mode `chmod` sets")),
+        ("chmod 644 {{ a }}", None),
+        ("chmod u=rw,go=r {{ a }}", None),
+        ("chmod -x {{ a }}", None),
+        ("chmod go-w {{ a }}", None),
+        ("chmod +x /usr/local/bin/report", None),
         // Behind wrappers and programs actiond does not know, as `own`'s rules are.
         ("sudo systemctl start {{ a }}", Some("`systemctl` verb")),
         ("timeout 5 curl -K {{ a }} https://x", Some("`curl -K`")),
@@ -346,5 +443,29 @@ fn every_trusted_program_is_audited() {
             super::super::known::NOT_WRAPPERS.contains(name),
             "{shown} is no longer trusted"
         );
+    }
+}
+
+/// A row of the author's entity file picks what a trusted program acts on as `choices:` do
+/// (OliveTin's default config starts and stops the containers `docker ps` listed): the presser
+/// picks a row, never a value of their own. Where a value is more than a pick (a program, a
+/// file written), an entity field is refused still.
+#[test]
+fn an_entity_row_may_pick_what_a_trusted_program_acts_on() {
+    let v = values(false, false);
+    for text in [
+        "docker start {{ .CurrentEntity.Names }}",
+        "docker stop {{ .CurrentEntity.Names }}",
+        "systemctl restart {{ .CurrentEntity.unit }}",
+        "mosquitto_pub -t {{ .CurrentEntity.topic }} -m on",
+    ] {
+        assert!(shell(text, &v).is_ok(), "{text}: {:?}", shell(text, &v));
+    }
+    for text in [
+        "{{ .CurrentEntity.cmd }} x",
+        "curl -K {{ .CurrentEntity.file }} https://x",
+        "docker save -o {{ .CurrentEntity.file }} app",
+    ] {
+        assert!(shell(text, &v).is_err(), "{text}");
     }
 }

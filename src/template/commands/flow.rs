@@ -42,6 +42,7 @@ impl Command {
                     ));
                 }
                 Input::Text(w) => reads.extend(w.reads(false)),
+                Input::Echoed(_) => {}
                 Input::Descriptor => reads.push(Read::Unknown(
                     "what the descriptor `<&` duplicates holds".into(),
                 )),
@@ -58,6 +59,26 @@ impl Command {
                 .inputs
                 .iter()
                 .any(|i| matches!(i, Input::Pipe(_, true)))
+    }
+
+    /// What an `echo` of plain words only writes (`echo /usr/local/bin/report`), which no
+    /// value reaches: the text the next command reads (`Input::Echoed`). Not with an option
+    /// (`-e` reads escapes), a backslash, an expansion or a value among its words.
+    pub fn echoed(&self) -> Option<Vec<u8>> {
+        if self.compound || self.name.as_deref() != Some(b"echo") || !self.assignments.is_empty() {
+            return None;
+        }
+        let words: Option<Vec<&[u8]>> = self.args.iter().map(|w| w.value()).collect();
+        let words = words?;
+        // dash's `echo` reads backslash escapes (`\n` is a new line): not followed.
+        if words.first().is_some_and(|w| w.starts_with(b"-"))
+            || words.iter().any(|w| w.contains(&b'\\'))
+        {
+            return None;
+        }
+        let mut text = words.join(&b' ');
+        text.push(b'\n');
+        Some(text)
     }
 
     /// Whether the command may print what reaches its standard input (`own::prints_input`;
@@ -468,6 +489,9 @@ impl Command {
         let globs: Vec<Option<Vec<u8>>> = words.iter().map(|w| w.glob()).collect();
         for source in filed::named::copied(&heads, &globs) {
             let w = words[source];
+            if filed::named::contents_only(&heads, w.name_parts(0).1) {
+                continue;
+            }
             notes.reread(
                 w.start,
                 filed::named::COPIED_NAME,
@@ -475,13 +499,23 @@ impl Command {
                 w.reads(false),
             );
         }
+        // `gunzip {{ filepath }}` (fe30v F8): the upload's name, less its ending, is the
+        // name of the file written.
+        for at in filed::named::decompressed_at(&heads) {
+            let w = words[at];
+            let (dir, tail) = w.name_parts(0);
+            let tail = filed::named::without_compression(tail);
+            let writer = filed::named::DECOMPRESSOR;
+            filed::named::note_named(notes, w.start, (dir, &tail), w.reads(false), writer);
+        }
         for at in filed::named::link_targets(&heads) {
             let w = words[at];
             let writer = "every write through `ln -s`'s link";
             filed::named::note_named(notes, w.start, w.name_parts(0), w.reads(false), writer);
         }
-        // `git clone {{ url }} DIR && sh DIR/deploy.sh` (fe30u F8): the url picks the tree.
-        if let Some(at) = filed::named::clone_url(&heads) {
+        // `git clone {{ url }} DIR && sh DIR/deploy.sh` (fe30u F8), `git pull {{ url }}`
+        // (fe30v F7): the url picks the tree.
+        for at in filed::named::clone_url(&heads) {
             let w = words[at];
             notes.reread(
                 w.start,

@@ -111,6 +111,7 @@ impl Command {
         for input in &self.inputs {
             let (at, reads) = match input {
                 Input::Pipe(reads, _) => (self.start, reads.clone()),
+                Input::Echoed(_) => continue,
                 Input::File(w) => {
                     // `printf %s "$NAME" > f; python3 < f`: what was written there.
                     let mut reads = w.reads(false);
@@ -242,6 +243,12 @@ impl Command {
                     reads.push(Read::Unknown("what the command before `|` writes".into()));
                     (self.start, reads)
                 }
+                // `echo /usr/local/bin/report | at {{ when }}`: the author's own script.
+                Input::Echoed(text) if code => {
+                    notes.scripts.push((self.start, text.clone(), place));
+                    continue;
+                }
+                Input::Echoed(_) => continue,
                 Input::File(w) => {
                     let mut reads = w.reads(false);
                     if !code {

@@ -361,10 +361,35 @@ pub fn note_named(
 
 /// The place of a copy into a directory that keeps the name of a source a value picks.
 pub const COPIED_NAME: &str = "the source of a copy into a directory (`cp`, `mv`, `ln`, \
-                               `install` with `DIR/` or `-t DIR`, or a destination not named \
-                               as a data file), which keeps the source's name: a value (an \
-                               uploaded file's name) picks the file made there \
-                               (`.bash_profile`, `job` in `/etc/cron.d`)";
+                               `install`, `rsync` with `DIR/` or `-t DIR`, or a destination not \
+                               named as a data file), which keeps the source's name (its \
+                               last segment): a value that makes it (an uploaded file's name, \
+                               an album's) picks the name of the file made there \
+                               (`.bash_profile`, `job` in `/etc/cron.d`); `rsync SRC/ DIR/` \
+                               copies what SRC holds, keeping no name of it";
+
+/// Whether the copy (`words` as `Command::heads` shows them) of a source whose text ends
+/// with `tail` copies what the directory holds rather than the directory, into a directory
+/// programs load nothing from: `rsync` with a source ending in `/` (`rsync -a
+/// /srv/photos/{{ album }}/ /backup/photos/{{ album }}/`), which keeps no name the value
+/// makes (fe30v's confusing message). Into a home directory, `/etc`, a hidden one or one
+/// from a value, the names the directory holds land there: not this rule's to allow.
+pub fn contents_only(words: &[Option<&[u8]>], tail: &[u8]) -> bool {
+    let rsync = programs::chain(words)
+        .last()
+        .and_then(|&k| words[k])
+        .map(base);
+    if rsync != Some(&b"rsync"[..]) || !tail.ends_with(b"/") {
+        return false;
+    }
+    let Some(dest) = super::copies::remote_copy(words).and_then(|c| c.dest) else {
+        return false;
+    };
+    let dir = dest.strip_suffix(EXPANDED).unwrap_or(dest);
+    let segments = dir.split(|&c| c == b'/').filter(|s| !s.is_empty()).count();
+    let home = (dir.starts_with(b"/home/") && segments <= 2) || dir.starts_with(b"/root");
+    dir.starts_with(b"/") && area(dir) && !home && !dir.contains(&b':')
+}
 
 /// The sources of `ln -s` (in `words`, as `Command::heads` shows them): the files its links
 /// lead to, where every later write through a link lands (`ln -sfn /home/pi/{{ name }}
@@ -383,27 +408,136 @@ pub fn link_targets(words: &[Option<&[u8]>]) -> Vec<usize> {
     copy(words).map(|c| c.sources_at).unwrap_or_default()
 }
 
-/// The place of the url `git clone` (or `git submodule add`) fetches a tree from.
-pub const CLONED: &str = "the url `git clone` fetches a whole tree from, which a value picks: \
-                          the repository names every file written and holds what they hold \
-                          (a `deploy.sh`, a `Makefile`, a hook a later command runs)";
+/// The place of the url `git clone`, `pull`, `fetch` or `submodule add` fetches a tree from.
+pub const CLONED: &str = crate::template::own_git::FETCHED;
 
-/// The word of the url a `git clone` or `git submodule add` (in `words`, as `Command::heads`
-/// shows them) fetches from, if the command is one.
-pub fn clone_url(words: &[Option<&[u8]>]) -> Option<usize> {
-    let &k = programs::chain(words).last()?;
-    if words[k].map(base) != Some(&b"git"[..]) {
-        return None;
+/// The options of `git pull` and `git fetch` that take the next word as their value.
+const FETCH_TAKES: &[&[u8]] = &[
+    b"-j",
+    b"-o",
+    b"-s",
+    b"-X",
+    b"--jobs",
+    b"--depth",
+    b"--deepen",
+    b"--shallow-since",
+    b"--shallow-exclude",
+    b"--upload-pack",
+    b"--server-option",
+    b"--negotiation-tip",
+    b"--refmap",
+    b"--filter",
+    b"--strategy",
+    b"--strategy-option",
+    b"--recurse-submodules-default",
+];
+
+/// The index of git's subcommand in `words` (git at `k`), past its own options.
+fn git_subcommand(words: &[Option<&[u8]>], k: usize) -> Option<usize> {
+    let mut j = k + 1;
+    while let Some(&Some(w)) = words.get(j) {
+        if !w.starts_with(b"-") {
+            return Some(j);
+        }
+        let takes = matches!(
+            w,
+            b"-C" | b"-c" | b"--git-dir" | b"--work-tree" | b"--namespace" | b"--config-env"
+        );
+        j += if takes { 2 } else { 1 };
     }
-    let from = if let Some(c) = words[k..].iter().position(|w| *w == Some(&b"clone"[..])) {
-        k + c + 1
-    } else {
-        let c = words[k..]
-            .windows(2)
-            .position(|w| w[0] == Some(&b"submodule"[..]) && w[1] == Some(&b"add"[..]))?;
-        k + c + 2
+    // A subcommand from a value is `known`'s (it may be any).
+    None
+}
+
+/// The words of the url (or remote) a `git clone`, `git submodule add`, `git pull` or `git
+/// fetch` (in `words`, as `Command::heads` shows them) fetches from, if the command is one:
+/// the first operand (every operand of `fetch --multiple`), which picks the tree git writes
+/// and, for `pull`, checks out (fe30v F7).
+pub fn clone_url(words: &[Option<&[u8]>]) -> Vec<usize> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
     };
-    clone_operands(&words[from..]).first().map(|&j| from + j)
+    if words[k].map(base) != Some(&b"git"[..]) {
+        return Vec::new();
+    }
+    let Some(sub) = git_subcommand(words, k) else {
+        return Vec::new();
+    };
+    let from = match words[sub] {
+        Some(b"clone") => sub + 1,
+        Some(b"submodule") if words.get(sub + 1) == Some(&Some(&b"add"[..])) => sub + 2,
+        Some(b"pull" | b"fetch") => {
+            let rest = &words[sub + 1..];
+            let operands: Vec<usize> = (0..rest.len())
+                .take_while(|&j| rest[j] != Some(&b"--"[..]))
+                .filter(|&j| rest[j].is_none_or(|w| !w.starts_with(b"-")))
+                .filter(|&j| j == 0 || !rest[j - 1].is_some_and(|p| FETCH_TAKES.contains(&p)))
+                .chain(
+                    // After `--` every word is an operand.
+                    rest.iter()
+                        .position(|w| *w == Some(&b"--"[..]))
+                        .map(|d| d + 1..rest.len())
+                        .into_iter()
+                        .flatten(),
+                )
+                .collect();
+            let multiple = rest.iter().any(|w| *w == Some(&b"--multiple"[..]));
+            let take = if multiple { operands.len() } else { 1 };
+            return operands.iter().take(take).map(|&j| sub + 1 + j).collect();
+        }
+        _ => return Vec::new(),
+    };
+    clone_operands(&words[from..])
+        .first()
+        .map(|&j| from + j)
+        .into_iter()
+        .collect()
+}
+
+/// What writes the file a decompressor derives from an input a value picks (fe30v F8).
+pub const DECOMPRESSOR: &str = "a decompressor (`gunzip`, `unxz`, `gzip -d`, …: next to its \
+                                input, under the name it derives by dropping the ending, so an \
+                                upload `job.sh.gz` makes `job.sh`, `.bashrc.gz` `.bashrc`)";
+
+/// The operands a value makes of a decompressor (at the end of the chain, `words` as
+/// `Command::heads` shows them) that writes each next to it, under the name it derives
+/// (`gunzip {{ filepath }}`, fe30v F8): not with `-c`/`--stdout`, `-t`, `-l`.
+pub fn decompressed_at(words: &[Option<&[u8]>]) -> Vec<usize> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let rest = &words[k + 1..];
+    let options = || rest.iter().flatten().filter(|w| w.starts_with(b"-"));
+    let short = |c: u8| options().any(|w| !w.starts_with(b"--") && w.contains(&c));
+    let long = |l: &[u8]| options().any(|w| *w == l);
+    let decompresses = match words[k].map(base) {
+        Some(b"gunzip" | b"bunzip2" | b"unxz" | b"unzstd" | b"unlzma" | b"uncompress") => true,
+        Some(b"gzip" | b"bzip2" | b"xz" | b"zstd" | b"lzma") => {
+            short(b'd') || long(b"--decompress")
+        }
+        _ => false,
+    };
+    let elsewhere = short(b'c') || short(b't') || short(b'l') || short(b'o');
+    let elsewhere = elsewhere
+        || [&b"--stdout"[..], b"--test", b"--list"]
+            .iter()
+            .any(|l| long(l));
+    if !decompresses || elsewhere {
+        return Vec::new();
+    }
+    (k + 1..words.len())
+        .filter(|&i| words[i].is_some_and(|w| !w.starts_with(b"-") && w.ends_with(EXPANDED)))
+        .collect()
+}
+
+/// `tail` without the compression ending a decompressor drops (`.sh.gz` is `.sh`).
+pub fn without_compression(tail: &[u8]) -> Vec<u8> {
+    const ENDINGS: &[&[u8]] = &[b".gz", b".bz2", b".xz", b".zst", b".lzma", b".Z", b".tgz"];
+    match ENDINGS.iter().find(|e| tail.ends_with(e)) {
+        Some(e) if *e == b".tgz" => [&tail[..tail.len() - e.len()], b".tar"].concat(),
+        Some(e) => tail[..tail.len() - e.len()].to_vec(),
+        None => tail.to_vec(),
+    }
 }
 
 /// The place of an archive a value picks or fills, which an extraction unpacks.

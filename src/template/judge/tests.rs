@@ -217,7 +217,10 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
             Some("its standard input"),
             false,
         ),
-        ("echo ls | sudo -u pi bash", Some("before `|`"), false),
+        // An `echo` of plain words writes the author's own script (fe30v); any other
+        // writer may print what it reads.
+        ("echo ls | sudo -u pi bash", None, false),
+        ("printf ls | sudo -u pi bash", Some("before `|`"), false),
         ("sh <<E\nrm $A\nE", Some("its standard input"), false),
         (
             "sh -s -- \"$A\" <<E\nrm \\$1\nE",
@@ -261,6 +264,17 @@ fn a_value_read_again_is_refused_unless_it_is_an_integer() {
         (". <(date)", Some("`<( )`"), false),
         ("{ sh; } <<E\n$A\nE", Some("outside the command"), false),
         ("echo \"$A\" | at now", Some("`at`"), false),
+        // fe30v: an `echo` of plain words writes the author's own script (read as one).
+        (
+            "echo /usr/local/bin/report | at \"$A\"",
+            Some("does not know `at`"),
+            false,
+        ),
+        ("echo /usr/local/bin/report | sh; echo \"$A\"", None, false),
+        ("echo 'eval \"$ACTIOND_ARG_A\"' | sh", Some("`eval`"), false),
+        ("echo 'a\\nb' | sh; echo \"$A\"", Some("before `|`"), false),
+        ("echo -e x | sh; echo \"$A\"", Some("before `|`"), false),
+        ("echo \"$(cat /srv/x)\" | sh", Some("`$( )`"), false),
         ("sh <<'E'\nrm -- \"$ACTIOND_ARG_A\"\nE", None, false),
         ("sh -s -- \"$A\" <<'E'\nrm -- \"$1\"\nE", None, false),
         (

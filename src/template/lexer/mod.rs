@@ -614,10 +614,13 @@ impl<'a> Lexer<'a> {
                 }
                 // What it writes, and whether that holds what reaches the group around it.
                 let piped = pipe.then(|| (self.written(cmd), cmd.outer() && cmd.passes_input()));
+                let echoed = if pipe { cmd.echoed() } else { None };
                 cmd.piped = pipe;
                 self.finish(cmd)?;
-                if let Some((reads, outer)) = piped {
-                    cmd.input(Input::Pipe(reads, outer));
+                match (echoed, piped) {
+                    (Some(text), Some(_)) => cmd.input(Input::Echoed(text)),
+                    (None, Some((reads, outer))) => cmd.input(Input::Pipe(reads, outer)),
+                    _ => {}
                 }
                 let two = self.at(b"&&") || self.at(b"||") || self.at(b"|&");
                 self.bump(if two { 2 } else { 1 });

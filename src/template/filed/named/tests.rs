@@ -270,7 +270,7 @@ fn an_archive_a_value_picks_or_fills_is_not_extracted() {
     ]);
     // The url picks the whole tree, which a later command may run (fe30u F8): whatever the
     // directory, a value there is refused; a value in the directory is `named`'s.
-    let url = "the url `git clone` fetches";
+    let url = "the url (or remote) `git clone`, `git pull`";
     // Into a directory programs load code from, that rule is named first.
     let either = "the url of `git clone";
     check(&[
@@ -288,6 +288,53 @@ fn an_archive_a_value_picks_or_fills_is_not_extracted() {
             Some(NAME),
         ),
         ("git clone https://example.com/app.git /srv/repos/app", None),
+        // fe30v F7: every subcommand that fetches a tree from a url or remote a value picks.
+        ("git -C /srv/app pull {{ url }} main", Some(url)),
+        ("git -C /srv/app pull --rebase -- {{ url }}", Some(url)),
+        ("git -C /srv/app fetch --depth 1 {{ url }} main", Some(url)),
+        (
+            "git fetch {{ url }} && git reset --hard FETCH_HEAD",
+            Some(url),
+        ),
+        ("git fetch --multiple origin {{ url }}", Some(url)),
+        ("git -C /srv/app remote add x {{ url }}", Some(url)),
+        ("git -C /srv/app remote set-url origin {{ url }}", Some(url)),
+        ("git pull -- \"$(cat /srv/notes/url.txt)\"", Some(url)),
+        // The author's remote and a branch of it; a value among fetch's own options.
+        ("git -C /srv/app pull origin {{ v }}", None),
+        ("git -C /srv/app fetch origin {{ v }}", None),
+        ("git -C /srv/app pull", None),
+        ("git -C /srv/app fetch --depth {{ v }} origin", None),
+    ]);
+    // fe30v's confusing message: `rsync SRC/ DIR/` copies what SRC holds and keeps no name
+    // a value makes, into a directory programs load nothing from; into a home, or without
+    // the `/`, or by `cp`, the name rule holds.
+    let kept = "keeps the source's name";
+    check(&[
+        (
+            "rsync -a /srv/photos/{{ v }}/ /backup/photos/{{ v }}/",
+            None,
+        ),
+        ("rsync -a /srv/photos/{{ v }}/ /backup/photos/", None),
+        ("rsync -a /srv/photos/{{ v }} /backup/photos/", Some(kept)),
+        ("rsync -a /srv/photos/{{ v }}/ /home/pi/", Some(kept)),
+        ("rsync -a /srv/photos/{{ v }}/ /etc/cron.d/", Some(kept)),
+        ("rsync -a {{ url }}/ /home/pi/.config/", Some(kept)),
+        ("cp -r /srv/photos/{{ v }}/ /backup/photos/", Some(kept)),
+    ]);
+    // fe30v F8: a decompressor writes next to its input under the name it derives, which
+    // a value picks; to its output, or with the author's data ending, it loads.
+    let derived = "a decompressor";
+    check(&[
+        ("gunzip {{ url }}", Some(derived)),
+        ("gzip -d {{ v }}", Some(derived)),
+        ("unxz -k -- \"$ACTIOND_ARG_V\"", Some(derived)),
+        ("bzip2 --decompress /srv/in/{{ v }}", Some(derived)),
+        ("gunzip /srv/in/{{ v }}.sh.gz", Some(derived)),
+        ("gunzip /srv/in/{{ v }}.txt.gz", None),
+        ("gunzip -c {{ v }} > /srv/out/x.txt", None),
+        ("gunzip -t {{ v }}", None),
+        ("gzip {{ v }}", None),
     ]);
 }
 
@@ -307,6 +354,14 @@ fn exec_words_name_files_as_shell_words_do() {
         (&["mv", "{{ v }}", "/home/pi/"], false),
         (&["tar", "-xf", "/srv/in/{{ v }}.tar"], false),
         (&["tar", "-tf", "/srv/in/{{ v }}.tar"], true),
+        // fe30v F7, F8 in `exec:` too.
+        (&["git", "-C", "/srv/app", "pull", "{{ url }}"], false),
+        (
+            &["git", "-C", "/srv/app", "pull", "origin", "{{ v }}"],
+            true,
+        ),
+        (&["gunzip", "{{ v }}"], false),
+        (&["gunzip", "/srv/in/{{ v }}.txt.gz"], true),
     ];
     for &(argv, loads) in table {
         assert_eq!(exec(argv).is_ok(), loads, "{argv:?}: {:?}", exec(argv));
