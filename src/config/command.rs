@@ -12,7 +12,7 @@ use crate::arguments::{Argument, environment};
 use crate::template::reread::{Analysis, Read};
 use crate::template::{
     Leads, Placeholder, Stored, Template, Unquoted, Values, climbs, copied, judge, leads, reached,
-    read_exec, read_shell, stripped, unquoted,
+    read_exec, read_shell_in, stripped, unquoted,
 };
 
 /// What an action runs.
@@ -159,6 +159,7 @@ pub(super) fn compile(
     path: &str,
     arguments: &[Argument],
     entity: Option<&str>,
+    working_directory: Option<&std::path::Path>,
 ) -> CommandTemplate {
     let texts: Vec<(String, &str, bool)> = match command {
         CommandSpec::Shell(text) => {
@@ -180,7 +181,9 @@ pub(super) fn compile(
     let mut analyses = Vec::new();
     for (at, text, shell) in texts {
         let result = if shell {
-            read_shell(text).map(|(t, analysis)| {
+            // A relative name the command writes lands in its `workingDirectory`.
+            let start = working_directory.map(|d| d.as_os_str().as_encoded_bytes());
+            read_shell_in(text, start).map(|(t, analysis)| {
                 analyses.push((at.clone(), text, analysis));
                 t
             })

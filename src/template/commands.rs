@@ -294,6 +294,14 @@ impl Word {
         at.map_or(&[][..], |i| &self.unquoted[i + 1..])
     }
 
+    /// The text an assignment word assigns when it is all plain text (`D=/srv/x`; not
+    /// `D=$x`, `D+=x`, `D[1]=x`).
+    pub fn plain_assigned(&self) -> Option<&[u8]> {
+        let name = self.assigned_name()?;
+        let whole = self.unquoted.get(name.len()) == Some(&b'=');
+        (!self.expanded && whole).then(|| self.assigned_text())
+    }
+
     /// The name an assignment word assigns (`NAME` of `NAME=`, `NAME+=`, `NAME[…]=`).
     pub fn assigned_name(&self) -> Option<&[u8]> {
         if !self.assignment {
@@ -635,6 +643,7 @@ impl Command {
                 notes.analysis.write_from(name, w.reads(false));
                 notes.analysis.write_text(name, w.assigned_text());
                 filed::note_name(&mut notes.analysis, name, w.assigned_text());
+                filed::lands::assign(&mut notes.analysis.cwd, name, w.plain_assigned());
                 if w.assigns_stripped {
                     notes
                         .analysis
@@ -642,6 +651,7 @@ impl Command {
                 }
             }
         }
+        self.changes_directory(notes);
         self.scripts(notes);
         self.own_commands(notes);
         self.environment(notes);
@@ -823,6 +833,7 @@ impl Command {
                 notes.analysis.write_from(n, w.reads(false));
                 notes.analysis.write_text(n, w.assigned_text());
                 filed::note_name(&mut notes.analysis, n, w.assigned_text());
+                filed::lands::assign(&mut notes.analysis.cwd, n, w.plain_assigned());
                 continue;
             }
             match w.value() {

@@ -366,11 +366,27 @@ pub fn note_written(
 fn stored(notes: &mut Notes, start: usize, line: usize, name: Option<&[u8]>, reads: &[Read]) {
     // A process substitution (`tee >(psql)`) is no file: its command's input is judged by
     // the flow into it (`commands`).
-    if reads.is_empty()
-        || name.is_some_and(data_file)
-        || name == Some(programs::PROCESS_SUBSTITUTION)
-    {
+    if reads.is_empty() || name == Some(programs::PROCESS_SUBSTITUTION) {
         return;
+    }
+    // A relative name lands in each directory the shell may be in (`cd`, `workingDirectory`).
+    for landing in lands::landings(&notes.analysis.cwd, name) {
+        let place = match landing {
+            lands::Landing::Name(n) => stored_place(line, n.as_deref()),
+            lands::Landing::Unknown => Some(lands::unknown_place(name, line)),
+        };
+        if let Some(place) = place {
+            notes.reread(start, place, Rereading::Code, reads.to_vec());
+            return;
+        }
+    }
+}
+
+/// Why a value written into the file `name` (as it lands) at `line` is read as code, unless
+/// the file is known to hold data.
+fn stored_place(line: usize, name: Option<&[u8]>) -> Option<String> {
+    if name.is_some_and(data_file) {
+        return None;
     }
     let place = match name {
         Some(n) if by_convention(n) => format!(
@@ -391,7 +407,7 @@ fn stored(notes: &mut Notes, start: usize, line: usize, name: Option<&[u8]>, rea
              `/etc/cron.d/$NAME`){DATA_FIX}"
         ),
     };
-    notes.reread(start, place, Rereading::Code, reads.to_vec());
+    Some(place)
 }
 
 /// The fix `stored`'s refusal suggests.
@@ -695,28 +711,33 @@ fn by_convention(name: &[u8]) -> bool {
         b"/etc/logrotate",
         b"/.config/systemd/",
         b"/.config/autostart/",
+        // Trees root daemons load as settings or run from (fe30v F2): docker's containers'
+        // `hostconfig.json`, homebridge's `config.json` and its plugins, dpkg's and apt's
+        // state, polkit's local rules. Not `/var/lib` as a whole: actions write their own
+        // there (`/var/lib/actiond-run`, the actions' home).
+        b"/var/lib/docker/",
+        b"/var/lib/containerd/",
+        b"/var/lib/homebridge/",
+        b"/var/lib/dpkg/",
+        b"/var/lib/apt/",
+        b"/var/lib/polkit-1/",
+        b"/var/lib/systemd/",
     ];
+    // In any case: on a FAT or exFAT stick (common on a Pi) `PACKAGE.JSON` is `package.json`.
+    let lower = name.to_ascii_lowercase();
+    let name = &lower[..];
     let file = base(name);
+    let has = |d: &[u8]| {
+        let d = d.to_ascii_lowercase();
+        name.windows(d.len()).any(|w| w == d)
+    };
     ENDINGS.iter().any(|e| file.ends_with(e))
-        || DIRS.iter().any(|d| name.windows(d.len()).any(|w| w == *d))
+        || DIRS.iter().any(|d| has(d))
         || matches!(
             file,
             b"crontab" | b"authorized_keys" | b".netrc" | b".gitconfig"
         )
-        // Files build and package tools run commands from, whatever their ending (fe30u F4):
-        // `npm` a `package.json`'s scripts, `pip -r` a requirements list, `cmake` its lists.
-        || matches!(
-            file,
-            b"package.json"
-                | b"composer.json"
-                | b"ecosystem.json"
-                | b"CMakeLists.txt"
-                | b"requirements.txt"
-                | b"constraints.txt"
-                | b"Makefile"
-                | b"makefile"
-                | b"GNUmakefile"
-        )
+        || conventions::by_name(name, file)
 }
 
 /// The words naming a file a program reads as a list of urls to fetch or as its own settings
@@ -949,7 +970,9 @@ fn base(w: &[u8]) -> &[u8] {
     w.rsplit(|&c| c == b'/').next().unwrap_or(w)
 }
 
+mod conventions;
 mod copies;
+pub mod lands;
 pub mod named;
 mod outputs;
 mod scripts;

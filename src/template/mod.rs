@@ -255,7 +255,20 @@ impl Template {
 /// (`reread`): the places bash reads a value again, the variables the command writes, where
 /// the model stopped. The scripts of shells the command starts (`sh -c '…'`) are read too.
 pub fn read_shell(text: &str) -> Result<(Template, Analysis), TemplateError> {
-    let (template, mut analysis) = read_shell_at(text, 0, Vec::new(), Vec::new())?;
+    read_shell_in(text, None)
+}
+
+/// `read_shell` for a command that starts in `working_directory` (the action's
+/// `workingDirectory`): a relative name it writes lands there (`filed::lands`).
+pub fn read_shell_in(
+    text: &str,
+    working_directory: Option<&[u8]>,
+) -> Result<(Template, Analysis), TemplateError> {
+    let cwd = reread::Cwd {
+        start: working_directory.map(<[u8]>::to_vec),
+        ..reread::Cwd::default()
+    };
+    let (template, mut analysis) = read_shell_at(text, 0, Vec::new(), Vec::new(), cwd)?;
     analysis.trace_prompt(line_of(text, reread::TRACE_PROMPT));
     Ok((template, analysis))
 }
@@ -278,8 +291,9 @@ fn read_shell_at(
     depth: u32,
     filed: Vec<reread::Filed>,
     stdin: Vec<Read>,
+    cwd: reread::Cwd,
 ) -> Result<(Template, Analysis), TemplateError> {
-    let reading = lexer::compile(text, filed, stdin)?;
+    let reading = lexer::compile(text, filed, stdin, cwd)?;
     let mut analysis = reading.analysis;
     let mut inputs = reading.script_inputs;
     for (at, script, place) in reading.scripts {
@@ -510,6 +524,11 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
             holes(source),
         );
     }
+    // `curl -o '/srv/dl/#1.txt' {{ url }}` (fe30v F3): the url's glob fills the name.
+    if !filed::named::curl_globbed(&heads).is_empty() {
+        let reads = (1..argv.len()).flat_map(holes).collect();
+        notes.reread(0, filed::named::CURL_GLOB, Rereading::Written, reads);
+    }
     if filed::named::extracts(&heads) {
         let reads = (1..argv.len()).flat_map(holes).collect();
         notes.reread(0, filed::named::UNPACKED, Rereading::Unpacked, reads);
@@ -589,7 +608,13 @@ fn inner_script(
         return unknown("a script that is no UTF-8 text".to_string());
     };
     let outer = analysis.filed.len();
-    match read_shell_at(text, depth + 1, analysis.filed.clone(), stdin) {
+    match read_shell_at(
+        text,
+        depth + 1,
+        analysis.filed.clone(),
+        stdin,
+        analysis.cwd.clone(),
+    ) {
         Err(_) => unknown("a script actiond cannot read".to_string()),
         Ok((_, inner)) => {
             // What the script writes into files, for the outer commands after it.

@@ -383,6 +383,42 @@ pub fn link_targets(words: &[Option<&[u8]>]) -> Vec<usize> {
     copy(words).map(|c| c.sources_at).unwrap_or_default()
 }
 
+/// The place of a curl output name with `#N` in it, which a url a value makes or fills fills.
+pub const CURL_GLOB: &str = "the name of the file curl writes, whose `#1` (`#2`, …) curl \
+                             replaces with the text of the url's `{…}`/`[…]` glob: a url a value \
+                             makes or fills picks the file (`{../../etc/cron.d/job}`); write the \
+                             name out with no `#` and a digit, or give curl `-g` (`--globoff`)";
+
+/// The words of a curl (in `words`, as `Command::heads` shows them) naming a file it writes
+/// (`-o`, `--output`) that hold `#` and a digit, which curl replaces with the text of the
+/// url's glob (fe30v F3) unless it is told not to glob (`-g`, `--globoff`, alone or in a
+/// bundle of options that take no value).
+pub fn curl_globbed(words: &[Option<&[u8]>]) -> Vec<usize> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    if words[k].map(base) != Some(&b"curl"[..]) {
+        return Vec::new();
+    }
+    let globoff = words[k + 1..].iter().flatten().any(|w| {
+        *w == b"--globoff"
+            || (w.len() > 1
+                && w[0] == b'-'
+                && w[1] != b'-'
+                && w.contains(&b'g')
+                && w[1..].iter().all(|c| b"sSfLgkvIiqN#".contains(c)))
+    });
+    if globoff {
+        return Vec::new();
+    }
+    let hash = |w: &[u8]| w.windows(2).any(|p| p[0] == b'#' && p[1].is_ascii_digit());
+    super::output_at(words, Some(b"curl"))
+        .into_iter()
+        .filter(|&(at, from)| words[at].is_some_and(|w| hash(&w[from.min(w.len())..])))
+        .map(|(at, _)| at)
+        .collect()
+}
+
 /// The place of the url `git clone` (or `git submodule add`) fetches a tree from.
 pub const CLONED: &str = "the url `git clone` fetches a whole tree from, which a value picks: \
                           the repository names every file written and holds what they hold \

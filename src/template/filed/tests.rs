@@ -44,6 +44,25 @@ fn only_a_file_known_to_hold_data_may_hold_a_value() {
         ("./notes.txt", true),
         ("/srv/photos/IMG_0001.JPG", true),
         ("/srv/notes.TXT", true),
+        // fe30v F2: run or loaded as code by their name, in any case, wherever they are.
+        ("/srv/nodered/data/flows.json", false),
+        ("/srv/nodered/data/flows_raspberrypi.json", false),
+        ("/srv/homebridge/config.json", false),
+        ("/srv/app/package-lock.json", false),
+        ("/srv/app/npm-shrinkwrap.json", false),
+        ("/srv/app/nodemon.json", false),
+        ("/srv/app/deno.json", false),
+        ("/srv/app/project.json", false),
+        ("/srv/app/PACKAGE.JSON", false),
+        ("/srv/app/Requirements.TXT", false),
+        ("/srv/tftp/e45f01ab/config.txt", false),
+        ("/media/pi/bootfs/cmdline.txt", false),
+        ("/media/pi/bootfs/CMDLINE.TXT", false),
+        ("/var/lib/docker/containers/abc/hostconfig.json", false),
+        ("/var/lib/homebridge/accessories.json", false),
+        ("/srv/app/config.json", true),
+        ("/srv/app/flows-notes.json", true),
+        ("/srv/app/project-notes.txt", true),
     ];
     for &(name, data) in table {
         assert_eq!(data_file(name.as_bytes()), data, "{name}");

@@ -1,0 +1,169 @@
+//! Where a write by a relative name lands, for `filed::stored`: the directories the shell may
+//! be in when a command runs (`reread::Cwd`), from the action's `workingDirectory` and every
+//! `cd`/`pushd` before it (`cd /etc/logrotate.d && echo "$V" > x.txt` writes
+//! `/etc/logrotate.d/x.txt`, fe30v F10). The model does not follow which branch runs, so a
+//! `cd` anywhere before a command adds its directory to those the command may run in (`cd -`
+//! and `popd` add none: they go back to one already counted); a `cd` to a directory an
+//! expansion makes (but a variable assigned only plain text, or `$HOME`) makes the directory
+//! unknown, and a relative name written after it lands no one knows where. Pure: it reads
+//! names, never the file system (a link made before the action is the author's).
+
+use crate::template::reread::Cwd;
+
+/// Where a file written under one name may land.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Landing {
+    /// The name it lands at, as the model resolves it (`None`: an expansion makes it).
+    Name(Option<Vec<u8>>),
+    /// A relative name written after a `cd` to a directory the model cannot resolve.
+    Unknown,
+}
+
+/// The names a file written as `name` (`None`: an expansion makes it) may land at: an
+/// absolute name (`/…`, `~…`) is itself; a relative one is joined with each directory the
+/// shell may be in (the start directory, when no `workingDirectory` names it, is the
+/// author's: the name as written).
+pub fn landings(cwd: &Cwd, name: Option<&[u8]>) -> Vec<Landing> {
+    let Some(name) = name else {
+        return vec![Landing::Name(None)];
+    };
+    if absolute(name) || name.starts_with(b"/dev/") {
+        return vec![Landing::Name(Some(name.to_vec()))];
+    }
+    let mut out: Vec<Landing> = Vec::new();
+    let start = cwd
+        .start
+        .as_deref()
+        .map_or_else(|| name.to_vec(), |s| file_in(s, name));
+    out.push(Landing::Name(Some(start)));
+    for d in &cwd.dirs {
+        let l = Landing::Name(Some(file_in(d, name)));
+        if !out.contains(&l) {
+            out.push(l);
+        }
+    }
+    // The names the model resolved to a whole path first: the refusal names the first.
+    out.sort_by_key(|l| !matches!(l, Landing::Name(Some(n)) if absolute(n)));
+    if cwd.unknown {
+        out.push(Landing::Unknown);
+    }
+    out
+}
+
+/// Notes that a `cd` (or `pushd`) changes to one of `to` (`None`: a directory the model
+/// cannot resolve): each is joined with every directory the shell may be in before.
+pub fn change(cwd: &mut Cwd, to: Option<Vec<Vec<u8>>>) {
+    let Some(to) = to else {
+        cwd.unknown = true;
+        return;
+    };
+    let mut from: Vec<Option<Vec<u8>>> = vec![cwd.start.clone()];
+    from.extend(cwd.dirs.iter().cloned().map(Some));
+    for d in to {
+        for f in &from {
+            let made = match f {
+                _ if absolute(&d) => normal(&d),
+                Some(f) => joined(f, &d),
+                // Below the start directory, which is the author's: as written.
+                None => normal(&d),
+            };
+            if !cwd.dirs.contains(&made) {
+                cwd.dirs.push(made);
+            }
+        }
+    }
+}
+
+/// Notes that the variable `name` is assigned `text` (`None`: anything but plain text), so
+/// that `cd "$NAME"` is followed to each plain text it is assigned.
+pub fn assign(cwd: &mut Cwd, name: &[u8], text: Option<&[u8]>) {
+    let name = String::from_utf8_lossy(name).into_owned();
+    let entry = cwd.vars.entry(name).or_insert_with(|| Some(Vec::new()));
+    match (entry.as_mut(), text) {
+        (Some(texts), Some(t)) => texts.push(t.to_vec()),
+        _ => *entry = None,
+    }
+}
+
+/// The directories `cd "$NAME"` may change to: each plain text `NAME` was assigned, or the
+/// home directory for `HOME`; `None` when another assignment (or none) may give it any.
+pub fn variable(cwd: &Cwd, name: &str) -> Option<Vec<Vec<u8>>> {
+    if name == "HOME" && !cwd.vars.contains_key(name) {
+        return Some(vec![b"~".to_vec()]);
+    }
+    cwd.vars
+        .get(name)
+        .cloned()
+        .flatten()
+        .filter(|t| !t.is_empty())
+}
+
+fn absolute(name: &[u8]) -> bool {
+    name.starts_with(b"/") || name.starts_with(b"~")
+}
+
+/// The file `name` (relative) in the directory `dir`: the directory made normal, the name
+/// as written (the kernel resolves a `..` in it through links; `data_file` refuses one).
+fn file_in(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut out = normal(dir);
+    if !out.ends_with(b"/") {
+        out.push(b'/');
+    }
+    out.extend_from_slice(name);
+    out
+}
+
+/// `dir` and `name` joined and made normal (`normal`), as `cd` does.
+fn joined(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    if absolute(name) {
+        return normal(name);
+    }
+    normal(&[dir, b"/", name].concat())
+}
+
+/// `name` with `.`, empty segments and each `..` after a segment it undoes dropped, as `cd`
+/// does (`/srv/../etc/x` is `/etc/x`; a `..` at `/` stays `/`; a leading `..` of a relative
+/// name stays, and `data_file` refuses it). A trailing `/` stays.
+pub fn normal(name: &[u8]) -> Vec<u8> {
+    let root = name.starts_with(b"/");
+    let mut kept: Vec<&[u8]> = Vec::new();
+    for s in name.split(|&c| c == b'/') {
+        match s {
+            b"" | b"." => {}
+            b".." if kept.last().is_some_and(|l| *l != b"..") => {
+                // `~` is a directory of its own: `~/..` is not known.
+                if kept.len() == 1 && kept[0].starts_with(b"~") {
+                    kept.push(s);
+                } else {
+                    kept.pop();
+                }
+            }
+            b".." if root => {}
+            _ => kept.push(s),
+        }
+    }
+    let mut out = if root { b"/".to_vec() } else { Vec::new() };
+    out.extend_from_slice(&kept.join(&b'/'));
+    if name.ends_with(b"/") && !out.ends_with(b"/") && !out.is_empty() {
+        out.push(b'/');
+    }
+    if out.is_empty() {
+        out.push(b'.');
+    }
+    out
+}
+
+/// Why a value written under the relative name `name` after a `cd` the model cannot resolve
+/// is refused, with the fix.
+pub fn unknown_place(name: Option<&[u8]>, line: usize) -> String {
+    format!(
+        "the file `{}`, which line {line} writes a value into by a relative name after a `cd` to \
+         a directory an expansion makes (`cd \"$DIR\"`): it lands wherever that is \
+         (`/etc/logrotate.d`, `~/.bashrc.d`){}; or name the file by its whole path",
+        String::from_utf8_lossy(name.unwrap_or_default()),
+        super::DATA_FIX
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,110 @@
+//! fe30v: where a write lands (`template::filed`): names with a data ending run or loaded as
+//! code by convention (F2), curl's `#N` output names a url fills (F3). Each attack is refused
+//! at its action's path with the reason; the neighbours load.
+
+use crate::config_check::assert_refusals;
+
+/// F2 and F3: a value written into a file that a program runs or loads by its name (in any
+/// case, wherever it is), and a url a value makes filling curl's `#1`.
+#[test]
+fn names_run_by_convention_and_curls_hash_names_are_refused() {
+    let yaml = "\
+actions:
+  - title: flows
+    shell: curl -fsS -o /srv/nodered/data/flows.json {{ url }}
+    arguments: [{name: url, type: url}]
+  - title: lock
+    shell: printf '%s' \"$V\" > /srv/app/PACKAGE-LOCK.JSON
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: netboot
+    shell: echo {{ v }} >> /srv/tftp/e45f01ab/cmdline.txt
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: docker
+    shell: printf '%s' \"$V\" > /var/lib/docker/containers/abc/hostconfig.json
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: hash
+    shell: curl -fsS -o '/srv/dl/#1.txt' -- {{ v }}
+    arguments: [{name: v, type: very_dangerous_raw_string}]
+  - title: notes
+    shell: printf '%s' \"$V\" > /srv/app/notes.json
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: hash off
+    shell: curl -g -fsS -o '/srv/dl/#1.txt' -- {{ v }}
+    arguments: [{name: v, type: very_dangerous_raw_string}]
+  - title: app data
+    shell: echo {{ v }} >> /var/lib/app/notes.txt
+    arguments: [{name: v, type: ascii_sentence}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "run as code by convention"),
+            ("actions[1].shell", "run as code by convention"),
+            ("actions[2].shell", "run as code by convention"),
+            ("actions[3].shell", "run as code by convention"),
+            ("actions[4].shell", "the url's `{…}`/`[…]` glob"),
+            ("actions[4].shell", "`--globoff`"),
+        ],
+        &["actions[5]", "actions[6]", "actions[7]"],
+    );
+}
+
+/// F10: a relative name written after `cd` (any `cd`: `..`, `-`, chained, to a variable
+/// assigned plain text) or under `workingDirectory` lands in that directory; after a `cd` to
+/// a directory the model cannot resolve it lands anywhere.
+#[test]
+fn a_relative_name_is_judged_where_it_lands() {
+    let yaml = "\
+actions:
+  - title: cd rot
+    shell: cd /etc/logrotate.d && echo {{ v }} > x.txt
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: cd root
+    shell: cd / && echo {{ v }} > etc/logrotate.d/x.txt
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: cd hidden
+    shell: cd /home/pi/.bashrc.d && echo {{ v }} > x.txt
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: cd back
+    shell: cd /etc/logrotate.d; cd /srv; cd -; echo {{ v }} > x.txt
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: cd var
+    shell: D=/etc/logrotate.d; cd \"$D\"; echo {{ v }} > x.txt
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: working dir
+    shell: echo {{ v }} > x.txt
+    workingDirectory: /etc/logrotate.d
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: cd unknown
+    shell: cd -- \"$(cat /srv/dir.txt)\" && echo {{ v }} > x.txt
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: cd notes
+    shell: cd /srv/notes && echo {{ v }} > x.txt
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: working notes
+    shell: echo {{ v }} > x.txt
+    workingDirectory: /srv
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: cd whole path
+    shell: cd -- \"$(cat /srv/dir.txt)\" && echo {{ v }} > /srv/notes/x.txt
+    arguments: [{name: v, type: ascii_sentence}]
+";
+    let rot = "the file `/etc/logrotate.d/x.txt`";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", rot),
+            ("actions[1].shell", rot),
+            ("actions[2].shell", "the file `/home/pi/.bashrc.d/x.txt`"),
+            ("actions[3].shell", rot),
+            ("actions[4].shell", rot),
+            ("actions[5].shell", rot),
+            (
+                "actions[6].shell",
+                "a `cd` to a directory an expansion makes",
+            ),
+            ("actions[6].shell", "name the file by its whole path"),
+        ],
+        &["actions[7]", "actions[8]", "actions[9]"],
+    );
+}
