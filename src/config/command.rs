@@ -589,7 +589,12 @@ fn data_uses(c: &mut Checker<'_>, at: &str, analysis: &Analysis) {
     }
     for (name, line, does) in &analysis.runs_data {
         // A copy keeps its data only under a data name.
-        let fix = if does.starts_with("copies") {
+        let fix = if does.ends_with("the files of the tree, such as") {
+            "copy data files by their own names (`cp /srv/notes/a.txt /srv/archive/`) into a \
+             directory of your own below the home directory (`/srv/archive/`, \
+             `/home/pi/inbox/`); for one file you built, `install` or `cp` without `-r` (which \
+             copy no directory)"
+        } else if does.starts_with("copies") {
             "copy it under a name known to hold data (`notes.txt` to `notes-old.txt`, not \
              `notes.bak`)"
         } else {

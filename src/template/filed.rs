@@ -17,6 +17,7 @@
 use super::known;
 use super::programs::{self, SCRIPT_FILE};
 use super::reread::{Analysis, Filed, Notes, Read, Rereading};
+pub use copies::tree_copies;
 use copies::{copies, copy, data_copies, target_directory};
 use outputs::{output_at, output_files};
 
@@ -103,6 +104,13 @@ pub fn note(
         }
     }
     note_written(notes, names, reads, start);
+    // `mv /srv/notes /etc/logrotate.d/`, `rsync -a /srv/inbox/ /home/pi/` (fe30v F10, F5).
+    for (name, does) in copies::tree_copies(words, &notes.analysis.cwd) {
+        let line = notes.line(start);
+        notes.analysis.runs_data.push((name, line, does));
+    }
+    // `ln -sfn /etc/logrotate.d /srv/notes/rot`: later writes through the link land there.
+    lands::note_links(&mut notes.analysis.cwd, words);
 }
 
 /// The uses of a file named as data that take it for more than data, noted whatever the

@@ -412,6 +412,10 @@ pub struct Cwd {
     /// Each variable with the plain texts it is assigned (`None`: also something else), for
     /// `cd "$NAME"`.
     pub vars: BTreeMap<String, Option<Vec<Vec<u8>>>>,
+    /// The links `ln` made before (`ln -sfn /etc/logrotate.d /srv/notes/rot`): each link's
+    /// name and what it leads to (`None`: an expansion makes it). A write through one lands
+    /// at its target.
+    pub links: Vec<(Vec<u8>, Option<Vec<u8>>)>,
 }
 
 /// A word that names a directory code is taken from (`directories`).

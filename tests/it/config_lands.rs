@@ -108,3 +108,50 @@ actions:
         &["actions[7]", "actions[8]", "actions[9]"],
     );
 }
+
+/// F10 links and trees, F5: a write through a link the command made lands at its target; a
+/// tree of data files copied, moved or synced into a directory whose files programs load, or
+/// files whose names someone else chose into a home directory, are refused whatever the values.
+#[test]
+fn links_and_trees_land_where_they_lead() {
+    let yaml = "\
+actions:
+  - title: link dir
+    shell: ln -sfn /etc/logrotate.d /srv/notes/rot && echo {{ v }} > /srv/notes/rot/x.txt
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: link file
+    shell: ln -sf /etc/cron.d/job /srv/notes/job.txt; echo {{ v }} > /srv/notes/job.txt
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: move tree
+    shell: mv /srv/notes /etc/logrotate.d/
+  - title: sync tree
+    shell: rsync -a /srv/notes/ /etc/logrotate.d/
+  - title: uploads home
+    shell: mv /srv/inbox/* /home/pi/
+  - title: sync home
+    exec: [rsync, -a, /srv/inbox/, /home/pi/]
+  - title: link own
+    shell: ln -sfn /srv/notes/today.txt /srv/notes/now.txt; echo {{ v }} > /srv/notes/now.txt
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: sync own
+    shell: rsync -a /srv/notes/ /srv/archive/
+  - title: pdfs home
+    shell: mv /srv/inbox/*.pdf /home/pi/
+  - title: inbox below home
+    shell: cp -r /srv/inbox /home/pi/inbox/
+";
+    let tree = "the files of the tree, such as `/srv/notes/x.txt`";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the file `/etc/logrotate.d/x.txt`"),
+            ("actions[1].shell", "the file `/etc/cron.d/job`"),
+            ("actions[2].shell", tree),
+            ("actions[2].shell", "copy data files by their own names"),
+            ("actions[3].shell", tree),
+            ("actions[4].shell", "into the home directory `/home/pi/`"),
+            ("actions[5].exec", "into the home directory `/home/pi/`"),
+        ],
+        &["actions[6]", "actions[7]", "actions[8]", "actions[9]"],
+    );
+}

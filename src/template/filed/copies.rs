@@ -4,6 +4,7 @@
 //! not known to hold data (`rsync`'s and `scp`'s too). Pure: it reads words, never files.
 
 use super::*;
+use crate::template::reread::Cwd;
 
 /// The files `cp`, `mv`, `ln` or `install` (behind any wrapper) makes from files a value was
 /// written into, in pairs: its last operand, and that operand joined with each source's
@@ -244,4 +245,118 @@ pub(super) fn target_directory(words: &[Option<&[u8]>]) -> Target {
         }
     }
     (target, operands)
+}
+
+/// The copies of a tree whose files keep names the model cannot see (fe30v F10, F5): a
+/// source that may be a directory (`cp -r`/`-a`, `rsync -r`/`-a`, `scp -r`, any `mv`, a source
+/// not named as a data file) or a pattern that does not fix a data ending (`/srv/inbox/*`),
+/// from a directory where data files are data (any action may have written a value into
+/// `/srv/notes/x.txt`, and whoever drops files there names them), into a destination where
+/// such a file is not data (`/etc/logrotate.d/x.txt`, a hidden directory), or into a home
+/// directory, where a login shell runs `.bashrc` and `.profile`. Each with the name of a file
+/// the source may hold (`SRC/x.txt`) and what the copy does, for `Analysis::runs_data`.
+pub fn tree_copies(words: &[Option<&[u8]>], cwd: &Cwd) -> Vec<(Vec<u8>, String)> {
+    let Some(c) = copy(words).or_else(|| remote_copy(words)) else {
+        return Vec::new();
+    };
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let program = words[k].map(base).unwrap_or_default();
+    let bundle = |w: &[u8], letters: &[u8]| {
+        w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w[1..].iter().any(|c| letters.contains(c))
+    };
+    let options = || {
+        words[k + 1..]
+            .iter()
+            .flatten()
+            .filter(|w| w.starts_with(b"-"))
+    };
+    let recursive = match program {
+        b"mv" => true,
+        b"cp" => options()
+            .any(|w| bundle(w, b"rRa") || *w == b"--recursive" || w.starts_with(b"--archive")),
+        b"rsync" => {
+            options().any(|w| bundle(w, b"ra") || *w == b"--recursive" || *w == b"--archive")
+        }
+        b"scp" => options().any(|w| bundle(w, b"r")),
+        _ => false,
+    };
+    let mut out = Vec::new();
+    for source in c.sources.iter().flatten() {
+        // A source named as a data file, or a pattern fixing a data ending (`*.pdf`), keeps
+        // a data name (`data_copies` judges where).
+        if data_named(normal(source)) {
+            continue;
+        }
+        let pattern = base(source).iter().any(|c| b"*?[".contains(c)) && may_be_data(source);
+        if !pattern && !recursive {
+            continue;
+        }
+        // The directory the source's files are in: a pattern's, or the source itself.
+        let tree = if pattern {
+            source[..source.len() - base(source).len()].to_vec()
+        } else {
+            source.to_vec()
+        };
+        let held = joined(&tree, b"x.txt");
+        // A tree where a data file is not data (`/etc/skel/`) holds no value of a press.
+        if !data_file(&held) {
+            continue;
+        }
+        if let Some(does) = c.dest.map_or_else(
+            || {
+                Some(
+                    "copies, into a directory an expansion makes, the files of the tree, such as"
+                        .to_string(),
+                )
+            },
+            |d| tree_lands(cwd, d, &tree),
+        ) {
+            out.push((held, does));
+        }
+    }
+    out
+}
+
+/// Why a tree `tree` copied into `dest` is refused, if it is: its files land in a directory
+/// where a data file is not data, or in a home directory.
+fn tree_lands(cwd: &Cwd, dest: &[u8], tree: &[u8]) -> Option<String> {
+    let shown = String::from_utf8_lossy(dest);
+    let mut probes = vec![joined(dest, b"x.txt")];
+    let mut below = joined(dest, base(lands::normal(tree).as_slice()));
+    below.extend_from_slice(b"/x.txt");
+    probes.push(below);
+    for probe in probes {
+        for landing in lands::landings(cwd, Some(&probe)) {
+            let lands::Landing::Name(Some(n)) = landing else {
+                return Some(format!(
+                    "copies, into `{shown}` after a `cd` to a directory an expansion makes, the \
+                     files of the tree, such as"
+                ));
+            };
+            if !data_file(&n) {
+                return Some(format!(
+                    "copies, into `{shown}`, where a file it holds is not data (`{}`: a \
+                     directory whose files programs load, or a hidden one), the files of the \
+                     tree, such as",
+                    String::from_utf8_lossy(&n)
+                ));
+            }
+        }
+    }
+    let mut d = lands::normal(dest);
+    if d.len() > 1 && d.ends_with(b"/") {
+        d.pop();
+    }
+    let home = d == b"/root"
+        || d == b"/var/lib/actiond-run"
+        || (d.starts_with(b"~") && !d.contains(&b'/'))
+        || (d.starts_with(b"/home/") && !d[6..].contains(&b'/'));
+    home.then(|| {
+        format!(
+            "copies, into the home directory `{shown}` (whose `.bashrc`, `.profile` a login \
+             shell runs), keeping names someone else chose, the files of the tree, such as"
+        )
+    })
 }

@@ -27,10 +27,15 @@ pub fn landings(cwd: &Cwd, name: Option<&[u8]>) -> Vec<Landing> {
     let Some(name) = name else {
         return vec![Landing::Name(None)];
     };
-    if absolute(name) || name.starts_with(b"/dev/") {
+    if name.starts_with(b"/dev/") {
         return vec![Landing::Name(Some(name.to_vec()))];
     }
     let mut out: Vec<Landing> = Vec::new();
+    if absolute(name) {
+        out.push(Landing::Name(Some(name.to_vec())));
+        through_links(cwd, &mut out);
+        return out;
+    }
     let start = cwd
         .start
         .as_deref()
@@ -42,12 +47,91 @@ pub fn landings(cwd: &Cwd, name: Option<&[u8]>) -> Vec<Landing> {
             out.push(l);
         }
     }
+    through_links(cwd, &mut out);
     // The names the model resolved to a whole path first: the refusal names the first.
     out.sort_by_key(|l| !matches!(l, Landing::Name(Some(n)) if absolute(n)));
     if cwd.unknown {
         out.push(Landing::Unknown);
     }
     out
+}
+
+/// Adds to `out` where each name in it lands through a link `ln` made before: the link's
+/// target, with the rest of the name below it (`/srv/notes/rot/x.txt` through `rot ->
+/// /etc/logrotate.d` is `/etc/logrotate.d/x.txt`), links through links too.
+fn through_links(cwd: &Cwd, out: &mut Vec<Landing>) {
+    let mut i = 0;
+    while i < out.len() && out.len() < 64 {
+        if let Landing::Name(Some(n)) = &out[i] {
+            let n = normal(n);
+            for (link, target) in &cwd.links {
+                let rest = if n == *link {
+                    Some(&b""[..])
+                } else {
+                    n.strip_prefix(&link[..]).filter(|r| r.starts_with(b"/"))
+                };
+                let Some(rest) = rest else { continue };
+                let made = Landing::Name(target.as_ref().map(|t| [&t[..], rest].concat()));
+                if !out.contains(&made) {
+                    out.push(made);
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
+/// Notes the links an `ln` (in `words`, from the command's name on, `None` where an
+/// expansion makes a word) makes: its destination, and that joined with each target's name
+/// (it may be a directory), each leading to the target (a symbolic link's relative target
+/// from the link's directory, a hard link's from where the shell is).
+pub fn note_links(cwd: &mut Cwd, words: &[Option<&[u8]>]) {
+    let Some(c) = super::copy(words) else {
+        return;
+    };
+    let program = super::programs::chain(words).last().and_then(|&k| words[k]);
+    if program.map(super::base) != Some(&b"ln"[..]) {
+        return;
+    }
+    let symbolic = words.iter().flatten().any(|w| {
+        *w == b"--symbolic" || (w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w.contains(&b's'))
+    });
+    let Some(dest) = c.dest else {
+        return;
+    };
+    for target in &c.sources {
+        let mut names = vec![dest.to_vec()];
+        names.extend(target.map(|t| super::copies::joined(dest, t)));
+        if c.target || dest.ends_with(b"/") {
+            names.remove(0);
+        }
+        for name in names {
+            for landing in landings(cwd, Some(&name)) {
+                let Landing::Name(Some(link)) = landing else {
+                    continue;
+                };
+                let link = normal(&link);
+                let leads = target.map(|t| {
+                    if absolute(t) || !symbolic {
+                        landings(cwd, Some(t))
+                            .into_iter()
+                            .find_map(|l| match l {
+                                Landing::Name(n) => n,
+                                Landing::Unknown => None,
+                            })
+                            .map_or_else(|| t.to_vec(), |n| normal(&n))
+                    } else {
+                        let cut = link.iter().rposition(|&c| c == b'/');
+                        let dir = cut.map_or(&b"."[..], |i| &link[..i]);
+                        normal(&[dir, b"/", t].concat())
+                    }
+                });
+                if !cwd.links.contains(&(link.clone(), leads.clone())) {
+                    cwd.links.push((link, leads));
+                }
+            }
+        }
+    }
 }
 
 /// Notes that a `cd` (or `pushd`) changes to one of `to` (`None`: a directory the model

@@ -181,6 +181,78 @@ fn a_relative_name_lands_where_cd_or_the_working_directory_leads() {
 }
 
 #[test]
+fn a_write_through_a_link_the_command_made_lands_at_its_target() {
+    check(&[
+        (
+            "ln -sfn /etc/logrotate.d /srv/notes/rot && echo {{ v }} > /srv/notes/rot/x.txt",
+            None,
+            Some(ROT),
+        ),
+        (
+            "ln -sf /etc/cron.d/job /srv/notes/job.txt; echo {{ v }} > /srv/notes/job.txt",
+            None,
+            Some("`/etc/cron.d/job`"),
+        ),
+        (
+            "ln -s /etc/logrotate.d /srv/notes/; echo {{ v }} > /srv/notes/logrotate.d/x.txt",
+            None,
+            Some(ROT),
+        ),
+        (
+            "ln -s -t /srv/notes /etc/logrotate.d; echo {{ v }} > /srv/notes/logrotate.d/x.txt",
+            None,
+            Some(ROT),
+        ),
+        (
+            "ln -s ../../etc/logrotate.d /srv/notes/rot; echo {{ v }} > /srv/notes/rot/x.txt",
+            None,
+            Some(ROT),
+        ),
+        (
+            "cd /srv/notes && ln -s /etc/logrotate.d rot && echo {{ v }} > rot/x.txt",
+            None,
+            Some(ROT),
+        ),
+        (
+            "ln -s /etc/logrotate.d /srv/a; ln -s /srv/a /srv/b; echo {{ v }} > /srv/b/x.txt",
+            None,
+            Some(ROT),
+        ),
+        (
+            "ln /etc/cron.d/job /srv/notes/job.txt; echo {{ v }} >> /srv/notes/job.txt",
+            None,
+            Some("`/etc/cron.d/job`"),
+        ),
+        (
+            "ln -sf \"$1\" /srv/notes/job.txt; echo {{ v }} > /srv/notes/job.txt",
+            None,
+            Some("every write through"),
+        ),
+        (
+            "ln -sf /etc/cron.d/job /srv/notes/job.txt; printf %s {{ v }} | tee -a /srv/notes/job.txt",
+            None,
+            Some("`/etc/cron.d/job`"),
+        ),
+        // Neighbours: a link to a data file of one's own, a write beside the link.
+        (
+            "ln -sfn /srv/notes/today.txt /srv/notes/now.txt; echo {{ v }} > /srv/notes/now.txt",
+            None,
+            None,
+        ),
+        (
+            "ln -sfn /etc/logrotate.d /srv/notes/rot && echo {{ v }} > /srv/notes/rotx.txt",
+            None,
+            None,
+        ),
+        (
+            "ln -sfn /srv/archive /srv/notes/old && echo {{ v }} > /srv/notes/old/x.txt",
+            None,
+            None,
+        ),
+    ]);
+}
+
+#[test]
 fn directories_are_made_normal_as_cd_does() {
     let table: &[(&str, &str)] = &[
         ("/srv/../etc/x", "/etc/x"),
@@ -195,4 +267,62 @@ fn directories_are_made_normal_as_cd_does() {
     for &(name, want) in table {
         assert_eq!(normal(name.as_bytes()), want.as_bytes(), "{name}");
     }
+}
+
+/// What `config::command` refuses whatever the values (`Analysis::runs_data`), as one text.
+fn refused(text: &str) -> Option<String> {
+    let (_, analysis) = read_shell_in(text, None).ok()?;
+    let all: Vec<String> = analysis
+        .runs_data
+        .iter()
+        .map(|(n, _, does)| format!("{does} `{}`", String::from_utf8_lossy(n)))
+        .collect();
+    (!all.is_empty()).then(|| all.join("; "))
+}
+
+#[test]
+fn a_tree_copied_keeps_names_the_model_cannot_see() {
+    const NOT_DATA: &str = "where a file it holds is not data";
+    const HOME: &str = "into the home directory";
+    let table: &[(&str, Option<&str>)] = &[
+        // F10: a directory of data files into one whose files programs load.
+        ("mv /srv/notes /etc/logrotate.d/", Some(NOT_DATA)),
+        ("mv /srv/notes /etc/logrotate.d", Some(NOT_DATA)),
+        ("rsync -a /srv/notes/ /etc/logrotate.d/", Some(NOT_DATA)),
+        ("cp -r /srv/notes/ /etc/logrotate.d/", Some(NOT_DATA)),
+        ("cp -a /srv/notes/. /etc/logrotate.d", Some(NOT_DATA)),
+        ("cp --archive /srv/notes /home/pi/.bashrc.d", Some(NOT_DATA)),
+        ("sudo cp -R /srv/notes /etc/cron.d/", Some(NOT_DATA)),
+        ("cp /srv/notes/* /etc/logrotate.d/", Some(NOT_DATA)),
+        ("cd /etc && cp -r /srv/notes logrotate.d", Some(NOT_DATA)),
+        (
+            "cp -r /srv/notes \"$1\"",
+            Some("a directory an expansion makes"),
+        ),
+        // F5: names someone else chose, into a home directory.
+        ("mv /srv/inbox/* /home/pi/", Some(HOME)),
+        ("rsync -a /srv/inbox/ /home/pi/", Some(HOME)),
+        ("cp -r /srv/inbox/. /home/pi/", Some(HOME)),
+        ("cp /srv/inbox/* ~", Some(HOME)),
+        ("scp -r nas:/srv/inbox/ /root", Some(HOME)),
+        // Neighbours: a tree of one's own below, a file by its name, a system tree.
+        ("rsync -a /srv/notes/ /srv/archive/", None),
+        ("cp -r /srv/inbox /home/pi/inbox/", None),
+        ("mv /srv/inbox/*.pdf /home/pi/", None),
+        ("cp /srv/notes/a.txt /srv/archive/", None),
+        ("cp /tmp/app.new /usr/local/bin/app", None),
+        ("install -m 755 /tmp/app.new /usr/local/bin/app", None),
+        ("cp -r /etc/skel/. /home/pi/", None),
+        ("mv /etc/app.conf.new /etc/app.conf", None),
+        ("rsync -a /srv/site/ /var/www/html/", None),
+    ];
+    let mut wrong = Vec::new();
+    for &(text, want) in table {
+        match (refused(text), want) {
+            (None, None) => {}
+            (Some(why), Some(w)) if why.contains(w) => {}
+            (got, _) => wrong.push(format!("{text}: {got:?}, wanted {want:?}")),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
