@@ -594,6 +594,12 @@ fn data_uses(c: &mut Checker<'_>, at: &str, analysis: &Analysis) {
              directory of your own below the home directory (`/srv/archive/`, \
              `/home/pi/inbox/`); for one file you built, `install` or `cp` without `-r` (which \
              copy no directory)"
+        } else if does.starts_with("renames") {
+            "rename each file with `mv` to a name known to hold data (`mv /srv/notes/a.txt \
+             /srv/notes/a-old.txt`)"
+        } else if does.starts_with("runs (`run-parts") {
+            "keep the scripts `run-parts` runs in a directory of their own, where no action \
+             writes (`/etc/actiond/parts`)"
         } else if does.starts_with("copies") {
             "copy it under a name known to hold data (`notes.txt` to `notes-old.txt`, not \
              `notes.bak`)"

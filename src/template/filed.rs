@@ -17,7 +17,7 @@
 use super::known;
 use super::programs::{self, SCRIPT_FILE};
 use super::reread::{Analysis, Filed, Notes, Read, Rereading};
-pub use copies::tree_copies;
+pub use copies::tree_uses;
 use copies::{copies, copy, data_copies, target_directory};
 use outputs::{output_at, output_files};
 
@@ -105,7 +105,7 @@ pub fn note(
     }
     note_written(notes, names, reads, start);
     // `mv /srv/notes /etc/logrotate.d/`, `rsync -a /srv/inbox/ /home/pi/` (fe30v F10, F5).
-    for (name, does) in copies::tree_copies(words, &notes.analysis.cwd) {
+    for (name, does) in copies::tree_uses(words, &notes.analysis.cwd) {
         let line = notes.line(start);
         notes.analysis.runs_data.push((name, line, does));
     }
@@ -543,7 +543,9 @@ pub fn written(
     let mut out: Vec<Option<Vec<u8>>> = targets.to_vec();
     out.extend(tee_targets(words).into_iter().map(|k| at(k, 0)));
     match program {
-        Some(b"split" | b"cp" | b"install" | b"awk" | b"gawk" | b"mawk" | b"nawk" | b"sed") => {
+        // `split n.txt /etc/cron.d/job-` writes `/etc/cron.d/job-aa`, … (`PREFIX*`).
+        Some(p @ (b"split" | b"csplit")) => out.extend(outputs::parts_written(words, p)),
+        Some(b"cp" | b"install" | b"awk" | b"gawk" | b"mawk" | b"nawk" | b"sed") => {
             out.extend(
                 output_files(words, program)
                     .into_iter()

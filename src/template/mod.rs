@@ -363,7 +363,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         analysis.runs_data.push((name, 1, does));
     }
     // `exec: [rsync, -a, /srv/inbox/, /home/pi/]` (fe30v F5, F10), as in a shell.
-    for (name, does) in filed::tree_copies(&values, &reread::Cwd::default()) {
+    for (name, does) in filed::tree_uses(&values, &reread::Cwd::default()) {
         analysis.runs_data.push((name, 1, does));
     }
     let texts: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();

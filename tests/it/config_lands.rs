@@ -155,3 +155,49 @@ actions:
         &["actions[6]", "actions[7]", "actions[8]", "actions[9]"],
     );
 }
+
+/// F4: the programs that write a named output file are one table: what `split`, `csplit`,
+/// `xxd -r`, `openssl -out`, `curl -T … file://` and `docker cp` write lands in a file judged
+/// as any other; `rename`, `mmv` and `run-parts --regex` on data files are refused.
+#[test]
+fn the_programs_that_write_a_named_file_are_judged_where_they_write() {
+    let yaml = "\
+actions:
+  - title: split cron
+    shell: split -l 100 /srv/notes/n.txt /etc/cron.d/job-
+  - title: xxd bin
+    shell: xxd -r /srv/notes/n.txt /usr/local/bin/job
+  - title: openssl bin
+    shell: openssl enc -d -base64 -in /srv/notes/n.txt -out /usr/local/bin/job
+  - title: curl upload
+    shell: curl -fsS -T /srv/notes/n.txt file:///etc/cron.d/job
+  - title: docker cp
+    shell: docker cp /srv/notes/{{ v }}.txt app:/etc/cron.d/job
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: rename
+    shell: rename 's/\\.txt$/.sh/' /srv/notes/*.txt
+  - title: mmv
+    shell: mmv '/srv/notes/*.txt' '/srv/bin/#1'
+  - title: split parts
+    shell: split -l 100 --additional-suffix=.txt /srv/notes/n.txt /srv/parts/n-
+  - title: xxd hex
+    shell: xxd /srv/notes/n.txt /srv/notes/n.hex.txt
+  - title: docker out
+    shell: docker cp app:/var/log/app.log /srv/logs/app.log
+";
+    let stored = "the content of `/srv/notes/n.txt`";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", stored),
+            ("actions[1].shell", stored),
+            ("actions[2].shell", stored),
+            ("actions[3].shell", stored),
+            ("actions[4].shell", "the file `/etc/cron.d/job`"),
+            ("actions[5].shell", "renames, to names its expression makes"),
+            ("actions[5].shell", "rename each file with `mv`"),
+            ("actions[6].shell", "renames, to `/srv/bin/#1`"),
+        ],
+        &["actions[7]", "actions[8]", "actions[9]"],
+    );
+}

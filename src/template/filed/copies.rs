@@ -255,7 +255,13 @@ pub(super) fn target_directory(words: &[Option<&[u8]>]) -> Target {
 /// such a file is not data (`/etc/logrotate.d/x.txt`, a hidden directory), or into a home
 /// directory, where a login shell runs `.bashrc` and `.profile`. Each with the name of a file
 /// the source may hold (`SRC/x.txt`) and what the copy does, for `Analysis::runs_data`.
-pub fn tree_copies(words: &[Option<&[u8]>], cwd: &Cwd) -> Vec<(Vec<u8>, String)> {
+pub fn tree_uses(words: &[Option<&[u8]>], cwd: &Cwd) -> Vec<(Vec<u8>, String)> {
+    let mut out = tree_copies(words, cwd);
+    out.extend(renamed(words));
+    out
+}
+
+fn tree_copies(words: &[Option<&[u8]>], cwd: &Cwd) -> Vec<(Vec<u8>, String)> {
     let Some(c) = copy(words).or_else(|| remote_copy(words)) else {
         return Vec::new();
     };
@@ -359,4 +365,62 @@ fn tree_lands(cwd: &Cwd, dest: &[u8], tree: &[u8]) -> Option<String> {
              shell runs), keeping names someone else chose, the files of the tree, such as"
         )
     })
+}
+
+/// The files named as data (or patterns that may name them) that a program renames to names
+/// the model cannot see or that are no data names (fe30v F4): perl's `rename 's/\.txt$/.sh/'
+/// *.txt` (its expression is perl, not read), `mmv FROM TO` with a `TO` no data name
+/// (`/srv/bin/#1`), and `run-parts --regex` on a directory of data files, which runs every
+/// file there. Each file with what the program does, for `Analysis::runs_data`.
+fn renamed(words: &[Option<&[u8]>]) -> Vec<(Vec<u8>, String)> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let operands: Vec<&[u8]> = words[k + 1..]
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|w| !w.starts_with(b"-"))
+        .collect();
+    let data = |w: &[u8]| may_be_data(normal(w));
+    match words[k].map(base).unwrap_or_default() {
+        b"rename" | b"prename" | b"file-rename" | b"perl-rename" | b"rename.ul" => operands
+            .iter()
+            .skip(1)
+            .filter(|w| data(w))
+            .map(|w| {
+                let does = "renames, to names its expression makes (`s/\\.txt$/.sh/` makes \
+                            scripts; actiond does not read it),";
+                (w.to_vec(), does.to_string())
+            })
+            .collect(),
+        b"mmv" => match operands[..] {
+            [from, to, ..] if data(from) => {
+                let made: Vec<u8> = to
+                    .iter()
+                    .map(|&c| if c == b'#' { b'x' } else { c })
+                    .collect();
+                if data_file(&made) {
+                    return Vec::new();
+                }
+                let does = format!(
+                    "renames, to `{}` (a name not known to hold data),",
+                    String::from_utf8_lossy(to)
+                );
+                vec![(from.to_vec(), does)]
+            }
+            _ => Vec::new(),
+        },
+        // Without `--regex` run-parts runs no name with a `.` in it: no data name.
+        b"run-parts" if words.iter().flatten().any(|w| w.starts_with(b"--regex")) => operands
+            .last()
+            .map(|dir| joined(dir, b"x.txt"))
+            .filter(|held| data_file(held))
+            .map(|held| {
+                let does = "runs (`run-parts --regex`) every file of the directory, such as";
+                vec![(held, does.to_string())]
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
 }

@@ -125,6 +125,7 @@ pub fn named_at(words: &[Option<&[u8]>]) -> Vec<Named> {
         )),
         Some(b"ssh" | b"scp" | b"sftp") => out.extend(ssh(words, k)),
         Some(b"split" | b"tar" | b"gtar" | b"bsdtar") => out.extend(parts(words, k)),
+        Some(b"csplit") => out.extend(option(&[b"-f"], &[b"--prefix"], "`csplit -f` (its prefix)")),
         Some(b"wget") => out.extend(option(
             &[b"-P"],
             &[b"--directory-prefix"],

@@ -123,7 +123,35 @@ fn the_files_a_program_writes_what_it_fetches_or_sorts_into() {
         ),
         (&["uniq", "-", "/etc/cron.d/x"], &[Some("/etc/cron.d/x")]),
         (&["uniq", "in.txt"], &[]),
-        (&["split", "-", "/etc/cron.d/x"], &[None]),
+        (&["split", "-", "/etc/cron.d/x"], &[Some("/etc/cron.d/x*")]),
+        (&["split", "-l", "1", "in.txt"], &[Some("x*")]),
+        (&["split", "-", "$"], &[None]),
+        (
+            &["split", "--additional-suffix=.txt", "-", "/srv/p-"],
+            &[Some("/srv/p-*.txt")],
+        ),
+        (
+            &["csplit", "-f", "/srv/p-", "in.txt", "1"],
+            &[Some("/srv/p-*")],
+        ),
+        (&["csplit", "in.txt", "1"], &[Some("xx*")]),
+        (
+            &["csplit", "-b", "%02d.txt", "-f", "p-", "in.txt", "1"],
+            &[Some("p-*.txt")],
+        ),
+        (
+            &["xxd", "-r", "-", "/usr/local/bin/job"],
+            &[Some("/usr/local/bin/job")],
+        ),
+        (&["xxd", "-c", "16", "in.txt", "out"], &[Some("out")]),
+        (&["openssl", "enc", "-out", "/srv/o"], &[Some("/srv/o")]),
+        (&["docker", "cp", "-", "app:/etc/x"], &[Some("/etc/x")]),
+        (&["docker", "cp", "app:/etc/x", "/srv/x.txt"], &[]),
+        (
+            &["curl", "-T", "in.txt", "file:///etc/cron.d/j"],
+            &[Some("/etc/cron.d/j")],
+        ),
+        (&["curl", "file:///etc/cron.d/j"], &[]),
         (&["curl", "-fsS", "u"], &[]),
     ];
     assert_written(table);

@@ -326,3 +326,148 @@ fn a_tree_copied_keeps_names_the_model_cannot_see() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// fe30v F4: the programs that write a named output file (`outputs::output_at`) and rename
+/// or run a directory's files: what they write lands in a file judged as any other, and the
+/// content of a file named as data (`Read::Stored`) or a value written there is refused.
+#[test]
+fn the_programs_that_write_a_named_file_are_one_table() {
+    const STORED: &str = "the content of `/srv/notes/n.txt`";
+    check(&[
+        (
+            "split -l 100 /srv/notes/n.txt /etc/cron.d/job-",
+            None,
+            Some(STORED),
+        ),
+        (
+            "echo {{ v }} | split -l 1 - /etc/cron.d/job-",
+            None,
+            Some("`/etc/cron.d/job-*`"),
+        ),
+        (
+            "csplit -f /etc/cron.d/job- /srv/notes/n.txt 1",
+            None,
+            Some(STORED),
+        ),
+        (
+            "csplit --prefix=/etc/cron.d/job- /srv/notes/n.txt 1",
+            None,
+            Some(STORED),
+        ),
+        (
+            "xxd -r /srv/notes/n.txt /usr/local/bin/job",
+            None,
+            Some(STORED),
+        ),
+        (
+            "echo {{ v }} | xxd -r - /usr/local/bin/job",
+            None,
+            Some("`/usr/local/bin/job`"),
+        ),
+        (
+            "openssl enc -d -base64 -in /srv/notes/n.txt -out /usr/local/bin/job",
+            None,
+            Some(STORED),
+        ),
+        (
+            "echo {{ v }} | openssl enc -d -base64 -out /usr/local/bin/job",
+            None,
+            Some("/usr/local/bin/job"),
+        ),
+        (
+            "curl -fsS -T /srv/notes/n.txt file:///etc/cron.d/job",
+            None,
+            Some(STORED),
+        ),
+        (
+            "curl -fsS -T /srv/notes/n.txt file://localhost/etc/cron.d/job",
+            None,
+            Some(STORED),
+        ),
+        (
+            "docker cp /srv/notes/n.txt app:/etc/cron.d/job",
+            None,
+            Some(STORED),
+        ),
+        (
+            "docker cp /srv/notes/{{ v }}.txt app:/etc/cron.d/job",
+            None,
+            Some("`/etc/cron.d/job`"),
+        ),
+        (
+            "echo {{ v }} | docker cp - app:/etc/cron.d/",
+            None,
+            Some("`/etc/cron.d/`"),
+        ),
+        (
+            "curl -fsS -o /home/pi/x.txt -T /srv/notes/n.txt file:///home/pi/{{ v }}",
+            None,
+            Some("a value makes"),
+        ),
+        (
+            "echo {{ v }} | xxd -r - /home/pi/{{ v }}",
+            None,
+            Some("a value makes"),
+        ),
+        // Neighbours: into data files of one's own, out of a container, a split kept as data.
+        (
+            "split -l 100 --additional-suffix=.txt /srv/notes/n.txt /srv/parts/n-",
+            None,
+            None,
+        ),
+        (
+            "csplit -f /srv/parts/n- -b '%02d.txt' /srv/notes/n.txt 1",
+            None,
+            None,
+        ),
+        ("xxd /srv/notes/n.txt /srv/notes/n.hex.txt", None, None),
+        (
+            "openssl enc -base64 -in /srv/notes/n.txt -out /srv/notes/n.b64.txt",
+            None,
+            None,
+        ),
+        (
+            "curl -fsS -T /srv/notes/n.txt file:///srv/archive/n.txt",
+            None,
+            None,
+        ),
+        (
+            "docker cp app:/var/log/app.log /srv/logs/app.log",
+            None,
+            None,
+        ),
+        (
+            "echo {{ v }} | split -l 1 --additional-suffix=.txt - /srv/parts/p-",
+            None,
+            None,
+        ),
+    ]);
+    let table: &[(&str, Option<&str>)] = &[
+        (
+            "rename 's/\\.txt$/.sh/' /srv/notes/*.txt",
+            Some("renames, to names its expression"),
+        ),
+        ("rename -v 's/x/y/' /srv/notes/a.txt", Some("renames")),
+        (
+            "mmv '/srv/notes/*.txt' '/srv/bin/#1'",
+            Some("renames, to `/srv/bin/#1`"),
+        ),
+        (
+            "run-parts --regex '.*' /srv/notes",
+            Some("every file of the directory"),
+        ),
+        ("mmv '/srv/notes/*.txt' '/srv/old/#1.txt'", None),
+        ("rename 's/x/y/' /srv/bin/*.sh", None),
+        ("run-parts /srv/notes", None),
+        ("run-parts --regex '.*' /etc/actiond/parts", None),
+    ];
+    let mut wrong = Vec::new();
+    for &(text, want) in table {
+        match (refused(text), want) {
+            (None, None) => {}
+            (Some(why), Some(w)) if why.contains(w) => {}
+            (got, _) => wrong.push(format!("{text}: {got:?}, wanted {want:?}")),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
