@@ -574,7 +574,11 @@ pub const EXPANDED: &[u8] = b"\0";
 /// names as an argument (`cat f`, `sort -o x f`): what it prints or writes may hold it. A file
 /// named as data may hold a value any action wrote (`Read::Stored`).
 pub fn named_by(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<Read> {
-    let mut reads = Vec::new();
+    // `tar -cf - -C /srv notes`: the archive holds the tree's data files (fe30v F10).
+    let mut reads: Vec<Read> = copies::archived(words)
+        .into_iter()
+        .map(Read::Stored)
+        .collect();
     // What it writes into (`tee notes.txt`, `dd of=notes.txt`) is not what it reads.
     let writes = written(words, &[], &[]);
     for w in words.iter().skip(1).flatten() {

@@ -139,6 +139,10 @@ actions:
     shell: mv /srv/inbox/*.pdf /home/pi/
   - title: inbox below home
     shell: cp -r /srv/inbox /home/pi/inbox/
+  - title: tar pipe
+    shell: tar -cf - -C /srv notes | tar -xf - -C /etc/logrotate.d
+  - title: tar backup
+    shell: tar -czf /srv/backup/notes.tgz -C /srv notes
 ";
     let tree = "the files of the tree, such as `/srv/notes/x.txt`";
     assert_refusals(
@@ -151,8 +155,15 @@ actions:
             ("actions[3].shell", tree),
             ("actions[4].shell", "into the home directory `/home/pi/`"),
             ("actions[5].exec", "into the home directory `/home/pi/`"),
+            ("actions[10].shell", "the content of `notes/x.txt`"),
         ],
-        &["actions[6]", "actions[7]", "actions[8]", "actions[9]"],
+        &[
+            "actions[6]",
+            "actions[7]",
+            "actions[8]",
+            "actions[9]",
+            "actions[11]",
+        ],
     );
 }
 

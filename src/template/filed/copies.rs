@@ -424,3 +424,79 @@ fn renamed(words: &[Option<&[u8]>]) -> Vec<(Vec<u8>, String)> {
         _ => Vec::new(),
     }
 }
+
+/// The data files an archive `tar -c` (`gtar`, `bsdtar`, `zip -r`) makes of a tree holds: for
+/// each operand that may be a directory where data files are data (`/srv/notes`, `notes`
+/// after `-C /srv`), a file named as data in it (`notes/x.txt`), which any action may have
+/// written a value into. Its extraction (`| tar -x -C /etc/logrotate.d`) then unpacks what
+/// a data file holds (`Read::Stored`).
+pub(super) fn archived(words: &[Option<&[u8]>]) -> Vec<String> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let rest = &words[k + 1..];
+    let first = rest.iter().flatten().next().copied().unwrap_or_default();
+    let bundle = |w: &[u8], c: u8| w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w.contains(&c);
+    let creates = match words[k].map(base).unwrap_or_default() {
+        b"tar" | b"gtar" | b"bsdtar" => {
+            (!first.starts_with(b"-") && first.contains(&b'c'))
+                || rest
+                    .iter()
+                    .flatten()
+                    .any(|w| bundle(w, b'c') || *w == b"--create")
+        }
+        b"zip" => rest.iter().flatten().any(|w| bundle(w, b'r')),
+        _ => false,
+    };
+    if !creates {
+        return Vec::new();
+    }
+    const TAKES: &[&[u8]] = &[
+        b"-f",
+        b"-C",
+        b"-T",
+        b"-X",
+        b"-I",
+        b"-b",
+        b"-H",
+        b"-g",
+        b"-V",
+        b"-N",
+        b"-L",
+        b"--file",
+        b"--directory",
+        b"--exclude",
+        b"--files-from",
+        b"--exclude-from",
+        b"-x",
+        b"-i",
+    ];
+    let mut out = Vec::new();
+    let mut skip = false;
+    // The directory `-C DIR` (`--directory DIR`) moves to: the operands after it are in it.
+    let mut dir: Option<&[u8]> = None;
+    for (j, w) in rest.iter().enumerate() {
+        if std::mem::take(&mut skip) {
+            if j > 0 && matches!(rest[j - 1], Some(b"-C" | b"--directory")) {
+                dir = *w;
+            }
+            continue;
+        }
+        let Some(w) = w else { continue };
+        if w.starts_with(b"-") || (j == 0 && !w.contains(&b'/') && !w.contains(&b'.')) {
+            // An option (or tar's first word of options, `czf`), which may take the next
+            // word: `-f F`, `-C DIR`, a bundle ending in `f`.
+            skip = TAKES.contains(w) || (w.len() > 1 && w[1] != b'-' && w.ends_with(b"f"));
+            continue;
+        }
+        let held = joined(w, b"x.txt");
+        let tree = match dir {
+            Some(d) if !w.starts_with(b"/") => joined(&joined(d, w), b"x.txt"),
+            _ => held.clone(),
+        };
+        if !data_named(normal(w)) && data_file(&held) && data_file(&tree) {
+            out.push(String::from_utf8_lossy(&held).into_owned());
+        }
+    }
+    out
+}

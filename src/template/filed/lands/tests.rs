@@ -471,3 +471,37 @@ fn the_programs_that_write_a_named_file_are_one_table() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// fe30v F10: a tree archived onto a pipe and unpacked carries its data files.
+#[test]
+fn a_tree_archived_and_unpacked_carries_its_data_files() {
+    const STORED: &str = "the content of `notes/x.txt`";
+    check(&[
+        (
+            "tar -cf - -C /srv notes | tar -xf - -C /etc/logrotate.d",
+            None,
+            Some(STORED),
+        ),
+        (
+            "tar cf - /srv/notes | tar -x -C /etc/cron.d",
+            None,
+            Some("`/srv/notes/x.txt`"),
+        ),
+        (
+            "tar -c /srv/notes > /etc/cron.d/job",
+            None,
+            Some("`/srv/notes/x.txt`"),
+        ),
+        ("tar -czf /srv/backup/notes.tgz -C /srv notes", None, None),
+        (
+            "tar -cf - -C /etc logrotate.d | gzip > /srv/backup/rot.tgz",
+            None,
+            None,
+        ),
+        (
+            "tar -cf - /etc/logrotate.d | tar -xf - -C /srv/copy",
+            None,
+            None,
+        ),
+    ]);
+}
