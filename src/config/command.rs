@@ -12,7 +12,7 @@ use crate::arguments::{Argument, environment};
 use crate::template::reread::{Analysis, Read};
 use crate::template::{
     Leads, Placeholder, Stored, Template, Unquoted, Values, climbs, copied, judge, leads, reached,
-    read_exec, read_shell_in, stripped, unquoted,
+    read_exec_in, read_shell_in, stripped, unquoted,
 };
 
 /// What an action runs.
@@ -211,7 +211,8 @@ pub(super) fn compile(
     let variables = environment_names(c, command, f, path, arguments);
     if let CommandSpec::Exec(argv) = command {
         let at = path_or(f.get("exec"), path).to_string();
-        analyses.push((at, "", read_exec(argv)));
+        let start = working_directory.map(|d| d.as_os_str().as_encoded_bytes());
+        analyses.push((at, "", read_exec_in(argv, start)));
     }
     let mut values = values(arguments, &compiled);
     // `allowUnknownProgram: true` on the action: its entity fields may be arguments of a

@@ -75,6 +75,8 @@ pub fn note(
             notes.reread(starts[i], place, how, f.reads);
         }
     }
+    // `env -C /etc/logrotate.d tee x.txt`: its relative names land there.
+    lands::wrapper_chdir(&mut notes.analysis.cwd, words);
     let line = notes.line(start);
     // `cat job.in > job.sh`, `sort job.in | tee job.sh`: what a file the command names held
     // goes where it writes.

@@ -318,6 +318,12 @@ fn read_shell_at(
 /// starts (`exec: [sh, -c, SCRIPT]`, behind any wrapper) is shell code. Elements that are no
 /// template (an unclosed `{{`) are left to the caller, which refuses them.
 pub fn read_exec(argv: &[String]) -> Analysis {
+    read_exec_in(argv, None)
+}
+
+/// `read_exec` for a command that starts in `working_directory` (the action's
+/// `workingDirectory`): a relative name it, or a shell it starts, writes lands there.
+pub fn read_exec_in(argv: &[String], working_directory: Option<&[u8]>) -> Analysis {
     let templates: Vec<Option<Template>> = argv.iter().map(|a| Template::literal(a).ok()).collect();
     let values: Vec<Option<&[u8]>> = templates
         .iter()
@@ -329,6 +335,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         })
         .collect();
     let mut analysis = Analysis::default();
+    analysis.cwd.start = working_directory.map(<[u8]>::to_vec);
     // The words that choose the program: a value there picks what runs. A word shaped like an
     // assignment (`env A={{ v }} prog`) is read by its `NAME=`.
     let shapes: Vec<Option<&[u8]>> = values
@@ -510,6 +517,20 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
             .collect()
     };
     let mut notes = reread::Notes::new(b"");
+    notes.analysis.cwd = analysis.cwd.clone();
+    // What the program writes into the files it names (`curl -o F {{ url }}`: what the url
+    // serves) may hold any value of its words, as in `shell:` (`filed::written`).
+    let globs: Vec<Option<Vec<u8>>> = parts
+        .iter()
+        .map(|p| match p {
+            Some((d, t)) => filed::named::glob(d, t).or_else(|| Some(filed::EXPANDED.to_vec())),
+            None => None,
+        })
+        .collect();
+    let reads: Vec<Read> = (1..argv.len()).flat_map(holes).collect();
+    filed::lands::wrapper_chdir(&mut notes.analysis.cwd, &heads);
+    let names = filed::written(&heads, &globs, &[]);
+    filed::note_written(&mut notes, names, reads, 0);
     for n in filed::named::named_at(&heads) {
         if let Some((dir, tail)) = &parts[n.at] {
             let dir = dir.get(n.from..).unwrap_or_default();

@@ -212,3 +212,44 @@ actions:
         &["actions[7]", "actions[8]", "actions[9]"],
     );
 }
+
+/// `exec:` as `shell:`: what a program writes into the file it names holds its values (`curl
+/// -o F {{ url }}`), judged where it lands under `workingDirectory`, a shell it starts too;
+/// and a wrapper that changes directory (`env -C`).
+#[test]
+fn exec_writes_land_under_the_working_directory() {
+    let yaml = "\
+actions:
+  - title: exec curl cron
+    exec: [curl, -fsS, -o, /etc/cron.d/job, '{{ url }}']
+    arguments: [{name: url, type: url}]
+  - title: exec curl relative
+    exec: [curl, -fsS, -o, x.txt, '{{ url }}']
+    workingDirectory: /etc/logrotate.d
+    arguments: [{name: url, type: url}]
+  - title: exec shell relative
+    exec: [sh, -c, 'echo \"$1\" > x.txt', sh, '{{ v }}']
+    workingDirectory: /etc/logrotate.d
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: env chdir
+    shell: printf %s {{ v }} | env -C /etc/logrotate.d tee x.txt
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: exec curl notes
+    exec: [curl, -fsS, -o, /srv/dl/page.txt, '{{ url }}']
+    arguments: [{name: url, type: url}]
+  - title: exec curl own dir
+    exec: [curl, -fsS, -o, page.txt, '{{ url }}']
+    workingDirectory: /srv/dl
+    arguments: [{name: url, type: url}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].exec", "the file `/etc/cron.d/job`"),
+            ("actions[1].exec", "the file `/etc/logrotate.d/x.txt`"),
+            ("actions[2].exec", "the file `/etc/logrotate.d/x.txt`"),
+            ("actions[3].shell", "the file `/etc/logrotate.d/x.txt`"),
+        ],
+        &["actions[4]", "actions[5]"],
+    );
+}

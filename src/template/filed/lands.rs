@@ -134,6 +134,41 @@ pub fn note_links(cwd: &mut Cwd, words: &[Option<&[u8]>]) {
     }
 }
 
+/// A wrapper that starts its program in another directory (`env -C DIR`, `env --chdir=DIR`,
+/// `sudo -D DIR`, `sudo --chdir=DIR`; `words` from the command's name on): that directory joins
+/// those the shell may be in (`change`), so that the program's relative names land there (and,
+/// the model not following which command runs where, later ones' too).
+pub fn wrapper_chdir(cwd: &mut Cwd, words: &[Option<&[u8]>]) {
+    let Some(&k) = super::programs::chain(words).last() else {
+        return;
+    };
+    let mut wrapper = false;
+    for j in 0..k {
+        let Some(w) = words[j] else { continue };
+        if matches!(super::base(w), b"env" | b"sudo") {
+            wrapper = true;
+            continue;
+        }
+        if !wrapper {
+            continue;
+        }
+        let dir: Option<Option<&[u8]>> = if w == b"-C" || w == b"-D" || w == b"--chdir" {
+            Some(words.get(j + 1).copied().flatten())
+        } else if let Some(d) = w.strip_prefix(b"--chdir=") {
+            Some(Some(d))
+        } else if w.len() > 2 && (w.starts_with(b"-C") || w.starts_with(b"-D")) {
+            Some(Some(&w[2..]))
+        } else {
+            None
+        };
+        if let Some(dir) = dir {
+            // An expansion (`EXPANDED`, or no text) makes the directory unknown.
+            let dir = dir.filter(|d| !d.contains(&0));
+            change(cwd, dir.map(|d| vec![d.to_vec()]));
+        }
+    }
+}
+
 /// Notes that a `cd` (or `pushd`) changes to one of `to` (`None`: a directory the model
 /// cannot resolve): each is joined with every directory the shell may be in before.
 pub fn change(cwd: &mut Cwd, to: Option<Vec<Vec<u8>>>) {

@@ -130,6 +130,31 @@ fn a_relative_name_lands_where_cd_or_the_working_directory_leads() {
             Some("/etc/logrotate.d"),
             Some(ROT),
         ),
+        (
+            "printf %s {{ v }} | env -C /etc/logrotate.d tee x.txt",
+            None,
+            Some(ROT),
+        ),
+        (
+            "printf %s {{ v }} | env --chdir=/etc/logrotate.d tee x.txt",
+            None,
+            Some(ROT),
+        ),
+        (
+            "printf %s {{ v }} | sudo -D /etc/logrotate.d tee x.txt",
+            None,
+            Some(ROT),
+        ),
+        (
+            "printf %s {{ v }} | env -C \"$1\" tee x.txt",
+            None,
+            Some(UNKNOWN),
+        ),
+        (
+            "printf %s {{ v }} | env -C /srv/notes tee x.txt",
+            None,
+            None,
+        ),
         // A directory the model cannot resolve: a relative name lands anywhere.
         ("cd \"$1\" && echo {{ v }} > x.txt", None, Some(UNKNOWN)),
         (
