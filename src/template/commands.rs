@@ -294,14 +294,6 @@ impl Word {
         at.map_or(&[][..], |i| &self.unquoted[i + 1..])
     }
 
-    /// The text an assignment word assigns when it is all plain text (`D=/srv/x`; not
-    /// `D=$x`, `D+=x`, `D[1]=x`).
-    pub fn plain_assigned(&self) -> Option<&[u8]> {
-        let name = self.assigned_name()?;
-        let whole = self.unquoted.get(name.len()) == Some(&b'=');
-        (!self.expanded && whole).then(|| self.assigned_text())
-    }
-
     /// The name an assignment word assigns (`NAME` of `NAME=`, `NAME+=`, `NAME[…]=`).
     pub fn assigned_name(&self) -> Option<&[u8]> {
         if !self.assignment {

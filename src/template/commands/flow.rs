@@ -510,3 +510,13 @@ impl Command {
         filed::lands::variable(&analysis.cwd, name).filter(|_| plain)
     }
 }
+
+impl Word {
+    /// The text an assignment word assigns when it is all plain text (`D=/srv/x`; not
+    /// `D=$x`, `D+=x`, `D[1]=x`), for `cd "$D"` (`filed::lands`).
+    pub fn plain_assigned(&self) -> Option<&[u8]> {
+        let name = self.assigned_name()?;
+        let whole = self.unquoted.get(name.len()) == Some(&b'=');
+        (!self.expanded && whole).then(|| self.assigned_text())
+    }
+}
