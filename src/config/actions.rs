@@ -354,7 +354,15 @@ fn draft(
         // arguments, through the same checks and quoting as any other.
         arguments::declare_file_arguments(&mut arguments);
     }
-    let template = command::compile(c, &command, &f, path, &arguments, entity.as_deref());
+    let template = command::compile(
+        c,
+        &command,
+        &f,
+        path,
+        &arguments,
+        entity.as_deref(),
+        working_directory.as_deref(),
+    );
     let exec_on_startup = c.flag(f.get("execOnStartup"), false);
     let plain_get = plain_get(c, &f, path);
     if exec_on_startup || !exec_on_cron.is_empty() {

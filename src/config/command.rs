@@ -12,7 +12,7 @@ use crate::arguments::{Argument, environment};
 use crate::template::reread::{Analysis, Read};
 use crate::template::{
     Leads, Placeholder, Stored, Template, Unquoted, Values, climbs, copied, judge, leads, reached,
-    read_exec, read_shell, stripped, unquoted,
+    read_exec_in, read_shell_in, stripped, unquoted,
 };
 
 /// What an action runs.
@@ -159,6 +159,7 @@ pub(super) fn compile(
     path: &str,
     arguments: &[Argument],
     entity: Option<&str>,
+    working_directory: Option<&std::path::Path>,
 ) -> CommandTemplate {
     let texts: Vec<(String, &str, bool)> = match command {
         CommandSpec::Shell(text) => {
@@ -180,7 +181,9 @@ pub(super) fn compile(
     let mut analyses = Vec::new();
     for (at, text, shell) in texts {
         let result = if shell {
-            read_shell(text).map(|(t, analysis)| {
+            // A relative name the command writes lands in its `workingDirectory`.
+            let start = working_directory.map(|d| d.as_os_str().as_encoded_bytes());
+            read_shell_in(text, start).map(|(t, analysis)| {
                 analyses.push((at.clone(), text, analysis));
                 t
             })
@@ -208,7 +211,8 @@ pub(super) fn compile(
     let variables = environment_names(c, command, f, path, arguments);
     if let CommandSpec::Exec(argv) = command {
         let at = path_or(f.get("exec"), path).to_string();
-        analyses.push((at, "", read_exec(argv)));
+        let start = working_directory.map(|d| d.as_os_str().as_encoded_bytes());
+        analyses.push((at, "", read_exec_in(argv, start)));
     }
     let mut values = values(arguments, &compiled);
     // `allowUnknownProgram: true` on the action: its entity fields may be arguments of a
@@ -609,7 +613,18 @@ fn data_uses(c: &mut Checker<'_>, at: &str, analysis: &Analysis, unknown_allowed
     }
     for (name, line, does) in &analysis.runs_data {
         // A copy keeps its data only under a data name.
-        let fix = if does.starts_with("copies") {
+        let fix = if does.ends_with("the files of the tree, such as") {
+            "copy data files by their own names (`cp /srv/notes/a.txt /srv/archive/`) into a \
+             directory of your own below the home directory (`/srv/archive/`, \
+             `/home/pi/inbox/`); for one file you built, `install` or `cp` without `-r` (which \
+             copy no directory)"
+        } else if does.starts_with("renames") {
+            "rename each file with `mv` to a name known to hold data (`mv /srv/notes/a.txt \
+             /srv/notes/a-old.txt`)"
+        } else if does.starts_with("runs (`run-parts") {
+            "keep the scripts `run-parts` runs in a directory of their own, where no action \
+             writes (`/etc/actiond/parts`)"
+        } else if does.starts_with("copies") {
             "copy it under a name known to hold data (`notes.txt` to `notes-old.txt`, not \
              `notes.bak`)"
         } else {

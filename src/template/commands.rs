@@ -686,6 +686,7 @@ impl Command {
                 filed::note_name(&mut notes.analysis, name, w.assigned_text());
                 let plain = (!w.expanded).then(|| w.assigned_text());
                 filed::note_const(&mut notes.analysis, name, plain);
+                filed::lands::assign(&mut notes.analysis.cwd, name, w.plain_assigned());
                 if w.assigns_stripped {
                     notes
                         .analysis
@@ -693,6 +694,7 @@ impl Command {
                 }
             }
         }
+        self.changes_directory(notes);
         self.scripts(notes);
         self.own_commands(notes);
         self.environment(notes);
@@ -886,6 +888,7 @@ impl Command {
                 filed::note_name(&mut notes.analysis, n, w.assigned_text());
                 let plain = (!w.expanded).then(|| w.assigned_text());
                 filed::note_const(&mut notes.analysis, n, plain);
+                filed::lands::assign(&mut notes.analysis.cwd, n, w.plain_assigned());
                 continue;
             }
             match w.value() {

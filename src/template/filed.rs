@@ -17,6 +17,7 @@
 use super::known;
 use super::programs::{self, SCRIPT_FILE};
 use super::reread::{Analysis, Filed, Notes, Read, Rereading};
+pub use copies::tree_uses;
 use copies::{copies, copy, data_copies, target_directory};
 use outputs::{output_at, output_files};
 
@@ -74,6 +75,8 @@ pub fn note(
             notes.reread(starts[i], place, how, f.reads);
         }
     }
+    // `env -C /etc/logrotate.d tee x.txt`: its relative names land there.
+    lands::wrapper_chdir(&mut notes.analysis.cwd, words);
     let line = notes.line(start);
     // `cat job.in > job.sh`, `sort job.in | tee job.sh`: what a file the command names held
     // goes where it writes.
@@ -103,6 +106,13 @@ pub fn note(
         }
     }
     note_written(notes, names, reads, start);
+    // `mv /srv/notes /etc/logrotate.d/`, `rsync -a /srv/inbox/ /home/pi/` (fe30v F10, F5).
+    for (name, does) in copies::tree_uses(words, &notes.analysis.cwd) {
+        let line = notes.line(start);
+        notes.analysis.runs_data.push((name, line, does));
+    }
+    // `ln -sfn /etc/logrotate.d /srv/notes/rot`: later writes through the link land there.
+    lands::note_links(&mut notes.analysis.cwd, words);
 }
 
 /// The uses of a file named as data that take it for more than data, noted whatever the
@@ -658,11 +668,27 @@ pub fn note_written(
 fn stored(notes: &mut Notes, start: usize, line: usize, name: Option<&[u8]>, reads: &[Read]) {
     // A process substitution (`tee >(psql)`) is no file: its command's input is judged by
     // the flow into it (`commands`).
-    if reads.is_empty()
-        || name.is_some_and(data_file)
-        || name == Some(programs::PROCESS_SUBSTITUTION)
-    {
+    if reads.is_empty() || name == Some(programs::PROCESS_SUBSTITUTION) {
         return;
+    }
+    // A relative name lands in each directory the shell may be in (`cd`, `workingDirectory`).
+    for landing in lands::landings(&notes.analysis.cwd, name) {
+        let place = match landing {
+            lands::Landing::Name(n) => stored_place(line, n.as_deref()),
+            lands::Landing::Unknown => Some(lands::unknown_place(name, line)),
+        };
+        if let Some(place) = place {
+            notes.reread(start, place, Rereading::Stored, reads.to_vec());
+            return;
+        }
+    }
+}
+
+/// Why a value written into the file `name` (as it lands) at `line` is read as code, unless
+/// the file is known to hold data.
+fn stored_place(line: usize, name: Option<&[u8]>) -> Option<String> {
+    if name.is_some_and(data_file) {
+        return None;
     }
     let place = match name {
         Some(n) if by_convention(n) => format!(
@@ -681,7 +707,7 @@ fn stored(notes: &mut Notes, start: usize, line: usize, name: Option<&[u8]>, rea
              which may be one another program reads as code (`$HOME/.profile`, `/etc/cron.d/$NAME`)"
         ),
     };
-    notes.reread(start, place, Rereading::Stored, reads.to_vec());
+    Some(place)
 }
 
 /// The endings of a file known to hold data: text, tables and JSON, and what no program on
@@ -820,7 +846,9 @@ pub fn written(
     let mut out: Vec<Option<Vec<u8>>> = targets.to_vec();
     out.extend(tee_targets(words).into_iter().map(|k| at(k, 0)));
     match program {
-        Some(b"split" | b"cp" | b"install" | b"awk" | b"gawk" | b"mawk" | b"nawk" | b"sed") => {
+        // `split n.txt /etc/cron.d/job-` writes `/etc/cron.d/job-aa`, … (`PREFIX*`).
+        Some(p @ (b"split" | b"csplit")) => out.extend(outputs::parts_written(words, p)),
+        Some(b"cp" | b"install" | b"awk" | b"gawk" | b"mawk" | b"nawk" | b"sed") => {
             out.extend(
                 output_files(words, program)
                     .into_iter()
@@ -849,15 +877,19 @@ pub const EXPANDED: &[u8] = b"\0";
 /// names as an argument (`cat f`, `sort -o x f`): what it prints or writes may hold it. A file
 /// named as data may hold a value any action wrote (`Read::Stored`).
 pub fn named_by(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<Read> {
-    let mut reads = Vec::new();
     // `sha256sum /srv/backup/*.tgz > SUMS`: it prints sums, not what the files hold.
     let printer = programs::chain(words)
         .last()
         .and_then(|&k| words[k])
         .map(base);
     if printer.is_some_and(|p| NO_CONTENT.contains(&p)) {
-        return reads;
+        return Vec::new();
     }
+    // `tar -cf - -C /srv notes`: the archive holds the tree's data files (fe30v F10).
+    let mut reads: Vec<Read> = copies::archived(words)
+        .into_iter()
+        .map(Read::Stored)
+        .collect();
     // What it writes into (`tee notes.txt`, `dd of=notes.txt`) is not what it reads.
     let writes = written(words, &[], &[]);
     for w in words.iter().skip(1).flatten() {
@@ -1066,28 +1098,33 @@ fn by_convention(name: &[u8]) -> bool {
         b"/etc/logrotate",
         b"/.config/systemd/",
         b"/.config/autostart/",
+        // Trees root daemons load as settings or run from (fe30v F2): docker's containers'
+        // `hostconfig.json`, homebridge's `config.json` and its plugins, dpkg's and apt's
+        // state, polkit's local rules. Not `/var/lib` as a whole: actions write their own
+        // there (`/var/lib/actiond-run`, the actions' home).
+        b"/var/lib/docker/",
+        b"/var/lib/containerd/",
+        b"/var/lib/homebridge/",
+        b"/var/lib/dpkg/",
+        b"/var/lib/apt/",
+        b"/var/lib/polkit-1/",
+        b"/var/lib/systemd/",
     ];
+    // In any case: on a FAT or exFAT stick (common on a Pi) `PACKAGE.JSON` is `package.json`.
+    let lower = name.to_ascii_lowercase();
+    let name = &lower[..];
     let file = base(name);
+    let has = |d: &[u8]| {
+        let d = d.to_ascii_lowercase();
+        name.windows(d.len()).any(|w| w == d)
+    };
     ENDINGS.iter().any(|e| file.ends_with(e))
-        || DIRS.iter().any(|d| name.windows(d.len()).any(|w| w == *d))
+        || DIRS.iter().any(|d| has(d))
         || matches!(
             file,
             b"crontab" | b"authorized_keys" | b".netrc" | b".gitconfig"
         )
-        // Files build and package tools run commands from, whatever their ending (fe30u F4):
-        // `npm` a `package.json`'s scripts, `pip -r` a requirements list, `cmake` its lists.
-        || matches!(
-            file,
-            b"package.json"
-                | b"composer.json"
-                | b"ecosystem.json"
-                | b"CMakeLists.txt"
-                | b"requirements.txt"
-                | b"constraints.txt"
-                | b"Makefile"
-                | b"makefile"
-                | b"GNUmakefile"
-        )
+        || conventions::by_name(name, file)
 }
 
 /// The words naming a file a program reads as a list of urls to fetch or as its own settings
@@ -1252,7 +1289,9 @@ fn base(w: &[u8]) -> &[u8] {
     w.rsplit(|&c| c == b'/').next().unwrap_or(w)
 }
 
+mod conventions;
 mod copies;
+pub mod lands;
 pub mod named;
 mod outputs;
 mod readers;

@@ -255,7 +255,20 @@ impl Template {
 /// (`reread`): the places bash reads a value again, the variables the command writes, where
 /// the model stopped. The scripts of shells the command starts (`sh -c '…'`) are read too.
 pub fn read_shell(text: &str) -> Result<(Template, Analysis), TemplateError> {
-    let (template, mut analysis) = read_shell_at(text, 0, Vec::new(), Vec::new())?;
+    read_shell_in(text, None)
+}
+
+/// `read_shell` for a command that starts in `working_directory` (the action's
+/// `workingDirectory`): a relative name it writes lands there (`filed::lands`).
+pub fn read_shell_in(
+    text: &str,
+    working_directory: Option<&[u8]>,
+) -> Result<(Template, Analysis), TemplateError> {
+    let cwd = reread::Cwd {
+        start: working_directory.map(<[u8]>::to_vec),
+        ..reread::Cwd::default()
+    };
+    let (template, mut analysis) = read_shell_at(text, 0, Vec::new(), Vec::new(), cwd)?;
     analysis.trace_prompt(line_of(text, reread::TRACE_PROMPT));
     Ok((template, analysis))
 }
@@ -278,8 +291,9 @@ fn read_shell_at(
     depth: u32,
     filed: Vec<reread::Filed>,
     stdin: Vec<Read>,
+    cwd: reread::Cwd,
 ) -> Result<(Template, Analysis), TemplateError> {
-    let reading = lexer::compile(text, filed, stdin)?;
+    let reading = lexer::compile(text, filed, stdin, cwd)?;
     let mut analysis = reading.analysis;
     let mut inputs = reading.script_inputs;
     for (at, script, place) in reading.scripts {
@@ -304,6 +318,12 @@ fn read_shell_at(
 /// starts (`exec: [sh, -c, SCRIPT]`, behind any wrapper) is shell code. Elements that are no
 /// template (an unclosed `{{`) are left to the caller, which refuses them.
 pub fn read_exec(argv: &[String]) -> Analysis {
+    read_exec_in(argv, None)
+}
+
+/// `read_exec` for a command that starts in `working_directory` (the action's
+/// `workingDirectory`): a relative name it, or a shell it starts, writes lands there.
+pub fn read_exec_in(argv: &[String], working_directory: Option<&[u8]>) -> Analysis {
     let templates: Vec<Option<Template>> = argv.iter().map(|a| Template::literal(a).ok()).collect();
     let values: Vec<Option<&[u8]>> = templates
         .iter()
@@ -315,6 +335,7 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         })
         .collect();
     let mut analysis = Analysis::default();
+    analysis.cwd.start = working_directory.map(<[u8]>::to_vec);
     // The words that choose the program: a value there picks what runs. A word shaped like an
     // assignment (`env A={{ v }} prog`) is read by its `NAME=`.
     let shapes: Vec<Option<&[u8]>> = values
@@ -348,6 +369,10 @@ pub fn read_exec(argv: &[String]) -> Analysis {
         analysis.unknown_readers.push((name, 1, program));
     }
     for (_, name, does) in uses.into_iter().chain(commands::data_in_code(&values)) {
+        analysis.runs_data.push((name, 1, does));
+    }
+    // `exec: [rsync, -a, /srv/inbox/, /home/pi/]` (fe30v F5, F10), as in a shell.
+    for (name, does) in filed::tree_uses(&values, &reread::Cwd::default()) {
         analysis.runs_data.push((name, 1, does));
     }
     let texts: Vec<&[u8]> = argv.iter().map(|a| a.as_bytes()).collect();
@@ -494,6 +519,20 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
             .collect()
     };
     let mut notes = reread::Notes::new(b"");
+    notes.analysis.cwd = analysis.cwd.clone();
+    // What the program writes into the files it names (`curl -o F {{ url }}`: what the url
+    // serves) may hold any value of its words, as in `shell:` (`filed::written`).
+    let globs: Vec<Option<Vec<u8>>> = parts
+        .iter()
+        .map(|p| match p {
+            Some((d, t)) => filed::named::glob(d, t).or_else(|| Some(filed::EXPANDED.to_vec())),
+            None => None,
+        })
+        .collect();
+    let reads: Vec<Read> = (1..argv.len()).flat_map(holes).collect();
+    filed::lands::wrapper_chdir(&mut notes.analysis.cwd, &heads);
+    let names = filed::written(&heads, &globs, &[]);
+    filed::note_written(&mut notes, names, reads, 0);
     for n in filed::named::named_at(&heads) {
         if let Some((dir, tail)) = &parts[n.at] {
             let dir = dir.get(n.from..).unwrap_or_default();
@@ -529,6 +568,11 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
             let writer = filed::named::DECOMPRESSOR;
             filed::named::note_named(&mut notes, 0, (dir, &tail), holes(at), writer);
         }
+    }
+    // `curl -o '/srv/dl/#1.txt' {{ url }}` (fe30v F3): the url's glob fills the name.
+    if !filed::named::curl_globbed(&heads).is_empty() {
+        let reads = (1..argv.len()).flat_map(holes).collect();
+        notes.reread(0, filed::named::CURL_GLOB, Rereading::Written, reads);
     }
     if filed::named::extracts(&heads) {
         let reads = (1..argv.len()).flat_map(holes).collect();
@@ -622,7 +666,13 @@ fn inner_script(
         return unknown("a script that is no UTF-8 text".to_string());
     };
     let outer = analysis.filed.len();
-    match read_shell_at(text, depth + 1, analysis.filed.clone(), stdin) {
+    match read_shell_at(
+        text,
+        depth + 1,
+        analysis.filed.clone(),
+        stdin,
+        analysis.cwd.clone(),
+    ) {
         Err(_) => unknown("a script actiond cannot read".to_string()),
         Ok((_, inner)) => {
             // What the script writes into files, for the outer commands after it.

@@ -421,9 +421,32 @@ pub struct Analysis {
     pub directories: Vec<Directory>,
     /// The command ran `set -a` (`set -o allexport`): every assignment after it is exported.
     pub allexport: bool,
+    /// The directories the shell may be in (`filed::lands`): where a relative name lands.
+    pub cwd: Cwd,
     /// The first form only bash reads (`<<<`, `<( )`), with its line: in a `shell:`, which
     /// `/bin/sh` runs, dash stops with a syntax error at every press.
     pub bash_only: Option<(usize, &'static str)>,
+}
+
+/// The directories the shell may be in when a command runs, for where a relative name lands
+/// (`filed::lands`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cwd {
+    /// The action's `workingDirectory` (`None`: the start directory is the author's, and a
+    /// relative name is judged as written).
+    pub start: Option<Vec<u8>>,
+    /// Every directory a `cd` or `pushd` before may have changed to (joined with the start
+    /// directory's name when relative and no `workingDirectory` is set).
+    pub dirs: Vec<Vec<u8>>,
+    /// A `cd` changed to a directory the model cannot resolve (`cd "$1"`).
+    pub unknown: bool,
+    /// Each variable with the plain texts it is assigned (`None`: also something else), for
+    /// `cd "$NAME"`.
+    pub vars: BTreeMap<String, Option<Vec<Vec<u8>>>>,
+    /// The links `ln` made before (`ln -sfn /etc/logrotate.d /srv/notes/rot`): each link's
+    /// name and what it leads to (`None`: an expansion makes it). A write through one lands
+    /// at its target.
+    pub links: Vec<(Vec<u8>, Option<Vec<u8>>)>,
 }
 
 /// A word that names a directory code is taken from (`directories`).

@@ -577,7 +577,7 @@ actions:
     assert_refusals(
         yaml,
         &[
-            ("actions[0].shell", "the file `job.sh`"),
+            ("actions[0].shell", "the file `/srv/jobs/job.sh`"),
             ("actions[1].shell", "the file `/srv/jobs/job.sh`"),
             ("actions[2].shell", "the file `/srv/jobs/job.sh`"),
             ("actions[3].shell", "the file `/tmp/job.sh`"),

@@ -195,3 +195,46 @@ actions:
         &["actions[15]", "actions[16]", "actions[17]", "actions[18]"],
     );
 }
+
+/// fe30w's ordinary actions refused before (a camera snapshot, an archive listed, a log
+/// rotated, a state file replaced, sums, the newest scan printed, a container's log copied
+/// out, a data file split into data parts) load; an extraction spelled with a prefix of
+/// `--extract` is refused as the whole option is.
+#[test]
+fn ordinary_actions_on_data_files_load_and_an_abbreviated_extraction_does_not() {
+    let yaml = "\
+actions:
+  - title: extract, abbreviated
+    shell: tar --ext -f /srv/dl/theme.tar -C /home/pi
+  - title: snapshot
+    shell: rpicam-still -n -o /srv/cam/snap.jpg
+  - title: list an archive
+    shell: unzip -l /srv/dl/theme.zip
+  - title: rotate a log
+    shell: mv /srv/logs/app.log /srv/logs/app.log.1
+  - title: replace state
+    shell: jq '.count += 1' /srv/state.json > /srv/state.json.tmp && mv /srv/state.json.tmp /srv/state.json
+  - title: sums
+    shell: sha256sum /srv/backup/*.tgz > /srv/backup/SHA256SUMS
+  - title: newest scan
+    shell: lp -d office \"$(ls -t /srv/scans/*.pdf | head -n 1)\"
+  - title: a container's log
+    shell: docker cp app:/var/log/app.log /srv/logs/app.log
+  - title: parts
+    shell: split -l 100 --additional-suffix=.txt /srv/notes/n.txt /srv/parts/n-
+";
+    assert_refusals(
+        yaml,
+        &[("actions[0].shell", "the content of `/srv/dl/theme.tar`")],
+        &[
+            "actions[1]",
+            "actions[2]",
+            "actions[3]",
+            "actions[4]",
+            "actions[5]",
+            "actions[6]",
+            "actions[7]",
+            "actions[8]",
+        ],
+    );
+}

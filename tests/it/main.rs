@@ -20,6 +20,7 @@ mod closed_pipes;
 mod codecs;
 mod config_attacks;
 mod config_check;
+mod config_lands;
 mod config_names;
 mod config_pipes;
 mod config_readers;

@@ -513,6 +513,12 @@ impl Command {
             let writer = "every write through `ln -s`'s link";
             filed::named::note_named(notes, w.start, w.name_parts(0), w.reads(false), writer);
         }
+        // `curl -o '/srv/dl/#1.txt' {{ url }}` (fe30v F3): the url's glob fills the name.
+        for at in filed::named::curl_globbed(&heads) {
+            let reads: Vec<Read> = words.iter().skip(1).flat_map(|w| w.reads(false)).collect();
+            let start = words[at].start;
+            notes.reread(start, filed::named::CURL_GLOB, Rereading::Written, reads);
+        }
         // `git clone {{ url }} DIR && sh DIR/deploy.sh` (fe30u F8), `git pull {{ url }}`
         // (fe30v F7): the url picks the tree.
         for at in filed::named::clone_url(&heads) {
@@ -537,5 +543,70 @@ impl Command {
                 reads,
             );
         }
+    }
+}
+
+impl Command {
+    /// A `cd` or `pushd`: the directory it may change to joins those the shell may be in
+    /// (`filed::lands`), where later relative names land. `cd` alone (and `$HOME`) is the
+    /// home directory; `cd -` and `popd` go back to one already counted; a directory an
+    /// expansion makes is followed to the plain texts its one variable is assigned, else
+    /// unknown. A command whose name an expansion makes may be `cd` too.
+    pub(super) fn changes_directory(&self, notes: &mut Notes) {
+        if self.unknown {
+            filed::lands::change(&mut notes.analysis.cwd, None);
+            return;
+        }
+        let (b"cd" | b"pushd") = self.name.as_deref().unwrap_or_default() else {
+            return;
+        };
+        let mut operands = self.args.iter().skip_while(|w| {
+            w.value()
+                .is_some_and(|v| v.len() > 1 && v[0] == b'-' && v != b"--")
+        });
+        let first = match operands.next() {
+            Some(w) if w.value() == Some(b"--") => operands.next(),
+            other => other,
+        };
+        let to = match first {
+            None => Some(vec![b"~".to_vec()]),
+            Some(w) if w.value() == Some(b"-") => return,
+            Some(w) => match w.value() {
+                Some(v) => Some(vec![v.to_vec()]),
+                None => self.directory_of(w, &notes.analysis),
+            },
+        };
+        filed::lands::change(&mut notes.analysis.cwd, to);
+    }
+
+    /// The directories a word that is only one variable (`"$D"`, `${D}`) may name: each plain
+    /// text the command assigns it, when nothing else writes it (`read D`, `local D=$x`).
+    fn directory_of(&self, w: &Word, analysis: &Analysis) -> Option<Vec<Vec<u8>>> {
+        let only = w.vars.len() == 1
+            && !w.changed
+            && w.holes.is_empty()
+            && w.opaque.is_none()
+            && w.computed.is_none()
+            && w.stored.is_empty()
+            && w.unquoted.is_empty();
+        if !only {
+            return None;
+        }
+        let name = &w.vars[0];
+        let plain = analysis
+            .sources
+            .get(name)
+            .is_none_or(|reads| reads.is_empty());
+        filed::lands::variable(&analysis.cwd, name).filter(|_| plain)
+    }
+}
+
+impl Word {
+    /// The text an assignment word assigns when it is all plain text (`D=/srv/x`; not
+    /// `D=$x`, `D+=x`, `D[1]=x`), for `cd "$D"` (`filed::lands`).
+    pub fn plain_assigned(&self) -> Option<&[u8]> {
+        let name = self.assigned_name()?;
+        let whole = self.unquoted.get(name.len()) == Some(&b'=');
+        (!self.expanded && whole).then(|| self.assigned_text())
     }
 }

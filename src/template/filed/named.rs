@@ -125,6 +125,7 @@ pub fn named_at(words: &[Option<&[u8]>]) -> Vec<Named> {
         )),
         Some(b"ssh" | b"scp" | b"sftp") => out.extend(ssh(words, k)),
         Some(b"split" | b"tar" | b"gtar" | b"bsdtar") => out.extend(parts(words, k)),
+        Some(b"csplit") => out.extend(option(&[b"-f"], &[b"--prefix"], "`csplit -f` (its prefix)")),
         Some(b"wget") => out.extend(option(
             &[b"-P"],
             &[b"--directory-prefix"],
@@ -411,6 +412,42 @@ pub fn link_targets(words: &[Option<&[u8]>]) -> Vec<usize> {
 /// The place of the url `git clone`, `pull`, `fetch` or `submodule add` fetches a tree from.
 pub const CLONED: &str = crate::template::own_git::FETCHED;
 
+/// The place of a curl output name with `#N` in it, which a url a value makes or fills fills.
+pub const CURL_GLOB: &str = "the name of the file curl writes, whose `#1` (`#2`, …) curl \
+                             replaces with the text of the url's `{…}`/`[…]` glob: a url a value \
+                             makes or fills picks the file (`{../../etc/cron.d/job}`); write the \
+                             name out with no `#` and a digit, or give curl `-g` (`--globoff`)";
+
+/// The words of a curl (in `words`, as `Command::heads` shows them) naming a file it writes
+/// (`-o`, `--output`) that hold `#` and a digit, which curl replaces with the text of the
+/// url's glob (fe30v F3) unless it is told not to glob (`-g`, `--globoff`, alone or in a
+/// bundle of options that take no value).
+pub fn curl_globbed(words: &[Option<&[u8]>]) -> Vec<usize> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    if words[k].map(base) != Some(&b"curl"[..]) {
+        return Vec::new();
+    }
+    let globoff = words[k + 1..].iter().flatten().any(|w| {
+        *w == b"--globoff"
+            || (w.len() > 1
+                && w[0] == b'-'
+                && w[1] != b'-'
+                && w.contains(&b'g')
+                && w[1..].iter().all(|c| b"sSfLgkvIiqN#".contains(c)))
+    });
+    if globoff {
+        return Vec::new();
+    }
+    let hash = |w: &[u8]| w.windows(2).any(|p| p[0] == b'#' && p[1].is_ascii_digit());
+    super::output_at(words, Some(b"curl"))
+        .into_iter()
+        .filter(|&(at, from)| words[at].is_some_and(|w| hash(&w[from.min(w.len())..])))
+        .map(|(at, _)| at)
+        .collect()
+}
+
 /// The options of `git pull` and `git fetch` that take the next word as their value.
 const FETCH_TAKES: &[&[u8]] = &[
     b"-j",
@@ -562,11 +599,17 @@ pub fn extracts(words: &[Option<&[u8]>]) -> bool {
     let has = |f: &dyn Fn(&[u8]) -> bool| rest.iter().flatten().any(|w| f(w));
     let bundle = |w: &[u8], c: u8| w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w.contains(&c);
     match words.get(k).copied().flatten().map(base) {
+        // A long option in any prefix GNU's parser takes (`--ext`, fe30w F3).
         Some(b"tar" | b"gtar" | b"bsdtar") => {
+            let long = |w: &[u8], o: &[u8]| {
+                w.len() > 4 && o.starts_with(w.split(|&c| c == b'=').next().unwrap_or(w))
+            };
             (!first.starts_with(b"-") && first.contains(&b'x'))
-                || has(&|w| bundle(w, b'x') || w == b"--extract" || w == b"--get")
+                || has(&|w| bundle(w, b'x') || long(w, b"--extract") || long(w, b"--get"))
         }
-        Some(b"unzip" | b"funzip") => true,
+        // `unzip -l`, `-t`, `-v`, `-Z` list or test it (fe30w FR5).
+        Some(b"unzip") => !has(&|w| matches!(w, b"-l" | b"-t" | b"-v" | b"-Z" | b"-lv" | b"-tq")),
+        Some(b"funzip") => true,
         Some(b"cpio") => has(&|w| bundle(w, b'i') || w == b"--extract"),
         Some(b"7z" | b"7za" | b"7zr" | b"7zz" | b"7zzs") => matches!(first, b"x" | b"e"),
         // `python3 -m zipfile -e ARCHIVE DIR`, `-m tarfile --extract` (fe30u F1).

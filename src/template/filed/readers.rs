@@ -24,6 +24,8 @@ struct Reader {
     code: &'static [&'static [u8]],
     whole: &'static [&'static [u8]],
     text: &'static [&'static [u8]],
+    /// When not empty, a reader only with one of these words among its own (`docker cp`).
+    only: &'static [&'static [u8]],
 }
 
 /// An awk's program file (`-f`, gawk's `-E`/`--exec`), the source it includes (`-i`) and
@@ -45,6 +47,7 @@ const fn data(name: &'static [u8]) -> Reader {
         code: &[],
         whole: &[],
         text: &[],
+        only: &[],
     }
 }
 
@@ -54,6 +57,7 @@ const fn but(name: &'static [u8], code: &'static [&'static [u8]]) -> Reader {
         code,
         whole: &[],
         text: &[],
+        only: &[],
     }
 }
 
@@ -65,6 +69,7 @@ const fn awk(name: &'static [u8]) -> Reader {
         code: AWK_CODE,
         whole: &[b"-W*"],
         text: &[b"@include", b"@load", b"system", b"|"],
+        only: &[],
     }
 }
 
@@ -77,15 +82,15 @@ const fn media(name: &'static [u8]) -> Reader {
         code: &[b"-filter_script", b"-filter_complex_script"],
         whole: &[b"-/*", b"concat", b"-safe"],
         text: &[b"sendcmd", b"zmq"],
+        only: &[],
     }
 }
 
 /// The readers, each checked for the options that read a file as more than data. Not here,
 /// on purpose: interpreters (`python3 -m pickle F` runs it), package and module loaders
 /// (`pip`, `npm`, `insmod`), daemons given a settings file (`openvpn`, `mosquitto -c`,
-/// `dnsmasq -C`), `sysctl -p`, `logrotate`, `patch`, `split`/`csplit` (they copy it under
-/// other names), extractors (`pax`, `ar`, `unsquashfs`, `dpkg-deb`, `unar`), `docker`,
-/// `openssl`, ImageMagick (its coders read scripts), `festival` (a file is Scheme), and any
+/// `dnsmasq -C`), `sysctl -p`, `logrotate`, `patch`, extractors (`pax`, `ar`, `unsquashfs`,
+/// `dpkg-deb`, `unar`), `docker` but `docker cp`, `openssl`, `rclone`, ImageMagick (its coders read scripts), `festival` (a file is Scheme), and any
 /// program actiond does not know. The action's `allowUnknownProgram: true` is the author's
 /// word that the programs its command runs read such a file as data.
 const READERS: &[Reader] = &[
@@ -172,6 +177,25 @@ const READERS: &[Reader] = &[
         ],
     ),
     but(b"zip", &[b"-TT", b"--unzip-command"]),
+    // Its extraction of a data-named archive is `named::extracts`' (refused); `-l` lists.
+    data(b"unzip"),
+    // Copies of what they read under other names, judged where they land (`outputs`).
+    data(b"split"),
+    data(b"csplit"),
+    Reader {
+        name: b"docker",
+        code: &[],
+        whole: &[],
+        text: &[],
+        only: &[b"cp"],
+    },
+    Reader {
+        name: b"podman",
+        code: &[],
+        whole: &[],
+        text: &[],
+        only: &[b"cp"],
+    },
     // Files as names: the copies are `copies`'.
     data(b"cp"),
     data(b"mv"),
@@ -213,12 +237,14 @@ const READERS: &[Reader] = &[
         code: &[],
         whole: &[b"-x", b"-gx", b"-xg"],
         text: &[],
+        only: &[],
     },
     Reader {
         name: b"typeset",
         code: &[],
         whole: &[b"-x", b"-gx", b"-xg"],
         text: &[],
+        only: &[],
     },
     // Senders: what they send is data to them (`curl -K` and `wget -i` are `filed::lists`').
     but(b"curl", &[b"-K", b"--config"]),
@@ -259,6 +285,7 @@ const READERS: &[Reader] = &[
         ],
         // A url of git's `ext::` transport is a command (`ext::sh notes.txt`).
         text: &[b"ext::"],
+        only: &[],
     },
     // sqlite3's own commands (`.read F`, `-init F`) are `commands::data_in_code`'s and
     // `scripts`'; an extension it loads is refused there too.
@@ -328,6 +355,14 @@ fn reader<'a>(words: &[Option<&[u8]>], k: usize) -> Option<&'a Reader> {
 
 fn code_at(reader: &Reader, words: &[Option<&[u8]>], k: usize, j: usize) -> bool {
     let own = &words[k + 1..];
+    if !reader.only.is_empty()
+        && !own
+            .iter()
+            .flatten()
+            .any(|w| reader.only.iter().any(|o| w == o))
+    {
+        return true;
+    }
     let here = words[j].unwrap_or_default();
     if reader
         .text
@@ -445,7 +480,9 @@ mod tests {
             ("openvpn --config vpn.txt", 2, false),
             ("pkill -F pid.txt", 2, false),
             ("insmod driver.gz", 1, false),
-            ("split -l 1 jobs.txt job-", 3, false),
+            ("split -l 1 jobs.txt job-", 3, true),
+            ("docker cp /srv/a.log app:/tmp/", 2, true),
+            ("docker load -i /srv/i.tar", 3, false),
             ("mytool data.csv", 1, false),
         ];
         for &(command, j, expected) in rows {

@@ -51,6 +51,25 @@ fn only_a_file_known_to_hold_data_may_hold_a_value() {
         ("./notes.txt", true),
         ("/srv/photos/IMG_0001.JPG", true),
         ("/srv/notes.TXT", true),
+        // fe30v F2: run or loaded as code by their name, in any case, wherever they are.
+        ("/srv/nodered/data/flows.json", false),
+        ("/srv/nodered/data/flows_raspberrypi.json", false),
+        ("/srv/homebridge/config.json", false),
+        ("/srv/app/package-lock.json", false),
+        ("/srv/app/npm-shrinkwrap.json", false),
+        ("/srv/app/nodemon.json", false),
+        ("/srv/app/deno.json", false),
+        ("/srv/app/project.json", false),
+        ("/srv/app/PACKAGE.JSON", false),
+        ("/srv/app/Requirements.TXT", false),
+        ("/srv/tftp/e45f01ab/config.txt", false),
+        ("/media/pi/bootfs/cmdline.txt", false),
+        ("/media/pi/bootfs/CMDLINE.TXT", false),
+        ("/var/lib/docker/containers/abc/hostconfig.json", false),
+        ("/var/lib/homebridge/accessories.json", false),
+        ("/srv/app/config.json", true),
+        ("/srv/app/flows-notes.json", true),
+        ("/srv/app/project-notes.txt", true),
     ];
     for &(name, data) in table {
         assert_eq!(data_file(name.as_bytes()), data, "{name}");
@@ -111,7 +130,35 @@ fn the_files_a_program_writes_what_it_fetches_or_sorts_into() {
         ),
         (&["uniq", "-", "/etc/cron.d/x"], &[Some("/etc/cron.d/x")]),
         (&["uniq", "in.txt"], &[]),
-        (&["split", "-", "/etc/cron.d/x"], &[None]),
+        (&["split", "-", "/etc/cron.d/x"], &[Some("/etc/cron.d/x*")]),
+        (&["split", "-l", "1", "in.txt"], &[Some("x*")]),
+        (&["split", "-", "$"], &[None]),
+        (
+            &["split", "--additional-suffix=.txt", "-", "/srv/p-"],
+            &[Some("/srv/p-*.txt")],
+        ),
+        (
+            &["csplit", "-f", "/srv/p-", "in.txt", "1"],
+            &[Some("/srv/p-*")],
+        ),
+        (&["csplit", "in.txt", "1"], &[Some("xx*")]),
+        (
+            &["csplit", "-b", "%02d.txt", "-f", "p-", "in.txt", "1"],
+            &[Some("p-*.txt")],
+        ),
+        (
+            &["xxd", "-r", "-", "/usr/local/bin/job"],
+            &[Some("/usr/local/bin/job")],
+        ),
+        (&["xxd", "-c", "16", "in.txt", "out"], &[Some("out")]),
+        (&["openssl", "enc", "-out", "/srv/o"], &[Some("/srv/o")]),
+        (&["docker", "cp", "-", "app:/etc/x"], &[Some("/etc/x")]),
+        (&["docker", "cp", "app:/etc/x", "/srv/x.txt"], &[]),
+        (
+            &["curl", "-T", "in.txt", "file:///etc/cron.d/j"],
+            &[Some("/etc/cron.d/j")],
+        ),
+        (&["curl", "file:///etc/cron.d/j"], &[]),
         (&["curl", "-fsS", "u"], &[]),
     ];
     assert_written(table);

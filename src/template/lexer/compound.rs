@@ -303,6 +303,11 @@ impl Lexer<'_> {
                             self.notes.analysis.write_text(&name, text);
                             filed::note_name(&mut self.notes.analysis, &name, text);
                         }
+                        // A word of a `for` may be a pattern: its files' names are unknown.
+                        let plain = word
+                            .value()
+                            .filter(|t| !t.iter().any(|c| b"*?[".contains(c)));
+                        filed::lands::assign(&mut self.notes.analysis.cwd, &name, plain);
                         reads.extend(word.reads(false));
                     }
                 }

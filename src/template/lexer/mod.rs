@@ -174,6 +174,7 @@ pub(super) fn compile(
     text: &str,
     filed: Vec<Filed>,
     stdin: Vec<Read>,
+    cwd: crate::template::reread::Cwd,
 ) -> Result<Reading, TemplateError> {
     if split_braces(text.as_bytes()) {
         return Err(refuse(format!(
@@ -202,6 +203,7 @@ pub(super) fn compile(
         functions: BTreeMap::new(),
     };
     lx.notes.analysis.filed = filed;
+    lx.notes.analysis.cwd = cwd;
     match lx.code(End::Eof, None, false) {
         Ok(_) => {}
         Err(Stop::Refused(message)) => return Err(refuse(message)),

@@ -398,3 +398,36 @@ fn rsync_copies_hidden_directories_and_link_targets() {
         ),
     ]);
 }
+
+/// fe30v F3: curl fills `#1` in its output name with the text of the url's `{…}` glob.
+#[test]
+fn a_url_a_value_makes_fills_curls_hash_names() {
+    const GLOB: &str = "replaces with the text of the url's";
+    check(&[
+        ("curl -fsS -o '/srv/dl/#1.txt' {{ url }}", Some(GLOB)),
+        ("curl -fsS -o /srv/dl/page-#1.txt {{ url }}", Some(GLOB)),
+        ("curl -fsS --output '/srv/dl/#2.txt' {{ url }}", Some(GLOB)),
+        ("curl -fsS '--output=/srv/dl/#1.txt' {{ url }}", Some(GLOB)),
+        (
+            "curl -fsS -o '/srv/dl/#1.txt' -- \"$ACTIOND_ARG_URL\"",
+            Some(GLOB),
+        ),
+        (
+            "curl -fsS -o '/srv/dl/#1.txt' \"https://h/{{ v }}\"",
+            Some(GLOB),
+        ),
+        // Told not to glob, no `#` and a digit, or the url is the author's.
+        ("curl -g -fsS -o '/srv/dl/#1.txt' {{ url }}", None),
+        ("curl -gfsS -o '/srv/dl/#1.txt' {{ url }}", None),
+        ("curl --globoff -o '/srv/dl/#1.txt' {{ url }}", None),
+        ("curl -fsS -o '/srv/dl/#a.txt' {{ url }}", None),
+        ("curl -fsS -o /srv/dl/page.txt {{ url }}", None),
+        (
+            "curl -fsS -o '/srv/dl/#1.txt' 'https://example.com/{a,b}'",
+            None,
+        ),
+    ]);
+    let argv = ["curl", "-fsS", "-o", "/srv/dl/#1.txt", "{{ url }}"];
+    assert!(exec(&argv).unwrap_err().contains(GLOB));
+    assert!(exec(&["curl", "-g", "-o", "/srv/dl/#1.txt", "{{ url }}"]).is_ok());
+}
