@@ -6,11 +6,18 @@
 //! (`tar -T`, `mpv --script`, `sort --compress-program`). Every other program may run it or
 //! load it as settings (`python3 -m pickle F`, `sysctl -p F`, `openvpn --config F`, `insmod
 //! F`, `pip install F`, `pkill -F F`), and a list of those is always one short, so the rule
-//! goes this way round, as the writer side's `data_file` does. Pure: it reads words, never a
-//! file, and judges nothing; the options known to run a file that `scripts` and `filed` name
-//! with their own reason are theirs.
+//! goes this way round, as the writer side's `data_file` does. It also finds the other ways
+//! a command hands such a file on as more than data: a program's environment
+//! (`environment_file`), a link under a data name (`data_links`), the items `xargs sh` runs
+//! (`items_run`), a shell's `-c` parameters, and the content a command substitution prints
+//! (`data_printed`, not that of `ls` or `sha256sum`). Pure: it reads words, never a file,
+//! and judges nothing; the options known to run a file that `scripts` and `filed` name with
+//! their own reason are theirs.
 
-use super::base;
+use super::{
+    DataUse, base, data_file, data_mentioned, data_named, known, may_be_data, names_data, normal,
+    programs, settings_file, with_found, written,
+};
 
 /// A program known to read the files named among its words as data, but at the options
 /// in `code` (as written: `-T`, `--files-from`; a short one also last in a cluster, `-cT`,
@@ -440,6 +447,302 @@ fn old_style_tar(words: &[Option<&[u8]>], k: usize, j: usize) -> bool {
     }
     false
 }
+
+/// A file named as data given to a program not known to read it as data only: the index
+/// of its word, the file's name, and the program (`None`: one an expansion names).
+pub type UnknownReader = (usize, Vec<u8>, Option<Vec<u8>>);
+
+/// The files named as data that `words` (a command from its name on, or an `exec:` argv)
+/// give the program at the end of its chain when that is not known to read them as data
+/// only (`readers`): `python3 -m pickle state.dat`, `sysctl -p notes.txt`, `openvpn
+/// --config vpn.txt`, `pkill -F pid.txt`, `mytool data.csv`. The reader side of the
+/// data-file rule, an allow list as the writer side's `data_file` is; a word `known` already
+/// holds a use of (a script run, a program's own script file) is left to it, and a shell's
+/// words are its script and its parameters (`runs`, the script's own reading).
+pub fn unknown_readers(words: &[Option<&[u8]>], known: &[DataUse]) -> Vec<UnknownReader> {
+    let words = &with_found(words)[..];
+    if !names_data(words) {
+        return Vec::new();
+    }
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let program = words[k].map(base);
+    if program.is_some_and(|p| p == b"." || p == b"source") {
+        return Vec::new();
+    }
+    // A shell's words are its script (`runs`) and its `-c` script, read as one; but the
+    // script does not follow which of its parameters names a file named as data (`sh -c
+    // '. "$1"' sh notes.txt`, `find … -exec sh -c 'sh "$1"' x {} ;`): one given one is as
+    // unknown a reader as any program.
+    if program.is_some_and(|p| programs::SHELLS.contains(&p)) {
+        return shell_parameters(words, k)
+            .filter(|&j| words[j].is_some_and(|w| may_be_data(normal(w)) && !is_text(w)))
+            .map(|j| {
+                (
+                    j,
+                    words[j].unwrap_or_default().to_vec(),
+                    program.map(<[u8]>::to_vec),
+                )
+            })
+            .collect();
+    }
+    let texts = known::program_texts(words);
+    // What it writes (`curl -o /srv/dl/x.json`, a camera's `-o snap.jpg`) is the writer
+    // side's: a data name is what the rule lets a value go into.
+    let writes = written(words, &[], &[]);
+    let mut out = Vec::new();
+    for j in k + 1..words.len() {
+        let Some(w) = words[j] else { continue };
+        if writes
+            .iter()
+            .flatten()
+            .any(|t| !t.is_empty() && normal(w).ends_with(t))
+        {
+            continue;
+        }
+        // `--config=vpn.txt`, `if=notes.txt`: the file after the option's `=`.
+        let file = normal(w.rsplit(|&c| c == b'=').next().unwrap_or(w));
+        // Program text (`su pi -c 'cat > /tmp/x.txt'`) is a script's, read as one; in a
+        // reader's option that reads code (`tar -I 'sh notes.txt'`, `git -c
+        // core.fsmonitor='sh notes.txt'`), and in an interpreter's program text
+        // (`python3 -c 'runpy.run_path("notes.txt")'`), a file it names is more than data.
+        if is_text(w) {
+            let code = code_operand(words, k, j) || texts.contains(&j);
+            if code && !known.iter().any(|(at, _, _)| *at == Some(j)) {
+                for name in data_mentioned(w) {
+                    out.push((j, name.into_bytes(), program.map(<[u8]>::to_vec)));
+                }
+            }
+            continue;
+        }
+        if !(names_data_file(normal(w)) || names_data_file(file))
+            || known.iter().any(|(at, _, _)| *at == Some(j))
+            || as_data(words, k, j)
+        {
+            continue;
+        }
+        out.push((j, file.to_vec(), program.map(<[u8]>::to_vec)));
+    }
+    out
+}
+
+/// The words a shell at `k` given its script with `-c` (`-ec`, `-xc`) takes as the
+/// script's parameters (`$0`, `$1`, …): those after the script.
+fn shell_parameters(words: &[Option<&[u8]>], k: usize) -> impl Iterator<Item = usize> {
+    let c = (k + 1..words.len()).find(|&i| {
+        words[i].is_some_and(|w| {
+            w.len() > 1 && w[0] == b'-' && w[1] != b'-' && w.contains(&b'c') && !w.contains(&b'=')
+        })
+    });
+    let from = c.map_or(words.len(), |c| c + 2);
+    from.min(words.len())..words.len()
+}
+
+/// Whether the word `f` (not program text) names a file named as data, or is a pattern that
+/// looks like a file's and may match one (`/srv/jobs/*`, `*.tx?`, `*`): the words reach the
+/// model with their quotes removed, and `[`, or `--remove-chars ":%-?"`, names no file.
+pub(super) fn names_data_file(f: &[u8]) -> bool {
+    data_named(f) || (may_be_data(f) && (f == b"*" || f.contains(&b'/') || f.contains(&b'.')))
+}
+
+/// Whether the word `w` is program text rather than a name: it holds a blank, a quote or
+/// one of the shell's operators.
+fn is_text(w: &[u8]) -> bool {
+    w.iter()
+        .any(|c| c.is_ascii_whitespace() || b"\"'(){};$`|<>&".contains(c))
+}
+
+/// A file named as data that the assignment `w` (`NAME=VALUE`, a word before a command or
+/// of `env`, `export`, `declare -x`) puts into a program's environment, with what that does:
+/// a program may load a file its environment names as code or settings (`NODE_OPTIONS=
+/// --require=F`, `PYTHONPATH=F.zip`, `WGETRC=F`, `GIT_SSH=F`), and which variables each
+/// program reads is never a complete list, so none may name one (`settings_file` says why
+/// for the ones known). Each of a `:`-separated list counts (`PYTHONPATH=/a:/srv/x.zip`).
+pub fn environment_file(w: &[u8]) -> Option<(&[u8], &'static str)> {
+    let eq = w.iter().position(|&c| c == b'=')?;
+    let key = &w[..eq];
+    let variable = key
+        .first()
+        .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        && key.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+    if !variable {
+        return None;
+    }
+    if let Some(found) = settings_file(w, false) {
+        return Some(found);
+    }
+    let value = &w[eq + 1..];
+    value
+        .split(|&c| c == b':')
+        .map(|part| normal(part.rsplit(|&c| c == b'=').next().unwrap_or(part)))
+        .find(|f| data_named(f))
+        .map(|f| {
+            (
+                f,
+                "puts into a program's environment (a program may load a file its environment \
+                 names as code or settings: `NODE_OPTIONS=--require=F`, `PYTHONPATH=F`, \
+                 `WGETRC=F`, `GIT_SSH=F`),",
+            )
+        })
+}
+
+/// The words of a command that put a file named as data into a program's environment
+/// (`environment_file`): those before the program at `k` (`env NAME=F prog`, `sudo NAME=F
+/// prog`), and the operands of `export` and `declare -x`/`typeset -x`.
+pub(super) fn environment_files<'a>(
+    words: &[Option<&'a [u8]>],
+    k: usize,
+) -> Vec<(usize, &'a [u8], &'static str)> {
+    let program = words[k].map(base);
+    let exports = match program {
+        Some(b"export") => true,
+        Some(b"declare" | b"typeset") => words[k + 1..]
+            .iter()
+            .flatten()
+            .any(|w| w.starts_with(b"-") && !w.starts_with(b"--") && w.contains(&b'x')),
+        _ => false,
+    };
+    (1..words.len())
+        .filter(|&i| i < k || (exports && i > k))
+        .filter_map(|i| {
+            let (file, does) = words[i].and_then(environment_file)?;
+            Some((i, file, does))
+        })
+        .collect()
+}
+
+/// The links a command makes under a name that may be data to a file not known to hold
+/// data (`ln -sf /root/.bashrc /srv/state/today.log`, `cp -s`, `cp -l`, a hard link too):
+/// every write any action makes into the data name, as the data-file rule lets it, lands in
+/// that file. Each with the link's word, its name and what the command does.
+pub(super) fn data_links(words: &[Option<&[u8]>]) -> Vec<DataUse> {
+    let Some(&k) = programs::chain(words).last() else {
+        return Vec::new();
+    };
+    let p = words[k].map(base).unwrap_or_default();
+    let own = &words[k + 1..];
+    let option = |w: &&[u8]| w.starts_with(b"-") && w.len() > 1;
+    let links = match p {
+        b"ln" => true,
+        b"cp" => own.iter().flatten().any(|w| {
+            *w == b"--link"
+                || *w == b"--symbolic-link"
+                || (option(w) && !w.starts_with(b"--") && (w.contains(&b's') || w.contains(&b'l')))
+        }),
+        _ => false,
+    };
+    if !links {
+        return Vec::new();
+    }
+    let operands: Vec<usize> = (k + 1..words.len())
+        .filter(|&i| words[i].is_none_or(|w| !option(&w)))
+        .collect();
+    let Some((&dest, sources)) = operands.split_last() else {
+        return Vec::new();
+    };
+    let Some(name) = words[dest].filter(|w| may_be_data(normal(w))) else {
+        return Vec::new();
+    };
+    let target = sources
+        .iter()
+        .find(|&&i| words[i].is_none_or(|w| !data_file(normal(w))));
+    target.map_or_else(Vec::new, |&i| {
+        let shown = words[i].map_or_else(
+            || "a file an expansion names".to_string(),
+            |w| format!("`{}`", String::from_utf8_lossy(w)),
+        );
+        let does = format!(
+            "makes a link to {shown}, a file not known to hold data, under the data name \
+             (a value any action writes into it lands in that file):"
+        );
+        vec![(Some(dest), name.to_vec(), does)]
+    })
+}
+
+/// `xargs sh` (`xargs -n1 bash`, `xargs python3`): a shell or an interpreter given no
+/// program text runs each item `xargs` reads as its script file, and which files the input
+/// names is not followed (`ls /srv/state/*.txt | xargs -n1 sh`, fe30w F5). Also found
+/// before the early return of `data_uses_of`: the command itself names no data file.
+pub(super) fn items_run(words: &[Option<&[u8]>]) -> Vec<DataUse> {
+    let chain = programs::chain(words);
+    let Some(x) = chain
+        .iter()
+        .position(|&i| words[i].map(base) == Some(&b"xargs"[..]))
+    else {
+        return Vec::new();
+    };
+    let Some(&k) = chain.get(x + 1) else {
+        return Vec::new();
+    };
+    let Some(p) = words[k].map(base) else {
+        return Vec::new();
+    };
+    let code_given = words[k + 1..].iter().flatten().any(|w| {
+        (w.len() > 1 && w[0] == b'-' && w[1] != b'-' && (w.contains(&b'c') || w.contains(&b'e')))
+            || w.starts_with(b"--eval")
+    });
+    let script_given = words[k + 1..]
+        .iter()
+        .flatten()
+        .any(|w| !w.starts_with(b"-") && *w != b"{}");
+    let runs = programs::SHELLS.contains(&p) || known::interpreter(p);
+    if !runs || code_given || script_given {
+        return Vec::new();
+    }
+    let does = format!(
+        "runs each item `xargs` reads as a script file of `{}` (actiond does not follow which \
+         files its input names), and so",
+        String::from_utf8_lossy(p)
+    );
+    vec![(Some(k), b"*".to_vec(), does)]
+}
+
+/// The files named as data whose content the command of a command substitution (`text`,
+/// raw) may print: those `data_mentioned` finds, but in a command whose program prints only
+/// names, sizes or sums (`$(ls -t /srv/scans/*.pdf | head -n 1)`, `$(sha256sum F)`, `$(wc
+/// -l < F)` counts; fe30w FR4, FR6).
+pub fn data_printed(text: &[u8]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for segment in text.split(|c| b"|;&()\n`".contains(c)) {
+        let first = segment
+            .split(u8::is_ascii_whitespace)
+            .find(|w| !w.is_empty() && !w.contains(&b'='));
+        if first.is_some_and(|p| NO_CONTENT.contains(&base(p))) {
+            continue;
+        }
+        for name in data_mentioned(segment) {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// Programs that print no content of the files they name: their names, sizes, types, sums
+/// or counts only.
+pub const NO_CONTENT: &[&[u8]] = &[
+    b"ls",
+    b"find",
+    b"stat",
+    b"du",
+    b"wc",
+    b"basename",
+    b"dirname",
+    b"realpath",
+    b"readlink",
+    b"test",
+    b"[",
+    b"md5sum",
+    b"sha1sum",
+    b"sha224sum",
+    b"sha256sum",
+    b"sha384sum",
+    b"sha512sum",
+    b"b2sum",
+    b"cksum",
+];
 
 #[cfg(test)]
 mod tests {
