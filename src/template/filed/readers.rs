@@ -494,15 +494,24 @@ pub fn unknown_readers(words: &[Option<&[u8]>], known: &[DataUse]) -> Vec<Unknow
     let mut out = Vec::new();
     for j in k + 1..words.len() {
         let Some(w) = words[j] else { continue };
+        // `--config=vpn.txt`, `if=notes.txt`: the file after the option's `=`.
+        let file = normal(w.rsplit(|&c| c == b'=').next().unwrap_or(w));
+        // The written name is the whole word, or follows an option joined to it (`-o/srv/x`,
+        // `--output=x`); a word that only ends in it (`-T /srv/x.txt` beside `-f x.txt`) is
+        // another file.
+        let joined = |t: &[u8]| {
+            w.len() > t.len()
+                && w.starts_with(b"-")
+                && w.ends_with(t)
+                && !w[..w.len() - t.len()].contains(&b'/')
+        };
         if writes
             .iter()
             .flatten()
-            .any(|t| !t.is_empty() && normal(w).ends_with(t))
+            .any(|t| !t.is_empty() && (normal(w) == &t[..] || file == &t[..] || joined(t)))
         {
             continue;
         }
-        // `--config=vpn.txt`, `if=notes.txt`: the file after the option's `=`.
-        let file = normal(w.rsplit(|&c| c == b'=').next().unwrap_or(w));
         // Program text (`su pi -c 'cat > /tmp/x.txt'`) is a script's, read as one; in a
         // reader's option that reads code (`tar -I 'sh notes.txt'`, `git -c
         // core.fsmonitor='sh notes.txt'`), and in an interpreter's program text

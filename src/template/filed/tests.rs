@@ -508,6 +508,16 @@ fn a_file_named_as_data_given_to_a_program_not_known_to_read_it_as_data_is_found
             ],
             &[("/srv/n.txt", Some("python3"))],
         ),
+        // A file the command writes is the writer side's, but only the file itself: a word
+        // that merely ends in its name is another file.
+        (
+            &["tar", "-cf", "x.txt", "-T", "/srv/x.txt"],
+            &[("/srv/x.txt", Some("tar"))],
+        ),
+        (
+            &["mytool", "-o", "/srv/out.txt"],
+            &[("/srv/out.txt", Some("mytool"))],
+        ),
         // What they read as data loads.
         (&["tar", "-czf", "/srv/b.tgz", "/srv/notes.txt"], &[]),
         (&["awk", "{ print $1 }", "/srv/in.csv"], &[]),
