@@ -458,10 +458,14 @@ impl Command {
         // starts with `-` after it is still read as its expression (`find -- -delete`).
         let echo = self.name.as_deref() == Some(b"echo");
         let find = self.name.as_deref().map(base) == Some(&b"find"[..]);
+        // `printf FORMAT ARGS`: only its first word may be an option; the words after the
+        // format are its operands.
+        let printf = self.name.as_deref().map(base) == Some(&b"printf"[..]);
         let options = self
             .args
             .iter()
-            .take_while(|w| !echo && (find || !w.is_value(b"--")));
+            .take_while(|w| !echo && (find || !w.is_value(b"--")))
+            .take(if printf { 1 } else { usize::MAX });
         for w in options {
             if let Some(p) = w.first.as_ref().filter(|_| w.leading_hole) {
                 let line = notes.line(w.start);

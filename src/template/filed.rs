@@ -542,6 +542,16 @@ pub fn may_be_data(name: &[u8]) -> bool {
     if data_named(name) {
         return true;
     }
+    // bash's brace expansion (`x.{txt,}` is `x.txt x.`; fe30x F6): any of its words.
+    if let Some(open) = name.iter().position(|&c| c == b'{')
+        && let Some(len) = name[open..].iter().position(|&c| c == b'}')
+        && name[open..open + len].contains(&b',')
+    {
+        let (before, after) = (&name[..open], &name[open + len + 1..]);
+        return name[open + 1..open + len]
+            .split(|&c| c == b',')
+            .any(|alt| may_be_data(&[before, alt, after].concat()));
+    }
     let last = base(name);
     // Program text (`python3 -c '…[…]'`) is no pattern.
     if last

@@ -529,7 +529,10 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
             None => None,
         })
         .collect();
-    let reads: Vec<Read> = (1..argv.len()).flat_map(holes).collect();
+    let mut reads: Vec<Read> = (1..argv.len()).flat_map(holes).collect();
+    // What a file named as data it reads holds goes there too (`exec: [dd,
+    // if=/srv/n/x.txt, of=/etc/…]`, `[sort, -o, F, x.txt]`; fe30x F9), as in `shell:`.
+    reads.extend(filed::named_by(&heads, &[]));
     filed::lands::wrapper_chdir(&mut notes.analysis.cwd, &heads);
     let names = filed::written(&heads, &globs, &[]);
     filed::note_written(&mut notes, names, reads, 0);
@@ -575,7 +578,16 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
         notes.reread(0, filed::named::CURL_GLOB, Rereading::Written, reads);
     }
     if filed::named::extracts(&heads) {
-        let reads = (1..argv.len()).flat_map(holes).collect();
+        let mut reads: Vec<Read> = (1..argv.len()).flat_map(holes).collect();
+        // An archive named as data (`exec: [tar, -xzf, /srv/dl/theme.tgz, -C, /]`, fe30x F9).
+        reads.extend(
+            heads
+                .iter()
+                .skip(1)
+                .flatten()
+                .filter_map(|w| filed::data_in_word(w))
+                .map(Read::Stored),
+        );
         notes.reread(0, filed::named::UNPACKED, Rereading::Unpacked, reads);
     }
     analysis.rereads.append(&mut notes.analysis.rereads);
@@ -585,9 +597,14 @@ fn exec_named(analysis: &mut Analysis, templates: &[Option<Template>], argv: &[S
 /// options to the program there.
 fn exec_option_holes(templates: &[Option<Template>]) -> Vec<(Placeholder, usize)> {
     let dashes = |t: &Template| t.parts == [Part::Text("--".to_string())];
+    // `printf FORMAT ARGS`: the words after the format are its operands.
+    let printf = templates.first().and_then(Option::as_ref).is_some_and(
+        |t| matches!(&t.parts[..], [Part::Text(p)] if p.rsplit('/').next() == Some("printf")),
+    );
     templates
         .iter()
         .skip(1)
+        .take(if printf { 1 } else { usize::MAX })
         .take_while(|t| t.as_ref().is_none_or(|t| !dashes(t)))
         .filter_map(|t| t.as_ref().and_then(|t| t.leading().next()))
         .map(|p| (p.clone(), 1))

@@ -105,8 +105,12 @@ impl Command {
             Some(Stdin::Code(place)) => Some(place),
             _ => None,
         };
+        // An extraction of what reaches it (`curl URL | (tar xzf - -C /)`, fe30x F1).
+        let unpacks = (self.name_word.is_some() && filed::named::extracts(&self.shapes()))
+            .then_some(filed::named::UNPACKED);
         self.own_stdin()
             .or(script)
+            .or(unpacks)
             .map(|p| (self.start, p))
             .into_iter()
             .collect()

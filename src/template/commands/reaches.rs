@@ -68,7 +68,12 @@ impl Command {
         if self.compound {
             let reads = self.input_reads(&notes.analysis);
             for &(at, place) in &self.inner.readers {
-                notes.reread(at, place, Rereading::Code, reads.clone());
+                let how = if place == filed::named::UNPACKED {
+                    Rereading::Unpacked
+                } else {
+                    Rereading::Code
+                };
+                notes.reread(at, place, how, reads.clone());
             }
             // `while read -r l; do …; done < notes.txt`: `l` holds what the file holds.
             let stored = super::stored_only(reads);

@@ -721,11 +721,16 @@ impl<'a> Lexer<'a> {
             _ => matches!(self.peek(), Some(b'>' | b'&')),
         };
         let duplicate = second && self.peek() == Some(b'&');
+        // `N<>FILE` opens it for reading and writing: a write as `>` is (fe30x F2).
+        let both = op == Some(b'<') && second && self.peek() == Some(b'>');
         if second {
             self.bump(1);
         }
         if !duplicate {
             let word = self.target(nest)?;
+            if both {
+                self.write_target(cmd, &word);
+            }
             if op == Some(b'<') {
                 cmd.input(Input::File(word));
             } else {
@@ -743,6 +748,13 @@ impl<'a> Lexer<'a> {
         let word = self.target(Some(DUPLICATION_TARGET))?;
         self.notes
             .reread(word.start, "the target of `>&`", how, word.reads(false));
+        // bash's `>& FILE` with a word that is no descriptor is `&> FILE`: a write (fe30x F3).
+        let descriptor = word
+            .value()
+            .is_some_and(|v| v == b"-" || v.iter().all(u8::is_ascii_digit));
+        if op == Some(b'>') && !descriptor {
+            self.write_target(cmd, &word);
+        }
         Ok(())
     }
 
