@@ -143,7 +143,9 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
     let words = &with_found(words)[..];
     // Most commands name no file that may be data: nothing below can find a use then.
     if !names_data(words) {
-        return items_run(words);
+        let mut out = items_run(words);
+        out.extend(data_links(words));
+        return out;
     }
     let mut out: Vec<DataUse> = Vec::new();
     let note = |out: &mut Vec<DataUse>, i: usize, does: &str| {
@@ -345,6 +347,14 @@ fn decompressed(words: &[Option<&[u8]>]) -> Vec<(usize, Vec<u8>)> {
     if !decompresses || short(b'c') || options().any(|w| *w == b"--stdout") {
         return Vec::new();
     }
+    // `-N` (`--name`): the name and time stored in the archive's header, which whoever made
+    // it picks (`notes.txt.gz` unpacks as `.bashrc`, fe30x F12).
+    if short(b'N') || options().any(|w| *w == b"--name") {
+        return (k + 1..words.len())
+            .filter(|&i| words[i].is_some_and(|w| !w.starts_with(b"-") && data_named(normal(w))))
+            .map(|i| (i, b"*".to_vec()))
+            .collect();
+    }
     // `-S .txt` (`--suffix=.txt`, `-S.txt`): the ending it drops is the author's (fe30w F8).
     let suffix = (k + 1..words.len()).find_map(|i| match words[i]? {
         b"-S" | b"--suffix" => words.get(i + 1).copied().flatten(),
@@ -532,7 +542,10 @@ fn kept(file: &[u8]) -> &[u8] {
 /// A file named as data that any action may have written a value into (`data_file`, but a
 /// device: `/dev/null` holds nothing): none may run, source, list or copy it as more.
 pub fn data_named(name: &[u8]) -> bool {
-    data_file(name) && !name.starts_with(b"/dev/") && !name.starts_with(b"/proc/")
+    // A url of another host is no file here (`curl -o F https://example.com/app.tgz`,
+    // fe30x FR2); a `file:` url is.
+    let remote = name.windows(3).any(|w| w == b"://") && !name.starts_with(b"file:");
+    data_file(name) && !remote && !name.starts_with(b"/dev/") && !name.starts_with(b"/proc/")
 }
 
 /// Whether `name` may name a file named as data: it is one, or it is a pattern whose last

@@ -238,3 +238,64 @@ actions:
         ],
     );
 }
+
+/// fe30x's attacks, each loaded at 125339d (seven proven end to end as root): an extraction
+/// in a group fed by a pipe, `N<>FILE` and `>& FILE` as writes, bash's brace expansion on
+/// the run side, `exec:` extractions and copies of a data file, sqlite3's archive mode,
+/// `gunzip -N`, options that hold a command (`git send-email --to-cmd`, `wget
+/// --use-askpass`, sox's `|CMD`), `iconv -o`, a link from a data directory into one where a
+/// data file is not data. The neighbours load: a url of another host is no local file.
+#[test]
+fn fe30x_attacks_are_refused_and_their_neighbours_load() {
+    let yaml = "\
+actions:
+  - title: extraction in a group
+    shell: curl -s {{ url }} | (tar xzf - -C /)
+    arguments: [{name: url, type: url}]
+  - title: read-write redirection
+    shell: echo {{ v }} 1<> /etc/logrotate.d/app
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: both streams
+    shell: echo {{ v }} >& /etc/cron.d/job
+    arguments: [{name: v, type: ascii_sentence}]
+  - title: braces
+    shell: . /srv/n/x.{txt,}
+  - title: exec extraction
+    exec: [tar, -xzf, /srv/dl/theme.tgz, -C, /]
+  - title: exec copy
+    exec: [dd, if=/srv/n/x.txt, of=/etc/logrotate.d/app]
+  - title: sqlite3 archive
+    shell: sqlite3 /srv/dl/theme.zip \".archive -x -C /srv/www\"
+  - title: header name
+    shell: gunzip -N -f /home/pi/notes.txt.gz
+  - title: send-email
+    shell: git -C /srv/repo send-email --to-cmd=\"sh /srv/n/x.txt\" x
+  - title: iconv
+    shell: iconv -f utf8 -t utf8 -o /etc/logrotate.d/app /srv/n/x.txt
+  - title: link into logrotate
+    shell: ln -sfn /etc/logrotate.d /srv/n/rot
+  - title: a release from a url
+    shell: curl -o /opt/app/app.bin https://example.com/app.tgz
+  - title: a release link
+    shell: ln -sfn /srv/releases/v2 /srv/current
+  - title: sqlite backup
+    shell: sqlite3 /srv/db.sqlite \".backup /srv/b.sqlite\"
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the archive of an extraction"),
+            ("actions[1].shell", "`/etc/logrotate.d/app`"),
+            ("actions[2].shell", "`/etc/cron.d/job`"),
+            ("actions[3].shell", "runs as code `/srv/n/x.{txt,}`"),
+            ("actions[4].exec", "the content of `/srv/dl/theme.tgz`"),
+            ("actions[5].exec", "the content of `/srv/n/x.txt`"),
+            ("actions[6].shell", "the content of `/srv/dl/theme.zip`"),
+            ("actions[7].shell", "decompresses, to `*`"),
+            ("actions[8].shell", "to `git`"),
+            ("actions[9].shell", "the content of `/srv/n/x.txt`"),
+            ("actions[10].shell", "makes a link to `/etc/logrotate.d`"),
+        ],
+        &["actions[11]", "actions[12]", "actions[13]"],
+    );
+}

@@ -611,6 +611,14 @@ pub fn extracts(words: &[Option<&[u8]>]) -> bool {
         Some(b"unzip") => !has(&|w| matches!(w, b"-l" | b"-t" | b"-v" | b"-Z" | b"-lv" | b"-tq")),
         Some(b"funzip") => true,
         Some(b"cpio") => has(&|w| bundle(w, b'i') || w == b"--extract"),
+        // sqlite3's archive mode (`-A -x`, `-Ax`, `.archive -x`, `.ar -x`; fe30x F4).
+        Some(b"sqlite3") => {
+            let archive =
+                has(&|w| w.starts_with(b"-A") || w == b"--archive" || w.starts_with(b".ar"));
+            let extract =
+                has(&|w| bundle(w, b'x') || w == b"--extract" || w.windows(3).any(|p| p == b" -x"));
+            archive && extract
+        }
         Some(b"7z" | b"7za" | b"7zr" | b"7zz" | b"7zzs") => matches!(first, b"x" | b"e"),
         // `python3 -m zipfile -e ARCHIVE DIR`, `-m tarfile --extract` (fe30u F1).
         Some(p) if super::known::interpreter(p) => {

@@ -60,7 +60,7 @@ pub(super) fn output_at(words: &[Option<&[u8]>], program: Option<&[u8]>) -> Vec<
                 b"rejected-log",
             ],
         ),
-        Some(b"sort") => (b"o", &[b"output"]),
+        Some(b"sort" | b"shuf" | b"iconv") => (b"o", &[b"output"]),
         // A Pi camera's picture or video (fe30w FR1).
         Some(
             b"rpicam-still" | b"rpicam-vid" | b"rpicam-jpeg" | b"libcamera-still"

@@ -180,6 +180,7 @@ const READERS: &[Reader] = &[
             b"--info-script",
             b"--new-volume-script",
             b"--rsh-command",
+            b"--rmt-command",
             b"--checkpoint-action",
         ],
     ),
@@ -255,7 +256,10 @@ const READERS: &[Reader] = &[
     },
     // Senders: what they send is data to them (`curl -K` and `wget -i` are `filed::lists`').
     but(b"curl", &[b"-K", b"--config"]),
-    but(b"wget", &[b"-i", b"--input-file", b"--config"]),
+    but(
+        b"wget",
+        &[b"-i", b"--input-file", b"--config", b"--use-askpass"],
+    ),
     but(b"mosquitto_pub", &[b"--tls-engine"]),
     data(b"logger"),
     data(b"wall"),
@@ -272,6 +276,8 @@ const READERS: &[Reader] = &[
             b"--read-batch",
             b"--config",
             b"--files-from",
+            b"-M",
+            b"--remote-option",
         ],
     ),
     // git reads a file named as data as a commit message or a path to add; a repository,
@@ -289,6 +295,8 @@ const READERS: &[Reader] = &[
             b"apply",
             b"am",
             b"config",
+            b"send-email",
+            b"quiltimport",
         ],
         // A url of git's `ext::` transport is a command (`ext::sh notes.txt`).
         text: &[b"ext::"],
@@ -296,7 +304,14 @@ const READERS: &[Reader] = &[
     },
     // sqlite3's own commands (`.read F`, `-init F`) are `commands::data_in_code`'s and
     // `scripts`'; an extension it loads is refused there too.
-    but(b"sqlite3", &[b"-init"]),
+    // Its archive mode unpacks a zip (`-A -x`, `.archive -x`, fe30x F4): not a reader then.
+    Reader {
+        name: b"sqlite3",
+        code: &[b"-init"],
+        whole: &[b"-A*", b"--archive", b"-archive"],
+        text: &[b".ar"],
+        only: &[],
+    },
     // Printing, sound, pictures and video on a board.
     data(b"lp"),
     data(b"lpr"),
@@ -307,8 +322,21 @@ const READERS: &[Reader] = &[
     data(b"mpg321"),
     data(b"ogg123"),
     data(b"omxplayer"),
-    but(b"sox", &[b"--effects-file"]),
-    but(b"play", &[b"--effects-file"]),
+    // sox opens an input named `|CMD` by running CMD.
+    Reader {
+        name: b"sox",
+        code: &[b"--effects-file"],
+        whole: &[],
+        text: &[b"|"],
+        only: &[],
+    },
+    Reader {
+        name: b"play",
+        code: &[b"--effects-file"],
+        whole: &[],
+        text: &[b"|"],
+        only: &[],
+    },
     media(b"ffmpeg"),
     media(b"ffprobe"),
     media(b"ffplay"),
@@ -318,6 +346,8 @@ const READERS: &[Reader] = &[
             b"--script",
             b"--scripts",
             b"--scripts-append",
+            b"--scripts-add",
+            b"--scripts-set",
             b"--include",
             b"--input-conf",
             b"--config-dir",
@@ -650,9 +680,34 @@ pub(super) fn data_links(words: &[Option<&[u8]>]) -> Vec<DataUse> {
     let Some((&dest, sources)) = operands.split_last() else {
         return Vec::new();
     };
-    let Some(name) = words[dest].filter(|w| may_be_data(normal(w))) else {
+    let Some(name) = words[dest] else {
         return Vec::new();
     };
+    // A link in a directory of data (`/srv/n/rot`) to a directory where a data file is not
+    // data (`/etc/logrotate.d`): another action's write into `rot/today.txt`, which the
+    // rule lets through, lands there (fe30x F11).
+    let into_code_dir = |t: &[u8]| {
+        let mut dir = t.to_vec();
+        dir.push(b'/');
+        !super::named::area(&dir)
+    };
+    if !may_be_data(normal(name)) {
+        let linked = sources
+            .iter()
+            .find(|&&i| words[i].is_some_and(into_code_dir));
+        let in_data = super::named::area(name) && name.starts_with(b"/");
+        return match linked {
+            Some(&i) if in_data => {
+                let does = format!(
+                    "makes a link to `{}`, a directory where a data file is not data, in a \
+                     directory of data (a value any action writes below the link lands there):",
+                    String::from_utf8_lossy(words[i].unwrap_or_default())
+                );
+                vec![(Some(dest), name.to_vec(), does)]
+            }
+            _ => Vec::new(),
+        };
+    }
     let target = sources
         .iter()
         .find(|&&i| words[i].is_none_or(|w| !data_file(normal(w))));
