@@ -95,7 +95,7 @@ const fn lead(rule: Rule) -> Rule {
     }
 }
 
-use Rereading::{Code, Environment, FileRef, Selection, Sent, Settings, Signal, Written};
+use Rereading::{Below, Code, Environment, FileRef, Selection, Sent, Settings, Signal, Written};
 
 const CURL_CONFIG: &str = "the file of `curl -K`/`--config`, which curl reads as its options \
                            (`output = /etc/…`, `upload-file`, `url`)";
@@ -133,6 +133,12 @@ const MQTT_TOPIC: &str = "the topic `mosquitto_pub -t` (or the url of `-L`) publ
                           picks the device that acts (Tasmota's `cmnd/…/Backlog`, zigbee2mqtt's \
                           `bridge/request/…`, Home Assistant's `homeassistant/…/config`)";
 /// The place of a message published as a Home Assistant discovery config (`discovery`).
+/// A value inside a topic whose type may hold `/` (fe30x F7).
+const MQTT_LEVELS: &str = "a part of the topic `mosquitto_pub -t` (or `-L`) publishes to, where a \
+                           value holding `/` picks a topic further down (`cmnd/{{ v }}` with \
+                           `tasmota/Reset`, `zigbee2mqtt/{{ v }}` with `bridge/request/restart`): \
+                           give the argument a type that holds no `/` (`ascii_identifier`) or \
+                           `choices:`";
 pub const MQTT_DISCOVERY: &str = "the message `mosquitto_pub` publishes to a Home Assistant \
                                   discovery topic (`homeassistant/…/config`), which is no data \
                                   but the definition of an entity, kept by the broker when \
@@ -638,6 +644,7 @@ pub fn words(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize, name: &[u8]) -
     if name == b"mosquitto_pub" {
         out.extend(discovery(values, texts, i));
         out.extend(url_topic(values, texts, i));
+        out.extend(topic_levels(values, texts, i));
     }
     if name == b"chmod" {
         out.extend(executable(values, &operands));
@@ -786,6 +793,39 @@ fn url_topic(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<Found> 
                 at,
                 place: MQTT_TOPIC,
                 how: Selection,
+                env: None,
+                leading: false,
+            });
+        }
+    }
+    out
+}
+
+/// The topic of `mosquitto_pub -t` (`--topic`, `-tT`, `--topic=T`) with a value in it: a
+/// value that may hold `/` picks a topic further down (`cmnd/{{ v }}`, fe30x F7).
+fn topic_levels(values: &[Option<&[u8]>], texts: &[&[u8]], i: usize) -> Vec<Found> {
+    let mut out = Vec::new();
+    for j in i + 1..values.len() {
+        let at = match texts[j] {
+            b"-t" | b"--topic" if j + 1 < values.len() => j + 1,
+            t if t.starts_with(b"--topic=") || (t.starts_with(b"-t") && t.len() > 2) => j,
+            _ => continue,
+        };
+        // A value that starts the topic is `MQTT_TOPIC`'s (a pick among all, or an entity row).
+        let t = texts[at];
+        let t = t
+            .strip_prefix(b"--topic=")
+            .or_else(|| t.strip_prefix(b"-t"))
+            .filter(|_| at == j)
+            .unwrap_or(t);
+        let t = t.strip_prefix(b"\"").unwrap_or(t);
+        // (`texts` holds a word's text as far as it is known: nothing when a value starts it.)
+        let starts = t.is_empty() || t.starts_with(b"{{") || t.starts_with(b"$");
+        if values[at].is_none() && !starts {
+            out.push(Found {
+                at,
+                place: MQTT_LEVELS,
+                how: Below,
                 env: None,
                 leading: false,
             });

@@ -36,10 +36,11 @@ pub const GIT_CONFIG: &str = "a git setting (`git config KEY VALUE`, `-c KEY=VAL
 /// or `git remote add`/`set-url` keeps for them (`filed::named::CLONED` names it too).
 pub const FETCHED: &str = "the url (or remote) `git clone`, `git pull`, `git fetch` or `git \
                            submodule add` fetches a whole tree from (`git remote add NAME URL` \
-                           and `set-url` keep one for them), which a value picks: the repository \
-                           names every file written and holds what they hold (a `deploy.sh`, a \
-                           `Makefile`, a hook a later command runs; `git pull` and `git reset \
-                           --hard FETCH_HEAD` check it out)";
+                           and `set-url` keep one for them), or the host or url of a tree \
+                           `rsync` copies from or `wget -r`/`-m` mirrors, which a value picks: \
+                           the repository or the host names every file written and holds what \
+                           they hold (a `deploy.sh`, a `Makefile`, a hook a later command runs; \
+                           `git pull` and `git reset --hard FETCH_HEAD` check it out)";
 
 /// Keys (lower case) whose value git only stores or prints: names, addresses, colours,
 /// advice, formats, defaults of branches.

@@ -299,3 +299,44 @@ actions:
         &["actions[11]", "actions[12]", "actions[13]"],
     );
 }
+
+/// fe30x F7, F13, F14: a value picking where a tree comes from (rsync's source host, a
+/// recursive wget's url) shares `git clone`'s rule, and a value that may hold `/` inside an
+/// MQTT topic picks a topic further down. Their neighbours load.
+#[test]
+fn a_value_picking_a_trees_host_or_a_topics_levels_is_refused() {
+    let yaml = "\
+actions:
+  - title: rsync daemon host
+    shell: rsync -a \"{{ v }}::site/\" /srv/site/ && /srv/site/deploy.sh
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: rsync ssh host
+    shell: rsync -a {{ v }}:/srv/site/ /srv/site/
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: wget mirror
+    shell: wget -q -r -np -nH -P /srv/site http://{{ v }}/ && sh /srv/site/deploy.sh
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: topic levels
+    shell: mosquitto_pub -h localhost -t \"zigbee2mqtt/{{ v }}\" -m 1
+    arguments: [{name: v, type: url}]
+  - title: album backup
+    shell: rsync -a /srv/photos/{{ v }}/ /backup/photos/{{ v }}/
+    arguments: [{name: v, type: ascii_identifier}]
+  - title: one room
+    shell: mosquitto_pub -h localhost -t \"home/{{ room }}/set\" -m 1
+    arguments: [{name: room, type: ascii_identifier}]
+  - title: a download
+    shell: wget -q -O /srv/dl/x.txt https://example.com/{{ v }}
+    arguments: [{name: v, type: ascii_identifier}]
+";
+    assert_refusals(
+        yaml,
+        &[
+            ("actions[0].shell", "the host or url of a tree"),
+            ("actions[1].shell", "the host or url of a tree"),
+            ("actions[2].shell", "the host or url of a tree"),
+            ("actions[3].shell", "a part of the topic"),
+        ],
+        &["actions[4]", "actions[5]", "actions[6]"],
+    );
+}

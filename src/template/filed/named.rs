@@ -494,8 +494,10 @@ pub fn clone_url(words: &[Option<&[u8]>]) -> Vec<usize> {
     let Some(&k) = programs::chain(words).last() else {
         return Vec::new();
     };
-    if words[k].map(base) != Some(&b"git"[..]) {
-        return Vec::new();
+    match words[k].map(base) {
+        Some(b"wget") | Some(b"rsync") => return tree_sources(words, k),
+        Some(b"git") => {}
+        _ => return Vec::new(),
     }
     let Some(sub) = git_subcommand(words, k) else {
         return Vec::new();
@@ -528,6 +530,54 @@ pub fn clone_url(words: &[Option<&[u8]>]) -> Vec<usize> {
         .first()
         .map(|&j| from + j)
         .into_iter()
+        .collect()
+}
+
+/// The sources of a tree fetched from another host (fe30x F13, F14): the urls of a
+/// recursive `wget` (`-r`, `-m`, `--recursive`, `--mirror`, in a cluster too), and the remote
+/// sources of `rsync` (`HOST:PATH`, `HOST::MODULE`, `rsync://…`; every operand but the last).
+fn tree_sources(words: &[Option<&[u8]>], k: usize) -> Vec<usize> {
+    let rest = k + 1..words.len();
+    let option = |w: &[u8]| w.starts_with(b"-") && w.len() > 1;
+    let operands: Vec<usize> = rest
+        .clone()
+        .filter(|&j| words[j].is_none_or(|w| !option(w)))
+        .collect();
+    if words[k].map(base) == Some(&b"wget"[..]) {
+        let recursive = rest.clone().filter_map(|j| words[j]).any(|w| {
+            w == b"--recursive"
+                || w == b"--mirror"
+                || (w.starts_with(b"-")
+                    && !w.starts_with(b"--")
+                    && (w.contains(&b'r') || w.contains(&b'm')))
+        });
+        return if recursive { operands } else { Vec::new() };
+    }
+    // A word a value makes from its start (`{{ host }}:/srv/site/`, shown as the text before
+    // the value and `EXPANDED`) may name a host too, unless the author's text already holds
+    // a `/` (`/srv/photos/{{ v }}/`).
+    let remote = |w: &[u8]| {
+        w.starts_with(b"rsync://")
+            || w.iter()
+                .position(|&c| c == b':')
+                .is_some_and(|c| !w[..c].contains(&b'/'))
+            || (w.ends_with(EXPANDED) && !w.contains(&b'/'))
+    };
+    // The words an option takes are no operands (`--exclude {{ v }}`, `-e CMD`).
+    const TAKES: &[&[u8]] = &[b"-e", b"-f", b"-B", b"-T", b"-M"];
+    let taken = |j: usize| {
+        words[j - 1].is_some_and(|p| {
+            TAKES.contains(&p) || (p.starts_with(b"--") && !p.contains(&b'=') && p.len() > 2)
+        })
+    };
+    let operands: Vec<usize> = operands.into_iter().filter(|&j| !taken(j)).collect();
+    let Some((_, sources)) = operands.split_last() else {
+        return Vec::new();
+    };
+    sources
+        .iter()
+        .copied()
+        .filter(|&j| words[j].is_some_and(remote))
         .collect()
 }
 
