@@ -29,12 +29,13 @@ fn a_copy_of_an_entity_value_starting_with_a_dash_is_no_option() {
     let config = json!({
         "entities": [{"file": hosts.to_str().unwrap(), "name": "host"}],
         "actions": [
-            // (`printf`, not `echo`: echo's options only change what it prints.)
-            action("copy", "dir={{ .CurrentEntity.name }}; printf '%s\\n' \"$dir\""),
-            action("quoted", "dir=\"{{ .CurrentEntity.name }}\"; x=$dir; printf '%s\\n' \"${x}\""),
-            action("set", "d={{ .CurrentEntity.name }}; set -- \"$d\"; printf '%s\\n' \"$1\""),
-            action("after", "d={{ .CurrentEntity.name }}; printf '%s\\n' -- \"$d\" | tail -n 1"),
-            action("strip", "d=x{{ .CurrentEntity.name }}; printf '%s\\n' \"${d#x}\""),
+            // (`basename`, which reads an option in any word; not `echo`, whose options only
+            // change what it prints, nor `printf`, whose words after the format are operands.)
+            action("copy", "dir={{ .CurrentEntity.name }}; basename \"$dir\""),
+            action("quoted", "dir=\"{{ .CurrentEntity.name }}\"; x=$dir; basename \"${x}\""),
+            action("set", "d={{ .CurrentEntity.name }}; set -- \"$d\"; basename \"$1\""),
+            action("after", "d={{ .CurrentEntity.name }}; basename -- \"$d\""),
+            action("strip", "d=x{{ .CurrentEntity.name }}; basename \"${d#x}\""),
         ],
     });
     let server = Server::start(config);
