@@ -218,26 +218,10 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
             out.push((Some(i), file.to_vec(), does.to_string()));
         }
     }
-    // git's `-c include.path=notes.txt`.
-    let git = words.iter().flatten().any(|w| base(w) == b"git");
-    for (i, w) in words.iter().enumerate() {
-        if let Some((name, does)) = w.and_then(|w| settings_file(w, git))
-            && !out.iter().any(|(at, _, _)| *at == Some(i))
-        {
-            out.push((Some(i), name.to_vec(), does.to_string()));
-        }
-        // `git config --global include.path notes.txt`.
-        let include = |w: &[u8]| {
-            w == b"include.path" || (w.starts_with(b"includeIf.") && w.ends_with(b".path"))
-        };
-        if git
-            && w.is_some_and(include)
-            && let Some(file) = words.get(i + 1).copied().flatten()
-            && data_named(normal(file))
-        {
-            let does = "gives git as settings to include (git runs commands from some: \
-                        `core.fsmonitor`, `core.sshCommand`),";
-            out.push((Some(i + 1), file.to_vec(), does.to_string()));
+    // git's `-c include.path=notes.txt`, `git config include.path notes.txt`.
+    for found in settings_files(words) {
+        if !out.iter().any(|(at, _, _)| *at == found.0) {
+            out.push(found);
         }
     }
     // `gunzip nightly.sh.gz` makes `nightly.sh` (fe30u F2): a copy under the name it derives.
@@ -268,6 +252,31 @@ pub fn data_uses_of(words: &[Option<&[u8]>]) -> Vec<DataUse> {
             },
         );
         out.push((None, source.to_vec(), does));
+    }
+    out
+}
+
+/// The files named as data that `words` hand a program as settings it runs code from
+/// (`settings_file`: `BASH_ENV=F` behind `env`, git's `-c include.path=F`), and the file
+/// `git config include.path F` names.
+fn settings_files(words: &[Option<&[u8]>]) -> Vec<DataUse> {
+    let git = words.iter().flatten().any(|w| base(w) == b"git");
+    let include =
+        |w: &[u8]| w == b"include.path" || (w.starts_with(b"includeIf.") && w.ends_with(b".path"));
+    let mut out: Vec<DataUse> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if let Some((name, does)) = w.and_then(|w| settings_file(w, git)) {
+            out.push((Some(i), name.to_vec(), does.to_string()));
+        }
+        if git
+            && w.is_some_and(include)
+            && let Some(file) = words.get(i + 1).copied().flatten()
+            && data_named(normal(file))
+        {
+            let does = "gives git as settings to include (git runs commands from some: \
+                        `core.fsmonitor`, `core.sshCommand`),";
+            out.push((Some(i + 1), file.to_vec(), does.to_string()));
+        }
     }
     out
 }

@@ -482,6 +482,14 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
         });
         return (!script).then_some(STDIN);
     }
+    interpreter_input(name, rest).unwrap_or(Some(STDIN))
+}
+
+/// For an interpreter (`python3`, `perl`, …), whether it reads its program from its input
+/// (`Some(STDIN)`) or not (`Some(None)`): with no script and no program text it does, and a
+/// Python module run with `-m` reads it as data only when known to; `None` for any other
+/// program.
+fn interpreter_input(name: &[u8], rest: &[Option<&[u8]>]) -> Option<Option<&'static str>> {
     let interpreter = INTERPRETERS.iter().find(|(n, _)| {
         *n == name
             || (name.starts_with(n)
@@ -495,7 +503,7 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
         if n.starts_with(b"python")
             && let Some(module) = python_module(rest)
         {
-            return (!DATA_MODULES.contains(&module)).then_some(STDIN);
+            return Some((!DATA_MODULES.contains(&module)).then_some(STDIN));
         }
         let holds = rest.iter().any(|w| {
             w.is_some_and(|w| {
@@ -513,9 +521,9 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
             Some(None) => true,
             None => false,
         };
-        return (!holds && !reads_script).then_some(STDIN);
+        return Some((!holds && !reads_script).then_some(STDIN));
     }
-    Some(STDIN)
+    None
 }
 
 /// Programs known to print none of what reaches their standard input (they count it, hash
