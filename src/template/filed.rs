@@ -664,7 +664,7 @@ pub fn named_by(words: &[Option<&[u8]>], filed: &[Filed]) -> Vec<Read> {
         .last()
         .and_then(|&k| words[k])
         .map(base);
-    if printer.is_some_and(|p| NO_CONTENT.contains(&p)) {
+    if printer.is_some_and(prints_no_content) {
         return Vec::new();
     }
     // `tar -cf - -C /srv notes`: the archive holds the tree's data files (fe30v F10).
@@ -1031,8 +1031,8 @@ pub mod lands;
 pub mod named;
 mod outputs;
 mod readers;
-pub use readers::{NO_CONTENT, data_printed, environment_file, unknown_readers};
 use readers::{data_links, environment_files, items_run, names_data_file};
+pub use readers::{data_printed, environment_file, prints_no_content, unknown_readers};
 mod scripts;
 #[cfg(test)]
 mod tests;

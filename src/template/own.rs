@@ -75,20 +75,6 @@ pub const STDIN: &str = "the standard input of a program not known to read it as
                          the value as an argument the program treats as data, or pipe it into \
                          a program known to read data (`cat`, `grep`, `jq`, `tee`, …)";
 
-/// The checksum programs: they read their input as data and print only its sum (`-c`,
-/// which reads a list of names, is `prints_input`'s), so they are in both allow lists below.
-const CHECKSUMS: &[&[u8]] = &[
-    b"md5sum",
-    b"sha1sum",
-    b"sha224sum",
-    b"sha256sum",
-    b"sha384sum",
-    b"sha512sum",
-    b"b2sum",
-    b"cksum",
-    b"sum",
-];
-
 /// Programs that read their standard input as data only, whatever their words (checked
 /// one by one: none reads commands from it). `sed` and `awk` are data readers unless their
 /// script comes from the input (`-f -`), interpreters unless they have no script.
@@ -458,7 +444,10 @@ pub fn stdin(values: &[Option<&[u8]>]) -> Option<&'static str> {
         return (config || script_from_input(b"-K") || script_from_input(b"--config"))
             .then_some(STDIN);
     }
-    if DATA_READERS.contains(&name) || CHECKSUMS.contains(&name) || NO_INPUT.contains(&name) {
+    if DATA_READERS.contains(&name)
+        || programs::CHECKSUMS.contains(&name)
+        || NO_INPUT.contains(&name)
+    {
         return None;
     }
     // `sudo -S -v`, with no program: it reads a password there.
@@ -576,7 +565,7 @@ pub fn prints_input(values: &[Option<&[u8]>]) -> bool {
     if NO_INPUT.contains(&name) {
         return false;
     }
-    if !SINKS.contains(&name) && !CHECKSUMS.contains(&name) {
+    if !SINKS.contains(&name) && !programs::CHECKSUMS.contains(&name) {
         return true;
     }
     let rest = &values[i + 1..];

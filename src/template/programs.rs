@@ -11,6 +11,20 @@
 
 /// Programs that run their `-c` argument, or the script on their standard input, as shell
 /// code.
+/// The checksum programs: they read their input as data and print only its sum (`-c`,
+/// which reads a list of names, is `prints_input`'s), so they are in `own`'s allow lists of input readers and in `filed`'s of programs that print no content of the files they name.
+pub const CHECKSUMS: &[&[u8]] = &[
+    b"md5sum",
+    b"sha1sum",
+    b"sha224sum",
+    b"sha256sum",
+    b"sha384sum",
+    b"sha512sum",
+    b"b2sum",
+    b"cksum",
+    b"sum",
+];
+
 pub const SHELLS: &[&[u8]] = &[
     b"sh", b"bash", b"dash", b"ash", b"zsh", b"ksh", b"mksh", b"yash", b"posh", b"rbash", b"hush",
 ];

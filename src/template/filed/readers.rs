@@ -772,7 +772,7 @@ pub fn data_printed(text: &[u8]) -> Vec<String> {
         let first = segment
             .split(u8::is_ascii_whitespace)
             .find(|w| !w.is_empty() && !w.contains(&b'='));
-        if first.is_some_and(|p| NO_CONTENT.contains(&base(p))) {
+        if first.is_some_and(|p| prints_no_content(base(p))) {
             continue;
         }
         for name in data_mentioned(segment) {
@@ -786,7 +786,7 @@ pub fn data_printed(text: &[u8]) -> Vec<String> {
 
 /// Programs that print no content of the files they name: their names, sizes, types, sums
 /// or counts only.
-pub const NO_CONTENT: &[&[u8]] = &[
+const NO_CONTENT: &[&[u8]] = &[
     b"ls",
     b"find",
     b"stat",
@@ -798,15 +798,13 @@ pub const NO_CONTENT: &[&[u8]] = &[
     b"readlink",
     b"test",
     b"[",
-    b"md5sum",
-    b"sha1sum",
-    b"sha224sum",
-    b"sha256sum",
-    b"sha384sum",
-    b"sha512sum",
-    b"b2sum",
-    b"cksum",
 ];
+
+/// Whether the program `p` prints no content of the files it names: `NO_CONTENT`'s, or a
+/// checksum program (`programs::CHECKSUMS`).
+pub fn prints_no_content(p: &[u8]) -> bool {
+    NO_CONTENT.contains(&p) || programs::CHECKSUMS.contains(&p)
+}
 
 #[cfg(test)]
 mod tests {
